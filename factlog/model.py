@@ -1,0 +1,233 @@
+"""What a fact is: the input shape (`NewFact`) and the stored shape (`Fact`).
+
+Every check on untrusted input happens here, before anything touches storage, so that a
+bad fact is refused with a clear `InputError` and nothing is written.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from typing import Any, TypeAlias
+
+from factlog.errors import InputError
+
+JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
+
+MAX_TEXT_BYTES = 64 * 1024
+MAX_FIELD_NAME = 128
+MAX_FIELDS = 256
+MAX_KEY = 256
+MAX_JSON_DEPTH = 16
+
+USER_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", re.ASCII)
+KIND_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}", re.ASCII)
+ROLES = frozenset({"user", "assistant", "system", "tool"})
+
+
+def check_user_id(user: str) -> str:
+    """A user id names folders and rows: ASCII letters, digits, `._-`, 1-64 chars, no `..`."""
+    if not isinstance(user, str) or not user:
+        raise InputError("user id must be a non-empty string")
+    if len(user) > 64:
+        raise InputError(f"user id is {len(user)} characters; at most 64 are allowed")
+    if not USER_ID_PATTERN.fullmatch(user) or ".." in user:
+        raise InputError(
+            f"user id {user!r} is not allowed: use ASCII letters, digits, '.', '_' or '-', "
+            "starting with a letter or digit, and no '..'"
+        )
+    return user
+
+
+def check_kind(kind: str) -> str:
+    if not KIND_PATTERN.fullmatch(kind):
+        raise InputError(
+            f"kind {kind!r} is not allowed: use lowercase ASCII letters, digits and '_', "
+            "starting with a letter, at most 64 characters"
+        )
+    return kind
+
+
+def _has_control(text: str, allow_newlines: bool) -> bool:
+    for ch in text:
+        if allow_newlines and ch in "\n\t":
+            continue
+        if unicodedata.category(ch) in ("Cc", "Cs"):
+            return True
+    return False
+
+
+def check_text(text: str) -> str:
+    if not isinstance(text, str):
+        raise InputError("fact text must be a string")
+    if not text.strip():
+        raise InputError("fact text is empty")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_TEXT_BYTES:
+        raise InputError(f"fact text is {size} bytes; at most {MAX_TEXT_BYTES} (64 KiB) are allowed")
+    if _has_control(text, allow_newlines=True):
+        raise InputError("fact text contains control characters or lone surrogates")
+    return text
+
+
+def check_fields(fields: dict[str, Any]) -> dict[str, JsonValue]:
+    if not isinstance(fields, dict):
+        raise InputError("fields must be a JSON object")
+    if len(fields) > MAX_FIELDS:
+        raise InputError(f"a fact has {len(fields)} fields; at most {MAX_FIELDS} are allowed")
+    for name in fields:
+        if not isinstance(name, str) or not name.strip():
+            raise InputError("field names must be non-empty strings")
+        if len(name) > MAX_FIELD_NAME or _has_control(name, allow_newlines=False):
+            raise InputError(f"field name {name[:40]!r} is too long or has control characters")
+    _check_json(fields, 0)
+    return fields
+
+
+def _check_json(value: Any, depth: int) -> None:
+    if depth > MAX_JSON_DEPTH:
+        raise InputError(f"field values nest deeper than {MAX_JSON_DEPTH} levels")
+    if value is None or isinstance(value, (bool, int, str)):
+        if isinstance(value, str) and _has_control(value, allow_newlines=True):
+            raise InputError("a field value contains control characters or lone surrogates")
+        return
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise InputError("field values must be finite numbers (no NaN or infinity)")
+        return
+    if isinstance(value, list):
+        for item in value:
+            _check_json(item, depth + 1)
+        return
+    if isinstance(value, dict):
+        for k, item in value.items():
+            if not isinstance(k, str):
+                raise InputError("object keys in field values must be strings")
+            _check_json(item, depth + 1)
+        return
+    raise InputError(f"field value of type {type(value).__name__} is not JSON")
+
+
+def parse_iso_date(value: str | date | None, what: str) -> date | None:
+    """Accept `date`, an ISO date string or None; refuse anything else with a clear message."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    try:
+        return date.fromisoformat(str(value))
+    except ValueError:
+        raise InputError(f"{what} {value!r} is not a valid date (expected YYYY-MM-DD)") from None
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a fact came from: the conversation turn (or tool call) that said it."""
+
+    session_id: str | None = None
+    message_index: int | None = None
+    role: str | None = None
+    session_ts: str | None = None  # ISO date-time of the session, as given
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {
+            "session_id": self.session_id,
+            "message_index": self.message_index,
+            "role": self.role,
+            "session_ts": self.session_ts,
+        }
+
+    @staticmethod
+    def from_json(data: dict[str, Any] | None) -> Provenance:
+        data = data or {}
+        role = data.get("role")
+        if role is not None and role not in ROLES:
+            raise InputError(f"provenance role {role!r} is not one of {sorted(ROLES)}")
+        index = data.get("message_index")
+        if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
+            raise InputError("provenance message_index must be a non-negative integer")
+        session_id = data.get("session_id")
+        if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 256):
+            raise InputError("provenance session_id must be a string of at most 256 characters")
+        ts = data.get("session_ts")
+        if ts is not None:
+            try:
+                datetime.fromisoformat(str(ts))
+            except ValueError:
+                raise InputError(f"session timestamp {ts!r} is not an ISO date-time") from None
+            ts = str(ts)
+        return Provenance(session_id, index, role, ts)
+
+
+@dataclass(frozen=True)
+class NewFact:
+    """A fact as offered for appending: checked on construction, not yet stored."""
+
+    text: str
+    kind: str | None = None
+    fields: dict[str, JsonValue] = field(default_factory=dict)
+    key: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    retracts: int | None = None
+    provenance: Provenance = field(default_factory=Provenance)
+
+    def __post_init__(self) -> None:
+        check_text(self.text)
+        if self.kind is not None:
+            check_kind(self.kind)
+        check_fields(self.fields)
+        if self.key is not None:
+            if not self.key.strip() or len(self.key) > MAX_KEY or _has_control(self.key, False):
+                raise InputError(f"identity key must be 1-{MAX_KEY} characters without control characters")
+            if self.kind is None:
+                raise InputError("an identity key needs a kind (the same kind and key name one entity)")
+        if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
+            raise InputError(f"valid_to {self.valid_to} is before valid_from {self.valid_from}")
+        if self.retracts is not None and (isinstance(self.retracts, bool) or self.retracts < 1):
+            raise InputError("retracts must name a fact id (a positive integer)")
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A stored fact. Immutable: a correction or retraction is another fact."""
+
+    user: str
+    id: int
+    recorded_at: str  # ISO date-time, UTC, transaction time
+    text: str
+    kind: str | None
+    fields: dict[str, JsonValue]
+    key: str | None
+    valid_from: date | None
+    valid_to: date | None
+    retracts: int | None
+    provenance: Provenance
+    prev_hash: str
+    hash: str
+
+    def body(self) -> dict[str, JsonValue]:
+        """Everything the content hash covers (all but the hash itself)."""
+        return {
+            "user": self.user,
+            "id": self.id,
+            "recorded_at": self.recorded_at,
+            "text": self.text,
+            "kind": self.kind,
+            "fields": self.fields,
+            "key": self.key,
+            "valid_from": self.valid_from.isoformat() if self.valid_from else None,
+            "valid_to": self.valid_to.isoformat() if self.valid_to else None,
+            "retracts": self.retracts,
+            "provenance": self.provenance.to_json(),
+            "prev_hash": self.prev_hash,
+        }
+
+    def to_json(self) -> dict[str, JsonValue]:
+        data = self.body()
+        data["hash"] = self.hash
+        return data
