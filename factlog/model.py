@@ -7,7 +7,6 @@ bad fact is refused with a clear `InputError` and nothing is written.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeAlias
@@ -50,13 +49,13 @@ def check_kind(kind: str) -> str:
     return kind
 
 
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff]")
+_CONTROL_OR_SPACE = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
+
+
 def _has_control(text: str, allow_newlines: bool) -> bool:
-    for ch in text:
-        if allow_newlines and ch in "\n\t":
-            continue
-        if unicodedata.category(ch) in ("Cc", "Cs"):
-            return True
-    return False
+    """Control characters (Unicode Cc) and lone surrogates; tab, CR and LF only in text."""
+    return (_CONTROL if allow_newlines else _CONTROL_OR_SPACE).search(text) is not None
 
 
 def check_text(text: str) -> str:
@@ -231,3 +230,36 @@ class Fact:
         data = self.body()
         data["hash"] = self.hash
         return data
+
+
+def fact_from_json(data: Any) -> Fact:
+    """A stored fact back from its exported JSON, with every part checked as input."""
+    if not isinstance(data, dict):
+        raise InputError("an exported fact must be a JSON object")
+    expected = {"user", "id", "recorded_at", "text", "kind", "fields", "key", "valid_from",
+                "valid_to", "retracts", "provenance", "prev_hash", "hash"}
+    missing, extra = expected - data.keys(), data.keys() - expected
+    if missing or extra:
+        raise InputError(f"exported fact has missing {sorted(missing)} / unknown {sorted(extra)} keys")
+    fid = data["id"]
+    if not isinstance(fid, int) or isinstance(fid, bool) or fid < 1:
+        raise InputError("fact id must be a positive integer")
+    for name in ("recorded_at", "prev_hash", "hash"):
+        if not isinstance(data[name], str):
+            raise InputError(f"{name} must be a string")
+    try:
+        datetime.fromisoformat(data["recorded_at"])
+    except ValueError:
+        raise InputError(f"recorded_at {data['recorded_at']!r} is not an ISO date-time") from None
+    new = NewFact(
+        text=data["text"], kind=data["kind"], fields=data["fields"], key=data["key"],
+        valid_from=parse_iso_date(data["valid_from"], "valid_from"),
+        valid_to=parse_iso_date(data["valid_to"], "valid_to"),
+        retracts=data["retracts"], provenance=Provenance.from_json(data["provenance"]),
+    )
+    return Fact(
+        user=check_user_id(data["user"]), id=fid, recorded_at=data["recorded_at"], text=new.text,
+        kind=new.kind, fields=new.fields, key=new.key, valid_from=new.valid_from,
+        valid_to=new.valid_to, retracts=new.retracts, provenance=new.provenance,
+        prev_hash=data["prev_hash"], hash=data["hash"],
+    )

@@ -1,0 +1,62 @@
+"""Stage 4 of validation: every live fact is accounted for by some record or note.
+
+Walks the loaded package's public values (lists, tuples, dicts and dataclass instances,
+nested) and collects the provenance ids records carry. Also reports ids that records cite
+but that are not live: a hallucinated id, or a retracted fact still shown as current.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+from dataclasses import dataclass
+from typing import AbstractSet
+
+from codegen.vocabulary import PROVENANCE_FIELD
+
+MAX_DEPTH = 32
+
+
+@dataclass(frozen=True)
+class CoverageReport:
+    missing: tuple[int, ...]  # live facts no record cites
+    unknown: tuple[int, ...]  # cited ids that are not live facts
+
+    @property
+    def complete(self) -> bool:
+        return not self.missing and not self.unknown
+
+
+def cited_fact_ids(module: types.ModuleType) -> set[int]:
+    cited: set[int] = set()
+    seen: set[int] = set()
+    for name, value in vars(module).items():
+        if not name.startswith("_"):
+            _collect(value, cited, seen, 0)
+    return cited
+
+
+def coverage(module: types.ModuleType, live_fact_ids: AbstractSet[int]) -> CoverageReport:
+    cited = cited_fact_ids(module)
+    return CoverageReport(tuple(sorted(live_fact_ids - cited)), tuple(sorted(cited - live_fact_ids)))
+
+
+def _collect(value: object, cited: set[int], seen: set[int], depth: int) -> None:
+    if depth > MAX_DEPTH or isinstance(value, (type, types.ModuleType, str, bytes)) or id(value) in seen:
+        return
+    if isinstance(value, (list, tuple, set, frozenset)):
+        seen.add(id(value))
+        for item in value:
+            _collect(item, cited, seen, depth + 1)
+    elif isinstance(value, dict):
+        seen.add(id(value))
+        for item in value.values():
+            _collect(item, cited, seen, depth + 1)
+    elif dataclasses.is_dataclass(value):
+        seen.add(id(value))
+        for f in dataclasses.fields(value):
+            item = getattr(value, f.name, None)
+            if f.name == PROVENANCE_FIELD and isinstance(item, (list, tuple)):
+                cited.update(i for i in item if type(i) is int)
+            else:
+                _collect(item, cited, seen, depth + 1)

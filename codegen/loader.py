@@ -1,0 +1,78 @@
+"""Import a generated package directory in isolation, under a unique module name.
+
+Only call `load_package` on a directory whose files passed validation: importing runs the
+code. Each load registers the package (and, as they import, its submodules) in
+`sys.modules` under `module_name`, so relative imports (`from .trip import Trip`) resolve
+inside that package only; two users with identical class or file names never collide
+because their packages live under different top-level names.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import re
+import sys
+import types
+from pathlib import Path
+
+MODULE_PREFIX = "_uac_gen"
+_UNSAFE = re.compile(r"[^a-z0-9]+")
+
+
+class PackageLoadError(ImportError):
+    """The package could not be imported; nothing of it stays in `sys.modules`."""
+
+
+def module_name_for(user: str, version: str) -> str:
+    """A valid, unique top-level module name for one version of one user's package.
+
+    The readable part is a lossy ASCII slug, so a short hash of the exact (user, version)
+    pair keeps names apart that slug alike (`a.b` vs `a_b`).
+    """
+    digest = hashlib.sha256(f"{user}\x00{version}".encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    slug_user = _UNSAFE.sub("_", user.lower()).strip("_")[:32] or "user"
+    slug_version = _UNSAFE.sub("_", version.lower()).strip("_")[:16] or "v"
+    return f"{MODULE_PREFIX}_{slug_user}_{slug_version}_{digest}"
+
+
+def load_package(directory: Path, module_name: str) -> types.ModuleType:
+    """Import `directory` (holding `__init__.py`) as the package `module_name`.
+
+    A package already loaded under that name is unloaded first. On any error while
+    importing, everything registered under the name is removed again and
+    `PackageLoadError` carries the cause.
+    """
+    if not module_name.isidentifier() or not module_name.isascii():
+        raise PackageLoadError(f"{module_name!r} is not a valid module name")
+    init = directory / "__init__.py"
+    if not init.is_file():
+        raise PackageLoadError(f"{directory} has no __init__.py")
+    unload_package(module_name)
+    importlib.invalidate_caches()
+    spec = importlib.util.spec_from_file_location(
+        module_name, init, submodule_search_locations=[str(directory)]
+    )
+    if spec is None or spec.loader is None:
+        raise PackageLoadError(f"cannot build an import spec for {init}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        unload_package(module_name)
+        raise PackageLoadError(f"importing {directory.name}: {type(exc).__name__}: {exc}") from exc
+    except BaseException:
+        unload_package(module_name)
+        raise
+    return module
+
+
+def unload_package(module_name: str) -> int:
+    """Drop the package and its submodules from `sys.modules`; returns how many went."""
+    prefix = module_name + "."
+    names = [name for name in sys.modules if name == module_name or name.startswith(prefix)]
+    for name in names:
+        del sys.modules[name]
+    return len(names)

@@ -1,0 +1,209 @@
+"""Python names for kinds and fields: classes, attributes, module files, fields, aliases.
+
+Kinds: a kind given in the plural names the same thing as its singular (`trips` is
+`trip`), canonical kinds (and their attributes: `allergies`) take the vocabulary's names,
+and every other kind gets `CamelCase` / English plural names. Names never collide inside a
+package: a kind whose class or attribute is taken (e.g. a structured kind `note`, which
+would clash with the free-text `Note`) gets a `Record` / `_records` suffix, then a number.
+
+Fields: a name is kept exactly when it is an ASCII, non-keyword, non-dunder identifier.
+Others are sanitized (`first name` -> `first_name`, `class` -> `class_`, `2fa` -> `f_2fa`).
+Also renamed (with a trailing `_`): the provenance field `fact_ids` (the compiler adds it
+to every record) and the builtin names the generated annotations use (`str`, `int`,
+`float`, `bool`, `list`, `dict`), because a field of that name would shadow the builtin in
+the class body. Names imported into a generated module (`date`, `field`, ...) are imported
+under aliases chosen not to clash (`fresh_alias`), so fields like `date` or `time` are kept.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from codegen.vocabulary import CANONICAL, NOTE_ATTRIBUTE, NOTE_CLASS, PROVENANCE_FIELD
+
+# Names the class templates use inside a class body, where a field would shadow them.
+SHADOWED_BUILTINS = frozenset({"str", "int", "float", "bool", "list", "dict"})
+RESERVED_FIELDS = SHADOWED_BUILTINS | {PROVENANCE_FIELD}
+NOTES_STEM = "notes"
+
+_IRREGULAR = {
+    "person": "people", "child": "children", "man": "men", "woman": "women",
+    "mouse": "mice", "goose": "geese", "tooth": "teeth", "foot": "feet", "ox": "oxen",
+    "leaf": "leaves", "knife": "knives", "life": "lives", "wife": "wives", "half": "halves",
+    "shelf": "shelves", "wolf": "wolves", "loaf": "loaves", "thief": "thieves",
+    "hero": "heroes", "potato": "potatoes", "tomato": "tomatoes", "echo": "echoes",
+    "analysis": "analyses", "diagnosis": "diagnoses", "crisis": "crises", "thesis": "theses",
+    "basis": "bases", "hypothesis": "hypotheses", "synopsis": "synopses", "axis": "axes",
+    "criterion": "criteria", "quiz": "quizzes",
+    # -ie words, so that their plurals do not singularize to -y
+    "movie": "movies", "cookie": "cookies", "calorie": "calories", "pie": "pies", "tie": "ties",
+    "selfie": "selfies", "rookie": "rookies", "zombie": "zombies", "brownie": "brownies",
+    "smoothie": "smoothies", "hoodie": "hoodies", "lie": "lies",
+}
+_SINGULAR_OF = {p: s for s, p in _IRREGULAR.items()}
+_UNCOUNTABLE = frozenset({
+    "news", "series", "species", "equipment", "information", "info", "data", "money",
+    "luggage", "baggage", "feedback", "software", "hardware", "advice", "furniture", "staff",
+    "sheep", "fish", "deer", "aircraft", "music", "homework", "research", "mail", "physics",
+    "mathematics", "economics", "clothing", "jewelry", "traffic", "weather", "health",
+})
+# Singular words that end in "s" but not in "ss", "us" or "is" (those are never stripped).
+_SINGULAR_IN_S = frozenset({
+    "gas", "canvas", "atlas", "alias", "lens", "bias", "pancreas", "christmas", "yes", "plus",
+    "chaos", "cosmos", "ethos", "pathos", "kudos", "tennis", "diabetes", "herpes", "measles",
+})
+
+
+def _split_last(word: str) -> tuple[str, str]:
+    head, sep, last = word.rpartition("_")
+    return head + sep, last
+
+
+def plural(word: str) -> str:
+    """English plural of the last `_`-separated part: `loyalty_program` -> `loyalty_programs`."""
+    head, last = _split_last(word)
+    if not last or last in _UNCOUNTABLE:
+        return word
+    if last in _IRREGULAR:
+        return head + _IRREGULAR[last]
+    if last[-1] == "y" and len(last) > 1 and last[-2] not in "aeiou":
+        return head + last[:-1] + "ies"
+    if last.endswith(("s", "x", "z", "ch", "sh")):
+        return head + last + "es"
+    return head + last + "s"
+
+
+def singular(word: str) -> str:
+    """Undo `plural` when `word` is recognisably a plural; otherwise return it unchanged."""
+    head, last = _split_last(word)
+    if not last or last in _UNCOUNTABLE or last in _SINGULAR_IN_S:
+        return word
+    if last in _SINGULAR_OF:
+        return head + _SINGULAR_OF[last]
+    if last.endswith(("ss", "us", "is")) or not last.endswith("s"):
+        return word
+    candidates = [last[:-3] + "y"] if last.endswith("ies") else []
+    if last.endswith("es"):
+        candidates.append(last[:-2])
+    candidates.append(last[:-1])
+    for candidate in candidates:
+        if candidate and plural(candidate) == last:
+            return head + candidate
+    return word
+
+
+def normalize_kind(kind: str) -> str:
+    """The one spelling of a kind: canonical attributes and plurals map to the singular."""
+    for domain in CANONICAL.values():
+        if kind == domain.attribute:
+            return domain.kind
+    return singular(kind)
+
+
+def python_name(name: str) -> str:
+    """`name` itself if it is a usable identifier; else a sanitized one (may be empty-safe)."""
+    if _usable(name):
+        return name
+    ascii_name = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode("ascii")
+    cleaned = re.sub(r"[^A-Za-z0-9]+", "_", ascii_name).strip("_") or "field"
+    if cleaned[0].isdigit():
+        cleaned = "f_" + cleaned
+    return cleaned + "_" if keyword.iskeyword(cleaned) else cleaned
+
+
+def _usable(name: str) -> bool:
+    return (
+        name.isascii()
+        and name.isidentifier()
+        and not keyword.iskeyword(name)
+        and not (name.startswith("__") and name.endswith("__"))
+    )
+
+
+def _claim(base: str, taken: set[str]) -> str:
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base}_{n}" if not base.endswith("_") else f"{base}{n}"
+    taken.add(name)
+    return name
+
+
+def field_names(names: Sequence[str]) -> dict[str, str]:
+    """Map each original field name to a distinct Python field name.
+
+    Names that are already fine keep themselves first; the rest, in the given order, take
+    their sanitized form, numbered (`first_name_2`) if another field holds it.
+    """
+    taken: set[str] = set()
+    result: dict[str, str] = {}
+    for name in names:
+        if _usable(name) and name not in RESERVED_FIELDS and name not in taken:
+            result[name] = name
+            taken.add(name)
+    for name in names:
+        if name not in result:
+            base = python_name(name)
+            if base in RESERVED_FIELDS:
+                base += "_"
+            result[name] = _claim(base, taken | RESERVED_FIELDS)
+            taken.add(result[name])
+    return result
+
+
+def fresh_alias(name: str, taken: Iterable[str]) -> str:
+    """`_name`, or `_name_`, `_name__`, ... whichever the module does not use yet."""
+    used = set(taken)
+    alias = "_" + name
+    while alias in used:
+        alias += "_"
+    return alias
+
+
+@dataclass(frozen=True)
+class KindNames:
+    kind: str  # normalized kind
+    class_name: str
+    attribute: str  # module-level name: the list, or the one value for singular kinds
+    stem: str  # module file name without `.py`; record chunks are `<stem>_<nnn>.py`
+    singular: bool
+
+
+def class_name_for(kind: str) -> str:
+    name = "".join(part[:1].upper() + part[1:] for part in kind.split("_") if part)
+    return python_name(name[:1].upper() + name[1:]) if name else "Record"
+
+
+def _stem_for(kind: str) -> str:
+    stem = python_name(kind).lower()
+    # A stem never ends in `_<digits>`, so that no class module looks like a chunk module.
+    if re.search(r"_\d+$", stem) or keyword.iskeyword(stem) or stem == NOTES_STEM:
+        stem += "_"
+    return stem
+
+
+def kind_names(kinds: Iterable[str]) -> dict[str, KindNames]:
+    """Collision-free names for normalized kinds, decided in sorted kind order."""
+    classes = {NOTE_CLASS}
+    attributes = {NOTE_ATTRIBUTE}
+    stems = {NOTES_STEM, "__init__"}
+    result: dict[str, KindNames] = {}
+    for kind in sorted(set(kinds)):
+        domain = CANONICAL.get(kind)
+        if domain is not None:
+            cls, attr, is_singular = domain.class_name, domain.attribute, domain.singular
+        else:
+            cls, attr, is_singular = class_name_for(kind), python_name(plural(kind)), False
+        if cls in classes or attr in attributes:
+            cls, attr = cls + "Record", python_name(plural(kind + "_record"))
+        cls, attr = _claim(cls, classes), _claim(attr, attributes)
+        stem = _stem_for(kind)
+        while stem in stems:
+            stem += "_"
+        stems.add(stem)
+        result[kind] = KindNames(kind, cls, attr, stem, is_singular)
+    return result

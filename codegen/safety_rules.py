@@ -1,0 +1,459 @@
+"""The safety allowlist for one generated file.
+
+The check runs on CPython's own syntax tree (`ast`), the tree that import will compile, so
+no parser differential can hide code from it; it is also ~15x faster than building a
+libcst tree (see benchmarks/bench_validate.py). Everything not explicitly allowed here is
+a violation. Per file it also reports what the file exports and which sibling names it
+uses as classes, so `codegen.safety` can check imports across the package.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from codegen.problems import Problem
+
+ALLOWED_IMPORTS: Mapping[str, frozenset[str]] = {
+    "__future__": frozenset({"annotations"}),
+    "dataclasses": frozenset({"dataclass", "field"}),
+    "datetime": frozenset({"date", "datetime", "time", "timedelta"}),
+    "typing": frozenset({"Any", "Literal", "Optional", "Union", "List", "Dict", "Set", "Tuple",
+                         "FrozenSet", "Final"}),
+    "enum": frozenset({"Enum", "IntEnum", "StrEnum"}),
+    "decimal": frozenset({"Decimal"}),
+}
+CONSTRUCTORS = {"date": "datetime", "datetime": "datetime", "time": "datetime",
+                "timedelta": "datetime", "Decimal": "decimal"}
+ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum"})
+FACTORIES = frozenset({"list", "dict", "set", "tuple"})
+BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "list", "dict", "set",
+                           "tuple", "frozenset", "object"})
+DATACLASS_OPTIONS = frozenset({"init", "repr", "eq", "order", "unsafe_hash", "frozen",
+                               "match_args", "kw_only", "slots", "weakref_slot"})
+SIBLING_NAME = re.compile(r"[a-z_][a-z0-9_]*", re.ASCII)
+_CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_file_bytes: int = 8 * 1024 * 1024
+    max_files: int = 10_000
+    max_string: int = 256 * 1024  # characters in one string literal (a fact text is <= 64 KiB)
+    max_int_digits: int = 32
+    max_depth: int = 24  # nesting of values, calls and annotations
+
+
+@dataclass(frozen=True)
+class SiblingUse:
+    """A name imported from a sibling module; `as_class` if called or used as `Name.MEMBER`."""
+
+    module: str
+    name: str
+    line: int
+    column: int
+    as_class: bool
+
+
+@dataclass(frozen=True)
+class FileReport:
+    """The verdict on one file's text. Problems carry no file name (the text is cached by
+    hash, whatever it is called); `exports` maps each public name to `class`, `value` or
+    `from:<sibling>` (a re-export)."""
+
+    problems: tuple[Problem, ...]
+    exports: Mapping[str, str] = field(default_factory=dict)
+    sibling_uses: tuple[SiblingUse, ...] = ()
+
+
+def check_source(source: str, limits: Limits = Limits()) -> FileReport:
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > limits.max_file_bytes:
+        return _fail("file-size", 0, 0, f"file is {size} bytes; at most {limits.max_file_bytes} are allowed")
+    hygiene = _source_hygiene(source)
+    if hygiene is not None:
+        return FileReport((hygiene,))
+    try:
+        tree = ast.parse(source, type_comments=False)
+    except SyntaxError as exc:
+        return _fail("syntax", exc.lineno or 0, exc.offset or 0, f"does not parse: {exc.msg}")
+    except (ValueError, MemoryError, RecursionError) as exc:
+        return _fail("nesting", 0, 0, f"does not parse ({type(exc).__name__}): too deep or too complex")
+    checker = _Checker(source, limits)
+    checker.module(tree)
+    checker.look_alike_names()
+    return checker.report()
+
+
+def _fail(rule: str, line: int, column: int, message: str) -> FileReport:
+    return FileReport((Problem(rule, "", line, column, message),))
+
+
+def _source_hygiene(source: str) -> Problem | None:
+    """Refuse text that another reader (import decodes bytes by the coding cookie) could see
+    differently from the string we check."""
+    if "\x00" in source or "\r" in source:
+        return Problem("source", "", 0, 0, "source must not contain NUL or carriage-return characters")
+    for number, line in enumerate(source.split("\n", 2)[:2], start=1):
+        match = _CODING.match(line)
+        if match and match.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
+            return Problem("source", "", number, 1, f"coding declaration {match.group(1)!r} is not allowed; files are UTF-8")
+    return None
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+_DESCRIPTIONS = {
+    ast.FunctionDef: "function definitions", ast.AsyncFunctionDef: "async functions",
+    ast.Lambda: "lambdas", ast.ListComp: "comprehensions", ast.SetComp: "comprehensions",
+    ast.DictComp: "comprehensions", ast.GeneratorExp: "generator expressions",
+    ast.JoinedStr: "f-strings", ast.NamedExpr: "assignment expressions (:=)",
+    ast.Import: "`import` statements", ast.Global: "global statements",
+    ast.Nonlocal: "nonlocal statements", ast.Delete: "del statements",
+    ast.BinOp: "operators", ast.BoolOp: "operators", ast.Compare: "comparisons",
+    ast.Subscript: "subscripts", ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
+    ast.IfExp: "conditional expressions",
+}
+
+
+def _describe(node: ast.AST) -> str:
+    return _DESCRIPTIONS.get(type(node), f"{type(node).__name__} nodes")
+
+
+class _Checker:
+    def __init__(self, source: str, limits: Limits) -> None:
+        self.source = source
+        self.limits = limits
+        self.lines: list[str] | None = None
+        self.problems: list[Problem] = []
+        self.std: dict[str, str] = {}  # local name -> standard module it came from
+        self.siblings: dict[str, str] = {}  # local name -> sibling module
+        self.dataclasses: set[str] = set()
+        self.enums: set[str] = set()
+        self.values: set[str] = set()
+        self.class_uses: set[str] = set()
+        self.import_sites: dict[str, tuple[int, int]] = {}
+
+    # ----------------------------------------------------------------- reporting
+    def flag(self, rule: str, node: ast.AST | None, message: str) -> None:
+        line = getattr(node, "lineno", 0)
+        offset = getattr(node, "col_offset", -1)
+        self.problems.append(Problem(rule, "", line, self._column(line, offset), message))
+
+    def _column(self, line: int, byte_offset: int) -> int:
+        """1-based character column from ast's UTF-8 byte offset."""
+        if line < 1 or byte_offset < 0:
+            return 0
+        if self.lines is None:
+            self.lines = self.source.split("\n")
+        if line > len(self.lines):
+            return byte_offset + 1
+        prefix = self.lines[line - 1].encode("utf-8", "surrogatepass")[:byte_offset]
+        return len(prefix.decode("utf-8", "replace")) + 1
+
+    def report(self) -> FileReport:
+        exports = {name: "class" for name in self.dataclasses | self.enums}
+        exports.update({name: "value" for name in self.values})
+        exports.update({name: f"from:{module}" for name, module in self.siblings.items()})
+        uses = tuple(
+            SiblingUse(module, name, *self.import_sites[name], as_class=name in self.class_uses)
+            for name, module in self.siblings.items()
+        )
+        return FileReport(tuple(self.problems), exports, uses)
+
+    # ------------------------------------------------------------------- names
+    def name_ok(self, name: str, node: ast.AST) -> bool:
+        if not name.isascii():
+            self.flag("non-ascii", node, f"identifier {name!r} is not ASCII (look-alike names are refused)")
+            return False
+        if name.startswith("__"):
+            self.flag("dunder", node, f"name {name!r} is not allowed: no dunder or private names")
+            return False
+        return True
+
+    def bind(self, name: str, node: ast.AST) -> bool:
+        if not self.name_ok(name, node):
+            return False
+        if name in self.std or name in self.siblings or name in self.dataclasses or name in self.enums \
+                or name in self.values:
+            self.flag("rebind", node, f"name {name!r} is already bound; names may be bound once")
+            return False
+        return True
+
+    def look_alike_names(self) -> None:
+        """The parser folds identifiers by NFKC (`ｄａｔｅ` becomes `date`), so the tree looks
+        ASCII; when the text holds a character that folds to ASCII, read the raw tokens."""
+        if self.source.isascii():
+            return
+        if not any(not ch.isascii() and unicodedata.normalize("NFKC", ch).isascii()
+                   for ch in set(self.source)):
+            return
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(self.source).readline):
+                if token.type == tokenize.NAME and not token.string.isascii():
+                    self.problems.append(Problem("non-ascii", "", token.start[0], token.start[1] + 1,
+                                                 f"identifier {token.string!r} is not ASCII"))
+        except (tokenize.TokenError, SyntaxError):
+            self.flag("non-ascii", None, "identifiers could not be read back from the text")
+
+    # -------------------------------------------------------------- statements
+    def module(self, tree: ast.Module) -> None:
+        for index, stmt in enumerate(tree.body):
+            if index == 0 and _is_docstring(stmt):
+                continue
+            if isinstance(stmt, ast.ImportFrom):
+                self.import_from(stmt)
+            elif isinstance(stmt, ast.ClassDef):
+                self.class_def(stmt)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+                self.assignment(stmt)
+            elif isinstance(stmt, ast.Import):
+                self.flag("import", stmt, "`import x` is not allowed; use `from <allowed module> import Name`")
+            else:
+                self.flag("statement", stmt, f"{_describe(stmt)} are not allowed at module level")
+
+    def import_from(self, node: ast.ImportFrom) -> None:
+        module = node.module or ""
+        if node.level == 0:
+            allowed = ALLOWED_IMPORTS.get(module)
+            if allowed is None:
+                self.flag("import", node, f"importing from {module!r} is not allowed; only from "
+                                          f"{', '.join(sorted(ALLOWED_IMPORTS))}")
+                return
+        elif node.level != 1 or not SIBLING_NAME.fullmatch(module) or module.startswith("__"):
+            self.flag("import", node, "relative imports must name a sibling module: `from .<sibling> import Name`")
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.flag("import", node, "`import *` is not allowed; import names explicitly")
+            elif alias.asname not in (None, alias.name):
+                self.flag("import", node, f"renaming {alias.name!r} on import is not allowed")
+            elif node.level == 0 and alias.name not in ALLOWED_IMPORTS[module]:
+                self.flag("import", node, f"{module}.{alias.name} is not allowed; allowed from {module}: "
+                                          f"{', '.join(sorted(ALLOWED_IMPORTS[module]))}")
+            elif self.bind(alias.name, node):
+                if node.level == 0:
+                    self.std[alias.name] = module
+                else:
+                    self.siblings[alias.name] = module
+                    self.import_sites[alias.name] = (node.lineno, node.col_offset + 1)
+
+    def class_def(self, node: ast.ClassDef) -> None:
+        if not self.bind(node.name, node):
+            return
+        if node.keywords:
+            self.flag("class", node, "class keywords (metaclass=..., ...) are not allowed")
+        if getattr(node, "type_params", None):
+            self.flag("class", node, "type parameters are not allowed")
+        is_enum = False
+        if node.decorator_list:
+            if len(node.decorator_list) != 1 or not self.dataclass_decorator(node.decorator_list[0]):
+                self.flag("decorator", node.decorator_list[0],
+                          "the only decorator allowed is @dataclass(...) with literal True/False options")
+            if node.bases:
+                self.flag("class", node.bases[0], "dataclasses may not have base classes")
+        elif len(node.bases) == 1 and isinstance(node.bases[0], ast.Name) \
+                and node.bases[0].id in ENUM_BASES and self.std.get(node.bases[0].id) == "enum":
+            is_enum = True
+        else:
+            self.flag("class", node, "a class must be a @dataclass(...) or subclass Enum/IntEnum/StrEnum")
+        (self.enums if is_enum else self.dataclasses).add(node.name)
+        for index, stmt in enumerate(node.body):
+            if index == 0 and _is_docstring(stmt):
+                continue
+            if is_enum:
+                self.enum_member(stmt)
+            else:
+                self.dataclass_field(stmt)
+
+    def dataclass_decorator(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Name):
+            return node.id == "dataclass" and self.std.get("dataclass") == "dataclasses"
+        if not isinstance(node, ast.Call) or node.args or not self.dataclass_decorator(node.func):
+            return False
+        return all(kw.arg in DATACLASS_OPTIONS and isinstance(kw.value, ast.Constant)
+                   and isinstance(kw.value.value, bool) for kw in node.keywords)
+
+    def dataclass_field(self, stmt: ast.stmt) -> None:
+        if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
+            self.flag("statement" if not isinstance(stmt, ast.Assign) else "class", stmt,
+                      f"a dataclass body holds only a docstring and annotated fields, not {_describe(stmt)}")
+            return
+        if not self.name_ok(stmt.target.id, stmt.target):
+            return
+        self.annotation(stmt.annotation, 0)
+        if stmt.value is not None and not self.field_default(stmt.value):
+            self.flag("default", stmt.value, "a field default must be a literal, an enum member or "
+                                             "field(default_factory=list|dict|set|tuple)")
+
+    def field_default(self, node: ast.expr) -> bool:
+        if isinstance(node, ast.Call):
+            return (isinstance(node.func, ast.Name) and node.func.id == "field"
+                    and self.std.get("field") == "dataclasses" and not node.args
+                    and len(node.keywords) == 1 and node.keywords[0].arg == "default_factory"
+                    and isinstance(node.keywords[0].value, ast.Name)
+                    and node.keywords[0].value.id in FACTORIES)
+        if isinstance(node, ast.Tuple):
+            return all(self.field_default(item) and not isinstance(item, ast.Call) for item in node.elts)
+        if isinstance(node, ast.Attribute):
+            return self.member_ref(node)
+        return self.literal(node)
+
+    def enum_member(self, stmt: ast.stmt) -> None:
+        if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)):
+            self.flag("statement" if not isinstance(stmt, ast.AnnAssign) else "class", stmt,
+                      f"an Enum body holds only a docstring and `NAME = literal` members, not {_describe(stmt)}")
+            return
+        target = stmt.targets[0]
+        if not self.name_ok(target.id, target):
+            return
+        if target.id.startswith("_"):
+            self.flag("class", target, f"enum member {target.id!r} must not start with '_'")
+        if not self.literal(stmt.value):
+            self.flag("literal", stmt.value, "an enum member's value must be a literal")
+
+    def assignment(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if len(targets) != 1 or not isinstance(targets[0], ast.Name):
+            self.flag("statement", stmt, "assign to exactly one plain name (`name = value`)")
+            return
+        if isinstance(stmt, ast.AnnAssign):
+            self.annotation(stmt.annotation, 0)
+        if not self.bind(targets[0].id, targets[0]):
+            return
+        self.values.add(targets[0].id)
+        if stmt.value is None:
+            return
+        if isinstance(stmt.value, ast.List) and any(isinstance(e, ast.Starred) for e in stmt.value.elts):
+            self.chunk_join(stmt.value)
+        else:
+            self.value(stmt.value, 0)
+
+    def chunk_join(self, node: ast.List) -> None:
+        """`[*trips_000, *trips_001]`: every item a starred name imported from a sibling."""
+        for item in node.elts:
+            if not (isinstance(item, ast.Starred) and isinstance(item.value, ast.Name)
+                    and item.value.id in self.siblings):
+                self.flag("starred", item, "a list with * holds only starred names imported from sibling modules")
+
+    # ------------------------------------------------------------- expressions
+    def literal(self, node: ast.expr) -> bool:
+        """A constant (str, int, float, bool, None) within the size limits, or a signed number."""
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            operand = node.operand
+            return (isinstance(operand, ast.Constant) and type(operand.value) in (int, float)
+                    and self.literal(operand))
+        if not isinstance(node, ast.Constant):
+            return False
+        value = node.value
+        if isinstance(value, str) and len(value) > self.limits.max_string:
+            self.flag("literal-size", node, f"string literal of {len(value)} characters; at most "
+                                            f"{self.limits.max_string} are allowed")
+        elif type(value) is int and abs(value) >= 10 ** self.limits.max_int_digits:
+            self.flag("literal-size", node, f"integer literal longer than {self.limits.max_int_digits} digits")
+        return value is None or type(value) in (str, int, float, bool)
+
+    def member_ref(self, node: ast.Attribute) -> bool:
+        base = node.value
+        if not (isinstance(base, ast.Name) and (base.id in self.enums or base.id in self.siblings)):
+            return False
+        if not self.name_ok(node.attr, node) or node.attr.startswith("_"):
+            return False
+        if base.id in self.siblings:
+            self.class_uses.add(base.id)
+        return True
+
+    def value(self, node: ast.expr, depth: int) -> None:
+        if depth > self.limits.max_depth:
+            self.flag("nesting", node, f"values nest deeper than {self.limits.max_depth} levels")
+        elif isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+            for item in node.elts:
+                if isinstance(item, ast.Starred):
+                    self.flag("starred", item, "starred items are allowed only in `[*chunk_000, *chunk_001]` joins")
+                else:
+                    self.value(item, depth + 1)
+        elif isinstance(node, ast.Dict):
+            for key, item in zip(node.keys, node.values):
+                if key is None:
+                    self.flag("expression", item, "`**` in a dict display is not allowed")
+                else:
+                    self.value(key, depth + 1)
+                self.value(item, depth + 1)
+        elif isinstance(node, ast.Attribute):
+            if not self.member_ref(node):
+                self.flag("attribute", node, "attribute access is allowed only for enum members (`Color.RED`)")
+        elif isinstance(node, ast.Call):
+            self.call(node, depth)
+        elif isinstance(node, ast.Name):
+            self.name_ok(node.id, node)
+            self.flag("name", node, f"a bare name ({node.id!r}) is not a value; use a literal or a call")
+        elif not self.literal(node):
+            self.flag("expression", node, f"{_describe(node)} are not allowed in values")
+
+    def call(self, node: ast.Call, depth: int) -> None:
+        func = node.func
+        if not isinstance(func, ast.Name):
+            rule = "attribute" if isinstance(func, ast.Attribute) else "call"
+            self.flag(rule, node, "only calls of the package's classes and date/datetime/time/timedelta/"
+                                  "Decimal are allowed")
+            return
+        name = func.id
+        literal_only = CONSTRUCTORS.get(name) is not None and self.std.get(name) == CONSTRUCTORS[name]
+        if name in self.siblings:
+            self.class_uses.add(name)
+        elif not literal_only and name not in self.dataclasses and name not in self.enums:
+            self.name_ok(name, func)
+            self.flag("call", node, f"calling {name!r} is not allowed; only the package's classes and "
+                                    "date/datetime/time/timedelta/Decimal")
+            return
+        arguments: list[ast.expr] = list(node.args)
+        for keyword in node.keywords:
+            if keyword.arg is None:
+                self.flag("call", keyword.value, "`**` arguments are not allowed")
+            elif self.name_ok(keyword.arg, keyword.value):
+                arguments.append(keyword.value)
+        for argument in arguments:
+            if isinstance(argument, ast.Starred):
+                self.flag("call", argument, "`*` arguments are not allowed")
+            elif literal_only:
+                if not self.literal(argument):
+                    self.flag("call", argument, f"{name}(...) takes only literal arguments")
+            else:
+                self.value(argument, depth + 1)
+
+    def annotation(self, node: ast.expr, depth: int) -> None:
+        """Plain names, `X[...]` subscripts, `A | B` unions and None; `Literal[...]` of constants."""
+        if depth > self.limits.max_depth:
+            self.flag("nesting", node, f"annotations nest deeper than {self.limits.max_depth} levels")
+        elif isinstance(node, ast.Name):
+            if self.name_ok(node.id, node) and not self.type_name(node.id):
+                self.flag("annotation", node, f"{node.id!r} is not a known type name")
+        elif isinstance(node, ast.Constant) and (node.value is None or node.value is Ellipsis):
+            return
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            self.annotation(node.left, depth + 1)
+            self.annotation(node.right, depth + 1)
+        elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+            self.annotation(node.value, depth + 1)
+            items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            for item in items:
+                if node.value.id == "Literal" and self.std.get("Literal") == "typing":
+                    if not self.literal(item):
+                        self.flag("annotation", item, "Literal[...] holds only literals")
+                else:
+                    self.annotation(item, depth + 1)
+        else:
+            what = "string annotations" if isinstance(node, ast.Constant) else _describe(node)
+            self.flag("annotation", node, f"{what} are not allowed in annotations; use names, X[...] and A | B")
+
+    def type_name(self, name: str) -> bool:
+        return (name in BUILTIN_TYPES or name in self.std or name in self.siblings
+                or name in self.dataclasses or name in self.enums)

@@ -1,0 +1,203 @@
+"""Stage 2: field types inferred from every value a field holds across a kind's records.
+
+Value types: bool (never int), int, float, str, and strings in ISO form become `date`
+(`YYYY-MM-DD`), `datetime` (naive `YYYY-MM-DD[T ]HH:MM[:SS[.ffffff]]`) or `time`
+(`HH:MM[:SS]`). Date-times with a UTC offset stay `str`: the generated module may only
+call `datetime(...)` with literal arguments, which cannot express a time zone. Lists are
+`list[T]` (items may be None: `list[T | None]`; a field whose lists are all empty is
+`list[str]`). JSON objects are `dict[str, Any]`, kept exactly as given.
+
+Joining the types of all values: int+float -> float, date+datetime -> datetime (a date
+means midnight), two different string forms -> str (the original strings), lists join item
+by item. Anything else (int with str, bool with int, list with scalar, ...) cannot be
+reconciled: the field becomes `str` and every value is kept as its original text (strings
+as they are, other values as JSON).
+
+A field is required (`T`) when every record has a non-null value for it, otherwise
+`T | None = None`. Canonical fields (from the vocabulary) are always optional and always
+present in their class, so that constraints can rely on them; they keep the canonical type
+when all values fit it (the join with it is the canonical type), else fall back to `str`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from datetime import date, datetime, time
+from typing import Callable, Mapping, Sequence
+
+from codegen.live import Entity
+from codegen.naming import KindNames, field_names
+from codegen.vocabulary import CANONICAL
+from factlog.model import JsonValue
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?", re.ASCII)
+_TIME = re.compile(r"\d{2}:\d{2}(:\d{2})?", re.ASCII)
+_STRINGY = frozenset({"str", "date", "datetime", "time"})
+_WIDER = {frozenset({"int", "float"}): "float", frozenset({"date", "datetime"}): "datetime"}
+
+
+@dataclass(frozen=True)
+class PyType:
+    """`base` is bool/int/float/str/date/datetime/time/dict/list; lists have `item`
+    (None while only empty lists were seen) and `item_nullable`."""
+
+    base: str
+    item: PyType | None = None
+    item_nullable: bool = False
+
+
+STR = PyType("str")
+CONFLICT = PyType("conflict")
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    original: str  # the field name as the facts spell it
+    name: str  # the Python field name
+    type: PyType
+    required: bool
+    as_text: bool  # irreconcilable values: every value is kept as its original text
+
+
+@dataclass(frozen=True)
+class ClassSpec:
+    names: KindNames
+    fields: tuple[FieldSpec, ...]
+
+    @property
+    def renamed(self) -> dict[str, str]:
+        return {f.original: f.name for f in self.fields if f.original != f.name}
+
+
+def string_type(value: str) -> str:
+    n = len(value)
+    if n == 10 and _DATE.fullmatch(value):
+        return _checked(date.fromisoformat, value, "date")
+    if n >= 16 and _DATETIME.fullmatch(value):
+        return _checked(datetime.fromisoformat, value, "datetime")
+    if n in (5, 8) and _TIME.fullmatch(value):
+        return _checked(time.fromisoformat, value, "time")
+    return "str"
+
+
+def _checked(parse: Callable[[str], object], value: str, name: str) -> str:
+    try:
+        parse(value)
+    except ValueError:
+        return "str"
+    return name
+
+
+def type_of(value: JsonValue) -> PyType | None:
+    """The type of one non-null value (CONFLICT for a list of irreconcilable items)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return PyType("bool")
+    if isinstance(value, int):
+        return PyType("int")
+    if isinstance(value, float):
+        return PyType("float")
+    if isinstance(value, str):
+        return PyType(string_type(value))
+    if isinstance(value, dict):
+        return PyType("dict")
+    item: PyType | None = None
+    nullable = False
+    for element in value:
+        element_type = type_of(element)
+        if element_type is None:
+            nullable = True
+        else:
+            item = element_type if item is None else join(item, element_type)
+    if item == CONFLICT:
+        return CONFLICT
+    return PyType("list", item, nullable)
+
+
+def join(a: PyType, b: PyType) -> PyType:
+    """The narrowest type holding both, or CONFLICT when they cannot be reconciled."""
+    if a == b:
+        return a
+    if a.base == "list" and b.base == "list":
+        item = a.item if b.item is None else b.item if a.item is None else join(a.item, b.item)
+        if item == CONFLICT:
+            return CONFLICT
+        return PyType("list", item, a.item_nullable or b.item_nullable)
+    if a.base in _STRINGY and b.base in _STRINGY:
+        return PyType(_WIDER.get(frozenset({a.base, b.base}), "str"))
+    wider = _WIDER.get(frozenset({a.base, b.base}))
+    return PyType(wider) if wider else CONFLICT
+
+
+def infer_field(values: Sequence[JsonValue]) -> PyType | None:
+    """Join of all non-null values' types (CONFLICT if irreconcilable); None if all null."""
+    result: PyType | None = None
+    for value in values:
+        value_type = type_of(value)
+        if value_type is not None:
+            result = value_type if result is None else join(result, value_type)
+            if result == CONFLICT:
+                break
+    return result
+
+
+def infer_class(names: KindNames, entities: Sequence[Entity]) -> ClassSpec:
+    domain = CANONICAL.get(names.kind)
+    canonical: Mapping[str, str] = domain.fields if domain else {}
+    order = list(canonical)
+    seen = set(order)
+    for entity in entities:
+        for name in entity.fields:
+            if name not in seen:
+                seen.add(name)
+                order.append(name)
+    python = field_names(order)
+    specs = []
+    for original in order:
+        values = [e.fields.get(original) for e in entities]
+        inferred = infer_field(values)
+        if original in canonical:
+            wanted = PyType(canonical[original])
+            fits = inferred is None or join(inferred, wanted) == wanted
+            field_type, required = (wanted if fits else STR), False
+        else:
+            fits = inferred != CONFLICT
+            field_type = inferred if inferred is not None and fits else STR
+            required = all(v is not None for v in values)
+        specs.append(FieldSpec(original, python[original], field_type, required, not fits))
+    return ClassSpec(names, tuple(specs))
+
+
+def as_text(value: JsonValue) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def coerce(value: JsonValue, spec: FieldSpec) -> object:
+    """The Python value of a JSON value in a field of this spec."""
+    if value is None:
+        return None
+    if spec.as_text:
+        return as_text(value)
+    return _coerce(value, spec.type)
+
+
+def _coerce(value: JsonValue, t: PyType) -> object:
+    if value is None:
+        return None
+    base = t.base
+    if base == "date" and isinstance(value, str):
+        return date.fromisoformat(value)
+    if base == "datetime" and isinstance(value, str):
+        return datetime.fromisoformat(value)
+    if base == "time" and isinstance(value, str):
+        return time.fromisoformat(value)
+    if base == "float" and isinstance(value, int):
+        return float(value)
+    if base == "list" and isinstance(value, list):
+        item = t.item or STR
+        return [_coerce(v, item) for v in value]
+    return value

@@ -1,0 +1,141 @@
+"""What a constraint is and what it produces.
+
+A constraint is a plain typed function over a user's module and `now`. It yields
+`Finding`s (severity, message, the records it is about) and the `@constraint` decorator
+turns them into `Alert`s with a stable id: the constraint name plus the entities involved,
+so the same situation gets the same id on every run and an alert can be tracked from
+raised to resolved. A function may also yield finished `Alert`s, which pass through.
+
+When the module lacks what a constraint reads, the constraint raises `MissingInput` (the
+decorator does it for the attributes named in `needs`); the runner reports that as
+`Skipped`, not as an error.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, fields, is_dataclass
+from datetime import date, datetime
+from typing import Literal
+
+Severity = Literal["critical", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("critical", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Alert:
+    id: str  # stable: same constraint + same entities -> same id, across runs
+    constraint: str
+    severity: Severity
+    message: str
+    fact_ids: tuple[int, ...]
+    due: date | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a check function reports; `@constraint` turns it into an `Alert`.
+
+    `records` are the module records the finding is about: they give the cited fact ids
+    and, unless `key` is given, the alert's identity.
+    """
+
+    severity: Severity
+    message: str
+    records: tuple[object, ...] = ()
+    due: date | None = None
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class Skipped:
+    constraint: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ConstraintError:
+    constraint: str
+    error: str  # "TypeError: ..."
+
+
+class MissingInput(Exception):
+    """The module lacks an attribute or field this constraint needs; it is skipped."""
+
+
+CheckFunction = Callable[[object, datetime], Iterable["Finding | Alert"]]
+
+
+@dataclass(frozen=True)
+class Constraint:
+    name: str
+    description: str
+    needs: tuple[str, ...]  # module attributes read; absent or None -> skipped
+    function: CheckFunction
+
+    def check(self, module: object, now: datetime) -> Iterator[Alert]:
+        for attribute in self.needs:
+            if getattr(module, attribute, None) is None:
+                raise MissingInput(f"the module has no {attribute!r}")
+        for item in self.function(module, now):
+            yield item if isinstance(item, Alert) else self._alert(item)
+
+    def _alert(self, finding: Finding) -> Alert:
+        if finding.severity not in SEVERITIES:
+            raise ValueError(f"unknown severity {finding.severity!r}")
+        key = finding.key or "+".join(sorted({entity_key(r) for r in finding.records}))
+        cited = sorted({i for r in finding.records for i in fact_ids_of(r)})
+        return Alert(
+            id=f"{self.name}:{key}",
+            constraint=self.name,
+            severity=finding.severity,
+            message=finding.message,
+            fact_ids=tuple(cited),
+            due=finding.due,
+        )
+
+
+def constraint(
+    *, name: str | None = None, needs: tuple[str, ...] = (), description: str | None = None
+) -> Callable[[CheckFunction], Constraint]:
+    """Decorate `def check(module: object, now: datetime) -> Iterator[Finding]` into a `Constraint`.
+
+    The name defaults to the function name, the description to its docstring.
+    """
+
+    def wrap(function: CheckFunction) -> Constraint:
+        doc = (function.__doc__ or "").strip().splitlines()
+        return Constraint(
+            name=name or function.__name__,
+            description=description if description is not None else (doc[0] if doc else ""),
+            needs=tuple(needs),
+            function=function,
+        )
+
+    return wrap
+
+
+def fact_ids_of(record: object) -> list[int]:
+    ids = getattr(record, "fact_ids", None)
+    if not isinstance(ids, (list, tuple)):
+        return []
+    return [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]
+
+
+def entity_key(record: object) -> str:
+    """A record's identity across module versions.
+
+    The first fact that created an entity stays in its provenance when later facts update
+    it, so the smallest fact id names the entity. Records without provenance fall back to
+    a hash of their field values.
+    """
+    ids = fact_ids_of(record)
+    if ids:
+        return f"f{min(ids)}"
+    if is_dataclass(record) and not isinstance(record, type):
+        values = [(f.name, getattr(record, f.name, None)) for f in fields(record)]
+    else:
+        values = sorted(vars(record).items()) if hasattr(record, "__dict__") else [("", record)]
+    digest = hashlib.sha256(repr(values).encode()).hexdigest()[:12]
+    return f"h{digest}"

@@ -1,0 +1,97 @@
+"""Running constraints over a module, and tracking alerts from one run to the next."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime
+from pathlib import Path
+
+from constraints.model import SEVERITIES, Alert, Constraint, ConstraintError, MissingInput, Skipped
+from constraints.state import ActiveAlert, AlertState, ResolvedAlert
+
+
+@dataclass(frozen=True)
+class RunResult:
+    alerts: tuple[Alert, ...]  # most severe first, then soonest due
+    skipped: tuple[Skipped, ...]
+    errors: tuple[ConstraintError, ...]
+
+
+@dataclass(frozen=True)
+class AlertDiff:
+    raised: tuple[Alert, ...]  # new since the previous run
+    still_active: tuple[Alert, ...]  # as of this run (the message may have changed)
+    resolved: tuple[Alert, ...]  # as last seen active
+    skipped: tuple[Skipped, ...] = ()  # filled by evaluate_and_record
+    errors: tuple[ConstraintError, ...] = ()
+
+
+def run_constraints(module: object, now: datetime, constraints: Iterable[Constraint]) -> RunResult:
+    """Run every constraint; one that lacks inputs is skipped, one that raises is an error."""
+    alerts: dict[str, Alert] = {}
+    skipped: list[Skipped] = []
+    errors: list[ConstraintError] = []
+    for item in constraints:
+        try:
+            found = list(item.check(module, now))
+        except MissingInput as missing:
+            skipped.append(Skipped(item.name, str(missing)))
+            continue
+        except Exception as error:  # a broken constraint must not stop the others
+            errors.append(ConstraintError(item.name, f"{type(error).__name__}: {error}"))
+            continue
+        for alert in found:
+            alerts.setdefault(alert.id, alert)
+    return RunResult(tuple(sorted(alerts.values(), key=_urgency)), tuple(skipped), tuple(errors))
+
+
+def _urgency(alert: Alert) -> tuple[int, date, str]:
+    return SEVERITIES.index(alert.severity), alert.due or date.max, alert.id
+
+
+def diff_alerts(previous: Iterable[Alert], current: Iterable[Alert]) -> AlertDiff:
+    before = {a.id: a for a in previous}
+    now = {a.id: a for a in current}
+    return AlertDiff(
+        raised=tuple(a for i, a in now.items() if i not in before),
+        still_active=tuple(a for i, a in now.items() if i in before),
+        resolved=tuple(a for i, a in before.items() if i not in now),
+    )
+
+
+def evaluate_and_record(
+    module: object,
+    now: datetime,
+    constraints: Iterable[Constraint],
+    state_path: Path,
+    version: int | None = None,
+    on_new_alert: Callable[[Alert], None] | None = None,
+) -> AlertDiff:
+    """Run, diff against the stored state, store the new state, then announce raised alerts.
+
+    Alerts of a constraint that errored this run stay active (an error says nothing about
+    whether the situation is over); a skipped constraint's alerts resolve, since the data
+    they were about is gone. The state is saved before `on_new_alert` is called, so a
+    failing callback cannot wedge the state (each alert is announced at most once).
+    """
+    state = AlertState.load(state_path)
+    result = run_constraints(module, now, constraints)
+    errored = {e.constraint for e in result.errors}
+    current = list(result.alerts) + [a for a in state.alerts() if a.constraint in errored]
+    diff = diff_alerts(state.alerts(), current)
+    earlier = {a.alert.id: a for a in state.active}
+    active = tuple(
+        ActiveAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version)
+        if a.id in earlier
+        else ActiveAlert(a, now, version)
+        for a in current
+    )
+    resolved = tuple(
+        ResolvedAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version, now, version) for a in diff.resolved
+    )
+    AlertState(active, state.history + resolved, now, version).save(state_path)
+    if on_new_alert is not None:
+        for alert in diff.raised:
+            on_new_alert(alert)
+    return AlertDiff(diff.raised, diff.still_active, diff.resolved, result.skipped, result.errors)

@@ -1,0 +1,288 @@
+"""Value recognisers for free text: dates, times, money, percentages, counts, emails,
+phones and identifiers, found offline with regular expressions (dateparser only for
+relative phrases such as "next Thursday" or "in two weeks").
+
+`recognize(text, base)` returns `Values`; `Values.to_fields()` is the one documented shape
+stored in a free-text fact's `fields` (keys present only when non-empty):
+
+    {"dates": ["1985-03-15"],          # ISO dates; year-less and relative ones need `base`
+     "times": ["14:30"],               # HH:MM, 24-hour
+     "amounts_usd": [125000.0],
+     "percentages": [0.5],             # as written: "0.5%" -> 0.5
+     "counts": [{"value": 24, "unit": "sessions"}],
+     "emails": ["a@b.com"],
+     "phones": ["503-555-8924"],       # as written
+     "identifiers": ["CLM-2024-894327"]}
+
+Each recogniser blanks out what it matched so that later ones do not read it again
+(a phone is not also an identifier, "$2,500" is not also a count).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from functools import lru_cache
+from typing import Callable, TypeVar
+
+import dateparser
+
+from factlog.model import JsonValue
+
+T = TypeVar("T")
+
+MONTHS = {
+    "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
+    "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
+    "september": 9, "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
+}
+NUMBER_WORDS = {
+    "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10,
+    "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
+    "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "dozen": 12,
+}
+_MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_NUMWORD = "|".join(["a", "an", "one", *NUMBER_WORDS])
+_UNIT = r"(?:days?|weeks?|months?|years?)"
+_YEAR = r"(?P<year>\d{4})"
+
+EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+PHONE = re.compile(
+    r"(?<![\w-])(?:\+?1[-. ])?(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ](?:\d{4}|[A-Z]{4})(?![\w-])"
+)
+ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<mm>\d{2})-(?P<dd>\d{2})(?![\d-])")
+NUMERIC_DATE = re.compile(r"(?<![\d/.])(?P<mm>\d{1,2})/(?P<dd>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/])")
+MONTH_DAY = re.compile(
+    rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR}\b)?", re.I
+)
+DAY_MONTH = re.compile(rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b)?", re.I)
+RELATIVE = re.compile(
+    rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
+    rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week|weekend|month|year)"
+    rf"|(?:in|within)\s+(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}"
+    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now))\b",
+    re.I,
+)
+TIME = re.compile(
+    r"(?<![\d:])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap])\.?m\b\.?|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
+    re.I,
+)
+_NUM = r"(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
+_SCALE = r"(?:\s?(?P<scale>k|thousand|m|mm|million|b|bn|billion)\b)?"
+AMOUNTS = (
+    re.compile(rf"\$\s?{_NUM}{_SCALE}", re.I),
+    re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?:dollars|bucks|usd)\b", re.I),
+    re.compile(rf"(?<![\w.$,]){_NUM}\s?(?P<scale>k)\b(?!\s+(?:miles|km|steps|calories|words|people|users))", re.I),
+)
+CENTS = re.compile(rf"(?<![\w.$,]){_NUM}\s+cents\b", re.I)
+PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:%|percent\b)", re.I)
+LABELLED_ID = re.compile(
+    r"\b(?i:room|seat|row|gate|flight|suite|unit|apartment|apt|extension|ext|pin|code|number|no|#)\.?\s*"
+    r"(?:(?i:is)\s+)?#?\s*(?P<id>[A-Z]{1,3}\s?\d{1,6}[A-Z]?|\d{1,6}[A-Z]?)(?![\w-])"
+)
+TOKEN = re.compile(r"(?<![\w@.$-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w@-])")
+_NOT_ID = re.compile(r"\d+(?:st|nd|rd|th|s|x)|\d+[a-z]{2,}|\d+[A-Z]{2,}|\d+[a-z]", re.I)
+COUNT = re.compile(
+    rf"(?<![\w.$,-])(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})"
+    r"(?:\s+|(?=[A-Za-z]))(?P<unit>[A-Za-z][A-Za-z-]+)",
+    re.I,
+)
+_NOT_UNIT = frozenset(
+    "and or to of the a an in on at for with from by is are was were am pm st nd rd th x more "
+    "than times percent dollars bucks cents usd now ago later each per so too total left instead "
+    "before after but if".split()
+)
+
+
+@dataclass
+class Values:
+    dates: list[str] = field(default_factory=list)
+    times: list[str] = field(default_factory=list)
+    amounts_usd: list[float] = field(default_factory=list)
+    percentages: list[float] = field(default_factory=list)
+    counts: list[dict[str, JsonValue]] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+    phones: list[str] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
+
+    def to_fields(self) -> dict[str, JsonValue]:
+        out: dict[str, JsonValue] = {}
+        for name, values in vars(self).items():
+            if values:
+                out[name] = list(values)
+        return out
+
+    def __bool__(self) -> bool:
+        return any(vars(self).values())
+
+
+def recognize(text: str, base: datetime | None = None) -> Values:
+    """All values in `text`; `base` (the session time) resolves year-less and relative dates."""
+    work = [text]  # one mutable string, blanked as recognisers consume spans
+    values = Values()
+    values.emails = _unique(_values(_take(work, EMAIL, lambda m: m.group(0))))
+    values.phones = _unique(_values(_take(work, PHONE, lambda m: m.group(0))))
+    values.dates = _dates(work, base)
+    values.times = _unique(_values(_take(work, TIME, _time)))
+    amounts = _take(work, CENTS, lambda m: _number(m) / 100)
+    for pattern in AMOUNTS:
+        amounts += _take(work, pattern, _amount)
+    values.amounts_usd = _unique(_values(sorted(amounts)))
+    values.percentages = _unique(_values(_take(work, PERCENT, lambda m: float(m.group(1)))))
+    values.identifiers = _identifiers(work)
+    values.counts = _values(_take(work, COUNT, _count))
+    return values
+
+
+def _take(
+    work: list[str], pattern: re.Pattern[str], convert: Callable[[re.Match[str]], T | None]
+) -> list[tuple[int, T]]:
+    """(position, value) of each match that converts (None results stay in the text); blank it out."""
+    found: list[tuple[int, T]] = []
+    text = work[0]
+    for match in pattern.finditer(text):
+        value = convert(match)
+        if value is None:
+            continue
+        found.append((match.start(), value))
+        start, end = match.span()
+        text = text[:start] + " " * (end - start) + text[end:]
+    work[0] = text
+    return found
+
+
+def _values(found: list[tuple[int, T]]) -> list[T]:
+    return [value for _, value in found]
+
+
+def _dates(work: list[str], base: datetime | None) -> list[str]:
+    found: list[tuple[int, str]] = []
+    absolute_starts: list[int] = []
+    for pattern in (ISO_DATE, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
+        for match in pattern.finditer(work[0]):
+            day = _absolute(match, base)
+            if day is not None:
+                found.append((match.start(), day.isoformat()))
+                absolute_starts.append(match.start())
+                _blank(work, match)
+    if base is not None:
+        for match in RELATIVE.finditer(work[0]):
+            # "next Thursday, November 21st": the absolute date that follows wins
+            if any(0 <= start - match.end() <= 25 for start in absolute_starts):
+                _blank(work, match)
+                continue
+            resolved = _relative(match.group(0).lower(), base.replace(tzinfo=None))
+            if resolved is not None:
+                found.append((match.start(), resolved))
+                _blank(work, match)
+    found.sort()
+    return _unique([d for _, d in found])
+
+
+def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
+    groups = match.groupdict()
+    month_name = groups.get("month")
+    month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
+    day = int(groups["dd"])
+    year_text = groups.get("year")
+    if year_text is not None:
+        year = int(year_text) + (2000 if len(year_text) == 2 else 0)
+        return _safe_date(year, month, day)
+    if base is None:
+        return None
+    # no year given: the candidate nearest the session date
+    candidates = [d for y in (base.year - 1, base.year, base.year + 1) if (d := _safe_date(y, month, day))]
+    return min(candidates, key=lambda d: abs((d - base.date()).days), default=None)
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day) if 1000 <= year <= 2999 else None
+    except ValueError:
+        return None
+
+
+@lru_cache(maxsize=4096)
+def _relative(phrase: str, base: datetime) -> str | None:
+    settings = {"RELATIVE_BASE": base, "PREFER_DATES_FROM": "future", "RETURN_AS_TIMEZONE_AWARE": False}
+    parsed = dateparser.parse(phrase.replace("tonight", "today"), languages=["en"], settings=settings)
+    return parsed.date().isoformat() if parsed is not None else None
+
+
+def _time(match: re.Match[str]) -> str | None:
+    if match.group("h24") is not None:
+        hour, minute = int(match.group("h24")), int(match.group("m24"))
+    else:
+        hour, minute = int(match.group("h")), int(match.group("m") or 0)
+        if not 1 <= hour <= 12:
+            return None
+        hour = hour % 12 + (12 if match.group("ap").lower() == "p" else 0)
+    return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else None
+
+
+def _number(match: re.Match[str]) -> float:
+    return float(match.group("num").replace(",", "") + (match.group("dec") or ""))
+
+
+_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
+
+
+def _amount(match: re.Match[str]) -> float | None:
+    scale = (match.group("scale") or "").lower()
+    return _number(match) * _SCALES.get(scale, 1.0)
+
+
+def _identifiers(work: list[str]) -> list[str]:
+    found = [(m.start("id"), m.group("id")) for m in LABELLED_ID.finditer(work[0])]
+    for start, value in found:
+        _blank_span(work, start, start + len(value))
+    for match in TOKEN.finditer(work[0]):
+        token = match.group(0)
+        if _is_identifier(token):
+            found.append((match.start(), token))
+            _blank(work, match)
+    found.sort()
+    return _unique([v for _, v in found])
+
+
+def _is_identifier(token: str) -> bool:
+    digits = sum(ch.isdigit() for ch in token)
+    letters = sum(ch.isalpha() for ch in token)
+    if digits == 0:
+        return False
+    if letters:
+        return digits + letters >= 3 and not _NOT_ID.fullmatch(token)
+    return digits >= 5 if "-" not in token else digits >= 6
+
+
+def _count(match: re.Match[str]) -> dict[str, JsonValue] | None:
+    raw, unit = match.group("num").lower(), match.group("unit").lower()
+    if unit in _NOT_UNIT:
+        return None
+    if raw in NUMBER_WORDS:
+        value = float(NUMBER_WORDS[raw])
+    else:
+        value = float(raw.replace(",", ""))
+        if raw.isdigit() and len(raw) == 4 and 1900 <= value <= 2099:
+            return None  # a year, not a count
+    return {"value": int(value) if value.is_integer() else value, "unit": unit}
+
+
+def _blank(work: list[str], match: re.Match[str]) -> None:
+    _blank_span(work, *match.span())
+
+
+def _blank_span(work: list[str], start: int, end: int) -> None:
+    work[0] = work[0][:start] + " " * (end - start) + work[0][end:]
+
+
+def _unique(items: list[T]) -> list[T]:
+    out: list[T] = []
+    for item in items:
+        if item not in out:
+            out.append(item)
+    return out
+

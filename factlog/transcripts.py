@@ -1,0 +1,265 @@
+"""Reading chat transcripts (JSON, JSONL or YAML) into ordered `Session`s.
+
+Accepted shapes (all untrusted; anything else is refused with an `InputError` that names
+the file and, where the parser knows it, the line):
+
+- the book evaluation format: `{"conversation_histories": [{"conversation_id", "timestamp",
+  "metadata", "messages": [{"role", "content"}]}], ...}` (other top-level keys are ignored);
+- `{"sessions": [session, ...]}`, a bare list of sessions, or one session object, where a
+  session is `{"id" | "session_id" | "conversation_id", "timestamp", "metadata",
+  "messages": [...]}`;
+- JSONL where each line is a session, or each line is a message carrying `session_id`
+  (and optionally `timestamp`, the session's time; the first one given wins).
+
+Sessions come back in timestamp order; ties and sessions without a timestamp keep file order
+(untimed sessions sort after timed ones).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from factlog.errors import InputError
+from factlog.model import ROLES, JsonValue
+
+MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
+MAX_SESSION_ID = 256
+MAX_METADATA_NODES = 10_000
+SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
+_ID_KEYS = ("session_id", "id", "conversation_id")
+
+
+@dataclass(frozen=True)
+class Message:
+    role: str
+    content: str
+    index: int  # position in its session, 0-based; provenance cites it
+
+
+@dataclass(frozen=True)
+class Session:
+    session_id: str
+    timestamp: datetime | None
+    messages: list[Message]
+    metadata: dict[str, JsonValue] = field(default_factory=dict)
+
+
+def read_transcript(path: Path) -> list[Session]:
+    """Read one transcript file; sessions ordered by timestamp (stable)."""
+    source = str(path)
+    fmt = SUFFIXES.get(path.suffix.lower())
+    if fmt is None:
+        raise InputError(f"{source}: unknown transcript type {path.suffix!r}; use one of {sorted(SUFFIXES)}")
+    try:
+        size = path.stat().st_size
+        if size > MAX_TRANSCRIPT_BYTES:
+            raise InputError(f"{source}: file is {size} bytes; at most {MAX_TRANSCRIPT_BYTES} (50 MB) are allowed")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_TRANSCRIPT_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"{source}: cannot read transcript: {exc.strerror or exc}") from None
+    if len(raw) > MAX_TRANSCRIPT_BYTES:
+        raise InputError(f"{source}: file is over {MAX_TRANSCRIPT_BYTES} bytes (50 MB)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputError(f"{source}, line {line}: not valid UTF-8") from None
+    return parse_transcript(text, source, fmt)
+
+
+def parse_transcript(text: str, source: str, fmt: str) -> list[Session]:
+    """Parse transcript text of format `json`, `jsonl` or `yaml`; `source` names it in errors."""
+    if fmt == "jsonl":
+        sessions = _sessions_from_jsonl(text, source)
+    elif fmt == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{source}, line {exc.lineno}: malformed JSON: {exc.msg}") from None
+        except RecursionError:
+            raise InputError(f"{source}: JSON nests too deeply") from None
+        sessions = sessions_from_data(data, source)
+    elif fmt == "yaml":
+        sessions = sessions_from_data(_load_yaml(text, source), source)
+    else:
+        raise InputError(f"{source}: unknown transcript format {fmt!r}")
+    return order_sessions(sessions)
+
+
+def order_sessions(sessions: list[Session]) -> list[Session]:
+    seen: set[str] = set()
+    for session in sessions:
+        if session.session_id in seen:
+            raise InputError(f"session id {session.session_id!r} appears more than once")
+        seen.add(session.session_id)
+    timed = [s for s in sessions if s.timestamp is not None]
+    untimed = [s for s in sessions if s.timestamp is None]
+    return sorted(timed, key=lambda s: _sort_key(s.timestamp)) + untimed
+
+
+def _sort_key(ts: datetime | None) -> datetime:
+    assert ts is not None
+    return ts.astimezone(timezone.utc).replace(tzinfo=None) if ts.tzinfo else ts
+
+
+def _load_yaml(text: str, source: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f", line {mark.line + 1}" if mark is not None else ""
+        raise InputError(f"{source}{where}: malformed YAML: {exc.problem or exc.context}") from None
+    except yaml.YAMLError as exc:
+        raise InputError(f"{source}: malformed YAML: {exc}") from None
+    except RecursionError:
+        raise InputError(f"{source}: YAML nests too deeply") from None
+
+
+def sessions_from_data(data: Any, source: str) -> list[Session]:
+    """Sessions from already-parsed JSON/YAML data, in file order."""
+    if isinstance(data, dict):
+        for key in ("conversation_histories", "sessions"):
+            if key in data:
+                items = data[key]
+                if not isinstance(items, list):
+                    raise InputError(f"{source}: {key!r} must be a list of sessions")
+                return [_session(item, source, f"{key}[{i}]", i) for i, item in enumerate(items)]
+        if "messages" in data:
+            return [_session(data, source, "session", 0)]
+        raise InputError(
+            f"{source}: expected 'conversation_histories', 'sessions', 'messages' or a list of sessions; "
+            f"found keys {sorted(map(str, data))[:10]}"
+        )
+    if isinstance(data, list):
+        return [_session(item, source, f"[{i}]", i) for i, item in enumerate(data)]
+    raise InputError(f"{source}: expected a session object or a list of sessions, not {_type_name(data)}")
+
+
+def _sessions_from_jsonl(text: str, source: str) -> list[Session]:
+    lines: list[tuple[int, dict[str, Any]]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"{source}, line {number}: malformed JSON: {exc.msg}") from None
+        except RecursionError:
+            raise InputError(f"{source}, line {number}: JSON nests too deeply") from None
+        if not isinstance(item, dict):
+            raise InputError(f"{source}, line {number}: expected a JSON object, not {_type_name(item)}")
+        lines.append((number, item))
+    if not lines:
+        raise InputError(f"{source}: no sessions (the file is empty)")
+    if "messages" in lines[0][1]:
+        return [_session(item, source, f"line {n}", i) for i, (n, item) in enumerate(lines)]
+    return _sessions_from_message_lines(lines, source)
+
+
+def _sessions_from_message_lines(lines: list[tuple[int, dict[str, Any]]], source: str) -> list[Session]:
+    grouped: dict[str, tuple[list[Message], list[datetime | None]]] = {}
+    for number, item in lines:
+        where = f"line {number}"
+        if "messages" in item:
+            raise InputError(f"{source}, {where}: a session line among message lines; use one kind per file")
+        session_id = _session_id(item, source, where, None)
+        messages, stamps = grouped.setdefault(session_id, ([], []))
+        messages.append(_message(item, source, where, len(messages)))
+        stamps.append(_timestamp(item.get("timestamp"), source, where))
+    return [
+        Session(sid, next((s for s in stamps if s is not None), None), messages, {})
+        for sid, (messages, stamps) in grouped.items()
+    ]
+
+
+def _session(item: Any, source: str, where: str, position: int) -> Session:
+    if not isinstance(item, dict):
+        raise InputError(f"{source}, {where}: a session must be an object, not {_type_name(item)}")
+    session_id = _session_id(item, source, where, f"{Path(source).stem}-{position + 1}")
+    raw_messages = item.get("messages")
+    if raw_messages is None:
+        raise InputError(f"{source}, {where}: session {session_id!r} has no 'messages'")
+    if not isinstance(raw_messages, list):
+        raise InputError(f"{source}, {where}: 'messages' of session {session_id!r} must be a list")
+    messages = [_message(m, source, f"{where}.messages[{i}]", i) for i, m in enumerate(raw_messages)]
+    metadata = item.get("metadata") or {}
+    if not isinstance(metadata, dict):
+        raise InputError(f"{source}, {where}: 'metadata' must be an object")
+    budget = [MAX_METADATA_NODES]
+    clean = {str(k): _json_value(v, source, where, budget) for k, v in metadata.items()}
+    return Session(session_id, _timestamp(item.get("timestamp"), source, where), messages, clean)
+
+
+def _session_id(item: dict[str, Any], source: str, where: str, default: str | None) -> str:
+    value = next((item[k] for k in _ID_KEYS if item.get(k) not in (None, "")), default)
+    if value is None:
+        raise InputError(f"{source}, {where}: missing 'session_id'")
+    if isinstance(value, bool) or not isinstance(value, (str, int)):
+        raise InputError(f"{source}, {where}: session id must be a string, not {_type_name(value)}")
+    text = str(value)
+    if len(text) > MAX_SESSION_ID or not text.isprintable():
+        raise InputError(f"{source}, {where}: session id must be printable, at most {MAX_SESSION_ID} characters")
+    return text
+
+
+def _message(item: Any, source: str, where: str, index: int) -> Message:
+    if not isinstance(item, dict):
+        raise InputError(f"{source}, {where}: a message must be an object with 'role' and 'content'")
+    role = item.get("role")
+    if not isinstance(role, str) or role.strip().lower() not in ROLES:
+        raise InputError(f"{source}, {where}: unknown role {role!r}; expected one of {sorted(ROLES)}")
+    content = item.get("content")
+    if not isinstance(content, str):
+        raise InputError(f"{source}, {where}: message content must be a string, not {_type_name(content)}")
+    return Message(role.strip().lower(), content, index)
+
+
+def _timestamp(value: Any, source: str, where: str) -> datetime | None:
+    """ISO date or date-time ('YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DD', '...T...Z'); YAML may pre-parse it."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day)
+    if isinstance(value, str) and len(value) <= 64:
+        text = value.strip()
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            return datetime.fromisoformat(text)
+        except ValueError:
+            pass
+    raise InputError(
+        f"{source}, {where}: timestamp {str(value)[:64]!r} is not an ISO date or date-time "
+        "(expected 'YYYY-MM-DD HH:MM:SS' or 'YYYY-MM-DD')"
+    )
+
+
+def _json_value(value: Any, source: str, where: str, budget: list[int]) -> JsonValue:
+    """Metadata as JSON: dates become ISO strings; a node budget defeats YAML alias bombs."""
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise InputError(f"{source}, {where}: metadata is too large (over {MAX_METADATA_NODES} values)")
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    if isinstance(value, (date, datetime)):
+        return value.isoformat()
+    if isinstance(value, list):
+        return [_json_value(v, source, where, budget) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(v, source, where, budget) for k, v in value.items()}
+    raise InputError(f"{source}, {where}: metadata value of type {_type_name(value)} is not JSON")
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
+        type(value), type(value).__name__
+    )

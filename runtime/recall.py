@@ -1,0 +1,191 @@
+"""Recall: a code answer plus BM25 text, merged under three hard budget gates.
+
+The gates follow seed 004: at most `max_items` items, at most `max_chars` characters of
+context, and at most `max_ms` milliseconds (the search itself is interrupted past the
+deadline; the clock is checked again before each item is added). Candidates are taken
+greedily, MMR-style: relevance minus `REDUNDANCY_WEIGHT` times the item's greatest
+similarity to an item already chosen; near-duplicates are skipped outright.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Iterable, Literal
+
+from factlog.model import JsonValue
+from runtime.recall_index import Hit, RecallIndex, SearchTimeout, query_tokens
+
+Source = Literal["code", "fact", "record"]
+Gate = Literal["items", "chars", "time"]
+
+REDUNDANCY_WEIGHT = 0.5
+DUPLICATE_SIMILARITY = 0.8  # at or above this, a candidate is skipped, not just demoted
+CANDIDATES_PER_ITEM = 5
+MIN_KEPT_CHARS = 16  # a truncated item keeps at least this much of its text, or is dropped
+ELLIPSIS = "…"
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class CodeAnswer:
+    """The value of an expression over the user's module, from the safe query runtime."""
+
+    expression: str
+    value_text: str
+    fact_ids: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    """One line of context; `score` is relevance relative to the best candidate (code = 1)."""
+
+    source: Source
+    text: str
+    fact_ids: tuple[int, ...]
+    score: float
+
+    def line(self) -> str:
+        return _prefix(self.source) + self.text + _citation(self.fact_ids)
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"source": self.source, "text": self.text, "fact_ids": list(self.fact_ids),
+                "score": round(self.score, 4)}
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    items: list[RecallItem]
+    context: str
+    truncated_by: frozenset[Gate]
+    elapsed_ms: float
+
+    def to_json(self) -> dict[str, JsonValue]:
+        gates: list[JsonValue] = [str(g) for g in sorted(self.truncated_by)]
+        return {
+            "items": [item.to_json() for item in self.items],
+            "context": self.context,
+            "truncated_by": gates,
+            "elapsed_ms": round(self.elapsed_ms, 3),
+        }
+
+
+def _prefix(source: Source) -> str:
+    return f"{source}: "
+
+
+def _citation(fact_ids: tuple[int, ...]) -> str:
+    return f" [facts {', '.join(map(str, fact_ids))}]" if fact_ids else ""
+
+
+@dataclass
+class _Budget:
+    """Accumulates lines under the item and character gates."""
+
+    max_items: int
+    max_chars: int
+    items: list[RecallItem] = field(default_factory=list)
+    used: int = 0
+    closed: bool = False  # set once an item had to be truncated: nothing goes after it
+    gates: set[Gate] = field(default_factory=set)
+
+    def full(self) -> bool:
+        return self.closed or len(self.items) >= self.max_items or self.used >= self.max_chars
+
+    def add(self, item: RecallItem) -> bool:
+        """Add the item whole, or truncated if that fits; False if it had to be dropped."""
+        room = self.max_chars - self.used - (1 if self.items else 0)
+        line = item.line()
+        if len(line) > room:
+            self.gates.add("chars")
+            keep = room - len(line) + len(item.text) - len(ELLIPSIS)
+            if keep < MIN_KEPT_CHARS:
+                return False
+            item = RecallItem(item.source, item.text[:keep] + ELLIPSIS, item.fact_ids, item.score)
+            self.closed = True
+        self.used += len(item.line()) + (1 if self.items else 0)
+        self.items.append(item)
+        return True
+
+
+@dataclass
+class _Candidate:
+    hit: Hit
+    text: str
+    relevance: float
+    tokens: frozenset[str]
+
+
+def _similarity(c: _Candidate, chosen: _Candidate) -> float:
+    """1 when c cites only facts `chosen` cites; else the Jaccard index of their word sets."""
+    if c.hit.fact_ids and set(c.hit.fact_ids) <= set(chosen.hit.fact_ids):
+        return 1.0
+    union = c.tokens | chosen.tokens
+    return len(c.tokens & chosen.tokens) / len(union) if union else 1.0
+
+
+def _clean(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def recall(
+    index: RecallIndex,
+    user: str,
+    question: str,
+    *,
+    code_answer: CodeAnswer | None = None,
+    max_items: int = 8,
+    max_chars: int = 2000,
+    max_ms: float = 50,
+    kinds: Iterable[str] | None = None,
+    since: date | None = None,
+    until: date | None = None,
+    session: str | None = None,
+) -> RecallResult:
+    """What the user's memory says about `question`, within the three budgets."""
+    start = time.monotonic()
+    deadline = start + max_ms / 1000
+    budget = _Budget(max(0, max_items), max(0, max_chars))
+    chosen: list[_Candidate] = []
+    if code_answer is not None and not budget.full():
+        text = _clean(f"{code_answer.expression} = {code_answer.value_text}")
+        code_item = RecallItem("code", text, tuple(code_answer.fact_ids), 1.0)
+        if budget.add(code_item):
+            # Facts the code answer used stay eligible as evidence: compare words only.
+            chosen.append(_Candidate(Hit("fact", text, (), 1.0), text, 1.0, frozenset(query_tokens(text))))
+    hits: list[Hit] = []
+    if not budget.full():
+        try:
+            hits = index.search(user, question, kinds=kinds, since=since, until=until, session=session,
+                                limit=max(max_items, 1) * CANDIDATES_PER_ITEM, deadline=deadline)
+        except SearchTimeout:
+            budget.gates.add("time")
+    top = max((h.score for h in hits), default=1.0) or 1.0
+    pool = [_Candidate(h, _clean(h.text), h.score / top, frozenset(query_tokens(h.text))) for h in hits]
+    while pool and not budget.full():
+        if time.monotonic() > deadline:
+            budget.gates.add("time")
+            break
+        scored = [(c.relevance - REDUNDANCY_WEIGHT * max((_similarity(c, s) for s in chosen), default=0.0), c)
+                  for c in pool
+                  if all(_similarity(c, s) < DUPLICATE_SIMILARITY for s in chosen)]
+        if not scored:
+            pool = []
+            break
+        _, best = max(scored, key=lambda pair: pair[0])
+        pool = [c for _, c in scored if c is not best]
+        item = RecallItem(best.hit.source, best.text, best.hit.fact_ids, best.relevance)
+        if budget.add(item):
+            chosen.append(best)
+    if len(budget.items) >= budget.max_items and any(
+        all(_similarity(c, s) < DUPLICATE_SIMILARITY for s in chosen) for c in pool
+    ):
+        budget.gates.add("items")
+    return RecallResult(
+        items=budget.items,
+        context="\n".join(item.line() for item in budget.items),
+        truncated_by=frozenset(budget.gates),
+        elapsed_ms=(time.monotonic() - start) * 1000,
+    )

@@ -1,0 +1,76 @@
+"""Shared fixtures: every test gets its own workspace; nothing reaches a real model."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from factlog.sqlite import SqliteFactStore
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED_DATA = REPO.parent / "shared" / "data" / "book_eval_layer1"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Point UAC_HOME at a fresh folder and forbid real LLM endpoints (in the manner of
+    pydantic-ai's ALLOW_MODEL_REQUESTS): tests talk only to servers they start themselves."""
+    home = tmp_path / "uac-home"
+    monkeypatch.setenv("UAC_HOME", str(home))
+    monkeypatch.setenv("UAC_ALLOW_REMOTE_MODELS", "0")
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    return home
+
+
+@pytest.fixture
+def home(_isolated_home: Path) -> Path:
+    return _isolated_home
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteFactStore]:
+    s = SqliteFactStore(tmp_path / "facts.db")
+    yield s
+    s.close()
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def uac(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    """Run the real `uac` entry point in-process: `uac("add", "alice", "text")`."""
+    from runtime import cli
+
+    def run(*args: str) -> CliResult:
+        monkeypatch.setattr(sys, "argv", ["uac", *args])
+        code = 0
+        try:
+            cli.main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared test data not found at {SHARED_DATA}")
+    return SHARED_DATA
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    os.environ.setdefault("UAC_ALLOW_REMOTE_MODELS", "0")

@@ -1,0 +1,97 @@
+from __future__ import annotations
+
+import os
+from datetime import date, datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from constraints.model import Alert
+from constraints.state import HISTORY_LIMIT, ActiveAlert, AlertState, AlertStateError, ResolvedAlert
+
+WHEN = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
+
+
+def alert(n: int, due: date | None = None) -> Alert:
+    return Alert(f"rule:f{n}", "rule", "warning", f"situation {n} — ünïcode", (n, n + 100), due)
+
+
+def sample_state(version: int) -> AlertState:
+    return AlertState(
+        active=(ActiveAlert(alert(1, date(2025, 4, 1)), WHEN, version), ActiveAlert(alert(2), WHEN, None)),
+        history=(ResolvedAlert(alert(3), WHEN, 1, WHEN.replace(hour=10), version),),
+        evaluated_at=WHEN,
+        version=version,
+    )
+
+
+def test_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "nested" / "alerts.json"
+    sample_state(4).save(path)
+    assert AlertState.load(path) == sample_state(4)
+
+
+def test_missing_file_is_an_empty_state(tmp_path: Path) -> None:
+    assert AlertState.load(tmp_path / "none.json") == AlertState()
+
+
+@pytest.mark.parametrize("text", ["{not json", '{"format": 99}', '{"format": 1, "active": [{}]}', "[]"])
+def test_unreadable_state_is_a_clear_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "alerts.json"
+    path.write_text(text)
+    with pytest.raises(AlertStateError, match="alerts.json"):
+        AlertState.load(path)
+
+
+def test_history_is_bounded(tmp_path: Path) -> None:
+    history = tuple(ResolvedAlert(alert(i), WHEN, None, WHEN, None) for i in range(HISTORY_LIMIT + 5))
+    path = tmp_path / "alerts.json"
+    AlertState(history=history).save(path)
+    kept = AlertState.load(path).history
+    assert len(kept) == HISTORY_LIMIT and kept[-1] == history[-1]
+
+
+@pytest.mark.parametrize("failing", ["fsync", "replace"])
+def test_a_crash_mid_write_keeps_the_old_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
+    path = tmp_path / "alerts.json"
+    sample_state(1).save(path)
+
+    def crash(*args: object) -> None:
+        raise OSError("disk gone")
+
+    monkeypatch.setattr(os, failing, crash)
+    with pytest.raises(OSError, match="disk gone"):
+        sample_state(2).save(path)
+    monkeypatch.undo()
+
+    assert AlertState.load(path) == sample_state(1)
+    assert os.listdir(tmp_path) == ["alerts.json"]  # no temporary file left behind
+
+
+def test_a_crash_after_partial_write_keeps_the_old_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "alerts.json"
+    sample_state(1).save(path)
+    real_fdopen = os.fdopen
+
+    class HalfWriter:
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            self.stream = real_fdopen(*args, **kwargs)  # type: ignore[call-overload]
+
+        def __enter__(self) -> HalfWriter:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.stream.close()
+
+        def write(self, text: str) -> None:
+            self.stream.write(text[: len(text) // 2])
+            self.stream.flush()
+            raise OSError("killed mid-write")
+
+    monkeypatch.setattr(os, "fdopen", HalfWriter)
+    with pytest.raises(OSError, match="killed mid-write"):
+        sample_state(2).save(path)
+    monkeypatch.undo()
+
+    assert AlertState.load(path) == sample_state(1)
+    assert os.listdir(tmp_path) == ["alerts.json"]

@@ -1,0 +1,255 @@
+"""Recall index (FTS5, BM25, filters, forgetting) and recall (code answer, gates, redundancy)."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from factlog.model import Fact, JsonValue, Provenance
+from runtime.recall import CodeAnswer, recall
+from runtime.recall_index import RecallIndex, RecordText, record_texts
+
+FILLER = [
+    "I bought groceries at the market on Saturday",
+    "The weather in Lisbon was sunny last week",
+    "My favourite colour is dark green",
+    "We watched a documentary about whales",
+    "The car needs new tyres before winter",
+    "I started reading a novel about sailors",
+    "Our neighbour plays the piano every evening",
+    "The library closes early on public holidays",
+]
+
+
+def fact(
+    fid: int,
+    text: str,
+    *,
+    user: str = "alice",
+    kind: str | None = None,
+    fields: dict[str, JsonValue] | None = None,
+    valid_from: date | None = None,
+    retracts: int | None = None,
+    session: str | None = None,
+) -> Fact:
+    return Fact(user, fid, f"2025-02-{fid % 28 + 1:02d}T09:00:00+00:00", text, kind, fields or {}, None,
+                valid_from, None, retracts, Provenance(session_id=session), "", "")
+
+
+def corpus(texts: list[str], user: str = "alice", start: int = 1) -> list[Fact]:
+    return [fact(start + i, t, user=user) for i, t in enumerate(texts)]
+
+
+@pytest.fixture
+def index(tmp_path: Path) -> Iterator[RecallIndex]:
+    with RecallIndex(tmp_path / "recall.db") as ix:
+        yield ix
+
+
+HOSTILE = ['"', '""', "NEAR(", "* OR", "a AND", "OR", "NOT", "(((", "col:val", "^start", "x*",
+           "'; DROP TABLE docs; --", "\\", "   ", "", "{body}: x", "-", "+", "NEAR(a b, 3)", "\x00"]
+
+
+@pytest.mark.parametrize("question", HOSTILE)
+def test_hostile_questions_do_not_error(index: RecallIndex, question: str) -> None:
+    index.sync_facts("alice", corpus(FILLER + ["NEAR OR AND NOT are words too"]))
+    index.search("alice", question, limit=5)
+    result = recall(index, "alice", question)
+    assert len(result.context) <= 2000
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_is_a_safe_question(question: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp, RecallIndex(Path(tmp) / "r.db") as index:
+        index.sync_facts("alice", corpus(FILLER))
+        assert all(h.fact_ids for h in index.search("alice", question))
+
+
+def test_bm25_ranks_the_more_relevant_fact_first(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER + [
+        "Once we talked about the history of medicine, penicillin came up",
+        "I am allergic to penicillin: a severe allergy, penicillin gives me hives",
+    ]))
+    hits = index.search("alice", "penicillin allergy?", limit=5)
+    assert [h.fact_ids for h in hits] == [(10,), (9,)]
+    assert hits[0].score > hits[1].score > 0
+
+
+def test_stemming_matches_word_forms(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER + ["I am flying to Osaka in spring"]))
+    assert [h.fact_ids for h in index.search("alice", "flights to osaka")] == [(9,)]
+
+
+def test_filters_by_kind_time_and_session(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER) + [
+        fact(20, "Trip to Rome", kind="trip", valid_from=date(2024, 5, 1), session="s1"),
+        fact(21, "Trip to Oslo", kind="trip", valid_from=date(2025, 3, 1), session="s2"),
+        fact(22, "Trip note: bring adapters", session="s1"),
+    ])
+    index.set_records("alice", 1, [RecordText("Trip(destination='Rome')", (20,), "trips")])
+
+    def ids(**filters: object) -> set[int]:
+        return {i for h in index.search("alice", "trip", **filters) for i in h.fact_ids}  # type: ignore[arg-type]
+
+    assert ids() == {20, 21, 22}
+    assert ids(kinds=["trip"]) == {20, 21}
+    assert ids(kinds=["allergy"]) == set()
+    assert ids(since=date(2025, 1, 1)) == {21, 22}  # 22 has no valid_from: its recorded date counts
+    assert ids(until=date(2024, 12, 31)) == {20}
+    assert ids(since=date(2024, 1, 1), until=date(2024, 12, 31)) == {20}
+    assert ids(session="s1") == {20, 22}
+    assert {h.source for h in index.search("alice", "trip", kinds=["trip"])} == {"fact", "record"}
+    assert {h.source for h in index.search("alice", "trip", session="s1")} == {"fact"}
+
+
+def test_users_do_not_see_each_other(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER))
+    index.sync_facts("bob", corpus(["Bob keeps bees in the garden"], user="bob"))
+    assert index.search("alice", "bees garden") == []
+    assert len(index.search("bob", "bees")) == 1
+    with pytest.raises(ValueError):
+        index.sync_facts("alice", corpus(["wrong owner"], user="bob", start=50))
+
+
+def test_sync_is_incremental_and_retraction_removes_the_fact(index: RecallIndex) -> None:
+    facts = corpus(FILLER + ["My locker code is 4412 at the gym"])
+    assert index.sync_facts("alice", facts) == 9
+    assert index.sync_facts("alice", facts) == 0
+    assert len(index.search("alice", "locker gym")) == 1
+    retraction = fact(10, "Retracted: wrong gym locker, sorry kumquat", retracts=9)
+    assert index.sync_facts("alice", [*facts, retraction]) == 1
+    assert index.last_fact_id("alice") == 10
+    assert index.search("alice", "locker gym") == []
+    assert index.search("alice", "kumquat") == []  # the retraction itself is not indexed
+
+
+def test_set_records_replaces_the_previous_version(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER))
+    index.set_records("alice", 1, [RecordText("Vehicle(make='Volvo')", (3,), "vehicles")])
+    index.set_records("alice", 2, [RecordText("Vehicle(make='Saab')", (3,), "vehicles")])
+    assert index.record_version("alice") == 2
+    assert index.search("alice", "volvo") == []
+    assert [h.source for h in index.search("alice", "saab")] == ["record"]
+
+
+def test_forget_leaves_no_text_in_the_database_files(tmp_path: Path) -> None:
+    path = tmp_path / "recall.db"
+    secret = "zqxvwjkplm"
+    with RecallIndex(path) as index:
+        index.sync_facts("victim42", corpus([*FILLER[:7], "a tangerine umbrella", f"my secret word is {secret}"],
+                                                user="victim42"))
+        index.set_records("victim42", 1, [RecordText(f"Note(text='{secret}')", (9,), "notes")])
+        index.sync_facts("bob", corpus(FILLER, user="bob"))
+        assert index.search("victim42", secret)
+        assert index.forget("victim42") == 10
+        assert index.search("victim42", secret) == []
+        assert index.last_fact_id("victim42") == 0
+        assert len(index.search("bob", "piano")) == 1
+
+        def file_bytes() -> bytes:
+            return b"".join(p.read_bytes() for p in tmp_path.iterdir() if p.name.startswith("recall.db"))
+
+        for needle in (secret.encode(), b"victim42", b"tangerine umbrella"):
+            assert needle not in file_bytes()
+    assert secret.encode() not in file_bytes()
+    assert b"piano" in file_bytes()  # bob's rows are still there: the search is meaningful
+
+
+def test_record_texts_render_a_module_namespace() -> None:
+    @dataclass(frozen=True, kw_only=True)
+    class Trip:
+        destination: str
+        departure_date: date | None = None
+        cost_usd: float | None = None
+        fact_ids: list[int] = field(default_factory=list)
+
+    namespace = {"trips": [Trip(destination="Tokyo", departure_date=date(2025, 1, 15), fact_ids=[3, 7])],
+                 "passport": None, "Trip": Trip, "_private": [Trip(destination="x")]}
+    assert record_texts(namespace) == [
+        RecordText("Trip(destination='Tokyo', departure_date=2025-01-15)", (3, 7), "trips")
+    ]
+
+
+def test_code_answer_comes_first(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER + ["Trip to Rome cost 900 dollars", "Trip to Oslo cost 1200"]))
+    answer = CodeAnswer("sum(t.cost_usd for t in trips)", "2100.0", (9, 10))
+    result = recall(index, "alice", "how much did my trips cost", code_answer=answer)
+    assert result.items[0].source == "code"
+    assert result.context.splitlines()[0] == "code: sum(t.cost_usd for t in trips) = 2100.0 [facts 9, 10]"
+    assert {i for item in result.items[1:] for i in item.fact_ids} == {9, 10}  # evidence still shown
+    assert result.to_json()["items"][0] == {"source": "code", "text": "sum(t.cost_usd for t in trips) = 2100.0",
+                                            "fact_ids": [9, 10], "score": 1.0}
+
+
+def test_near_duplicates_are_not_both_chosen(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER + [
+        "My dentist appointment is on Tuesday at 3pm with Dr Smith",
+        "My dentist appointment is Tuesday at 3pm with Dr Smith.",
+        "Dr Smith the dentist has an office on Main Street",
+    ]))
+    result = recall(index, "alice", "when is my dentist appointment with Dr Smith", max_items=2)
+    chosen = [item.fact_ids[0] for item in result.items]
+    assert len(chosen) == 2 and 11 in chosen and len({9, 10} & set(chosen)) == 1
+
+
+def test_record_citing_the_same_facts_is_redundant(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER + ["The renewal office says passport X123 expires in 2031"]))
+    index.set_records("alice", 1, [RecordText("Passport(number='X123', expiry_date=2031-05-01)", (9,), "passport"),
+                                   RecordText("Document(kind='visa', number='X123')", (9, 4), "documents")])
+    result = recall(index, "alice", "passport X123 expires")
+    assert sorted(item.fact_ids for item in result.items) == [(9,), (9, 4)]
+
+
+def test_time_gate_stops_the_search(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER))
+    result = recall(index, "alice", "piano", code_answer=CodeAnswer("len(notes)", "8", ()), max_ms=0)
+    assert [item.source for item in result.items] == ["code"]
+    assert result.truncated_by == {"time"}
+
+
+def test_char_gate_truncates_the_last_item_with_an_ellipsis(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER + ["Piano lessons every Thursday " + "with scales " * 20]))
+    result = recall(index, "alice", "piano thursday lessons", max_chars=80)
+    assert len(result.context) <= 80
+    assert result.context.endswith("… [facts 9]")
+    assert "chars" in result.truncated_by
+
+
+WORDS = ["piano", "tokyo", "trip", "dentist", "passport", "garden", "bees", "rome", "cost", "winter"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    texts=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=30).map(" ".join),
+                   min_size=0, max_size=30),
+    question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+    max_items=st.integers(0, 12),
+    max_chars=st.integers(0, 600),
+    with_code=st.booleans(),
+)
+def test_gates_are_never_exceeded_and_citations_exist(
+    texts: list[str], question: str, max_items: int, max_chars: int, with_code: bool
+) -> None:
+    facts = corpus(texts)
+    code = CodeAnswer("len(trips)", "3", (1,)) if with_code and facts else None
+    with tempfile.TemporaryDirectory() as tmp, RecallIndex(Path(tmp) / "r.db") as index:
+        index.sync_facts("alice", facts)
+        index.sync_facts("bob", corpus(texts[:3], user="bob"))
+        index.set_records("alice", 1, [RecordText(f"Note(text='{t[:40]}')", (f.id,), "notes")
+                                       for t, f in zip(texts[:5], facts)])
+        result = recall(index, "alice", question, code_answer=code, max_items=max_items,
+                        max_chars=max_chars, max_ms=1000)
+    assert len(result.items) <= max_items
+    assert len(result.context) <= max_chars
+    assert result.context == "\n".join(item.line() for item in result.items)
+    known = {f.id for f in facts}
+    assert all(set(item.fact_ids) <= known for item in result.items)
+    assert len({item.line() for item in result.items}) == len(result.items)

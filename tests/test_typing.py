@@ -1,0 +1,13 @@
+"""mypy --strict over our own packages, as part of the test command."""
+
+from __future__ import annotations
+
+from mypy import api
+
+from conftest import REPO
+
+
+def test_our_packages_pass_mypy_strict() -> None:
+    stdout, stderr, status = api.run(["--config-file", str(REPO / "pyproject.toml"),
+                                      "--cache-dir", str(REPO / ".mypy_cache")])
+    assert status == 0, stdout + stderr

@@ -1,0 +1,155 @@
+"""Reading a loaded package as data: its record classes, its record collections, and
+record values as JSON — what the semantic diff compares.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import hashlib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from types import ModuleType
+from typing import Any
+
+from codegen.vocabulary import PROVENANCE_FIELD
+from factlog.model import JsonValue
+
+_QUALIFIER = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
+_CHUNK = re.compile(r"(?P<base>.+)_\d{3,}")
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A module-level record attribute: `trips: list[Trip]` or `passport: Passport | None`."""
+
+    attribute: str
+    singular: bool
+    records: list[Any]
+
+
+def annotation_text(annotation: object) -> str:
+    """A field annotation as comparable text: `date | None`, whatever the module imported."""
+    if isinstance(annotation, str):
+        text = annotation
+    elif isinstance(annotation, type):
+        text = annotation.__qualname__
+    else:
+        text = str(annotation)
+    return _QUALIFIER.sub("", text.replace("typing.", ""))
+
+
+def record_classes(module: ModuleType) -> dict[str, dict[str, str]]:
+    """Public dataclass classes: class name -> {field name: annotation text}."""
+    classes = {}
+    for name, value in vars(module).items():
+        if not name.startswith("_") and isinstance(value, type) and dataclasses.is_dataclass(value):
+            classes[name] = {f.name: annotation_text(f.type) for f in dataclasses.fields(value)}
+    return classes
+
+
+def _is_record(value: object) -> bool:
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
+def collections(module: ModuleType) -> dict[str, Collection]:
+    """Public record attributes. Lists of records are collections (empty lists too); a record
+    or None is a singular one. Chunk lists joined into another attribute (`trips_000` next
+    to `trips`) are left out so that no record counts twice.
+    """
+    found: dict[str, Collection] = {}
+    for name, value in vars(module).items():
+        if name.startswith("_") or isinstance(value, (type, ModuleType)):
+            continue
+        if isinstance(value, list) and all(_is_record(item) for item in value):
+            found[name] = Collection(name, False, list(value))
+        elif value is None or _is_record(value):
+            found[name] = Collection(name, True, [] if value is None else [value])
+    for name in list(found):
+        match = _CHUNK.fullmatch(name)
+        if match and match.group("base") in found and not found[name].singular:
+            del found[name]
+    return found
+
+
+def fact_ids(record: object) -> list[int]:
+    ids = getattr(record, PROVENANCE_FIELD, None) or []
+    return sorted({i for i in ids if isinstance(i, int) and not isinstance(i, bool)})
+
+
+def field_names(record: object) -> list[str]:
+    return [f.name for f in dataclasses.fields(record) if f.name != PROVENANCE_FIELD]  # type: ignore[arg-type]
+
+
+def to_json(value: object) -> JsonValue:
+    """A record value as JSON: dates ISO, Decimal as text, enums by value, records as objects."""
+    if value is None or isinstance(value, (bool, int, str)):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, enum.Enum):
+        return to_json(value.value)
+    if isinstance(value, (datetime, date, time)):
+        return value.isoformat()
+    if isinstance(value, (timedelta, Decimal)):
+        return str(value)
+    if isinstance(value, (list, tuple)):
+        return [to_json(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((to_json(item) for item in value), key=repr)
+    if isinstance(value, Mapping):
+        return {str(key): to_json(item) for key, item in value.items()}
+    if _is_record(value):
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
+    return repr(value)
+
+
+def same_value(before: object, after: object) -> bool:
+    """Equal as data and of the same type name (classes differ per loaded version)."""
+    return type(before).__name__ == type(after).__name__ and to_json(before) == to_json(after)
+
+
+def label(record: object, limit: int = 3) -> str:
+    """`Trip(destination='Lisbon', departure_date=2024-05-01)`: the first few set fields."""
+    parts = []
+    for name in field_names(record):
+        value = getattr(record, name, None)
+        if value is None or value == [] or value == {}:
+            continue
+        text = repr(value) if isinstance(value, str) else str(to_json(value))
+        parts.append(f"{name}={text[:40] + '…' if len(text) > 40 else text}")
+        if len(parts) == limit:
+            break
+    return f"{type(record).__name__}({', '.join(parts)})"
+
+
+def entity_ids(
+    collection: Collection, entities: Mapping[str, Sequence[int]] | None
+) -> list[tuple[str, Any]]:
+    """Pair each record with its entity id.
+
+    A singular attribute is one entity. Otherwise, with an entity map (entity id -> fact
+    ids, from the version's metadata) the record belongs to the entity holding its smallest
+    mapped fact id; without one its entity id is its smallest fact id: an updated entity
+    keeps its first fact, so the id is stable across versions (unless that very first fact
+    is retracted while later ones stay). A record without fact ids is identified by content.
+    """
+    if collection.singular:
+        return [(collection.attribute, record) for record in collection.records]
+    owner = {fact: entity for entity, ids in (entities or {}).items() for fact in ids}
+    paired = []
+    for record in collection.records:
+        ids = fact_ids(record)
+        mapped = [owner[i] for i in ids if i in owner]
+        if mapped:
+            paired.append((mapped[0], record))
+        elif ids:
+            paired.append((f"#{ids[0]}", record))
+        else:
+            digest = hashlib.sha256(repr(to_json(record)).encode("utf-8", "replace")).hexdigest()
+            paired.append((f"content:{digest[:12]}", record))
+    return paired

@@ -1,0 +1,302 @@
+"""The versioned per-user module store: `<home>/users/<user>/v000001/`, `v000002/`, ...
+
+Layout of a user folder:
+
+    current        the current version's name ("v000003"), replaced atomically
+    events.jsonl   one line per publish or rollback (an audit log)
+    .lock          flock'ed by writers, so concurrent publishers get distinct numbers
+    v000001/       an immutable package: the generated files + meta.json, read-only
+    .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
+
+A version directory is built under a temp name, every file and the directory fsynced, then
+renamed into place, so a crash leaves either no new version or a complete one; the
+`current` pointer moves only after that. A crash between the rename and the pointer update
+leaves a complete version that never became current (history lists it; the next publish
+takes the number after it).
+
+Readers take no lock: both the version directories and the pointer appear atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import sys
+import uuid
+from collections.abc import Iterator, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from types import ModuleType
+
+from codegen.loader import load_package, module_name_for, unload_package
+from factlog.errors import InputError, NotFound
+from factlog.model import check_user_id
+from users import fsio
+from users.versions import (
+    VERSION_NAME,
+    PublishMeta,
+    VersionEvent,
+    VersionInfo,
+    check_version_number,
+    version_name,
+)
+
+FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
+MAX_FILES = 4096
+MAX_TOTAL_BYTES = 64 * 1024 * 1024
+META_FILE = "meta.json"
+CURRENT_FILE = "current"
+EVENTS_FILE = "events.jsonl"
+LOCK_FILE = ".lock"
+FORGET_PREFIX = fsio.TEMP_PREFIX + "forget-"
+
+
+def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
+    """Refuse anything but a flat package of `[a-z_][a-z0-9_]*.py` files with `__init__.py`."""
+    if not isinstance(files, Mapping) or not files:
+        raise InputError("a package needs at least one file (__init__.py)")
+    if len(files) > MAX_FILES:
+        raise InputError(f"a package has {len(files)} files; at most {MAX_FILES} are allowed")
+    encoded: dict[str, bytes] = {}
+    for name, source in files.items():
+        if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
+            raise InputError(
+                f"file name {name!r} is not allowed: use [a-z_][a-z0-9_]*.py, no folders"
+            )
+        if not isinstance(source, str):
+            raise InputError(f"the source of {name} must be a string")
+        try:
+            encoded[name] = source.encode("utf-8")
+        except UnicodeEncodeError:
+            raise InputError(f"the source of {name} is not valid Unicode text") from None
+    if "__init__.py" not in encoded:
+        raise InputError("a package must include __init__.py")
+    total = sum(len(data) for data in encoded.values())
+    if total > MAX_TOTAL_BYTES:
+        raise InputError(f"a package of {total} bytes is larger than {MAX_TOTAL_BYTES}")
+    return encoded
+
+
+def files_digest(files: Mapping[str, bytes]) -> str:
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode("ascii") + b"\0" + files[name] + b"\0")
+    return digest.hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+class VersionStore:
+    """Immutable, numbered versions of each user's generated package under `root`."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    # -- paths ---------------------------------------------------------------------------
+
+    def user_dir(self, user: str) -> Path:
+        """The user's folder; the id is checked and the path must stay directly under root."""
+        check_user_id(user)
+        path = self.root / user
+        resolved, root = path.resolve(), self.root.resolve()
+        if resolved.parent != root or resolved.name != user:
+            raise InputError(f"user folder for {user!r} would leave the store at {root}")
+        return path
+
+    @contextlib.contextmanager
+    def _locked(self, user: str) -> Iterator[Path]:
+        """Hold the user's exclusive lock. Retries if `forget` moved the folder meanwhile."""
+        folder = self.user_dir(user)
+        while True:
+            folder.mkdir(parents=True, exist_ok=True)
+            lock = folder / LOCK_FILE
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                try:
+                    same = os.stat(lock).st_ino == os.fstat(fd).st_ino
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    yield folder
+                    return
+            finally:
+                os.close(fd)  # closing releases the lock
+
+    # -- reading -------------------------------------------------------------------------
+
+    def users(self) -> list[str]:
+        """Users with at least one published version."""
+        if not self.root.is_dir():
+            return []
+        found = []
+        for entry in self.root.iterdir():
+            if entry.name.startswith(".") or not entry.is_dir() or entry.is_symlink():
+                continue
+            try:
+                check_user_id(entry.name)
+            except InputError:
+                continue
+            if any(VERSION_NAME.fullmatch(child.name) for child in entry.iterdir()):
+                found.append(entry.name)
+        return sorted(found)
+
+    def _numbers(self, folder: Path) -> list[int]:
+        if not folder.is_dir():
+            return []
+        numbers = []
+        for entry in folder.iterdir():
+            match = VERSION_NAME.fullmatch(entry.name)
+            if match and (entry / META_FILE).is_file():
+                numbers.append(int(match.group(1)))
+        return sorted(numbers)
+
+    def _read_info(self, user: str, path: Path) -> VersionInfo:
+        try:
+            data = json.loads((path / META_FILE).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise InputError(f"cannot read {path / META_FILE}: {exc}") from None
+        if not isinstance(data, dict):
+            raise InputError(f"{path / META_FILE} does not hold a JSON object")
+        return VersionInfo.from_meta_json(user, path, data)
+
+    def get(self, user: str, number: int | str) -> VersionInfo:
+        folder = self.user_dir(user)
+        path = folder / version_name(check_version_number(number))
+        if not (path / META_FILE).is_file():
+            raise NotFound(f"user {user!r} has no version {number}")
+        return self._read_info(user, path)
+
+    def history(self, user: str) -> list[VersionInfo]:
+        """All versions, oldest first."""
+        folder = self.user_dir(user)
+        return [self._read_info(user, folder / version_name(n)) for n in self._numbers(folder)]
+
+    def _current_number(self, folder: Path) -> int | None:
+        try:
+            text = (folder / CURRENT_FILE).read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return None
+        return check_version_number(text)
+
+    def current(self, user: str) -> VersionInfo | None:
+        number = self._current_number(self.user_dir(user))
+        return None if number is None else self.get(user, number)
+
+    def events(self, user: str) -> list[VersionEvent]:
+        """The publish / rollback log, oldest first (a torn last line from a crash is skipped)."""
+        path = self.user_dir(user) / EVENTS_FILE
+        if not path.is_file():
+            return []
+        events = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                events.append(VersionEvent.from_json(json.loads(line)))
+            except (ValueError, KeyError, TypeError):
+                continue
+        return events
+
+    def files(self, user: str, number: int | str) -> dict[str, str]:
+        """The package's source files (without meta.json)."""
+        info = self.get(user, number)
+        return {
+            entry.name: entry.read_text(encoding="utf-8")
+            for entry in sorted(info.path.iterdir())
+            if entry.is_file() and FILE_NAME.fullmatch(entry.name)
+        }
+
+    def load(self, user: str, number: int | str | None = None) -> ModuleType:
+        """Import a version (the current one by default) under a name unique to (user, version).
+
+        Versions are published only after validation, so importing them is allowed. No
+        bytecode is written: the version folder stays exactly as published.
+        """
+        info = self.current(user) if number is None else self.get(user, number)
+        if info is None:
+            raise NotFound(f"user {user!r} has no published version")
+        saved = sys.dont_write_bytecode
+        sys.dont_write_bytecode = True
+        try:
+            return load_package(info.path, module_name_for(user, info.name))
+        finally:
+            sys.dont_write_bytecode = saved
+
+    # -- writing -------------------------------------------------------------------------
+
+    def publish(self, user: str, files: Mapping[str, str], meta: PublishMeta) -> VersionInfo:
+        """Store a validated package as the user's next version and make it current."""
+        self.user_dir(user)
+        encoded = check_files(files)
+        if not isinstance(meta, PublishMeta):
+            raise InputError("meta must be a PublishMeta")
+        with self._locked(user) as folder:
+            fsio.remove_temp_entries(folder)
+            number = max(self._numbers(folder), default=0) + 1
+            info = VersionInfo(
+                user=user,
+                number=number,
+                path=folder / version_name(number),
+                created_at=_now(),
+                parent=self._current_number(folder),
+                files_sha256=files_digest(encoded),
+                meta=meta,
+            )
+            self._write_version(folder, info, encoded)
+            fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
+            self._log(folder, VersionEvent("publish", info.number, info.parent, info.created_at))
+        return info
+
+    def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes]) -> None:
+        temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
+        try:
+            temp.mkdir()
+            for name, data in sorted(encoded.items()):
+                fsio.write_file(temp / name, data, fsio.READ_ONLY_FILE)
+            meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
+            fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
+            os.chmod(temp, fsio.READ_ONLY_DIR)
+            fsio.fsync_dir(temp)
+            os.rename(temp, info.path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                fsio.remove_tree(temp)
+            raise
+        fsio.fsync_dir(folder)
+
+    def _log(self, folder: Path, event: VersionEvent) -> None:
+        fsio.append_line(folder / EVENTS_FILE, json.dumps(event.to_json(), sort_keys=True))
+
+    def rollback(self, user: str, number: int | str) -> VersionInfo:
+        """Make an existing version current again (recorded in events.jsonl).
+
+        Numbers are never reused: the next publish still takes the number after the newest.
+        """
+        with self._locked(user) as folder:
+            info = self.get(user, number)
+            previous = self._current_number(folder)
+            fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
+            self._log(folder, VersionEvent("rollback", info.number, previous, _now()))
+        return info
+
+    def forget(self, user: str) -> bool:
+        """Erase the user's folder and unload their modules; False if there was nothing."""
+        folder = self.user_dir(user)
+        if not folder.exists():
+            return False
+        with self._locked(user) as folder:
+            for number in self._numbers(folder):
+                unload_package(module_name_for(user, version_name(number)))
+            doomed = self.root / f"{FORGET_PREFIX}{uuid.uuid4().hex}"
+            os.rename(folder, doomed)
+            fsio.fsync_dir(self.root)
+        # This folder and any left by a forget that crashed before finishing.
+        for entry in self.root.iterdir():
+            if entry.name.startswith(FORGET_PREFIX):
+                fsio.remove_tree(entry)
+        return True
