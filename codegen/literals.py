@@ -20,12 +20,14 @@ _SIMPLE_ESCAPES = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\
 class Aliases:
     """The names under which a module imported `date`, `datetime` and `time`."""
 
-    date: str = "_date"
-    datetime: str = "_datetime"
-    time: str = "_time"
+    date: str = "date"
+    datetime: str = "datetime"
+    time: str = "time"
 
 
 def str_literal(text: str) -> str:
+    if text.isprintable() and "'" not in text and "\\" not in text:
+        return f"'{text}'"
     parts = ["'"]
     for ch in text:
         escaped = _SIMPLE_ESCAPES.get(ch)

@@ -1,7 +1,8 @@
 """Import a generated package directory in isolation, under a unique module name.
 
 Only call `load_package` on a directory whose files passed validation: importing runs the
-code. Each load registers the package (and, as they import, its submodules) in
+code. Generated files are compiled through an in-memory cache keyed by content hash (no
+`__pycache__` is read or written), so a new version recompiles only the files that changed. Each load registers the package (and, as they import, its submodules) in
 `sys.modules` under `module_name`, so relative imports (`from .trip import Trip`) resolve
 inside that package only; two users with identical class or file names never collide
 because their packages live under different top-level names.
@@ -11,14 +12,67 @@ from __future__ import annotations
 
 import hashlib
 import importlib
+import importlib.machinery
 import importlib.util
 import re
 import sys
+import threading
 import types
+from collections import OrderedDict
 from pathlib import Path
 
 MODULE_PREFIX = "_uac_gen"
 _UNSAFE = re.compile(r"[^a-z0-9]+")
+_CODE_CACHE_ENTRIES = 1024
+
+
+class _CodeCache:
+    """Compiled code by sha256 of the source, so that a new version of a package compiles
+    only the chunk files that changed (compiling dominates import time)."""
+
+    def __init__(self) -> None:
+        self._codes: OrderedDict[str, types.CodeType] = OrderedDict()
+        self._lock = threading.Lock()
+        self.compiles = 0
+
+    def code(self, data: bytes, path: str) -> types.CodeType:
+        key = hashlib.sha256(data).hexdigest()
+        with self._lock:
+            code = self._codes.pop(key, None)
+        if code is None:
+            code = compile(data, path, "exec", dont_inherit=True)
+            self.compiles += 1
+        elif code.co_filename != path:
+            code = code.replace(co_filename=path)
+        with self._lock:
+            self._codes[key] = code
+            while len(self._codes) > _CODE_CACHE_ENTRIES:
+                self._codes.popitem(last=False)
+        return code
+
+    def clear(self) -> None:
+        with self._lock:
+            self._codes.clear()
+
+
+CODE_CACHE = _CodeCache()
+_DIRECTORIES: dict[str, str] = {}  # package directory -> module name, while loaded
+
+
+class _CachedSourceLoader(importlib.machinery.SourceFileLoader):
+    """Source loader that never reads or writes `__pycache__` and reuses compiled code."""
+
+    def get_code(self, fullname: str) -> types.CodeType:
+        return CODE_CACHE.code(self.get_data(self.path), self.path)
+
+
+def _path_hook(entry: str) -> importlib.machinery.FileFinder:
+    if entry not in _DIRECTORIES:
+        raise ImportError("not a generated package directory")
+    return importlib.machinery.FileFinder(entry, (_CachedSourceLoader, [".py"]))
+
+
+sys.path_hooks.insert(0, _path_hook)
 
 
 class PackageLoadError(ImportError):
@@ -50,9 +104,13 @@ def load_package(directory: Path, module_name: str) -> types.ModuleType:
     if not init.is_file():
         raise PackageLoadError(f"{directory} has no __init__.py")
     unload_package(module_name)
-    importlib.invalidate_caches()
+    location = str(directory.resolve())
+    _DIRECTORIES[location] = module_name
+    sys.path_importer_cache.pop(location, None)  # a fresh finder sees the directory as it is now
     spec = importlib.util.spec_from_file_location(
-        module_name, init, submodule_search_locations=[str(directory)]
+        module_name, Path(location) / "__init__.py",
+        loader=_CachedSourceLoader(module_name, str(Path(location) / "__init__.py")),
+        submodule_search_locations=[location],
     )
     if spec is None or spec.loader is None:
         raise PackageLoadError(f"cannot build an import spec for {init}")
@@ -75,4 +133,7 @@ def unload_package(module_name: str) -> int:
     names = [name for name in sys.modules if name == module_name or name.startswith(prefix)]
     for name in names:
         del sys.modules[name]
+    for location in [loc for loc, name in _DIRECTORIES.items() if name == module_name]:
+        del _DIRECTORIES[location]
+        sys.path_importer_cache.pop(location, None)
     return len(names)

@@ -11,8 +11,9 @@ Others are sanitized (`first name` -> `first_name`, `class` -> `class_`, `2fa` -
 Also renamed (with a trailing `_`): the provenance field `fact_ids` (the compiler adds it
 to every record) and the builtin names the generated annotations use (`str`, `int`,
 `float`, `bool`, `list`, `dict`), because a field of that name would shadow the builtin in
-the class body. Names imported into a generated module (`date`, `field`, ...) are imported
-under aliases chosen not to clash (`fresh_alias`), so fields like `date` or `time` are kept.
+the class body. A name imported into a generated module (`date`, `field`, ...) that a field
+of the class would shadow is imported under an alias (`fresh_alias`), so fields like `date`
+or `time` are kept.
 """
 
 from __future__ import annotations
@@ -156,8 +157,12 @@ def field_names(names: Sequence[str]) -> dict[str, str]:
 
 
 def fresh_alias(name: str, taken: Iterable[str]) -> str:
-    """`_name`, or `_name_`, `_name__`, ... whichever the module does not use yet."""
+    """`name` itself when the module does not use it otherwise; else the first of `_name`,
+    `_name_`, `_name__`, ... that it does not use. Aliasing only on collision keeps the
+    common module plain (`from datetime import date`)."""
     used = set(taken)
+    if name not in used:
+        return name
     alias = "_" + name
     while alias in used:
         alias += "_"

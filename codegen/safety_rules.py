@@ -30,7 +30,6 @@ ALLOWED_IMPORTS: Mapping[str, frozenset[str]] = {
 }
 CONSTRUCTORS = {"date": "datetime", "datetime": "datetime", "time": "datetime",
                 "timedelta": "datetime", "Decimal": "decimal"}
-ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum"})
 FACTORIES = frozenset({"list", "dict", "set", "tuple"})
 BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "list", "dict", "set",
                            "tuple", "frozenset", "object"})
@@ -119,7 +118,13 @@ _DESCRIPTIONS = {
     ast.Nonlocal: "nonlocal statements", ast.Delete: "del statements",
     ast.BinOp: "operators", ast.BoolOp: "operators", ast.Compare: "comparisons",
     ast.Subscript: "subscripts", ast.Await: "await", ast.Yield: "yield", ast.YieldFrom: "yield",
-    ast.IfExp: "conditional expressions",
+    ast.IfExp: "conditional expressions", ast.Expr: "expression statements (calls)",
+    ast.If: "if statements", ast.For: "loops", ast.AsyncFor: "loops", ast.While: "loops",
+    ast.Try: "try statements", ast.TryStar: "try statements", ast.With: "with statements",
+    ast.AsyncWith: "with statements", ast.Raise: "raise statements", ast.Assert: "assert statements",
+    ast.Match: "match statements", ast.AugAssign: "augmented assignments (+=)", ast.Pass: "pass statements",
+    ast.Assign: "unannotated assignments", ast.Call: "calls", ast.Attribute: "attribute access",
+    ast.Constant: "literals other than str, int, float, bool and None", ast.Return: "return statements",
 }
 
 
@@ -133,7 +138,7 @@ class _Checker:
         self.limits = limits
         self.lines: list[str] | None = None
         self.problems: list[Problem] = []
-        self.std: dict[str, str] = {}  # local name -> standard module it came from
+        self.std: dict[str, tuple[str, str]] = {}  # local name -> (standard module, its name there)
         self.siblings: dict[str, str] = {}  # local name -> sibling module
         self.dataclasses: set[str] = set()
         self.enums: set[str] = set()
@@ -233,17 +238,20 @@ class _Checker:
         for alias in node.names:
             if alias.name == "*":
                 self.flag("import", node, "`import *` is not allowed; import names explicitly")
-            elif alias.asname not in (None, alias.name):
-                self.flag("import", node, f"renaming {alias.name!r} on import is not allowed")
+            elif not self.name_ok(alias.name, node):
+                continue
+            elif node.level == 1 and alias.asname not in (None, alias.name):
+                self.flag("import", node, f"renaming {alias.name!r} on a sibling import is not allowed")
             elif node.level == 0 and alias.name not in ALLOWED_IMPORTS[module]:
                 self.flag("import", node, f"{module}.{alias.name} is not allowed; allowed from {module}: "
                                           f"{', '.join(sorted(ALLOWED_IMPORTS[module]))}")
+            elif node.level == 0:
+                local = alias.asname or alias.name  # an alias keeps its meaning: checks use the original
+                if self.bind(local, node):
+                    self.std[local] = (module, alias.name)
             elif self.bind(alias.name, node):
-                if node.level == 0:
-                    self.std[alias.name] = module
-                else:
-                    self.siblings[alias.name] = module
-                    self.import_sites[alias.name] = (node.lineno, node.col_offset + 1)
+                self.siblings[alias.name] = module
+                self.import_sites[alias.name] = (node.lineno, node.col_offset + 1)
 
     def class_def(self, node: ast.ClassDef) -> None:
         if not self.bind(node.name, node):
@@ -260,7 +268,7 @@ class _Checker:
             if node.bases:
                 self.flag("class", node.bases[0], "dataclasses may not have base classes")
         elif len(node.bases) == 1 and isinstance(node.bases[0], ast.Name) \
-                and node.bases[0].id in ENUM_BASES and self.std.get(node.bases[0].id) == "enum":
+                and self.std.get(node.bases[0].id, ("", ""))[0] == "enum":
             is_enum = True
         else:
             self.flag("class", node, "a class must be a @dataclass(...) or subclass Enum/IntEnum/StrEnum")
@@ -275,7 +283,7 @@ class _Checker:
 
     def dataclass_decorator(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Name):
-            return node.id == "dataclass" and self.std.get("dataclass") == "dataclasses"
+            return self.std.get(node.id) == ("dataclasses", "dataclass")
         if not isinstance(node, ast.Call) or node.args or not self.dataclass_decorator(node.func):
             return False
         return all(kw.arg in DATACLASS_OPTIONS and isinstance(kw.value, ast.Constant)
@@ -295,8 +303,8 @@ class _Checker:
 
     def field_default(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Call):
-            return (isinstance(node.func, ast.Name) and node.func.id == "field"
-                    and self.std.get("field") == "dataclasses" and not node.args
+            return (isinstance(node.func, ast.Name) and self.std.get(node.func.id) == ("dataclasses", "field")
+                    and not node.args
                     and len(node.keywords) == 1 and node.keywords[0].arg == "default_factory"
                     and isinstance(node.keywords[0].value, ast.Name)
                     and node.keywords[0].value.id in FACTORIES)
@@ -406,7 +414,8 @@ class _Checker:
                                   "Decimal are allowed")
             return
         name = func.id
-        literal_only = CONSTRUCTORS.get(name) is not None and self.std.get(name) == CONSTRUCTORS[name]
+        module, original = self.std.get(name, ("", ""))
+        literal_only = module != "" and CONSTRUCTORS.get(original) == module
         if name in self.siblings:
             self.class_uses.add(name)
         elif not literal_only and name not in self.dataclasses and name not in self.enums:
@@ -445,14 +454,15 @@ class _Checker:
             self.annotation(node.value, depth + 1)
             items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
             for item in items:
-                if node.value.id == "Literal" and self.std.get("Literal") == "typing":
+                if self.std.get(node.value.id) == ("typing", "Literal"):
                     if not self.literal(item):
                         self.flag("annotation", item, "Literal[...] holds only literals")
                 else:
                     self.annotation(item, depth + 1)
         else:
-            what = "string annotations" if isinstance(node, ast.Constant) else _describe(node)
-            self.flag("annotation", node, f"{what} are not allowed in annotations; use names, X[...] and A | B")
+            what = "quoted (string) annotations" if isinstance(node, ast.Constant) else _describe(node)
+            self.flag("annotation", node, f"{what} are not allowed here; annotations use plain names, "
+                                          "X[...] and A | B")
 
     def type_name(self, name: str) -> bool:
         return (name in BUILTIN_TYPES or name in self.std or name in self.siblings

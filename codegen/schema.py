@@ -49,8 +49,9 @@ class PyType:
     item_nullable: bool = False
 
 
-STR = PyType("str")
 CONFLICT = PyType("conflict")
+_SCALARS = {name: PyType(name) for name in ("bool", "int", "float", "str", "date", "datetime", "time", "dict")}
+STR = _SCALARS["str"]
 
 
 @dataclass(frozen=True)
@@ -95,16 +96,16 @@ def type_of(value: JsonValue) -> PyType | None:
     """The type of one non-null value (CONFLICT for a list of irreconcilable items)."""
     if value is None:
         return None
-    if isinstance(value, bool):
-        return PyType("bool")
-    if isinstance(value, int):
-        return PyType("int")
-    if isinstance(value, float):
-        return PyType("float")
     if isinstance(value, str):
-        return PyType(string_type(value))
+        return _SCALARS[string_type(value)]
+    if isinstance(value, bool):
+        return _SCALARS["bool"]
+    if isinstance(value, int):
+        return _SCALARS["int"]
+    if isinstance(value, float):
+        return _SCALARS["float"]
     if isinstance(value, dict):
-        return PyType("dict")
+        return _SCALARS["dict"]
     item: PyType | None = None
     nullable = False
     for element in value:
@@ -113,24 +114,24 @@ def type_of(value: JsonValue) -> PyType | None:
             nullable = True
         else:
             item = element_type if item is None else join(item, element_type)
-    if item == CONFLICT:
+    if item is CONFLICT:
         return CONFLICT
     return PyType("list", item, nullable)
 
 
 def join(a: PyType, b: PyType) -> PyType:
     """The narrowest type holding both, or CONFLICT when they cannot be reconciled."""
-    if a == b:
+    if a is b or a == b:
         return a
     if a.base == "list" and b.base == "list":
         item = a.item if b.item is None else b.item if a.item is None else join(a.item, b.item)
-        if item == CONFLICT:
+        if item is CONFLICT:
             return CONFLICT
         return PyType("list", item, a.item_nullable or b.item_nullable)
     if a.base in _STRINGY and b.base in _STRINGY:
-        return PyType(_WIDER.get(frozenset({a.base, b.base}), "str"))
+        return _SCALARS[_WIDER.get(frozenset({a.base, b.base}), "str")]
     wider = _WIDER.get(frozenset({a.base, b.base}))
-    return PyType(wider) if wider else CONFLICT
+    return _SCALARS[wider] if wider else CONFLICT
 
 
 def infer_field(values: Sequence[JsonValue]) -> PyType | None:
@@ -140,7 +141,7 @@ def infer_field(values: Sequence[JsonValue]) -> PyType | None:
         value_type = type_of(value)
         if value_type is not None:
             result = value_type if result is None else join(result, value_type)
-            if result == CONFLICT:
+            if result is CONFLICT:
                 break
     return result
 
@@ -161,11 +162,11 @@ def infer_class(names: KindNames, entities: Sequence[Entity]) -> ClassSpec:
         values = [e.fields.get(original) for e in entities]
         inferred = infer_field(values)
         if original in canonical:
-            wanted = PyType(canonical[original])
+            wanted = _SCALARS[canonical[original]]
             fits = inferred is None or join(inferred, wanted) == wanted
             field_type, required = (wanted if fits else STR), False
         else:
-            fits = inferred != CONFLICT
+            fits = inferred is not CONFLICT
             field_type = inferred if inferred is not None and fits else STR
             required = all(v is not None for v in values)
         specs.append(FieldSpec(original, python[original], field_type, required, not fits))

@@ -109,7 +109,7 @@ def constraint(
         return Constraint(
             name=name or function.__name__,
             description=description if description is not None else (doc[0] if doc else ""),
-            needs=tuple(needs),
+            needs=(needs,) if isinstance(needs, str) else tuple(needs),
             function=function,
         )
 

@@ -32,6 +32,9 @@ from factlog.model import JsonValue
 
 T = TypeVar("T")
 
+MAX_NUMBER = 1e15  # larger "amounts" or "counts" are noise (and may not be finite)
+MAX_IDENTIFIER = 64
+
 MONTHS = {
     "jan": 1, "january": 1, "feb": 2, "february": 2, "mar": 3, "march": 3, "apr": 4, "april": 4,
     "may": 5, "jun": 6, "june": 6, "jul": 7, "july": 7, "aug": 8, "august": 8, "sep": 9, "sept": 9,
@@ -45,13 +48,15 @@ NUMBER_WORDS = {
 }
 _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 _NUMWORD = "|".join(["a", "an", "one", *NUMBER_WORDS])
-_UNIT = r"(?:days?|weeks?|months?|years?)"
+_UNIT = r"(?:days?|weeks?)"  # "last year", "five years ago": too coarse to name a day
 _YEAR = r"(?P<year>\d{4})"
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 PHONE = re.compile(
-    r"(?<![\w-])(?:\+?1[-. ])?(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ](?:\d{4}|[A-Z]{4})(?![\w-])"
+    r"(?<![\w-])(?:(?:\+?1[-. ])?(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ](?:\d{4}|[A-Z]{4,8})"
+    r"|1[-. ]8\d\d[-. ][A-Z]{5,10})(?![\w-])"  # and toll-free words: 1-800-VELOCITY
 )
 ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<mm>\d{2})-(?P<dd>\d{2})(?![\d-])")
 NUMERIC_DATE = re.compile(r"(?<![\d/.])(?P<mm>\d{1,2})/(?P<dd>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/])")
@@ -59,15 +64,17 @@ MONTH_DAY = re.compile(
     rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR}\b)?", re.I
 )
 DAY_MONTH = re.compile(rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b)?", re.I)
+WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
-    rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week|weekend|month|year)"
+    rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"
     rf"|(?:in|within)\s+(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}"
     rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now))\b",
     re.I,
 )
 TIME = re.compile(
-    r"(?<![\d:])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap])\.?m\b\.?|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
+    r"(?<![\d:])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap])\.?m\b\.?"
+    r"|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
     re.I,
 )
 _NUM = r"(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
@@ -75,7 +82,12 @@ _SCALE = r"(?:\s?(?P<scale>k|thousand|m|mm|million|b|bn|billion)\b)?"
 AMOUNTS = (
     re.compile(rf"\$\s?{_NUM}{_SCALE}", re.I),
     re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?:dollars|bucks|usd)\b", re.I),
-    re.compile(rf"(?<![\w.$,]){_NUM}\s?(?P<scale>k)\b(?!\s+(?:miles|km|steps|calories|words|people|users))", re.I),
+    # bare "2.5k", but not retirement plans ("401k") nor "2.5k miles"
+    re.compile(
+        rf"(?<![\w.$,])(?!(?:401|403|457)k){_NUM}\s?(?P<scale>k)\b"
+        r"(?!\s+(?:miles|km|steps|calories|words|people|users))",
+        re.I,
+    ),
 )
 CENTS = re.compile(rf"(?<![\w.$,]){_NUM}\s+cents\b", re.I)
 PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:%|percent\b)", re.I)
@@ -84,16 +96,17 @@ LABELLED_ID = re.compile(
     r"(?:(?i:is)\s+)?#?\s*(?P<id>[A-Z]{1,3}\s?\d{1,6}[A-Z]?|\d{1,6}[A-Z]?)(?![\w-])"
 )
 TOKEN = re.compile(r"(?<![\w@.$-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w@-])")
-_NOT_ID = re.compile(r"\d+(?:st|nd|rd|th|s|x)|\d+[a-z]{2,}|\d+[A-Z]{2,}|\d+[a-z]", re.I)
+# "15th", "1990s", "512GB", "10mg", "30-year" are not identifiers; "12C" and "E7739482M" are
+_NOT_ID = re.compile(r"\d+(?:[A-Za-z]{2,}|[a-z])|\d+(?:-[a-z]+)+")
 COUNT = re.compile(
-    rf"(?<![\w.$,-])(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})"
+    rf"(?<![\w.$,/-])(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+(?:\.\d+)?|{'|'.join(NUMBER_WORDS)})"
     r"(?:\s+|(?=[A-Za-z]))(?P<unit>[A-Za-z][A-Za-z-]+)",
     re.I,
 )
 _NOT_UNIT = frozenset(
     "and or to of the a an in on at for with from by is are was were am pm st nd rd th x more "
     "than times percent dollars bucks cents usd now ago later each per so too total left instead "
-    "before after but if".split()
+    "before after but if would will could should can works work sounds be has have had do does did it".split()
 )
 
 
@@ -115,9 +128,6 @@ class Values:
                 out[name] = list(values)
         return out
 
-    def __bool__(self) -> bool:
-        return any(vars(self).values())
-
 
 def recognize(text: str, base: datetime | None = None) -> Values:
     """All values in `text`; `base` (the session time) resolves year-less and relative dates."""
@@ -127,11 +137,11 @@ def recognize(text: str, base: datetime | None = None) -> Values:
     values.phones = _unique(_values(_take(work, PHONE, lambda m: m.group(0))))
     values.dates = _dates(work, base)
     values.times = _unique(_values(_take(work, TIME, _time)))
-    amounts = _take(work, CENTS, lambda m: _number(m) / 100)
+    amounts = _take(work, CENTS, lambda m: _bounded(_number(m) / 100))
     for pattern in AMOUNTS:
         amounts += _take(work, pattern, _amount)
     values.amounts_usd = _unique(_values(sorted(amounts)))
-    values.percentages = _unique(_values(_take(work, PERCENT, lambda m: float(m.group(1)))))
+    values.percentages = _unique(_values(_take(work, PERCENT, lambda m: _bounded(float(m.group(1))))))
     values.identifiers = _identifiers(work)
     values.counts = _values(_take(work, COUNT, _count))
     return values
@@ -169,6 +179,11 @@ def _dates(work: list[str], base: datetime | None) -> list[str]:
                 absolute_starts.append(match.start())
                 _blank(work, match)
     if base is not None:
+        for match in WEEKDAY_DAY.finditer(work[0]):
+            day = _weekday_day(match, base.date())
+            if day is not None:
+                found.append((match.start(), day.isoformat()))
+                _blank(work, match)
         for match in RELATIVE.finditer(work[0]):
             # "next Thursday, November 21st": the absolute date that follows wins
             if any(0 <= start - match.end() <= 25 for start in absolute_starts):
@@ -196,6 +211,19 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     # no year given: the candidate nearest the session date
     candidates = [d for y in (base.year - 1, base.year, base.year + 1) if (d := _safe_date(y, month, day))]
     return min(candidates, key=lambda d: abs((d - base.date()).days), default=None)
+
+
+def _weekday_day(match: re.Match[str], base: date) -> date | None:
+    """ "Thursday the 21st": the day-of-month near `base` that falls on that weekday."""
+    weekday = WEEKDAYS.index(match.group("weekday").lower()[:-3])
+    day = int(match.group("dd"))
+    candidates = []
+    for offset in (-1, 0, 1, 2):
+        year, month = divmod(base.year * 12 + base.month - 1 + offset, 12)
+        candidate = _safe_date(year, month + 1, day)
+        if candidate is not None and candidate.weekday() == weekday:
+            candidates.append(candidate)
+    return min(candidates, key=lambda d: abs((d - base).days), default=None)
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:
@@ -232,7 +260,11 @@ _SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 
 
 def _amount(match: re.Match[str]) -> float | None:
     scale = (match.group("scale") or "").lower()
-    return _number(match) * _SCALES.get(scale, 1.0)
+    return _bounded(_number(match) * _SCALES.get(scale, 1.0))
+
+
+def _bounded(number: float) -> float | None:
+    return number if number <= MAX_NUMBER else None
 
 
 def _identifiers(work: list[str]) -> list[str]:
@@ -251,7 +283,7 @@ def _identifiers(work: list[str]) -> list[str]:
 def _is_identifier(token: str) -> bool:
     digits = sum(ch.isdigit() for ch in token)
     letters = sum(ch.isalpha() for ch in token)
-    if digits == 0:
+    if digits == 0 or len(token) > MAX_IDENTIFIER:
         return False
     if letters:
         return digits + letters >= 3 and not _NOT_ID.fullmatch(token)
@@ -259,13 +291,16 @@ def _is_identifier(token: str) -> bool:
 
 
 def _count(match: re.Match[str]) -> dict[str, JsonValue] | None:
-    raw, unit = match.group("num").lower(), match.group("unit").lower()
-    if unit in _NOT_UNIT:
-        return None
+    raw, unit = match.group("num").lower(), match.group("unit")
+    if unit.lower() in _NOT_UNIT or unit[0].isupper() and unit[1:].islower():
+        return None  # "1847 Maple Street", "2019 Honda": a proper noun, not a unit
+    unit = unit.lower()
     if raw in NUMBER_WORDS:
         value = float(NUMBER_WORDS[raw])
     else:
         value = float(raw.replace(",", ""))
+        if value > MAX_NUMBER:
+            return None
         if raw.isdigit() and len(raw) == 4 and 1900 <= value <= 2099:
             return None  # a year, not a count
     return {"value": int(value) if value.is_integer() else value, "unit": unit}

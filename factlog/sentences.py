@@ -9,6 +9,7 @@ value, while a missed split only makes one fact a little longer.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 MAX_SENTENCE_CHARS = 4000  # well under a fact's 64 KiB limit; longer runs are cut at spaces
 
@@ -41,9 +42,10 @@ _WORDS = re.compile(r"[a-z0-9']+")
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of `text`, stripped, none empty, none longer than MAX_SENTENCE_CHARS."""
+    """Sentences of `text`, stripped, none empty, none longer than MAX_SENTENCE_CHARS.
+    Control characters and lone surrogates (which facts refuse) become spaces."""
     sentences: list[str] = []
-    for line in text.replace("\r\n", "\n").split("\n"):
+    for line in _printable(text).split("\n"):
         start = 0
         for match in _BOUNDARY.finditer(line):
             if _is_boundary(line, match):
@@ -51,6 +53,13 @@ def split_sentences(text: str) -> list[str]:
                 start = match.end()
         sentences.append(line[start:])
     return [piece for s in sentences if s.strip() for piece in _bounded(s.strip())]
+
+
+def _printable(text: str) -> str:
+    text = text.replace("\r\n", "\n")
+    return "".join(
+        " " if ch not in "\n\t" and unicodedata.category(ch) in ("Cc", "Cs") else ch for ch in text
+    )
 
 
 def _is_boundary(line: str, match: re.Match[str]) -> bool:

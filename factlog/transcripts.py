@@ -90,14 +90,15 @@ def parse_transcript(text: str, source: str, fmt: str) -> list[Session]:
         sessions = sessions_from_data(_load_yaml(text, source), source)
     else:
         raise InputError(f"{source}: unknown transcript format {fmt!r}")
-    return order_sessions(sessions)
+    return order_sessions(sessions, source)
 
 
-def order_sessions(sessions: list[Session]) -> list[Session]:
+def order_sessions(sessions: list[Session], source: str) -> list[Session]:
+    """Timestamp order, stable; untimed sessions last. Session ids must be unique."""
     seen: set[str] = set()
     for session in sessions:
         if session.session_id in seen:
-            raise InputError(f"session id {session.session_id!r} appears more than once")
+            raise InputError(f"{source}: session id {session.session_id!r} appears more than once")
         seen.add(session.session_id)
     timed = [s for s in sessions if s.timestamp is not None]
     untimed = [s for s in sessions if s.timestamp is None]

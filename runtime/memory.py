@@ -10,18 +10,31 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, is_dataclass, replace
+from datetime import datetime, timezone
 from pathlib import Path
-from typing import Iterator, Sequence
+from types import ModuleType
+from typing import Callable, Iterator, Sequence
 
-from factlog.errors import InputError
+from codegen.validate import Validator
+from codegen.vocabulary import PROVENANCE_FIELD
+from constraints import BUILTIN, Alert, AlertDiff, Constraint, evaluate_and_record, load_user_constraints
+from constraints.user_loader import LoadFailure
+from factlog.errors import InputError, NotFound
 from factlog.model import (Fact, JsonValue, NewFact, Provenance, check_user_id, fact_from_json,
                            parse_iso_date)
 from factlog.records import read_records, record_facts, structured_fact
 from factlog.sqlite import SqliteFactStore
 from factlog.store import VerifyReport
+from runtime.recall import CodeAnswer, RecallResult, recall
+from runtime.recall_index import RecallIndex, record_texts
+from runtime.render_value import to_text
+from runtime.safe_eval import QueryError, QueryResult, evaluate
 from runtime.workspace import Workspace
+from users.checkpoint import CheckpointResult, Published, checkpoint
+from users.diff import ModuleDiff, diff_versions
+from users.store import VersionStore
+from users.versions import VersionInfo
 
 
 @dataclass(frozen=True)
@@ -39,16 +52,28 @@ class IngestReport:
         return self.facts[-1].id if self.facts else None
 
 
+@dataclass(frozen=True)
+class CheckpointReport:
+    user: str
+    result: CheckpointResult
+    alerts: AlertDiff | None  # None when no new version was published
+
+
 class Memory:
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self.facts: SqliteFactStore = workspace.open_facts()
+        self.versions = VersionStore(workspace.users_dir)
+        self._validator: Validator | None = None
+        self._modules: dict[tuple[str, int], ModuleType] = {}
 
     @staticmethod
     def open(home: Path | str | None = None) -> Memory:
         return Memory(Workspace.at(home))
 
     def close(self) -> None:
+        if self._validator is not None:
+            self._validator.close()
         self.facts.close()
 
     # -- writing facts ---------------------------------------------------------------
@@ -98,9 +123,11 @@ class Memory:
         """Erase a user everywhere: facts, versions, alert state, recall index."""
         check_user_id(user)
         gone = self.facts.forget(user)
-        user_dir = self.workspace.users_dir / user
-        if user_dir.exists():
-            shutil.rmtree(user_dir)
+        self.versions.forget(user)
+        if self.workspace.index_db.exists():
+            with RecallIndex(self.workspace.index_db) as index:
+                index.forget(user)
+        self._modules = {k: v for k, v in self._modules.items() if k[0] != user}
         return gone
 
     # -- reading facts -----------------------------------------------------------------
@@ -113,6 +140,109 @@ class Memory:
 
     def verify(self, user: str | None = None) -> VerifyReport:
         return self.facts.verify(user)
+
+    # -- versions ----------------------------------------------------------------------
+
+    @property
+    def validator(self) -> Validator:
+        if self._validator is None:
+            self._validator = Validator(self.workspace.cache_dir / "validation")
+        return self._validator
+
+    def checkpoint(self, user: str) -> CheckpointResult:
+        """Compile and validate the user's log; publish a new version if anything changed."""
+        check_user_id(user)
+        return checkpoint(self.facts, self.versions, self.validator, user,
+                          stage_root=self.workspace.cache_dir / "stage")
+
+    def checkpoint_and_alert(self, user: str, now: datetime | None = None,
+                             on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+        """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
+        result = self.checkpoint(user)
+        alerts = None
+        if isinstance(result, Published):
+            alerts = self.alerts(user, now, on_new_alert=on_new_alert)
+        return CheckpointReport(user, result, alerts)
+
+    def module(self, user: str, version: int | str | None = None) -> ModuleType:
+        """The user's typed module (current version by default); cached per version."""
+        info = self.versions.current(user) if version is None else self.versions.get(user, version)
+        if info is None:
+            raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
+        key = (user, info.number)
+        if key not in self._modules:
+            self._modules[key] = self.versions.load(user, info.number)
+        return self._modules[key]
+
+    def rollback(self, user: str, version: int | str) -> VersionInfo:
+        return self.versions.rollback(user, version)
+
+    def diff(self, user: str, a: int | str | None = None, b: int | str | None = None) -> ModuleDiff:
+        a_num, b_num = self.diff_pair(user, a, b)
+        return diff_versions(self.versions, user, a_num, b_num)
+
+    def diff_pair(self, user: str, a: int | str | None, b: int | str | None) -> tuple[int, int]:
+        """Default: the current version against its parent."""
+        if b is None:
+            current = self.versions.current(user)
+            if current is None:
+                raise NotFound(f"user {user!r} has no published version")
+            b_num = current.number
+        else:
+            b_num = self.versions.get(user, b).number
+        if a is None:
+            parent = self.versions.get(user, b_num).parent
+            if parent is None:
+                raise InputError(f"version {b_num} of {user!r} has no previous version to diff against")
+            return parent, b_num
+        return self.versions.get(user, a).number, b_num
+
+    # -- queries, alerts, recall ---------------------------------------------------------
+
+    def namespace(self, user: str, version: int | str | None = None) -> dict[str, object]:
+        """What a query sees: the module's public names (records, lists, classes)."""
+        module = self.module(user, version)
+        return {k: v for k, v in vars(module).items()
+                if not k.startswith("_") and not isinstance(v, ModuleType)}
+
+    def query(self, user: str, expression: str, version: int | str | None = None) -> QueryResult:
+        return evaluate(expression, self.namespace(user, version))
+
+    def constraints(self) -> tuple[list[Constraint], list[LoadFailure]]:
+        loaded = load_user_constraints(self.workspace.home)
+        return [*BUILTIN, *loaded.constraints], list(loaded.failures)
+
+    def alerts(self, user: str, now: datetime | None = None,
+               on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
+        """Run every constraint over the current version; diff against the last run and keep it."""
+        module = self.module(user)
+        info = self.versions.current(user)
+        constraints, _failures = self.constraints()
+        moment = now or datetime.now(timezone.utc)
+        return evaluate_and_record(module, moment, constraints,
+                                   self.versions.user_dir(user) / "alerts.json",
+                                   info.number if info else None, on_new_alert)
+
+    def recall(self, user: str, question: str, *, expression: str | None = None,
+               max_items: int = 8, max_chars: int = 2000, max_ms: float = 50,
+               kinds: list[str] | None = None) -> RecallResult:
+        check_user_id(user)
+        code = None
+        with RecallIndex(self.workspace.index_db) as index:
+            index.sync_facts(user, self.facts.facts(user, after=index.last_fact_id(user)))
+            current = self.versions.current(user)
+            if current is not None and index.record_version(user) != current.number:
+                index.set_records(user, current.number, record_texts(self.namespace(user)))
+            if expression is not None:
+                code = self._code_answer(user, expression)
+            return recall(index, user, question, code_answer=code, max_items=max_items,
+                          max_chars=max_chars, max_ms=max_ms, kinds=kinds)
+
+    def _code_answer(self, user: str, expression: str) -> CodeAnswer:
+        result = self.query(user, expression)
+        if isinstance(result, QueryError):
+            raise InputError(f"--expr: {result.kind}: {result.message}")
+        return CodeAnswer(expression, to_text(result.value), tuple(_cited_fact_ids(result.value)))
 
     # -- export / import ---------------------------------------------------------------
 
@@ -143,3 +273,19 @@ def read_export(path: Path) -> Sequence[Fact]:
         except InputError as exc:
             raise InputError(f"{path}:{lineno}: {exc}") from None
     return facts
+
+
+def _cited_fact_ids(value: object, limit: int = 200) -> list[int]:
+    """Fact ids of the records a query returned (a record, or records inside containers)."""
+    found: set[int] = set()
+    stack = [value]
+    while stack and len(found) < limit:
+        item = stack.pop()
+        ids = getattr(item, PROVENANCE_FIELD, None) if is_dataclass(item) else None
+        if isinstance(ids, list):
+            found.update(i for i in ids if isinstance(i, int))
+        elif isinstance(item, (list, tuple, set, frozenset)):
+            stack.extend(list(item)[:limit])
+        elif isinstance(item, dict):
+            stack.extend(list(item.values())[:limit])
+    return sorted(found)[:limit]

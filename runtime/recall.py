@@ -16,7 +16,7 @@ from datetime import date
 from typing import Iterable, Literal
 
 from factlog.model import JsonValue
-from runtime.recall_index import Hit, RecallIndex, SearchTimeout, query_tokens
+from runtime.recall_index import Hit, RecallIndex, SearchTimeout, words
 
 Source = Literal["code", "fact", "record"]
 Gate = Literal["items", "chars", "time"]
@@ -126,6 +126,16 @@ def _similarity(c: _Candidate, chosen: _Candidate) -> float:
     return len(c.tokens & chosen.tokens) / len(union) if union else 1.0
 
 
+def _mmr(pool: list[_Candidate], chosen: list[_Candidate]) -> list[tuple[float, _Candidate]]:
+    """The candidates that are no near-duplicate of a chosen one, with their MMR scores."""
+    kept = []
+    for c in pool:
+        similarity = max((_similarity(c, s) for s in chosen), default=0.0)
+        if similarity < DUPLICATE_SIMILARITY:
+            kept.append((c.relevance - REDUNDANCY_WEIGHT * similarity, c))
+    return kept
+
+
 def _clean(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
 
@@ -154,7 +164,7 @@ def recall(
         code_item = RecallItem("code", text, tuple(code_answer.fact_ids), 1.0)
         if budget.add(code_item):
             # Facts the code answer used stay eligible as evidence: compare words only.
-            chosen.append(_Candidate(Hit("fact", text, (), 1.0), text, 1.0, frozenset(query_tokens(text))))
+            chosen.append(_Candidate(Hit("fact", text, (), 1.0), text, 1.0, frozenset(words(text))))
     hits: list[Hit] = []
     if not budget.full():
         try:
@@ -163,25 +173,21 @@ def recall(
         except SearchTimeout:
             budget.gates.add("time")
     top = max((h.score for h in hits), default=1.0) or 1.0
-    pool = [_Candidate(h, _clean(h.text), h.score / top, frozenset(query_tokens(h.text))) for h in hits]
+    pool = [_Candidate(h, _clean(h.text), h.score / top, frozenset(words(h.text))) for h in hits]
     while pool and not budget.full():
         if time.monotonic() > deadline:
             budget.gates.add("time")
             break
-        scored = [(c.relevance - REDUNDANCY_WEIGHT * max((_similarity(c, s) for s in chosen), default=0.0), c)
-                  for c in pool
-                  if all(_similarity(c, s) < DUPLICATE_SIMILARITY for s in chosen)]
-        if not scored:
+        ranked = _mmr(pool, chosen)
+        if not ranked:
             pool = []
             break
-        _, best = max(scored, key=lambda pair: pair[0])
-        pool = [c for _, c in scored if c is not best]
+        _, best = max(ranked, key=lambda pair: pair[0])
+        pool = [c for _, c in ranked if c is not best]
         item = RecallItem(best.hit.source, best.text, best.hit.fact_ids, best.relevance)
         if budget.add(item):
             chosen.append(best)
-    if len(budget.items) >= budget.max_items and any(
-        all(_similarity(c, s) < DUPLICATE_SIMILARITY for s in chosen) for c in pool
-    ):
+    if len(budget.items) >= budget.max_items and _mmr(pool, chosen):
         budget.gates.add("items")
     return RecallResult(
         items=budget.items,

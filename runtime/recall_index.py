@@ -27,10 +27,14 @@ MAX_QUERY_TOKENS = 32
 _WORD = re.compile(r"\w+")
 # Words that match nearly every fact and only dilute BM25; dropped from questions.
 STOPWORDS = frozenset(
-    "a an and are as at be but by did do does for from had has have how i if in is it its me "
-    "my of on or our so than that the their them then there these they this to was we were "
-    "what when where which who whom why will with would you your".split()
+    "a about all also am an and any are as at be been but by can could did do does for from "
+    "had has have how i if in into is it its just me much my no not of on or our s so some t "
+    "than that the their them then there these they this to up was we were what when where "
+    "which who whom why will with would you your".split()
 )
+# A word in more rows than this is "common": matching it is costly and it ranks little, so
+# when rarer words of the question match enough rows, only those select candidates.
+COMMON_ROWS = 5000
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS users (
@@ -81,18 +85,18 @@ class SearchTimeout(Exception):
     """The search passed its deadline and was interrupted."""
 
 
+def words(text: str) -> list[str]:
+    """The distinct lowercase words of `text`, stopwords dropped unless nothing else is left."""
+    found = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
+    return [w for w in found if w not in STOPWORDS] or found
+
+
 def query_tokens(text: str) -> list[str]:
-    """The distinct lowercase word tokens of `text`, stopwords dropped unless nothing is left."""
-    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))
-    content = [w for w in words if w not in STOPWORDS]
-    return (content or words)[:MAX_QUERY_TOKENS]
+    return words(text)[:MAX_QUERY_TOKENS]
 
 
-def fts_query(text: str) -> str | None:
-    """An FTS5 query matching any token of `text`, each one quoted; None if there are none."""
-    tokens = query_tokens(text)
-    if not tokens:
-        return None
+def any_of(tokens: Iterable[str]) -> str:
+    """An FTS5 expression matching any of `tokens`, each one quoted (never FTS5 syntax)."""
     return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
 
 
@@ -181,10 +185,10 @@ class RecallIndex:
         A retraction is not indexed; it removes the fact it retracts.
         """
         check_user_id(user)
-        last = self.last_fact_id(user)
         seen = 0
         rows: list[tuple[object, ...]] = []
         with self._transaction():
+            last = self.last_fact_id(user)
             next_id = self._db.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
             for fact in facts:
                 if fact.user != user:
@@ -255,11 +259,52 @@ class RecallIndex:
         Time and session filters apply to facts only (records have neither). `deadline`
         is a `time.monotonic()` instant; past it the search is interrupted (`SearchTimeout`).
         """
-        match = fts_query(query)
-        if match is None or limit <= 0:
+        tokens = query_tokens(query)
+        if not tokens or limit <= 0:
             return []
-        where = ["fts MATCH ?", "d.user = ?"]
-        args: list[object] = [match, user]
+        where, args = self._filters(user, kinds, since, until, session)
+        sql = (
+            "SELECT d.source, d.body, d.fact_ids, -bm25(fts) AS score "
+            "FROM fts CROSS JOIN docs AS d ON d.id = fts.rowid "
+            f"WHERE fts MATCH ? AND {where} ORDER BY score DESC, d.id DESC LIMIT ?"
+        )
+        if deadline is not None:
+            self._db.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
+        try:
+            rare = self._rare_words(tokens, limit)
+            rows: list[tuple[HitSource, str, str, float]] = []
+            if rare:
+                # Rows with a rare word; every word still counts in the score (rare ones twice).
+                rows = self._db.execute(sql, [f"({any_of(rare)}) AND ({any_of(tokens)})", *args, limit]).fetchall()
+            if len(rows) < limit:
+                rows = self._db.execute(sql, [any_of(tokens), *args, limit]).fetchall()
+        except sqlite3.OperationalError as exc:
+            if deadline is not None and "interrupt" in str(exc):
+                raise SearchTimeout() from None
+            raise
+        finally:
+            self._db.set_progress_handler(None, 0)
+        return [Hit(src, body, _parse_ids(ids), float(score)) for src, body, ids, score in rows]
+
+    def _rare_words(self, tokens: list[str], limit: int) -> list[str]:
+        """The words matching at most COMMON_ROWS rows, if there are common ones too and the
+        rare ones match at least `limit` rows (of any user); else nothing."""
+        counts = [
+            self._db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
+                             (any_of([t]), COMMON_ROWS + 1)).fetchone()[0]
+            for t in tokens
+        ]
+        rare = [t for t, n in zip(tokens, counts) if 0 < n <= COMMON_ROWS]
+        if len(rare) == sum(1 for n in counts if n) or sum(n for n in counts if n <= COMMON_ROWS) < limit:
+            return []
+        return rare
+
+    @staticmethod
+    def _filters(
+        user: str, kinds: Iterable[str] | None, since: date | None, until: date | None, session: str | None
+    ) -> tuple[str, list[object]]:
+        where = ["d.user = ?"]
+        args: list[object] = [user]
         if kinds is not None:
             kind_list = list(kinds)
             attrs = [CANONICAL[k].attribute for k in kind_list if k in CANONICAL]
@@ -278,23 +323,7 @@ class RecallIndex:
         if session is not None:
             where.append("d.session = ?")
             args.append(session)
-        sql = (
-            "SELECT d.source, d.body, d.fact_ids, -bm25(fts) AS score "
-            "FROM fts CROSS JOIN docs AS d ON d.id = fts.rowid "
-            f"WHERE {' AND '.join(where)} ORDER BY score DESC, d.id DESC LIMIT ?"
-        )
-        args.append(limit)
-        if deadline is not None:
-            self._db.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
-        try:
-            rows = self._db.execute(sql, args).fetchall()
-        except sqlite3.OperationalError as exc:
-            if deadline is not None and "interrupt" in str(exc):
-                raise SearchTimeout() from None
-            raise
-        finally:
-            self._db.set_progress_handler(None, 0)
-        return [Hit(src, body, _parse_ids(ids), float(score)) for src, body, ids, score in rows]
+        return " AND ".join(where), args
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:

@@ -53,7 +53,7 @@ def test_history_is_bounded(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("failing", ["fsync", "replace"])
 def test_a_crash_mid_write_keeps_the_old_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str) -> None:
-    path = tmp_path / "alerts.json"
+    path = tmp_path / "state" / "alerts.json"
     sample_state(1).save(path)
 
     def crash(*args: object) -> None:
@@ -65,11 +65,11 @@ def test_a_crash_mid_write_keeps_the_old_state(tmp_path: Path, monkeypatch: pyte
     monkeypatch.undo()
 
     assert AlertState.load(path) == sample_state(1)
-    assert os.listdir(tmp_path) == ["alerts.json"]  # no temporary file left behind
+    assert os.listdir(path.parent) == ["alerts.json"]  # no temporary file left behind
 
 
 def test_a_crash_after_partial_write_keeps_the_old_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "alerts.json"
+    path = tmp_path / "state" / "alerts.json"
     sample_state(1).save(path)
     real_fdopen = os.fdopen
 
@@ -94,4 +94,4 @@ def test_a_crash_after_partial_write_keeps_the_old_state(tmp_path: Path, monkeyp
     monkeypatch.undo()
 
     assert AlertState.load(path) == sample_state(1)
-    assert os.listdir(tmp_path) == ["alerts.json"]
+    assert os.listdir(path.parent) == ["alerts.json"]

@@ -383,8 +383,9 @@ def too_many_trips(module: object, now: datetime) -> Iterator[Finding]:
 
 
 def test_user_constraints_load_and_broken_ones_are_reported(tmp_path: Path) -> None:
-    folder = tmp_path / "constraints"
-    folder.mkdir()
+    home = tmp_path / "workspace"
+    folder = home / "constraints"
+    folder.mkdir(parents=True)
     (folder / "my_rules.py").write_text(USER_RULE)
     (folder / "broken.py").write_text("def oops(:\n")
     (folder / "raises.py").write_text("raise SystemExit('no')\n")
@@ -395,7 +396,7 @@ def test_user_constraints_load_and_broken_ones_are_reported(tmp_path: Path) -> N
     outside.write_text(USER_RULE.replace("too_many_trips", "outside_rule"))
     os.symlink(outside, folder / "linked.py")
 
-    loaded = load_user_constraints(tmp_path)
+    loaded = load_user_constraints(home)
     assert [c.name for c in loaded.constraints] == ["too_many_trips"]
     assert loaded.constraints[0].description == "More than one upcoming trip."
     failures = {f.name: f.error for f in loaded.failures}

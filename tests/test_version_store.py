@@ -75,7 +75,7 @@ def test_publish_current_history_files_and_meta(versions: VersionStore) -> None:
     assert versions.current("alice") == second
     assert [v.number for v in versions.history("alice")] == [1, 2]
     assert versions.files("alice", 1) == package("Oslo")
-    assert versions.files("alice", "v000002") == package("Rome")
+    assert versions.files("alice", "v000002") == package("Rome") == versions.files("alice", "v2")
     stored = json.loads((second.path / "meta.json").read_text())
     assert stored["producer"] == "llm:qwen2.5-7b" and stored["log_position"] == 2
     assert stored["timings"] == {"parse": 0.01, "mypy": 0.5}
@@ -215,6 +215,17 @@ def test_forget_removes_everything_of_one_user(versions: VersionStore) -> None:
     assert [p.name for p in versions.root.iterdir()] == ["bob"]
     assert versions.forget("alice") is False
     assert versions.publish("alice", package("Kyiv"), meta()).number == 1
+
+
+def test_forget_clears_what_a_crashed_forget_left(versions: VersionStore) -> None:
+    versions.publish("alice", package("Oslo"), meta())
+    leftover = versions.root / ".tmp-forget-0123"
+    (leftover / "v000001").mkdir(parents=True)
+    (leftover / "v000001" / "trip.py").write_text("secret")
+    os.chmod(leftover / "v000001", 0o555)
+    assert versions.users() == ["alice"]
+    versions.forget("alice")
+    assert list(versions.root.iterdir()) == []
 
 
 def test_leftover_temp_dirs_are_ignored_then_cleaned(versions: VersionStore) -> None:

@@ -19,6 +19,7 @@ retracting facts (`PublishMeta.retractions`).
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
@@ -126,7 +127,9 @@ def _cite(fact_ids: Sequence[int], retracted_by: Sequence[int] = ()) -> str:
 
 
 def _show(value: JsonValue) -> str:
-    return "—" if value is None else repr(value) if isinstance(value, str) else str(value)
+    if value is None:
+        return "—"
+    return (value or '""') if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
 
 
 def _class_json(c: ClassChange) -> dict[str, JsonValue]:

@@ -114,9 +114,15 @@ class VersionStore:
         """Hold the user's exclusive lock. Retries if `forget` moved the folder meanwhile."""
         folder = self.user_dir(user)
         while True:
-            folder.mkdir(parents=True, exist_ok=True)
+            if not folder.is_dir():
+                self.root.mkdir(parents=True, exist_ok=True)
+                folder.mkdir(exist_ok=True)
+                fsio.fsync_dir(self.root)  # the new user folder itself must survive a crash
             lock = folder / LOCK_FILE
-            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+            except FileNotFoundError:  # the folder was just moved away by `forget`
+                continue
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX)
                 try:
@@ -230,7 +236,12 @@ class VersionStore:
     # -- writing -------------------------------------------------------------------------
 
     def publish(self, user: str, files: Mapping[str, str], meta: PublishMeta) -> VersionInfo:
-        """Store a validated package as the user's next version and make it current."""
+        """Store a validated package as the user's next version and make it current.
+
+        Input is checked before anything is written. If a step fails after the version
+        directory appeared (fsync, pointer, event log), the error propagates and `current()`
+        tells which version is current.
+        """
         self.user_dir(user)
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):

@@ -28,7 +28,7 @@ def check_version_number(number: object) -> int:
     """A version number from untrusted input: a positive int (or its decimal / `vNNNNNN` text)."""
     if isinstance(number, str):
         text = number.strip()
-        match = VERSION_NAME.fullmatch(text)
+        match = re.fullmatch(r"v(\d+)", text, re.ASCII)
         text = match.group(1) if match else text
         if text.isascii() and text.isdigit() and len(text) <= 12:
             number = int(text)

@@ -1,0 +1,92 @@
+"""Safe query evaluation vs plain `eval` over a 10,000-trip namespace.
+
+Run: .venv/bin/python benchmarks/bench_query.py [--records N] [--runs N]
+Prints p50/p90 (ms) per query for `runtime.safe_eval.evaluate` and for plain
+`eval` of the same expression, and the p50 ratio (safe / plain).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from time import perf_counter
+from typing import Callable
+
+from runtime.safe_eval import QueryOk, evaluate
+
+QUERIES = (
+    "len(trips)",
+    "sum(t.cost_usd for t in trips if t.departure_date.year == 2024)",
+    "sorted({t.country for t in trips})",
+    "max(trips, key=lambda t: t.cost_usd).destination",
+    "Counter(t.country for t in trips).most_common(3)",
+    "statistics.mean(t.cost_usd for t in trips)",
+    "[t for t in trips if t.return_date and t.return_date > date(2025, 1, 1)]",
+    "len([t for t in trips if t.destination.lower().startswith('p')])",
+)
+COUNTRIES = ("France", "Japan", "Peru", "Kenya", "Canada", "Italy", "Chile", "India")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Trip:
+    destination: str
+    country: str
+    departure_date: date
+    return_date: date | None = None
+    cost_usd: float
+    fact_ids: list[int] = field(default_factory=list)
+
+
+def make_trips(count: int) -> list[Trip]:
+    start = date(2020, 1, 1)
+    trips = []
+    for i in range(count):
+        leave = start + timedelta(days=(i * 7) % 2400)
+        trips.append(Trip(destination=f"Place{i % 997}", country=COUNTRIES[i % len(COUNTRIES)],
+                          departure_date=leave,
+                          return_date=leave + timedelta(days=i % 15) if i % 4 else None,
+                          cost_usd=100.0 + (i * 37) % 900, fact_ids=[i + 1]))
+    return trips
+
+
+def timings(run: Callable[[], object], runs: int) -> list[float]:
+    samples = []
+    for _ in range(runs):
+        started = perf_counter()
+        run()
+        samples.append((perf_counter() - started) * 1000)
+    return samples
+
+
+def percentile(samples: list[float], q: int) -> float:
+    return statistics.quantiles(samples, n=100)[q - 1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--records", type=int, default=10_000)
+    parser.add_argument("--runs", type=int, default=60)
+    args = parser.parse_args()
+    namespace: dict[str, object] = {"trips": make_trips(args.records), "Trip": Trip}
+    plain_scope = {**namespace, "date": date, "Counter": Counter, "statistics": statistics}
+    print(f"{args.records:,} trips, {args.runs} runs each; times in ms")
+    print(f"{'query':<72} {'safe p50':>8} {'p90':>7} {'eval p50':>8} {'p90':>7} {'ratio':>6}")
+    ratios = []
+    for query in QUERIES:
+        result = evaluate(query, namespace)
+        assert isinstance(result, QueryOk), (query, result)
+        assert result.value == eval(query, dict(plain_scope)), query  # noqa: S307
+        safe = timings(lambda: evaluate(query, namespace), args.runs)
+        plain = timings(lambda: eval(query, dict(plain_scope)), args.runs)  # noqa: S307
+        ratio = statistics.median(safe) / statistics.median(plain)
+        ratios.append(ratio)
+        print(f"{query[:72]:<72} {statistics.median(safe):8.3f} {percentile(safe, 90):7.3f} "
+              f"{statistics.median(plain):8.3f} {percentile(plain, 90):7.3f} {ratio:6.2f}")
+    print(f"median ratio safe/plain: {statistics.median(ratios):.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""Validation cost of generated packages of 100 / 1,000 / 10,000 records.
+
+Builds packages in the contract's shape (record chunks of 500 per file, joined in
+`__init__.py`), then prints medians per stage for a cold run (empty caches) and a warm run
+(10 records appended to the last chunk, caches warm), the process-pool effect on a cold
+safety stage, and a baseline: libcst vs ast parse time of the same text.
+
+    .venv/bin/python benchmarks/bench_validate.py [--runs 3] [--sizes 100,1000,10000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+import libcst
+
+from codegen.loader import CODE_CACHE, unload_package
+from codegen.safety import SafetyChecker
+from codegen.validate import Invalid, Valid, Validator
+
+CHUNK = 500
+STAGES = ("safety", "mypy", "import", "coverage")
+
+TRIP = '''"""Trips. Generated; do not edit."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+
+
+@dataclass(frozen=True, kw_only=True)
+class Trip:
+    """One trip."""
+
+    destination: str
+    country: str
+    departure_date: date
+    return_date: date | None = None
+    is_international: bool | None = None
+    cost_usd: float | None = None
+    fact_ids: list[int] = field(default_factory=list)
+'''
+
+
+def trip_line(i: int) -> str:
+    month, day = i % 12 + 1, i % 28 + 1
+    return (f"    Trip(destination='City {i}', country='Country {i % 50}', departure_date=date(2024, {month}, {day}), "
+            f"return_date=date(2024, {month}, {day}), is_international={i % 2 == 0}, cost_usd={i * 1.5}, "
+            f"fact_ids=[{i + 1}]),")
+
+
+def chunk_file(index: int, ids: range) -> str:
+    lines = ['"""Trips chunk. Generated; do not edit."""', "from __future__ import annotations", "",
+             "from datetime import date", "", "from .trip import Trip", "", f"trips_{index:03d}: list[Trip] = ["]
+    lines += [trip_line(i) for i in ids]
+    return "\n".join(lines + ["]", ""])
+
+
+def package(records: int) -> dict[str, str]:
+    chunks = [range(start, min(start + CHUNK, records)) for start in range(0, records, CHUNK)]
+    files = {"trip.py": TRIP}
+    for index, ids in enumerate(chunks):
+        files[f"trips_{index:03d}.py"] = chunk_file(index, ids)
+    names = [f"trips_{index:03d}" for index in range(len(chunks))]
+    init = ['"""Typed memory. Generated; do not edit."""', "from __future__ import annotations", "",
+            "from .trip import Trip as Trip"]
+    init += [f"from .{n} import {n} as {n}" for n in names]
+    init += ["", f"trips: list[Trip] = [{', '.join('*' + n for n in names)}]", ""]
+    files["__init__.py"] = "\n".join(init)
+    return files
+
+
+def append_records(files: dict[str, str], records: int, extra: int) -> dict[str, str]:
+    """The next checkpoint: `extra` new records, all in the last chunk (stable membership)."""
+    last = max(name for name in files if name.startswith("trips_"))
+    index = int(last[6:9])
+    changed = dict(files)
+    changed[last] = chunk_file(index, range(index * CHUNK, records + extra))
+    return changed
+
+
+def run(validator: Validator, files: dict[str, str], live: int, version: str, stage: Path) -> dict[str, float]:
+    result = validator.validate(files, user="bench", version=version, live_fact_ids=frozenset(range(1, live + 1)),
+                                stage_dir=stage)
+    if isinstance(result, Invalid):
+        raise SystemExit(f"benchmark package is invalid:\n{result.format_for_llm()}")
+    assert isinstance(result, Valid)
+    unload_package(result.module_name)
+    return dict(result.timings)
+
+
+def median_ms(samples: list[float]) -> str:
+    return f"{statistics.median(samples) * 1000:8.1f}"
+
+
+def bench_size(records: int, runs: int) -> None:
+    files = package(records)
+    cold: dict[str, list[float]] = {s: [] for s in STAGES}
+    warm: dict[str, list[float]] = {s: [] for s in STAGES}
+    for attempt in range(runs):
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            validator = Validator(root / "cache")
+            CODE_CACHE.clear()
+            for stage, seconds in run(validator, files, records, "v1", root / "v1").items():
+                cold[stage].append(seconds)
+            changed = append_records(files, records, 10)
+            for stage, seconds in run(validator, changed, records + 10, "v2", root / "v2").items():
+                warm[stage].append(seconds)
+    size_kb = sum(len(t) for t in files.values()) // 1024
+    print(f"\n{records:,} records, {len(files)} files, {size_kb:,} KiB; median of {runs} (ms)")
+    print(f"{'':14}" + "".join(f"{s:>10}" for s in STAGES) + f"{'total':>10}")
+    for label, table in (("cold", cold), ("warm +10", warm)):
+        total = [sum(table[s][i] for s in STAGES) for i in range(runs)]
+        print(f"{label:14}" + "".join(f"{median_ms(table[s]):>10}" for s in STAGES) + f"{median_ms(total):>10}")
+
+
+def timed(fn: Callable[[], object], runs: int) -> float:
+    samples = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        fn()
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
+def bench_pool(records: int, runs: int) -> None:
+    files = package(records)
+    serial = timed(lambda: SafetyChecker().check(files), runs)
+
+    def pooled() -> None:
+        checker = SafetyChecker(workers=2, parallel_min_bytes=0)
+        checker.check(files)
+        checker.close()
+
+    warm_pool = SafetyChecker(workers=2, parallel_min_bytes=0)
+    warm_pool.check({"__init__.py": "x = 1\n", "a.py": "y = 2\n"})  # start the workers
+
+    def reused() -> None:
+        warm_pool._memory.clear()
+        warm_pool.check(files)
+
+    with_start, started_pool = timed(pooled, runs), timed(reused, runs)
+    warm_pool.close()
+    print(f"\ncold safety stage, {records:,} records: serial {serial * 1000:.0f} ms; 2-process pool "
+          f"{with_start * 1000:.0f} ms incl. start ({with_start / serial:.2f}x), "
+          f"{started_pool * 1000:.0f} ms already started ({started_pool / serial:.2f}x)")
+
+
+def bench_parsers(records: int, runs: int) -> None:
+    chunk = package(CHUNK)["trips_000.py"]
+    whole = chunk_file(0, range(records))
+    print(f"\nbaseline parse of one {CHUNK}-record chunk and of one {records:,}-record module (ms)")
+    for label, text, n in ((f"{CHUNK} records", chunk, runs), (f"{records:,} records", whole, 1)):
+        t_ast = timed(lambda: ast.parse(text), n)
+        t_cst = timed(lambda: libcst.parse_module(text), n)
+        print(f"{label:>16}: ast {t_ast * 1000:8.1f}  libcst {t_cst * 1000:8.1f}  ratio {t_cst / t_ast:5.1f}x")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--sizes", default="100,1000,10000")
+    args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for records in sizes:
+        bench_size(records, args.runs)
+    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS after validating every size (before the baselines): {peak_mb:.0f} MB")
+    bench_pool(max(sizes), args.runs)
+    bench_parsers(max(sizes), args.runs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,187 @@
+"""Turning conversation sessions into facts: the pluggable `Extractor` protocol and the
+offline `RuleExtractor` (no LLM, deterministic).
+
+What `RuleExtractor` emits for each user turn:
+
+- every sentence that is not a pleasantry becomes one free-text fact (kind None) whose
+  `fields` hold the recognised values (shape in `factlog.recognizers`); user questions are
+  kept too, since they say what the user cares about;
+- an answer to the assistant's question becomes ONE fact joining both ("Date of birth:
+  March 15th, 1985."); `fields` then also hold `question` (the assistant's sentence) and,
+  when the question names an attribute, `attribute`, `value` (typed) and `value_type`
+  (date, email, phone, amount_usd, percentage, identifier, count or text);
+- "my X is V" statements get the same `attribute` / `value` / `value_type` fields;
+- an attribute of the user that is a canonical vocabulary field (`CANONICAL_ATTRIBUTES`)
+  also yields a structured fact of that kind (key = kind for singular kinds).
+
+With `user_only=False`, assistant sentences that state recognisable values (not questions)
+become facts too, with role "assistant" in their provenance.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Protocol
+
+from codegen.vocabulary import CANONICAL
+from factlog.attributes import (
+    Attribute,
+    answer_text,
+    canonical_field,
+    question_attribute,
+    statement_attribute,
+    typed_value,
+)
+from factlog.model import JsonValue, NewFact, Provenance
+from factlog.recognizers import Values, recognize
+from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
+from factlog.transcripts import Message, Session
+
+# questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
+SMALL_TALK_QUESTION = re.compile(
+    r"\b(?:anything else|is (?:that|this|everything|it) (?:all )?(?:correct|right|ok|okay|acceptable|all)|"
+    r"(?:does|will|would) (?:that|this|it) (?:work|sound)|sound good|any (?:other |more )?questions|"
+    r"(?:can|may) i help|how are you|how can i help)\b",
+    re.I,
+)
+YES_NO_QUESTION = re.compile(
+    r"^(?:[^,?]{0,40},\s*)?(?:would|do|does|did|are|is|have|has|can|could|will|shall|should|may)\b", re.I
+)
+# self-descriptions without "my X is": (pattern with a `value` group, attribute phrase)
+SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (re.compile(pattern, flags), phrase)
+    for pattern, flags, phrase in (
+        (r"\bi was born on (?P<value>.+)", re.I, "date of birth"),
+        (r"\b(?:[Ii] work|employed|working)\b[\w -]*? (?:for|at) (?P<value>[A-Z][\w&'. -]*?)(?:[.,!;]|\s+as\b|$)",
+         0, "employer"),
+        (r"\b(?:work(?:ing)?|employed)(?: full-time| part-time)? as an? (?P<value>[a-z][a-z -]*?)(?: at | for |[.,!;]|$)",
+         0, "occupation"),
+        (r"\bmy name is (?P<value>.+)", re.I, "full name"),
+    )
+)
+
+
+class Extractor(Protocol):
+    """Anything that turns a session into facts (rules now, an LLM later)."""
+
+    def extract(self, session: Session, *, user_only: bool) -> list[NewFact]: ...
+
+
+class RuleExtractor:
+    """Offline extraction: sentence splitting, value recognisers and question/answer pairing."""
+
+    def extract(self, session: Session, *, user_only: bool) -> list[NewFact]:
+        facts: list[NewFact] = []
+        previous: Message | None = None
+        for message in session.messages:
+            if message.role == "user":
+                facts += self._user_turn(session, message, previous)
+            elif message.role == "assistant" and not user_only:
+                facts += self._assistant_turn(session, message)
+            previous = message
+        return facts
+
+    def _user_turn(self, session: Session, message: Message, previous: Message | None) -> list[NewFact]:
+        sentences = split_sentences(message.content)
+        facts: list[NewFact] = []
+        question = _open_question(previous)
+        if question and sentences and not sentences[0].endswith("?"):
+            answer = sentences.pop(0)
+            if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question):
+                facts += _answer_facts(session, message, question, answer)
+        for sentence in sentences:
+            if not is_small_talk(sentence):
+                facts += _statement_facts(session, message, sentence)
+        return facts
+
+    def _assistant_turn(self, session: Session, message: Message) -> list[NewFact]:
+        facts: list[NewFact] = []
+        for sentence in split_sentences(message.content):
+            if sentence.endswith("?") or is_small_talk(sentence):
+                continue
+            values = recognize(sentence, session.timestamp)
+            if values.to_fields().keys() - {"counts"}:
+                facts += _statement_facts(session, message, sentence, values)
+        return facts
+
+
+def _open_question(previous: Message | None) -> str | None:
+    """The assistant's closing question, when the user's turn answers it."""
+    if previous is None or previous.role != "assistant":
+        return None
+    sentences = split_sentences(previous.content)
+    if not sentences or not sentences[-1].endswith("?") or SMALL_TALK_QUESTION.search(sentences[-1]):
+        return None
+    return sentences[-1]
+
+
+def _answer_facts(session: Session, message: Message, question: str, answer: str) -> list[NewFact]:
+    values = recognize(answer, session.timestamp)  # only the user's words carry values
+    fields = {**values.to_fields(), "question": question}
+    attribute = question_attribute(question)
+    if attribute is None:
+        text = f"{question} {answer}"
+        attributes = []
+    else:
+        text = f"{attribute.phrase[0].upper()}{attribute.phrase[1:]}: {answer_text(answer)}."
+        attributes = [(attribute, answer)]
+    return _attribute_facts(session, message, text, fields, attributes + _self_statements(answer, message.role))
+
+
+def _statement_facts(
+    session: Session, message: Message, sentence: str, values: Values | None = None
+) -> list[NewFact]:
+    values = values if values is not None else recognize(sentence, session.timestamp)
+    stated = statement_attribute(sentence, message.role)
+    attributes = ([stated] if stated else []) + _self_statements(sentence, message.role)
+    return _attribute_facts(session, message, sentence, values.to_fields(), attributes)
+
+
+def _self_statements(sentence: str, role: str) -> list[tuple[Attribute, str]]:
+    if role != "user":
+        return []
+    found: list[tuple[Attribute, str]] = []
+    for pattern, phrase in SELF_STATEMENTS:
+        match = pattern.search(sentence)
+        if match is not None and match.group("value").strip():
+            found.append((Attribute(phrase, True), match.group("value").strip()))
+    return found
+
+
+def _attribute_facts(
+    session: Session,
+    message: Message,
+    text: str,
+    fields: dict[str, JsonValue],
+    attributes: list[tuple[Attribute, str]],
+) -> list[NewFact]:
+    """One free-text fact, typed by the first attribute, plus a structured fact for every
+    attribute that is a canonical field of the user."""
+    structured: dict[tuple[str, str], NewFact] = {}
+    for position, (attribute, value_text) in enumerate(attributes):
+        value, value_type = typed_value(attribute, value_text, recognize(value_text, session.timestamp))
+        if position == 0:
+            fields = {**fields, "attribute": attribute.phrase, "value": value, "value_type": value_type}
+        mapped = canonical_field(attribute, value, value_type)
+        if mapped is not None and mapped[:2] not in structured:
+            kind, field_name, canonical_value = mapped
+            key = kind if CANONICAL[kind].singular else None
+            structured[mapped[:2]] = _fact(session, message, text, {field_name: canonical_value}, kind, key)
+    return [_fact(session, message, text, fields), *structured.values()]
+
+
+def _fact(
+    session: Session,
+    message: Message,
+    text: str,
+    fields: dict[str, JsonValue],
+    kind: str | None = None,
+    key: str | None = None,
+) -> NewFact:
+    provenance = Provenance(
+        session_id=session.session_id,
+        message_index=message.index,
+        role=message.role,
+        session_ts=session.timestamp.isoformat() if session.timestamp else None,
+    )
+    return NewFact(text=text, kind=kind, fields=fields, key=key, provenance=provenance)

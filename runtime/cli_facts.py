@@ -1,0 +1,129 @@
+"""`uac` commands over the fact log: add, ingest, log, retract, verify, export, import, forget, users."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from factlog.errors import InputError
+from factlog.records import parse_field_options
+from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
+
+
+# -- facts -------------------------------------------------------------------------------
+
+@app.command()
+def add(user: str, text: Optional[str] = typer.Argument(None),
+        kind: Optional[str] = typer.Option(None, "--kind"),
+        field: list[str] = typer.Option([], "--field", help="name=value (repeatable)"),
+        key: Optional[str] = typer.Option(None, "--key", help="identity key: same kind+key = same entity"),
+        valid_from: Optional[str] = typer.Option(None, "--valid-from"),
+        valid_to: Optional[str] = typer.Option(None, "--valid-to"),
+        as_json: bool = JsonOpt) -> None:
+    """Append one fact (free text, or structured with --kind and --field)."""
+    fields = parse_field_options(field)
+    fact = memory().add(user, text, kind=kind, fields=fields, key=key,
+                        valid_from=valid_from, valid_to=valid_to)
+    if as_json:
+        emit_json(fact.to_json())
+    else:
+        out.print(f"added fact {fact.id} for {user}: {fact.text}")
+
+
+@app.command()
+def ingest(user: str, path: Path,
+           kind: Optional[str] = typer.Option(None, "--kind", help="record file: each object is one fact of this kind"),
+           key_field: Optional[str] = typer.Option(None, "--key-field", help="record field that names the entity"),
+           user_only: bool = typer.Option(False, "--user-only", help="transcripts: only the user's turns"),
+           as_json: bool = JsonOpt) -> None:
+    """Ingest a record file (JSONL / JSON array, with --kind) or a chat transcript (JSON, JSONL, YAML)."""
+    mem = memory()
+    if kind is not None:
+        report = mem.ingest_records(user, path, kind, key_field)
+    else:
+        if key_field is not None:
+            raise InputError("--key-field goes with --kind (record files)")
+        report = mem.ingest_transcript(user, path, user_only=user_only)
+    if as_json:
+        emit_json({"user": user, "source": report.source, "count": len(report.facts),
+                   "first_id": report.first_id, "last_id": report.last_id})
+    else:
+        out.print(f"ingested {len(report.facts)} facts for {user} from {path}"
+                  + (f" (ids {report.first_id}-{report.last_id})" if report.facts else ""))
+
+
+@app.command()
+def log(user: str, after: int = typer.Option(0, "--after"), limit: Optional[int] = typer.Option(None, "--limit"),
+        as_json: bool = JsonOpt) -> None:
+    """Print a user's facts in order."""
+    facts = list(memory().log(user, after))
+    if limit is not None:
+        facts = facts[-limit:]
+    if as_json:
+        emit_json([f.to_json() for f in facts])
+    else:
+        out.print(fact_table(facts, title=f"{user}: {len(facts)} facts"))
+
+
+@app.command()
+def retract(user: str, fact_id: int, reason: Optional[str] = typer.Option(None, "--reason"),
+            as_json: bool = JsonOpt) -> None:
+    """Withdraw a fact (by appending a retraction; nothing is erased)."""
+    fact = memory().retract(user, fact_id, reason)
+    if as_json:
+        emit_json(fact.to_json())
+    else:
+        out.print(f"fact {fact.id} retracts fact {fact_id}")
+
+
+@app.command()
+def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) -> None:
+    """Re-hash every fact and check each user's chain; exit 1 naming the first bad fact."""
+    report = memory().verify(user)
+    if as_json:
+        emit_json(report.__dict__)
+    elif report.ok:
+        out.print(f"[green]ok[/green]: {report.checked} facts verified")
+    else:
+        out.print(f"[red]FAILED[/red] at fact {report.user}/{report.fact_id}: {report.reason} "
+                  f"({report.checked} facts verified before it)")
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@app.command("export")
+def export_(path: Path, user: Optional[str] = typer.Option(None, "--user"), as_json: bool = JsonOpt) -> None:
+    """Export facts as JSONL (exact: ids, times and hashes)."""
+    count = memory().export(path, user)
+    emit_json({"exported": count, "path": str(path)}) if as_json else out.print(f"exported {count} facts to {path}")
+
+
+@app.command("import")
+def import_(path: Path, as_json: bool = JsonOpt) -> None:
+    """Import an export (all or nothing; facts already present are skipped)."""
+    count = memory().import_(path)
+    emit_json({"imported": count}) if as_json else out.print(f"imported {count} facts from {path}")
+
+
+@app.command()
+def forget(user: str, yes: bool = typer.Option(False, "--yes", help="confirm erasing the user"),
+           as_json: bool = JsonOpt) -> None:
+    """Erase a user entirely: facts, versions, alerts and index entries."""
+    if not yes:
+        raise InputError(f"forget erases every fact of {user!r} for good; add --yes to confirm")
+    gone = memory().forget(user)
+    emit_json({"user": user, "facts_erased": gone}) if as_json else out.print(f"forgot {user}: {gone} facts erased")
+
+
+@app.command()
+def users(as_json: bool = JsonOpt) -> None:
+    """List the users that have facts."""
+    mem = memory()
+    names = mem.users()
+    if as_json:
+        emit_json([{"user": u, "facts": mem.facts.head(u)} for u in names])
+    else:
+        for u in names:
+            out.print(f"{u}\t{mem.facts.head(u)} facts")

@@ -1,0 +1,267 @@
+"""`uac` commands over typed modules: checkpoint, show, history, diff, rollback, query,
+alerts, recall, watch."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import fields, is_dataclass
+from datetime import date, datetime, time, timezone
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from constraints import Alert, AlertDiff
+from factlog.errors import InputError
+from runtime.cli_app import JsonOpt, app, emit_json, err, memory, out
+from runtime.memory import CheckpointReport, Memory
+from runtime.render_value import to_jsonable, to_text
+from runtime.safe_eval import QueryError
+from users.checkpoint import Failed, Published, Unchanged
+from users.diff import unified_text_diff
+
+
+def parse_now(value: Optional[str]) -> datetime:
+    """`--now`: an ISO date or date-time (default: this moment)."""
+    if value is None:
+        return datetime.now(timezone.utc)
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        raise InputError(f"--now {value!r} is not an ISO date (YYYY-MM-DD) or date-time") from None
+    if len(value) <= 10:  # a bare date means the start of that day
+        moment = datetime.combine(date.fromisoformat(value), time())
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def alert_json(alert: Alert) -> dict[str, object]:
+    return {"id": alert.id, "constraint": alert.constraint, "severity": alert.severity,
+            "message": alert.message, "fact_ids": list(alert.fact_ids),
+            "due": alert.due.isoformat() if alert.due else None}
+
+
+def alerts_json(diff: AlertDiff) -> dict[str, object]:
+    return {"raised": [alert_json(a) for a in diff.raised],
+            "still_active": [alert_json(a) for a in diff.still_active],
+            "resolved": [alert_json(a) for a in diff.resolved],
+            "skipped": [{"constraint": s.constraint, "reason": s.reason} for s in diff.skipped],
+            "errors": [{"constraint": e.constraint, "error": e.error} for e in diff.errors]}
+
+
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False) -> None:
+    for label, alerts in (("NEW", diff.raised), ("active", diff.still_active), ("resolved", diff.resolved)):
+        for a in alerts:
+            style = "green" if label == "resolved" else SEVERITY_STYLE[a.severity]
+            due = f" (due {a.due.isoformat()})" if a.due else ""
+            out.print(f"[{style}]{label:>8} {a.severity:<8}[/{style}] ", end="")
+            out.print(f"{a.message}{due} [facts {', '.join(map(str, a.fact_ids))}]", markup=False)
+    if not (diff.raised or diff.still_active or diff.resolved):
+        out.print("no alerts")
+    for e in diff.errors:
+        err.print(f"constraint {e.constraint} failed: {e.error}", markup=False)
+    if not quiet_skips:
+        for s in diff.skipped:
+            out.print(f"[dim]skipped {s.constraint}: {s.reason}[/dim]")
+
+
+def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
+    result = report.result
+    data: dict[str, object] = {"user": report.user}
+    if isinstance(result, Published):
+        data.update(outcome="published", version=result.version.number, new_facts=result.new_facts,
+                    log_position=result.version.meta.log_position,
+                    record_counts=result.version.meta.record_counts,
+                    timings_s={k: round(v, 4) for k, v in result.timings.items()})
+    elif isinstance(result, Unchanged):
+        data.update(outcome="unchanged", reason=result.reason,
+                    version=result.version.number if result.version else None)
+    else:
+        data.update(outcome="failed", stage=result.stage, reason=result.message,
+                    problems=[str(p) for p in result.problems],
+                    current_version=result.current.number if result.current else None)
+    if report.alerts is not None:
+        data["alerts"] = alerts_json(report.alerts)
+    return data
+
+
+def print_checkpoint(report: CheckpointReport) -> None:
+    result = report.result
+    if isinstance(result, Published):
+        v = result.version
+        split = ", ".join(f"{k} {v_:.3f}s" for k, v_ in result.timings.items())
+        out.print(f"[green]published[/green] {report.user} v{v.number} (log position "
+                  f"{v.meta.log_position}, {result.new_facts} new facts; {split})")
+    elif isinstance(result, Unchanged):
+        out.print(f"unchanged: {result.reason}", markup=False)
+    else:
+        current = f"v{result.current.number}" if result.current else "no version"
+        err.print(f"checkpoint FAILED for {report.user}; {current} stays current", style="bold red")
+        err.print(result.message, markup=False)
+    if report.alerts is not None:
+        print_alerts(report.alerts, quiet_skips=True)
+
+
+@app.command("checkpoint")
+def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", help="clock for constraints"),
+                   as_json: bool = JsonOpt) -> None:
+    """Compile the log into a new validated version (if anything changed), then run constraints."""
+    report = memory().checkpoint_and_alert(user, parse_now(now))
+    emit_json(checkpoint_json(report)) if as_json else print_checkpoint(report)
+    if isinstance(report.result, Failed):
+        raise typer.Exit(1)
+
+
+@app.command()
+def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
+         source: bool = typer.Option(False, "--source", help="print every file of the package"),
+         as_json: bool = JsonOpt) -> None:
+    """Show a version: its attributes, classes and record counts (or its source)."""
+    mem = memory()
+    info = mem.versions.current(user) if version is None else mem.versions.get(user, version)
+    if info is None:
+        raise InputError(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
+    files = mem.versions.files(user, info.number)
+    if as_json:
+        emit_json({**info.to_json(), "files": files if source else sorted(files)})
+        return
+    if source:
+        for name, text in sorted(files.items()):
+            out.print(f"# ==== {name}", markup=False)
+            out.print(text, markup=False)
+        return
+    namespace = mem.namespace(user, info.number)
+    table = Table(title=f"{user} v{info.number} (log position {info.meta.log_position}, {info.meta.producer})")
+    for column in ("name", "type", "records / fields"):
+        table.add_column(column, overflow="fold")
+    for name, value in sorted(namespace.items()):
+        if isinstance(value, type) and is_dataclass(value):
+            table.add_row(name, "class", ", ".join(f"{f.name}: {f.type}" for f in fields(value)))
+        elif isinstance(value, list):
+            table.add_row(name, "list", str(len(value)))
+        else:
+            table.add_row(name, type(value).__name__, to_text(value)[:120])
+    out.print(table)
+
+
+@app.command()
+def history(user: str, as_json: bool = JsonOpt) -> None:
+    """List a user's versions, oldest first."""
+    mem = memory()
+    versions = mem.versions.history(user)
+    current = mem.versions.current(user)
+    if as_json:
+        emit_json([{**v.to_json(), "current": current is not None and v.number == current.number}
+                   for v in versions])
+        return
+    table = Table(title=f"{user}: {len(versions)} versions")
+    for column in ("version", "created", "log pos", "producer", "records", "validation s"):
+        table.add_column(column)
+    for v in versions:
+        mark = " *" if current is not None and v.number == current.number else ""
+        timings = v.meta.timings
+        table.add_row(f"v{v.number}{mark}", v.created_at[:19], str(v.meta.log_position), v.meta.producer,
+                      str(sum(v.meta.record_counts.values())),
+                      f"{sum(t for k, t in timings.items() if k != 'publish'):.3f}")
+    out.print(table)
+
+
+@app.command()
+def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = typer.Argument(None),
+         text: bool = typer.Option(False, "--text", help="plain unified diff of the files"),
+         as_json: bool = JsonOpt) -> None:
+    """What changed between two versions (default: previous vs current), citing facts."""
+    mem = memory()
+    a_num, b_num = mem.diff_pair(user, a, b)
+    if text:
+        patch = unified_text_diff(mem.versions.files(user, a_num), mem.versions.files(user, b_num),
+                                  label_a=f"v{a_num}", label_b=f"v{b_num}")
+        emit_json({"from": a_num, "to": b_num, "diff": patch}) if as_json else out.print(patch, markup=False)
+        return
+    result = mem.diff(user, a_num, b_num)
+    if as_json:
+        emit_json({"from": a_num, "to": b_num, **result.to_json()})
+        return
+    out.print(f"diff {user} v{a_num} -> v{b_num}")
+    out.print(result.render() if not result.is_empty else "no changes", markup=False)
+
+
+@app.command()
+def rollback(user: str, version: str, as_json: bool = JsonOpt) -> None:
+    """Make an older version current again (recorded in the history)."""
+    info = memory().rollback(user, version)
+    emit_json(info.to_json()) if as_json else out.print(f"{user}: v{info.number} is current again")
+
+
+@app.command()
+def query(user: str, expression: str, version: Optional[str] = typer.Option(None, "--version"),
+          as_json: bool = JsonOpt) -> None:
+    """Evaluate one safe Python expression over the user's module, e.g.
+    'sum(t.cost_usd for t in trips if t.departure_date.year == 2024)'."""
+    result = memory().query(user, expression, version)
+    if isinstance(result, QueryError):
+        where = f" (column {result.column})" if result.column else ""
+        raise InputError(f"query {result.kind}{where}: {result.message}")
+    if as_json:
+        emit_json({"expression": expression, "value": to_jsonable(result.value),
+                   "elapsed_ms": round(result.elapsed_ms, 3)})
+    else:
+        out.print(to_text(result.value), markup=False)
+
+
+@app.command()
+def alerts(user: str, now: Optional[str] = typer.Option(None, "--now", help="ISO date (default: today)"),
+           as_json: bool = JsonOpt) -> None:
+    """Run every constraint over the current version; show new, active and resolved alerts."""
+    result = memory().alerts(user, parse_now(now))
+    emit_json(alerts_json(result)) if as_json else print_alerts(result)
+
+
+@app.command()
+def recall(user: str, question: str,
+           expr: Optional[str] = typer.Option(None, "--expr", help="a query whose answer goes first"),
+           max_items: int = typer.Option(8, "--max-items", min=1, max=200),
+           max_chars: int = typer.Option(2000, "--max-chars", min=1, max=200_000),
+           max_ms: float = typer.Option(50.0, "--max-ms", min=0, max=60_000),
+           kind: list[str] = typer.Option([], "--kind", help="only facts/records of this kind"),
+           as_json: bool = JsonOpt) -> None:
+    """Cited context for a prompt: the code answer plus BM25 facts and records, under budget."""
+    result = memory().recall(user, question, expression=expr, max_items=max_items, max_chars=max_chars,
+                             max_ms=max_ms, kinds=kind or None)
+    emit_json(result.to_json()) if as_json else out.print(result.context or "(nothing found)", markup=False)
+
+
+@app.command()
+def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Option(0.5, "--debounce", min=0.05),
+          as_json: bool = JsonOpt) -> None:
+    """Watch the log: each change → checkpoint → constraints → new and resolved alerts."""
+    from runtime.watch import Watcher
+
+    mem: Memory = memory()
+
+    def report(user: str, outcome: object) -> None:
+        if isinstance(outcome, CheckpointReport):
+            if isinstance(outcome.result, Unchanged):
+                return
+            emit_json(checkpoint_json(outcome)) if as_json else print_checkpoint(outcome)
+        else:
+            err.print(f"{user}: checkpoint error: {outcome}", markup=False)
+
+    stop = threading.Event()
+    watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce)
+    out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)") if not as_json else None
+    try:
+        watcher.run_until(stop)
+    except KeyboardInterrupt:
+        stop.set()
+    out.print("stopped") if not as_json else None
+
+
+@app.command()
+def demo(now: Optional[str] = typer.Option(None, "--now", help="demo clock (default 2026-12-01)")) -> None:
+    """Run the whole loop on a bundled example user (offline, no API key)."""
+    from runtime.demo import DEMO_NOW, run_demo
+
+    run_demo(memory(), out, parse_now(now) if now else DEMO_NOW)

@@ -1,0 +1,111 @@
+"""`uac demo`: the whole loop on a bundled example user, offline, no API key.
+
+ingest (a transcript + structured records) → checkpoint → aggregate queries → alerts (a
+passport that expires too soon after a Tokyo trip; a medication in an allergy's drug
+class) → a new fact (passport renewed) → a new version → the diff and the resolved alert.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from importlib import resources
+from pathlib import Path
+
+from rich.console import Console
+from rich.rule import Rule
+
+from constraints import AlertDiff
+from factlog.errors import InputError
+from runtime.cli_modules import print_alerts
+from runtime.memory import Memory
+from runtime.render_value import to_text
+from runtime.safe_eval import QueryError
+from users.checkpoint import CheckpointResult, Failed, Published
+
+DEMO_USER = "sam"
+DEMO_NOW = datetime.fromisoformat("2026-12-01T09:00:00+00:00")
+
+QUERIES = (
+    ("trips per year", "sorted(Counter(t.departure_date.year for t in trips).items())"),
+    ("spent on trips in 2024", "sum(t.cost_usd for t in trips if t.departure_date.year == 2024)"),
+    ("countries visited abroad", "sorted({t.country for t in trips if t.is_international})"),
+    ("longest trip", "max(trips, key=lambda t: (t.return_date - t.departure_date).days).destination"),
+    ("passport valid after the Tokyo return (days)",
+     "[(passport.expiry_date - t.return_date).days for t in trips if t.destination == 'Tokyo']"),
+)
+
+
+def example(name: str) -> Path:
+    return Path(str(resources.files("runtime") / "examples" / name))
+
+
+def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> None:
+    def step(title: str) -> None:
+        console.print(Rule(f"[bold]{title}"))
+
+    mem.forget(DEMO_USER)  # the demo starts from nothing each time
+    step("1. ingest: a chat transcript (offline extraction) and structured records")
+    transcript = mem.ingest_transcript(DEMO_USER, example("sam_sessions.yaml"))
+    console.print(f"transcript: {len(transcript.facts)} facts, each citing its session and message")
+    trips = mem.ingest_records(DEMO_USER, example("sam_trips.jsonl"), "trip", key_field="ref")
+    console.print(f"trips: {len(trips.facts)} structured facts (keys from the 'ref' field)")
+    for line in example("sam_health.jsonl").read_text(encoding="utf-8").splitlines():
+        item = json.loads(line)
+        fact = mem.add(DEMO_USER, kind=item["kind"], key=item["key"], fields=item["fields"])
+        console.print(f"fact {fact.id}: {fact.text}", markup=False)
+    for fact in transcript.facts[:6]:
+        p = fact.provenance
+        console.print(f"  fact {fact.id} [{p.session_id}#{p.message_index}]: {fact.text}", markup=False)
+
+    step("2. checkpoint: facts → typed module → libcst/ast allowlist → mypy --strict → import → coverage")
+    first = mem.checkpoint_and_alert(DEMO_USER, now)
+    _print_result(console, first.result)
+    ns = mem.namespace(DEMO_USER)
+    console.print("module names: " + ", ".join(sorted(k for k, v in ns.items() if not isinstance(v, type))))
+
+    step("3. exact answers: safe Python expressions over the typed module")
+    for label, expression in QUERIES:
+        result = mem.query(DEMO_USER, expression)
+        value = result.message if isinstance(result, QueryError) else to_text(result.value)
+        console.print(f"[bold]{label}[/bold]\n  [dim]{expression}[/dim]\n  → ", end="")
+        console.print(value, markup=False)
+
+    step(f"4. proactive alerts (clock: {now.date().isoformat()})")
+    _print_alerts(console, first.alerts)
+
+    step("5. a new fact: the passport was renewed")
+    renewed = mem.add(DEMO_USER, "Renewed my passport: new expiry November 20th, 2036.", kind="passport",
+                      key="passport", fields={"number": "P9120455", "issue_date": "2026-11-21",
+                                              "expiry_date": "2036-11-20"})
+    console.print(f"fact {renewed.id}: {renewed.text}", markup=False)
+    second = mem.checkpoint_and_alert(DEMO_USER, now)
+    _print_result(console, second.result)
+
+    step("6. what changed, and why (semantic diff citing facts)")
+    console.print(mem.diff(DEMO_USER).render(), markup=False)
+    _print_alerts(console, second.alerts)
+
+    step("7. recall: cited context for an agent's prompt")
+    recalled = mem.recall(DEMO_USER, "when does my passport expire and where am I flying?",
+                          expression="passport.expiry_date", max_items=5, max_chars=600)
+    console.print(recalled.context, markup=False)
+    console.print(f"\n[dim]workspace: {mem.workspace.home} — try `uac --home {mem.workspace.home} "
+                  f"query {DEMO_USER} 'len(trips)'`[/dim]")
+
+
+def _print_result(console: Console, result: CheckpointResult) -> None:
+    if isinstance(result, Published):
+        v = result.version
+        split = ", ".join(f"{k} {t * 1000:.0f} ms" for k, t in result.timings.items())
+        counts = ", ".join(f"{k} {n}" for k, n in sorted(v.meta.record_counts.items()) if n)
+        console.print(f"[green]published v{v.number}[/green] ({counts})\n  {split}")
+    elif isinstance(result, Failed):
+        raise InputError(f"demo checkpoint failed: {result.message}")
+    else:
+        console.print(str(result), markup=False)
+
+
+def _print_alerts(console: Console, diff: AlertDiff | None) -> None:
+    if diff is not None:
+        print_alerts(diff, quiet_skips=True)

@@ -1,0 +1,134 @@
+"""Evaluate one untrusted Python expression over a user's typed memory.
+
+`evaluate` never raises: it returns `QueryOk` or `QueryError`. The expression
+is checked and rewritten (query_compile), then run with only the allowlisted
+names (query_builtins) and with every attribute, call, loop and size-growing
+operator checked at run time (query_guard). Work is bounded by a deadline and
+a memory budget polled during iteration; sizes of strings, sequences, ranges
+and integers are checked before they are built.
+"""
+
+from __future__ import annotations
+
+import builtins
+import dataclasses
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from time import perf_counter
+from types import TracebackType
+from typing import Literal
+
+from runtime.query_builtins import query_builtins
+from runtime.query_compile import FILENAME, QueryRejected, compile_query
+from runtime.query_guard import Guard, QueryForbidden, QueryMemory, QueryTimeout
+
+ErrorKind = Literal["syntax", "forbidden", "timeout", "memory", "runtime"]
+_BUILTIN_NAMES = frozenset(dir(builtins))
+_PLAIN_ARGS = (str, int, float, bool, type(None))
+_MAX_MESSAGE = 300
+
+
+@dataclass(frozen=True)
+class QueryOk:
+    value: object
+    elapsed_ms: float
+
+
+@dataclass(frozen=True)
+class QueryError:
+    """`line`/`column` are 1-based and point into the expression."""
+
+    kind: ErrorKind
+    message: str
+    line: int | None = None
+    column: int | None = None
+
+
+QueryResult = QueryOk | QueryError
+
+
+def evaluate(expression: str, namespace: Mapping[str, object], *,
+             time_limit_s: float = 1.0, memory_limit_mb: int = 256) -> QueryResult:
+    """Run `expression` over the public names of `namespace`."""
+    started = perf_counter()
+    try:
+        compiled = compile_query(expression)
+    except QueryRejected as rejected:
+        return QueryError(rejected.kind, rejected.message, rejected.line, rejected.column)
+    public = {k: v for k, v in namespace.items() if not k.startswith("_")}
+    guard = Guard(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,
+                  record_classes=_record_classes(public), own_codes=compiled.own_codes)
+    provided = query_builtins(guard)
+    for name, line, column in compiled.free_names:
+        if name not in public and name not in provided and name in _BUILTIN_NAMES:
+            return QueryError("forbidden", f"name {name!r} is not available in queries",
+                              line, column)
+    scope: dict[str, object] = {
+        "__builtins__": provided, **public,
+        "_q_attr": guard.attr, "_q_path": guard.path, "_q_method": guard.method,
+        "_q_method_path": guard.method_path, "_q_call": guard.call,
+        "_q_loop": guard.loop, "_q_consume": guard.consume, "_q_add": guard.add,
+        "_q_mul": guard.mul, "_q_pow": guard.pow, "_q_lshift": guard.lshift,
+        "_q_mod": guard.mod, "_q_formatted": guard.formatted,
+    }
+    try:
+        value = eval(compiled.code, scope)  # noqa: S307 - checked and guarded above
+        if isinstance(value, Iterator):
+            value = list(guard.consume(value))
+    except QueryForbidden as error:
+        return _error("forbidden", str(error), error)
+    except QueryTimeout as error:
+        return _error("timeout", f"{error} ({time_limit_s:g} s)", error)
+    except QueryMemory as error:
+        return _error("memory", str(error), error)
+    except MemoryError as error:
+        return _error("memory", "out of memory", error)
+    except RecursionError as error:
+        return _error("runtime", "RecursionError: recursion too deep", error)
+    except Exception as error:  # the query's own failure, reported as data
+        return _error("runtime", _describe(error), error)
+    return QueryOk(value, (perf_counter() - started) * 1000)
+
+
+def _record_classes(public: Mapping[str, object]) -> set[type]:
+    """Dataclasses and enums the namespace exports or holds at its top level."""
+    found: set[type] = set()
+    for value in public.values():
+        if isinstance(value, list) and value:
+            value = value[0]
+        if isinstance(value, type):
+            if dataclasses.is_dataclass(value) or issubclass(value, Enum):
+                found.add(value)
+        elif dataclasses.is_dataclass(value) or isinstance(value, Enum):
+            found.add(type(value))
+    return found
+
+
+def _describe(error: Exception) -> str:
+    name = type(error).__name__
+    if not all(isinstance(a, _PLAIN_ARGS) for a in error.args):
+        return name  # never repr an arbitrary (maybe huge) value
+    text = str(error)
+    return f"{name}: {text[:_MAX_MESSAGE]}" if text else name
+
+
+def _error(kind: ErrorKind, message: str, error: BaseException) -> QueryError:
+    line, column = _position(error.__traceback__)
+    return QueryError(kind, message, line, column)
+
+
+def _position(trace: TracebackType | None) -> tuple[int | None, int | None]:
+    """Source position of the innermost query frame in `trace`."""
+    line: int | None = None
+    column: int | None = None
+    while trace is not None:
+        code = trace.tb_frame.f_code
+        if code.co_filename == FILENAME:
+            positions = list(code.co_positions())
+            index = trace.tb_lasti // 2
+            if 0 <= index < len(positions):
+                line, _, start, _ = positions[index]
+                column = None if start is None else start + 1
+        trace = trace.tb_next
+    return line, column

@@ -1,0 +1,86 @@
+"""`uac watch`: watchdog on the fact log; debounced checkpoint → constraints → alerts.
+
+Writes to the log touch `facts.db` / `facts.db-wal`; each burst of changes (quiet for
+`debounce_s`) triggers one pass over the watched users. A failed checkpoint is reported and
+the watcher goes on; the last good version stays current.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Callable, Protocol
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+
+class Checkpointer(Protocol):
+    def users(self) -> list[str]: ...
+
+    def checkpoint_and_alert(self, user: str) -> object: ...
+
+
+class _Debounced(FileSystemEventHandler):
+    def __init__(self, names: set[str], fire: Callable[[], None], delay_s: float) -> None:
+        self._names, self._fire, self._delay = names, fire, delay_s
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        path = event.src_path if isinstance(event.src_path, str) else event.src_path.decode()
+        if Path(path).name not in self._names:
+            return
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self._delay, self._fire)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+
+
+class Watcher:
+    """Runs `memory.checkpoint_and_alert(user)` for each watched user after the log changes."""
+
+    def __init__(self, memory: Checkpointer, log_path: Path, users: list[str] | None,
+                 report: Callable[[str, object], None], debounce_s: float = 0.5) -> None:
+        self._memory, self._users, self._report = memory, users, report
+        self._log_path = log_path
+        self._pass_lock = threading.Lock()
+        names = {log_path.name, log_path.name + "-wal"}
+        self._handler = _Debounced(names, self.run_pass, debounce_s)
+        self._observer = Observer()
+
+    def run_pass(self) -> None:
+        """One pass over the users; one at a time even if changes keep coming."""
+        with self._pass_lock:
+            for user in self._users or self._memory.users():
+                try:
+                    outcome = self._memory.checkpoint_and_alert(user)
+                except Exception as exc:  # noqa: BLE001 - a watcher reports and goes on
+                    outcome = exc
+                self._report(user, outcome)
+
+    def start(self) -> None:
+        self._log_path.parent.mkdir(parents=True, exist_ok=True)
+        self._observer.schedule(self._handler, str(self._log_path.parent), recursive=False)
+        self._observer.start()
+
+    def stop(self) -> None:
+        self._handler.cancel()
+        self._observer.stop()
+        self._observer.join(timeout=5)
+
+    def run_until(self, stop: threading.Event) -> None:
+        self.start()
+        try:
+            self.run_pass()  # catch up on anything written while nobody watched
+            while not stop.wait(0.2):
+                pass
+        finally:
+            self.stop()

@@ -1,0 +1,119 @@
+"""Checkpoint: the user's log → compile → validate → publish, as one result.
+
+Outcomes are values, not exceptions (`Published | Unchanged | Failed`). A failure leaves
+the current version and the log untouched: the facts are already stored, so the next
+checkpoint simply tries again. `CheckpointPolicy` says when a checkpoint is due (every N
+new facts, every T seconds); ingestion and `watch` ask it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from codegen.compile import GeneratedPackage, compile_package
+from codegen.loader import unload_package
+from codegen.problems import Problem, format_problems
+from codegen.validate import Invalid, Validator
+from factlog.model import Fact
+from factlog.store import FactStore
+from users.store import VersionStore
+from users.versions import PublishMeta, VersionInfo
+
+Producer = Callable[[str, Sequence[Fact]], GeneratedPackage]
+
+
+@dataclass(frozen=True)
+class Published:
+    version: VersionInfo
+    timings: Mapping[str, float]  # seconds: compile, safety, mypy, import, coverage, publish
+    new_facts: int
+
+
+@dataclass(frozen=True)
+class Unchanged:
+    version: VersionInfo | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class Failed:
+    stage: str
+    problems: tuple[Problem, ...]
+    timings: Mapping[str, float]
+    current: VersionInfo | None  # the last good version, still current
+
+    @property
+    def message(self) -> str:
+        return format_problems(self.stage, self.problems)
+
+
+CheckpointResult = Published | Unchanged | Failed
+
+
+def live_fact_ids(facts: Sequence[Fact]) -> set[int]:
+    """Every fact that must appear in the module: all but retractions and what they retract.
+    Computed here, apart from the compiler, so coverage checks the compiler's work."""
+    retracted = {f.retracts for f in facts if f.retracts is not None}
+    return {f.id for f in facts if f.retracts is None and f.id not in retracted}
+
+
+def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str, *,
+               stage_root: Path, producer: Producer = compile_package,
+               producer_name: str = "compiler") -> CheckpointResult:
+    current = versions.current(user)
+    head = facts.head(user)
+    if current is not None and current.meta.log_position >= head:
+        return Unchanged(current, f"no new facts since version {current.number} (log position {head})")
+    if head == 0:
+        return Unchanged(None, f"user {user!r} has no facts")
+    timings: dict[str, float] = {}
+    started = time.perf_counter()
+    log = list(facts.facts(user))
+    package = producer(user, log)
+    timings["compile"] = time.perf_counter() - started
+    stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
+    result = validator.validate(package.files, user=user, version=f"stage{head}",
+                                live_fact_ids=live_fact_ids(log), stage_dir=stage_dir)
+    timings.update(result.timings)
+    if isinstance(result, Invalid):
+        return Failed(result.stage, result.problems, timings, current)
+    try:
+        started = time.perf_counter()
+        info = versions.publish(user, package.files, PublishMeta(
+            log_position=package.log_position,
+            input_hash=package.input_hash,
+            producer=producer_name,
+            timings={k: round(v, 6) for k, v in timings.items()},
+            record_counts=package.record_counts,
+            entities=package.entities,
+            retractions={f.retracts: f.id for f in log if f.retracts is not None},
+        ))
+        timings["publish"] = time.perf_counter() - started
+    finally:
+        unload_package(result.module_name)
+        shutil.rmtree(stage_dir, ignore_errors=True)
+    previous = current.meta.log_position if current else 0
+    return Published(info, timings, head - previous)
+
+
+@dataclass
+class CheckpointPolicy:
+    """A checkpoint is due after `every_facts` new facts or `every_seconds` since the last."""
+
+    every_facts: int = 50
+    every_seconds: float = 300.0
+    _last: float = 0.0
+
+    def due(self, new_facts: int, now: float | None = None) -> bool:
+        if new_facts <= 0:
+            return False
+        now = time.monotonic() if now is None else now
+        return new_facts >= self.every_facts or now - self._last >= self.every_seconds
+
+    def done(self, now: float | None = None) -> None:
+        self._last = time.monotonic() if now is None else now
