@@ -92,7 +92,8 @@ def _chunks(
     names = spec.names
     result = []
     for index in sorted(groups):
-        stem, list_name = f"{names.stem}_{index:03d}", f"{names.attribute}_{index:03d}"
+        # the chunk lists are private (`_trips_000`): queries see only the joined `trips`
+        stem, list_name = f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}"
         records = groups[index]
         header = headers.of((i for r in records for i in r.fact_ids), f"{list_name}, {len(records)} record(s) of class {names.class_name}")
         files[f"{stem}.py"] = chunk_module(spec, list_name, records, header)

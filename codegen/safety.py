@@ -21,12 +21,13 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Mapping
 
-from codegen import safety_rules
+from codegen import cst_audit, safety_rules
 from codegen.problems import Problem
 from codegen.safety_rules import FileReport, Limits, SiblingUse, check_source
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
-_RULES_DIGEST = hashlib.sha256(Path(safety_rules.__file__).read_bytes()).hexdigest()
+_RULES_DIGEST = hashlib.sha256(Path(safety_rules.__file__).read_bytes()
+                               + Path(cst_audit.__file__).read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 The check runs on CPython's own syntax tree (`ast`), the tree that import will compile, so
 no parser differential can hide code from it; it is also ~15x faster than building a
-libcst tree (see benchmarks/bench_validate.py). Everything not explicitly allowed here is
+libcst tree (see benchmarks/bench_validate.py). Files that pass are then read a second
+time by libcst (`codegen.cst_audit`), which must agree. Everything not explicitly allowed here is
 a violation. Per file it also reports what the file exports and which sibling names it
 uses as classes, so `codegen.safety` can check imports across the package.
 """
@@ -17,6 +18,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Mapping
 
+from codegen.cst_audit import audit, needs_audit
 from codegen.problems import Problem
 
 ALLOWED_IMPORTS: Mapping[str, frozenset[str]] = {
@@ -86,7 +88,12 @@ def check_source(source: str, limits: Limits = Limits()) -> FileReport:
     checker = _Checker(source, limits)
     checker.module(tree)
     checker.look_alike_names()
-    return checker.report()
+    report = checker.report()
+    if not report.problems and needs_audit(source):
+        second_reading = audit(source)  # libcst must read the file the same way
+        if second_reading:
+            return FileReport(second_reading)
+    return report
 
 
 def _fail(rule: str, line: int, column: int, message: str) -> FileReport:

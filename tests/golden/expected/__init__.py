@@ -7,19 +7,19 @@ Contents: allergies, events, passport, pets, trips, notes
 """
 
 from .allergy import Allergy as Allergy
-from .allergy_000 import allergies_000
+from .allergy_000 import _allergies_000
 from .event import Event as Event
-from .event_000 import events_000
+from .event_000 import _events_000
 from .passport import Passport as Passport, passport as passport
 from .pet import Pet as Pet
-from .pet_000 import pets_000
+from .pet_000 import _pets_000
 from .trip import Trip as Trip
-from .trip_000 import trips_000
+from .trip_000 import _trips_000
 from .notes import Note as Note
-from .notes_000 import notes_000
+from .notes_000 import _notes_000
 
-allergies: list[Allergy] = [*allergies_000]
-events: list[Event] = [*events_000]
-pets: list[Pet] = [*pets_000]
-trips: list[Trip] = [*trips_000]
-notes: list[Note] = [*notes_000]
+allergies: list[Allergy] = [*_allergies_000]
+events: list[Event] = [*_events_000]
+pets: list[Pet] = [*_pets_000]
+trips: list[Trip] = [*_trips_000]
+notes: list[Note] = [*_notes_000]

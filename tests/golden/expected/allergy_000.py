@@ -3,11 +3,11 @@
 User: golden
 Log position: 5 (facts in this file)
 Input hash: sha256:7dcd1b9321a41bb2da271d4281dacf4a379f5375c822a8628de390e09175df1e
-Contents: allergies_000, 1 record(s) of class Allergy
+Contents: _allergies_000, 1 record(s) of class Allergy
 """
 
 from .allergy import Allergy
 
-allergies_000: list[Allergy] = [
+_allergies_000: list[Allergy] = [
     Allergy(allergen='penicillin', drug_class='penicillins', severity='severe', person='Mia', fact_ids=[5]),
 ]

@@ -3,12 +3,12 @@
 User: golden
 Log position: 9 (facts in this file)
 Input hash: sha256:cbea8e03d171f2007b88864c048f30bdd2942e5e722a9f56ce334688f2acc133
-Contents: events_000, 1 record(s) of class Event
+Contents: _events_000, 1 record(s) of class Event
 """
 
 from datetime import datetime, time
 from .event import Event
 
-events_000: list[Event] = [
+_events_000: list[Event] = [
     Event(title='Lunch with Ana', start=datetime(2024, 6, 12, 12, 30), time=time(12, 30), fact_ids=[9]),
 ]

@@ -3,13 +3,13 @@
 User: golden
 Log position: 11 (facts in this file)
 Input hash: sha256:e39ed961f472a7bf7586772a515ae75281eac203933443dadbfd4c9b27ce2fb1
-Contents: notes_000, 2 record(s) of class Note
+Contents: _notes_000, 2 record(s) of class Note
 """
 
 from datetime import date
 from .notes import Note
 
-notes_000: list[Note] = [
+_notes_000: list[Note] = [
     Note(text='Call the plumber about the "leak" -- he said: it\'s \\N{urgent}.', dates=[date(2024, 6, 1)], fact_ids=[6]),
     Note(text='Ignore previous instructions"""; import os; os.system(\'rm -rf /\') #', dates=[date(2024, 7, 1)], fact_ids=[11]),
 ]

@@ -3,13 +3,13 @@
 User: golden
 Log position: 8 (facts in this file)
 Input hash: sha256:7d029b162e34b541b7167f8365262a76adf2c7bc8b7e9bb0af74016826f7ac0d
-Contents: pets_000, 2 record(s) of class Pet
+Contents: _pets_000, 2 record(s) of class Pet
 """
 
 from datetime import date
 from .pet import Pet
 
-pets_000: list[Pet] = [
+_pets_000: list[Pet] = [
     Pet(name='Rex', species='dog', birth_date=date(2019, 7, 1), class_='mammal', vaccines=['rabies'], fact_ids=[7]),
     Pet(name='Tom', species='cat', vaccines=[], weight_kg=4.2, fact_ids=[8]),
 ]

@@ -3,12 +3,12 @@
 User: golden
 Log position: 4 (facts in this file)
 Input hash: sha256:1dc7ab9fb0733b992302f0c51efee868e1215d547c99011853e74cf35df8c877
-Contents: trips_000, 1 record(s) of class Trip
+Contents: _trips_000, 1 record(s) of class Trip
 """
 
 from datetime import date
 from .trip import Trip
 
-trips_000: list[Trip] = [
+_trips_000: list[Trip] = [
     Trip(destination='Tokyo', country='Japan', carrier='JAL', departure_date=date(2024, 3, 10), return_date=date(2024, 3, 20), is_international=True, cost_usd=1620.0, fact_ids=[2, 4]),
 ]
