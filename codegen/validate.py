@@ -50,6 +50,13 @@ class Validator:
     def close(self) -> None:
         self.safety.close()
 
+    def forget(self, user: str) -> None:
+        """Drop what the caches hold of a user's text: mypy's working copy and its cache."""
+        name = stable_name(user)
+        shutil.rmtree(self.cache_root / "typecheck" / name, ignore_errors=True)
+        for cached in (self.cache_root / "mypy").glob(f"*/{name}"):
+            shutil.rmtree(cached, ignore_errors=True)
+
     def validate(self, files: Mapping[str, str], *, user: str, version: str,
                  live_fact_ids: AbstractSet[int], stage_dir: Path) -> Valid | Invalid:
         """Validate `files`; on success they are written to `stage_dir` (which must not

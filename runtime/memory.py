@@ -124,6 +124,7 @@ class Memory:
         check_user_id(user)
         gone = self.facts.forget(user)
         self.versions.forget(user)
+        self.validator.forget(user)
         if self.workspace.index_db.exists():
             with RecallIndex(self.workspace.index_db) as index:
                 index.forget(user)
