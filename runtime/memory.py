@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, is_dataclass, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterator, Sequence
 
 from codegen.validate import Validator
-from codegen.vocabulary import PROVENANCE_FIELD
 from constraints import BUILTIN, Alert, AlertDiff, Constraint, evaluate_and_record, load_user_constraints
 from constraints.user_loader import LoadFailure
 from factlog.errors import InputError, NotFound
@@ -26,6 +25,7 @@ from factlog.model import (Fact, JsonValue, NewFact, Provenance, check_user_id, 
 from factlog.records import read_records, record_facts, structured_fact
 from factlog.sqlite import SqliteFactStore
 from factlog.store import VerifyReport
+from runtime.citations import cite
 from runtime.recall import CodeAnswer, RecallResult, recall
 from runtime.recall_index import RecallIndex, record_texts
 from runtime.render_value import to_text
@@ -243,7 +243,11 @@ class Memory:
         result = self.query(user, expression)
         if isinstance(result, QueryError):
             raise InputError(f"--expr: {result.kind}: {result.message}")
-        return CodeAnswer(expression, to_text(result.value), tuple(_cited_fact_ids(result.value)))
+        cited = cite(expression, self.namespace(user), result.value)
+        text = to_text(result.value)
+        if cited.records > len(cited.fact_ids):
+            text += f" (computed over {cited.records} records)"
+        return CodeAnswer(expression, text, cited.fact_ids)
 
     # -- export / import ---------------------------------------------------------------
 
@@ -275,18 +279,3 @@ def read_export(path: Path) -> Sequence[Fact]:
             raise InputError(f"{path}:{lineno}: {exc}") from None
     return facts
 
-
-def _cited_fact_ids(value: object, limit: int = 200) -> list[int]:
-    """Fact ids of the records a query returned (a record, or records inside containers)."""
-    found: set[int] = set()
-    stack = [value]
-    while stack and len(found) < limit:
-        item = stack.pop()
-        ids = getattr(item, PROVENANCE_FIELD, None) if is_dataclass(item) else None
-        if isinstance(ids, list):
-            found.update(i for i in ids if isinstance(i, int))
-        elif isinstance(item, (list, tuple, set, frozenset)):
-            stack.extend(list(item)[:limit])
-        elif isinstance(item, dict):
-            stack.extend(list(item.values())[:limit])
-    return sorted(found)[:limit]
