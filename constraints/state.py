@@ -3,21 +3,19 @@
 Alert state is derived (it can be rebuilt by re-running the constraints), but losing it
 would re-announce every alert as new, so a write never leaves a half-written file: the
 new state goes to a temporary file in the same folder, is fsynced, and replaces the old
-one with `os.replace`. A crash at any point leaves either the old or the new state.
+one with `os.replace` (`users.fsio.replace_file`). A crash at any point leaves either the old or the new state.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from dataclasses import dataclass
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
 from constraints.model import SEVERITIES, Alert, Severity
+from users.fsio import replace_file
 
 FORMAT = 1
 HISTORY_LIMIT = 1000  # resolved alerts kept, newest last
@@ -107,34 +105,8 @@ class AlertState:
                 for h in self.history[-HISTORY_LIMIT:]
             ],
         }
-        write_atomic(Path(path), json.dumps(data, ensure_ascii=False, indent=1) + "\n")
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Replace `path` with `text` so that readers see the old or the new content, never a mix."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
-    _fsync_folder(path.parent)
-
-
-def _fsync_folder(folder: Path) -> None:
-    """Make the rename itself durable (not possible on every platform)."""
-    with contextlib.suppress(OSError):
-        descriptor = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        replace_file(Path(path), (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
 
 
 def _alert_json(alert: Alert) -> dict[str, Any]:

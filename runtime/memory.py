@@ -9,7 +9,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -33,6 +32,7 @@ from runtime.safe_eval import QueryError, QueryResult, evaluate
 from runtime.workspace import Workspace
 from users.checkpoint import CheckpointResult, Published, checkpoint
 from users.diff import ModuleDiff, diff_versions
+from users.fsio import replace_file
 from users.store import VersionStore
 from users.versions import VersionInfo
 
@@ -252,18 +252,11 @@ class Memory:
     # -- export / import ---------------------------------------------------------------
 
     def export(self, out: Path, user: str | None = None) -> int:
-        """Write facts as JSONL (atomically: temp file, fsync, rename)."""
+        """Write facts as JSONL, atomically (temp file, fsync, rename)."""
         facts = self.facts.facts(user) if user else self.facts.all_facts()
-        tmp = out.with_name(f".{out.name}.tmp")
-        count = 0
-        with open(tmp, "w", encoding="utf-8") as fh:
-            for fact in facts:
-                fh.write(json.dumps(fact.to_json(), ensure_ascii=False, sort_keys=True) + "\n")
-                count += 1
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, out)
-        return count
+        lines = [json.dumps(f.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for f in facts]
+        replace_file(out, "".join(lines).encode("utf-8"))
+        return len(lines)
 
     def import_(self, path: Path) -> int:
         facts = read_export(path)

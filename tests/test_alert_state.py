@@ -71,24 +71,13 @@ def test_a_crash_mid_write_keeps_the_old_state(tmp_path: Path, monkeypatch: pyte
 def test_a_crash_after_partial_write_keeps_the_old_state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "state" / "alerts.json"
     sample_state(1).save(path)
-    real_fdopen = os.fdopen
+    real_write = os.write
 
-    class HalfWriter:
-        def __init__(self, *args: object, **kwargs: object) -> None:
-            self.stream = real_fdopen(*args, **kwargs)  # type: ignore[call-overload]
+    def half_write(fd: int, data: bytes) -> int:
+        real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError("killed mid-write")
 
-        def __enter__(self) -> HalfWriter:
-            return self
-
-        def __exit__(self, *exc: object) -> None:
-            self.stream.close()
-
-        def write(self, text: str) -> None:
-            self.stream.write(text[: len(text) // 2])
-            self.stream.flush()
-            raise OSError("killed mid-write")
-
-    monkeypatch.setattr(os, "fdopen", HalfWriter)
+    monkeypatch.setattr(os, "write", half_write)
     with pytest.raises(OSError, match="killed mid-write"):
         sample_state(2).save(path)
     monkeypatch.undo()

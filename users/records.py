@@ -20,7 +20,6 @@ from codegen.vocabulary import PROVENANCE_FIELD
 from factlog.model import JsonValue
 
 _QUALIFIER = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
-_CHUNK = re.compile(r"(?P<base>.+)_\d{3,}")
 
 
 @dataclass(frozen=True)
@@ -58,8 +57,7 @@ def _is_record(value: object) -> bool:
 
 def collections(module: ModuleType) -> dict[str, Collection]:
     """Public record attributes. Lists of records are collections (empty lists too); a record
-    or None is a singular one. Chunk lists joined into another attribute (`trips_000` next
-    to `trips`) are left out so that no record counts twice.
+    or None is a singular one. (Chunk lists are private, `_trips_000`, so none counts twice.)
     """
     found: dict[str, Collection] = {}
     for name, value in vars(module).items():
@@ -69,10 +67,6 @@ def collections(module: ModuleType) -> dict[str, Collection]:
             found[name] = Collection(name, False, list(value))
         elif value is None or _is_record(value):
             found[name] = Collection(name, True, [] if value is None else [value])
-    for name in list(found):
-        match = _CHUNK.fullmatch(name)
-        if match and match.group("base") in found and not found[name].singular:
-            del found[name]
     return found
 
 
