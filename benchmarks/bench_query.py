@@ -1,8 +1,10 @@
 """Safe query evaluation vs plain `eval` over a 10,000-trip namespace.
 
 Run: .venv/bin/python benchmarks/bench_query.py [--records N] [--runs N]
-Prints p50/p90 (ms) per query for `runtime.safe_eval.evaluate` and for plain
-`eval` of the same expression, and the p50 ratio (safe / plain).
+Prints p50/p90 (ms) per query for `runtime.safe_eval.evaluate`, for plain
+`eval` of the same expression, and for `runtime.query_worker.QueryWorker.run`
+(the same evaluation in a forked child with hard limits), with the p50 ratios
+safe / plain and worker / safe.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from datetime import date, timedelta
 from time import perf_counter
 from typing import Callable
 
+from runtime.query_worker import QueryWorker
 from runtime.safe_eval import QueryOk, evaluate
 
 QUERIES = (
@@ -73,20 +76,27 @@ def main() -> None:
     namespace: dict[str, object] = {"trips": make_trips(args.records), "Trip": Trip}
     plain_scope = {**namespace, "date": date, "Counter": Counter, "statistics": statistics}
     print(f"{args.records:,} trips, {args.runs} runs each; times in ms")
-    print(f"{'query':<72} {'safe p50':>8} {'p90':>7} {'eval p50':>8} {'p90':>7} {'ratio':>6}")
-    ratios = []
-    for query in QUERIES:
-        result = evaluate(query, namespace)
-        assert isinstance(result, QueryOk), (query, result)
-        assert result.value == eval(query, dict(plain_scope)), query  # noqa: S307
-        safe = timings(lambda: evaluate(query, namespace), args.runs)
-        plain = timings(lambda: eval(query, dict(plain_scope)), args.runs)  # noqa: S307
-        ratio = statistics.median(safe) / statistics.median(plain)
-        ratios.append(ratio)
-        print(f"{query[:72]:<72} {statistics.median(safe):8.3f} {percentile(safe, 90):7.3f} "
-              f"{statistics.median(plain):8.3f} {percentile(plain, 90):7.3f} {ratio:6.2f}")
-    print(f"median ratio safe/plain: {statistics.median(ratios):.2f}")
-
+    print(f"{'query':<60} {'eval p50':>8} {'p90':>7} {'safe p50':>8} {'p90':>7} "
+          f"{'wrkr p50':>8} {'p90':>7} {'s/e':>5} {'w/s':>5}")
+    safe_ratios, worker_ratios = [], []
+    with QueryWorker(namespace) as worker:
+        for query in QUERIES:
+            result = evaluate(query, namespace)
+            assert isinstance(result, QueryOk), (query, result)
+            assert result.value == eval(query, dict(plain_scope)), query  # noqa: S307
+            in_child = worker.run(query)
+            assert isinstance(in_child, QueryOk) and in_child.value == result.value, query
+            plain = timings(lambda: eval(query, dict(plain_scope)), args.runs)  # noqa: S307
+            safe = timings(lambda: evaluate(query, namespace), args.runs)
+            child = timings(lambda: worker.run(query), args.runs)
+            safe_ratios.append(statistics.median(safe) / statistics.median(plain))
+            worker_ratios.append(statistics.median(child) / statistics.median(safe))
+            print(f"{query[:60]:<60} {statistics.median(plain):8.3f} {percentile(plain, 90):7.3f} "
+                  f"{statistics.median(safe):8.3f} {percentile(safe, 90):7.3f} "
+                  f"{statistics.median(child):8.3f} {percentile(child, 90):7.3f} "
+                  f"{safe_ratios[-1]:5.2f} {worker_ratios[-1]:5.2f}")
+    print(f"median ratio safe/plain: {statistics.median(safe_ratios):.2f}; "
+          f"worker/safe: {statistics.median(worker_ratios):.2f}")
 
 if __name__ == "__main__":
     main()

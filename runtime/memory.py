@@ -28,7 +28,8 @@ from runtime.citations import cite
 from runtime.recall import CodeAnswer, RecallResult, recall
 from runtime.recall_index import RecallIndex, record_texts
 from runtime.render_value import to_text
-from runtime.safe_eval import QueryError, QueryResult, evaluate
+from runtime.query_worker import QueryWorker
+from runtime.safe_eval import QueryError, QueryResult
 from runtime.workspace import Workspace
 from users.checkpoint import CheckpointResult, Published, checkpoint
 from users.diff import ModuleDiff, diff_versions
@@ -66,12 +67,16 @@ class Memory:
         self.versions = VersionStore(workspace.users_dir)
         self._validator: Validator | None = None
         self._modules: dict[tuple[str, int], ModuleType] = {}
+        self._workers: dict[tuple[str, int], QueryWorker] = {}
 
     @staticmethod
     def open(home: Path | str | None = None) -> Memory:
         return Memory(Workspace.at(home))
 
     def close(self) -> None:
+        for worker in self._workers.values():
+            worker.close()
+        self._workers.clear()
         if self._validator is not None:
             self._validator.close()
         self.facts.close()
@@ -129,6 +134,8 @@ class Memory:
             with RecallIndex(self.workspace.index_db) as index:
                 index.forget(user)
         self._modules = {k: v for k, v in self._modules.items() if k[0] != user}
+        for key in [k for k in self._workers if k[0] == user]:
+            self._workers.pop(key).close()
         return gone
 
     # -- reading facts -----------------------------------------------------------------
@@ -207,7 +214,18 @@ class Memory:
                 if not k.startswith("_") and not isinstance(v, ModuleType)}
 
     def query(self, user: str, expression: str, version: int | str | None = None) -> QueryResult:
-        return evaluate(expression, self.namespace(user, version))
+        """Evaluate a safe expression in a forked worker that holds the module: the in-process
+        guards bound ordinary work, the worker's kill and RLIMIT_AS bound the rest."""
+        info = self.versions.current(user) if version is None else self.versions.get(user, version)
+        if info is None:
+            raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
+        key = (user, info.number)
+        worker = self._workers.get(key)
+        if worker is None:
+            for stale in [k for k in self._workers if k[0] == user]:
+                self._workers.pop(stale).close()  # one worker per user: the version in use
+            worker = self._workers[key] = QueryWorker(self.namespace(user, info.number))
+        return worker.run(expression)
 
     def constraints(self) -> tuple[list[Constraint], list[LoadFailure]]:
         loaded = load_user_constraints(self.workspace.home)
