@@ -1,5 +1,6 @@
 """Recall benchmark: index 100,000 synthetic facts for one user (plus a few others), then
-time `recall` over 50 varied questions against a naive `LIKE '%word%'` scan.
+time `recall` over 50 varied questions against a naive `LIKE '%word%'` scan. Trip facts
+carry one of 4,000 booking keys, so most of them are superseded by a later update.
 
 Run: .venv/bin/python benchmarks/bench_recall.py [--facts N]
 """
@@ -35,11 +36,13 @@ NOTES = ["the garden fence needs painting", "remember to call the plumber", "the
 def synthetic_fact(rng: random.Random, user: str, fid: int, day: date) -> Fact:
     choice = rng.randrange(5)
     fields: dict[str, JsonValue] = {}
+    key = None
     if choice == 0:
         city = rng.choice(CITIES)
         kind: str | None = "trip"
         text = f"Flying to {city} with {rng.choice(PEOPLE)}, budget {rng.randrange(200, 5000)} dollars"
         fields = {"destination": city, "departure_date": day.isoformat()}
+        key = f"ref-{fid % 4000}"
     elif choice == 1:
         kind, payee = "payment", rng.choice(PAYEES)
         text = f"Paid the {payee} bill of {rng.randrange(20, 900)} dollars"
@@ -54,7 +57,7 @@ def synthetic_fact(rng: random.Random, user: str, fid: int, day: date) -> Fact:
     else:
         kind = None
         text = f"Note {fid}: {rng.choice(NOTES)}, said {rng.choice(PEOPLE)}"
-    return Fact(user, fid, f"{day.isoformat()}T12:00:00+00:00", text, kind, fields, None, day, None, None,
+    return Fact(user, fid, f"{day.isoformat()}T12:00:00+00:00", text, kind, fields, key, day, None, None,
                 Provenance(session_id=f"s{fid // 20}"), "", "")
 
 
@@ -131,6 +134,8 @@ def main() -> None:
                 search_ms.append(timed_ms(lambda: index.search("main", q, limit=40)))
             budget_hits = sum(bool(recall(index, "main", q).truncated_by - {"items", "chars"}) for q in qs)
             db = sqlite3.connect(path)
+            stale = db.execute("SELECT count(*) FROM docs WHERE user = 'main' AND superseded_by IS NOT NULL")
+            print(f"superseded facts: {stale.fetchone()[0]:,} of {args.facts:,}")
             like_ms = [timed_ms(lambda: like_scan(db, "main", q, 40, False)) for q in qs]
             ranked_ms = [timed_ms(lambda: like_scan(db, "main", q, 40, True)) for q in qs]
             db.close()

@@ -5,13 +5,17 @@ context, and at most `max_ms` milliseconds (the search itself is interrupted pas
 deadline; the clock is checked again before each item is added). Candidates are taken
 greedily, MMR-style: relevance minus `REDUNDANCY_WEIGHT` times the item's greatest
 similarity to an item already chosen; near-duplicates are skipped outright.
+
+Relevance already prefers the higher layer (`runtime.recall_index`: current records above
+facts, superseded facts below current ones). Each fact line says when it was said and, if a
+later fact of the same entity restated it, which one: `fact 2026-10-14 (superseded by 27): ...`.
 """
 
 from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Iterable, Literal
 
@@ -40,19 +44,29 @@ class CodeAnswer:
 
 @dataclass(frozen=True)
 class RecallItem:
-    """One line of context; `score` is relevance relative to the best candidate (code = 1)."""
+    """One line of context; `score` is relevance relative to the best candidate (code = 1).
+
+    Facts carry `said` (ISO date) and `superseded_by` (a fact id, None while current)."""
 
     source: Source
     text: str
     fact_ids: tuple[int, ...]
     score: float
+    said: str | None = None
+    superseded_by: int | None = None
 
     def line(self) -> str:
-        return _prefix(self.source) + self.text + _citation(self.fact_ids)
+        return self.prefix() + self.text + _citation(self.fact_ids)
+
+    def prefix(self) -> str:
+        """`fact 2026-10-14 (superseded by 27): `, `record: `, `code: `."""
+        said = f" {self.said}" if self.said else ""
+        stale = f" (superseded by {self.superseded_by})" if self.superseded_by is not None else ""
+        return f"{self.source}{said}{stale}: "
 
     def to_json(self) -> dict[str, JsonValue]:
         return {"source": self.source, "text": self.text, "fact_ids": list(self.fact_ids),
-                "score": round(self.score, 4)}
+                "score": round(self.score, 4), "said": self.said, "superseded_by": self.superseded_by}
 
 
 @dataclass(frozen=True)
@@ -70,10 +84,6 @@ class RecallResult:
             "truncated_by": gates,
             "elapsed_ms": round(self.elapsed_ms, 3),
         }
-
-
-def _prefix(source: Source) -> str:
-    return f"{source}: "
 
 
 def _citation(fact_ids: tuple[int, ...]) -> str:
@@ -103,7 +113,7 @@ class _Budget:
             keep = room - len(line) + len(item.text) - len(ELLIPSIS)
             if keep < MIN_KEPT_CHARS:
                 return False
-            item = RecallItem(item.source, item.text[:keep] + ELLIPSIS, item.fact_ids, item.score)
+            item = replace(item, text=item.text[:keep] + ELLIPSIS)
             self.closed = True
         self.used += len(item.line()) + (1 if self.items else 0)
         self.items.append(item)
@@ -184,7 +194,8 @@ def recall(
             break
         _, best = max(ranked, key=lambda pair: pair[0])
         pool = [c for _, c in ranked if c is not best]
-        item = RecallItem(best.hit.source, best.text, best.hit.fact_ids, best.relevance)
+        hit = best.hit
+        item = RecallItem(hit.source, best.text, hit.fact_ids, best.relevance, hit.said, hit.superseded_by)
         if budget.add(item):
             chosen.append(best)
     if len(budget.items) >= budget.max_items and _mmr(pool, chosen):

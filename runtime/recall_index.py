@@ -3,11 +3,26 @@
 The index is a cache of the fact log and of the user's current module: it can be deleted
 and rebuilt at any time. One row of `docs` per live fact or rendered record; an FTS5 table
 (external content over `docs.body`) holds the tokens. Questions never reach FTS5 as query
-syntax: they are split into word tokens here and each token is quoted.
+syntax: they are split into word tokens here and each token is quoted. Words that are not
+common (`COMMON_ROWS`) and have `MIN_PREFIX_CHARS` or more are prefix terms, which FTS5
+stems too, so "expire" (stem `expir`) also finds "expiry_date" (`expiri` and `date`:
+unicode61 splits on `_`); common words match whole words only, as prefixes they are costly.
+
+Layers (seed 004: prefer the higher layer). Records of the current module version are the
+typed, reconciled truth: their BM25 score is multiplied by `RECORD_WEIGHT` (not notes: a
+`Note` is a free-text fact rendered again, the same layer as the fact). A fact is
+*superseded* when a later live fact of the same entity (the compiler's identity: kind + key,
+one entity per user for singular canonical kinds; `codegen.live`) restates a field it
+names; its score is multiplied by `SUPERSEDED_WEIGHT` and its hit carries the id of the
+latest fact that superseded it. A free-text fact has no entity, but when the extractor
+drew structured facts from it (its *twins*: same session, message and text, synced
+together) it is superseded as soon as one of them is. Currency is kept incrementally:
+each sync recomputes only the entities (and twins) it touched.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 import time
@@ -16,14 +31,19 @@ from dataclasses import dataclass, fields, is_dataclass
 from datetime import date
 from pathlib import Path
 from types import TracebackType
-from typing import Iterable, Iterator, Literal, Mapping
+from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
+from codegen.naming import normalize_kind
 from codegen.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
 from factlog.model import Fact, JsonValue, check_user_id
 
 HitSource = Literal["fact", "record"]
 
 MAX_QUERY_TOKENS = 32
+MIN_PREFIX_CHARS = 4  # shorter tokens (and numbers) match whole words only
+RECORD_WEIGHT = 1.5  # a current record outranks a fact of equal BM25 relevance
+SUPERSEDED_WEIGHT = 0.5  # a superseded fact ranks below a current one of equal relevance
+SCHEMA_VERSION = 2  # `PRAGMA user_version`; an index of another version is rebuilt
 _WORD = re.compile(r"\w+")
 # Words that match nearly every fact and only dilute BM25; dropped from questions.
 STOPWORDS = frozenset(
@@ -37,26 +57,33 @@ STOPWORDS = frozenset(
 COMMON_ROWS = 5000
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS users (
+CREATE TABLE users (
     user TEXT PRIMARY KEY,
     last_fact_id INTEGER NOT NULL DEFAULT 0,
     record_version INTEGER
 );
-CREATE TABLE IF NOT EXISTS docs (
+CREATE TABLE docs (
     id INTEGER PRIMARY KEY,
     user TEXT NOT NULL,
     source TEXT NOT NULL CHECK (source IN ('fact', 'record')),
-    fact_id INTEGER,          -- facts only
+    fact_id INTEGER,          -- facts; notes: the fact they render
     kind TEXT,                -- facts: the fact kind
     attribute TEXT,           -- records: the module attribute, e.g. 'trips'
     session TEXT,
-    day TEXT,                 -- ISO date: valid_from, else the recorded date
+    day TEXT,                 -- ISO date: valid_from, else the recorded date (effective date)
     fact_ids TEXT NOT NULL,   -- comma-separated citation
-    body TEXT NOT NULL
+    body TEXT NOT NULL,
+    said TEXT,                -- facts: ISO date said (session timestamp, else recorded date)
+    entity TEXT,              -- facts: the compiler's entity identity, if the fact has one
+    field_names TEXT,         -- facts with an entity: JSON list of the names of their fields
+    superseded_by INTEGER,    -- facts: the latest later fact of the entity restating a field
+    twin_of INTEGER           -- a structured fact extracted from a free-text fact: that fact's id
 );
-CREATE INDEX IF NOT EXISTS docs_user_fact ON docs (user, fact_id);
-CREATE INDEX IF NOT EXISTS docs_user_source ON docs (user, source);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+CREATE INDEX docs_user_fact ON docs (user, fact_id);
+CREATE INDEX docs_user_source ON docs (user, source);
+CREATE INDEX docs_user_entity ON docs (user, entity) WHERE entity IS NOT NULL;
+CREATE INDEX docs_user_twin ON docs (user, twin_of) WHERE twin_of IS NOT NULL;
+CREATE VIRTUAL TABLE fts USING fts5(
     body, content='docs', content_rowid='id', tokenize='porter unicode61'
 );
 """
@@ -73,12 +100,36 @@ class RecordText:
 
 @dataclass(frozen=True)
 class Hit:
-    """A search result; `score` is -bm25, so higher is more relevant."""
+    """A search result; `score` is -bm25 times the layer weight, so higher is more relevant.
+
+    Facts carry `said` (the ISO date they were said) and `superseded_by` (a fact id, or None
+    while the fact is current)."""
 
     source: HitSource
     text: str
     fact_ids: tuple[int, ...]
     score: float
+    said: str | None = None
+    superseded_by: int | None = None
+
+
+class _Row(NamedTuple):
+    """One `docs` row, in column order."""
+
+    id: int
+    user: str
+    source: HitSource
+    fact_id: int | None
+    kind: str | None
+    attribute: str | None
+    session: str | None
+    day: str | None
+    fact_ids: str
+    body: str
+    said: str | None = None
+    entity: str | None = None
+    field_names: str | None = None
+    twin_of: int | None = None
 
 
 class SearchTimeout(Exception):
@@ -97,7 +148,55 @@ def query_tokens(text: str) -> list[str]:
 
 def any_of(tokens: Iterable[str]) -> str:
     """An FTS5 expression matching any of `tokens`, each one quoted (never FTS5 syntax)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in tokens)
+    return " OR ".join(_quoted(t) for t in tokens)
+
+
+def prefix_term(token: str) -> str:
+    """`token` as a (stemmed) prefix term if it has MIN_PREFIX_CHARS or more and is no number."""
+    return _quoted(token) + ("*" if len(token) >= MIN_PREFIX_CHARS and not token.isdigit() else "")
+
+
+def _quoted(token: str) -> str:
+    return '"' + token.replace('"', '""') + '"'
+
+
+def entity_of(fact: Fact) -> str | None:
+    """The compiler's identity of the fact's entity (`codegen.live`): `kind/key`, or the kind
+    alone for singular canonical kinds; None for free text and for keyless facts."""
+    if fact.kind is None:
+        return None
+    kind = normalize_kind(fact.kind)
+    domain = CANONICAL.get(kind)
+    if domain is not None and domain.singular:
+        return kind
+    return None if fact.key is None else f"{kind}/{fact.key}"
+
+
+def said_on(fact: Fact) -> str:
+    """The ISO date the fact was said: its session's timestamp, else the day it was recorded."""
+    for stamp in (fact.provenance.session_ts, fact.recorded_at):
+        try:
+            return date.fromisoformat((stamp or "")[:10]).isoformat()
+        except ValueError:
+            continue
+    return fact.recorded_at[:10]
+
+
+def superseders(facts: Iterable[tuple[str, int, list[str]]]) -> dict[int, int]:
+    """For the facts of one entity as (effective date, fact id, field names): fact id → the
+    latest later fact that restates one of its fields (or any later fact, if it names none).
+    Later means later in the compiler's update order: effective date, then id."""
+    latest_by_field: dict[str, tuple[str, int]] = {}
+    latest: tuple[str, int] | None = None
+    out: dict[int, int] = {}
+    for day, fact_id, names in sorted(facts, reverse=True):
+        later = [latest_by_field[n] for n in names if n in latest_by_field] if names else [latest] if latest else []
+        if later:
+            out[fact_id] = max(later)[1]
+        for n in names:
+            latest_by_field.setdefault(n, (day, fact_id))
+        latest = latest or (day, fact_id)
+    return out
 
 
 def _render_value(value: JsonValue) -> str:
@@ -123,8 +222,17 @@ def render_record(record: object) -> str:
         value = getattr(record, f.name)
         if f.name == PROVENANCE_FIELD or value is None or value == []:
             continue
-        parts.append(f"{f.name}={value.isoformat() if isinstance(value, date) else repr(value)}")
+        parts.append(f"{f.name}={_render_field(value)}")
     return f"{type(record).__name__}({', '.join(parts)})"
+
+
+def _render_field(value: object) -> str:
+    """Dates as ISO (also inside lists), everything else as its repr."""
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, list):
+        return f"[{', '.join(_render_field(v) for v in value)}]"
+    return repr(value)
 
 
 def record_texts(namespace: Mapping[str, object]) -> list[RecordText]:
@@ -148,6 +256,26 @@ def _parse_ids(text: str) -> tuple[int, ...]:
     return tuple(int(i) for i in text.split(",")) if text else ()
 
 
+def _fact_row(row_id: int, fact: Fact, free_text: dict[tuple[str, int, str], int]) -> _Row:
+    """The `docs` row of a fact. `free_text` maps (session, message, text) to the free-text
+    facts seen so far in this sync: a structured fact said at the same place is their twin."""
+    entity, twin = entity_of(fact), None
+    session, message = fact.provenance.session_id, fact.provenance.message_index
+    if session is not None and message is not None:
+        if fact.kind is None:
+            free_text[(session, message, fact.text)] = fact.id
+        elif entity is not None:
+            twin = free_text.get((session, message, fact.text))
+    day = fact.valid_from.isoformat() if fact.valid_from else fact.recorded_at[:10]
+    names = json.dumps(list(fact.fields)) if entity is not None else None
+    return _Row(row_id, fact.user, "fact", fact.id, fact.kind, None, fact.provenance.session_id, day,
+                str(fact.id), fact_body(fact), said_on(fact), entity, names, twin)
+
+
+def _note_fact(record: RecordText) -> int | None:
+    return record.fact_ids[0] if record.attribute == NOTE_ATTRIBUTE and len(record.fact_ids) == 1 else None
+
+
 class RecallIndex:
     """The recall index at `path` (SQLite, WAL). Rows are per user; nothing mixes users."""
 
@@ -158,7 +286,19 @@ class RecallIndex:
         self._db.execute("PRAGMA synchronous=NORMAL")
         # Deleted rows are overwritten with zeros, so forgotten text leaves no bytes behind.
         self._db.execute("PRAGMA secure_delete=ON")
-        self._db.executescript(_SCHEMA)
+        if self._version() != SCHEMA_VERSION:
+            with self._transaction():
+                if self._version() != SCHEMA_VERSION:
+                    # New, or a derived cache of another layout: (re)create; syncs refill it.
+                    for table in ("fts", "docs", "users"):
+                        self._db.execute(f"DROP TABLE IF EXISTS {table}")
+                    for statement in _SCHEMA.split(";\n"):
+                        if statement.strip():
+                            self._db.execute(statement)
+                    self._db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    def _version(self) -> int:
+        return int(self._db.execute("PRAGMA user_version").fetchone()[0])
 
     def close(self) -> None:
         self._db.close()
@@ -182,11 +322,15 @@ class RecallIndex:
     def sync_facts(self, user: str, facts: Iterable[Fact]) -> int:
         """Index the facts after the last one indexed (in id order); returns how many were new.
 
-        A retraction is not indexed; it removes the fact it retracts.
+        A retraction is not indexed; it removes the fact it retracts. Afterwards the entities
+        the new facts and retractions touched have their `superseded_by` recomputed.
         """
         check_user_id(user)
         seen = 0
-        rows: list[tuple[object, ...]] = []
+        rows: list[_Row] = []
+        touched: set[str] = set()
+        twins: set[int] = set()
+        free_text: dict[tuple[str, int, str], int] = {}  # (session, message, text) -> fact id
         with self._transaction():
             last = self.last_fact_id(user)
             next_id = self._db.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
@@ -200,13 +344,24 @@ class RecallIndex:
                 if fact.retracts is not None:
                     self._insert(rows)
                     rows.clear()
-                    self._delete_fact(user, fact.retracts)
+                    for gone_entity, gone_twin in self._delete_fact(user, fact.retracts):
+                        touched.add(gone_entity)
+                        twins.update([gone_twin] if gone_twin is not None else [])
                     continue
-                day = (fact.valid_from.isoformat() if fact.valid_from else fact.recorded_at[:10])
-                rows.append((next_id, user, "fact", fact.id, fact.kind, None,
-                             fact.provenance.session_id, day, str(fact.id), fact_body(fact)))
+                row = _fact_row(next_id, fact, free_text)
+                if row.entity is not None:
+                    touched.add(row.entity)
+                rows.append(row)
                 next_id += 1
             self._insert(rows)
+            for entity in sorted(touched):
+                twins.update(self._update_currency(user, entity))
+            # A free-text fact (and its note record) is as current as its twins.
+            self._db.executemany(
+                "UPDATE docs SET superseded_by = (SELECT max(t.superseded_by) FROM docs AS t "
+                "WHERE t.user = docs.user AND t.twin_of = docs.fact_id) WHERE user = ? AND fact_id = ?",
+                [(user, twin) for twin in sorted(twins)],
+            )
             self._db.execute(
                 "INSERT INTO users (user, last_fact_id) VALUES (?, ?) "
                 "ON CONFLICT (user) DO UPDATE SET last_fact_id = excluded.last_fact_id",
@@ -215,16 +370,25 @@ class RecallIndex:
         return seen
 
     def set_records(self, user: str, version: int, records: Iterable[RecordText]) -> None:
-        """Replace the user's rendered records with those of module `version`."""
+        """Replace the user's rendered records with those of module `version`.
+
+        A note renders one free-text fact: its row keeps that fact's id, and shows the fact's
+        date and currency (kept in step by later syncs)."""
         check_user_id(user)
         with self._transaction():
             self._delete_where("user = ? AND source = 'record'", (user,))
             start = self._db.execute("SELECT coalesce(max(id), 0) + 1 FROM docs").fetchone()[0]
             self._insert([
-                (start + i, user, "record", None, None, r.attribute, None, None,
-                 _ids_text(r.fact_ids), r.text)
+                _Row(start + i, user, "record", _note_fact(r), None, r.attribute, None, None, _ids_text(r.fact_ids),
+                     r.text)
                 for i, r in enumerate(records)
             ])
+            self._db.execute(
+                "UPDATE docs SET (said, superseded_by) = (SELECT f.said, f.superseded_by FROM docs AS f "
+                "WHERE f.user = docs.user AND f.fact_id = docs.fact_id AND f.source = 'fact') "
+                "WHERE user = ? AND source = 'record' AND fact_id IS NOT NULL",
+                (user,),
+            )
             self._db.execute(
                 "INSERT INTO users (user, record_version) VALUES (?, ?) "
                 "ON CONFLICT (user) DO UPDATE SET record_version = excluded.record_version",
@@ -256,48 +420,57 @@ class RecallIndex:
     ) -> list[Hit]:
         """The best `limit` rows of the user matching any word of `query`, best first.
 
-        Time and session filters apply to facts only (records have neither). `deadline`
-        is a `time.monotonic()` instant; past it the search is interrupted (`SearchTimeout`).
+        Scores are BM25 weighted by layer: current records above facts, superseded facts
+        below current ones. Time and session filters apply to facts only (records have
+        neither). `deadline` is a `time.monotonic()` instant; past it the search is
+        interrupted (`SearchTimeout`).
         """
         tokens = query_tokens(query)
         if not tokens or limit <= 0:
             return []
         where, args = self._filters(user, kinds, since, until, session)
         sql = (
-            "SELECT d.source, d.body, d.fact_ids, -bm25(fts) AS score "
+            "SELECT d.source, d.body, d.fact_ids, -bm25(fts) * CASE "
+            f"WHEN d.source = 'record' AND d.attribute != '{NOTE_ATTRIBUTE}' THEN {RECORD_WEIGHT} "
+            f"WHEN d.superseded_by IS NOT NULL THEN {SUPERSEDED_WEIGHT} ELSE 1.0 END AS score, "
+            "d.said, d.superseded_by "
             "FROM fts CROSS JOIN docs AS d ON d.id = fts.rowid "
             f"WHERE fts MATCH ? AND {where} ORDER BY score DESC, d.id DESC LIMIT ?"
         )
         if deadline is not None:
             self._db.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
         try:
-            rare = self._rare_words(tokens, limit)
-            rows: list[tuple[HitSource, str, str, float]] = []
+            terms, rare = self._terms(tokens, limit)
+            rows: list[tuple[HitSource, str, str, float, str | None, int | None]] = []
             if rare:
                 # Rows with a rare word; every word still counts in the score (rare ones twice).
-                rows = self._db.execute(sql, [f"({any_of(rare)}) AND ({any_of(tokens)})", *args, limit]).fetchall()
+                rows = self._db.execute(sql, [f"({' OR '.join(rare)}) AND ({' OR '.join(terms)})", *args,
+                                              limit]).fetchall()
             if len(rows) < limit:
-                rows = self._db.execute(sql, [any_of(tokens), *args, limit]).fetchall()
+                rows = self._db.execute(sql, [" OR ".join(terms), *args, limit]).fetchall()
         except sqlite3.OperationalError as exc:
             if deadline is not None and "interrupt" in str(exc):
                 raise SearchTimeout() from None
             raise
         finally:
             self._db.set_progress_handler(None, 0)
-        return [Hit(src, body, _parse_ids(ids), float(score)) for src, body, ids, score in rows]
+        return [Hit(src, body, _parse_ids(ids), float(score), said, by) for src, body, ids, score, said, by in rows]
 
-    def _rare_words(self, tokens: list[str], limit: int) -> list[str]:
-        """The words matching at most COMMON_ROWS rows, if there are common ones too and the
-        rare ones match at least `limit` rows (of any user); else nothing."""
+    def _terms(self, tokens: list[str], limit: int) -> tuple[list[str], list[str]]:
+        """The FTS5 terms of the words (prefix terms, but whole words for common ones: those
+        whose prefix matches more than COMMON_ROWS rows of any user), and the terms of the
+        rare words that match, if there are common ones too and the rare ones match at least
+        `limit` rows; else no rare terms."""
         counts = [
             self._db.execute("SELECT count(*) FROM (SELECT 1 FROM fts WHERE fts MATCH ? LIMIT ?)",
-                             (any_of([t]), COMMON_ROWS + 1)).fetchone()[0]
+                             (prefix_term(t), COMMON_ROWS + 1)).fetchone()[0]
             for t in tokens
         ]
-        rare = [t for t, n in zip(tokens, counts) if 0 < n <= COMMON_ROWS]
+        terms = [prefix_term(t) if n <= COMMON_ROWS else _quoted(t) for t, n in zip(tokens, counts)]
+        rare = [term for term, n in zip(terms, counts) if 0 < n <= COMMON_ROWS]
         if len(rare) == sum(1 for n in counts if n) or sum(n for n in counts if n <= COMMON_ROWS) < limit:
-            return []
-        return rare
+            return terms, []
+        return terms, rare
 
     @staticmethod
     def _filters(
@@ -335,18 +508,33 @@ class RecallIndex:
             raise
         self._db.execute("COMMIT")
 
-    def _insert(self, rows: list[tuple[object, ...]]) -> None:
+    def _insert(self, rows: list[_Row]) -> None:
         if not rows:
             return
         self._db.executemany(
-            "INSERT INTO docs (id, user, source, fact_id, kind, attribute, session, day, fact_ids, body) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            rows,
+            f"INSERT INTO docs ({', '.join(_Row._fields)}) VALUES ({', '.join('?' * len(_Row._fields))})", rows
         )
-        self._db.executemany("INSERT INTO fts (rowid, body) VALUES (?, ?)", [(r[0], r[9]) for r in rows])
+        self._db.executemany("INSERT INTO fts (rowid, body) VALUES (?, ?)", [(r.id, r.body) for r in rows])
 
-    def _delete_fact(self, user: str, fact_id: int) -> None:
+    def _delete_fact(self, user: str, fact_id: int) -> list[tuple[str, int | None]]:
+        """Delete the fact's row; returns its entity and twin, if it had an entity."""
+        found: list[tuple[str, int | None]] = self._db.execute(
+            "SELECT entity, twin_of FROM docs WHERE user = ? AND fact_id = ? AND entity IS NOT NULL", (user, fact_id)
+        ).fetchall()
         self._delete_where("user = ? AND fact_id = ?", (user, fact_id))
+        return found
+
+    def _update_currency(self, user: str, entity: str) -> set[int]:
+        """Recompute `superseded_by` for the live facts of one entity and write the changed
+        rows; returns the free-text twins of the entity's facts (their currency may change)."""
+        rows = self._db.execute(
+            "SELECT id, fact_id, day, field_names, superseded_by, twin_of FROM docs WHERE user = ? AND entity = ?",
+            (user, entity),
+        ).fetchall()
+        by = superseders((day, fact_id, json.loads(names)) for _, fact_id, day, names, _, _ in rows)
+        changed = [(by.get(fact_id), row_id) for row_id, fact_id, _, _, old, _ in rows if by.get(fact_id) != old]
+        self._db.executemany("UPDATE docs SET superseded_by = ? WHERE id = ?", changed)
+        return {twin for *_, twin in rows if twin is not None}
 
     def _delete_where(self, where: str, args: tuple[object, ...]) -> int:
         """Delete docs rows and their tokens (external content needs the old text to unindex)."""

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from factlog.model import Fact, JsonValue, Provenance
 from runtime.recall import CodeAnswer, recall
-from runtime.recall_index import RecallIndex, RecordText, record_texts
+from runtime.recall_index import RecallIndex, RecordText, record_texts, superseders
 
 FILLER = [
     "I bought groceries at the market on Saturday",
@@ -35,12 +35,15 @@ def fact(
     user: str = "alice",
     kind: str | None = None,
     fields: dict[str, JsonValue] | None = None,
+    key: str | None = None,
     valid_from: date | None = None,
     retracts: int | None = None,
     session: str | None = None,
+    message: int | None = None,
+    session_ts: str | None = None,
 ) -> Fact:
-    return Fact(user, fid, f"2025-02-{fid % 28 + 1:02d}T09:00:00+00:00", text, kind, fields or {}, None,
-                valid_from, None, retracts, Provenance(session_id=session), "", "")
+    return Fact(user, fid, f"2025-02-{fid % 28 + 1:02d}T09:00:00+00:00", text, kind, fields or {}, key,
+                valid_from, None, retracts, Provenance(session, message, "user", session_ts), "", "")
 
 
 def corpus(texts: list[str], user: str = "alice", start: int = 1) -> list[Fact]:
@@ -99,8 +102,8 @@ def test_common_words_do_not_select_when_rare_words_suffice(
         "Madrid hotel by the old royal palace", "Madrid flight for 300 dollars",
         "Madrid museum tickets for the Prado gallery",
     ] + [f"note {n} about the garden" for n in range(20)]))
-    assert index._rare_words(["madrid", "dollars"], 3) == ["madrid"]
-    assert index._rare_words(["madrid", "dollars"], 8) == []
+    assert index._terms(["madrid", "dollars"], 3) == (['"madrid"*', '"dollars"'], ['"madrid"*'])
+    assert index._terms(["madrid", "dollars"], 8) == (['"madrid"*', '"dollars"'], [])
     top = index.search("alice", "Madrid dollars", limit=3)
     assert [h.fact_ids for h in top][0] == (12,)  # both words: first
     assert {h.fact_ids for h in top} == {(11,), (12,), (13,)}
@@ -206,7 +209,7 @@ def test_code_answer_comes_first(index: RecallIndex) -> None:
     assert result.context.splitlines()[0] == "code: sum(t.cost_usd for t in trips) = 2100.0 [facts 9, 10]"
     assert {i for item in result.items[1:] for i in item.fact_ids} == {9, 10}  # evidence still shown
     assert result.items[0].to_json() == {"source": "code", "text": "sum(t.cost_usd for t in trips) = 2100.0",
-                                         "fact_ids": [9, 10], "score": 1.0}
+                                         "fact_ids": [9, 10], "score": 1.0, "said": None, "superseded_by": None}
     assert result.to_json()["truncated_by"] == []
 
 
@@ -244,6 +247,118 @@ def test_char_gate_truncates_the_last_item_with_an_ellipsis(index: RecallIndex) 
     assert "chars" in result.truncated_by
 
 
+def currency(index: RecallIndex, word: str = "passport") -> dict[int, int | None]:
+    """Fact id → the fact superseding it (None: current), for the facts matching `word`."""
+    return {h.fact_ids[0]: h.superseded_by for h in index.search("alice", word, limit=100) if h.source == "fact"}
+
+
+def renewal_facts() -> list[Fact]:
+    """The demo's story: a passport expiry said in a chat (a free-text fact and its structured
+    twin, extracted from the same message), then the passport renewed."""
+    said = "Passport expiration date: March 3rd, 2027."
+    return [
+        *corpus(FILLER),
+        fact(9, said, fields={"attribute": "passport expiration date", "dates": ["2027-03-03"]},
+             session="desk", message=6, session_ts="2026-10-14T09:15:00"),
+        fact(10, said, kind="passport", key="passport", fields={"expiry_date": "2027-03-03"},
+             session="desk", message=6, session_ts="2026-10-14T09:15:00"),
+        fact(11, "Renewed my passport: new expiry November 20th, 2036.", kind="passport", key="passport",
+             fields={"number": "P9120455", "expiry_date": "2036-11-20"}),
+    ]
+
+
+def test_the_current_record_comes_before_superseded_facts(index: RecallIndex) -> None:
+    index.sync_facts("alice", renewal_facts())
+    assert currency(index) == {9: 11, 10: 11, 11: None}
+    question = "when does my passport expire and where am I flying?"
+    # Before any checkpoint: the current fact first, the superseded ones marked.
+    lines = recall(index, "alice", question).context.splitlines()
+    assert lines[0].startswith("fact 2025-02-12: Renewed my passport")
+    assert {line.split(":")[0] for line in lines[1:]} == {"fact 2026-10-14 (superseded by 11)"}
+    index.set_records("alice", 1, [
+        RecordText("Passport(number='P9120455', expiry_date=2036-11-20)", (10, 11), "passport"),
+        RecordText("Note(text='Passport expiration date: March 3rd, 2027.', dates=[2027-03-03])", (9,), "notes"),
+    ])
+    answer = CodeAnswer("passport.expiry_date", "2036-11-20", (10, 11))
+    result = recall(index, "alice", question, code_answer=answer)
+    assert [item.source for item in result.items[:2]] == ["code", "record"]
+    assert result.items[1].text.startswith("Passport(")
+    stale = [item for item in result.items if item.superseded_by is not None]
+    assert stale and all(item.line().split(": ")[0].endswith("(superseded by 11)") for item in stale)
+    assert min(item.score for item in result.items[:2]) > max(item.score for item in stale)
+    # The note renders fact 9: it shares the fact's date and currency (and is a duplicate of it).
+    note = [h for h in index.search("alice", "expiration") if h.text.startswith("Note(")]
+    assert [(h.said, h.superseded_by) for h in note] == [("2026-10-14", 11)]
+    # Withdrawing the renewal makes the old statements current again, the note too.
+    index.sync_facts("alice", [fact(12, "Retracts fact 11", retracts=11)])
+    assert currency(index) == {9: None, 10: None}
+    assert [h.superseded_by for h in index.search("alice", "expiration") if h.text.startswith("Note(")] == [None]
+
+
+def test_currency_follows_the_compilers_identity(index: RecallIndex) -> None:
+    def passport(fid: int, **kw: object) -> Fact:
+        return fact(fid, f"passport fact {fid}", **kw)  # type: ignore[arg-type]
+
+    index.sync_facts("alice", [
+        passport(1, kind="profile", key="a", fields={"home_city": "Oslo"}),
+        passport(2, kind="profile", key="b", fields={"email": "x@y.z"}),  # singular: same entity, other field
+        passport(3, kind="trip", fields={"destination": "Rome"}),  # no key: an entity of its own
+        passport(4, kind="trip", fields={"destination": "Oslo"}),
+        passport(5, kind="trips", key="T1", fields={"destination": "Lima"}),  # plural kind normalised
+        passport(6, fields={"destination": "Lima"}),  # free text, no twin
+    ])
+    assert currency(index) == {1: None, 2: None, 3: None, 4: None, 5: None, 6: None}
+    index.sync_facts("alice", [passport(7, kind="trip", key="T1", fields={"destination": "Quito"})])
+    index.sync_facts("alice", [passport(8, kind="profile", fields={"home_city": "Bergen"})])
+    assert currency(index) == {1: 8, 2: None, 3: None, 4: None, 5: 7, 6: None, 7: None, 8: None}
+    # An update is ordered by its effective date, then id: a backdated fact is already old.
+    index.sync_facts("alice", [passport(9, kind="trip", key="T1", fields={"destination": "Cusco"},
+                                        valid_from=date(2020, 1, 1))])
+    assert currency(index)[9] == 7 and currency(index)[5] == 7
+    index.sync_facts("alice", [fact(10, "withdrawn", retracts=7)])
+    assert currency(index) == {1: 8, 2: None, 3: None, 4: None, 5: None, 6: None, 8: None, 9: 5}
+
+
+def test_superseders_names_the_latest_restatement() -> None:
+    assert superseders([("2025-01-01", 1, ["a", "b"]), ("2025-01-02", 2, ["b"]), ("2025-01-03", 3, ["b"]),
+                        ("2025-01-03", 4, ["c"]), ("2025-01-03", 5, [])]) == {1: 3, 2: 3}
+    assert superseders([("2025-01-02", 1, []), ("2025-01-01", 2, ["a"])]) == {}
+    assert superseders([("2025-01-01", 1, []), ("2025-01-02", 2, ["a"])]) == {1: 2}
+
+
+def test_fact_lines_show_when_they_were_said(index: RecallIndex) -> None:
+    index.sync_facts("alice", [fact(1, "The piano\nneeds tuning", session="s", message=0,
+                                    session_ts="2024-06-30T22:00:00"),
+                               fact(2, "Piano lessons on Thursday")])
+    result = recall(index, "alice", "piano")
+    assert sorted(result.context.splitlines()) == ["fact 2024-06-30: The piano needs tuning [facts 1]",
+                                                   "fact 2025-02-03: Piano lessons on Thursday [facts 2]"]
+    assert {item.to_json()["said"] for item in result.items} == {"2024-06-30", "2025-02-03"}
+
+
+def test_prefix_terms_bridge_stems(index: RecallIndex) -> None:
+    index.sync_facts("alice", corpus(FILLER))
+    index.set_records("alice", 1, [RecordText("Passport(expiry_date=2036-11-20)", (1,), "passport"),
+                                   RecordText("Trip(departure_date=2025-01-15)", (2,), "trips")])
+    for question, start in (("when does it expire", "Passport("), ("departing when", "Trip(")):
+        assert [h.text[: len(start)] for h in index.search("alice", question)] == [start]
+    assert index.search("alice", "exp") == []  # short tokens match whole words only
+
+
+def test_an_index_of_another_layout_is_rebuilt(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.db"
+    old = sqlite3.connect(path)
+    old.executescript("CREATE TABLE users (user TEXT PRIMARY KEY, last_fact_id INTEGER, record_version INTEGER);"
+                      "INSERT INTO users VALUES ('alice', 99, 3); CREATE TABLE docs (id INTEGER PRIMARY KEY);")
+    old.close()
+    with RecallIndex(path) as index:
+        assert index.last_fact_id("alice") == 0 and index.record_version("alice") is None
+        index.sync_facts("alice", corpus(FILLER))
+        assert len(index.search("alice", "piano")) == 1
+
+
 WORDS = ["piano", "tokyo", "trip", "dentist", "passport", "garden", "bees", "rome", "cost", "winter"]
 
 
@@ -259,7 +374,8 @@ WORDS = ["piano", "tokyo", "trip", "dentist", "passport", "garden", "bees", "rom
 def test_gates_are_never_exceeded_and_citations_exist(
     texts: list[str], question: str, max_items: int, max_chars: int, with_code: bool
 ) -> None:
-    facts = corpus(texts)
+    facts = [fact(i, t, kind="passport", fields={"number": t[:9]}) if i % 3 == 0 else fact(i, t)
+             for i, t in enumerate(texts, 1)]  # every third fact renews the passport
     code = CodeAnswer("len(trips)", "3", (1,)) if with_code and facts else None
     with tempfile.TemporaryDirectory() as tmp, RecallIndex(Path(tmp) / "r.db") as index:
         index.sync_facts("alice", facts)
@@ -273,4 +389,5 @@ def test_gates_are_never_exceeded_and_citations_exist(
     assert result.context == "\n".join(item.line() for item in result.items)
     known = {f.id for f in facts}
     assert all(set(item.fact_ids) <= known for item in result.items)
+    assert all(item.superseded_by in known | {None} for item in result.items)
     assert len({item.line() for item in result.items}) == len(result.items)
