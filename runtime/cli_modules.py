@@ -3,6 +3,8 @@ alerts, recall, watch."""
 
 from __future__ import annotations
 
+import json
+import sys
 import threading
 from dataclasses import fields, is_dataclass
 from datetime import date, datetime, time, timezone
@@ -13,6 +15,7 @@ from rich.table import Table
 
 from constraints import Alert, AlertDiff
 from factlog.errors import InputError
+from factlog.model import check_user_id
 from runtime.cli_app import JsonOpt, app, emit_json, err, memory, out
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import to_jsonable, to_text
@@ -245,18 +248,26 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
         if isinstance(outcome, CheckpointReport):
             if isinstance(outcome.result, Unchanged):
                 return
-            emit_json(checkpoint_json(outcome)) if as_json else print_checkpoint(outcome)
+            if as_json:  # one JSON document per line, for programs reading a stream
+                sys.stdout.write(json.dumps(checkpoint_json(outcome), ensure_ascii=False, default=str) + "\n")
+                sys.stdout.flush()
+            else:
+                print_checkpoint(outcome)
         else:
             err.print(f"{user}: checkpoint error: {outcome}", markup=False)
 
+    for name in users or []:
+        check_user_id(name)
     stop = threading.Event()
     watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce)
-    out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)") if not as_json else None
     try:
+        if not as_json:
+            out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)")
         watcher.run_until(stop)
     except KeyboardInterrupt:
         stop.set()
-    out.print("stopped") if not as_json else None
+    if not as_json:
+        out.print("stopped")
 
 
 @app.command()

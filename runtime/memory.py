@@ -16,7 +16,8 @@ from types import ModuleType
 from typing import Callable, Iterator, Sequence
 
 from codegen.validate import Validator
-from constraints import BUILTIN, Alert, AlertDiff, Constraint, evaluate_and_record, load_user_constraints
+from constraints import (BUILTIN, Alert, AlertDiff, Constraint, ConstraintError, evaluate_and_record,
+                         load_user_constraints)
 from constraints.user_loader import LoadFailure
 from factlog.errors import InputError, NotFound
 from factlog.model import (Fact, JsonValue, NewFact, Provenance, check_user_id, fact_from_json,
@@ -233,14 +234,17 @@ class Memory:
 
     def alerts(self, user: str, now: datetime | None = None,
                on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
-        """Run every constraint over the current version; diff against the last run and keep it."""
+        """Run every constraint over the current version; diff against the last run and keep it.
+        A user constraint file that fails to load is reported among the errors."""
         module = self.module(user)
         info = self.versions.current(user)
-        constraints, _failures = self.constraints()
+        constraints, failures = self.constraints()
         moment = now or datetime.now(timezone.utc)
-        return evaluate_and_record(module, moment, constraints,
+        diff = evaluate_and_record(module, moment, constraints,
                                    self.versions.user_dir(user) / "alerts.json",
                                    info.number if info else None, on_new_alert)
+        broken = tuple(ConstraintError(f"constraints/{f.name}", f.error) for f in failures)
+        return replace(diff, errors=broken + diff.errors)
 
     def recall(self, user: str, question: str, *, expression: str | None = None,
                max_items: int = 8, max_chars: int = 2000, max_ms: float = 50,

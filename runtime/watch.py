@@ -52,6 +52,7 @@ class Watcher:
         self._memory, self._users, self._report = memory, users, report
         self._log_path = log_path
         self._pass_lock = threading.Lock()
+        self._stopped = False
         names = {log_path.name, log_path.name + "-wal"}
         self._handler = _Debounced(names, self.run_pass, debounce_s)
         self._observer = Observer()
@@ -59,6 +60,8 @@ class Watcher:
     def run_pass(self) -> None:
         """One pass over the users; one at a time even if changes keep coming."""
         with self._pass_lock:
+            if self._stopped:
+                return
             for user in self._users or self._memory.users():
                 try:
                     outcome = self._memory.checkpoint_and_alert(user)
@@ -72,13 +75,18 @@ class Watcher:
         self._observer.start()
 
     def stop(self) -> None:
+        """Stop watching, then wait for a pass already under way to finish its report."""
+        self._stopped = True
         self._handler.cancel()
-        self._observer.stop()
-        self._observer.join(timeout=5)
+        if self._observer.is_alive():
+            self._observer.stop()
+            self._observer.join(timeout=5)
+        with self._pass_lock:
+            pass
 
     def run_until(self, stop: threading.Event) -> None:
-        self.start()
         try:
+            self.start()
             self.run_pass()  # catch up on anything written while nobody watched
             while not stop.wait(0.2):
                 pass
