@@ -10,6 +10,8 @@ import typer
 from factlog.errors import InputError
 from factlog.records import parse_field_options
 from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
+from runtime.cli_modules import checkpoint_json, print_checkpoint
+from users.checkpoint import Failed
 
 
 # -- facts -------------------------------------------------------------------------------
@@ -37,6 +39,7 @@ def ingest(user: str, path: Path,
            kind: Optional[str] = typer.Option(None, "--kind", help="record file: each object is one fact of this kind"),
            key_field: Optional[str] = typer.Option(None, "--key-field", help="record field that names the entity"),
            user_only: bool = typer.Option(False, "--user-only", help="transcripts: only the user's turns"),
+           checkpoint: bool = typer.Option(False, "--checkpoint", help="then checkpoint and run constraints"),
            as_json: bool = JsonOpt) -> None:
     """Ingest a record file (JSONL / JSON array, with --kind) or a chat transcript (JSON, JSONL, YAML)."""
     mem = memory()
@@ -46,12 +49,18 @@ def ingest(user: str, path: Path,
         if key_field is not None:
             raise InputError("--key-field goes with --kind (record files)")
         report = mem.ingest_transcript(user, path, user_only=user_only)
+    outcome = mem.checkpoint_and_alert(user) if checkpoint else None
     if as_json:
         emit_json({"user": user, "source": report.source, "count": len(report.facts),
-                   "first_id": report.first_id, "last_id": report.last_id})
+                   "first_id": report.first_id, "last_id": report.last_id,
+                   **({"checkpoint": checkpoint_json(outcome)} if outcome else {})})
     else:
         out.print(f"ingested {len(report.facts)} facts for {user} from {path}"
                   + (f" (ids {report.first_id}-{report.last_id})" if report.facts else ""))
+        if outcome is not None:
+            print_checkpoint(outcome)
+    if outcome is not None and isinstance(outcome.result, Failed):
+        raise typer.Exit(1)  # the facts are stored; the last good version stays current
 
 
 @app.command()

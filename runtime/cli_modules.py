@@ -15,12 +15,12 @@ from rich.table import Table
 
 from constraints import Alert, AlertDiff
 from factlog.errors import InputError
-from factlog.model import check_user_id
+from factlog.model import check_user_id, parse_iso_date
 from runtime.cli_app import JsonOpt, app, emit_json, err, memory, out
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import to_jsonable, to_text
 from runtime.safe_eval import QueryError
-from users.checkpoint import Failed, Published, Unchanged
+from users.checkpoint import CheckpointPolicy, Failed, Published, Unchanged
 from users.diff import unified_text_diff
 
 
@@ -229,15 +229,23 @@ def recall(user: str, question: str,
            max_chars: int = typer.Option(2000, "--max-chars", min=1, max=200_000),
            max_ms: float = typer.Option(50.0, "--max-ms", min=0, max=60_000),
            kind: list[str] = typer.Option([], "--kind", help="only facts/records of this kind"),
+           since: Optional[str] = typer.Option(None, "--since", help="facts said on or after DATE"),
+           until: Optional[str] = typer.Option(None, "--until", help="facts said on or before DATE"),
+           session: Optional[str] = typer.Option(None, "--session", help="facts from this session id"),
            as_json: bool = JsonOpt) -> None:
     """Cited context for a prompt: the code answer plus BM25 facts and records, under budget."""
     result = memory().recall(user, question, expression=expr, max_items=max_items, max_chars=max_chars,
-                             max_ms=max_ms, kinds=kind or None)
+                             max_ms=max_ms, kinds=kind or None, since=parse_iso_date(since, "--since"),
+                             until=parse_iso_date(until, "--until"), session=session)
     emit_json(result.to_json()) if as_json else out.print(result.context or "(nothing found)", markup=False)
 
 
 @app.command()
 def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Option(0.5, "--debounce", min=0.05),
+          every_facts: int = typer.Option(1, "--every-facts", min=1, help="checkpoint after N new facts"),
+          every_seconds: Optional[float] = typer.Option(
+              None, "--every-seconds", min=0, help="... or when a new fact has waited this long"),
+          tick: float = typer.Option(3600, "--tick", min=1, help="seconds between clock runs of the constraints"),
           as_json: bool = JsonOpt) -> None:
     """Watch the log: each change → checkpoint → constraints → new and resolved alerts."""
     from runtime.watch import Watcher
@@ -246,7 +254,8 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):
-            if isinstance(outcome.result, Unchanged):
+            quiet = outcome.alerts is None or not (outcome.alerts.raised or outcome.alerts.resolved)
+            if isinstance(outcome.result, Unchanged) and quiet:
                 return
             if as_json:  # one JSON document per line, for programs reading a stream
                 sys.stdout.write(json.dumps(checkpoint_json(outcome), ensure_ascii=False, default=str) + "\n")
@@ -259,7 +268,8 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
     for name in users or []:
         check_user_id(name)
     stop = threading.Event()
-    watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce)
+    watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce,
+                      CheckpointPolicy(every_facts, every_seconds), tick)
     try:
         if not as_json:
             out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterator, Sequence
@@ -32,7 +32,7 @@ from runtime.render_value import to_text
 from runtime.query_worker import QueryWorker
 from runtime.safe_eval import QueryError, QueryResult
 from runtime.workspace import Workspace
-from users.checkpoint import CheckpointResult, Published, checkpoint
+from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
 from users.diff import ModuleDiff, diff_versions
 from users.fsio import replace_file
 from users.store import VersionStore
@@ -173,6 +173,28 @@ class Memory:
             alerts = self.alerts(user, now, on_new_alert=on_new_alert)
         return CheckpointReport(user, result, alerts)
 
+    def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
+                          on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+        """Checkpoint (and run constraints) when `policy` says so; otherwise report why not."""
+        current = self.versions.current(user)
+        new_facts = self.facts.head(user) - (current.meta.log_position if current else 0)
+        age = None
+        if current is not None:
+            age = (datetime.now(timezone.utc) - datetime.fromisoformat(current.created_at)).total_seconds()
+        if policy.due(new_facts, age):
+            return self.checkpoint_and_alert(user, now, on_new_alert)
+        reason = f"{new_facts} new facts; the policy waits for {policy.every_facts}" if new_facts \
+            else "no new facts"
+        return CheckpointReport(user, Unchanged(current, reason), None)
+
+    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool = False) -> CheckpointReport:
+        """What `uac watch` does per user: checkpoint if due; on a clock tick, also re-run the
+        constraints when no new version came (alerts change as time passes)."""
+        report = self.checkpoint_if_due(user, policy)
+        if clock_tick and isinstance(report.result, Unchanged) and report.result.version is not None:
+            return CheckpointReport(user, report.result, self.alerts(user))
+        return report
+
     def module(self, user: str, version: int | str | None = None) -> ModuleType:
         """The user's typed module (current version by default); cached per version."""
         info = self.versions.current(user) if version is None else self.versions.get(user, version)
@@ -248,7 +270,8 @@ class Memory:
 
     def recall(self, user: str, question: str, *, expression: str | None = None,
                max_items: int = 8, max_chars: int = 2000, max_ms: float = 50,
-               kinds: list[str] | None = None) -> RecallResult:
+               kinds: list[str] | None = None, since: date | None = None,
+               until: date | None = None, session: str | None = None) -> RecallResult:
         check_user_id(user)
         code = None
         with RecallIndex(self.workspace.index_db) as index:
@@ -259,7 +282,8 @@ class Memory:
             if expression is not None:
                 code = self._code_answer(user, expression)
             return recall(index, user, question, code_answer=code, max_items=max_items,
-                          max_chars=max_chars, max_ms=max_ms, kinds=kinds)
+                          max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
+                          until=until, session=session)
 
     def _code_answer(self, user: str, expression: str) -> CodeAnswer:
         result = self.query(user, expression)

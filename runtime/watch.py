@@ -1,24 +1,29 @@
 """`uac watch`: watchdog on the fact log; debounced checkpoint → constraints → alerts.
 
 Writes to the log touch `facts.db` / `facts.db-wal`; each burst of changes (quiet for
-`debounce_s`) triggers one pass over the watched users. A failed checkpoint is reported and
-the watcher goes on; the last good version stays current.
+`debounce_s`) triggers one pass over the watched users, checkpointing those the policy says
+are due. A clock tick (`tick_s`) runs a pass too, with the constraints run even when no new
+version came, because alerts change with time (a document comes within 30 days of expiry).
+A failed checkpoint is reported and the watcher goes on; the last good version stays current.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from typing import Callable, Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from users.checkpoint import CheckpointPolicy
+
 
 class Checkpointer(Protocol):
     def users(self) -> list[str]: ...
 
-    def checkpoint_and_alert(self, user: str) -> object: ...
+    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool) -> object: ...
 
 
 class _Debounced(FileSystemEventHandler):
@@ -45,26 +50,28 @@ class _Debounced(FileSystemEventHandler):
 
 
 class Watcher:
-    """Runs `memory.checkpoint_and_alert(user)` for each watched user after the log changes."""
+    """Runs `memory.watch_step(user, ...)` for each watched user after the log changes and on
+    each clock tick, handing every outcome to `report`."""
 
     def __init__(self, memory: Checkpointer, log_path: Path, users: list[str] | None,
-                 report: Callable[[str, object], None], debounce_s: float = 0.5) -> None:
+                 report: Callable[[str, object], None], debounce_s: float = 0.5,
+                 policy: CheckpointPolicy = CheckpointPolicy(), tick_s: float | None = 3600.0) -> None:
         self._memory, self._users, self._report = memory, users, report
-        self._log_path = log_path
+        self._log_path, self._policy, self._tick_s = log_path, policy, tick_s
         self._pass_lock = threading.Lock()
         self._stopped = False
         names = {log_path.name, log_path.name + "-wal"}
         self._handler = _Debounced(names, self.run_pass, debounce_s)
         self._observer = Observer()
 
-    def run_pass(self) -> None:
+    def run_pass(self, clock_tick: bool = False) -> None:
         """One pass over the users; one at a time even if changes keep coming."""
         with self._pass_lock:
             if self._stopped:
                 return
             for user in self._users or self._memory.users():
                 try:
-                    outcome = self._memory.checkpoint_and_alert(user)
+                    outcome = self._memory.watch_step(user, self._policy, clock_tick)
                 except Exception as exc:  # noqa: BLE001 - a watcher reports and goes on
                     outcome = exc
                 self._report(user, outcome)
@@ -87,8 +94,11 @@ class Watcher:
     def run_until(self, stop: threading.Event) -> None:
         try:
             self.start()
-            self.run_pass()  # catch up on anything written while nobody watched
+            self.run_pass(clock_tick=True)  # catch up on what was written while nobody watched
+            last_tick = time.monotonic()
             while not stop.wait(0.2):
-                pass
+                if self._tick_s is not None and time.monotonic() - last_tick >= self._tick_s:
+                    last_tick = time.monotonic()
+                    self.run_pass(clock_tick=True)
         finally:
             self.stop()

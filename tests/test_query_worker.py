@@ -109,7 +109,7 @@ def test_work_in_c_is_stopped_within_two_seconds(attack: str) -> None:
 
 
 def test_memory_bomb_is_stopped_by_the_address_space_limit() -> None:
-    with QueryWorker(NAMESPACE, memory_limit_mb=64) as worker:
+    with QueryWorker(NAMESPACE, memory_limit_mb=32, time_limit_s=1.5) as worker:
         first = worker.pid
         started = time.perf_counter()
         result = worker.run(SPLIT_MEMORY_BOMB)

@@ -248,7 +248,7 @@ class BlockingCheckpointer:
     def users(self) -> list[str]:
         return [USER]
 
-    def checkpoint_and_alert(self, user: str) -> object:
+    def watch_step(self, user: str, policy: object, clock_tick: bool) -> object:
         if not self.caught_up.is_set():  # the catch-up pass returns at once
             self.caught_up.set()
             return "caught up"

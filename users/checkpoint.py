@@ -3,7 +3,7 @@
 Outcomes are values, not exceptions (`Published | Unchanged | Failed`). A failure leaves
 the current version and the log untouched: the facts are already stored, so the next
 checkpoint simply tries again. `CheckpointPolicy` says when a checkpoint is due (every N
-new facts, every T seconds); ingestion and `watch` ask it.
+new facts, every T seconds); `uac watch` and `uac ingest --checkpoint` ask it.
 """
 
 from __future__ import annotations
@@ -101,19 +101,18 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
     return Published(info, timings, head - previous)
 
 
-@dataclass
+@dataclass(frozen=True)
 class CheckpointPolicy:
-    """A checkpoint is due after `every_facts` new facts or `every_seconds` since the last."""
+    """When a checkpoint is due: after `every_facts` new facts, or when any new fact has
+    waited `every_seconds` since the last version. Stateless: the caller reads both figures
+    from the stores, so every process (CLI, API, watcher) agrees."""
 
-    every_facts: int = 50
-    every_seconds: float = 300.0
-    _last: float = 0.0
+    every_facts: int = 1
+    every_seconds: float | None = None
 
-    def due(self, new_facts: int, now: float | None = None) -> bool:
+    def due(self, new_facts: int, seconds_since_last: float | None) -> bool:
         if new_facts <= 0:
             return False
-        now = time.monotonic() if now is None else now
-        return new_facts >= self.every_facts or now - self._last >= self.every_seconds
-
-    def done(self, now: float | None = None) -> None:
-        self._last = time.monotonic() if now is None else now
+        if new_facts >= self.every_facts or seconds_since_last is None:
+            return True
+        return self.every_seconds is not None and seconds_since_last >= self.every_seconds
