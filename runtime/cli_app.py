@@ -9,6 +9,7 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from factlog.model import Fact
@@ -47,8 +48,8 @@ def fact_table(facts: list[Fact], title: str | None = None) -> Table:
     for f in facts:
         p = f.provenance
         source = f"{p.session_id}#{p.message_index}" if p.session_id else ""
-        text = f.text if len(f.text) <= 160 else f.text[:157] + "..."
+        text = escape(f.text if len(f.text) <= 160 else f.text[:157] + "...")
         if f.retracts:
             text = f"[red]{text}[/red]"
-        table.add_row(str(f.id), f.kind or "", f.key or "", text, source)
+        table.add_row(str(f.id), escape(f.kind or ""), escape(f.key or ""), text, escape(source))
     return table

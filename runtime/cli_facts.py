@@ -10,7 +10,7 @@ import typer
 from factlog.errors import InputError
 from factlog.records import parse_field_options
 from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
-from runtime.cli_modules import checkpoint_json, print_checkpoint
+from runtime.cli_output import checkpoint_json, print_checkpoint
 from users.checkpoint import Failed
 
 
@@ -31,7 +31,7 @@ def add(user: str, text: Optional[str] = typer.Argument(None),
     if as_json:
         emit_json(fact.to_json())
     else:
-        out.print(f"added fact {fact.id} for {user}: {fact.text}")
+        out.print(f"added fact {fact.id} for {user}: {fact.text}", markup=False)
 
 
 @app.command()
@@ -56,7 +56,7 @@ def ingest(user: str, path: Path,
                    **({"checkpoint": checkpoint_json(outcome)} if outcome else {})})
     else:
         out.print(f"ingested {len(report.facts)} facts for {user} from {path}"
-                  + (f" (ids {report.first_id}-{report.last_id})" if report.facts else ""))
+                  + (f" (ids {report.first_id}-{report.last_id})" if report.facts else ""), markup=False)
         if outcome is not None:
             print_checkpoint(outcome)
     if outcome is not None and isinstance(outcome.result, Failed):
@@ -106,14 +106,14 @@ def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) 
 def export_(path: Path, user: Optional[str] = typer.Option(None, "--user"), as_json: bool = JsonOpt) -> None:
     """Export facts as JSONL (exact: ids, times and hashes)."""
     count = memory().export(path, user)
-    emit_json({"exported": count, "path": str(path)}) if as_json else out.print(f"exported {count} facts to {path}")
+    emit_json({"exported": count, "path": str(path)}) if as_json else out.print(f"exported {count} facts to {path}", markup=False)
 
 
 @app.command("import")
 def import_(path: Path, as_json: bool = JsonOpt) -> None:
     """Import an export (all or nothing; facts already present are skipped)."""
     count = memory().import_(path)
-    emit_json({"imported": count}) if as_json else out.print(f"imported {count} facts from {path}")
+    emit_json({"imported": count}) if as_json else out.print(f"imported {count} facts from {path}", markup=False)
 
 
 @app.command()

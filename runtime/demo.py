@@ -17,7 +17,7 @@ from rich.rule import Rule
 
 from constraints import AlertDiff
 from factlog.errors import InputError
-from runtime.cli_modules import print_alerts
+from runtime.cli_output import print_alerts
 from runtime.memory import Memory
 from runtime.render_value import to_text
 from runtime.safe_eval import QueryError

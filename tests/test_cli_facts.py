@@ -88,3 +88,9 @@ def test_malformed_record_file_names_file_and_line_and_writes_nothing(
     r = uac("ingest", "alice", str(path), "--kind", "trip")
     assert r.code == 2 and f"bad.jsonl{where}" in r.err, r.err
     assert snapshot(uac) == before
+
+
+def test_text_that_looks_like_markup_is_printed_as_is(uac: Uac) -> None:
+    text = "[bold red]not markup[/] and [link=x]y[/link] list[int]"
+    assert text in uac("add", "alice", text).out
+    assert "[bold red]not" in uac("log", "alice").out

@@ -1,0 +1,80 @@
+"""How `uac` prints checkpoints and alerts, for people (rich) and as JSON."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+
+from constraints import Alert, AlertDiff
+from runtime.cli_app import err, out
+from runtime.memory import CheckpointReport
+from users.checkpoint import Published, Unchanged
+
+
+def alert_json(alert: Alert) -> dict[str, object]:
+    return {"id": alert.id, "constraint": alert.constraint, "severity": alert.severity,
+            "message": alert.message, "fact_ids": list(alert.fact_ids),
+            "due": alert.due.isoformat() if alert.due else None}
+
+
+def alerts_json(diff: AlertDiff) -> dict[str, object]:
+    return {"raised": [alert_json(a) for a in diff.raised],
+            "still_active": [alert_json(a) for a in diff.still_active],
+            "resolved": [alert_json(a) for a in diff.resolved],
+            "skipped": [{"constraint": s.constraint, "reason": s.reason} for s in diff.skipped],
+            "errors": [{"constraint": e.constraint, "error": e.error} for e in diff.errors]}
+
+
+SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False) -> None:
+    for label, alerts in (("NEW", diff.raised), ("active", diff.still_active), ("resolved", diff.resolved)):
+        for a in alerts:
+            style = "green" if label == "resolved" else SEVERITY_STYLE[a.severity]
+            due = f" (due {a.due.isoformat()})" if a.due else ""
+            out.print(f"[{style}]{label:>8} {a.severity:<8}[/{style}] ", end="")
+            out.print(f"{a.message}{due} [facts {', '.join(map(str, a.fact_ids))}]", markup=False)
+    if not (diff.raised or diff.still_active or diff.resolved):
+        out.print("no alerts")
+    for e in diff.errors:
+        err.print(f"constraint {e.constraint} failed: {e.error}", markup=False)
+    if not quiet_skips:
+        for s in diff.skipped:
+            out.print(f"[dim]skipped {escape(s.constraint)}: {escape(s.reason)}[/dim]")
+
+
+def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
+    result = report.result
+    data: dict[str, object] = {"user": report.user}
+    if isinstance(result, Published):
+        data.update(outcome="published", version=result.version.number, new_facts=result.new_facts,
+                    log_position=result.version.meta.log_position,
+                    record_counts=result.version.meta.record_counts,
+                    timings_s={k: round(v, 4) for k, v in result.timings.items()})
+    elif isinstance(result, Unchanged):
+        data.update(outcome="unchanged", reason=result.reason,
+                    version=result.version.number if result.version else None)
+    else:
+        data.update(outcome="failed", stage=result.stage, reason=result.message,
+                    problems=[str(p) for p in result.problems],
+                    current_version=result.current.number if result.current else None)
+    if report.alerts is not None:
+        data["alerts"] = alerts_json(report.alerts)
+    return data
+
+
+def print_checkpoint(report: CheckpointReport) -> None:
+    result = report.result
+    if isinstance(result, Published):
+        v = result.version
+        split = ", ".join(f"{k} {v_:.3f}s" for k, v_ in result.timings.items())
+        out.print(f"[green]published[/green] {report.user} v{v.number} (log position "
+                  f"{v.meta.log_position}, {result.new_facts} new facts; {split})")
+    elif isinstance(result, Unchanged):
+        out.print(f"unchanged: {result.reason}", markup=False)
+    else:
+        current = f"v{result.current.number}" if result.current else "no version"
+        err.print(f"checkpoint FAILED for {report.user}; {current} stays current", style="bold red")
+        err.print(result.message, markup=False)
+    if report.alerts is not None:
+        print_alerts(report.alerts, quiet_skips=True)
