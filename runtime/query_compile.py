@@ -161,7 +161,8 @@ class _Rewriter(ast.NodeTransformer):
             if len(names) == 1:
                 checked = _guard_call("_q_method", self.visit(base), ast.Constant(func.attr))
             else:
-                checked = _guard_call("_q_method_path", self.visit(base), _names(names))
+                checked = _guard_call("_q_method_path", self.visit(base), _names(names[:-1]),
+                                      ast.Constant(names[-1]))
         else:
             checked = _guard_call("_q_call", self.visit(func))
         node.func = ast.copy_location(checked, func)

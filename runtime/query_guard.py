@@ -161,10 +161,10 @@ class Guard:
         value = self.attr(obj, name)
         return self.call(value) if type(obj) in self.record_classes else value
 
-    def method_path(self, obj: object, names: tuple[str, ...]) -> object:
-        """`obj.a.m` about to be called; `path` and `method` inlined (hot in loops)."""
+    def method_path(self, obj: object, chain: tuple[str, ...], last: str) -> object:
+        """`obj.a.m` about to be called (`chain` = ("a",), `last` = "m"); `path` and `method`
+        inlined, the split made at compile time (hot in loops)."""
         fast = self.fast
-        *chain, last = names
         for name in chain:
             allowed = fast.get(type(obj))
             obj = getattr(obj, name) if allowed is not None and name in allowed \
