@@ -89,16 +89,24 @@ def retract(user: str, fact_id: int, reason: Optional[str] = typer.Option(None, 
 
 @app.command()
 def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) -> None:
-    """Re-hash every fact and check each user's chain; exit 1 naming the first bad fact."""
-    report = memory().verify(user)
+    """Re-hash every fact and each user's chain, and every stored version's files; exit 1
+    naming the first fact (and every version) that does not match."""
+    mem = memory()
+    report = mem.verify(user)
+    versions = [{"user": u, "version": n, "reason": why}
+                for u in ([user] if user else mem.versions.users()) for n, why in mem.versions.verify(u)]
+    ok = report.ok and not versions
     if as_json:
-        emit_json(report.__dict__)
-    elif report.ok:
-        out.print(f"[green]ok[/green]: {report.checked} facts verified")
+        emit_json({**report.__dict__, "ok": ok, "facts_ok": report.ok, "version_problems": versions})
     else:
-        out.print(f"[red]FAILED[/red] at fact {report.user}/{report.fact_id}: {report.reason} "
-                  f"({report.checked} facts verified before it)")
-    if not report.ok:
+        if report.ok:
+            out.print(f"[green]ok[/green]: {report.checked} facts verified")
+        else:
+            out.print(f"[red]FAILED[/red] at fact {report.user}/{report.fact_id}: {report.reason} "
+                      f"({report.checked} facts verified before it)")
+        for problem in versions:
+            out.print(f"[red]FAILED[/red] version {problem['user']} v{problem['version']}: {problem['reason']}")
+    if not ok:
         raise typer.Exit(1)
 
 

@@ -27,3 +27,4 @@ def test_forget_leaves_no_trace_of_the_user_in_any_file(tmp_path: Path) -> None:
     assert not (home / "users" / "alice").exists()
     again = Memory.open(home)
     assert again.users() == ["bob"] and again.verify().ok
+

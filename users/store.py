@@ -217,6 +217,15 @@ class VersionStore:
             if entry.is_file() and FILE_NAME.fullmatch(entry.name)
         }
 
+    def verify(self, user: str) -> list[tuple[int, str]]:
+        """Re-hash every stored version's files against its meta; (version, problem) per mismatch."""
+        problems = []
+        for info in self.history(user):
+            encoded = {name: text.encode("utf-8") for name, text in self.files(user, info.number).items()}
+            if files_digest(encoded) != info.files_sha256:
+                problems.append((info.number, "files do not match the hash recorded when it was published"))
+        return problems
+
     def load(self, user: str, number: int | str | None = None) -> ModuleType:
         """Import a version (the current one by default) under a name unique to (user, version).
 
