@@ -1,8 +1,7 @@
-"""Shared fixtures: every test gets its own workspace; nothing reaches a real model."""
+"""Shared fixtures: every test gets its own workspace."""
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,11 +17,9 @@ SHARED_DATA = REPO.parent / "shared" / "data" / "book_eval_layer1"
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point UAC_HOME at a fresh folder and forbid real LLM endpoints (in the manner of
-    pydantic-ai's ALLOW_MODEL_REQUESTS): tests talk only to servers they start themselves."""
+    """Point UAC_HOME at a fresh folder; no test sees a real API key or endpoint."""
     home = tmp_path / "uac-home"
     monkeypatch.setenv("UAC_HOME", str(home))
-    monkeypatch.setenv("UAC_ALLOW_REMOTE_MODELS", "0")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return home
@@ -70,7 +67,3 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared test data not found at {SHARED_DATA}")
     return SHARED_DATA
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    os.environ.setdefault("UAC_ALLOW_REMOTE_MODELS", "0")
