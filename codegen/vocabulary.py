@@ -52,7 +52,7 @@ _DOMAINS = (
             provider="str", location="str", person="str", start="datetime", end="datetime"),
     _domain("finance", "account", "Account", "accounts", False,
             institution="str", kind="str", last4="str"),
-    _domain("finance", "payment", "Payment", "payments", False,
+    _domain("finance", "payment", "Payment", "payments", False,  # status: pending / done / cancelled
             payee="str", reference="str", status="str", requested_by="str", amount_usd="float",
             scheduled_date="date"),
     _domain("finance", "bill", "Bill", "bills", False,
@@ -70,8 +70,6 @@ _DOMAINS = (
 )
 
 CANONICAL: Mapping[str, Domain] = MappingProxyType({d.kind: d for d in _DOMAINS})
-
-PAYMENT_STATUSES = ("pending", "done", "cancelled")
 
 # Free-text facts that fit no class become notes: `notes: list[Note]`.
 NOTE_CLASS = "Note"

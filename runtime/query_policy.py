@@ -46,13 +46,10 @@ ALLOWED_NODES: Final[frozenset[type[ast.AST]]] = frozenset({
 })
 
 # --- names ----------------------------------------------------------------
-# Plain builtins handed over as they are (they cannot grow memory or loop).
+# Plain builtins handed over as they are (they cannot grow memory or loop). The others a
+# query may call (sum, min, max, sorted, list, dict, range, Counter, ...) are bounded
+# wrappers defined in query_builtins.
 PLAIN_BUILTINS: Final = ("len", "abs", "bool", "float", "reversed")
-# Builtins replaced by bounded wrappers (see query_guard).
-WRAPPED_BUILTINS: Final = (
-    "sum", "min", "max", "sorted", "set", "frozenset", "list", "tuple", "dict",
-    "enumerate", "zip", "range", "round", "str", "int", "any", "all", "Counter",
-)
 HELPER_CLASSES: Final[dict[str, type]] = {
     "date": date, "datetime": datetime, "time": time, "timedelta": timedelta,
     "Decimal": Decimal,

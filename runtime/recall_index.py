@@ -146,11 +146,6 @@ def query_tokens(text: str) -> list[str]:
     return words(text)[:MAX_QUERY_TOKENS]
 
 
-def any_of(tokens: Iterable[str]) -> str:
-    """An FTS5 expression matching any of `tokens`, each one quoted (never FTS5 syntax)."""
-    return " OR ".join(_quoted(t) for t in tokens)
-
-
 def prefix_term(token: str) -> str:
     """`token` as a (stemmed) prefix term if it has MIN_PREFIX_CHARS or more and is no number."""
     return _quoted(token) + ("*" if len(token) >= MIN_PREFIX_CHARS and not token.isdigit() else "")

@@ -46,10 +46,6 @@ class Workspace:
         return self.home / "index.db"
 
     @property
-    def constraints_dir(self) -> Path:
-        return self.home / "constraints"
-
-    @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
 

@@ -92,6 +92,7 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
             record_counts=package.record_counts,
             entities=package.entities,
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
+            renamed_fields=package.renamed_fields,
         ))
         timings["publish"] = time.perf_counter() - started
     finally:

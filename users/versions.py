@@ -65,6 +65,7 @@ class PublishMeta:
     record_counts: dict[str, int] = field(default_factory=dict)  # attribute -> records
     entities: dict[str, list[int]] = field(default_factory=dict)
     retractions: dict[int, int] = field(default_factory=dict)
+    renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
 
     def __post_init__(self) -> None:
         _nonnegative_int(self.log_position, "log_position")
@@ -91,6 +92,10 @@ class PublishMeta:
         for retracted, by in self.retractions.items():
             _fact_id(retracted, "retracted fact id")
             _fact_id(by, "retracting fact id")
+        for kind, names in self.renamed_fields.items():
+            if not isinstance(kind, str) or not isinstance(names, dict) \
+                    or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
+                raise InputError("renamed_fields must map kinds to {original name: Python name}")
 
     def to_json(self) -> dict[str, JsonValue]:
         return {
@@ -101,6 +106,7 @@ class PublishMeta:
             "record_counts": dict(self.record_counts),
             "entities": {key: list(ids) for key, ids in self.entities.items()},
             "retractions": {str(key): value for key, value in self.retractions.items()},
+            "renamed_fields": {kind: dict(names) for kind, names in self.renamed_fields.items()},
         }
 
     @staticmethod
@@ -115,6 +121,7 @@ class PublishMeta:
                 record_counts=dict(data.get("record_counts") or {}),
                 entities={key: list(ids) for key, ids in dict(data.get("entities") or {}).items()},
                 retractions=retractions,
+                renamed_fields={k: dict(v) for k, v in dict(data.get("renamed_fields") or {}).items()},
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"version metadata is malformed: {type(exc).__name__}: {exc}") from None
