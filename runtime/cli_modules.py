@@ -3,6 +3,7 @@ alerts, recall, watch."""
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import threading
@@ -10,6 +11,7 @@ from datetime import date, datetime, time, timezone
 from typing import Optional
 
 import typer
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
@@ -213,8 +215,12 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 
 
 @app.command()
-def demo(now: Optional[str] = typer.Option(None, "--now", help="demo clock (default 2026-12-01)")) -> None:
+def demo(now: Optional[str] = typer.Option(None, "--now", help="demo clock (default 2026-12-01)"),
+         as_json: bool = JsonOpt) -> None:
     """Run the whole loop on a bundled example user (offline, no API key)."""
     from runtime.demo import DEMO_NOW, run_demo
 
-    run_demo(memory(), out, parse_now(now) if now else DEMO_NOW)
+    console = Console(file=io.StringIO()) if as_json else out
+    summary = run_demo(memory(), console, parse_now(now) if now else DEMO_NOW)
+    if as_json:
+        emit_json(summary)

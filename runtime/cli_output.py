@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rich.console import Console
 from rich.markup import escape
 
 from constraints import Alert, AlertDiff
@@ -27,20 +28,20 @@ def alerts_json(diff: AlertDiff) -> dict[str, object]:
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False) -> None:
+def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False, console: Console = out) -> None:
     for label, alerts in (("NEW", diff.raised), ("active", diff.still_active), ("resolved", diff.resolved)):
         for a in alerts:
             style = "green" if label == "resolved" else SEVERITY_STYLE[a.severity]
             due = f" (due {a.due.isoformat()})" if a.due else ""
-            out.print(f"[{style}]{label:>8} {a.severity:<8}[/{style}] ", end="")
-            out.print(f"{a.message}{due} [facts {', '.join(map(str, a.fact_ids))}]", markup=False)
+            console.print(f"[{style}]{label:>8} {a.severity:<8}[/{style}] ", end="")
+            console.print(f"{a.message}{due} [facts {', '.join(map(str, a.fact_ids))}]", markup=False)
     if not (diff.raised or diff.still_active or diff.resolved):
-        out.print("no alerts")
+        console.print("no alerts")
     for e in diff.errors:
         err.print(f"constraint {e.constraint} failed: {e.error}", markup=False)
     if not quiet_skips:
         for s in diff.skipped:
-            out.print(f"[dim]skipped {escape(s.constraint)}: {escape(s.reason)}[/dim]")
+            console.print(f"[dim]skipped {escape(s.constraint)}: {escape(s.reason)}[/dim]")
 
 
 def checkpoint_json(report: CheckpointReport) -> dict[str, object]:

@@ -17,9 +17,9 @@ from rich.rule import Rule
 
 from constraints import AlertDiff
 from factlog.errors import InputError
-from runtime.cli_output import print_alerts
+from runtime.cli_output import alerts_json, print_alerts
 from runtime.memory import Memory
-from runtime.render_value import to_text
+from runtime.render_value import to_jsonable, to_text
 from runtime.safe_eval import QueryError
 from users.checkpoint import CheckpointResult, Failed, Published
 
@@ -40,7 +40,10 @@ def example(name: str) -> Path:
     return Path(str(resources.files("runtime") / "examples" / name))
 
 
-def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> None:
+def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> dict[str, object]:
+    """Run the demo, narrating on `console`; return what it found, as JSON-ready data."""
+    summary: dict[str, object] = {"user": DEMO_USER, "now": now.isoformat()}
+
     def step(title: str) -> None:
         console.print(Rule(f"[bold]{title}"))
 
@@ -54,6 +57,8 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> None:
         item = json.loads(line)
         fact = mem.add(DEMO_USER, kind=item["kind"], key=item["key"], fields=item["fields"])
         console.print(f"fact {fact.id}: {fact.text}", markup=False)
+    summary["facts"] = {"transcript": len(transcript.facts), "trips": len(trips.facts),
+                        "total": mem.facts.head(DEMO_USER)}
     for fact in transcript.facts[:6]:
         p = fact.provenance
         console.print(f"  fact {fact.id} [{p.session_id}#{p.message_index}]: {fact.text}", markup=False)
@@ -65,11 +70,16 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> None:
     console.print("module names: " + ", ".join(sorted(k for k, v in ns.items() if not isinstance(v, type))))
 
     step("3. exact answers: safe Python expressions over the typed module")
+    answers = []
     for label, expression in QUERIES:
         result = mem.query(DEMO_USER, expression)
         value = result.message if isinstance(result, QueryError) else to_text(result.value)
         console.print(f"[bold]{label}[/bold]\n  [dim]{expression}[/dim]\n  → ", end="")
         console.print(value, markup=False)
+        answers.append({"label": label, "expression": expression,
+                        "value": None if isinstance(result, QueryError) else to_jsonable(result.value),
+                        "error": result.message if isinstance(result, QueryError) else None})
+    summary["queries"] = answers
 
     step(f"4. proactive alerts (clock: {now.date().isoformat()})")
     _print_alerts(console, first.alerts)
@@ -83,8 +93,13 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> None:
     _print_result(console, second.result)
 
     step("6. what changed, and why (semantic diff citing facts)")
-    console.print(mem.diff(DEMO_USER).render(), markup=False)
+    diff = mem.diff(DEMO_USER)
+    console.print(diff.render(), markup=False)
     _print_alerts(console, second.alerts)
+    summary["versions"] = [v.number for v in mem.versions.history(DEMO_USER)]
+    summary["alerts_first"] = alerts_json(first.alerts) if first.alerts else None
+    summary["diff"] = diff.to_json()
+    summary["alerts_after_renewal"] = alerts_json(second.alerts) if second.alerts else None
 
     step("7. recall: cited context for an agent's prompt")
     recalled = mem.recall(DEMO_USER, "when does my passport expire and where am I flying?",
@@ -92,6 +107,8 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> None:
     console.print(recalled.context, markup=False)
     console.print(f"\n[dim]workspace: {mem.workspace.home} — try `uac --home {mem.workspace.home} "
                   f"query {DEMO_USER} 'len(trips)'`[/dim]")
+    summary["recall"] = recalled.to_json()
+    return summary
 
 
 def _print_result(console: Console, result: CheckpointResult) -> None:
@@ -108,4 +125,4 @@ def _print_result(console: Console, result: CheckpointResult) -> None:
 
 def _print_alerts(console: Console, diff: AlertDiff | None) -> None:
     if diff is not None:
-        print_alerts(diff, quiet_skips=True)
+        print_alerts(diff, quiet_skips=True, console=console)

@@ -68,3 +68,16 @@ def test_demo_runs_twice_in_the_same_home(uac: Uac, home: Path) -> None:
     assert uac("--home", str(home), "query", "sam", "len(trips)").out.strip() == "6"
     # Another user in the same home is untouched.
     assert json.loads(uac("--home", str(home), "log", "alice", "--json").out) == alice_before
+
+
+def test_demo_json_reports_the_story(uac: Uac, home: Path) -> None:
+    r = uac("--home", str(home), "demo", "--json")
+    assert r.code == 0, r.err
+    summary = json.loads(r.out)  # nothing but the JSON document on stdout
+    assert summary["versions"] == [1, 2]
+    spent = next(q for q in summary["queries"] if q["label"] == "spent on trips in 2024")
+    assert spent["value"] == 2840.5
+    raised = [a["constraint"] for a in summary["alerts_first"]["raised"]]
+    resolved = [a["constraint"] for a in summary["alerts_after_renewal"]["resolved"]]
+    assert "passport_valid_for_trips" in raised and resolved == ["passport_valid_for_trips"]
+    assert summary["recall"]["items"][0]["source"] == "code"
