@@ -94,3 +94,29 @@ def test_text_that_looks_like_markup_is_printed_as_is(uac: Uac) -> None:
     text = "[bold red]not markup[/] and [link=x]y[/link] list[int]"
     assert text in uac("add", "alice", text).out
     assert "[bold red]not" in uac("log", "alice").out
+
+
+def test_malformed_transcript_names_file_and_line_and_writes_nothing(uac: Uac, tmp_path: Path) -> None:
+    path = tmp_path / "chat.yaml"
+    path.write_text("conversation_histories:\n- conversation_id: s1\n  messages:\n    - role: user\n"
+                    "      content: [unclosed\n")
+    before = snapshot(uac)
+    r = uac("ingest", "alice", str(path))
+    assert r.code == 2 and "chat.yaml" in r.err and "line" in r.err, r.err
+    assert snapshot(uac) == before
+
+
+def test_a_transcript_ingests_in_one_go_citing_sessions(uac: Uac, tmp_path: Path) -> None:
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"sessions": [
+        {"session_id": "later", "timestamp": "2024-05-02 10:00:00",
+         "messages": [{"role": "user", "content": "My email is sam@example.org."}]},
+        {"session_id": "earlier", "timestamp": "2024-05-01 09:00:00",
+         "messages": [{"role": "user", "content": "I moved to Lisbon last month."}]},
+    ]}))
+    r = uac("ingest", "alice", str(path), "--user-only", "--json")
+    assert r.code == 0, r.err
+    log = json.loads(uac("log", "alice", "--json").out)
+    sessions = [f["provenance"]["session_id"] for f in log]
+    assert sessions[0] == "earlier" and "later" in sessions  # sessions in timestamp order
+    assert all(f["provenance"]["role"] == "user" and f["provenance"]["message_index"] == 0 for f in log)
