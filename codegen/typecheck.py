@@ -11,11 +11,14 @@ but there is no reason to hand it anything hostile.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Iterator, Mapping
 
 from mypy import api
 
@@ -46,14 +49,16 @@ def stable_name(user: str) -> str:
 def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Path) -> TypecheckOk | TypecheckFailed:
     """Check `files` as the package `name` (a valid identifier), written under `work_dir`."""
     package_dir = (work_dir / name).resolve()
-    _sync(files, package_dir)
     config = work_dir / "mypy.ini"
-    if not config.is_file() or config.read_text("utf-8") != _CONFIG:
-        config.write_text(_CONFIG, "utf-8")
     args = ["--config-file", str(config), "--cache-dir", str(cache_dir), "--show-column-numbers",
             "--show-error-codes", "--no-error-summary", "--hide-error-context", "--no-pretty",
             "--no-color-output", str(package_dir)]
-    with _LOCK:
+    # One checker at a time per work directory, across threads and processes (`uac watch`
+    # beside a manual `uac checkpoint`): otherwise one could check the other's files.
+    with _LOCK, _process_lock(work_dir / ".lock"):
+        _sync(files, package_dir)
+        if not config.is_file() or config.read_text("utf-8") != _CONFIG:
+            config.write_text(_CONFIG, "utf-8")
         stdout, stderr, status = api.run(args)
     if status == 0:
         return TypecheckOk()
@@ -62,6 +67,17 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
         text = (stderr or stdout).strip()[-2000:]
         problems = [Problem("mypy", "", 0, 0, f"mypy exited with status {status}: {text}")]
     return TypecheckFailed(tuple(problems))
+
+
+@contextlib.contextmanager
+def _process_lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _sync(files: Mapping[str, str], package_dir: Path) -> None:
