@@ -101,6 +101,15 @@ def test_rollback_moves_pointer_and_next_publish_gets_fresh_number(versions: Ver
     assert versions.current("alice").number == 4  # type: ignore[union-attr]
 
 
+def test_publish_if_newer_never_moves_current_back_in_the_log(versions: VersionStore) -> None:
+    versions.publish("alice", package("Lisbon"), meta(position=5))
+    assert versions.publish_if_newer("alice", package("Oslo"), meta(position=4)) is None
+    assert versions.publish_if_newer("alice", package("Oslo"), meta(position=5)) is None
+    assert visible_state(versions, "alice") == (1, [1])
+    newer = versions.publish_if_newer("alice", package("Rome"), meta(position=6))
+    assert newer is not None and newer.number == 2
+
+
 def test_two_users_with_the_same_class_names_load_in_isolation(versions: VersionStore) -> None:
     versions.publish("alice", package("Oslo", 1), meta())
     versions.publish("bob", package("Rome", 5), meta())

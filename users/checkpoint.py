@@ -84,7 +84,7 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
         return Failed(result.stage, result.problems, timings, current)
     try:
         started = time.perf_counter()
-        info = versions.publish(user, package.files, PublishMeta(
+        info = versions.publish_if_newer(user, package.files, PublishMeta(
             log_position=package.log_position,
             input_hash=package.input_hash,
             producer=producer_name,
@@ -98,6 +98,9 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
     finally:
         unload_package(result.module_name)
         shutil.rmtree(stage_dir, ignore_errors=True)
+    if info is None:
+        latest = versions.current(user)
+        return Unchanged(latest, f"a concurrent checkpoint already published log position {head}")
     previous = current.meta.log_position if current else 0
     return Published(info, timings, head - previous)
 

@@ -251,11 +251,26 @@ class VersionStore:
         directory appeared (fsync, pointer, event log), the error propagates and `current()`
         tells which version is current.
         """
+        info = self._publish(user, files, meta, only_if_newer=False)
+        assert info is not None
+        return info
+
+    def publish_if_newer(self, user: str, files: Mapping[str, str], meta: PublishMeta) -> VersionInfo | None:
+        """As `publish`, unless the current version already covers `meta.log_position` (a
+        concurrent checkpoint got there first): then nothing is written and None returned, so
+        the current version never moves back in the log."""
+        return self._publish(user, files, meta, only_if_newer=True)
+
+    def _publish(self, user: str, files: Mapping[str, str], meta: PublishMeta,
+                 only_if_newer: bool) -> VersionInfo | None:
         self.user_dir(user)
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):
             raise InputError("meta must be a PublishMeta")
         with self._locked(user) as folder:
+            current = self.current(user)
+            if only_if_newer and current is not None and current.meta.log_position >= meta.log_position:
+                return None
             fsio.remove_temp_entries(folder)
             number = max(self._numbers(folder), default=0) + 1
             info = VersionInfo(
