@@ -11,19 +11,17 @@ but there is no reason to hand it anything hostile.
 
 from __future__ import annotations
 
-import contextlib
-import fcntl
-import os
 import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from mypy import api
 
 from codegen.loader import module_name_for
 from codegen.problems import Problem
+from factlog.durable import exclusive_lock
 
 _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>error|note): (?P<msg>.*?)"
                    r"(?:  \[(?P<code>[a-z0-9-]+)\])?$")
@@ -55,7 +53,7 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
             "--no-color-output", str(package_dir)]
     # One checker at a time per work directory, across threads and processes (`uac watch`
     # beside a manual `uac checkpoint`): otherwise one could check the other's files.
-    with _LOCK, _process_lock(work_dir / ".lock"):
+    with _LOCK, exclusive_lock(work_dir / ".lock"):
         _sync(files, package_dir)
         if not config.is_file() or config.read_text("utf-8") != _CONFIG:
             config.write_text(_CONFIG, "utf-8")
@@ -67,17 +65,6 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
         text = (stderr or stdout).strip()[-2000:]
         problems = [Problem("mypy", "", 0, 0, f"mypy exited with status {status}: {text}")]
     return TypecheckFailed(tuple(problems))
-
-
-@contextlib.contextmanager
-def _process_lock(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
 
 
 def _sync(files: Mapping[str, str], package_dir: Path) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from constraints.model import SEVERITIES, Alert, Constraint, ConstraintError, MissingInput, Skipped
 from constraints.state import ActiveAlert, AlertState, ResolvedAlert
+from factlog.durable import exclusive_lock
 
 
 @dataclass(frozen=True)
@@ -73,24 +74,27 @@ def evaluate_and_record(
     Alerts of a constraint that errored this run stay active (an error says nothing about
     whether the situation is over); a skipped constraint's alerts resolve, since the data
     they were about is gone. The state is saved before `on_new_alert` is called, so a
-    failing callback cannot wedge the state (each alert is announced at most once).
+    failing callback cannot wedge the state (each alert is announced at most once). Runs
+    over the same state file are serialised (a lock file beside it), so none is lost.
     """
-    state = AlertState.load(state_path)
     result = run_constraints(module, now, constraints)
-    errored = {e.constraint for e in result.errors}
-    current = list(result.alerts) + [a for a in state.alerts() if a.constraint in errored]
-    diff = diff_alerts(state.alerts(), current)
-    earlier = {a.alert.id: a for a in state.active}
-    active = tuple(
-        ActiveAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version)
-        if a.id in earlier
-        else ActiveAlert(a, now, version)
-        for a in current
-    )
-    resolved = tuple(
-        ResolvedAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version, now, version) for a in diff.resolved
-    )
-    AlertState(active, state.history + resolved, now, version).save(state_path)
+    with exclusive_lock(state_path.with_name(state_path.name + ".lock")):
+        state = AlertState.load(state_path)
+        errored = {e.constraint for e in result.errors}
+        current = list(result.alerts) + [a for a in state.alerts() if a.constraint in errored]
+        diff = diff_alerts(state.alerts(), current)
+        earlier = {a.alert.id: a for a in state.active}
+        active = tuple(
+            ActiveAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version)
+            if a.id in earlier
+            else ActiveAlert(a, now, version)
+            for a in current
+        )
+        resolved = tuple(
+            ResolvedAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version, now, version)
+            for a in diff.resolved
+        )
+        AlertState(active, state.history + resolved, now, version).save(state_path)
     if on_new_alert is not None:
         for alert in diff.raised:
             on_new_alert(alert)

@@ -3,7 +3,7 @@
 Alert state is derived (it can be rebuilt by re-running the constraints), but losing it
 would re-announce every alert as new, so a write never leaves a half-written file: the
 new state goes to a temporary file in the same folder, is fsynced, and replaces the old
-one with `os.replace` (`users.fsio.replace_file`). A crash at any point leaves either the old or the new state.
+one with `os.replace` (`factlog.durable.replace_file`). A crash at any point leaves either the old or the new state.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from constraints.model import SEVERITIES, Alert, Severity
-from users.fsio import replace_file
+from factlog.durable import replace_file
 
 FORMAT = 1
 HISTORY_LIMIT = 1000  # resolved alerts kept, newest last

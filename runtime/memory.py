@@ -34,7 +34,7 @@ from runtime.safe_eval import QueryError, QueryResult
 from runtime.workspace import Workspace
 from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
 from users.diff import ModuleDiff, diff_versions
-from users.fsio import replace_file
+from factlog.durable import replace_file
 from users.store import VersionStore
 from users.versions import VersionInfo
 

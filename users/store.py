@@ -35,7 +35,7 @@ from types import ModuleType
 from codegen.loader import load_package, module_name_for, unload_package
 from factlog.errors import InputError, NotFound
 from factlog.model import check_user_id
-from users import fsio
+from factlog import durable as fsio
 from users.versions import (
     VERSION_NAME,
     PublishMeta,

@@ -9,11 +9,12 @@ inject a failure at any single step.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import shutil
 import stat
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 TEMP_PREFIX = ".tmp-"
@@ -91,3 +92,15 @@ def remove_temp_entries(directory: Path) -> None:
     for entry in directory.iterdir():
         if entry.name.startswith(TEMP_PREFIX):
             remove_tree(entry)
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: Path) -> Iterator[None]:
+    """Hold an exclusive `flock` on `path` (created if missing) across threads and processes."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
