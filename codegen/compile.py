@@ -95,7 +95,8 @@ def _chunks(
         # the chunk lists are private (`_trips_000`): queries see only the joined `trips`
         stem, list_name = f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}"
         records = groups[index]
-        header = headers.of((i for r in records for i in r.fact_ids), f"{list_name}, {len(records)} record(s) of class {names.class_name}")
+        contents = f"{list_name}, {len(records)} record(s) of class {names.class_name}"
+        header = headers.of((i for r in records for i in r.fact_ids), contents)
         files[f"{stem}.py"] = chunk_module(spec, list_name, records, header)
         result.append((stem, list_name))
     return result

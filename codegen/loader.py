@@ -2,7 +2,8 @@
 
 Only call `load_package` on a directory whose files passed validation: importing runs the
 code. Generated files are compiled through an in-memory cache keyed by content hash (no
-`__pycache__` is read or written), so a new version recompiles only the files that changed. Each load registers the package (and, as they import, its submodules) in
+`__pycache__` is read or written), so a new version recompiles only the files that
+changed. Each load registers the package (and, as they import, its submodules) in
 `sys.modules` under `module_name`, so relative imports (`from .trip import Trip`) resolve
 inside that package only; two users with identical class or file names never collide
 because their packages live under different top-level names.

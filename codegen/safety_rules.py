@@ -108,7 +108,8 @@ def _source_hygiene(source: str) -> Problem | None:
     for number, line in enumerate(source.split("\n", 2)[:2], start=1):
         match = _CODING.match(line)
         if match and match.group(1).lower().replace("_", "-") not in ("utf-8", "utf8"):
-            return Problem("source", "", number, 1, f"coding declaration {match.group(1)!r} is not allowed; files are UTF-8")
+            return Problem("source", "", number, 1,
+                           f"coding declaration {match.group(1)!r} is not allowed; files are UTF-8")
     return None
 
 

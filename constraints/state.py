@@ -91,7 +91,8 @@ class AlertState:
             "evaluated_at": self.evaluated_at.isoformat() if self.evaluated_at else None,
             "version": self.version,
             "active": [
-                {"alert": _alert_json(a.alert), "raised_at": a.raised_at.isoformat(), "raised_version": a.raised_version}
+                {"alert": _alert_json(a.alert), "raised_at": a.raised_at.isoformat(),
+                 "raised_version": a.raised_version}
                 for a in self.active
             ],
             "history": [

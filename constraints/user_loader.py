@@ -70,7 +70,8 @@ def load_user_constraints(
             continue
         clashes = sorted(c.name for c in found if c.name in names)
         if clashes or len({c.name for c in found}) < len(found):
-            failures.append(LoadFailure(entry.name, f"constraint names already in use: {clashes or 'duplicates in file'}"))
+            failures.append(LoadFailure(entry.name,
+                                        f"constraint names already in use: {clashes or 'duplicates in file'}"))
             continue
         names.update(c.name for c in found)
         loaded.extend(found)

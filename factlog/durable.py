@@ -82,7 +82,8 @@ def remove_tree(path: Path) -> None:
     shutil.rmtree(path, onerror=_ignore_missing)
 
 
-def _ignore_missing(_func: Callable[..., object], _path: str, exc_info: tuple[type[BaseException], BaseException, object]) -> None:
+def _ignore_missing(_func: Callable[..., object], _path: str,
+                    exc_info: tuple[type[BaseException], BaseException, object]) -> None:
     if not isinstance(exc_info[1], FileNotFoundError):
         raise exc_info[1]
 

@@ -54,7 +54,8 @@ SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bi was born on (?P<value>.+)", re.I, "date of birth"),
         (r"\b(?:[Ii] work|employed|working)\b[\w -]*? (?:for|at) (?P<value>[A-Z][\w&'. -]*?)(?:[.,!;]|\s+as\b|$)",
          0, "employer"),
-        (r"\b(?:work(?:ing)?|employed)(?: full-time| part-time)? as an? (?P<value>[a-z][a-z -]*?)(?: at | for |[.,!;]|$)",
+        (r"\b(?:work(?:ing)?|employed)(?: full-time| part-time)? as an? "
+         r"(?P<value>[a-z][a-z -]*?)(?: at | for |[.,!;]|$)",
          0, "occupation"),
         (r"\bmy name is (?P<value>.+)", re.I, "full name"),
     )

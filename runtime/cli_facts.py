@@ -13,7 +13,6 @@ from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
 from runtime.cli_output import checkpoint_json, print_checkpoint
 from users.checkpoint import Failed
 
-
 # -- facts -------------------------------------------------------------------------------
 
 @app.command()
@@ -114,7 +113,10 @@ def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) 
 def export_(path: Path, user: Optional[str] = typer.Option(None, "--user"), as_json: bool = JsonOpt) -> None:
     """Export facts as JSONL (exact: ids, times and hashes)."""
     count = memory().export(path, user)
-    emit_json({"exported": count, "path": str(path)}) if as_json else out.print(f"exported {count} facts to {path}", markup=False)
+    if as_json:
+        emit_json({"exported": count, "path": str(path)})
+    else:
+        out.print(f"exported {count} facts to {path}", markup=False)
 
 
 @app.command("import")

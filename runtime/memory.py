@@ -16,25 +16,31 @@ from types import ModuleType
 from typing import Callable, Iterator, Sequence
 
 from codegen.validate import Validator
-from constraints import (BUILTIN, Alert, AlertDiff, Constraint, ConstraintError, evaluate_and_record,
-                         load_user_constraints)
+from constraints import (
+    BUILTIN,
+    Alert,
+    AlertDiff,
+    Constraint,
+    ConstraintError,
+    evaluate_and_record,
+    load_user_constraints,
+)
 from constraints.user_loader import LoadFailure
+from factlog.durable import replace_file
 from factlog.errors import InputError, NotFound
-from factlog.model import (Fact, JsonValue, NewFact, Provenance, check_user_id, fact_from_json,
-                           parse_iso_date)
+from factlog.model import Fact, JsonValue, NewFact, Provenance, check_user_id, fact_from_json, parse_iso_date
 from factlog.records import read_records, record_facts, structured_fact
 from factlog.sqlite import SqliteFactStore
 from factlog.store import VerifyReport
 from runtime.citations import cite
+from runtime.query_worker import QueryWorker
 from runtime.recall import CodeAnswer, RecallResult, recall
 from runtime.recall_index import RecallIndex, record_texts
 from runtime.render_value import to_text
-from runtime.query_worker import QueryWorker
 from runtime.safe_eval import QueryError, QueryResult
 from runtime.workspace import Workspace
 from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
 from users.diff import ModuleDiff, diff_versions
-from factlog.durable import replace_file
 from users.store import VersionStore
 from users.versions import VersionInfo
 

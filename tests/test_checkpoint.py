@@ -11,13 +11,12 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from uac_home import PASSPORT, TEA, USER, clone_home, dropping_producer, hostile_producer, mistyped_producer, seed_v1
 
 import runtime.memory
 import users.checkpoint
 from factlog.model import Fact
 from runtime.memory import Memory
-from uac_home import (PASSPORT, TEA, USER, clone_home, dropping_producer, hostile_producer,
-                            mistyped_producer, seed_v1)
 from users.checkpoint import Failed, Producer, Published, Unchanged
 
 Uac = Callable[..., Any]

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from uac_home import DENTIST, PASSPORT_WARNING, RENEWED, TEA, USER, clone_home
 
 from runtime.memory import Memory
-from uac_home import DENTIST, PASSPORT_WARNING, RENEWED, TEA, USER, clone_home
 
 Uac = Callable[..., Any]
 

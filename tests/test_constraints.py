@@ -6,7 +6,6 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-
 from constraint_records import (
     Allergy,
     Appointment,
@@ -22,6 +21,7 @@ from constraint_records import (
     record_class,
     user_module,
 )
+
 from constraints import BUILTIN, Constraint, Finding, constraint, evaluate_and_record, run_constraints
 from constraints.builtin import (
     bills_due,

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-
 from uac_home import clone_home
 
 Uac = Callable[..., Any]

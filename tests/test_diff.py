@@ -273,8 +273,9 @@ def test_diff_versions_prefers_the_entity_map(tmp_path: Path) -> None:
 
 def test_diff_of_compiled_versions(tmp_path: Path) -> None:
     """End to end with the deterministic compiler: entity map and retractions from the log."""
-    from codegen.compile import compile_package
     from fact_helpers import make_fact
+
+    from codegen.compile import compile_package
 
     first = [
         make_fact(1, "passport", "passport", {"number": "X1", "expiry_date": "2030-01-01"}, key="p"),

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from datetime import date, datetime, time
 from pathlib import Path
 from typing import Any
 

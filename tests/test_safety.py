@@ -6,12 +6,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hostile_samples import HOSTILE
+from validation_samples import LIVE_FACTS, valid_package
 
 from codegen.safety import SafetyChecker, SafetyOk, SafetyViolations
 from codegen.safety_rules import Limits, check_source
 from codegen.validate import Invalid, Validator
-from hostile_samples import HOSTILE
-from validation_samples import LIVE_FACTS, valid_package
 
 
 @pytest.fixture(scope="module")

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from mypy import api
-
 from conftest import REPO
+from mypy import api
 
 
 def test_our_packages_pass_mypy_strict() -> None:

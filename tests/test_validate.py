@@ -6,10 +6,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from validation_samples import LIVE_FACTS, valid_package
 
 from codegen.loader import CODE_CACHE, PackageLoadError, load_package, module_name_for, unload_package
 from codegen.validate import Invalid, Valid, Validator
-from validation_samples import LIVE_FACTS, valid_package
 
 
 @pytest.fixture(scope="module")

@@ -17,17 +17,17 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import pytest
+from uac_home import USER, clone_home, with_file
 
-from runtime.cli_app import out as cli_out
 import runtime.memory
 import users.checkpoint
 from codegen.compile import GeneratedPackage, compile_package
 from factlog.model import Fact
 from factlog.records import structured_fact
+from runtime.cli_app import out as cli_out
 from runtime.memory import CheckpointReport, Memory
 from runtime.safe_eval import QueryError
 from runtime.watch import Watcher
-from uac_home import USER, clone_home, with_file
 from users.checkpoint import CheckpointResult, Failed, Published, Unchanged
 
 REPO = Path(__file__).resolve().parents[1]

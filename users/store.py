@@ -33,9 +33,9 @@ from pathlib import Path
 from types import ModuleType
 
 from codegen.loader import load_package, module_name_for, unload_package
+from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import check_user_id
-from factlog import durable as fsio
 from users.versions import (
     VERSION_NAME,
     PublishMeta,

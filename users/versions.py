@@ -76,7 +76,8 @@ class PublishMeta:
         for stage, seconds in self.timings.items():
             if not isinstance(stage, str) or not stage:
                 raise InputError("timing stage names must be non-empty strings")
-            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) or not math.isfinite(seconds) or seconds < 0:
+            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) \
+                    or not math.isfinite(seconds) or seconds < 0:
                 raise InputError(f"timing for {stage!r} must be a finite, non-negative number of seconds")
         for attribute, count in self.record_counts.items():
             if not isinstance(attribute, str) or not attribute:
