@@ -26,6 +26,8 @@ def main() -> None:
     for n in numbers:
         fact = store.append(user, [NewFact(f"{tag} fact {n}", kind="note", fields={"n": n, "tag": tag})])[0]
         print(fact.id, flush=True)
+        if len(sys.argv) > 5:
+            time.sleep(0.001)  # let the others take the write lock: the appends interleave
 
 
 if __name__ == "__main__":
