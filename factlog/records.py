@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 from codegen.vocabulary import canonical
 from factlog.errors import InputError
+from factlog.jsonfile import json_document, json_object_lines, read_text, type_name
 from factlog.model import JsonValue, NewFact, check_kind, parse_iso_date
 
 MAX_RECORD_FILE_BYTES = 100 * 1024 * 1024
@@ -25,6 +26,8 @@ def parse_value(raw: str) -> JsonValue:
         value: JsonValue = json.loads(raw)
     except ValueError:
         return raw
+    except RecursionError:
+        raise InputError("a --field value nests too deeply") from None
     if isinstance(value, str):  # a quoted JSON string: keep the quotes' content
         return value
     if isinstance(value, float) and value != value:
@@ -86,35 +89,14 @@ def structured_fact(kind: str, fields: dict[str, JsonValue], *, text: str | None
 
 def read_records(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """Objects from a JSONL file (one per line) or a JSON array, with their line numbers."""
-    try:
-        size = path.stat().st_size
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
-    if size > MAX_RECORD_FILE_BYTES:
-        raise InputError(f"{path}: {size} bytes is over the {MAX_RECORD_FILE_BYTES} byte limit")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise InputError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    if text.lstrip().startswith("["):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{path}:{exc.lineno}: malformed JSON: {exc.msg}") from None
-        records = [(1, item) for item in data]
-    else:
-        records = []
-        for lineno, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append((lineno, json.loads(line)))
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{lineno}: malformed JSON: {exc.msg}") from None
-    for lineno, item in records:
+    text = read_text(path, MAX_RECORD_FILE_BYTES)
+    if not text.lstrip().startswith("["):
+        return json_object_lines(text, str(path))
+    data = json_document(text, str(path))
+    for item in data:
         if not isinstance(item, dict):
-            raise InputError(f"{path}:{lineno}: each record must be a JSON object, found {type(item).__name__}")
-    return records
+            raise InputError(f"{path}, line 1: each record must be a JSON object, not {type_name(item)}")
+    return [(1, item) for item in data]
 
 
 def record_facts(path: Path, kind: str, key_field: str | None = None) -> list[NewFact]:
@@ -130,5 +112,5 @@ def record_facts(path: Path, kind: str, key_field: str | None = None) -> list[Ne
         try:
             facts.append(structured_fact(kind, record, key=key))
         except InputError as exc:
-            raise InputError(f"{path}:{lineno}: {exc}") from None
+            raise InputError(f"{path}, line {lineno}: {exc}") from None
     return facts

@@ -17,7 +17,6 @@ Sessions come back in timestamp order; ties and sessions without a timestamp kee
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -26,6 +25,7 @@ from typing import Any
 import yaml
 
 from factlog.errors import InputError
+from factlog.jsonfile import json_document, json_object_lines, read_text, type_name
 from factlog.model import ROLES, JsonValue
 
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
@@ -56,21 +56,7 @@ def read_transcript(path: Path) -> list[Session]:
     fmt = SUFFIXES.get(path.suffix.lower())
     if fmt is None:
         raise InputError(f"{source}: unknown transcript type {path.suffix!r}; use one of {sorted(SUFFIXES)}")
-    try:
-        size = path.stat().st_size
-        if size > MAX_TRANSCRIPT_BYTES:
-            raise InputError(f"{source}: file is {size} bytes; at most {MAX_TRANSCRIPT_BYTES} (50 MB) are allowed")
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_TRANSCRIPT_BYTES + 1)
-    except OSError as exc:
-        raise InputError(f"{source}: cannot read transcript: {exc.strerror or exc}") from None
-    if len(raw) > MAX_TRANSCRIPT_BYTES:
-        raise InputError(f"{source}: file is over {MAX_TRANSCRIPT_BYTES} bytes (50 MB)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise InputError(f"{source}, line {line}: not valid UTF-8") from None
+    text = read_text(path, MAX_TRANSCRIPT_BYTES)
     return parse_transcript(text, source, fmt)
 
 
@@ -79,13 +65,7 @@ def parse_transcript(text: str, source: str, fmt: str) -> list[Session]:
     if fmt == "jsonl":
         sessions = _sessions_from_jsonl(text, source)
     elif fmt == "json":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{source}, line {exc.lineno}: malformed JSON: {exc.msg}") from None
-        except RecursionError:
-            raise InputError(f"{source}: JSON nests too deeply") from None
-        sessions = sessions_from_data(data, source)
+        sessions = sessions_from_data(json_document(text, source), source)
     elif fmt == "yaml":
         sessions = sessions_from_data(_load_yaml(text, source), source)
     else:
@@ -140,23 +120,11 @@ def sessions_from_data(data: Any, source: str) -> list[Session]:
         )
     if isinstance(data, list):
         return [_session(item, source, f"[{i}]", i) for i, item in enumerate(data)]
-    raise InputError(f"{source}: expected a session object or a list of sessions, not {_type_name(data)}")
+    raise InputError(f"{source}: expected a session object or a list of sessions, not {type_name(data)}")
 
 
 def _sessions_from_jsonl(text: str, source: str) -> list[Session]:
-    lines: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"{source}, line {number}: malformed JSON: {exc.msg}") from None
-        except RecursionError:
-            raise InputError(f"{source}, line {number}: JSON nests too deeply") from None
-        if not isinstance(item, dict):
-            raise InputError(f"{source}, line {number}: expected a JSON object, not {_type_name(item)}")
-        lines.append((number, item))
+    lines = json_object_lines(text, source)
     if not lines:
         raise InputError(f"{source}: no sessions (the file is empty)")
     if "messages" in lines[0][1]:
@@ -182,7 +150,7 @@ def _sessions_from_message_lines(lines: list[tuple[int, dict[str, Any]]], source
 
 def _session(item: Any, source: str, where: str, position: int) -> Session:
     if not isinstance(item, dict):
-        raise InputError(f"{source}, {where}: a session must be an object, not {_type_name(item)}")
+        raise InputError(f"{source}, {where}: a session must be an object, not {type_name(item)}")
     session_id = _session_id(item, source, where, f"{Path(source).stem}-{position + 1}")
     raw_messages = item.get("messages")
     if raw_messages is None:
@@ -203,7 +171,7 @@ def _session_id(item: dict[str, Any], source: str, where: str, default: str | No
     if value is None:
         raise InputError(f"{source}, {where}: missing 'session_id'")
     if isinstance(value, bool) or not isinstance(value, (str, int)):
-        raise InputError(f"{source}, {where}: session id must be a string, not {_type_name(value)}")
+        raise InputError(f"{source}, {where}: session id must be a string, not {type_name(value)}")
     text = str(value)
     if len(text) > MAX_SESSION_ID or not text.isprintable():
         raise InputError(f"{source}, {where}: session id must be printable, at most {MAX_SESSION_ID} characters")
@@ -218,7 +186,7 @@ def _message(item: Any, source: str, where: str, index: int) -> Message:
         raise InputError(f"{source}, {where}: unknown role {role!r}; expected one of {sorted(ROLES)}")
     content = item.get("content")
     if not isinstance(content, str):
-        raise InputError(f"{source}, {where}: message content must be a string, not {_type_name(content)}")
+        raise InputError(f"{source}, {where}: message content must be a string, not {type_name(content)}")
     return Message(role.strip().lower(), content, index)
 
 
@@ -257,10 +225,4 @@ def _json_value(value: Any, source: str, where: str, budget: list[int]) -> JsonV
         return [_json_value(v, source, where, budget) for v in value]
     if isinstance(value, dict):
         return {str(k): _json_value(v, source, where, budget) for k, v in value.items()}
-    raise InputError(f"{source}, {where}: metadata value of type {_type_name(value)} is not JSON")
-
-
-def _type_name(value: Any) -> str:
-    return {dict: "an object", list: "a list", str: "a string", type(None): "null"}.get(
-        type(value), type(value).__name__
-    )
+    raise InputError(f"{source}, {where}: metadata value of type {type_name(value)} is not JSON")

@@ -321,6 +321,6 @@ def read_export(path: Path) -> Sequence[Fact]:
         try:
             facts.append(fact_from_json(record))
         except InputError as exc:
-            raise InputError(f"{path}:{lineno}: {exc}") from None
+            raise InputError(f"{path}, line {lineno}: {exc}") from None
     return facts
 

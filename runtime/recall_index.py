@@ -27,7 +27,7 @@ import re
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, is_dataclass
 from datetime import date
 from pathlib import Path
 from types import TracebackType
@@ -36,6 +36,7 @@ from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 from codegen.naming import normalize_kind
 from codegen.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
 from factlog.model import Fact, JsonValue, check_user_id
+from users.records import label
 
 HitSource = Literal["fact", "record"]
 
@@ -209,25 +210,10 @@ def fact_body(fact: Fact) -> str:
 
 
 def render_record(record: object) -> str:
-    """`Trip(destination='Tokyo', departure_date=2025-01-15)`: set fields only, no provenance."""
+    """`Trip(destination='Tokyo', departure_date=2025-01-15)`: every set field, no provenance."""
     if not is_dataclass(record) or isinstance(record, type):
         return repr(record)
-    parts = []
-    for f in fields(record):
-        value = getattr(record, f.name)
-        if f.name == PROVENANCE_FIELD or value is None or value == []:
-            continue
-        parts.append(f"{f.name}={_render_field(value)}")
-    return f"{type(record).__name__}({', '.join(parts)})"
-
-
-def _render_field(value: object) -> str:
-    """Dates as ISO (also inside lists), everything else as its repr."""
-    if isinstance(value, date):
-        return value.isoformat()
-    if isinstance(value, list):
-        return f"[{', '.join(_render_field(v) for v in value)}]"
-    return repr(value)
+    return label(record, limit=None, width=None)
 
 
 def record_texts(namespace: Mapping[str, object]) -> list[RecordText]:

@@ -107,18 +107,30 @@ def same_value(before: object, after: object) -> bool:
     return type(before).__name__ == type(after).__name__ and to_json(before) == to_json(after)
 
 
-def label(record: object, limit: int = 3) -> str:
-    """`Trip(destination='Lisbon', departure_date=2024-05-01)`: the first few set fields."""
+def label(record: object, limit: int | None = 3, width: int | None = 40) -> str:
+    """`Trip(destination='Lisbon', departure_date=2024-05-01)`: the set fields (the first
+    `limit` of them, each cut at `width` characters; None for all and whole), no provenance."""
     parts = []
     for name in field_names(record):
         value = getattr(record, name, None)
         if value is None or value == [] or value == {}:
             continue
-        text = repr(value) if isinstance(value, str) else str(to_json(value))
-        parts.append(f"{name}={text[:40] + '…' if len(text) > 40 else text}")
+        text = value_text(value)
+        if width is not None and len(text) > width:
+            text = text[:width] + "…"
+        parts.append(f"{name}={text}")
         if len(parts) == limit:
             break
     return f"{type(record).__name__}({', '.join(parts)})"
+
+
+def value_text(value: object) -> str:
+    """Strings as their repr, dates ISO (also inside lists), everything else as JSON text."""
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, list):
+        return f"[{', '.join(value_text(v) for v in value)}]"
+    return str(to_json(value))
 
 
 def entity_ids(
