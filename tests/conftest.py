@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,16 @@ from factlog.sqlite import SqliteFactStore
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data" / "book_eval_layer1"
+MISSING_DATA = "test data not found"  # every skip for lack of data says this
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  # type: ignore[no-untyped-def]
+    """With UAC_REQUIRE_DATA=1 (CI sets it), a test skipped for lack of data fails instead."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.skipped and os.environ.get("UAC_REQUIRE_DATA") == "1" and MISSING_DATA in str(report.longrepr):
+        report.outcome = "failed"
 
 
 @pytest.fixture(autouse=True)
@@ -65,5 +76,5 @@ def uac(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch):  #
 @pytest.fixture
 def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
-        pytest.skip(f"shared test data not found at {SHARED_DATA}")
+        pytest.skip(f"shared {MISSING_DATA} at {SHARED_DATA}")
     return SHARED_DATA

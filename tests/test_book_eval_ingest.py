@@ -22,7 +22,7 @@ from factlog.model import NewFact
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "book_eval_layer1"
 CASES = sorted(DATA.glob("*.yaml")) if DATA.is_dir() else []
-pytestmark = pytest.mark.skipif(not CASES, reason=f"book evaluation data not found at {DATA}")
+pytestmark = pytest.mark.skipif(not CASES, reason=f"book evaluation test data not found at {DATA}")
 
 TOKEN = re.compile(r"(?<![\w$.,:/-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w/:-])")
 DOLLARS = re.compile(r"\$\d{1,3}(?:,\d{3})*(?:\.\d+)?(?![\d,])")
