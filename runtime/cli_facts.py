@@ -88,12 +88,11 @@ def retract(user: str, fact_id: int, reason: Optional[str] = typer.Option(None, 
 
 @app.command()
 def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) -> None:
-    """Re-hash every fact and each user's chain, and every stored version's files; exit 1
-    naming the first fact (and every version) that does not match."""
+    """Re-hash every fact and each user's chain, every stored version's files and its anchor
+    in the log; exit 1 naming the first fact (and every version) that does not match."""
     mem = memory()
     report = mem.verify(user)
-    versions = [{"user": u, "version": n, "reason": why}
-                for u in ([user] if user else mem.versions.users()) for n, why in mem.versions.verify(u)]
+    versions = mem.version_problems(user)
     ok = report.ok and not versions
     if as_json:
         emit_json({**report.__dict__, "ok": ok, "facts_ok": report.ok, "version_problems": versions})
