@@ -110,7 +110,7 @@ class SqliteFactStore:
                 return None
             if self._ever_written_locked():
                 raise InputError("this log was chained without a key, but a chain key is configured: "
-                                 "unset it, or export the log and import it into a new keyed workspace")
+                                 "unset it, or export the log and import it into a new workspace that has the key")
             self._db.execute("INSERT INTO log_meta (name, value) VALUES (?, ?)",
                              (_KEY_SETTING, key_fingerprint(self._key)))
             return self._key
@@ -190,15 +190,22 @@ class SqliteFactStore:
     def import_facts(self, facts: Sequence[Fact]) -> int:
         """Restore exported facts exactly (ids, times, hashes). Facts already present with
         the same hash are skipped, so an import can be repeated; anything else that does not
-        continue a user's chain is refused and nothing is written."""
+        continue a user's chain is refused and nothing is written.
+
+        Into a keyed workspace, an export of an unkeyed log is re-chained: its plain chain is
+        checked link by link (it must hold each user's log from fact 1, in order), then every
+        fact is stored with its keyed hash. The other way round is refused: a keyed export
+        can be checked only with its key."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 added = 0
                 key = self._write_key_locked() if facts else None
+                source_tail: dict[str, tuple[int, str]] = {}  # user -> (id, hash) last read
                 for fact in facts:
                     check_user_id(fact.user)
-                    _check_import_hash(fact, key)
+                    if _check_import_hash(fact, key):
+                        fact = self._rechained_locked(fact, key, source_tail)
                     row = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?",
                                            (fact.user, fact.id)).fetchone()
                     if row is not None:
@@ -220,6 +227,22 @@ class SqliteFactStore:
                 self._db.execute("ROLLBACK")
                 raise
         return added
+
+    def _rechained_locked(self, fact: Fact, key: bytes | None,
+                          source_tail: dict[str, tuple[int, str]]) -> Fact:
+        """An unkeyed export's fact, hashed under this workspace's key. The plain chain must
+        link up within the export (checked here) before it is trusted and re-chained."""
+        last_id, last_hash = source_tail.get(fact.user, (0, GENESIS))
+        if fact.id != last_id + 1 or fact.prev_hash != last_hash:
+            raise InputError(f"fact {fact.user}/{fact.id}: re-chaining an unkeyed export under the chain key "
+                             "needs the user's whole log from fact 1, in order")
+        source_tail[fact.user] = (fact.id, fact.hash)
+        prev = GENESIS
+        if fact.id > 1:
+            row = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?",
+                                   (fact.user, fact.id - 1)).fetchone()
+            prev = GENESIS if row is None else str(row[0])
+        return _with_hash(key, replace(fact, prev_hash=prev))
 
     def forget(self, user: str) -> int:
         """Erase the user: their facts and their id high-water mark go in one statement
@@ -358,18 +381,18 @@ def _with_hash(key: bytes | None, fact: Fact) -> Fact:
     return replace(fact, hash=content_hash(fact.body(), key))
 
 
-def _check_import_hash(fact: Fact, key: bytes | None) -> None:
-    """An imported fact must carry the hash this workspace would give it."""
+def _check_import_hash(fact: Fact, key: bytes | None) -> bool:
+    """An imported fact must carry the hash this workspace would give it, or (into a keyed
+    workspace) a plain hash that matches its content: True means it must be re-chained."""
     body = fact.body()
     if content_hash(body, key) == fact.hash:
-        return
+        return False
     where = f"fact {fact.user}/{fact.id}"
     if key is None:
         raise InputError(f"{where}: its hash does not match its content: it was changed, or it comes from a "
                          f"log chained with a key ({KEY_HINT} to import it)")
     if content_hash(body) == fact.hash:
-        raise InputError(f"{where} comes from a log chained without a key, and this workspace chains with one: "
-                         "import it into a workspace without a chain key")
+        return True
     raise InputError(f"{where}: its hash does not match its content under this workspace's chain key "
                      "(it was changed, or chained with another key)")
 

@@ -258,8 +258,35 @@ def test_export_import_between_keyed_and_unkeyed_workspaces(tmp_path: Path,
     plain_export = tmp_path / "bob.jsonl"
     unkeyed.export(plain_export, "bob")
     monkeypatch.setenv("UAC_CHAIN_KEY", KEY.decode())
-    with pytest.raises(InputError, match="chained without a key, and this workspace chains with one"):
-        Memory.open(tmp_path / "keyed").import_(plain_export)
+    keyed = Memory.open(tmp_path / "keyed")
+    assert keyed.import_(plain_export) == 1  # re-chained under the key
+    assert keyed.import_(plain_export) == 0  # and a repeat adds nothing
+    [bob] = keyed.log("bob")
+    [plain_bob] = unkeyed.log("bob")
+    assert bob.body() | {"prev_hash": 0} == plain_bob.body() | {"prev_hash": 0}
+    assert bob.hash == content_hash(bob.body(), KEY) != plain_bob.hash
+    assert keyed.verify().ok
+
+
+def test_a_plain_export_is_checked_before_it_is_rechained(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    plain = Memory.open(tmp_path / "plain")
+    for text in ("one", "two", "three"):
+        plain.add("bob", text)
+    export = tmp_path / "bob.jsonl"
+    plain.export(export, "bob")
+    lines = export.read_text().splitlines(keepends=True)
+    monkeypatch.setenv("UAC_CHAIN_KEY", KEY.decode())
+    keyed = Memory.open(tmp_path / "keyed")
+    changed = tmp_path / "changed.jsonl"
+    changed.write_text(lines[0] + lines[1].replace('"two"', '"TWO"') + lines[2])
+    with pytest.raises(InputError, match="bob/2: its hash does not match"):
+        keyed.import_(changed)
+    gap = tmp_path / "gap.jsonl"
+    gap.write_text(lines[0] + lines[2])
+    with pytest.raises(InputError, match="bob/3: re-chaining .* from fact 1"):
+        keyed.import_(gap)
+    assert keyed.users() == [] and keyed.import_(export) == 3 and keyed.verify().ok
 
 
 def test_chain_key_file_must_be_private(tmp_path: Path, uac: Any) -> None:
