@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from factlog.errors import InputError
 from factlog.records import parse_field_options
@@ -100,7 +101,9 @@ def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) 
         if report.ok:
             out.print(f"[green]ok[/green]: {report.checked} facts verified")
         else:
-            out.print(f"[red]FAILED[/red] at fact {report.user}/{report.fact_id}: {report.reason} "
+            where = f" at fact {report.user}/{report.fact_id}" if report.fact_id is not None \
+                else f" for user {report.user}" if report.user is not None else ""
+            out.print(f"[red]FAILED[/red]{where}: {escape(report.reason or '')} "
                       f"({report.checked} facts verified before it)")
         for problem in versions:
             out.print(f"[red]FAILED[/red] version {problem['user']} v{problem['version']}: {problem['reason']}")

@@ -439,3 +439,17 @@ def test_a_workspace_written_before_m002_opens_migrates_and_verifies(tmp_path: P
     db.close()
     assert uac("--home", str(home), "checkpoint", "alice").code == 0
     assert uac("--home", str(home), "verify").code == 0
+
+
+def test_verify_output_names_a_stripped_keyed_log(tmp_path: Path, uac: Any,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "h"
+    monkeypatch.setenv("UAC_CHAIN_KEY", KEY.decode())
+    assert uac("--home", str(home), "add", "alice", "hello").code == 0
+    rehash(home / "facts.db", "alice", edit=lambda f: replace(f, text="forged"))
+    db = raw(home / "facts.db")
+    db.execute("DELETE FROM log_meta")
+    db.close()
+    r = uac("--home", str(home), "verify")
+    assert r.code == 1 and "FAILED: a chain key is configured but the log does not record being keyed" in r.out
+    assert "None" not in r.out
