@@ -28,6 +28,7 @@ from factlog.model import Fact, NewFact, Provenance, check_user_id
 from factlog.store import VerifyReport
 
 _KEY_SETTING = "chain_key_fingerprint"
+_WRONG_KEY = "the configured chain key is not the key this log was chained with"
 KEY_HINT = "set UAC_CHAIN_KEY, or UAC_CHAIN_KEY_FILE, or put it in chain.key next to facts.db (mode 0600)"
 
 _COLUMNS = (
@@ -87,7 +88,7 @@ class SqliteFactStore:
         recorded = self._recorded_fingerprint()
         if chain_key is not None and recorded is not None and recorded != key_fingerprint(chain_key):
             self._db.close()
-            raise InputError("the configured chain key is not the key this log was chained with")
+            raise InputError(_WRONG_KEY)
 
     # -- the chain key -------------------------------------------------------------
 
@@ -116,7 +117,13 @@ class SqliteFactStore:
             return self._key
         if self._key is None:
             raise InputError(f"this log is chained with a key and none is configured: {KEY_HINT}")
+        self._check_key(recorded)
         return self._key
+
+    def _check_key(self, recorded: str) -> None:
+        """Checked again under the write lock: the log may have been keyed since we opened it."""
+        if self._key is not None and key_fingerprint(self._key) != recorded:
+            raise InputError(_WRONG_KEY)
 
     def _ever_written_locked(self) -> bool:
         row = self._db.execute(
@@ -366,6 +373,8 @@ class SqliteFactStore:
         recorded = self._recorded_fingerprint()
         if recorded is not None and self._key is None:
             raise InputError(f"cannot verify: this log is chained with a key and none is configured: {KEY_HINT}")
+        if recorded is not None:
+            self._check_key(recorded)
         if recorded is None and self._key is not None and self._ever_written_locked():
             return VerifyReport(0, False, None, None,
                                 "a chain key is configured but the log does not record being keyed: "

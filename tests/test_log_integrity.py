@@ -227,6 +227,18 @@ def test_keyed_log_refuses_writes_without_its_key(tmp_path: Path) -> None:
     assert [f.text for f in SqliteFactStore(path).facts("alice")] == ["one"]  # reading needs no key
 
 
+def test_two_keys_racing_to_key_an_empty_log(tmp_path: Path) -> None:
+    """Both open the empty log; the first write keys it; the other key is refused at write."""
+    path = tmp_path / "facts.db"
+    first, second = SqliteFactStore(path, chain_key=KEY), SqliteFactStore(path, chain_key=OTHER_KEY)
+    first.append("alice", [NewFact("one")])
+    with pytest.raises(InputError, match="not the key this log was chained with"):
+        second.append("alice", [NewFact("two")])
+    with pytest.raises(InputError, match="not the key this log was chained with"):
+        second.verify()
+    assert first.verify().ok and first.head("alice") == 1
+
+
 def test_an_unkeyed_log_does_not_silently_become_keyed(tmp_path: Path) -> None:
     path = tmp_path / "facts.db"
     SqliteFactStore(path).append("alice", [NewFact("one")])
