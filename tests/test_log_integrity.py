@@ -225,6 +225,11 @@ def test_keyed_log_refuses_writes_without_its_key(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not the key this log was chained with"):
         SqliteFactStore(path, chain_key=OTHER_KEY)
     assert [f.text for f in SqliteFactStore(path).facts("alice")] == ["one"]  # reading needs no key
+    db = raw(path)
+    for attack in ("DELETE FROM log_meta", "UPDATE log_meta SET value = 'x'"):
+        with pytest.raises(sqlite3.IntegrityError, match="fixed once written"):
+            db.execute(attack)
+    db.close()
 
 
 def test_two_keys_racing_to_key_an_empty_log(tmp_path: Path) -> None:
@@ -465,3 +470,17 @@ def test_verify_output_names_a_stripped_keyed_log(tmp_path: Path, uac: Any,
     r = uac("--home", str(home), "verify")
     assert r.code == 1 and "FAILED: a chain key is configured but the log does not record being keyed" in r.out
     assert "None" not in r.out
+
+
+def test_uac_verify_after_the_newest_facts_were_deleted(tmp_path: Path, uac: Any) -> None:
+    home = tmp_path / "h"
+    seeded(home).close()
+    db = raw(home / "facts.db")
+    db.execute("DROP TRIGGER facts_no_delete")
+    db.execute("DELETE FROM facts WHERE user = 'alice' AND id >= 4")
+    db.close()
+    r = uac("--home", str(home), "verify")
+    assert r.code == 1
+    assert "FAILED at fact alice/4: the log once held facts up to id 5; facts 4-5 are missing" in r.out
+    assert "FAILED version alice v1: it was built from the log up to fact 5" in r.out
+    assert uac("--home", str(home), "add", "alice", "new").out.startswith("added fact 6 ")
