@@ -85,6 +85,10 @@ class SqliteFactStore:
         self._db.execute("PRAGMA synchronous = FULL")
         self._db.execute("PRAGMA secure_delete = ON")
         migrate(self._db)
+        # False only for a log that could not be migrated (opened read-only by older code's
+        # schema): it is read as before m002, without a mark or a recorded key.
+        self._integrity = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'id_high_water'").fetchone() is not None
         recorded = self._recorded_fingerprint()
         if chain_key is not None and recorded is not None and recorded != key_fingerprint(chain_key):
             self._db.close()
@@ -93,6 +97,8 @@ class SqliteFactStore:
     # -- the chain key -------------------------------------------------------------
 
     def _recorded_fingerprint(self) -> str | None:
+        if not self._integrity:
+            return None
         row = self._db.execute("SELECT value FROM log_meta WHERE name = ?", (_KEY_SETTING,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -126,6 +132,8 @@ class SqliteFactStore:
             raise InputError(_WRONG_KEY)
 
     def _ever_written_locked(self) -> bool:
+        if not self._integrity:
+            return self._db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is not None
         row = self._db.execute(
             "SELECT EXISTS (SELECT 1 FROM facts) OR EXISTS (SELECT 1 FROM id_high_water)").fetchone()
         return bool(row[0])
@@ -278,6 +286,8 @@ class SqliteFactStore:
         return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
 
     def _high_water_locked(self, user: str) -> int:
+        if not self._integrity:
+            return 0
         row = self._db.execute("SELECT last_id FROM id_high_water WHERE user = ?", (user,)).fetchone()
         return 0 if row is None else int(row[0])
 
@@ -343,7 +353,9 @@ class SqliteFactStore:
             key = self._verify_key_locked()
             if isinstance(key, VerifyReport):
                 return key
-            marks = dict(self._db.execute(f"SELECT user, last_id FROM id_high_water{where}", args).fetchall())
+            marks: dict[str, int] | None = None
+            if self._integrity:
+                marks = dict(self._db.execute(f"SELECT user, last_id FROM id_high_water{where}", args).fetchall())
             stray = self._db.execute(f"SELECT user FROM forgetting{where} ORDER BY user", args).fetchone()
             if stray is not None:
                 return VerifyReport(0, False, stray[0], None,
@@ -363,6 +375,7 @@ class SqliteFactStore:
                 checked += 1
                 last[fact.user] = fact.id
                 expected_id, expected_prev = fact.id + 1, fact.hash
+        marks = last if marks is None else marks
         for name in sorted(set(marks) | set(last)):
             stored, mark = last.get(name, 0), marks.get(name, 0)
             if stored != mark:

@@ -424,25 +424,47 @@ def test_verify_of_an_unknown_user_is_not_ok(tmp_path: Path, uac: Any) -> None:
 
 # -- migration of an existing workspace ---------------------------------------------------------
 
-def test_a_workspace_written_before_m002_opens_migrates_and_verifies(tmp_path: Path, uac: Any) -> None:
-    """A log built with only m001 (today's schema, written by raw SQL as today's code wrote
-    it) opens with the new code, gets its high-water marks, and keeps verifying."""
+def m001_log(path: Path, facts: int = 3) -> None:
+    """A log as today's code (m001 only) wrote it, by raw SQL."""
     from factlog.migrations import m001_facts
 
-    home = tmp_path / "h"
-    home.mkdir()
-    db = raw(home / "facts.db")
+    db = raw(path)
     db.execute("CREATE TABLE _migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     m001_facts(db)
     db.execute("INSERT INTO _migrations VALUES ('m001_facts', datetime('now'))")
     prev = GENESIS
-    for i in range(1, 4):
+    for i in range(1, facts + 1):
         fact = Fact(user="alice", id=i, recorded_at="2026-01-01T00:00:00+00:00", text=f"old fact {i}",
                     kind=None, fields={}, key=None, valid_from=None, valid_to=None, retracts=None,
                     provenance=NewFact("x").provenance, prev_hash=prev, hash="")
         fact = replace(fact, hash=content_hash(fact.body()))
         prev = fact.hash
         db.execute(f"INSERT INTO facts VALUES ({', '.join('?' * 16)})", _fact_to_row(fact))
+    db.close()
+
+
+def test_an_unmigrated_log_can_still_be_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A log that cannot be migrated (a read-only workspace written by older code) reads and
+    verifies as before m002."""
+    import factlog.sqlite
+
+    m001_log(tmp_path / "facts.db")
+    monkeypatch.setattr(factlog.sqlite, "migrate", lambda db: None)
+    store = SqliteFactStore(tmp_path / "facts.db", chain_key=KEY)
+    assert store.head("alice") == 3 and store.high_water("alice") == 0 and store.knows("alice")
+    assert not store.keyed and [f.id for f in store.facts("alice")] == [1, 2, 3]
+    report = store.verify()
+    assert not report.ok and "does not record being keyed" in (report.reason or "")
+    assert SqliteFactStore(tmp_path / "facts.db").verify().ok
+
+
+def test_a_workspace_written_before_m002_opens_migrates_and_verifies(tmp_path: Path, uac: Any) -> None:
+    """A log built with only m001 (today's schema, written by raw SQL as today's code wrote
+    it) opens with the new code, gets its high-water marks, and keeps verifying."""
+    home = tmp_path / "h"
+    home.mkdir()
+    m001_log(home / "facts.db")
+    db = raw(home / "facts.db")
     db.execute("INSERT INTO forgetting VALUES ('ghost')")  # a stray bypass row from before
     db.close()
     assert uac("--home", str(home), "verify").code == 0
