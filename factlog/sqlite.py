@@ -13,6 +13,7 @@ and `verify` without the key says it cannot check rather than calling every fact
 
 from __future__ import annotations
 
+import hmac
 import json
 import sqlite3
 import threading
@@ -90,7 +91,7 @@ class SqliteFactStore:
         self._integrity = self._db.execute(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'id_high_water'").fetchone() is not None
         recorded = self._recorded_fingerprint()
-        if chain_key is not None and recorded is not None and recorded != key_fingerprint(chain_key):
+        if recorded is not None and not self._key_matches(recorded):
             self._db.close()
             raise InputError(_WRONG_KEY)
 
@@ -128,8 +129,11 @@ class SqliteFactStore:
 
     def _check_key(self, recorded: str) -> None:
         """Checked again under the write lock: the log may have been keyed since we opened it."""
-        if self._key is not None and key_fingerprint(self._key) != recorded:
+        if not self._key_matches(recorded):
             raise InputError(_WRONG_KEY)
+
+    def _key_matches(self, recorded: str) -> bool:
+        return self._key is None or hmac.compare_digest(key_fingerprint(self._key), recorded)
 
     def _ever_written_locked(self) -> bool:
         if not self._integrity:
