@@ -4,8 +4,14 @@ Each migration runs once, in order, and is recorded in `_migrations`. Never edit
 migration that has shipped: add a new one.
 
 Append-only is enforced by the database itself: triggers refuse UPDATE always, refuse
-DELETE unless the user is listed in `forgetting` (which only `forget` does, inside its
-transaction), and refuse an INSERT that breaks the user's id sequence or hash chain.
+DELETE unless the user is listed in `forgetting`, and refuse an INSERT that breaks the
+user's id sequence or hash chain.
+
+Since m002_integrity: a per-user id high-water mark (`id_high_water`) that only an append
+raises and nothing lowers, so an id is never given out twice even when the newest facts
+were deleted behind the log's back; a row in `forgetting` erases the user at once and
+removes itself in the same statement, so the delete bypass can neither be left behind nor
+used for a partial delete; `log_meta` records whether the chain is keyed (HMAC).
 """
 
 from __future__ import annotations
@@ -76,7 +82,119 @@ def m001_facts(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX facts_kind_key ON facts (user, kind, key)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_facts,)
+def m002_integrity(db: sqlite3.Connection) -> None:
+    # A bypass row left by anything but forget (which never leaves one) is dropped.
+    db.execute("DELETE FROM forgetting")
+    db.execute(
+        """
+        CREATE TABLE id_high_water (
+            user TEXT PRIMARY KEY,
+            last_id INTEGER NOT NULL CHECK (last_id >= 1)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("INSERT INTO id_high_water (user, last_id) SELECT user, MAX(id) FROM facts GROUP BY user")
+    db.execute("CREATE TABLE log_meta (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+    db.execute("DROP TRIGGER facts_sequence")
+    db.execute(
+        f"""
+        CREATE TRIGGER facts_sequence_hw BEFORE INSERT ON facts
+        WHEN NEW.id != COALESCE((SELECT last_id FROM id_high_water WHERE user = NEW.user), 0) + 1
+          OR NEW.prev_hash != COALESCE(
+               (SELECT hash FROM facts WHERE user = NEW.user ORDER BY id DESC LIMIT 1), '{GENESIS}')
+        BEGIN SELECT RAISE(ABORT,
+            'facts are append-only: id or hash chain does not continue (ids are never reused)'); END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER facts_raise_high_water AFTER INSERT ON facts
+        BEGIN
+            UPDATE id_high_water SET last_id = NEW.id WHERE user = NEW.user;
+            INSERT INTO id_high_water (user, last_id) SELECT NEW.user, NEW.id
+                WHERE NOT EXISTS (SELECT 1 FROM id_high_water WHERE user = NEW.user);
+        END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER facts_not_while_forgetting BEFORE INSERT ON facts
+        WHEN EXISTS (SELECT 1 FROM forgetting WHERE user = NEW.user)
+        BEGIN SELECT RAISE(ABORT, 'a user being forgotten takes no new facts'); END
+        """
+    )
+    # The mark follows the log: set only to the id just appended, never lowered, and
+    # erased only with its user.
+    db.execute(
+        """
+        CREATE TRIGGER high_water_insert BEFORE INSERT ON id_high_water
+        WHEN NEW.last_id IS NOT (SELECT MAX(id) FROM facts WHERE user = NEW.user)
+        BEGIN SELECT RAISE(ABORT, 'the id high-water mark is set only by appending a fact'); END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER high_water_update BEFORE UPDATE ON id_high_water
+        WHEN NEW.user IS NOT OLD.user OR NEW.last_id <= OLD.last_id
+          OR NEW.last_id IS NOT (SELECT MAX(id) FROM facts WHERE user = NEW.user)
+        BEGIN SELECT RAISE(ABORT, 'the id high-water mark never goes down: ids are never reused'); END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER high_water_delete BEFORE DELETE ON id_high_water
+        WHEN NOT EXISTS (SELECT 1 FROM forgetting WHERE user = OLD.user)
+        BEGIN SELECT RAISE(ABORT, 'the id high-water mark is erased only with its user (forget)'); END
+        """
+    )
+    # Inserting a user into `forgetting` erases all of that user and removes the row again,
+    # in one statement: no row survives it, so no later DELETE can use the bypass.
+    db.execute(
+        """
+        CREATE TRIGGER forgetting_erases_user AFTER INSERT ON forgetting
+        BEGIN
+            DELETE FROM facts WHERE user = NEW.user;
+            DELETE FROM id_high_water WHERE user = NEW.user;
+            DELETE FROM forgetting WHERE user = NEW.user;
+        END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER forgetting_all_or_nothing BEFORE DELETE ON forgetting
+        WHEN EXISTS (SELECT 1 FROM facts WHERE user = OLD.user)
+          OR EXISTS (SELECT 1 FROM id_high_water WHERE user = OLD.user)
+        BEGIN SELECT RAISE(ABORT, 'forget erases all of a user or nothing'); END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER forgetting_no_update BEFORE UPDATE ON forgetting
+        BEGIN SELECT RAISE(ABORT, 'forgetting rows are never updated'); END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER log_meta_fixed_update BEFORE UPDATE ON log_meta
+        BEGIN SELECT RAISE(ABORT, 'log settings are fixed once written'); END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER log_meta_fixed_delete BEFORE DELETE ON log_meta
+        BEGIN SELECT RAISE(ABORT, 'log settings are fixed once written'); END
+        """
+    )
+    db.execute(
+        """
+        CREATE TRIGGER log_meta_keyed_while_empty BEFORE INSERT ON log_meta
+        WHEN EXISTS (SELECT 1 FROM facts) OR EXISTS (SELECT 1 FROM id_high_water)
+        BEGIN SELECT RAISE(ABORT, 'log settings are chosen while the log is empty'); END
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity)
 
 
 def migrate(db: sqlite3.Connection) -> None:

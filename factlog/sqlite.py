@@ -2,12 +2,18 @@
 
 Durability: `synchronous=FULL`, so an append that returned is on disk. Concurrency: every
 append takes the write lock up front (`BEGIN IMMEDIATE`), so ids stay unique and gap-free
-across processes. Erasure: `secure_delete` plus a WAL truncate after `forget`, so a
-forgotten user's text does not linger in free pages or the WAL.
+across processes. Ids continue the user's high-water mark, which deleting facts cannot
+lower, so an id is never reused. Erasure: `secure_delete` plus a WAL truncate after
+`forget`, so a forgotten user's text does not linger in free pages or the WAL.
+
+Keyed chain: given a chain key, facts are hashed with HMAC-SHA256 and the database
+records the key's fingerprint (`log_meta`); a keyed log refuses writes without its key,
+and `verify` without the key says it cannot check rather than calling every fact changed.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 import sqlite3
 import threading
@@ -17,10 +23,14 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from factlog.errors import InputError, NotFound
-from factlog.hashing import GENESIS, canonical_json, content_hash
+from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
 from factlog.migrations import migrate
 from factlog.model import Fact, NewFact, Provenance, check_user_id
 from factlog.store import VerifyReport
+
+_KEY_SETTING = "chain_key_fingerprint"
+_WRONG_KEY = "the configured chain key is not the key this log was chained with"
+KEY_HINT = "set UAC_CHAIN_KEY, or UAC_CHAIN_KEY_FILE, or put it in chain.key next to facts.db (mode 0600)"
 
 _COLUMNS = (
     "user, id, recorded_at, text, kind, fields, key, valid_from, valid_to, retracts, "
@@ -65,8 +75,9 @@ def _fact_to_row(fact: Fact) -> tuple[Any, ...]:
 class SqliteFactStore:
     """`FactStore` over SQLite. One connection per instance; safe to share across threads."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, chain_key: bytes | None = None) -> None:
         self.path = Path(path)
+        self._key = chain_key
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
         self._db = sqlite3.connect(self.path, isolation_level=None, timeout=60, check_same_thread=False)
@@ -75,6 +86,61 @@ class SqliteFactStore:
         self._db.execute("PRAGMA synchronous = FULL")
         self._db.execute("PRAGMA secure_delete = ON")
         migrate(self._db)
+        # False only for a log that could not be migrated (opened read-only by older code's
+        # schema): it is read as before m002, without a mark or a recorded key.
+        self._integrity = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'id_high_water'").fetchone() is not None
+        recorded = self._recorded_fingerprint()
+        if recorded is not None and not self._key_matches(recorded):
+            self._db.close()
+            raise InputError(_WRONG_KEY)
+
+    # -- the chain key -------------------------------------------------------------
+
+    def _recorded_fingerprint(self) -> str | None:
+        if not self._integrity:
+            return None
+        row = self._db.execute("SELECT value FROM log_meta WHERE name = ?", (_KEY_SETTING,)).fetchone()
+        return None if row is None else str(row[0])
+
+    @property
+    def keyed(self) -> bool:
+        """Whether the log is chained with a key (recorded in the database)."""
+        with self._lock:
+            return self._recorded_fingerprint() is not None
+
+    def _write_key_locked(self) -> bytes | None:
+        """The key to chain new facts with; inside the write transaction. An empty log with a
+        key configured becomes keyed here; a log never changes mode once it holds facts."""
+        recorded = self._recorded_fingerprint()
+        if recorded is None:
+            if self._key is None:
+                return None
+            if self._ever_written_locked():
+                raise InputError("this log was chained without a key, but a chain key is configured: "
+                                 "unset it, or export the log and import it into a new workspace that has the key")
+            self._db.execute("INSERT INTO log_meta (name, value) VALUES (?, ?)",
+                             (_KEY_SETTING, key_fingerprint(self._key)))
+            return self._key
+        if self._key is None:
+            raise InputError(f"this log is chained with a key and none is configured: {KEY_HINT}")
+        self._check_key(recorded)
+        return self._key
+
+    def _check_key(self, recorded: str) -> None:
+        """Checked again under the write lock: the log may have been keyed since we opened it."""
+        if not self._key_matches(recorded):
+            raise InputError(_WRONG_KEY)
+
+    def _key_matches(self, recorded: str) -> bool:
+        return self._key is None or hmac.compare_digest(key_fingerprint(self._key), recorded)
+
+    def _ever_written_locked(self) -> bool:
+        if not self._integrity:
+            return self._db.execute("SELECT 1 FROM facts LIMIT 1").fetchone() is not None
+        row = self._db.execute(
+            "SELECT EXISTS (SELECT 1 FROM facts) OR EXISTS (SELECT 1 FROM id_high_water)").fetchone()
+        return bool(row[0])
 
     # -- writing -----------------------------------------------------------------
 
@@ -93,7 +159,8 @@ class SqliteFactStore:
         return stored
 
     def _append_locked(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
-        head, prev_hash = self._head_locked(user)
+        key = self._write_key_locked()
+        head, _, prev_hash = self._tail_locked(user)
         retracted = self._retracted_ids(user, [f.retracts for f in facts if f.retracts is not None])
         recorded_at = _utc_now()
         stored: list[Fact] = []
@@ -102,7 +169,7 @@ class SqliteFactStore:
             if new.retracts is not None:
                 self._check_retraction(user, new.retracts, fid, retracted, stored)
                 retracted.add(new.retracts)
-            fact = _with_hash(Fact(
+            fact = _with_hash(key, Fact(
                 user=user, id=fid, recorded_at=recorded_at, text=new.text, kind=new.kind,
                 fields=new.fields, key=new.key, valid_from=new.valid_from, valid_to=new.valid_to,
                 retracts=new.retracts, provenance=new.provenance, prev_hash=prev_hash, hash="",
@@ -142,22 +209,29 @@ class SqliteFactStore:
     def import_facts(self, facts: Sequence[Fact]) -> int:
         """Restore exported facts exactly (ids, times, hashes). Facts already present with
         the same hash are skipped, so an import can be repeated; anything else that does not
-        continue a user's chain is refused and nothing is written."""
+        continue a user's chain is refused and nothing is written.
+
+        Into a keyed workspace, an export of an unkeyed log is re-chained: its plain chain is
+        checked link by link (it must hold each user's log from fact 1, in order), then every
+        fact is stored with its keyed hash. The other way round is refused: a keyed export
+        can be checked only with its key."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
                 added = 0
+                key = self._write_key_locked() if facts else None
+                source_tail: dict[str, tuple[int, str]] = {}  # user -> (id, hash) last read
                 for fact in facts:
                     check_user_id(fact.user)
-                    if _with_hash(fact).hash != fact.hash:
-                        raise InputError(f"fact {fact.user}/{fact.id}: content hash does not match its content")
+                    if _check_import_hash(fact, key):
+                        fact = self._rechained_locked(fact, key, source_tail)
                     row = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?",
                                            (fact.user, fact.id)).fetchone()
                     if row is not None:
                         if row[0] != fact.hash:
                             raise InputError(f"fact {fact.user}/{fact.id} differs from the stored fact with that id")
                         continue
-                    head, prev_hash = self._head_locked(fact.user)
+                    head, _, prev_hash = self._tail_locked(fact.user)
                     if fact.id != head + 1 or fact.prev_hash != prev_hash:
                         raise InputError(
                             f"fact {fact.user}/{fact.id} does not continue the stored log (head is {head})")
@@ -173,14 +247,34 @@ class SqliteFactStore:
                 raise
         return added
 
+    def _rechained_locked(self, fact: Fact, key: bytes | None,
+                          source_tail: dict[str, tuple[int, str]]) -> Fact:
+        """An unkeyed export's fact, hashed under this workspace's key. The plain chain must
+        link up within the export (checked here) before it is trusted and re-chained."""
+        last_id, last_hash = source_tail.get(fact.user, (0, GENESIS))
+        if fact.id != last_id + 1 or fact.prev_hash != last_hash:
+            raise InputError(f"fact {fact.user}/{fact.id}: re-chaining an unkeyed export under the chain key "
+                             "needs the user's whole log from fact 1, in order")
+        source_tail[fact.user] = (fact.id, fact.hash)
+        prev = GENESIS
+        if fact.id > 1:
+            row = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?",
+                                   (fact.user, fact.id - 1)).fetchone()
+            prev = GENESIS if row is None else str(row[0])
+        return _with_hash(key, replace(fact, prev_hash=prev))
+
     def forget(self, user: str) -> int:
+        """Erase the user: their facts and their id high-water mark go in one statement
+        (the `forgetting_erases_user` trigger). The mark goes too, on purpose: keeping it
+        would tell anyone reading the database that the user existed and how many facts
+        they had. A later user of the same name starts again at id 1; nothing of the old
+        one (facts, versions, index) is left to be confused with the new ids."""
         check_user_id(user)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                self._db.execute("INSERT OR IGNORE INTO forgetting (user) VALUES (?)", (user,))
-                gone = self._db.execute("DELETE FROM facts WHERE user = ?", (user,)).rowcount
-                self._db.execute("DELETE FROM forgetting WHERE user = ?", (user,))
+                gone = self._db.execute("SELECT COUNT(*) FROM facts WHERE user = ?", (user,)).fetchone()[0]
+                self._db.execute("INSERT INTO forgetting (user) VALUES (?)", (user,))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -195,10 +289,31 @@ class SqliteFactStore:
             "SELECT id, hash FROM facts WHERE user = ? ORDER BY id DESC LIMIT 1", (user,)).fetchone()
         return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
 
+    def _high_water_locked(self, user: str) -> int:
+        if not self._integrity:
+            return 0
+        row = self._db.execute("SELECT last_id FROM id_high_water WHERE user = ?", (user,)).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def _tail_locked(self, user: str) -> tuple[int, int, str]:
+        """(the highest id ever given to the user, the last stored id, its hash)."""
+        last, last_hash = self._head_locked(user)
+        return max(last, self._high_water_locked(user)), last, last_hash
+
     def head(self, user: str) -> int:
         check_user_id(user)
         with self._lock:
             return self._head_locked(user)[0]
+
+    def high_water(self, user: str) -> int:
+        """The highest id the user's log ever gave out (0 for an unknown or forgotten user)."""
+        check_user_id(user)
+        with self._lock:
+            return self._high_water_locked(user)
+
+    def knows(self, user: str) -> bool:
+        """Whether the log holds, or once held (and did not forget), facts of `user`."""
+        return self.high_water(user) > 0 or self.head(user) > 0
 
     def facts(self, user: str, after: int = 0, upto: int | None = None) -> Iterator[Fact]:
         check_user_id(user)
@@ -228,41 +343,100 @@ class SqliteFactStore:
             return [r[0] for r in self._db.execute("SELECT DISTINCT user FROM facts ORDER BY user")]
 
     def verify(self, user: str | None = None) -> VerifyReport:
-        """Re-hash every fact and walk each chain; name the first fact that does not match."""
+        """Re-hash every fact and walk each chain; name the first fact that does not match,
+        or the first user whose newest facts are gone (below the id high-water mark).
+
+        A keyed log needs its key: without it this raises `InputError` (it cannot check).
+        With a key configured, a log that does not record being keyed fails: its chain may
+        have been re-hashed by someone without the key."""
         if user is not None:
             check_user_id(user)
-        query = f"SELECT {_COLUMNS} FROM facts" + (" WHERE user = ?" if user else "") + " ORDER BY user, id"
+        where = " WHERE user = ?" if user else ""
+        args = (user,) if user else ()
         with self._lock:
-            cursor = self._db.execute(query, (user,) if user else ())
+            key = self._verify_key_locked()
+            if isinstance(key, VerifyReport):
+                return key
+            marks: dict[str, int] | None = None
+            if self._integrity:
+                marks = dict(self._db.execute(f"SELECT user, last_id FROM id_high_water{where}", args).fetchall())
+            stray = self._db.execute(f"SELECT user FROM forgetting{where} ORDER BY user", args).fetchone()
+            if stray is not None:
+                return VerifyReport(0, False, stray[0], None,
+                                    "a row in `forgetting` was left behind (the delete bypass is open)")
+            cursor = self._db.execute(f"SELECT {_COLUMNS} FROM facts{where} ORDER BY user, id", args)
             checked = 0
             current_user: str | None = None
             expected_id, expected_prev = 1, GENESIS
+            last: dict[str, int] = {}
             for row in cursor:
                 fact = _row_to_fact(row)
                 if fact.user != current_user:
                     current_user, expected_id, expected_prev = fact.user, 1, GENESIS
-                problem = _chain_problem(fact, expected_id, expected_prev)
+                problem = _chain_problem(fact, expected_id, expected_prev, key)
                 if problem:
                     return VerifyReport(checked, False, fact.user, fact.id, problem)
                 checked += 1
+                last[fact.user] = fact.id
                 expected_id, expected_prev = fact.id + 1, fact.hash
+        marks = last if marks is None else marks
+        for name in sorted(set(marks) | set(last)):
+            stored, mark = last.get(name, 0), marks.get(name, 0)
+            if stored != mark:
+                return VerifyReport(checked, False, name, stored + 1, _missing_tail(stored, mark))
         return VerifyReport(checked, True)
+
+    def _verify_key_locked(self) -> bytes | None | VerifyReport:
+        recorded = self._recorded_fingerprint()
+        if recorded is not None and self._key is None:
+            raise InputError(f"cannot verify: this log is chained with a key and none is configured: {KEY_HINT}")
+        if recorded is not None:
+            self._check_key(recorded)
+        if recorded is None and self._key is not None and self._ever_written_locked():
+            return VerifyReport(0, False, None, None,
+                                "a chain key is configured but the log does not record being keyed: "
+                                "it cannot be checked against the key (it may have been re-hashed without it)")
+        return self._key
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
 
-def _with_hash(fact: Fact) -> Fact:
+def _with_hash(key: bytes | None, fact: Fact) -> Fact:
+    return replace(fact, hash=content_hash(fact.body(), key))
+
+
+def _check_import_hash(fact: Fact, key: bytes | None) -> bool:
+    """An imported fact must carry the hash this workspace would give it, or (into a keyed
+    workspace) a plain hash that matches its content: True means it must be re-chained."""
     body = fact.body()
-    return replace(fact, hash=content_hash(body))
+    if content_hash(body, key) == fact.hash:
+        return False
+    where = f"fact {fact.user}/{fact.id}"
+    if key is None:
+        raise InputError(f"{where}: its hash does not match its content: it was changed, or it comes from a "
+                         f"log chained with a key ({KEY_HINT} to import it)")
+    if content_hash(body) == fact.hash:
+        return True
+    raise InputError(f"{where}: its hash does not match its content under this workspace's chain key "
+                     "(it was changed, or chained with another key)")
 
 
-def _chain_problem(fact: Fact, expected_id: int, expected_prev: str) -> str | None:
+def _missing_tail(stored: int, mark: int) -> str:
+    if stored > mark:
+        return f"fact {stored} is above the id high-water mark {mark} (the mark was tampered with)"
+    gone = f"fact {mark} is" if stored + 1 == mark else f"facts {stored + 1}-{mark} are"
+    return f"the log once held facts up to id {mark}; {gone} missing (deleted behind the log's back)"
+
+
+def _chain_problem(fact: Fact, expected_id: int, expected_prev: str, key: bytes | None) -> str | None:
     if fact.id != expected_id:
         return f"expected fact id {expected_id}, found {fact.id} (a fact is missing)"
     if fact.prev_hash != expected_prev:
         return "prev_hash does not match the hash of the fact before it"
-    if content_hash(fact.body()) != fact.hash:
-        return "content does not match its hash (the fact was changed after it was written)"
+    if content_hash(fact.body(), key) != fact.hash:
+        what = "its keyed hash (the fact was changed, or re-hashed without the key)" if key \
+            else "its hash (the fact was changed after it was written)"
+        return f"content does not match {what}"
     return None

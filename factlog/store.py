@@ -2,7 +2,9 @@
 
 The embedded default is `factlog.sqlite.SqliteFactStore`; a server database can implement
 the same protocol later. Appends are all-or-nothing per call; nothing is ever updated in
-place; `forget` is the only destructive operation and it erases a user entirely.
+place; `forget` is the only destructive operation and it erases a user entirely. An id is
+never given out twice: appends continue after the highest id the user ever had, even if
+facts were deleted behind the store's back (which `verify` then reports).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ class VerifyReport:
 
 class FactStore(Protocol):
     def append(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
-        """Append in one transaction; ids continue the user's sequence with no gaps."""
+        """Append in one transaction; ids continue after the user's high-water mark."""
         ...
 
     def facts(self, user: str, after: int = 0, upto: int | None = None) -> Iterator[Fact]:
@@ -38,7 +40,15 @@ class FactStore(Protocol):
         ...
 
     def head(self, user: str) -> int:
-        """The user's last fact id (0 when the user has none)."""
+        """The user's last stored fact id (0 when the user has none)."""
+        ...
+
+    def high_water(self, user: str) -> int:
+        """The highest id the user's log ever gave out; deletes cannot lower it."""
+        ...
+
+    def knows(self, user: str) -> bool:
+        """Whether the log holds, or held and did not forget, facts of `user`."""
         ...
 
     def users(self) -> list[str]: ...
@@ -47,6 +57,8 @@ class FactStore(Protocol):
         """Erase the user and every trace of their text; returns how many facts went."""
         ...
 
-    def verify(self, user: str | None = None) -> VerifyReport: ...
+    def verify(self, user: str | None = None) -> VerifyReport:
+        """Re-hash and walk the chain(s), and compare each user's last id with the mark."""
+        ...
 
     def close(self) -> None: ...

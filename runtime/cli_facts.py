@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from factlog.errors import InputError
 from factlog.records import parse_field_options
@@ -88,12 +89,11 @@ def retract(user: str, fact_id: int, reason: Optional[str] = typer.Option(None, 
 
 @app.command()
 def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) -> None:
-    """Re-hash every fact and each user's chain, and every stored version's files; exit 1
-    naming the first fact (and every version) that does not match."""
+    """Re-hash every fact and each user's chain, every stored version's files and its anchor
+    in the log; exit 1 naming the first fact (and every version) that does not match."""
     mem = memory()
     report = mem.verify(user)
-    versions = [{"user": u, "version": n, "reason": why}
-                for u in ([user] if user else mem.versions.users()) for n, why in mem.versions.verify(u)]
+    versions = mem.version_problems(user)
     ok = report.ok and not versions
     if as_json:
         emit_json({**report.__dict__, "ok": ok, "facts_ok": report.ok, "version_problems": versions})
@@ -101,7 +101,9 @@ def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) 
         if report.ok:
             out.print(f"[green]ok[/green]: {report.checked} facts verified")
         else:
-            out.print(f"[red]FAILED[/red] at fact {report.user}/{report.fact_id}: {report.reason} "
+            where = f" at fact {report.user}/{report.fact_id}" if report.fact_id is not None \
+                else f" for user {report.user}" if report.user is not None else ""
+            out.print(f"[red]FAILED[/red]{where}: {escape(report.reason or '')} "
                       f"({report.checked} facts verified before it)")
         for problem in versions:
             out.print(f"[red]FAILED[/red] version {problem['user']} v{problem['version']}: {problem['reason']}")

@@ -39,6 +39,7 @@ from runtime.recall_index import RecallIndex, record_texts
 from runtime.render_value import to_text
 from runtime.safe_eval import QueryError, QueryResult
 from runtime.workspace import Workspace
+from users.anchors import anchor_problems
 from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
 from users.diff import ModuleDiff, diff_versions
 from users.store import VersionStore
@@ -154,7 +155,20 @@ class Memory:
         return self.facts.users()
 
     def verify(self, user: str | None = None) -> VerifyReport:
+        """Re-hash the log (one user's or all); NotFound for a user the log and the version
+        store have never heard of."""
+        if user is not None and not self.facts.knows(user) and not self.versions.history(user):
+            raise NotFound(f"no such user {user!r}: no facts and no versions")
         return self.facts.verify(user)
+
+    def version_problems(self, user: str | None = None) -> list[dict[str, JsonValue]]:
+        """Every stored version (of `user`, or of everyone) whose files no longer match the
+        hash recorded at publish, or whose anchor the log no longer holds."""
+        problems: list[dict[str, JsonValue]] = []
+        for name in [user] if user else self.versions.users():
+            found = self.versions.verify(name) + anchor_problems(self.versions, self.facts, name)
+            problems += [{"user": name, "version": number, "reason": why} for number, why in sorted(found)]
+        return problems
 
     # -- versions ----------------------------------------------------------------------
 

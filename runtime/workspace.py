@@ -5,6 +5,7 @@
     <home>/index.db          recall index (derived; rebuildable)
     <home>/constraints/*.py  the user's own constraint modules
     <home>/cache/            validation and mypy caches (derived)
+    <home>/chain.key         optional chain key (mode 0600; or UAC_CHAIN_KEY / UAC_CHAIN_KEY_FILE)
 
 `home` comes from `--home`, else `UAC_HOME`, else `~/.uac`.
 """
@@ -15,6 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from factlog.chainkey import load_chain_key
 from factlog.sqlite import SqliteFactStore
 
 
@@ -50,4 +52,4 @@ class Workspace:
         return self.home / "cache"
 
     def open_facts(self) -> SqliteFactStore:
-        return SqliteFactStore(self.facts_db)
+        return SqliteFactStore(self.facts_db, chain_key=load_chain_key(self.home))

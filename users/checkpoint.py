@@ -62,6 +62,11 @@ def live_fact_ids(facts: Sequence[Fact]) -> set[int]:
     return {f.id for f in facts if f.retracts is None and f.id not in retracted}
 
 
+def anchor_hash(log: Sequence[Fact], position: int) -> str | None:
+    """The chain hash of the fact at `position`: a version's anchor in the log."""
+    return next((f.hash for f in reversed(log) if f.id == position), None)
+
+
 def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str, *,
                stage_root: Path, producer: Producer = compile_package,
                producer_name: str = "compiler") -> CheckpointResult:
@@ -93,6 +98,7 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
             entities=package.entities,
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
             renamed_fields=package.renamed_fields,
+            log_hash=anchor_hash(log, package.log_position),
         ))
         timings["publish"] = time.perf_counter() - started
     finally:

@@ -66,9 +66,16 @@ class PublishMeta:
     entities: dict[str, list[int]] = field(default_factory=dict)
     retractions: dict[int, int] = field(default_factory=dict)
     renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
+    # The anchor: the chain hash of the fact at `log_position`, so `verify` can tell that the
+    # log still holds the facts this version was built from. None in versions published
+    # before anchors existed (unanchored).
+    log_hash: str | None = None
 
     def __post_init__(self) -> None:
         _nonnegative_int(self.log_position, "log_position")
+        if self.log_hash is not None and (not isinstance(self.log_hash, str)
+                                          or not re.fullmatch(r"[0-9a-f]{64}", self.log_hash, re.ASCII)):
+            raise InputError("log_hash must be 64 lowercase hex digits (a fact's chain hash)")
         if not isinstance(self.input_hash, str) or not re.fullmatch(r"[A-Za-z0-9:_-]{1,200}", self.input_hash):
             raise InputError("input_hash must be 1-200 characters of letters, digits, ':', '_' or '-'")
         if not isinstance(self.producer, str) or not PRODUCER_PATTERN.fullmatch(self.producer):
@@ -108,6 +115,7 @@ class PublishMeta:
             "entities": {key: list(ids) for key, ids in self.entities.items()},
             "retractions": {str(key): value for key, value in self.retractions.items()},
             "renamed_fields": {kind: dict(names) for kind, names in self.renamed_fields.items()},
+            **({"log_hash": self.log_hash} if self.log_hash is not None else {}),
         }
 
     @staticmethod
@@ -123,6 +131,7 @@ class PublishMeta:
                 entities={key: list(ids) for key, ids in dict(data.get("entities") or {}).items()},
                 retractions=retractions,
                 renamed_fields={k: dict(v) for k, v in dict(data.get("renamed_fields") or {}).items()},
+                log_hash=data.get("log_hash"),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"version metadata is malformed: {type(exc).__name__}: {exc}") from None
