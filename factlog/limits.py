@@ -20,7 +20,6 @@ MAX_FIELDS_CHARS = 512 * 1024
 # -- one value (what a generated literal may hold) ----------------------------------------
 MAX_STRING_CHARS = 256 * 1024  # characters in one string (a field value or an object key)
 MAX_INT_DIGITS = 32  # an integer must satisfy abs(n) < 10 ** MAX_INT_DIGITS
-RESERVED_FIELD_PREFIX = "__"  # field names starting with it are no Python field the checker allows
 
 # -- one generated file / package ----------------------------------------------------------
 MAX_FILE_BYTES = 8 * 1024 * 1024
@@ -39,3 +38,10 @@ _INT_BOUND: int = 10 ** MAX_INT_DIGITS
 def int_too_long(value: int) -> bool:
     """True when an integer has more than MAX_INT_DIGITS digits (checked without str())."""
     return abs(value) >= _INT_BOUND
+
+
+def reserved_field_name(name: str) -> bool:
+    """A private-looking name (`__secret`): the compiler keeps an identifier as the Python
+    field name unless it is a keyword or a full dunder (`__class__` is sanitised to `class_`),
+    and the safety checker refuses names starting with `__`, so such a field never compiles."""
+    return name.startswith("__") and not name.endswith("__") and name.isascii() and name.isidentifier()

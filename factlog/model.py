@@ -21,8 +21,8 @@ from factlog.limits import (
     MAX_KEY,
     MAX_STRING_CHARS,
     MAX_TEXT_BYTES,
-    RESERVED_FIELD_PREFIX,
     int_too_long,
+    reserved_field_name,
 )
 
 JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
@@ -91,9 +91,9 @@ def check_fields(fields: dict[str, Any]) -> dict[str, JsonValue]:
             raise InputError("field names must be non-empty strings")
         if len(name) > MAX_FIELD_NAME or _has_control(name, allow_newlines=False):
             raise InputError(f"field name {name[:40]!r} is too long or has control characters")
-        if name.startswith(RESERVED_FIELD_PREFIX):
-            raise InputError(f"field name {name[:40]!r} is not allowed: names starting with "
-                             f"{RESERVED_FIELD_PREFIX!r} are reserved")
+        if reserved_field_name(name):
+            raise InputError(f"field name {name[:40]!r} is not allowed: a name starting with '__' is "
+                             "private in Python; rename it (e.g. --map)")
     budget = [MAX_FIELDS_CHARS]
     for name, value in fields.items():
         _check_json(value, 1, name, budget)

@@ -106,6 +106,8 @@ def _load_yaml(text: str, source: str) -> Any:
             return None
         _check_expansion(node, source)
         return loader.construct_document(node)
+    except InputError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f", line {mark.line + 1}" if mark is not None else ""
