@@ -17,7 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from factlog.errors import InputError
 from factlog.jsonfile import json_document, json_object_lines, read_text, type_name
-from factlog.model import MAX_FIELD_NAME, JsonValue, NewFact, check_kind, parse_iso_date
+from factlog.model import MAX_FIELD_NAME, JsonValue, NewFact, check_fields, check_kind, parse_iso_date
 from factlog.sources import content_digest, record_source
 from factlog.vocabulary import canonical
 
@@ -74,16 +74,28 @@ def check_canonical_dates(kind: str | None, fields: dict[str, JsonValue]) -> Non
                 raise InputError(f"field {name} {value!r} is not a valid date-time (ISO 8601)") from None
 
 
+_SHOWN_VALUE = 200  # characters of one value in a made-up text
+_SHOWN_TEXT = 4000  # characters of the whole made-up text (well under MAX_TEXT_BYTES)
+
+
 def describe(kind: str, fields: dict[str, JsonValue]) -> str:
-    """A readable one-line text for a structured fact that came without one."""
-    parts = ", ".join(f"{k}={v}" for k, v in fields.items())
-    return f"{kind}: {parts}" if parts else kind
+    """A readable one-line text for a structured fact that came without one; long values are
+    cut (the fields keep them whole), so the text never refuses a fact its fields allow."""
+    parts = ", ".join(f"{k}={_shown(v)}" for k, v in fields.items())
+    text = f"{kind}: {parts}" if parts else kind
+    return text if len(text) <= _SHOWN_TEXT else text[:_SHOWN_TEXT - 3] + "..."
+
+
+def _shown(value: JsonValue) -> str:
+    text = str(value)
+    return text if len(text) <= _SHOWN_VALUE else text[:_SHOWN_VALUE - 3] + "..."
 
 
 def structured_fact(kind: str, fields: dict[str, JsonValue], *, text: str | None = None,
                     key: str | None = None, valid_from: str | date | None = None,
                     valid_to: str | date | None = None) -> NewFact:
     check_kind(kind)
+    check_fields(fields)  # before describe() reads the values
     check_canonical_dates(kind, fields)
     return NewFact(
         text=text if text is not None else describe(kind, fields),
