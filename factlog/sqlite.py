@@ -81,13 +81,14 @@ class SqliteFactStore:
 
     # -- writing -----------------------------------------------------------------
 
-    def append(self, user: str, facts: Sequence[NewFact], *, allow_retype: bool = False) -> list[Fact]:
-        """Append in one transaction; a value that retypes its field is refused unless
-        `allow_retype` (`factlog.field_types`)."""
+    def append(self, user: str, facts: Sequence[NewFact], *, allow_retype: bool = True) -> list[Fact]:
+        """Append in one transaction. Every append records its fields' types; with
+        `allow_retype=False` (what `Memory` and `uac` pass unless told otherwise) a value that
+        retypes its field is refused (`factlog.field_types`)."""
         return self.append_sourced(user, [(f, None) for f in facts], allow_retype=allow_retype).stored
 
     def append_sourced(self, user: str, items: Sequence[tuple[NewFact, str | None]], *, again: bool = False,
-                       allow_retype: bool = False) -> Appended:
+                       allow_retype: bool = True) -> Appended:
         """Append the facts whose source (`factlog.sources`) is not stored yet, and store
         their sources; with `again`, append every fact (sources already stored stay as they are)."""
         check_user_id(user)

@@ -100,7 +100,7 @@ def test_imported_facts_establish_types(tmp_path: Path) -> None:
         src.append("me", [NewFact("x", kind="gadget", fields={"price": 10})])
         dst.import_facts(list(src.all_facts()))
         with pytest.raises(InputError, match="'price' of gadget is int"):
-            dst.append("me", [NewFact("y", kind="gadget", fields={"price": "cheap"})])
+            dst.append("me", [NewFact("y", kind="gadget", fields={"price": "cheap"})], allow_retype=False)
     finally:
         src.close()
         dst.close()
@@ -127,7 +127,7 @@ def test_the_check_reads_only_what_is_new_not_the_whole_log(tmp_path: Path) -> N
                                 for i in range(size)])
             store.append("me", [NewFact("warm", kind="gadget", fields={"price": 1})])
             steps = _steps(store)
-            store.append("me", [NewFact("one more", kind="gadget", fields={"price": 2.5})])
+            store.append("me", [NewFact("one more", kind="gadget", fields={"price": 2.5})], allow_retype=False)
             costs.append(steps())
         finally:
             store.close()
