@@ -180,7 +180,7 @@ def map_fields(fields: Mapping[str, Any], field_map: Mapping[str, str]) -> dict[
 def unused_mappings(field_map: Mapping[str, str], seen: set[str]) -> None:
     missing = sorted(set(field_map) - seen)
     if missing:
-        raise InputError(f"--map {missing[0]}={field_map[missing[0]]}: no record has a field {missing[0]!r}")
+        raise InputError(f"--map {missing[0]}={field_map[missing[0]]}: there is no field {missing[0]!r} to rename")
 
 
 def record_facts(path: Path, kind: str, key_field: str | None = None,
