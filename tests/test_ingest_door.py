@@ -153,6 +153,7 @@ def test_everything_the_door_accepts_at_its_limits_compiles(home: Path) -> None:
         mem.add("me", "edge", kind="edge", fields={
             "big": 10 ** 32 - 1, "small": -(10 ** 32 - 1), "mix": 2.5, "s": "\ue000" * (256 * 1024),
             "deep": deep, "__class__": 1, "_private": 2, "huge": 1.7976931348623157e308,
+            "a b": 1, "a_b": 2, "a-b": 3, "class": 4, "class_": 5, "fact_ids": 6, "int": 7,
         })
         mem.add("me", "edge 2", kind="edge", fields={"mix": 10 ** 31, "big": 5, "small": 1})
         mem.add("me", "a list kind", kind="list", fields={"a": 1})
@@ -163,3 +164,19 @@ def test_everything_the_door_accepts_at_its_limits_compiles(home: Path) -> None:
         assert [e.mix for e in module.edges] == [2.5, float(10 ** 31)]
     finally:
         mem.close()
+
+
+def test_an_export_holding_facts_stored_before_the_limits_still_imports(uac: Uac, tmp_path: Path) -> None:
+    """Nothing lost: the door refuses new facts, but restoring a log keeps what it held."""
+    from factlog.hashing import GENESIS, canonical_json, content_hash
+
+    body: dict[str, Any] = {
+        "user": "me", "id": 1, "recorded_at": "2024-06-01T12:00:00+00:00", "text": "old", "kind": "x",
+        "fields": {"__secret": "x", "n": 10 ** 40}, "key": None, "valid_from": None, "valid_to": None,
+        "retracts": None, "provenance": {"session_id": None, "message_index": None, "role": None,
+                                         "session_ts": None}, "prev_hash": GENESIS}
+    export = tmp_path / "old.jsonl"
+    export.write_text(canonical_json({**body, "hash": content_hash(body)}) + "\n", encoding="utf-8")
+    r = uac("import", str(export), "--json")
+    assert r.code == 0 and json.loads(r.out) == {"imported": 1}, r.err
+    refused(uac, "add", "me", "--kind", "x", "--field", "__secret=y", match="'__secret' is not allowed")
