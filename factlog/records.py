@@ -65,13 +65,16 @@ def check_canonical_dates(kind: str | None, fields: dict[str, JsonValue]) -> Non
         value = fields.get(name)
         if value is None or annotation not in ("date", "datetime"):
             continue
+        if not isinstance(value, str):  # (repr of a huge integer would itself raise)
+            raise InputError(f"field {name} is {type_name(value)}, not a valid date "
+                             f"({'YYYY-MM-DD' if annotation == 'date' else 'ISO 8601 date-time'})")
         if annotation == "date":
-            parse_iso_date(value if isinstance(value, str) else repr(value), f"field {name}")
+            parse_iso_date(value, f"field {name}")
         else:
             try:
-                datetime.fromisoformat(str(value))
+                datetime.fromisoformat(value)
             except ValueError:
-                raise InputError(f"field {name} {value!r} is not a valid date-time (ISO 8601)") from None
+                raise InputError(f"field {name} {value[:64]!r} is not a valid date-time (ISO 8601)") from None
 
 
 _SHOWN_VALUE = 200  # characters of one value in a made-up text
@@ -95,10 +98,15 @@ def structured_fact(kind: str, fields: dict[str, JsonValue], *, text: str | None
                     key: str | None = None, valid_from: str | date | None = None,
                     valid_to: str | date | None = None) -> NewFact:
     check_kind(kind)
-    check_fields(fields)  # before describe() reads the values
     check_canonical_dates(kind, fields)
+    if text is None:
+        try:
+            text = describe(kind, fields)
+        except ValueError:  # str() of an integer past Python's digit limit
+            check_fields(fields)  # names the field and the limit
+            raise
     return NewFact(
-        text=text if text is not None else describe(kind, fields),
+        text=text,
         kind=kind,
         fields=fields,
         key=key,

@@ -180,3 +180,20 @@ def test_an_export_holding_facts_stored_before_the_limits_still_imports(uac: Uac
     r = uac("import", str(export), "--json")
     assert r.code == 0 and json.loads(r.out) == {"imported": 1}, r.err
     refused(uac, "add", "me", "--kind", "x", "--field", "__secret=y", match="'__secret' is not allowed")
+
+
+@pytest.mark.parametrize("kind, fields, message", [
+    ("x", {"n": [10 ** 5000]}, "more than 32 digits"),
+    ("x", {"d": {"a": 10 ** 5000}}, "more than 32 digits"),
+    ("trip", {"departure_date": 10 ** 5000}, "not a valid date"),
+    ("event", {"start": 10 ** 5000}, "not a valid date"),
+])
+def test_api_giant_integers_are_input_errors(home: Path, kind: str, fields: dict[str, JsonValue],
+                                             message: str) -> None:
+    mem = Memory.open(home)
+    try:
+        with pytest.raises(InputError, match=message):
+            mem.add("me", kind=kind, fields=fields)
+        assert list(mem.log("me")) == []
+    finally:
+        mem.close()
