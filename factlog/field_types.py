@@ -26,6 +26,7 @@ from factlog.model import JsonValue, NewFact
 from factlog.value_types import (
     CONFLICT,
     SCALARS,
+    STR,
     PyType,
     describe_type,
     join,
@@ -132,7 +133,9 @@ def _fold(state: State, kind: str, fields: dict[str, JsonValue], fid: int, allow
         if base is None:
             state[(kind, name)] = Established(value_type, [fid])
             continue
-        joined = join(base, value_type)
+        # A text field stays text whatever it is given (the compiler keeps other values as
+        # their text), so `number=123456789` in a passport is no retype.
+        joined = STR if base == STR else join(base, value_type)
         fits = joined == wanted if wanted is not None else widens(base, joined)
         if not fits and not allow_retype:
             raise InputError(_refusal(kind, name, value, value_type, base, wanted, known))

@@ -135,3 +135,11 @@ def test_the_check_reads_only_what_is_new_not_the_whole_log(tmp_path: Path) -> N
     with sqlite3.connect(tmp_path / "5000.db") as db:
         row = db.execute("SELECT type, fact_ids FROM field_types WHERE user = 'me' AND field = 'price'").fetchone()
     assert row[0] == "float" and json.loads(row[1])[:2] == [1, 2]
+
+
+def test_a_text_field_takes_numbers_without_a_retype(uac: Uac) -> None:
+    """The compiler keeps a text field text (a number becomes its text), so it is no drift."""
+    assert uac("add", "me", "--kind", "passport", "--field", "number=123456789").code == 0
+    assert uac("add", "me", "--kind", "gadget", "--field", "label=red").code == 0
+    assert uac("add", "me", "--kind", "gadget", "--field", "label=7").code == 0
+    assert uac("add", "me", "--kind", "gadget", "--field", "label=true").code == 0
