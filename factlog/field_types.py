@@ -44,6 +44,7 @@ MAX_CITED = 5  # fact ids kept per field, to name in a refusal
 class Established:
     type: PyType
     fact_ids: list[int]
+    dirty: bool = True  # changed since it was loaded: to be written back
 
 
 State = dict[tuple[str, str], Established]  # (kind, field) -> established type
@@ -117,7 +118,7 @@ def _rebuild(db: sqlite3.Connection, user: str, kinds: set[str], upto: int) -> N
                                       "ORDER BY id", (user, kind, upto)):
             if fid not in dead:
                 _fold(state, normalize_kind(kind), json.loads(fields), fid, allow_retype=True)
-    _store(db, user, state, kinds)
+    _store(db, user, state, kinds, rebuilt=True)
 
 
 def _fold(state: State, kind: str, fields: dict[str, JsonValue], fid: int, allow_retype: bool) -> None:
@@ -142,9 +143,12 @@ def _fold(state: State, kind: str, fields: dict[str, JsonValue], fid: int, allow
         if known is None:
             state[(kind, name)] = Established(joined if fits else CONFLICT, [fid])
         else:
-            known.type = joined if fits else CONFLICT
-            if len(known.fact_ids) < MAX_CITED:
-                known.fact_ids.append(fid)
+            new_type = joined if fits else CONFLICT
+            if new_type != known.type or len(known.fact_ids) < MAX_CITED:
+                known.dirty = True
+                known.type = new_type
+                if len(known.fact_ids) < MAX_CITED:
+                    known.fact_ids.append(fid)
 
 
 def _refusal(kind: str, name: str, value: JsonValue, value_type: PyType, base: PyType,
@@ -168,17 +172,19 @@ def _load(db: sqlite3.Connection, user: str, kinds: Iterable[str]) -> State:
     for kind in kinds:
         for name, text, ids in db.execute(
                 "SELECT field, type, fact_ids FROM field_types WHERE user = ? AND kind = ?", (user, kind)):
-            state[(kind, name)] = Established(type_from_text(text), json.loads(ids))
+            state[(kind, name)] = Established(type_from_text(text), json.loads(ids), dirty=False)
     return state
 
 
-def _store(db: sqlite3.Connection, user: str, state: State, kinds: set[str]) -> None:
-    for kind in kinds:
-        db.execute("DELETE FROM field_types WHERE user = ? AND kind = ?", (user, kind))
+def _store(db: sqlite3.Connection, user: str, state: State, kinds: set[str], *, rebuilt: bool = False) -> None:
+    """Write back what changed; a rebuilt kind replaces every row it had."""
+    if rebuilt:
+        for kind in kinds:
+            db.execute("DELETE FROM field_types WHERE user = ? AND kind = ?", (user, kind))
     db.executemany(
-        "INSERT INTO field_types (user, kind, field, type, fact_ids) VALUES (?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO field_types (user, kind, field, type, fact_ids) VALUES (?, ?, ?, ?, ?)",
         [(user, kind, name, type_to_text(e.type), json.dumps(e.fact_ids))
-         for (kind, name), e in state.items() if kind in kinds])
+         for (kind, name), e in state.items() if kind in kinds and (e.dirty or rebuilt)])
 
 
 def _set_position(db: sqlite3.Connection, user: str, position: int) -> None:
