@@ -25,85 +25,14 @@ from dataclasses import dataclass
 from typing import Iterable, Sequence
 
 from codegen.vocabulary import CANONICAL, NOTE_ATTRIBUTE, NOTE_CLASS, PROVENANCE_FIELD
+from factlog.kinds import normalize_kind as normalize_kind  # inflection lives in the fact log
+from factlog.kinds import plural as plural
+from factlog.kinds import singular as singular
 
 # Names the class templates use inside a class body, where a field would shadow them.
 SHADOWED_BUILTINS = frozenset({"str", "int", "float", "bool", "list", "dict"})
 RESERVED_FIELDS = SHADOWED_BUILTINS | {PROVENANCE_FIELD}
 NOTES_STEM = "notes"
-
-_IRREGULAR = {
-    "person": "people", "child": "children", "man": "men", "woman": "women",
-    "mouse": "mice", "goose": "geese", "tooth": "teeth", "foot": "feet", "ox": "oxen",
-    "leaf": "leaves", "knife": "knives", "life": "lives", "wife": "wives", "half": "halves",
-    "shelf": "shelves", "wolf": "wolves", "loaf": "loaves", "thief": "thieves",
-    "hero": "heroes", "potato": "potatoes", "tomato": "tomatoes", "echo": "echoes",
-    "analysis": "analyses", "diagnosis": "diagnoses", "crisis": "crises", "thesis": "theses",
-    "basis": "bases", "hypothesis": "hypotheses", "synopsis": "synopses", "axis": "axes",
-    "criterion": "criteria", "quiz": "quizzes",
-    # -ie words, so that their plurals do not singularize to -y
-    "movie": "movies", "cookie": "cookies", "calorie": "calories", "pie": "pies", "tie": "ties",
-    "selfie": "selfies", "rookie": "rookies", "zombie": "zombies", "brownie": "brownies",
-    "smoothie": "smoothies", "hoodie": "hoodies", "lie": "lies",
-}
-_SINGULAR_OF = {p: s for s, p in _IRREGULAR.items()}
-_UNCOUNTABLE = frozenset({
-    "news", "series", "species", "equipment", "information", "info", "data", "money",
-    "luggage", "baggage", "feedback", "software", "hardware", "advice", "furniture", "staff",
-    "sheep", "fish", "deer", "aircraft", "music", "homework", "research", "mail", "physics",
-    "mathematics", "economics", "clothing", "jewelry", "traffic", "weather", "health",
-})
-# Singular words that end in "s" but not in "ss", "us" or "is" (those are never stripped).
-_SINGULAR_IN_S = frozenset({
-    "gas", "canvas", "atlas", "alias", "lens", "bias", "pancreas", "christmas", "yes", "plus",
-    "chaos", "cosmos", "ethos", "pathos", "kudos", "tennis", "diabetes", "herpes", "measles",
-})
-
-
-def _split_last(word: str) -> tuple[str, str]:
-    head, sep, last = word.rpartition("_")
-    return head + sep, last
-
-
-def plural(word: str) -> str:
-    """English plural of the last `_`-separated part: `loyalty_program` -> `loyalty_programs`."""
-    head, last = _split_last(word)
-    if not last or last in _UNCOUNTABLE:
-        return word
-    if last in _IRREGULAR:
-        return head + _IRREGULAR[last]
-    if last[-1] == "y" and len(last) > 1 and last[-2] not in "aeiou":
-        return head + last[:-1] + "ies"
-    if last.endswith(("s", "x", "z", "ch", "sh")):
-        return head + last + "es"
-    return head + last + "s"
-
-
-def singular(word: str) -> str:
-    """Undo `plural` when `word` is recognisably a plural; otherwise return it unchanged."""
-    head, last = _split_last(word)
-    if not last or last in _UNCOUNTABLE or last in _SINGULAR_IN_S:
-        return word
-    if last in _SINGULAR_OF:
-        return head + _SINGULAR_OF[last]
-    if last.endswith(("ss", "us", "is")) or not last.endswith("s"):
-        return word
-    candidates = [last[:-3] + "y"] if last.endswith("ies") else []
-    if last.endswith("es"):
-        candidates.append(last[:-2])
-    candidates.append(last[:-1])
-    for candidate in candidates:
-        if candidate and plural(candidate) == last:
-            return head + candidate
-    return word
-
-
-def normalize_kind(kind: str) -> str:
-    """The one spelling of a kind: canonical attributes and plurals map to the singular."""
-    for domain in CANONICAL.values():
-        if kind == domain.attribute:
-            return domain.kind
-    return singular(kind)
-
 
 def python_name(name: str) -> str:
     """`name` itself if it is a usable identifier; else a sanitized one (may be empty-safe)."""
@@ -185,8 +114,10 @@ def class_name_for(kind: str) -> str:
 
 def _stem_for(kind: str) -> str:
     stem = python_name(kind).lower()
-    # A stem never ends in `_<digits>`, so that no class module looks like a chunk module.
-    if re.search(r"_\d+$", stem) or keyword.iskeyword(stem) or stem == NOTES_STEM:
+    # A stem never ends in `_<digits>`, so that no class module looks like a chunk module,
+    # and never shadows a builtin `__init__.py` uses (`from .list import ...` binds `list`).
+    if re.search(r"_\d+$", stem) or keyword.iskeyword(stem) or stem == NOTES_STEM \
+            or stem in SHADOWED_BUILTINS:
         stem += "_"
     return stem
 

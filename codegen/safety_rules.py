@@ -20,6 +20,7 @@ from typing import Mapping
 
 from codegen.cst_audit import audit, needs_audit
 from codegen.problems import Problem
+from factlog import limits as value_limits
 
 ALLOWED_IMPORTS: Mapping[str, frozenset[str]] = {
     "__future__": frozenset({"annotations"}),
@@ -43,11 +44,14 @@ _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
 
 @dataclass(frozen=True)
 class Limits:
-    max_file_bytes: int = 8 * 1024 * 1024
-    max_files: int = 10_000
-    max_string: int = 256 * 1024  # characters in one string literal (a fact text is <= 64 KiB)
-    max_int_digits: int = 32
-    max_depth: int = 24  # nesting of values, calls and annotations
+    """Defaults come from `factlog.limits`, the one owner of the limits the fact log's door
+    enforces too (a fact the log accepts always fits these)."""
+
+    max_file_bytes: int = value_limits.MAX_FILE_BYTES
+    max_files: int = value_limits.MAX_FILES
+    max_string: int = value_limits.MAX_STRING_CHARS  # characters in one string literal
+    max_int_digits: int = value_limits.MAX_INT_DIGITS
+    max_depth: int = value_limits.MAX_SOURCE_DEPTH  # nesting of values, calls and annotations
 
 
 @dataclass(frozen=True)

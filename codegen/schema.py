@@ -22,36 +22,22 @@ when all values fit it (the join with it is the canonical type), else fall back 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from datetime import date, datetime, time
-from typing import Callable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from codegen.live import Entity
 from codegen.naming import KindNames, field_names
 from codegen.vocabulary import CANONICAL
 from factlog.model import JsonValue
-
-_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
-_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?", re.ASCII)
-_TIME = re.compile(r"\d{2}:\d{2}(:\d{2})?", re.ASCII)
-_STRINGY = frozenset({"str", "date", "datetime", "time"})
-_WIDER = {frozenset({"int", "float"}): "float", frozenset({"date", "datetime"}): "datetime"}
-
-
-@dataclass(frozen=True)
-class PyType:
-    """`base` is bool/int/float/str/date/datetime/time/dict/list; lists have `item`
-    (None while only empty lists were seen) and `item_nullable`."""
-
-    base: str
-    item: PyType | None = None
-    item_nullable: bool = False
-
-
-CONFLICT = PyType("conflict")
-_SCALARS = {name: PyType(name) for name in ("bool", "int", "float", "str", "date", "datetime", "time", "dict")}
-STR = _SCALARS["str"]
+from factlog.value_types import CONFLICT as CONFLICT  # the type rules live in the fact log
+from factlog.value_types import SCALARS as _SCALARS
+from factlog.value_types import STR as STR
+from factlog.value_types import PyType as PyType
+from factlog.value_types import infer_field as infer_field
+from factlog.value_types import join as join
+from factlog.value_types import string_type as string_type
+from factlog.value_types import type_of as type_of
 
 
 @dataclass(frozen=True)
@@ -71,79 +57,6 @@ class ClassSpec:
     @property
     def renamed(self) -> dict[str, str]:
         return {f.original: f.name for f in self.fields if f.original != f.name}
-
-
-def string_type(value: str) -> str:
-    n = len(value)
-    if n == 10 and _DATE.fullmatch(value):
-        return _checked(date.fromisoformat, value, "date")
-    if n >= 16 and _DATETIME.fullmatch(value):
-        return _checked(datetime.fromisoformat, value, "datetime")
-    if n in (5, 8) and _TIME.fullmatch(value):
-        return _checked(time.fromisoformat, value, "time")
-    return "str"
-
-
-def _checked(parse: Callable[[str], object], value: str, name: str) -> str:
-    try:
-        parse(value)
-    except ValueError:
-        return "str"
-    return name
-
-
-def type_of(value: JsonValue) -> PyType | None:
-    """The type of one non-null value (CONFLICT for a list of irreconcilable items)."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return _SCALARS[string_type(value)]
-    if isinstance(value, bool):
-        return _SCALARS["bool"]
-    if isinstance(value, int):
-        return _SCALARS["int"]
-    if isinstance(value, float):
-        return _SCALARS["float"]
-    if isinstance(value, dict):
-        return _SCALARS["dict"]
-    item: PyType | None = None
-    nullable = False
-    for element in value:
-        element_type = type_of(element)
-        if element_type is None:
-            nullable = True
-        else:
-            item = element_type if item is None else join(item, element_type)
-    if item is CONFLICT:
-        return CONFLICT
-    return PyType("list", item, nullable)
-
-
-def join(a: PyType, b: PyType) -> PyType:
-    """The narrowest type holding both, or CONFLICT when they cannot be reconciled."""
-    if a is b or a == b:
-        return a
-    if a.base == "list" and b.base == "list":
-        item = a.item if b.item is None else b.item if a.item is None else join(a.item, b.item)
-        if item is CONFLICT:
-            return CONFLICT
-        return PyType("list", item, a.item_nullable or b.item_nullable)
-    if a.base in _STRINGY and b.base in _STRINGY:
-        return _SCALARS[_WIDER.get(frozenset({a.base, b.base}), "str")]
-    wider = _WIDER.get(frozenset({a.base, b.base}))
-    return _SCALARS[wider] if wider else CONFLICT
-
-
-def infer_field(values: Sequence[JsonValue]) -> PyType | None:
-    """Join of all non-null values' types (CONFLICT if irreconcilable); None if all null."""
-    result: PyType | None = None
-    for value in values:
-        value_type = type_of(value)
-        if value_type is not None:
-            result = value_type if result is None else join(result, value_type)
-            if result is CONFLICT:
-                break
-    return result
 
 
 def infer_class(names: KindNames, entities: Sequence[Entity]) -> ClassSpec:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from codegen.vocabulary import CANONICAL
 from factlog.model import JsonValue
 from factlog.recognizers import Values
+from factlog.vocabulary import CANONICAL
 
 # attribute phrase (full match, lowercase) -> (kind, field, value type the field needs)
 CANONICAL_ATTRIBUTES: tuple[tuple[re.Pattern[str], str, str, str], ...] = tuple(

@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from typing import Protocol
 
-from codegen.vocabulary import CANONICAL
 from factlog.attributes import (
     Attribute,
     answer_text,
@@ -36,6 +35,7 @@ from factlog.model import JsonValue, NewFact, Provenance
 from factlog.recognizers import Values, recognize
 from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
 from factlog.transcripts import Message, Session
+from factlog.vocabulary import CANONICAL
 
 # questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
 SMALL_TALK_QUESTION = re.compile(

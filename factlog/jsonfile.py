@@ -1,7 +1,9 @@
 """Reading untrusted input files: size-capped UTF-8 text, JSON documents and JSON lines.
 
 Every error is an `InputError` that names the file and, where there is one, the line.
-Record files, exports and transcripts all read through here.
+Record files, exports and transcripts all read through here. JSON lines are split on
+`\n` only (a raw U+2028 or U+2029 inside a string is part of its line), and a number past
+Python's integer-digit limit is a clear error, not a traceback.
 """
 
 from __future__ import annotations
@@ -40,12 +42,14 @@ def json_document(text: str, source: str) -> Any:
         raise InputError(f"{source}, line {exc.lineno}: malformed JSON: {exc.msg}") from None
     except RecursionError:
         raise InputError(f"{source}: JSON nests too deeply") from None
+    except ValueError as exc:  # int() past sys.get_int_max_str_digits()
+        raise InputError(f"{source}: {_number_problem(exc)}") from None
 
 
 def json_object_lines(text: str, source: str) -> list[tuple[int, dict[str, Any]]]:
     """JSONL: one object per non-blank line, with its line number."""
     found: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -54,10 +58,18 @@ def json_object_lines(text: str, source: str) -> list[tuple[int, dict[str, Any]]
             raise InputError(f"{source}, line {number}: malformed JSON: {exc.msg}") from None
         except RecursionError:
             raise InputError(f"{source}, line {number}: JSON nests too deeply") from None
+        except ValueError as exc:
+            raise InputError(f"{source}, line {number}: {_number_problem(exc)}") from None
         if not isinstance(item, dict):
             raise InputError(f"{source}, line {number}: expected a JSON object, not {type_name(item)}")
         found.append((number, item))
     return found
+
+
+def _number_problem(exc: ValueError) -> str:
+    if "digits" in str(exc):
+        return "a number has too many digits"
+    return "malformed JSON"
 
 
 def type_name(value: object) -> str:

@@ -194,7 +194,35 @@ def m002_integrity(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity)
+def m003_sources(db: sqlite3.Connection) -> None:
+    """Where facts came from (idempotent ingestion) and the established field types (type
+    drift at the door). Both are derived bookkeeping beside the log, erased by `forget`."""
+    db.execute(
+        """
+        CREATE TABLE fact_sources (
+            user TEXT NOT NULL,
+            source TEXT NOT NULL,
+            fact_id INTEGER NOT NULL,
+            PRIMARY KEY (user, source)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        """
+        CREATE TABLE field_types (
+            user TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            field TEXT NOT NULL,
+            type TEXT NOT NULL,
+            fact_ids TEXT NOT NULL,
+            PRIMARY KEY (user, kind, field)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("CREATE TABLE field_types_position (user TEXT PRIMARY KEY, position INTEGER NOT NULL)")
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity, m003_sources)
 
 
 def migrate(db: sqlite3.Connection) -> None:

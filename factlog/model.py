@@ -7,19 +7,27 @@ bad fact is refused with a clear `InputError` and nothing is written.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from datetime import date, datetime
 from typing import Any, TypeAlias
 
 from factlog.errors import InputError
+from factlog.limits import (
+    MAX_FIELD_NAME,
+    MAX_FIELDS,
+    MAX_FIELDS_CHARS,
+    MAX_INT_DIGITS,
+    MAX_JSON_DEPTH,
+    MAX_KEY,
+    MAX_STRING_CHARS,
+    MAX_TEXT_BYTES,
+    int_too_long,
+    reserved_field_name,
+)
 
 JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
 
-MAX_TEXT_BYTES = 64 * 1024
-MAX_FIELD_NAME = 128
-MAX_FIELDS = 256
-MAX_KEY = 256
-MAX_JSON_DEPTH = 16
+__all__ = ["MAX_FIELD_NAME", "MAX_FIELDS", "MAX_JSON_DEPTH", "MAX_KEY", "MAX_TEXT_BYTES"]  # re-exported
 
 USER_ID_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}", re.ASCII)
 KIND_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}", re.ASCII)
@@ -71,7 +79,11 @@ def check_text(text: str) -> str:
     return text
 
 
-def check_fields(fields: dict[str, Any]) -> dict[str, JsonValue]:
+def check_fields(fields: dict[str, Any], *, compilable: bool = True) -> dict[str, JsonValue]:
+    """The one predicate for fact fields: JSON the compiler can always turn into a module
+    (the limits live in `factlog.limits`). Raises `InputError` naming the first problem.
+    `compilable=False` checks only that they are safe JSON (restoring an export of facts
+    stored before these limits: the log keeps them and the compiler quarantines them)."""
     if not isinstance(fields, dict):
         raise InputError("fields must be a JSON object")
     if len(fields) > MAX_FIELDS:
@@ -81,32 +93,64 @@ def check_fields(fields: dict[str, Any]) -> dict[str, JsonValue]:
             raise InputError("field names must be non-empty strings")
         if len(name) > MAX_FIELD_NAME or _has_control(name, allow_newlines=False):
             raise InputError(f"field name {name[:40]!r} is too long or has control characters")
-    _check_json(fields, 0)
+        if compilable and reserved_field_name(name):
+            raise InputError(f"field name {name[:40]!r} is not allowed: a name starting with '__' is "
+                             "private in Python; rename it (e.g. --map)")
+    budget = [MAX_FIELDS_CHARS if compilable else 2 ** 62]
+    for name, value in fields.items():
+        _check_json(value, 1, name, budget, compilable)
     return fields
 
 
-def _check_json(value: Any, depth: int) -> None:
+def _spend(budget: list[int], chars: int) -> None:
+    budget[0] -= chars
+    if budget[0] < 0:
+        raise InputError(f"a fact's fields are too large: at most {MAX_FIELDS_CHARS} characters of JSON")
+
+
+def _check_json(value: Any, depth: int, name: str, budget: list[int], compilable: bool) -> None:
     if depth > MAX_JSON_DEPTH:
-        raise InputError(f"field values nest deeper than {MAX_JSON_DEPTH} levels")
-    if value is None or isinstance(value, (bool, int, str)):
-        if isinstance(value, str) and _has_control(value, allow_newlines=True):
-            raise InputError("a field value contains control characters or lone surrogates")
+        raise InputError(f"field {name[:40]!r}: values nest deeper than {MAX_JSON_DEPTH} levels")
+    if value is None or isinstance(value, bool):
+        _spend(budget, 5)
+        return
+    if isinstance(value, str):
+        _check_string(value, name, "value", compilable)
+        _spend(budget, len(value) + 2)
+        return
+    if isinstance(value, int):
+        if compilable and int_too_long(value):
+            raise InputError(f"field {name[:40]!r}: integer has more than {MAX_INT_DIGITS} digits")
+        _spend(budget, MAX_INT_DIGITS + 1)
         return
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise InputError("field values must be finite numbers (no NaN or infinity)")
+            raise InputError(f"field {name[:40]!r}: values must be finite numbers (no NaN or infinity)")
+        _spend(budget, 24)
         return
     if isinstance(value, list):
+        _spend(budget, 2)
         for item in value:
-            _check_json(item, depth + 1)
+            _check_json(item, depth + 1, name, budget, compilable)
         return
     if isinstance(value, dict):
+        _spend(budget, 2)
         for k, item in value.items():
             if not isinstance(k, str):
-                raise InputError("object keys in field values must be strings")
-            _check_json(item, depth + 1)
+                raise InputError(f"field {name[:40]!r}: object keys in field values must be strings")
+            _check_string(k, name, "object key", compilable)
+            _spend(budget, len(k) + 3)
+            _check_json(item, depth + 1, name, budget, compilable)
         return
-    raise InputError(f"field value of type {type(value).__name__} is not JSON")
+    raise InputError(f"field {name[:40]!r}: a value of type {type(value).__name__} is not JSON")
+
+
+def _check_string(text: str, name: str, what: str, compilable: bool) -> None:
+    if compilable and len(text) > MAX_STRING_CHARS:
+        raise InputError(f"field {name[:40]!r}: a string {what} of {len(text)} characters; "
+                         f"at most {MAX_STRING_CHARS} are allowed")
+    if _has_control(text, allow_newlines=True):
+        raise InputError(f"field {name[:40]!r}: a {what} contains control characters or lone surrogates")
 
 
 def parse_iso_date(value: str | date | None, what: str) -> date | None:
@@ -174,12 +218,15 @@ class NewFact:
     valid_to: date | None = None
     retracts: int | None = None
     provenance: Provenance = field(default_factory=Provenance)
+    # Restoring an export: fields need only be safe JSON (older facts may exceed today's
+    # compile limits; the checkpoint quarantines them rather than losing them).
+    restoring: InitVar[bool] = False
 
-    def __post_init__(self) -> None:
+    def __post_init__(self, restoring: bool) -> None:
         check_text(self.text)
         if self.kind is not None:
             check_kind(self.kind)
-        check_fields(self.fields)
+        check_fields(self.fields, compilable=not restoring)
         if self.key is not None:
             if not self.key.strip() or len(self.key) > MAX_KEY or _has_control(self.key, False):
                 raise InputError(f"identity key must be 1-{MAX_KEY} characters without control characters")
@@ -255,7 +302,7 @@ def fact_from_json(data: Any) -> Fact:
         text=data["text"], kind=data["kind"], fields=data["fields"], key=data["key"],
         valid_from=parse_iso_date(data["valid_from"], "valid_from"),
         valid_to=parse_iso_date(data["valid_to"], "valid_to"),
-        retracts=data["retracts"], provenance=Provenance.from_json(data["provenance"]),
+        retracts=data["retracts"], provenance=Provenance.from_json(data["provenance"]), restoring=True,
     )
     return Fact(
         user=check_user_id(data["user"]), id=fid, recorded_at=data["recorded_at"], text=new.text,

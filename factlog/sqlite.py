@@ -23,9 +23,12 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from factlog.errors import InputError, NotFound
+from factlog.field_types import check_and_record
 from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
 from factlog.migrations import migrate
 from factlog.model import Fact, NewFact, Provenance, check_user_id
+from factlog.sources import Appended, known_sources, record_sources
+from factlog.sources import erase as erase_bookkeeping
 from factlog.store import VerifyReport
 
 _KEY_SETTING = "chain_key_fingerprint"
@@ -144,19 +147,34 @@ class SqliteFactStore:
 
     # -- writing -----------------------------------------------------------------
 
-    def append(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
+    def append(self, user: str, facts: Sequence[NewFact], *, allow_retype: bool = True) -> list[Fact]:
+        """Append in one transaction. Every append records its fields' types; with
+        `allow_retype=False` (what `Memory` and `uac` pass unless told otherwise) a value that
+        retypes its field is refused (`factlog.field_types`)."""
+        return self.append_sourced(user, [(f, None) for f in facts], allow_retype=allow_retype).stored
+
+    def append_sourced(self, user: str, items: Sequence[tuple[NewFact, str | None]], *, again: bool = False,
+                       allow_retype: bool = True) -> Appended:
+        """Append the facts whose source (`factlog.sources`) is not stored yet, and store
+        their sources; with `again`, append every fact (sources already stored stay as they are)."""
         check_user_id(user)
-        if not facts:
-            return []
+        if not items:
+            return Appended([], 0)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                stored = self._append_locked(user, facts)
+                known = known_sources(self._db, user, [s for _, s in items if s is not None])
+                todo = [(f, s) for f, s in items if again or s is None or s not in known]
+                stored = self._append_locked(user, [f for f, _ in todo]) if todo else []
+                if stored:
+                    check_and_record(self._db, user, [f for f, _ in todo], stored[0].id, allow_retype)
+                record_sources(self._db, user, [(s, fact.id) for (_, s), fact in zip(todo, stored)
+                                                if s is not None and s not in known])
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
-        return stored
+        return Appended(stored, len(items) - len(todo))
 
     def _append_locked(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
         key = self._write_key_locked()
@@ -275,6 +293,7 @@ class SqliteFactStore:
             try:
                 gone = self._db.execute("SELECT COUNT(*) FROM facts WHERE user = ?", (user,)).fetchone()[0]
                 self._db.execute("INSERT INTO forgetting (user) VALUES (?)", (user,))
+                erase_bookkeeping(self._db, user)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")

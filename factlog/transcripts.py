@@ -31,6 +31,10 @@ from factlog.model import ROLES, JsonValue
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
 MAX_SESSION_ID = 256
 MAX_METADATA_NODES = 10_000
+# YAML aliases may repeat at most this many nodes beyond the file's own (an alias bomb
+# expands a small file to millions of messages); counted on the node graph, before building.
+MAX_ALIAS_EXPANSION = 100_000
+RECORD_FILE_HINT = "a record file? give its kind: uac ingest USER FILE --kind KIND"
 SUFFIXES = {".json": "json", ".jsonl": "jsonl", ".ndjson": "jsonl", ".yaml": "yaml", ".yml": "yaml"}
 _ID_KEYS = ("session_id", "id", "conversation_id")
 
@@ -52,12 +56,16 @@ class Session:
 
 def read_transcript(path: Path) -> list[Session]:
     """Read one transcript file; sessions ordered by timestamp (stable)."""
-    source = str(path)
+    text, fmt = read_transcript_text(path)
+    return parse_transcript(text, str(path), fmt)
+
+
+def read_transcript_text(path: Path) -> tuple[str, str]:
+    """The file's text and its format (`json`, `jsonl` or `yaml`, from the suffix)."""
     fmt = SUFFIXES.get(path.suffix.lower())
     if fmt is None:
-        raise InputError(f"{source}: unknown transcript type {path.suffix!r}; use one of {sorted(SUFFIXES)}")
-    text = read_text(path, MAX_TRANSCRIPT_BYTES)
-    return parse_transcript(text, source, fmt)
+        raise InputError(f"{path}: unknown transcript type {path.suffix!r}; use one of {sorted(SUFFIXES)}")
+    return read_text(path, MAX_TRANSCRIPT_BYTES), fmt
 
 
 def parse_transcript(text: str, source: str, fmt: str) -> list[Session]:
@@ -91,8 +99,15 @@ def _sort_key(ts: datetime | None) -> datetime:
 
 
 def _load_yaml(text: str, source: str) -> Any:
+    loader = yaml.SafeLoader(text)
     try:
-        return yaml.safe_load(text)
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, source)
+        return loader.construct_document(node)
+    except InputError:
+        raise
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = f", line {mark.line + 1}" if mark is not None else ""
@@ -101,6 +116,55 @@ def _load_yaml(text: str, source: str) -> Any:
         raise InputError(f"{source}: malformed YAML: {exc}") from None
     except RecursionError:
         raise InputError(f"{source}: YAML nests too deeply") from None
+    except ValueError:  # int() past Python's integer-digit limit
+        raise InputError(f"{source}: a YAML number has too many digits") from None
+    finally:
+        loader.dispose()
+
+
+def _check_expansion(root: yaml.Node, source: str) -> None:
+    """Refuse a node graph whose aliases expand it past MAX_ALIAS_EXPANSION extra nodes, or
+    that refers to itself; sizes are memoised per node, so the walk is linear in the graph."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise InputError(f"{source}: YAML refers to itself (a recursive alias)")
+        open_nodes.add(key)
+        total = 1
+        if isinstance(node, yaml.SequenceNode):
+            total += sum(size(child) for child in node.value)
+        elif isinstance(node, yaml.MappingNode):
+            total += sum(size(k) + size(v) for k, v in node.value)
+        open_nodes.discard(key)
+        if total > limit:
+            raise InputError(f"{source}: YAML aliases expand it past {MAX_ALIAS_EXPANSION} repeated values "
+                             "(an alias bomb?); write the values out")
+        sizes[key] = total
+        return total
+
+    limit = _count_nodes(root) + MAX_ALIAS_EXPANSION
+    size(root)
+
+
+def _count_nodes(root: yaml.Node) -> int:
+    seen: set[int] = set()
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            stack.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                stack.extend((k, v))
+    return len(seen)
 
 
 def sessions_from_data(data: Any, source: str) -> list[Session]:
@@ -116,7 +180,7 @@ def sessions_from_data(data: Any, source: str) -> list[Session]:
             return [_session(data, source, "session", 0)]
         raise InputError(
             f"{source}: expected 'conversation_histories', 'sessions', 'messages' or a list of sessions; "
-            f"found keys {sorted(map(str, data))[:10]}"
+            f"found keys {sorted(map(str, data))[:10]} ({RECORD_FILE_HINT})"
         )
     if isinstance(data, list):
         return [_session(item, source, f"[{i}]", i) for i, item in enumerate(data)]
@@ -127,8 +191,12 @@ def _sessions_from_jsonl(text: str, source: str) -> list[Session]:
     lines = json_object_lines(text, source)
     if not lines:
         raise InputError(f"{source}: no sessions (the file is empty)")
-    if "messages" in lines[0][1]:
+    first = lines[0][1]
+    if "messages" in first:
         return [_session(item, source, f"line {n}", i) for i, (n, item) in enumerate(lines)]
+    if "role" not in first and "content" not in first:
+        raise InputError(f"{source}, line {lines[0][0]}: neither a session (no 'messages') nor a chat message "
+                         f"(no 'role' or 'content'); {RECORD_FILE_HINT}")
     return _sessions_from_message_lines(lines, source)
 
 
@@ -154,7 +222,7 @@ def _session(item: Any, source: str, where: str, position: int) -> Session:
     session_id = _session_id(item, source, where, f"{Path(source).stem}-{position + 1}")
     raw_messages = item.get("messages")
     if raw_messages is None:
-        raise InputError(f"{source}, {where}: session {session_id!r} has no 'messages'")
+        raise InputError(f"{source}, {where}: session {session_id!r} has no 'messages' ({RECORD_FILE_HINT})")
     if not isinstance(raw_messages, list):
         raise InputError(f"{source}, {where}: 'messages' of session {session_id!r} must be a list")
     messages = [_message(m, source, f"{where}.messages[{i}]", i) for i, m in enumerate(raw_messages)]
@@ -172,6 +240,8 @@ def _session_id(item: dict[str, Any], source: str, where: str, default: str | No
         raise InputError(f"{source}, {where}: missing 'session_id'")
     if isinstance(value, bool) or not isinstance(value, (str, int)):
         raise InputError(f"{source}, {where}: session id must be a string, not {type_name(value)}")
+    if isinstance(value, int) and abs(value) >= 10 ** MAX_SESSION_ID:  # str() would raise past 4300 digits
+        raise InputError(f"{source}, {where}: session id must be printable, at most {MAX_SESSION_ID} characters")
     text = str(value)
     if len(text) > MAX_SESSION_ID or not text.isprintable():
         raise InputError(f"{source}, {where}: session id must be printable, at most {MAX_SESSION_ID} characters")

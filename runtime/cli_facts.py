@@ -9,12 +9,16 @@ import typer
 from rich.markup import escape
 
 from factlog.errors import InputError
-from factlog.records import parse_field_options
+from factlog.records import parse_field_options, parse_map_options
 from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
 from runtime.cli_output import checkpoint_json, print_checkpoint
 from users.checkpoint import Failed
 
 # -- facts -------------------------------------------------------------------------------
+
+MapOpt = typer.Option([], "--map", help="old=new: rename a field before the fact is made (repeatable)")
+RetypeOpt = typer.Option(False, "--allow-retype", help="let a value change its field's established type")
+
 
 @app.command()
 def add(user: str, text: Optional[str] = typer.Argument(None),
@@ -23,11 +27,12 @@ def add(user: str, text: Optional[str] = typer.Argument(None),
         key: Optional[str] = typer.Option(None, "--key", help="identity key: same kind+key = same entity"),
         valid_from: Optional[str] = typer.Option(None, "--valid-from"),
         valid_to: Optional[str] = typer.Option(None, "--valid-to"),
+        field_map: list[str] = MapOpt, allow_retype: bool = RetypeOpt,
         as_json: bool = JsonOpt) -> None:
     """Append one fact (free text, or structured with --kind and --field)."""
     fields = parse_field_options(field)
-    fact = memory().add(user, text, kind=kind, fields=fields, key=key,
-                        valid_from=valid_from, valid_to=valid_to)
+    fact = memory().add(user, text, kind=kind, fields=fields, key=key, valid_from=valid_from,
+                        valid_to=valid_to, field_map=parse_map_options(field_map), allow_retype=allow_retype)
     if as_json:
         emit_json(fact.to_json())
     else:
@@ -38,25 +43,30 @@ def add(user: str, text: Optional[str] = typer.Argument(None),
 def ingest(user: str, path: Path,
            kind: Optional[str] = typer.Option(None, "--kind", help="record file: each object is one fact of this kind"),
            key_field: Optional[str] = typer.Option(None, "--key-field", help="record field that names the entity"),
+           field_map: list[str] = MapOpt,
            user_only: bool = typer.Option(False, "--user-only", help="transcripts: only the user's turns"),
+           again: bool = typer.Option(False, "--again", help="add facts already ingested from this file again"),
+           allow_retype: bool = RetypeOpt,
            checkpoint: bool = typer.Option(False, "--checkpoint", help="then checkpoint and run constraints"),
            as_json: bool = JsonOpt) -> None:
-    """Ingest a record file (JSONL / JSON array, with --kind) or a chat transcript (JSON, JSONL, YAML)."""
+    """Ingest a record file (JSONL / JSON array, with --kind) or a chat transcript (JSON, JSONL, YAML).
+    Ingesting the same file again adds nothing (--again forces it)."""
     mem = memory()
     if kind is not None:
-        report = mem.ingest_records(user, path, kind, key_field)
+        report = mem.ingest_records(user, path, kind, key_field, field_map=parse_map_options(field_map),
+                                    again=again, allow_retype=allow_retype)
     else:
-        if key_field is not None:
-            raise InputError("--key-field goes with --kind (record files)")
-        report = mem.ingest_transcript(user, path, user_only=user_only)
+        if key_field is not None or field_map:
+            raise InputError("--key-field and --map go with --kind (record files)")
+        report = mem.ingest_transcript(user, path, user_only=user_only, again=again, allow_retype=allow_retype)
     outcome = mem.checkpoint_and_alert(user) if checkpoint else None
     if as_json:
         emit_json({"user": user, "source": report.source, "count": len(report.facts),
-                   "first_id": report.first_id, "last_id": report.last_id,
+                   "skipped": report.skipped, "first_id": report.first_id, "last_id": report.last_id,
                    **({"checkpoint": checkpoint_json(outcome)} if outcome else {})})
     else:
-        out.print(f"ingested {len(report.facts)} facts for {user} from {path}"
-                  + (f" (ids {report.first_id}-{report.last_id})" if report.facts else ""), markup=False)
+        ids = f" (ids {report.first_id}-{report.last_id})" if report.facts else ""
+        out.print(f"{path} for {user}: {report.summary}{ids}", markup=False)
         if outcome is not None:
             print_checkpoint(outcome)
     if outcome is not None and isinstance(outcome.result, Failed):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime, timezone
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Iterator, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 from codegen.validate import Validator
 from constraints import (
@@ -29,7 +29,14 @@ from constraints.user_loader import LoadFailure
 from factlog.durable import replace_file
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, JsonValue, NewFact, Provenance, check_user_id, fact_from_json, parse_iso_date
-from factlog.records import read_records, record_facts, structured_fact
+from factlog.records import (
+    check_field_map,
+    map_fields,
+    read_records,
+    record_facts,
+    structured_fact,
+    unused_mappings,
+)
 from factlog.sqlite import SqliteFactStore
 from factlog.store import VerifyReport
 from runtime.citations import cite
@@ -50,7 +57,16 @@ from users.versions import VersionInfo
 class IngestReport:
     user: str
     source: str
-    facts: list[Fact]
+    facts: list[Fact]  # the facts this ingest stored
+    skipped: int = 0  # facts of the input already ingested before (same source), not stored again
+
+    @property
+    def summary(self) -> str:
+        """`3 new facts; 12 already ingested from this file`."""
+        text = f"{len(self.facts)} new fact{'' if len(self.facts) == 1 else 's'}"
+        if self.skipped:
+            text += f"; {self.skipped} already ingested from this file (--again to add them anyway)"
+        return text
 
     @property
     def first_id(self) -> int | None:
@@ -94,14 +110,20 @@ class Memory:
     def add(self, user: str, text: str | None = None, *, kind: str | None = None,
             fields: dict[str, JsonValue] | None = None, key: str | None = None,
             valid_from: str | None = None, valid_to: str | None = None,
-            provenance: Provenance | None = None) -> Fact:
-        """Append one fact: free text, or structured when `kind` is given."""
+            provenance: Provenance | None = None, field_map: Mapping[str, str] | None = None,
+            allow_retype: bool = False) -> Fact:
+        """Append one fact: free text, or structured when `kind` is given. `field_map` renames
+        fields first (`{"amount": "amount_usd"}`); a value that changes its field's established
+        type is refused unless `allow_retype`."""
         check_user_id(user)
         if kind is not None:
-            new = structured_fact(kind, fields or {}, text=text, key=key,
+            mapping = check_field_map(field_map)
+            given = fields or {}
+            unused_mappings(mapping, set(given))
+            new = structured_fact(kind, map_fields(given, mapping), text=text, key=key,
                                   valid_from=valid_from, valid_to=valid_to)
         else:
-            if fields:
+            if fields or field_map:
                 raise InputError("fields need a kind (--kind)")
             if text is None:
                 raise InputError("a free-text fact needs its text")
@@ -111,21 +133,30 @@ class Memory:
                           valid_to=parse_iso_date(valid_to, "valid-to"))
         if provenance is not None:
             new = replace(new, provenance=provenance)
-        return self.facts.append(user, [new])[0]
+        return self.facts.append(user, [new], allow_retype=allow_retype)[0]
 
-    def ingest_records(self, user: str, path: Path, kind: str, key_field: str | None = None) -> IngestReport:
+    def ingest_records(self, user: str, path: Path, kind: str, key_field: str | None = None, *,
+                       field_map: Mapping[str, str] | None = None, again: bool = False,
+                       allow_retype: bool = False) -> IngestReport:
+        """A record file: each object one fact of `kind`. Ingesting the same file again adds
+        nothing (`report.skipped` counts what was already there) unless `again`; records with
+        an identity key (`key_field`) merge into their entity, the recommended way to update."""
         check_user_id(user)
-        facts = record_facts(path, kind, key_field)
-        return IngestReport(user, str(path), self.facts.append(user, facts))
+        items = record_facts(path, kind, key_field, field_map)
+        done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
+        return IngestReport(user, str(path), done.stored, done.skipped)
 
-    def ingest_transcript(self, user: str, path: Path, *, user_only: bool = False) -> IngestReport:
-        """A chat transcript (JSON, JSONL or YAML), extracted offline, stored in one transaction."""
+    def ingest_transcript(self, user: str, path: Path, *, user_only: bool = False, again: bool = False,
+                          allow_retype: bool = False) -> IngestReport:
+        """A chat transcript (JSON, JSONL or YAML), extracted offline, stored in one transaction;
+        messages already ingested from the same transcript are skipped unless `again`."""
         from factlog.extract import RuleExtractor
-        from factlog.ingest import ingest_transcript
+        from factlog.ingest import sourced_transcript_facts
 
         check_user_id(user)
-        facts = ingest_transcript(path, RuleExtractor(), user_only=user_only)
-        return IngestReport(user, str(path), self.facts.append(user, facts))
+        items = sourced_transcript_facts(path, RuleExtractor(), user_only=user_only)
+        done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
+        return IngestReport(user, str(path), done.stored, done.skipped)
 
     def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
         self.facts.get(user, fact_id)  # NotFound with a clear message

@@ -1,0 +1,66 @@
+"""Where a fact came from, so that ingesting the same input again adds nothing.
+
+A source names one fact of one input, independent of the file's path:
+
+- a record file: `records:<sha256 of the file's bytes>:<line>` (JSONL) or `...:#<index>`
+  (a JSON array);
+- a transcript: `transcript:<sha256 of the file's bytes>:<session id>:<message index>:<n>`,
+  `n` counting the facts one message gave.
+
+`fact_sources` holds (user, source) -> fact id with a primary key on (user, source), so
+two ingests of one file racing each other cannot both store it: the second, serialised
+behind the first's write lock, finds every source taken.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from factlog.model import Fact
+
+_BATCH = 500  # SQLite host parameters per IN (...) query
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What a sourced append did: the facts it stored, and how many it skipped because
+    their source was already ingested."""
+
+    stored: list[Fact]
+    skipped: int
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def record_source(digest: str, line: int, index: int | None = None) -> str:
+    return f"records:{digest}:{line}" if index is None else f"records:{digest}:#{index}"
+
+
+def transcript_source(digest: str, session_id: str, message_index: int | None, n: int) -> str:
+    return f"transcript:{digest}:{session_id}:{'' if message_index is None else message_index}:{n}"
+
+
+def known_sources(db: sqlite3.Connection, user: str, sources: Sequence[str]) -> set[str]:
+    found: set[str] = set()
+    for start in range(0, len(sources), _BATCH):
+        chunk = sources[start:start + _BATCH]
+        marks = ",".join("?" * len(chunk))
+        found.update(row[0] for row in db.execute(
+            f"SELECT source FROM fact_sources WHERE user = ? AND source IN ({marks})", (user, *chunk)))
+    return found
+
+
+def record_sources(db: sqlite3.Connection, user: str, pairs: Iterable[tuple[str, int]]) -> None:
+    db.executemany("INSERT INTO fact_sources (user, source, fact_id) VALUES (?, ?, ?)",
+                   [(user, source, fid) for source, fid in pairs])
+
+
+def erase(db: sqlite3.Connection, user: str) -> None:
+    """`forget`: the user's sources and established field types go with their facts."""
+    for table in ("fact_sources", "field_types", "field_types_position"):
+        db.execute(f"DELETE FROM {table} WHERE user = ?", (user,))

@@ -1,0 +1,85 @@
+"""The canonical vocabulary: stable class, attribute and field names for common domains.
+
+This table is the one place where the names live. Extractors use it to pick kinds and
+field names, the compiler uses it for class names and types, the LLM prompt quotes it, and
+built-in constraints read the attributes it names. Extend it here, as data.
+
+Field types are written as Python annotation strings over `str`, `int`, `float`, `bool`,
+`date` (datetime.date) and `datetime` (datetime.datetime). Every canonical field is optional
+in a record (`T | None = None`): structured facts keep the names they were given and simply
+lack the canonical fields they did not mention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
+
+__all__ = ["CANONICAL", "NOTE_ATTRIBUTE", "NOTE_CLASS", "PROVENANCE_FIELD", "Domain", "canonical"]
+
+
+@dataclass(frozen=True)
+class Domain:
+    kind: str  # the fact kind, e.g. "trip"
+    class_name: str  # the generated class, e.g. "Trip"
+    attribute: str  # the module-level name, e.g. "trips" or "passport"
+    singular: bool  # one per user (`passport: Passport | None`) or a list
+    fields: Mapping[str, str]  # field name -> annotation string
+    domain: str  # identity, documents, travel, health, ...
+
+
+def _domain(domain: str, kind: str, class_name: str, attribute: str, singular: bool, /, **fields: str) -> Domain:
+    return Domain(kind, class_name, attribute, singular, MappingProxyType(dict(fields)), domain)
+
+
+_DOMAINS = (
+    _domain("identity", "profile", "Profile", "profile", True,
+            full_name="str", home_city="str", email="str", phone="str", occupation="str",
+            employer="str", birth_date="date"),
+    _domain("documents", "passport", "Passport", "passport", True,
+            number="str", country="str", issue_date="date", expiry_date="date"),
+    _domain("documents", "document", "Document", "documents", False,
+            kind="str", number="str", holder="str", expiry_date="date"),
+    _domain("travel", "trip", "Trip", "trips", False,
+            destination="str", country="str", purpose="str", booking_ref="str", carrier="str",
+            departure_date="date", return_date="date", is_international="bool", cost_usd="float"),
+    _domain("travel", "loyalty_program", "LoyaltyProgram", "loyalty_programs", False,
+            program="str", number="str"),
+    _domain("health", "allergy", "Allergy", "allergies", False,
+            allergen="str", drug_class="str", severity="str", person="str"),
+    _domain("health", "medication", "Medication", "medications", False,
+            name="str", drug_class="str", dose="str", person="str", start_date="date", end_date="date"),
+    _domain("health", "appointment", "Appointment", "appointments", False,
+            provider="str", location="str", person="str", start="datetime", end="datetime"),
+    _domain("finance", "account", "Account", "accounts", False,
+            institution="str", kind="str", last4="str"),
+    _domain("finance", "payment", "Payment", "payments", False,  # status: pending / done / cancelled
+            payee="str", reference="str", status="str", requested_by="str", amount_usd="float",
+            scheduled_date="date"),
+    _domain("finance", "bill", "Bill", "bills", False,
+            payee="str", amount_usd="float", due_date="date", recurring="bool"),
+    _domain("vehicles", "vehicle", "Vehicle", "vehicles", False,
+            make="str", model="str", plate="str", vin="str", year="int", next_service_date="date"),
+    _domain("family", "relative", "Relative", "relatives", False,
+            name="str", relationship="str", birth_date="date"),
+    _domain("schedule", "event", "Event", "events", False,
+            title="str", location="str", start="datetime", end="datetime"),
+    _domain("schedule", "deadline", "Deadline", "deadlines", False,
+            title="str", due_date="date"),
+    _domain("preferences", "preference", "Preference", "preferences", False,
+            topic="str", value="str", condition="str"),
+)
+
+CANONICAL: Mapping[str, Domain] = MappingProxyType({d.kind: d for d in _DOMAINS})
+
+# Free-text facts that fit no class become notes: `notes: list[Note]`.
+NOTE_CLASS = "Note"
+NOTE_ATTRIBUTE = "notes"
+
+# Every generated record carries its provenance under this field name.
+PROVENANCE_FIELD = "fact_ids"
+
+
+def canonical(kind: str) -> Domain | None:
+    return CANONICAL.get(kind)
