@@ -32,12 +32,10 @@ from factlog.model import Fact, JsonValue, NewFact, Provenance, check_user_id, f
 from factlog.records import read_records, record_facts, structured_fact
 from factlog.sqlite import SqliteFactStore
 from factlog.store import VerifyReport
-from runtime.citations import cite
 from runtime.query_worker import QueryWorker
-from runtime.recall import CodeAnswer, RecallResult, recall
+from runtime.recall import CodeAnswer, RecallResult, code_answer, recall
 from runtime.recall_index import RecallIndex, record_texts
-from runtime.render_value import to_text
-from runtime.safe_eval import QueryError, QueryResult
+from runtime.safe_eval import QueryResult
 from runtime.workspace import Workspace
 from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
 from users.diff import ModuleDiff, diff_versions
@@ -292,14 +290,7 @@ class Memory:
                           until=until, session=session)
 
     def _code_answer(self, user: str, expression: str) -> CodeAnswer:
-        result = self.query(user, expression)
-        if isinstance(result, QueryError):
-            raise InputError(f"--expr: {result.kind}: {result.message}")
-        cited = cite(expression, self.namespace(user), result.value)
-        text = to_text(result.value)
-        if cited.records > len(cited.fact_ids):
-            text += f" (computed over {cited.records} records)"
-        return CodeAnswer(expression, text, cited.fact_ids)
+        return code_answer(expression, self.query(user, expression), self.namespace(user))
 
     # -- export / import ---------------------------------------------------------------
 
