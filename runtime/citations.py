@@ -32,7 +32,9 @@ def records_in(value: object, depth: int = 3, budget: Budget | None = None) -> l
     return found
 
 
-def _collect(value: object, depth: int, budget: Budget, found: list[object]) -> None:
+def _collect(value: object, depth: int, budget: Budget, found: list[object],
+             partial: bool = False) -> None:
+    """Append the records in `value` to `found`; `partial`: stop at the budget, do not raise."""
     stack: list[tuple[object, int]] = [(value, depth)]
     while stack:
         item, left = stack.pop()
@@ -41,6 +43,8 @@ def _collect(value: object, depth: int, budget: Budget, found: list[object]) -> 
             found.append(item)
         elif left > 0 and isinstance(item, (list, tuple, set, frozenset, dict)):
             parts = list(item.values()) if isinstance(item, dict) else list(item)
+            if partial:
+                parts = parts[:max(budget.left, 0)]
             budget.can_hold(len(parts))
             stack.extend((part, left - 1) for part in reversed(parts))
 
@@ -53,7 +57,7 @@ def cite(expression: str, namespace: Mapping[str, object], value: object, limit:
         budget = Budget()
         try:
             for name in sorted(names):
-                _collect(namespace.get(name), 1, budget, records)
+                _collect(namespace.get(name), 1, budget, records, partial=True)
         except ResultTooLarge:
             pass  # the module's own records: cite those found so far
     ids: set[int] = set()

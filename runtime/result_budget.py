@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Mapping, Sized
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from enum import Enum
 from time import monotonic
@@ -31,6 +32,7 @@ _INT_LIMIT: Final = 10 ** MAX_INT_DIGITS
 _TIME_CHECK_EVERY: Final = 1024
 _SCALAR_CHARS: Final = 32  # a float, date, time, ... printed
 _VIEWS: Final[tuple[type, ...]] = (type({}.keys()), type({}.values()), type({}.items()))
+_FLAT: Final[frozenset[type]] = frozenset({float, bool, type(None), date, datetime, time, timedelta})
 _SEQUENCES: Final[tuple[type, ...]] = (list, tuple, set, frozenset, *_VIEWS)
 
 
@@ -57,7 +59,7 @@ class Budget:
         if self.left < 0:
             raise too_large(f"over {self.limit:,} values")
         self.calls += 1
-        if self.calls % _TIME_CHECK_EVERY == 0 and monotonic() > self.deadline:
+        if (values > 1 or self.calls % _TIME_CHECK_EVERY == 0) and monotonic() > self.deadline:
             raise too_large(f"walking it took over {self.seconds:g} s")
 
     def can_hold(self, values: int) -> None:
@@ -73,34 +75,51 @@ def check_int(value: int) -> None:
 
 
 def check_result(value: object, budget: Budget | None = None) -> None:
-    """Raise `ResultTooLarge` if `value`, fully expanded, is over any result budget."""
+    """Raise `ResultTooLarge` if `value`, fully expanded, is over any result budget.
+
+    Walks level by level (no recursion, no per-value bookkeeping); common types take a
+    fast path by exact type, everything else `_own_chars` and `_parts`."""
     budget = budget or Budget()
     chars = 0
-    stack: list[tuple[object, int]] = [(value, 0)]
-    while stack:
-        item, depth = stack.pop()
-        budget.spend()
+    level: list[object] = [value]
+    depth = 0
+    while level:
         if depth > MAX_RESULT_DEPTH:
             raise too_large(f"nested over {MAX_RESULT_DEPTH} levels deep")
-        chars += _own_chars(item)
-        if chars > MAX_RESULT_CHARS:
-            raise too_large(f"over {MAX_RESULT_CHARS:,} characters")
-        parts = _parts(item, budget)
-        budget.can_hold(len(parts))
-        stack.extend((part, depth + 1) for part in parts)
+        budget.spend(len(level))
+        below: list[object] = []
+        for item in level:
+            kind = type(item)
+            if kind is str:
+                chars += len(cast(str, item))
+            elif kind is int:
+                chars += _own_chars(item)
+            elif kind in _FLAT:
+                chars += _SCALAR_CHARS
+            elif kind is list or kind is tuple:
+                items = cast("list[object] | tuple[object, ...]", item)
+                budget.can_hold(len(below) + len(items))
+                below += items
+            else:
+                chars += _own_chars(item)
+                parts = _parts(item, budget)
+                budget.can_hold(len(below) + len(parts))
+                below += parts
+            if chars > MAX_RESULT_CHARS:
+                raise too_large(f"over {MAX_RESULT_CHARS:,} characters")
+        level = below
+        depth += 1
 
 
 def _own_chars(item: object) -> int:
     """Characters `item` prints itself (not counting its parts)."""
-    if isinstance(item, (str, bytes)):
-        return len(item)
-    if isinstance(item, bool) or item is None:
-        return 5
-    if isinstance(item, int):
+    if type(item) is int or (isinstance(item, int) and not isinstance(item, bool)):
         check_int(item)
         return item.bit_length() * 30103 // 100000 + 2
     if isinstance(item, Decimal):
         return len(item.as_tuple().digits) + 8
+    if isinstance(item, (str, bytes)):
+        return len(item)
     return _SCALAR_CHARS
 
 
