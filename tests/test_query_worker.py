@@ -210,7 +210,7 @@ def test_a_child_that_died_idle_is_replaced_transparently() -> None:
         pid = worker.pid
         assert pid is not None
         os.kill(pid, signal.SIGKILL)
-        time.sleep(0.05)
+        os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead (not reaped): no sleep to race
         result = worker.run("len(trips)")
         assert isinstance(result, QueryOk) and result.value == len(TRIPS)
         assert worker.pid != pid and process_gone(pid)
