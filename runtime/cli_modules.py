@@ -20,7 +20,7 @@ from factlog.model import check_user_id, parse_iso_date
 from runtime.cli_app import JsonOpt, app, emit_json, err, memory, out
 from runtime.cli_output import alerts_json, checkpoint_json, print_alerts, print_checkpoint
 from runtime.memory import CheckpointReport, Memory
-from runtime.render_value import to_jsonable, to_text
+from runtime.render_value import printable, to_jsonable, to_text
 from runtime.safe_eval import QueryError
 from users.checkpoint import CheckpointPolicy, Failed, Unchanged
 from users.diff import unified_text_diff
@@ -139,10 +139,10 @@ def query(user: str, expression: str, version: Optional[str] = typer.Option(None
     'sum(t.cost_usd for t in trips if t.departure_date.year == 2024)'."""
     result = memory().query(user, expression, version)
     if isinstance(result, QueryError):
-        where = f" (column {result.column})" if result.column else ""
-        raise InputError(f"query {result.kind}{where}: {result.message}")
+        raise InputError(result.describe())
+    # Rendering spends the result budgets too: over one, it raises InputError (one line).
     if as_json:
-        emit_json({"expression": expression, "value": to_jsonable(result.value),
+        emit_json({"expression": printable(expression), "value": to_jsonable(result.value),
                    "elapsed_ms": round(result.elapsed_ms, 3)})
     else:
         out.print(to_text(result.value), markup=False)

@@ -39,12 +39,10 @@ from factlog.records import (
 )
 from factlog.sqlite import SqliteFactStore
 from factlog.store import VerifyReport
-from runtime.citations import cite
 from runtime.query_worker import QueryWorker
-from runtime.recall import CodeAnswer, RecallResult, recall
+from runtime.recall import CodeAnswer, RecallResult, code_answer, recall
 from runtime.recall_index import RecallIndex, record_texts
-from runtime.render_value import to_text
-from runtime.safe_eval import QueryError, QueryResult
+from runtime.safe_eval import QueryResult
 from runtime.workspace import Workspace
 from users.anchors import anchor_problems
 from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
@@ -337,14 +335,7 @@ class Memory:
                           until=until, session=session)
 
     def _code_answer(self, user: str, expression: str) -> CodeAnswer:
-        result = self.query(user, expression)
-        if isinstance(result, QueryError):
-            raise InputError(f"--expr: {result.kind}: {result.message}")
-        cited = cite(expression, self.namespace(user), result.value)
-        text = to_text(result.value)
-        if cited.records > len(cited.fact_ids):
-            text += f" (computed over {cited.records} records)"
-        return CodeAnswer(expression, text, cited.fact_ids)
+        return code_answer(expression, self.query(user, expression), self.namespace(user))
 
     # -- export / import ---------------------------------------------------------------
 

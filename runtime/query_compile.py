@@ -54,11 +54,20 @@ def compile_query(expression: str) -> CompiledQuery:
         raise QueryRejected("syntax", error.msg, line, error.offset) from None
     except (ValueError, RecursionError, MemoryError) as error:
         raise QueryRejected("syntax", f"cannot parse: {error}") from None
+    if _is_empty(tree):
+        raise QueryRejected("syntax", "the expression is empty")
     ast.increment_lineno(tree, -1)
     free = _check(tree)
     tree = ast.fix_missing_locations(_Rewriter().visit(tree))
     code = compile(tree, FILENAME, "eval", dont_inherit=True)
     return CompiledQuery(code, free, frozenset(_nested_codes(code)))
+
+
+def _is_empty(tree: ast.Expression) -> bool:
+    """Only blanks or comments: what parses is the `()` our own wrapping parentheses make."""
+    body = tree.body
+    return (isinstance(body, ast.Tuple) and not body.elts
+            and (body.lineno, body.col_offset) == (1, 0))
 
 
 def _reject(node: ast.AST, message: str) -> QueryRejected:

@@ -11,6 +11,18 @@ most `time_limit_s` plus a margin, never over `MAX_WAIT_S`, then SIGKILLs and
 reaps the child. A child that was killed, died, or hit a memory error is
 replaced on the next query.
 
+RLIMIT_AS counts address space, not memory: blocks the parent had allocated and
+freed before the fork are already mapped, so the child can fill them without
+reaching its limit (a long-lived parent has many). A child stopped at the
+deadline that holds more private memory than `memory_limit_mb` is therefore
+reported as over its memory limit, not as slow: the same query gets the same
+answer whatever the parent did before.
+
+The result must fit the budgets of `runtime.result_budget` (values counted as
+expanded, characters, nesting, integer digits): the child checks them before
+pickling, so an oversized answer never travels, and the parent checks the
+unpickled value again before anyone renders or walks it.
+
 Only Linux gets the child (it relies on fork, /proc and RLIMIT_AS); elsewhere
 `run` evaluates in-process with the soft limits only.
 
@@ -43,12 +55,13 @@ from types import TracebackType
 from typing import Any, NoReturn
 
 from runtime import query_policy as P
+from runtime.result_budget import ResultTooLarge, check_result
 from runtime.safe_eval import QueryError, QueryOk, QueryResult, evaluate
 
 FORKING = sys.platform.startswith("linux")
 MAX_WAIT_S = 1.8  # hard bound on one query, whatever time_limit_s says
 MARGIN_S = 0.3  # lets the child's own (clearer) timeout report first
-MAX_RESULT_BYTES = 64 << 20
+MAX_RESULT_BYTES = 16 << 20  # far above what a result within its budgets pickles to
 _MEMORY_EXIT = 3  # the child's exit status after a MemoryError outside `evaluate`
 _SAFE_CLASSES: frozenset[type] = frozenset({
     date, datetime, time, timedelta, timezone, Decimal, Fraction, Counter, range, complex,
@@ -155,8 +168,9 @@ class QueryWorker:
         if not FORKING or len(expression) > P.MAX_EXPRESSION_CHARS:
             # Too long: refused by `evaluate` before anything runs (and every
             # request we send then fits in one pipe buffer).
-            return evaluate(expression, self.namespace, time_limit_s=self.time_limit_s,
-                            memory_limit_mb=self.memory_limit_mb)
+            return within_budget(evaluate(expression, self.namespace,
+                                          time_limit_s=self.time_limit_s,
+                                          memory_limit_mb=self.memory_limit_mb))
         with self._slot.lock:
             if self._closed:
                 raise WorkerClosed("this QueryWorker is closed")
@@ -182,7 +196,11 @@ class QueryWorker:
         try:
             data = _read_frame(child.results, 8, deadline)
         except TimeoutError:
+            over_memory = _private_bytes(child.pid) > self.memory_limit_mb << 20
             self._slot.stop()
+            if over_memory:
+                return QueryError("memory", f"the query used over {self.memory_limit_mb} MB "
+                                  "and was stopped")
             return QueryError("timeout", f"the query ran for over {wait:g} s and was stopped")
         except EOFError:
             return _death(self._slot.stop(), self.memory_limit_mb)
@@ -226,7 +244,30 @@ class QueryWorker:
         if not isinstance(result, (QueryOk, QueryError)):
             self._slot.stop()
             return QueryError("runtime", "the query process sent a malformed answer")
-        return result
+        return within_budget(result)  # checked by the child too; the parent trusts no one
+
+
+def within_budget(result: QueryResult) -> QueryResult:
+    """`result`, or a `too_large` error if its value is over a result budget."""
+    if isinstance(result, QueryOk):
+        try:
+            check_result(result.value)
+        except ResultTooLarge as error:
+            return QueryError("too_large", str(error))
+    return result
+
+
+def _private_bytes(pid: int) -> int:
+    """Memory only this process holds (pages it wrote, its own copies of shared ones); 0 unknown."""
+    total = 0
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as rollup:
+            for line in rollup:
+                if line.startswith((b"Private_Clean:", b"Private_Dirty:")):
+                    total += int(line.split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        return 0
+    return total
 
 
 # --- the child ---------------------------------------------------------------
@@ -244,9 +285,9 @@ def _serve(requests: int, results: int, worker: QueryWorker) -> NoReturn:
                 request = _read_frame(requests, 4, None)
             except EOFError:  # the parent closed the pipe (or exited)
                 break
-            result = evaluate(request.decode("utf-8", "surrogatepass"), worker.namespace,
-                              time_limit_s=worker.time_limit_s,
-                              memory_limit_mb=worker.memory_limit_mb)
+            result = within_budget(evaluate(request.decode("utf-8", "surrogatepass"),
+                                            worker.namespace, time_limit_s=worker.time_limit_s,
+                                            memory_limit_mb=worker.memory_limit_mb))
             _write_frame(results, _encode(result, worker._records), 8)
     except MemoryError:
         status = _MEMORY_EXIT

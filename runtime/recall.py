@@ -17,10 +17,14 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Iterable, Literal
+from typing import Iterable, Literal, Mapping
 
+from factlog.errors import InputError
 from factlog.model import JsonValue
+from runtime.citations import cite
 from runtime.recall_index import Hit, RecallIndex, SearchTimeout, words
+from runtime.render_value import printable, to_text
+from runtime.safe_eval import QueryError, QueryResult
 
 Source = Literal["code", "fact", "record"]
 Gate = Literal["items", "chars", "time"]
@@ -40,6 +44,18 @@ class CodeAnswer:
     expression: str
     value_text: str
     fact_ids: tuple[int, ...] = ()
+
+
+def code_answer(expression: str, result: QueryResult, namespace: Mapping[str, object]) -> CodeAnswer:
+    """The answer of `--expr`, cited; its rendering and citation walk spend the result budgets
+    (`runtime.result_budget`): a failed or oversized answer raises InputError (one line)."""
+    if isinstance(result, QueryError):
+        raise InputError(f"--expr: {result.describe()}")
+    cited = cite(expression, namespace, result.value)
+    text = to_text(result.value)
+    if cited.records > len(cited.fact_ids):
+        text += f" (computed over {cited.records} records)"
+    return CodeAnswer(printable(expression), text, cited.fact_ids)
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,10 @@
 """Turn a query result into JSON-ready data or into text for people.
 
-Both walk at most `max_items` values (shared references count each time they
-are reached), so a result built to be huge fails fast with `RenderTooLarge`.
+Both spend the result budgets of `runtime.result_budget` as they go: at most `max_items`
+values (shared references count each time they are reached), characters, nesting depth,
+integer digits and time, so a result built to be huge fails fast with `ResultTooLarge`
+(an `InputError`: one line, exit 2). Text that cannot be encoded (a lone surrogate such
+as "\\ud800") is shown escaped, never passed on to crash the output stream.
 """
 
 from __future__ import annotations
@@ -14,53 +17,86 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any
 
-MAX_RENDER_ITEMS = 100_000
+from runtime.result_budget import (
+    MAX_RESULT_CHARS,
+    MAX_RESULT_DEPTH,
+    MAX_RESULT_VALUES,
+    Budget,
+    ResultTooLarge,
+    check_int,
+    check_result,
+    too_large,
+)
+
+MAX_RENDER_ITEMS = MAX_RESULT_VALUES
+RenderTooLarge = ResultTooLarge  # the name this module used to raise
 _INLINE_CHARS = 100
 
 JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
 
 
-class RenderTooLarge(ValueError):
-    """The value has more parts than the renderer will walk."""
+def printable(text: str) -> str:
+    """`text`, with anything UTF-8 cannot encode (lone surrogates) shown as `\\udXXX`."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
 
 
-class _Budget:
-    def __init__(self, limit: int) -> None:
-        self.left = limit
-        self.limit = limit
+class _Walk:
+    """The budgets one rendering spends: values and time, depth, characters of text."""
 
-    def spend(self) -> None:
-        self.left -= 1
-        if self.left < 0:
-            raise RenderTooLarge(f"result has over {self.limit:,} parts; narrow the query")
+    def __init__(self, max_items: int) -> None:
+        self.budget = Budget(max_items)
+        self.chars = 0
+
+    def enter(self, depth: int) -> None:
+        self.budget.spend()
+        if depth > MAX_RESULT_DEPTH:
+            raise too_large(f"nested over {MAX_RESULT_DEPTH} levels deep")
+
+    def text(self, text: str) -> str:
+        self.chars += len(text)
+        if self.chars > MAX_RESULT_CHARS:
+            raise too_large(f"over {MAX_RESULT_CHARS:,} characters")
+        return printable(text)
 
 
 def to_jsonable(value: object, *, max_items: int = MAX_RENDER_ITEMS) -> JsonValue:
     """Dates/times as ISO text, Decimal as text, records as objects, sets as sorted lists."""
-    return _json(value, _Budget(max_items))
+    check_result(value, Budget(max_items))  # sized before anything is expanded
+    return _json(value, _Walk(max_items), 0)
 
 
-def _json(value: object, budget: _Budget) -> JsonValue:
-    budget.spend()
-    if value is None or isinstance(value, (bool, str)):
+def _json(value: object, walk: _Walk, depth: int) -> JsonValue:
+    walk.enter(depth)
+    depth += 1
+    if value is None or isinstance(value, bool):
         return value
+    if isinstance(value, str):
+        return walk.text(value)
     if isinstance(value, Enum):
-        return _json(value.value, budget)
+        return _json(value.value, walk, depth)
     if isinstance(value, int):
+        check_int(value)
         return int(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else str(value)
     scalar = _scalar_text(value)
     if scalar is not None:
-        return scalar
+        return walk.text(scalar)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _json(getattr(value, f.name), budget) for f in dataclasses.fields(value)}
+        return {f.name: _json(getattr(value, f.name), walk, depth)
+                for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {_key(k): _json(v, budget) for k, v in value.items()}
+        return {walk.text(_key(k)): _json(v, walk, depth) for k, v in value.items()}
     if isinstance(value, (set, frozenset)):
-        return sorted((_json(v, budget) for v in value), key=_order)
+        return _sorted([_json(v, walk, depth) for v in value])
     if isinstance(value, (list, tuple, range, type({}.keys()), type({}.values()))):
-        return [_json(v, budget) for v in value]
+        return [_json(v, walk, depth) for v in value]
     return f"<{type(value).__name__}>"
 
 
@@ -97,44 +133,53 @@ def _key(key: object) -> str:
         return scalar
     if isinstance(key, tuple):
         return ", ".join(_key(k) for k in key)
+    if isinstance(key, int) and not isinstance(key, bool):
+        check_int(key)
     return str(key) if isinstance(key, (int, float, bool)) or key is None else repr(key)
 
 
-def _order(item: JsonValue) -> tuple[str, str]:
-    """Sort key for mixed set members: by kind, then by value text (numbers padded)."""
-    if isinstance(item, (int, float)) and not isinstance(item, bool):
-        return ("number", f"{item:+032.6f}")
-    return (type(item).__name__, str(item))
+def _sorted(items: list[JsonValue]) -> list[JsonValue]:
+    """Mixed set members in a stable order: by kind, numbers by value, the rest by text."""
+    numbers = sorted(i for i in items if isinstance(i, (int, float)) and not isinstance(i, bool))
+    others = sorted(((type(i).__name__, str(i), i) for i in items
+                     if not isinstance(i, (int, float)) or isinstance(i, bool)),
+                    key=lambda entry: entry[:2])
+    return ([i for kind, _, i in others if kind < "number"] + list(numbers)
+            + [i for kind, _, i in others if kind > "number"])
 
 
 def to_text(value: object, *, max_items: int = MAX_RENDER_ITEMS) -> str:
     """Readable text: scalars plainly, records as `Class: field=value ...`, collections as lines."""
-    return _text(value, _Budget(max_items), 0)
+    check_result(value, Budget(max_items))  # sized before anything is expanded
+    return _text(value, _Walk(max_items), 0, 0)
 
 
-def _text(value: object, budget: _Budget, indent: int) -> str:
-    budget.spend()
+def _text(value: object, walk: _Walk, indent: int, depth: int) -> str:
+    walk.enter(depth)
+    depth += 1
     if value is None:
         return "(none)"
     if isinstance(value, Enum):
-        return _text(value.value, budget, indent)
+        return _text(value.value, walk, indent, depth)
     if isinstance(value, float):
         return f"{value:.12g}" if math.isfinite(value) else str(value)
     if isinstance(value, datetime):
         return value.isoformat(sep=" ", timespec="minutes" if not value.second else "seconds")
     if isinstance(value, timedelta):
         return str(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        check_int(value)
     if isinstance(value, (str, bool, int, date, time, Decimal)):
-        return str(value)
+        return walk.text(str(value))
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _record_text(value, budget, indent)
+        return _record_text(value, walk, indent, depth)
     if isinstance(value, Mapping):
-        return _lines([f"{_text(k, budget, 0)}: {_text(v, budget, indent + 2)}"
+        return _lines([f"{_text(k, walk, 0, depth)}: {_text(v, walk, indent + 2, depth)}"
                        for k, v in value.items()], indent, "(empty)")
     if isinstance(value, (set, frozenset)):
-        items = sorted((_text(v, budget, indent + 2) for v in value))
+        items = sorted((_text(v, walk, indent + 2, depth) for v in value))
     elif isinstance(value, (list, tuple, range, type({}.keys()), type({}.values()))):
-        items = [_text(v, budget, indent + 2) for v in value]
+        items = [_text(v, walk, indent + 2, depth) for v in value]
     else:
         return f"<{type(value).__name__}>"
     if isinstance(value, tuple):
@@ -145,12 +190,13 @@ def _text(value: object, budget: _Budget, indent: int) -> str:
     return _lines([f"- {item}" for item in items], indent, "(empty)")
 
 
-def _record_text(record: Any, budget: _Budget, indent: int) -> str:
+def _record_text(record: Any, walk: _Walk, indent: int, depth: int) -> str:
     fields = [(f.name, getattr(record, f.name)) for f in dataclasses.fields(record)]
-    shown = [f"{name}={_text(v, budget, indent + 2)}" for name, v in fields
+    shown = [f"{name}={_text(v, walk, indent + 2, depth)}" for name, v in fields
              if v is not None and name != "fact_ids"]
     facts = getattr(record, "fact_ids", None)
-    cite = f" [facts {', '.join(str(i) for i in facts)}]" if facts else ""
+    ids = [_text(i, walk, 0, depth) for i in facts] if isinstance(facts, (list, tuple)) else []
+    cite = f" [facts {', '.join(ids)}]" if ids else ""
     return f"{type(record).__name__}: {', '.join(shown)}{cite}"
 
 

@@ -23,7 +23,7 @@ from runtime.query_builtins import query_builtins
 from runtime.query_compile import FILENAME, QueryRejected, compile_query
 from runtime.query_guard import Guard, QueryForbidden, QueryMemory, QueryTimeout
 
-ErrorKind = Literal["syntax", "forbidden", "timeout", "memory", "runtime"]
+ErrorKind = Literal["syntax", "forbidden", "timeout", "memory", "too_large", "runtime"]
 _BUILTIN_NAMES = frozenset(dir(builtins))
 _PLAIN_ARGS = (str, int, float, bool, type(None))
 _MAX_MESSAGE = 300
@@ -43,6 +43,13 @@ class QueryError:
     message: str
     line: int | None = None
     column: int | None = None
+
+    def describe(self) -> str:
+        """One line for people: `query syntax (column 3): ...`, or `result too large: ...`."""
+        if self.kind == "too_large":
+            return self.message
+        where = f" (column {self.column})" if self.column else ""
+        return f"query {self.kind}{where}: {self.message}"
 
 
 QueryResult = QueryOk | QueryError
