@@ -73,8 +73,10 @@ class Memory:
         self.facts: SqliteFactStore = workspace.open_facts()
         self.versions = VersionStore(workspace.users_dir)
         self._validator: Validator | None = None
-        self._modules: dict[tuple[str, int], ModuleType] = {}
-        self._workers: dict[tuple[str, int], QueryWorker] = {}
+        # Keyed by the files' hash too: a user forgotten and re-created (by any process) numbers
+        # versions from 1 again, and must never be served the old user's module.
+        self._modules: dict[tuple[str, int, str], ModuleType] = {}
+        self._workers: dict[tuple[str, int, str], QueryWorker] = {}
 
     @staticmethod
     def open(home: Path | str | None = None) -> Memory:
@@ -208,7 +210,7 @@ class Memory:
         info = self.versions.current(user) if version is None else self.versions.get(user, version)
         if info is None:
             raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
-        key = (user, info.number)
+        key = (user, info.number, info.files_sha256)
         if key in self._modules:
             self.versions.check(info)  # a stat per file while nothing changed
         else:
@@ -252,7 +254,7 @@ class Memory:
         info = self.versions.current(user) if version is None else self.versions.get(user, version)
         if info is None:
             raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
-        key = (user, info.number)
+        key = (user, info.number, info.files_sha256)
         self.versions.check(info)  # also when a worker already holds the module
         worker = self._workers.get(key)
         if worker is None:

@@ -265,8 +265,7 @@ class VersionStore:
         for info in self.history(user):
             problem = version_problem(info, use_cache=False)
             if problem is not None:
-                problems.append((info.number, f"files do not match the hashes recorded when it was "
-                                              f"published: {problem}"))
+                problems.append((info.number, problem))
         return problems
 
     def check(self, info: VersionInfo) -> None:
