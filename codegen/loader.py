@@ -86,11 +86,11 @@ class PackageLoadError(ImportError):
 
 
 class TamperedFile(PackageLoadError):
-    """A file's bytes differ from the hash the package was pinned to (`name` is the file)."""
+    """A file's bytes differ from the hash the package was pinned to (`file` names it)."""
 
     def __init__(self, name: str) -> None:
         super().__init__(f"{name} does not match its recorded hash")
-        self.name = name
+        self.file = name
 
 
 def module_name_for(user: str, version: str) -> str:

@@ -119,7 +119,7 @@ def race(tmp_path: Path, rounds: int, seed: int) -> None:
 
 
 def test_forget_racing_checkpoint_alerts_and_recall(tmp_path: Path) -> None:
-    race(tmp_path, rounds=6, seed=7)
+    race(tmp_path, rounds=4, seed=7)
 
 
 @pytest.mark.slow
@@ -130,8 +130,8 @@ def test_forget_racing_checkpoint_many_rounds(tmp_path: Path) -> None:
 def test_a_checkpoint_that_read_the_log_before_a_forget_does_not_publish(tmp_path: Path) -> None:
     """Even without the workspace lock (a producer that is still compiling when the forget
     lands, e.g. in a process that does not hold it), the epoch check refuses the publish."""
-    from users.checkpoint import Unchanged, checkpoint
     from codegen.compile import compile_package
+    from users.checkpoint import Unchanged, checkpoint
 
     mem = Memory.open(tmp_path / "home")
     mem.add(VICTIM, "Old trip", kind="trip", key="T1", fields={"destination": "Oldtown"})

@@ -290,7 +290,7 @@ class VersionStore:
         try:
             return load_package(info.path, module_name_for(user, info.name), info.file_sha256 or None)
         except TamperedFile as exc:
-            raise tampered(info, exc.name) from None
+            raise tampered(info, exc.file) from None
         finally:
             sys.dont_write_bytecode = saved
 
