@@ -22,7 +22,7 @@ from pathlib import Path
 from factlog.errors import InputError
 from users.versions import VersionInfo
 
-PACKAGE_FILE = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
+FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)  # the only files a package may hold
 META_FILE = "meta.json"
 
 Identity = tuple[tuple[str, int, int, int, int, int], ...]
@@ -93,7 +93,7 @@ def _problem(info: VersionInfo, identity: Identity) -> str | None:
     for name, _ino, _size, _mtime, _ctime, mode in identity:
         if name == META_FILE:
             continue
-        if not PACKAGE_FILE.fullmatch(name) or not stat.S_ISREG(mode):
+        if not FILE_NAME.fullmatch(name) or not stat.S_ISREG(mode):
             return f"{name} was added since it was published"
         try:
             with open(info.path / name, "rb") as handle:

@@ -23,7 +23,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import sys
 import uuid
 from collections.abc import Iterator, Mapping
@@ -35,7 +34,15 @@ from codegen.loader import TamperedFile, load_package, module_name_for, unload_p
 from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import check_user_id
-from users.integrity import check_version, file_hashes, files_digest, tampered, version_problem
+from users.integrity import (
+    FILE_NAME,
+    META_FILE,
+    check_version,
+    file_hashes,
+    files_digest,
+    tampered,
+    version_problem,
+)
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -45,10 +52,8 @@ from users.versions import (
     version_name,
 )
 
-FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
 MAX_FILES = 4096
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
-META_FILE = "meta.json"
 CURRENT_FILE = "current"
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".lock"
