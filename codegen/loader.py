@@ -20,6 +20,7 @@ import sys
 import threading
 import types
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
 
 MODULE_PREFIX = "_uac_gen"
@@ -38,6 +39,9 @@ class _CodeCache:
 
     def code(self, data: bytes, path: str) -> types.CodeType:
         key = hashlib.sha256(data).hexdigest()
+        expected = _EXPECTED.get(str(Path(path).parent))
+        if expected is not None and expected.get(Path(path).name) != key:
+            raise TamperedFile(Path(path).name)
         with self._lock:
             code = self._codes.pop(key, None)
         if code is None:
@@ -58,6 +62,7 @@ class _CodeCache:
 
 CODE_CACHE = _CodeCache()
 _DIRECTORIES: dict[str, str] = {}  # package directory -> module name, while loaded
+_EXPECTED: dict[str, Mapping[str, str]] = {}  # package directory -> file name -> sha256, if pinned
 
 
 class _CachedSourceLoader(importlib.machinery.SourceFileLoader):
@@ -80,6 +85,14 @@ class PackageLoadError(ImportError):
     """The package could not be imported; nothing of it stays in `sys.modules`."""
 
 
+class TamperedFile(PackageLoadError):
+    """A file's bytes differ from the hash the package was pinned to (`file` names it)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(f"{name} does not match its recorded hash")
+        self.file = name
+
+
 def module_name_for(user: str, version: str) -> str:
     """A valid, unique top-level module name for one version of one user's package.
 
@@ -92,12 +105,15 @@ def module_name_for(user: str, version: str) -> str:
     return f"{MODULE_PREFIX}_{slug_user}_{slug_version}_{digest}"
 
 
-def load_package(directory: Path, module_name: str) -> types.ModuleType:
+def load_package(directory: Path, module_name: str,
+                 pinned: Mapping[str, str] | None = None) -> types.ModuleType:
     """Import `directory` (holding `__init__.py`) as the package `module_name`.
 
     A package already loaded under that name is unloaded first. On any error while
     importing, everything registered under the name is removed again and
-    `PackageLoadError` carries the cause.
+    `PackageLoadError` carries the cause. With `pinned` (file name -> sha256), a file whose
+    bytes, as read for compiling, do not match raises `TamperedFile`: what runs is what
+    was checked.
     """
     if not module_name.isidentifier() or not module_name.isascii():
         raise PackageLoadError(f"{module_name!r} is not a valid module name")
@@ -107,6 +123,8 @@ def load_package(directory: Path, module_name: str) -> types.ModuleType:
     unload_package(module_name)
     location = str(directory.resolve())
     _DIRECTORIES[location] = module_name
+    if pinned is not None:
+        _EXPECTED[location] = dict(pinned)
     sys.path_importer_cache.pop(location, None)  # a fresh finder sees the directory as it is now
     spec = importlib.util.spec_from_file_location(
         module_name, Path(location) / "__init__.py",
@@ -119,6 +137,9 @@ def load_package(directory: Path, module_name: str) -> types.ModuleType:
     sys.modules[module_name] = module
     try:
         spec.loader.exec_module(module)
+    except TamperedFile:
+        unload_package(module_name)
+        raise
     except Exception as exc:
         unload_package(module_name)
         raise PackageLoadError(f"importing {directory.name}: {type(exc).__name__}: {exc}") from exc
@@ -136,5 +157,6 @@ def unload_package(module_name: str) -> int:
         del sys.modules[name]
     for location in [loc for loc, name in _DIRECTORIES.items() if name == module_name]:
         del _DIRECTORIES[location]
+        _EXPECTED.pop(location, None)
         sys.path_importer_cache.pop(location, None)
     return len(names)

@@ -88,8 +88,10 @@ class Memory:
         self.facts: SqliteFactStore = workspace.open_facts()
         self.versions = VersionStore(workspace.users_dir)
         self._validator: Validator | None = None
-        self._modules: dict[tuple[str, int], ModuleType] = {}
-        self._workers: dict[tuple[str, int], QueryWorker] = {}
+        # Keyed by the files' hash too: a user forgotten and re-created (by any process) numbers
+        # versions from 1 again, and must never be served the old user's module.
+        self._modules: dict[tuple[str, int, str], ModuleType] = {}
+        self._workers: dict[tuple[str, int, str], QueryWorker] = {}
 
     @staticmethod
     def open(home: Path | str | None = None) -> Memory:
@@ -164,12 +166,13 @@ class Memory:
     def forget(self, user: str) -> int:
         """Erase a user everywhere: facts, versions, alert state, recall index."""
         check_user_id(user)
-        gone = self.facts.forget(user)
-        self.versions.forget(user)
-        self.validator.forget(user)
-        if self.workspace.index_db.exists():
-            with RecallIndex(self.workspace.index_db) as index:
-                index.forget(user)
+        with self.versions.forgetting():  # waits for running checkpoints, alert runs, recalls
+            gone = self.facts.forget(user)
+            self.versions.forget(user)
+            self.validator.forget(user)
+            if self.workspace.index_db.exists():
+                with RecallIndex(self.workspace.index_db) as index:
+                    index.forget(user)
         self._modules = {k: v for k, v in self._modules.items() if k[0] != user}
         for key in [k for k in self._workers if k[0] == user]:
             self._workers.pop(key).close()
@@ -216,10 +219,11 @@ class Memory:
     def checkpoint_and_alert(self, user: str, now: datetime | None = None,
                              on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
         """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
-        result = self.checkpoint(user)
-        alerts = None
-        if isinstance(result, Published):
-            alerts = self.alerts(user, now, on_new_alert=on_new_alert)
+        with self.versions.in_use():  # no forget between the two
+            result = self.checkpoint(user)
+            alerts = None
+            if isinstance(result, Published):
+                alerts = self.alerts(user, now, on_new_alert=on_new_alert)
         return CheckpointReport(user, result, alerts)
 
     def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
@@ -249,8 +253,10 @@ class Memory:
         info = self.versions.current(user) if version is None else self.versions.get(user, version)
         if info is None:
             raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
-        key = (user, info.number)
-        if key not in self._modules:
+        key = (user, info.number, info.files_sha256)
+        if key in self._modules:
+            self.versions.check(info)  # a stat per file while nothing changed
+        else:
             self._modules[key] = self.versions.load(user, info.number)
         return self._modules[key]
 
@@ -291,7 +297,8 @@ class Memory:
         info = self.versions.current(user) if version is None else self.versions.get(user, version)
         if info is None:
             raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
-        key = (user, info.number)
+        key = (user, info.number, info.files_sha256)
+        self.versions.check(info)  # also when a worker already holds the module
         worker = self._workers.get(key)
         if worker is None:
             for stale in [k for k in self._workers if k[0] == user]:
@@ -307,13 +314,14 @@ class Memory:
                on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
         """Run every constraint over the current version; diff against the last run and keep it.
         A user constraint file that fails to load is reported among the errors."""
-        module = self.module(user)
-        info = self.versions.current(user)
         constraints, failures = self.constraints()
         moment = now or datetime.now(timezone.utc)
-        diff = evaluate_and_record(module, moment, constraints,
-                                   self.versions.user_dir(user) / "alerts.json",
-                                   info.number if info else None, on_new_alert)
+        with self.versions.in_use():  # a forget waits, so no alert state outlives it
+            info = self.versions.current(user)
+            module = self.module(user, None if info is None else info.number)
+            diff = evaluate_and_record(module, moment, constraints,
+                                       self.versions.user_dir(user) / "alerts.json",
+                                       info.number if info else None, on_new_alert)
         broken = tuple(ConstraintError(f"constraints/{f.name}", f.error) for f in failures)
         return replace(diff, errors=broken + diff.errors)
 
@@ -323,7 +331,7 @@ class Memory:
                until: date | None = None, session: str | None = None) -> RecallResult:
         check_user_id(user)
         code = None
-        with RecallIndex(self.workspace.index_db) as index:
+        with self.versions.in_use(), RecallIndex(self.workspace.index_db) as index:
             index.sync_facts(user, self.facts.facts(user, after=index.last_fact_id(user)))
             current = self.versions.current(user)
             if current is not None and index.record_version(user) != current.number:

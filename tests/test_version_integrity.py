@@ -23,4 +23,4 @@ def test_verify_names_a_version_whose_files_were_edited(tmp_path: Path, uac: Any
     report = json.loads(r.out)
     assert report["facts_ok"] is True and report["ok"] is False
     assert report["version_problems"] == [{"user": "alice", "version": 1,
-                                          "reason": "files do not match the hash recorded when it was published"}]
+                                          "reason": "trip_000.py changed since it was published"}]

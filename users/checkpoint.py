@@ -21,7 +21,7 @@ from codegen.problems import Problem, format_problems
 from codegen.validate import Invalid, Validator
 from factlog.model import Fact
 from factlog.store import FactStore
-from users.store import VersionStore
+from users.store import ForgottenMeanwhile, VersionStore
 from users.versions import PublishMeta, VersionInfo
 
 Producer = Callable[[str, Sequence[Fact]], GeneratedPackage]
@@ -70,6 +70,16 @@ def anchor_hash(log: Sequence[Fact], position: int) -> str | None:
 def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str, *,
                stage_root: Path, producer: Producer = compile_package,
                producer_name: str = "compiler") -> CheckpointResult:
+    """Holds `versions.in_use()` throughout, so a `forget` waits for it; and publishes only
+    if no forget ran since the log was read (the store's epoch), so a forgotten user's facts
+    never come back as a version, nor mix with facts of a new user of the same name."""
+    with versions.in_use():
+        return _checkpoint(facts, versions, validator, user, stage_root, producer, producer_name)
+
+
+def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str,
+                stage_root: Path, producer: Producer, producer_name: str) -> CheckpointResult:
+    epoch = versions.epoch()  # before anything of the log is read
     current = versions.current(user)
     head = facts.head(user)
     if current is not None and current.meta.log_position >= head:
@@ -99,8 +109,10 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
             renamed_fields=package.renamed_fields,
             log_hash=anchor_hash(log, package.log_position),
-        ))
+        ), epoch=epoch)
         timings["publish"] = time.perf_counter() - started
+    except ForgottenMeanwhile as exc:
+        return Unchanged(None, str(exc))
     finally:
         unload_package(result.module_name)
         shutil.rmtree(stage_dir, ignore_errors=True)

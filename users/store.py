@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
-import re
 import sys
 import uuid
 from collections.abc import Iterator, Mapping
@@ -32,10 +30,19 @@ from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 
-from codegen.loader import load_package, module_name_for, unload_package
+from codegen.loader import TamperedFile, load_package, module_name_for, unload_package
 from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import check_user_id
+from users.integrity import (
+    FILE_NAME,
+    META_FILE,
+    check_version,
+    file_hashes,
+    files_digest,
+    tampered,
+    version_problem,
+)
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -45,14 +52,18 @@ from users.versions import (
     version_name,
 )
 
-FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
 MAX_FILES = 4096
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
-META_FILE = "meta.json"
 CURRENT_FILE = "current"
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".lock"
 FORGET_PREFIX = fsio.TEMP_PREFIX + "forget-"
+FORGET_LOCK = ".forget.lock"  # in the store's root: shared by builders, exclusive for forget
+EPOCH_FILE = ".epoch"  # in the store's root: a new random token on every forget
+
+
+class ForgottenMeanwhile(NotFound):
+    """The user was forgotten after a checkpoint read their log: it must not publish."""
 
 
 def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
@@ -79,13 +90,6 @@ def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
     if total > MAX_TOTAL_BYTES:
         raise InputError(f"a package of {total} bytes is larger than {MAX_TOTAL_BYTES}")
     return encoded
-
-
-def files_digest(files: Mapping[str, bytes]) -> str:
-    digest = hashlib.sha256()
-    for name in sorted(files):
-        digest.update(name.encode("ascii") + b"\0" + files[name] + b"\0")
-    return digest.hexdigest()
 
 
 def _now() -> str:
@@ -134,6 +138,49 @@ class VersionStore:
                     return
             finally:
                 os.close(fd)  # closing releases the lock
+
+    # -- forget against builders --------------------------------------------------------
+
+    @contextlib.contextmanager
+    def in_use(self) -> Iterator[None]:
+        """Hold while reading a user's log and writing what is derived from it (a version,
+        alert state, index rows): `forget` waits until every holder is done, and nothing
+        starts while it runs, so nothing derived from a forgotten log survives it."""
+        with self._forget_lock(fcntl.LOCK_SH):
+            yield
+
+    @contextlib.contextmanager
+    def forgetting(self) -> Iterator[None]:
+        """Hold (exclusively) for the whole of erasing a user; see `in_use`."""
+        with self._forget_lock(fcntl.LOCK_EX):
+            yield
+
+    @contextlib.contextmanager
+    def _forget_lock(self, mode: int) -> Iterator[None]:
+        path = self.root / FORGET_LOCK
+        fd: int | None = None
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:  # a read-only workspace: a lock can still be taken on an existing file
+            with contextlib.suppress(OSError):
+                fd = os.open(path, os.O_RDONLY)
+        if fd is None:  # nothing can be forgotten (or published) where this cannot be created
+            yield
+            return
+        try:
+            fcntl.flock(fd, mode)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
+    def epoch(self) -> str:
+        """A token that every `forget` (of any user) replaces. A checkpoint reads it before
+        the log and publishes only if it is unchanged, checked under the user's lock."""
+        try:
+            return (self.root / EPOCH_FILE).read_text(encoding="ascii").strip()
+        except FileNotFoundError:
+            return ""
 
     # -- reading -------------------------------------------------------------------------
 
@@ -221,24 +268,34 @@ class VersionStore:
         """Re-hash every stored version's files against its meta; (version, problem) per mismatch."""
         problems = []
         for info in self.history(user):
-            encoded = {name: text.encode("utf-8") for name, text in self.files(user, info.number).items()}
-            if files_digest(encoded) != info.files_sha256:
-                problems.append((info.number, "files do not match the hash recorded when it was published"))
+            problem = version_problem(info, use_cache=False)
+            if problem is not None:
+                problems.append((info.number, problem))
         return problems
+
+    def check(self, info: VersionInfo) -> None:
+        """Refuse (`IntegrityError`) a version whose folder is not as published; cheap when
+        nothing changed since the last check in this process (see `users.integrity`)."""
+        check_version(info)
 
     def load(self, user: str, number: int | str | None = None) -> ModuleType:
         """Import a version (the current one by default) under a name unique to (user, version).
 
-        Versions are published only after validation, so importing them is allowed. No
-        bytecode is written: the version folder stays exactly as published.
+        Versions are published only after validation, so importing them is allowed, once
+        their files are checked against the hashes recorded at publishing (`check`); the
+        import itself compiles only bytes that match those hashes. No bytecode is written:
+        the version folder stays exactly as published.
         """
         info = self.current(user) if number is None else self.get(user, number)
         if info is None:
             raise NotFound(f"user {user!r} has no published version")
+        self.check(info)
         saved = sys.dont_write_bytecode
         sys.dont_write_bytecode = True
         try:
-            return load_package(info.path, module_name_for(user, info.name))
+            return load_package(info.path, module_name_for(user, info.name), info.file_sha256 or None)
+        except TamperedFile as exc:
+            raise tampered(info, exc.file) from None
         finally:
             sys.dont_write_bytecode = saved
 
@@ -255,19 +312,26 @@ class VersionStore:
         assert info is not None
         return info
 
-    def publish_if_newer(self, user: str, files: Mapping[str, str], meta: PublishMeta) -> VersionInfo | None:
+    def publish_if_newer(self, user: str, files: Mapping[str, str], meta: PublishMeta, *,
+                         epoch: str | None = None) -> VersionInfo | None:
         """As `publish`, unless the current version already covers `meta.log_position` (a
         concurrent checkpoint got there first): then nothing is written and None returned, so
-        the current version never moves back in the log."""
-        return self._publish(user, files, meta, only_if_newer=True)
+        the current version never moves back in the log. With `epoch` (read by the caller
+        before it read the log), raises `ForgottenMeanwhile` if a forget ran since."""
+        return self._publish(user, files, meta, only_if_newer=True, epoch=epoch)
 
     def _publish(self, user: str, files: Mapping[str, str], meta: PublishMeta,
-                 only_if_newer: bool) -> VersionInfo | None:
+                 only_if_newer: bool, epoch: str | None = None) -> VersionInfo | None:
         self.user_dir(user)
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):
             raise InputError("meta must be a PublishMeta")
         with self._locked(user) as folder:
+            if epoch is not None and self.epoch() != epoch:
+                if not self._numbers(folder):
+                    self._erase(folder)  # the folder `_locked` made for a user now forgotten
+                raise ForgottenMeanwhile(f"user {user!r} was forgotten while this version was "
+                                         "being built; nothing was published")
             current = self.current(user)
             if only_if_newer and current is not None and current.meta.log_position >= meta.log_position:
                 return None
@@ -281,6 +345,7 @@ class VersionStore:
                 parent=self._current_number(folder),
                 files_sha256=files_digest(encoded),
                 meta=meta,
+                file_sha256=file_hashes(encoded),
             )
             self._write_version(folder, info, encoded)
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
@@ -320,18 +385,25 @@ class VersionStore:
         return info
 
     def forget(self, user: str) -> bool:
-        """Erase the user's folder and unload their modules; False if there was nothing."""
-        folder = self.user_dir(user)
-        if not folder.exists():
-            return False
+        """Erase the user's folder and unload their modules; False if there was nothing.
+
+        The epoch changes first, under the user's lock, so a checkpoint that read the log
+        before this forget cannot publish after it (callers hold `forgetting` as well, so
+        such a checkpoint has normally finished before this runs).
+        """
+        existed = self.user_dir(user).exists()
         with self._locked(user) as folder:
+            fsio.replace_file(self.root / EPOCH_FILE, (uuid.uuid4().hex + "\n").encode("ascii"))
             for number in self._numbers(folder):
                 unload_package(module_name_for(user, version_name(number)))
-            doomed = self.root / f"{FORGET_PREFIX}{uuid.uuid4().hex}"
-            os.rename(folder, doomed)
-            fsio.fsync_dir(self.root)
-        # This folder and any left by a forget that crashed before finishing.
+            self._erase(folder)
+        return existed
+
+    def _erase(self, folder: Path) -> None:
+        """Move a user folder out of sight at once, then delete it (and any left by a crash)."""
+        doomed = self.root / f"{FORGET_PREFIX}{uuid.uuid4().hex}"
+        os.rename(folder, doomed)
+        fsio.fsync_dir(self.root)
         for entry in self.root.iterdir():
             if entry.name.startswith(FORGET_PREFIX):
                 fsio.remove_tree(entry)
-        return True

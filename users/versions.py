@@ -148,6 +148,7 @@ class VersionInfo:
     parent: int | None  # the version that was current when this one was published
     files_sha256: str  # over the sorted (name, source) pairs
     meta: PublishMeta
+    file_sha256: dict[str, str] = field(default_factory=dict)  # file name -> sha256; empty in older versions
 
     @property
     def name(self) -> str:
@@ -161,6 +162,8 @@ class VersionInfo:
             "parent": self.parent,
             "files_sha256": self.files_sha256,
         }
+        if self.file_sha256:
+            data["file_sha256"] = dict(self.file_sha256)
         data.update(self.meta.to_json())
         return data
 
@@ -173,6 +176,10 @@ class VersionInfo:
     def from_meta_json(user: str, path: Path, data: Mapping[str, Any]) -> VersionInfo:
         try:
             parent = data["parent"]
+            per_file = data.get("file_sha256") or {}
+            if not isinstance(per_file, dict) or not all(
+                    isinstance(k, str) and isinstance(v, str) for k, v in per_file.items()):
+                raise InputError(f"{path / 'meta.json'}: file_sha256 must map file names to hashes")
             return VersionInfo(
                 user=user,
                 number=check_version_number(data["version"]),
@@ -181,6 +188,7 @@ class VersionInfo:
                 parent=None if parent is None else check_version_number(parent),
                 files_sha256=str(data["files_sha256"]),
                 meta=PublishMeta.from_json(data),
+                file_sha256=dict(per_file),
             )
         except KeyError as exc:
             raise InputError(f"{path / 'meta.json'} lacks {exc}") from None

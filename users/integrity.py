@@ -1,0 +1,151 @@
+"""Before a version is imported, its folder must still hold exactly the files it was published with.
+
+`check_version` compares the folder against `meta.json` (the sha256 of every file and of
+the whole package) and refuses any difference: a changed, added or deleted file, or an
+entry that is not a plain package file. Hashing a package on every query would be
+wasteful, so a folder that passed is remembered by the identity of its entries (name,
+inode, size, mtime and ctime of each): an unchanged identity is not hashed again. The
+ctime is set by the kernel on every write, rename or `utime`, so restoring a file's mtime
+does not hide an edit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from factlog.errors import InputError
+from users.versions import VersionInfo
+
+FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)  # the only files a package may hold
+META_FILE = "meta.json"
+
+Identity = tuple[tuple[str, int, int, int, int, int], ...]
+
+
+class IntegrityError(InputError):
+    """A stored version's files differ from what was published: it must not be imported."""
+
+
+def files_digest(files: Mapping[str, bytes]) -> str:
+    """The package hash recorded in `meta.json` (`files_sha256`): over sorted (name, bytes) pairs."""
+    digest = hashlib.sha256()
+    for name in sorted(files):
+        digest.update(name.encode("ascii") + b"\0" + files[name] + b"\0")
+    return digest.hexdigest()
+
+
+def file_hashes(files: Mapping[str, bytes]) -> dict[str, str]:
+    """The per-file hashes recorded in `meta.json` (`file_sha256`)."""
+    return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}
+
+
+class _CheckedFolders:
+    """Folder → the identity of its entries when it last passed; `hashed` counts full checks."""
+
+    def __init__(self) -> None:
+        self._passed: dict[tuple[str, str], Identity] = {}
+        self._lock = threading.Lock()
+        self.hashed = 0
+
+    def get(self, key: tuple[str, str]) -> Identity | None:
+        with self._lock:
+            return self._passed.get(key)
+
+    def put(self, key: tuple[str, str], identity: Identity) -> None:
+        with self._lock:
+            self._passed[key] = identity
+
+    def drop(self, key: tuple[str, str]) -> None:
+        with self._lock:
+            self._passed.pop(key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._passed.clear()
+
+
+CHECKED = _CheckedFolders()
+
+
+def _identity(path: Path) -> Identity:
+    entries = []
+    with os.scandir(path) as found:
+        for entry in found:
+            st = entry.stat(follow_symlinks=False)
+            entries.append((entry.name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
+    return tuple(sorted(entries))
+
+
+def _fail(info: VersionInfo, problem: str) -> IntegrityError:
+    return IntegrityError(f"version {info.number} of {info.user} failed its integrity check: "
+                          f"{problem}; run uac verify")
+
+
+def _problem(info: VersionInfo, identity: Identity) -> str | None:
+    """Why the folder does not match its metadata, or None. Reads and hashes every file."""
+    files: dict[str, bytes] = {}
+    for name, _ino, _size, _mtime, _ctime, mode in identity:
+        if name == META_FILE:
+            continue
+        if not FILE_NAME.fullmatch(name) or not stat.S_ISREG(mode):
+            return f"{name} was added since it was published"
+        try:
+            with open(info.path / name, "rb") as handle:
+                files[name] = handle.read()
+        except OSError as exc:
+            return f"{name} cannot be read ({exc.strerror})"
+    recorded = info.file_sha256
+    if recorded:
+        hashes = file_hashes(files)
+        for name in sorted(set(recorded) | set(hashes)):
+            if name not in hashes:
+                return f"{name} was deleted since it was published"
+            if name not in recorded:
+                return f"{name} was added since it was published"
+            if hashes[name] != recorded[name]:
+                return f"{name} changed since it was published"
+    if files_digest(files) != info.files_sha256:
+        return "its files changed since it was published"
+    return None
+
+
+def version_problem(info: VersionInfo, *, use_cache: bool = True) -> str | None:
+    """What is wrong with the stored files of `info`, or None when they are as published."""
+    key = (str(info.path), info.files_sha256)
+    try:
+        identity = _identity(info.path)
+    except OSError as exc:
+        return f"its folder cannot be read ({exc.strerror})"
+    if use_cache and CHECKED.get(key) == identity:
+        return None
+    CHECKED.hashed += 1
+    problem = _problem(info, identity)
+    if problem is not None:
+        CHECKED.drop(key)
+        return problem
+    try:
+        unchanged = _identity(info.path) == identity  # nothing moved while it was being read
+    except OSError:
+        unchanged = False
+    if unchanged:
+        CHECKED.put(key, identity)
+    return None
+
+
+def check_version(info: VersionInfo) -> None:
+    """Raise `IntegrityError` (one line, exit 2 in the CLI) unless the version is as published."""
+    problem = version_problem(info)
+    if problem is not None:
+        raise _fail(info, problem)
+
+
+def tampered(info: VersionInfo, name: str) -> IntegrityError:
+    """The error for a file found changed while it was being imported."""
+    CHECKED.drop((str(info.path), info.files_sha256))
+    return _fail(info, f"{name} changed since it was published")
