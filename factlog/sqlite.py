@@ -18,7 +18,7 @@ from typing import Any, Iterator, Sequence
 
 from factlog.errors import InputError, NotFound
 from factlog.hashing import GENESIS, canonical_json, content_hash
-from factlog.migrations import migrate
+from factlog.migrations import MIGRATIONS, migrate
 from factlog.model import Fact, NewFact, Provenance, check_user_id
 from factlog.store import VerifyReport
 
@@ -65,10 +65,15 @@ def _fact_to_row(fact: Fact) -> tuple[Any, ...]:
 class SqliteFactStore:
     """`FactStore` over SQLite. One connection per instance; safe to share across threads."""
 
-    def __init__(self, path: Path | str) -> None:
+    def __init__(self, path: Path | str, *, read_only: bool = False) -> None:
+        """`read_only`: open with SQLite's `mode=ro` (nothing is created, migrated or
+        written; a missing file reads as an empty log)."""
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
+        if read_only:
+            self._db = _open_read_only(self.path)
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, isolation_level=None, timeout=60, check_same_thread=False)
         self._db.execute("PRAGMA busy_timeout = 60000")
         self._db.execute("PRAGMA journal_mode = WAL")
@@ -251,6 +256,25 @@ class SqliteFactStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    if not path.exists():  # nothing written yet: an empty log, in memory
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        migrate(db)
+        return db
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                         timeout=60, check_same_thread=False)
+    db.execute("PRAGMA busy_timeout = 60000")
+    try:
+        applied = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise InputError(f"cannot read the fact log {path}: {exc}") from None
+    if any(m.__name__ not in applied for m in MIGRATIONS):
+        db.close()
+        raise InputError(f"the fact log {path} needs a schema upgrade, which a read-only open cannot do")
+    return db
 
 
 def _with_hash(fact: Fact) -> Fact:

@@ -7,6 +7,9 @@
     <home>/cache/            validation and mypy caches (derived)
 
 `home` comes from `--home`, else `UAC_HOME`, else `~/.uac`.
+
+A workspace opened read-only is never created or written: its log is opened with SQLite's
+`mode=ro`, and a home that does not exist yet reads as an empty log.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from factlog.errors import InputError
 from factlog.sqlite import SqliteFactStore
 
 
@@ -23,14 +27,46 @@ def default_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".uac"
 
 
+def check_home(path: Path) -> None:
+    """Refuse a home that is a file, or lies below a file (one clear line, nothing created)."""
+    if path.exists():
+        if not path.is_dir():
+            raise InputError(f"workspace {path} is not a folder")
+        return
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"workspace {path} cannot be created: {parent} is not a folder")
+            return
+
+
+def is_writable(home: Path) -> bool:
+    """Whether this process may write the workspace (its folder and, if present, its log)."""
+    db = home / "facts.db"
+    return os.access(home, os.W_OK) and (not db.exists() or os.access(db, os.W_OK))
+
+
 @dataclass(frozen=True)
 class Workspace:
     home: Path
+    read_only: bool = False
 
     @staticmethod
-    def at(home: Path | str | None = None) -> Workspace:
+    def at(home: Path | str | None = None, *, read_only: bool = False) -> Workspace:
+        """The workspace at `home`. Writable (the default): created if missing; refused with a
+        clear message when it cannot be written. Read-only: never created nor written."""
+        if home is not None and not str(home).strip():
+            raise InputError("the workspace folder (--home) is empty: give a folder")
         path = Path(home).expanduser() if home is not None else default_home()
-        path.mkdir(parents=True, exist_ok=True)
+        check_home(path)
+        if read_only:
+            return Workspace(path.resolve(), read_only=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"workspace {path} cannot be created: {exc.strerror}") from None
+        if not is_writable(path):
+            raise InputError(f"workspace {path} is read-only: this command writes to it")
         return Workspace(path.resolve())
 
     @property
@@ -50,4 +86,6 @@ class Workspace:
         return self.home / "cache"
 
     def open_facts(self) -> SqliteFactStore:
+        if self.read_only:
+            return SqliteFactStore(self.facts_db, read_only=True)
         return SqliteFactStore(self.facts_db)
