@@ -238,6 +238,8 @@ class Memory:
         if a is None:
             parent = self.versions.get(user, b_num).parent
             return (0 if parent is None else parent), b_num
+        if a in (0, "0", "v0"):  # nothing: the state before the first version
+            return 0, b_num
         return self.versions.get(user, a).number, b_num
 
     # -- queries, alerts, recall ---------------------------------------------------------
