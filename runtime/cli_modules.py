@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 import sys
 import threading
+from contextlib import contextmanager
 from datetime import date, datetime, time, timezone
-from typing import Optional
+from types import FrameType
+from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -179,6 +182,26 @@ def recall(user: str, question: str,
     emit_json(result.to_json()) if as_json else out.print(result.context or "(nothing found)", markup=False)
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM stop `watch` cleanly (as KeyboardInterrupt), installed explicitly:
+    a process started in the background by a shell inherits SIGINT *ignored*, and Python
+    then leaves it ignored. The previous handlers come back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 @app.command()
 def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Option(0.5, "--debounce", min=0.05),
           every_facts: int = typer.Option(1, "--every-facts", min=1, help="checkpoint after N new facts"),
@@ -210,9 +233,10 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
     watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce,
                       CheckpointPolicy(every_facts, every_seconds), tick)
     try:
-        if not as_json:
-            out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)")
-        watcher.run_until(stop)
+        with stop_signals():
+            if not as_json:
+                out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)")
+            watcher.run_until(stop)
     except KeyboardInterrupt:
         stop.set()
     if not as_json:
