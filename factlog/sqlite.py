@@ -9,6 +9,7 @@ forgotten user's text does not linger in free pages or the WAL.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from dataclasses import replace
@@ -263,8 +264,11 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
         db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
         migrate(db)
         return db
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
-                         timeout=60, check_same_thread=False)
+    # Reading a WAL database needs its -shm file; where that cannot be created (a folder
+    # nobody may write), the file is opened immutable: no one can be writing it either.
+    unwritable = not path.with_name(path.name + "-shm").exists() and not os.access(path.parent, os.W_OK)
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if unwritable else 'mode=ro'}", uri=True,
+                         isolation_level=None, timeout=60, check_same_thread=False)
     db.execute("PRAGMA busy_timeout = 60000")
     try:
         applied = {row[0] for row in db.execute("SELECT name FROM _migrations")}
