@@ -94,7 +94,8 @@ def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_I
 
 
 @app.command()
-def retract(user: str, fact_id: int = typer.Argument(..., min=1, max=MAX_FACT_ID), reason: Optional[str] = typer.Option(None, "--reason"),
+def retract(user: str, fact_id: int = typer.Argument(..., min=1, max=MAX_FACT_ID),
+            reason: Optional[str] = typer.Option(None, "--reason"),
             as_json: bool = JsonOpt) -> None:
     """Withdraw a fact (by appending a retraction; nothing is erased)."""
     fact = memory().retract(user, fact_id, reason)

@@ -136,7 +136,10 @@ def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = 
 @app.command()
 def rollback(user: str, version: str, as_json: bool = JsonOpt) -> None:
     """Make an older version current again (recorded in the history)."""
-    info = memory().rollback(user, version)
+    mem = memory()
+    known_user(mem, user)
+    mem.versions.get(user, version)  # NotFound / InputError before anything is locked or written
+    info = mem.rollback(user, version)
     emit_json(info.to_json()) if as_json else out.print(f"{user}: v{info.number} is current again")
 
 
