@@ -17,7 +17,6 @@ import pytest
 from uac_home import USER, clone_home
 
 import runtime.memory
-from runtime.cli import MAX_MESSAGE, one_line
 from runtime.workspace import Workspace
 
 Uac = Callable[..., Any]
@@ -138,6 +137,8 @@ def test_input_errors_stay_exit_2_and_help_still_works(uac: Uac, home: Path) -> 
 
 
 def test_messages_are_one_bounded_line() -> None:
+    from runtime.cli import MAX_MESSAGE, one_line
+
     assert one_line("a\nb\r\nc\u2028d") == "a b c d"
     assert len(one_line("x" * 100_000)) == MAX_MESSAGE
     assert one_line("") == "(no message)"
