@@ -17,10 +17,13 @@ MAX_FACT_ID = 2**63 - 1  # SQLite's largest INTEGER: a larger id cannot name a f
 
 
 def check_export_path(path: Path, home: Path) -> None:
-    """An export goes to a new or existing file, in an existing folder, outside the workspace."""
+    """An export goes to a new or existing regular file, in an existing folder, outside the
+    workspace (the export replaces the file atomically: it must not replace a device)."""
     target = path.expanduser()
     if target.is_dir():
         raise InputError(f"cannot export to {path}: it is a folder; name a file")
+    if target.exists() and not target.is_file():  # a device or a pipe would be replaced by a file
+        raise InputError(f"cannot export to {path}: it is not a regular file")
     if not target.parent.is_dir():
         raise InputError(f"cannot export to {path}: folder {target.parent} does not exist")
     resolved = target.parent.resolve() / target.name

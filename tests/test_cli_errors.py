@@ -69,6 +69,10 @@ def test_export_into_a_missing_folder_onto_a_folder_or_into_the_workspace(uac: U
     one_error_line(uac("--home", str(home), "export", str(home / "users" / "x.jsonl")), "inside the workspace")
     one_error_line(uac("--home", str(home), "export", str(tmp_path / "x.jsonl"), "--user", "nobody"),
                    "no such user")
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)  # like /dev/null: an atomic replace would swap it for a plain file
+    one_error_line(uac("--home", str(home), "export", str(pipe)), "not a regular file")
+    assert stat.S_ISFIFO(pipe.stat().st_mode)
     assert tree(home) == before and not (tmp_path / "missing").exists() and not (tmp_path / "x.jsonl").exists()
     assert uac("--home", str(home), "export", str(tmp_path / "x.jsonl")).code == 0
 
