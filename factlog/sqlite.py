@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hmac
 import json
+import os
 import sqlite3
 import threading
 from dataclasses import replace
@@ -25,7 +26,7 @@ from typing import Any, Iterator, Sequence
 from factlog.errors import InputError, NotFound
 from factlog.field_types import check_and_record
 from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
-from factlog.migrations import migrate
+from factlog.migrations import MIGRATIONS, migrate
 from factlog.model import Fact, NewFact, Provenance, check_user_id
 from factlog.sources import Appended, known_sources, record_sources
 from factlog.sources import erase as erase_bookkeeping
@@ -78,17 +79,22 @@ def _fact_to_row(fact: Fact) -> tuple[Any, ...]:
 class SqliteFactStore:
     """`FactStore` over SQLite. One connection per instance; safe to share across threads."""
 
-    def __init__(self, path: Path | str, chain_key: bytes | None = None) -> None:
+    def __init__(self, path: Path | str, chain_key: bytes | None = None, *, read_only: bool = False) -> None:
+        """`read_only`: open with SQLite's `mode=ro` (nothing is created, migrated or
+        written; a missing file reads as an empty log)."""
         self.path = Path(path)
         self._key = chain_key
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.RLock()
-        self._db = sqlite3.connect(self.path, isolation_level=None, timeout=60, check_same_thread=False)
-        self._db.execute("PRAGMA busy_timeout = 60000")
-        self._db.execute("PRAGMA journal_mode = WAL")
-        self._db.execute("PRAGMA synchronous = FULL")
-        self._db.execute("PRAGMA secure_delete = ON")
-        migrate(self._db)
+        if read_only:
+            self._db = _open_read_only(self.path)
+        else:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.path, isolation_level=None, timeout=60, check_same_thread=False)
+            self._db.execute("PRAGMA busy_timeout = 60000")
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = FULL")
+            self._db.execute("PRAGMA secure_delete = ON")
+            migrate(self._db)
         # False only for a log that could not be migrated (opened read-only by older code's
         # schema): it is read as before m002, without a mark or a recorded key.
         self._integrity = self._db.execute(
@@ -424,6 +430,28 @@ class SqliteFactStore:
 
 def _with_hash(key: bytes | None, fact: Fact) -> Fact:
     return replace(fact, hash=content_hash(fact.body(), key))
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    if not path.exists():  # nothing written yet: an empty log, in memory
+        db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        migrate(db)
+        return db
+    # Reading a WAL database needs its -shm file; where that cannot be created (a folder
+    # nobody may write), the file is opened immutable: no one can be writing it either.
+    unwritable = not path.with_name(path.name + "-shm").exists() and not os.access(path.parent, os.W_OK)
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?{'immutable=1' if unwritable else 'mode=ro'}", uri=True,
+                         isolation_level=None, timeout=60, check_same_thread=False)
+    db.execute("PRAGMA busy_timeout = 60000")
+    try:
+        applied = {row[0] for row in db.execute("SELECT name FROM _migrations")}
+    except sqlite3.DatabaseError as exc:
+        db.close()
+        raise InputError(f"cannot read the fact log {path}: {exc}") from None
+    if any(m.__name__ not in applied for m in MIGRATIONS):
+        db.close()
+        raise InputError(f"the fact log {path} needs a schema upgrade, which a read-only open cannot do")
+    return db
 
 
 def _check_import_hash(fact: Fact, key: bytes | None) -> bool:

@@ -1,28 +1,86 @@
 """`uac`: the command line. Readable output for people (rich), exact JSON with `--json`.
 
-Bad input exits with status 2 and a one-line message on stderr; nothing is written.
+The error contract (README, "Errors and exit codes"):
+
+- exit 0: done; exit 1: the command ran and found a problem (a failed checkpoint or verify);
+- exit 2: bad input or usage (an `InputError`, `NotFound`, an unknown option, a missing
+  argument): ONE line on stderr, `error: ...`, and nothing was written;
+- exit 1 also for an unexpected error: one line `unexpected error: ...` and a hint;
+  `uac --debug ...` prints the traceback as well.
+
+With `--json`, the error is also a JSON document on stdout: `{"error": "...", "exit": 2}`.
 """
 
 from __future__ import annotations
 
+import json
 import sys
-from typing import NoReturn
+import traceback
+from typing import NoReturn, Sequence
+
+import typer
 
 import runtime.cli_facts  # noqa: F401  (registers the fact commands)
 import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)
 from factlog.errors import InputError, NotFound
-from runtime.cli_app import app, err
+from runtime.cli_app import State, app, close_memory, err
 
 __all__ = ["app", "main"]
 
-
-def fail(message: str) -> NoReturn:
-    err.print(f"error: {message}", markup=False)
-    sys.exit(2)
+MAX_MESSAGE = 2000
+HINT = "run again with --debug for the traceback"
 
 
-def main() -> None:
+def one_line(message: str) -> str:
+    """A message on one line (any line break becomes a space), at most MAX_MESSAGE characters."""
+    text = " ".join(part.strip() for part in message.splitlines() if part.strip()) or "(no message)"
+    return text if len(text) <= MAX_MESSAGE else text[:MAX_MESSAGE - 3] + "..."
+
+
+def fail(message: str, code: int = 2, as_json: bool = False) -> NoReturn:
+    """Report an error in one line (stderr; also JSON on stdout with --json) and exit."""
+    message = one_line(message)
+    if as_json:
+        sys.stdout.write(json.dumps({"error": message, "exit": code}, ensure_ascii=False) + "\n")
+    err.print(message if message.startswith("unexpected error:") else f"error: {message}", markup=False)
+    sys.exit(code)
+
+
+def _split_flags(args: list[str]) -> tuple[list[str], bool, bool]:
+    """(args without `--debug`, debug, json): both flags are honoured anywhere before `--`."""
+    end = args.index("--") if "--" in args else len(args)
+    head, tail = args[:end], args[end:]
+    return [a for a in head if a != "--debug"] + tail, "--debug" in head, "--json" in head
+
+
+def _usage_message(exc: typer.TyperException) -> str:
+    format_message = getattr(exc, "format_message", None)
+    message = format_message() if callable(format_message) else str(exc)
+    ctx = getattr(exc, "ctx", None)
+    path = getattr(ctx, "command_path", None) or "uac"
+    return f"{message.rstrip('.')} (see `{path} --help`)"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args, debug, as_json = _split_flags(list(sys.argv[1:] if argv is None else argv))
+    State.reset()
+    State.debug = debug
     try:
-        app()
+        try:
+            code = app(args=args, prog_name="uac", standalone_mode=False)
+        finally:
+            close_memory()
     except (InputError, NotFound) as exc:
-        fail(str(exc))
+        fail(str(exc), 2, as_json)
+    except typer.TyperException as exc:  # click's usage errors: unknown option, missing argument, ...
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `uac`: the help, as usual
+            getattr(exc, "show")()
+            sys.exit(2)
+        fail(_usage_message(exc), int(getattr(exc, "exit_code", 2)), as_json)
+    except typer.Abort:
+        fail("aborted", 1, as_json)
+    except Exception as exc:  # a bug, or the machine (disk full, ...): one line and a hint
+        if State.debug:
+            traceback.print_exc()
+        fail(f"unexpected error: {type(exc).__name__}: {exc}; {HINT}", 1, as_json)
+    sys.exit(code if isinstance(code, int) else 0)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Any, Optional
 
 import typer
@@ -12,7 +11,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from factlog.model import Fact
+from factlog.errors import NotFound
+from factlog.model import Fact, check_user_id
 from runtime.memory import Memory
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,
@@ -23,18 +23,49 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 JsonOpt = typer.Option(False, "--json", help="Print exact JSON for programs.")
 
 
+# Commands that only read the workspace: they open it read-only (SQLite `mode=ro`), so they
+# work in a workspace this process cannot write, and never create one.
+READ_ONLY_COMMANDS = frozenset({"log", "users", "verify", "export", "show", "history", "diff", "query"})
+
+
 class State:
-    home: Optional[Path] = None
+    home: Optional[str] = None
+    debug: bool = False
+    command: Optional[str] = None
+    mem: Optional[Memory] = None
+
+    @classmethod
+    def reset(cls) -> None:
+        cls.home, cls.debug, cls.command, cls.mem = None, False, None, None
 
 
 @app.callback()
-def _root(home: Optional[Path] = typer.Option(
-        None, "--home", envvar="UAC_HOME", help="Workspace folder (default ~/.uac).")) -> None:
+def _root(ctx: typer.Context, home: Optional[str] = typer.Option(
+        None, "--home", envvar="UAC_HOME", help="Workspace folder (default ~/.uac)."),
+          debug: bool = typer.Option(False, "--debug", help="On an unexpected error, show the traceback.")) -> None:
     State.home = home
+    State.debug = State.debug or debug
+    State.command = ctx.invoked_subcommand
 
 
 def memory() -> Memory:
-    return Memory.open(State.home)
+    """The workspace's `Memory`, opened once per command: read-only for commands that only read."""
+    if State.mem is None:
+        State.mem = Memory.open(State.home, read_only=State.command in READ_ONLY_COMMANDS)
+    return State.mem
+
+
+def known_user(mem: Memory, user: str) -> None:
+    """NotFound unless `user` has facts or versions (a mistyped name must not look empty)."""
+    check_user_id(user)
+    if mem.facts.head(user) == 0 and not mem.versions.history(user):
+        raise NotFound(f"no such user {user!r} (see `uac users`)")
+
+
+def close_memory() -> None:
+    if State.mem is not None:
+        mem, State.mem = State.mem, None
+        mem.close()
 
 
 def emit_json(value: Any) -> None:

@@ -10,9 +10,27 @@ from rich.markup import escape
 
 from factlog.errors import InputError
 from factlog.records import parse_field_options, parse_map_options
-from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
+from runtime.cli_app import JsonOpt, app, emit_json, fact_table, known_user, memory, out
 from runtime.cli_output import checkpoint_json, print_checkpoint
 from users.checkpoint import Failed
+
+MAX_FACT_ID = 2**63 - 1  # SQLite's largest INTEGER: a larger id cannot name a fact
+
+
+def check_export_path(path: Path, home: Path) -> None:
+    """An export goes to a new or existing regular file, in an existing folder, outside the
+    workspace (the export replaces the file atomically: it must not replace a device)."""
+    target = path.expanduser()
+    if target.is_dir():
+        raise InputError(f"cannot export to {path}: it is a folder; name a file")
+    if target.exists() and not target.is_file():  # a device or a pipe would be replaced by a file
+        raise InputError(f"cannot export to {path}: it is not a regular file")
+    if not target.parent.is_dir():
+        raise InputError(f"cannot export to {path}: folder {target.parent} does not exist")
+    resolved = target.parent.resolve() / target.name
+    if resolved == home or home in resolved.parents:
+        raise InputError(f"cannot export to {path}: it is inside the workspace {home}")
+
 
 # -- facts -------------------------------------------------------------------------------
 
@@ -74,12 +92,15 @@ def ingest(user: str, path: Path,
 
 
 @app.command()
-def log(user: str, after: int = typer.Option(0, "--after"), limit: Optional[int] = typer.Option(None, "--limit"),
+def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_ID),
+        limit: Optional[int] = typer.Option(None, "--limit", min=0, max=MAX_FACT_ID, help="only the last N"),
         as_json: bool = JsonOpt) -> None:
     """Print a user's facts in order."""
-    facts = list(memory().log(user, after))
+    mem = memory()
+    known_user(mem, user)
+    facts = list(mem.log(user, after))
     if limit is not None:
-        facts = facts[-limit:]
+        facts = facts[len(facts) - min(limit, len(facts)):]
     if as_json:
         emit_json([f.to_json() for f in facts])
     else:
@@ -87,7 +108,8 @@ def log(user: str, after: int = typer.Option(0, "--after"), limit: Optional[int]
 
 
 @app.command()
-def retract(user: str, fact_id: int, reason: Optional[str] = typer.Option(None, "--reason"),
+def retract(user: str, fact_id: int = typer.Argument(..., min=1, max=MAX_FACT_ID),
+            reason: Optional[str] = typer.Option(None, "--reason"),
             as_json: bool = JsonOpt) -> None:
     """Withdraw a fact (by appending a retraction; nothing is erased)."""
     fact = memory().retract(user, fact_id, reason)
@@ -124,7 +146,11 @@ def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) 
 @app.command("export")
 def export_(path: Path, user: Optional[str] = typer.Option(None, "--user"), as_json: bool = JsonOpt) -> None:
     """Export facts as JSONL (exact: ids, times and hashes)."""
-    count = memory().export(path, user)
+    mem = memory()
+    check_export_path(path, mem.workspace.home)
+    if user is not None:
+        known_user(mem, user)
+    count = mem.export(path, user)
     if as_json:
         emit_json({"exported": count, "path": str(path)})
     else:

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import io
 import json
+import signal
 import sys
 import threading
+from contextlib import contextmanager
 from datetime import date, datetime, time, timezone
-from typing import Optional
+from types import FrameType
+from typing import Iterator, Optional
 
 import typer
 from rich.console import Console
@@ -17,11 +20,12 @@ from rich.table import Table
 
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
-from runtime.cli_app import JsonOpt, app, emit_json, err, memory, out
+from runtime.cli_app import JsonOpt, State, app, emit_json, err, known_user, memory, out
 from runtime.cli_output import alerts_json, checkpoint_json, print_alerts, print_checkpoint
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import printable, to_jsonable, to_text
 from runtime.safe_eval import QueryError
+from runtime.workspace import Workspace
 from users.checkpoint import CheckpointPolicy, Failed, Unchanged
 from users.diff import unified_text_diff
 from users.records import record_classes
@@ -87,6 +91,7 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
 def history(user: str, as_json: bool = JsonOpt) -> None:
     """List a user's versions, oldest first."""
     mem = memory()
+    known_user(mem, user)
     versions = mem.versions.history(user)
     current = mem.versions.current(user)
     if as_json:
@@ -109,11 +114,13 @@ def history(user: str, as_json: bool = JsonOpt) -> None:
 def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = typer.Argument(None),
          text: bool = typer.Option(False, "--text", help="plain unified diff of the files"),
          as_json: bool = JsonOpt) -> None:
-    """What changed between two versions (default: previous vs current), citing facts."""
+    """What changed between two versions (default: previous vs current; a first version
+    against nothing, shown as v0), citing facts."""
     mem = memory()
+    known_user(mem, user)
     a_num, b_num = mem.diff_pair(user, a, b)
     if text:
-        patch = unified_text_diff(mem.versions.files(user, a_num), mem.versions.files(user, b_num),
+        patch = unified_text_diff(mem.versions.files(user, a_num) if a_num else {}, mem.versions.files(user, b_num),
                                   label_a=f"v{a_num}", label_b=f"v{b_num}")
         emit_json({"from": a_num, "to": b_num, "diff": patch}) if as_json else out.print(patch, markup=False)
         return
@@ -121,14 +128,18 @@ def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = 
     if as_json:
         emit_json({"from": a_num, "to": b_num, **result.to_json()})
         return
-    out.print(f"diff {user} v{a_num} -> v{b_num}")
+    out.print(f"diff {user} v{a_num} -> v{b_num}" + (" (the first version, against nothing)" if not a_num else ""),
+              markup=False)
     out.print(result.render() if not result.is_empty else "no changes", markup=False)
 
 
 @app.command()
 def rollback(user: str, version: str, as_json: bool = JsonOpt) -> None:
     """Make an older version current again (recorded in the history)."""
-    info = memory().rollback(user, version)
+    mem = memory()
+    known_user(mem, user)
+    mem.versions.get(user, version)  # NotFound / InputError before anything is locked or written
+    info = mem.rollback(user, version)
     emit_json(info.to_json()) if as_json else out.print(f"{user}: v{info.number} is current again")
 
 
@@ -174,6 +185,26 @@ def recall(user: str, question: str,
     emit_json(result.to_json()) if as_json else out.print(result.context or "(nothing found)", markup=False)
 
 
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(signal.Signals(signum).name)
+
+
+@contextmanager
+def stop_signals() -> Iterator[None]:
+    """SIGINT and SIGTERM stop `watch` cleanly (as KeyboardInterrupt), installed explicitly:
+    a process started in the background by a shell inherits SIGINT *ignored*, and Python
+    then leaves it ignored. The previous handlers come back afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
 @app.command()
 def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Option(0.5, "--debounce", min=0.05),
           every_facts: int = typer.Option(1, "--every-facts", min=1, help="checkpoint after N new facts"),
@@ -205,9 +236,10 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
     watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce,
                       CheckpointPolicy(every_facts, every_seconds), tick)
     try:
-        if not as_json:
-            out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)")
-        watcher.run_until(stop)
+        with stop_signals():
+            if not as_json:
+                out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)")
+            watcher.run_until(stop)
     except KeyboardInterrupt:
         stop.set()
     if not as_json:
@@ -217,10 +249,13 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 @app.command()
 def demo(now: Optional[str] = typer.Option(None, "--now", help="demo clock (default 2026-12-01)"),
          as_json: bool = JsonOpt) -> None:
-    """Run the whole loop on a bundled example user (offline, no API key)."""
-    from runtime.demo import DEMO_NOW, run_demo
+    """Run the whole loop on a bundled example user (offline, no API key), in its own
+    workspace `<home>/demo`: the users of the main workspace are never touched."""
+    from runtime.demo import DEMO_NOW, open_demo, run_demo
 
     console = Console(file=io.StringIO()) if as_json else out
-    summary = run_demo(memory(), console, parse_now(now) if now else DEMO_NOW)
+    moment = parse_now(now) if now else DEMO_NOW
+    mem = State.mem = open_demo(Workspace.at(State.home).home)
+    summary = run_demo(mem, console, moment)
     if as_json:
         emit_json(summary)

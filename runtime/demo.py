@@ -24,6 +24,8 @@ from runtime.safe_eval import QueryError
 from users.checkpoint import CheckpointResult, Failed, Published
 
 DEMO_USER = "sam"
+DEMO_FOLDER = "demo"  # the demo's own workspace, inside the main one: <home>/demo
+DEMO_MARK = ".uac-demo"  # marks a folder as a demo workspace (the demo may reset its user there)
 DEMO_NOW = datetime.fromisoformat("2026-12-01T09:00:00+00:00")
 
 QUERIES = (
@@ -40,14 +42,31 @@ def example(name: str) -> Path:
     return Path(str(resources.files("runtime") / "examples" / name))
 
 
+def open_demo(home: Path) -> Memory:
+    """The demo's own workspace `<home>/demo`, created and marked on first use. A folder of
+    that name that the demo did not make is refused, never written."""
+    folder = home / DEMO_FOLDER
+    mark = folder / DEMO_MARK
+    if folder.exists() and not mark.is_file() and (not folder.is_dir() or any(folder.iterdir())):
+        raise InputError(f"{folder} exists and is not a demo workspace; move it away to run the demo")
+    mem = Memory.open(folder)
+    mark.touch()
+    return mem
+
+
 def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> dict[str, object]:
-    """Run the demo, narrating on `console`; return what it found, as JSON-ready data."""
-    summary: dict[str, object] = {"user": DEMO_USER, "now": now.isoformat()}
+    """Run the demo in `mem` (a demo workspace: see `open_demo`; its user `sam` is reset),
+    narrating on `console`; return what it found, as JSON-ready data."""
+    if not (mem.workspace.home / DEMO_MARK).is_file():
+        raise InputError(f"{mem.workspace.home} is not a demo workspace: the demo runs only in one (open_demo)")
+    summary: dict[str, object] = {"user": DEMO_USER, "now": now.isoformat(), "workspace": str(mem.workspace.home)}
 
     def step(title: str) -> None:
         console.print(Rule(f"[bold]{title}"))
 
-    mem.forget(DEMO_USER)  # the demo starts from nothing each time
+    console.print(f"demo workspace: {mem.workspace.home} (its own; the users of "
+                  f"{mem.workspace.home.parent} are not touched)", markup=False)
+    mem.forget(DEMO_USER)  # the demo starts from nothing each time, in its own workspace
     step("1. ingest: a chat transcript (offline extraction) and structured records")
     transcript = mem.ingest_transcript(DEMO_USER, example("sam_sessions.yaml"))
     console.print(f"transcript: {len(transcript.facts)} facts, each citing its session and message")

@@ -46,7 +46,7 @@ from runtime.safe_eval import QueryResult
 from runtime.workspace import Workspace
 from users.anchors import anchor_problems
 from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
-from users.diff import ModuleDiff, diff_versions
+from users.diff import ModuleDiff, diff_modules, diff_versions
 from users.store import VersionStore
 from users.versions import VersionInfo
 
@@ -94,8 +94,9 @@ class Memory:
         self._workers: dict[tuple[str, int, str], QueryWorker] = {}
 
     @staticmethod
-    def open(home: Path | str | None = None) -> Memory:
-        return Memory(Workspace.at(home))
+    def open(home: Path | str | None = None, *, read_only: bool = False) -> Memory:
+        """`read_only`: never create or write the workspace (its log is opened `mode=ro`)."""
+        return Memory(Workspace.at(home, read_only=read_only))
 
     def close(self) -> None:
         for worker in self._workers.values():
@@ -264,11 +265,18 @@ class Memory:
         return self.versions.rollback(user, version)
 
     def diff(self, user: str, a: int | str | None = None, b: int | str | None = None) -> ModuleDiff:
+        """What changed from version `a` to `b` (default: the current version against its
+        parent). A first version, which has no parent, is diffed against nothing: every
+        class and record shows as added."""
         a_num, b_num = self.diff_pair(user, a, b)
+        if a_num == 0:
+            new = self.versions.get(user, b_num)
+            return diff_modules(ModuleType("empty"), self.versions.load(user, b_num),
+                                new_entities=new.meta.entities, retractions=new.meta.retractions)
         return diff_versions(self.versions, user, a_num, b_num)
 
     def diff_pair(self, user: str, a: int | str | None, b: int | str | None) -> tuple[int, int]:
-        """Default: the current version against its parent."""
+        """Default: the current version against its parent; 0 (nothing) for a first version."""
         if b is None:
             current = self.versions.current(user)
             if current is None:
@@ -278,9 +286,9 @@ class Memory:
             b_num = self.versions.get(user, b).number
         if a is None:
             parent = self.versions.get(user, b_num).parent
-            if parent is None:
-                raise InputError(f"version {b_num} of {user!r} has no previous version to diff against")
-            return parent, b_num
+            return (0 if parent is None else parent), b_num
+        if a in (0, "0", "v0"):  # nothing: the state before the first version
+            return 0, b_num
         return self.versions.get(user, a).number, b_num
 
     # -- queries, alerts, recall ---------------------------------------------------------

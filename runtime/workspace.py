@@ -8,6 +8,9 @@
     <home>/chain.key         optional chain key (mode 0600; or UAC_CHAIN_KEY / UAC_CHAIN_KEY_FILE)
 
 `home` comes from `--home`, else `UAC_HOME`, else `~/.uac`.
+
+A workspace opened read-only is never created or written: its log is opened with SQLite's
+`mode=ro`, and a home that does not exist yet reads as an empty log.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from factlog.chainkey import load_chain_key
+from factlog.errors import InputError
 from factlog.sqlite import SqliteFactStore
 
 
@@ -25,14 +29,46 @@ def default_home() -> Path:
     return Path(env).expanduser() if env else Path.home() / ".uac"
 
 
+def check_home(path: Path) -> None:
+    """Refuse a home that is a file, or lies below a file (one clear line, nothing created)."""
+    if path.exists():
+        if not path.is_dir():
+            raise InputError(f"workspace {path} is not a folder")
+        return
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"workspace {path} cannot be created: {parent} is not a folder")
+            return
+
+
+def is_writable(home: Path) -> bool:
+    """Whether this process may write the workspace (its folder and, if present, its log)."""
+    db = home / "facts.db"
+    return os.access(home, os.W_OK) and (not db.exists() or os.access(db, os.W_OK))
+
+
 @dataclass(frozen=True)
 class Workspace:
     home: Path
+    read_only: bool = False
 
     @staticmethod
-    def at(home: Path | str | None = None) -> Workspace:
+    def at(home: Path | str | None = None, *, read_only: bool = False) -> Workspace:
+        """The workspace at `home`. Writable (the default): created if missing; refused with a
+        clear message when it cannot be written. Read-only: never created nor written."""
+        if home is not None and not str(home).strip():
+            raise InputError("the workspace folder (--home) is empty: give a folder")
         path = Path(home).expanduser() if home is not None else default_home()
-        path.mkdir(parents=True, exist_ok=True)
+        check_home(path)
+        if read_only:
+            return Workspace(path.resolve(), read_only=True)
+        try:
+            path.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"workspace {path} cannot be created: {exc.strerror}") from None
+        if not is_writable(path):
+            raise InputError(f"workspace {path} is read-only: this command writes to it")
         return Workspace(path.resolve())
 
     @property
@@ -52,4 +88,4 @@ class Workspace:
         return self.home / "cache"
 
     def open_facts(self) -> SqliteFactStore:
-        return SqliteFactStore(self.facts_db, chain_key=load_chain_key(self.home))
+        return SqliteFactStore(self.facts_db, chain_key=load_chain_key(self.home), read_only=self.read_only)

@@ -68,7 +68,8 @@ def test_record_file_ingest_keeps_field_names_and_keys(uac: Uac, tmp_path: Path)
         {"id": "T2", "destination": "Lima", "date": "2024-07-09", "type": "work", "cost_usd": 640.5},
     ]) + "\n")
     r = uac("ingest", "alice", str(records), "--kind", "trip", "--key-field", "id", "--json")
-    assert r.code == 0, r.err and json.loads(r.out)["count"] == 2
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["count"] == 2
     log = json.loads(uac("log", "alice", "--json").out)
     assert [f["key"] for f in log] == ["T1", "T2"]
     assert log[1]["fields"] == {"id": "T2", "destination": "Lima", "date": "2024-07-09", "type": "work",

@@ -141,10 +141,17 @@ def test_diff_text_is_a_unified_diff(uac: Uac, shared: Path) -> None:
     assert ok_json(uac, shared, "diff", USER, "2", "2", "--text")["diff"] == ""
 
 
-def test_diff_of_the_first_version_alone_is_an_input_error(uac: Uac, own: Path) -> None:
+def test_diff_of_a_first_version_is_against_nothing(uac: Uac, own: Path) -> None:
     assert run(uac, own, "rollback", USER, "1").code == 0
     r = run(uac, own, "diff", USER)
-    assert r.code == 2 and "no previous version" in r.err
+    assert r.code == 0, r.err
+    assert "v0 -> v1" in r.out and "against nothing" in r.out
+    assert re.search(r"^\+ class Trip", r.out, re.M) and re.search(r"^\+ trips .*Lisbon", r.out, re.M), r.out
+    data = ok_json(uac, own, "diff", USER, "--json")
+    assert (data["from"], data["to"]) == (0, 1) and data["summary"]["records_removed"] == 0
+    assert data["summary"]["records_added"] == 4 and data["summary"]["classes_added"] >= 2
+    text = ok_json(uac, own, "diff", USER, "0", "1", "--text")
+    assert "--- /dev/null" in text["diff"] and "+++ v1/__init__.py" in text["diff"]
 
 
 # -- query ------------------------------------------------------------------------------------

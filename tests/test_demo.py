@@ -46,27 +46,50 @@ def check_demo_output(out: str) -> None:
     assert lines[first(r"^code: passport\.expiry_date = 2036-11-20")]
 
 
-def test_demo_runs_twice_in_the_same_home(uac: Uac, home: Path) -> None:
+def test_demo_runs_twice_in_its_own_workspace(uac: Uac, home: Path) -> None:
+    demo = home / "demo"
     alice_before = json.loads(uac("--home", str(home), "log", "alice", "--json").out)
 
     first = uac("--home", str(home), "demo")
     assert first.code == 0, first.err
     check_demo_output(first.out)
-    history = json.loads(uac("--home", str(home), "history", "sam", "--json").out)
+    assert f"demo workspace: {demo}" in first.out
+    history = json.loads(uac("--home", str(demo), "history", "sam", "--json").out)
     assert [v["version"] for v in history] == [1, 2]
 
     second = uac("--home", str(home), "demo")
     assert second.code == 0, second.err
     check_demo_output(second.out)
-    # The demo forgot sam first: same fact ids, versions 1 and 2 again, the warning raised anew.
-    history = json.loads(uac("--home", str(home), "history", "sam", "--json").out)
+    # The demo reset sam in its workspace: same fact ids, versions 1 and 2 again.
+    history = json.loads(uac("--home", str(demo), "history", "sam", "--json").out)
     assert [v["version"] for v in history] == [1, 2]
-    log = json.loads(uac("--home", str(home), "log", "sam", "--json").out)
+    log = json.loads(uac("--home", str(demo), "log", "sam", "--json").out)
     assert [f["id"] for f in log] == list(range(1, len(log) + 1))
-    assert json.loads(uac("--home", str(home), "verify", "--json").out)["ok"] is True
-    assert uac("--home", str(home), "query", "sam", "len(trips)").out.strip() == "6"
-    # Another user in the same home is untouched.
+    assert json.loads(uac("--home", str(demo), "verify", "--json").out)["ok"] is True
+    assert uac("--home", str(demo), "query", "sam", "len(trips)").out.strip() == "6"
+    # The main workspace is untouched: alice as before, no sam.
     assert json.loads(uac("--home", str(home), "log", "alice", "--json").out) == alice_before
+    assert json.loads(uac("--home", str(home), "users", "--json").out) == [{"user": "alice", "facts": 6}]
+
+
+def test_a_real_user_named_sam_survives_the_demo(uac: Uac, home: Path) -> None:
+    assert uac("--home", str(home), "add", "sam", "my own memory, not a demo").code == 0
+    assert uac("--home", str(home), "checkpoint", "sam").code == 0
+    before = uac("--home", str(home), "log", "sam", "--json").out
+    r = uac("--home", str(home), "demo", "--json")
+    assert r.code == 0, r.err
+    assert json.loads(r.out)["workspace"] == str(home / "demo")
+    assert uac("--home", str(home), "log", "sam", "--json").out == before
+    history = json.loads(uac("--home", str(home), "history", "sam", "--json").out)
+    assert [v["version"] for v in history] == [1]
+
+
+def test_the_demo_refuses_a_demo_folder_it_did_not_make(uac: Uac, home: Path) -> None:
+    (home / "demo").mkdir()
+    (home / "demo" / "notes.txt").write_text("mine")
+    r = uac("--home", str(home), "demo")
+    assert r.code == 2 and "not a demo workspace" in r.err
+    assert sorted(p.name for p in (home / "demo").iterdir()) == ["notes.txt"]
 
 
 def test_demo_json_reports_the_story(uac: Uac, home: Path) -> None:

@@ -208,11 +208,20 @@ def read_line_with(proc: subprocess.Popen[str], needle: str, timeout: float = WA
     return lines
 
 
+def as_background_job() -> None:
+    """What a shell does to a command started with `&` (no job control): SIGINT ignored."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 @pytest.mark.skipif(not UAC.exists(), reason="the uac console script is not installed in .venv")
-def test_uac_watch_process_publishes_and_stops_on_sigint(home: Path, writer: Memory) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_uac_watch_process_publishes_and_stops_on_a_signal(home: Path, writer: Memory, signum: int) -> None:
+    """Also when started as a background job (SIGINT inherited as ignored, as under `pytest &`):
+    `uac watch` installs its own handlers."""
     env = {**os.environ, "UAC_HOME": str(home.parent / "elsewhere")}  # --home must win
     proc = subprocess.Popen([str(UAC), "--home", str(home), "watch", "--debounce", "0.05"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=as_background_job)
     try:
         first = read_line_with(proc, "watching")
         assert str(home / "facts.db") in first[-1]
@@ -221,13 +230,13 @@ def test_uac_watch_process_publishes_and_stops_on_sigint(home: Path, writer: Mem
         lines = read_line_with(proc, "published")
         assert "published bob v1" in lines[-1]
         read_line_with(proc, "no alerts")  # the pass is over; the main thread is waiting
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         out, err = proc.communicate(timeout=WAIT_S)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-    # cli_modules.watch catches KeyboardInterrupt, prints "stopped" and returns normally.
+    # The signal becomes a KeyboardInterrupt; cli_modules.watch prints "stopped" and returns normally.
     assert proc.returncode == 0, (out, err)
     assert out.strip().splitlines()[-1] == "stopped"
     assert "Traceback" not in err
