@@ -448,10 +448,19 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     except sqlite3.DatabaseError as exc:
         db.close()
         raise InputError(f"cannot read the fact log {path}: {exc}") from None
-    if any(m.__name__ not in applied for m in MIGRATIONS):
-        db.close()
-        raise InputError(f"the fact log {path} needs a schema upgrade, which a read-only open cannot do")
-    return db
+    if all(m.__name__ in applied for m in MIGRATIONS):
+        return db
+    db.close()
+    if os.access(path, os.W_OK) and os.access(path.parent, os.W_OK):
+        # A log written by older code: upgrade its schema once (it adds bookkeeping, never
+        # changes a fact), then read it as usual.
+        SqliteFactStore(path).close()
+        return _open_read_only(path)
+    if "m001_facts" not in applied:
+        raise InputError(f"the fact log {path} is not a fact log this version can read")
+    # Unwritable and older: read it as it is (the store checks which tables exist).
+    return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, isolation_level=None,
+                           check_same_thread=False)
 
 
 def _check_import_hash(fact: Fact, key: bytes | None) -> bool:

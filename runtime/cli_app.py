@@ -55,13 +55,6 @@ def memory() -> Memory:
     return State.mem
 
 
-def known_user(mem: Memory, user: str) -> None:
-    """NotFound unless `user` has facts or versions (a mistyped name must not look empty)."""
-    check_user_id(user)
-    if mem.facts.head(user) == 0 and not mem.versions.history(user):
-        raise NotFound(f"no such user {user!r} (see `uac users`)")
-
-
 def close_memory() -> None:
     if State.mem is not None:
         mem, State.mem = State.mem, None

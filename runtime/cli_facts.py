@@ -10,7 +10,7 @@ from rich.markup import escape
 
 from factlog.errors import InputError
 from factlog.records import parse_field_options, parse_map_options
-from runtime.cli_app import JsonOpt, app, emit_json, fact_table, known_user, memory, out
+from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
 from runtime.cli_output import checkpoint_json, print_checkpoint
 from users.checkpoint import Failed
 
@@ -97,7 +97,7 @@ def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_I
         as_json: bool = JsonOpt) -> None:
     """Print a user's facts in order."""
     mem = memory()
-    known_user(mem, user)
+    mem.require_user(user)
     facts = list(mem.log(user, after))
     if limit is not None:
         facts = facts[len(facts) - min(limit, len(facts)):]
@@ -149,7 +149,7 @@ def export_(path: Path, user: Optional[str] = typer.Option(None, "--user"), as_j
     mem = memory()
     check_export_path(path, mem.workspace.home)
     if user is not None:
-        known_user(mem, user)
+        mem.require_user(user)
     count = mem.export(path, user)
     if as_json:
         emit_json({"exported": count, "path": str(path)})

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
-from runtime.cli_app import JsonOpt, State, app, emit_json, err, known_user, memory, out
+from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out
 from runtime.cli_output import alerts_json, checkpoint_json, print_alerts, print_checkpoint
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import printable, to_jsonable, to_text
@@ -91,7 +91,7 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
 def history(user: str, as_json: bool = JsonOpt) -> None:
     """List a user's versions, oldest first."""
     mem = memory()
-    known_user(mem, user)
+    mem.require_user(user)
     versions = mem.versions.history(user)
     current = mem.versions.current(user)
     if as_json:
@@ -117,7 +117,7 @@ def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = 
     """What changed between two versions (default: previous vs current; a first version
     against nothing, shown as v0), citing facts."""
     mem = memory()
-    known_user(mem, user)
+    mem.require_user(user)
     a_num, b_num = mem.diff_pair(user, a, b)
     if text:
         patch = unified_text_diff(mem.versions.files(user, a_num) if a_num else {}, mem.versions.files(user, b_num),
@@ -137,7 +137,7 @@ def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = 
 def rollback(user: str, version: str, as_json: bool = JsonOpt) -> None:
     """Make an older version current again (recorded in the history)."""
     mem = memory()
-    known_user(mem, user)
+    mem.require_user(user)
     mem.versions.get(user, version)  # NotFound / InputError before anything is locked or written
     info = mem.rollback(user, version)
     emit_json(info.to_json()) if as_json else out.print(f"{user}: v{info.number} is current again")

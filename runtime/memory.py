@@ -187,11 +187,18 @@ class Memory:
     def users(self) -> list[str]:
         return self.facts.users()
 
+    def require_user(self, user: str) -> None:
+        """NotFound unless the log or the version store has heard of `user`: a mistyped name
+        must not look like an empty user."""
+        check_user_id(user)
+        if not self.facts.knows(user) and not self.versions.history(user):
+            raise NotFound(f"no such user {user!r} (see `uac users`)")
+
     def verify(self, user: str | None = None) -> VerifyReport:
         """Re-hash the log (one user's or all); NotFound for a user the log and the version
         store have never heard of."""
-        if user is not None and not self.facts.knows(user) and not self.versions.history(user):
-            raise NotFound(f"no such user {user!r}: no facts and no versions")
+        if user is not None:
+            self.require_user(user)
         return self.facts.verify(user)
 
     def version_problems(self, user: str | None = None) -> list[dict[str, JsonValue]]:

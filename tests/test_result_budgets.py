@@ -56,7 +56,8 @@ def one_line_refusal(code: int, out: str, err: str, *, starts: str) -> None:
     assert "Traceback" not in err
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {starts}"), err[-2000:]
-    assert out == ""
+    if out:  # with --json the error is JSON on stdout too, and nothing else is printed
+        assert json.loads(out) == {"error": lines[0].removeprefix("error: "), "exit": 2}
 
 
 def _limit_memory() -> None:  # runs in the child before exec: the old code used 4.9 GB here
