@@ -11,6 +11,10 @@ the newest chunk, updating an entity only its own chunk. Notes work the same way
 (`notes.py`, `notes_<nnn>.py`). Each file's header gives the log position and input hash
 of the facts it was compiled from (for `__init__.py`: the whole log), so an untouched
 chunk keeps its bytes.
+
+Quarantine (`codegen.quarantine`): a live fact that breaks the compiler's limits, and every
+fact of an entity whose record cannot be rendered, is left out and listed in
+`GeneratedPackage.quarantined` with its reason; everything else still compiles.
 """
 
 from __future__ import annotations
@@ -19,12 +23,14 @@ import hashlib
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from codegen.live import Entity, LiveFacts, NoteEntry, select_live
+from codegen.literals import Aliases
+from codegen.live import Entity, LiveFacts, NoteEntry, dead_ids, select_live
 from codegen.naming import NOTES_STEM, KindNames, kind_names
-from codegen.render import Export, Header, Record, chunk_module, class_module, init_module
+from codegen.quarantine import fact_problem, short_reason
+from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
 from codegen.schema import STR, ClassSpec, FieldSpec, PyType, coerce, infer_class
 from codegen.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
-from factlog.model import Fact, check_kind, check_user_id
+from factlog.model import Fact, check_user_id
 
 CHUNK_IDS = 500  # fact ids per chunk, so at most 500 records per chunk module
 
@@ -47,6 +53,7 @@ class GeneratedPackage:
     entities: dict[str, list[int]]  # entity id ("trip/<key>", "trip#7", "passport", "note#9") -> fact ids
     renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
     kinds: dict[str, KindNames] = field(default_factory=dict)  # normalized kind -> names
+    quarantined: dict[int, str] = field(default_factory=dict)  # fact id -> why it was left out
 
 
 def hash_of(hashes: Iterable[str]) -> str:
@@ -102,13 +109,49 @@ def _chunks(
     return result
 
 
+class _EntitiesFailed(Exception):
+    def __init__(self, reasons: dict[int, str]) -> None:
+        super().__init__(f"{len(reasons)} fact(s) could not be compiled")
+        self.reasons = reasons
+
+
+def _records(spec: ClassSpec, entities: Sequence[Entity]) -> list[tuple[int, Record]]:
+    """Each entity's record, rendered once as a trial; an entity that cannot be rendered
+    fails with all its facts (raised after trying every entity of the kind)."""
+    failed: dict[int, str] = {}
+    records = []
+    for entity in entities:
+        try:
+            record = _entity_record(spec, entity)
+            record_source(spec.names.class_name, record, Aliases())
+        except Exception as error:  # anything one entity's values do must not stop the others
+            reason = short_reason(f"{entity.ident} could not be compiled: {type(error).__name__}: {error}")
+            failed.update({i: reason for i in entity.fact_ids})
+            continue
+        records.append((entity.first_id, record))
+    if failed:
+        raise _EntitiesFailed(failed)
+    return records
+
+
 def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
-    """Compile the user's facts (any order; each id once) into a package."""
+    """Compile the user's facts (any order; each id once) into a package; facts that cannot
+    be compiled are quarantined (left out, listed with their reasons)."""
     check_user_id(user)
+    dead = dead_ids(facts)
+    quarantined: dict[int, str] = {}
     for fact in facts:
-        if fact.kind is not None:
-            check_kind(fact.kind)
-    live = select_live(facts)
+        if fact.id not in dead and (reason := fact_problem(fact)) is not None:
+            quarantined[fact.id] = reason
+    while True:  # each round quarantines at least one more entity, so this ends
+        try:
+            return _compile(user, facts, quarantined)
+        except _EntitiesFailed as failed:
+            quarantined.update(failed.reasons)
+
+
+def _compile(user: str, facts: Sequence[Fact], quarantined: dict[int, str]) -> GeneratedPackage:
+    live = select_live([f for f in facts if f.id not in quarantined] if quarantined else facts)
     headers = _Headers(user, live)
     names = kind_names(live.entities)
     files: dict[str, str] = {}
@@ -121,7 +164,7 @@ def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
         if spec.renamed:
             renamed[kind] = spec.renamed
         counts[spec.names.attribute] = len(entities)
-        records = [(e.first_id, _entity_record(spec, e)) for e in entities]
+        records = _records(spec, entities)
         all_ids = [i for e in entities for i in e.fact_ids]
         class_doc = f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
         class_header = headers.of(all_ids, f"class {spec.names.class_name}")
@@ -142,5 +185,6 @@ def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
     files["__init__.py"] = init_module(exports, init_header)
     entity_map: dict[str, list[int]] = {e.ident: list(e.fact_ids) for k in live.entities for e in live.entities[k]}
     entity_map.update({f"note#{n.fact_id}": [n.fact_id] for n in live.notes})
-    return GeneratedPackage(user, dict(sorted(files.items())), position, input_hash, counts, entity_map, renamed, names)
+    return GeneratedPackage(user, dict(sorted(files.items())), position, input_hash, counts, entity_map, renamed,
+                            names, dict(sorted(quarantined.items())))
 

@@ -18,7 +18,14 @@ from rich.table import Table
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
 from runtime.cli_app import JsonOpt, app, emit_json, err, memory, out
-from runtime.cli_output import alerts_json, checkpoint_json, print_alerts, print_checkpoint
+from runtime.cli_output import (
+    alerts_json,
+    checkpoint_json,
+    print_alerts,
+    print_checkpoint,
+    print_quarantine,
+    quarantine_lines,
+)
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import to_jsonable, to_text
 from runtime.safe_eval import QueryError
@@ -81,6 +88,7 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
         else:
             table.add_row(name, type(value).__name__, escape(to_text(value)[:120]))
     out.print(table)
+    print_quarantine(info.meta.quarantined)
 
 
 @app.command()
@@ -94,15 +102,24 @@ def history(user: str, as_json: bool = JsonOpt) -> None:
                    for v in versions])
         return
     table = Table(title=f"{user}: {len(versions)} versions")
+    any_quarantined = any(v.meta.quarantined for v in versions)
     for column in ("version", "created", "log pos", "producer", "records", "validation s"):
         table.add_column(column)
+    if any_quarantined:
+        table.add_column("quarantined")
     for v in versions:
         mark = " *" if current is not None and v.number == current.number else ""
         timings = v.meta.timings
-        table.add_row(f"v{v.number}{mark}", v.created_at[:19], str(v.meta.log_position), v.meta.producer,
-                      str(sum(v.meta.record_counts.values())),
-                      f"{sum(t for k, t in timings.items() if k != 'publish'):.3f}")
+        row = [f"v{v.number}{mark}", v.created_at[:19], str(v.meta.log_position), v.meta.producer,
+               str(sum(v.meta.record_counts.values())),
+               f"{sum(t for k, t in timings.items() if k != 'publish'):.3f}"]
+        if any_quarantined:
+            row.append(", ".join(map(str, sorted(v.meta.quarantined))) or "-")
+        table.add_row(*row)
     out.print(table)
+    for v in versions:
+        for line in quarantine_lines(v.meta.quarantined, v.number):
+            out.print(line, markup=False)
 
 
 @app.command()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from rich.console import Console
 from rich.markup import escape
 
@@ -44,6 +46,21 @@ def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False, console: Console
             console.print(f"[dim]skipped {escape(s.constraint)}: {escape(s.reason)}[/dim]")
 
 
+def quarantine_lines(quarantined: Mapping[int, str], version: int | None = None) -> list[str]:
+    """One line per quarantined fact: left out of the version because it cannot be compiled."""
+    where = f"v{version} " if version is not None else ""
+    return [f"{where}quarantined fact {fact}: {reason}" for fact, reason in sorted(quarantined.items())]
+
+
+def print_quarantine(quarantined: Mapping[int, str], version: int | None = None,
+                     console: Console = out) -> None:
+    if quarantined:
+        console.print(f"[yellow]{len(quarantined)} fact(s) quarantined[/yellow] (left out: they cannot be "
+                      "compiled; fix or retract them)")
+    for line in quarantine_lines(quarantined, version):
+        console.print(line, markup=False)
+
+
 def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
     result = report.result
     data: dict[str, object] = {"user": report.user}
@@ -51,6 +68,7 @@ def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
         data.update(outcome="published", version=result.version.number, new_facts=result.new_facts,
                     log_position=result.version.meta.log_position,
                     record_counts=result.version.meta.record_counts,
+                    quarantined={str(k): v for k, v in result.version.meta.quarantined.items()},
                     timings_s={k: round(v, 4) for k, v in result.timings.items()})
     elif isinstance(result, Unchanged):
         data.update(outcome="unchanged", reason=result.reason,
@@ -71,6 +89,7 @@ def print_checkpoint(report: CheckpointReport) -> None:
         split = ", ".join(f"{k} {v_:.3f}s" for k, v_ in result.timings.items())
         out.print(f"[green]published[/green] {report.user} v{v.number} (log position "
                   f"{v.meta.log_position}, {result.new_facts} new facts; {split})")
+        print_quarantine(v.meta.quarantined)
     elif isinstance(result, Unchanged):
         out.print(f"unchanged: {result.reason}", markup=False)
     else:

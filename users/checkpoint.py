@@ -2,8 +2,11 @@
 
 Outcomes are values, not exceptions (`Published | Unchanged | Failed`). A failure leaves
 the current version and the log untouched: the facts are already stored, so the next
-checkpoint simply tries again. `CheckpointPolicy` says when a checkpoint is due (every N
-new facts, every T seconds); `uac watch` and `uac ingest --checkpoint` ask it.
+checkpoint simply tries again. A fact that cannot be compiled does not fail the checkpoint:
+the compiler quarantines it (`codegen.quarantine`), coverage accounts for it, and the
+version's metadata lists it with its reason (`PublishMeta.quarantined`).
+`CheckpointPolicy` says when a checkpoint is due (every N new facts, every T seconds);
+`uac watch` and `uac ingest --checkpoint` ask it.
 """
 
 from __future__ import annotations
@@ -78,7 +81,8 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
     timings["compile"] = time.perf_counter() - started
     stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
     result = validator.validate(package.files, user=user, version=f"stage{head}",
-                                live_fact_ids=live_fact_ids(log), stage_dir=stage_dir)
+                                live_fact_ids=live_fact_ids(log), stage_dir=stage_dir,
+                                quarantined=package.quarantined.keys())
     timings.update(result.timings)
     if isinstance(result, Invalid):
         return Failed(result.stage, result.problems, timings, current)
@@ -93,6 +97,7 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
             entities=package.entities,
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
             renamed_fields=package.renamed_fields,
+            quarantined=package.quarantined,
         ))
         timings["publish"] = time.perf_counter() - started
     finally:

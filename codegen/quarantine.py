@@ -1,0 +1,67 @@
+"""Quarantine: a stored fact the compiler cannot turn into a valid module is set aside.
+
+The log accepts facts through `factlog.model` checks; a fact stored before those checks
+matched the compiler's limits (or written around them) may still break compiling or
+validating, and must not block the user's every checkpoint. `fact_problem` is the one
+predicate: the door's own checks (`check_fields`) plus the limits the validator enforces
+on generated source (`codegen.safety_rules.Limits`). A fact it names is left out of the
+package and listed, with its reason, in the version's metadata; coverage counts it as
+accounted for. A retraction of the fact removes it from the quarantine, as from the log.
+"""
+
+from __future__ import annotations
+
+from codegen.naming import python_name
+from codegen.safety_rules import Limits
+from factlog.errors import InputError
+from factlog.model import Fact, JsonValue, check_fields, check_kind
+
+MAX_REASON = 300  # characters of a reason kept in metadata
+
+
+def fact_problem(fact: Fact, limits: Limits = Limits()) -> str | None:
+    """Why this fact cannot be compiled, or None when it can."""
+    try:
+        if fact.kind is not None:
+            check_kind(fact.kind)
+        check_fields(dict(fact.fields))
+    except InputError as error:
+        return short_reason(str(error))
+    for name in fact.fields:
+        if python_name(name).startswith("__"):  # kept as is by the compiler, refused by safety
+            return short_reason(f"field name {name[:40]!r} starts with '__'")
+    if len(fact.text) > limits.max_string:
+        return f"text of {len(fact.text)} characters; at most {limits.max_string} are allowed"
+    for name, value in fact.fields.items():
+        problem = _value_problem(value, limits)
+        if problem is not None:
+            return short_reason(f"field {name[:40]!r}: {problem}")
+    return None
+
+
+def short_reason(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_REASON else line[: MAX_REASON - 3] + "..."
+
+
+def _value_problem(value: JsonValue, limits: Limits) -> str | None:
+    """Integers and strings beyond what a generated literal may hold (any depth)."""
+    stack: list[JsonValue] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool) or item is None or isinstance(item, float):
+            continue
+        if isinstance(item, int):
+            if abs(item) >= 10**limits.max_int_digits:
+                return f"integer longer than {limits.max_int_digits} digits"
+        elif isinstance(item, str):
+            if len(item) > limits.max_string:
+                return f"string of {len(item)} characters; at most {limits.max_string} are allowed"
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for key, nested in item.items():
+                if len(key) > limits.max_string:
+                    return f"object key of {len(key)} characters; at most {limits.max_string} are allowed"
+                stack.append(nested)
+    return None
