@@ -115,23 +115,39 @@ class _EntitiesFailed(Exception):
         self.reasons = reasons
 
 
+def _failure(entity: Entity, error: Exception) -> dict[int, str]:
+    reason = short_reason(f"{entity.ident} could not be compiled: {type(error).__name__}: {error}")
+    return {i: reason for i in entity.fact_ids}
+
+
 def _records(spec: ClassSpec, entities: Sequence[Entity]) -> list[tuple[int, Record]]:
-    """Each entity's record, rendered once as a trial; an entity that cannot be rendered
-    fails with all its facts (raised after trying every entity of the kind)."""
+    """Each entity's record; an entity whose values cannot be converted fails with all its
+    facts (raised after trying every entity of the kind)."""
     failed: dict[int, str] = {}
     records = []
     for entity in entities:
         try:
-            record = _entity_record(spec, entity)
-            record_source(spec.names.class_name, record, Aliases())
+            records.append((entity.first_id, _entity_record(spec, entity)))
         except Exception as error:  # anything one entity's values do must not stop the others
-            reason = short_reason(f"{entity.ident} could not be compiled: {type(error).__name__}: {error}")
-            failed.update({i: reason for i in entity.fact_ids})
-            continue
-        records.append((entity.first_id, record))
+            failed.update(_failure(entity, error))
     if failed:
         raise _EntitiesFailed(failed)
     return records
+
+
+def _culprits(spec: ClassSpec, entities: Sequence[Entity], records: Sequence[tuple[int, Record]],
+              error: Exception) -> _EntitiesFailed:
+    """Rendering a kind's modules failed: find the entities whose records cannot be
+    rendered (tried one by one only now, so the usual path renders each record once)."""
+    failed: dict[int, str] = {}
+    for entity, (_, record) in zip(entities, records):
+        try:
+            record_source(spec.names.class_name, record, Aliases())
+        except Exception as culprit:
+            failed.update(_failure(entity, culprit))
+    if not failed:
+        raise error  # not one record's doing: a compiler bug, reported as such
+    return _EntitiesFailed(failed)
 
 
 def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
@@ -169,8 +185,11 @@ def _compile(user: str, facts: Sequence[Fact], quarantined: dict[int, str]) -> G
         class_doc = f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
         class_header = headers.of(all_ids, f"class {spec.names.class_name}")
         singular = records[0][1] if spec.names.singular else None
-        files[f"{spec.names.stem}.py"] = class_module(spec, class_header, class_doc, singular)
-        chunks = () if spec.names.singular else tuple(_chunks(spec, records, headers, files))
+        try:
+            files[f"{spec.names.stem}.py"] = class_module(spec, class_header, class_doc, singular)
+            chunks = () if spec.names.singular else tuple(_chunks(spec, records, headers, files))
+        except Exception as error:
+            raise _culprits(spec, entities, records, error) from error
         exports.append(Export(spec, chunks))
     note_items = [(n.fact_id, _note_record(n)) for n in live.notes]
     note_header = headers.of((n.fact_id for n in live.notes), f"class {NOTE_CLASS}")

@@ -123,6 +123,24 @@ def test_an_entity_that_fails_to_render_is_quarantined(monkeypatch: pytest.Monke
     assert "v=1.5" in package.files["trip_000.py"] and "v=2.0" in package.files["trip_000.py"]
 
 
+def test_an_entity_whose_literal_cannot_be_written_is_quarantined(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rendering the chunk fails: the records are tried one by one to find the culprit."""
+    import codegen.render
+
+    real = codegen.render.py_literal
+
+    def picky(value: object, *args: Any) -> str:
+        if value == "boom":
+            raise ValueError("cannot write boom")
+        return real(value, *args)
+
+    monkeypatch.setattr(codegen.render, "py_literal", picky)
+    facts = [_fact(1, "trip", {"v": "ok"}, "A"), _fact(2, "trip", {"v": "boom"}, "B"), _fact(3, "trip", {"v": "x"})]
+    package = compile_package("alice", facts)
+    assert package.quarantined == {2: "trip/B could not be compiled: ValueError: cannot write boom"}
+    assert package.record_counts["trips"] == 2
+
+
 def test_a_package_without_bad_facts_is_unchanged_by_quarantine() -> None:
     facts = [_fact(1, "trip", {"v": 1}, "A"), _fact(2, None, {}), _fact(3, "trip", {"__x__": 1})]
     package = compile_package("alice", facts)
