@@ -168,9 +168,12 @@ def query(user: str, expression: str, version: Optional[str] = typer.Option(None
 @app.command()
 def alerts(user: str, now: Optional[str] = typer.Option(None, "--now", help="ISO date (default: today)"),
            as_json: bool = JsonOpt) -> None:
-    """Run every constraint over the current version; show new, active and resolved alerts."""
+    """Run every constraint over the current version; show new, escalated, active and resolved
+    alerts. Exits 1 when a constraint failed (each named on one line; the others still report)."""
     result = memory().alerts(user, parse_now(now))
     emit_json(alerts_json(result)) if as_json else print_alerts(result)
+    if result.errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -205,7 +208,7 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):
-            quiet = outcome.alerts is None or not (outcome.alerts.raised or outcome.alerts.resolved)
+            quiet = outcome.alerts is None or not (outcome.alerts.news or outcome.alerts.resolved)
             if isinstance(outcome.result, Unchanged) and quiet:
                 return
             if as_json:  # one JSON document per line, for programs reading a stream
