@@ -106,9 +106,12 @@ def suggest_source(wanted: str, lacking: Iterable[object], taken: Iterable[str] 
 
 
 def field_notices(module: object, constraints: Iterable[Constraint]) -> tuple[FieldNotice, ...]:
-    """One notice per constraint and field it reads that some of the records lack."""
+    """One notice per constraint and field it reads that some of the records lack; a
+    constraint whose `needs` the module lacks does not run, and has none."""
     notices: list[FieldNotice] = []
     for item in constraints:
+        if any(getattr(module, attribute, None) is None for attribute in item.needs):
+            continue
         for attribute, names in item.fields.items():
             value = getattr(module, attribute, None)
             if value is None:
