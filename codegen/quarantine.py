@@ -19,8 +19,24 @@ from factlog.model import Fact, JsonValue, check_fields, check_kind
 MAX_REASON = 300  # characters of a reason kept in metadata
 
 
+_VERDICTS: dict[tuple[str, Limits], str | None] = {}  # by content hash: facts never change
+_MAX_VERDICTS = 200_000
+
+
 def fact_problem(fact: Fact, limits: Limits = Limits()) -> str | None:
-    """Why this fact cannot be compiled, or None when it can."""
+    """Why this fact cannot be compiled, or None when it can (remembered by content hash,
+    so a long-running process checks each fact once)."""
+    key = (fact.hash, limits)
+    if key in _VERDICTS:
+        return _VERDICTS[key]
+    verdict = _problem(fact, limits)
+    if len(_VERDICTS) >= _MAX_VERDICTS:
+        _VERDICTS.clear()
+    _VERDICTS[key] = verdict
+    return verdict
+
+
+def _problem(fact: Fact, limits: Limits) -> str | None:
     try:
         if fact.kind is not None:
             check_kind(fact.kind)
@@ -28,7 +44,7 @@ def fact_problem(fact: Fact, limits: Limits = Limits()) -> str | None:
     except InputError as error:
         return short_reason(str(error))
     for name in fact.fields:
-        if python_name(name).startswith("__"):  # kept as is by the compiler, refused by safety
+        if name.startswith("__") and python_name(name).startswith("__"):  # kept as is, refused by safety
             return short_reason(f"field name {name[:40]!r} starts with '__'")
     if len(fact.text) > limits.max_string:
         return f"text of {len(fact.text)} characters; at most {limits.max_string} are allowed"
@@ -46,6 +62,11 @@ def short_reason(text: str) -> str:
 
 def _value_problem(value: JsonValue, limits: Limits) -> str | None:
     """Integers and strings beyond what a generated literal may hold (any depth)."""
+    if isinstance(value, str):
+        return None if len(value) <= limits.max_string else \
+            f"string of {len(value)} characters; at most {limits.max_string} are allowed"
+    if value is None or isinstance(value, float):
+        return None
     stack: list[JsonValue] = [value]
     while stack:
         item = stack.pop()
