@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from codegen.literals import Aliases
 from codegen.live import Entity, LiveFacts, NoteEntry, dead_ids, select_live
@@ -150,12 +150,15 @@ def _culprits(spec: ClassSpec, entities: Sequence[Entity], records: Sequence[tup
     return _EntitiesFailed(failed)
 
 
-def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
+def compile_package(user: str, facts: Sequence[Fact], *,
+                    quarantine: Mapping[int, str] | None = None) -> GeneratedPackage:
     """Compile the user's facts (any order; each id once) into a package; facts that cannot
-    be compiled are quarantined (left out, listed with their reasons)."""
+    be compiled are quarantined (left out, listed with their reasons). `quarantine` adds
+    live facts known to fail validation (`codegen.quarantine.culprit_facts`)."""
     check_user_id(user)
     dead = dead_ids(facts)
-    quarantined: dict[int, str] = {}
+    present = {f.id for f in facts}
+    quarantined = {i: reason for i, reason in (quarantine or {}).items() if i in present and i not in dead}
     for fact in facts:
         if fact.id not in dead and (reason := fact_problem(fact)) is not None:
             quarantined[fact.id] = reason

@@ -29,6 +29,7 @@ BAD_FIELDS: dict[str, tuple[dict[str, JsonValue], str]] = {
     "long-integer": ({"cost_usd": 10**40}, "32 digits"),
     "long-string": ({"notes": "a" * 262_145}, "262145 characters"),
     "int-float-mix": ({"cost_usd": 10**400}, "32 digits"),
+    "huge-record": ({f"part{i}": "b" * 262_000 for i in range(5)}, "a record may hold at most 1048576"),
 }
 
 
@@ -104,6 +105,37 @@ def test_a_bad_update_leaves_the_entity_as_its_good_facts_made_it(home: Path) ->
         assert (trip.cost_usd, trip.fact_ids) == (10, [good.id])
     finally:
         mem.close()
+
+
+@pytest.mark.parametrize(("fields", "rule"), [({"notes": "a" * 262_145}, "[literal-size] string literal of 262145"),
+                                              ({"__secret": "x"}, "[dunder] name '__secret'")])
+def test_what_the_predicate_misses_safety_names_and_the_checkpoint_retries(
+        home: Path, monkeypatch: pytest.MonkeyPatch, fields: dict[str, JsonValue], rule: str) -> None:
+    """With the limit checks switched off, the safety stage refuses the record's own line:
+    its facts are quarantined with that problem as the reason, and the rest publishes."""
+    monkeypatch.setattr(codegen.compile, "fact_problem", lambda fact: None)
+    mem = Memory.open(home)
+    try:
+        mem.add(USER, "trip", kind="trip", key="T1", fields={"destination": "Lisbon"})
+        bad = append_raw(home / "facts.db", USER, kind="trip", key="T2", fields=fields)
+        mem.add(USER, "trip", kind="trip", key="T3", fields={"destination": "Oslo"})
+        result = mem.checkpoint(USER)
+        assert isinstance(result, Published), result
+        assert list(result.version.meta.quarantined) == [bad.id]
+        assert result.version.meta.quarantined[bad.id].startswith(rule)
+        assert [t.destination for t in mem.module(USER).trips] == ["Lisbon", "Oslo"]
+    finally:
+        mem.close()
+
+
+def test_problems_off_a_record_line_name_no_fact() -> None:
+    from codegen.problems import Problem
+    from codegen.quarantine import culprit_facts
+
+    files = {"trip_000.py": "x = 1\n    Trip(a=1, fact_ids=[4, 7]),\n"}
+    problems = [Problem("dunder", "trip_000.py", 1, 0, "no"), Problem("literal-size", "trip_000.py", 2, 5, "big"),
+                Problem("x", "other.py", 2, 0, "?"), Problem("x", "trip_000.py", 9, 0, "?")]
+    assert culprit_facts(problems, files) == {4: "[literal-size] big", 7: "[literal-size] big"}
 
 
 def _fact(fact_id: int, kind: str | None, fields: dict[str, JsonValue], key: str | None = None) -> Fact:

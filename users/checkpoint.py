@@ -21,6 +21,7 @@ from typing import Callable, Mapping, Sequence
 from codegen.compile import GeneratedPackage, compile_package
 from codegen.loader import unload_package
 from codegen.problems import Problem, format_problems
+from codegen.quarantine import culprit_facts
 from codegen.validate import Invalid, Validator
 from factlog.model import Fact
 from factlog.store import FactStore
@@ -65,6 +66,18 @@ def live_fact_ids(facts: Sequence[Fact]) -> set[int]:
     return {f.id for f in facts if f.retracts is None and f.id not in retracted}
 
 
+RETRIES = 3  # recompiles without the facts safety refused on their records' lines
+
+
+def _culprits(result: Invalid, package: GeneratedPackage, producer: Producer) -> dict[int, str]:
+    """Live facts whose own record lines the safety stage refused (compiler output only:
+    another producer's problems are its own), not already quarantined."""
+    if producer is not compile_package or result.stage != "safety":
+        return {}
+    found = culprit_facts(result.problems, package.files)
+    return {i: reason for i, reason in found.items() if i not in package.quarantined}
+
+
 def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str, *,
                stage_root: Path, producer: Producer = compile_package,
                producer_name: str = "compiler") -> CheckpointResult:
@@ -79,11 +92,21 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
     log = list(facts.facts(user))
     package = producer(user, log)
     timings["compile"] = time.perf_counter() - started
-    stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
-    result = validator.validate(package.files, user=user, version=f"stage{head}",
-                                live_fact_ids=live_fact_ids(log), stage_dir=stage_dir,
-                                quarantined=package.quarantined.keys())
-    timings.update(result.timings)
+    live = live_fact_ids(log)
+    for _ in range(RETRIES + 1):
+        stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
+        result = validator.validate(package.files, user=user, version=f"stage{head}",
+                                    live_fact_ids=live, stage_dir=stage_dir,
+                                    quarantined=package.quarantined.keys())
+        timings.update(result.timings)
+        if not isinstance(result, Invalid):
+            break
+        culprits = _culprits(result, package, producer)
+        if not culprits:
+            return Failed(result.stage, result.problems, timings, current)
+        started = time.perf_counter()
+        package = compile_package(user, log, quarantine={**package.quarantined, **culprits})
+        timings["compile"] += time.perf_counter() - started
     if isinstance(result, Invalid):
         return Failed(result.stage, result.problems, timings, current)
     try:
