@@ -3,12 +3,16 @@
 The log accepts facts through `factlog.model` checks; a fact stored before those checks
 matched the compiler's limits (or written around them) may still break compiling or
 validating, and must not block the user's every checkpoint. `fact_problem` is the one
-predicate: the door's own checks (`check_fields`) plus the limits the validator enforces
-on generated source (`codegen.safety_rules.Limits`). A fact it names is left out of the
-package and listed, with its reason, in the version's metadata; coverage counts it as
-accounted for. A retraction of the fact removes it from the quarantine, as from the log.
-What the predicate misses and validation's safety stage refuses on a record's own line
-is found by `culprit_facts`, and the checkpoint compiles again without those facts.
+predicate, and it is exactly the compiler's: the limits the validator enforces on
+generated source (`codegen.safety_rules.Limits`: string length, integer digits, file size),
+field names the compiler would keep as dunder names, and kinds. (The door's
+`factlog.model.check_fields` is stricter: it also refuses control characters and lone
+surrogates, which the compiler writes as escaped data, so such an old fact still compiles
+and is not quarantined.) A fact it names is left out of the package and listed, with its
+reason, in the version's metadata; coverage counts it as accounted for. An entity whose
+record cannot be rendered is quarantined whole (`codegen.compile`), and what safety
+refuses on a record's own line is found by `culprit_facts`, after which the checkpoint
+compiles again without those facts. A retraction of the fact ends its quarantine.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from codegen.naming import python_name
 from codegen.problems import Problem
 from codegen.safety_rules import Limits
 from factlog.errors import InputError
-from factlog.model import Fact, JsonValue, check_fields, check_kind
+from factlog.model import Fact, JsonValue, check_kind
 
 MAX_REASON = 300  # characters of a reason kept in metadata
 
@@ -43,12 +47,11 @@ def fact_problem(fact: Fact, limits: Limits = Limits()) -> str | None:
 
 
 def _problem(fact: Fact, limits: Limits) -> str | None:
-    try:
-        if fact.kind is not None:
+    if fact.kind is not None:
+        try:
             check_kind(fact.kind)
-        check_fields(dict(fact.fields))
-    except InputError as error:
-        return short_reason(str(error))
+        except InputError as error:
+            return short_reason(str(error))
     for name in fact.fields:
         if name.startswith("__") and python_name(name).startswith("__"):  # kept as is, refused by safety
             return short_reason(f"field name {name[:40]!r} starts with '__'")

@@ -218,3 +218,10 @@ def test_publish_meta_quarantined_round_trips_and_is_checked() -> None:
         PublishMeta(log_position=3, input_hash="abc", producer="compiler", quarantined={0: "x"})
     with pytest.raises(InputError):
         PublishMeta(log_position=3, input_hash="abc", producer="compiler", quarantined={1: ""})
+
+
+def test_text_the_door_refuses_but_the_compiler_writes_is_not_quarantined() -> None:
+    """Control characters and lone surrogates are escaped data to the compiler."""
+    facts = [_fact(1, "memo", {"body": "nul\x00 and \ud800"}), _fact(2, None, {}, None)]
+    package = compile_package("alice", facts)
+    assert package.quarantined == {} and package.record_counts["memos"] == 1
