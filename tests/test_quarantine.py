@@ -221,7 +221,7 @@ def test_publish_meta_quarantined_round_trips_and_is_checked() -> None:
 
 
 def test_text_the_door_refuses_but_the_compiler_writes_is_not_quarantined() -> None:
-    """Control characters and lone surrogates are escaped data to the compiler."""
-    facts = [_fact(1, "memo", {"body": "nul\x00 and \ud800"}), _fact(2, None, {}, None)]
+    """Control and bidi characters are escaped data to the compiler."""
+    facts = [_fact(1, "memo", {"body": "nul\x00, bidi \u202e, CR\r"}), _fact(2, None, {}, None)]
     package = compile_package("alice", facts)
     assert package.quarantined == {} and package.record_counts["memos"] == 1
