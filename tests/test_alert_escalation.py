@@ -29,7 +29,7 @@ def _ids(alerts: list[dict[str, Any]]) -> list[tuple[str, str]]:
 
 def test_a_bill_going_overdue_is_escalated_across_runs(uac: Uac) -> None:
     r = uac("add", USER, "power bill", "--kind", "bill", "--key", "B1", "--field", "payee=Power Co",
-            "--field", "amount_usd=80", "--field", "due_date=2030-01-10")
+            "--field", "amount_usd=80.5", "--field", "due_date=2030-01-10")
     assert r.code == 0
     assert uac("checkpoint", USER, "--now", "2029-12-01").code == 0  # nothing due yet
 

@@ -96,13 +96,13 @@ def test_quarantine_lifecycle_show_history_later_checkpoint_retraction(uac: Uac,
 def test_a_bad_update_leaves_the_entity_as_its_good_facts_made_it(home: Path) -> None:
     mem = Memory.open(home)
     try:
-        good = mem.add(USER, "trip", kind="trip", key="T1", fields={"destination": "Lisbon", "cost_usd": 10})
+        good = mem.add(USER, "trip", kind="trip", key="T1", fields={"destination": "Lisbon", "cost_usd": 10.5})
         bad = append_raw(home / "facts.db", USER, kind="trip", key="T1", fields={"cost_usd": 10**50})
         result = mem.checkpoint(USER)
         assert isinstance(result, Published), result
         assert result.version.meta.quarantined.keys() == {bad.id}
         trip = mem.module(USER).trips[0]
-        assert (trip.cost_usd, trip.fact_ids) == (10, [good.id])
+        assert (trip.cost_usd, trip.fact_ids) == (10.5, [good.id])
     finally:
         mem.close()
 
