@@ -11,20 +11,26 @@ the newest chunk, updating an entity only its own chunk. Notes work the same way
 (`notes.py`, `notes_<nnn>.py`). Each file's header gives the log position and input hash
 of the facts it was compiled from (for `__init__.py`: the whole log), so an untouched
 chunk keeps its bytes.
+
+Quarantine (`codegen.quarantine`): a live fact that breaks the compiler's limits, and every
+fact of an entity whose record cannot be rendered, is left out and listed in
+`GeneratedPackage.quarantined` with its reason; everything else still compiles.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
-from codegen.live import Entity, LiveFacts, NoteEntry, select_live
+from codegen.literals import Aliases
+from codegen.live import Entity, LiveFacts, NoteEntry, dead_ids, select_live
 from codegen.naming import NOTES_STEM, KindNames, kind_names
-from codegen.render import Export, Header, Record, chunk_module, class_module, init_module
+from codegen.quarantine import fact_problem, short_reason
+from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
 from codegen.schema import STR, ClassSpec, FieldSpec, PyType, coerce, infer_class
 from codegen.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
-from factlog.model import Fact, check_kind, check_user_id
+from factlog.model import Fact, check_user_id
 
 CHUNK_IDS = 500  # fact ids per chunk, so at most 500 records per chunk module
 
@@ -47,6 +53,7 @@ class GeneratedPackage:
     entities: dict[str, list[int]]  # entity id ("trip/<key>", "trip#7", "passport", "note#9") -> fact ids
     renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
     kinds: dict[str, KindNames] = field(default_factory=dict)  # normalized kind -> names
+    quarantined: dict[int, str] = field(default_factory=dict)  # fact id -> why it was left out
 
 
 def hash_of(hashes: Iterable[str]) -> str:
@@ -102,13 +109,68 @@ def _chunks(
     return result
 
 
-def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
-    """Compile the user's facts (any order; each id once) into a package."""
+class _EntitiesFailed(Exception):
+    def __init__(self, reasons: dict[int, str]) -> None:
+        super().__init__(f"{len(reasons)} fact(s) could not be compiled")
+        self.reasons = reasons
+
+
+def _failure(entity: Entity, error: Exception) -> dict[int, str]:
+    reason = short_reason(f"{entity.ident} could not be compiled: {type(error).__name__}: {error}")
+    return {i: reason for i in entity.fact_ids}
+
+
+def _records(spec: ClassSpec, entities: Sequence[Entity]) -> list[tuple[int, Record]]:
+    """Each entity's record; an entity whose values cannot be converted fails with all its
+    facts (raised after trying every entity of the kind)."""
+    failed: dict[int, str] = {}
+    records = []
+    for entity in entities:
+        try:
+            records.append((entity.first_id, _entity_record(spec, entity)))
+        except Exception as error:  # anything one entity's values do must not stop the others
+            failed.update(_failure(entity, error))
+    if failed:
+        raise _EntitiesFailed(failed)
+    return records
+
+
+def _culprits(spec: ClassSpec, entities: Sequence[Entity], records: Sequence[tuple[int, Record]],
+              error: Exception) -> _EntitiesFailed:
+    """Rendering a kind's modules failed: find the entities whose records cannot be
+    rendered (tried one by one only now, so the usual path renders each record once)."""
+    failed: dict[int, str] = {}
+    for entity, (_, record) in zip(entities, records):
+        try:
+            record_source(spec.names.class_name, record, Aliases())
+        except Exception as culprit:
+            failed.update(_failure(entity, culprit))
+    if not failed:
+        raise error  # not one record's doing: a compiler bug, reported as such
+    return _EntitiesFailed(failed)
+
+
+def compile_package(user: str, facts: Sequence[Fact], *,
+                    quarantine: Mapping[int, str] | None = None) -> GeneratedPackage:
+    """Compile the user's facts (any order; each id once) into a package; facts that cannot
+    be compiled are quarantined (left out, listed with their reasons). `quarantine` adds
+    live facts known to fail validation (`codegen.quarantine.culprit_facts`)."""
     check_user_id(user)
+    dead = dead_ids(facts)
+    present = {f.id for f in facts}
+    quarantined = {i: reason for i, reason in (quarantine or {}).items() if i in present and i not in dead}
     for fact in facts:
-        if fact.kind is not None:
-            check_kind(fact.kind)
-    live = select_live(facts)
+        if fact.id not in dead and (reason := fact_problem(fact)) is not None:
+            quarantined[fact.id] = reason
+    while True:  # each round quarantines at least one more entity, so this ends
+        try:
+            return _compile(user, facts, quarantined)
+        except _EntitiesFailed as failed:
+            quarantined.update(failed.reasons)
+
+
+def _compile(user: str, facts: Sequence[Fact], quarantined: dict[int, str]) -> GeneratedPackage:
+    live = select_live([f for f in facts if f.id not in quarantined] if quarantined else facts)
     headers = _Headers(user, live)
     names = kind_names(live.entities)
     files: dict[str, str] = {}
@@ -121,13 +183,16 @@ def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
         if spec.renamed:
             renamed[kind] = spec.renamed
         counts[spec.names.attribute] = len(entities)
-        records = [(e.first_id, _entity_record(spec, e)) for e in entities]
+        records = _records(spec, entities)
         all_ids = [i for e in entities for i in e.fact_ids]
         class_doc = f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
         class_header = headers.of(all_ids, f"class {spec.names.class_name}")
         singular = records[0][1] if spec.names.singular else None
-        files[f"{spec.names.stem}.py"] = class_module(spec, class_header, class_doc, singular)
-        chunks = () if spec.names.singular else tuple(_chunks(spec, records, headers, files))
+        try:
+            files[f"{spec.names.stem}.py"] = class_module(spec, class_header, class_doc, singular)
+            chunks = () if spec.names.singular else tuple(_chunks(spec, records, headers, files))
+        except Exception as error:
+            raise _culprits(spec, entities, records, error) from error
         exports.append(Export(spec, chunks))
     note_items = [(n.fact_id, _note_record(n)) for n in live.notes]
     note_header = headers.of((n.fact_id for n in live.notes), f"class {NOTE_CLASS}")
@@ -142,5 +207,6 @@ def compile_package(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
     files["__init__.py"] = init_module(exports, init_header)
     entity_map: dict[str, list[int]] = {e.ident: list(e.fact_ids) for k in live.entities for e in live.entities[k]}
     entity_map.update({f"note#{n.fact_id}": [n.fact_id] for n in live.notes})
-    return GeneratedPackage(user, dict(sorted(files.items())), position, input_hash, counts, entity_map, renamed, names)
+    return GeneratedPackage(user, dict(sorted(files.items())), position, input_hash, counts, entity_map, renamed,
+                            names, dict(sorted(quarantined.items())))
 

@@ -8,6 +8,7 @@ from constraints.model import Finding as Finding
 from constraints.model import MissingInput as MissingInput
 from constraints.model import Skipped as Skipped
 from constraints.model import constraint as constraint
+from constraints.notices import FieldNotice as FieldNotice
 from constraints.runner import AlertDiff as AlertDiff
 from constraints.runner import RunResult as RunResult
 from constraints.runner import diff_alerts as diff_alerts

@@ -2,8 +2,9 @@
 
 Each reads the canonical attributes and fields it names; a record lacking a field (or
 holding None there) is ignored, a module lacking the attribute or every record lacking
-the field skips the constraint. Only current and future things raise: past trips,
-finished medications and past appointments do not.
+the field skips the constraint. The fields each one reads are declared (`fields=`), so
+records lacking them are reported as notices (`constraints.notices`). Only current and
+future things raise: past trips, finished medications and past appointments do not.
 """
 
 from __future__ import annotations
@@ -64,7 +65,8 @@ def _is_international(trip: object, home: str | None) -> bool:
     return country is not None and home is not None and country != home
 
 
-@constraint(name="passport_valid_for_trips", needs=("passport", "trips"))
+@constraint(name="passport_valid_for_trips", needs=("passport", "trips"),
+            fields={"passport": ("expiry_date",), "trips": ("departure_date",)})
 def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
     """The passport must be valid for each upcoming international trip, with 180 days to spare."""
     passport = getattr(module, "passport")
@@ -114,7 +116,7 @@ def _trip_words(span: Span[object]) -> str:
     return f"trip to {place} ({dates})" if place else f"trip ({dates})"
 
 
-@constraint(name="overlapping_trips", needs=("trips",))
+@constraint(name="overlapping_trips", needs=("trips",), fields={"trips": ("departure_date",)})
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     """Two upcoming trips whose dates overlap (a return day may be the next departure day)."""
     trips = records(module, "trips")
@@ -138,7 +140,7 @@ def _event_words(record: object) -> str:
     return label(record, "title", "location", default="event")
 
 
-@constraint(name="overlapping_schedule")
+@constraint(name="overlapping_schedule", fields={"appointments": ("start",), "events": ("start",)})
 def overlapping_schedule(module: object, now: datetime) -> Iterator[Finding]:
     """Appointments and events of the same person that overlap in time."""
     sources = [
@@ -178,7 +180,7 @@ def _due_soon(module: object, now: datetime, attribute: str, what: str) -> Itera
             yield record, due, (due - now.date()).days
 
 
-@constraint(name="bills_due", needs=("bills",))
+@constraint(name="bills_due", needs=("bills",), fields={"bills": ("due_date", "amount_usd")})
 def bills_due(module: object, now: datetime) -> Iterator[Finding]:
     """Bills due within 7 days (warning) or overdue (critical)."""
     for bill, due, days in _due_soon(module, now, "bills", "bill"):
@@ -190,7 +192,7 @@ def bills_due(module: object, now: datetime) -> Iterator[Finding]:
             yield Finding("warning", f"bill from {payee} ({amount}) is due {_in_days(days)} ({due})", (bill,), due)
 
 
-@constraint(name="deadlines_due", needs=("deadlines",))
+@constraint(name="deadlines_due", needs=("deadlines",), fields={"deadlines": ("due_date",)})
 def deadlines_due(module: object, now: datetime) -> Iterator[Finding]:
     """Deadlines within 7 days (warning) or missed (critical)."""
     for deadline, due, days in _due_soon(module, now, "deadlines", "deadline"):
@@ -220,7 +222,7 @@ def _expiry_finding(record: object, what: str, expiry: date, today: date) -> Fin
     return Finding(severity, f"{what} {verb} {_in_days(days)} ({expiry})", (record,), due=expiry)
 
 
-@constraint(name="passport_expiry", needs=("passport",))
+@constraint(name="passport_expiry", needs=("passport",), fields={"passport": ("expiry_date",)})
 def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """The passport expires within 90 days (30: critical, 60: warning, 90: info) or has expired."""
     passport = getattr(module, "passport")
@@ -233,7 +235,7 @@ def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
         yield finding
 
 
-@constraint(name="document_expiry", needs=("documents",))
+@constraint(name="document_expiry", needs=("documents",), fields={"documents": ("expiry_date",)})
 def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired."""
     documents = records(module, "documents")
@@ -252,7 +254,7 @@ def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
             yield finding
 
 
-@constraint(name="vehicle_service_due", needs=("vehicles",))
+@constraint(name="vehicle_service_due", needs=("vehicles",), fields={"vehicles": ("next_service_date",)})
 def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
     """A vehicle's next service is due within 14 days (or overdue)."""
     vehicles = records(module, "vehicles")
@@ -272,7 +274,8 @@ def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
 # --- health and finance ---------------------------------------------------------------
 
 
-@constraint(name="medication_allergy", needs=("medications", "allergies"))
+@constraint(name="medication_allergy", needs=("medications", "allergies"),
+            fields={"medications": ("drug_class",), "allergies": ("drug_class",)})
 def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
     """A current medication in a drug class the same person is allergic to."""
     medications = records(module, "medications")
@@ -307,7 +310,7 @@ def _distinct(values: list[object]) -> list[str]:
     return list(seen.values())
 
 
-@constraint(name="conflicting_payments", needs=("payments",))
+@constraint(name="conflicting_payments", needs=("payments",), fields={"payments": ("payee", "status")})
 def conflicting_payments(module: object, now: datetime) -> Iterator[Finding]:
     """Pending payments to one payee that disagree on amount, reference or requester."""
     payments = records(module, "payments")

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import date, datetime
-from typing import Literal
+from typing import Literal, Mapping
 
 Severity = Literal["critical", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "warning", "info")
@@ -73,6 +73,7 @@ class Constraint:
     description: str
     needs: tuple[str, ...]  # module attributes read; absent or None -> skipped
     function: CheckFunction
+    fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # attribute -> fields read
 
     def check(self, module: object, now: datetime) -> Iterator[Alert]:
         for attribute in self.needs:
@@ -97,11 +98,14 @@ class Constraint:
 
 
 def constraint(
-    *, name: str | None = None, needs: tuple[str, ...] = (), description: str | None = None
+    *, name: str | None = None, needs: tuple[str, ...] = (), description: str | None = None,
+    fields: Mapping[str, tuple[str, ...]] | None = None,
 ) -> Callable[[CheckFunction], Constraint]:
     """Decorate `def check(module: object, now: datetime) -> Iterator[Finding]` into a `Constraint`.
 
-    The name defaults to the function name, the description to its docstring.
+    The name defaults to the function name, the description to its docstring. `fields`
+    names the fields it reads per attribute, e.g. `{"trips": ("departure_date",)}`: records
+    lacking one are reported as notices (`constraints.notices`).
     """
 
     def wrap(function: CheckFunction) -> Constraint:
@@ -111,6 +115,7 @@ def constraint(
             description=description if description is not None else (doc[0] if doc else ""),
             needs=(needs,) if isinstance(needs, str) else tuple(needs),
             function=function,
+            fields={k: (v,) if isinstance(v, str) else tuple(v) for k, v in (fields or {}).items()},
         )
 
     return wrap

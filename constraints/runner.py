@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 
 from constraints.model import SEVERITIES, Alert, Constraint, ConstraintError, MissingInput, Skipped
+from constraints.notices import FieldNotice, field_notices
 from constraints.state import ActiveAlert, AlertState, ResolvedAlert
 from factlog.durable import exclusive_lock
 
@@ -17,15 +18,23 @@ class RunResult:
     alerts: tuple[Alert, ...]  # most severe first, then soonest due
     skipped: tuple[Skipped, ...]
     errors: tuple[ConstraintError, ...]
+    notices: tuple[FieldNotice, ...] = ()  # records lacking a field a constraint reads
 
 
 @dataclass(frozen=True)
 class AlertDiff:
     raised: tuple[Alert, ...]  # new since the previous run
-    still_active: tuple[Alert, ...]  # as of this run (the message may have changed)
+    still_active: tuple[Alert, ...]  # as of this run, no more severe than before (the message may change)
     resolved: tuple[Alert, ...]  # as last seen active
     skipped: tuple[Skipped, ...] = ()  # filled by evaluate_and_record
     errors: tuple[ConstraintError, ...] = ()
+    escalated: tuple[Alert, ...] = ()  # active before, more severe now (e.g. due soon -> overdue)
+    notices: tuple[FieldNotice, ...] = ()  # records lacking a field a constraint reads
+
+    @property
+    def news(self) -> tuple[Alert, ...]:
+        """What is worth announcing: new alerts, then alerts that got worse."""
+        return self.raised + self.escalated
 
 
 def run_constraints(module: object, now: datetime, constraints: Iterable[Constraint]) -> RunResult:
@@ -33,6 +42,7 @@ def run_constraints(module: object, now: datetime, constraints: Iterable[Constra
     alerts: dict[str, Alert] = {}
     skipped: list[Skipped] = []
     errors: list[ConstraintError] = []
+    constraints = list(constraints)
     for item in constraints:
         try:
             found = list(item.check(module, now))
@@ -44,11 +54,17 @@ def run_constraints(module: object, now: datetime, constraints: Iterable[Constra
             continue
         for alert in found:
             alerts.setdefault(alert.id, alert)
-    return RunResult(tuple(sorted(alerts.values(), key=_urgency)), tuple(skipped), tuple(errors))
+    return RunResult(tuple(sorted(alerts.values(), key=_urgency)), tuple(skipped), tuple(errors),
+                     field_notices(module, constraints))
 
 
 def _urgency(alert: Alert) -> tuple[int, date, str]:
     return SEVERITIES.index(alert.severity), alert.due or date.max, alert.id
+
+
+def is_worse(alert: Alert, before: Alert) -> bool:
+    """More severe than it was (critical is the most severe)."""
+    return SEVERITIES.index(alert.severity) < SEVERITIES.index(before.severity)
 
 
 def diff_alerts(previous: Iterable[Alert], current: Iterable[Alert]) -> AlertDiff:
@@ -56,8 +72,9 @@ def diff_alerts(previous: Iterable[Alert], current: Iterable[Alert]) -> AlertDif
     now = {a.id: a for a in current}
     return AlertDiff(
         raised=tuple(a for i, a in now.items() if i not in before),
-        still_active=tuple(a for i, a in now.items() if i in before),
+        still_active=tuple(a for i, a in now.items() if i in before and not is_worse(a, before[i])),
         resolved=tuple(a for i, a in before.items() if i not in now),
+        escalated=tuple(a for i, a in now.items() if i in before and is_worse(a, before[i])),
     )
 
 
@@ -69,7 +86,8 @@ def evaluate_and_record(
     version: int | None = None,
     on_new_alert: Callable[[Alert], None] | None = None,
 ) -> AlertDiff:
-    """Run, diff against the stored state, store the new state, then announce raised alerts.
+    """Run, diff against the stored state, store the new state, then announce the news:
+    raised alerts, then escalated ones (an alert that got more severe is news too).
 
     Alerts of a constraint that errored this run stay active (an error says nothing about
     whether the situation is over); a skipped constraint's alerts resolve, since the data
@@ -96,6 +114,6 @@ def evaluate_and_record(
         )
         AlertState(active, state.history + resolved, now, version).save(state_path)
     if on_new_alert is not None:
-        for alert in diff.raised:
+        for alert in diff.news:
             on_new_alert(alert)
-    return AlertDiff(diff.raised, diff.still_active, diff.resolved, result.skipped, result.errors)
+    return replace(diff, skipped=result.skipped, errors=result.errors, notices=result.notices)

@@ -21,7 +21,14 @@ from rich.table import Table
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
 from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out
-from runtime.cli_output import alerts_json, checkpoint_json, print_alerts, print_checkpoint
+from runtime.cli_output import (
+    alerts_json,
+    checkpoint_json,
+    print_alerts,
+    print_checkpoint,
+    print_quarantine,
+    quarantine_lines,
+)
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import printable, to_jsonable, to_text
 from runtime.safe_eval import QueryError
@@ -85,6 +92,7 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
         else:
             table.add_row(name, type(value).__name__, escape(to_text(value)[:120]))
     out.print(table)
+    print_quarantine(info.meta.quarantined)
 
 
 @app.command()
@@ -99,15 +107,24 @@ def history(user: str, as_json: bool = JsonOpt) -> None:
                    for v in versions])
         return
     table = Table(title=f"{user}: {len(versions)} versions")
+    any_quarantined = any(v.meta.quarantined for v in versions)
     for column in ("version", "created", "log pos", "producer", "records", "validation s"):
         table.add_column(column)
+    if any_quarantined:
+        table.add_column("quarantined")
     for v in versions:
         mark = " *" if current is not None and v.number == current.number else ""
         timings = v.meta.timings
-        table.add_row(f"v{v.number}{mark}", v.created_at[:19], str(v.meta.log_position), v.meta.producer,
-                      str(sum(v.meta.record_counts.values())),
-                      f"{sum(t for k, t in timings.items() if k != 'publish'):.3f}")
+        row = [f"v{v.number}{mark}", v.created_at[:19], str(v.meta.log_position), v.meta.producer,
+               str(sum(v.meta.record_counts.values())),
+               f"{sum(t for k, t in timings.items() if k != 'publish'):.3f}"]
+        if any_quarantined:
+            row.append(", ".join(map(str, sorted(v.meta.quarantined))) or "-")
+        table.add_row(*row)
     out.print(table)
+    for v in versions:
+        for line in quarantine_lines(v.meta.quarantined, v.number):
+            out.print(line, markup=False)
 
 
 @app.command()
@@ -162,9 +179,12 @@ def query(user: str, expression: str, version: Optional[str] = typer.Option(None
 @app.command()
 def alerts(user: str, now: Optional[str] = typer.Option(None, "--now", help="ISO date (default: today)"),
            as_json: bool = JsonOpt) -> None:
-    """Run every constraint over the current version; show new, active and resolved alerts."""
+    """Run every constraint over the current version; show new, escalated, active and resolved
+    alerts. Exits 1 when a constraint failed (each named on one line; the others still report)."""
     result = memory().alerts(user, parse_now(now))
     emit_json(alerts_json(result)) if as_json else print_alerts(result)
+    if result.errors:
+        raise typer.Exit(1)
 
 
 @app.command()
@@ -219,7 +239,7 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):
-            quiet = outcome.alerts is None or not (outcome.alerts.raised or outcome.alerts.resolved)
+            quiet = outcome.alerts is None or not (outcome.alerts.news or outcome.alerts.resolved)
             if isinstance(outcome.result, Unchanged) and quiet:
                 return
             if as_json:  # one JSON document per line, for programs reading a stream

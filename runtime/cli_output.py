@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from rich.console import Console
 from rich.markup import escape
 
-from constraints import Alert, AlertDiff
+from constraints import Alert, AlertDiff, ConstraintError
 from runtime.cli_app import err, out
 from runtime.memory import CheckpointReport
 from users.checkpoint import Published, Unchanged
+
+
+def constraint_error_line(error: ConstraintError) -> str:
+    """One line naming the broken constraint, however many lines its error has."""
+    text = " ".join(error.error.split())
+    return f"constraint {error.constraint} failed: {text[:500]}{'...' if len(text) > 500 else ''}"
 
 
 def alert_json(alert: Alert) -> dict[str, object]:
@@ -19,29 +27,49 @@ def alert_json(alert: Alert) -> dict[str, object]:
 
 def alerts_json(diff: AlertDiff) -> dict[str, object]:
     return {"raised": [alert_json(a) for a in diff.raised],
+            "escalated": [alert_json(a) for a in diff.escalated],
             "still_active": [alert_json(a) for a in diff.still_active],
             "resolved": [alert_json(a) for a in diff.resolved],
             "skipped": [{"constraint": s.constraint, "reason": s.reason} for s in diff.skipped],
-            "errors": [{"constraint": e.constraint, "error": e.error} for e in diff.errors]}
+            "errors": [{"constraint": e.constraint, "error": e.error} for e in diff.errors],
+            "notices": [n.to_json() for n in diff.notices]}
 
 
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 
 def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False, console: Console = out) -> None:
-    for label, alerts in (("NEW", diff.raised), ("active", diff.still_active), ("resolved", diff.resolved)):
+    for label, alerts in (("NEW", diff.raised), ("WORSE", diff.escalated), ("active", diff.still_active),
+                          ("resolved", diff.resolved)):
         for a in alerts:
             style = "green" if label == "resolved" else SEVERITY_STYLE[a.severity]
             due = f" (due {a.due.isoformat()})" if a.due else ""
             console.print(f"[{style}]{label:>8} {a.severity:<8}[/{style}] ", end="")
             console.print(f"{a.message}{due} [facts {', '.join(map(str, a.fact_ids))}]", markup=False)
-    if not (diff.raised or diff.still_active or diff.resolved):
+    if not (diff.raised or diff.escalated or diff.still_active or diff.resolved):
         console.print("no alerts")
+    for n in diff.notices:
+        console.print(f"[dim]notice {escape(n.constraint)}:[/dim] {escape(n.message)}")
     for e in diff.errors:
-        err.print(f"constraint {e.constraint} failed: {e.error}", markup=False)
+        err.print(constraint_error_line(e), markup=False)
     if not quiet_skips:
         for s in diff.skipped:
             console.print(f"[dim]skipped {escape(s.constraint)}: {escape(s.reason)}[/dim]")
+
+
+def quarantine_lines(quarantined: Mapping[int, str], version: int | None = None) -> list[str]:
+    """One line per quarantined fact: left out of the version because it cannot be compiled."""
+    where = f"v{version} " if version is not None else ""
+    return [f"{where}quarantined fact {fact}: {reason}" for fact, reason in sorted(quarantined.items())]
+
+
+def print_quarantine(quarantined: Mapping[int, str], version: int | None = None,
+                     console: Console = out) -> None:
+    if quarantined:
+        console.print(f"[yellow]{len(quarantined)} fact(s) quarantined[/yellow] (left out: they cannot be "
+                      "compiled; fix or retract them)")
+    for line in quarantine_lines(quarantined, version):
+        console.print(line, markup=False)
 
 
 def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
@@ -51,6 +79,7 @@ def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
         data.update(outcome="published", version=result.version.number, new_facts=result.new_facts,
                     log_position=result.version.meta.log_position,
                     record_counts=result.version.meta.record_counts,
+                    quarantined={str(k): v for k, v in result.version.meta.quarantined.items()},
                     timings_s={k: round(v, 4) for k, v in result.timings.items()})
     elif isinstance(result, Unchanged):
         data.update(outcome="unchanged", reason=result.reason,
@@ -71,6 +100,7 @@ def print_checkpoint(report: CheckpointReport) -> None:
         split = ", ".join(f"{k} {v_:.3f}s" for k, v_ in result.timings.items())
         out.print(f"[green]published[/green] {report.user} v{v.number} (log position "
                   f"{v.meta.log_position}, {result.new_facts} new facts; {split})")
+        print_quarantine(v.meta.quarantined)
     elif isinstance(result, Unchanged):
         out.print(f"unchanged: {result.reason}", markup=False)
     else:

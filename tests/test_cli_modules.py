@@ -333,9 +333,9 @@ def test_broken_user_constraint_file_is_reported(uac: Uac, own: Path) -> None:
     (own / "constraints" / "mine.py").write_text("from constraints import constraint\nthis is not python\n",
                                                  encoding="utf-8")
     r = run(uac, own, "alerts", USER, "--now", "2026-12-01", "--json")
-    assert r.code == 0, r.err
+    assert r.code == 1, r.err  # a constraint that did not run is a failure (issue 7) ...
     data = json.loads(r.out)
     assert any(a["constraint"] == "passport_valid_for_trips" for a in data["raised"])  # the others still run
     assert "mine.py" in r.out + r.err  # ... and the user hears which file did not load
     text = run(uac, own, "alerts", USER, "--now", "2026-12-01")
-    assert "mine.py" in text.out + text.err
+    assert text.code == 1 and "mine.py" in text.out + text.err

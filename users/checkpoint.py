@@ -2,8 +2,11 @@
 
 Outcomes are values, not exceptions (`Published | Unchanged | Failed`). A failure leaves
 the current version and the log untouched: the facts are already stored, so the next
-checkpoint simply tries again. `CheckpointPolicy` says when a checkpoint is due (every N
-new facts, every T seconds); `uac watch` and `uac ingest --checkpoint` ask it.
+checkpoint simply tries again. A fact that cannot be compiled does not fail the checkpoint:
+the compiler quarantines it (`codegen.quarantine`), coverage accounts for it, and the
+version's metadata lists it with its reason (`PublishMeta.quarantined`).
+`CheckpointPolicy` says when a checkpoint is due (every N new facts, every T seconds);
+`uac watch` and `uac ingest --checkpoint` ask it.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import Callable, Mapping, Sequence
 from codegen.compile import GeneratedPackage, compile_package
 from codegen.loader import unload_package
 from codegen.problems import Problem, format_problems
+from codegen.quarantine import culprit_facts
 from codegen.validate import Invalid, Validator
 from factlog.model import Fact
 from factlog.store import FactStore
@@ -67,6 +71,18 @@ def anchor_hash(log: Sequence[Fact], position: int) -> str | None:
     return next((f.hash for f in reversed(log) if f.id == position), None)
 
 
+RETRIES = 3  # recompiles without the facts safety refused on their records' lines
+
+
+def _culprits(result: Invalid, package: GeneratedPackage, producer: Producer) -> dict[int, str]:
+    """Live facts whose own record lines the safety stage refused (compiler output only:
+    another producer's problems are its own), not already quarantined."""
+    if producer is not compile_package or result.stage != "safety":
+        return {}
+    found = culprit_facts(result.problems, package.files)
+    return {i: reason for i, reason in found.items() if i not in package.quarantined}
+
+
 def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str, *,
                stage_root: Path, producer: Producer = compile_package,
                producer_name: str = "compiler") -> CheckpointResult:
@@ -91,10 +107,21 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
     log = list(facts.facts(user))
     package = producer(user, log)
     timings["compile"] = time.perf_counter() - started
-    stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
-    result = validator.validate(package.files, user=user, version=f"stage{head}",
-                                live_fact_ids=live_fact_ids(log), stage_dir=stage_dir)
-    timings.update(result.timings)
+    live = live_fact_ids(log)
+    for _ in range(RETRIES + 1):
+        stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
+        result = validator.validate(package.files, user=user, version=f"stage{head}",
+                                    live_fact_ids=live, stage_dir=stage_dir,
+                                    quarantined=package.quarantined.keys())
+        timings.update(result.timings)
+        if not isinstance(result, Invalid):
+            break
+        culprits = _culprits(result, package, producer)
+        if not culprits:
+            return Failed(result.stage, result.problems, timings, current)
+        started = time.perf_counter()
+        package = compile_package(user, log, quarantine={**package.quarantined, **culprits})
+        timings["compile"] += time.perf_counter() - started
     if isinstance(result, Invalid):
         return Failed(result.stage, result.problems, timings, current)
     try:
@@ -109,6 +136,7 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
             renamed_fields=package.renamed_fields,
             log_hash=anchor_hash(log, package.log_position),
+            quarantined=package.quarantined,
         ), epoch=epoch)
         timings["publish"] = time.perf_counter() - started
     except ForgottenMeanwhile as exc:

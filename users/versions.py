@@ -18,6 +18,7 @@ from factlog.model import JsonValue
 
 PRODUCER_PATTERN = re.compile(r"compiler|llm:[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}", re.ASCII)
 VERSION_NAME = re.compile(r"v(\d{6,})", re.ASCII)
+MAX_REASON = 1000  # characters of a quarantine reason
 
 
 def version_name(number: int) -> str:
@@ -70,6 +71,7 @@ class PublishMeta:
     # log still holds the facts this version was built from. None in versions published
     # before anchors existed (unanchored).
     log_hash: str | None = None
+    quarantined: dict[int, str] = field(default_factory=dict)  # fact id -> why it could not be compiled
 
     def __post_init__(self) -> None:
         _nonnegative_int(self.log_position, "log_position")
@@ -104,6 +106,10 @@ class PublishMeta:
             if not isinstance(kind, str) or not isinstance(names, dict) \
                     or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
                 raise InputError("renamed_fields must map kinds to {original name: Python name}")
+        for fact, reason in self.quarantined.items():
+            _fact_id(fact, "quarantined fact id")
+            if not isinstance(reason, str) or not reason or len(reason) > MAX_REASON:
+                raise InputError(f"the reason fact {fact} is quarantined must be 1-{MAX_REASON} characters")
 
     def to_json(self) -> dict[str, JsonValue]:
         return {
@@ -116,6 +122,7 @@ class PublishMeta:
             "retractions": {str(key): value for key, value in self.retractions.items()},
             "renamed_fields": {kind: dict(names) for kind, names in self.renamed_fields.items()},
             **({"log_hash": self.log_hash} if self.log_hash is not None else {}),
+            "quarantined": {str(key): reason for key, reason in self.quarantined.items()},
         }
 
     @staticmethod
@@ -132,6 +139,7 @@ class PublishMeta:
                 retractions=retractions,
                 renamed_fields={k: dict(v) for k, v in dict(data.get("renamed_fields") or {}).items()},
                 log_hash=data.get("log_hash"),
+                quarantined={int(key): value for key, value in dict(data.get("quarantined") or {}).items()},
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise InputError(f"version metadata is malformed: {type(exc).__name__}: {exc}") from None

@@ -1,0 +1,129 @@
+"""Quarantine: a stored fact the compiler cannot turn into a valid module is set aside.
+
+The log accepts facts through `factlog.model` checks; a fact stored before those checks
+matched the compiler's limits (or written around them) may still break compiling or
+validating, and must not block the user's every checkpoint. `fact_problem` is the one
+predicate, and it is exactly the compiler's: the limits the validator enforces on
+generated source (`codegen.safety_rules.Limits`: string length, integer digits, file size),
+field names the compiler would keep as dunder names, and kinds. (The door's
+`factlog.model.check_fields` is stricter: it also refuses control characters and lone
+surrogates, which the compiler writes as escaped data, so such an old fact still compiles
+and is not quarantined.) A fact it names is left out of the package and listed, with its
+reason, in the version's metadata; coverage counts it as accounted for. An entity whose
+record cannot be rendered is quarantined whole (`codegen.compile`), and what safety
+refuses on a record's own line is found by `culprit_facts`, after which the checkpoint
+compiles again without those facts. A retraction of the fact ends its quarantine.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable, Mapping
+
+from codegen.naming import python_name
+from codegen.problems import Problem
+from codegen.safety_rules import Limits
+from factlog.errors import InputError
+from factlog.model import Fact, JsonValue, check_kind
+
+MAX_REASON = 300  # characters of a reason kept in metadata
+
+
+_VERDICTS: dict[tuple[str, Limits], str | None] = {}  # by content hash: facts never change
+_MAX_VERDICTS = 200_000
+
+
+def fact_problem(fact: Fact, limits: Limits = Limits()) -> str | None:
+    """Why this fact cannot be compiled, or None when it can (remembered by content hash,
+    so a long-running process checks each fact once)."""
+    key = (fact.hash, limits)
+    if key in _VERDICTS:
+        return _VERDICTS[key]
+    verdict = _problem(fact, limits)
+    if len(_VERDICTS) >= _MAX_VERDICTS:
+        _VERDICTS.clear()
+    _VERDICTS[key] = verdict
+    return verdict
+
+
+def _problem(fact: Fact, limits: Limits) -> str | None:
+    if fact.kind is not None:
+        try:
+            check_kind(fact.kind)
+        except InputError as error:
+            return short_reason(str(error))
+    for name in fact.fields:
+        if name.startswith("__") and python_name(name).startswith("__"):  # kept as is, refused by safety
+            return short_reason(f"field name {name[:40]!r} starts with '__'")
+    if len(fact.text) > limits.max_string:
+        return f"text of {len(fact.text)} characters; at most {limits.max_string} are allowed"
+    size = [0]
+    for name, value in fact.fields.items():
+        problem = _value_problem(value, limits, size)
+        if problem is not None:
+            return short_reason(f"field {name[:40]!r}: {problem}")
+    if size[0] > limits.max_file_bytes // 8:  # written escaped, up to 4 bytes a character
+        return f"field values of {size[0]} characters; a record may hold at most {limits.max_file_bytes // 8}"
+    return None
+
+
+def short_reason(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= MAX_REASON else line[: MAX_REASON - 3] + "..."
+
+
+def _value_problem(value: JsonValue, limits: Limits, size: list[int]) -> str | None:
+    """Integers and strings beyond what a generated literal may hold (any depth); adds the
+    characters of the strings it meets to `size[0]`."""
+    if isinstance(value, str):
+        size[0] += len(value)
+        return None if len(value) <= limits.max_string else \
+            f"string of {len(value)} characters; at most {limits.max_string} are allowed"
+    if value is None or isinstance(value, float):
+        return None
+    stack: list[JsonValue] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, bool) or item is None or isinstance(item, float):
+            continue
+        if isinstance(item, int):
+            if abs(item) >= 10**limits.max_int_digits:
+                return f"integer longer than {limits.max_int_digits} digits"
+        elif isinstance(item, str):
+            size[0] += len(item)
+            if len(item) > limits.max_string:
+                return f"string of {len(item)} characters; at most {limits.max_string} are allowed"
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, dict):
+            for key, nested in item.items():
+                size[0] += len(key)
+                if len(key) > limits.max_string:
+                    return f"object key of {len(key)} characters; at most {limits.max_string} are allowed"
+                stack.append(nested)
+    return None
+
+
+_CITED = re.compile(r"fact_ids=\[([0-9, ]*)\]\)")
+
+
+def culprit_facts(problems: Iterable[Problem], files: Mapping[str, str]) -> dict[int, str]:
+    """The facts behind validation problems that sit on one record's line (a record is one
+    line ending with its `fact_ids`), with the problem as their reason; problems elsewhere
+    (a class body, an import) name no fact."""
+    culprits: dict[int, str] = {}
+    for problem in problems:
+        source = files.get(problem.file)
+        if source is None or problem.line < 1:
+            continue
+        lines = source.splitlines()
+        if problem.line > len(lines):
+            continue
+        cited = _CITED.findall(lines[problem.line - 1])
+        if len(cited) != 1:
+            continue
+        reason = short_reason(f"[{problem.rule}] {problem.message}")
+        for text in cited[0].split(","):
+            if text.strip().isdigit():
+                culprits.setdefault(int(text), reason)
+    return culprits
