@@ -145,6 +145,14 @@ def test_an_id_gap_is_refused(raw: sqlite3.Connection, store: SqliteFactStore, o
     assert_insert_refused(raw, store, next_row(raw, "alice", id=3 + offset), "id or hash chain does not continue")
 
 
+@pytest.mark.parametrize("offset", [2, 3, 100])
+def test_an_id_gap_is_refused_even_when_its_prev_hash_looks_like_a_start(raw: sqlite3.Connection,
+                                                                       store: SqliteFactStore, offset: int) -> None:
+    """Nothing precedes the gap, so a chain check alone would expect GENESIS: the id check must refuse it."""
+    row = next_row(raw, "alice", id=3 + offset, prev_hash=GENESIS)
+    assert_insert_refused(raw, store, row, "id or hash chain does not continue")
+
+
 @pytest.mark.parametrize("fid", [1, 2, 3])
 def test_a_repeated_id_is_refused(raw: sqlite3.Connection, store: SqliteFactStore, fid: int) -> None:
     prev = GENESIS if fid == 1 else fact_row(raw, "alice", fid - 1)["hash"]
