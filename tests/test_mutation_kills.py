@@ -15,16 +15,18 @@ from datetime import date
 from pathlib import Path
 
 import pytest
-from constraint_records import Allergy, Bill, Document, Medication, Vehicle, user_module
+from constraint_records import Allergy, Bill, Document, Medication, Vehicle, record_class, user_module
 from test_constraints import NOW, alerts, day, tokyo, us_passport
 
 from codegen import safety
 from codegen.safety import SafetyChecker, SafetyOk, SafetyViolations
 from codegen.safety_rules import Limits, check_source
+from constraints import run_constraints
 from constraints.builtin import (
     bills_due,
     document_expiry,
     medication_allergy,
+    overlapping_trips,
     passport_expiry,
     passport_valid_for_trips,
     vehicle_service_due,
@@ -159,6 +161,20 @@ def test_cache_misses_when_one_character_changes(tmp_path: Path) -> None:
     assert isinstance(verdict, SafetyViolations) and verdict.parsed == 1
     # a verdict is keyed by the text, not by the file name
     assert checker.check({"__init__.py": SOURCE, "other.py": SOURCE}) == SafetyOk(2, 0)
+
+
+def test_a_lone_surrogate_gets_a_verdict_not_a_crash(tmp_path: Path) -> None:
+    verdict = SafetyChecker(tmp_path).check({"__init__.py": 'x = "\ud800"\n'})
+    assert isinstance(verdict, SafetyViolations) and verdict.parsed == 1
+
+
+def test_the_memory_cache_keeps_as_many_verdicts_as_allowed() -> None:
+    checker = SafetyChecker(memory_entries=2)
+    files = {"__init__.py": "x = 1\n", "a.py": "y = 2\n"}
+    assert checker.check(files) == SafetyOk(2, 2)
+    assert checker.check(files) == SafetyOk(2, 0)
+    checker.check({"__init__.py": "z = 3\n"})  # evicts the oldest verdict
+    assert checker.check(files).parsed == 1  # type: ignore[union-attr]
 
 
 def test_a_damaged_cache_entry_is_checked_again(tmp_path: Path) -> None:
@@ -416,3 +432,26 @@ def test_canonical_json_and_content_hash_are_pinned() -> None:
     assert GENESIS == "0" * 64
     with pytest.raises(ValueError):
         canonical_json({"x": float("nan")})
+
+
+def test_records_lacking_a_field_are_ignored_not_fatal() -> None:
+    """A list may mix record classes (one lacking a field): that record is skipped, the rest checked."""
+    Undated = record_class("bill", without=("due_date",))
+    found = alerts(bills_due, user_module(bills=[Bill(payee="Power Co", due_date=day(1), fact_ids=[1]),
+                                                 Undated(payee="Gas Co", fact_ids=[2])]))
+    assert [a.fact_ids for a in found] == [(1,)]
+    NoFlag = record_class("trip", without=("is_international",))
+    NoCountry = record_class("trip", without=("country",))
+    NoReturn = record_class("trip", without=("return_date",))
+    trips = [NoFlag(destination="Lima", country="Peru", departure_date=DEPART, fact_ids=[3]),
+             NoCountry(destination="Oslo", is_international=True, departure_date=DEPART, fact_ids=[4]),
+             NoReturn(destination="Rome", country="Italy", departure_date=DEPART, fact_ids=[5])]
+    found = alerts(passport_valid_for_trips, user_module(passport=us_passport(day(60)), trips=trips))
+    assert sorted(a.fact_ids for a in found) == [(1, 3), (1, 4), (1, 5)]
+    assert len(alerts(overlapping_trips, user_module(trips=trips))) == 3
+
+
+def test_a_skip_names_the_record_kind_and_field() -> None:
+    Undated = record_class("bill", without=("due_date",))
+    result = run_constraints(user_module(bills=[Undated(payee="Gas Co")]), NOW, [bills_due])
+    assert [s.reason for s in result.skipped] == ["bill records have no 'due_date' field"]
