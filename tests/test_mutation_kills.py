@@ -19,6 +19,7 @@ from constraint_records import Allergy, Bill, Document, Medication, Vehicle, rec
 from test_constraints import NOW, alerts, day, tokyo, us_passport
 
 from codegen import safety
+from codegen.problems import Problem
 from codegen.safety import SafetyChecker, SafetyOk, SafetyViolations
 from codegen.safety_rules import Limits, check_source
 from constraints import run_constraints
@@ -128,6 +129,24 @@ def test_file_count_limit_follows_the_limits_given() -> None:
     assert isinstance(checker.check(package_of(4)), SafetyViolations)
 
 
+def test_package_level_problems_are_reported_exactly() -> None:
+    """These problems are what the LLM is shown to repair the package: file, place and words matter."""
+    long_name = "Bad-" + "x" * 100 + ".py"
+    verdict = SafetyChecker(limits=Limits(max_files=2)).check(
+        {"a.py": "x = 1\n", "__b__.py": "x = 1\n", long_name: "x = 1\n"})
+    assert isinstance(verdict, SafetyViolations) and verdict.parsed == 0
+    rule = "file names must match [a-z_][a-z0-9_]*.py (no other dunder files)"
+    assert verdict.problems == (
+        Problem("file-name", "", 0, 0, "3 files; at most 2"),
+        Problem("file-name", "__init__.py", 0, 0, "a package needs an __init__.py"),
+        Problem("file-name", "__b__.py", 0, 0, rule),
+        Problem("file-name", long_name[:80], 0, 0, rule),
+    )
+    verdict = SafetyChecker().check({"__init__.py": b"x = 1\n"})  # type: ignore[dict-item]
+    assert isinstance(verdict, SafetyViolations)
+    assert verdict.problems == (Problem("file-name", "__init__.py", 0, 0, "file content must be text"),)
+
+
 SOURCE = 'x = "a twenty char str"\n'
 
 
@@ -175,6 +194,25 @@ def test_the_memory_cache_keeps_as_many_verdicts_as_allowed() -> None:
     assert checker.check(files) == SafetyOk(2, 0)
     checker.check({"__init__.py": "z = 3\n"})  # evicts the oldest verdict
     assert checker.check(files).parsed == 1  # type: ignore[union-attr]
+
+
+def test_a_verdict_read_from_disk_equals_the_fresh_one(tmp_path: Path) -> None:
+    """Problems, exports and sibling uses survive the disk cache, so the package checks still apply."""
+    files = {
+        "__init__.py": "from .trip import Trip\nfrom .trip import missing\n",
+        "trip.py": "from dataclasses import dataclass\n\n@dataclass\nclass Trip:\n    name: str\n\nx = Trip('a')\n"
+                   "y = open('f')\n",
+        "more.py": "from .trip import x\nz = x(1)\nw = 'é' * 2\n",
+    }
+    fresh = SafetyChecker(tmp_path).check(files)
+    cached = SafetyChecker(tmp_path).check(files)
+    assert isinstance(fresh, SafetyViolations) and fresh.parsed == 3
+    assert isinstance(cached, SafetyViolations) and cached.parsed == 0
+    assert cached.problems == fresh.problems
+    assert {(p.file, p.rule) for p in fresh.problems} >= {("trip.py", "call"), ("__init__.py", "import"),
+                                                          ("more.py", "import")}
+    lines = {(p.file, p.line, p.column) for p in fresh.problems if p.rule == "import"}
+    assert lines == {("__init__.py", 2, 1), ("more.py", 1, 1)}
 
 
 def test_a_damaged_cache_entry_is_checked_again(tmp_path: Path) -> None:
