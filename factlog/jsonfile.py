@@ -9,6 +9,7 @@ Python's integer-digit limit is a clear error, not a traceback.
 from __future__ import annotations
 
 import json
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,10 @@ def read_text(path: Path, limit: int) -> str:
     """The file's text (UTF-8, a BOM allowed), refusing files over `limit` bytes."""
     source = str(path)
     try:
-        size = path.stat().st_size
+        info = path.stat()
+        if not stat.S_ISREG(info.st_mode):  # a pipe or a device could block or never end
+            raise InputError(f"{source}: not a regular file")
+        size = info.st_size
         if size > limit:
             raise InputError(f"{source}: file is {size} bytes; at most {limit} are allowed")
         with path.open("rb") as handle:

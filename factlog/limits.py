@@ -12,6 +12,7 @@ MAX_TEXT_BYTES = 64 * 1024  # a fact's text, UTF-8 bytes
 MAX_FIELD_NAME = 128  # characters in a field name
 MAX_FIELDS = 256  # fields in one fact
 MAX_KEY = 256  # characters in an identity key
+MAX_FACT_ID = 2**63 - 1  # SQLite's largest INTEGER: no larger id can name a fact
 MAX_JSON_DEPTH = 16  # nesting of a fact's fields (the fields object is level 0)
 # All of one fact's fields as canonical JSON. A literal is at most ~10x its characters
 # (`\U000xxxxx` escapes), so one fact always fits in a generated file of MAX_FILE_BYTES.

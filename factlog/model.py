@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 
 from factlog.errors import InputError
 from factlog.limits import (
+    MAX_FACT_ID,
     MAX_FIELD_NAME,
     MAX_FIELDS,
     MAX_FIELDS_CHARS,
@@ -234,7 +235,8 @@ class NewFact:
                 raise InputError("an identity key needs a kind (the same kind and key name one entity)")
         if self.valid_from and self.valid_to and self.valid_to < self.valid_from:
             raise InputError(f"valid_to {self.valid_to} is before valid_from {self.valid_from}")
-        if self.retracts is not None and (isinstance(self.retracts, bool) or self.retracts < 1):
+        if self.retracts is not None and (isinstance(self.retracts, bool) or not isinstance(self.retracts, int)
+                                          or not 1 <= self.retracts <= MAX_FACT_ID):
             raise InputError("retracts must name a fact id (a positive integer)")
 
 

@@ -26,6 +26,7 @@ from typing import Any, Iterator, Sequence
 from factlog.errors import InputError, NotFound
 from factlog.field_types import check_and_record
 from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
+from factlog.limits import MAX_FACT_ID
 from factlog.migrations import MIGRATIONS, migrate
 from factlog.model import Fact, NewFact, Provenance, check_user_id
 from factlog.sources import Appended, known_sources, record_sources
@@ -345,7 +346,7 @@ class SqliteFactStore:
         with self._lock:
             rows = self._db.execute(
                 f"SELECT {_COLUMNS} FROM facts WHERE user = ? AND id > ? AND id <= ? ORDER BY id",
-                (user, after, upto if upto is not None else 2**62),
+                (user, min(after, MAX_FACT_ID), min(upto if upto is not None else MAX_FACT_ID, MAX_FACT_ID)),
             ).fetchall()
         return (_row_to_fact(r) for r in rows)
 
@@ -356,6 +357,8 @@ class SqliteFactStore:
 
     def get(self, user: str, fact_id: int) -> Fact:
         check_user_id(user)
+        if isinstance(fact_id, bool) or not isinstance(fact_id, int) or not 1 <= fact_id <= MAX_FACT_ID:
+            raise NotFound(f"user {user!r} has no fact {fact_id}")
         with self._lock:
             row = self._db.execute(f"SELECT {_COLUMNS} FROM facts WHERE user = ? AND id = ?",
                                    (user, fact_id)).fetchone()

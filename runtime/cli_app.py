@@ -11,8 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from factlog.errors import NotFound
-from factlog.model import Fact, check_user_id
+from factlog.model import Fact
 from runtime.memory import Memory
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, pretty_exceptions_enable=False,

@@ -55,7 +55,9 @@ def parse_now(value: Optional[str]) -> datetime:
 def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", help="clock for constraints"),
                    as_json: bool = JsonOpt) -> None:
     """Compile the log into a new validated version (if anything changed), then run constraints."""
-    report = memory().checkpoint_and_alert(user, parse_now(now))
+    mem = memory()
+    mem.require_user(user)
+    report = mem.checkpoint_and_alert(user, parse_now(now))
     emit_json(checkpoint_json(report)) if as_json else print_checkpoint(report)
     if isinstance(report.result, Failed):
         raise typer.Exit(1)

@@ -344,18 +344,18 @@ class Memory:
                max_items: int = 8, max_chars: int = 2000, max_ms: float = 50,
                kinds: list[str] | None = None, since: date | None = None,
                until: date | None = None, session: str | None = None) -> RecallResult:
-        check_user_id(user)
-        code = None
-        with self.versions.in_use(), RecallIndex(self.workspace.index_db) as index:
-            index.sync_facts(user, self.facts.facts(user, after=index.last_fact_id(user)))
-            current = self.versions.current(user)
-            if current is not None and index.record_version(user) != current.number:
-                index.set_records(user, current.number, record_texts(self.namespace(user)))
-            if expression is not None:
-                code = self._code_answer(user, expression)
-            return recall(index, user, question, code_answer=code, max_items=max_items,
-                          max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
-                          until=until, session=session)
+        self.require_user(user)
+        with self.versions.in_use():
+            # Everything that can refuse runs before the derived index is written.
+            code = None if expression is None else self._code_answer(user, expression)
+            with RecallIndex(self.workspace.index_db) as index:
+                index.sync_facts(user, self.facts.facts(user, after=index.last_fact_id(user)))
+                current = self.versions.current(user)
+                if current is not None and index.record_version(user) != current.number:
+                    index.set_records(user, current.number, record_texts(self.namespace(user)))
+                return recall(index, user, question, code_answer=code, max_items=max_items,
+                              max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
+                              until=until, session=session)
 
     def _code_answer(self, user: str, expression: str) -> CodeAnswer:
         return code_answer(expression, self.query(user, expression), self.namespace(user))
@@ -363,7 +363,9 @@ class Memory:
     # -- export / import ---------------------------------------------------------------
 
     def export(self, out: Path, user: str | None = None) -> int:
-        """Write facts as JSONL, atomically (temp file, fsync, rename)."""
+        """Write facts as JSONL, atomically (temp file, fsync, rename), to a regular file
+        outside the workspace."""
+        self.workspace.check_export_target(out)
         facts = self.facts.facts(user) if user else self.facts.all_facts()
         lines = [json.dumps(f.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for f in facts]
         replace_file(out, "".join(lines).encode("utf-8"))

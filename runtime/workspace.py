@@ -87,5 +87,20 @@ class Workspace:
     def cache_dir(self) -> Path:
         return self.home / "cache"
 
+    def check_export_target(self, path: Path) -> None:
+        """An export goes to a new or existing regular file, in an existing folder, outside the
+        workspace (the export replaces the file atomically: it must not replace a device)."""
+        target = path.expanduser()
+        if target.is_dir():
+            raise InputError(f"cannot export to {path}: it is a folder; name a file")
+        if target.exists() and not target.is_file():  # a device or a pipe would be replaced by a file
+            raise InputError(f"cannot export to {path}: it is not a regular file")
+        if not target.parent.is_dir():
+            raise InputError(f"cannot export to {path}: folder {target.parent} does not exist")
+        resolved = target.parent.resolve() / target.name
+        home = self.home.resolve()
+        if resolved == home or home in resolved.parents:
+            raise InputError(f"cannot export to {path}: it is inside the workspace {self.home}")
+
     def open_facts(self) -> SqliteFactStore:
         return SqliteFactStore(self.facts_db, chain_key=load_chain_key(self.home), read_only=self.read_only)

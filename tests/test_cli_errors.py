@@ -186,3 +186,38 @@ def test_read_only_workspace_reads_and_refuses_writes_in_one_line(read_only_home
     r = run_unprivileged(read_only_home, "add", USER, "hi")
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "read-only" in r.stderr, (r.stdout, r.stderr)
     assert tree(read_only_home) == before
+
+
+def test_the_api_keeps_the_same_rules_as_the_cli(home: Path, tmp_path: Path) -> None:
+    """The CLI's checks live in the layers below it, so a Python caller gets them too."""
+    from factlog.errors import InputError, NotFound
+    mem = runtime.memory.Memory.open(home)
+    before = tree(home)
+    try:
+        with pytest.raises(NotFound):
+            mem.retract(USER, int(HUGE))
+        with pytest.raises(InputError, match="not a regular file"):
+            fifo = tmp_path / "pipe"
+            os.mkfifo(fifo)
+            mem.export(fifo)
+        with pytest.raises(InputError, match="inside the workspace"):
+            mem.export(home / "facts.jsonl")
+        assert list(mem.log(USER, after=int(HUGE))) == []
+    finally:
+        mem.close()
+    assert tree(home) == before
+
+
+def test_a_pipe_is_not_read_as_a_record_file(uac: Uac, home: Path, tmp_path: Path) -> None:
+    fifo = tmp_path / "records.jsonl"
+    os.mkfifo(fifo)  # nobody writes it: reading it would block forever
+    before = tree(home)
+    one_error_line(uac("--home", str(home), "ingest", USER, str(fifo), "--kind", "trip"), "not a regular file")
+    one_error_line(uac("--home", str(home), "import", str(fifo)), "not a regular file")
+    assert tree(home) == before
+
+
+def test_checkpoint_of_an_unknown_user_is_refused(uac: Uac, home: Path) -> None:
+    before = tree(home)
+    one_error_line(uac("--home", str(home), "checkpoint", "alicia"), "no such user 'alicia'")
+    assert tree(home) == before

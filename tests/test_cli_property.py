@@ -207,14 +207,6 @@ def command_lines(draw: st.DrawFn, scratch: Path, home: Path) -> list[str]:
     return [*args, *option]
 
 
-# Found by this test, fixed in other parts of issue 7; empty these once those are merged.
-# Unexpected errors: a record file or export with a number past Python's digit limit (the
-# door limits of factlog.jsonfile).
-KNOWN_ELSEWHERE = ("Exceeds the limit (4300 digits) for integer string conversion",)
-# Files written by a refused command: `recall` syncs the recall index before it checks the
-# user, the version and --expr (runtime.memory.Memory.recall).
-KNOWN_WRITES_ON_REFUSAL = frozenset({"index.db"})
-
 # Derandomized by default (the same examples every run); UAC_PROPERTY_RANDOM=1 explores anew.
 EXPLORE = bool(os.environ.get("UAC_PROPERTY_RANDOM"))
 
@@ -223,12 +215,11 @@ def check_run(code: int, out: str, err: str, args: list[str], before: dict[str, 
     assert code in (0, 1, 2), (code, args, out[-500:], err[-500:])
     if "--debug" not in args:
         assert "Traceback" not in err and "Traceback" not in out, (args, err[-2000:])
-        if not any(known in err for known in KNOWN_ELSEWHERE):
-            assert "unexpected error" not in err, (args, err)  # a bug, even if reported in one line
+        assert "unexpected error" not in err, (args, err)  # a bug, even if reported in one line
     if code == 2:
         assert err.startswith("error: ") and err.count("\n") == 1, (args, err)
         changed = {k for k in before.keys() | after.keys() if before.get(k) != after.get(k)}
-        assert not changed - KNOWN_WRITES_ON_REFUSAL, (args, err, changed)
+        assert not changed, (args, err, changed)
 
 
 @pytest.fixture(scope="module")
