@@ -20,10 +20,10 @@ from __future__ import annotations
 import re
 from typing import Iterable, Mapping
 
-from codegen.naming import python_name
 from codegen.problems import Problem
 from codegen.safety_rules import Limits
 from factlog.errors import InputError
+from factlog.limits import reserved_field_name
 from factlog.model import Fact, JsonValue, check_kind
 
 MAX_REASON = 300  # characters of a reason kept in metadata
@@ -53,7 +53,7 @@ def _problem(fact: Fact, limits: Limits) -> str | None:
         except InputError as error:
             return short_reason(str(error))
     for name in fact.fields:
-        if name.startswith("__") and python_name(name).startswith("__"):  # kept as is, refused by safety
+        if reserved_field_name(name):  # kept as is by naming, refused by safety
             return short_reason(f"field name {name[:40]!r} starts with '__'")
     if len(fact.text) > limits.max_string:
         return f"text of {len(fact.text)} characters; at most {limits.max_string} are allowed"
