@@ -546,3 +546,9 @@ def test_memory_refusals_say_what_grew(expression: str, message: str) -> None:
 def test_operators_on_plain_numbers_and_empty_repeats_are_not_refused(expression: str, value: object) -> None:
     result = evaluate(expression, {}, time_limit_s=5.0)
     assert isinstance(result, QueryOk) and result.value == value, result
+
+
+def test_dict_keys_count_towards_the_depth() -> None:
+    """Tuples are hashable, so a key can nest as deep as a value can."""
+    assert rules("x = {" + "(" * 23 + "0" + ",)" * 23 + ": 1}\n") == []
+    assert rules("x = {" + "(" * 24 + "0" + ",)" * 24 + ": 1}\n") == ["nesting"]
