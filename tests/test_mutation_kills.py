@@ -493,3 +493,62 @@ def test_a_skip_names_the_record_kind_and_field() -> None:
     Undated = record_class("bill", without=("due_date",))
     result = run_constraints(user_module(bills=[Undated(payee="Gas Co")]), NOW, [bills_due])
     assert [s.reason for s in result.skipped] == ["bill records have no 'due_date' field"]
+
+
+# --- query policy: exact refusals and positions -------------------------------------------------
+
+
+@pytest.mark.parametrize(("expression", "message", "line", "column"), [
+    ("(yield)", "yield is not allowed in a query", 1, 2),
+    ("await x", "await is not allowed in a query", 1, 1),
+    ("a @ b", "MatMult is not allowed in a query", None, None),
+    ("[x async for x in y]", "async comprehensions are not allowed", None, None),
+    ("(x := 1)", "assignment expression (:=) is not allowed in a query", 1, 2),
+    ("[1 for x.a in [1]]", "loop targets must be plain names", 1, 8),
+    ("1 +\n _x", "names starting with '_' are not allowed (_x)", 2, 2),
+    ("(" + "0," * 598 + ")", "expression has over 600 parts", 1, 2),
+    ("-" * 40 + "0", "expression nests deeper than 40 levels", 1, 41),
+])
+def test_refusals_name_the_reason_and_the_place(expression: str, message: str, line: int | None,
+                                                column: int | None) -> None:
+    with pytest.raises(QueryRejected) as caught:
+        compile_query(expression)
+    assert (caught.value.kind, caught.value.message, caught.value.line, caught.value.column) == \
+        ("forbidden", message, line, column)
+
+
+def test_names_bound_by_the_query_are_not_builtins_it_reaches_for() -> None:
+    assert evaluate("1 + open", {}) == QueryError("forbidden", "name 'open' is not available in queries", 1, 5)
+    assert isinstance(ok := evaluate("[open for open in [1, 2]]", {}), QueryOk) and ok.value == [1, 2]
+    assert isinstance(ok := evaluate("(lambda open: open)(3)", {}), QueryOk) and ok.value == 3
+
+
+@pytest.mark.parametrize(("expression", "message"), [
+    ("len('a' * 1_000_001)", "result would have 1,000,001 characters (limit 1,000,000)"),
+    ("len([0] * 1_000_001)", "result would have 1,000,001 items (limit 1,000,000)"),
+    ("len([[0]] * 1_000_001)", "result would have 1,000,001 items (limit 1,000,000)"),
+    ("len([['a' * 999_985]] * 1)", "repeated nested structure is too large"),
+    ("4 ** 50_001 > 0", "power result over 100,000 bits"),
+    ("(1 << 50_000) * (1 << 49_999) > 0", "integer product over 100,000 bits"),
+    ("1 << 100_000 > 0", "shift result over 100,000 bits"),
+])
+def test_memory_refusals_say_what_grew(expression: str, message: str) -> None:
+    result = evaluate(expression, {}, time_limit_s=5.0)
+    assert isinstance(result, QueryError) and (result.kind, result.message) == ("memory", message)
+
+
+@pytest.mark.parametrize(("expression", "value"), [
+    ("2.0 ** 2", 4.0), ("2 ** 0.5 > 1.41", True), ("(-2) ** 3", -8), ("2 ** -1", 0.5), ("1 ** 10**9", 1),
+    ("2.5 * 3", 7.5), ("3 * 2.5", 7.5), ("len([[0]] * -3)", 0),
+    ("len([['a' * 600_000, 'b' * 600_000]] * 0)", 0), ("len([['a' * 999_984]] * 1)", 1),
+    ("4 ** 50_000 > 0", True), ("7 % 3", 1),
+])
+def test_operators_on_plain_numbers_and_empty_repeats_are_not_refused(expression: str, value: object) -> None:
+    result = evaluate(expression, {}, time_limit_s=5.0)
+    assert isinstance(result, QueryOk) and result.value == value, result
+
+
+def test_dict_keys_count_towards_the_depth() -> None:
+    """Tuples are hashable, so a key can nest as deep as a value can."""
+    assert rules("x = {" + "(" * 23 + "0" + ",)" * 23 + ": 1}\n") == []
+    assert rules("x = {" + "(" * 24 + "0" + ",)" * 24 + ": 1}\n") == ["nesting"]
