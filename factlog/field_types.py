@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from factlog.errors import InputError
@@ -50,6 +51,7 @@ class Established:
 State = dict[tuple[str, str], Established]  # (kind, field) -> established type
 
 
+@lru_cache(maxsize=4096)
 def canonical_type(kind: str, name: str) -> PyType | None:
     domain = CANONICAL.get(kind)
     annotation = domain.fields.get(name) if domain else None
@@ -127,6 +129,8 @@ def _fold(state: State, kind: str, fields: dict[str, JsonValue], fid: int, allow
         if value_type is None:
             continue
         known = state.get((kind, name))
+        if known is not None and known.type == value_type and len(known.fact_ids) >= MAX_CITED:
+            continue  # the same type again: nothing to check or record
         wanted = canonical_type(kind, name)
         if known is not None and known.type is CONFLICT:
             continue  # retyped deliberately before: the field is text now

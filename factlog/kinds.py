@@ -7,6 +7,8 @@ by it (`codegen.naming`) and the door keys established field types by it.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from factlog.vocabulary import CANONICAL
 
 _IRREGULAR = {
@@ -75,6 +77,7 @@ def singular(word: str) -> str:
     return word
 
 
+@lru_cache(maxsize=4096)
 def normalize_kind(kind: str) -> str:
     """The one spelling of a kind: canonical attributes and plurals map to the singular."""
     for domain in CANONICAL.values():
