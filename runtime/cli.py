@@ -77,8 +77,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             getattr(exc, "show")()
             sys.exit(2)
         fail(_usage_message(exc), int(getattr(exc, "exit_code", 2)), as_json)
-    except typer.Abort:
-        fail("aborted", 1, as_json)
+    except (typer.Abort, KeyboardInterrupt):  # Ctrl-C: what was committed stays, nothing half-written
+        fail("interrupted", 1, as_json)
     except Exception as exc:  # a bug, or the machine (disk full, ...): one line and a hint
         if State.debug:
             traceback.print_exc()

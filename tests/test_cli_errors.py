@@ -221,3 +221,12 @@ def test_checkpoint_of_an_unknown_user_is_refused(uac: Uac, home: Path) -> None:
     before = tree(home)
     one_error_line(uac("--home", str(home), "checkpoint", "alicia"), "no such user 'alicia'")
     assert tree(home) == before
+
+
+def test_ctrl_c_is_one_line_not_a_traceback(uac: Uac, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runtime.memory.Memory, "log", interrupted)
+    r = uac("--home", str(home), "log", USER)
+    assert (r.code, r.err) == (1, "error: interrupted\n")
