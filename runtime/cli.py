@@ -29,6 +29,7 @@ __all__ = ["app", "main"]
 
 MAX_MESSAGE = 2000
 HINT = "run again with --debug for the traceback"
+INTERRUPTED = 130
 
 
 def one_line(message: str) -> str:
@@ -83,4 +84,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         if State.debug:
             traceback.print_exc()
         fail(f"unexpected error: {type(exc).__name__}: {exc}; {HINT}", 1, as_json)
+    if code == INTERRUPTED:  # typer turns Ctrl-C into this exit code
+        fail("interrupted", 1, as_json)
     sys.exit(code if isinstance(code, int) else 0)
