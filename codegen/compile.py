@@ -30,9 +30,11 @@ from codegen.quarantine import fact_problem, short_reason
 from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
 from codegen.schema import STR, ClassSpec, FieldSpec, PyType, coerce, infer_class
 from codegen.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
+from factlog.limits import MAX_FILE_BYTES
 from factlog.model import Fact, check_user_id
 
 CHUNK_IDS = 500  # fact ids per chunk, so at most 500 records per chunk module
+MAX_CHUNK_BYTES = MAX_FILE_BYTES // 2  # a chunk over this is split in halves
 
 NOTE_SPEC = ClassSpec(
     KindNames("note", NOTE_CLASS, NOTE_ATTRIBUTE, NOTES_STEM, False),
@@ -97,16 +99,29 @@ def _chunks(
     for first_id, record in items:
         groups.setdefault((first_id - 1) // CHUNK_IDS, []).append(record)
     names = spec.names
-    result = []
+    result: list[tuple[str, str]] = []
     for index in sorted(groups):
         # the chunk lists are private (`_trips_000`): queries see only the joined `trips`
-        stem, list_name = f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}"
-        records = groups[index]
-        contents = f"{list_name}, {len(records)} record(s) of class {names.class_name}"
-        header = headers.of((i for r in records for i in r.fact_ids), contents)
-        files[f"{stem}.py"] = chunk_module(spec, list_name, records, header)
-        result.append((stem, list_name))
+        _chunk(spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", groups[index],
+               headers, files, result)
     return result
+
+
+def _chunk(spec: ClassSpec, stem: str, list_name: str, records: Sequence[Record], headers: _Headers,
+           files: dict[str, str], result: list[tuple[str, str]]) -> None:
+    """One chunk module, or, when its records are too large together for one file (many
+    long notes), its two halves as `<stem>_1` and `<stem>_2`, and so on: every fact the
+    door accepts fits a file on its own, so no number of them blocks a checkpoint."""
+    contents = f"{list_name}, {len(records)} record(s) of class {spec.names.class_name}"
+    header = headers.of((i for r in records for i in r.fact_ids), contents)
+    source = chunk_module(spec, list_name, records, header)
+    if len(records) > 1 and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES:
+        half = len(records) // 2
+        for part, piece in enumerate((records[:half], records[half:]), start=1):
+            _chunk(spec, f"{stem}_{part}", f"{list_name}_{part}", piece, headers, files, result)
+        return
+    files[f"{stem}.py"] = source
+    result.append((stem, list_name))
 
 
 class _EntitiesFailed(Exception):
