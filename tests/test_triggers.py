@@ -125,6 +125,22 @@ def test_forgetting_one_user_opens_no_other(raw: sqlite3.Connection, store: Sqli
     assert store.head("alice") == 3
 
 
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM facts WHERE user = 'alice' AND id = 3",
+    "DELETE FROM id_high_water WHERE user = 'alice'",
+])
+def test_while_one_user_is_forgotten_no_other_can_be_touched(raw: sqlite3.Connection, store: SqliteFactStore,
+                                                            sql: str) -> None:
+    """The forget marker exists only inside the statement that erases its user; a temporary
+    trigger that runs inside that statement still cannot delete another user's facts or mark."""
+    raw.execute(f"CREATE TEMP TRIGGER meddle BEFORE DELETE ON main.facts WHEN OLD.user = 'bob' BEGIN {sql}; END")
+    before = rows(raw)
+    with pytest.raises(sqlite3.IntegrityError, match="only forget may erase|erased only with its user"):
+        raw.execute("INSERT INTO forgetting (user) VALUES ('bob')")
+    assert rows(raw) == before
+    assert store.high_water("alice") == 3 and store.verify().ok
+
+
 def test_forget_still_erases_exactly_one_user(store: SqliteFactStore) -> None:
     store.append("alice", [NewFact("a1"), NewFact("a2")])
     store.append("bob", [NewFact("b1")])
