@@ -10,6 +10,8 @@ and the built-in constraints' day thresholds.
 from __future__ import annotations
 
 import ast
+import hashlib
+import hmac
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -33,7 +35,7 @@ from constraints.builtin import (
     vehicle_service_due,
 )
 from factlog.errors import InputError
-from factlog.hashing import GENESIS, canonical_json, content_hash
+from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
 from factlog.limits import int_too_long, reserved_field_name
 from factlog.model import JsonValue, NewFact, check_fields
 from runtime.query_compile import QueryRejected, compile_query
@@ -473,6 +475,18 @@ def test_canonical_json_and_content_hash_are_pinned() -> None:
     assert GENESIS == "0" * 64
     with pytest.raises(ValueError):
         canonical_json({"x": float("nan")})
+
+
+def test_keyed_hash_is_hmac_sha256_under_the_chain_key() -> None:
+    """A keyed chain is HMAC-SHA256 of the same canonical body under the chain key itself:
+    under any other key (or a fixed one) a forger without the key could re-hash the chain."""
+    body = {"b": [1, 2.5, None, True], "a": "Zürich \u2028", "n": {"y": 1, "x": "é"}}
+    data = canonical_json(body).encode("utf-8")
+    for key in (b"k" * 32, b"o" * 32, b"\x00"):
+        assert content_hash(body, key) == hmac.new(key, data, hashlib.sha256).hexdigest()
+    assert content_hash(body, b"k" * 32) == "f69ad45d2feaf7ffc75b1abeb2eddd2984fe3f31d8a18c54a461a61eb365c636"
+    assert content_hash(body, b"k" * 32) != content_hash(body, b"o" * 32) != content_hash(body)
+    assert key_fingerprint(b"k" * 32) == "5615a76275723f231a3af0985e141afb" != key_fingerprint(b"o" * 32)
 
 
 def test_records_lacking_a_field_are_ignored_not_fatal() -> None:
