@@ -9,7 +9,9 @@ the tests that guard that module in the copy, and expects them to fail.
     python tests/mutation/hand_mutations.py --before     # without the tests added to kill them
     python tests/mutation/hand_mutations.py --only T04 S01
 
-Exit status 0 when every mutation (but the ones marked equivalent) is killed. Not a
+A mutation whose text does not occur exactly once in its file stops the run before anything
+is tested (code moved under it: retarget it). Exit status 0 when every mutation (but the
+ones marked equivalent) is killed. Not a
 pytest test on purpose: the default test run has no slow-test exclusion, and this takes
 a few minutes.
 """
