@@ -10,6 +10,8 @@ and the built-in constraints' day thresholds.
 from __future__ import annotations
 
 import ast
+import hashlib
+import hmac
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
@@ -32,7 +34,10 @@ from constraints.builtin import (
     passport_valid_for_trips,
     vehicle_service_due,
 )
-from factlog.hashing import GENESIS, canonical_json, content_hash
+from factlog.errors import InputError
+from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
+from factlog.limits import int_too_long, reserved_field_name
+from factlog.model import JsonValue, NewFact, check_fields
 from runtime.query_compile import QueryRejected, compile_query
 from runtime.safe_eval import QueryError, QueryOk, evaluate
 
@@ -472,6 +477,18 @@ def test_canonical_json_and_content_hash_are_pinned() -> None:
         canonical_json({"x": float("nan")})
 
 
+def test_keyed_hash_is_hmac_sha256_under_the_chain_key() -> None:
+    """A keyed chain is HMAC-SHA256 of the same canonical body under the chain key itself:
+    under any other key (or a fixed one) a forger without the key could re-hash the chain."""
+    body = {"b": [1, 2.5, None, True], "a": "Zürich \u2028", "n": {"y": 1, "x": "é"}}
+    data = canonical_json(body).encode("utf-8")
+    for key in (b"k" * 32, b"o" * 32, b"\x00"):
+        assert content_hash(body, key) == hmac.new(key, data, hashlib.sha256).hexdigest()
+    assert content_hash(body, b"k" * 32) == "f69ad45d2feaf7ffc75b1abeb2eddd2984fe3f31d8a18c54a461a61eb365c636"
+    assert content_hash(body, b"k" * 32) != content_hash(body, b"o" * 32) != content_hash(body)
+    assert key_fingerprint(b"k" * 32) == "5615a76275723f231a3af0985e141afb" != key_fingerprint(b"o" * 32)
+
+
 def test_records_lacking_a_field_are_ignored_not_fatal() -> None:
     """A list may mix record classes (one lacking a field): that record is skipped, the rest checked."""
     Undated = record_class("bill", without=("due_date",))
@@ -552,3 +569,65 @@ def test_dict_keys_count_towards_the_depth() -> None:
     """Tuples are hashable, so a key can nest as deep as a value can."""
     assert rules("x = {" + "(" * 23 + "0" + ",)" * 23 + ": 1}\n") == []
     assert rules("x = {" + "(" * 24 + "0" + ",)" * 24 + ": 1}\n") == ["nesting"]
+
+
+# --- factlog: the door's limits, each at the limit and one past it ------------------------------
+# The numbers are pinned here on purpose: a limit in factlog.limits that moves by one must
+# fail a test (the door and the compiler share it, see test_ingest_door.py).
+
+
+def nested(levels: int) -> JsonValue:
+    value: JsonValue = 1
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(("ok", "over", "message"), [
+    ({f"f{i}": 1 for i in range(256)}, {f"f{i}": 1 for i in range(257)}, "257 fields"),
+    ({"n" * 128: 1}, {"n" * 129: 1}, "too long"),
+    ({"v": nested(15)}, {"v": nested(16)}, "deeper than 16"),  # the field value is level 1
+    ({"s": "x" * (256 * 1024)}, {"s": "x" * (256 * 1024 + 1)}, "262145 characters"),
+    ({"d": {"k" * (256 * 1024): 1}}, {"d": {"k" * (256 * 1024 + 1): 1}}, "object key of 262145"),
+    ({"a": "x" * 262142, "b": "x" * 262142}, {"a": "x" * 262142, "b": "x" * 262143}, "too large"),
+    ({"n": 10 ** 32 - 1, "m": -(10 ** 32 - 1)}, {"n": 10 ** 32}, "more than 32 digits"),
+])
+def test_door_field_limits_at_and_one_past(ok: dict[str, JsonValue], over: dict[str, JsonValue],
+                                           message: str) -> None:
+    assert check_fields(ok) == ok
+    with pytest.raises(InputError, match=message):
+        check_fields(over)
+
+
+def test_door_text_key_and_retraction_limits_at_and_one_past() -> None:
+    NewFact("x" * (64 * 1024))
+    NewFact("é" * (32 * 1024))  # bytes, not characters
+    for text in ("x" * (64 * 1024 + 1), "é" * (32 * 1024) + "x"):
+        with pytest.raises(InputError, match="65537 bytes"):
+            NewFact(text)
+    NewFact("k", kind="item", key="k" * 256)
+    with pytest.raises(InputError, match="identity key"):
+        NewFact("k", kind="item", key="k" * 257)
+    NewFact("r", retracts=2 ** 63 - 1)  # SQLite's largest INTEGER
+    with pytest.raises(InputError, match="retracts"):
+        NewFact("r", retracts=2 ** 63)
+
+
+@pytest.mark.parametrize(("name", "reserved"), [
+    ("__secret", True), ("__x", True), ("__", False), ("__class__", False), ("__init__", False),
+    ("_private", False), ("secret__", False), ("a__b", False),
+])
+def test_reserved_field_names_are_exactly_the_private_looking_ones(name: str, reserved: bool) -> None:
+    assert reserved_field_name(name) is reserved
+    if reserved:
+        with pytest.raises(InputError, match="is not allowed"):
+            check_fields({name: 1})
+    else:
+        assert check_fields({name: 1}) == {name: 1}
+
+
+def test_int_too_long_is_exactly_more_than_32_digits() -> None:
+    for n in (0, 10 ** 32 - 1, -(10 ** 32 - 1)):
+        assert not int_too_long(n)
+    for n in (10 ** 32, -(10 ** 32), 10 ** 40):
+        assert int_too_long(n)

@@ -125,6 +125,22 @@ def test_forgetting_one_user_opens_no_other(raw: sqlite3.Connection, store: Sqli
     assert store.head("alice") == 3
 
 
+@pytest.mark.parametrize("sql", [
+    "DELETE FROM facts WHERE user = 'alice' AND id = 3",
+    "DELETE FROM id_high_water WHERE user = 'alice'",
+])
+def test_while_one_user_is_forgotten_no_other_can_be_touched(raw: sqlite3.Connection, store: SqliteFactStore,
+                                                            sql: str) -> None:
+    """The forget marker exists only inside the statement that erases its user; a temporary
+    trigger that runs inside that statement still cannot delete another user's facts or mark."""
+    raw.execute(f"CREATE TEMP TRIGGER meddle BEFORE DELETE ON main.facts WHEN OLD.user = 'bob' BEGIN {sql}; END")
+    before = rows(raw)
+    with pytest.raises(sqlite3.IntegrityError, match="only forget may erase|erased only with its user"):
+        raw.execute("INSERT INTO forgetting (user) VALUES ('bob')")
+    assert rows(raw) == before
+    assert store.high_water("alice") == 3 and store.verify().ok
+
+
 def test_forget_still_erases_exactly_one_user(store: SqliteFactStore) -> None:
     store.append("alice", [NewFact("a1"), NewFact("a2")])
     store.append("bob", [NewFact("b1")])
@@ -223,3 +239,49 @@ def test_a_retraction_of_a_missing_fact_is_refused(raw: sqlite3.Connection, stor
 def test_a_retraction_must_name_a_fact_of_the_same_user(raw: sqlite3.Connection, store: SqliteFactStore) -> None:
     """bob has no fact 3; alice does."""
     assert_insert_refused(raw, store, next_row(raw, "bob", retracts=3), "a retraction must name an existing fact")
+
+
+# --- id high-water mark and forget (m002) ----------------------------------------------------
+
+
+def test_the_mark_does_not_follow_deleted_facts_down(raw: sqlite3.Connection, store: SqliteFactStore) -> None:
+    """Even when the newest facts were deleted behind the log's back, the mark cannot be
+    lowered to the newest id still stored (that would give the deleted ids out again)."""
+    raw.execute("DROP TRIGGER facts_no_delete")
+    raw.execute("DELETE FROM facts WHERE user = 'alice' AND id = 3")
+    with pytest.raises(sqlite3.IntegrityError, match="never goes down"):
+        raw.execute("UPDATE id_high_water SET last_id = 2 WHERE user = 'alice'")
+    assert store.high_water("alice") == 3
+
+
+def test_a_mark_is_never_moved_to_another_user(raw: sqlite3.Connection, store: SqliteFactStore) -> None:
+    """Not even to a user whose own mark is missing, with the id that user's log is at."""
+    raw.execute("DROP TRIGGER high_water_delete")
+    raw.execute("DELETE FROM id_high_water WHERE user = 'alice'")
+    with pytest.raises(sqlite3.IntegrityError, match="never goes down"):
+        raw.execute("UPDATE id_high_water SET user = 'alice', last_id = 3 WHERE user = 'bob'")
+    assert store.high_water("bob") == 2 and store.high_water("alice") == 0
+
+
+def test_a_forget_that_would_leave_the_mark_behind_is_refused(raw: sqlite3.Connection,
+                                                              store: SqliteFactStore) -> None:
+    """A temporary trigger that keeps the mark cannot turn forget into an erase of the facts
+    alone: the forgetting row refuses to go while anything of the user remains."""
+    raw.execute("CREATE TEMP TRIGGER keep_mark BEFORE DELETE ON main.id_high_water "
+                "BEGIN SELECT RAISE(IGNORE); END")
+    before = rows(raw)
+    with pytest.raises(sqlite3.IntegrityError, match="all of a user or nothing"):
+        raw.execute("INSERT INTO forgetting (user) VALUES ('alice')")
+    assert rows(raw) == before
+    assert store.high_water("alice") == 3 and store.verify().ok
+
+
+def test_a_log_emptied_behind_its_back_cannot_be_declared_keyed(raw: sqlite3.Connection,
+                                                                store: SqliteFactStore) -> None:
+    """Whether the chain is keyed is chosen before the first fact; a log whose facts were all
+    deleted still has its marks, so it is not new and its setting stays fixed."""
+    raw.execute("DROP TRIGGER facts_no_delete")
+    raw.execute("DELETE FROM facts")
+    with pytest.raises(sqlite3.IntegrityError, match="while the log is empty"):
+        raw.execute("INSERT INTO log_meta VALUES ('chain_key_fingerprint', 'x')")
+    assert raw.execute("SELECT COUNT(*) FROM log_meta").fetchone()[0] == 0
