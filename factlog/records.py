@@ -43,13 +43,18 @@ def parse_value(raw: str) -> JsonValue:
     return value
 
 
+def _split_option(flag: str, option: str, form: str) -> tuple[str, str]:
+    """`name=value` of a repeatable command-line option, the name stripped."""
+    name, sep, value = option.partition("=")
+    if not sep:
+        raise InputError(f"{flag} {option!r} has no '=': write it as {form}")
+    return name.strip(), value
+
+
 def parse_field_options(options: Sequence[str]) -> dict[str, JsonValue]:
     fields: dict[str, JsonValue] = {}
     for option in options:
-        name, sep, raw = option.partition("=")
-        if not sep:
-            raise InputError(f"--field {option!r} has no '=': write it as name=value")
-        name = name.strip()
+        name, raw = _split_option("--field", option, "name=value")
         if not name:
             raise InputError(f"--field {option!r} has an empty name")
         fields[name] = parse_value(raw)
@@ -163,12 +168,10 @@ def check_field_map(field_map: Mapping[str, str] | None) -> dict[str, str]:
 def parse_map_options(options: Sequence[str]) -> dict[str, str]:
     pairs: dict[str, str] = {}
     for option in options:
-        old, sep, new = option.partition("=")
-        if not sep:
-            raise InputError(f"--map {option!r} has no '=': write it as old=new (e.g. amount=amount_usd)")
-        if old.strip() in pairs:
-            raise InputError(f"--map names field {old.strip()!r} twice")
-        pairs[old.strip()] = new.strip()
+        old, new = _split_option("--map", option, "old=new (e.g. amount=amount_usd)")
+        if old in pairs:
+            raise InputError(f"--map names field {old!r} twice")
+        pairs[old] = new.strip()
     return check_field_map(pairs)
 
 
