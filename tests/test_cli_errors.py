@@ -230,3 +230,12 @@ def test_ctrl_c_is_one_line_not_a_traceback(uac: Uac, home: Path, monkeypatch: p
     monkeypatch.setattr(runtime.memory.Memory, "log", interrupted)
     r = uac("--home", str(home), "log", USER)
     assert (r.code, r.err) == (1, "error: interrupted\n")
+
+
+def test_recall_refuses_before_it_writes_its_index(uac: Uac, home: Path) -> None:
+    """A refused recall (unknown user, or an --expr the sandbox refuses) leaves the derived
+    index as it was: every check runs before the index is synced."""
+    before = tree(home)
+    one_error_line(uac("--home", str(home), "recall", "alicia", "trips"), "no such user 'alicia'")
+    one_error_line(uac("--home", str(home), "recall", USER, "trips", "--expr", "__import__('os')"), "--expr")
+    assert tree(home) == before
