@@ -13,8 +13,8 @@ from dataclasses import field, make_dataclass
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from codegen.vocabulary import CANONICAL, PROVENANCE_FIELD
 from constraints import BUILTIN, run_constraints
+from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
 
 NOW = datetime(2025, 3, 1, 9, 0)
 RUNS = 21

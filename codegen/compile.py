@@ -29,9 +29,9 @@ from codegen.naming import NOTES_STEM, KindNames, kind_names
 from codegen.quarantine import fact_problem, short_reason
 from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
 from codegen.schema import STR, ClassSpec, FieldSpec, PyType, coerce, infer_class
-from codegen.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 from factlog.limits import MAX_FILE_BYTES
 from factlog.model import Fact, check_user_id
+from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 
 CHUNK_IDS = 500  # fact ids per chunk, so at most 500 records per chunk module
 MAX_CHUNK_BYTES = MAX_FILE_BYTES // 2  # a chunk over this is split in halves

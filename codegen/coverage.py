@@ -15,7 +15,7 @@ import types
 from dataclasses import dataclass
 from typing import AbstractSet
 
-from codegen.vocabulary import PROVENANCE_FIELD
+from factlog.vocabulary import PROVENANCE_FIELD
 
 MAX_DEPTH = 32
 

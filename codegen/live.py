@@ -26,8 +26,8 @@ from datetime import date
 from typing import Sequence
 
 from codegen.naming import normalize_kind
-from codegen.vocabulary import CANONICAL
 from factlog.model import Fact, JsonValue
+from factlog.vocabulary import CANONICAL
 
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 

@@ -24,10 +24,10 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from codegen.vocabulary import CANONICAL, NOTE_ATTRIBUTE, NOTE_CLASS, PROVENANCE_FIELD
 from factlog.kinds import normalize_kind as normalize_kind  # inflection lives in the fact log
 from factlog.kinds import plural as plural
 from factlog.kinds import singular as singular
+from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE, NOTE_CLASS, PROVENANCE_FIELD
 
 # Names the class templates use inside a class body, where a field would shadow them.
 SHADOWED_BUILTINS = frozenset({"str", "int", "float", "bool", "list", "dict"})

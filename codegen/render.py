@@ -21,7 +21,7 @@ import jinja2
 from codegen.literals import Aliases, py_literal, str_literal
 from codegen.naming import fresh_alias
 from codegen.schema import ClassSpec, PyType
-from codegen.vocabulary import PROVENANCE_FIELD
+from factlog.vocabulary import PROVENANCE_FIELD
 
 GENERATOR = "codegen.compile, deterministic compiler v1"
 _TEMPORAL = {"date": date, "datetime": datetime, "time": time}

@@ -28,7 +28,6 @@ from typing import Mapping, Sequence
 
 from codegen.live import Entity
 from codegen.naming import KindNames, field_names
-from codegen.vocabulary import CANONICAL
 from factlog.model import JsonValue
 from factlog.value_types import CONFLICT as CONFLICT  # the type rules live in the fact log
 from factlog.value_types import SCALARS as _SCALARS
@@ -38,6 +37,7 @@ from factlog.value_types import infer_field as infer_field
 from factlog.value_types import join as join
 from factlog.value_types import string_type as string_type
 from factlog.value_types import type_of as type_of
+from factlog.vocabulary import CANONICAL
 
 
 @dataclass(frozen=True)

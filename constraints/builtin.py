@@ -1,4 +1,4 @@
-"""Built-in constraints over the canonical vocabulary (codegen.vocabulary).
+"""Built-in constraints over the canonical vocabulary (factlog.vocabulary).
 
 Each reads the canonical attributes and fields it names; a record lacking a field (or
 holding None there) is ignored, a module lacking the attribute or every record lacking

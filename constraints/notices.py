@@ -16,8 +16,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 
-from codegen.vocabulary import CANONICAL, PROVENANCE_FIELD
 from constraints.model import Constraint
+from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
 
 # Likely source names for the canonical fields built-in constraints read, most likely first.
 SYNONYMS: dict[str, tuple[str, ...]] = {

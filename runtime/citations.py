@@ -15,7 +15,7 @@ import ast
 from dataclasses import dataclass, is_dataclass
 from typing import Mapping
 
-from codegen.vocabulary import PROVENANCE_FIELD
+from factlog.vocabulary import PROVENANCE_FIELD
 from runtime.result_budget import Budget, ResultTooLarge
 
 

@@ -34,8 +34,8 @@ from types import TracebackType
 from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from codegen.naming import normalize_kind
-from codegen.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
 from factlog.model import Fact, JsonValue, check_user_id
+from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
 from users.records import label
 
 HitSource = Literal["fact", "record"]

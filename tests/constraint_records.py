@@ -11,7 +11,7 @@ import types
 from dataclasses import field, make_dataclass
 from typing import Any
 
-from codegen.vocabulary import CANONICAL, PROVENANCE_FIELD
+from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
 
 
 def record_class(kind: str, *, without: tuple[str, ...] = ()) -> Any:

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from codegen.vocabulary import CANONICAL
 from factlog.extract import RuleExtractor
 from factlog.model import NewFact
 from factlog.recognizers import recognize
 from factlog.sentences import is_small_talk, split_sentences
 from factlog.transcripts import Message, Session, read_transcript
+from factlog.vocabulary import CANONICAL
 
 BASE = datetime(2024, 11, 12, 9, 0)  # a Tuesday
 BOOK_CASE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "book_eval_layer1" / "01_bank_account_setup.yaml"

@@ -16,8 +16,8 @@ from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
-from codegen.vocabulary import PROVENANCE_FIELD
 from factlog.model import JsonValue
+from factlog.vocabulary import PROVENANCE_FIELD
 
 _QUALIFIER = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
 
