@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
 from codegen.literals import Aliases
-from codegen.live import Entity, LiveFacts, NoteEntry, dead_ids, select_live
+from codegen.live import Entity, LiveFacts, NoteEntry, select_live
 from codegen.naming import NOTES_STEM, KindNames, kind_names
 from codegen.quarantine import fact_problem, short_reason
 from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
 from codegen.schema import STR, ClassSpec, FieldSpec, PyType, coerce, infer_class
 from factlog.limits import MAX_FILE_BYTES
+from factlog.liveness import dead_ids
 from factlog.model import Fact, check_user_id
 from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 

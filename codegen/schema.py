@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date, datetime, time
 from typing import Mapping, Sequence
 
 from codegen.live import Entity
 from codegen.naming import KindNames, field_names
 from factlog.model import JsonValue
+from factlog.timeparse import parse_date, parse_datetime, parse_time
 from factlog.value_types import CONFLICT as CONFLICT  # the type rules live in the fact log
 from factlog.value_types import SCALARS as _SCALARS
 from factlog.value_types import STR as STR
@@ -104,11 +104,11 @@ def _coerce(value: JsonValue, t: PyType) -> object:
         return None
     base = t.base
     if base == "date" and isinstance(value, str):
-        return date.fromisoformat(value)
+        return parse_date(value)
     if base == "datetime" and isinstance(value, str):
-        return datetime.fromisoformat(value)
+        return parse_datetime(value)
     if base == "time" and isinstance(value, str):
-        return time.fromisoformat(value)
+        return parse_time(value)
     if base == "float" and isinstance(value, int):
         return float(value)
     if base == "list" and isinstance(value, list):

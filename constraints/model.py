@@ -13,11 +13,12 @@ decorator does it for the attributes named in `needs`); the runner reports that 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, fields, is_dataclass
 from datetime import date, datetime
 from typing import Literal, Mapping
+
+from factlog.identity import content_digest, first_cited
 
 Severity = Literal["critical", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "warning", "info")
@@ -129,18 +130,18 @@ def fact_ids_of(record: object) -> list[int]:
 
 
 def entity_key(record: object) -> str:
-    """A record's identity across module versions.
+    """A record's identity across module versions, as alert ids have always stored it
+    (`f<id>`, `h<digest>`; `factlog.identity`).
 
     The first fact that created an entity stays in its provenance when later facts update
     it, so the smallest fact id names the entity. Records without provenance fall back to
     a hash of their field values.
     """
-    ids = fact_ids_of(record)
-    if ids:
-        return f"f{min(ids)}"
+    first = first_cited(fact_ids_of(record))
+    if first is not None:
+        return f"f{first}"
     if is_dataclass(record) and not isinstance(record, type):
         values = [(f.name, getattr(record, f.name, None)) for f in fields(record)]
     else:
         values = sorted(vars(record).items()) if hasattr(record, "__dict__") else [("", record)]
-    digest = hashlib.sha256(repr(values).encode()).hexdigest()[:12]
-    return f"h{digest}"
+    return f"h{content_digest(repr(values))}"

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from datetime import date, datetime, time
 
 from constraints.model import MissingInput
+from factlog.timeparse import day_of, try_datetime
 
 
 def records(module: object, attribute: str) -> list[object]:
@@ -60,10 +61,7 @@ def as_date(value: object) -> date | None:
     if isinstance(value, date):
         return value
     if isinstance(value, str):
-        try:
-            return date.fromisoformat(value.strip()[:10])
-        except ValueError:
-            return None
+        return day_of(value.strip())
     return None
 
 
@@ -74,10 +72,10 @@ def as_datetime(value: object, now: datetime) -> datetime | None:
     elif isinstance(value, date):
         moment = datetime.combine(value, time.min)
     elif isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.strip())
-        except ValueError:
+        parsed = try_datetime(value.strip())
+        if parsed is None:
             return None
+        moment = parsed
     else:
         return None
     if (moment.tzinfo is None) == (now.tzinfo is None):

@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from constraints.model import SEVERITIES, Alert, Severity
 from factlog.durable import replace_file
+from factlog.errors import UacError
+from factlog.timeparse import parse_date, parse_datetime
 
 FORMAT = 1
 HISTORY_LIMIT = 1000  # resolved alerts kept, newest last
 
 
-class AlertStateError(ValueError):
+class AlertStateError(UacError, ValueError):
     """The state file exists but cannot be read as alert state."""
 
 
@@ -132,11 +134,11 @@ def _alert(data: dict[str, Any]) -> Alert:
         severity=checked,
         message=str(data["message"]),
         fact_ids=tuple(int(i) for i in data["fact_ids"]),
-        due=date.fromisoformat(data["due"]) if data["due"] else None,
+        due=parse_date(data["due"]) if data["due"] else None,
     )
 
 
 def _moment(text: object) -> datetime:
     if not isinstance(text, str):
         raise ValueError(f"expected an ISO timestamp, got {text!r}")
-    return datetime.fromisoformat(text)
+    return parse_datetime(text)

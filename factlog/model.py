@@ -25,6 +25,7 @@ from factlog.limits import (
     int_too_long,
     reserved_field_name,
 )
+from factlog.timeparse import parse_date, parse_datetime
 
 JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
 
@@ -163,7 +164,7 @@ def parse_iso_date(value: str | date | None, what: str) -> date | None:
     if isinstance(value, date):
         return value
     try:
-        return date.fromisoformat(str(value))
+        return parse_date(str(value))
     except ValueError:
         raise InputError(f"{what} {value!r} is not a valid date (expected YYYY-MM-DD)") from None
 
@@ -200,7 +201,7 @@ class Provenance:
         ts = data.get("session_ts")
         if ts is not None:
             try:
-                datetime.fromisoformat(str(ts))
+                parse_datetime(str(ts))
             except ValueError:
                 raise InputError(f"session timestamp {ts!r} is not an ISO date-time") from None
             ts = str(ts)
@@ -297,7 +298,7 @@ def fact_from_json(data: Any) -> Fact:
         if not isinstance(data[name], str):
             raise InputError(f"{name} must be a string")
     try:
-        datetime.fromisoformat(data["recorded_at"])
+        parse_datetime(data["recorded_at"])
     except ValueError:
         raise InputError(f"recorded_at {data['recorded_at']!r} is not an ISO date-time") from None
     new = NewFact(

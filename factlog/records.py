@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -19,6 +19,7 @@ from factlog.errors import InputError
 from factlog.jsonfile import json_document, json_object_lines, read_text, type_name
 from factlog.model import MAX_FIELD_NAME, JsonValue, NewFact, check_fields, check_kind, parse_iso_date
 from factlog.sources import content_digest, record_source
+from factlog.timeparse import parse_datetime
 from factlog.vocabulary import canonical
 
 MAX_RECORD_FILE_BYTES = 100 * 1024 * 1024
@@ -77,7 +78,7 @@ def check_canonical_dates(kind: str | None, fields: dict[str, JsonValue]) -> Non
             parse_iso_date(value, f"field {name}")
         else:
             try:
-                datetime.fromisoformat(value)
+                parse_datetime(value)
             except ValueError:
                 raise InputError(f"field {name} {value[:64]!r} is not a valid date-time (ISO 8601)") from None
 

@@ -19,7 +19,7 @@ import os
 import sqlite3
 import threading
 from dataclasses import replace
-from datetime import date, datetime, timezone
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -32,6 +32,7 @@ from factlog.model import Fact, NewFact, Provenance, check_user_id
 from factlog.sources import Appended, known_sources, record_sources
 from factlog.sources import erase as erase_bookkeeping
 from factlog.store import VerifyReport
+from factlog.timeparse import parse_date
 
 _KEY_SETTING = "chain_key_fingerprint"
 _WRONG_KEY = "the configured chain key is not the key this log was chained with"
@@ -58,8 +59,8 @@ def _row_to_fact(row: sqlite3.Row | tuple[Any, ...]) -> Fact:
         kind=kind,
         fields=json.loads(fields),
         key=key,
-        valid_from=date.fromisoformat(vfrom) if vfrom else None,
-        valid_to=date.fromisoformat(vto) if vto else None,
+        valid_from=parse_date(vfrom) if vfrom else None,
+        valid_to=parse_date(vto) if vto else None,
         retracts=retracts,
         provenance=Provenance(session_id, message_index, role, session_ts),
         prev_hash=prev_hash,

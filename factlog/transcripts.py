@@ -27,6 +27,7 @@ import yaml
 from factlog.errors import InputError
 from factlog.jsonfile import json_document, json_object_lines, read_text, type_name
 from factlog.model import ROLES, JsonValue
+from factlog.timeparse import parse_datetime
 
 MAX_TRANSCRIPT_BYTES = 50 * 1024 * 1024
 MAX_SESSION_ID = 256
@@ -273,7 +274,7 @@ def _timestamp(value: Any, source: str, where: str) -> datetime | None:
         if text.endswith(("Z", "z")):
             text = text[:-1] + "+00:00"
         try:
-            return datetime.fromisoformat(text)
+            return parse_datetime(text)
         except ValueError:
             pass
     raise InputError(

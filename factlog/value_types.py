@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, datetime, time
 from typing import Callable, Sequence
 
 from factlog.model import JsonValue
+from factlog.timeparse import parse_date, parse_datetime, parse_time
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?", re.ASCII)
@@ -41,11 +41,11 @@ STR = SCALARS["str"]
 def string_type(value: str) -> str:
     n = len(value)
     if n == 10 and _DATE.fullmatch(value):
-        return _checked(date.fromisoformat, value, "date")
+        return _checked(parse_date, value, "date")
     if n >= 16 and _DATETIME.fullmatch(value):
-        return _checked(datetime.fromisoformat, value, "datetime")
+        return _checked(parse_datetime, value, "datetime")
     if n in (5, 8) and _TIME.fullmatch(value):
-        return _checked(time.fromisoformat, value, "time")
+        return _checked(parse_time, value, "time")
     return "str"
 
 

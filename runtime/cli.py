@@ -3,8 +3,9 @@
 The error contract (README, "Errors and exit codes"):
 
 - exit 0: done; exit 1: the command ran and found a problem (a failed checkpoint or verify);
-- exit 2: bad input or usage (an `InputError`, `NotFound`, an unknown option, a missing
-  argument): ONE line on stderr, `error: ...`, and nothing was written;
+- exit 2: bad input or usage (any `factlog.errors.UacError`: `InputError`, `NotFound`, ...;
+  an unknown option, a missing argument): ONE line on stderr, `error: ...`, and nothing was
+  written;
 - exit 1 also for an unexpected error: one line `unexpected error: ...` and a hint;
   `uac --debug ...` prints the traceback as well.
 
@@ -22,7 +23,7 @@ import typer
 
 import runtime.cli_facts  # noqa: F401  (registers the fact commands)
 import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)
-from factlog.errors import InputError, NotFound
+from factlog.errors import UacError
 from runtime.cli_app import State, app, close_memory, err
 
 __all__ = ["app", "main"]
@@ -71,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             code = app(args=args, prog_name="uac", standalone_mode=False)
         finally:
             close_memory()
-    except (InputError, NotFound) as exc:
+    except UacError as exc:  # every user-facing error: InputError, NotFound, ...
         fail(str(exc), 2, as_json)
     except typer.TyperException as exc:  # click's usage errors: unknown option, missing argument, ...
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `uac`: the help, as usual

@@ -9,7 +9,7 @@ import signal
 import sys
 import threading
 from contextlib import contextmanager
-from datetime import date, datetime, time, timezone
+from datetime import datetime, time, timezone
 from types import FrameType
 from typing import Iterator, Optional
 
@@ -20,6 +20,7 @@ from rich.table import Table
 
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
+from factlog.timeparse import parse_date, parse_datetime
 from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out
 from runtime.cli_output import (
     alerts_json,
@@ -43,11 +44,11 @@ def parse_now(value: Optional[str]) -> datetime:
     if value is None:
         return datetime.now(timezone.utc)
     try:
-        moment = datetime.fromisoformat(value)
+        moment = parse_datetime(value)
     except ValueError:
         raise InputError(f"--now {value!r} is not an ISO date (YYYY-MM-DD) or date-time") from None
     if len(value) <= 10:  # a bare date means the start of that day
-        moment = datetime.combine(date.fromisoformat(value), time())
+        moment = datetime.combine(parse_date(value), time())
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 

@@ -17,6 +17,7 @@ from rich.rule import Rule
 
 from constraints import AlertDiff
 from factlog.errors import InputError
+from factlog.timeparse import parse_datetime
 from runtime.cli_output import alerts_json, print_alerts
 from runtime.memory import Memory
 from runtime.render_value import to_jsonable, to_text
@@ -26,7 +27,7 @@ from users.checkpoint import CheckpointResult, Failed, Published
 DEMO_USER = "sam"
 DEMO_FOLDER = "demo"  # the demo's own workspace, inside the main one: <home>/demo
 DEMO_MARK = ".uac-demo"  # marks a folder as a demo workspace (the demo may reset its user there)
-DEMO_NOW = datetime.fromisoformat("2026-12-01T09:00:00+00:00")
+DEMO_NOW = parse_datetime("2026-12-01T09:00:00+00:00")
 
 QUERIES = (
     ("trips per year", "sorted(Counter(t.departure_date.year for t in trips).items())"),

@@ -39,6 +39,7 @@ from factlog.records import (
 )
 from factlog.sqlite import SqliteFactStore
 from factlog.store import VerifyReport
+from factlog.timeparse import parse_datetime
 from runtime.query_worker import QueryWorker
 from runtime.recall import CodeAnswer, RecallResult, code_answer, recall
 from runtime.recall_index import RecallIndex, record_texts
@@ -241,7 +242,7 @@ class Memory:
         new_facts = self.facts.head(user) - (current.meta.log_position if current else 0)
         age = None
         if current is not None:
-            age = (datetime.now(timezone.utc) - datetime.fromisoformat(current.created_at)).total_seconds()
+            age = (datetime.now(timezone.utc) - parse_datetime(current.created_at)).total_seconds()
         if policy.due(new_facts, age):
             return self.checkpoint_and_alert(user, now, on_new_alert)
         reason = f"{new_facts} new facts; the policy waits for {policy.every_facts}" if new_facts \

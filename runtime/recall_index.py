@@ -12,7 +12,7 @@ Layers (seed 004: prefer the higher layer). Records of the current module versio
 typed, reconciled truth: their BM25 score is multiplied by `RECORD_WEIGHT` (not notes: a
 `Note` is a free-text fact rendered again, the same layer as the fact). A fact is
 *superseded* when a later live fact of the same entity (the compiler's identity: kind + key,
-one entity per user for singular canonical kinds; `codegen.live`) restates a field it
+one entity per user for singular canonical kinds; `factlog.identity`) restates a field it
 names; its score is multiplied by `SUPERSEDED_WEIGHT` and its hit carries the id of the
 latest fact that superseded it. A free-text fact has no entity, but when the extractor
 drew structured facts from it (its *twins*: same session, message and text, synced
@@ -33,8 +33,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
-from codegen.naming import normalize_kind
+from factlog.identity import shared_identity
+from factlog.liveness import effective_date, killed_by, superseders
 from factlog.model import Fact, JsonValue, check_user_id
+from factlog.timeparse import day_of
 from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
 from users.records import label
 
@@ -156,43 +158,10 @@ def _quoted(token: str) -> str:
     return '"' + token.replace('"', '""') + '"'
 
 
-def entity_of(fact: Fact) -> str | None:
-    """The compiler's identity of the fact's entity (`codegen.live`): `kind/key`, or the kind
-    alone for singular canonical kinds; None for free text and for keyless facts."""
-    if fact.kind is None:
-        return None
-    kind = normalize_kind(fact.kind)
-    domain = CANONICAL.get(kind)
-    if domain is not None and domain.singular:
-        return kind
-    return None if fact.key is None else f"{kind}/{fact.key}"
-
-
 def said_on(fact: Fact) -> str:
     """The ISO date the fact was said: its session's timestamp, else the day it was recorded."""
-    for stamp in (fact.provenance.session_ts, fact.recorded_at):
-        try:
-            return date.fromisoformat((stamp or "")[:10]).isoformat()
-        except ValueError:
-            continue
-    return fact.recorded_at[:10]
-
-
-def superseders(facts: Iterable[tuple[str, int, list[str]]]) -> dict[int, int]:
-    """For the facts of one entity as (effective date, fact id, field names): fact id → the
-    latest later fact that restates one of its fields (or any later fact, if it names none).
-    Later means later in the compiler's update order: effective date, then id."""
-    latest_by_field: dict[str, tuple[str, int]] = {}
-    latest: tuple[str, int] | None = None
-    out: dict[int, int] = {}
-    for day, fact_id, names in sorted(facts, reverse=True):
-        later = [latest_by_field[n] for n in names if n in latest_by_field] if names else [latest] if latest else []
-        if later:
-            out[fact_id] = max(later)[1]
-        for n in names:
-            latest_by_field.setdefault(n, (day, fact_id))
-        latest = latest or (day, fact_id)
-    return out
+    day = day_of(fact.provenance.session_ts) or day_of(fact.recorded_at)
+    return day.isoformat() if day is not None else fact.recorded_at[:10]
 
 
 def _render_value(value: JsonValue) -> str:
@@ -240,14 +209,14 @@ def _parse_ids(text: str) -> tuple[int, ...]:
 def _fact_row(row_id: int, fact: Fact, free_text: dict[tuple[str, int, str], int]) -> _Row:
     """The `docs` row of a fact. `free_text` maps (session, message, text) to the free-text
     facts seen so far in this sync: a structured fact said at the same place is their twin."""
-    entity, twin = entity_of(fact), None
+    entity, twin = shared_identity(fact), None
     session, message = fact.provenance.session_id, fact.provenance.message_index
     if session is not None and message is not None:
         if fact.kind is None:
             free_text[(session, message, fact.text)] = fact.id
         elif entity is not None:
             twin = free_text.get((session, message, fact.text))
-    day = fact.valid_from.isoformat() if fact.valid_from else fact.recorded_at[:10]
+    day = effective_date(fact).isoformat()
     names = json.dumps(list(fact.fields)) if entity is not None else None
     return _Row(row_id, fact.user, "fact", fact.id, fact.kind, None, fact.provenance.session_id, day,
                 str(fact.id), fact_body(fact), said_on(fact), entity, names, twin)
@@ -322,10 +291,11 @@ class RecallIndex:
                     continue
                 last = fact.id
                 seen += 1
-                if fact.retracts is not None:
+                killed = killed_by(fact)
+                if killed:  # a retraction: not indexed, and what it retracts is no longer live
                     self._insert(rows)
                     rows.clear()
-                    for gone_entity, gone_twin in self._delete_fact(user, fact.retracts):
+                    for gone_entity, gone_twin in self._delete_facts(user, killed):
                         touched.add(gone_entity)
                         twins.update([gone_twin] if gone_twin is not None else [])
                     continue
@@ -497,12 +467,15 @@ class RecallIndex:
         )
         self._db.executemany("INSERT INTO fts (rowid, body) VALUES (?, ?)", [(r.id, r.body) for r in rows])
 
-    def _delete_fact(self, user: str, fact_id: int) -> list[tuple[str, int | None]]:
-        """Delete the fact's row; returns its entity and twin, if it had an entity."""
-        found: list[tuple[str, int | None]] = self._db.execute(
-            "SELECT entity, twin_of FROM docs WHERE user = ? AND fact_id = ? AND entity IS NOT NULL", (user, fact_id)
-        ).fetchall()
-        self._delete_where("user = ? AND fact_id = ?", (user, fact_id))
+    def _delete_facts(self, user: str, fact_ids: Iterable[int]) -> list[tuple[str, int | None]]:
+        """Delete the facts' rows; returns the entity and twin of each that had an entity."""
+        found: list[tuple[str, int | None]] = []
+        for fact_id in fact_ids:
+            found += self._db.execute(
+                "SELECT entity, twin_of FROM docs WHERE user = ? AND fact_id = ? AND entity IS NOT NULL",
+                (user, fact_id),
+            ).fetchall()
+            self._delete_where("user = ? AND fact_id = ?", (user, fact_id))
         return found
 
     def _update_currency(self, user: str, entity: str) -> set[int]:

@@ -17,6 +17,7 @@ from decimal import Decimal
 from enum import Enum
 from typing import Any
 
+from factlog.model import JsonValue
 from runtime.result_budget import (
     MAX_RESULT_CHARS,
     MAX_RESULT_DEPTH,
@@ -31,9 +32,6 @@ from runtime.result_budget import (
 MAX_RENDER_ITEMS = MAX_RESULT_VALUES
 RenderTooLarge = ResultTooLarge  # the name this module used to raise
 _INLINE_CHARS = 100
-
-JsonValue = None | bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"]
-
 
 def printable(text: str) -> str:
     """`text`, with anything UTF-8 cannot encode (lone surrogates) shown as `\\udXXX`."""

@@ -12,9 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from factlog.liveness import superseders
 from factlog.model import Fact, JsonValue, Provenance
 from runtime.recall import CodeAnswer, recall
-from runtime.recall_index import RecallIndex, RecordText, record_texts, superseders
+from runtime.recall_index import RecallIndex, RecordText, record_texts
 
 FILLER = [
     "I bought groceries at the market on Saturday",

@@ -23,6 +23,7 @@ from codegen.loader import unload_package
 from codegen.problems import Problem, format_problems
 from codegen.quarantine import culprit_facts
 from codegen.validate import Invalid, Validator
+from factlog.liveness import live_ids
 from factlog.model import Fact
 from factlog.store import FactStore
 from users.store import ForgottenMeanwhile, VersionStore
@@ -60,10 +61,10 @@ CheckpointResult = Published | Unchanged | Failed
 
 
 def live_fact_ids(facts: Sequence[Fact]) -> set[int]:
-    """Every fact that must appear in the module: all but retractions and what they retract.
-    Computed here, apart from the compiler, so coverage checks the compiler's work."""
-    retracted = {f.retracts for f in facts if f.retracts is not None}
-    return {f.id for f in facts if f.retracts is None and f.id not in retracted}
+    """Every fact that must appear in the module: all but retractions and what they retract
+    (`factlog.liveness`). Computed from the log, apart from the producer, so coverage
+    checks the producer's work."""
+    return live_ids(facts)
 
 
 def anchor_hash(log: Sequence[Fact], position: int) -> str | None:

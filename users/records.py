@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-import hashlib
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -16,6 +15,7 @@ from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
+from factlog.identity import content_digest, first_cited
 from factlog.model import JsonValue
 from factlog.vocabulary import PROVENANCE_FIELD
 
@@ -151,11 +151,11 @@ def entity_ids(
     for record in collection.records:
         ids = fact_ids(record)
         mapped = [owner[i] for i in ids if i in owner]
+        first = first_cited(ids)
         if mapped:
             paired.append((mapped[0], record))
-        elif ids:
-            paired.append((f"#{ids[0]}", record))
+        elif first is not None:
+            paired.append((f"#{first}", record))
         else:
-            digest = hashlib.sha256(repr(to_json(record)).encode("utf-8", "replace")).hexdigest()
-            paired.append((f"content:{digest[:12]}", record))
+            paired.append((f"content:{content_digest(repr(to_json(record)))}", record))
     return paired
