@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from datetime import date
 
 from factlog.model import Fact
-from factlog.timeparse import day_of
+from factlog.timeparse import parse_date
 
 
 def killed_by(fact: Fact) -> tuple[int, ...]:
@@ -44,7 +44,16 @@ def effective_date(fact: Fact) -> date:
     """`valid_from`, else the day the fact was recorded (`date.min` if that is unreadable)."""
     if fact.valid_from is not None:
         return fact.valid_from
-    return day_of(fact.recorded_at) or date.min
+    try:
+        return parse_date(fact.recorded_at[:10])
+    except ValueError:
+        return date.min
+
+
+def effective_day(fact: Fact) -> str:
+    """The effective date as ISO text, for indexes that keep days as text: `valid_from`,
+    else the date part of `recorded_at` (the same day as `effective_date` for any stored fact)."""
+    return fact.valid_from.isoformat() if fact.valid_from is not None else fact.recorded_at[:10]
 
 
 def update_order(fact: Fact) -> tuple[date, int]:

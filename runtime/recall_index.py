@@ -34,7 +34,7 @@ from types import TracebackType
 from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
 from factlog.identity import shared_identity
-from factlog.liveness import effective_date, killed_by, superseders
+from factlog.liveness import effective_day, killed_by, superseders
 from factlog.model import Fact, JsonValue, check_user_id
 from factlog.timeparse import day_of
 from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
@@ -216,7 +216,7 @@ def _fact_row(row_id: int, fact: Fact, free_text: dict[tuple[str, int, str], int
             free_text[(session, message, fact.text)] = fact.id
         elif entity is not None:
             twin = free_text.get((session, message, fact.text))
-    day = effective_date(fact).isoformat()
+    day = effective_day(fact)
     names = json.dumps(list(fact.fields)) if entity is not None else None
     return _Row(row_id, fact.user, "fact", fact.id, fact.kind, None, fact.provenance.session_id, day,
                 str(fact.id), fact_body(fact), said_on(fact), entity, names, twin)

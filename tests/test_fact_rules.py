@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from codegen.live import select_live
 from constraints.model import Finding, constraint, entity_key
 from factlog.identity import content_digest, fact_identity, first_cited, record_identity, shared_identity
-from factlog.liveness import dead_ids, effective_date, killed_by, live_ids, superseders, update_order
+from factlog.liveness import dead_ids, effective_date, effective_day, killed_by, live_ids, superseders, update_order
 from factlog.model import Fact, JsonValue, Provenance
 from factlog.timeparse import day_of, parse_date, parse_datetime, try_date, try_datetime
 from runtime.recall_index import RecallIndex
@@ -115,7 +115,7 @@ def test_compiler_checkpoint_and_recall_agree_on_identity_and_liveness(
     assert {r[0] for r in rows} == live_ids(log)
     for fact_id, entity, day in rows:
         assert entity == shared_identity(by_id[fact_id])
-        assert day == effective_date(by_id[fact_id]).isoformat()
+        assert day == effective_day(by_id[fact_id]) == effective_date(by_id[fact_id]).isoformat()
 
 
 def test_liveness_and_update_order() -> None:
