@@ -29,9 +29,9 @@ from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerpri
 from factlog.limits import MAX_FACT_ID
 from factlog.migrations import MIGRATIONS, migrate
 from factlog.model import Fact, NewFact, Provenance, check_user_id
-from factlog.sources import Appended, known_sources, record_sources
 from factlog.sources import erase as erase_bookkeeping
-from factlog.store import VerifyReport
+from factlog.sources import known_sources, record_sources
+from factlog.store import Appended, VerifyReport
 
 _KEY_SETTING = "chain_key_fingerprint"
 _WRONG_KEY = "the configured chain key is not the key this log was chained with"
