@@ -84,6 +84,7 @@ class SqliteFactStore:
         """`read_only`: open with SQLite's `mode=ro` (nothing is created, migrated or
         written; a missing file reads as an empty log)."""
         self.path = Path(path)
+        self.read_only = read_only
         self._key = chain_key
         self._lock = threading.RLock()
         if read_only:
@@ -154,6 +155,10 @@ class SqliteFactStore:
 
     # -- writing -----------------------------------------------------------------
 
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise InputError(f"the fact log {self.path} is open read-only: nothing was written")
+
     def append(self, user: str, facts: Sequence[NewFact], *, allow_retype: bool = True) -> list[Fact]:
         """Append in one transaction. Every append records its fields' types; with
         `allow_retype=False` (what `Memory` and `uac` pass unless told otherwise) a value that
@@ -167,6 +172,7 @@ class SqliteFactStore:
         check_user_id(user)
         if not items:
             return Appended([], 0)
+        self._check_writable()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -240,6 +246,7 @@ class SqliteFactStore:
         checked link by link (it must hold each user's log from fact 1, in order), then every
         fact is stored with its keyed hash. The other way round is refused: a keyed export
         can be checked only with its key."""
+        self._check_writable()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -295,6 +302,7 @@ class SqliteFactStore:
         they had. A later user of the same name starts again at id 1; nothing of the old
         one (facts, versions, index) is left to be confused with the new ids."""
         check_user_id(user)
+        self._check_writable()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
