@@ -1,12 +1,12 @@
-"""The contract suite runs every test once per store implementation (`store_kits.STORE_FACTORIES`)."""
+"""The contract suite runs every test once per store implementation (`contract.store_kits.STORE_FACTORIES`)."""
 
 from __future__ import annotations
 
 from typing import Callable, Iterator
 
 import pytest
-from store_kits import STORE_FACTORIES, StoreKit
 
+from contract.store_kits import STORE_FACTORIES, StoreKit
 from factlog.store import FactStore
 
 

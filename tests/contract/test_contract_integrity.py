@@ -4,8 +4,8 @@ Tampering goes through the kit's hooks (the store's own back door), so the tests
 from __future__ import annotations
 
 import pytest
-from store_kits import StoreKit
 
+from contract.store_kits import StoreKit
 from factlog.errors import InputError
 from factlog.hashing import content_hash
 from factlog.model import NewFact

@@ -6,8 +6,8 @@ from dataclasses import replace
 from typing import Callable
 
 import pytest
-from store_kits import StoreKit
 
+from contract.store_kits import StoreKit
 from factlog.errors import InputError, NotFound
 from factlog.hashing import GENESIS
 from factlog.model import Fact, NewFact

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from store_kits import StoreKit
+from contract.store_kits import StoreKit
 
 APPENDER = Path(__file__).with_name("appender.py")
 
