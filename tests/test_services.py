@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from factlog.errors import InputError
+from factlog.model import NewFact
 from factlog.sqlite import SqliteFactStore
 from factlog.store import FactStore
 from factlog.stores import open_store
@@ -104,8 +105,6 @@ def test_open_store_takes_a_path_or_a_sqlite_url(tmp_path: Path) -> None:
     by_path = open_store(tmp_path / "a.db")
     by_url = open_store(f"sqlite://{tmp_path / 'a.db'}")
     try:
-        by_path.append("alice", [])
-        from factlog.model import NewFact
         by_path.append("alice", [NewFact("one")])
         assert [f.text for f in by_url.facts("alice")] == ["one"]
     finally:
