@@ -16,21 +16,9 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
-from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from factlog.model import Fact
-
 _BATCH = 500  # SQLite host parameters per IN (...) query
-
-
-@dataclass(frozen=True)
-class Appended:
-    """What a sourced append did: the facts it stored, and how many it skipped because
-    their source was already ingested."""
-
-    stored: list[Fact]
-    skipped: int
 
 
 def content_digest(data: bytes) -> str:

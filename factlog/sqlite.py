@@ -29,9 +29,9 @@ from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerpri
 from factlog.limits import MAX_FACT_ID
 from factlog.migrations import MIGRATIONS, migrate
 from factlog.model import Fact, NewFact, Provenance, check_user_id
-from factlog.sources import Appended, known_sources, record_sources
 from factlog.sources import erase as erase_bookkeeping
-from factlog.store import VerifyReport
+from factlog.sources import known_sources, record_sources
+from factlog.store import Appended, VerifyReport
 from factlog.timeparse import parse_date
 
 _KEY_SETTING = "chain_key_fingerprint"
@@ -85,6 +85,7 @@ class SqliteFactStore:
         """`read_only`: open with SQLite's `mode=ro` (nothing is created, migrated or
         written; a missing file reads as an empty log)."""
         self.path = Path(path)
+        self.read_only = read_only
         self._key = chain_key
         self._lock = threading.RLock()
         if read_only:
@@ -155,6 +156,10 @@ class SqliteFactStore:
 
     # -- writing -----------------------------------------------------------------
 
+    def _check_writable(self) -> None:
+        if self.read_only:
+            raise InputError(f"the fact log {self.path} is open read-only: nothing was written")
+
     def append(self, user: str, facts: Sequence[NewFact], *, allow_retype: bool = True) -> list[Fact]:
         """Append in one transaction. Every append records its fields' types; with
         `allow_retype=False` (what `Memory` and `uac` pass unless told otherwise) a value that
@@ -168,6 +173,7 @@ class SqliteFactStore:
         check_user_id(user)
         if not items:
             return Appended([], 0)
+        self._check_writable()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -241,6 +247,7 @@ class SqliteFactStore:
         checked link by link (it must hold each user's log from fact 1, in order), then every
         fact is stored with its keyed hash. The other way round is refused: a keyed export
         can be checked only with its key."""
+        self._check_writable()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -296,6 +303,7 @@ class SqliteFactStore:
         they had. A later user of the same name starts again at id 1; nothing of the old
         one (facts, versions, index) is left to be confused with the new ids."""
         check_user_id(user)
+        self._check_writable()
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:

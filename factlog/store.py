@@ -1,10 +1,11 @@
 """The storage interface of the fact log.
 
-The embedded default is `factlog.sqlite.SqliteFactStore`; a server database can implement
-the same protocol later. Appends are all-or-nothing per call; nothing is ever updated in
-place; `forget` is the only destructive operation and it erases a user entirely. An id is
-never given out twice: appends continue after the highest id the user ever had, even if
-facts were deleted behind the store's back (which `verify` then reports).
+The embedded default is `factlog.sqlite.SqliteFactStore`; `factlog.stores.open_store` opens a
+store from its location, and a server database can implement the same protocol. Appends are
+all-or-nothing per call; nothing is ever updated in place; `forget` is the only destructive
+operation and it erases a user entirely. An id is never given out twice: appends continue
+after the highest id the user ever had, even if facts were deleted behind the store's back
+(which `verify` then reports).
 """
 
 from __future__ import annotations
@@ -13,6 +14,15 @@ from dataclasses import dataclass
 from typing import Iterator, Protocol, Sequence
 
 from factlog.model import Fact, NewFact
+
+
+@dataclass(frozen=True)
+class Appended:
+    """What a sourced append did: the facts it stored, and how many it skipped because
+    their source was already ingested."""
+
+    stored: list[Fact]
+    skipped: int
 
 
 @dataclass(frozen=True)
@@ -27,12 +37,39 @@ class VerifyReport:
 
 
 class FactStore(Protocol):
-    def append(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
-        """Append in one transaction; ids continue after the user's high-water mark."""
+    """Everything the packages above the fact log ask of a store. `runtime` opens one with
+    `factlog.stores.open_store`; everyone else is typed against this protocol, so a second
+    implementation (a server database) passes the contract suite (`tests/contract`) and
+    plugs in unchanged."""
+
+    @property
+    def keyed(self) -> bool:
+        """Whether the log is chained with a key (HMAC) rather than plain hashes."""
+        ...
+
+    def append(self, user: str, facts: Sequence[NewFact], *, allow_retype: bool = True) -> list[Fact]:
+        """Append in one transaction; ids continue after the user's high-water mark. With
+        `allow_retype=False` a value that changes its field's established type is refused
+        (`factlog.field_types`); nothing is written then."""
+        ...
+
+    def append_sourced(self, user: str, items: Sequence[tuple[NewFact, str | None]], *, again: bool = False,
+                       allow_retype: bool = True) -> Appended:
+        """Append, in one transaction, the facts whose source (`factlog.sources`) is not
+        stored yet, and store their sources; with `again`, append every fact."""
+        ...
+
+    def import_facts(self, facts: Sequence[Fact]) -> int:
+        """Restore exported facts exactly (ids, times, hashes), all or nothing; facts already
+        stored with the same hash are skipped. Returns how many were added."""
         ...
 
     def facts(self, user: str, after: int = 0, upto: int | None = None) -> Iterator[Fact]:
         """The user's facts with after < id <= upto, in id order."""
+        ...
+
+    def all_facts(self) -> Iterator[Fact]:
+        """Every user's facts, by user, then id."""
         ...
 
     def get(self, user: str, fact_id: int) -> Fact:
@@ -51,7 +88,9 @@ class FactStore(Protocol):
         """Whether the log holds, or held and did not forget, facts of `user`."""
         ...
 
-    def users(self) -> list[str]: ...
+    def users(self) -> list[str]:
+        """Every user with a stored fact, sorted."""
+        ...
 
     def forget(self, user: str) -> int:
         """Erase the user and every trace of their text; returns how many facts went."""

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from factlog.chainkey import load_chain_key
 from factlog.errors import InputError
-from factlog.sqlite import SqliteFactStore
+from factlog.store import FactStore
+from factlog.stores import open_store
 
 
 def default_home() -> Path:
@@ -102,5 +103,5 @@ class Workspace:
         if resolved == home or home in resolved.parents:
             raise InputError(f"cannot export to {path}: it is inside the workspace {self.home}")
 
-    def open_facts(self) -> SqliteFactStore:
-        return SqliteFactStore(self.facts_db, chain_key=load_chain_key(self.home), read_only=self.read_only)
+    def open_facts(self) -> FactStore:
+        return open_store(self.facts_db, chain_key=load_chain_key(self.home), read_only=self.read_only)

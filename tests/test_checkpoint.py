@@ -13,7 +13,7 @@ from typing import Any, Callable, Iterator
 import pytest
 from uac_home import PASSPORT, TEA, USER, clone_home, dropping_producer, hostile_producer, mistyped_producer, seed_v1
 
-import runtime.memory
+import runtime.checkpoint_service
 import users.checkpoint
 from factlog.model import Fact
 from runtime.memory import Memory
@@ -145,7 +145,7 @@ def test_cli_checkpoint_failure_exits_1_and_keeps_last_good_version(
     def bad_checkpoint(*args: Any, **kwargs: Any) -> users.checkpoint.CheckpointResult:
         return real(*args, **{**kwargs, "producer": hostile_producer(marker)})
 
-    monkeypatch.setattr(runtime.memory, "checkpoint", bad_checkpoint)
+    monkeypatch.setattr(runtime.checkpoint_service, "checkpoint", bad_checkpoint)
     assert uac("--home", str(home), "add", USER, "trigger").code == 0
     r = uac("--home", str(home), "checkpoint", USER)
     assert r.code == 1

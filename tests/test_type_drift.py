@@ -93,19 +93,6 @@ def test_retracting_the_establishing_facts_frees_the_type(home: Path) -> None:
         mem.close()
 
 
-def test_imported_facts_establish_types(tmp_path: Path) -> None:
-    src = SqliteFactStore(tmp_path / "a.db")
-    dst = SqliteFactStore(tmp_path / "b.db")
-    try:
-        src.append("me", [NewFact("x", kind="gadget", fields={"price": 10})])
-        dst.import_facts(list(src.all_facts()))
-        with pytest.raises(InputError, match="'price' of gadget is int"):
-            dst.append("me", [NewFact("y", kind="gadget", fields={"price": "cheap"})], allow_retype=False)
-    finally:
-        src.close()
-        dst.close()
-
-
 def _steps(store: SqliteFactStore) -> Callable[[], int]:
     """SQLite virtual-machine steps the store's connection runs (a count, not a time)."""
     counter = [0]

@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, Sequence
 import pytest
 from uac_home import USER, clone_home, with_file
 
-import runtime.memory
+import runtime.checkpoint_service
 import users.checkpoint
 from codegen.compile import GeneratedPackage, compile_package
 from factlog.model import Fact
@@ -96,7 +96,7 @@ def poisonable(monkeypatch: pytest.MonkeyPatch) -> None:
     def checkpoint(*args: Any, **kwargs: Any) -> CheckpointResult:
         return real(*args, **{**kwargs, "producer": producer})
 
-    monkeypatch.setattr(runtime.memory, "checkpoint", checkpoint)
+    monkeypatch.setattr(runtime.checkpoint_service, "checkpoint", checkpoint)
 
 
 @pytest.fixture

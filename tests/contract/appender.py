@@ -1,6 +1,7 @@
 """A separate process that appends facts one at a time and prints each acknowledged id.
 
-Used by the durability tests: `python appender.py DB USER COUNT TAG [GO_FILE]` (COUNT 0 = forever); with GO_FILE,
+`python appender.py LOCATION USER COUNT TAG [GO_FILE]` (COUNT 0 = forever): LOCATION is what
+`factlog.stores.open_store` takes, so the same child runs against every store. With GO_FILE,
 it waits for that file to exist before the first append, so several processes start together.
 """
 
@@ -12,12 +13,12 @@ import time
 from pathlib import Path
 
 from factlog.model import NewFact
-from factlog.sqlite import SqliteFactStore
+from factlog.stores import open_store
 
 
 def main() -> None:
-    db, user, count, tag = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-    store = SqliteFactStore(db)
+    location, user, count, tag = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    store = open_store(location)
     print("ready", flush=True)
     if len(sys.argv) > 5:
         while not Path(sys.argv[5]).exists():

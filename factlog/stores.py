@@ -1,0 +1,44 @@
+"""Opening a fact store from where it lives: the one place that names an implementation.
+
+    open_store(home / "facts.db")          the embedded SQLite log (a path, or `sqlite:///abs/path`)
+
+Everything above the fact log receives a `factlog.store.FactStore` and never names the
+class behind it; a server database is added here, under its own URL scheme.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from factlog.errors import InputError
+from factlog.sqlite import SqliteFactStore
+from factlog.store import FactStore
+
+SQLITE_SCHEME = "sqlite"
+
+
+def store_scheme(location: str | Path) -> str:
+    """`sqlite` for a path or a `sqlite://` URL; otherwise the URL's scheme (lower case)."""
+    if isinstance(location, Path) or "://" not in location:
+        return SQLITE_SCHEME
+    return location.split("://", 1)[0].lower()
+
+
+def open_store(location: str | Path, *, chain_key: bytes | None = None, read_only: bool = False) -> FactStore:
+    """The store at `location`: a file path (SQLite), `sqlite:///path`, or the URL of a store
+    this version does not have yet (refused with one clear line)."""
+    scheme = store_scheme(location)
+    if scheme == SQLITE_SCHEME:
+        return SqliteFactStore(_sqlite_path(location), chain_key=chain_key, read_only=read_only)
+    raise InputError(f"unknown fact store {scheme}://...: this version can open a SQLite file "
+                     "(a path or sqlite:///path)")
+
+
+def _sqlite_path(location: str | Path) -> Path:
+    if isinstance(location, Path) or "://" not in location:
+        return Path(location)
+    parts = urlsplit(location)
+    if parts.netloc not in ("", "localhost") or not parts.path:
+        raise InputError(f"a SQLite store URL names a local file: sqlite:///path, not {location}")
+    return Path(unquote(parts.path))

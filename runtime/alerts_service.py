@@ -1,0 +1,50 @@
+"""Constraints and alert runs: every constraint over a user's current version, the alert
+diff against the last run, and the run recorded."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from constraints import (
+    BUILTIN,
+    Alert,
+    AlertDiff,
+    Constraint,
+    ConstraintError,
+    evaluate_and_record,
+    load_user_constraints,
+)
+from constraints.user_loader import LoadFailure
+from runtime.versions_service import VersionsService
+from users.store import VersionStore
+
+
+class AlertsService:
+    """`home` holds the user's own constraint modules (`<home>/constraints/*.py`)."""
+
+    def __init__(self, home: Path, versions: VersionStore, modules: VersionsService) -> None:
+        self.home = home
+        self.versions = versions
+        self.modules = modules
+
+    def constraints(self) -> tuple[list[Constraint], list[LoadFailure]]:
+        loaded = load_user_constraints(self.home)
+        return [*BUILTIN, *loaded.constraints], list(loaded.failures)
+
+    def alerts(self, user: str, now: datetime | None = None,
+               on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
+        """Run every constraint over the current version; diff against the last run and keep it.
+        A user constraint file that fails to load is reported among the errors."""
+        constraints, failures = self.constraints()
+        moment = now or datetime.now(timezone.utc)
+        with self.versions.in_use():  # a forget waits, so no alert state outlives it
+            info = self.modules.info(user)
+            module = self.modules.module_of(info)
+            diff = evaluate_and_record(module, moment, constraints,
+                                       self.versions.user_dir(user) / "alerts.json",
+                                       info.number, on_new_alert)
+        broken = tuple(ConstraintError(f"constraints/{f.name}", f.error) for f in failures)
+        return replace(diff, errors=broken + diff.errors)

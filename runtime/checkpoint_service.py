@@ -1,0 +1,89 @@
+"""Checkpoints as the API runs them: compile, validate and publish a user's log (with the
+validator and its caches), then run the alerts on a new version; the policy that says
+when a checkpoint is due, and what `uac watch` does per user."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from codegen.validate import Validator
+from constraints import Alert, AlertDiff
+from factlog.model import check_user_id
+from factlog.store import FactStore
+from factlog.timeparse import parse_datetime
+from runtime.alerts_service import AlertsService
+from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
+from users.store import VersionStore
+
+
+@dataclass(frozen=True)
+class CheckpointReport:
+    user: str
+    result: CheckpointResult
+    alerts: AlertDiff | None  # None when no new version was published
+
+
+class CheckpointService:
+    """`cache_dir` holds the validator's caches (`validation/`) and the staging area (`stage/`)."""
+
+    def __init__(self, facts: FactStore, versions: VersionStore, alerts: AlertsService, cache_dir: Path) -> None:
+        self.facts = facts
+        self.versions = versions
+        self.alerts = alerts
+        self.cache_dir = cache_dir
+        self._validator: Validator | None = None
+
+    @property
+    def validator(self) -> Validator:
+        if self._validator is None:
+            self._validator = Validator(self.cache_dir / "validation")
+        return self._validator
+
+    def close(self) -> None:
+        if self._validator is not None:
+            self._validator.close()
+
+    def forget(self, user: str) -> None:
+        """Drop the user's validation caches (the forget itself is coordinated by `Forgetting`)."""
+        self.validator.forget(user)
+
+    def checkpoint(self, user: str) -> CheckpointResult:
+        """Compile and validate the user's log; publish a new version if anything changed."""
+        check_user_id(user)
+        return checkpoint(self.facts, self.versions, self.validator, user,
+                          stage_root=self.cache_dir / "stage")
+
+    def checkpoint_and_alert(self, user: str, now: datetime | None = None,
+                             on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+        """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
+        with self.versions.in_use():  # no forget between the two
+            result = self.checkpoint(user)
+            alerts = None
+            if isinstance(result, Published):
+                alerts = self.alerts.alerts(user, now, on_new_alert=on_new_alert)
+        return CheckpointReport(user, result, alerts)
+
+    def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
+                          on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+        """Checkpoint (and run constraints) when `policy` says so; otherwise report why not."""
+        current = self.versions.current(user)
+        new_facts = self.facts.head(user) - (current.meta.log_position if current else 0)
+        age = None
+        if current is not None:
+            age = (datetime.now(timezone.utc) - parse_datetime(current.created_at)).total_seconds()
+        if policy.due(new_facts, age):
+            return self.checkpoint_and_alert(user, now, on_new_alert)
+        reason = f"{new_facts} new facts; the policy waits for {policy.every_facts}" if new_facts \
+            else "no new facts"
+        return CheckpointReport(user, Unchanged(current, reason), None)
+
+    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool = False) -> CheckpointReport:
+        """What `uac watch` does per user: checkpoint if due; on a clock tick, also re-run the
+        constraints when no new version came (alerts change as time passes)."""
+        report = self.checkpoint_if_due(user, policy)
+        if clock_tick and isinstance(report.result, Unchanged) and report.result.version is not None:
+            return CheckpointReport(user, report.result, self.alerts.alerts(user))
+        return report

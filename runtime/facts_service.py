@@ -1,0 +1,166 @@
+"""Writing and reading one workspace's facts: add, ingest, retract, the log, export and import.
+
+Everything here goes through the `FactStore` protocol; which store it is (SQLite, a server
+database) is decided where the workspace opens it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Iterator, Mapping, Sequence
+
+from factlog.durable import replace_file
+from factlog.errors import InputError, NotFound
+from factlog.model import Fact, JsonValue, NewFact, Provenance, check_user_id, fact_from_json, parse_iso_date
+from factlog.records import (
+    check_field_map,
+    map_fields,
+    read_records,
+    record_facts,
+    structured_fact,
+    unused_mappings,
+)
+from factlog.store import FactStore, VerifyReport
+from runtime.workspace import Workspace
+from users.store import VersionStore
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    user: str
+    source: str
+    facts: list[Fact]  # the facts this ingest stored
+    skipped: int = 0  # facts of the input already ingested before (same source), not stored again
+
+    @property
+    def summary(self) -> str:
+        """`3 new facts; 12 already ingested from this file`."""
+        text = f"{len(self.facts)} new fact{'' if len(self.facts) == 1 else 's'}"
+        if self.skipped:
+            text += f"; {self.skipped} already ingested from this file (--again to add them anyway)"
+        return text
+
+    @property
+    def first_id(self) -> int | None:
+        return self.facts[0].id if self.facts else None
+
+    @property
+    def last_id(self) -> int | None:
+        return self.facts[-1].id if self.facts else None
+
+
+class FactsService:
+    """The fact log's door: every fact written or read through the API passes here.
+    `versions` is asked only whether a user has versions (a user the log forgot may still)."""
+
+    def __init__(self, facts: FactStore, versions: VersionStore, workspace: Workspace) -> None:
+        self.facts = facts
+        self.versions = versions
+        self.workspace = workspace
+
+    # -- writing facts ---------------------------------------------------------------
+
+    def add(self, user: str, text: str | None = None, *, kind: str | None = None,
+            fields: dict[str, JsonValue] | None = None, key: str | None = None,
+            valid_from: str | None = None, valid_to: str | None = None,
+            provenance: Provenance | None = None, field_map: Mapping[str, str] | None = None,
+            allow_retype: bool = False) -> Fact:
+        """Append one fact: free text, or structured when `kind` is given. `field_map` renames
+        fields first (`{"amount": "amount_usd"}`); a value that changes its field's established
+        type is refused unless `allow_retype`."""
+        check_user_id(user)
+        if kind is not None:
+            mapping = check_field_map(field_map)
+            given = fields or {}
+            unused_mappings(mapping, set(given))
+            new = structured_fact(kind, map_fields(given, mapping), text=text, key=key,
+                                  valid_from=valid_from, valid_to=valid_to)
+        else:
+            if fields or field_map:
+                raise InputError("fields need a kind (--kind)")
+            if text is None:
+                raise InputError("a free-text fact needs its text")
+            if key is not None:
+                raise InputError("an identity key needs a kind (--kind)")
+            new = NewFact(text=text, valid_from=parse_iso_date(valid_from, "valid-from"),
+                          valid_to=parse_iso_date(valid_to, "valid-to"))
+        if provenance is not None:
+            new = replace(new, provenance=provenance)
+        return self.facts.append(user, [new], allow_retype=allow_retype)[0]
+
+    def ingest_records(self, user: str, path: Path, kind: str, key_field: str | None = None, *,
+                       field_map: Mapping[str, str] | None = None, again: bool = False,
+                       allow_retype: bool = False) -> IngestReport:
+        """A record file: each object one fact of `kind`. Ingesting the same file again adds
+        nothing (`report.skipped` counts what was already there) unless `again`; records with
+        an identity key (`key_field`) merge into their entity, the recommended way to update."""
+        check_user_id(user)
+        items = record_facts(path, kind, key_field, field_map)
+        done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
+        return IngestReport(user, str(path), done.stored, done.skipped)
+
+    def ingest_transcript(self, user: str, path: Path, *, user_only: bool = False, again: bool = False,
+                          allow_retype: bool = False) -> IngestReport:
+        """A chat transcript (JSON, JSONL or YAML), extracted offline, stored in one transaction;
+        messages already ingested from the same transcript are skipped unless `again`."""
+        from factlog.extract import RuleExtractor
+        from factlog.ingest import sourced_transcript_facts
+
+        check_user_id(user)
+        items = sourced_transcript_facts(path, RuleExtractor(), user_only=user_only)
+        done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
+        return IngestReport(user, str(path), done.stored, done.skipped)
+
+    def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
+        self.facts.get(user, fact_id)  # NotFound with a clear message
+        text = f"Retracts fact {fact_id}" + (f": {reason}" if reason else "")
+        return self.facts.append(user, [NewFact(text=text, retracts=fact_id)])[0]
+
+    # -- reading facts -----------------------------------------------------------------
+
+    def log(self, user: str, after: int = 0, upto: int | None = None) -> Iterator[Fact]:
+        return self.facts.facts(user, after, upto)
+
+    def users(self) -> list[str]:
+        return self.facts.users()
+
+    def require_user(self, user: str) -> None:
+        """NotFound unless the log or the version store has heard of `user`: a mistyped name
+        must not look like an empty user."""
+        check_user_id(user)
+        if not self.facts.knows(user) and not self.versions.history(user):
+            raise NotFound(f"no such user {user!r} (see `uac users`)")
+
+    def verify(self, user: str | None = None) -> VerifyReport:
+        """Re-hash the log (one user's or all); NotFound for a user the log and the version
+        store have never heard of."""
+        if user is not None:
+            self.require_user(user)
+        return self.facts.verify(user)
+
+    # -- export / import ---------------------------------------------------------------
+
+    def export(self, out: Path, user: str | None = None) -> int:
+        """Write facts as JSONL, atomically (temp file, fsync, rename), to a regular file
+        outside the workspace."""
+        self.workspace.check_export_target(out)
+        facts = self.facts.facts(user) if user else self.facts.all_facts()
+        lines = [json.dumps(f.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for f in facts]
+        replace_file(out, "".join(lines).encode("utf-8"))
+        return len(lines)
+
+    def import_(self, path: Path) -> int:
+        facts = read_export(path)
+        return self.facts.import_facts(facts)
+
+
+def read_export(path: Path) -> Sequence[Fact]:
+    facts: list[Fact] = []
+    for lineno, record in read_records(path):
+        try:
+            facts.append(fact_from_json(record))
+        except InputError as exc:
+            raise InputError(f"{path}, line {lineno}: {exc}") from None
+    return facts

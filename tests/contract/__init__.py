@@ -1,0 +1,1 @@
+"""The store contract suite: every test runs against every store implementation."""

@@ -1,0 +1,36 @@
+"""The contract suite runs every test once per store implementation (`contract.store_kits.STORE_FACTORIES`)."""
+
+from __future__ import annotations
+
+from typing import Callable, Iterator
+
+import pytest
+
+from contract.store_kits import STORE_FACTORIES, StoreKit
+from factlog.store import FactStore
+
+
+@pytest.fixture(params=STORE_FACTORIES, ids=lambda factory: factory.__name__.removesuffix("_kit"))
+def new_kit(request: pytest.FixtureRequest,
+            tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], StoreKit]]:
+    """Makes new, empty stores of the implementation under test (closed when the test ends)."""
+    made: list[StoreKit] = []
+
+    def make() -> StoreKit:
+        made.append(request.param(tmp_path_factory.mktemp("store")))
+        return made[-1]
+
+    yield make
+    for kit in made:
+        kit.close_all()
+
+
+@pytest.fixture
+def kit(new_kit: Callable[[], StoreKit]) -> StoreKit:
+    return new_kit()
+
+
+@pytest.fixture
+def store(kit: StoreKit) -> FactStore:
+    """One connection to a new, empty store (this overrides the SQLite-only `store` fixture)."""
+    return kit.open()
