@@ -12,13 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict
-
-from constraints.alert_json import AlertJson
+from constraints.alert_json import alert_json
 from constraints.model import Alert
 from factlog.durable import replace_file
 from factlog.errors import InputError
-from factlog.formats import Format, IsoDateTime
 
 HISTORY_LIMIT = 1000  # resolved alerts kept, newest last
 
@@ -60,6 +57,8 @@ class AlertState:
             text = Path(path).read_bytes()
         except FileNotFoundError:
             return cls()
+        from constraints.alert_state_file import AlertStateFile  # pydantic: only where state is read
+
         try:
             stored = AlertStateFile.parse(text, source=str(path))
         except InputError as error:
@@ -73,43 +72,20 @@ class AlertState:
         )
 
     def save(self, path: Path) -> None:
+        from constraints.alert_state_file import AlertJson, AlertStateFile, StoredActiveAlert, StoredResolvedAlert
+
+        def stored_alert(alert: Alert) -> AlertJson:
+            return AlertJson.model_validate(alert_json(alert))
+
         stored = AlertStateFile(
             evaluated_at=self.evaluated_at,
             version=self.version,
-            active=tuple(StoredActiveAlert(alert=AlertJson.of(a.alert), raised_at=a.raised_at,
+            active=tuple(StoredActiveAlert(alert=stored_alert(a.alert), raised_at=a.raised_at,
                                            raised_version=a.raised_version) for a in self.active),
-            history=tuple(StoredResolvedAlert(alert=AlertJson.of(h.alert), raised_at=h.raised_at,
+            history=tuple(StoredResolvedAlert(alert=stored_alert(h.alert), raised_at=h.raised_at,
                                               raised_version=h.raised_version, resolved_at=h.resolved_at,
                                               resolved_version=h.resolved_version)
                           for h in self.history[-HISTORY_LIMIT:]),
         )
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         replace_file(Path(path), (stored.dump(indent=1) + "\n").encode("utf-8"))
-
-
-class StoredActiveAlert(BaseModel):
-    """An active alert in `alerts.json`: the alert, when and in which version it was raised."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    alert: AlertJson
-    raised_at: IsoDateTime
-    raised_version: int | None
-
-
-class StoredResolvedAlert(StoredActiveAlert):
-    """A resolved alert in `alerts.json`'s history: as last seen active, and when it resolved."""
-
-    resolved_at: IsoDateTime
-    resolved_version: int | None
-
-
-class AlertStateFile(Format):
-    """`<home>/users/<user>/alerts.json`. Format 1 (the only one so far) is the shape
-    written before formats were models, `format: 1` included."""
-
-    FORMAT = 1
-    evaluated_at: IsoDateTime | None
-    version: int | None
-    active: tuple[StoredActiveAlert, ...]
-    history: tuple[StoredResolvedAlert, ...]

@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Mapping
+from collections.abc import KeysView, Mapping, ValuesView
 from datetime import date, time, timedelta
 from decimal import Decimal
 from enum import Enum
 
 from factlog.model import JsonValue
-
-_SEQUENCES = (list, tuple, range, type({}.keys()), type({}.values()))
 
 
 class Walk:
@@ -69,7 +67,7 @@ def _json(value: object, walk: Walk, depth: int) -> JsonValue:
         return {walk.text(_key(k, walk)): _json(v, walk, depth) for k, v in value.items()}
     if isinstance(value, (set, frozenset)):
         return _sorted([_json(v, walk, depth) for v in value])
-    if isinstance(value, _SEQUENCES):
+    if isinstance(value, (list, tuple, range, KeysView, ValuesView)):
         return [_json(v, walk, depth) for v in value]
     return f"<{type(value).__name__}>"
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from constraints.alert_json import AlertJson, alert_json
+from constraints.alert_json import alert_json
+from constraints.alert_state_file import AlertJson
 from constraints.model import Alert
 from constraints.state import HISTORY_LIMIT, ActiveAlert, AlertState, AlertStateError, ResolvedAlert
 from factlog.errors import InputError
