@@ -7,7 +7,7 @@ its fields, lists/tuples/ranges are lists, sets are sorted lists, mapping keys a
 A value of any other type shows as `<TypeName>`, never its repr (a repr can be anything).
 
 A caller that must bound the work (query results are untrusted) passes a `Walk` whose
-hooks spend a budget; the default walk spends nothing.
+hooks spend a budget; without one nothing is spent (and nothing is called).
 """
 
 from __future__ import annotations
@@ -36,40 +36,45 @@ class Walk:
         """Every integer of the output (a key or a value) is shown here first."""
 
 
-_FREE = Walk()
-
-
-def record_json(value: object, walk: Walk = _FREE) -> JsonValue:
+def record_json(value: object, walk: Walk | None = None) -> JsonValue:
     """`value` (a record, a collection of them, or a plain value) as JSON data."""
     return _json(value, walk, 0)
 
 
-def _json(value: object, walk: Walk, depth: int) -> JsonValue:
-    walk.enter(depth)
+def _json(value: object, walk: Walk | None, depth: int) -> JsonValue:
+    if walk is not None:
+        walk.enter(depth)
     depth += 1
+    if isinstance(value, str):  # str-valued enums are their text
+        return value if walk is None else walk.text(value)
     if value is None or isinstance(value, bool):
         return value
-    if isinstance(value, str):
-        return walk.text(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, list):
+        return [_json(v, walk, depth) for v in value]
     if isinstance(value, Enum):
         return _json(value.value, walk, depth)
     if isinstance(value, int):
-        walk.integer(value)
+        if walk is not None:
+            walk.integer(value)
         return int(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
     scalar = scalar_text(value)
     if scalar is not None:
-        return walk.text(scalar)
+        return scalar if walk is None else walk.text(scalar)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: _json(getattr(value, f.name), walk, depth) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
-        return {walk.text(_key(k, walk)): _json(v, walk, depth) for k, v in value.items()}
+        return {_text(_key(k, walk), walk): _json(v, walk, depth) for k, v in value.items()}
     if isinstance(value, (set, frozenset)):
         return _sorted([_json(v, walk, depth) for v in value])
     if isinstance(value, (list, tuple, range, KeysView, ValuesView)):
         return [_json(v, walk, depth) for v in value]
     return f"<{type(value).__name__}>"
+
+
+def _text(text: str, walk: Walk | None) -> str:
+    return text if walk is None else walk.text(text)
 
 
 def scalar_text(value: object) -> str | None:
@@ -97,7 +102,7 @@ def iso_duration(delta: timedelta) -> str:
     return f"{sign}P{days}{'T' + clock if clock else ''}"
 
 
-def _key(key: object, walk: Walk) -> str:
+def _key(key: object, walk: Walk | None) -> str:
     if isinstance(key, str):
         return key
     if isinstance(key, Enum):
@@ -107,7 +112,7 @@ def _key(key: object, walk: Walk) -> str:
         return scalar
     if isinstance(key, tuple):
         return ", ".join(_key(k, walk) for k in key)
-    if isinstance(key, int) and not isinstance(key, bool):
+    if isinstance(key, int) and not isinstance(key, bool) and walk is not None:
         walk.integer(key)
     return str(key) if isinstance(key, (int, float, bool)) or key is None else repr(key)
 
