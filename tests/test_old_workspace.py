@@ -104,3 +104,13 @@ def test_checkpoint_rollback_and_export(uac: Uac, old: Path, tmp_path: Path) -> 
     fresh = Memory.open(tmp_path / "fresh")
     assert fresh.import_(out) == 30 and fresh.verify().ok
     assert [f.hash for f in fresh.log("sam")] == [f.hash for f in mem.log("sam")]
+
+
+def test_a_damaged_alert_state_is_one_line_and_left_as_it_is(uac: Uac, old: Path) -> None:
+    state_path = old / "users" / "sam" / "alerts.json"
+    damaged = state_path.read_text().replace('"severity": "critical"', '"severity": "dire"')
+    state_path.write_text(damaged)
+    r = uac("--home", str(old), "alerts", "sam", "--now", NOW)
+    assert r.code == 2 and r.err.startswith("error: ") and r.err.count("\n") == 1, r
+    assert "alerts.json" in r.err and "severity" in r.err
+    assert state_path.read_text() == damaged
