@@ -44,9 +44,6 @@ from users.integrity import (
     tampered,
     version_problem,
 )
-
-if TYPE_CHECKING:
-    from users.events import VersionEvent
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -54,6 +51,9 @@ from users.versions import (
     check_version_number,
     version_name,
 )
+
+if TYPE_CHECKING:
+    from users.events import VersionEvent
 
 MAX_FILES = 4096
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
