@@ -8,23 +8,20 @@ one with `os.replace` (`factlog.durable.replace_file`). A crash at any point lea
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from constraints.model import SEVERITIES, Alert, Severity
+from constraints.alert_json import alert_json
+from constraints.model import Alert
 from factlog.durable import replace_file
-from factlog.errors import UacError
-from factlog.timeparse import parse_date, parse_datetime
+from factlog.errors import InputError
 
-FORMAT = 1
 HISTORY_LIMIT = 1000  # resolved alerts kept, newest last
 
 
-class AlertStateError(UacError, ValueError):
-    """The state file exists but cannot be read as alert state."""
+class AlertStateError(InputError):
+    """The state file exists but cannot be read as alert state (one line, exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -57,88 +54,38 @@ class AlertState:
     def load(cls, path: Path) -> AlertState:
         """The stored state; an empty state when the file does not exist yet."""
         try:
-            text = Path(path).read_text(encoding="utf-8")
+            text = Path(path).read_bytes()
         except FileNotFoundError:
             return cls()
+        from constraints.alert_state_file import AlertStateFile  # pydantic: only where state is read
+
         try:
-            data = json.loads(text)
-            if data.get("format") != FORMAT:
-                raise AlertStateError(f"{path}: unsupported alert state format {data.get('format')!r}")
-            return cls(
-                active=tuple(
-                    ActiveAlert(_alert(a["alert"]), _moment(a["raised_at"]), a["raised_version"])
-                    for a in data["active"]
-                ),
-                history=tuple(
-                    ResolvedAlert(
-                        _alert(h["alert"]),
-                        _moment(h["raised_at"]),
-                        h["raised_version"],
-                        _moment(h["resolved_at"]),
-                        h["resolved_version"],
-                    )
-                    for h in data["history"]
-                ),
-                evaluated_at=_moment(data["evaluated_at"]) if data["evaluated_at"] else None,
-                version=data["version"],
-            )
-        except AlertStateError:
-            raise
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            raise AlertStateError(f"{path}: not valid alert state ({type(error).__name__}: {error})") from error
+            stored = AlertStateFile.parse(text, source=str(path))
+        except InputError as error:
+            raise AlertStateError(str(error)) from None
+        return cls(
+            active=tuple(ActiveAlert(a.alert.alert(), a.raised_at, a.raised_version) for a in stored.active),
+            history=tuple(ResolvedAlert(h.alert.alert(), h.raised_at, h.raised_version, h.resolved_at,
+                                        h.resolved_version) for h in stored.history),
+            evaluated_at=stored.evaluated_at,
+            version=stored.version,
+        )
 
     def save(self, path: Path) -> None:
-        data = {
-            "format": FORMAT,
-            "evaluated_at": self.evaluated_at.isoformat() if self.evaluated_at else None,
-            "version": self.version,
-            "active": [
-                {"alert": _alert_json(a.alert), "raised_at": a.raised_at.isoformat(),
-                 "raised_version": a.raised_version}
-                for a in self.active
-            ],
-            "history": [
-                {
-                    "alert": _alert_json(h.alert),
-                    "raised_at": h.raised_at.isoformat(),
-                    "raised_version": h.raised_version,
-                    "resolved_at": h.resolved_at.isoformat(),
-                    "resolved_version": h.resolved_version,
-                }
-                for h in self.history[-HISTORY_LIMIT:]
-            ],
-        }
+        from constraints.alert_state_file import AlertJson, AlertStateFile, StoredActiveAlert, StoredResolvedAlert
+
+        def stored_alert(alert: Alert) -> AlertJson:
+            return AlertJson.model_validate(alert_json(alert))
+
+        stored = AlertStateFile(
+            evaluated_at=self.evaluated_at,
+            version=self.version,
+            active=tuple(StoredActiveAlert(alert=stored_alert(a.alert), raised_at=a.raised_at,
+                                           raised_version=a.raised_version) for a in self.active),
+            history=tuple(StoredResolvedAlert(alert=stored_alert(h.alert), raised_at=h.raised_at,
+                                              raised_version=h.raised_version, resolved_at=h.resolved_at,
+                                              resolved_version=h.resolved_version)
+                          for h in self.history[-HISTORY_LIMIT:]),
+        )
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        replace_file(Path(path), (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))
-
-
-def _alert_json(alert: Alert) -> dict[str, Any]:
-    return {
-        "id": alert.id,
-        "constraint": alert.constraint,
-        "severity": alert.severity,
-        "message": alert.message,
-        "fact_ids": list(alert.fact_ids),
-        "due": alert.due.isoformat() if alert.due else None,
-    }
-
-
-def _alert(data: dict[str, Any]) -> Alert:
-    severity = data["severity"]
-    if severity not in SEVERITIES:
-        raise ValueError(f"unknown severity {severity!r}")
-    checked: Severity = severity
-    return Alert(
-        id=str(data["id"]),
-        constraint=str(data["constraint"]),
-        severity=checked,
-        message=str(data["message"]),
-        fact_ids=tuple(int(i) for i in data["fact_ids"]),
-        due=parse_date(data["due"]) if data["due"] else None,
-    )
-
-
-def _moment(text: object) -> datetime:
-    if not isinstance(text, str):
-        raise ValueError(f"expected an ISO timestamp, got {text!r}")
-    return parse_datetime(text)
+        replace_file(Path(path), (stored.dump(indent=1) + "\n").encode("utf-8"))

@@ -24,11 +24,13 @@ naming the source and the first problem, never a traceback.
 from __future__ import annotations
 
 import json
-from typing import Any, ClassVar, TypeVar
+from datetime import date, datetime
+from typing import Annotated, Any, ClassVar, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
 
 from factlog.errors import InputError
+from factlog.timeparse import parse_date, parse_datetime
 
 F = TypeVar("F", bound="Format")
 
@@ -95,3 +97,19 @@ def first_problem(exc: ValidationError) -> str:
     where = ".".join(str(part) for part in first.get("loc", ())) or "document"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
     return f"{where}: {first.get('msg', 'invalid')}{more}"
+
+
+def _iso_moment(value: object) -> object:
+    return parse_datetime(value) if isinstance(value, str) else value
+
+
+def _iso_day(value: object) -> object:
+    return parse_date(value) if isinstance(value, str) else value
+
+
+# A moment / a day as stored: ISO text read by `factlog.timeparse` and written with
+# `isoformat()` (`+00:00`, never pydantic's `Z`), so rewriting a file keeps its bytes.
+IsoDateTime = Annotated[datetime, BeforeValidator(_iso_moment),
+                        PlainSerializer(lambda moment: moment.isoformat(), return_type=str, when_used="json")]
+IsoDate = Annotated[date, BeforeValidator(_iso_day),
+                    PlainSerializer(lambda day: day.isoformat(), return_type=str, when_used="json")]

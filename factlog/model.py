@@ -25,7 +25,7 @@ from factlog.limits import (
     int_too_long,
     reserved_field_name,
 )
-from factlog.timeparse import parse_date, parse_datetime
+from factlog.timeparse import parse_date
 
 JsonValue: TypeAlias = "str | int | float | bool | None | list[JsonValue] | dict[str, JsonValue]"
 
@@ -186,27 +186,6 @@ class Provenance:
             "session_ts": self.session_ts,
         }
 
-    @staticmethod
-    def from_json(data: dict[str, Any] | None) -> Provenance:
-        data = data or {}
-        role = data.get("role")
-        if role is not None and role not in ROLES:
-            raise InputError(f"provenance role {role!r} is not one of {sorted(ROLES)}")
-        index = data.get("message_index")
-        if index is not None and (not isinstance(index, int) or isinstance(index, bool) or index < 0):
-            raise InputError("provenance message_index must be a non-negative integer")
-        session_id = data.get("session_id")
-        if session_id is not None and (not isinstance(session_id, str) or len(session_id) > 256):
-            raise InputError("provenance session_id must be a string of at most 256 characters")
-        ts = data.get("session_ts")
-        if ts is not None:
-            try:
-                parse_datetime(str(ts))
-            except ValueError:
-                raise InputError(f"session timestamp {ts!r} is not an ISO date-time") from None
-            ts = str(ts)
-        return Provenance(session_id, index, role, ts)
-
 
 @dataclass(frozen=True)
 class NewFact:
@@ -280,36 +259,3 @@ class Fact:
         data = self.body()
         data["hash"] = self.hash
         return data
-
-
-def fact_from_json(data: Any) -> Fact:
-    """A stored fact back from its exported JSON, with every part checked as input."""
-    if not isinstance(data, dict):
-        raise InputError("an exported fact must be a JSON object")
-    expected = {"user", "id", "recorded_at", "text", "kind", "fields", "key", "valid_from",
-                "valid_to", "retracts", "provenance", "prev_hash", "hash"}
-    missing, extra = expected - data.keys(), data.keys() - expected
-    if missing or extra:
-        raise InputError(f"exported fact has missing {sorted(missing)} / unknown {sorted(extra)} keys")
-    fid = data["id"]
-    if not isinstance(fid, int) or isinstance(fid, bool) or fid < 1:
-        raise InputError("fact id must be a positive integer")
-    for name in ("recorded_at", "prev_hash", "hash"):
-        if not isinstance(data[name], str):
-            raise InputError(f"{name} must be a string")
-    try:
-        parse_datetime(data["recorded_at"])
-    except ValueError:
-        raise InputError(f"recorded_at {data['recorded_at']!r} is not an ISO date-time") from None
-    new = NewFact(
-        text=data["text"], kind=data["kind"], fields=data["fields"], key=data["key"],
-        valid_from=parse_iso_date(data["valid_from"], "valid_from"),
-        valid_to=parse_iso_date(data["valid_to"], "valid_to"),
-        retracts=data["retracts"], provenance=Provenance.from_json(data["provenance"]), restoring=True,
-    )
-    return Fact(
-        user=check_user_id(data["user"]), id=fid, recorded_at=data["recorded_at"], text=new.text,
-        kind=new.kind, fields=new.fields, key=new.key, valid_from=new.valid_from,
-        valid_to=new.valid_to, retracts=new.retracts, provenance=new.provenance,
-        prev_hash=data["prev_hash"], hash=data["hash"],
-    )

@@ -11,6 +11,10 @@ the file and, where the parser knows it, the line):
 - JSONL where each line is a session, or each line is a message carrying `session_id`
   (and optionally `timestamp`, the session's time; the first one given wins).
 
+A session or a message with a key not named above is refused (the shapes are the pydantic
+models `SessionShape`, `MessageShape` and `MessageLine` at the end of this module); the
+book format's other top-level keys are ignored.
+
 Sessions come back in timestamp order; ties and sessions without a timestamp keep file order
 (untimed sessions sort after timed ones).
 """
@@ -20,9 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Optional, TypeVar
 
 import yaml
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from factlog.errors import InputError
 from factlog.jsonfile import json_document, json_object_lines, read_text, type_name
@@ -208,9 +213,10 @@ def _sessions_from_message_lines(lines: list[tuple[int, dict[str, Any]]], source
         if "messages" in item:
             raise InputError(f"{source}, {where}: a session line among message lines; use one kind per file")
         session_id = _session_id(item, source, where, None)
+        line = _validated(MessageLine, item, source, where)
         messages, stamps = grouped.setdefault(session_id, ([], []))
-        messages.append(_message(item, source, where, len(messages)))
-        stamps.append(_timestamp(item.get("timestamp"), source, where))
+        messages.append(Message(line.role, line.content, len(messages)))
+        stamps.append(line.timestamp)
     return [
         Session(sid, next((s for s in stamps if s is not None), None), messages, {})
         for sid, (messages, stamps) in grouped.items()
@@ -226,13 +232,9 @@ def _session(item: Any, source: str, where: str, position: int) -> Session:
         raise InputError(f"{source}, {where}: session {session_id!r} has no 'messages' ({RECORD_FILE_HINT})")
     if not isinstance(raw_messages, list):
         raise InputError(f"{source}, {where}: 'messages' of session {session_id!r} must be a list")
-    messages = [_message(m, source, f"{where}.messages[{i}]", i) for i, m in enumerate(raw_messages)]
-    metadata = item.get("metadata") or {}
-    if not isinstance(metadata, dict):
-        raise InputError(f"{source}, {where}: 'metadata' must be an object")
-    budget = [MAX_METADATA_NODES]
-    clean = {str(k): _json_value(v, source, where, budget) for k, v in metadata.items()}
-    return Session(session_id, _timestamp(item.get("timestamp"), source, where), messages, clean)
+    read = _validated(SessionShape, item, source, where)
+    messages = [Message(m.role, m.content, i) for i, m in enumerate(read.messages)]
+    return Session(session_id, read.timestamp, messages, read.metadata)
 
 
 def _session_id(item: dict[str, Any], source: str, where: str, default: str | None) -> str:
@@ -249,19 +251,22 @@ def _session_id(item: dict[str, Any], source: str, where: str, default: str | No
     return text
 
 
-def _message(item: Any, source: str, where: str, index: int) -> Message:
-    if not isinstance(item, dict):
-        raise InputError(f"{source}, {where}: a message must be an object with 'role' and 'content'")
-    role = item.get("role")
-    if not isinstance(role, str) or role.strip().lower() not in ROLES:
-        raise InputError(f"{source}, {where}: unknown role {role!r}; expected one of {sorted(ROLES)}")
-    content = item.get("content")
-    if not isinstance(content, str):
-        raise InputError(f"{source}, {where}: message content must be a string, not {type_name(content)}")
-    return Message(role.strip().lower(), content, index)
+# -- the accepted shapes, as models (unknown keys refused) -----------------------------
 
 
-def _timestamp(value: Any, source: str, where: str) -> datetime | None:
+def _role(value: object) -> str:
+    if not isinstance(value, str) or value.strip().lower() not in ROLES:
+        raise ValueError(f"unknown role {value!r}; expected one of {sorted(ROLES)}")
+    return value.strip().lower()
+
+
+def _content(value: object) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"message content must be a string, not {type_name(value)}")
+    return value
+
+
+def _timestamp(value: object) -> datetime | None:
     """ISO date or date-time ('YYYY-MM-DD HH:MM:SS', 'YYYY-MM-DD', '...T...Z'); YAML may pre-parse it."""
     if value is None or value == "":
         return None
@@ -277,23 +282,98 @@ def _timestamp(value: Any, source: str, where: str) -> datetime | None:
             return parse_datetime(text)
         except ValueError:
             pass
-    raise InputError(
-        f"{source}, {where}: timestamp {str(value)[:64]!r} is not an ISO date or date-time "
-        "(expected 'YYYY-MM-DD HH:MM:SS' or 'YYYY-MM-DD')"
-    )
+    raise ValueError(f"timestamp {str(value)[:64]!r} is not an ISO date or date-time "
+                     "(expected 'YYYY-MM-DD HH:MM:SS' or 'YYYY-MM-DD')")
 
 
-def _json_value(value: Any, source: str, where: str, budget: list[int]) -> JsonValue:
+def _metadata(value: object) -> dict[str, JsonValue]:
     """Metadata as JSON: dates become ISO strings; a node budget defeats YAML alias bombs."""
+    if not value:
+        return {}
+    if not isinstance(value, dict):
+        raise ValueError("'metadata' must be an object")
+    budget = [MAX_METADATA_NODES]
+    return {str(k): _json_value(v, budget) for k, v in value.items()}
+
+
+def _json_value(value: Any, budget: list[int]) -> JsonValue:
     budget[0] -= 1
     if budget[0] < 0:
-        raise InputError(f"{source}, {where}: metadata is too large (over {MAX_METADATA_NODES} values)")
+        raise ValueError(f"metadata is too large (over {MAX_METADATA_NODES} values)")
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
     if isinstance(value, (date, datetime)):
         return value.isoformat()
     if isinstance(value, list):
-        return [_json_value(v, source, where, budget) for v in value]
+        return [_json_value(v, budget) for v in value]
     if isinstance(value, dict):
-        return {str(k): _json_value(v, source, where, budget) for k, v in value.items()}
-    raise InputError(f"{source}, {where}: metadata value of type {type_name(value)} is not JSON")
+        return {str(k): _json_value(v, budget) for k, v in value.items()}
+    raise ValueError(f"metadata value of type {type_name(value)} is not JSON")
+
+
+_Role = Annotated[str, BeforeValidator(_role)]
+_Content = Annotated[str, BeforeValidator(_content)]
+_Timestamp = Annotated[Optional[datetime], BeforeValidator(_timestamp)]
+_SessionId = Any  # checked by `_session_id` (any one of the three keys names the session)
+
+
+class _Shape(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class MessageShape(_Shape):
+    """A message: `{"role", "content"}`."""
+
+    role: _Role = Field(default=None, validate_default=True)
+    content: _Content = Field(default=None, validate_default=True)
+
+
+class MessageLine(MessageShape):
+    """A JSONL line that is one message of the session it names: a message plus
+    `session_id` (or `id` / `conversation_id`) and, optionally, the session's `timestamp`."""
+
+    session_id: _SessionId = None
+    id: _SessionId = None
+    conversation_id: _SessionId = None
+    timestamp: _Timestamp = None
+
+
+class SessionShape(_Shape):
+    """A session: `{"id" | "session_id" | "conversation_id", "timestamp", "metadata", "messages"}`."""
+
+    session_id: _SessionId = None
+    id: _SessionId = None
+    conversation_id: _SessionId = None
+    messages: list[MessageShape]
+    metadata: Annotated[dict[str, Any], BeforeValidator(_metadata)] = Field(default_factory=dict)
+    timestamp: _Timestamp = None
+
+
+S = TypeVar("S", bound=_Shape)
+
+
+def _validated(shape: type[S], item: dict[str, Any], source: str, where: str) -> S:
+    """`item` read as `shape`; InputError naming the file, the place and the first problem."""
+    try:
+        return shape.model_validate(item)
+    except ValidationError as exc:
+        raise _refusal(exc, source, where) from None
+    except RecursionError:
+        raise InputError(f"{source}, {where}: nests too deeply") from None
+
+
+def _refusal(exc: ValidationError, source: str, where: str) -> InputError:
+    error = exc.errors(include_url=False)[0]
+    loc = list(error.get("loc", ()))
+    name = loc.pop() if loc and isinstance(loc[-1], str) else None
+    place = where + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc)
+    kind = error.get("type")
+    if kind == "extra_forbidden":
+        text = f"unknown key {name!r}"
+    elif kind == "value_error":
+        text = str(error.get("ctx", {}).get("error", error.get("msg")))
+    elif kind in ("model_type", "model_attributes_type", "dict_type"):
+        text = "a message must be an object with 'role' and 'content'"
+    else:
+        text = f"{name or 'value'}: {error.get('msg', 'invalid')}"
+    return InputError(f"{source}, {place}: {text}")

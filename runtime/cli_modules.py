@@ -34,7 +34,7 @@ from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import printable, to_jsonable, to_text
 from runtime.safe_eval import QueryError
 from runtime.workspace import Workspace
-from users.checkpoint import CheckpointPolicy, Failed, Unchanged
+from users.checkpoint import Failed, Unchanged
 from users.diff import unified_text_diff
 from users.records import record_classes
 
@@ -58,6 +58,9 @@ def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", h
     """Compile the log into a new validated version (if anything changed), then run constraints."""
     mem = memory()
     mem.require_user(user)
+    from runtime.settings import settings_producer  # pydantic: off the paths that do not read settings
+
+    settings_producer(mem.workspace.home)
     report = mem.checkpoint_and_alert(user, parse_now(now))
     emit_json(checkpoint_json(report)) if as_json else print_checkpoint(report)
     if isinstance(report.result, Failed):
@@ -230,15 +233,20 @@ def stop_signals() -> Iterator[None]:
 
 @app.command()
 def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Option(0.5, "--debounce", min=0.05),
-          every_facts: int = typer.Option(1, "--every-facts", min=1, help="checkpoint after N new facts"),
+          every_facts: Optional[int] = typer.Option(
+              None, "--every-facts", min=1, help="checkpoint after N new facts [default: settings.json, else 1]"),
           every_seconds: Optional[float] = typer.Option(
-              None, "--every-seconds", min=0, help="... or when a new fact has waited this long"),
+              None, "--every-seconds", min=0, help="... or when a new fact has waited this long "
+              "[default: settings.json, else never]"),
           tick: float = typer.Option(3600, "--tick", min=1, help="seconds between clock runs of the constraints"),
           as_json: bool = JsonOpt) -> None:
     """Watch the log: each change → checkpoint → constraints → new and resolved alerts."""
     from runtime.watch import Watcher
 
     mem: Memory = memory()
+    from runtime.settings import load_settings
+
+    policy = load_settings(mem.workspace.home).policy(every_facts, every_seconds)
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):
@@ -257,7 +265,7 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
         check_user_id(name)
     stop = threading.Event()
     watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce,
-                      CheckpointPolicy(every_facts, every_seconds), tick)
+                      policy, tick)
     try:
         with stop_signals():
             if not as_json:

@@ -7,7 +7,8 @@ from typing import Mapping
 from rich.console import Console
 from rich.markup import escape
 
-from constraints import Alert, AlertDiff, ConstraintError
+from constraints import AlertDiff, ConstraintError
+from constraints.alert_json import alert_json
 from runtime.cli_app import err, out
 from runtime.memory import CheckpointReport
 from users.checkpoint import Published, Unchanged
@@ -17,12 +18,6 @@ def constraint_error_line(error: ConstraintError) -> str:
     """One line naming the broken constraint, however many lines its error has."""
     text = " ".join(error.error.split())
     return f"constraint {error.constraint} failed: {text[:500]}{'...' if len(text) > 500 else ''}"
-
-
-def alert_json(alert: Alert) -> dict[str, object]:
-    return {"id": alert.id, "constraint": alert.constraint, "severity": alert.severity,
-            "message": alert.message, "fact_ids": list(alert.fact_ids),
-            "due": alert.due.isoformat() if alert.due else None}
 
 
 def alerts_json(diff: AlertDiff) -> dict[str, object]:

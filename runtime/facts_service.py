@@ -6,18 +6,16 @@ database) is decided where the workspace opens it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Mapping
 
 from factlog.durable import replace_file
 from factlog.errors import InputError, NotFound
-from factlog.model import Fact, JsonValue, NewFact, Provenance, check_user_id, fact_from_json, parse_iso_date
+from factlog.model import Fact, JsonValue, NewFact, Provenance, check_user_id, parse_iso_date
 from factlog.records import (
     check_field_map,
     map_fields,
-    read_records,
     record_facts,
     structured_fact,
     unused_mappings,
@@ -146,21 +144,13 @@ class FactsService:
         """Write facts as JSONL, atomically (temp file, fsync, rename), to a regular file
         outside the workspace."""
         self.workspace.check_export_target(out)
-        facts = self.facts.facts(user) if user else self.facts.all_facts()
-        lines = [json.dumps(f.to_json(), ensure_ascii=False, sort_keys=True) + "\n" for f in facts]
-        replace_file(out, "".join(lines).encode("utf-8"))
-        return len(lines)
+        from factlog.export_line import export_text  # pydantic: only on export / import
+
+        facts = list(self.facts.facts(user) if user else self.facts.all_facts())
+        replace_file(out, export_text(facts).encode("utf-8"))
+        return len(facts)
 
     def import_(self, path: Path) -> int:
-        facts = read_export(path)
-        return self.facts.import_facts(facts)
+        from factlog.export_line import read_export
 
-
-def read_export(path: Path) -> Sequence[Fact]:
-    facts: list[Fact] = []
-    for lineno, record in read_records(path):
-        try:
-            facts.append(fact_from_json(record))
-        except InputError as exc:
-            raise InputError(f"{path}, line {lineno}: {exc}") from None
-    return facts
+        return self.facts.import_facts(read_export(path))

@@ -26,7 +26,7 @@ from factlog.model import Fact, JsonValue, Provenance
 from factlog.store import FactStore, VerifyReport
 from runtime.alerts_service import AlertsService
 from runtime.checkpoint_service import CheckpointReport, CheckpointService
-from runtime.facts_service import FactsService, IngestReport, read_export
+from runtime.facts_service import FactsService, IngestReport
 from runtime.forgetting import Forgetting
 from runtime.query_service import QueryService
 from runtime.recall import RecallResult
@@ -39,7 +39,7 @@ from users.diff import ModuleDiff
 from users.store import VersionStore
 from users.versions import VersionInfo
 
-__all__ = ["CheckpointReport", "IngestReport", "Memory", "read_export"]
+__all__ = ["CheckpointReport", "IngestReport", "Memory"]
 
 
 class Memory:

@@ -18,6 +18,7 @@ from enum import Enum
 from typing import Any
 
 from factlog.model import JsonValue
+from factlog.record_json import Walk, record_json
 from runtime.result_budget import (
     MAX_RESULT_CHARS,
     MAX_RESULT_DEPTH,
@@ -33,6 +34,8 @@ MAX_RENDER_ITEMS = MAX_RESULT_VALUES
 RenderTooLarge = ResultTooLarge  # the name this module used to raise
 _INLINE_CHARS = 100
 
+
+
 def printable(text: str) -> str:
     """`text`, with anything UTF-8 cannot encode (lone surrogates) shown as `\\udXXX`."""
     if text.isascii():
@@ -44,7 +47,7 @@ def printable(text: str) -> str:
     return text
 
 
-class _Walk:
+class _Walk(Walk):
     """The budgets one rendering spends: values and time, depth, characters of text."""
 
     def __init__(self, max_items: int) -> None:
@@ -62,88 +65,14 @@ class _Walk:
             raise too_large(f"over {MAX_RESULT_CHARS:,} characters")
         return printable(text)
 
+    def integer(self, value: int) -> None:
+        check_int(value)
+
 
 def to_jsonable(value: object, *, max_items: int = MAX_RENDER_ITEMS) -> JsonValue:
-    """Dates/times as ISO text, Decimal as text, records as objects, sets as sorted lists."""
+    """`factlog.record_json` within the result budgets (dates ISO, durations ISO 8601)."""
     check_result(value, Budget(max_items))  # sized before anything is expanded
-    return _json(value, _Walk(max_items), 0)
-
-
-def _json(value: object, walk: _Walk, depth: int) -> JsonValue:
-    walk.enter(depth)
-    depth += 1
-    if value is None or isinstance(value, bool):
-        return value
-    if isinstance(value, str):
-        return walk.text(value)
-    if isinstance(value, Enum):
-        return _json(value.value, walk, depth)
-    if isinstance(value, int):
-        check_int(value)
-        return int(value)
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    scalar = _scalar_text(value)
-    if scalar is not None:
-        return walk.text(scalar)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _json(getattr(value, f.name), walk, depth)
-                for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {walk.text(_key(k)): _json(v, walk, depth) for k, v in value.items()}
-    if isinstance(value, (set, frozenset)):
-        return _sorted([_json(v, walk, depth) for v in value])
-    if isinstance(value, (list, tuple, range, type({}.keys()), type({}.values()))):
-        return [_json(v, walk, depth) for v in value]
-    return f"<{type(value).__name__}>"
-
-
-def _scalar_text(value: object) -> str | None:
-    if isinstance(value, (date, time)):  # datetime is a date
-        return value.isoformat()
-    if isinstance(value, timedelta):
-        return _iso_duration(value)
-    if isinstance(value, Decimal):
-        return str(value)
-    return None
-
-
-def _iso_duration(delta: timedelta) -> str:
-    sign = "-" if delta < timedelta(0) else ""
-    delta = abs(delta)
-    hours, rest = divmod(delta.seconds, 3600)
-    minutes, seconds = divmod(rest, 60)
-    second_text = f"{seconds + delta.microseconds / 1e6:g}" if delta.microseconds else str(seconds)
-    clock = "".join(f"{n}{u}" for n, u in ((hours, "H"), (minutes, "M")) if n)
-    if seconds or delta.microseconds:
-        clock += f"{second_text}S"
-    days = f"{delta.days}D" if delta.days or not clock else ""
-    return f"{sign}P{days}{'T' + clock if clock else ''}"
-
-
-def _key(key: object) -> str:
-    if isinstance(key, str):
-        return key
-    if isinstance(key, Enum):
-        return _key(key.value)
-    scalar = _scalar_text(key)
-    if scalar is not None:
-        return scalar
-    if isinstance(key, tuple):
-        return ", ".join(_key(k) for k in key)
-    if isinstance(key, int) and not isinstance(key, bool):
-        check_int(key)
-    return str(key) if isinstance(key, (int, float, bool)) or key is None else repr(key)
-
-
-def _sorted(items: list[JsonValue]) -> list[JsonValue]:
-    """Mixed set members in a stable order: by kind, numbers by value, the rest by text."""
-    numbers = sorted(i for i in items if isinstance(i, (int, float)) and not isinstance(i, bool))
-    others = sorted(((type(i).__name__, str(i), i) for i in items
-                     if not isinstance(i, (int, float)) or isinstance(i, bool)),
-                    key=lambda entry: entry[:2])
-    return ([i for kind, _, i in others if kind < "number"] + list(numbers)
-            + [i for kind, _, i in others if kind > "number"])
+    return record_json(value, _Walk(max_items))
 
 
 def to_text(value: object, *, max_items: int = MAX_RENDER_ITEMS) -> str:

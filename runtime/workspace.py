@@ -6,6 +6,7 @@
     <home>/constraints/*.py  the user's own constraint modules
     <home>/cache/            validation and mypy caches (derived)
     <home>/chain.key         optional chain key (mode 0600; or UAC_CHAIN_KEY / UAC_CHAIN_KEY_FILE)
+    <home>/settings.json     optional settings: default producer, watch policy, LLM (runtime.settings)
 
 `home` comes from `--home`, else `UAC_HOME`, else `~/.uac`.
 

@@ -1,13 +1,17 @@
 from __future__ import annotations
 
+import json
 import os
 from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
 
+from constraints.alert_json import alert_json
+from constraints.alert_state_file import AlertJson
 from constraints.model import Alert
 from constraints.state import HISTORY_LIMIT, ActiveAlert, AlertState, AlertStateError, ResolvedAlert
+from factlog.errors import InputError
 
 WHEN = datetime(2025, 3, 1, 9, 0, tzinfo=timezone.utc)
 
@@ -84,3 +88,39 @@ def test_a_crash_after_partial_write_keeps_the_old_state(tmp_path: Path, monkeyp
 
     assert AlertState.load(path) == sample_state(1)
     assert os.listdir(path.parent) == ["alerts.json"]
+
+
+FIXTURE = Path(__file__).parent / "fixtures" / "workspace_2026_12" / "users" / "sam" / "alerts.json"
+
+
+def test_the_state_written_before_formats_were_models_still_reads(tmp_path: Path) -> None:
+    state = AlertState.load(FIXTURE)
+    assert [a.alert.id for a in state.active] == ["medication_allergy:f24+f25", "passport_valid_for_trips:f16+f23"]
+    assert state.active[1].alert.due == date(2027, 1, 20) and state.active[1].alert.fact_ids == (16, 23, 26)
+    assert state.history[0].resolved_version == 2 and state.version == 1
+    assert state.evaluated_at == datetime(2026, 12, 1, 10, 9, 8, 409289, tzinfo=timezone.utc)
+    path = tmp_path / "alerts.json"
+    state.save(path)
+    assert AlertState.load(path) == state
+    assert json.loads(path.read_text()) == json.loads(FIXTURE.read_text())  # same document, format 1
+
+
+def test_state_as_stored_is_checked(tmp_path: Path) -> None:
+    good = json.loads(FIXTURE.read_text())
+    path = tmp_path / "alerts.json"
+    for broken, needle in ((dict(good, extra=1), "extra"),
+                           (dict(good, active=[dict(good["active"][0], raised_at="yesterday")]), "raised_at"),
+                           (dict(good, history=[{**good["history"][0], "alert": {**good["history"][0]["alert"],
+                                                                               "severity": "dire"}}]), "severity")):
+        path.write_text(json.dumps(broken))
+        with pytest.raises(AlertStateError, match=needle) as caught:
+            AlertState.load(path)
+        assert isinstance(caught.value, InputError) and "\n" not in str(caught.value)
+
+
+def test_one_json_shape_for_an_alert() -> None:
+    a = alert(1, date(2025, 4, 1))
+    assert alert_json(a) == {"id": "rule:f1", "constraint": "rule", "severity": "warning",
+                             "message": "situation 1 — ünïcode", "fact_ids": [1, 101], "due": "2025-04-01"}
+    assert list(alert_json(a)) == ["id", "constraint", "severity", "message", "fact_ids", "due"]
+    assert AlertJson.model_validate(alert_json(a)).alert() == a

@@ -177,3 +177,46 @@ def test_yaml_alias_bomb_in_metadata_is_bounded(tmp_path: Path) -> None:
     text = "\n".join(lines) + "\nsessions:\n- id: s\n  metadata: {bomb: *a8}\n  messages: []\n"
     with pytest.raises(InputError, match="metadata is too large|alias bomb"):
         read_transcript(write(tmp_path, "bomb.yaml", text))
+
+
+@pytest.mark.parametrize(
+    ("payload", "expected"),
+    [
+        ({"sessions": [{"id": "a", "title": "x", "messages": []}]}, "sessions[0]: unknown key 'title'"),
+        ({"sessions": [{"id": "a", "messages": [{"role": "user", "content": "x", "name": "sam"}]}]},
+         "sessions[0].messages[0]: unknown key 'name'"),
+        ({"sessions": [{"id": "a", "messages": ["hello"]}]},
+         "sessions[0].messages[0]: a message must be an object with 'role' and 'content'"),
+        ({"sessions": [{"id": "a", "metadata": [1], "messages": []}]}, "sessions[0]: 'metadata' must be an object"),
+        ({"id": "a", "messages": [], "extra": 1}, "session: unknown key 'extra'"),
+    ],
+)
+def test_unknown_keys_and_wrong_parts_are_refused_where_they_are(tmp_path: Path, payload: object,
+                                                                  expected: str) -> None:
+    path = write(tmp_path, "shape.json", json.dumps(payload))
+    with pytest.raises(InputError) as caught:
+        read_transcript(path)
+    assert str(caught.value) == f"{path}, {expected}"
+
+
+def test_a_message_line_with_an_unknown_key_is_refused(tmp_path: Path) -> None:
+    rows = [{"session_id": "a", "role": "user", "content": "x"},
+            {"session_id": "a", "role": "user", "content": "y", "mood": "happy"}]
+    path = write(tmp_path, "m.jsonl", "\n".join(json.dumps(r) for r in rows))
+    with pytest.raises(InputError, match=r"line 2: unknown key 'mood'"):
+        read_transcript(path)
+
+
+def test_every_known_key_is_still_accepted(tmp_path: Path) -> None:
+    sessions = read_transcript(write(tmp_path, "all.json", json.dumps([
+        {"session_id": "s", "timestamp": "2024-01-01", "metadata": {"n": [1, {"k": None}]},
+         "messages": [{"role": " User ", "content": "hi"}]},
+        {"conversation_id": 7, "messages": []},
+    ])))
+    assert [(s.session_id, s.metadata) for s in sessions] == [("s", {"n": [1, {"k": None}]}), ("7", {})]
+    assert sessions[0].messages[0].role == "user"
+    rows = [{"conversation_id": "c", "timestamp": "2024-01-02T10:00:00Z", "role": "tool", "content": "ok"},
+            {"id": "c", "role": "system", "content": "more"}]
+    [one] = read_transcript(write(tmp_path, "m.jsonl", "\n".join(json.dumps(r) for r in rows)))
+    assert one.session_id == "c" and one.timestamp is not None and one.timestamp.utcoffset() is not None
+    assert [m.role for m in one.messages] == ["tool", "system"]

@@ -5,18 +5,15 @@ record values as JSON — what the semantic diff compares.
 from __future__ import annotations
 
 import dataclasses
-import enum
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
-from decimal import Decimal
 from types import ModuleType
 from typing import Any
 
 from factlog.identity import content_digest, first_cited
 from factlog.model import JsonValue
+from factlog.record_json import record_json
 from factlog.vocabulary import PROVENANCE_FIELD
 
 _QUALIFIER = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
@@ -80,26 +77,8 @@ def field_names(record: object) -> list[str]:
 
 
 def to_json(value: object) -> JsonValue:
-    """A record value as JSON: dates ISO, Decimal as text, enums by value, records as objects."""
-    if value is None or isinstance(value, (bool, int, str)):
-        return value
-    if isinstance(value, float):
-        return value if math.isfinite(value) else str(value)
-    if isinstance(value, enum.Enum):
-        return to_json(value.value)
-    if isinstance(value, (datetime, date, time)):
-        return value.isoformat()
-    if isinstance(value, (timedelta, Decimal)):
-        return str(value)
-    if isinstance(value, (list, tuple)):
-        return [to_json(item) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((to_json(item) for item in value), key=repr)
-    if isinstance(value, Mapping):
-        return {str(key): to_json(item) for key, item in value.items()}
-    if _is_record(value):
-        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}  # type: ignore[arg-type]
-    return repr(value)
+    """A record value as JSON (`factlog.record_json`: dates ISO, durations ISO 8601)."""
+    return record_json(value)
 
 
 def same_value(before: object, after: object) -> bool:

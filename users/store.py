@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, Literal
 
 from codegen.loader import TamperedFile, load_package, module_name_for, unload_package
 from factlog import durable as fsio
@@ -46,11 +47,13 @@ from users.integrity import (
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
-    VersionEvent,
     VersionInfo,
     check_version_number,
     version_name,
 )
+
+if TYPE_CHECKING:
+    from users.events import VersionEvent
 
 MAX_FILES = 4096
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
@@ -247,13 +250,9 @@ class VersionStore:
         path = self.user_dir(user) / EVENTS_FILE
         if not path.is_file():
             return []
-        events = []
-        for line in path.read_text(encoding="utf-8").splitlines():
-            try:
-                events.append(VersionEvent.from_json(json.loads(line)))
-            except (ValueError, KeyError, TypeError):
-                continue
-        return events
+        from users.events import read_events  # pydantic: kept off the paths that do not need it
+
+        return read_events(path.read_text(encoding="utf-8"), source=str(path))
 
     def files(self, user: str, number: int | str) -> dict[str, str]:
         """The package's source files (without meta.json)."""
@@ -349,7 +348,7 @@ class VersionStore:
             )
             self._write_version(folder, info, encoded)
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
-            self._log(folder, VersionEvent("publish", info.number, info.parent, info.created_at))
+            self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
 
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes]) -> None:
@@ -369,8 +368,12 @@ class VersionStore:
             raise
         fsio.fsync_dir(folder)
 
-    def _log(self, folder: Path, event: VersionEvent) -> None:
-        fsio.append_line(folder / EVENTS_FILE, json.dumps(event.to_json(), sort_keys=True))
+    def _log(self, folder: Path, action: Literal["publish", "rollback"], version: int, previous: int | None,
+             at: str) -> None:
+        from users.events import VersionEvent
+
+        event = VersionEvent(action=action, version=version, previous=previous, at=at)
+        fsio.append_line(folder / EVENTS_FILE, event.line())
 
     def rollback(self, user: str, number: int | str) -> VersionInfo:
         """Make an existing version current again (recorded in events.jsonl).
@@ -381,7 +384,7 @@ class VersionStore:
             info = self.get(user, number)
             previous = self._current_number(folder)
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
-            self._log(folder, VersionEvent("rollback", info.number, previous, _now()))
+            self._log(folder, "rollback", info.number, previous, _now())
         return info
 
     def forget(self, user: str) -> bool:

@@ -1,0 +1,99 @@
+"""Workspace settings: `<home>/settings.json`, all optional.
+
+    {"format": 1,
+     "producer": "compiler",                       # who writes a version (the default producer)
+     "checkpoint": {"every_facts": 1, "every_seconds": null},   # `uac watch`'s policy
+     "llm": {"base_url": "...", "model": "...", "timeout_seconds": 60, "max_repairs": 2}}
+
+A missing file means the defaults; a file that is not valid settings is refused with one
+line naming it (exit 2). Command-line options win over the file. No secrets belong here:
+an API key comes only from the environment, and an `api_key` in the file is refused.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
+
+from factlog.errors import InputError
+from factlog.formats import Format
+from users.checkpoint import CheckpointPolicy
+
+SETTINGS_FILE = "settings.json"
+MAX_SETTINGS_BYTES = 64 * 1024
+_Seconds = Annotated[float, Field(strict=True, gt=0)]
+_Name = Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class CheckpointSettings(_Section):
+    """When `uac watch` checkpoints: after `every_facts` new facts, or when a new fact has
+    waited `every_seconds` (users.checkpoint.CheckpointPolicy)."""
+
+    every_facts: Annotated[StrictInt, Field(ge=1)] = 1
+    every_seconds: Annotated[float, Field(strict=True, ge=0)] | None = None
+
+
+class LlmSettings(_Section):
+    """How an LLM producer reaches its model (read by that producer; the key: environment only)."""
+
+    base_url: Annotated[StrictStr, Field(min_length=1, max_length=2048)] | None = None
+    model: Annotated[StrictStr, Field(min_length=1, max_length=256)] | None = None
+    timeout_seconds: _Seconds | None = None
+    max_repairs: Annotated[StrictInt, Field(ge=0, le=100)] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_secrets(cls, data: Any) -> Any:
+        if isinstance(data, dict) and any("key" in str(k).lower() or "token" in str(k).lower() for k in data):
+            raise ValueError("no API key or token in settings.json: give it in the environment")
+        return data
+
+
+class Settings(Format):
+    """`<home>/settings.json`, format 1."""
+
+    FORMAT: ClassVar[int] = 1
+
+    producer: _Name = "compiler"  # the producer `uac checkpoint` and `uac watch` use by default
+    checkpoint: CheckpointSettings = CheckpointSettings()
+    llm: LlmSettings = LlmSettings()
+
+    def policy(self, every_facts: int | None = None, every_seconds: float | None = None) -> CheckpointPolicy:
+        """The checkpoint policy: the options given, else these settings."""
+        return CheckpointPolicy(
+            self.checkpoint.every_facts if every_facts is None else every_facts,
+            self.checkpoint.every_seconds if every_seconds is None else every_seconds,
+        )
+
+
+def load_settings(home: Path) -> Settings:
+    """The workspace's settings; the defaults when it has no settings file."""
+    path = Path(home) / SETTINGS_FILE
+    try:
+        with path.open("rb") as handle:
+            text = handle.read(MAX_SETTINGS_BYTES + 1)
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if len(text) > MAX_SETTINGS_BYTES:
+        raise InputError(f"{path}: larger than {MAX_SETTINGS_BYTES // 1024} KiB; is it settings?")
+    return Settings.parse(text, source=str(path))
+
+
+KNOWN_PRODUCERS = ("compiler",)  # until producers register by name
+
+
+def settings_producer(home: Path) -> str:
+    """The producer the settings name (the default `compiler`); InputError if unknown."""
+    producer = load_settings(home).producer
+    if producer not in KNOWN_PRODUCERS:
+        raise InputError(f"{Path(home) / SETTINGS_FILE}: unknown producer {producer!r}; known: "
+                         f"{', '.join(KNOWN_PRODUCERS)}")
+    return producer
