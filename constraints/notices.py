@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 
 from constraints.model import Constraint
+from constraints.records import field_value
 from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
 
 # Likely source names for the canonical fields built-in constraints read, most likely first.
@@ -80,7 +81,7 @@ def _present_fields(record: object) -> list[str]:
         names = [f.name for f in fields(record)]
     else:
         names = [n for n in getattr(record, "__dict__", {}) if not n.startswith("_")]
-    return [n for n in names if n != PROVENANCE_FIELD and getattr(record, n, None) is not None]
+    return [n for n in names if n != PROVENANCE_FIELD and field_value(record, n) is not None]
 
 
 def _similar(wanted: str, name: str) -> int | None:
@@ -110,10 +111,10 @@ def field_notices(module: object, constraints: Iterable[Constraint]) -> tuple[Fi
     constraint whose `needs` the module lacks does not run, and has none."""
     notices: list[FieldNotice] = []
     for item in constraints:
-        if any(getattr(module, attribute, None) is None for attribute in item.needs):
+        if any(field_value(module, attribute) is None for attribute in item.needs):
             continue
         for attribute, names in item.fields.items():
-            value = getattr(module, attribute, None)
+            value = field_value(module, attribute)
             if value is None:
                 continue
             records = _records(value)
