@@ -1,6 +1,6 @@
 """Built-in constraints over the canonical vocabulary (factlog.vocabulary).
 
-Each reads the canonical records through the typed views of `constraints.kinds`, so a
+Each reads the canonical records through the typed views of `constraints.views`, so a
 misspelt field is a type error. A record lacking a field (or holding None or a value of
 another type there) is ignored; a module lacking the attribute or every record lacking
 the field skips the constraint. The fields each one reads are declared (`fields=`), so
@@ -16,7 +16,10 @@ from datetime import date, datetime
 from functools import cache
 from typing import TypeVar
 
-from constraints.kinds import (
+from constraints.model import Constraint, Finding, MissingInput, Severity, constraint
+from constraints.overlaps import Span, overlapping_pairs
+from constraints.records import align, fold, person_of
+from constraints.views import (
     AllergyRecord,
     AppointmentRecord,
     BillRecord,
@@ -35,9 +38,6 @@ from constraints.kinds import (
     require,
     require_value,
 )
-from constraints.model import Constraint, Finding, MissingInput, Severity, constraint
-from constraints.overlaps import Span, overlapping_pairs
-from constraints.records import align, fold, person_of
 
 PASSPORT_SPARE_DAYS = 180  # validity many countries require after arrival
 EXPIRY_THRESHOLDS: tuple[tuple[int, Severity], ...] = ((30, "critical"), (60, "warning"), (90, "info"))
@@ -121,13 +121,6 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
             yield Finding("warning", message, (passport.source, trip.source), due=departure)
 
 
-def _trip_span(trip: TripRecord) -> Span[TripRecord] | None:
-    departure = trip.departure_date
-    if departure is None:
-        return None
-    return Span(departure, trip.return_date or departure, trip)
-
-
 def _trip_words(span: Span[TripRecord]) -> str:
     trip = span.item
     place = trip.destination or trip.country or trip.booking_ref
@@ -141,7 +134,13 @@ def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     today = now.date()
-    spans = [s for s in map(_trip_span, trips) if s is not None and s.end >= today]
+    spans = []
+    for trip in trips:
+        departure = trip.departure_date
+        if departure is not None:
+            span = Span(departure, trip.return_date or departure, trip)
+            if span.end >= today:
+                spans.append(span)
     words = cache(_trip_words)  # a trip may overlap many others
     for first, second in overlapping_pairs(spans):
         message = f"{words(first)} overlaps {words(second)}"

@@ -2,7 +2,7 @@
 `now`, and who a record is about.
 
 Fields of the canonical kinds are read, typed and converted, through the views of
-`constraints.kinds`; these helpers work on what the views give.
+`constraints.views`; these helpers work on what the views give.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ module lacks the attribute, whose name comes from the vocabulary). `require` and
 constraint's `fields=` declaration from them. Cite `view.source`, the module's own
 record, in a `Finding`.
 
-The field lists are written out so that mypy sees them; tests/test_constraint_kinds.py
+The field lists are written out so that mypy sees them; tests/test_constraint_views.py
 checks that they agree with the vocabulary (every canonical field, with its type).
 """
 

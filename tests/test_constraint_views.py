@@ -1,4 +1,4 @@
-"""Typed views of the canonical kinds (constraints.kinds): they agree with the vocabulary,
+"""Typed views of the canonical kinds (constraints.views): they agree with the vocabulary,
 read odd records as None, and make a misspelt field a type error for mypy."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from constraint_records import Trip, record_class, user_module
 from mypy import api
 
 from constraints import MissingInput, load_user_constraints, run_constraints
-from constraints import kinds as kinds_module
+from constraints import views as views_module
 from constraints.builtin import BUILTIN
-from constraints.kinds import (
+from constraints.views import (
     VIEWS,
     EventRecord,
     Field,
@@ -57,7 +57,7 @@ def test_view_fields_are_the_vocabulary_fields_with_their_types(view: type[View[
     assert canonical == dict(domain.fields)  # every canonical field, same type, nothing invented
     assert list(canonical) == list(domain.fields)
     assert view.EXTRA <= set(fields) and not view.EXTRA & set(domain.fields)
-    names = getattr(kinds_module, CANONICAL[view.KIND].class_name + "Field")
+    names = getattr(views_module, CANONICAL[view.KIND].class_name + "Field")
     assert get_args(names) == tuple(fields)  # the names `require`/`reads` accept, for mypy
 
 
@@ -146,7 +146,7 @@ from collections.abc import Iterator
 from datetime import date, datetime
 
 from constraints import Finding, constraint
-from constraints.kinds import TripRecord, read_all, reads, require
+from constraints.views import TripRecord, read_all, reads, require
 
 
 @constraint(needs=(TripRecord.ATTRIBUTE,), fields=dict([reads(TripRecord, "{field}")]))
@@ -161,17 +161,17 @@ def soon(module: object, now: datetime) -> Iterator[Finding]:
 
 
 def test_a_misspelt_field_is_a_mypy_error_and_the_right_one_passes(tmp_path: Path) -> None:
-    (tmp_path / "good_kinds.py").write_text(SNIPPET.format(field="departure_date"))
-    (tmp_path / "bad_kinds.py").write_text(SNIPPET.format(field="departure_dte"))
+    (tmp_path / "good_views.py").write_text(SNIPPET.format(field="departure_date"))
+    (tmp_path / "bad_views.py").write_text(SNIPPET.format(field="departure_dte"))
     stdout, stderr, status = api.run([
         "--strict", "--follow-imports=silent", "--no-error-summary", "--cache-dir", str(REPO / ".mypy_cache"),
         "--config-file", str(REPO / "pyproject.toml"),
-        str(tmp_path / "good_kinds.py"), str(tmp_path / "bad_kinds.py"),
+        str(tmp_path / "good_views.py"), str(tmp_path / "bad_views.py"),
     ])
     assert status == 1, stdout + stderr
     lines = stdout.splitlines()
-    assert not [line for line in lines if "good_kinds.py" in line], stdout
-    bad = "\n".join(line for line in lines if "bad_kinds.py" in line)
+    assert not [line for line in lines if "good_views.py" in line], stdout
+    bad = "\n".join(line for line in lines if "bad_views.py" in line)
     assert '"TripRecord" has no attribute "departure_dte"' in bad
     assert bad.count("error:") == 3, bad  # the attribute, and the names given to `reads` and `require`
     assert ":9:" in bad and ":12:" in bad and ":14:" in bad, bad
@@ -185,7 +185,7 @@ def test_a_user_constraint_can_read_through_the_typed_views(tmp_path: Path) -> N
     folder.mkdir()
     (folder / "long_trips.py").write_text(
         "from constraints import Finding, constraint\n"
-        "from constraints.kinds import TripRecord, read_all\n\n"
+        "from constraints.views import TripRecord, read_all\n\n"
         "@constraint(needs=(TripRecord.ATTRIBUTE,))\n"
         "def long_trips(module, now):\n"
         "    for trip in read_all(module, TripRecord):\n"
