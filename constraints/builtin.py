@@ -44,9 +44,6 @@ EXPIRY_THRESHOLDS: tuple[tuple[int, Severity], ...] = ((30, "critical"), (60, "w
 DUE_SOON_DAYS = 7
 SERVICE_SOON_DAYS = 14
 
-PASSPORT = PassportRecord.ATTRIBUTE
-TRIPS = TripRecord.ATTRIBUTE
-
 
 def _days(n: int) -> str:
     return "1 day" if abs(n) == 1 else f"{abs(n)} days"
@@ -86,7 +83,7 @@ def _is_international(trip: TripRecord, home: str | None) -> bool:
     return country is not None and home is not None and country.casefold() != home
 
 
-@constraint(name="passport_valid_for_trips", needs=(PASSPORT, TRIPS),
+@constraint(name="passport_valid_for_trips", needs=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
             fields=dict([reads(PassportRecord, "expiry_date"), reads(TripRecord, "departure_date")]))
 def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
     """The passport must be valid for each upcoming international trip, with 180 days to spare."""
@@ -128,7 +125,7 @@ def _trip_words(span: Span[TripRecord]) -> str:
     return f"trip to {place} ({dates})" if place else f"trip ({dates})"
 
 
-@constraint(name="overlapping_trips", needs=(TRIPS,), fields=dict([reads(TripRecord, "departure_date")]))
+@constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     """Two upcoming trips whose dates overlap (a return day may be the next departure day)."""
     trips = read_all(module, TripRecord)
@@ -262,7 +259,8 @@ def _expiry_finding(record: object, what: str, expiry: date, days: int, severity
     return Finding(severity, f"{what} {verb} {_in_days(days)} ({expiry})", (record,), due=expiry)
 
 
-@constraint(name="passport_expiry", needs=(PASSPORT,), fields=dict([reads(PassportRecord, "expiry_date")]))
+@constraint(name="passport_expiry", needs=(PassportRecord.ATTRIBUTE,),
+            fields=dict([reads(PassportRecord, "expiry_date")]))
 def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """The passport expires within 90 days (30: critical, 60: warning, 90: info) or has expired."""
     passport = read_one(module, PassportRecord)
