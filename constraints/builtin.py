@@ -1,7 +1,8 @@
 """Built-in constraints over the canonical vocabulary (factlog.vocabulary).
 
-Each reads the canonical attributes and fields it names; a record lacking a field (or
-holding None there) is ignored, a module lacking the attribute or every record lacking
+Each reads the canonical records through the typed views of `constraints.views`, so a
+misspelt field is a type error. A record lacking a field (or holding None or a value of
+another type there) is ignored; a module lacking the attribute or every record lacking
 the field skips the constraint. The fields each one reads are declared (`fields=`), so
 records lacking them are reported as notices (`constraints.notices`). Only current and
 future things raise: past trips, finished medications and past appointments do not.
@@ -12,18 +13,28 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 from datetime import date, datetime
+from functools import cache
+from typing import TypeVar
 
 from constraints.model import Constraint, Finding, MissingInput, Severity, constraint
 from constraints.overlaps import Span, overlapping_pairs
-from constraints.records import (
-    as_date,
-    as_datetime,
-    as_float,
-    as_str,
-    fold,
-    label,
-    person_of,
-    records,
+from constraints.records import align, fold, person_of
+from constraints.views import (
+    AllergyRecord,
+    AppointmentRecord,
+    BillRecord,
+    DeadlineRecord,
+    DocumentRecord,
+    EventRecord,
+    MedicationRecord,
+    PassportRecord,
+    PaymentRecord,
+    TripRecord,
+    VehicleRecord,
+    read_all,
+    read_one,
+    read_present,
+    reads,
     require,
     require_value,
 )
@@ -48,51 +59,55 @@ def _money(amount: float | None) -> str:
     return "unknown amount" if amount is None else f"${amount:,.2f}"
 
 
-def _whose(record: object) -> str:
-    who = as_str(getattr(record, "person", None))
-    return "your" if not person_of(record) or who is None else f"{who}'s"
+def _whose(person: str | None) -> str:
+    return "your" if person is None or not person_of(person) else f"{person}'s"
 
 
 # --- travel ---------------------------------------------------------------------------
 
 
-def _is_international(trip: object, home: str | None) -> bool:
-    """The explicit flag wins; without one, a trip abroad is one whose country differs."""
-    flag = getattr(trip, "is_international", None)
-    if isinstance(flag, bool):
-        return flag
-    country = fold(getattr(trip, "country", None))
-    return country is not None and home is not None and country != home
-
-
-@constraint(name="passport_valid_for_trips", needs=("passport", "trips"),
-            fields={"passport": ("expiry_date",), "trips": ("departure_date",)})
-def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
-    """The passport must be valid for each upcoming international trip, with 180 days to spare."""
-    passport = getattr(module, "passport")
+def _passport_expiry(passport: PassportRecord) -> date:
     require_value(passport, "the passport", "expiry_date")
-    expiry = as_date(getattr(passport, "expiry_date"))
+    expiry = passport.expiry_date
     if expiry is None:
         raise MissingInput("the passport's expiry_date is not a date")
-    home = fold(getattr(passport, "country", None))
-    trips = records(module, "trips")
+    return expiry
+
+
+def _is_international(trip: TripRecord, home: str | None) -> bool:
+    """The explicit flag wins; without one, a trip abroad is one whose country differs."""
+    flag = trip.is_international
+    if flag is not None:
+        return flag
+    country = trip.country
+    return country is not None and home is not None and country.casefold() != home
+
+
+@constraint(name="passport_valid_for_trips", needs=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
+            fields=dict([reads(PassportRecord, "expiry_date"), reads(TripRecord, "departure_date")]))
+def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
+    """The passport must be valid for each upcoming international trip, with 180 days to spare."""
+    passport = read_one(module, PassportRecord)
+    expiry = _passport_expiry(passport)
+    home = fold(passport.country)
+    trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
-    if trips and not any(hasattr(t, "is_international") or hasattr(t, "country") for t in trips):
+    if trips and not any(t.has("is_international") or t.has("country") for t in trips):
         raise MissingInput("trip records have neither 'is_international' nor 'country'")
     today = now.date()
     for trip in trips:
-        departure = as_date(getattr(trip, "departure_date", None))
+        departure = trip.departure_date
         if departure is None:
             continue
-        back = max(as_date(getattr(trip, "return_date", None)) or departure, departure)
+        back = max(trip.return_date or departure, departure)
         if back < today or not _is_international(trip, home):
             continue
-        place = label(trip, "destination", "country", "booking_ref", default="international")
+        place = trip.destination or trip.country or trip.booking_ref or "international"
         if expiry < back:
             leg, when = ("departure", departure) if expiry < departure else ("return", back)
             verb = "expired" if expiry < today else "expires"
             message = f"passport {verb} {_days((when - expiry).days)} before your {place} {leg} (expiry {expiry})"
-            yield Finding("critical", message, (passport, trip), due=departure)
+            yield Finding("critical", message, (passport.source, trip.source), due=departure)
         elif (expiry - departure).days < PASSPORT_SPARE_DAYS:
             gap = (expiry - back).days
             relation = f"{_days(gap)} after" if gap else "on the day of"
@@ -100,107 +115,133 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
                 f"passport expires {relation} your {place} return (expiry {expiry}); many countries require "
                 f"{PASSPORT_SPARE_DAYS} days' validity after arrival"
             )
-            yield Finding("warning", message, (passport, trip), due=departure)
+            yield Finding("warning", message, (passport.source, trip.source), due=departure)
 
 
-def _trip_span(trip: object) -> Span[object] | None:
-    departure = as_date(getattr(trip, "departure_date", None))
-    if departure is None:
-        return None
-    return Span(departure, as_date(getattr(trip, "return_date", None)) or departure, trip)
-
-
-def _trip_words(span: Span[object]) -> str:
-    place = label(span.item, "destination", "country", "booking_ref", default="")
+def _trip_words(span: Span[TripRecord]) -> str:
+    trip = span.item
+    place = trip.destination or trip.country or trip.booking_ref
     dates = f"{span.start}" if span.end == span.start else f"{span.start} – {span.end}"
     return f"trip to {place} ({dates})" if place else f"trip ({dates})"
 
 
-@constraint(name="overlapping_trips", needs=("trips",), fields={"trips": ("departure_date",)})
+@constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     """Two upcoming trips whose dates overlap (a return day may be the next departure day)."""
-    trips = records(module, "trips")
+    trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     today = now.date()
-    spans = [s for s in map(_trip_span, trips) if s is not None and s.end >= today]
+    spans = []
+    for trip in trips:
+        departure = trip.departure_date
+        if departure is not None:
+            span = Span(departure, trip.return_date or departure, trip)
+            if span.end >= today:
+                spans.append(span)
+    words = cache(_trip_words)  # a trip may overlap many others
     for first, second in overlapping_pairs(spans):
-        message = f"{_trip_words(first)} overlaps {_trip_words(second)}"
-        yield Finding("warning", message, (first.item, second.item), due=second.start)
+        message = f"{words(first)} overlaps {words(second)}"
+        yield Finding("warning", message, (first.item.source, second.item.source), due=second.start)
 
 
 # --- schedule -------------------------------------------------------------------------
 
+# What overlapping_schedule keeps of a record: the record, its words, whose it is.
+_Slot = tuple[object, str, str | None]
 
-def _appointment_words(record: object) -> str:
-    provider = as_str(getattr(record, "provider", None))
+
+def _day(moment: date) -> date:
+    return moment.date() if isinstance(moment, datetime) else moment
+
+
+def _slot_words(span: Span[_Slot]) -> str:
+    return f"{span.item[1]} ({span.start:%Y-%m-%d %H:%M})"
+
+
+def _appointment_words(record: AppointmentRecord) -> str:
+    provider = record.provider
     return f"appointment with {provider}" if provider else "appointment"
 
 
-def _event_words(record: object) -> str:
-    return label(record, "title", "location", default="event")
+def _event_words(record: EventRecord) -> str:
+    return record.title or record.location or "event"
 
 
-@constraint(name="overlapping_schedule", fields={"appointments": ("start",), "events": ("start",)})
+@constraint(name="overlapping_schedule",
+            fields=dict([reads(AppointmentRecord, "start"), reads(EventRecord, "start")]))
 def overlapping_schedule(module: object, now: datetime) -> Iterator[Finding]:
     """Appointments and events of the same person that overlap in time."""
-    sources = [
-        (attribute, describe)
-        for attribute, describe in (("appointments", _appointment_words), ("events", _event_words))
-        if getattr(module, attribute, None) is not None
-    ]
-    if not sources:
+    appointments = read_present(module, AppointmentRecord)
+    events = read_present(module, EventRecord)
+    if appointments is None and events is None:
         raise MissingInput("the module has neither 'appointments' nor 'events'")
-    by_person: dict[str, list[Span[tuple[object, str]]]] = defaultdict(list)
-    for attribute, describe in sources:
-        items = records(module, attribute)
-        require(items, attribute.rstrip("s"), "start")
-        for record in items:
-            start = as_datetime(getattr(record, "start", None), now)
-            if start is None:
-                continue
-            end = as_datetime(getattr(record, "end", None), now) or start
-            if max(start, end) >= now:
-                by_person[person_of(record)].append(Span(start, end, (record, describe(record))))
+    by_person: dict[str, list[Span[_Slot]]] = defaultdict(list)
+    timed: list[AppointmentRecord | EventRecord] = []
+    if appointments is not None:
+        require(appointments, "appointment", "start")
+        timed.extend(appointments)
+    if events is not None:
+        require(events, "event", "start")
+        timed.extend(events)
+    naive = now.tzinfo is None
+    for record in timed:
+        start, end = record.start, record.end
+        if start is None:
+            continue
+        if (start.tzinfo is None) is not naive:
+            start = align(start, now)
+        if end is None:
+            end = start
+        elif (end.tzinfo is None) is not naive:
+            end = align(end, now)
+        if max(start, end) >= now:
+            words = _appointment_words(record) if isinstance(record, AppointmentRecord) else _event_words(record)
+            person = record.person
+            by_person[person_of(person)].append(Span(start, end, (record.source, words, person)))
+    described = cache(_slot_words)  # a slot may overlap many others
     for spans in by_person.values():
         for first, second in overlapping_pairs(spans):
-            (a, a_words), (b, b_words) = first.item, second.item
-            message = (
-                f"{_whose(a)} {a_words} ({first.start:%Y-%m-%d %H:%M}) overlaps "
-                f"{b_words} ({second.start:%Y-%m-%d %H:%M})"
-            )
-            yield Finding("warning", message, (a, b), due=as_date(second.start))
+            message = f"{_whose(first.item[2])} {described(first)} overlaps {described(second)}"
+            yield Finding("warning", message, (first.item[0], second.item[0]), due=_day(second.start))
 
 
-def _due_soon(module: object, now: datetime, attribute: str, what: str) -> Iterator[tuple[object, date, int]]:
-    items = records(module, attribute)
+Due = TypeVar("Due", BillRecord, DeadlineRecord)
+
+
+def _due_soon(module: object, now: datetime, view: type[Due], what: str) -> Iterator[tuple[Due, date, int]]:
+    items = read_all(module, view)
     require(items, what, "due_date")
+    today = now.date()
     for record in items:
-        due = as_date(getattr(record, "due_date", None))
-        if due is not None and (due - now.date()).days <= DUE_SOON_DAYS:
-            yield record, due, (due - now.date()).days
+        due = record.due_date
+        if due is not None and (due - today).days <= DUE_SOON_DAYS:
+            yield record, due, (due - today).days
 
 
-@constraint(name="bills_due", needs=("bills",), fields={"bills": ("due_date", "amount_usd")})
+@constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,),
+            fields=dict([reads(BillRecord, "due_date", "amount_usd")]))
 def bills_due(module: object, now: datetime) -> Iterator[Finding]:
     """Bills due within 7 days (warning) or overdue (critical)."""
-    for bill, due, days in _due_soon(module, now, "bills", "bill"):
-        payee = label(bill, "payee", default="a payee")
-        amount = _money(as_float(getattr(bill, "amount_usd", None)))
+    for bill, due, days in _due_soon(module, now, BillRecord, "bill"):
+        payee = bill.payee or "a payee"
+        amount = _money(bill.amount_usd)
         if days < 0:
-            yield Finding("critical", f"bill from {payee} ({amount}) is {_days(days)} overdue ({due})", (bill,), due)
+            yield Finding("critical", f"bill from {payee} ({amount}) is {_days(days)} overdue ({due})",
+                          (bill.source,), due)
         else:
-            yield Finding("warning", f"bill from {payee} ({amount}) is due {_in_days(days)} ({due})", (bill,), due)
+            yield Finding("warning", f"bill from {payee} ({amount}) is due {_in_days(days)} ({due})",
+                          (bill.source,), due)
 
 
-@constraint(name="deadlines_due", needs=("deadlines",), fields={"deadlines": ("due_date",)})
+@constraint(name="deadlines_due", needs=(DeadlineRecord.ATTRIBUTE,), fields=dict([reads(DeadlineRecord, "due_date")]))
 def deadlines_due(module: object, now: datetime) -> Iterator[Finding]:
     """Deadlines within 7 days (warning) or missed (critical)."""
-    for deadline, due, days in _due_soon(module, now, "deadlines", "deadline"):
-        title = label(deadline, "title", default="a deadline")
+    for deadline, due, days in _due_soon(module, now, DeadlineRecord, "deadline"):
+        title = deadline.title or "a deadline"
         if days < 0:
-            yield Finding("critical", f"deadline {title!r} passed {_days(days)} ago ({due})", (deadline,), due)
+            yield Finding("critical", f"deadline {title!r} passed {_days(days)} ago ({due})", (deadline.source,), due)
         else:
-            yield Finding("warning", f"deadline {title!r} is due {_in_days(days)} ({due})", (deadline,), due)
+            yield Finding("warning", f"deadline {title!r} is due {_in_days(days)} ({due})", (deadline.source,), due)
 
 
 # --- documents and vehicles ------------------------------------------------------------
@@ -213,119 +254,121 @@ def _expiry_severity(days: int) -> Severity | None:
     return None
 
 
-def _expiry_finding(record: object, what: str, expiry: date, today: date) -> Finding | None:
-    days = (expiry - today).days
-    severity = _expiry_severity(days)
-    if severity is None:
-        return None
+def _expiry_finding(record: object, what: str, expiry: date, days: int, severity: Severity) -> Finding:
     verb = "expired" if days < 0 else "expires"
     return Finding(severity, f"{what} {verb} {_in_days(days)} ({expiry})", (record,), due=expiry)
 
 
-@constraint(name="passport_expiry", needs=("passport",), fields={"passport": ("expiry_date",)})
+@constraint(name="passport_expiry", needs=(PassportRecord.ATTRIBUTE,),
+            fields=dict([reads(PassportRecord, "expiry_date")]))
 def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """The passport expires within 90 days (30: critical, 60: warning, 90: info) or has expired."""
-    passport = getattr(module, "passport")
-    require_value(passport, "the passport", "expiry_date")
-    expiry = as_date(getattr(passport, "expiry_date"))
-    if expiry is None:
-        raise MissingInput("the passport's expiry_date is not a date")
-    finding = _expiry_finding(passport, "your passport", expiry, now.date())
-    if finding is not None:
-        yield finding
+    passport = read_one(module, PassportRecord)
+    expiry = _passport_expiry(passport)
+    days = (expiry - now.date()).days
+    severity = _expiry_severity(days)
+    if severity is not None:
+        yield _expiry_finding(passport.source, "your passport", expiry, days, severity)
 
 
-@constraint(name="document_expiry", needs=("documents",), fields={"documents": ("expiry_date",)})
+@constraint(name="document_expiry", needs=(DocumentRecord.ATTRIBUTE,),
+            fields=dict([reads(DocumentRecord, "expiry_date")]))
 def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired."""
-    documents = records(module, "documents")
+    documents = read_all(module, DocumentRecord)
     require(documents, "document", "expiry_date")
+    today = now.date()
     for document in documents:
-        expiry = as_date(getattr(document, "expiry_date", None))
+        expiry = document.expiry_date
         if expiry is None:
             continue
-        holder = as_str(getattr(document, "holder", None))
-        kind = label(document, "kind", default="document")
-        number = as_str(getattr(document, "number", None))
+        days = (expiry - today).days
+        severity = _expiry_severity(days)
+        if severity is None:
+            continue
+        holder = document.holder
+        kind = document.kind or "document"
+        number = document.number
         owner = f"{holder}'s" if holder else "your"
         what = f"{owner} {kind} {number}" if number else f"{owner} {kind}"
-        finding = _expiry_finding(document, what, expiry, now.date())
-        if finding is not None:
-            yield finding
+        yield _expiry_finding(document.source, what, expiry, days, severity)
 
 
-@constraint(name="vehicle_service_due", needs=("vehicles",), fields={"vehicles": ("next_service_date",)})
+@constraint(name="vehicle_service_due", needs=(VehicleRecord.ATTRIBUTE,),
+            fields=dict([reads(VehicleRecord, "next_service_date")]))
 def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
     """A vehicle's next service is due within 14 days (or overdue)."""
-    vehicles = records(module, "vehicles")
+    vehicles = read_all(module, VehicleRecord)
     require(vehicles, "vehicle", "next_service_date")
+    today = now.date()
     for vehicle in vehicles:
-        due = as_date(getattr(vehicle, "next_service_date", None))
-        if due is None or (due - now.date()).days > SERVICE_SOON_DAYS:
+        due = vehicle.next_service_date
+        if due is None or (due - today).days > SERVICE_SOON_DAYS:
             continue
-        days = (due - now.date()).days
-        name = " ".join(filter(None, (as_str(getattr(vehicle, f, None)) for f in ("make", "model")))) or "vehicle"
-        plate = as_str(getattr(vehicle, "plate", None))
+        days = (due - today).days
+        name = " ".join(filter(None, (vehicle.make, vehicle.model))) or "vehicle"
+        plate = vehicle.plate
         what = f"{name} ({plate})" if plate else name
         when = f"was due {_days(days)} ago" if days < 0 else f"is due {_in_days(days)}"
-        yield Finding("info", f"service for your {what} {when} ({due})", (vehicle,), due)
+        yield Finding("info", f"service for your {what} {when} ({due})", (vehicle.source,), due)
 
 
 # --- health and finance ---------------------------------------------------------------
 
 
-@constraint(name="medication_allergy", needs=("medications", "allergies"),
-            fields={"medications": ("drug_class",), "allergies": ("drug_class",)})
+@constraint(name="medication_allergy", needs=(MedicationRecord.ATTRIBUTE, AllergyRecord.ATTRIBUTE),
+            fields=dict([reads(MedicationRecord, "drug_class"), reads(AllergyRecord, "drug_class")]))
 def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
     """A current medication in a drug class the same person is allergic to."""
-    medications = records(module, "medications")
-    allergies = records(module, "allergies")
+    medications = read_all(module, MedicationRecord)
+    allergies = read_all(module, AllergyRecord)
     require(medications, "medication", "drug_class")
     require(allergies, "allergy", "drug_class")
-    allergic: dict[tuple[str, str], list[object]] = defaultdict(list)
+    allergic: dict[tuple[str, str], list[AllergyRecord]] = defaultdict(list)
     for allergy in allergies:
-        drug_class = fold(getattr(allergy, "drug_class", None))
+        drug_class = fold(allergy.drug_class)
         if drug_class:
-            allergic[(person_of(allergy), drug_class)].append(allergy)
+            allergic[(person_of(allergy.person), drug_class)].append(allergy)
+    today = now.date()
     for medication in medications:
-        ended = as_date(getattr(medication, "end_date", None))
-        drug_class = fold(getattr(medication, "drug_class", None))
-        if drug_class is None or (ended is not None and ended < now.date()):
+        ended = medication.end_date
+        cls = medication.drug_class
+        if cls is None or (ended is not None and ended < today):
             continue
-        for allergy in allergic.get((person_of(medication), drug_class), ()):
-            name = label(medication, "name", default="a medication")
-            cls = label(medication, "drug_class", default=drug_class)
-            allergen = label(allergy, "allergen", "drug_class", default=drug_class)
-            whose = _whose(medication)
+        drug_class = cls.casefold()
+        for allergy in allergic.get((person_of(medication.person), drug_class), ()):
+            name = medication.name or "a medication"
+            allergen = allergy.allergen or allergy.drug_class or drug_class
+            whose = _whose(medication.person)
             message = f"{whose} medication {name} ({cls}) clashes with {whose} allergy to {allergen}"
-            yield Finding("critical", message, (medication, allergy))
+            yield Finding("critical", message, (medication.source, allergy.source))
 
 
-def _distinct(values: list[object]) -> list[str]:
+def _distinct(values: list[str | None]) -> list[str]:
     seen: dict[str, str] = {}
-    for value in values:
-        text = as_str(value)
+    for text in values:
         if text is not None:
             seen.setdefault(text.casefold(), text)
     return list(seen.values())
 
 
-@constraint(name="conflicting_payments", needs=("payments",), fields={"payments": ("payee", "status")})
+@constraint(name="conflicting_payments", needs=(PaymentRecord.ATTRIBUTE,),
+            fields=dict([reads(PaymentRecord, "payee", "status")]))
 def conflicting_payments(module: object, now: datetime) -> Iterator[Finding]:
     """Pending payments to one payee that disagree on amount, reference or requester."""
-    payments = records(module, "payments")
+    payments = read_all(module, PaymentRecord)
     require(payments, "payment", "payee", "status")
-    pending: dict[str, list[object]] = defaultdict(list)
+    pending: dict[str, list[PaymentRecord]] = defaultdict(list)
     for payment in payments:
-        payee = fold(getattr(payment, "payee", None))
-        if payee and fold(getattr(payment, "status", None)) == "pending":
-            pending[payee].append(payment)
+        payee = payment.payee
+        if payee is not None and (status := payment.status) is not None and status.casefold() == "pending":
+            pending[payee.casefold()].append(payment)
     for payee, group in pending.items():
         if len(group) < 2:
             continue
-        amounts = sorted({round(a, 2) for p in group if (a := as_float(getattr(p, "amount_usd", None))) is not None})
-        references = _distinct([getattr(p, "reference", None) for p in group])
-        requesters = _distinct([getattr(p, "requested_by", None) for p in group])
+        amounts = sorted({round(a, 2) for p in group if (a := p.amount_usd) is not None})
+        references = _distinct([p.reference for p in group])
+        requesters = _distinct([p.requested_by for p in group])
         conflicts = []
         if len(amounts) > 1:
             conflicts.append("amounts " + " vs ".join(map(_money, amounts)))
@@ -335,10 +378,11 @@ def conflicting_payments(module: object, now: datetime) -> Iterator[Finding]:
             conflicts.append("requested by " + " vs ".join(requesters))
         if not conflicts:
             continue
-        dates = [d for p in group if (d := as_date(getattr(p, "scheduled_date", None))) is not None]
-        name = label(group[0], "payee", default=payee)
+        dates = [d for p in group if (d := p.scheduled_date) is not None]
+        name = group[0].payee or payee
         message = f"{len(group)} pending payments to {name} disagree: {'; '.join(conflicts)}"
-        yield Finding("warning", message, tuple(group), due=min(dates, default=None), key=f"payee={payee}")
+        yield Finding("warning", message, tuple(p.source for p in group), due=min(dates, default=None),
+                      key=f"payee={payee}")
 
 
 BUILTIN: tuple[Constraint, ...] = (

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, is_dataclass
 
 from constraints.model import Constraint
+from constraints.records import field_value
 from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
 
 # Likely source names for the canonical fields built-in constraints read, most likely first.
@@ -80,7 +81,7 @@ def _present_fields(record: object) -> list[str]:
         names = [f.name for f in fields(record)]
     else:
         names = [n for n in getattr(record, "__dict__", {}) if not n.startswith("_")]
-    return [n for n in names if n != PROVENANCE_FIELD and getattr(record, n, None) is not None]
+    return [n for n in names if n != PROVENANCE_FIELD and field_value(record, n) is not None]
 
 
 def _similar(wanted: str, name: str) -> int | None:
@@ -109,19 +110,29 @@ def field_notices(module: object, constraints: Iterable[Constraint]) -> tuple[Fi
     """One notice per constraint and field it reads that some of the records lack; a
     constraint whose `needs` the module lacks does not run, and has none."""
     notices: list[FieldNotice] = []
+    found: dict[tuple[str, str], tuple[int, int, str | None]] = {}  # several constraints read one field
     for item in constraints:
-        if any(getattr(module, attribute, None) is None for attribute in item.needs):
+        if any(field_value(module, attribute) is None for attribute in item.needs):
             continue
         for attribute, names in item.fields.items():
-            value = getattr(module, attribute, None)
-            if value is None:
-                continue
-            records = _records(value)
-            domain = next((d for d in CANONICAL.values() if d.attribute == attribute), None)
-            canonical = set(domain.fields) if domain is not None else set()
             for name in dict.fromkeys(names):
-                lacking = [r for r in records if getattr(r, name, None) is None]
-                if lacking:
-                    source = suggest_source(name, lacking, canonical)
-                    notices.append(FieldNotice(item.name, attribute, name, len(lacking), len(records), source))
+                if (attribute, name) not in found:
+                    found[(attribute, name)] = _lacking(module, attribute, name)
+                missing, total, source = found[(attribute, name)]
+                if missing:
+                    notices.append(FieldNotice(item.name, attribute, name, missing, total, source))
     return tuple(notices)
+
+
+def _lacking(module: object, attribute: str, name: str) -> tuple[int, int, str | None]:
+    """How many records under `attribute` lack `name`, of how many, and the likely source field."""
+    value = field_value(module, attribute)
+    if value is None:
+        return 0, 0, None
+    records = _records(value)
+    lacking = [r for r in records if getattr(r, name, None) is None]
+    if not lacking:
+        return 0, len(records), None
+    domain = next((d for d in CANONICAL.values() if d.attribute == attribute), None)
+    canonical = set(domain.fields) if domain is not None else set()
+    return len(lacking), len(records), suggest_source(name, lacking, canonical)

@@ -21,7 +21,7 @@ class Span(Generic[T]):
 
     def __init__(self, start: date, end: date, item: T) -> None:
         self.start = start
-        self.end = max(start, end)
+        self.end = end if end > start else start
         self.item = item
 
 
@@ -36,11 +36,11 @@ def overlapping_pairs(spans: Iterable[Span[T]]) -> Iterator[tuple[Span[T], Span[
     # Heap of (end, start, sequence, span): the sequence breaks ties without comparing spans.
     open_spans: list[tuple[date, date, int, Span[T]]] = []
     for sequence, span in enumerate(ordered):
+        start = span.start
         while open_spans and (
-            open_spans[0][0] < span.start
-            or (open_spans[0][0] == span.start and open_spans[0][1] < span.start)
+            (top := open_spans[0])[0] < start or (top[0] == start and top[1] < start)
         ):
             heapq.heappop(open_spans)
-        for _, _, _, earlier in open_spans:
-            yield earlier, span
-        heapq.heappush(open_spans, (span.end, span.start, sequence, span))
+        for entry in open_spans:
+            yield entry[3], span
+        heapq.heappush(open_spans, (span.end, start, sequence, span))

@@ -1,0 +1,456 @@
+"""Typed views of the canonical records a user's module holds.
+
+A module is generated, so its records are checked at this boundary rather than trusted:
+a record may lack a canonical field entirely or hold a value of another type. Each
+canonical kind of `factlog.vocabulary` has a view class here (`TripRecord` for "trip",
+...) whose attributes are the kind's fields, typed (`trip.departure_date: date | None`),
+so a misspelt field is a mypy error instead of a silent skip. A view reads its record on
+access; a missing field, None, or a value of the wrong type reads as None. Strings are
+stripped (blank reads as None), dates also accept datetimes and ISO strings, datetimes
+also accept dates and ISO strings (`records.align` makes them comparable with `now`).
+
+Read a module through the accessors: `read_all(module, TripRecord) -> list[TripRecord]`,
+`read_one(module, PassportRecord) -> PassportRecord` (both raise `MissingInput` when the
+module lacks the attribute, whose name comes from the vocabulary). `require` and
+`View.holds` take field names typed per kind (`TripField`), and `reads` builds a
+constraint's `fields=` declaration from them. Cite `view.source`, the module's own
+record, in a `Finding`.
+
+The field lists are written out so that mypy sees them; tests/test_constraint_views.py
+checks that they agree with the vocabulary (every canonical field, with its type).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime, time
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Literal, TypeVar, overload
+
+from constraints.model import MissingInput
+from constraints.records import field_value
+from factlog.timeparse import day_of, try_datetime
+from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
+
+T = TypeVar("T")
+F = TypeVar("F", bound=str)
+
+
+class Field(Generic[T]):
+    """One typed field of a view: reads the record's value as `T`, or None when it is not one.
+
+    Each subclass reads one type of the vocabulary (`TYPE_NAME`); its reading is written
+    out in `_read`, with no helper call, since fields are read in the constraints' hot loops.
+    """
+
+    __slots__ = ("name",)
+    TYPE_NAME: ClassVar[str]  # the vocabulary's annotation string, e.g. "date"
+
+    def __init__(self) -> None:
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, view: None, owner: type | None = None) -> Field[T]: ...
+    @overload
+    def __get__(self, view: View[Any], owner: type | None = None) -> T | None: ...
+    def __get__(self, view: View[Any] | None, owner: type | None = None) -> Field[T] | T | None:
+        raise NotImplementedError  # each subclass reads with its own `_read`
+
+
+class Text(Field[str]):
+    """A string, stripped of surrounding blanks; blank reads as None."""
+
+    __slots__ = ()
+    TYPE_NAME = "str"
+
+    def _read(self, view: View[Any] | None, owner: type | None = None) -> Field[str] | str | None:
+        if view is None:
+            return self
+        value = getattr(view.source, self.name, None)
+        if isinstance(value, str):
+            return value.strip() or None
+        return None
+
+    if not TYPE_CHECKING:
+        __get__ = _read
+
+
+class Number(Field[float]):
+    """A float; an int reads as a float, a bool as None."""
+
+    __slots__ = ()
+    TYPE_NAME = "float"
+
+    def _read(self, view: View[Any] | None, owner: type | None = None) -> Field[float] | float | None:
+        if view is None:
+            return self
+        value = getattr(view.source, self.name, None)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        return None
+
+    if not TYPE_CHECKING:
+        __get__ = _read
+
+
+class Integer(Field[int]):
+    """An int; a bool reads as None."""
+
+    __slots__ = ()
+    TYPE_NAME = "int"
+
+    def _read(self, view: View[Any] | None, owner: type | None = None) -> Field[int] | int | None:
+        if view is None:
+            return self
+        value = getattr(view.source, self.name, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        return None
+
+    if not TYPE_CHECKING:
+        __get__ = _read
+
+
+class Flag(Field[bool]):
+    """A bool; anything else reads as None."""
+
+    __slots__ = ()
+    TYPE_NAME = "bool"
+
+    def _read(self, view: View[Any] | None, owner: type | None = None) -> Field[bool] | bool | None:
+        if view is None:
+            return self
+        value = getattr(view.source, self.name, None)
+        return value if isinstance(value, bool) else None
+
+    if not TYPE_CHECKING:
+        __get__ = _read
+
+
+class Day(Field[date]):
+    """A date; a datetime reads as its date, a string as its leading ISO date."""
+
+    __slots__ = ()
+    TYPE_NAME = "date"
+
+    def _read(self, view: View[Any] | None, owner: type | None = None) -> Field[date] | date | None:
+        if view is None:
+            return self
+        value = getattr(view.source, self.name, None)
+        if isinstance(value, datetime):
+            return value.date()
+        if isinstance(value, date):
+            return value
+        if isinstance(value, str):
+            return day_of(value.strip())
+        return None
+
+    if not TYPE_CHECKING:
+        __get__ = _read
+
+
+class Moment(Field[datetime]):
+    """A datetime; a date reads as its midnight, a string as ISO 8601 (`records.align` it with `now`)."""
+
+    __slots__ = ()
+    TYPE_NAME = "datetime"
+
+    def _read(self, view: View[Any] | None, owner: type | None = None) -> Field[datetime] | datetime | None:
+        if view is None:
+            return self
+        value = getattr(view.source, self.name, None)
+        if isinstance(value, datetime):
+            return value
+        if isinstance(value, date):
+            return datetime.combine(value, time.min)
+        if isinstance(value, str):
+            return try_datetime(value.strip())
+        return None
+
+    if not TYPE_CHECKING:
+        __get__ = _read
+
+
+class View(Generic[F]):
+    """A typed view of one record of a canonical kind; `F` names the kind's fields."""
+
+    __slots__ = ("source",)
+
+    KIND: ClassVar[str]  # the canonical kind, e.g. "trip"
+    ATTRIBUTE: ClassVar[str]  # the module attribute, from the vocabulary, e.g. "trips"
+    EXTRA: ClassVar[frozenset[str]]  # fields read beyond the vocabulary's
+
+    def __init_subclass__(cls, *, kind: str, extra: tuple[str, ...] = (), **options: Any) -> None:
+        super().__init_subclass__(**options)
+        cls.KIND = kind
+        cls.ATTRIBUTE = CANONICAL[kind].attribute
+        cls.EXTRA = frozenset(extra)
+
+    def __init__(self, source: object) -> None:
+        self.source = source  # the module's own record: cite this in a Finding
+
+    def has(self, name: F) -> bool:
+        """The record has this field at all (it may hold None)."""
+        return hasattr(self.source, name)
+
+    def holds(self, name: F) -> bool:
+        """The record holds a value (not None) for this field, of whatever type."""
+        return field_value(self.source, name) is not None
+
+    @property
+    def fact_ids(self) -> object:
+        """The record's provenance, so that a view cited by mistake still names its facts."""
+        return field_value(self.source, PROVENANCE_FIELD)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.source!r})"
+
+
+V = TypeVar("V", bound=View[Any])
+
+
+def _value(module: object, view: type[View[Any]]) -> object:
+    value = field_value(module, view.ATTRIBUTE)
+    if value is None:
+        raise MissingInput(f"the module has no {view.ATTRIBUTE!r}")
+    return value
+
+
+def read_all(module: object, view: type[V]) -> list[V]:
+    """Views of the records under the kind's attribute (a single record counts as a list of one)."""
+    value = _value(module, view)
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return list(map(view, value))
+    return [view(value)]
+
+
+def read_one(module: object, view: type[V]) -> V:
+    """A view of the record under a singular kind's attribute (e.g. `passport`)."""
+    return view(_value(module, view))
+
+
+def read_present(module: object, view: type[V]) -> list[V] | None:
+    """Like `read_all`, but None when the module lacks the attribute."""
+    try:
+        return read_all(module, view)
+    except MissingInput:
+        return None
+
+
+def require(items: Sequence[View[F]], what: str, *names: F) -> None:
+    """Raise `MissingInput` when records exist but none of them has one of `names`."""
+    if not items:
+        return
+    for name in names:
+        if not any(item.has(name) for item in items):
+            raise MissingInput(f"{what} records have no {name!r} field")
+
+
+def require_value(item: View[F], what: str, name: F) -> None:
+    """Raise `MissingInput` when a single record lacks a field or holds None there."""
+    if not item.holds(name):
+        raise MissingInput(f"{what} has no {name!r}")
+
+
+def reads(view: type[View[F]], *names: F) -> tuple[str, tuple[str, ...]]:
+    """One entry of a constraint's `fields=`: `dict([reads(TripRecord, "departure_date")])`."""
+    return view.ATTRIBUTE, tuple(names)
+
+
+# --- one view per canonical kind (same order and fields as factlog.vocabulary) -----------
+
+ProfileField = Literal["full_name", "home_city", "email", "phone", "occupation", "employer", "birth_date"]
+
+
+class ProfileRecord(View[ProfileField], kind="profile"):
+    __slots__ = ()
+    full_name = Text()
+    home_city = Text()
+    email = Text()
+    phone = Text()
+    occupation = Text()
+    employer = Text()
+    birth_date = Day()
+
+
+PassportField = Literal["number", "country", "issue_date", "expiry_date"]
+
+
+class PassportRecord(View[PassportField], kind="passport"):
+    __slots__ = ()
+    number = Text()
+    country = Text()
+    issue_date = Day()
+    expiry_date = Day()
+
+
+DocumentField = Literal["kind", "number", "holder", "expiry_date"]
+
+
+class DocumentRecord(View[DocumentField], kind="document"):
+    __slots__ = ()
+    kind = Text()
+    number = Text()
+    holder = Text()
+    expiry_date = Day()
+
+
+TripField = Literal["destination", "country", "purpose", "booking_ref", "carrier", "departure_date",
+                    "return_date", "is_international", "cost_usd"]
+
+
+class TripRecord(View[TripField], kind="trip"):
+    __slots__ = ()
+    destination = Text()
+    country = Text()
+    purpose = Text()
+    booking_ref = Text()
+    carrier = Text()
+    departure_date = Day()
+    return_date = Day()
+    is_international = Flag()
+    cost_usd = Number()
+
+
+LoyaltyProgramField = Literal["program", "number"]
+
+
+class LoyaltyProgramRecord(View[LoyaltyProgramField], kind="loyalty_program"):
+    __slots__ = ()
+    program = Text()
+    number = Text()
+
+
+AllergyField = Literal["allergen", "drug_class", "severity", "person"]
+
+
+class AllergyRecord(View[AllergyField], kind="allergy"):
+    __slots__ = ()
+    allergen = Text()
+    drug_class = Text()
+    severity = Text()
+    person = Text()
+
+
+MedicationField = Literal["name", "drug_class", "dose", "person", "start_date", "end_date"]
+
+
+class MedicationRecord(View[MedicationField], kind="medication"):
+    __slots__ = ()
+    name = Text()
+    drug_class = Text()
+    dose = Text()
+    person = Text()
+    start_date = Day()
+    end_date = Day()
+
+
+AppointmentField = Literal["provider", "location", "person", "start", "end"]
+
+
+class AppointmentRecord(View[AppointmentField], kind="appointment"):
+    __slots__ = ()
+    provider = Text()
+    location = Text()
+    person = Text()
+    start = Moment()
+    end = Moment()
+
+
+AccountField = Literal["institution", "kind", "last4"]
+
+
+class AccountRecord(View[AccountField], kind="account"):
+    __slots__ = ()
+    institution = Text()
+    kind = Text()
+    last4 = Text()
+
+
+PaymentField = Literal["payee", "reference", "status", "requested_by", "amount_usd", "scheduled_date"]
+
+
+class PaymentRecord(View[PaymentField], kind="payment"):
+    __slots__ = ()
+    payee = Text()
+    reference = Text()
+    status = Text()
+    requested_by = Text()
+    amount_usd = Number()
+    scheduled_date = Day()
+
+
+BillField = Literal["payee", "amount_usd", "due_date", "recurring"]
+
+
+class BillRecord(View[BillField], kind="bill"):
+    __slots__ = ()
+    payee = Text()
+    amount_usd = Number()
+    due_date = Day()
+    recurring = Flag()
+
+
+VehicleField = Literal["make", "model", "plate", "vin", "year", "next_service_date"]
+
+
+class VehicleRecord(View[VehicleField], kind="vehicle"):
+    __slots__ = ()
+    make = Text()
+    model = Text()
+    plate = Text()
+    vin = Text()
+    year = Integer()
+    next_service_date = Day()
+
+
+RelativeField = Literal["name", "relationship", "birth_date"]
+
+
+class RelativeRecord(View[RelativeField], kind="relative"):
+    __slots__ = ()
+    name = Text()
+    relationship = Text()
+    birth_date = Day()
+
+
+EventField = Literal["title", "location", "start", "end", "person"]
+
+
+class EventRecord(View[EventField], kind="event", extra=("person",)):
+    """`person` is not in the vocabulary, but an event record that names one is read per person."""
+
+    __slots__ = ()
+    title = Text()
+    location = Text()
+    start = Moment()
+    end = Moment()
+    person = Text()
+
+
+DeadlineField = Literal["title", "due_date"]
+
+
+class DeadlineRecord(View[DeadlineField], kind="deadline"):
+    __slots__ = ()
+    title = Text()
+    due_date = Day()
+
+
+PreferenceField = Literal["topic", "value", "condition"]
+
+
+class PreferenceRecord(View[PreferenceField], kind="preference"):
+    __slots__ = ()
+    topic = Text()
+    value = Text()
+    condition = Text()
+
+
+VIEWS: tuple[type[View[Any]], ...] = (
+    ProfileRecord, PassportRecord, DocumentRecord, TripRecord, LoyaltyProgramRecord, AllergyRecord,
+    MedicationRecord, AppointmentRecord, AccountRecord, PaymentRecord, BillRecord, VehicleRecord,
+    RelativeRecord, EventRecord, DeadlineRecord, PreferenceRecord,
+)
