@@ -10,8 +10,9 @@ format: `factlog.formats`). Format 1 is what was written before formats were ver
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, Mapping
+from typing import Annotated, Any, ClassVar, Literal, Mapping, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -65,6 +66,10 @@ def _positional(names: tuple[str, ...], args: tuple[Any, ...], data: dict[str, A
     return {**dict(zip(names, args)), **data}
 
 
+_LOADING: ContextVar[bool] = ContextVar("_LOADING", default=False)  # inside `PublishMeta.load`
+M = TypeVar("M", bound="PublishMeta")
+
+
 class Attempt(BaseModel):
     """One call of the producer and the validation of what it returned."""
 
@@ -110,7 +115,17 @@ class PublishMeta(Format):
         try:
             super().__init__(**_positional(("log_position", "input_hash", "producer"), args, data))
         except ValidationError as exc:
+            if _LOADING.get():  # `load` reports it, naming the file
+                raise
             raise InputError(f"version metadata: {first_problem(exc)}") from None
+
+    @classmethod
+    def load(cls: type[M], data: object, *, source: str) -> M:
+        token = _LOADING.set(True)
+        try:
+            return super().load(data, source=source)
+        finally:
+            _LOADING.reset(token)
 
     def to_json(self) -> dict[str, JsonValue]:
         data: dict[str, JsonValue] = self.model_dump(mode="json")
