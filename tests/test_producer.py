@@ -175,6 +175,24 @@ def test_the_compiler_answers_safety_feedback_by_quarantining_the_culprits(
     assert mem.module(USER)._quarantined == result.version.meta.quarantined
 
 
+def test_bad_usage_figures_are_left_out_and_a_bad_name_is_refused_before_any_work(mem: Memory) -> None:
+    @dataclass
+    class Sloppy:
+        name: str = "sloppy"
+
+        def produce(self, request: ProducerRequest) -> Produced:
+            usage: Any = {"tokens": 5, "nan": float("nan"), "neg": -1.0, "flag": True, 3: 1.0, "": 2.0}
+            return Produced(compiled(request), usage)
+
+    mem.add(USER, "usage")
+    result = run(mem, Sloppy())  # type: ignore[arg-type]
+    assert isinstance(result, Published) and result.version.meta.usage == {"tokens": 5.0}
+    mem.add(USER, "named badly")
+    with pytest.raises(InputError, match="producer name 'Bad Name'"):
+        run(mem, Sloppy(name="Bad Name"))  # type: ignore[arg-type]
+    assert mem.versions.current(USER) == result.version
+
+
 def test_quarantine_declaration_round_trips_and_is_absent_when_empty() -> None:
     source = quarantine_source({12: 'too "long"', 3: "dunder\nname"})
     assert declared_quarantine({"__init__.py": source}) == {3: "dunder\nname", 12: 'too "long"'}

@@ -15,6 +15,7 @@ for it and the metadata lists it with its reason (`PublishMeta.quarantined`).
 
 from __future__ import annotations
 
+import math
 import shutil
 import time
 import uuid
@@ -30,11 +31,12 @@ from codegen.problems import Problem, format_problems
 from codegen.producer import PreviousVersion, Producer, ProducerRequest, resolve_producer
 from codegen.quarantine import declared_quarantine
 from codegen.validate import Invalid, Valid, Validator
+from factlog.errors import InputError
 from factlog.model import Fact
 from factlog.store import FactStore
 from users.records import collections
 from users.store import ForgottenMeanwhile, VersionStore
-from users.versions import MAX_PROBLEM, MAX_PROBLEMS, Attempt, PublishMeta, VersionInfo
+from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
 
 MAX_REPAIRS = 3  # attempts after the first one that failed validation
 
@@ -103,6 +105,24 @@ def _rounded(values: Mapping[str, float]) -> dict[str, float]:
     return {k: round(float(v), 6) for k, v in values.items()}
 
 
+MAX_USAGE_KEYS = 32
+
+
+def reported_usage(usage: object) -> dict[str, float]:
+    """What a producer reported, as metadata keeps it: up to MAX_USAGE_KEYS names (1-200
+    characters) with finite, non-negative numbers; anything else is left out."""
+    kept: dict[str, float] = {}
+    if not isinstance(usage, Mapping):
+        return kept
+    for key, value in usage.items():
+        if len(kept) >= MAX_USAGE_KEYS:
+            break
+        if isinstance(key, str) and 1 <= len(key) <= 200 and isinstance(value, (int, float)) \
+                and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+            kept[key] = round(float(value), 6)
+    return kept
+
+
 def usage_totals(attempts: Sequence[Attempt]) -> dict[str, float]:
     totals: dict[str, float] = {}
     for attempt in attempts:
@@ -152,6 +172,10 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
     never come back as a version, nor mix with facts of a new user of the same name.
     `producer`: an object, a registered name, or None for the compiler."""
     chosen = resolve_producer(producer)
+    name = getattr(chosen, "name", None)
+    if not isinstance(name, str) or not PRODUCER_PATTERN.fullmatch(name):
+        raise InputError(f"producer name {name!r} must be lowercase letters, digits and '_' "
+                         "(optionally ':' and a detail, e.g. 'llm:qwen2.5-7b')")
     with versions.in_use():
         return _checkpoint(facts, versions, validator, user, stage_root, chosen, max(0, max_repairs))
 
@@ -189,12 +213,12 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         timings.update(result.timings)
         seconds = time.perf_counter() - started
         if isinstance(result, Valid):
-            attempts.append(Attempt(number=number, stage="passed", usage=_rounded(produced.usage),
+            attempts.append(Attempt(number=number, stage="passed", usage=reported_usage(produced.usage),
                                     seconds=round(seconds, 6)))
             return _publish(versions, user, log, live, produced.files, left_out, result, stage_dir, producer,
                             attempts, timings, epoch, current, head)
         attempts.append(Attempt(number=number, stage=result.stage, problems=problem_lines(result.problems),
-                                usage=_rounded(produced.usage), seconds=round(seconds, 6)))
+                                usage=reported_usage(produced.usage), seconds=round(seconds, 6)))
         feedback, failed_files = result, dict(produced.files)
     assert feedback is not None
     return Failed(feedback.stage, feedback.problems, timings, current, tuple(attempts), producer.name)
