@@ -34,6 +34,7 @@ from codegen.validate import Invalid, Valid, Validator
 from factlog.errors import InputError
 from factlog.model import Fact
 from factlog.store import FactStore
+from factlog.vocabulary import NOTE_ATTRIBUTE
 from users.records import collections
 from users.store import ForgottenMeanwhile, VersionStore
 from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
@@ -135,7 +136,8 @@ def _bookkeeping(module: ModuleType, log: Sequence[Fact], left_out: Mapping[int,
                  ) -> tuple[dict[str, int], dict[str, list[int]]]:
     """Record counts (read from the validated module) and the entities of the facts the
     package holds (the log's identity rule), for the metadata of format 1's readers."""
-    counts = {name: len(c.records) for name, c in collections(module).items()}
+    found = collections(module)
+    counts = {name: len(found[name].records) for name in sorted(found, key=lambda a: (a == NOTE_ATTRIBUTE, a))}
     live = select_live([f for f in log if f.id not in left_out] if left_out else log)
     entities = {e.ident: list(e.fact_ids) for kind in live.entities for e in live.entities[kind]}
     entities.update({f"note#{n.fact_id}": [n.fact_id] for n in live.notes})
