@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import date
+from functools import lru_cache
 from typing import Sequence
 
 from codegen.naming import normalize_kind
@@ -98,6 +99,14 @@ def _identity(kind: str, fact: Fact) -> str:
     if fact.key is not None:
         return f"{kind}/{fact.key}"
     return f"{kind}#{fact.id}"
+
+
+_normalized = lru_cache(maxsize=4096)(normalize_kind)
+
+
+def entity_id(fact: Fact) -> str | None:
+    """The entity a fact describes (`Entity.ident`), or None for a free-text note."""
+    return None if fact.kind is None else _identity(_normalized(fact.kind), fact)
 
 
 def select_live(facts: Sequence[Fact]) -> LiveFacts:

@@ -25,7 +25,7 @@ from types import ModuleType
 from typing import Iterator, Mapping, Sequence
 
 from codegen.compile import hash_of
-from codegen.live import select_live
+from codegen.live import entity_id
 from codegen.loader import unload_package
 from codegen.problems import Problem, format_problems
 from codegen.producer import PreviousVersion, Producer, ProducerRequest, resolve_producer
@@ -34,7 +34,7 @@ from codegen.validate import Invalid, Valid, Validator
 from factlog.errors import InputError
 from factlog.model import Fact
 from factlog.store import FactStore
-from factlog.vocabulary import NOTE_ATTRIBUTE
+from factlog.vocabulary import NOTE_ATTRIBUTE, PROVENANCE_FIELD
 from users.records import collections
 from users.store import ForgottenMeanwhile, VersionStore
 from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
@@ -86,8 +86,8 @@ def anchor_hash(log: Sequence[Fact], position: int) -> str | None:
 
 def input_hash(log: Sequence[Fact], live: set[int], left_out: Mapping[int, str]) -> str:
     """sha256 over the hashes of the live facts the package holds, in id order (as the
-    compiler computes it for its headers)."""
-    return hash_of(f.hash for f in sorted(log, key=lambda f: f.id) if f.id in live and f.id not in left_out)
+    compiler computes it for its headers); `log` as `FactStore.facts` returns it, id order."""
+    return hash_of(f.hash for f in log if f.id in live and f.id not in left_out)  # the log is in id order
 
 
 def problem_lines(problems: Sequence[Problem]) -> list[str]:
@@ -132,15 +132,23 @@ def usage_totals(attempts: Sequence[Attempt]) -> dict[str, float]:
     return totals
 
 
-def _bookkeeping(module: ModuleType, log: Sequence[Fact], left_out: Mapping[int, str]
-                 ) -> tuple[dict[str, int], dict[str, list[int]]]:
-    """Record counts (read from the validated module) and the entities of the facts the
-    package holds (the log's identity rule), for the metadata of format 1's readers."""
+def _bookkeeping(module: ModuleType, log: Sequence[Fact]) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """Record counts and entities (entity id -> fact ids) read from the validated module:
+    each record cites its facts, and its first fact names the entity (`codegen.live`'s
+    identity rule), so no producer has to supply them (format 1's readers need them)."""
     found = collections(module)
     counts = {name: len(found[name].records) for name in sorted(found, key=lambda a: (a == NOTE_ATTRIBUTE, a))}
-    live = select_live([f for f in log if f.id not in left_out] if left_out else log)
-    entities = {e.ident: list(e.fact_ids) for kind in live.entities for e in live.entities[kind]}
-    entities.update({f"note#{n.fact_id}": [n.fact_id] for n in live.notes})
+    by_id = {f.id: f for f in log}
+    entities: dict[str, list[int]] = {}
+    for collection in found.values():
+        for record in collection.records:
+            cited = getattr(record, PROVENANCE_FIELD, None)
+            if not isinstance(cited, list) or not cited:
+                continue
+            ids = sorted({i for i in cited if type(i) is int})  # as `users.records.fact_ids`, inlined: 10k records
+            first = by_id.get(ids[0]) if ids else None
+            if first is not None:
+                entities[entity_id(first) or f"note#{first.id}"] = ids
     return counts, entities
 
 
@@ -233,7 +241,7 @@ def _publish(versions: VersionStore, user: str, log: Sequence[Fact], live: set[i
     position = max((f.id for f in log), default=0)  # the log as read may have grown past `head`
     try:
         started = time.perf_counter()
-        counts, entities = _bookkeeping(result.module, log, left_out)
+        counts, entities = _bookkeeping(result.module, log)
         info = versions.publish_if_newer(user, files, PublishMeta(
             log_position=position,
             input_hash=input_hash(log, live, left_out),
