@@ -364,6 +364,12 @@ def test_the_workspace_written_before_formats_still_reads() -> None:
         assert info.meta.producer == "compiler" and info.meta.log_hash is not None and info.meta.attempts == []
 
 
+def test_metadata_takes_what_format_1_took() -> None:
+    """No new limits on the old fields: a long entity id (a long key) still publishes."""
+    meta = PublishMeta(1, "h", "compiler", entities={"trip/" + "k" * 5000: [1]}, record_counts={"trips": 1})
+    assert list(meta.entities) == ["trip/" + "k" * 5000]
+
+
 def test_any_registered_name_is_a_valid_producer_in_metadata() -> None:
     for name in ("compiler", "llm:qwen2.5-7b", "scripted", "test_echo:v1", "my_llm:org/model@2"):
         assert PublishMeta(1, "h", name).producer == name

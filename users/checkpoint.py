@@ -37,7 +37,7 @@ from factlog.store import FactStore
 from factlog.vocabulary import NOTE_ATTRIBUTE, PROVENANCE_FIELD
 from users.records import collections
 from users.store import ForgottenMeanwhile, VersionStore
-from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
+from users.versions import MAX_PROBLEM, MAX_PROBLEMS, MAX_REASON, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
 
 MAX_REPAIRS = 3  # attempts after the first one that failed validation
 
@@ -98,8 +98,8 @@ def problem_lines(problems: Sequence[Problem]) -> list[str]:
     return lines
 
 
-def _cut(text: str) -> str:
-    return text if len(text) <= MAX_PROBLEM else text[: MAX_PROBLEM - 3] + "..."
+def _cut(text: str, limit: int = MAX_PROBLEM) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _rounded(values: Mapping[str, float]) -> dict[str, float]:
@@ -251,7 +251,7 @@ def _publish(versions: VersionStore, user: str, log: Sequence[Fact], live: set[i
             entities=entities,
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
             log_hash=anchor_hash(log, position),
-            quarantined=left_out,
+            quarantined={i: _cut(why, MAX_REASON) for i, why in left_out.items()},
             attempts=attempts,
             usage=usage_totals(attempts),
         ), epoch=epoch)

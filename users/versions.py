@@ -52,7 +52,8 @@ Count = Annotated[int, Field(strict=True, ge=0)]
 FactId = Annotated[int, Field(strict=True, ge=1)]
 FactKey = Annotated[int, Field(ge=1)]  # a fact id as a JSON object key ("12")
 Seconds = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]  # an int is fine, a bool is not
-Name = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+Name = Annotated[str, Field(strict=True, min_length=1)]  # an entity id, attribute or stage
+UsageName = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
 Text = Annotated[str, Field(strict=True)]
 Sha256 = Annotated[str, Field(strict=True, pattern=r"^[0-9a-f]{64}$")]
 VersionNumber = Annotated[int, BeforeValidator(check_version_number)]
@@ -78,7 +79,7 @@ class Attempt(BaseModel):
     number: FactId  # 1-based
     stage: Annotated[str, Field(strict=True, pattern=r"^[a-z][a-z_-]{0,31}$")]  # "passed" or the failing stage
     problems: Annotated[list[Problem], Field(max_length=MAX_PROBLEMS + 1)] = []
-    usage: dict[Name, Seconds] = {}  # what the producer reported (tokens, seconds, ...)
+    usage: dict[UsageName, Seconds] = {}  # what the producer reported (tokens, seconds, ...)
     seconds: Seconds = 0.0  # producing and validating
 
 
@@ -107,7 +108,7 @@ class PublishMeta(Format):
     log_hash: Sha256 | None = None
     quarantined: dict[FactKey, Reason] = {}  # fact id -> why it was left out
     attempts: Annotated[list[Attempt], Field(max_length=MAX_ATTEMPTS)] = []
-    usage: dict[Name, Seconds] = {}  # totals over the attempts
+    usage: dict[UsageName, Seconds] = {}  # totals over the attempts
     manifest_sha256: Sha256 | None = None
 
     def __init__(self, *args: Any, **data: Any) -> None:
