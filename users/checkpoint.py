@@ -145,7 +145,10 @@ def _bookkeeping(module: ModuleType, log: Sequence[Fact]) -> tuple[dict[str, int
             cited = getattr(record, PROVENANCE_FIELD, None)
             if not isinstance(cited, list) or not cited:
                 continue
-            ids = sorted({i for i in cited if type(i) is int})  # as `users.records.fact_ids`, inlined: 10k records
+            if len(cited) == 1 and type(cited[0]) is int:  # most records: one fact
+                ids = [cited[0]]
+            else:  # as `users.records.fact_ids`
+                ids = sorted({i for i in cited if type(i) is int})
             first = by_id.get(ids[0]) if ids else None
             if first is not None:
                 entities[entity_id(first) or f"note#{first.id}"] = ids
