@@ -220,7 +220,7 @@ def _compile(user: str, facts: Sequence[Fact], quarantined: dict[int, str]) -> G
     input_hash = hash_of(f.hash for f in live.facts)
     contents = ", ".join(e.spec.names.attribute for e in exports)
     init_header = Header(user, position, input_hash, "the whole log", contents)
-    files["__init__.py"] = init_module(exports, init_header)
+    files["__init__.py"] = init_module(exports, init_header, quarantined)
     entity_map: dict[str, list[int]] = {e.ident: list(e.fact_ids) for k in live.entities for e in live.entities[k]}
     entity_map.update({f"note#{n.fact_id}": [n.fact_id] for n in live.notes})
     return GeneratedPackage(user, dict(sorted(files.items())), position, input_hash, counts, entity_map, renamed,

@@ -17,10 +17,12 @@ compiles again without those facts. A retraction of the fact ends its quarantine
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Iterable, Mapping
 
 from codegen.problems import Problem
+from codegen.render import QUARANTINE_NAME
 from codegen.safety_rules import Limits
 from factlog.errors import InputError
 from factlog.limits import reserved_field_name
@@ -127,3 +129,34 @@ def culprit_facts(problems: Iterable[Problem], files: Mapping[str, str]) -> dict
             if text.strip().isdigit():
                 culprits.setdefault(int(text), reason)
     return culprits
+
+
+def declared_quarantine(files: Mapping[str, str]) -> dict[int, str]:
+    """The live facts a package says it left out, and why: `_quarantined: dict[int, str]`
+    in its `__init__.py` (a dict display of fact ids to reasons). Entries of any other shape
+    are ignored, so coverage reports those facts as missing."""
+    source = files.get("__init__.py", "")
+    if QUARANTINE_NAME not in source:
+        return {}
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return {}
+    for stmt in tree.body:
+        target: ast.expr
+        value: ast.expr | None
+        if isinstance(stmt, ast.AnnAssign):
+            target, value = stmt.target, stmt.value
+        elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+            target, value = stmt.targets[0], stmt.value
+        else:
+            continue
+        if not (isinstance(target, ast.Name) and target.id == QUARANTINE_NAME and isinstance(value, ast.Dict)):
+            continue
+        declared: dict[int, str] = {}
+        for key, item in zip(value.keys, value.values):
+            if isinstance(key, ast.Constant) and type(key.value) is int and key.value >= 1 \
+                    and isinstance(item, ast.Constant) and isinstance(item.value, str) and item.value:
+                declared[key.value] = item.value
+        return declared
+    return {}

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Mapping, Sequence
 
 import jinja2
 
@@ -199,7 +199,9 @@ class Export:
     chunks: tuple[tuple[str, str], ...]  # (module stem, list name) per record chunk
 
 
-def init_module(exports: Sequence[Export], header: Header) -> str:
+def init_module(exports: Sequence[Export], header: Header, quarantined: Mapping[int, str] | None = None) -> str:
+    """The package's `__init__.py`; live facts left out are declared in `_quarantined` (only
+    when there are any, so a package without quarantine keeps its bytes)."""
     imports: list[str] = []
     assignments: list[str] = []
     for export in exports:
@@ -212,4 +214,15 @@ def init_module(exports: Sequence[Export], header: Header) -> str:
         imports.extend(f"from .{stem} import {list_name}" for stem, list_name in export.chunks)
         joined = ", ".join(f"*{list_name}" for _, list_name in export.chunks)
         assignments.append(f"{names.attribute}: list[{names.class_name}] = [{joined}]")
+    if quarantined:
+        assignments.append(quarantine_source(quarantined))
     return _render("init_module.py.jinja2", docstring=header_source(header), imports=imports, assignments=assignments)
+
+
+QUARANTINE_NAME = "_quarantined"
+
+
+def quarantine_source(quarantined: Mapping[int, str]) -> str:
+    """`_quarantined: dict[int, str] = {12: "reason", ...}`, ids ascending, one per line."""
+    items = "".join(f"\n    {fact_id}: {str_literal(reason)}," for fact_id, reason in sorted(quarantined.items()))
+    return f"{QUARANTINE_NAME}: dict[int, str] = {{{items}\n}}"

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from codegen.producer import Producer
 from codegen.validate import Validator
 from constraints import Alert, AlertDiff
 from factlog.model import check_user_id
@@ -50,24 +51,27 @@ class CheckpointService:
         """Drop the user's validation caches (the forget itself is coordinated by `Forgetting`)."""
         self.validator.forget(user)
 
-    def checkpoint(self, user: str) -> CheckpointResult:
-        """Compile and validate the user's log; publish a new version if anything changed."""
+    def checkpoint(self, user: str, producer: Producer | str | None = None) -> CheckpointResult:
+        """Produce and validate the user's package; publish a new version if anything changed.
+        `producer`: a registered name or an object; None is the compiler."""
         check_user_id(user)
         return checkpoint(self.facts, self.versions, self.validator, user,
-                          stage_root=self.cache_dir / "stage")
+                          stage_root=self.cache_dir / "stage", producer=producer)
 
     def checkpoint_and_alert(self, user: str, now: datetime | None = None,
-                             on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+                             on_new_alert: Callable[[Alert], None] | None = None,
+                             producer: Producer | str | None = None) -> CheckpointReport:
         """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
         with self.versions.in_use():  # no forget between the two
-            result = self.checkpoint(user)
+            result = self.checkpoint(user, producer)
             alerts = None
             if isinstance(result, Published):
                 alerts = self.alerts.alerts(user, now, on_new_alert=on_new_alert)
         return CheckpointReport(user, result, alerts)
 
     def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
-                          on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+                          on_new_alert: Callable[[Alert], None] | None = None,
+                          producer: Producer | str | None = None) -> CheckpointReport:
         """Checkpoint (and run constraints) when `policy` says so; otherwise report why not."""
         current = self.versions.current(user)
         new_facts = self.facts.head(user) - (current.meta.log_position if current else 0)
@@ -75,15 +79,16 @@ class CheckpointService:
         if current is not None:
             age = (datetime.now(timezone.utc) - parse_datetime(current.created_at)).total_seconds()
         if policy.due(new_facts, age):
-            return self.checkpoint_and_alert(user, now, on_new_alert)
+            return self.checkpoint_and_alert(user, now, on_new_alert, producer)
         reason = f"{new_facts} new facts; the policy waits for {policy.every_facts}" if new_facts \
             else "no new facts"
         return CheckpointReport(user, Unchanged(current, reason), None)
 
-    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool = False) -> CheckpointReport:
+    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool = False,
+                   producer: Producer | str | None = None) -> CheckpointReport:
         """What `uac watch` does per user: checkpoint if due; on a clock tick, also re-run the
         constraints when no new version came (alerts change as time passes)."""
-        report = self.checkpoint_if_due(user, policy)
+        report = self.checkpoint_if_due(user, policy, producer=producer)
         if clock_tick and isinstance(report.result, Unchanged) and report.result.version is not None:
             return CheckpointReport(user, report.result, self.alerts.alerts(user))
         return report

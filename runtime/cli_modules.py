@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from codegen.producer import producer_named
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
 from factlog.timeparse import parse_date, parse_datetime
@@ -52,16 +53,22 @@ def parse_now(value: Optional[str]) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
 
 
+ProducerOpt = typer.Option(None, "--producer", help="the registered producer that writes the package "
+                                                     "(default: compiler)")
+
+
 @app.command("checkpoint")
 def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", help="clock for constraints"),
-                   as_json: bool = JsonOpt) -> None:
+                   producer: Optional[str] = ProducerOpt, as_json: bool = JsonOpt) -> None:
     """Compile the log into a new validated version (if anything changed), then run constraints."""
+    chosen = None if producer is None else producer_named(producer)
     mem = memory()
     mem.require_user(user)
-    from runtime.settings import settings_producer  # pydantic: off the paths that do not read settings
+    if chosen is None:
+        from runtime.settings import settings_producer  # pydantic: off the paths that do not read settings
 
-    settings_producer(mem.workspace.home)
-    report = mem.checkpoint_and_alert(user, parse_now(now))
+        chosen = producer_named(settings_producer(mem.workspace.home))
+    report = mem.checkpoint_and_alert(user, parse_now(now), producer=chosen)
     emit_json(checkpoint_json(report)) if as_json else print_checkpoint(report)
     if isinstance(report.result, Failed):
         raise typer.Exit(1)
@@ -239,14 +246,20 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
               None, "--every-seconds", min=0, help="... or when a new fact has waited this long "
               "[default: settings.json, else never]"),
           tick: float = typer.Option(3600, "--tick", min=1, help="seconds between clock runs of the constraints"),
-          as_json: bool = JsonOpt) -> None:
+          producer: Optional[str] = ProducerOpt, as_json: bool = JsonOpt) -> None:
     """Watch the log: each change → checkpoint → constraints → new and resolved alerts."""
     from runtime.watch import Watcher
 
+    chosen = None if producer is None else producer_named(producer)
     mem: Memory = memory()
     from runtime.settings import load_settings
 
-    policy = load_settings(mem.workspace.home).policy(every_facts, every_seconds)
+    settings = load_settings(mem.workspace.home)
+    policy = settings.policy(every_facts, every_seconds)
+    if chosen is None:
+        from runtime.settings import settings_producer
+
+        chosen = producer_named(settings_producer(mem.workspace.home))
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):
@@ -265,7 +278,7 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
         check_user_id(name)
     stop = threading.Event()
     watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce,
-                      policy, tick)
+                      policy, tick, producer=chosen)
     try:
         with stop_signals():
             if not as_json:

@@ -82,7 +82,8 @@ def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
     else:
         data.update(outcome="failed", stage=result.stage, reason=result.message,
                     problems=[str(p) for p in result.problems],
-                    current_version=result.current.number if result.current else None)
+                    current_version=result.current.number if result.current else None,
+                    producer=result.producer, attempts=[a.model_dump(mode="json") for a in result.attempts])
     if report.alerts is not None:
         data["alerts"] = alerts_json(report.alerts)
     return data
@@ -100,7 +101,8 @@ def print_checkpoint(report: CheckpointReport) -> None:
         out.print(f"unchanged: {result.reason}", markup=False)
     else:
         current = f"v{result.current.number}" if result.current else "no version"
-        err.print(f"checkpoint FAILED for {report.user}; {current} stays current", style="bold red")
+        tries = f" after {len(result.attempts)} attempts by {result.producer}" if len(result.attempts) > 1 else ""
+        err.print(f"checkpoint FAILED for {report.user}{tries}; {current} stays current", style="bold red")
         err.print(result.message, markup=False)
     if report.alerts is not None:
         print_alerts(report.alerts, quiet_skips=True)

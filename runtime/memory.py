@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterator, Mapping
 
+from codegen.producer import Producer
 from codegen.validate import Validator
 from constraints import Alert, AlertDiff, Constraint
 from constraints.user_loader import LoadFailure
@@ -132,24 +133,28 @@ class Memory:
     def validator(self) -> Validator:
         return self.checkpoints.validator
 
-    def checkpoint(self, user: str) -> CheckpointResult:
-        """Compile and validate the user's log; publish a new version if anything changed."""
-        return self.checkpoints.checkpoint(user)
+    def checkpoint(self, user: str, producer: Producer | str | None = None) -> CheckpointResult:
+        """Produce and validate the user's package; publish a new version if anything changed.
+        `producer`: a registered name or an object; None is the compiler."""
+        return self.checkpoints.checkpoint(user, producer)
 
     def checkpoint_and_alert(self, user: str, now: datetime | None = None,
-                             on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+                             on_new_alert: Callable[[Alert], None] | None = None,
+                             producer: Producer | str | None = None) -> CheckpointReport:
         """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
-        return self.checkpoints.checkpoint_and_alert(user, now, on_new_alert)
+        return self.checkpoints.checkpoint_and_alert(user, now, on_new_alert, producer)
 
     def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
-                          on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
+                          on_new_alert: Callable[[Alert], None] | None = None,
+                          producer: Producer | str | None = None) -> CheckpointReport:
         """Checkpoint (and run constraints) when `policy` says so; otherwise report why not."""
-        return self.checkpoints.checkpoint_if_due(user, policy, now, on_new_alert)
+        return self.checkpoints.checkpoint_if_due(user, policy, now, on_new_alert, producer)
 
-    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool = False) -> CheckpointReport:
+    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool = False,
+                   producer: Producer | str | None = None) -> CheckpointReport:
         """What `uac watch` does per user: checkpoint if due; on a clock tick, also re-run the
         constraints when no new version came (alerts change as time passes)."""
-        return self.checkpoints.watch_step(user, policy, clock_tick)
+        return self.checkpoints.watch_step(user, policy, clock_tick, producer)
 
     def module(self, user: str, version: int | str | None = None) -> ModuleType:
         """The user's typed module (current version by default); cached per version."""

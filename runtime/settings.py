@@ -87,13 +87,13 @@ def load_settings(home: Path) -> Settings:
     return Settings.parse(text, source=str(path))
 
 
-KNOWN_PRODUCERS = ("compiler",)  # until producers register by name
-
-
 def settings_producer(home: Path) -> str:
     """The producer the settings name (the default `compiler`); InputError if unknown."""
+    from codegen.producer import producer_names
+
     producer = load_settings(home).producer
-    if producer not in KNOWN_PRODUCERS:
+    known = producer_names()
+    if producer not in known:
         raise InputError(f"{Path(home) / SETTINGS_FILE}: unknown producer {producer!r}; known: "
-                         f"{', '.join(KNOWN_PRODUCERS)}")
+                         f"{', '.join(known)}")
     return producer

@@ -17,13 +17,15 @@ from typing import Callable, Protocol
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
+from codegen.producer import Producer
 from users.checkpoint import CheckpointPolicy
 
 
 class Checkpointer(Protocol):
     def users(self) -> list[str]: ...
 
-    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool) -> object: ...
+    def watch_step(self, user: str, policy: CheckpointPolicy, clock_tick: bool,
+                   producer: Producer | str | None = None) -> object: ...
 
 
 class _Debounced(FileSystemEventHandler):
@@ -55,8 +57,10 @@ class Watcher:
 
     def __init__(self, memory: Checkpointer, log_path: Path, users: list[str] | None,
                  report: Callable[[str, object], None], debounce_s: float = 0.5,
-                 policy: CheckpointPolicy = CheckpointPolicy(), tick_s: float | None = 3600.0) -> None:
+                 policy: CheckpointPolicy = CheckpointPolicy(), tick_s: float | None = 3600.0,
+                 producer: Producer | str | None = None) -> None:
         self._memory, self._users, self._report = memory, users, report
+        self._producer = producer  # None: the memory's default
         self._log_path, self._policy, self._tick_s = log_path, policy, tick_s
         self._pass_lock = threading.Lock()
         self._stopped = False
@@ -71,7 +75,8 @@ class Watcher:
                 return
             for user in self._users or self._memory.users():
                 try:
-                    outcome = self._memory.watch_step(user, self._policy, clock_tick)
+                    outcome = self._memory.watch_step(user, self._policy, clock_tick) if self._producer is None \
+                        else self._memory.watch_step(user, self._policy, clock_tick, producer=self._producer)
                 except Exception as exc:  # noqa: BLE001 - a watcher reports and goes on
                     outcome = exc
                 self._report(user, outcome)

@@ -130,6 +130,8 @@ def test_forget_racing_checkpoint_many_rounds(tmp_path: Path) -> None:
 def test_a_checkpoint_that_read_the_log_before_a_forget_does_not_publish(tmp_path: Path) -> None:
     """Even without the workspace lock (a producer that is still compiling when the forget
     lands, e.g. in a process that does not hold it), the epoch check refuses the publish."""
+    from uac_home import FunctionProducer
+
     from codegen.compile import compile_package
     from users.checkpoint import Unchanged, checkpoint
 
@@ -146,7 +148,8 @@ def test_a_checkpoint_that_read_the_log_before_a_forget_does_not_publish(tmp_pat
         return package
 
     result = checkpoint(mem.facts, mem.versions, mem.validator, VICTIM,
-                        stage_root=mem.workspace.cache_dir / "stage", producer=producer)  # type: ignore[arg-type]
+                        stage_root=mem.workspace.cache_dir / "stage",
+                        producer=FunctionProducer(producer))  # type: ignore[arg-type]
     assert isinstance(result, Unchanged) and "forgotten" in result.reason
     assert mem.versions.history(VICTIM) == []
     assert not (mem.versions.root / VICTIM).exists()

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 import pytest
-from uac_home import USER, clone_home, with_file
+from uac_home import USER, FunctionProducer, clone_home, with_file
 
 import runtime.checkpoint_service
 import users.checkpoint
@@ -94,7 +94,7 @@ def poisonable(monkeypatch: pytest.MonkeyPatch) -> None:
         return package
 
     def checkpoint(*args: Any, **kwargs: Any) -> CheckpointResult:
-        return real(*args, **{**kwargs, "producer": producer})
+        return real(*args, **{**kwargs, "producer": FunctionProducer(producer)})
 
     monkeypatch.setattr(runtime.checkpoint_service, "checkpoint", checkpoint)
 

@@ -16,16 +16,17 @@ No constraints have run yet (no alert state), so the first `alerts` raises.
 from __future__ import annotations
 
 import shutil
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence
 
 import pytest
 
 from codegen.compile import GeneratedPackage, compile_package
+from codegen.producer import Produced, Producer, ProducerRequest
 from factlog.model import Fact, JsonValue
 from runtime.memory import Memory
-from users.checkpoint import Producer, Published
+from users.checkpoint import Published
 
 USER = "alice"
 
@@ -88,21 +89,35 @@ def with_file(package: GeneratedPackage, name: str, source: str) -> GeneratedPac
     return replace(package, files={**package.files, name: source})
 
 
+@dataclass(frozen=True)
+class FunctionProducer:
+    """A test producer from a function (user, whole log) -> package; deaf to feedback, so
+    after one failure it returns the same files and the checkpoint stops."""
+
+    make: Callable[[str, Sequence[Fact]], GeneratedPackage]
+    name: str = "compiler"
+
+    def produce(self, request: ProducerRequest) -> Produced:
+        return Produced(dict(self.make(request.user, request.facts).files), {})
+
+
 def hostile_producer(marker: Path) -> Producer:
     """The real compiler's package with a chunk replaced by code that would touch `marker`."""
     def produce(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
         package = compile_package(user, facts)
         return with_file(package, "trip_000.py", f"import os\nos.system('touch {marker}')\n")
-    return produce
+    return FunctionProducer(produce)
 
 
-def mistyped_producer(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
-    """Passes the safety allowlist but not mypy --strict."""
+def _mistyped(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
     package = compile_package(user, facts)
     return with_file(package, "__init__.py", package.files["__init__.py"] + "\nbad_count: int = 'three'\n")
 
 
-def dropping_producer(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
-    """Forgets the newest fact: passes safety, mypy and import, fails coverage."""
+def _dropping(user: str, facts: Sequence[Fact]) -> GeneratedPackage:
     return compile_package(user, facts[:-1])
+
+
+mistyped_producer = FunctionProducer(_mistyped)  # passes the safety allowlist but not mypy --strict
+dropping_producer = FunctionProducer(_dropping)  # forgets the newest fact: fails coverage
 

@@ -1,41 +1,52 @@
-"""Checkpoint: the user's log → compile → validate → publish, as one result.
+"""Checkpoint: the user's log → producer → validate → publish, as one result.
 
 Outcomes are values, not exceptions (`Published | Unchanged | Failed`). A failure leaves
 the current version and the log untouched: the facts are already stored, so the next
-checkpoint simply tries again. A fact that cannot be compiled does not fail the checkpoint:
-the compiler quarantines it (`codegen.quarantine`), coverage accounts for it, and the
-version's metadata lists it with its reason (`PublishMeta.quarantined`).
+checkpoint simply tries again. The producer (`codegen.producer`, the compiler by default)
+is asked for files up to `1 + max_repairs` times; each failed validation is fed back to it
+(`ProducerRequest.feedback`, `failed_files`), and every attempt, with the stage it reached
+and its problems, is recorded in the version's metadata (`PublishMeta.attempts`), or in
+the `Failed` result. A fact that cannot be compiled does not fail the checkpoint: the
+package leaves it out and declares it (`_quarantined` in `__init__.py`); coverage accounts
+for it and the metadata lists it with its reason (`PublishMeta.quarantined`).
 `CheckpointPolicy` says when a checkpoint is due (every N new facts, every T seconds);
 `uac watch` and `uac ingest --checkpoint` ask it.
 """
 
 from __future__ import annotations
 
+import math
 import shutil
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from types import ModuleType
+from typing import Iterator, Mapping, Sequence
 
-from codegen.compile import GeneratedPackage, compile_package
+from codegen.compile import hash_of
 from codegen.loader import unload_package
 from codegen.problems import Problem, format_problems
-from codegen.quarantine import culprit_facts
-from codegen.validate import Invalid, Validator
+from codegen.producer import PreviousVersion, Producer, ProducerRequest, resolve_producer
+from codegen.quarantine import declared_quarantine
+from codegen.validate import Invalid, Valid, Validator
+from factlog.errors import InputError
+from factlog.identity import fact_identity
 from factlog.liveness import live_ids
 from factlog.model import Fact
 from factlog.store import FactStore
+from factlog.vocabulary import NOTE_ATTRIBUTE, PROVENANCE_FIELD
+from users.records import collections
 from users.store import ForgottenMeanwhile, VersionStore
-from users.versions import PublishMeta, VersionInfo
+from users.versions import MAX_PROBLEM, MAX_PROBLEMS, MAX_REASON, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
 
-Producer = Callable[[str, Sequence[Fact]], GeneratedPackage]
+MAX_REPAIRS = 3  # attempts after the first one that failed validation
 
 
 @dataclass(frozen=True)
 class Published:
     version: VersionInfo
-    timings: Mapping[str, float]  # seconds: compile, safety, mypy, import, coverage, publish
+    timings: Mapping[str, float]  # seconds: compile (producing), safety, mypy, import, coverage, publish
     new_facts: int
 
 
@@ -51,6 +62,8 @@ class Failed:
     problems: tuple[Problem, ...]
     timings: Mapping[str, float]
     current: VersionInfo | None  # the last good version, still current
+    attempts: tuple[Attempt, ...] = ()  # every call of the producer, the last one failing at `stage`
+    producer: str = "compiler"
 
     @property
     def message(self) -> str:
@@ -72,30 +85,117 @@ def anchor_hash(log: Sequence[Fact], position: int) -> str | None:
     return next((f.hash for f in reversed(log) if f.id == position), None)
 
 
-RETRIES = 3  # recompiles without the facts safety refused on their records' lines
+def input_hash(log: Sequence[Fact], live: set[int], left_out: Mapping[int, str]) -> str:
+    """sha256 over the hashes of the live facts the package holds, in id order (as the
+    compiler computes it for its headers); `log` as `FactStore.facts` returns it, id order."""
+    return hash_of(f.hash for f in log if f.id in live and f.id not in left_out)  # the log is in id order
 
 
-def _culprits(result: Invalid, package: GeneratedPackage, producer: Producer) -> dict[int, str]:
-    """Live facts whose own record lines the safety stage refused (compiler output only:
-    another producer's problems are its own), not already quarantined."""
-    if producer is not compile_package or result.stage != "safety":
-        return {}
-    found = culprit_facts(result.problems, package.files)
-    return {i: reason for i, reason in found.items() if i not in package.quarantined}
+def problem_lines(problems: Sequence[Problem]) -> list[str]:
+    """An attempt's problems as text for the metadata: at most MAX_PROBLEMS lines, each cut."""
+    lines = [_cut(str(p)) for p in problems[:MAX_PROBLEMS]]
+    if len(problems) > MAX_PROBLEMS:
+        lines.append(f"... and {len(problems) - MAX_PROBLEMS} more")
+    return lines
+
+
+def _cut(text: str, limit: int = MAX_PROBLEM) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _rounded(values: Mapping[str, float]) -> dict[str, float]:
+    return {k: round(float(v), 6) for k, v in values.items()}
+
+
+MAX_USAGE_KEYS = 32
+
+
+def reported_usage(usage: object) -> dict[str, float]:
+    """What a producer reported, as metadata keeps it: up to MAX_USAGE_KEYS names (1-200
+    characters) with finite, non-negative numbers; anything else is left out."""
+    kept: dict[str, float] = {}
+    if not isinstance(usage, Mapping):
+        return kept
+    for key, value in usage.items():
+        if len(kept) >= MAX_USAGE_KEYS:
+            break
+        if isinstance(key, str) and 1 <= len(key) <= 200 and isinstance(value, (int, float)) \
+                and not isinstance(value, bool) and math.isfinite(value) and value >= 0:
+            kept[key] = round(float(value), 6)
+    return kept
+
+
+def usage_totals(attempts: Sequence[Attempt]) -> dict[str, float]:
+    totals: dict[str, float] = {}
+    for attempt in attempts:
+        for key, value in attempt.usage.items():
+            totals[key] = round(totals.get(key, 0.0) + value, 6)
+    return totals
+
+
+def _bookkeeping(module: ModuleType, log: Sequence[Fact]) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """Record counts and entities (entity id -> fact ids) read from the validated module:
+    each record cites its facts, and its first fact names the entity (`codegen.live`'s
+    identity rule), so no producer has to supply them (format 1's readers need them)."""
+    found = collections(module)
+    counts = {name: len(found[name].records) for name in sorted(found, key=lambda a: (a == NOTE_ATTRIBUTE, a))}
+    by_id = {f.id: f for f in log}
+    entities: dict[str, list[int]] = {}
+    for collection in found.values():
+        for record in collection.records:
+            cited = getattr(record, PROVENANCE_FIELD, None)
+            if not isinstance(cited, list) or not cited:
+                continue
+            if len(cited) == 1 and type(cited[0]) is int:  # most records: one fact
+                ids = [cited[0]]
+            else:  # as `users.records.fact_ids`
+                ids = sorted({i for i in cited if type(i) is int})
+            first = by_id.get(ids[0]) if ids else None
+            if first is not None:
+                entities[fact_identity(first)] = ids
+    return counts, entities
+
+
+class _StoredFiles(Mapping[str, str]):
+    """A version's files, read from the store when a producer first looks at them."""
+
+    def __init__(self, versions: VersionStore, user: str, number: int) -> None:
+        self._versions, self._user, self._number = versions, user, number
+        self._files: dict[str, str] | None = None
+
+    def _loaded(self) -> dict[str, str]:
+        if self._files is None:
+            self._files = self._versions.files(self._user, self._number)
+        return self._files
+
+    def __getitem__(self, name: str) -> str:
+        return self._loaded()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._loaded())
+
+    def __len__(self) -> int:
+        return len(self._loaded())
 
 
 def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str, *,
-               stage_root: Path, producer: Producer = compile_package,
-               producer_name: str = "compiler") -> CheckpointResult:
+               stage_root: Path, producer: Producer | str | None = None,
+               max_repairs: int = MAX_REPAIRS) -> CheckpointResult:
     """Holds `versions.in_use()` throughout, so a `forget` waits for it; and publishes only
     if no forget ran since the log was read (the store's epoch), so a forgotten user's facts
-    never come back as a version, nor mix with facts of a new user of the same name."""
+    never come back as a version, nor mix with facts of a new user of the same name.
+    `producer`: an object, a registered name, or None for the compiler."""
+    chosen = resolve_producer(producer)
+    name = getattr(chosen, "name", None)
+    if not isinstance(name, str) or not PRODUCER_PATTERN.fullmatch(name):
+        raise InputError(f"producer name {name!r} must be lowercase letters, digits and '_' "
+                         "(optionally ':' and a detail, e.g. 'llm:qwen2.5-7b')")
     with versions.in_use():
-        return _checkpoint(facts, versions, validator, user, stage_root, producer, producer_name)
+        return _checkpoint(facts, versions, validator, user, stage_root, chosen, max(0, max_repairs))
 
 
 def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str,
-                stage_root: Path, producer: Producer, producer_name: str) -> CheckpointResult:
+                stage_root: Path, producer: Producer, max_repairs: int) -> CheckpointResult:
     epoch = versions.epoch()  # before anything of the log is read
     current = versions.current(user)
     head = facts.head(user)
@@ -103,41 +203,61 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         return Unchanged(current, f"no new facts since version {current.number} (log position {head})")
     if head == 0:
         return Unchanged(None, f"user {user!r} has no facts")
-    timings: dict[str, float] = {}
-    started = time.perf_counter()
     log = list(facts.facts(user))
-    package = producer(user, log)
-    timings["compile"] = time.perf_counter() - started
     live = live_fact_ids(log)
-    for _ in range(RETRIES + 1):
-        stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
-        result = validator.validate(package.files, user=user, version=f"stage{head}",
-                                    live_fact_ids=live, stage_dir=stage_dir,
-                                    quarantined=package.quarantined.keys())
-        timings.update(result.timings)
-        if not isinstance(result, Invalid):
-            break
-        culprits = _culprits(result, package, producer)
-        if not culprits:
-            return Failed(result.stage, result.problems, timings, current)
+    previous = None if current is None else \
+        PreviousVersion(current.number, _StoredFiles(versions, user, current.number))
+    live_ids = frozenset(live)
+    timings: dict[str, float] = {"compile": 0.0}
+    attempts: list[Attempt] = []
+    feedback: Invalid | None = None
+    failed_files: dict[str, str] | None = None
+    for number in range(1, max_repairs + 2):
         started = time.perf_counter()
-        package = compile_package(user, log, quarantine={**package.quarantined, **culprits})
-        timings["compile"] += time.perf_counter() - started
-    if isinstance(result, Invalid):
-        return Failed(result.stage, result.problems, timings, current)
+        produced = producer.produce(ProducerRequest(user, log, live_ids, previous, feedback,
+                                                    failed_files, number))
+        produce_seconds = time.perf_counter() - started
+        timings["compile"] += produce_seconds
+        if failed_files is not None and produced.files == failed_files:
+            break  # the producer has nothing new to offer: the same files fail the same way
+        left_out = declared_quarantine(produced.files)
+        stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
+        result = validator.validate(produced.files, user=user, version=f"stage{head}", live_fact_ids=live,
+                                    stage_dir=stage_dir, quarantined=left_out.keys())
+        timings.update(result.timings)
+        seconds = time.perf_counter() - started
+        if isinstance(result, Valid):
+            attempts.append(Attempt(number=number, stage="passed", usage=reported_usage(produced.usage),
+                                    seconds=round(seconds, 6)))
+            return _publish(versions, user, log, live, produced.files, left_out, result, stage_dir, producer,
+                            attempts, timings, epoch, current, head)
+        attempts.append(Attempt(number=number, stage=result.stage, problems=problem_lines(result.problems),
+                                usage=reported_usage(produced.usage), seconds=round(seconds, 6)))
+        feedback, failed_files = result, dict(produced.files)
+    assert feedback is not None
+    return Failed(feedback.stage, feedback.problems, timings, current, tuple(attempts), producer.name)
+
+
+def _publish(versions: VersionStore, user: str, log: Sequence[Fact], live: set[int], files: dict[str, str],
+             left_out: dict[int, str], result: Valid, stage_dir: Path, producer: Producer,
+             attempts: list[Attempt], timings: dict[str, float], epoch: str, current: VersionInfo | None,
+             head: int) -> CheckpointResult:
+    position = max((f.id for f in log), default=0)  # the log as read may have grown past `head`
     try:
         started = time.perf_counter()
-        info = versions.publish_if_newer(user, package.files, PublishMeta(
-            log_position=package.log_position,
-            input_hash=package.input_hash,
-            producer=producer_name,
-            timings={k: round(v, 6) for k, v in timings.items()},
-            record_counts=package.record_counts,
-            entities=package.entities,
+        counts, entities = _bookkeeping(result.module, log)
+        info = versions.publish_if_newer(user, files, PublishMeta(
+            log_position=position,
+            input_hash=input_hash(log, live, left_out),
+            producer=producer.name,
+            timings=_rounded(timings),
+            record_counts=counts,
+            entities=entities,
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
-            renamed_fields=package.renamed_fields,
-            log_hash=anchor_hash(log, package.log_position),
-            quarantined=package.quarantined,
+            log_hash=anchor_hash(log, position),
+            quarantined={i: _cut(why, MAX_REASON) for i, why in left_out.items()},
+            attempts=attempts,
+            usage=usage_totals(attempts),
         ), epoch=epoch)
         timings["publish"] = time.perf_counter() - started
     except ForgottenMeanwhile as exc:

@@ -1,24 +1,33 @@
 """What the store records about a version (`meta.json`) and about its history (`events.jsonl`).
 
-`PublishMeta` is what a producer hands to `VersionStore.publish`; it is checked on
-construction (`InputError`). The store adds the number, time, parent and a hash of the
-files, giving `VersionInfo`.
+`PublishMeta` is what a checkpoint hands to `VersionStore.publish`; it is checked on
+construction (`InputError`, one line). The store adds the number, time, parent and a hash
+of the files, giving `VersionInfo`; `meta.json` holds both (`VersionFile`, a persisted
+format: `factlog.formats`). Format 1 is what was written before formats were versioned
+(no `format` key, no attempts); it reads as it is.
 """
 
 from __future__ import annotations
 
-import math
 import re
-from dataclasses import dataclass, field
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Annotated, Any, ClassVar, Literal, Mapping, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from factlog.errors import InputError
+from factlog.formats import Format, first_problem
 from factlog.model import JsonValue
 
-PRODUCER_PATTERN = re.compile(r"compiler|llm:[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127}", re.ASCII)
+# A producer's recorded name: a registered name (lowercase, `_`), optionally with a detail
+# after a colon (`llm:qwen2.5-7b`).
+PRODUCER_PATTERN = re.compile(r"[a-z][a-z0-9_]{0,63}(?::[A-Za-z0-9][A-Za-z0-9._:/@+-]{0,127})?", re.ASCII)
 VERSION_NAME = re.compile(r"v(\d{6,})", re.ASCII)
 MAX_REASON = 1000  # characters of a quarantine reason
+MAX_PROBLEMS = 50  # problems kept per attempt (then one "... and N more" line)
+MAX_PROBLEM = 2000  # characters of one problem line
+MAX_ATTEMPTS = 100
 
 
 def version_name(number: int) -> str:
@@ -38,116 +47,117 @@ def check_version_number(number: object) -> int:
     return number
 
 
-def _nonnegative_int(value: object, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise InputError(f"{what} must be a non-negative integer, not {value!r}")
-    return value
+# -- field types (strict: a JSON `true` is not a number, `"3"` is not a count) ---------------
+Count = Annotated[int, Field(strict=True, ge=0)]
+FactId = Annotated[int, Field(strict=True, ge=1)]
+FactKey = Annotated[int, Field(ge=1)]  # a fact id as a JSON object key ("12")
+Seconds = Annotated[float, Field(strict=True, ge=0, allow_inf_nan=False)]  # an int is fine, a bool is not
+Name = Annotated[str, Field(strict=True, min_length=1)]  # an entity id, attribute or stage
+UsageName = Annotated[str, Field(strict=True, min_length=1, max_length=200)]
+Text = Annotated[str, Field(strict=True)]
+Sha256 = Annotated[str, Field(strict=True, pattern=r"^[0-9a-f]{64}$")]
+VersionNumber = Annotated[int, BeforeValidator(check_version_number)]
+Reason = Annotated[str, Field(strict=True, min_length=1, max_length=MAX_REASON)]
+Problem = Annotated[str, Field(strict=True, max_length=MAX_PROBLEM)]
 
 
-def _fact_id(value: object, what: str) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise InputError(f"{what} must be a fact id (a positive integer), not {value!r}")
-    return value
+def _positional(names: tuple[str, ...], args: tuple[Any, ...], data: dict[str, Any]) -> dict[str, Any]:
+    if len(args) > len(names):
+        raise TypeError(f"at most {len(names)} positional arguments")
+    return {**dict(zip(names, args)), **data}
 
 
-@dataclass(frozen=True)
-class PublishMeta:
-    """What the producer knows about a version it asks the store to publish.
+_LOADING: ContextVar[bool] = ContextVar("_LOADING", default=False)  # inside `PublishMeta.load`
+M = TypeVar("M", bound="PublishMeta")
 
-    `entities` maps a stable entity id (e.g. "trip:BK-77") to the fact ids of its record,
-    and `retractions` maps a retracted fact id to the fact that retracted it; both are
-    optional and let the semantic diff match and explain records precisely.
+
+class Attempt(BaseModel):
+    """One call of the producer and the validation of what it returned."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    number: FactId  # 1-based
+    stage: Annotated[str, Field(strict=True, pattern=r"^[a-z][a-z_-]{0,31}$")]  # "passed" or the failing stage
+    problems: Annotated[list[Problem], Field(max_length=MAX_PROBLEMS + 1)] = []
+    usage: dict[UsageName, Seconds] = {}  # what the producer reported (tokens, seconds, ...)
+    seconds: Seconds = 0.0  # producing and validating
+
+
+class PublishMeta(Format):
+    """What the checkpoint knows about a version it asks the store to publish.
+
+    `retractions` maps a retracted fact id to the fact that retracted it. `entities`,
+    `record_counts`, `renamed_fields` and `quarantined` are the compiler's bookkeeping of
+    format 1 (still read; the version's manifest takes it over). `attempts` lists every
+    call of the producer with the stage it reached, `usage` their totals.
     """
 
-    log_position: int
-    input_hash: str
-    producer: str
-    timings: dict[str, float] = field(default_factory=dict)  # validation stage -> seconds
-    record_counts: dict[str, int] = field(default_factory=dict)  # attribute -> records
-    entities: dict[str, list[int]] = field(default_factory=dict)
-    retractions: dict[int, int] = field(default_factory=dict)
-    renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
+    FORMAT: ClassVar[int] = 2
+
+    log_position: Count
+    input_hash: Annotated[str, Field(strict=True, pattern=r"^[A-Za-z0-9:_-]{1,200}$")]
+    producer: Annotated[str, Field(strict=True, pattern="^" + PRODUCER_PATTERN.pattern + "$")]
+    timings: dict[Name, Seconds] = {}  # stage -> seconds
+    record_counts: dict[Name, Count] = {}  # attribute -> records
+    entities: dict[Name, list[FactId]] = {}
+    retractions: dict[FactKey, FactId] = {}
+    renamed_fields: dict[Text, dict[Text, Text]] = {}  # kind -> original -> Python
     # The anchor: the chain hash of the fact at `log_position`, so `verify` can tell that the
     # log still holds the facts this version was built from. None in versions published
     # before anchors existed (unanchored).
-    log_hash: str | None = None
-    quarantined: dict[int, str] = field(default_factory=dict)  # fact id -> why it could not be compiled
+    log_hash: Sha256 | None = None
+    quarantined: dict[FactKey, Reason] = {}  # fact id -> why it was left out
+    attempts: Annotated[list[Attempt], Field(max_length=MAX_ATTEMPTS)] = []
+    usage: dict[UsageName, Seconds] = {}  # totals over the attempts
+    manifest_sha256: Sha256 | None = None
 
-    def __post_init__(self) -> None:
-        _nonnegative_int(self.log_position, "log_position")
-        if self.log_hash is not None and (not isinstance(self.log_hash, str)
-                                          or not re.fullmatch(r"[0-9a-f]{64}", self.log_hash, re.ASCII)):
-            raise InputError("log_hash must be 64 lowercase hex digits (a fact's chain hash)")
-        if not isinstance(self.input_hash, str) or not re.fullmatch(r"[A-Za-z0-9:_-]{1,200}", self.input_hash):
-            raise InputError("input_hash must be 1-200 characters of letters, digits, ':', '_' or '-'")
-        if not isinstance(self.producer, str) or not PRODUCER_PATTERN.fullmatch(self.producer):
-            raise InputError(f"producer {self.producer!r} must be 'compiler' or 'llm:<model>'")
-        for stage, seconds in self.timings.items():
-            if not isinstance(stage, str) or not stage:
-                raise InputError("timing stage names must be non-empty strings")
-            if not isinstance(seconds, (int, float)) or isinstance(seconds, bool) \
-                    or not math.isfinite(seconds) or seconds < 0:
-                raise InputError(f"timing for {stage!r} must be a finite, non-negative number of seconds")
-        for attribute, count in self.record_counts.items():
-            if not isinstance(attribute, str) or not attribute:
-                raise InputError("record_counts keys must be non-empty strings")
-            _nonnegative_int(count, f"record count of {attribute!r}")
-        for entity, ids in self.entities.items():
-            if not isinstance(entity, str) or not entity:
-                raise InputError("entity ids must be non-empty strings")
-            if not isinstance(ids, list):
-                raise InputError(f"fact ids of entity {entity!r} must be a list")
-            for fact in ids:
-                _fact_id(fact, f"fact id of entity {entity!r}")
-        for retracted, by in self.retractions.items():
-            _fact_id(retracted, "retracted fact id")
-            _fact_id(by, "retracting fact id")
-        for kind, names in self.renamed_fields.items():
-            if not isinstance(kind, str) or not isinstance(names, dict) \
-                    or not all(isinstance(k, str) and isinstance(v, str) for k, v in names.items()):
-                raise InputError("renamed_fields must map kinds to {original name: Python name}")
-        for fact, reason in self.quarantined.items():
-            _fact_id(fact, "quarantined fact id")
-            if not isinstance(reason, str) or not reason or len(reason) > MAX_REASON:
-                raise InputError(f"the reason fact {fact} is quarantined must be 1-{MAX_REASON} characters")
+    def __init__(self, *args: Any, **data: Any) -> None:
+        """Keywords, or `PublishMeta(log_position, input_hash, producer, ...)`; InputError if bad."""
+        try:
+            super().__init__(**_positional(("log_position", "input_hash", "producer"), args, data))
+        except ValidationError as exc:
+            if _LOADING.get():  # `load` reports it, naming the file
+                raise
+            raise InputError(f"version metadata: {first_problem(exc)}") from None
+
+    @classmethod
+    def load(cls: type[M], data: object, *, source: str) -> M:
+        token = _LOADING.set(True)
+        try:
+            return super().load(data, source=source)
+        finally:
+            _LOADING.reset(token)
 
     def to_json(self) -> dict[str, JsonValue]:
-        return {
-            "log_position": self.log_position,
-            "input_hash": self.input_hash,
-            "producer": self.producer,
-            "timings": dict(self.timings),
-            "record_counts": dict(self.record_counts),
-            "entities": {key: list(ids) for key, ids in self.entities.items()},
-            "retractions": {str(key): value for key, value in self.retractions.items()},
-            "renamed_fields": {kind: dict(names) for kind, names in self.renamed_fields.items()},
-            **({"log_hash": self.log_hash} if self.log_hash is not None else {}),
-            "quarantined": {str(key): reason for key, reason in self.quarantined.items()},
-        }
+        data: dict[str, JsonValue] = self.model_dump(mode="json")
+        for optional in ("log_hash", "manifest_sha256"):  # absent rather than null, as format 1 wrote
+            if data.get(optional) is None:
+                data.pop(optional, None)
+        return data
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> PublishMeta:
-        try:
-            retractions = {int(key): value for key, value in dict(data.get("retractions") or {}).items()}
-            return PublishMeta(
-                log_position=data["log_position"],
-                input_hash=data["input_hash"],
-                producer=data["producer"],
-                timings=dict(data.get("timings") or {}),
-                record_counts=dict(data.get("record_counts") or {}),
-                entities={key: list(ids) for key, ids in dict(data.get("entities") or {}).items()},
-                retractions=retractions,
-                renamed_fields={k: dict(v) for k, v in dict(data.get("renamed_fields") or {}).items()},
-                log_hash=data.get("log_hash"),
-                quarantined={int(key): value for key, value in dict(data.get("quarantined") or {}).items()},
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise InputError(f"version metadata is malformed: {type(exc).__name__}: {exc}") from None
+    def from_json(data: Mapping[str, Any], *, source: str = "version metadata") -> PublishMeta:
+        fields = {k: v for k, v in data.items() if k in PublishMeta.model_fields}
+        return PublishMeta.load(fields, source=source)
 
 
-@dataclass(frozen=True)
-class VersionInfo:
+class VersionFile(PublishMeta):
+    """`meta.json`: the store's fields and the checkpoint's."""
+
+    version: VersionNumber
+    created_at: Text  # ISO date-time, UTC
+    parent: VersionNumber | None  # the version that was current when this one was published
+    files_sha256: Text  # over the sorted (name, source) pairs
+    file_sha256: dict[Text, Text] = {}  # file name -> sha256; empty in older versions
+
+    def meta(self) -> PublishMeta:
+        return PublishMeta.model_construct(**{name: getattr(self, name) for name in PublishMeta.model_fields})
+
+
+class VersionInfo(BaseModel):
     """One published, immutable version of a user's package."""
+
+    model_config = ConfigDict(frozen=True)
 
     user: str
     number: int
@@ -156,7 +166,7 @@ class VersionInfo:
     parent: int | None  # the version that was current when this one was published
     files_sha256: str  # over the sorted (name, source) pairs
     meta: PublishMeta
-    file_sha256: dict[str, str] = field(default_factory=dict)  # file name -> sha256; empty in older versions
+    file_sha256: dict[str, str] = {}  # file name -> sha256; empty in older versions
 
     @property
     def name(self) -> str:
@@ -181,40 +191,30 @@ class VersionInfo:
         return data
 
     @staticmethod
-    def from_meta_json(user: str, path: Path, data: Mapping[str, Any]) -> VersionInfo:
-        try:
-            parent = data["parent"]
-            per_file = data.get("file_sha256") or {}
-            if not isinstance(per_file, dict) or not all(
-                    isinstance(k, str) and isinstance(v, str) for k, v in per_file.items()):
-                raise InputError(f"{path / 'meta.json'}: file_sha256 must map file names to hashes")
-            return VersionInfo(
-                user=user,
-                number=check_version_number(data["version"]),
-                path=path,
-                created_at=str(data["created_at"]),
-                parent=None if parent is None else check_version_number(parent),
-                files_sha256=str(data["files_sha256"]),
-                meta=PublishMeta.from_json(data),
-                file_sha256=dict(per_file),
-            )
-        except KeyError as exc:
-            raise InputError(f"{path / 'meta.json'} lacks {exc}") from None
+    def from_meta_json(user: str, path: Path, data: object) -> VersionInfo:
+        """A version from its `meta.json` content (any format this release reads); InputError if bad."""
+        doc = VersionFile.load(data, source=str(path / "meta.json"))
+        return VersionInfo.model_construct(
+            user=user, number=doc.version, path=path, created_at=doc.created_at, parent=doc.parent,
+            files_sha256=doc.files_sha256, meta=doc.meta(), file_sha256=dict(doc.file_sha256))
 
 
-@dataclass(frozen=True)
-class VersionEvent:
+class VersionEvent(Format):
     """A line of `events.jsonl`: a version was published or made current again."""
 
-    action: str  # "publish" or "rollback"
-    version: int
-    previous: int | None  # the version that was current before
-    at: str  # ISO date-time, UTC
+    action: Literal["publish", "rollback"]
+    version: Annotated[int, Field(strict=True, ge=1)]
+    previous: Annotated[int, Field(strict=True, ge=1)] | None = None  # the version that was current before
+    at: Text  # ISO date-time, UTC
+
+    def __init__(self, *args: Any, **data: Any) -> None:
+        """Keywords, or `VersionEvent(action, version, previous, at)`."""
+        super().__init__(**_positional(("action", "version", "previous", "at"), args, data))
 
     def to_json(self) -> dict[str, JsonValue]:
-        return {"action": self.action, "version": self.version, "previous": self.previous, "at": self.at}
+        data: dict[str, JsonValue] = self.model_dump(mode="json")
+        return data
 
     @staticmethod
-    def from_json(data: Mapping[str, Any]) -> VersionEvent:
-        return VersionEvent(str(data["action"]), int(data["version"]),
-                            None if data.get("previous") is None else int(data["previous"]), str(data["at"]))
+    def from_json(data: object, *, source: str = "events.jsonl") -> VersionEvent:
+        return VersionEvent.load(data, source=source)
