@@ -111,8 +111,8 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
     for _ in range(RETRIES + 1):
         stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
         result = validator.validate(package.files, user=user, version=f"stage{head}",
-                                    live_fact_ids=live, stage_dir=stage_dir,
-                                    quarantined=package.quarantined.keys())
+                                    live_fact_ids=live, facts=log, stage_dir=stage_dir,
+                                    quarantined=package.quarantined)
         timings.update(result.timings)
         if not isinstance(result, Invalid):
             break
@@ -124,6 +124,7 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         timings["compile"] += time.perf_counter() - started
     if isinstance(result, Invalid):
         return Failed(result.stage, result.problems, timings, current)
+    info = None
     try:
         started = time.perf_counter()
         info = versions.publish_if_newer(user, package.files, PublishMeta(
@@ -131,18 +132,15 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
             input_hash=package.input_hash,
             producer=producer_name,
             timings={k: round(v, 6) for k, v in timings.items()},
-            record_counts=package.record_counts,
-            entities=package.entities,
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
-            renamed_fields=package.renamed_fields,
             log_hash=anchor_hash(log, package.log_position),
-            quarantined=package.quarantined,
-        ), epoch=epoch)
+        ), manifest=result.manifest, module=result.module, epoch=epoch)
         timings["publish"] = time.perf_counter() - started
     except ForgottenMeanwhile as exc:
         return Unchanged(None, str(exc))
     finally:
-        unload_package(result.module_name)
+        if info is None:  # published, the store keeps the validated module as the version's
+            unload_package(result.module_name)
         shutil.rmtree(stage_dir, ignore_errors=True)
     if info is None:
         latest = versions.current(user)

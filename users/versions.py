@@ -157,6 +157,7 @@ class VersionInfo:
     files_sha256: str  # over the sorted (name, source) pairs
     meta: PublishMeta
     file_sha256: dict[str, str] = field(default_factory=dict)  # file name -> sha256; empty in older versions
+    manifest_sha256: str | None = None  # of manifest.json; None in versions written before manifests
 
     @property
     def name(self) -> str:
@@ -172,6 +173,8 @@ class VersionInfo:
         }
         if self.file_sha256:
             data["file_sha256"] = dict(self.file_sha256)
+        if self.manifest_sha256 is not None:
+            data["manifest_sha256"] = self.manifest_sha256
         data.update(self.meta.to_json())
         return data
 
@@ -185,6 +188,10 @@ class VersionInfo:
         try:
             parent = data["parent"]
             per_file = data.get("file_sha256") or {}
+            manifest_sha256 = data.get("manifest_sha256")
+            if manifest_sha256 is not None and (not isinstance(manifest_sha256, str)
+                                                or not re.fullmatch(r"[0-9a-f]{64}", manifest_sha256, re.ASCII)):
+                raise InputError(f"{path / 'meta.json'}: manifest_sha256 must be 64 lowercase hex digits")
             if not isinstance(per_file, dict) or not all(
                     isinstance(k, str) and isinstance(v, str) for k, v in per_file.items()):
                 raise InputError(f"{path / 'meta.json'}: file_sha256 must map file names to hashes")
@@ -197,6 +204,7 @@ class VersionInfo:
                 files_sha256=str(data["files_sha256"]),
                 meta=PublishMeta.from_json(data),
                 file_sha256=dict(per_file),
+                manifest_sha256=manifest_sha256,
             )
         except KeyError as exc:
             raise InputError(f"{path / 'meta.json'} lacks {exc}") from None
