@@ -85,6 +85,7 @@ class OtherValue(_Part):
 class Manifest(Format):
     FORMAT: ClassVar[int] = 1
 
+    names: list[str] = []  # the module's public names (modules aside), in the module's order
     classes: dict[str, ClassInfo] = {}
     collections: dict[str, CollectionInfo] = {}
     others: dict[str, OtherValue] = {}
@@ -92,8 +93,8 @@ class Manifest(Format):
     quarantined: dict[int, str] = {}  # fact id -> why it was left out
 
     def record_counts(self) -> dict[str, int]:
-        """Module attribute -> records (what `meta.json` `record_counts` held)."""
-        return {name: c.size for name, c in self.collections.items()}
+        """Module attribute -> records (what `meta.json` `record_counts` held), in module order."""
+        return {name: self.collections[name].size for name in self.names if name in self.collections}
 
     def entities(self) -> dict[str, list[int]]:
         """Entity id -> fact ids of its records, for every record with an identity."""
@@ -104,9 +105,10 @@ class Manifest(Format):
         return found
 
     def records(self) -> Iterator[tuple[str, RecordInfo]]:
-        """(attribute, record) for every record, collections by name, records in module order."""
-        for name in sorted(self.collections):
-            for record in self.collections[name].records:
+        """(attribute, record) for every record, in the module's order."""
+        for name in self.names:
+            collection = self.collections.get(name)
+            for record in collection.records if collection is not None else ():
                 yield name, record
 
     def public_classes(self) -> dict[str, dict[str, str]]:
@@ -203,6 +205,7 @@ class _Builder:
         self.collections: dict[str, CollectionInfo] = {}
         self.others: dict[str, OtherValue] = {}
         self.ranges: dict[str, dict[str, DateRange]] = {}
+        self.names: list[str] = []
 
     def add_class(self, cls: type, public: bool) -> None:
         known = self.classes.get(cls.__name__)
@@ -233,6 +236,7 @@ class _Builder:
         return RecordInfo.model_construct(record_class=cls.__name__, fact_ids=ids, entity=entity, values=values)
 
     def add(self, name: str, value: object, annotation: object) -> None:
+        self.names.append(name)
         if isinstance(value, type):
             if dataclasses.is_dataclass(value):
                 self.add_class(value, True)
@@ -258,6 +262,7 @@ class _Builder:
     def manifest(self, quarantined: Mapping[int, str]) -> Manifest:
         return Manifest.model_construct(
             format=Manifest.FORMAT,
+            names=self.names,
             classes=dict(sorted(self.classes.items())),
             collections=dict(sorted(self.collections.items())),
             others=dict(sorted(self.others.items())),

@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterator, Mapping, Sequence
 
+from codegen.manifest import Manifest
 from codegen.validate import Validator
 from constraints import (
     BUILTIN,
@@ -46,7 +47,7 @@ from runtime.safe_eval import QueryResult
 from runtime.workspace import Workspace
 from users.anchors import anchor_problems
 from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
-from users.diff import ModuleDiff, diff_modules, diff_versions
+from users.diff import ModuleDiff, diff_manifests, diff_versions
 from users.store import VersionStore
 from users.versions import VersionInfo
 
@@ -80,6 +81,7 @@ class CheckpointReport:
     user: str
     result: CheckpointResult
     alerts: AlertDiff | None  # None when no new version was published
+    manifest: Manifest | None = None  # the published version's, when one was published
 
 
 class Memory:
@@ -229,10 +231,12 @@ class Memory:
         """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
         with self.versions.in_use():  # no forget between the two
             result = self.checkpoint(user)
-            alerts = None
+            alerts = manifest = None
             if isinstance(result, Published):
-                alerts = self.alerts(user, now, on_new_alert=on_new_alert)
-        return CheckpointReport(user, result, alerts)
+                # the version just published: its module is the one validated (not imported again)
+                alerts = self._alerts(user, result.version, now, on_new_alert)
+                manifest = self.versions.manifest_of(result.version)
+        return CheckpointReport(user, result, alerts, manifest)
 
     def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
                           on_new_alert: Callable[[Alert], None] | None = None) -> CheckpointReport:
@@ -261,12 +265,30 @@ class Memory:
         info = self.versions.current(user) if version is None else self.versions.get(user, version)
         if info is None:
             raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
-        key = (user, info.number, info.files_sha256)
+        return self._module(info)
+
+    def _module(self, info: VersionInfo) -> ModuleType:
+        key = (info.user, info.number, info.files_sha256)
         if key in self._modules:
             self.versions.check(info)  # a stat per file while nothing changed
         else:
-            self._modules[key] = self.versions.load(user, info.number)
+            self._modules[key] = self.versions.load_info(info)
         return self._modules[key]
+
+    def manifest(self, user: str, version: int | str | None = None) -> Manifest:
+        """The version's manifest (current version by default): its classes, collections and
+        records as data, read without importing the version."""
+        info = self.versions.current(user) if version is None else self.versions.get(user, version)
+        if info is None:
+            raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
+        return self.manifest_of(info)
+
+    def manifest_of(self, info: VersionInfo) -> Manifest:
+        return self.versions.manifest_of(info, self._facts_by_id(info.user))
+
+    def _facts_by_id(self, user: str) -> Callable[[], Mapping[int, Fact]]:
+        """The log's facts by id, read when called (for versions written before manifests)."""
+        return lambda: {f.id: f for f in self.facts.facts(user)}
 
     def rollback(self, user: str, version: int | str) -> VersionInfo:
         return self.versions.rollback(user, version)
@@ -278,9 +300,9 @@ class Memory:
         a_num, b_num = self.diff_pair(user, a, b)
         if a_num == 0:
             new = self.versions.get(user, b_num)
-            return diff_modules(ModuleType("empty"), self.versions.load(user, b_num),
-                                new_entities=new.meta.entities, retractions=new.meta.retractions)
-        return diff_versions(self.versions, user, a_num, b_num)
+            return diff_manifests(None, self.versions.manifest_of(new, self._facts_by_id(user)),
+                                  retractions=new.meta.retractions)
+        return diff_versions(self.versions, user, a_num, b_num, self._facts_by_id(user))
 
     def diff_pair(self, user: str, a: int | str | None, b: int | str | None) -> tuple[int, int]:
         """Default: the current version against its parent; 0 (nothing) for a first version."""
@@ -329,14 +351,19 @@ class Memory:
                on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
         """Run every constraint over the current version; diff against the last run and keep it.
         A user constraint file that fails to load is reported among the errors."""
+        with self.versions.in_use():  # a forget waits, so no alert state outlives it
+            return self._alerts(user, self.versions.current(user), now, on_new_alert)
+
+    def _alerts(self, user: str, info: VersionInfo | None, now: datetime | None,
+                on_new_alert: Callable[[Alert], None] | None) -> AlertDiff:
+        """`alerts` over version `info` (the current one, read by the caller, who holds
+        `versions.in_use()`)."""
         constraints, failures = self.constraints()
         moment = now or datetime.now(timezone.utc)
-        with self.versions.in_use():  # a forget waits, so no alert state outlives it
-            info = self.versions.current(user)
-            module = self.module(user, None if info is None else info.number)
-            diff = evaluate_and_record(module, moment, constraints,
-                                       self.versions.user_dir(user) / "alerts.json",
-                                       info.number if info else None, on_new_alert)
+        if info is None:
+            raise NotFound(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
+        diff = evaluate_and_record(self._module(info), moment, constraints,
+                                   self.versions.user_dir(user) / "alerts.json", info.number, on_new_alert)
         broken = tuple(ConstraintError(f"constraints/{f.name}", f.error) for f in failures)
         return replace(diff, errors=broken + diff.errors)
 
@@ -352,7 +379,7 @@ class Memory:
                 index.sync_facts(user, self.facts.facts(user, after=index.last_fact_id(user)))
                 current = self.versions.current(user)
                 if current is not None and index.record_version(user) != current.number:
-                    index.set_records(user, current.number, record_texts(self.namespace(user)))
+                    index.set_records(user, current.number, record_texts(self.manifest_of(current)))
                 return recall(index, user, question, code_answer=code, max_items=max_items,
                               max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
                               until=until, session=session)

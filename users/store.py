@@ -330,6 +330,9 @@ class VersionStore:
         return self.manifest_of(self.get(user, number), facts)
 
     def manifest_of(self, info: VersionInfo, facts: Callable[[], Mapping[int, Fact]] | None = None) -> Manifest:
+        """`manifest` of a version already read. The version is checked first (`check`):
+        what is read of a tampered version is refused like an import of it."""
+        self.check(info)
         key = (str(info.path), info.files_sha256)
         path = info.path / MANIFEST_FILE
         if info.manifest_sha256 is None:
@@ -349,6 +352,15 @@ class VersionStore:
         with self._lock:
             self._manifests[key] = (stamp, manifest)
         return manifest
+
+    def summary(self, info: VersionInfo) -> tuple[dict[str, int], dict[int, str]]:
+        """A version's record counts (attribute -> records) and quarantined facts (id ->
+        reason): from its manifest, or from the metadata of a version written before
+        manifests (which recorded both), so listing history imports nothing."""
+        if info.manifest_sha256 is None:
+            return dict(info.meta.record_counts), dict(info.meta.quarantined)
+        manifest = self.manifest_of(info)
+        return manifest.record_counts(), dict(manifest.quarantined)
 
     def _read_manifest(self, info: VersionInfo, path: Path) -> Manifest:
         try:
