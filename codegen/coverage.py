@@ -40,10 +40,11 @@ def cited_fact_ids(module: types.ModuleType) -> set[int]:
     return cited
 
 
-def collect_cited(value: object, cited: set[int], seen: set[int]) -> None:
+def collect_cited(value: object, cited: set[int], seen: set[int], depth: int = 0) -> None:
     """Add the provenance ids found in `value` (nested records too) to `cited`; `seen`
-    holds the containers already walked (shared across the values of one module)."""
-    _collect(value, cited, seen, 0)
+    holds the containers already walked (shared across the values of one module); `depth`
+    is the value's nesting below a public name of the module."""
+    _collect(value, cited, seen, depth)
 
 
 def coverage(module: types.ModuleType, live_fact_ids: AbstractSet[int],

@@ -23,9 +23,11 @@ the field's annotation), so rendering from a manifest matches rendering the live
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 import types
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime, time
 from decimal import Decimal, InvalidOperation
 from typing import AbstractSet, Any, ClassVar
@@ -57,10 +59,16 @@ class ClassInfo(_Part):
     public: bool = True  # a public name of the module (else only the class of some record)
 
 
-class RecordInfo(_Part):
+@dataclass(frozen=True)
+class RecordInfo:
+    """One record. (A plain dataclass, which pydantic validates when a manifest is read:
+    a version holds thousands, built on every checkpoint.)"""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
     record_class: str
     fact_ids: list[int]  # distinct, ascending
-    entity: str | None = None  # entity identity; None when unknown (no facts given)
+    entity: str | None  # entity identity; None when unknown (no facts given)
     values: dict[str, Any]  # field -> JSON of its value, provenance left out
 
 
@@ -91,6 +99,30 @@ class Manifest(Format):
     others: dict[str, OtherValue] = {}
     date_ranges: dict[str, dict[str, DateRange]] = {}  # collection -> field -> range
     quarantined: dict[int, str] = {}  # fact id -> why it was left out
+
+    def dump(self, *, indent: int | None = None) -> str:
+        """Compact JSON (non-ASCII escaped, so any string a module holds can be written).
+        Deterministic: names sorted, a record's values in its class's field order, so
+        equal modules give equal bytes. Built directly: a manifest holds every record, and
+        one is written on every checkpoint."""
+        data = {
+            "classes": {name: {"fields": [list(f) for f in c.fields], "public": c.public}
+                        for name, c in sorted(self.classes.items())},
+            "collections": {name: {
+                "record_class": c.record_class,
+                "records": [{"entity": r.entity, "fact_ids": r.fact_ids, "record_class": r.record_class,
+                             "values": r.values} for r in c.records],
+                "singular": c.singular, "size": c.size,
+            } for name, c in sorted(self.collections.items())},
+            "date_ranges": {attribute: {name: {"max": r.max, "min": r.min} for name, r in sorted(fields.items())}
+                            for attribute, fields in sorted(self.date_ranges.items())},
+            "format": self.format,
+            "names": list(self.names),
+            "others": {name: {"size": o.size, "type": o.type, "value": o.value}
+                       for name, o in sorted(self.others.items())},
+            "quarantined": {str(fact): reason for fact, reason in sorted(self.quarantined.items())},
+        }
+        return json.dumps(data, indent=indent, separators=(",", ":") if indent is None else None)
 
     def record_counts(self) -> dict[str, int]:
         """Module attribute -> records (what `meta.json` `record_counts` held), in module order."""
@@ -178,11 +210,6 @@ def annotation_text(annotation: object) -> str:
     return _QUALIFIER.sub("", text.replace("typing.", ""))
 
 
-def record_fact_ids(record: object) -> list[int]:
-    ids = getattr(record, PROVENANCE_FIELD, None) or []
-    return sorted({i for i in ids if isinstance(i, int) and not isinstance(i, bool)})
-
-
 def declared_quarantine(namespace: Mapping[str, object]) -> dict[int, str] | str:
     """The module's `_quarantined` ({fact id: reason}), {} if absent, or what is wrong with it."""
     declared = namespace.get(QUARANTINE_NAME)
@@ -204,8 +231,11 @@ class _Builder:
         self.classes: dict[str, ClassInfo] = {}
         self.collections: dict[str, CollectionInfo] = {}
         self.others: dict[str, OtherValue] = {}
-        self.ranges: dict[str, dict[str, DateRange]] = {}
+        self.dates: dict[str, dict[str, list[str]]] = {}  # collection -> field -> ISO dates
         self.names: list[str] = []
+        self.field_names: dict[type, tuple[str, ...]] = {}
+        self.cited: set[int] = set()
+        self.seen: set[int] = set()
 
     def add_class(self, cls: type, public: bool) -> None:
         known = self.classes.get(cls.__name__)
@@ -214,26 +244,44 @@ class _Builder:
         fields = [(f.name, annotation_text(f.type)) for f in dataclasses.fields(cls)]
         self.classes[cls.__name__] = ClassInfo.model_construct(fields=fields, public=public)
 
-    def record(self, attribute: str, value: object) -> RecordInfo:
+    def record(self, attribute: str, value: object, depth: int) -> RecordInfo:
+        """The record's entry, and (once per record object) its provenance for coverage:
+        one pass over its fields does both."""
         cls = type(value)
-        self.add_class(cls, False)
+        names = self.field_names.get(cls)
+        if names is None:
+            self.add_class(cls, False)
+            names = self.field_names[cls] = tuple(f.name for f in dataclasses.fields(value))  # type: ignore[arg-type]
+        walk = id(value) not in self.seen
+        if walk:
+            self.seen.add(id(value))
         values: dict[str, Any] = {}
-        ranges = self.ranges.get(attribute)
-        for f in dataclasses.fields(value):  # type: ignore[arg-type]
-            if f.name == PROVENANCE_FIELD:
+        ids: list[int] = []
+        dates = self.dates.setdefault(attribute, {})
+        for name in names:
+            item: Any = getattr(value, name, None)
+            kind: type = type(item)
+            if name == PROVENANCE_FIELD:
+                if kind is list or kind is tuple:
+                    ids = sorted({i for i in item if type(i) is int})
+                    if walk:
+                        self.cited.update(ids)
+                elif walk:
+                    collect_cited(item, self.cited, self.seen, depth + 1)
                 continue
-            item = getattr(value, f.name, None)
-            values[f.name] = json = to_json(item)
-            if isinstance(item, date) and isinstance(json, str):  # datetime is a date
-                ranges = self.ranges.setdefault(attribute, {}) if ranges is None else ranges
-                known = ranges.get(f.name)
-                if known is None:
-                    ranges[f.name] = DateRange.model_construct(min=json, max=json)
-                elif json < known.min or json > known.max:
-                    ranges[f.name] = DateRange.model_construct(min=min(known.min, json), max=max(known.max, json))
-        ids = record_fact_ids(value)
+            if item is None or kind is str or kind is int or kind is bool:
+                values[name] = item
+            elif kind is date or kind is datetime:
+                values[name] = text = item.isoformat()
+                dates.setdefault(name, []).append(text)
+            else:
+                values[name] = to_json(item)
+                if isinstance(item, date):  # a subclass
+                    dates.setdefault(name, []).append(item.isoformat())
+                if walk and kind is not float:
+                    collect_cited(item, self.cited, self.seen, depth + 1)
         entity = self.identity(ids) if self.identity is not None and ids else None
-        return RecordInfo.model_construct(record_class=cls.__name__, fact_ids=ids, entity=entity, values=values)
+        return RecordInfo(cls.__name__, ids, entity, values)
 
     def add(self, name: str, value: object, annotation: object) -> None:
         self.names.append(name)
@@ -244,18 +292,21 @@ class _Builder:
                 self.others[name] = OtherValue.model_construct(type="type", size=None, value=value.__name__)
             return
         if isinstance(value, list) and all(is_record(item) for item in value):
-            records = [self.record(name, item) for item in value]
+            self.seen.add(id(value))
+            records = [self.record(name, item, 1) for item in value]
             self.collections[name] = CollectionInfo.model_construct(
                 singular=False, record_class=records[0].record_class if records else _list_class(annotation),
                 size=len(records), records=records)
         elif value is None or is_record(value):
-            records = [] if value is None else [self.record(name, value)]
+            records = [] if value is None else [self.record(name, value, 0)]
             self.collections[name] = CollectionInfo.model_construct(
                 singular=True, record_class=records[0].record_class if records else None,
                 size=len(records), records=records)
         elif isinstance(value, list):
+            collect_cited(value, self.cited, self.seen)
             self.others[name] = OtherValue.model_construct(type="list", size=len(value), value=None)
         else:
+            collect_cited(value, self.cited, self.seen)
             self.others[name] = OtherValue.model_construct(type=type(value).__name__, size=None,
                                                            value=to_json(value))
 
@@ -266,7 +317,9 @@ class _Builder:
             classes=dict(sorted(self.classes.items())),
             collections=dict(sorted(self.collections.items())),
             others=dict(sorted(self.others.items())),
-            date_ranges={k: dict(sorted(v.items())) for k, v in sorted(self.ranges.items())},
+            date_ranges={attribute: {name: DateRange.model_construct(min=min(found), max=max(found))
+                                     for name, found in sorted(fields.items())}
+                         for attribute, fields in sorted(self.dates.items()) if fields},
             quarantined=dict(sorted(quarantined.items())),
         )
 
@@ -289,14 +342,12 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
     annotations = namespace.get("__annotations__")
     hints = annotations if isinstance(annotations, dict) else {}
     builder = _Builder(identity)
-    cited: set[int] = set()
-    seen: set[int] = set()
     for name, value in namespace.items():
         if name.startswith("_") or isinstance(value, types.ModuleType):
             continue
-        collect_cited(value, cited, seen)
         builder.add(name, value, hints.get(name))
-    live = set(cited) | set(left_out) if live_fact_ids is None else live_fact_ids
+    cited = builder.cited
+    live = cited | set(left_out) if live_fact_ids is None else live_fact_ids
     return report(cited, live, left_out.keys()), builder.manifest(left_out)
 
 
