@@ -39,7 +39,7 @@ from codegen.record_json import is_record, to_json
 from factlog.formats import Format
 from factlog.kinds import normalize_kind
 from factlog.model import Fact
-from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
+from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
 
 MANIFEST_FILE = "manifest.json"
 QUARANTINE_NAME = "_quarantined"  # in __init__.py: {fact id: reason} the module left out
@@ -125,8 +125,10 @@ class Manifest(Format):
         return json.dumps(data, indent=indent, separators=(",", ":") if indent is None else None)
 
     def record_counts(self) -> dict[str, int]:
-        """Module attribute -> records (what `meta.json` `record_counts` held), in module order."""
-        return {name: self.collections[name].size for name in self.names if name in self.collections}
+        """Module attribute -> records (what `meta.json` `record_counts` held), by name, the
+        notes last (the compiler's order)."""
+        return {name: self.collections[name].size
+                for name in sorted(self.collections, key=lambda name: (name == NOTE_ATTRIBUTE, name))}
 
     def entities(self) -> dict[str, list[int]]:
         """Entity id -> fact ids of its records, for every record with an identity."""
