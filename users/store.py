@@ -444,7 +444,7 @@ class VersionStore:
                 number=number,
                 path=folder / version_name(number),
                 created_at=_now(),
-                parent=self._current_number(folder),
+                parent=None if current is None else current.number,
                 files_sha256=files_digest(encoded),
                 meta=meta,
                 file_sha256=file_hashes(encoded),
