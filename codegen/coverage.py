@@ -40,9 +40,21 @@ def cited_fact_ids(module: types.ModuleType) -> set[int]:
     return cited
 
 
+def collect_cited(value: object, cited: set[int], seen: set[int], depth: int = 0) -> None:
+    """Add the provenance ids found in `value` (nested records too) to `cited`; `seen`
+    holds the containers already walked (shared across the values of one module); `depth`
+    is the value's nesting below a public name of the module."""
+    _collect(value, cited, seen, depth)
+
+
 def coverage(module: types.ModuleType, live_fact_ids: AbstractSet[int],
              quarantined: AbstractSet[int] = frozenset()) -> CoverageReport:
-    cited = cited_fact_ids(module)
+    return report(cited_fact_ids(module), live_fact_ids, quarantined)
+
+
+def report(cited: AbstractSet[int], live_fact_ids: AbstractSet[int],
+           quarantined: AbstractSet[int] = frozenset()) -> CoverageReport:
+    """What `cited` (ids the module's records carry) leaves missing or cites wrongly."""
     kept = live_fact_ids - quarantined
     unknown = (cited - kept) | (quarantined - live_fact_ids)
     return CoverageReport(tuple(sorted(kept - cited)), tuple(sorted(unknown)),

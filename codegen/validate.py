@@ -11,14 +11,16 @@ import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AbstractSet, Literal, Mapping
+from typing import AbstractSet, Literal, Mapping, Sequence
 
-from codegen.coverage import coverage
 from codegen.loader import PackageLoadError, load_package, module_name_for, unload_package
+from codegen.manifest import Manifest, identity_from_facts, walk_module
 from codegen.problems import Problem, format_problems
 from codegen.safety import SafetyChecker, SafetyViolations
 from codegen.safety_rules import Limits
 from codegen.typecheck import TypecheckFailed, stable_name, typecheck
+from factlog.liveness import dead_ids
+from factlog.model import Fact
 
 Stage = Literal["safety", "mypy", "import", "coverage"]
 
@@ -28,6 +30,7 @@ class Valid:
     module: types.ModuleType  # loaded under `module_name`; unload with loader.unload_package
     module_name: str
     timings: Mapping[str, float]  # seconds per stage
+    manifest: Manifest  # built by the coverage stage's walk
 
 
 @dataclass(frozen=True)
@@ -57,13 +60,24 @@ class Validator:
         for cached in (self.cache_root / "mypy").glob(f"*/{name}"):
             shutil.rmtree(cached, ignore_errors=True)
 
-    def validate(self, files: Mapping[str, str], *, user: str, version: str,
-                 live_fact_ids: AbstractSet[int], stage_dir: Path,
-                 quarantined: AbstractSet[int] = frozenset()) -> Valid | Invalid:
+    def validate(self, files: Mapping[str, str], *, user: str, version: str, stage_dir: Path,
+                 live_fact_ids: AbstractSet[int] | None = None,
+                 facts: Sequence[Fact] | Mapping[int, Fact] | None = None,
+                 quarantined: Mapping[int, str] | AbstractSet[int] = frozenset()) -> Valid | Invalid:
         """Validate `files`; on success they are written to `stage_dir` (which must not
         exist yet) and imported from there, ready for the caller to publish by renaming.
-        On failure `stage_dir` is removed again. `quarantined` live facts are accounted
-        for without a record (see `codegen.coverage`)."""
+        On failure `stage_dir` is removed again.
+
+        `facts` (the user's log, or its facts by id) give the live facts coverage checks
+        (unless `live_fact_ids` names them) and the records' entity identities in the
+        manifest. Quarantined live facts, those the module declares (`_quarantined`) and
+        those named here, are accounted for without a record (see `codegen.coverage`)."""
+        by_id = _by_id(facts)
+        if live_fact_ids is None:
+            dead = dead_ids(list(by_id.values()))
+            live_fact_ids = {i for i in by_id if i not in dead}
+        reasons = dict(quarantined) if isinstance(quarantined, Mapping) \
+            else dict.fromkeys(quarantined, "left out by the producer")
         timings: dict[str, float] = {}
         started = time.perf_counter()
         safe = self.safety.check(files)
@@ -93,13 +107,22 @@ class Validator:
         timings["import"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        report = coverage(module, live_fact_ids, quarantined)
+        walked = walk_module(vars(module), live_fact_ids=live_fact_ids,
+                             identity=identity_from_facts(by_id) if by_id else None, quarantined=reasons)
         timings["coverage"] = time.perf_counter() - started
-        if not report.complete:
+        if isinstance(walked, str) or not walked[0].complete:
             unload_package(name)
             shutil.rmtree(stage_dir, ignore_errors=True)
-            return Invalid("coverage", _coverage_problems(report.missing, report.unknown), timings)
-        return Valid(module, name, timings)
+            problems = (Problem("coverage-quarantine", "__init__.py", 0, 0, walked),) if isinstance(walked, str) \
+                else _coverage_problems(walked[0].missing, walked[0].unknown)
+            return Invalid("coverage", problems, timings)
+        return Valid(module, name, timings, walked[1])
+
+
+def _by_id(facts: Sequence[Fact] | Mapping[int, Fact] | None) -> Mapping[int, Fact]:
+    if facts is None:
+        return {}
+    return facts if isinstance(facts, Mapping) else {f.id: f for f in facts}
 
 
 def _digest(files: Mapping[str, str]) -> str:

@@ -36,6 +36,11 @@ class Walk:
         """Every integer of the output (a key or a value) is shown here first."""
 
 
+def is_record(value: object) -> bool:
+    """A record: a dataclass instance (not a dataclass class)."""
+    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+
+
 def record_json(value: object, walk: Walk | None = None) -> JsonValue:
     """`value` (a record, a collection of them, or a plain value) as JSON data."""
     return _json(value, walk, 0)
@@ -62,7 +67,7 @@ def _json(value: object, walk: Walk | None, depth: int) -> JsonValue:
     scalar = scalar_text(value)
     if scalar is not None:
         return scalar if walk is None else walk.text(scalar)
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):  # is_record, for mypy
         return {f.name: _json(getattr(value, f.name), walk, depth) for f in dataclasses.fields(value)}
     if isinstance(value, Mapping):
         return {_text(_key(k, walk), walk): _json(v, walk, depth) for k, v in value.items()}

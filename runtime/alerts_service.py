@@ -20,6 +20,7 @@ from constraints import (
 from constraints.user_loader import LoadFailure
 from runtime.versions_service import VersionsService
 from users.store import VersionStore
+from users.versions import VersionInfo
 
 
 class AlertsService:
@@ -38,13 +39,16 @@ class AlertsService:
                on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
         """Run every constraint over the current version; diff against the last run and keep it.
         A user constraint file that fails to load is reported among the errors."""
+        with self.versions.in_use():  # a forget waits, so no alert state outlives it
+            return self.alerts_of(self.modules.info(user), now, on_new_alert)
+
+    def alerts_of(self, info: VersionInfo, now: datetime | None = None,
+                  on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
+        """`alerts` over version `info`, already read by the caller (who holds
+        `versions.in_use()`): a version just published runs on the module validated."""
         constraints, failures = self.constraints()
         moment = now or datetime.now(timezone.utc)
-        with self.versions.in_use():  # a forget waits, so no alert state outlives it
-            info = self.modules.info(user)
-            module = self.modules.module_of(info)
-            diff = evaluate_and_record(module, moment, constraints,
-                                       self.versions.user_dir(user) / "alerts.json",
-                                       info.number, on_new_alert)
+        diff = evaluate_and_record(self.modules.module_of(info), moment, constraints,
+                                   self.versions.user_dir(info.user) / "alerts.json", info.number, on_new_alert)
         broken = tuple(ConstraintError(f"constraints/{f.name}", f.error) for f in failures)
         return replace(diff, errors=broken + diff.errors)

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
+from codegen.manifest import Manifest
 from codegen.producer import Producer
 from codegen.validate import Validator
 from constraints import Alert, AlertDiff
@@ -25,6 +26,7 @@ class CheckpointReport:
     user: str
     result: CheckpointResult
     alerts: AlertDiff | None  # None when no new version was published
+    manifest: Manifest | None = None  # the published version's, when one was published
 
 
 class CheckpointService:
@@ -64,10 +66,12 @@ class CheckpointService:
         """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
         with self.versions.in_use():  # no forget between the two
             result = self.checkpoint(user, producer)
-            alerts = None
+            alerts = manifest = None
             if isinstance(result, Published):
-                alerts = self.alerts.alerts(user, now, on_new_alert=on_new_alert)
-        return CheckpointReport(user, result, alerts)
+                # the version just published: its module is the one validated (not imported again)
+                alerts = self.alerts.alerts_of(result.version, now, on_new_alert)
+                manifest = self.alerts.modules.manifest_of(result.version)
+        return CheckpointReport(user, result, alerts, manifest)
 
     def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
                           on_new_alert: Callable[[Alert], None] | None = None,

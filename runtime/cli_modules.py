@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from codegen.manifest import Manifest
 from codegen.producer import producer_named
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
@@ -32,12 +33,12 @@ from runtime.cli_output import (
     quarantine_lines,
 )
 from runtime.memory import CheckpointReport, Memory
-from runtime.render_value import printable, to_jsonable, to_text
+from runtime.render_value import printable, record_text, to_jsonable, to_text
 from runtime.safe_eval import QueryError
 from runtime.workspace import Workspace
 from users.checkpoint import Failed, Unchanged
 from users.diff import unified_text_diff
-from users.records import record_classes
+from users.records import collections, record_classes
 
 
 def parse_now(value: Optional[str]) -> datetime:
@@ -84,28 +85,62 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
     if info is None:
         raise InputError(f"user {user!r} has no published version yet: run `uac checkpoint {user}`")
     files = mem.versions.files(user, info.number)
+    manifest = mem.manifest_of(info)
     if as_json:
-        emit_json({**info.to_json(), "files": files if source else sorted(files)})
+        emit_json({**info.to_json(), **_manifest_json(manifest), "files": files if source else sorted(files)})
         return
     if source:
         for name, text in sorted(files.items()):
             out.print(f"# ==== {name}", markup=False)
             out.print(text, markup=False)
         return
-    namespace = mem.namespace(user, info.number)
     table = Table(title=f"{user} v{info.number} (log position {info.meta.log_position}, {info.meta.producer})")
     for column in ("name", "type", "records / fields"):
         table.add_column(column, overflow="fold")
-    classes = record_classes(mem.module(user, info.number))
-    for name, value in sorted(namespace.items()):
-        if name in classes:
-            table.add_row(name, "class", escape(", ".join(f"{k}: {t}" for k, t in classes[name].items())))
-        elif isinstance(value, list):
-            table.add_row(name, "list", str(len(value)))
-        else:
-            table.add_row(name, type(value).__name__, escape(to_text(value)[:120]))
+    for name, kind, shown in show_rows(manifest):
+        table.add_row(name, kind, escape(shown))
     out.print(table)
-    print_quarantine(info.meta.quarantined)
+    print_quarantine(manifest.quarantined)
+
+
+def _summary_json(summary: tuple[dict[str, int], dict[int, str]]) -> dict[str, object]:
+    """A version's record counts and quarantine as `meta.json` listed them (keys sorted)."""
+    counts, quarantined = summary
+    return {"record_counts": dict(sorted(counts.items())),
+            "quarantined": dict(sorted((str(k), v) for k, v in quarantined.items()))}
+
+
+def _manifest_json(manifest: Manifest) -> dict[str, object]:
+    """What `meta.json` used to carry of a version's content, now read from its manifest."""
+    return {**_summary_json((manifest.record_counts(), manifest.quarantined)),
+            "entities": dict(sorted(manifest.entities().items()))}
+
+
+def show_rows(manifest: Manifest) -> list[tuple[str, str, str]]:
+    """`show`'s table rows from a manifest: (name, type, records or fields), by name."""
+    classes = record_classes(manifest)
+    colls = collections(manifest)
+    rows = []
+    for name in sorted(manifest.names):
+        if name in classes:
+            rows.append((name, "class", ", ".join(f"{k}: {t}" for k, t in classes[name].items())))
+        elif name in colls and not colls[name].singular:
+            rows.append((name, "list", str(len(colls[name].records))))
+        elif name in colls:
+            records = colls[name].records
+            if not records:
+                rows.append((name, "NoneType", to_text(None)[:120]))
+            else:
+                r = records[0]
+                text = record_text(r.class_name, r.values, r.fact_ids if r.has_provenance else None)
+                rows.append((name, r.class_name, text[:120]))
+        elif name in manifest.others:
+            other = manifest.others[name]
+            if other.type == "list":
+                rows.append((name, "list", str(other.size)))
+            else:
+                rows.append((name, other.type, "<type>" if other.type == "type" else to_text(other.value)[:120]))
+    return rows
 
 
 @app.command()
@@ -116,11 +151,12 @@ def history(user: str, as_json: bool = JsonOpt) -> None:
     versions = mem.versions.history(user)
     current = mem.versions.current(user)
     if as_json:
-        emit_json([{**v.to_json(), "current": current is not None and v.number == current.number}
-                   for v in versions])
+        emit_json([{**v.to_json(), **_summary_json(mem.versions.summary(v)),
+                    "current": current is not None and v.number == current.number} for v in versions])
         return
+    summaries = {v.number: mem.versions.summary(v) for v in versions}
     table = Table(title=f"{user}: {len(versions)} versions")
-    any_quarantined = any(v.meta.quarantined for v in versions)
+    any_quarantined = any(quarantined for _, quarantined in summaries.values())
     for column in ("version", "created", "log pos", "producer", "records", "validation s"):
         table.add_column(column)
     if any_quarantined:
@@ -128,15 +164,16 @@ def history(user: str, as_json: bool = JsonOpt) -> None:
     for v in versions:
         mark = " *" if current is not None and v.number == current.number else ""
         timings = v.meta.timings
+        counts, quarantined = summaries[v.number]
         row = [f"v{v.number}{mark}", v.created_at[:19], str(v.meta.log_position), v.meta.producer,
-               str(sum(v.meta.record_counts.values())),
+               str(sum(counts.values())),
                f"{sum(t for k, t in timings.items() if k != 'publish'):.3f}"]
         if any_quarantined:
-            row.append(", ".join(map(str, sorted(v.meta.quarantined))) or "-")
+            row.append(", ".join(map(str, sorted(quarantined))) or "-")
         table.add_row(*row)
     out.print(table)
     for v in versions:
-        for line in quarantine_lines(v.meta.quarantined, v.number):
+        for line in quarantine_lines(summaries[v.number][1], v.number):
             out.print(line, markup=False)
 
 

@@ -71,10 +71,11 @@ def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
     result = report.result
     data: dict[str, object] = {"user": report.user}
     if isinstance(result, Published):
+        counts, quarantined = _summary(report)
         data.update(outcome="published", version=result.version.number, new_facts=result.new_facts,
                     log_position=result.version.meta.log_position,
-                    record_counts=result.version.meta.record_counts,
-                    quarantined={str(k): v for k, v in result.version.meta.quarantined.items()},
+                    record_counts=counts,
+                    quarantined={str(k): v for k, v in quarantined.items()},
                     timings_s={k: round(v, 4) for k, v in result.timings.items()})
     elif isinstance(result, Unchanged):
         data.update(outcome="unchanged", reason=result.reason,
@@ -89,6 +90,14 @@ def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
     return data
 
 
+def _summary(report: CheckpointReport) -> tuple[dict[str, int], dict[int, str]]:
+    """Record counts and quarantined facts of the version a checkpoint published."""
+    if report.manifest is not None:
+        return report.manifest.record_counts(), dict(report.manifest.quarantined)
+    assert isinstance(report.result, Published)
+    return dict(report.result.version.meta.record_counts), dict(report.result.version.meta.quarantined)
+
+
 def print_checkpoint(report: CheckpointReport) -> None:
     result = report.result
     if isinstance(result, Published):
@@ -96,7 +105,7 @@ def print_checkpoint(report: CheckpointReport) -> None:
         split = ", ".join(f"{k} {v_:.3f}s" for k, v_ in result.timings.items())
         out.print(f"[green]published[/green] {report.user} v{v.number} (log position "
                   f"{v.meta.log_position}, {result.new_facts} new facts; {split})")
-        print_quarantine(v.meta.quarantined)
+        print_quarantine(_summary(report)[1])
     elif isinstance(result, Unchanged):
         out.print(f"unchanged: {result.reason}", markup=False)
     else:

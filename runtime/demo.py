@@ -19,10 +19,10 @@ from constraints import AlertDiff
 from factlog.errors import InputError
 from factlog.timeparse import parse_datetime
 from runtime.cli_output import alerts_json, print_alerts
-from runtime.memory import Memory
+from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import to_jsonable, to_text
 from runtime.safe_eval import QueryError
-from users.checkpoint import CheckpointResult, Failed, Published
+from users.checkpoint import Failed, Published
 
 DEMO_USER = "sam"
 DEMO_FOLDER = "demo"  # the demo's own workspace, inside the main one: <home>/demo
@@ -85,7 +85,7 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> dict[st
 
     step("2. checkpoint: facts → typed module → libcst/ast allowlist → mypy --strict → import → coverage")
     first = mem.checkpoint_and_alert(DEMO_USER, now)
-    _print_result(console, first.result)
+    _print_result(console, first)
     ns = mem.namespace(DEMO_USER)
     console.print("module names: " + ", ".join(sorted(k for k, v in ns.items() if not isinstance(v, type))))
 
@@ -110,7 +110,7 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> dict[st
                                               "expiry_date": "2036-11-20"})
     console.print(f"fact {renewed.id}: {renewed.text}", markup=False)
     second = mem.checkpoint_and_alert(DEMO_USER, now)
-    _print_result(console, second.result)
+    _print_result(console, second)
 
     step("6. what changed, and why (semantic diff citing facts)")
     diff = mem.diff(DEMO_USER)
@@ -131,11 +131,13 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> dict[st
     return summary
 
 
-def _print_result(console: Console, result: CheckpointResult) -> None:
+def _print_result(console: Console, report: CheckpointReport) -> None:
+    result = report.result
     if isinstance(result, Published):
         v = result.version
         split = ", ".join(f"{k} {t * 1000:.0f} ms" for k, t in result.timings.items())
-        counts = ", ".join(f"{k} {n}" for k, n in sorted(v.meta.record_counts.items()) if n)
+        recorded = report.manifest.record_counts() if report.manifest else {}
+        counts = ", ".join(f"{k} {n}" for k, n in sorted(recorded.items()) if n)
         console.print(f"[green]published v{v.number}[/green] ({counts})\n  {split}")
     elif isinstance(result, Failed):
         raise InputError(f"demo checkpoint failed: {result.message}")

@@ -19,6 +19,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Callable, Iterator, Mapping
 
+from codegen.manifest import Manifest
 from codegen.producer import Producer
 from codegen.validate import Validator
 from constraints import Alert, AlertDiff, Constraint
@@ -159,6 +160,14 @@ class Memory:
     def module(self, user: str, version: int | str | None = None) -> ModuleType:
         """The user's typed module (current version by default); cached per version."""
         return self.modules.module(user, version)
+
+    def manifest(self, user: str, version: int | str | None = None) -> Manifest:
+        """The version's manifest (current version by default): its classes, collections and
+        records as data, read without importing the version."""
+        return self.modules.manifest(user, version)
+
+    def manifest_of(self, info: VersionInfo) -> Manifest:
+        return self.modules.manifest_of(info)
 
     def rollback(self, user: str, version: int | str) -> VersionInfo:
         return self.modules.rollback(user, version)

@@ -27,18 +27,19 @@ import re
 import sqlite3
 import time
 from contextlib import contextmanager
-from dataclasses import dataclass, is_dataclass
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from types import TracebackType
 from typing import Iterable, Iterator, Literal, Mapping, NamedTuple
 
+from codegen.manifest import Manifest
 from factlog.identity import shared_identity
 from factlog.liveness import effective_day, killed_by, superseders
 from factlog.model import Fact, JsonValue, check_user_id
 from factlog.timeparse import day_of
-from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE, PROVENANCE_FIELD
-from users.records import label
+from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE
+from users.records import Record, collections, label, module_manifest
 
 HitSource = Literal["fact", "record"]
 
@@ -178,24 +179,18 @@ def fact_body(fact: Fact) -> str:
     return f"{fact.text} ({'; '.join(pairs)})" if pairs else fact.text
 
 
-def render_record(record: object) -> str:
+def render_record(record: Record) -> str:
     """`Trip(destination='Tokyo', departure_date=2025-01-15)`: every set field, no provenance."""
-    if not is_dataclass(record) or isinstance(record, type):
-        return repr(record)
     return label(record, limit=None, width=None)
 
 
-def record_texts(namespace: Mapping[str, object]) -> list[RecordText]:
-    """Render every record under the module's public attributes (`trips`, `passport`, `notes`...)."""
-    out: list[RecordText] = []
-    for name, value in namespace.items():
-        if name.startswith("_") or isinstance(value, type):
-            continue
-        for record in value if isinstance(value, list) else [value]:
-            if is_dataclass(record) and not isinstance(record, type):
-                ids = getattr(record, PROVENANCE_FIELD, [])
-                out.append(RecordText(render_record(record), tuple(ids), name))
-    return out
+def record_texts(source: Manifest | Mapping[str, object]) -> list[RecordText]:
+    """Render every record of a version's manifest (or of a module's namespace) under the
+    module's public attributes (`trips`, `passport`, `notes`...), in the module's order."""
+    manifest = source if isinstance(source, Manifest) else module_manifest(source)
+    colls = collections(manifest)
+    return [RecordText(render_record(record), tuple(record.fact_ids), name)
+            for name in manifest.names if name in colls for record in colls[name].records]
 
 
 def _ids_text(ids: Iterable[int]) -> str:

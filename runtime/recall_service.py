@@ -10,7 +10,7 @@ from runtime.facts_service import FactsService
 from runtime.query_service import QueryService
 from runtime.recall import CodeAnswer, RecallResult, code_answer, recall
 from runtime.recall_index import RecallIndex, record_texts
-from runtime.versions_service import VersionsService, module_namespace
+from runtime.versions_service import VersionsService
 from users.store import VersionStore
 
 
@@ -44,7 +44,7 @@ class RecallService:
                 current = self.versions.current(user)
                 if current is not None and index.record_version(user) != current.number:
                     index.set_records(user, current.number,
-                                      record_texts(module_namespace(self.modules.module_of(current))))
+                                      record_texts(self.modules.manifest_of(current)))
                 return recall(index, user, question, code_answer=code, max_items=max_items,
                               max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
                               until=until, session=session)

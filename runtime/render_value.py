@@ -119,12 +119,26 @@ def _text(value: object, walk: _Walk, indent: int, depth: int) -> str:
 
 def _record_text(record: Any, walk: _Walk, indent: int, depth: int) -> str:
     fields = [(f.name, getattr(record, f.name)) for f in dataclasses.fields(record)]
+    return _fields_text(type(record).__name__, fields, getattr(record, "fact_ids", None), walk, indent, depth)
+
+
+def _fields_text(class_name: str, fields: list[tuple[str, object]], facts: object, walk: _Walk,
+                 indent: int, depth: int) -> str:
     shown = [f"{name}={_text(v, walk, indent + 2, depth)}" for name, v in fields
              if v is not None and name != "fact_ids"]
-    facts = getattr(record, "fact_ids", None)
     ids = [_text(i, walk, 0, depth) for i in facts] if isinstance(facts, (list, tuple)) else []
     cite = f" [facts {', '.join(ids)}]" if ids else ""
-    return f"{type(record).__name__}: {', '.join(shown)}{cite}"
+    return f"{class_name}: {', '.join(shown)}{cite}"
+
+
+def record_text(class_name: str, values: Mapping[str, object], fact_ids: list[int] | None, *,
+                max_items: int = MAX_RENDER_ITEMS) -> str:
+    """`to_text` of a record given as its class name, typed values and fact ids (a record
+    read from a version's manifest): `Passport: number=X1, expiry_date=2030-01-01 [facts 1]`."""
+    check_result([list(values.values()), fact_ids], Budget(max_items))
+    walk = _Walk(max_items)
+    walk.enter(0)
+    return _fields_text(class_name, list(values.items()), fact_ids, walk, 0, 1)
 
 
 def _lines(lines: list[str], indent: int, empty: str) -> str:

@@ -4,12 +4,14 @@ version), what a query sees, diffs, rollback and the versions' integrity against
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Callable, Mapping
 
+from codegen.manifest import Manifest
 from factlog.errors import NotFound
-from factlog.model import JsonValue
+from factlog.model import Fact, JsonValue
 from factlog.store import FactStore
 from users.anchors import anchor_problems
-from users.diff import ModuleDiff, diff_modules, diff_versions
+from users.diff import ModuleDiff, diff_manifests, diff_versions
 from users.store import VersionStore
 from users.versions import VersionInfo
 
@@ -43,8 +45,20 @@ class VersionsService:
         if key in self._modules:
             self.versions.check(info)  # a stat per file while nothing changed
         else:
-            self._modules[key] = self.versions.load(info.user, info.number)
+            self._modules[key] = self.versions.load_info(info)  # the validated module, if just published
         return self._modules[key]
+
+    def manifest(self, user: str, version: int | str | None = None) -> Manifest:
+        """The version's manifest (current version by default): its classes, collections and
+        records as data, read without importing the version."""
+        return self.manifest_of(self.info(user, version))
+
+    def manifest_of(self, info: VersionInfo) -> Manifest:
+        return self.versions.manifest_of(info, self._facts_by_id(info.user))
+
+    def _facts_by_id(self, user: str) -> Callable[[], Mapping[int, Fact]]:
+        """The log's facts by id, read when called (for versions written before manifests)."""
+        return lambda: {f.id: f for f in self.facts.facts(user)}
 
     def namespace(self, user: str, version: int | str | None = None) -> dict[str, object]:
         """What a query sees: the module's public names (records, lists, classes)."""
@@ -60,9 +74,8 @@ class VersionsService:
         a_num, b_num = self.diff_pair(user, a, b)
         if a_num == 0:
             new = self.versions.get(user, b_num)
-            return diff_modules(ModuleType("empty"), self.versions.load(user, b_num),
-                                new_entities=new.meta.entities, retractions=new.meta.retractions)
-        return diff_versions(self.versions, user, a_num, b_num)
+            return diff_manifests(None, self.manifest_of(new), retractions=new.meta.retractions)
+        return diff_versions(self.versions, user, a_num, b_num, self._facts_by_id(user))
 
     def diff_pair(self, user: str, a: int | str | None, b: int | str | None) -> tuple[int, int]:
         """Default: the current version against its parent; 0 (nothing) for a first version."""

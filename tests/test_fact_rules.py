@@ -23,7 +23,7 @@ from factlog.model import Fact, JsonValue, Provenance
 from factlog.timeparse import day_of, parse_date, parse_datetime, try_date, try_datetime
 from runtime.recall_index import RecallIndex
 from users.checkpoint import live_fact_ids
-from users.records import Collection, entity_ids, to_json
+from users.records import Collection, Record, entity_ids, record_json
 
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = ("factlog", "codegen", "users", "constraints", "runtime")
@@ -73,9 +73,12 @@ def test_stored_and_shown_record_names_keep_their_spelling() -> None:
     assert ids[0] == "trip_check:f12"
     assert ids[1].startswith("trip_check:h") and len(ids[1]) == len("trip_check:h") + 12
     assert entity_key(Trip("Tokyo", [14, 12])) == "f12"
-    paired = entity_ids(Collection("trips", False, [Trip("Tokyo", [14, 12]), Trip("Oslo", [])]), None)
+    tokyo = Record("Trip", {"destination": "Tokyo"}, [12, 14], None)
+    oslo = Record("Trip", {"destination": "Oslo"}, [], None)
+    paired = entity_ids(Collection("trips", False, [tokyo, oslo]), use_identity=False)
     assert paired[0][0] == "#12" and paired[1][0].startswith("content:")
-    assert paired[1][0] == "content:" + content_digest(repr(to_json(Trip("Oslo", []))))
+    assert paired[1][0] == "content:" + content_digest(repr(record_json(oslo)))
+    assert record_json(oslo) == {"destination": "Oslo", "fact_ids": []}
 
 
 FACTS = st.lists(

@@ -70,8 +70,8 @@ def test_quarantine_lifecycle_show_history_later_checkpoint_retraction(uac: Uac,
     assert first.code == 0, first.err
     assert f"quarantined fact {bad}: " in first.out and "__secret" in first.out
 
-    meta = json.loads((home / "users" / USER / "v000001" / "meta.json").read_text())
-    assert set(meta["quarantined"]) == {str(bad)} and "__secret" in meta["quarantined"][str(bad)]
+    manifest = json.loads((home / "users" / USER / "v000001" / "manifest.json").read_text())
+    assert set(manifest["quarantined"]) == {str(bad)} and "__secret" in manifest["quarantined"][str(bad)]
     shown = uac("show", USER)
     assert shown.code == 0 and f"quarantined fact {bad}: field name '__secret'" in shown.out
     table = uac("history", USER)
@@ -100,7 +100,7 @@ def test_a_bad_update_leaves_the_entity_as_its_good_facts_made_it(home: Path) ->
         bad = append_raw(home / "facts.db", USER, kind="trip", key="T1", fields={"cost_usd": 10**50})
         result = mem.checkpoint(USER)
         assert isinstance(result, Published), result
-        assert result.version.meta.quarantined.keys() == {bad.id}
+        assert mem.manifest(USER).quarantined.keys() == {bad.id}
         trip = mem.module(USER).trips[0]
         assert (trip.cost_usd, trip.fact_ids) == (10.5, [good.id])
     finally:
@@ -121,8 +121,9 @@ def test_what_the_predicate_misses_safety_names_and_the_checkpoint_retries(
         mem.add(USER, "trip", kind="trip", key="T3", fields={"destination": "Oslo"})
         result = mem.checkpoint(USER)
         assert isinstance(result, Published), result
-        assert list(result.version.meta.quarantined) == [bad.id]
-        assert result.version.meta.quarantined[bad.id].startswith(rule)
+        quarantined = mem.manifest(USER).quarantined
+        assert list(quarantined) == [bad.id]
+        assert quarantined[bad.id].startswith(rule)
         assert [t.destination for t in mem.module(USER).trips] == ["Lisbon", "Oslo"]
     finally:
         mem.close()

@@ -21,24 +21,19 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Iterator, Mapping, Sequence
 
 from codegen.compile import hash_of
 from codegen.loader import unload_package
 from codegen.problems import Problem, format_problems
 from codegen.producer import PreviousVersion, Producer, ProducerRequest, resolve_producer
-from codegen.quarantine import declared_quarantine
 from codegen.validate import Invalid, Valid, Validator
 from factlog.errors import InputError
-from factlog.identity import fact_identity
 from factlog.liveness import live_ids
 from factlog.model import Fact
 from factlog.store import FactStore
-from factlog.vocabulary import NOTE_ATTRIBUTE, PROVENANCE_FIELD
-from users.records import collections
 from users.store import ForgottenMeanwhile, VersionStore
-from users.versions import MAX_PROBLEM, MAX_PROBLEMS, MAX_REASON, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
+from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
 
 MAX_REPAIRS = 3  # attempts after the first one that failed validation
 
@@ -133,29 +128,6 @@ def usage_totals(attempts: Sequence[Attempt]) -> dict[str, float]:
     return totals
 
 
-def _bookkeeping(module: ModuleType, log: Sequence[Fact]) -> tuple[dict[str, int], dict[str, list[int]]]:
-    """Record counts and entities (entity id -> fact ids) read from the validated module:
-    each record cites its facts, and its first fact names the entity (`codegen.live`'s
-    identity rule), so no producer has to supply them (format 1's readers need them)."""
-    found = collections(module)
-    counts = {name: len(found[name].records) for name in sorted(found, key=lambda a: (a == NOTE_ATTRIBUTE, a))}
-    by_id = {f.id: f for f in log}
-    entities: dict[str, list[int]] = {}
-    for collection in found.values():
-        for record in collection.records:
-            cited = getattr(record, PROVENANCE_FIELD, None)
-            if not isinstance(cited, list) or not cited:
-                continue
-            if len(cited) == 1 and type(cited[0]) is int:  # most records: one fact
-                ids = [cited[0]]
-            else:  # as `users.records.fact_ids`
-                ids = sorted({i for i in cited if type(i) is int})
-            first = by_id.get(ids[0]) if ids else None
-            if first is not None:
-                entities[fact_identity(first)] = ids
-    return counts, entities
-
-
 class _StoredFiles(Mapping[str, str]):
     """A version's files, read from the store when a producer first looks at them."""
 
@@ -220,16 +192,15 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         timings["compile"] += produce_seconds
         if failed_files is not None and produced.files == failed_files:
             break  # the producer has nothing new to offer: the same files fail the same way
-        left_out = declared_quarantine(produced.files)
         stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
         result = validator.validate(produced.files, user=user, version=f"stage{head}", live_fact_ids=live,
-                                    stage_dir=stage_dir, quarantined=left_out.keys())
+                                    facts=log, stage_dir=stage_dir)
         timings.update(result.timings)
         seconds = time.perf_counter() - started
         if isinstance(result, Valid):
             attempts.append(Attempt(number=number, stage="passed", usage=reported_usage(produced.usage),
                                     seconds=round(seconds, 6)))
-            return _publish(versions, user, log, live, produced.files, left_out, result, stage_dir, producer,
+            return _publish(versions, user, log, live, produced.files, result, stage_dir, producer,
                             attempts, timings, epoch, current, head)
         attempts.append(Attempt(number=number, stage=result.stage, problems=problem_lines(result.problems),
                                 usage=reported_usage(produced.usage), seconds=round(seconds, 6)))
@@ -239,31 +210,30 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
 
 
 def _publish(versions: VersionStore, user: str, log: Sequence[Fact], live: set[int], files: dict[str, str],
-             left_out: dict[int, str], result: Valid, stage_dir: Path, producer: Producer,
+             result: Valid, stage_dir: Path, producer: Producer,
              attempts: list[Attempt], timings: dict[str, float], epoch: str, current: VersionInfo | None,
              head: int) -> CheckpointResult:
     position = max((f.id for f in log), default=0)  # the log as read may have grown past `head`
+    left_out = result.manifest.quarantined  # what the package itself declares it left out
+    info = None
     try:
         started = time.perf_counter()
-        counts, entities = _bookkeeping(result.module, log)
         info = versions.publish_if_newer(user, files, PublishMeta(
             log_position=position,
             input_hash=input_hash(log, live, left_out),
             producer=producer.name,
             timings=_rounded(timings),
-            record_counts=counts,
-            entities=entities,
             retractions={f.retracts: f.id for f in log if f.retracts is not None},
             log_hash=anchor_hash(log, position),
-            quarantined={i: _cut(why, MAX_REASON) for i, why in left_out.items()},
             attempts=attempts,
             usage=usage_totals(attempts),
-        ), epoch=epoch)
+        ), manifest=result.manifest, module=result.module, epoch=epoch)
         timings["publish"] = time.perf_counter() - started
     except ForgottenMeanwhile as exc:
         return Unchanged(None, str(exc))
     finally:
-        unload_package(result.module_name)
+        if info is None:  # published, the store keeps the validated module as the version's
+            unload_package(result.module_name)
         shutil.rmtree(stage_dir, ignore_errors=True)
     if info is None:
         latest = versions.current(user)

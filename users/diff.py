@@ -1,4 +1,5 @@
-"""Semantic diff between two loaded versions of a user's package, and a plain text diff.
+"""Semantic diff between two versions of a user's package, read from their manifests
+(`codegen.manifest`: no version is imported for it), and a plain text diff.
 
 Schema: classes added / removed, fields added / removed / retyped (annotations compared as
 text). Data: records added / removed / changed, matched by entity (see
@@ -20,12 +21,14 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Any, Literal
+from typing import Literal
 
-from factlog.model import JsonValue
+from codegen.manifest import Manifest, build_manifest, identity_from_map
+from factlog.model import Fact, JsonValue
+from factlog.record_json import record_json
 from users import records as rec
 from users.store import VersionStore
 
@@ -155,16 +158,17 @@ def _facts_of_class(
     ids: set[int] = set()
     for collection in colls.values():
         for record in collection.records:
-            if type(record).__name__ != class_name:
+            if record.class_name != class_name:
                 continue
-            if field_name is None or getattr(record, field_name, None) is not None:
+            if field_name is None or record.get(field_name) is not None:
                 ids.update(rec.fact_ids(record))
     return sorted(ids)
 
 
-def _class_changes(old: ModuleType, new: ModuleType, old_colls: Mapping[str, rec.Collection],
+def _class_changes(old: Manifest | None, new: Manifest, old_colls: Mapping[str, rec.Collection],
                    new_colls: Mapping[str, rec.Collection]) -> list[ClassChange]:
-    before, after = rec.record_classes(old), rec.record_classes(new)
+    before = {} if old is None else rec.record_classes(old)
+    after = rec.record_classes(new)
     changes = []
     for name in sorted(before.keys() | after.keys()):
         if name not in before:
@@ -187,13 +191,14 @@ def _class_changes(old: ModuleType, new: ModuleType, old_colls: Mapping[str, rec
     return changes
 
 
-def _compare(attribute: str, entity: str, old: Any, new: Any, retractions: Mapping[int, int]) -> RecordChange | None:
+def _compare(attribute: str, entity: str, old: rec.Record, new: rec.Record,
+             retractions: Mapping[int, int]) -> RecordChange | None:
     names = rec.field_names(old) + [n for n in rec.field_names(new) if n not in rec.field_names(old)]
     values = []
     for name in names:
-        a, b = getattr(old, name, None), getattr(new, name, None)
+        a, b = old.get(name), new.get(name)
         if not rec.same_value(a, b):
-            values.append(ValueChange(name, rec.to_json(a), rec.to_json(b)))
+            values.append(ValueChange(name, record_json(a), record_json(b)))
     old_ids, new_ids = set(rec.fact_ids(old)), set(rec.fact_ids(new))
     if not values and old_ids == new_ids:
         return None
@@ -203,16 +208,13 @@ def _compare(attribute: str, entity: str, old: Any, new: Any, retractions: Mappi
 
 
 def _record_changes(old_colls: Mapping[str, rec.Collection], new_colls: Mapping[str, rec.Collection],
-                    old_entities: Mapping[str, Sequence[int]] | None,
-                    new_entities: Mapping[str, Sequence[int]] | None,
-                    retractions: Mapping[int, int]) -> list[RecordChange]:
-    use_maps = bool(old_entities) and bool(new_entities)
+                    use_identity: bool, retractions: Mapping[int, int]) -> list[RecordChange]:
     changes = []
     for attribute in sorted(old_colls.keys() | new_colls.keys()):
-        grouped: dict[str, tuple[list[Any], list[Any]]] = {}
-        for side, colls, entities in ((0, old_colls, old_entities), (1, new_colls, new_entities)):
+        grouped: dict[str, tuple[list[rec.Record], list[rec.Record]]] = {}
+        for side, colls in ((0, old_colls), (1, new_colls)):
             if attribute in colls:
-                for entity, record in rec.entity_ids(colls[attribute], entities if use_maps else None):
+                for entity, record in rec.entity_ids(colls[attribute], use_identity):
                     grouped.setdefault(entity, ([], []))[side].append(record)
         for entity, (olds, news) in grouped.items():
             for a, b in zip(olds, news):
@@ -228,6 +230,21 @@ def _record_changes(old_colls: Mapping[str, rec.Collection], new_colls: Mapping[
     return changes
 
 
+def diff_manifests(old: Manifest | None, new: Manifest, *,
+                   retractions: Mapping[int, int] | None = None) -> ModuleDiff:
+    """What changed from version `old` (None: nothing, before the first version) to `new`,
+    read from their manifests. Records are matched by entity identity when both sides
+    have identities, else by first fact id; `retractions` maps a retracted fact id to its
+    retraction."""
+    old_colls = {} if old is None else rec.collections(old)
+    new_colls = rec.collections(new)
+    use_identity = old is not None and old.identified and new.identified
+    return ModuleDiff(
+        _class_changes(old, new, old_colls, new_colls),
+        _record_changes(old_colls, new_colls, use_identity, retractions or {}),
+    )
+
+
 def diff_modules(
     old: ModuleType,
     new: ModuleType,
@@ -236,26 +253,25 @@ def diff_modules(
     new_entities: Mapping[str, Sequence[int]] | None = None,
     retractions: Mapping[int, int] | None = None,
 ) -> ModuleDiff:
-    """What changed from `old` to `new`. Entity maps (entity id -> fact ids) are used only
-    when both sides have one; `retractions` maps a retracted fact id to its retraction."""
-    old_colls, new_colls = rec.collections(old), rec.collections(new)
-    return ModuleDiff(
-        _class_changes(old, new, old_colls, new_colls),
-        _record_changes(old_colls, new_colls, old_entities, new_entities, retractions or {}),
-    )
-
-
-def diff_versions(store: VersionStore, user: str, a: int | str, b: int | str) -> ModuleDiff:
-    """Diff two stored versions, using their metadata's entity maps and retractions."""
-    info_a, info_b = store.get(user, a), store.get(user, b)
-    retractions = {**info_a.meta.retractions, **info_b.meta.retractions}
-    return diff_modules(
-        store.load(user, info_a.number),
-        store.load(user, info_b.number),
-        old_entities=info_a.meta.entities,
-        new_entities=info_b.meta.entities,
+    """What changed from `old` to `new` (two loaded modules). Entity maps (entity id ->
+    fact ids) are used only when both sides have one; `retractions` maps a retracted fact
+    id to its retraction."""
+    both = bool(old_entities) and bool(new_entities)
+    return diff_manifests(
+        build_manifest(vars(old), identity=identity_from_map(old_entities or {}) if both else None),
+        build_manifest(vars(new), identity=identity_from_map(new_entities or {}) if both else None),
         retractions=retractions,
     )
+
+
+def diff_versions(store: VersionStore, user: str, a: int | str, b: int | str,
+                  facts: Callable[[], Mapping[int, Fact]] | None = None) -> ModuleDiff:
+    """Diff two stored versions from their manifests and retractions (`facts`: the log's
+    facts by id, for entity ids of versions written before manifests)."""
+    info_a, info_b = store.get(user, a), store.get(user, b)
+    retractions = {**info_a.meta.retractions, **info_b.meta.retractions}
+    return diff_manifests(store.manifest_of(info_a, facts), store.manifest_of(info_b, facts),
+                          retractions=retractions)
 
 
 def unified_text_diff(files_a: Mapping[str, str], files_b: Mapping[str, str], *,

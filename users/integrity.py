@@ -19,6 +19,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+from codegen.manifest import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
 from users.versions import VersionInfo
 
@@ -90,8 +91,12 @@ def _fail(info: VersionInfo, problem: str) -> IntegrityError:
 def _problem(info: VersionInfo, identity: Identity) -> str | None:
     """Why the folder does not match its metadata, or None. Reads and hashes every file."""
     files: dict[str, bytes] = {}
+    manifest = False
     for name, _ino, _size, _mtime, _ctime, mode in identity:
         if name == META_FILE:
+            continue
+        if name == MANIFEST_FILE and info.manifest_sha256 is not None and stat.S_ISREG(mode):
+            manifest = True
             continue
         if not FILE_NAME.fullmatch(name) or not stat.S_ISREG(mode):
             return f"{name} was added since it was published"
@@ -112,6 +117,15 @@ def _problem(info: VersionInfo, identity: Identity) -> str | None:
                 return f"{name} changed since it was published"
     if files_digest(files) != info.files_sha256:
         return "its files changed since it was published"
+    if info.manifest_sha256 is not None:
+        if not manifest:
+            return f"{MANIFEST_FILE} was deleted since it was published"
+        try:
+            data = (info.path / MANIFEST_FILE).read_bytes()
+        except OSError as exc:
+            return f"{MANIFEST_FILE} cannot be read ({exc.strerror})"
+        if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
+            return f"{MANIFEST_FILE} changed since it was published"
     return None
 
 

@@ -1,22 +1,33 @@
-"""Reading a loaded package as data: its record classes, its record collections, and
-record values as JSON — what the semantic diff compares.
+"""Reading a version's records as data, from its manifest (`codegen.manifest`): its record
+classes, its record collections, and record values — what the semantic diff compares.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
 
-from factlog.identity import content_digest, first_cited
+from codegen.manifest import Manifest, RecordInfo, build_manifest
+from codegen.manifest import annotation_text as annotation_text
+from factlog.identity import content_digest
 from factlog.model import JsonValue
-from factlog.record_json import record_json
+from factlog.record_json import record_json as to_json
 from factlog.vocabulary import PROVENANCE_FIELD
 
-_QUALIFIER = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
+
+@dataclass(frozen=True)
+class Record:
+    """One record of a manifest, with its values typed again (dates are dates)."""
+
+    class_name: str
+    values: dict[str, object]  # field -> value, declaration order, provenance left out
+    fact_ids: list[int]  # distinct, ascending
+    entity: str | None  # entity identity from the facts it cites, if known
+    has_provenance: bool = True  # its class declares `fact_ids`
+
+    def get(self, name: str) -> object:
+        return self.values.get(name)
 
 
 @dataclass(frozen=True)
@@ -25,60 +36,39 @@ class Collection:
 
     attribute: str
     singular: bool
-    records: list[Any]
+    records: list[Record]
 
 
-def annotation_text(annotation: object) -> str:
-    """A field annotation as comparable text: `date | None`, whatever the module imported."""
-    if isinstance(annotation, str):
-        text = annotation
-    elif isinstance(annotation, type):
-        text = annotation.__qualname__
-    else:
-        text = str(annotation)
-    return _QUALIFIER.sub("", text.replace("typing.", ""))
+def module_manifest(module: ModuleType | Mapping[str, object]) -> Manifest:
+    """The manifest of a loaded module (or namespace), without entity identities."""
+    return build_manifest(vars(module) if isinstance(module, ModuleType) else module)
 
 
-def record_classes(module: ModuleType) -> dict[str, dict[str, str]]:
-    """Public dataclass classes: class name -> {field name: annotation text}."""
-    classes = {}
-    for name, value in vars(module).items():
-        if not name.startswith("_") and isinstance(value, type) and dataclasses.is_dataclass(value):
-            classes[name] = {f.name: annotation_text(f.type) for f in dataclasses.fields(value)}
-    return classes
+def record_classes(manifest: Manifest) -> dict[str, dict[str, str]]:
+    """Public record classes: class name -> {field name: annotation text}."""
+    return manifest.public_classes()
 
 
-def _is_record(value: object) -> bool:
-    return dataclasses.is_dataclass(value) and not isinstance(value, type)
+def _record(manifest: Manifest, info: RecordInfo) -> Record:
+    cls = manifest.classes.get(info.record_class)
+    has_ids = cls is None or any(name == PROVENANCE_FIELD for name, _ in cls.fields)
+    return Record(info.record_class, manifest.typed_values(info), list(info.fact_ids), info.entity, has_ids)
 
 
-def collections(module: ModuleType) -> dict[str, Collection]:
+def collections(manifest: Manifest) -> dict[str, Collection]:
     """Public record attributes. Lists of records are collections (empty lists too); a record
     or None is a singular one. (Chunk lists are private, `_trips_000`, so none counts twice.)
     """
-    found: dict[str, Collection] = {}
-    for name, value in vars(module).items():
-        if name.startswith("_") or isinstance(value, (type, ModuleType)):
-            continue
-        if isinstance(value, list) and all(_is_record(item) for item in value):
-            found[name] = Collection(name, False, list(value))
-        elif value is None or _is_record(value):
-            found[name] = Collection(name, True, [] if value is None else [value])
-    return found
+    return {name: Collection(name, c.singular, [_record(manifest, r) for r in c.records])
+            for name, c in manifest.collections.items()}
 
 
-def fact_ids(record: object) -> list[int]:
-    ids = getattr(record, PROVENANCE_FIELD, None) or []
-    return sorted({i for i in ids if isinstance(i, int) and not isinstance(i, bool)})
+def fact_ids(record: Record) -> list[int]:
+    return record.fact_ids
 
 
-def field_names(record: object) -> list[str]:
-    return [f.name for f in dataclasses.fields(record) if f.name != PROVENANCE_FIELD]  # type: ignore[arg-type]
-
-
-def to_json(value: object) -> JsonValue:
-    """A record value as JSON (`factlog.record_json`: dates ISO, durations ISO 8601)."""
-    return record_json(value)
+def field_names(record: Record) -> list[str]:
+    return list(record.values)
 
 
 def same_value(before: object, after: object) -> bool:
@@ -86,12 +76,12 @@ def same_value(before: object, after: object) -> bool:
     return type(before).__name__ == type(after).__name__ and to_json(before) == to_json(after)
 
 
-def label(record: object, limit: int | None = 3, width: int | None = 40) -> str:
+def label(record: Record, limit: int | None = 3, width: int | None = 40) -> str:
     """`Trip(destination='Lisbon', departure_date=2024-05-01)`: the set fields (the first
     `limit` of them, each cut at `width` characters; None for all and whole), no provenance."""
     parts = []
     for name in field_names(record):
-        value = getattr(record, name, None)
+        value = record.get(name)
         if value is None or value == [] or value == {}:
             continue
         text = value_text(value)
@@ -100,7 +90,7 @@ def label(record: object, limit: int | None = 3, width: int | None = 40) -> str:
         parts.append(f"{name}={text}")
         if len(parts) == limit:
             break
-    return f"{type(record).__name__}({', '.join(parts)})"
+    return f"{record.class_name}({', '.join(parts)})"
 
 
 def value_text(value: object) -> str:
@@ -112,29 +102,32 @@ def value_text(value: object) -> str:
     return str(to_json(value))
 
 
-def entity_ids(
-    collection: Collection, entities: Mapping[str, Sequence[int]] | None
-) -> list[tuple[str, Any]]:
+def record_json(record: Record) -> dict[str, JsonValue]:
+    """The record as JSON, every field (provenance last, as classes declare it)."""
+    data = {name: to_json(value) for name, value in record.values.items()}
+    if record.has_provenance:
+        data[PROVENANCE_FIELD] = list(record.fact_ids)
+    return data
+
+
+def entity_ids(collection: Collection, use_identity: bool) -> list[tuple[str, Record]]:
     """Pair each record with its entity id.
 
-    A singular attribute is one entity. Otherwise, with an entity map (entity id -> fact
-    ids, from the version's metadata) the record belongs to the entity holding its smallest
-    mapped fact id; without one its entity id is its smallest fact id: an updated entity
-    keeps its first fact, so the id is stable across versions (unless that very first fact
-    is retracted while later ones stay). A record without fact ids is identified by content.
+    A singular attribute is one entity. Otherwise, with identities (both versions have
+    them) a record is the entity its facts name; without, its entity id is its smallest
+    fact id: an updated entity keeps its first fact, so the id is stable across versions
+    (unless that very first fact is retracted while later ones stay). A record without
+    fact ids is identified by content.
     """
     if collection.singular:
         return [(collection.attribute, record) for record in collection.records]
-    owner = {fact: entity for entity, ids in (entities or {}).items() for fact in ids}
     paired = []
     for record in collection.records:
-        ids = fact_ids(record)
-        mapped = [owner[i] for i in ids if i in owner]
-        first = first_cited(ids)
-        if mapped:
-            paired.append((mapped[0], record))
-        elif first is not None:
-            paired.append((f"#{first}", record))
+        ids = record.fact_ids
+        if use_identity and record.entity is not None:
+            paired.append((record.entity, record))
+        elif ids:
+            paired.append((f"#{ids[0]}", record))
         else:
-            paired.append((f"content:{content_digest(repr(to_json(record)))}", record))
+            paired.append((f"content:{content_digest(repr(record_json(record)))}", record))
     return paired

@@ -21,23 +21,28 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import json
 import os
 import sys
+import threading
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from codegen.loader import TamperedFile, load_package, module_name_for, unload_package
+from codegen.manifest import Manifest, build_manifest, identity_from_facts, identity_from_map
 from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
-from factlog.model import check_user_id
+from factlog.model import Fact, check_user_id
 from users.integrity import (
     FILE_NAME,
+    MANIFEST_FILE,
     META_FILE,
+    IntegrityError,
     check_version,
     file_hashes,
     files_digest,
@@ -104,6 +109,13 @@ class VersionStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        # The modules this process validated and published (key: version folder and files
+        # hash), so the version is not imported a second time; and manifests read or built,
+        # by version folder, files hash and the manifest file's identity.
+        self._modules: dict[tuple[str, str], ModuleType] = {}
+        self._manifests: dict[tuple[str, str], tuple[object, Manifest]] = {}
+        self._lock = threading.Lock()
+        self.loads = 0  # versions imported by `load` (not those handed over at publish)
 
     # -- paths ---------------------------------------------------------------------------
 
@@ -288,43 +300,133 @@ class VersionStore:
         info = self.current(user) if number is None else self.get(user, number)
         if info is None:
             raise NotFound(f"user {user!r} has no published version")
+        return self.load_info(info)
+
+    def load_info(self, info: VersionInfo) -> ModuleType:
+        """`load` of a version already read: the module this process published it with,
+        if any (checked like an import would be), else an import of its folder."""
         self.check(info)
+        with self._lock:
+            kept = self._modules.get((str(info.path), info.files_sha256))
+        if kept is not None:
+            return kept
         saved = sys.dont_write_bytecode
         sys.dont_write_bytecode = True
         try:
-            return load_package(info.path, module_name_for(user, info.name), info.file_sha256 or None)
+            self.loads += 1
+            return load_package(info.path, module_name_for(info.user, info.name), info.file_sha256 or None)
         except TamperedFile as exc:
             raise tampered(info, exc.file) from None
         finally:
             sys.dont_write_bytecode = saved
 
+    def manifest(self, user: str, number: int | str,
+                 facts: Callable[[], Mapping[int, Fact]] | None = None) -> Manifest:
+        """The version's manifest: `manifest.json`, checked against its hash in `meta.json`
+        and read once per process (while the file's identity stays the same). A version
+        written before manifests has none: it is built once (per process) by importing the
+        version and walking it, with the entity ids of its metadata, else of `facts`."""
+        return self.manifest_of(self.get(user, number), facts)
+
+    def manifest_of(self, info: VersionInfo, facts: Callable[[], Mapping[int, Fact]] | None = None) -> Manifest:
+        """`manifest` of a version already read. The version is checked first (`check`):
+        what is read of a tampered version is refused like an import of it."""
+        self.check(info)
+        key = (str(info.path), info.files_sha256)
+        path = info.path / MANIFEST_FILE
+        if info.manifest_sha256 is None:
+            stamp: object = "built"
+        else:
+            try:
+                st = path.stat()
+            except OSError as exc:
+                raise _manifest_problem(info, f"{MANIFEST_FILE} cannot be read ({exc.strerror})") from None
+            stamp = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        with self._lock:
+            cached = self._manifests.get(key)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        manifest = self._read_manifest(info, path) if info.manifest_sha256 is not None \
+            else self._build_manifest(info, facts)
+        with self._lock:
+            self._manifests[key] = (stamp, manifest)
+        return manifest
+
+    def summary(self, info: VersionInfo) -> tuple[dict[str, int], dict[int, str]]:
+        """A version's record counts (attribute -> records) and quarantined facts (id ->
+        reason): from its manifest, or from the metadata of a version written before
+        manifests (which recorded both), so listing history imports nothing."""
+        if info.manifest_sha256 is None:
+            return dict(info.meta.record_counts), dict(info.meta.quarantined)
+        manifest = self.manifest_of(info)
+        return manifest.record_counts(), dict(manifest.quarantined)
+
+    def _read_manifest(self, info: VersionInfo, path: Path) -> Manifest:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise _manifest_problem(info, f"{MANIFEST_FILE} cannot be read ({exc.strerror})") from None
+        if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
+            raise _manifest_problem(info, f"{MANIFEST_FILE} changed since it was published")
+        return Manifest.parse(data, source=str(path))
+
+    def _build_manifest(self, info: VersionInfo, facts: Callable[[], Mapping[int, Fact]] | None) -> Manifest:
+        """A version published before manifests: import it and walk it (the same walk)."""
+        if info.meta.entities:
+            identity = identity_from_map(info.meta.entities)
+        elif facts is not None:
+            identity = identity_from_facts(facts())
+        else:
+            identity = None
+        module = self.load_info(info)
+        return build_manifest(vars(module), identity=identity, quarantined=info.meta.quarantined)
+
     # -- writing -------------------------------------------------------------------------
 
-    def publish(self, user: str, files: Mapping[str, str], meta: PublishMeta) -> VersionInfo:
+    def publish(self, user: str, files: Mapping[str, str], meta: PublishMeta, *,
+                manifest: Manifest | None = None) -> VersionInfo:
         """Store a validated package as the user's next version and make it current.
 
         Input is checked before anything is written. If a step fails after the version
         directory appeared (fsync, pointer, event log), the error propagates and `current()`
         tells which version is current.
         """
-        info = self._publish(user, files, meta, only_if_newer=False)
+        info = self._publish(user, files, meta, only_if_newer=False, manifest=manifest)
         assert info is not None
         return info
 
     def publish_if_newer(self, user: str, files: Mapping[str, str], meta: PublishMeta, *,
+                         manifest: Manifest | None = None, module: ModuleType | None = None,
                          epoch: str | None = None) -> VersionInfo | None:
         """As `publish`, unless the current version already covers `meta.log_position` (a
         concurrent checkpoint got there first): then nothing is written and None returned, so
         the current version never moves back in the log. With `epoch` (read by the caller
-        before it read the log), raises `ForgottenMeanwhile` if a forget ran since."""
-        return self._publish(user, files, meta, only_if_newer=True, epoch=epoch)
+        before it read the log), raises `ForgottenMeanwhile` if a forget ran since.
+
+        `manifest` (the validator's) is stored as the version's `manifest.json`; `module`,
+        the module the validator loaded from exactly these files, becomes the version's
+        loaded module in this process (`load` returns it instead of importing again)."""
+        info = self._publish(user, files, meta, only_if_newer=True, epoch=epoch, manifest=manifest)
+        if info is not None and module is not None:
+            with self._lock:
+                self._modules[(str(info.path), info.files_sha256)] = module
+        if info is not None and manifest is not None:
+            st = (info.path / MANIFEST_FILE).stat()
+            with self._lock:
+                self._manifests[(str(info.path), info.files_sha256)] = (
+                    (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), manifest)
+        return info
 
     def _publish(self, user: str, files: Mapping[str, str], meta: PublishMeta,
-                 only_if_newer: bool, epoch: str | None = None) -> VersionInfo | None:
+                 only_if_newer: bool, epoch: str | None = None,
+                 manifest: Manifest | None = None) -> VersionInfo | None:
         self.user_dir(user)
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):
             raise InputError("meta must be a PublishMeta")
+        if manifest is not None and not isinstance(manifest, Manifest):
+            raise InputError("manifest must be a Manifest")
+        manifest_bytes = None if manifest is None else (manifest.dump() + "\n").encode("utf-8")
         with self._locked(user) as folder:
             if epoch is not None and self.epoch() != epoch:
                 if not self._numbers(folder):
@@ -341,22 +443,26 @@ class VersionStore:
                 number=number,
                 path=folder / version_name(number),
                 created_at=_now(),
-                parent=self._current_number(folder),
+                parent=None if current is None else current.number,
                 files_sha256=files_digest(encoded),
                 meta=meta,
                 file_sha256=file_hashes(encoded),
+                manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded)
+            self._write_version(folder, info, encoded, manifest_bytes)
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
 
-    def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes]) -> None:
+    def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
+                       manifest: bytes | None = None) -> None:
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
         try:
             temp.mkdir()
             for name, data in sorted(encoded.items()):
                 fsio.write_file(temp / name, data, fsio.READ_ONLY_FILE)
+            if manifest is not None:
+                fsio.write_file(temp / MANIFEST_FILE, manifest, fsio.READ_ONLY_FILE)
             meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
             fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
@@ -399,6 +505,12 @@ class VersionStore:
             fsio.replace_file(self.root / EPOCH_FILE, (uuid.uuid4().hex + "\n").encode("ascii"))
             for number in self._numbers(folder):
                 unload_package(module_name_for(user, version_name(number)))
+            prefix = str(folder / "v")
+            with self._lock:
+                for key in [k for k in self._modules if k[0].startswith(prefix)]:
+                    unload_package(self._modules.pop(key).__name__)
+                for key in [k for k in self._manifests if k[0].startswith(prefix)]:
+                    del self._manifests[key]
             self._erase(folder)
         return existed
 
@@ -410,3 +522,8 @@ class VersionStore:
         for entry in self.root.iterdir():
             if entry.name.startswith(FORGET_PREFIX):
                 fsio.remove_tree(entry)
+
+
+def _manifest_problem(info: VersionInfo, problem: str) -> IntegrityError:
+    return IntegrityError(f"version {info.number} of {info.user} failed its integrity check: "
+                          f"{problem}; run uac verify")

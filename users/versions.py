@@ -109,7 +109,6 @@ class PublishMeta(Format):
     quarantined: dict[FactKey, Reason] = {}  # fact id -> why it was left out
     attempts: Annotated[list[Attempt], Field(max_length=MAX_ATTEMPTS)] = []
     usage: dict[UsageName, Seconds] = {}  # totals over the attempts
-    manifest_sha256: Sha256 | None = None
 
     def __init__(self, *args: Any, **data: Any) -> None:
         """Keywords, or `PublishMeta(log_position, input_hash, producer, ...)`; InputError if bad."""
@@ -130,9 +129,8 @@ class PublishMeta(Format):
 
     def to_json(self) -> dict[str, JsonValue]:
         data: dict[str, JsonValue] = self.model_dump(mode="json")
-        for optional in ("log_hash", "manifest_sha256"):  # absent rather than null, as format 1 wrote
-            if data.get(optional) is None:
-                data.pop(optional, None)
+        if data.get("log_hash") is None:  # absent rather than null, as format 1 wrote
+            data.pop("log_hash", None)
         return data
 
     @staticmethod
@@ -149,6 +147,7 @@ class VersionFile(PublishMeta):
     parent: VersionNumber | None  # the version that was current when this one was published
     files_sha256: Text  # over the sorted (name, source) pairs
     file_sha256: dict[Text, Text] = {}  # file name -> sha256; empty in older versions
+    manifest_sha256: Sha256 | None = None  # of manifest.json; absent in versions written before manifests
 
     def meta(self) -> PublishMeta:
         return PublishMeta.model_construct(**{name: getattr(self, name) for name in PublishMeta.model_fields})
@@ -167,6 +166,7 @@ class VersionInfo(BaseModel):
     files_sha256: str  # over the sorted (name, source) pairs
     meta: PublishMeta
     file_sha256: dict[str, str] = {}  # file name -> sha256; empty in older versions
+    manifest_sha256: str | None = None  # of manifest.json; None in versions written before manifests
 
     @property
     def name(self) -> str:
@@ -182,6 +182,8 @@ class VersionInfo(BaseModel):
         }
         if self.file_sha256:
             data["file_sha256"] = dict(self.file_sha256)
+        if self.manifest_sha256 is not None:
+            data["manifest_sha256"] = self.manifest_sha256
         data.update(self.meta.to_json())
         return data
 
@@ -196,7 +198,8 @@ class VersionInfo(BaseModel):
         doc = VersionFile.load(data, source=str(path / "meta.json"))
         return VersionInfo.model_construct(
             user=user, number=doc.version, path=path, created_at=doc.created_at, parent=doc.parent,
-            files_sha256=doc.files_sha256, meta=doc.meta(), file_sha256=dict(doc.file_sha256))
+            files_sha256=doc.files_sha256, meta=doc.meta(), file_sha256=dict(doc.file_sha256),
+            manifest_sha256=doc.manifest_sha256)
 
 
 class VersionEvent(Format):

@@ -1,0 +1,412 @@
+"""The manifest of a version: what readers need of a module without importing it again.
+
+The validator's coverage stage walks the loaded module once and produces both the coverage
+report and the manifest (`walk_module`); the store keeps it next to the version
+(`manifest.json`, hashed in `meta.json`). It holds:
+
+- `classes`: every record class (the module's public dataclasses, and the class of every
+  record found), its fields in declaration order with their annotation text;
+- `collections`: each public record attribute (`trips: list[Trip]`, or a singular
+  `passport: Passport | None`), its class and size, and its records in module order: each
+  record's JSON (`factlog.record_json`, provenance apart), its fact ids and its
+  entity identity (from the facts it cites: `record_identity`);
+- `others`: the remaining public values (their type, a list's size, else their JSON);
+- `date_ranges`: per collection, per field holding dates: the earliest and latest (ISO);
+- `quarantined`: the facts the module declares it left out (`_quarantined` in
+  `__init__.py`, see `declared_quarantine`) and those the caller named, with the reason.
+
+Equal modules give equal bytes (`Format.dump` sorts keys; lists keep module order).
+Readers get typed values back with `typed_values` (ISO dates become dates again, guided by
+the field's annotation), so rendering from a manifest matches rendering the live record.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+import types
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import date, datetime
+from decimal import Decimal, InvalidOperation
+from typing import AbstractSet, Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict
+
+from codegen.coverage import CoverageReport, collect_cited, report
+from factlog.formats import Format
+from factlog.identity import record_identity as identity_of_record
+from factlog.model import Fact
+from factlog.record_json import is_record
+from factlog.record_json import record_json as to_json
+from factlog.timeparse import parse_date, parse_datetime, parse_time
+from factlog.vocabulary import NOTE_ATTRIBUTE, PROVENANCE_FIELD
+
+MANIFEST_FILE = "manifest.json"
+QUARANTINE_NAME = "_quarantined"  # in __init__.py: {fact id: reason} the module left out
+MAX_REASON = 1000  # characters of a quarantine reason
+
+_QUALIFIER = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
+
+Identity = Callable[[Sequence[int]], "str | None"]  # a record's fact ids -> its entity id
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ClassInfo(_Part):
+    fields: list[tuple[str, str]]  # (field name, annotation text), in declaration order
+    public: bool = True  # a public name of the module (else only the class of some record)
+
+
+@dataclass(frozen=True)
+class RecordInfo:
+    """One record. (A plain dataclass, which pydantic validates when a manifest is read:
+    a version holds thousands, built on every checkpoint.)"""
+
+    __pydantic_config__ = ConfigDict(extra="forbid")
+
+    record_class: str
+    fact_ids: list[int]  # distinct, ascending
+    entity: str | None  # entity identity; None when unknown (no facts given)
+    values: dict[str, Any]  # field -> JSON of its value, provenance left out
+
+
+class CollectionInfo(_Part):
+    singular: bool  # `passport: Passport | None` rather than a list
+    record_class: str | None  # the class of its records (None for an empty one)
+    size: int
+    records: list[RecordInfo]
+
+
+class DateRange(_Part):
+    min: str  # ISO
+    max: str
+
+
+class OtherValue(_Part):
+    type: str  # the value's type name
+    size: int | None = None  # for a list
+    value: Any = None  # JSON of anything but a list
+
+
+class Manifest(Format):
+    FORMAT: ClassVar[int] = 1
+
+    names: list[str] = []  # the module's public names (modules aside), in the module's order
+    classes: dict[str, ClassInfo] = {}
+    collections: dict[str, CollectionInfo] = {}
+    others: dict[str, OtherValue] = {}
+    date_ranges: dict[str, dict[str, DateRange]] = {}  # collection -> field -> range
+    quarantined: dict[int, str] = {}  # fact id -> why it was left out
+
+    def dump(self, *, indent: int | None = None) -> str:
+        """Compact JSON (non-ASCII escaped, so any string a module holds can be written).
+        Deterministic: names sorted, a record's values in its class's field order, so
+        equal modules give equal bytes. Built directly: a manifest holds every record, and
+        one is written on every checkpoint."""
+        data = {
+            "classes": {name: {"fields": [list(f) for f in c.fields], "public": c.public}
+                        for name, c in sorted(self.classes.items())},
+            "collections": {name: {
+                "record_class": c.record_class,
+                "records": [{"entity": r.entity, "fact_ids": r.fact_ids, "record_class": r.record_class,
+                             "values": r.values} for r in c.records],
+                "singular": c.singular, "size": c.size,
+            } for name, c in sorted(self.collections.items())},
+            "date_ranges": {attribute: {name: {"max": r.max, "min": r.min} for name, r in sorted(fields.items())}
+                            for attribute, fields in sorted(self.date_ranges.items())},
+            "format": self.format,
+            "names": list(self.names),
+            "others": {name: {"size": o.size, "type": o.type, "value": o.value}
+                       for name, o in sorted(self.others.items())},
+            "quarantined": {str(fact): reason for fact, reason in sorted(self.quarantined.items())},
+        }
+        return json.dumps(data, indent=indent, separators=(",", ":") if indent is None else None)
+
+    def record_counts(self) -> dict[str, int]:
+        """Module attribute -> records (what `meta.json` `record_counts` held), by name, the
+        notes last (the compiler's order)."""
+        return {name: self.collections[name].size
+                for name in sorted(self.collections, key=lambda name: (name == NOTE_ATTRIBUTE, name))}
+
+    def entities(self) -> dict[str, list[int]]:
+        """Entity id -> fact ids of its records, for every record with an identity."""
+        found: dict[str, list[int]] = {}
+        for _, record in self.records():
+            if record.entity is not None:
+                found.setdefault(record.entity, []).extend(record.fact_ids)
+        return found
+
+    def records(self) -> Iterator[tuple[str, RecordInfo]]:
+        """(attribute, record) for every record, in the module's order."""
+        for name in self.names:
+            collection = self.collections.get(name)
+            for record in collection.records if collection is not None else ():
+                yield name, record
+
+    def public_classes(self) -> dict[str, dict[str, str]]:
+        """Public record classes: class name -> {field name: annotation text}."""
+        return {name: dict(c.fields) for name, c in self.classes.items() if c.public}
+
+    @property
+    def identified(self) -> bool:
+        """Whether its records carry entity ids (from the facts they cite)."""
+        return any(r.entity is not None for _, r in self.records())
+
+    def typed_values(self, record: RecordInfo) -> dict[str, object]:
+        """The record's values as the module held them, in declaration order (provenance
+        left out): JSON back to dates, times, date-times, Decimals where the field's
+        annotation names exactly one such type."""
+        info = self.classes.get(record.record_class)
+        annotations = dict(info.fields) if info is not None else {}
+        order = [name for name, _ in info.fields if name in record.values] if info is not None else []
+        order += [name for name in record.values if name not in annotations]
+        return {name: revive(record.values[name], annotations.get(name, "")) for name in order}
+
+
+# -- identity -------------------------------------------------------------------------------
+
+def record_identity(fact_ids: Sequence[int], facts_by_id: Mapping[int, Fact]) -> str | None:
+    """The entity a record stands for (`factlog.identity.record_identity`), or None when it
+    cites no fact the log knows."""
+    if not any(i in facts_by_id for i in fact_ids):
+        return None
+    return identity_of_record(fact_ids, facts_by_id)
+
+
+def identity_from_facts(facts_by_id: Mapping[int, Fact]) -> Identity:
+    return lambda ids: record_identity(ids, facts_by_id)
+
+
+def identity_from_map(entities: Mapping[str, Sequence[int]]) -> Identity:
+    """Identity by an entity map (entity id -> fact ids; `meta.json` of versions written
+    before manifests): the entity holding the record's smallest mapped fact id."""
+    owner = {fact: entity for entity, ids in entities.items() for fact in ids}
+
+    def identity(ids: Sequence[int]) -> str | None:
+        return next((owner[i] for i in sorted(ids) if i in owner), None)
+    return identity
+
+
+# -- building -------------------------------------------------------------------------------
+
+def annotation_text(annotation: object) -> str:
+    """A field annotation as comparable text: `date | None`, whatever the module imported."""
+    if isinstance(annotation, str):
+        text = annotation
+    elif isinstance(annotation, type):
+        text = annotation.__qualname__
+    else:
+        text = str(annotation)
+    return _QUALIFIER.sub("", text.replace("typing.", ""))
+
+
+def declared_quarantine(namespace: Mapping[str, object]) -> dict[int, str] | str:
+    """The module's `_quarantined` ({fact id: reason}), {} if absent, or what is wrong with it."""
+    declared = namespace.get(QUARANTINE_NAME)
+    if declared is None:
+        return {}
+    if type(declared) is not dict:
+        return f"{QUARANTINE_NAME} must be a dict of fact id -> reason, not {type(declared).__name__}"
+    for fact_id, reason in declared.items():
+        if type(fact_id) is not int or fact_id < 1:
+            return f"{QUARANTINE_NAME} keys must be fact ids (positive integers), not {fact_id!r:.40}"
+        if type(reason) is not str or not 1 <= len(reason) <= MAX_REASON:
+            return f"{QUARANTINE_NAME}[{fact_id}] must be a reason of 1-{MAX_REASON} characters"
+    return dict(sorted(declared.items()))
+
+
+class _Builder:
+    def __init__(self, identity: Identity | None) -> None:
+        self.identity = identity
+        self.classes: dict[str, ClassInfo] = {}
+        self.collections: dict[str, CollectionInfo] = {}
+        self.others: dict[str, OtherValue] = {}
+        self.dates: dict[str, dict[str, list[str]]] = {}  # collection -> field -> ISO dates
+        self.names: list[str] = []
+        self.field_names: dict[type, tuple[str, ...]] = {}
+        self.cited: set[int] = set()
+        self.seen: set[int] = set()
+
+    def add_class(self, cls: type, public: bool) -> None:
+        known = self.classes.get(cls.__name__)
+        if known is not None and (known.public or not public):
+            return
+        fields = [(f.name, annotation_text(f.type)) for f in dataclasses.fields(cls)]
+        self.classes[cls.__name__] = ClassInfo.model_construct(fields=fields, public=public)
+
+    def record(self, attribute: str, value: object, depth: int) -> RecordInfo:
+        """The record's entry, and (once per record object) its provenance for coverage:
+        one pass over its fields does both."""
+        cls = type(value)
+        names = self.field_names.get(cls)
+        if names is None:
+            self.add_class(cls, False)
+            names = self.field_names[cls] = tuple(f.name for f in dataclasses.fields(value))  # type: ignore[arg-type]
+        walk = id(value) not in self.seen
+        if walk:
+            self.seen.add(id(value))
+        values: dict[str, Any] = {}
+        ids: list[int] = []
+        dates = self.dates.setdefault(attribute, {})
+        for name in names:
+            item: Any = getattr(value, name, None)
+            kind: type = type(item)
+            if name == PROVENANCE_FIELD:
+                if kind is list or kind is tuple:
+                    ids = sorted({i for i in item if type(i) is int})
+                    if walk:
+                        self.cited.update(ids)
+                elif walk:
+                    collect_cited(item, self.cited, self.seen, depth + 1)
+                continue
+            if item is None or kind is str or kind is int or kind is bool:
+                values[name] = item
+            elif kind is date or kind is datetime:
+                values[name] = text = item.isoformat()
+                dates.setdefault(name, []).append(text)
+            else:
+                values[name] = to_json(item)
+                if isinstance(item, date):  # a subclass
+                    dates.setdefault(name, []).append(item.isoformat())
+                if walk and kind is not float:
+                    collect_cited(item, self.cited, self.seen, depth + 1)
+        entity = self.identity(ids) if self.identity is not None and ids else None
+        return RecordInfo(cls.__name__, ids, entity, values)
+
+    def add(self, name: str, value: object, annotation: object) -> None:
+        self.names.append(name)
+        if isinstance(value, type):
+            if dataclasses.is_dataclass(value):
+                self.add_class(value, True)
+            else:
+                self.others[name] = OtherValue.model_construct(type="type", size=None, value=value.__name__)
+            return
+        if isinstance(value, list) and all(is_record(item) for item in value):
+            self.seen.add(id(value))
+            records = [self.record(name, item, 1) for item in value]
+            self.collections[name] = CollectionInfo.model_construct(
+                singular=False, record_class=records[0].record_class if records else _list_class(annotation),
+                size=len(records), records=records)
+        elif value is None or is_record(value):
+            records = [] if value is None else [self.record(name, value, 0)]
+            self.collections[name] = CollectionInfo.model_construct(
+                singular=True, record_class=records[0].record_class if records else None,
+                size=len(records), records=records)
+        elif isinstance(value, list):
+            collect_cited(value, self.cited, self.seen)
+            self.others[name] = OtherValue.model_construct(type="list", size=len(value), value=None)
+        else:
+            collect_cited(value, self.cited, self.seen)
+            self.others[name] = OtherValue.model_construct(type=type(value).__name__, size=None,
+                                                           value=to_json(value))
+
+    def manifest(self, quarantined: Mapping[int, str]) -> Manifest:
+        return Manifest.model_construct(
+            format=Manifest.FORMAT,
+            names=self.names,
+            classes=dict(sorted(self.classes.items())),
+            collections=dict(sorted(self.collections.items())),
+            others=dict(sorted(self.others.items())),
+            date_ranges={attribute: {name: DateRange.model_construct(min=min(found), max=max(found))
+                                     for name, found in sorted(fields.items())}
+                         for attribute, fields in sorted(self.dates.items()) if fields},
+            quarantined=dict(sorted(quarantined.items())),
+        )
+
+
+def _list_class(annotation: object) -> str | None:
+    match = re.fullmatch(r"list\[(\w+)\]", annotation_text(annotation)) if annotation is not None else None
+    return match.group(1) if match else None
+
+
+def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[int] | None = None,
+                identity: Identity | None = None,
+                quarantined: Mapping[int, str] | None = None) -> tuple[CoverageReport, Manifest] | str:
+    """One walk over a loaded module's public names (`vars(module)`): the coverage report
+    against `live_fact_ids` (complete when None is given) and the manifest. Returns what
+    is wrong instead when the module's `_quarantined` has the wrong shape."""
+    declared = declared_quarantine(namespace)
+    if isinstance(declared, str):
+        return declared
+    left_out = {**(quarantined or {}), **declared}
+    annotations = namespace.get("__annotations__")
+    hints = annotations if isinstance(annotations, dict) else {}
+    builder = _Builder(identity)
+    for name, value in namespace.items():
+        if name.startswith("_") or isinstance(value, types.ModuleType):
+            continue
+        builder.add(name, value, hints.get(name))
+    cited = builder.cited
+    live = cited | set(left_out) if live_fact_ids is None else live_fact_ids
+    return report(cited, live, left_out.keys()), builder.manifest(left_out)
+
+
+def build_manifest(namespace: Mapping[str, object], *, identity: Identity | None = None,
+                   quarantined: Mapping[int, str] | None = None) -> Manifest:
+    """The manifest alone (of a version published before manifests, or of a namespace);
+    a malformed `_quarantined` is ignored here (validation refuses it)."""
+    walked = walk_module(namespace, identity=identity, quarantined=quarantined)
+    if isinstance(walked, str):
+        walked = walk_module({k: v for k, v in namespace.items() if k != QUARANTINE_NAME},
+                             identity=identity, quarantined=quarantined)
+        assert not isinstance(walked, str)
+    return walked[1]
+
+
+# -- reading --------------------------------------------------------------------------------
+
+def _alternatives(annotation: str) -> list[str]:
+    """The members of a union annotation, `None` left out: `date | None` -> [`date`]."""
+    text = annotation.strip()
+    optional = re.fullmatch(r"Optional\[(.*)\]", text)
+    if optional:
+        text = optional.group(1)
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "[":
+            depth += 1
+        elif char == "]":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip() not in ("None", "NoneType", "")]
+
+
+def _decimal(text: str) -> Decimal:
+    try:
+        return Decimal(text)
+    except InvalidOperation:
+        raise ValueError(text) from None
+
+
+_PARSERS: dict[str, Callable[[str], object]] = {
+    "date": parse_date, "datetime": parse_datetime, "time": parse_time,
+    "Decimal": _decimal,
+}
+
+
+def revive(value: object, annotation: str) -> object:
+    """A JSON value back as the type its annotation names, where that is unambiguous."""
+    if value is None or not annotation:
+        return value
+    alternatives = _alternatives(annotation)
+    if len(alternatives) != 1:
+        return value
+    wanted = alternatives[0]
+    if isinstance(value, str):
+        parse = _PARSERS.get(wanted)
+        if parse is None:
+            return float(value) if wanted == "float" and value in ("inf", "-inf", "nan") else value
+        try:
+            return parse(value)
+        except ValueError:
+            return value
+    if isinstance(value, list) and wanted.startswith("list[") and wanted.endswith("]"):
+        return [revive(item, wanted[5:-1]) for item in value]
+    return value
