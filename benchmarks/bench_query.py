@@ -18,7 +18,7 @@ from time import perf_counter
 from typing import Callable
 
 from runtime.query_worker import QueryWorker
-from runtime.safe_eval import QueryOk, evaluate
+from runtime.safe_eval import QuerySuccess, evaluate
 
 QUERIES = (
     "len(trips)",
@@ -82,10 +82,10 @@ def main() -> None:
     with QueryWorker(namespace) as worker:
         for query in QUERIES:
             result = evaluate(query, namespace)
-            assert isinstance(result, QueryOk), (query, result)
+            assert isinstance(result, QuerySuccess), (query, result)
             assert result.value == eval(query, dict(plain_scope)), query  # noqa: S307
             in_child = worker.run(query)
-            assert isinstance(in_child, QueryOk) and in_child.value == result.value, query
+            assert isinstance(in_child, QuerySuccess) and in_child.value == result.value, query
             plain = timings(lambda: eval(query, dict(plain_scope)), args.runs)  # noqa: S307
             safe = timings(lambda: evaluate(query, namespace), args.runs)
             child = timings(lambda: worker.run(query), args.runs)

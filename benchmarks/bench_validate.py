@@ -23,7 +23,7 @@ import libcst
 
 from codegen.loader import CODE_CACHE, unload_package
 from codegen.safety import SafetyChecker
-from codegen.validate import Invalid, Valid, Validator
+from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 
 CHUNK = 500
 STAGES = ("safety", "mypy", "import", "coverage")
@@ -89,9 +89,9 @@ def append_records(files: dict[str, str], records: int, extra: int) -> dict[str,
 def run(validator: Validator, files: dict[str, str], live: int, version: str, stage: Path) -> dict[str, float]:
     result = validator.validate(files, user="bench", version=version, live_fact_ids=frozenset(range(1, live + 1)),
                                 stage_dir=stage)
-    if isinstance(result, Invalid):
+    if isinstance(result, ValidationFailure):
         raise SystemExit(f"benchmark package is invalid:\n{result.format_for_llm()}")
-    assert isinstance(result, Valid)
+    assert isinstance(result, ValidationSuccess)
     unload_package(result.module_name)
     return dict(result.timings)
 

@@ -25,7 +25,7 @@ from typing import Mapping, Protocol, Sequence, runtime_checkable
 
 from codegen.compile import compile_package
 from codegen.quarantine import culprit_facts, declared_quarantine
-from codegen.validate import Invalid
+from codegen.validate import ValidationFailure
 from factlog.errors import InputError
 from factlog.model import Fact
 
@@ -48,7 +48,7 @@ class ProducerRequest:
     facts: Sequence[Fact]  # the whole log as read, id order, retractions included
     live_ids: frozenset[int]  # the facts the package must account for
     previous: PreviousVersion | None
-    feedback: Invalid | None  # the last failed validation (`feedback.format_for_llm()`)
+    feedback: ValidationFailure | None  # the last failed validation (`feedback.format_for_llm()`)
     failed_files: Mapping[str, str] | None  # the files of the last failed attempt
     attempt: int  # 1-based
 

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from codegen import cst_audit, safety_rules
-from codegen.problems import Problem
+from codegen.problems import Problem, format_problems
 from codegen.safety_rules import FileReport, Limits, SiblingUse, check_source
+from factlog.results import Failure, Success
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
 _RULES_DIGEST = hashlib.sha256(Path(safety_rules.__file__).read_bytes()
@@ -31,15 +32,19 @@ _RULES_DIGEST = hashlib.sha256(Path(safety_rules.__file__).read_bytes()
 
 
 @dataclass(frozen=True)
-class SafetyOk:
+class SafetySuccess(Success):
     files: int
     parsed: int  # files checked afresh; the rest came from the cache
 
 
 @dataclass(frozen=True)
-class SafetyViolations:
+class SafetyFailure(Failure):
     problems: tuple[Problem, ...]
     parsed: int
+
+    @property
+    def message(self) -> str:
+        return format_problems("safety", self.problems)
 
 
 class SafetyChecker:
@@ -58,17 +63,17 @@ class SafetyChecker:
         self._memory: dict[str, FileReport] = {}
         self._pool: ProcessPoolExecutor | None = None
 
-    def check(self, files: Mapping[str, str]) -> SafetyOk | SafetyViolations:
+    def check(self, files: Mapping[str, str]) -> SafetySuccess | SafetyFailure:
         problems = _check_names(files, self.limits)
         if problems:
-            return SafetyViolations(tuple(problems), 0)
+            return SafetyFailure(tuple(problems), 0)
         reports, parsed = self._reports(files)
         for name, report in reports.items():
             problems += [replace(p, file=name) for p in report.problems]
         problems += _check_siblings(reports)
         if problems:
-            return SafetyViolations(tuple(problems), parsed)
-        return SafetyOk(len(files), parsed)
+            return SafetyFailure(tuple(problems), parsed)
+        return SafetySuccess(len(files), parsed)
 
     def close(self) -> None:
         if self._pool is not None:

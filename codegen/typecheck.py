@@ -20,8 +20,9 @@ from typing import Mapping
 from mypy import api
 
 from codegen.loader import module_name_for
-from codegen.problems import Problem
+from codegen.problems import Problem, format_problems
 from factlog.durable import exclusive_lock
+from factlog.results import Failure, Success
 
 _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>error|note): (?P<msg>.*?)"
                    r"(?:  \[(?P<code>[a-z0-9-]+)\])?$")
@@ -30,13 +31,17 @@ _LOCK = threading.Lock()  # mypy.api.run is not re-entrant
 
 
 @dataclass(frozen=True)
-class TypecheckOk:
+class TypecheckSuccess(Success):
     pass
 
 
 @dataclass(frozen=True)
-class TypecheckFailed:
+class TypecheckFailure(Failure):
     problems: tuple[Problem, ...]
+
+    @property
+    def message(self) -> str:
+        return format_problems("mypy", self.problems)
 
 
 def stable_name(user: str) -> str:
@@ -44,7 +49,8 @@ def stable_name(user: str) -> str:
     return module_name_for(user, "mypy")
 
 
-def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Path) -> TypecheckOk | TypecheckFailed:
+def typecheck(files: Mapping[str, str], name: str, work_dir: Path,
+              cache_dir: Path) -> TypecheckSuccess | TypecheckFailure:
     """Check `files` as the package `name` (a valid identifier), written under `work_dir`."""
     package_dir = (work_dir / name).resolve()
     config = work_dir / "mypy.ini"
@@ -59,12 +65,12 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
             config.write_text(_CONFIG, "utf-8")
         stdout, stderr, status = api.run(args)
     if status == 0:
-        return TypecheckOk()
+        return TypecheckSuccess()
     problems = _parse(stdout, package_dir)
     if not problems:  # mypy itself failed (crash, bad config): say so rather than pass
         text = (stderr or stdout).strip()[-2000:]
         problems = [Problem("mypy", "", 0, 0, f"mypy exited with status {status}: {text}")]
-    return TypecheckFailed(tuple(problems))
+    return TypecheckFailure(tuple(problems))
 
 
 def _sync(files: Mapping[str, str], package_dir: Path) -> None:

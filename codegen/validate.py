@@ -16,17 +16,18 @@ from typing import AbstractSet, Literal, Mapping, Sequence
 from codegen.loader import PackageLoadError, load_package, module_name_for, unload_package
 from codegen.manifest import Manifest, identity_from_facts, walk_module
 from codegen.problems import Problem, format_problems
-from codegen.safety import SafetyChecker, SafetyViolations
+from codegen.safety import SafetyChecker, SafetyFailure
 from codegen.safety_rules import Limits
-from codegen.typecheck import TypecheckFailed, stable_name, typecheck
+from codegen.typecheck import TypecheckFailure, stable_name, typecheck
 from factlog.liveness import dead_ids
 from factlog.model import Fact
+from factlog.results import Failure, Success
 
 Stage = Literal["safety", "mypy", "import", "coverage"]
 
 
 @dataclass(frozen=True)
-class Valid:
+class ValidationSuccess(Success):
     module: types.ModuleType  # loaded under `module_name`; unload with loader.unload_package
     module_name: str
     timings: Mapping[str, float]  # seconds per stage
@@ -34,10 +35,14 @@ class Valid:
 
 
 @dataclass(frozen=True)
-class Invalid:
+class ValidationFailure(Failure):
     stage: Stage
     problems: tuple[Problem, ...]
     timings: Mapping[str, float]
+
+    @property
+    def message(self) -> str:
+        return format_problems(self.stage, self.problems)
 
     def format_for_llm(self) -> str:
         return format_problems(self.stage, self.problems)
@@ -63,7 +68,8 @@ class Validator:
     def validate(self, files: Mapping[str, str], *, user: str, version: str, stage_dir: Path,
                  live_fact_ids: AbstractSet[int] | None = None,
                  facts: Sequence[Fact] | Mapping[int, Fact] | None = None,
-                 quarantined: Mapping[int, str] | AbstractSet[int] = frozenset()) -> Valid | Invalid:
+                 quarantined: Mapping[int, str] | AbstractSet[int] = frozenset(),
+                 ) -> ValidationSuccess | ValidationFailure:
         """Validate `files`; on success they are written to `stage_dir` (which must not
         exist yet) and imported from there, ready for the caller to publish by renaming.
         On failure `stage_dir` is removed again.
@@ -82,19 +88,19 @@ class Validator:
         started = time.perf_counter()
         safe = self.safety.check(files)
         timings["safety"] = time.perf_counter() - started
-        if isinstance(safe, SafetyViolations):
-            return Invalid("safety", safe.problems, timings)
+        if isinstance(safe, SafetyFailure):
+            return ValidationFailure("safety", safe.problems, timings)
 
         started = time.perf_counter()
         self.cache_root.mkdir(parents=True, exist_ok=True)
         typed = typecheck(files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy")
         timings["mypy"] = time.perf_counter() - started
-        if isinstance(typed, TypecheckFailed):
-            return Invalid("mypy", typed.problems, timings)
+        if isinstance(typed, TypecheckFailure):
+            return ValidationFailure("mypy", typed.problems, timings)
 
         started = time.perf_counter()
         if stage_dir.exists():
-            return Invalid("import", (Problem("import-error", "", 0, 0,
+            return ValidationFailure("import", (Problem("import-error", "", 0, 0,
                                               f"stage directory {stage_dir} already exists"),), timings)
         name = module_name_for(user, f"{version}_{_digest(files)[:10]}")
         try:
@@ -103,7 +109,7 @@ class Validator:
         except (OSError, PackageLoadError) as exc:
             shutil.rmtree(stage_dir, ignore_errors=True)
             timings["import"] = time.perf_counter() - started
-            return Invalid("import", (Problem("import-error", "", 0, 0, str(exc)),), timings)
+            return ValidationFailure("import", (Problem("import-error", "", 0, 0, str(exc)),), timings)
         timings["import"] = time.perf_counter() - started
 
         started = time.perf_counter()
@@ -115,8 +121,8 @@ class Validator:
             shutil.rmtree(stage_dir, ignore_errors=True)
             problems = (Problem("coverage-quarantine", "__init__.py", 0, 0, walked),) if isinstance(walked, str) \
                 else _coverage_problems(walked[0].missing, walked[0].unknown)
-            return Invalid("coverage", problems, timings)
-        return Valid(module, name, timings, walked[1])
+            return ValidationFailure("coverage", problems, timings)
+        return ValidationSuccess(module, name, timings, walked[1])
 
 
 def _by_id(facts: Sequence[Fact] | Mapping[int, Fact] | None) -> Mapping[int, Fact]:

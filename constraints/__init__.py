@@ -3,10 +3,10 @@
 from constraints.builtin import BUILTIN as BUILTIN
 from constraints.model import Alert as Alert
 from constraints.model import Constraint as Constraint
-from constraints.model import ConstraintError as ConstraintError
+from constraints.model import ConstraintFailure as ConstraintFailure
+from constraints.model import ConstraintSkip as ConstraintSkip
 from constraints.model import Finding as Finding
 from constraints.model import MissingInput as MissingInput
-from constraints.model import Skipped as Skipped
 from constraints.model import constraint as constraint
 from constraints.notices import FieldNotice as FieldNotice
 from constraints.runner import AlertDiff as AlertDiff

@@ -8,7 +8,7 @@ raised to resolved. A function may also yield finished `Alert`s, which pass thro
 
 When the module lacks what a constraint reads, the constraint raises `MissingInput` (the
 decorator does it for the attributes named in `needs`); the runner reports that as
-`Skipped`, not as an error.
+`ConstraintSkip`, not as an error.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from datetime import date, datetime
 from typing import Literal, Mapping
 
 from factlog.identity import content_digest, first_cited
+from factlog.results import Failure, Skip
 
 Severity = Literal["critical", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "warning", "info")
@@ -50,15 +51,19 @@ class Finding:
 
 
 @dataclass(frozen=True)
-class Skipped:
+class ConstraintSkip(Skip):
     constraint: str
     reason: str
 
 
 @dataclass(frozen=True)
-class ConstraintError:
+class ConstraintFailure(Failure):
     constraint: str
     error: str  # "TypeError: ..."
+
+    @property
+    def message(self) -> str:
+        return f"{self.constraint}: {self.error}"
 
 
 class MissingInput(Exception):

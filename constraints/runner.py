@@ -7,7 +7,7 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 
-from constraints.model import SEVERITIES, Alert, Constraint, ConstraintError, MissingInput, Skipped
+from constraints.model import SEVERITIES, Alert, Constraint, ConstraintFailure, ConstraintSkip, MissingInput
 from constraints.notices import FieldNotice, field_notices
 from constraints.state import ActiveAlert, AlertState, ResolvedAlert
 from factlog.durable import exclusive_lock
@@ -16,8 +16,8 @@ from factlog.durable import exclusive_lock
 @dataclass(frozen=True)
 class RunResult:
     alerts: tuple[Alert, ...]  # most severe first, then soonest due
-    skipped: tuple[Skipped, ...]
-    errors: tuple[ConstraintError, ...]
+    skipped: tuple[ConstraintSkip, ...]
+    errors: tuple[ConstraintFailure, ...]
     notices: tuple[FieldNotice, ...] = ()  # records lacking a field a constraint reads
 
 
@@ -26,8 +26,8 @@ class AlertDiff:
     raised: tuple[Alert, ...]  # new since the previous run
     still_active: tuple[Alert, ...]  # as of this run, no more severe than before (the message may change)
     resolved: tuple[Alert, ...]  # as last seen active
-    skipped: tuple[Skipped, ...] = ()  # filled by evaluate_and_record
-    errors: tuple[ConstraintError, ...] = ()
+    skipped: tuple[ConstraintSkip, ...] = ()  # filled by evaluate_and_record
+    errors: tuple[ConstraintFailure, ...] = ()
     escalated: tuple[Alert, ...] = ()  # active before, more severe now (e.g. due soon -> overdue)
     notices: tuple[FieldNotice, ...] = ()  # records lacking a field a constraint reads
 
@@ -40,17 +40,17 @@ class AlertDiff:
 def run_constraints(module: object, now: datetime, constraints: Iterable[Constraint]) -> RunResult:
     """Run every constraint; one that lacks inputs is skipped, one that raises is an error."""
     alerts: dict[str, Alert] = {}
-    skipped: list[Skipped] = []
-    errors: list[ConstraintError] = []
+    skipped: list[ConstraintSkip] = []
+    errors: list[ConstraintFailure] = []
     constraints = list(constraints)
     for item in constraints:
         try:
             found = list(item.check(module, now))
         except MissingInput as missing:
-            skipped.append(Skipped(item.name, str(missing)))
+            skipped.append(ConstraintSkip(item.name, str(missing)))
             continue
         except Exception as error:  # a broken constraint must not stop the others
-            errors.append(ConstraintError(item.name, f"{type(error).__name__}: {error}"))
+            errors.append(ConstraintFailure(item.name, f"{type(error).__name__}: {error}"))
             continue
         for alert in found:
             alerts.setdefault(alert.id, alert)

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from constraints.builtin import BUILTIN
 from constraints.model import Constraint
+from factlog.results import Failure
 
 FOLDER = "constraints"
 FILE_NAME = re.compile(r"[a-z0-9_]+\.py", re.ASCII)
@@ -30,9 +31,13 @@ BUILTIN_NAMES = frozenset(c.name for c in BUILTIN)
 
 
 @dataclass(frozen=True)
-class LoadFailure:
+class LoadFailure(Failure):
     name: str  # the file name
     error: str
+
+    @property
+    def message(self) -> str:
+        return f"constraints/{self.name}: {self.error}"
 
 
 @dataclass(frozen=True)

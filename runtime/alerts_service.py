@@ -13,7 +13,7 @@ from constraints import (
     Alert,
     AlertDiff,
     Constraint,
-    ConstraintError,
+    ConstraintFailure,
     evaluate_and_record,
     load_user_constraints,
 )
@@ -50,5 +50,5 @@ class AlertsService:
         moment = now or datetime.now(timezone.utc)
         diff = evaluate_and_record(self.modules.module_of(info), moment, constraints,
                                    self.versions.user_dir(info.user) / "alerts.json", info.number, on_new_alert)
-        broken = tuple(ConstraintError(f"constraints/{f.name}", f.error) for f in failures)
+        broken = tuple(ConstraintFailure(f"constraints/{f.name}", f.error) for f in failures)
         return replace(diff, errors=broken + diff.errors)

@@ -34,7 +34,7 @@ from runtime.cli_output import (
 )
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import printable, record_text, to_jsonable, to_text
-from runtime.safe_eval import QueryError
+from runtime.safe_eval import QueryFailure
 from runtime.workspace import Workspace
 from users.checkpoint import Failed, Unchanged
 from users.diff import unified_text_diff
@@ -216,7 +216,7 @@ def query(user: str, expression: str, version: Optional[str] = typer.Option(None
     """Evaluate one safe Python expression over the user's module, e.g.
     'sum(t.cost_usd for t in trips if t.departure_date.year == 2024)'."""
     result = memory().query(user, expression, version)
-    if isinstance(result, QueryError):
+    if isinstance(result, QueryFailure):
         raise InputError(result.describe())
     # Rendering spends the result budgets too: over one, it raises InputError (one line).
     if as_json:

@@ -7,14 +7,14 @@ from typing import Mapping
 from rich.console import Console
 from rich.markup import escape
 
-from constraints import AlertDiff, ConstraintError
+from constraints import AlertDiff, ConstraintFailure
 from constraints.alert_json import alert_json
 from runtime.cli_app import err, out
 from runtime.memory import CheckpointReport
 from users.checkpoint import Published, Unchanged
 
 
-def constraint_error_line(error: ConstraintError) -> str:
+def constraint_error_line(error: ConstraintFailure) -> str:
     """One line naming the broken constraint, however many lines its error has."""
     text = " ".join(error.error.split())
     return f"constraint {error.constraint} failed: {text[:500]}{'...' if len(text) > 500 else ''}"

@@ -21,7 +21,7 @@ from factlog.timeparse import parse_datetime
 from runtime.cli_output import alerts_json, print_alerts
 from runtime.memory import CheckpointReport, Memory
 from runtime.render_value import to_jsonable, to_text
-from runtime.safe_eval import QueryError
+from runtime.safe_eval import QueryFailure
 from users.checkpoint import Failed, Published
 
 DEMO_USER = "sam"
@@ -93,12 +93,12 @@ def run_demo(mem: Memory, console: Console, now: datetime = DEMO_NOW) -> dict[st
     answers = []
     for label, expression in QUERIES:
         result = mem.query(DEMO_USER, expression)
-        value = result.message if isinstance(result, QueryError) else to_text(result.value)
+        value = result.message if isinstance(result, QueryFailure) else to_text(result.value)
         console.print(f"[bold]{label}[/bold]\n  [dim]{expression}[/dim]\n  → ", end="")
         console.print(value, markup=False)
         answers.append({"label": label, "expression": expression,
-                        "value": None if isinstance(result, QueryError) else to_jsonable(result.value),
-                        "error": result.message if isinstance(result, QueryError) else None})
+                        "value": None if isinstance(result, QueryFailure) else to_jsonable(result.value),
+                        "error": result.message if isinstance(result, QueryFailure) else None})
     summary["queries"] = answers
 
     step(f"4. proactive alerts (clock: {now.date().isoformat()})")

@@ -56,7 +56,7 @@ from typing import Any, NoReturn
 
 from runtime import query_policy as P
 from runtime.result_budget import ResultTooLarge, check_result
-from runtime.safe_eval import QueryError, QueryOk, QueryResult, evaluate
+from runtime.safe_eval import QueryFailure, QueryResult, QuerySuccess, evaluate
 
 FORKING = sys.platform.startswith("linux")
 MAX_WAIT_S = 1.8  # hard bound on one query, whatever time_limit_s says
@@ -65,7 +65,7 @@ MAX_RESULT_BYTES = 16 << 20  # far above what a result within its budgets pickle
 _MEMORY_EXIT = 3  # the child's exit status after a MemoryError outside `evaluate`
 _SAFE_CLASSES: frozenset[type] = frozenset({
     date, datetime, time, timedelta, timezone, Decimal, Fraction, Counter, range, complex,
-    QueryOk, QueryError,
+    QuerySuccess, QueryFailure,
 })
 _CONTAINERS = (list, tuple, set, frozenset, dict)
 
@@ -180,9 +180,9 @@ class QueryWorker:
             except BaseException:  # e.g. Ctrl-C while waiting: the child's answer is now stale
                 self._slot.stop()
                 raise
-            if isinstance(result, QueryError) and result.kind == "memory":
+            if isinstance(result, QueryFailure) and result.kind == "memory":
                 self._slot.stop()  # give the memory back; a fresh child serves the next query
-            if isinstance(result, QueryOk):
+            if isinstance(result, QuerySuccess):
                 result = dataclasses.replace(result, elapsed_ms=(perf_counter() - started) * 1000)
             return result
 
@@ -192,16 +192,16 @@ class QueryWorker:
         try:
             child = self._send(request)
         except OSError as error:
-            return QueryError("runtime", f"cannot start the query process: {error}")
+            return QueryFailure("runtime", f"cannot start the query process: {error}")
         try:
             data = _read_frame(child.results, 8, deadline)
         except TimeoutError:
             over_memory = _private_bytes(child.pid) > self.memory_limit_mb << 20
             self._slot.stop()
             if over_memory:
-                return QueryError("memory", f"the query used over {self.memory_limit_mb} MB "
+                return QueryFailure("memory", f"the query used over {self.memory_limit_mb} MB "
                                   "and was stopped")
-            return QueryError("timeout", f"the query ran for over {wait:g} s and was stopped")
+            return QueryFailure("timeout", f"the query ran for over {wait:g} s and was stopped")
         except EOFError:
             return _death(self._slot.stop(), self.memory_limit_mb)
         return self._decode(data)
@@ -238,22 +238,22 @@ class QueryWorker:
         try:
             result = _ResultUnpickler(io.BytesIO(data), self._modules, self._records).load()
         except _Refused as refused:
-            return QueryError("runtime", f"the result cannot be returned: it holds {refused}")
+            return QueryFailure("runtime", f"the result cannot be returned: it holds {refused}")
         except Exception:
             result = None
-        if not isinstance(result, (QueryOk, QueryError)):
+        if not isinstance(result, (QuerySuccess, QueryFailure)):
             self._slot.stop()
-            return QueryError("runtime", "the query process sent a malformed answer")
+            return QueryFailure("runtime", "the query process sent a malformed answer")
         return within_budget(result)  # checked by the child too; the parent trusts no one
 
 
 def within_budget(result: QueryResult) -> QueryResult:
     """`result`, or a `too_large` error if its value is over a result budget."""
-    if isinstance(result, QueryOk):
+    if isinstance(result, QuerySuccess):
         try:
             check_result(result.value)
         except ResultTooLarge as error:
-            return QueryError("too_large", str(error))
+            return QueryFailure("too_large", str(error))
     return result
 
 
@@ -334,15 +334,15 @@ def _encode(result: QueryResult, records: Mapping[int, object]) -> bytes:
         _ResultPickler(buffer, records).dump(result)
         data = buffer.getvalue()
     except MemoryError:
-        data = _dumps(QueryError("memory", "the result is too large to return"))
+        data = _dumps(QueryFailure("memory", "the result is too large to return"))
     except Exception:  # PicklingError, TypeError, RecursionError, ...
-        value = result.value if isinstance(result, QueryOk) else result
+        value = result.value if isinstance(result, QuerySuccess) else result
         what = type(value).__name__
         if isinstance(value, _CONTAINERS):
             what += " holding a value that cannot be copied out (a function, a generator, ...)"
-        data = _dumps(QueryError("runtime", f"the result cannot be returned: {what}"))
+        data = _dumps(QueryFailure("runtime", f"the result cannot be returned: {what}"))
     if len(data) > MAX_RESULT_BYTES:
-        data = _dumps(QueryError("memory", f"the result is too large to return "
+        data = _dumps(QueryFailure("memory", f"the result is too large to return "
                                  f"({len(data) >> 20} MB; limit {MAX_RESULT_BYTES >> 20} MB)"))
     return data
 
@@ -381,16 +381,16 @@ def _namespace_records(namespace: Mapping[str, object]) -> dict[int, object]:
 
 # --- the parent's side of the protocol ---------------------------------------
 
-def _death(status: int | None, memory_limit_mb: int) -> QueryError:
+def _death(status: int | None, memory_limit_mb: int) -> QueryFailure:
     """Describe how the child ended while running a query."""
     if status is not None and os.WIFSIGNALED(status):
         number = os.WTERMSIG(status)
         if number == signal.SIGKILL:  # not ours: ours come after a timeout, not here
-            return QueryError("memory", "the query process was killed (out of memory?)")
-        return QueryError("runtime", f"the query process crashed ({signal.strsignal(number)})")
+            return QueryFailure("memory", "the query process was killed (out of memory?)")
+        return QueryFailure("runtime", f"the query process crashed ({signal.strsignal(number)})")
     if status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == _MEMORY_EXIT:
-        return QueryError("memory", f"the query used over {memory_limit_mb} MB")
-    return QueryError("runtime", "the query process stopped unexpectedly")
+        return QueryFailure("memory", f"the query used over {memory_limit_mb} MB")
+    return QueryFailure("runtime", "the query process stopped unexpectedly")
 
 
 class _Refused(Exception):

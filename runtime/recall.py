@@ -24,7 +24,7 @@ from factlog.model import JsonValue
 from runtime.citations import cite
 from runtime.recall_index import Hit, RecallIndex, SearchTimeout, words
 from runtime.render_value import printable, to_text
-from runtime.safe_eval import QueryError, QueryResult
+from runtime.safe_eval import QueryFailure, QueryResult
 
 Source = Literal["code", "fact", "record"]
 Gate = Literal["items", "chars", "time"]
@@ -49,7 +49,7 @@ class CodeAnswer:
 def code_answer(expression: str, result: QueryResult, namespace: Mapping[str, object]) -> CodeAnswer:
     """The answer of `--expr`, cited; its rendering and citation walk spend the result budgets
     (`runtime.result_budget`): a failed or oversized answer raises InputError (one line)."""
-    if isinstance(result, QueryError):
+    if isinstance(result, QueryFailure):
         raise InputError(f"--expr: {result.describe()}")
     cited = cite(expression, namespace, result.value)
     text = to_text(result.value)

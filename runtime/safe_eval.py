@@ -1,6 +1,6 @@
 """Evaluate one untrusted Python expression over a user's typed memory.
 
-`evaluate` never raises: it returns `QueryOk` or `QueryError`. The expression
+`evaluate` never raises: it returns `QuerySuccess` or `QueryFailure`. The expression
 is checked and rewritten (query_compile), then run with only the allowlisted
 names (query_builtins) and with every attribute, call, loop and size-growing
 operator checked at run time (query_guard). Work is bounded by a deadline and
@@ -19,6 +19,7 @@ from time import perf_counter
 from types import TracebackType
 from typing import Literal
 
+from factlog.results import Failure, Success
 from runtime.query_builtins import query_builtins
 from runtime.query_compile import FILENAME, QueryRejected, compile_query
 from runtime.query_guard import Guard, QueryForbidden, QueryMemory, QueryTimeout
@@ -30,13 +31,13 @@ _MAX_MESSAGE = 300
 
 
 @dataclass(frozen=True)
-class QueryOk:
+class QuerySuccess(Success):
     value: object
     elapsed_ms: float
 
 
 @dataclass(frozen=True)
-class QueryError:
+class QueryFailure(Failure):
     """`line`/`column` are 1-based and point into the expression."""
 
     kind: ErrorKind
@@ -52,7 +53,7 @@ class QueryError:
         return f"query {self.kind}{where}: {self.message}"
 
 
-QueryResult = QueryOk | QueryError
+QueryResult = QuerySuccess | QueryFailure
 
 
 def evaluate(expression: str, namespace: Mapping[str, object], *,
@@ -62,14 +63,14 @@ def evaluate(expression: str, namespace: Mapping[str, object], *,
     try:
         compiled = compile_query(expression)
     except QueryRejected as rejected:
-        return QueryError(rejected.kind, rejected.message, rejected.line, rejected.column)
+        return QueryFailure(rejected.kind, rejected.message, rejected.line, rejected.column)
     public = {k: v for k, v in namespace.items() if not k.startswith("_")}
     guard = Guard(time_limit_s=time_limit_s, memory_limit_mb=memory_limit_mb,
                   record_classes=_record_classes(public), own_codes=compiled.own_codes)
     provided = query_builtins(guard)
     for name, line, column in compiled.free_names:
         if name not in public and name not in provided and name in _BUILTIN_NAMES:
-            return QueryError("forbidden", f"name {name!r} is not available in queries",
+            return QueryFailure("forbidden", f"name {name!r} is not available in queries",
                               line, column)
     scope: dict[str, object] = {
         "__builtins__": provided, **public,
@@ -95,7 +96,7 @@ def evaluate(expression: str, namespace: Mapping[str, object], *,
         return _error("runtime", "RecursionError: recursion too deep", error)
     except Exception as error:  # the query's own failure, reported as data
         return _error("runtime", _describe(error), error)
-    return QueryOk(value, (perf_counter() - started) * 1000)
+    return QuerySuccess(value, (perf_counter() - started) * 1000)
 
 
 def _record_classes(public: Mapping[str, object]) -> set[type]:
@@ -120,9 +121,9 @@ def _describe(error: Exception) -> str:
     return f"{name}: {text[:_MAX_MESSAGE]}" if text else name
 
 
-def _error(kind: ErrorKind, message: str, error: BaseException) -> QueryError:
+def _error(kind: ErrorKind, message: str, error: BaseException) -> QueryFailure:
     line, column = _position(error.__traceback__)
-    return QueryError(kind, message, line, column)
+    return QueryFailure(kind, message, line, column)
 
 
 def _position(trace: TracebackType | None) -> tuple[int | None, int | None]:

@@ -326,7 +326,7 @@ def test_imports_are_aliased_only_when_a_field_would_shadow_them() -> None:
 
 
 def test_project_validator_accepts_a_plain_package(tmp_path: Path) -> None:
-    from codegen.validate import Valid, Validator
+    from codegen.validate import ValidationSuccess, Validator
 
     facts = _log(40) + [make_fact(41, kind="passport", fields={"number": "X1", "expiry_date": "2030-01-01"}),
                         make_fact(42, kind="event", fields={"title": "t", "start": "2024-01-01T10:00", "tags": ["a"]})]
@@ -337,4 +337,4 @@ def test_project_validator_accepts_a_plain_package(tmp_path: Path) -> None:
                                     stage_dir=tmp_path / "stage")
     finally:
         validator.close()
-    assert isinstance(result, Valid), result
+    assert isinstance(result, ValidationSuccess), result

@@ -29,7 +29,7 @@ from codegen.manifest import (
     revive,
     walk_module,
 )
-from codegen.validate import Invalid, Valid, Validator
+from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 from factlog.errors import InputError
 from factlog.model import Fact
 from runtime.demo import example
@@ -108,9 +108,9 @@ def validator(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Validator]:
 
 
 def validate(validator: Validator, files: dict[str, str], stage: Path, *, facts: list[Fact] = FACTS[:4],
-             **kwargs: Any) -> Valid | Invalid:
+             **kwargs: Any) -> ValidationSuccess | ValidationFailure:
     result = validator.validate(files, user=USER, version="v1", facts=facts, stage_dir=stage, **kwargs)
-    if isinstance(result, Valid):
+    if isinstance(result, ValidationSuccess):
         unload_package(result.module_name)
     return result
 
@@ -119,7 +119,7 @@ def validate(validator: Validator, files: dict[str, str], stage: Path, *, facts:
 
 def test_the_validator_builds_the_manifest(validator: Validator, tmp_path: Path) -> None:
     result = validate(validator, package(), tmp_path / "a")
-    assert isinstance(result, Valid), result
+    assert isinstance(result, ValidationSuccess), result
     m = result.manifest
     assert m.format == 1
     assert m.classes["Trip"].fields == [("destination", "str"), ("departure_date", "date | None"),
@@ -138,14 +138,14 @@ def test_the_validator_builds_the_manifest(validator: Validator, tmp_path: Path)
                       "passport": {"expiry_date": ("2030-01-01", "2030-01-01")}}
     assert m.quarantined == {}
     again = validate(validator, package(), tmp_path / "b")
-    assert isinstance(again, Valid) and again.manifest.dump() == m.dump()  # equal modules, equal bytes
+    assert isinstance(again, ValidationSuccess) and again.manifest.dump() == m.dump()  # equal modules, equal bytes
     assert Manifest.parse(m.dump(), source="test") == Manifest.parse(again.manifest.dump(), source="test")
     assert Manifest.parse(m.dump(), source="test").dump() == m.dump()
 
 
 def test_typed_values_come_back_as_the_module_held_them(validator: Validator, tmp_path: Path) -> None:
     result = validate(validator, package(), tmp_path / "a")
-    assert isinstance(result, Valid)
+    assert isinstance(result, ValidationSuccess)
     m = Manifest.parse(result.manifest.dump(), source="test")
     rome = m.collections["trips"].records[0]
     assert m.typed_values(rome) == {"destination": "Rome", "departure_date": date(2024, 5, 1), "cost_usd": 250.0}
@@ -159,15 +159,15 @@ def test_the_module_declares_what_it_left_out(validator: Validator, tmp_path: Pa
     reason; the `quarantined=` argument still works, and both are unioned."""
     declared = package("_quarantined: dict[int, str] = {5: 'too long to compile'}")
     result = validate(validator, declared, tmp_path / "a", facts=FACTS)
-    assert isinstance(result, Valid), result
+    assert isinstance(result, ValidationSuccess), result
     assert result.manifest.quarantined == {5: "too long to compile"}
     without = validate(validator, package(), tmp_path / "b", facts=FACTS)
-    assert isinstance(without, Invalid) and without.stage == "coverage"
+    assert isinstance(without, ValidationFailure) and without.stage == "coverage"
     assert "1 live fact(s) are in no record or note: 5" in without.format_for_llm()
     by_argument = validate(validator, package(), tmp_path / "c", facts=FACTS, quarantined={5: "by the caller"})
-    assert isinstance(by_argument, Valid) and by_argument.manifest.quarantined == {5: "by the caller"}
+    assert isinstance(by_argument, ValidationSuccess) and by_argument.manifest.quarantined == {5: "by the caller"}
     by_ids = validate(validator, package(), tmp_path / "d", facts=FACTS, quarantined={5})
-    assert isinstance(by_ids, Valid) and list(by_ids.manifest.quarantined) == [5]
+    assert isinstance(by_ids, ValidationSuccess) and list(by_ids.manifest.quarantined) == [5]
 
 
 @pytest.mark.parametrize("declared", [
@@ -181,7 +181,7 @@ def test_the_module_declares_what_it_left_out(validator: Validator, tmp_path: Pa
 ])
 def test_a_malformed_quarantine_fails_coverage(validator: Validator, tmp_path: Path, declared: str) -> None:
     result = validate(validator, package(declared), tmp_path / "a", facts=FACTS)
-    assert isinstance(result, Invalid) and result.stage == "coverage", result
+    assert isinstance(result, ValidationFailure) and result.stage == "coverage", result
     assert "_quarantined" in result.format_for_llm()
     assert not (tmp_path / "a").exists()
 
@@ -189,7 +189,7 @@ def test_a_malformed_quarantine_fails_coverage(validator: Validator, tmp_path: P
 def test_live_fact_ids_alone_still_validate(validator: Validator, tmp_path: Path) -> None:
     result = validator.validate(package(), user=USER, version="v1", live_fact_ids={1, 2, 3, 4},
                                 stage_dir=tmp_path / "a")
-    assert isinstance(result, Valid), result
+    assert isinstance(result, ValidationSuccess), result
     unload_package(result.module_name)
     assert result.manifest.record_counts() == {"trips": 2, "passport": 1}
     assert not result.manifest.identified  # no facts given: no identities

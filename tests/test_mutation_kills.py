@@ -22,7 +22,7 @@ from test_constraints import NOW, alerts, day, tokyo, us_passport
 
 from codegen import safety
 from codegen.problems import Problem
-from codegen.safety import SafetyChecker, SafetyOk, SafetyViolations
+from codegen.safety import SafetyChecker, SafetyFailure, SafetySuccess
 from codegen.safety_rules import Limits, check_source
 from constraints import run_constraints
 from constraints.builtin import (
@@ -39,7 +39,7 @@ from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerpri
 from factlog.limits import int_too_long, reserved_field_name
 from factlog.model import JsonValue, NewFact, check_fields
 from runtime.query_compile import QueryRejected, compile_query
-from runtime.safe_eval import QueryError, QueryOk, evaluate
+from runtime.safe_eval import QueryFailure, QuerySuccess, evaluate
 
 DEFAULT = Limits()
 
@@ -122,16 +122,16 @@ def package_of(count: int) -> dict[str, str]:
 def test_a_package_of_10000_files_passes_and_10001_are_refused() -> None:
     checker = SafetyChecker()
     at_limit = checker.check(package_of(10_000))
-    assert isinstance(at_limit, SafetyOk) and at_limit.files == 10_000
+    assert isinstance(at_limit, SafetySuccess) and at_limit.files == 10_000
     over = checker.check(package_of(10_001))
-    assert isinstance(over, SafetyViolations) and over.parsed == 0
+    assert isinstance(over, SafetyFailure) and over.parsed == 0
     assert [(p.rule, p.message) for p in over.problems] == [("file-name", "10001 files; at most 10000")]
 
 
 def test_file_count_limit_follows_the_limits_given() -> None:
     checker = SafetyChecker(limits=Limits(max_files=3))
-    assert isinstance(checker.check(package_of(3)), SafetyOk)
-    assert isinstance(checker.check(package_of(4)), SafetyViolations)
+    assert isinstance(checker.check(package_of(3)), SafetySuccess)
+    assert isinstance(checker.check(package_of(4)), SafetyFailure)
 
 
 def test_package_level_problems_are_reported_exactly() -> None:
@@ -139,7 +139,7 @@ def test_package_level_problems_are_reported_exactly() -> None:
     long_name = "Bad-" + "x" * 100 + ".py"
     verdict = SafetyChecker(limits=Limits(max_files=2)).check(
         {"a.py": "x = 1\n", "__b__.py": "x = 1\n", long_name: "x = 1\n"})
-    assert isinstance(verdict, SafetyViolations) and verdict.parsed == 0
+    assert isinstance(verdict, SafetyFailure) and verdict.parsed == 0
     rule = "file names must match [a-z_][a-z0-9_]*.py (no other dunder files)"
     assert verdict.problems == (
         Problem("file-name", "", 0, 0, "3 files; at most 2"),
@@ -148,7 +148,7 @@ def test_package_level_problems_are_reported_exactly() -> None:
         Problem("file-name", long_name[:80], 0, 0, rule),
     )
     verdict = SafetyChecker().check({"__init__.py": b"x = 1\n"})  # type: ignore[dict-item]
-    assert isinstance(verdict, SafetyViolations)
+    assert isinstance(verdict, SafetyFailure)
     assert verdict.problems == (Problem("file-name", "__init__.py", 0, 0, "file content must be text"),)
 
 
@@ -157,24 +157,24 @@ SOURCE = 'x = "a twenty char str"\n'
 
 def test_cache_hits_for_the_same_text_and_limits(tmp_path: Path) -> None:
     first = SafetyChecker(tmp_path)
-    assert first.check({"__init__.py": SOURCE}) == SafetyOk(1, 1)
-    assert first.check({"__init__.py": SOURCE}) == SafetyOk(1, 0)  # memory
-    assert SafetyChecker(tmp_path).check({"__init__.py": SOURCE}) == SafetyOk(1, 0)  # disk
+    assert first.check({"__init__.py": SOURCE}) == SafetySuccess(1, 1)
+    assert first.check({"__init__.py": SOURCE}) == SafetySuccess(1, 0)  # memory
+    assert SafetyChecker(tmp_path).check({"__init__.py": SOURCE}) == SafetySuccess(1, 0)  # disk
 
 
 def test_cache_misses_when_the_limits_change(tmp_path: Path) -> None:
-    assert isinstance(SafetyChecker(tmp_path).check({"__init__.py": SOURCE}), SafetyOk)
+    assert isinstance(SafetyChecker(tmp_path).check({"__init__.py": SOURCE}), SafetySuccess)
     strict = SafetyChecker(tmp_path, limits=Limits(max_string=10))
     verdict = strict.check({"__init__.py": SOURCE})
-    assert isinstance(verdict, SafetyViolations) and verdict.parsed == 1
+    assert isinstance(verdict, SafetyFailure) and verdict.parsed == 1
     assert [p.rule for p in verdict.problems] == ["literal-size"]
-    assert isinstance(SafetyChecker(tmp_path).check({"__init__.py": SOURCE}), SafetyOk)
+    assert isinstance(SafetyChecker(tmp_path).check({"__init__.py": SOURCE}), SafetySuccess)
 
 
 def test_cache_misses_when_the_rules_change(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     SafetyChecker(tmp_path).check({"__init__.py": SOURCE})
     monkeypatch.setattr(safety, "_RULES_DIGEST", "0" * 64)
-    assert SafetyChecker(tmp_path).check({"__init__.py": SOURCE}) == SafetyOk(1, 1)
+    assert SafetyChecker(tmp_path).check({"__init__.py": SOURCE}) == SafetySuccess(1, 1)
 
 
 def test_cache_misses_when_one_character_changes(tmp_path: Path) -> None:
@@ -182,21 +182,21 @@ def test_cache_misses_when_one_character_changes(tmp_path: Path) -> None:
     checker.check({"__init__.py": SOURCE})
     hostile = SOURCE.replace('"a twenty char str"', "open('x')")
     verdict = checker.check({"__init__.py": hostile})
-    assert isinstance(verdict, SafetyViolations) and verdict.parsed == 1
+    assert isinstance(verdict, SafetyFailure) and verdict.parsed == 1
     # a verdict is keyed by the text, not by the file name
-    assert checker.check({"__init__.py": SOURCE, "other.py": SOURCE}) == SafetyOk(2, 0)
+    assert checker.check({"__init__.py": SOURCE, "other.py": SOURCE}) == SafetySuccess(2, 0)
 
 
 def test_a_lone_surrogate_gets_a_verdict_not_a_crash(tmp_path: Path) -> None:
     verdict = SafetyChecker(tmp_path).check({"__init__.py": 'x = "\ud800"\n'})
-    assert isinstance(verdict, SafetyViolations) and verdict.parsed == 1
+    assert isinstance(verdict, SafetyFailure) and verdict.parsed == 1
 
 
 def test_the_memory_cache_keeps_as_many_verdicts_as_allowed() -> None:
     checker = SafetyChecker(memory_entries=2)
     files = {"__init__.py": "x = 1\n", "a.py": "y = 2\n"}
-    assert checker.check(files) == SafetyOk(2, 2)
-    assert checker.check(files) == SafetyOk(2, 0)
+    assert checker.check(files) == SafetySuccess(2, 2)
+    assert checker.check(files) == SafetySuccess(2, 0)
     checker.check({"__init__.py": "z = 3\n"})  # evicts the oldest verdict
     assert checker.check(files).parsed == 1  # type: ignore[union-attr]
 
@@ -211,8 +211,8 @@ def test_a_verdict_read_from_disk_equals_the_fresh_one(tmp_path: Path) -> None:
     }
     fresh = SafetyChecker(tmp_path).check(files)
     cached = SafetyChecker(tmp_path).check(files)
-    assert isinstance(fresh, SafetyViolations) and fresh.parsed == 3
-    assert isinstance(cached, SafetyViolations) and cached.parsed == 0
+    assert isinstance(fresh, SafetyFailure) and fresh.parsed == 3
+    assert isinstance(cached, SafetyFailure) and cached.parsed == 0
     assert cached.problems == fresh.problems
     assert {(p.file, p.rule) for p in fresh.problems} >= {("trip.py", "call"), ("__init__.py", "import"),
                                                           ("more.py", "import")}
@@ -225,7 +225,7 @@ def test_a_damaged_cache_entry_is_checked_again(tmp_path: Path) -> None:
     for entry in tmp_path.rglob("*.json"):
         entry.write_text('{"problems": [], "exports": {}, "uses": [', "utf-8")
     verdict = SafetyChecker(tmp_path).check({"__init__.py": "x = open('f')\n"})
-    assert isinstance(verdict, SafetyViolations) and verdict.parsed == 1
+    assert isinstance(verdict, SafetyFailure) and verdict.parsed == 1
 
 
 # --- query policy: expression limits -------------------------------------------------------------
@@ -290,7 +290,7 @@ def test_underscore_names_are_refused_everywhere(expression: str) -> None:
 
 def test_a_lone_underscore_is_an_ordinary_name() -> None:
     assert rejected("[_ for _ in range(3)]") is None
-    assert evaluate("[_ for _ in range(3)]", {}) == QueryOk([0, 1, 2], pytest.approx(0, abs=1e9))  # type: ignore[arg-type]
+    assert evaluate("[_ for _ in range(3)]", {}) == QuerySuccess([0, 1, 2], pytest.approx(0, abs=1e9))  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("expression", ["(x := 1)", "[(y := 1) for x in z]", "x[0] == 1 or (x.a := 1)"])
@@ -330,7 +330,7 @@ MUST_REFUSE = [
 @pytest.mark.parametrize("expression", MUST_REFUSE)
 def test_attributes_outside_the_allowlist_are_refused(expression: str) -> None:
     result = evaluate(expression, NAMESPACE)
-    assert isinstance(result, QueryError) and result.kind == "forbidden", result
+    assert isinstance(result, QueryFailure) and result.kind == "forbidden", result
     assert NAMESPACE["xs"] == [1, 2] and NAMESPACE["d"] == {"a": 1} and NAMESPACE["st"] == {1}
 
 
@@ -341,12 +341,12 @@ def test_attributes_outside_the_allowlist_are_refused(expression: str) -> None:
 ])
 def test_attributes_inside_the_allowlist_work(expression: str, value: object) -> None:
     result = evaluate(expression, NAMESPACE)
-    assert isinstance(result, QueryOk) and result.value == value, result
+    assert isinstance(result, QuerySuccess) and result.value == value, result
 
 
 def kind_of(expression: str) -> str:
     result = evaluate(expression, {}, time_limit_s=5.0)
-    return "ok" if isinstance(result, QueryOk) else result.kind
+    return "ok" if isinstance(result, QuerySuccess) else result.kind
 
 
 @pytest.mark.parametrize(("ok", "over"), [
@@ -535,9 +535,9 @@ def test_refusals_name_the_reason_and_the_place(expression: str, message: str, l
 
 
 def test_names_bound_by_the_query_are_not_builtins_it_reaches_for() -> None:
-    assert evaluate("1 + open", {}) == QueryError("forbidden", "name 'open' is not available in queries", 1, 5)
-    assert isinstance(ok := evaluate("[open for open in [1, 2]]", {}), QueryOk) and ok.value == [1, 2]
-    assert isinstance(ok := evaluate("(lambda open: open)(3)", {}), QueryOk) and ok.value == 3
+    assert evaluate("1 + open", {}) == QueryFailure("forbidden", "name 'open' is not available in queries", 1, 5)
+    assert isinstance(ok := evaluate("[open for open in [1, 2]]", {}), QuerySuccess) and ok.value == [1, 2]
+    assert isinstance(ok := evaluate("(lambda open: open)(3)", {}), QuerySuccess) and ok.value == 3
 
 
 @pytest.mark.parametrize(("expression", "message"), [
@@ -551,7 +551,7 @@ def test_names_bound_by_the_query_are_not_builtins_it_reaches_for() -> None:
 ])
 def test_memory_refusals_say_what_grew(expression: str, message: str) -> None:
     result = evaluate(expression, {}, time_limit_s=5.0)
-    assert isinstance(result, QueryError) and (result.kind, result.message) == ("memory", message)
+    assert isinstance(result, QueryFailure) and (result.kind, result.message) == ("memory", message)
 
 
 @pytest.mark.parametrize(("expression", "value"), [
@@ -562,7 +562,7 @@ def test_memory_refusals_say_what_grew(expression: str, message: str) -> None:
 ])
 def test_operators_on_plain_numbers_and_empty_repeats_are_not_refused(expression: str, value: object) -> None:
     result = evaluate(expression, {}, time_limit_s=5.0)
-    assert isinstance(result, QueryOk) and result.value == value, result
+    assert isinstance(result, QuerySuccess) and result.value == value, result
 
 
 def test_dict_keys_count_towards_the_depth() -> None:

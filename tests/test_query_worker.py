@@ -21,7 +21,7 @@ import pytest
 
 from runtime import query_worker
 from runtime.query_worker import QueryWorker, WorkerClosed
-from runtime.safe_eval import QueryError, QueryOk, evaluate
+from runtime.safe_eval import QueryFailure, QuerySuccess, evaluate
 
 pytestmark = pytest.mark.skipif(not query_worker.FORKING, reason="the worker needs Linux")
 
@@ -84,8 +84,8 @@ def test_results_equal_in_process_evaluation(worker: QueryWorker, expression: st
     expected = evaluate(expression, NAMESPACE)
     got = worker.run(expression)
     assert type(got) is type(expected)
-    if isinstance(expected, QueryOk):
-        assert isinstance(got, QueryOk) and got.value == expected.value
+    if isinstance(expected, QuerySuccess):
+        assert isinstance(got, QuerySuccess) and got.value == expected.value
         assert type(got.value) is type(expected.value)
     else:
         assert got == expected
@@ -99,11 +99,11 @@ def test_work_in_c_is_stopped_within_two_seconds(attack: str) -> None:
         started = time.perf_counter()
         result = worker.run(attack)
         assert time.perf_counter() - started < 2.0
-        assert isinstance(result, QueryError) and result.kind == "timeout", result
+        assert isinstance(result, QueryFailure) and result.kind == "timeout", result
         assert "stopped" in result.message  # the parent's kill, not the soft guard
         assert process_gone(first)
         again = worker.run("len(trips)")
-        assert isinstance(again, QueryOk) and again.value == len(TRIPS)
+        assert isinstance(again, QuerySuccess) and again.value == len(TRIPS)
         assert worker.pid not in (None, first)
 
 
@@ -120,17 +120,17 @@ def test_memory_bomb_is_stopped_by_the_address_space_limit() -> None:
     with QueryWorker(NAMESPACE, memory_limit_mb=32, time_limit_s=1.5) as worker:
         first = worker.pid
         result = worker.run(SPLIT_MEMORY_BOMB)
-        assert isinstance(result, QueryError) and result.kind == "memory", result
+        assert isinstance(result, QueryFailure) and result.kind == "memory", result
         assert result.message in HARD_MEMORY_LIMITS  # not the soft RSS guard
         assert first is not None and process_gone(first)
         again = worker.run("len(trips)")
-        assert isinstance(again, QueryOk) and again.value == len(TRIPS)
+        assert isinstance(again, QuerySuccess) and again.value == len(TRIPS)
 
 
 def test_namespace_records_come_back_as_the_same_objects(worker: QueryWorker) -> None:
     result = worker.run("[trips[3], Trip(destination='New', departure_date=date(2024, 1, 1), "
                         "cost=Decimal(1), mood=Mood.CALM)]")
-    assert isinstance(result, QueryOk) and isinstance(result.value, list)
+    assert isinstance(result, QuerySuccess) and isinstance(result.value, list)
     old, new = result.value
     assert old is TRIPS[3]
     assert new == Trip(destination="New", departure_date=date(2024, 1, 1), cost=Decimal(1),
@@ -138,8 +138,8 @@ def test_namespace_records_come_back_as_the_same_objects(worker: QueryWorker) ->
 
 
 @pytest.mark.parametrize("payload", [
-    QueryOk(os.system, 0.0),
-    QueryOk(subprocess.Popen, 0.0),
+    QuerySuccess(os.system, 0.0),
+    QuerySuccess(subprocess.Popen, 0.0),
 ])
 def test_the_parent_unpickles_only_allowed_classes(payload: object) -> None:
     unpickler = query_worker._ResultUnpickler(
@@ -151,7 +151,7 @@ def test_the_parent_unpickles_only_allowed_classes(payload: object) -> None:
 def test_record_references_resolve_only_to_the_workers_records() -> None:
     records: dict[int, object] = {id(TRIPS[0]): TRIPS[0]}
     pickled = io.BytesIO()
-    query_worker._ResultPickler(pickled, records).dump(QueryOk([TRIPS[0]], 0.0))
+    query_worker._ResultPickler(pickled, records).dump(QuerySuccess([TRIPS[0]], 0.0))
     data = pickled.getvalue()
     loaded = query_worker._ResultUnpickler(io.BytesIO(data), frozenset(), records).load()
     assert loaded.value[0] is TRIPS[0]
@@ -167,7 +167,7 @@ def test_record_references_resolve_only_to_the_workers_records() -> None:
 def test_unreturnable_results_are_clear_errors(worker: QueryWorker, expression: str,
                                                message: str) -> None:
     result = worker.run(expression)
-    assert isinstance(result, QueryError) and result.kind == "runtime"
+    assert isinstance(result, QueryFailure) and result.kind == "runtime"
     assert result.message.startswith(message)
 
 
@@ -175,10 +175,10 @@ def test_results_over_the_size_cap_are_refused(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setattr(query_worker, "MAX_RESULT_BYTES", 1 << 19)
     with QueryWorker(NAMESPACE) as worker:  # within the result budgets, over the byte cap
         result = worker.run("['x' * 300000, 'y' * 300000]")
-        assert isinstance(result, QueryError) and result.kind == "memory"
+        assert isinstance(result, QueryFailure) and result.kind == "memory"
         assert "too large to return" in result.message
         small = worker.run("'x' * 1000")
-        assert isinstance(small, QueryOk) and small.value == "x" * 1000
+        assert isinstance(small, QuerySuccess) and small.value == "x" * 1000
 
 
 def test_close_reaps_the_child_and_later_queries_raise() -> None:
@@ -200,9 +200,9 @@ def test_a_child_that_crashes_mid_query_is_reported_and_replaced() -> None:
         assert pid is not None
         threading.Timer(0.2, os.kill, (pid, signal.SIGSEGV)).start()
         result = worker.run(STRFTIME_BURNER)
-        assert result == QueryError("runtime", "the query process crashed (Segmentation fault)")
+        assert result == QueryFailure("runtime", "the query process crashed (Segmentation fault)")
         assert process_gone(pid)
-        assert isinstance(worker.run("len(trips)"), QueryOk)
+        assert isinstance(worker.run("len(trips)"), QuerySuccess)
 
 
 def test_a_child_that_died_idle_is_replaced_transparently() -> None:
@@ -212,7 +212,7 @@ def test_a_child_that_died_idle_is_replaced_transparently() -> None:
         os.kill(pid, signal.SIGKILL)
         os.waitid(os.P_PID, pid, os.WEXITED | os.WNOWAIT)  # dead (not reaped): no sleep to race
         result = worker.run("len(trips)")
-        assert isinstance(result, QueryOk) and result.value == len(TRIPS)
+        assert isinstance(result, QuerySuccess) and result.value == len(TRIPS)
         assert worker.pid != pid and process_gone(pid)
 
 
@@ -220,7 +220,7 @@ def test_child_ignores_sigint_and_keeps_only_its_pipes(worker: QueryWorker) -> N
     pid = worker.pid
     assert pid is not None
     os.kill(pid, signal.SIGINT)
-    assert isinstance(worker.run("len(trips)"), QueryOk)
+    assert isinstance(worker.run("len(trips)"), QuerySuccess)
     assert worker.pid == pid
     fds = sorted(int(name) for name in os.listdir(f"/proc/{pid}/fd"))
     assert len(fds) == 5 and fds[:3] == [0, 1, 2]
@@ -232,7 +232,7 @@ def test_concurrent_runs_from_threads(worker: QueryWorker) -> None:
 
     def ask(n: int) -> None:
         result = worker.run(f"len(trips[:{n}])")
-        answers[n] = result.value if isinstance(result, QueryOk) else result
+        answers[n] = result.value if isinstance(result, QuerySuccess) else result
 
     threads = [threading.Thread(target=ask, args=(n,)) for n in range(12)]
     for thread in threads:
@@ -249,14 +249,14 @@ def test_a_forked_copy_uses_its_own_child(worker: QueryWorker) -> None:
         status = 1
         try:
             result = worker.run("len(trips)")
-            ok = isinstance(result, QueryOk) and result.value == len(TRIPS)
+            ok = isinstance(result, QuerySuccess) and result.value == len(TRIPS)
             status = 0 if ok and worker.pid not in (None, parent_child) else 2
             worker.close()
         finally:
             os._exit(status)
     assert os.waitpid(pid, 0)[1] == 0
     assert worker.pid == parent_child
-    assert isinstance(worker.run("len(trips)"), QueryOk)
+    assert isinstance(worker.run("len(trips)"), QuerySuccess)
 
 
 def test_works_when_the_parent_runs_with_stdio_closed(tmp_path: Path) -> None:
@@ -276,4 +276,4 @@ def test_works_when_the_parent_runs_with_stdio_closed(tmp_path: Path) -> None:
 
 def test_elapsed_time_is_measured_by_the_parent(worker: QueryWorker) -> None:
     result = worker.run("len(trips)")
-    assert isinstance(result, QueryOk) and 0 < result.elapsed_ms < 1000
+    assert isinstance(result, QuerySuccess) and 0 < result.elapsed_ms < 1000

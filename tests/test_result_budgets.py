@@ -36,7 +36,7 @@ from runtime.result_budget import (
     ResultTooLarge,
     check_result,
 )
-from runtime.safe_eval import QueryError, QueryOk
+from runtime.safe_eval import QueryFailure, QuerySuccess
 
 REPO = Path(__file__).resolve().parents[1]
 Uac = Callable[..., Any]
@@ -135,11 +135,11 @@ def test_memory_query_returns_too_large_errors(home: Path) -> None:
         for expression in (SHARED_STRINGS, "10**5000", "list(range(200000))", NESTED_SHARED,
                            "[" * (MAX_RESULT_DEPTH + 2) + "1" + "]" * (MAX_RESULT_DEPTH + 2)):
             result = mem.query(USER, expression)
-            assert isinstance(result, QueryError) and result.kind == "too_large", result
+            assert isinstance(result, QueryFailure) and result.kind == "too_large", result
             assert result.describe() == result.message
             assert result.message.startswith("result too large: ")
         within = mem.query(USER, '["a" * 1000] * 1000')
-        assert isinstance(within, QueryOk) and len(to_text(within.value)) > 1000
+        assert isinstance(within, QuerySuccess) and len(to_text(within.value)) > 1000
         with pytest.raises(InputError, match="^--expr: result too large: over 1,000,000 char"):
             mem.recall(USER, "trip", expression=SHARED_STRINGS)
     finally:
@@ -153,10 +153,10 @@ def test_the_parent_rechecks_what_a_child_sends() -> None:
     expand a result: the unpickled value is measured before anyone renders it."""
     with QueryWorker({"xs": [1]}) as worker:
         for value in (["a" * 1_000_000] * 1000, [list(range(1000))] * 1000, 10**5000):
-            result = worker._decode(pickle.dumps(QueryOk(value, 0.0)))
-            assert isinstance(result, QueryError) and result.kind == "too_large", result
-        fine = worker._decode(pickle.dumps(QueryOk(["a" * 10] * 10, 0.0)))
-        assert isinstance(fine, QueryOk)
+            result = worker._decode(pickle.dumps(QuerySuccess(value, 0.0)))
+            assert isinstance(result, QueryFailure) and result.kind == "too_large", result
+        fine = worker._decode(pickle.dumps(QuerySuccess(["a" * 10] * 10, 0.0)))
+        assert isinstance(fine, QuerySuccess)
 
 
 @pytest.mark.skipif(not query_worker.FORKING, reason="the worker needs Linux")
@@ -171,7 +171,7 @@ def test_the_child_refuses_before_sending(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setattr(QueryWorker, "_decode", spy)
     with QueryWorker({"xs": [1]}) as worker:
         result = worker.run(SHARED_STRINGS)
-    assert isinstance(result, QueryError) and result.kind == "too_large"
+    assert isinstance(result, QueryFailure) and result.kind == "too_large"
     assert received and max(received) < 4096  # the refusal travelled, not 1 MB of pickle
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from runtime.render_value import RenderTooLarge, to_jsonable, to_text
-from runtime.safe_eval import QueryError, QueryOk, evaluate
+from runtime.safe_eval import QueryFailure, QuerySuccess, evaluate
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,7 +77,7 @@ def namespace() -> dict[str, object]:
 
 def ok(expression: str, **names: object) -> object:
     result = evaluate(expression, {**namespace(), **names})
-    assert isinstance(result, QueryOk), result
+    assert isinstance(result, QuerySuccess), result
     return result.value
 
 
@@ -128,14 +128,14 @@ def test_more_queries(expression: str, expected: object) -> None:
 
 def test_errors_say_what_and_where() -> None:
     result = evaluate("len(trips) +\n  trips[0].nope", namespace())
-    assert isinstance(result, QueryError) and result.kind == "forbidden"
+    assert isinstance(result, QueryFailure) and result.kind == "forbidden"
     assert (result.line, result.column) == (2, 3)
     assert "nope" in result.message
     result = evaluate("1 / 0", {})
-    assert isinstance(result, QueryError) and result.kind == "runtime"
+    assert isinstance(result, QueryFailure) and result.kind == "runtime"
     assert "ZeroDivisionError" in result.message
     result = evaluate("len(", {})
-    assert isinstance(result, QueryError) and result.kind == "syntax"
+    assert isinstance(result, QueryFailure) and result.kind == "syntax"
 
 
 # --- escapes and floods ---------------------------------------------------
@@ -255,7 +255,7 @@ def test_attack_is_refused_or_stopped(attack: str, tmp_path: Path) -> None:
     result = evaluate(attack.replace("SENTINEL", str(sentinel)), names,
                       time_limit_s=0.5, memory_limit_mb=128)
     elapsed = time.perf_counter() - started
-    assert isinstance(result, QueryError), result
+    assert isinstance(result, QueryFailure), result
     assert elapsed < 2.0, (attack, elapsed)
     assert not sentinel.exists() and not touched
     assert [TRIPS, PASSPORT, MEALS, names["notes"]] == before
@@ -268,7 +268,7 @@ def test_there_are_at_least_forty_attacks() -> None:
 def test_default_limit_stops_a_long_query_within_two_seconds() -> None:
     started = time.perf_counter()
     result = evaluate("sum(1 for a in range(10**6) for b in range(10**6))", {})
-    assert isinstance(result, QueryError) and result.kind == "timeout"
+    assert isinstance(result, QueryFailure) and result.kind == "timeout"
     assert time.perf_counter() - started < 2.0
 
 
@@ -281,7 +281,7 @@ def test_default_limit_stops_a_long_query_within_two_seconds() -> None:
 ])
 def test_error_kinds(attack: str, kind: str) -> None:
     result = evaluate(attack, namespace(), time_limit_s=0.3)
-    assert isinstance(result, QueryError) and result.kind == kind, result
+    assert isinstance(result, QueryFailure) and result.kind == kind, result
 
 
 # --- rendering ------------------------------------------------------------

@@ -9,9 +9,9 @@ import pytest
 from hostile_samples import HOSTILE
 from validation_samples import LIVE_FACTS, valid_package
 
-from codegen.safety import SafetyChecker, SafetyOk, SafetyViolations
+from codegen.safety import SafetyChecker, SafetyFailure, SafetySuccess
 from codegen.safety_rules import Limits, check_source
-from codegen.validate import Invalid, Validator
+from codegen.validate import ValidationFailure, Validator
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +36,7 @@ def test_hostile_module_is_refused_before_import(case: str, rule: str, source: s
     result = validator.validate(files, user="mallory", version="v1", live_fact_ids=LIVE_FACTS,
                                 stage_dir=stage_dir)
 
-    assert isinstance(result, Invalid)
+    assert isinstance(result, ValidationFailure)
     assert result.stage == "safety"
     rules = {p.rule for p in result.problems}
     assert rule in rules, result.format_for_llm()
@@ -62,7 +62,7 @@ def test_column_counts_characters_not_bytes() -> None:
 
 def test_valid_package_passes() -> None:
     result = SafetyChecker().check(valid_package())
-    assert isinstance(result, SafetyOk), result
+    assert isinstance(result, SafetySuccess), result
     assert result.files == 5
 
 
@@ -72,7 +72,7 @@ def test_package_needs_init_and_plain_file_names() -> None:
     files["../escape.py"] = "x = 1\n"
     files["__main__.py"] = "x = 1\n"
     result = SafetyChecker().check(files)
-    assert isinstance(result, SafetyViolations)
+    assert isinstance(result, SafetyFailure)
     assert {p.file for p in result.problems} == {"__init__.py", "../escape.py", "__main__.py"}
     assert {p.rule for p in result.problems} == {"file-name"}
 
@@ -85,11 +85,11 @@ def test_oversize_file_is_refused_without_parsing() -> None:
 def test_unchanged_files_come_from_the_memory_cache() -> None:
     checker = SafetyChecker()
     files = valid_package()
-    assert isinstance(checker.check(files), SafetyOk)
+    assert isinstance(checker.check(files), SafetySuccess)
     assert checker.parses == 5
     files["trips_001.py"] = files["trips_001.py"].replace("Lima", "Cusco")
     result = checker.check(files)
-    assert isinstance(result, SafetyOk) and result.parsed == 1
+    assert isinstance(result, SafetySuccess) and result.parsed == 1
     assert checker.parses == 6
 
 
@@ -98,11 +98,11 @@ def test_disk_cache_serves_a_new_checker_and_survives_damage(tmp_path: Path) -> 
     files["evil.py"] = "x = open('f')\n"
     first = SafetyChecker(tmp_path)
     expected = first.check(files)
-    assert isinstance(expected, SafetyViolations) and expected.parsed == 6
+    assert isinstance(expected, SafetyFailure) and expected.parsed == 6
 
     second = SafetyChecker(tmp_path)
     again = second.check(files)
-    assert again == SafetyViolations(expected.problems, 0)
+    assert again == SafetyFailure(expected.problems, 0)
 
     for entry in tmp_path.rglob("*.json"):
         entry.write_text("{not json", "utf-8")

@@ -17,7 +17,7 @@ from factlog.sqlite import SqliteFactStore
 from factlog.store import FactStore
 from factlog.stores import open_store
 from runtime.memory import Memory
-from runtime.safe_eval import QueryOk
+from runtime.safe_eval import QuerySuccess
 from runtime.workspace import Workspace
 from users.checkpoint import Published
 
@@ -83,7 +83,7 @@ def test_a_whole_session_uses_nothing_but_the_protocol(home: Path, tmp_path: Pat
         assert isinstance(mem.checkpoint("alice"), Published)
         assert mem.alerts("alice", datetime(2026, 1, 1, tzinfo=timezone.utc)).errors == ()
         result = mem.query("alice", "sum(t.cost_usd for t in trips)")
-        assert isinstance(result, QueryOk) and result.value == 1600
+        assert isinstance(result, QuerySuccess) and result.value == 1600
         assert mem.recall("alice", "Oslo").items
         assert mem.diff("alice").classes and mem.version_problems() == [] and mem.verify("alice").ok
         export = tmp_path / "alice.jsonl"

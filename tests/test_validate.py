@@ -9,7 +9,7 @@ import pytest
 from validation_samples import LIVE_FACTS, valid_package
 
 from codegen.loader import CODE_CACHE, PackageLoadError, load_package, module_name_for, unload_package
-from codegen.validate import Invalid, Valid, Validator
+from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 
 
 @pytest.fixture(scope="module")
@@ -20,7 +20,7 @@ def validator(tmp_path_factory: pytest.TempPathFactory) -> Validator:
 def test_valid_package_passes_every_stage(validator: Validator, tmp_path: Path) -> None:
     result = validator.validate(valid_package(), user="alice", version="v1", live_fact_ids=LIVE_FACTS,
                                 stage_dir=tmp_path / "v1")
-    assert isinstance(result, Valid), result
+    assert isinstance(result, ValidationSuccess), result
     try:
         assert list(result.timings) == ["safety", "mypy", "import", "coverage"]
         module = result.module
@@ -38,7 +38,7 @@ def test_type_error_fails_at_mypy_with_file_and_line(validator: Validator, tmp_p
     files["trips_001.py"] = files["trips_001.py"].replace('destination="Lima"', "destination=42")
     result = validator.validate(files, user="alice", version="v2", live_fact_ids=LIVE_FACTS,
                                 stage_dir=tmp_path / "v2")
-    assert isinstance(result, Invalid) and result.stage == "mypy"
+    assert isinstance(result, ValidationFailure) and result.stage == "mypy"
     [problem] = result.problems
     assert (problem.file, problem.line, problem.rule) == ("trips_001.py", 5, "mypy:arg-type")
     assert "trips_001.py:5:" in result.format_for_llm()
@@ -50,7 +50,7 @@ def test_value_error_on_import_fails_at_import_and_unloads(validator: Validator,
     files["trips_000.py"] = files["trips_000.py"].replace("date(2024, 5, 1)", "date(2024, 13, 1)")
     result = validator.validate(files, user="alice", version="v3", live_fact_ids=LIVE_FACTS,
                                 stage_dir=tmp_path / "v3")
-    assert isinstance(result, Invalid) and result.stage == "import"
+    assert isinstance(result, ValidationFailure) and result.stage == "import"
     assert "month must be in 1..12" in result.problems[0].message
     assert not (tmp_path / "v3").exists()
     assert not any(name.startswith("_uac_gen_alice_v3_") for name in sys.modules)
@@ -59,7 +59,7 @@ def test_value_error_on_import_fails_at_import_and_unloads(validator: Validator,
 def test_coverage_reports_missing_and_unknown_fact_ids(validator: Validator, tmp_path: Path) -> None:
     result = validator.validate(valid_package(), user="alice", version="v4",
                                 live_fact_ids=(LIVE_FACTS - {3}) | {5, 6}, stage_dir=tmp_path / "v4")
-    assert isinstance(result, Invalid) and result.stage == "coverage"
+    assert isinstance(result, ValidationFailure) and result.stage == "coverage"
     by_rule = {p.rule: p.message for p in result.problems}
     assert "5, 6" in by_rule["coverage-missing"]
     assert by_rule["coverage-unknown"].endswith(": 3")
@@ -72,7 +72,7 @@ def test_existing_stage_dir_is_left_alone(validator: Validator, tmp_path: Path) 
     (stage / "keep.txt").write_text("mine", "utf-8")
     result = validator.validate(valid_package(), user="alice", version="v5", live_fact_ids=LIVE_FACTS,
                                 stage_dir=stage)
-    assert isinstance(result, Invalid) and result.stage == "import"
+    assert isinstance(result, ValidationFailure) and result.stage == "import"
     assert (stage / "keep.txt").read_text("utf-8") == "mine"
 
 

@@ -26,7 +26,7 @@ from factlog.model import Fact
 from factlog.records import structured_fact
 from runtime.cli_app import out as cli_out
 from runtime.memory import CheckpointReport, Memory
-from runtime.safe_eval import QueryError
+from runtime.safe_eval import QueryFailure
 from runtime.watch import Watcher
 from users.checkpoint import CheckpointResult, Failed, Published, Unchanged
 
@@ -158,7 +158,7 @@ def test_watcher_publishes_reports_failures_and_keeps_going(home: Path, writer: 
         assert isinstance(report, CheckpointReport) and isinstance(report.result, Published)
         assert report.result.version.number == 4 and report.result.version.meta.log_position == good.id
         texts = writer.query(USER, "[n.text for n in notes]")
-        assert not isinstance(texts, QueryError)
+        assert not isinstance(texts, QueryFailure)
         assert {POISON, BOOM, "back to normal"} <= set(texts.value)  # type: ignore[call-overload]
         assert poison.id < good.id
         assert all(user == USER for user, _ in reports.items)

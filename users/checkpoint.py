@@ -27,10 +27,11 @@ from codegen.compile import hash_of
 from codegen.loader import unload_package
 from codegen.problems import Problem, format_problems
 from codegen.producer import PreviousVersion, Producer, ProducerRequest, resolve_producer
-from codegen.validate import Invalid, Valid, Validator
+from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 from factlog.errors import InputError
 from factlog.liveness import live_ids
 from factlog.model import Fact
+from factlog.results import Failure, Skip, Success
 from factlog.store import FactStore
 from users.store import ForgottenMeanwhile, VersionStore
 from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
@@ -39,20 +40,20 @@ MAX_REPAIRS = 3  # attempts after the first one that failed validation
 
 
 @dataclass(frozen=True)
-class Published:
+class Published(Success):
     version: VersionInfo
     timings: Mapping[str, float]  # seconds: compile (producing), safety, mypy, import, coverage, publish
     new_facts: int
 
 
 @dataclass(frozen=True)
-class Unchanged:
+class Unchanged(Skip):
     version: VersionInfo | None
     reason: str
 
 
 @dataclass(frozen=True)
-class Failed:
+class Failed(Failure):
     stage: str
     problems: tuple[Problem, ...]
     timings: Mapping[str, float]
@@ -182,7 +183,7 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
     live_ids = frozenset(live)
     timings: dict[str, float] = {"compile": 0.0}
     attempts: list[Attempt] = []
-    feedback: Invalid | None = None
+    feedback: ValidationFailure | None = None
     failed_files: dict[str, str] | None = None
     for number in range(1, max_repairs + 2):
         started = time.perf_counter()
@@ -197,7 +198,7 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
                                     facts=log, stage_dir=stage_dir)
         timings.update(result.timings)
         seconds = time.perf_counter() - started
-        if isinstance(result, Valid):
+        if isinstance(result, ValidationSuccess):
             attempts.append(Attempt(number=number, stage="passed", usage=reported_usage(produced.usage),
                                     seconds=round(seconds, 6)))
             return _publish(versions, user, log, live, produced.files, result, stage_dir, producer,
@@ -210,7 +211,7 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
 
 
 def _publish(versions: VersionStore, user: str, log: Sequence[Fact], live: set[int], files: dict[str, str],
-             result: Valid, stage_dir: Path, producer: Producer,
+             result: ValidationSuccess, stage_dir: Path, producer: Producer,
              attempts: list[Attempt], timings: dict[str, float], epoch: str, current: VersionInfo | None,
              head: int) -> CheckpointResult:
     position = max((f.id for f in log), default=0)  # the log as read may have grown past `head`
