@@ -6,6 +6,7 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 
 import pytest
+from old_workspace import old_workspace
 
 from constraints.alert_json import alert_json
 from constraints.alert_state_file import AlertJson
@@ -90,7 +91,7 @@ def test_a_crash_after_partial_write_keeps_the_old_state(tmp_path: Path, monkeyp
     assert os.listdir(path.parent) == ["alerts.json"]
 
 
-FIXTURE = Path(__file__).parent / "fixtures" / "workspace_2026_12" / "users" / "sam" / "alerts.json"
+FIXTURE = old_workspace() / "users" / "sam" / "alerts.json"
 
 
 def test_the_state_written_before_formats_were_models_still_reads(tmp_path: Path) -> None:

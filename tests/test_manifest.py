@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from fact_helpers import import_package, make_fact
+from old_workspace import old_workspace
 from test_golden import golden_facts
 
 import codegen.validate
@@ -299,7 +300,7 @@ def test_a_version_without_manifest_is_walked_once(tmp_path: Path, monkeypatch: 
 
 def test_the_old_workspace_reads_through_built_manifests(tmp_path: Path) -> None:
     home = tmp_path / "ws"
-    shutil.copytree(Path(__file__).parent / "fixtures" / "workspace_2026_12", home)
+    shutil.copytree(old_workspace(), home)
     mem = Memory.open(home)
     try:
         info = mem.versions.get("sam", 1)

@@ -1,4 +1,4 @@
-"""A workspace written before formats were versioned (tests/fixtures/workspace_2026_12,
+"""A workspace written before formats were versioned (tests/fixtures/workspace_2026_12.tar.gz,
 never regenerated) still opens and works, through `Memory` and the CLI: every command
 reads it, and those that write (alerts, checkpoint, rollback, export) update it."""
 
@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from old_workspace import old_workspace
 
 from runtime.memory import Memory
 
 Uac = Callable[..., Any]
-FIXTURE = Path(__file__).parent / "fixtures" / "workspace_2026_12"
+FIXTURE = old_workspace()
 NOW = "2026-12-01"
 MEDICATION = "medication_allergy:f24+f25"
 PASSPORT = "passport_valid_for_trips:f16+f23"

@@ -15,6 +15,7 @@ from typing import Any, Callable, Iterator
 
 import pytest
 from fact_helpers import make_fact
+from old_workspace import old_workspace
 from raw_facts import append_raw
 from uac_home import USER, clone_home
 
@@ -358,9 +359,7 @@ def test_meta_json_reads_every_format_and_round_trips(tmp_path: Path) -> None:
 
 
 def test_the_workspace_written_before_formats_still_reads() -> None:
-    from conftest import REPO
-
-    for path in sorted((REPO / "tests" / "fixtures" / "workspace_2026_12" / "users").glob("*/v*/meta.json")):
+    for path in sorted((old_workspace() / "users").glob("*/v*/meta.json")):
         info = VersionInfo.from_meta_json(path.parent.parent.name, path.parent, json.loads(path.read_text()))
         assert info.meta.producer == "compiler" and info.meta.log_hash is not None and info.meta.attempts == []
 

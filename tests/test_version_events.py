@@ -7,11 +7,12 @@ import shutil
 from pathlib import Path
 
 import pytest
+from old_workspace import old_workspace
 
 from users.events import VersionEvent, read_events
 from users.store import VersionStore
 
-FIXTURE = Path(__file__).parent / "fixtures" / "workspace_2026_12" / "users"
+FIXTURE = old_workspace() / "users"
 
 
 def test_lines_written_before_formats_were_versioned_still_read() -> None:
