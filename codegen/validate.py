@@ -19,7 +19,7 @@ from codegen.problems import Problem, format_problems
 from codegen.safety import SafetyChecker, SafetyFailure
 from codegen.safety_rules import Limits
 from codegen.typecheck import TypecheckFailure, stable_name, typecheck
-from factlog.liveness import dead_ids
+from factlog.liveness import live_ids
 from factlog.model import Fact
 from factlog.results import Failure, Success
 
@@ -80,8 +80,7 @@ class Validator:
         those named here, are accounted for without a record (see `codegen.coverage`)."""
         by_id = _by_id(facts)
         if live_fact_ids is None:
-            dead = dead_ids(list(by_id.values()))
-            live_fact_ids = {i for i in by_id if i not in dead}
+            live_fact_ids = live_ids(list(by_id.values()))
         reasons = dict(quarantined) if isinstance(quarantined, Mapping) \
             else dict.fromkeys(quarantined, "left out by the producer")
         timings: dict[str, float] = {}

@@ -69,11 +69,6 @@ class Failed(Failure):
 CheckpointResult = Published | Unchanged | Failed
 
 
-def live_fact_ids(facts: Sequence[Fact]) -> set[int]:
-    """Every fact that must appear in the module: all but retractions and what they retract
-    (`factlog.liveness`). Computed from the log, apart from the producer, so coverage
-    checks the producer's work."""
-    return live_ids(facts)
 
 
 def anchor_hash(log: Sequence[Fact], position: int) -> str | None:
@@ -177,17 +172,17 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
     if head == 0:
         return Unchanged(None, f"user {user!r} has no facts")
     log = list(facts.facts(user))
-    live = live_fact_ids(log)
+    live = live_ids(log)  # computed from the log, apart from the producer: coverage checks its work
     previous = None if current is None else \
         PreviousVersion(current.number, _StoredFiles(versions, user, current.number))
-    live_ids = frozenset(live)
+    live_set = frozenset(live)
     timings: dict[str, float] = {"compile": 0.0}
     attempts: list[Attempt] = []
     feedback: ValidationFailure | None = None
     failed_files: dict[str, str] | None = None
     for number in range(1, max_repairs + 2):
         started = time.perf_counter()
-        produced = producer.produce(ProducerRequest(user, log, live_ids, previous, feedback,
+        produced = producer.produce(ProducerRequest(user, log, live_set, previous, feedback,
                                                     failed_files, number))
         produce_seconds = time.perf_counter() - started
         timings["compile"] += produce_seconds
