@@ -1,4 +1,4 @@
-"""What the store records about a version (`meta.json`) and about its history (`events.jsonl`).
+"""What the store records about a version (`meta.json`); its history lines are `users.events`.
 
 `PublishMeta` is what a checkpoint hands to `VersionStore.publish`; it is checked on
 construction (`InputError`, one line). The store adds the number, time, parent and a hash
@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Literal, Mapping, TypeVar
+from typing import Annotated, Any, ClassVar, Mapping, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
@@ -200,24 +200,3 @@ class VersionInfo(BaseModel):
             user=user, number=doc.version, path=path, created_at=doc.created_at, parent=doc.parent,
             files_sha256=doc.files_sha256, meta=doc.meta(), file_sha256=dict(doc.file_sha256),
             manifest_sha256=doc.manifest_sha256)
-
-
-class VersionEvent(Format):
-    """A line of `events.jsonl`: a version was published or made current again."""
-
-    action: Literal["publish", "rollback"]
-    version: Annotated[int, Field(strict=True, ge=1)]
-    previous: Annotated[int, Field(strict=True, ge=1)] | None = None  # the version that was current before
-    at: Text  # ISO date-time, UTC
-
-    def __init__(self, *args: Any, **data: Any) -> None:
-        """Keywords, or `VersionEvent(action, version, previous, at)`."""
-        super().__init__(**_positional(("action", "version", "previous", "at"), args, data))
-
-    def to_json(self) -> dict[str, JsonValue]:
-        data: dict[str, JsonValue] = self.model_dump(mode="json")
-        return data
-
-    @staticmethod
-    def from_json(data: object, *, source: str = "events.jsonl") -> VersionEvent:
-        return VersionEvent.load(data, source=source)
