@@ -346,16 +346,23 @@ def test_one_checkpoint_alerts_pass_imports_the_package_once(tmp_path: Path,
         mem.close()
 
 
-def test_readers_do_not_import_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _published(tmp_path: Path, *, renamed: bool = False) -> Path:
+    """A workspace whose seed facts are published as v1 (and, if `renamed`, the trip renamed in v2)."""
     home = tmp_path / "home"
     mem = Memory.open(home)
     try:
         _seed(mem)
         assert isinstance(mem.checkpoint(USER), Published)
-        mem.add(USER, "trip", kind="trip", key="BK-7", fields={"destination": "Roma"})
-        assert isinstance(mem.checkpoint(USER), Published)
+        if renamed:
+            mem.add(USER, "trip", kind="trip", key="BK-7", fields={"destination": "Roma"})
+            assert isinstance(mem.checkpoint(USER), Published)
     finally:
         mem.close()
+    return home
+
+
+def test_readers_do_not_import_versions(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = _published(tmp_path, renamed=True)
     loads = _count(monkeypatch, users.store, "load_package")
     reader = Memory.open(home)  # a new process: nothing loaded, nothing cached
     try:
@@ -373,13 +380,7 @@ def test_readers_do_not_import_versions(tmp_path: Path, monkeypatch: pytest.Monk
 def test_show_and_history_read_the_manifest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from runtime.cli_modules import show_rows
 
-    home = tmp_path / "home"
-    mem = Memory.open(home)
-    try:
-        _seed(mem)
-        assert isinstance(mem.checkpoint(USER), Published)
-    finally:
-        mem.close()
+    home = _published(tmp_path)
     loads = _count(monkeypatch, users.store, "load_package")
     reader = Memory.open(home)
     try:
