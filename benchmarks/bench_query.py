@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 from collections import Counter
-from dataclasses import dataclass, field
 from datetime import date, timedelta
+from pathlib import Path
 from time import perf_counter
 from typing import Callable
 
 from runtime.query_worker import QueryWorker
 from runtime.safe_eval import QuerySuccess, evaluate
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from trip_module import Trip  # noqa: E402  (the tests' trip module, shared with them)
 
 QUERIES = (
     "len(trips)",
@@ -31,16 +35,6 @@ QUERIES = (
     "len([t for t in trips if t.destination.lower().startswith('p')])",
 )
 COUNTRIES = ("France", "Japan", "Peru", "Kenya", "Canada", "Italy", "Chile", "India")
-
-
-@dataclass(frozen=True, kw_only=True)
-class Trip:
-    destination: str
-    country: str
-    departure_date: date
-    return_date: date | None = None
-    cost_usd: float
-    fact_ids: list[int] = field(default_factory=list)
 
 
 def make_trips(count: int) -> list[Trip]:

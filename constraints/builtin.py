@@ -11,7 +11,7 @@ future things raise: past trips, finished medications and past appointments do n
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import date, datetime
 from functools import cache
 from typing import TypeVar
@@ -205,17 +205,25 @@ def overlapping_schedule(module: object, now: datetime) -> Iterator[Finding]:
             yield Finding("warning", message, (first.item[0], second.item[0]), due=_day(second.start))
 
 
+Dated = TypeVar("Dated")
 Due = TypeVar("Due", BillRecord, DeadlineRecord)
+
+
+def _dated(records: Iterable[Dated], when: Callable[[Dated], date | None], now: datetime,
+           within: int | None = None) -> Iterator[tuple[Dated, date, int]]:
+    """Each record with a date (`when`), the date and the days from today to it; only those
+    at most `within` days away when `within` is given."""
+    today = now.date()
+    for record in records:
+        day = when(record)
+        if day is not None and (within is None or (day - today).days <= within):
+            yield record, day, (day - today).days
 
 
 def _due_soon(module: object, now: datetime, view: type[Due], what: str) -> Iterator[tuple[Due, date, int]]:
     items = read_all(module, view)
     require(items, what, "due_date")
-    today = now.date()
-    for record in items:
-        due = record.due_date
-        if due is not None and (due - today).days <= DUE_SOON_DAYS:
-            yield record, due, (due - today).days
+    yield from _dated(items, lambda record: record.due_date, now, DUE_SOON_DAYS)
 
 
 @constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,),
@@ -277,12 +285,7 @@ def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "expiry_date")
-    today = now.date()
-    for document in documents:
-        expiry = document.expiry_date
-        if expiry is None:
-            continue
-        days = (expiry - today).days
+    for document, expiry, days in _dated(documents, lambda document: document.expiry_date, now):
         severity = _expiry_severity(days)
         if severity is None:
             continue
@@ -300,12 +303,7 @@ def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
     """A vehicle's next service is due within 14 days (or overdue)."""
     vehicles = read_all(module, VehicleRecord)
     require(vehicles, "vehicle", "next_service_date")
-    today = now.date()
-    for vehicle in vehicles:
-        due = vehicle.next_service_date
-        if due is None or (due - today).days > SERVICE_SOON_DAYS:
-            continue
-        days = (due - today).days
+    for vehicle, due, days in _dated(vehicles, lambda vehicle: vehicle.next_service_date, now, SERVICE_SOON_DAYS):
         name = " ".join(filter(None, (vehicle.make, vehicle.model))) or "vehicle"
         plate = vehicle.plate
         what = f"{name} ({plate})" if plate else name

@@ -65,9 +65,7 @@ class FactsService:
             valid_from: str | None = None, valid_to: str | None = None,
             provenance: Provenance | None = None, field_map: Mapping[str, str] | None = None,
             allow_retype: bool = False) -> Fact:
-        """Append one fact: free text, or structured when `kind` is given. `field_map` renames
-        fields first (`{"amount": "amount_usd"}`); a value that changes its field's established
-        type is refused unless `allow_retype`."""
+        """Append one fact (documented on `Memory.add`)."""
         check_user_id(user)
         if kind is not None:
             mapping = check_field_map(field_map)
@@ -91,9 +89,7 @@ class FactsService:
     def ingest_records(self, user: str, path: Path, kind: str, key_field: str | None = None, *,
                        field_map: Mapping[str, str] | None = None, again: bool = False,
                        allow_retype: bool = False) -> IngestReport:
-        """A record file: each object one fact of `kind`. Ingesting the same file again adds
-        nothing (`report.skipped` counts what was already there) unless `again`; records with
-        an identity key (`key_field`) merge into their entity, the recommended way to update."""
+        """Ingest a record file (documented on `Memory.ingest_records`)."""
         check_user_id(user)
         items = record_facts(path, kind, key_field, field_map)
         done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
@@ -101,8 +97,7 @@ class FactsService:
 
     def ingest_transcript(self, user: str, path: Path, *, user_only: bool = False, again: bool = False,
                           allow_retype: bool = False) -> IngestReport:
-        """A chat transcript (JSON, JSONL or YAML), extracted offline, stored in one transaction;
-        messages already ingested from the same transcript are skipped unless `again`."""
+        """Ingest a chat transcript (documented on `Memory.ingest_transcript`)."""
         from factlog.extract import RuleExtractor
         from factlog.ingest import sourced_transcript_facts
 
@@ -125,15 +120,13 @@ class FactsService:
         return self.facts.users()
 
     def require_user(self, user: str) -> None:
-        """NotFound unless the log or the version store has heard of `user`: a mistyped name
-        must not look like an empty user."""
+        """NotFound for a user neither the log nor the version store knows."""
         check_user_id(user)
         if not self.facts.knows(user) and not self.versions.history(user):
             raise NotFound(f"no such user {user!r} (see `uac users`)")
 
     def verify(self, user: str | None = None) -> VerifyReport:
-        """Re-hash the log (one user's or all); NotFound for a user the log and the version
-        store have never heard of."""
+        """Re-hash the log (documented on `Memory.verify`)."""
         if user is not None:
             self.require_user(user)
         return self.facts.verify(user)
@@ -141,8 +134,7 @@ class FactsService:
     # -- export / import ---------------------------------------------------------------
 
     def export(self, out: Path, user: str | None = None) -> int:
-        """Write facts as JSONL, atomically (temp file, fsync, rename), to a regular file
-        outside the workspace."""
+        """Write facts as JSONL (documented on `Memory.export`)."""
         self.workspace.check_export_target(out)
         from factlog.export_line import export_text  # pydantic: only on export / import
 

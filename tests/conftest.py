@@ -11,6 +11,7 @@ from typing import Iterator
 import pytest
 
 from factlog.sqlite import SqliteFactStore
+from runtime.memory import Memory
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data" / "book_eval_layer1"
@@ -42,6 +43,14 @@ def home(_isolated_home: Path) -> Path:
 
 
 @pytest.fixture
+def mem(home: Path) -> Iterator[Memory]:
+    """The workspace at `home` (a module may override `home`, e.g. with a cloned one), opened."""
+    m = Memory.open(home)
+    yield m
+    m.close()
+
+
+@pytest.fixture
 def store(tmp_path: Path) -> Iterator[SqliteFactStore]:
     s = SqliteFactStore(tmp_path / "facts.db")
     yield s
@@ -53,6 +62,15 @@ class CliResult:
     code: int
     out: str
     err: str
+
+
+def one_error_line(r: CliResult, *needles: str) -> None:
+    """The command failed as a usage error: exit 2, one `error: ...` line naming every needle."""
+    assert r.code == 2, (r.code, r.out, r.err)
+    assert r.err.startswith("error: ") and r.err.count("\n") == 1, r.err
+    assert "Traceback" not in r.err + r.out
+    for needle in needles:
+        assert needle in r.err, r.err
 
 
 @pytest.fixture

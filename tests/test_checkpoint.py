@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from uac_home import PASSPORT, TEA, USER, clone_home, dropping_producer, hostile_producer, mistyped_producer, seed_v1
@@ -26,13 +26,6 @@ STAGES = ("compile", "safety", "mypy", "import", "coverage")
 @pytest.fixture
 def home(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return clone_home(tmp_path_factory, tmp_path / "home")
-
-
-@pytest.fixture
-def mem(home: Path) -> Iterator[Memory]:
-    m = Memory.open(home)
-    yield m
-    m.close()
 
 
 def version_dirs(mem: Memory, user: str = USER) -> list[str]:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from conftest import one_error_line
 from uac_home import USER, clone_home
 
 import runtime.memory
@@ -31,14 +32,6 @@ def tree(root: Path) -> dict[str, bytes]:
         return {}
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
             if p.is_file() and not p.name.endswith(("-wal", "-shm"))}
-
-
-def one_error_line(r: Any, *needles: str) -> None:
-    assert r.code == 2, (r.code, r.out, r.err)
-    assert r.err.startswith("error: ") and r.err.count("\n") == 1, r.err
-    assert "Traceback" not in r.err + r.out
-    for needle in needles:
-        assert needle in r.err, r.err
 
 
 @pytest.fixture

@@ -26,19 +26,7 @@ from constraint_records import (
     user_module,
 )
 
-from constraints import Alert, Constraint, MissingInput
-from constraints.builtin import (
-    bills_due,
-    conflicting_payments,
-    deadlines_due,
-    document_expiry,
-    medication_allergy,
-    overlapping_schedule,
-    overlapping_trips,
-    passport_expiry,
-    passport_valid_for_trips,
-    vehicle_service_due,
-)
+from constraints import Alert, Constraint, MissingInput, builtin
 
 NOW = datetime(2030, 6, 1, 9, 0)
 TODAY = NOW.date()
@@ -68,7 +56,7 @@ def trip(departure: int, back: int | None = None, **fields: object) -> object:
 def validity(expiry: int, *trips: object, **passport: object) -> list[tuple[str, str]]:
     values: dict[str, object] = {"number": "X1", "fact_ids": [1]}
     values.update(passport)
-    return brief(run(passport_valid_for_trips, passport=Passport(expiry_date=day(expiry), **values),
+    return brief(run(builtin.passport_valid_for_trips, passport=Passport(expiry_date=day(expiry), **values),
                      trips=list(trips)))
 
 
@@ -109,7 +97,7 @@ def test_expiry_one_day_after_return_says_one_day() -> None:
 
 
 def test_expiry_before_return_is_critical_on_the_return_leg() -> None:
-    found = run(passport_valid_for_trips, passport=Passport(expiry_date=day(14), fact_ids=[1]),
+    found = run(builtin.passport_valid_for_trips, passport=Passport(expiry_date=day(14), fact_ids=[1]),
                 trips=[trip(10, 15)])
     assert brief(found) == [("critical", f"passport expires 1 day before your Tokyo return (expiry {day(14)})")]
     assert found[0].due == day(10) and found[0].fact_ids == (1, 2)
@@ -160,9 +148,9 @@ def test_international_by_flag_or_by_country() -> None:
 
 def test_passport_validity_names_what_is_missing() -> None:
     with pytest.raises(MissingInput, match="expiry_date"):
-        run(passport_valid_for_trips, passport=Passport(number="X"), trips=[trip(10)])
+        run(builtin.passport_valid_for_trips, passport=Passport(number="X"), trips=[trip(10)])
     with pytest.raises(MissingInput, match="not a date"):
-        run(passport_valid_for_trips, passport=Passport(expiry_date="soon"), trips=[trip(10)])
+        run(builtin.passport_valid_for_trips, passport=Passport(expiry_date="soon"), trips=[trip(10)])
     assert validity(20, Trip(destination="Nowhere", is_international=True)) == []
 
 
@@ -177,8 +165,8 @@ def test_passport_validity_names_what_is_missing() -> None:
 ])
 def test_expiry_thresholds_at_their_exact_days(days: int, severity: str | None) -> None:
     when = {-1: "expired 1 day ago", 0: "expires today", 1: "expires in 1 day"}.get(days, f"expires in {days} days")
-    passport = run(passport_expiry, passport=Passport(expiry_date=day(days), fact_ids=[1]))
-    document = run(document_expiry, documents=[Document(kind="visa", expiry_date=day(days), fact_ids=[2])])
+    passport = run(builtin.passport_expiry, passport=Passport(expiry_date=day(days), fact_ids=[1]))
+    document = run(builtin.document_expiry, documents=[Document(kind="visa", expiry_date=day(days), fact_ids=[2])])
     if severity is None:
         assert passport == [] and document == []
         return
@@ -190,7 +178,7 @@ def test_expiry_thresholds_at_their_exact_days(days: int, severity: str | None) 
 def test_document_expiry_wording() -> None:
     documents = [Document(kind="licence", holder="Ann", number="D-7", expiry_date=day(5), fact_ids=[1]),
                  Document(expiry_date=day(2), fact_ids=[2]), Document(kind="card", fact_ids=[3])]
-    assert sorted(brief(run(document_expiry, documents=documents))) == [
+    assert sorted(brief(run(builtin.document_expiry, documents=documents))) == [
         ("critical", f"Ann's licence D-7 expires in 5 days ({day(5)})"),
         ("critical", f"your document expires in 2 days ({day(2)})"),
     ]
@@ -205,7 +193,7 @@ def test_document_expiry_wording() -> None:
     (6, ("warning", "is due in 6 days")), (7, ("warning", "is due in 7 days")), (8, None), (30, None),
 ])
 def test_bills_due_edges(days: int, expected: tuple[str, str] | None) -> None:
-    found = run(bills_due, bills=[Bill(payee="Power Co", amount_usd=1234.5, due_date=day(days), fact_ids=[1])])
+    found = run(builtin.bills_due, bills=[Bill(payee="Power Co", amount_usd=1234.5, due_date=day(days), fact_ids=[1])])
     if expected is None:
         assert found == []
         return
@@ -215,9 +203,9 @@ def test_bills_due_edges(days: int, expected: tuple[str, str] | None) -> None:
 
 
 def test_bill_without_amount_or_payee() -> None:
-    assert brief(run(bills_due, bills=[Bill(due_date=day(3), amount_usd=None, fact_ids=[1])])) == [
+    assert brief(run(builtin.bills_due, bills=[Bill(due_date=day(3), amount_usd=None, fact_ids=[1])])) == [
         ("warning", f"bill from a payee (unknown amount) is due in 3 days ({day(3)})")]
-    assert brief(run(bills_due, bills=[Bill(due_date=day(3), amount_usd=0, fact_ids=[1])])) == [
+    assert brief(run(builtin.bills_due, bills=[Bill(due_date=day(3), amount_usd=0, fact_ids=[1])])) == [
         ("warning", f"bill from a payee ($0.00) is due in 3 days ({day(3)})")]
 
 
@@ -226,7 +214,7 @@ def test_bill_without_amount_or_payee() -> None:
     (0, ("warning", "is due today")), (7, ("warning", "is due in 7 days")), (8, None),
 ])
 def test_deadlines_due_edges(days: int, expected: tuple[str, str] | None) -> None:
-    found = run(deadlines_due, deadlines=[Deadline(title="Taxes", due_date=day(days), fact_ids=[1])])
+    found = run(builtin.deadlines_due, deadlines=[Deadline(title="Taxes", due_date=day(days), fact_ids=[1])])
     if expected is None:
         assert found == []
         return
@@ -242,7 +230,7 @@ def test_deadlines_due_edges(days: int, expected: tuple[str, str] | None) -> Non
     (14, "is due in 14 days"), (15, None),
 ])
 def test_vehicle_service_edges(days: int, words: str | None) -> None:
-    found = run(vehicle_service_due, vehicles=[
+    found = run(builtin.vehicle_service_due, vehicles=[
         Vehicle(make="Volvo", model="V70", plate="AB-123", next_service_date=day(days), fact_ids=[1])])
     if words is None:
         assert found == []
@@ -256,19 +244,19 @@ def test_vehicle_service_edges(days: int, words: str | None) -> None:
 def test_trips_ending_today_still_overlap_and_yesterday_do_not() -> None:
     a = Trip(destination="Rome", departure_date=day(-5), return_date=day(0), fact_ids=[1])
     b = Trip(destination="Oslo", departure_date=day(-2), return_date=day(3), fact_ids=[2])
-    assert brief(run(overlapping_trips, trips=[a, b])) == [
+    assert brief(run(builtin.overlapping_trips, trips=[a, b])) == [
         ("warning", f"trip to Rome ({day(-5)} – {day(0)}) overlaps trip to Oslo ({day(-2)} – {day(3)})")]
     a_past = Trip(destination="Rome", departure_date=day(-5), return_date=day(-1), fact_ids=[1])
     c = Trip(destination="Oslo", departure_date=day(-2), return_date=day(-1), fact_ids=[2])
-    assert run(overlapping_trips, trips=[a_past, c]) == []
+    assert run(builtin.overlapping_trips, trips=[a_past, c]) == []
 
 
 def test_back_to_back_trips_do_not_overlap_but_one_day_more_does() -> None:
     a = Trip(destination="Rome", departure_date=day(10), return_date=day(12), fact_ids=[1])
     b = Trip(destination="Oslo", departure_date=day(12), return_date=day(14), fact_ids=[2])
-    assert run(overlapping_trips, trips=[a, b]) == []
+    assert run(builtin.overlapping_trips, trips=[a, b]) == []
     c = Trip(departure_date=day(11), fact_ids=[3])
-    found = run(overlapping_trips, trips=[a, c])
+    found = run(builtin.overlapping_trips, trips=[a, c])
     assert brief(found) == [("warning", f"trip to Rome ({day(10)} – {day(12)}) overlaps trip ({day(11)})")]
     assert found[0].due == day(11)
 
@@ -277,12 +265,12 @@ def test_schedule_ending_now_still_counts() -> None:
     start = NOW - timedelta(hours=1)
     a = Appointment(provider="Dr Lee", start=start, end=NOW, fact_ids=[1])
     b = Event(title="Lunch", start=start + timedelta(minutes=30), end=NOW, fact_ids=[2])
-    assert brief(run(overlapping_schedule, appointments=[a], events=[b])) == [
+    assert brief(run(builtin.overlapping_schedule, appointments=[a], events=[b])) == [
         ("warning", "your appointment with Dr Lee (2030-06-01 08:00) overlaps Lunch (2030-06-01 08:30)")]
     a_done = Appointment(provider="Dr Lee", start=start, end=NOW - timedelta(minutes=1), fact_ids=[1])
     b_done = Event(title="Lunch", start=start + timedelta(minutes=30), end=NOW - timedelta(minutes=1),
                    fact_ids=[2])
-    assert run(overlapping_schedule, appointments=[a_done], events=[b_done]) == []
+    assert run(builtin.overlapping_schedule, appointments=[a_done], events=[b_done]) == []
 
 
 # --- medication and allergies, payments -------------------------------------------------------
@@ -292,7 +280,7 @@ def test_medication_ending_today_is_current_and_yesterday_is_not() -> None:
     allergy = Allergy(allergen="penicillin", drug_class="Penicillins", fact_ids=[1])
     for end, alerted in ((day(0), True), (day(1), True), (day(-1), False), (None, True)):
         medication = Medication(name="Amoxil", drug_class="penicillins", end_date=end, fact_ids=[2])
-        found = brief(run(medication_allergy, medications=[medication], allergies=[allergy]))
+        found = brief(run(builtin.medication_allergy, medications=[medication], allergies=[allergy]))
         expected = [("critical", "your medication Amoxil (penicillins) clashes with your allergy to penicillin")]
         assert found == (expected if alerted else []), end
 
@@ -301,20 +289,20 @@ def test_payments_conflict_only_with_two_pending_and_a_real_difference() -> None
     one = Payment(payee="Acme", status="pending", amount_usd=100.0, fact_ids=[1])
     same = Payment(payee="ACME ", status="Pending", amount_usd=100.004, fact_ids=[2])
     other = Payment(payee="acme", status="pending", amount_usd=100.01, reference="R2", fact_ids=[3])
-    assert run(conflicting_payments, payments=[one]) == []
-    assert run(conflicting_payments, payments=[one, same]) == []  # equal to the cent
-    found = run(conflicting_payments, payments=[one, other])
+    assert run(builtin.conflicting_payments, payments=[one]) == []
+    assert run(builtin.conflicting_payments, payments=[one, same]) == []  # equal to the cent
+    found = run(builtin.conflicting_payments, payments=[one, other])
     assert brief(found) == [("warning", "2 pending payments to Acme disagree: amounts $100.00 vs $100.01")]
     assert found[0].id == "conflicting_payments:payee=acme"
     done = Payment(payee="Acme", status="done", amount_usd=5.0, fact_ids=[4])
-    assert run(conflicting_payments, payments=[one, done]) == []
+    assert run(builtin.conflicting_payments, payments=[one, done]) == []
 
 
 def test_one_day_trips_clash_on_the_same_day_only() -> None:
     a = Trip(destination="Rome", departure_date=day(10), fact_ids=[1])
     b = Trip(destination="Oslo", departure_date=day(10), fact_ids=[2])
     c = Trip(destination="Bern", departure_date=day(11), fact_ids=[3])
-    assert brief(run(overlapping_trips, trips=[a, b, c])) == [
+    assert brief(run(builtin.overlapping_trips, trips=[a, b, c])) == [
         ("warning", f"trip to Rome ({day(10)}) overlaps trip to Oslo ({day(10)})")]
 
 
@@ -322,12 +310,12 @@ def test_a_one_day_trip_on_a_longer_trips_days() -> None:
     long = Trip(destination="Rome", departure_date=day(10), return_date=day(12), fact_ids=[1])
     first_day = Trip(destination="Oslo", departure_date=day(10), fact_ids=[2])
     last_day = Trip(destination="Bern", departure_date=day(12), fact_ids=[3])
-    assert brief(run(overlapping_trips, trips=[long, first_day, last_day])) == [
+    assert brief(run(builtin.overlapping_trips, trips=[long, first_day, last_day])) == [
         ("warning", f"trip to Rome ({day(10)} – {day(12)}) overlaps trip to Oslo ({day(10)})")]
 
 
 def test_a_return_before_departure_is_a_one_day_trip() -> None:
     odd = Trip(destination="Rome", departure_date=day(10), return_date=day(5), fact_ids=[1])
     same_day = Trip(destination="Oslo", departure_date=day(10), fact_ids=[2])
-    assert brief(run(overlapping_trips, trips=[odd, same_day])) == [
+    assert brief(run(builtin.overlapping_trips, trips=[odd, same_day])) == [
         ("warning", f"trip to Rome ({day(10)}) overlaps trip to Oslo ({day(10)})")]

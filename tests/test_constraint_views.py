@@ -14,8 +14,7 @@ from conftest import REPO
 from constraint_records import Trip, record_class, user_module
 from mypy import api
 
-from constraints import MissingInput, load_user_constraints, run_constraints
-from constraints import views as views_module
+from constraints import MissingInput, load_user_constraints, run_constraints, views
 from constraints.builtin import BUILTIN
 from constraints.views import (
     VIEWS,
@@ -24,12 +23,6 @@ from constraints.views import (
     PassportRecord,
     TripRecord,
     View,
-    read_all,
-    read_one,
-    read_present,
-    reads,
-    require,
-    require_value,
 )
 from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
 
@@ -57,7 +50,7 @@ def test_view_fields_are_the_vocabulary_fields_with_their_types(view: type[View[
     assert canonical == dict(domain.fields)  # every canonical field, same type, nothing invented
     assert list(canonical) == list(domain.fields)
     assert view.EXTRA <= set(fields) and not view.EXTRA & set(domain.fields)
-    names = getattr(views_module, CANONICAL[view.KIND].class_name + "Field")
+    names = getattr(views, CANONICAL[view.KIND].class_name + "Field")
     assert get_args(names) == tuple(fields)  # the names `require`/`reads` accept, for mypy
 
 
@@ -120,23 +113,23 @@ def test_accessors_read_the_attribute_the_vocabulary_names() -> None:
     trip = Trip(destination="Lisbon", fact_ids=[3])
     Passport = record_class("passport")
     module = user_module(trips=(trip,), passport=Passport(number="X1"))
-    assert [t.source for t in read_all(module, TripRecord)] == [trip]
-    assert read_one(module, PassportRecord).number == "X1"
-    assert [p.number for p in read_all(module, PassportRecord)] == ["X1"]  # a single record is a list of one
-    assert read_present(user_module(), TripRecord) is None
+    assert [t.source for t in views.read_all(module, TripRecord)] == [trip]
+    assert views.read_one(module, PassportRecord).number == "X1"
+    assert [p.number for p in views.read_all(module, PassportRecord)] == ["X1"]  # a single record is a list of one
+    assert views.read_present(user_module(), TripRecord) is None
     with pytest.raises(MissingInput, match="the module has no 'trips'"):
-        read_all(user_module(trips=None), TripRecord)
+        views.read_all(user_module(trips=None), TripRecord)
 
 
 def test_require_and_reads() -> None:
     Bare = record_class("trip", without=("departure_date",))
     with pytest.raises(MissingInput, match="trip records have no 'departure_date' field"):
-        require([TripRecord(Bare())], "trip", "departure_date")
-    require([], "trip", "departure_date")  # no records: nothing to complain about
-    require([TripRecord(Trip())], "trip", "departure_date")  # present, if None
+        views.require([TripRecord(Bare())], "trip", "departure_date")
+    views.require([], "trip", "departure_date")  # no records: nothing to complain about
+    views.require([TripRecord(Trip())], "trip", "departure_date")  # present, if None
     with pytest.raises(MissingInput, match="the passport has no 'expiry_date'"):
-        require_value(PassportRecord(record_class("passport")()), "the passport", "expiry_date")
-    assert reads(TripRecord, "departure_date", "return_date") == ("trips", ("departure_date", "return_date"))
+        views.require_value(PassportRecord(record_class("passport")()), "the passport", "expiry_date")
+    assert views.reads(TripRecord, "departure_date", "return_date") == ("trips", ("departure_date", "return_date"))
 
 
 # --- a misspelt field is a type error -------------------------------------------------
@@ -207,7 +200,7 @@ def test_a_view_cited_by_mistake_still_names_its_facts() -> None:
 
     @constraint(needs=("trips",))
     def cites_view(module: object, now: datetime) -> Any:
-        for trip in read_all(module, TripRecord):
+        for trip in views.read_all(module, TripRecord):
             yield Finding("info", "x", (trip,))
 
     module = user_module(trips=[Trip(destination="Lima", fact_ids=[4, 9])])

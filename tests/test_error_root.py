@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from conftest import one_error_line
 from uac_home import USER, clone_home
 
 import runtime.memory
@@ -23,14 +24,6 @@ from users.integrity import IntegrityError
 from users.store import ForgottenMeanwhile
 
 Uac = Callable[..., Any]
-
-
-def one_error_line(r: Any, *needles: str) -> None:
-    assert r.code == 2, (r.code, r.out, r.err)
-    assert r.err.startswith("error: ") and r.err.count("\n") == 1, r.err
-    assert "Traceback" not in r.err + r.out
-    for needle in needles:
-        assert needle in r.err, r.err
 
 
 def test_every_user_facing_error_derives_from_the_root() -> None:

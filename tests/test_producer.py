@@ -11,7 +11,7 @@ import json
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from fact_helpers import make_fact
@@ -44,13 +44,6 @@ Uac = Callable[..., Any]
 @pytest.fixture
 def home(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
     return clone_home(tmp_path_factory, tmp_path / "home")
-
-
-@pytest.fixture
-def mem(home: Path) -> Iterator[Memory]:
-    m = Memory.open(home)
-    yield m
-    m.close()
 
 
 def compiled(request: ProducerRequest) -> dict[str, str]:

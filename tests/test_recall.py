@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 from typing import Iterator
@@ -11,6 +11,7 @@ from typing import Iterator
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from trip_module import Trip
 
 from factlog.liveness import superseders
 from factlog.model import Fact, JsonValue, Provenance
@@ -188,17 +189,10 @@ def test_forget_leaves_no_text_in_the_database_files(tmp_path: Path) -> None:
 
 
 def test_record_texts_render_a_module_namespace() -> None:
-    @dataclass(frozen=True, kw_only=True)
-    class Trip:
-        destination: str
-        departure_date: date | None = None
-        cost_usd: float | None = None
-        fact_ids: list[int] = field(default_factory=list)
-
-    namespace = {"trips": [Trip(destination="Tokyo", departure_date=date(2025, 1, 15), fact_ids=[3, 7])],
-                 "passport": None, "Trip": Trip, "_private": [Trip(destination="x")]}
+    tokyo = Trip(destination="Tokyo", country="Japan", departure_date=date(2025, 1, 15), fact_ids=[3, 7])
+    namespace = {"trips": [tokyo], "passport": None, "Trip": Trip, "_private": [replace(tokyo, destination="x")]}
     assert record_texts(namespace) == [
-        RecordText("Trip(destination='Tokyo', departure_date=2025-01-15)", (3, 7), "trips")
+        RecordText("Trip(destination='Tokyo', country='Japan', departure_date=2025-01-15)", (3, 7), "trips")
     ]
 
 

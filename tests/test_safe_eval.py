@@ -13,20 +13,13 @@ from enum import Enum
 from pathlib import Path
 
 import pytest
+import trip_module
 
 from runtime.render_value import RenderTooLarge, to_jsonable, to_text
 from runtime.safe_eval import QueryFailure, QuerySuccess, evaluate
 
 
-@dataclass(frozen=True, kw_only=True)
-class Trip:
-    destination: str
-    country: str
-    departure_date: date
-    return_date: date | None = None
-    cost_usd: float
-    fact_ids: list[int] = field(default_factory=list)
-
+class Trip(trip_module.Trip):
     @property
     def duration_days(self) -> int:
         return ((self.return_date or self.departure_date) - self.departure_date).days
@@ -292,7 +285,7 @@ def test_to_jsonable() -> None:
              "cuisine": Cuisine.THAI, "counts": Counter({date(2024, 1, 1): 2})}
     assert to_jsonable(value) == {
         "trip": {"destination": "City1", "country": "Japan", "departure_date": "2023-01-24",
-                 "return_date": "2023-01-25", "cost_usd": 63.0, "fact_ids": [2]},
+                 "return_date": "2023-01-25", "is_international": None, "cost_usd": 63.0, "fact_ids": [2]},
         "when": "2024-01-02T03:04:00", "price": "1.50", "tags": ["a", "b"],
         "pair": [1, "2024-01-01"], "span": "P2DT3H", "cuisine": "thai",
         "counts": {"2024-01-01": 2},

@@ -33,11 +33,15 @@ def test_valid_package_passes_every_stage(validator: Validator, tmp_path: Path) 
     assert result.module_name not in sys.modules
 
 
-def test_type_error_fails_at_mypy_with_file_and_line(validator: Validator, tmp_path: Path) -> None:
+def validate_edited(validator: Validator, stage: Path, name: str, old: str, new: str) -> ValidationSuccess | ValidationFailure:
+    """The valid package with one edit in file `name`, validated as version `stage.name` in `stage`."""
     files = valid_package()
-    files["trips_001.py"] = files["trips_001.py"].replace('destination="Lima"', "destination=42")
-    result = validator.validate(files, user="alice", version="v2", live_fact_ids=LIVE_FACTS,
-                                stage_dir=tmp_path / "v2")
+    files[name] = files[name].replace(old, new)
+    return validator.validate(files, user="alice", version=stage.name, live_fact_ids=LIVE_FACTS, stage_dir=stage)
+
+
+def test_type_error_fails_at_mypy_with_file_and_line(validator: Validator, tmp_path: Path) -> None:
+    result = validate_edited(validator, tmp_path / "v2", "trips_001.py", 'destination="Lima"', "destination=42")
     assert isinstance(result, ValidationFailure) and result.stage == "mypy"
     [problem] = result.problems
     assert (problem.file, problem.line, problem.rule) == ("trips_001.py", 5, "mypy:arg-type")
@@ -46,10 +50,7 @@ def test_type_error_fails_at_mypy_with_file_and_line(validator: Validator, tmp_p
 
 
 def test_value_error_on_import_fails_at_import_and_unloads(validator: Validator, tmp_path: Path) -> None:
-    files = valid_package()
-    files["trips_000.py"] = files["trips_000.py"].replace("date(2024, 5, 1)", "date(2024, 13, 1)")
-    result = validator.validate(files, user="alice", version="v3", live_fact_ids=LIVE_FACTS,
-                                stage_dir=tmp_path / "v3")
+    result = validate_edited(validator, tmp_path / "v3", "trips_000.py", "date(2024, 5, 1)", "date(2024, 13, 1)")
     assert isinstance(result, ValidationFailure) and result.stage == "import"
     assert "month must be in 1..12" in result.problems[0].message
     assert not (tmp_path / "v3").exists()
