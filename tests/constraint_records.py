@@ -8,7 +8,9 @@ would: frozen, keyword-only dataclasses whose canonical fields default to None, 
 from __future__ import annotations
 
 import types
+from collections.abc import Callable
 from dataclasses import field, make_dataclass
+from datetime import date, timedelta
 from typing import Any
 
 from factlog.vocabulary import CANONICAL, PROVENANCE_FIELD
@@ -37,3 +39,8 @@ Deadline = record_class("deadline")
 
 def user_module(**attributes: object) -> types.SimpleNamespace:
     return types.SimpleNamespace(**attributes)
+
+
+def days_from(today: date) -> Callable[[int], date]:
+    """`day(n)`: the date `n` days after `today` (before it, for a negative `n`)."""
+    return lambda offset: today + timedelta(days=offset)

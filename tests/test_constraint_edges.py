@@ -8,7 +8,7 @@ fails a test. Messages are compared whole: they carry the arithmetic.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 
 import pytest
 from constraint_records import (
@@ -23,6 +23,7 @@ from constraint_records import (
     Payment,
     Trip,
     Vehicle,
+    days_from,
     user_module,
 )
 
@@ -30,10 +31,7 @@ from constraints import Alert, Constraint, MissingInput, builtin
 
 NOW = datetime(2030, 6, 1, 9, 0)
 TODAY = NOW.date()
-
-
-def day(offset: int) -> date:
-    return TODAY + timedelta(days=offset)
+day = days_from(TODAY)
 
 
 def run(rule: Constraint, **attributes: object) -> list[Alert]:

@@ -18,6 +18,7 @@ from constraint_records import (
     Payment,
     Trip,
     Vehicle,
+    days_from,
     record_class,
     user_module,
 )
@@ -41,10 +42,7 @@ from constraints.user_loader import load_user_constraints
 
 NOW = datetime(2025, 3, 1, 9, 0)
 TODAY = NOW.date()
-
-
-def day(n: int) -> date:
-    return TODAY + timedelta(days=n)
+day = days_from(TODAY)
 
 
 def at(n: int, hour: int) -> datetime:
