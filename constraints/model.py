@@ -91,8 +91,9 @@ class Constraint:
     def _alert(self, finding: Finding) -> Alert:
         if finding.severity not in SEVERITIES:
             raise ValueError(f"unknown severity {finding.severity!r}")
-        key = finding.key or "+".join(sorted({entity_key(r) for r in finding.records}))
-        cited = sorted({i for r in finding.records for i in fact_ids_of(r)})
+        cites = [(r, fact_ids_of(r)) for r in finding.records]  # each record's ids read once
+        key = finding.key or "+".join(sorted({entity_key(r, ids) for r, ids in cites}))
+        cited = sorted({i for _, ids in cites for i in ids})
         return Alert(
             id=f"{self.name}:{key}",
             constraint=self.name,
@@ -131,18 +132,18 @@ def fact_ids_of(record: object) -> list[int]:
     ids = getattr(record, "fact_ids", None)
     if not isinstance(ids, (list, tuple)):
         return []
-    return [i for i in ids if isinstance(i, int) and not isinstance(i, bool)]
+    return [i for i in ids if type(i) is int or (isinstance(i, int) and not isinstance(i, bool))]
 
 
-def entity_key(record: object) -> str:
+def entity_key(record: object, ids: list[int] | None = None) -> str:
     """A record's identity across module versions, as alert ids have always stored it
     (`f<id>`, `h<digest>`; `factlog.identity`).
 
     The first fact that created an entity stays in its provenance when later facts update
     it, so the smallest fact id names the entity. Records without provenance fall back to
-    a hash of their field values.
+    a hash of their field values. `ids`: the record's `fact_ids_of`, when already read.
     """
-    first = first_cited(fact_ids_of(record))
+    first = first_cited(fact_ids_of(record) if ids is None else ids)
     if first is not None:
         return f"f{first}"
     if is_dataclass(record) and not isinstance(record, type):
