@@ -6,18 +6,18 @@
 Each size runs in a fresh process (so its peak RSS is that size's alone) on a fresh
 workspace. The user's log is `benchmarks/interleaved.py`'s stream (seed 9): facts of eleven
 kinds interleaved in arrival order, with updates and retractions, appended through the
-batch API. Per size, medians over `--rounds`:
+batch API. Per size, in this order, medians over `--rounds`:
 
 - load: the N facts through `Memory.facts.append` in batches of 10,000 (facts/s);
 - full: `Memory.checkpoint` of the N facts (seconds, peak RSS of the process), against the
   same-run baseline `ast.parse` + `compile()` of every file of the package it produced;
-- +10 API: 10 more facts, then `Memory.checkpoint`; ratio to the full checkpoint;
-- +10 CLI: 10 more facts, then `uac checkpoint USER` end to end (subprocess wall time,
-  which also runs the constraints);
 - query: `Memory.query` p50 of `sum(e.amount_usd ...)` over the expenses, against the query
   worker alone (`QueryWorker` over the same namespace, as `bench_query.py` measures it) and
   a plain SQLite `SELECT sum(amount_usd)` over a table of the same records; `uac query`
   end to end;
+- +10 API: 10 more facts, then `Memory.checkpoint`; ratio to the full checkpoint;
+- +10 CLI: 10 more facts, then `uac checkpoint USER` end to end (subprocess wall time,
+  which also runs the constraints);
 - disk: bytes a +10 version adds to the version store (`<home>/users`: new files, each inode
   once, plus growth of files that were there), against what the full version added; what
   else grew in the workspace (caches, not the fact log) is shown apart.
@@ -251,8 +251,9 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
         cli = samples(lambda: run_quiet([*uac_command(), "--home", str(home), "query", USER, EXPRESSION]), rounds)
         emit(cli_query_s=statistics.median(cli))
 
-    mem.close()
-    emit(end_peak_mb=peak_mb(), load_avg_end=os.getloadavg()[0])
+    mem.close()  # also ends the checkpoint's worker processes, so their peak is counted below
+    emit(end_peak_mb=peak_mb(), children_peak_mb=resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+         load_avg_end=os.getloadavg()[0])
 
 
 def sqlite_baseline(path: Path, namespace: dict[str, object], runs: int) -> tuple[list[float], object, int]:
@@ -435,6 +436,8 @@ def details(rows: list[dict[str, object]]) -> Iterator[str]:
                          f", a +10 one {mb(row.get('inc_other_bytes'))};")
         if "end_peak_mb" in row:
             parts.append(f"peak RSS at the end {float(row['end_peak_mb']):,.0f} MB;")  # type: ignore[arg-type]
+        if "children_peak_mb" in row:
+            parts.append(f"largest child process (checkpoint workers, CLI runs) {float(row['children_peak_mb']):,.0f} MB;")  # type: ignore[arg-type]
         parts.append(f"load average {avg(row.get('load_avg'))} at start, {avg(row.get('load_avg_end'))} at end")
         for key in ("timed_out", "failed"):
             if key in row:
