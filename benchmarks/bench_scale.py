@@ -8,7 +8,7 @@ workspace. The user's log is `benchmarks/interleaved.py`'s stream (seed 9): fact
 kinds interleaved in arrival order, with updates and retractions, appended through the
 batch API. Per size, in this order, medians over `--rounds`:
 
-- load: the N facts through `Memory.facts.append` in batches of 10,000 (facts/s);
+- load: the N facts through `Memory.facts.append`, `--batch` facts per transaction (facts/s);
 - full: `Memory.checkpoint` of the N facts (seconds, peak RSS of the process), against the
   same-run baseline `ast.parse` + `compile()` of every file of the package it produced;
 - query: `Memory.query` p50 of `sum(e.amount_usd ...)` over the expenses, against the query
@@ -73,6 +73,13 @@ def say(text: str) -> None:
 
 def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def cpu_s() -> float:
+    """CPU seconds of this process (not of its worker processes): steadier than wall time on
+    a busy machine."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def wall(run: Callable[[], object]) -> float:
@@ -177,7 +184,7 @@ def query_value(result: object) -> object:
 
 # -- one size, in its own process ------------------------------------------------------------
 
-def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]) -> None:
+def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str], batch: int) -> None:
     from runtime.memory import Memory
     from runtime.query_worker import QueryWorker
 
@@ -193,13 +200,20 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
 
     emit(step="load")
     stream = InterleavedLog(seed=9)
-    took = wall(lambda: load(mem, USER, size, stream,
-                             progress=lambda n: say(f"  [{size:,}] loaded {n:,}") if n % 100_000 == 0 else None))
-    emit(load_s=took, load_facts_per_s=size / took, rss_after_load_mb=peak_mb())
+    batch = batch or max(10_000, size // 10)
+    shown = [0]
+
+    def progress(n: int) -> None:
+        if n // 100_000 > shown[0]:
+            shown[0] = n // 100_000
+            say(f"  [{size:,}] loaded {n:,}")
+    took = wall(lambda: load(mem, USER, size, stream, batch=batch, progress=progress))
+    emit(load_s=took, load_facts_per_s=size / took, load_batch=batch, rss_after_load_mb=peak_mb())
 
     emit(step="full")
     before = disk.snapshot()
-    emit(full_s=wall(lambda: checkpoint(mem, USER)), full_peak_mb=peak_mb())
+    cpu = cpu_s()
+    emit(full_s=wall(lambda: checkpoint(mem, USER)), full_peak_mb=peak_mb(), full_cpu_s=cpu_s() - cpu)
     store_bytes, other_bytes = disk.added(before)
     files = package_files(mem, USER)
     emit(full_version_bytes=store_bytes, full_other_bytes=other_bytes, package_files=len(files),
@@ -225,16 +239,18 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
 
     if "inc-api" not in skip:
         emit(step="inc-api")
-        times, store_sizes, other_sizes = [], [], []
+        times, cpus, store_sizes, other_sizes = [], [], [], []
         for _ in range(rounds):
             load(mem, USER, 10, stream)
             before = disk.snapshot()
+            cpu = cpu_s()
             times.append(wall(lambda: checkpoint(mem, USER)))
+            cpus.append(cpu_s() - cpu)
             added = disk.added(before)
             store_sizes.append(added[0])
             other_sizes.append(added[1])
             say(f"  [{size:,}] +10 API checkpoint {times[-1]:.2f} s, {added[0]:,} bytes")
-        emit(inc_api_s=statistics.median(times), inc_api_all=times, inc_version_bytes=statistics.median(store_sizes),
+        emit(inc_api_s=statistics.median(times), inc_api_all=times, inc_api_cpu_s=statistics.median(cpus), inc_version_bytes=statistics.median(store_sizes),
              inc_other_bytes=statistics.median(other_sizes))
 
     if "inc-cli" not in skip:
@@ -422,11 +438,15 @@ def details(rows: list[dict[str, object]]) -> Iterator[str]:
     for row in rows:
         parts = [f"{row['size']:,} facts:"]
         if "load_facts_per_s" in row:
-            parts.append(f"load {float(row['load_facts_per_s']):,.0f} facts/s;")  # type: ignore[arg-type]
+            parts.append(f"load {float(row['load_facts_per_s']):,.0f} facts/s in batches of {row.get('load_batch', 10_000):,}"
+                         f" (peak RSS after loading {float(row.get('rss_after_load_mb', 0)):,.0f} MB);")  # type: ignore[arg-type]
         if "warmup_s" in row:
             parts.append(f"first checkpoint of the workspace (200 facts, fills mypy's cache) {float(row['warmup_s']):.1f} s;")  # type: ignore[arg-type]
         if "package_files" in row:
             parts.append(f"package {row['package_files']} files, {mb(row['package_bytes'])};")
+        if "full_cpu_s" in row:
+            parts.append(f"CPU of the checkpointing process: full {float(row['full_cpu_s']):.1f} s"  # type: ignore[arg-type]
+                         + (f", +10 {float(row['inc_api_cpu_s']):.2f} s;" if "inc_api_cpu_s" in row else ";"))  # type: ignore[arg-type]
         if "inc_api_all" in row:
             parts.append("+10 API rounds " + ", ".join(f"{t:.2f}" for t in row["inc_api_all"]) + " s;")  # type: ignore[attr-defined]
         if "inc_cli_all" in row:
@@ -451,6 +471,8 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3, help="+10 rounds (API and CLI) and CLI queries per size")
     parser.add_argument("--query-runs", type=int, default=21)
     parser.add_argument("--cold-runs", type=int, default=15)
+    parser.add_argument("--batch", type=int, default=0,
+                        help="facts per append transaction while loading (default: max(10,000, N / 10))")
     parser.add_argument("--skip", nargs="*", default=[], choices=SKIPPABLE, metavar="COLUMN",
                         help=f"leave out: {', '.join(SKIPPABLE)}")
     parser.add_argument("--timeout-min", type=float, default=25.0, help="stop a size after this long (0: never)")
@@ -464,14 +486,14 @@ def main() -> None:
     args = parser.parse_args()
     skip = set(args.skip)
     if args.one:
-        one_size(args.one, args.home, args.rounds, args.query_runs, skip)
+        one_size(args.one, args.home, args.rounds, args.query_runs, skip, args.batch)
         return
     if args.cold:
         cold_and_append(args.home, args.cold_runs, skip)
         return
 
     forwarded = ["--rounds", str(args.rounds), "--query-runs", str(args.query_runs),
-                 "--cold-runs", str(args.cold_runs), *(["--skip", *args.skip] if args.skip else [])]
+                 "--cold-runs", str(args.cold_runs), "--batch", str(args.batch), *(["--skip", *args.skip] if args.skip else [])]
     timeout = args.timeout_min * 60 if args.timeout_min > 0 else None
     rows: list[dict[str, object]] = []
     say(f"bench_scale: sizes {args.sizes}, rounds {args.rounds}; load average {os.getloadavg()}")
