@@ -18,9 +18,9 @@ batch API. Per size, in this order, medians over `--rounds`:
 - +10 API: 10 more facts, then `Memory.checkpoint`; ratio to the full checkpoint;
 - +10 CLI: 10 more facts, then `uac checkpoint USER` end to end (subprocess wall time,
   which also runs the constraints);
-- disk: bytes a +10 version adds to the version store (`<home>/users`: new files, each inode
-  once, plus growth of files that were there), against what the full version added; what
-  else grew in the workspace (caches, not the fact log) is shown apart.
+- disk: bytes a +10 version adds to the version store (the workspace but its fact log,
+  recall index and `cache/`: new files, each inode once, plus growth of files that were
+  there), against what the full version added; what grew in the caches is shown apart.
 
 Once per run, on a small user: `uac add` / `uac query` / `uac --help` cold start against
 `python -c pass` (subprocess wall, medians of `--cold-runs`), and a single durable
@@ -106,10 +106,11 @@ def run_quiet(args: list[str]) -> None:
 
 
 def inodes(root: Path, skip: tuple[str, ...] = ()) -> dict[tuple[int, int], int]:
-    """Size of every regular file under `root` by (device, inode): a hard-linked file counts once."""
+    """Size of every regular file under `root` (but the top-level entries named in `skip`)
+    by (device, inode): a hard-linked file counts once."""
     found: dict[tuple[int, int], int] = {}
 
-    def walk(folder: Path) -> None:
+    def walk(folder: Path, skip: tuple[str, ...]) -> None:
         try:
             entries = list(os.scandir(folder))
         except FileNotFoundError:
@@ -118,11 +119,11 @@ def inodes(root: Path, skip: tuple[str, ...] = ()) -> dict[tuple[int, int], int]
             if entry.name in skip:
                 continue
             if entry.is_dir(follow_symlinks=False):
-                walk(Path(entry.path))
+                walk(Path(entry.path), ())
             elif entry.is_file(follow_symlinks=False):
                 st = entry.stat(follow_symlinks=False)
                 found[(st.st_dev, st.st_ino)] = st.st_size
-    walk(root)
+    walk(root, skip)
     return found
 
 
@@ -131,17 +132,20 @@ def grown(before: dict[tuple[int, int], int], after: dict[tuple[int, int], int])
     return sum(max(0, size - before.get(key, 0)) for key, size in after.items())
 
 
+NOT_STORE = (*FACT_LOG, "index.db", "index.db-wal", "index.db-shm", "cache", "plain.db", "plain-append.db")
+
+
 class Disk:
-    """What a step added on disk: in the version store, and elsewhere in the workspace."""
+    """What a step added on disk: in the version store (the workspace but its fact log,
+    recall index and `cache/`: `users/`, and any store kept beside it), and in the caches."""
 
     def __init__(self, home: Path) -> None:
         self.home = home
-        self.store = home / "users"
 
     def snapshot(self) -> tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]:
-        store = inodes(self.store)
-        other = {k: v for k, v in inodes(self.home, FACT_LOG).items() if k not in store}
-        return store, other
+        store = inodes(self.home, NOT_STORE)
+        caches = {k: v for k, v in inodes(self.home, FACT_LOG).items() if k not in store}
+        return store, caches
 
     def added(self, before: tuple[dict[tuple[int, int], int], dict[tuple[int, int], int]]) -> tuple[int, int]:
         after = self.snapshot()
@@ -167,17 +171,13 @@ def ast_compile_baseline(files: dict[str, str]) -> float:
 
 
 def checkpoint(memory: object, user: str) -> None:
-    from users.checkpoint import Published
-
     result = memory.checkpoint(user)  # type: ignore[attr-defined]
-    if not isinstance(result, Published):
+    if type(result).__name__ != "Published":
         raise RuntimeError(f"checkpoint did not publish: {result!r}"[:600])
 
 
 def query_value(result: object) -> object:
-    from runtime.safe_eval import QuerySuccess
-
-    if not isinstance(result, QuerySuccess):
+    if type(result).__name__ != "QuerySuccess":
         raise RuntimeError(f"query failed: {result!r}"[:600])
     return result.value
 
@@ -452,8 +452,8 @@ def details(rows: list[dict[str, object]]) -> Iterator[str]:
         if "inc_cli_all" in row:
             parts.append("+10 CLI rounds " + ", ".join(f"{t:.2f}" for t in row["inc_cli_all"]) + " s;")  # type: ignore[attr-defined]
         if "full_other_bytes" in row:
-            parts.append(f"outside the version store the full checkpoint wrote {mb(row['full_other_bytes'])}"
-                         f", a +10 one {mb(row.get('inc_other_bytes'))};")
+            parts.append(f"caches and recall index grew by {mb(row['full_other_bytes'])} on the full checkpoint"
+                         f", {mb(row.get('inc_other_bytes'))} on a +10 one;")
         if "end_peak_mb" in row:
             parts.append(f"peak RSS at the end {float(row['end_peak_mb']):,.0f} MB;")  # type: ignore[arg-type]
         if "children_peak_mb" in row:
