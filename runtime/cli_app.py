@@ -9,6 +9,7 @@ validator, pydantic models, rich's tables), and the consoles load rich on first 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from typing import TYPE_CHECKING, Any, Optional, cast
 
@@ -89,6 +90,19 @@ def close_memory() -> None:
     if State.mem is not None:
         mem, State.mem = State.mem, None
         mem.close()
+
+
+_EMOJI_CODE = re.compile(r":\S*?:")  # what rich would replace by an emoji (`:smile:`)
+
+
+def say(text: str) -> None:
+    """Print `text` and a newline as plain text (no markup), as `out.print(text, markup=False)`
+    does: written directly when the console would print it unchanged (printable, no
+    `:emoji:` code), so a short command need not load rich; through the console otherwise."""
+    if text.isprintable() and _EMOJI_CODE.search(text) is None:
+        sys.stdout.write(text + "\n")
+    else:
+        out.print(text, markup=False)
 
 
 def emit_json(value: Any) -> None:

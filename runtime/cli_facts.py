@@ -10,7 +10,7 @@ import typer
 from factlog.errors import InputError
 from factlog.limits import MAX_FACT_ID
 from factlog.records import parse_field_options, parse_map_options
-from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
+from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out, say
 
 # -- facts -------------------------------------------------------------------------------
 
@@ -34,7 +34,7 @@ def add(user: str, text: Optional[str] = typer.Argument(None),
     if as_json:
         emit_json(fact.to_json())
     else:
-        out.print(f"added fact {fact.id} for {user}: {fact.text}", markup=False)
+        say(f"added fact {fact.id} for {user}: {fact.text}")
 
 
 @app.command()

@@ -20,7 +20,7 @@ import typer
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
 from factlog.timeparse import parse_date, parse_datetime
-from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out
+from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, say
 
 if TYPE_CHECKING:
     from codegen.manifest import Manifest
@@ -229,7 +229,7 @@ def query(user: str, expression: str, version: Optional[str] = typer.Option(None
         emit_json({"expression": printable(expression), "value": to_jsonable(result.value),
                    "elapsed_ms": round(result.elapsed_ms, 3)})
     else:
-        out.print(to_text(result.value), markup=False)
+        say(to_text(result.value))
 
 
 @app.command()
