@@ -86,6 +86,7 @@ def test_query_does_not_load_the_compiler_or_the_validator(seeded: Path, tmp_pat
     assert not packages(modules) & (CHECKPOINT_ONLY | {"rich"}), sorted(packages(modules) & (CHECKPOINT_ONLY | {"rich"}))
     assert not modules & CHECKPOINT_MODULES, sorted(modules & CHECKPOINT_MODULES)
     assert not {m for m in modules if m.startswith("constraints")}
+    assert not {"users.diff", "users.anchors"} & modules  # diffs and version checks: other commands
 
 
 def test_help_lists_every_command_and_each_help_works(uac, home: Path) -> None:  # type: ignore[no-untyped-def]
