@@ -14,11 +14,11 @@ that one job (`runtime.facts_service`, `versions_service`, `checkpoint_service`,
 
 from __future__ import annotations
 
+import threading
 from datetime import date, datetime
-from functools import cached_property
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar, overload
 
 from factlog.model import Fact, JsonValue, Provenance
 from factlog.store import FactStore, VerifyReport
@@ -46,6 +46,8 @@ if TYPE_CHECKING:  # the services load on first use: `uac add` must not import t
 
 __all__ = ["CheckpointReport", "IngestReport", "Memory"]
 
+T = TypeVar("T")
+
 
 def __getattr__(name: str) -> object:
     """`CheckpointReport` is exported here too, imported on first use (it loads the compiler)."""
@@ -56,52 +58,79 @@ def __getattr__(name: str) -> object:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+class made_once(Generic[T]):
+    """A service of `Memory`, made on first use and kept in the instance (like
+    `functools.cached_property`), under the instance's one lock: threads asking at the same
+    time share one service (the version store's own locks and caches are per instance)."""
+
+    def __init__(self, make: Callable[[Any], T]) -> None:
+        self.make = make
+        self.name = make.__name__
+        self.__doc__ = make.__doc__
+
+    @overload
+    def __get__(self, mem: None, owner: type[Memory]) -> made_once[T]: ...
+
+    @overload
+    def __get__(self, mem: Memory, owner: type[Memory]) -> T: ...
+
+    def __get__(self, mem: Memory | None, owner: type[Memory]) -> made_once[T] | T:
+        if mem is None:
+            return self
+        with mem._making:
+            if self.name not in mem.__dict__:
+                mem.__dict__[self.name] = self.make(mem)
+            made: T = mem.__dict__[self.name]
+            return made
+
+
 class Memory:
     """Each service is made on first use (and its modules imported then): appending a fact
     loads the fact log and nothing of the compiler, validator or query machinery."""
 
     def __init__(self, workspace: Workspace) -> None:
+        self._making = threading.RLock()
         self.workspace = workspace
         self.facts: FactStore = workspace.open_facts()
         self.fact_log = FactsService(self.facts, lambda: self.versions, workspace)
 
-    @cached_property
+    @made_once
     def versions(self) -> VersionStore:
         from users.store import VersionStore
 
         return VersionStore(self.workspace.users_dir)
 
-    @cached_property
+    @made_once
     def modules(self) -> VersionsService:
         from runtime.versions_service import VersionsService
 
         return VersionsService(self.facts, self.versions)
 
-    @cached_property
+    @made_once
     def queries(self) -> QueryService:
         from runtime.query_service import QueryService
 
         return QueryService(self.versions, self.modules)
 
-    @cached_property
+    @made_once
     def alert_runs(self) -> AlertsService:
         from runtime.alerts_service import AlertsService
 
         return AlertsService(self.workspace.home, self.versions, self.modules)
 
-    @cached_property
+    @made_once
     def checkpoints(self) -> CheckpointService:
         from runtime.checkpoint_service import CheckpointService
 
         return CheckpointService(self.facts, self.versions, self.alert_runs, self.workspace.cache_dir)
 
-    @cached_property
+    @made_once
     def recalls(self) -> RecallService:
         from runtime.recall_service import RecallService
 
         return RecallService(self.workspace.index_db, self.fact_log, self.versions, self.modules, self.queries)
 
-    @cached_property
+    @made_once
     def forgetting(self) -> Forgetting:
         from runtime.forgetting import Forgetting
 

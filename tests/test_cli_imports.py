@@ -12,12 +12,16 @@ import io
 import json
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from uac_home import USER, clone_home
+
+from factlog.errors import NotFound
+from runtime.memory import Memory
 
 REPO = Path(__file__).resolve().parents[1]
 OURS = {"factlog", "codegen", "users", "constraints", "runtime"}
@@ -135,3 +139,35 @@ def test_plain_lines_print_as_the_console_prints_them(text: str) -> None:
     if text.isprintable() and ":" not in text:
         assert said == text + "\n"
     assert said == getattr(console.file, "getvalue")()
+
+
+SERVICES = ("versions", "modules", "queries", "alert_runs", "checkpoints", "recalls", "forgetting")
+
+
+def test_memory_makes_its_services_on_first_use_once_across_threads(home: Path) -> None:
+    mem = Memory.open(home)
+    try:
+        mem.add("ann", "I like tea")
+        assert not set(SERVICES) & set(vars(mem)), "appending made a service it does not use"
+        mem.require_user("ann")  # the log knows her: no need to ask the version store
+        assert not set(SERVICES) & set(vars(mem))
+        with pytest.raises(NotFound):
+            mem.require_user("bob")  # the log does not: asks the version store, and only that
+        assert set(SERVICES) & set(vars(mem)) == {"versions"}
+        seen: list[object] = []
+        start = threading.Barrier(8)
+
+        def ask() -> None:
+            start.wait()
+            seen.append(mem.forgetting)  # makes every other service on the way
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len({id(s) for s in seen}) == 1
+        assert set(SERVICES) <= set(vars(mem))
+        assert mem.recalls.versions is mem.versions is mem.checkpoints.versions
+    finally:
+        mem.close()
