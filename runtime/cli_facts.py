@@ -6,14 +6,11 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.markup import escape
 
 from factlog.errors import InputError
 from factlog.limits import MAX_FACT_ID
 from factlog.records import parse_field_options, parse_map_options
-from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out
-from runtime.cli_output import checkpoint_json, print_checkpoint
-from users.checkpoint import Failed
+from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out, say
 
 # -- facts -------------------------------------------------------------------------------
 
@@ -37,7 +34,7 @@ def add(user: str, text: Optional[str] = typer.Argument(None),
     if as_json:
         emit_json(fact.to_json())
     else:
-        out.print(f"added fact {fact.id} for {user}: {fact.text}", markup=False)
+        say(f"added fact {fact.id} for {user}: {fact.text}")
 
 
 @app.command()
@@ -52,6 +49,9 @@ def ingest(user: str, path: Path,
            as_json: bool = JsonOpt) -> None:
     """Ingest a record file (JSONL / JSON array, with --kind) or a chat transcript (JSON, JSONL, YAML).
     Ingesting the same file again adds nothing (--again forces it)."""
+    from runtime.cli_output import checkpoint_json, print_checkpoint
+    from users.checkpoint import Failed
+
     mem = memory()
     if kind is not None:
         report = mem.ingest_records(user, path, kind, key_field, field_map=parse_map_options(field_map),
@@ -106,6 +106,8 @@ def retract(user: str, fact_id: int = typer.Argument(..., min=1, max=MAX_FACT_ID
 def verify(user: Optional[str] = typer.Argument(None), as_json: bool = JsonOpt) -> None:
     """Re-hash every fact and each user's chain, every stored version's files and its anchor
     in the log; exit 1 naming the first fact (and every version) that does not match."""
+    from rich.markup import escape
+
     mem = memory()
     report = mem.verify(user)
     versions = mem.version_problems(user)

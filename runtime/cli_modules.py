@@ -1,5 +1,7 @@
 """`uac` commands over typed modules: checkpoint, show, history, diff, rollback, query,
-alerts, recall, watch."""
+alerts, recall, watch. Each command imports the machinery it runs inside its body (see
+`runtime.cli_app`): only `checkpoint`, `ingest --checkpoint`, `watch` and `demo` load the
+compiler and the validator."""
 
 from __future__ import annotations
 
@@ -11,34 +13,17 @@ import threading
 from contextlib import contextmanager
 from datetime import datetime, time, timezone
 from types import FrameType
-from typing import Iterator, Optional
+from typing import TYPE_CHECKING, Iterator, Optional
 
 import typer
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 
-from codegen.manifest import Manifest
-from codegen.producer import producer_named
 from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
 from factlog.timeparse import parse_date, parse_datetime
-from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out
-from runtime.cli_output import (
-    alerts_json,
-    checkpoint_json,
-    print_alerts,
-    print_checkpoint,
-    print_quarantine,
-    quarantine_lines,
-)
-from runtime.memory import CheckpointReport, Memory
-from runtime.render_value import printable, record_text, to_jsonable, to_text
-from runtime.safe_eval import QueryFailure
-from runtime.workspace import Workspace
-from users.checkpoint import Failed, Unchanged
-from users.diff import unified_text_diff
-from users.records import collections, record_classes
+from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, say
+
+if TYPE_CHECKING:
+    from codegen.manifest import Manifest
 
 
 def parse_now(value: Optional[str]) -> datetime:
@@ -62,6 +47,10 @@ ProducerOpt = typer.Option(None, "--producer", help="the registered producer tha
 def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", help="clock for constraints"),
                    producer: Optional[str] = ProducerOpt, as_json: bool = JsonOpt) -> None:
     """Compile the log into a new validated version (if anything changed), then run constraints."""
+    from codegen.producer import producer_named
+    from runtime.cli_output import checkpoint_json, print_checkpoint
+    from users.checkpoint import Failed
+
     chosen = None if producer is None else producer_named(producer)
     mem = memory()
     mem.require_user(user)
@@ -80,6 +69,11 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
          source: bool = typer.Option(False, "--source", help="print every file of the package"),
          as_json: bool = JsonOpt) -> None:
     """Show a version: its attributes, classes and record counts (or its source)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from runtime.cli_output import print_quarantine
+
     mem = memory()
     info = mem.versions.current(user) if version is None else mem.versions.get(user, version)
     if info is None:
@@ -118,6 +112,9 @@ def _manifest_json(manifest: Manifest) -> dict[str, object]:
 
 def show_rows(manifest: Manifest) -> list[tuple[str, str, str]]:
     """`show`'s table rows from a manifest: (name, type, records or fields), by name."""
+    from runtime.render_value import record_text, to_text
+    from users.records import collections, record_classes
+
     classes = record_classes(manifest)
     colls = collections(manifest)
     rows = []
@@ -146,6 +143,10 @@ def show_rows(manifest: Manifest) -> list[tuple[str, str, str]]:
 @app.command()
 def history(user: str, as_json: bool = JsonOpt) -> None:
     """List a user's versions, oldest first."""
+    from rich.table import Table
+
+    from runtime.cli_output import quarantine_lines
+
     mem = memory()
     mem.require_user(user)
     versions = mem.versions.history(user)
@@ -187,6 +188,8 @@ def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = 
     mem.require_user(user)
     a_num, b_num = mem.diff_pair(user, a, b)
     if text:
+        from users.diff import unified_text_diff
+
         patch = unified_text_diff(mem.versions.files(user, a_num) if a_num else {}, mem.versions.files(user, b_num),
                                   label_a=f"v{a_num}", label_b=f"v{b_num}")
         emit_json({"from": a_num, "to": b_num, "diff": patch}) if as_json else out.print(patch, markup=False)
@@ -215,6 +218,9 @@ def query(user: str, expression: str, version: Optional[str] = typer.Option(None
           as_json: bool = JsonOpt) -> None:
     """Evaluate one safe Python expression over the user's module, e.g.
     'sum(t.cost_usd for t in trips if t.departure_date.year == 2024)'."""
+    from runtime.render_value import printable, to_jsonable, to_text
+    from runtime.safe_eval import QueryFailure
+
     result = memory().query(user, expression, version)
     if isinstance(result, QueryFailure):
         raise InputError(result.describe())
@@ -223,7 +229,7 @@ def query(user: str, expression: str, version: Optional[str] = typer.Option(None
         emit_json({"expression": printable(expression), "value": to_jsonable(result.value),
                    "elapsed_ms": round(result.elapsed_ms, 3)})
     else:
-        out.print(to_text(result.value), markup=False)
+        say(to_text(result.value))
 
 
 @app.command()
@@ -231,6 +237,8 @@ def alerts(user: str, now: Optional[str] = typer.Option(None, "--now", help="ISO
            as_json: bool = JsonOpt) -> None:
     """Run every constraint over the current version; show new, escalated, active and resolved
     alerts. Exits 1 when a constraint failed (each named on one line; the others still report)."""
+    from runtime.cli_output import alerts_json, print_alerts
+
     result = memory().alerts(user, parse_now(now))
     emit_json(alerts_json(result)) if as_json else print_alerts(result)
     if result.errors:
@@ -285,10 +293,14 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
           tick: float = typer.Option(3600, "--tick", min=1, help="seconds between clock runs of the constraints"),
           producer: Optional[str] = ProducerOpt, as_json: bool = JsonOpt) -> None:
     """Watch the log: each change → checkpoint → constraints → new and resolved alerts."""
+    from codegen.producer import producer_named
+    from runtime.checkpoint_service import CheckpointReport
+    from runtime.cli_output import checkpoint_json, print_checkpoint
     from runtime.watch import Watcher
+    from users.checkpoint import Unchanged
 
     chosen = None if producer is None else producer_named(producer)
-    mem: Memory = memory()
+    mem = memory()
     from runtime.settings import load_settings
 
     settings = load_settings(mem.workspace.home)
@@ -332,7 +344,10 @@ def demo(now: Optional[str] = typer.Option(None, "--now", help="demo clock (defa
          as_json: bool = JsonOpt) -> None:
     """Run the whole loop on a bundled example user (offline, no API key), in its own
     workspace `<home>/demo`: the users of the main workspace are never touched."""
+    from rich.console import Console
+
     from runtime.demo import DEMO_NOW, open_demo, run_demo
+    from runtime.workspace import Workspace
 
     console = Console(file=io.StringIO()) if as_json else out
     moment = parse_now(now) if now else DEMO_NOW

@@ -9,8 +9,8 @@ from rich.markup import escape
 
 from constraints import AlertDiff, ConstraintFailure
 from constraints.alert_json import alert_json
+from runtime.checkpoint_service import CheckpointReport
 from runtime.cli_app import err, out
-from runtime.memory import CheckpointReport
 from users.checkpoint import Published, Unchanged
 
 

@@ -18,8 +18,9 @@ from rich.rule import Rule
 from constraints import AlertDiff
 from factlog.errors import InputError
 from factlog.timeparse import parse_datetime
+from runtime.checkpoint_service import CheckpointReport
 from runtime.cli_output import alerts_json, print_alerts
-from runtime.memory import CheckpointReport, Memory
+from runtime.memory import Memory
 from runtime.render_value import to_jsonable, to_text
 from runtime.safe_eval import QueryFailure
 from users.checkpoint import Failed, Published

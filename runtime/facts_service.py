@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Iterator, Mapping
+from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from factlog.durable import replace_file
 from factlog.errors import InputError, NotFound
@@ -22,7 +22,9 @@ from factlog.records import (
 )
 from factlog.store import FactStore, VerifyReport
 from runtime.workspace import Workspace
-from users.store import VersionStore
+
+if TYPE_CHECKING:
+    from users.store import VersionStore
 
 
 @dataclass(frozen=True)
@@ -51,9 +53,10 @@ class IngestReport:
 
 class FactsService:
     """The fact log's door: every fact written or read through the API passes here.
-    `versions` is asked only whether a user has versions (a user the log forgot may still)."""
+    `versions` gives the version store, asked only whether a user has versions (a user the
+    log forgot may still); it is called only then, so appending never loads it."""
 
-    def __init__(self, facts: FactStore, versions: VersionStore, workspace: Workspace) -> None:
+    def __init__(self, facts: FactStore, versions: Callable[[], VersionStore], workspace: Workspace) -> None:
         self.facts = facts
         self.versions = versions
         self.workspace = workspace
@@ -122,7 +125,7 @@ class FactsService:
     def require_user(self, user: str) -> None:
         """NotFound for a user neither the log nor the version store knows."""
         check_user_id(user)
-        if not self.facts.knows(user) and not self.versions.history(user):
+        if not self.facts.knows(user) and not self.versions().history(user):
             raise NotFound(f"no such user {user!r} (see `uac users`)")
 
     def verify(self, user: str | None = None) -> VerifyReport:

@@ -14,49 +14,127 @@ that one job (`runtime.facts_service`, `versions_service`, `checkpoint_service`,
 
 from __future__ import annotations
 
+import threading
 from datetime import date, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar, overload
 
-from codegen.manifest import Manifest
-from codegen.producer import Producer
-from codegen.validate import Validator
-from constraints import Alert, AlertDiff, Constraint
-from constraints.user_loader import LoadFailure
 from factlog.model import Fact, JsonValue, Provenance
 from factlog.store import FactStore, VerifyReport
-from runtime.alerts_service import AlertsService
-from runtime.checkpoint_service import CheckpointReport, CheckpointService
 from runtime.facts_service import FactsService, IngestReport
-from runtime.forgetting import Forgetting
-from runtime.query_service import QueryService
-from runtime.recall import RecallResult
-from runtime.recall_service import RecallService
-from runtime.safe_eval import QueryResult
-from runtime.versions_service import VersionsService
 from runtime.workspace import Workspace
-from users.checkpoint import CheckpointPolicy, CheckpointResult
-from users.diff import ModuleDiff
-from users.store import VersionStore
-from users.versions import VersionInfo
+
+if TYPE_CHECKING:  # the services load on first use: `uac add` must not import the compiler
+    from codegen.manifest import Manifest
+    from codegen.producer import Producer
+    from codegen.validate import Validator
+    from constraints import Alert, AlertDiff, Constraint
+    from constraints.user_loader import LoadFailure
+    from runtime.alerts_service import AlertsService
+    from runtime.checkpoint_service import CheckpointReport, CheckpointService
+    from runtime.forgetting import Forgetting
+    from runtime.query_service import QueryService
+    from runtime.recall import RecallResult
+    from runtime.recall_service import RecallService
+    from runtime.safe_eval import QueryResult
+    from runtime.versions_service import VersionsService
+    from users.checkpoint import CheckpointPolicy, CheckpointResult
+    from users.diff import ModuleDiff
+    from users.store import VersionStore
+    from users.versions import VersionInfo
 
 __all__ = ["CheckpointReport", "IngestReport", "Memory"]
 
+T = TypeVar("T")
+
+
+def __getattr__(name: str) -> object:
+    """`CheckpointReport` is exported here too, imported on first use (it loads the compiler)."""
+    if name == "CheckpointReport":
+        from runtime.checkpoint_service import CheckpointReport
+
+        return CheckpointReport
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+class made_once(Generic[T]):
+    """A service of `Memory`, made on first use and kept in the instance (like
+    `functools.cached_property`), under the instance's one lock: threads asking at the same
+    time share one service (the version store's own locks and caches are per instance)."""
+
+    def __init__(self, make: Callable[[Any], T]) -> None:
+        self.make = make
+        self.name = make.__name__
+        self.__doc__ = make.__doc__
+
+    @overload
+    def __get__(self, mem: None, owner: type[Memory]) -> made_once[T]: ...
+
+    @overload
+    def __get__(self, mem: Memory, owner: type[Memory]) -> T: ...
+
+    def __get__(self, mem: Memory | None, owner: type[Memory]) -> made_once[T] | T:
+        if mem is None:
+            return self
+        with mem._making:
+            if self.name not in mem.__dict__:
+                mem.__dict__[self.name] = self.make(mem)
+            made: T = mem.__dict__[self.name]
+            return made
+
 
 class Memory:
+    """Each service is made on first use (and its modules imported then): appending a fact
+    loads the fact log and nothing of the compiler, validator or query machinery."""
+
     def __init__(self, workspace: Workspace) -> None:
+        self._making = threading.RLock()
         self.workspace = workspace
         self.facts: FactStore = workspace.open_facts()
-        self.versions = VersionStore(workspace.users_dir)
-        self.fact_log = FactsService(self.facts, self.versions, workspace)
-        self.modules = VersionsService(self.facts, self.versions)
-        self.queries = QueryService(self.versions, self.modules)
-        self.alert_runs = AlertsService(workspace.home, self.versions, self.modules)
-        self.checkpoints = CheckpointService(self.facts, self.versions, self.alert_runs, workspace.cache_dir)
-        self.recalls = RecallService(workspace.index_db, self.fact_log, self.versions, self.modules, self.queries)
-        self.forgetting = Forgetting(self.facts, self.versions,
-                                     [self.checkpoints, self.recalls, self.modules, self.queries])
+        self.fact_log = FactsService(self.facts, lambda: self.versions, workspace)
+
+    @made_once
+    def versions(self) -> VersionStore:
+        from users.store import VersionStore
+
+        return VersionStore(self.workspace.users_dir)
+
+    @made_once
+    def modules(self) -> VersionsService:
+        from runtime.versions_service import VersionsService
+
+        return VersionsService(self.facts, self.versions)
+
+    @made_once
+    def queries(self) -> QueryService:
+        from runtime.query_service import QueryService
+
+        return QueryService(self.versions, self.modules)
+
+    @made_once
+    def alert_runs(self) -> AlertsService:
+        from runtime.alerts_service import AlertsService
+
+        return AlertsService(self.workspace.home, self.versions, self.modules)
+
+    @made_once
+    def checkpoints(self) -> CheckpointService:
+        from runtime.checkpoint_service import CheckpointService
+
+        return CheckpointService(self.facts, self.versions, self.alert_runs, self.workspace.cache_dir)
+
+    @made_once
+    def recalls(self) -> RecallService:
+        from runtime.recall_service import RecallService
+
+        return RecallService(self.workspace.index_db, self.fact_log, self.versions, self.modules, self.queries)
+
+    @made_once
+    def forgetting(self) -> Forgetting:
+        from runtime.forgetting import Forgetting
+
+        return Forgetting(self.facts, self.versions, [self.checkpoints, self.recalls, self.modules, self.queries])
 
     @staticmethod
     def open(home: Path | str | None = None, *, read_only: bool = False) -> Memory:
@@ -64,8 +142,11 @@ class Memory:
         return Memory(Workspace.at(home, read_only=read_only))
 
     def close(self) -> None:
-        self.queries.close()
-        self.checkpoints.close()
+        """Stop the services that were started (query workers, caches), then the log."""
+        for name in ("queries", "checkpoints"):
+            service = self.__dict__.get(name)
+            if service is not None:
+                service.close()
         self.facts.close()
 
     # -- writing facts ---------------------------------------------------------------

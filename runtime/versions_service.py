@@ -4,16 +4,17 @@ version), what a query sees, diffs, rollback and the versions' integrity against
 from __future__ import annotations
 
 from types import ModuleType
-from typing import Callable, Mapping
+from typing import TYPE_CHECKING, Callable, Mapping
 
 from codegen.manifest import Manifest
 from factlog.errors import NotFound
 from factlog.model import Fact, JsonValue
 from factlog.store import FactStore
-from users.anchors import anchor_problems
-from users.diff import ModuleDiff, diff_manifests, diff_versions
 from users.store import VersionStore
 from users.versions import VersionInfo
+
+if TYPE_CHECKING:  # diffs and anchors load when asked for: a query needs neither
+    from users.diff import ModuleDiff
 
 
 class VersionsService:
@@ -71,6 +72,8 @@ class VersionsService:
         """What changed from version `a` to `b` (default: the current version against its
         parent). A first version, which has no parent, is diffed against nothing: every
         class and record shows as added."""
+        from users.diff import diff_manifests, diff_versions
+
         a_num, b_num = self.diff_pair(user, a, b)
         if a_num == 0:
             new = self.versions.get(user, b_num)
@@ -96,6 +99,8 @@ class VersionsService:
     def version_problems(self, user: str | None = None) -> list[dict[str, JsonValue]]:
         """Every stored version (of `user`, or of everyone) whose files no longer match the
         hash recorded at publish, or whose anchor the log no longer holds."""
+        from users.anchors import anchor_problems
+
         problems: list[dict[str, JsonValue]] = []
         for name in [user] if user else self.versions.users():
             found = self.versions.verify(name) + anchor_problems(self.versions, self.facts, name)

@@ -43,6 +43,7 @@ def run(mem: Memory, words: list[str]) -> str:
 
 def main() -> None:
     mem = Memory.open(sys.argv[1])
+    mem.forgetting  # makes every service (Memory makes them on first use) before the race starts
     print("ready", flush=True)
     for line in sys.stdin:
         try:

@@ -1,0 +1,173 @@
+"""What a `uac` command loads: each command imports only what it uses.
+
+The real entry point (`runtime.cli.main`) runs in a fresh interpreter; an exit hook in the
+launcher writes `sys.modules`. `uac add` must not load the compiler, the validator, the
+version store, pydantic or rich; `uac query` must not load the compiler or the validator
+(libcst, mypy, jinja2). `uac --help` and every command's `--help` still list everything.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from uac_home import USER, clone_home
+
+from factlog.errors import NotFound
+from runtime.memory import Memory
+
+REPO = Path(__file__).resolve().parents[1]
+OURS = {"factlog", "codegen", "users", "constraints", "runtime"}
+LAUNCH = """
+import atexit, json, sys
+dump = sys.argv.pop(1)
+atexit.register(lambda: open(dump, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv[0] = "uac"
+from runtime.cli import main
+main()
+"""
+# The compiler, the validator and their libraries: only a checkpoint needs them.
+CHECKPOINT_ONLY = {"libcst", "mypy", "jinja2"}
+CHECKPOINT_MODULES = {"codegen.compile", "codegen.render", "codegen.validate", "codegen.cst_audit",
+                      "codegen.safety", "codegen.typecheck", "codegen.producer", "users.checkpoint"}
+# Appending a fact needs neither pydantic (typer's coercion, the version store) nor rich.
+NOT_FOR_ADD = CHECKPOINT_ONLY | {"pydantic", "pydantic_core", "rich"}
+# What the CLI itself may load besides the standard library and our packages.
+CLI_LIBRARIES = {"typer", "click", "shellingham", "annotated_doc", "typing_extensions"}
+# Of our modules, `uac add` needs the fact log and the command layer.
+ADD_MODULES = {"runtime", "runtime.cli", "runtime.cli_app", "runtime.cli_facts", "runtime.cli_modules",
+               "runtime.cli_params", "runtime.memory", "runtime.facts_service", "runtime.workspace"}
+
+
+def loaded(tmp_path: Path, *args: str) -> set[str]:
+    """The modules `uac ARGS` had loaded when it exited (it must exit 0)."""
+    dump = tmp_path / "modules.json"
+    result = subprocess.run([sys.executable, "-c", LAUNCH, str(dump), *args], capture_output=True, text=True,
+                            cwd=REPO, timeout=300)
+    assert result.returncode == 0, (result.stdout, result.stderr)
+    return set(json.loads(dump.read_text()))
+
+
+def packages(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules if not m.startswith("_")}
+
+
+def third_party(modules: set[str]) -> set[str]:
+    return packages(modules) - set(sys.stdlib_module_names) - OURS
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the seeded workspace (v2 published) for the commands to run in."""
+    return clone_home(tmp_path_factory, tmp_path_factory.mktemp("imports") / "home")
+
+
+def test_add_loads_the_fact_log_and_the_command_layer_only(seeded: Path, tmp_path: Path) -> None:
+    modules = loaded(tmp_path, "--home", str(seeded), "add", USER, "I like oolong too")
+    assert not packages(modules) & NOT_FOR_ADD, sorted(packages(modules) & NOT_FOR_ADD)
+    assert third_party(modules) <= CLI_LIBRARIES, third_party(modules)
+    ours = {m for m in modules if m.split(".")[0] in OURS}
+    assert {m for m in ours - ADD_MODULES if m.split(".")[0] != "factlog"} == set(), sorted(ours - ADD_MODULES)
+    assert not {"factlog.formats", "factlog.export_line", "factlog.transcripts", "factlog.extract"} & ours
+
+
+def test_structured_add_and_json_output_load_no_more(seeded: Path, tmp_path: Path) -> None:
+    modules = loaded(tmp_path, "--home", str(seeded), "add", USER, "--kind", "trip", "--key", "osl",
+                     "--field", "destination=Oslo", "--field", "cost_usd=410", "--json")
+    assert not packages(modules) & NOT_FOR_ADD, sorted(packages(modules) & NOT_FOR_ADD)
+    assert third_party(modules) <= CLI_LIBRARIES, third_party(modules)
+
+
+def test_query_does_not_load_the_compiler_or_the_validator(seeded: Path, tmp_path: Path) -> None:
+    modules = loaded(tmp_path, "--home", str(seeded), "query", USER, "sum(t.cost_usd for t in trips)")
+    assert not packages(modules) & (CHECKPOINT_ONLY | {"rich"}), sorted(packages(modules) & (CHECKPOINT_ONLY | {"rich"}))
+    assert not modules & CHECKPOINT_MODULES, sorted(modules & CHECKPOINT_MODULES)
+    assert not {m for m in modules if m.startswith("constraints")}
+    assert not {"users.diff", "users.anchors"} & modules  # diffs and version checks: other commands
+
+
+def test_help_lists_every_command_and_each_help_works(uac, home: Path) -> None:  # type: ignore[no-untyped-def]
+    from typer.main import get_command
+
+    from runtime.cli import app
+
+    group = get_command(app)
+    names = list(getattr(group, "commands"))
+    assert {"add", "query", "checkpoint", "watch", "demo", "recall"} <= set(names)
+    r = uac("--help")
+    assert r.code == 0
+    for name in names:
+        command = getattr(group, "commands")[name]
+        first_line = (command.help or "").split("\n")[0].split()
+        assert name in r.out and " ".join(first_line[:3]) in " ".join(r.out.split()), name
+        r_cmd = uac(name, "--help")
+        assert r_cmd.code == 0 and "Usage" in r_cmd.out and name in r_cmd.out, (name, r_cmd.err)
+
+
+def test_checkpoint_still_loads_the_compiler_when_it_runs(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert subprocess.run([sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home),
+                           "add", "bo", "I like tea"], cwd=REPO, capture_output=True, timeout=300).returncode == 0
+    modules = loaded(tmp_path, "--home", str(home), "checkpoint", "bo")
+    assert {"codegen.compile", "codegen.validate"} <= modules
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40)
+       | st.sampled_from([":smile:", "at 10:30: :+1:", "a\tb", "x\ry", "[bold]x[/bold]", "Flight:LH123", "::"]))
+def test_plain_lines_print_as_the_console_prints_them(text: str) -> None:
+    """`say` writes directly only what rich would print unchanged."""
+    from rich.console import Console
+
+    from runtime import cli_app
+
+    console = Console(file=io.StringIO(), highlight=False, soft_wrap=True)
+    console.print(text, markup=False)
+    stdout, sys.stdout = sys.stdout, io.StringIO()
+    try:
+        cli_app.say(text)
+        said = sys.stdout.getvalue()
+    finally:
+        sys.stdout = stdout
+    if text.isprintable() and ":" not in text:
+        assert said == text + "\n"
+    assert said == getattr(console.file, "getvalue")()
+
+
+SERVICES = ("versions", "modules", "queries", "alert_runs", "checkpoints", "recalls", "forgetting")
+
+
+def test_memory_makes_its_services_on_first_use_once_across_threads(home: Path) -> None:
+    mem = Memory.open(home)
+    try:
+        mem.add("ann", "I like tea")
+        assert not set(SERVICES) & set(vars(mem)), "appending made a service it does not use"
+        mem.require_user("ann")  # the log knows her: no need to ask the version store
+        assert not set(SERVICES) & set(vars(mem))
+        with pytest.raises(NotFound):
+            mem.require_user("bob")  # the log does not: asks the version store, and only that
+        assert set(SERVICES) & set(vars(mem)) == {"versions"}
+        seen: list[object] = []
+        start = threading.Barrier(8)
+
+        def ask() -> None:
+            start.wait()
+            seen.append(mem.forgetting)  # makes every other service on the way
+
+        threads = [threading.Thread(target=ask) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len({id(s) for s in seen}) == 1
+        assert set(SERVICES) <= set(vars(mem))
+        assert mem.recalls.versions is mem.versions is mem.checkpoints.versions
+    finally:
+        mem.close()
