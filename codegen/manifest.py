@@ -79,6 +79,7 @@ class CollectionInfo(_Part):
     record_class: str | None  # the class of its records (None for an empty one)
     size: int
     records: list[RecordInfo]
+    parts: list[int] = []  # sizes of consecutive runs of records from one chunk list; [] = one part
 
 
 class DateRange(_Part):

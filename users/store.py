@@ -38,9 +38,11 @@ from codegen.manifest import Manifest, build_manifest, identity_from_facts, iden
 from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
+from users.blobs import BlobWriter
 from users.integrity import (
     FILE_NAME,
     MANIFEST_FILE,
+    Hashes,
     META_FILE,
     IntegrityError,
     check_version,
@@ -49,6 +51,7 @@ from users.integrity import (
     tampered,
     version_problem,
 )
+from users.manifest_parts import ChangedPart, part_files, read_manifest, split
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -278,8 +281,9 @@ class VersionStore:
     def verify(self, user: str) -> list[tuple[int, str]]:
         """Re-hash every stored version's files against its meta; (version, problem) per mismatch."""
         problems = []
+        hashes: Hashes = {}  # a file linked from many versions is read once
         for info in self.history(user):
-            problem = version_problem(info, use_cache=False)
+            problem = version_problem(info, use_cache=False, hashes=hashes)
             if problem is not None:
                 problems.append((info.number, problem))
         return problems
@@ -368,7 +372,16 @@ class VersionStore:
             raise _manifest_problem(info, f"{MANIFEST_FILE} cannot be read ({exc.strerror})") from None
         if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
             raise _manifest_problem(info, f"{MANIFEST_FILE} changed since it was published")
-        return Manifest.parse(data, source=str(path))
+
+        def part(name: str) -> bytes:
+            try:
+                return (info.path / name).read_bytes()
+            except OSError as exc:
+                raise _manifest_problem(info, f"{name} cannot be read ({exc.strerror})") from None
+        try:
+            return read_manifest(data, part, str(path))
+        except ChangedPart as exc:
+            raise _manifest_problem(info, str(exc)) from None
 
     def _build_manifest(self, info: VersionInfo, facts: Callable[[], Mapping[int, Fact]] | None) -> Manifest:
         """A version published before manifests: import it and walk it (the same walk)."""
@@ -426,7 +439,7 @@ class VersionStore:
             raise InputError("meta must be a PublishMeta")
         if manifest is not None and not isinstance(manifest, Manifest):
             raise InputError("manifest must be a Manifest")
-        manifest_bytes = None if manifest is None else (manifest.dump() + "\n").encode("utf-8")
+        manifest_bytes, parts = (None, {}) if manifest is None else split(manifest)
         with self._locked(user) as folder:
             if epoch is not None and self.epoch() != epoch:
                 if not self._numbers(folder):
@@ -449,20 +462,27 @@ class VersionStore:
                 file_sha256=file_hashes(encoded),
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded, manifest_bytes)
+            self._write_version(folder, info, encoded, manifest_bytes, part_files(parts))
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
 
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
-                       manifest: bytes | None = None) -> None:
+                       manifest: bytes | None = None, parts: Mapping[str, bytes] | None = None) -> None:
+        """Write the version's blobs (durably), then its folder of links to them plus its
+        own `meta.json`, under a temp name renamed into place (see `users.blobs`)."""
+        contents = dict(encoded)
+        if manifest is not None:
+            contents[MANIFEST_FILE] = manifest
+            contents.update(parts or {})
+        blobs = BlobWriter(folder)
+        hashes = {name: blobs.put(data, info.file_sha256.get(name)) for name, data in sorted(contents.items())}
+        blobs.sync()  # every blob is durable before a version can link it
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
         try:
             temp.mkdir()
-            for name, data in sorted(encoded.items()):
-                fsio.write_file(temp / name, data, fsio.READ_ONLY_FILE)
-            if manifest is not None:
-                fsio.write_file(temp / MANIFEST_FILE, manifest, fsio.READ_ONLY_FILE)
+            for name, sha in hashes.items():
+                blobs.link(sha, contents[name], temp / name)
             meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
             fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
