@@ -12,6 +12,7 @@ from factlog.model import Fact, JsonValue
 from factlog.store import FactStore
 from users.anchors import anchor_problems
 from users.diff import ModuleDiff, diff_manifests, diff_versions
+from users.gc import GcReport
 from users.store import VersionStore
 from users.versions import VersionInfo
 
@@ -92,6 +93,13 @@ class VersionsService:
         if a in (0, "0", "v0"):  # nothing: the state before the first version
             return 0, b_num
         return self.versions.get(user, a).number, b_num
+
+    def gc(self, user: str, keep: int | None) -> GcReport:
+        """Remove the user's versions beyond the newest `keep` and the blobs nothing links."""
+        report = self.versions.gc(user, keep)
+        removed = set(report.versions)
+        self._modules = {k: v for k, v in self._modules.items() if not (k[0] == user and k[1] in removed)}
+        return report
 
     def version_problems(self, user: str | None = None) -> list[dict[str, JsonValue]]:
         """Every stored version (of `user`, or of everyone) whose files no longer match the

@@ -1,5 +1,5 @@
 """Content-addressed blobs of one user: each distinct file content stored once, read-only,
-at `<user folder>/.blobs/<first two hex digits>/<sha256>`.
+at `<user folder>/.blobs/<sha256>` (one flat folder: a publish fsyncs it once).
 
 A version folder holds HARD LINKS to its blobs, so it stays an ordinary package folder
 (readers, the loader and integrity checks see plain files) and a blob's link count says
@@ -27,7 +27,6 @@ import hashlib
 import os
 import stat
 import uuid
-from collections.abc import Iterable
 from pathlib import Path
 
 from factlog import durable as fsio
@@ -46,7 +45,7 @@ def blobs_dir(folder: Path) -> Path:
 
 
 def blob_path(folder: Path, sha256: str) -> Path:
-    return folder / BLOBS_DIR / sha256[:2] / sha256
+    return folder / BLOBS_DIR / sha256
 
 
 def _holds(path: Path, data: bytes) -> bool:
@@ -83,12 +82,9 @@ class BlobWriter:
         return sha256
 
     def _write(self, path: Path, data: bytes) -> None:
-        if not path.parent.is_dir():
-            if not self.root.is_dir():
-                self.root.mkdir(exist_ok=True)
-                self._dirty.add(self.folder)
-            path.parent.mkdir(exist_ok=True)
-            self._dirty.add(self.root)
+        if not self.root.is_dir():
+            self.root.mkdir(exist_ok=True)
+            self._dirty.add(self.folder)
         temp = self.folder / f"{fsio.TEMP_PREFIX}blob-{uuid.uuid4().hex}"  # cleaned like any temp entry
         try:
             fsio.write_file(temp, data, fsio.READ_ONLY_FILE)
@@ -100,7 +96,7 @@ class BlobWriter:
         self.written += 1
 
     def sync(self) -> None:
-        """fsync every folder a blob (or a blob folder) was added to, deepest first."""
+        """fsync the folders blobs (or the blob folder) were added to, deepest first."""
         for directory in sorted(self._dirty, key=lambda p: len(p.parts), reverse=True):
             fsio.fsync_dir(directory)
         self._dirty.clear()
@@ -127,15 +123,10 @@ class BlobWriter:
         fsio.write_file(destination, data, fsio.READ_ONLY_FILE)
 
 
-def blob_files(folder: Path) -> Iterable[os.DirEntry[str]]:
-    """Every stored blob of the user (temp leftovers aside)."""
+def blob_files(folder: Path) -> list[os.DirEntry[str]]:
+    """Every stored blob of the user."""
     root = blobs_dir(folder)
     if not root.is_dir():
-        return
-    with os.scandir(root) as shards:
-        for shard in sorted(shards, key=lambda e: e.name):
-            if shard.name.startswith(fsio.TEMP_PREFIX) or not shard.is_dir(follow_symlinks=False):
-                continue
-            with os.scandir(shard.path) as found:
-                yield from sorted(found, key=lambda e: e.name)
-
+        return []
+    with os.scandir(root) as found:
+        return sorted(found, key=lambda e: e.name)

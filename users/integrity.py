@@ -67,6 +67,11 @@ class _CheckedFolders:
         with self._lock:
             self._passed.pop(key, None)
 
+    def drop_folder(self, path: str) -> None:
+        with self._lock:
+            for key in [k for k in self._passed if k[0] == path]:
+                del self._passed[key]
+
     def clear(self) -> None:
         with self._lock:
             self._passed.clear()

@@ -5,16 +5,23 @@ Layout of a user folder:
     current        the current version's name ("v000003"), replaced atomically
     events.jsonl   one line per publish or rollback (an audit log)
     .lock          flock'ed by writers, so concurrent publishers get distinct numbers
-    v000001/       an immutable package: the generated files + meta.json, read-only
+    .blobs/        every distinct file content once, named by its sha256 (`users.blobs`)
+    v000001/       an immutable package: hard links to the blobs of its files, of
+                   `manifest.json` and of its manifest parts (`users.manifest_parts`),
+                   plus its own meta.json; read-only
     .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
 
-A version directory is built under a temp name, every file and the directory fsynced, then
-renamed into place, so a crash leaves either no new version or a complete one; the
-`current` pointer moves only after that. A crash between the rename and the pointer update
-leaves a complete version that never became current (history lists it; the next publish
-takes the number after it).
+A version costs disk in proportion to what changed: a file equal to one of an older
+version is the same inode. The blobs a version links are written and fsynced first; its
+directory is then built under a temp name, every entry and the directory fsynced, and
+renamed into place, so a crash leaves either no new version (and perhaps blobs nothing
+links, which `gc` removes) or a complete one; the `current` pointer moves only after that.
+A crash between the rename and the pointer update leaves a complete version that never
+became current (history lists it; the next publish takes the number after it). Versions
+written as plain copies (before blobs) read the same.
 
 Readers take no lock: both the version directories and the pointer appear atomically.
+`gc` (`users.gc`) removes versions beyond the retention and the blobs no version links.
 """
 
 from __future__ import annotations
@@ -39,7 +46,9 @@ from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
 from users.blobs import BlobWriter
+from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
+    CHECKED,
     FILE_NAME,
     MANIFEST_FILE,
     Hashes,
@@ -512,6 +521,32 @@ class VersionStore:
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "rollback", info.number, previous, _now())
         return info
+
+    def gc(self, user: str, keep: int | None = None) -> GcReport:
+        """Remove the user's versions beyond the newest `keep` (None: keep all; the current
+        one always stays), then every blob no version links and leftovers of interrupted
+        writes (`users.gc`). Under the user's lock, so it never races a publish or rollback,
+        and inside `in_use`, so a forget waits. A user without a folder has nothing to remove."""
+        keep = check_keep(keep)
+        with self.in_use():
+            if not self.user_dir(user).is_dir():
+                return GcReport(user, (), 0, 0, 0)
+            with self._locked(user) as folder:
+                remove = doomed(self._numbers(folder), self._current_number(folder), keep)
+                self._drop(user, [folder / version_name(n) for n in remove])
+                return collect(user, folder, remove)
+
+    def _drop(self, user: str, paths: list[Path]) -> None:
+        """Forget what this process holds of versions about to be removed."""
+        names = {str(p) for p in paths}
+        for path in paths:
+            unload_package(module_name_for(user, path.name))
+            CHECKED.drop_folder(str(path))
+        with self._lock:
+            for key in [k for k in self._modules if k[0] in names]:
+                unload_package(self._modules.pop(key).__name__)
+            for key in [k for k in self._manifests if k[0] in names]:
+                del self._manifests[key]
 
     def forget(self, user: str) -> bool:
         """Erase the user's folder and unload their modules; False if there was nothing.
