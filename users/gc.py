@@ -48,7 +48,7 @@ def check_keep(keep: object) -> int | None:
     if keep is None:
         return None
     if isinstance(keep, bool) or not isinstance(keep, int) or keep < 1:
-        raise InputError(f"--keep {keep!r}: give the number of versions to keep, 1 or more")
+        raise InputError(f"keep={keep!r}: the number of versions to keep must be 1 or more")
     return keep
 
 
