@@ -91,10 +91,10 @@ def collect(user: str, folder: Path, remove: Sequence[int]) -> GcReport:
         freed += _unique_bytes(gone)
         fsio.remove_tree(gone)
     blobs = 0
-    for entry in blob_files(folder):
-        st = entry.stat(follow_symlinks=False)
+    for blob in blob_files(folder):
+        st = blob.stat(follow_symlinks=False)
         if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
-            os.unlink(entry.path)
+            os.unlink(blob.path)
             blobs += 1
             freed += st.st_size
     if blobs:
