@@ -278,3 +278,60 @@ def test_forget_erases_the_blobs(versions: VersionStore) -> None:
     assert (versions.root / USER / BLOBS_DIR).is_dir()
     versions.forget(USER)
     assert not (versions.root / USER).exists()
+
+
+STEPS = ("open", "write", "fsync", "mkdir", "chmod", "rename", "replace", "link")
+
+
+class Injected(OSError):
+    pass
+
+
+def fail_at(monkeypatch: pytest.MonkeyPatch, index: int | None) -> list[str]:
+    """Wrap the os calls a publish makes; the `index`-th one raises."""
+    seen: list[str] = []
+    for name in STEPS:
+        real = getattr(os, name)
+
+        def wrapper(*args: Any, _real: Any = real, _name: str = name, **kwargs: Any) -> Any:
+            seen.append(_name)
+            if index is not None and len(seen) - 1 == index:
+                raise Injected(f"injected failure at {_name}")
+            return _real(*args, **kwargs)
+
+        monkeypatch.setattr(os, name, wrapper)
+    return seen
+
+
+@pytest.mark.slow
+def test_a_failure_at_any_step_leaves_old_or_new_and_gc_leaves_only_linked_blobs(tmp_path: Path) -> None:
+    old, new = (package(2), manifest(2)), (package(2, {70: "Rome"}), manifest(2, {70: "Rome"}))
+    probe = VersionStore(tmp_path / "probe")
+    probe.publish(USER, old[0], meta(1), manifest=old[1])
+    with pytest.MonkeyPatch.context() as mp:
+        steps = fail_at(mp, None)
+        probe.publish(USER, new[0], meta(2), manifest=new[1])
+    assert {"link", "rename", "fsync"} <= set(steps)
+    for index, step in enumerate(steps):
+        CHECKED.clear()
+        versions = VersionStore(tmp_path / f"run{index}")
+        versions.publish(USER, old[0], meta(1), manifest=old[1])
+        with pytest.MonkeyPatch.context() as mp:
+            fail_at(mp, index)
+            try:
+                versions.publish(USER, new[0], meta(2), manifest=new[1])
+            except Injected:
+                pass
+        store = fresh(versions)
+        numbers = [v.number for v in store.history(USER)]
+        assert numbers in ([1], [1, 2]), (index, step)
+        for number in numbers:  # every visible version is complete
+            files, built = (old, new)[number - 1]
+            assert store.files(USER, number) == files and store.manifest(USER, number).dump() == built.dump()
+        assert store.verify(USER) == [], (index, step)
+        store.gc(USER)
+        folder = versions.root / USER
+        assert all(e.stat().st_nlink >= 2 for e in blob_files(folder)), (index, step)
+        assert not [p for p in folder.iterdir() if p.name.startswith(".tmp")], (index, step)
+        assert store.publish(USER, new[0], meta(3), manifest=new[1]).number == numbers[-1] + 1
+        assert fresh(versions).verify(USER) == []
