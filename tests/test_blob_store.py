@@ -335,3 +335,18 @@ def test_a_failure_at_any_step_leaves_old_or_new_and_gc_leaves_only_linked_blobs
         assert not [p for p in folder.iterdir() if p.name.startswith(".tmp")], (index, step)
         assert store.publish(USER, new[0], meta(3), manifest=new[1]).number == numbers[-1] + 1
         assert fresh(versions).verify(USER) == []
+
+
+def test_parts_of_unchanged_records_are_not_encoded_again() -> None:
+    from users.manifest_parts import PartCache, split
+
+    cache = PartCache()
+    first = manifest(5)
+    assert split(first, cache) == split(first) and cache.encoded == 5
+    records = list(first.collections["trips"].records)
+    records[130] = type(records[130])("Trip", [131], "trip/130", {"city": "Rome"})  # a new object, as a new walk
+    second = first.model_copy(update={"collections": {
+        "trips": first.collections["trips"].model_copy(update={"records": records})}})
+    top, parts = split(second, cache)
+    assert cache.encoded == 6  # only the changed run
+    assert (top, parts) == split(second) == split(manifest(5, {130: "Rome"}))

@@ -25,7 +25,7 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import Field
 
-from codegen.manifest import Manifest, RecordInfo
+from codegen.manifest import Manifest, RecordInfo, records_json
 from factlog.errors import InputError
 from factlog.formats import Format
 from users.blobs import digest
@@ -53,12 +53,6 @@ class ManifestIndex(Format):
     parts: Annotated[dict[str, list[Sha256]], Field(min_length=1)]  # collection -> each part's sha256, in order
 
 
-def records_json(records: Sequence[RecordInfo]) -> str:
-    """A run of records as JSON, each record exactly as `Manifest.dump` writes it."""
-    return json.dumps([{"entity": r.entity, "fact_ids": r.fact_ids, "record_class": r.record_class,
-                        "values": r.values} for r in records], separators=(",", ":"))
-
-
 def _runs(size: int, parts: Sequence[int]) -> list[tuple[int, int]] | None:
     """(start, end) of each run, or None unless `parts` cuts exactly `size` records."""
     if not parts or any(type(n) is not int or n < 0 for n in parts) or sum(parts) != size:
@@ -70,9 +64,36 @@ def _runs(size: int, parts: Sequence[int]) -> list[tuple[int, int]] | None:
     return runs
 
 
-def split(manifest: Manifest) -> tuple[bytes, dict[str, bytes]]:
+class PartCache:
+    """The parts of the manifest split last (for one user), by the identity of their
+    records: a run made of the very same `RecordInfo` objects (the validator keeps the walk
+    of an unchanged chunk) is not encoded and hashed again. Identity, not equality: the
+    cache holds the records, so their ids cannot be reused while it is consulted."""
+
+    def __init__(self) -> None:
+        self._runs: dict[tuple[int, int], tuple[list[RecordInfo], bytes, str]] = {}
+        self._used: dict[tuple[int, int], tuple[list[RecordInfo], bytes, str]] = {}
+        self.encoded = 0  # runs encoded (not found)
+
+    def part(self, run: list[RecordInfo]) -> tuple[bytes, str]:
+        key = (id(run[0]) if run else 0, len(run))
+        hit = self._runs.get(key) or self._used.get(key)
+        if hit is None or any(a is not b for a, b in zip(hit[0], run)):
+            data = records_json(run).encode("utf-8")
+            hit = (run, data, digest(data))
+            self.encoded += 1
+        self._used[key] = hit
+        return hit[1], hit[2]
+
+    def done(self) -> None:
+        """Keep only what the last split used."""
+        self._runs, self._used = self._used, {}
+
+
+def split(manifest: Manifest, cache: PartCache | None = None) -> tuple[bytes, dict[str, bytes]]:
     """The bytes of `manifest.json` and the parts it names (sha256 -> bytes). A manifest
     without parts gives its whole JSON and no parts."""
+    cache = cache or PartCache()
     hashes: dict[str, list[str]] = {}
     blobs: dict[str, bytes] = {}
     skeleton = {}
@@ -81,11 +102,11 @@ def split(manifest: Manifest) -> tuple[bytes, dict[str, bytes]]:
         if runs is None:
             continue
         for start, end in runs:
-            data = records_json(collection.records[start:end]).encode("utf-8")
-            sha = digest(data)
+            data, sha = cache.part(collection.records[start:end])
             blobs[sha] = data
             hashes.setdefault(name, []).append(sha)
         skeleton[name] = collection.model_copy(update={"records": []})
+    cache.done()
     if not hashes:
         return (manifest.dump() + "\n").encode("utf-8"), {}
     bare = manifest.model_copy(update={"collections": {**manifest.collections, **skeleton}})

@@ -60,7 +60,7 @@ from users.integrity import (
     tampered,
     version_problem,
 )
-from users.manifest_parts import ChangedPart, part_files, read_manifest, split
+from users.manifest_parts import ChangedPart, PartCache, part_files, read_manifest, split
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -127,6 +127,7 @@ class VersionStore:
         self._modules: dict[tuple[str, str], ModuleType] = {}
         self._manifests: dict[tuple[str, str], tuple[object, Manifest]] = {}
         self._lock = threading.Lock()
+        self._parts: dict[str, PartCache] = {}  # per user: the manifest parts published last
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
 
     # -- paths ---------------------------------------------------------------------------
@@ -448,7 +449,6 @@ class VersionStore:
             raise InputError("meta must be a PublishMeta")
         if manifest is not None and not isinstance(manifest, Manifest):
             raise InputError("manifest must be a Manifest")
-        manifest_bytes, parts = (None, {}) if manifest is None else split(manifest)
         with self._locked(user) as folder:
             if epoch is not None and self.epoch() != epoch:
                 if not self._numbers(folder):
@@ -458,6 +458,7 @@ class VersionStore:
             current = self.current(user)
             if only_if_newer and current is not None and current.meta.log_position >= meta.log_position:
                 return None
+            manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, self._part_cache(user))
             fsio.remove_temp_entries(folder)
             number = max(self._numbers(folder), default=0) + 1
             info = VersionInfo(
@@ -475,6 +476,10 @@ class VersionStore:
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
+
+    def _part_cache(self, user: str) -> PartCache:
+        with self._lock:
+            return self._parts.setdefault(user, PartCache())
 
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
                        manifest: bytes | None = None, parts: Mapping[str, bytes] | None = None) -> None:
@@ -562,6 +567,7 @@ class VersionStore:
                 unload_package(module_name_for(user, version_name(number)))
             prefix = str(folder / "v")
             with self._lock:
+                self._parts.pop(user, None)
                 for key in [k for k in self._modules if k[0].startswith(prefix)]:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
