@@ -48,7 +48,7 @@ def blob_path(folder: Path, sha256: str) -> Path:
     return folder / BLOBS_DIR / sha256
 
 
-def _holds(path: Path, data: bytes) -> bool:
+def _holds(path: str, data: bytes) -> bool:
     """Whether `path` is a regular file holding exactly `data` (size first, then the bytes)."""
     try:
         st = os.lstat(path)
@@ -65,23 +65,24 @@ class BlobWriter:
 
     `put` writes what is missing; `sync` makes every blob written durable (call it once,
     before linking); `link` places a blob in the version folder. The caller holds the
-    user's lock."""
+    user's lock. (Paths are plain strings here: a version has hundreds of files.)"""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
         self.root = blobs_dir(folder)
+        self._root = str(self.root)
         self._dirty: set[Path] = set()
         self.written = 0  # blobs written (not found already stored)
 
     def put(self, data: bytes, sha256: str | None = None) -> str:
         """Store `data` unless an identical blob exists; its sha256."""
         sha256 = sha256 or digest(data)
-        path = blob_path(self.folder, sha256)
+        path = os.path.join(self._root, sha256)
         if not _holds(path, data):
             self._write(path, data)
         return sha256
 
-    def _write(self, path: Path, data: bytes) -> None:
+    def _write(self, path: str, data: bytes) -> None:
         if not self.root.is_dir():
             self.root.mkdir(exist_ok=True)
             self._dirty.add(self.folder)
@@ -92,7 +93,7 @@ class BlobWriter:
         except BaseException:
             temp.unlink(missing_ok=True)
             raise
-        self._dirty.add(path.parent)
+        self._dirty.add(self.root)
         self.written += 1
 
     def sync(self) -> None:
@@ -101,9 +102,9 @@ class BlobWriter:
             fsio.fsync_dir(directory)
         self._dirty.clear()
 
-    def link(self, sha256: str, data: bytes, destination: Path) -> None:
+    def link(self, sha256: str, data: bytes, destination: str) -> None:
         """Hard-link the blob at `destination` (a new name); a copy where linking fails."""
-        path = blob_path(self.folder, sha256)
+        path = os.path.join(self._root, sha256)
         try:
             os.link(path, destination)
             return
@@ -120,7 +121,7 @@ class BlobWriter:
             except OSError as exc:
                 if exc.errno not in _NO_LINKS:
                     raise
-        fsio.write_file(destination, data, fsio.READ_ONLY_FILE)
+        fsio.write_file(Path(destination), data, fsio.READ_ONLY_FILE)
 
 
 def blob_files(folder: Path) -> list[os.DirEntry[str]]:

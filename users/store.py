@@ -496,7 +496,7 @@ class VersionStore:
         try:
             temp.mkdir()
             for name, sha in hashes.items():
-                blobs.link(sha, contents[name], temp / name)
+                blobs.link(sha, contents[name], os.path.join(temp, name))
             meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
             fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
