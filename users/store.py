@@ -289,7 +289,9 @@ class VersionStore:
         }
 
     def verify(self, user: str) -> list[tuple[int, str]]:
-        """Re-hash every stored version's files against its meta; (version, problem) per mismatch."""
+        """Re-hash every stored version's files, `manifest.json` and manifest parts against
+        its meta; (version, problem) per mismatch. A changed blob is named for every version
+        linking it; each inode is read once while unchanged."""
         problems = []
         hashes: Hashes = {}  # a file linked from many versions is read once
         for info in self.history(user):
