@@ -18,8 +18,9 @@ from store_packages import inodes, manifest, meta, package
 
 from codegen.manifest import Manifest
 from users.blobs import BLOBS_DIR, blob_files, blob_path
+from users.gc import named_blobs
 from users.integrity import CHECKED, IntegrityError
-from users.manifest_parts import PART_FILE
+from users.manifest_parts import PIECE, referenced
 from users.store import VersionStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -38,6 +39,20 @@ def fresh(versions: VersionStore) -> VersionStore:
     return VersionStore(versions.root)
 
 
+def garbage(folder: Path) -> set[str]:
+    """Blobs no version links and no version's manifest names."""
+    named = named_blobs(folder)
+    assert named is not None
+    return {e.name for e in blob_files(folder) if e.stat().st_nlink == 1 and e.name not in named}
+
+
+def tree(versions: VersionStore, number: int) -> set[str]:
+    """The blobs of a version's manifest tree."""
+    store = versions.root / USER / BLOBS_DIR
+    top = (versions.root / USER / f"v{number:06d}" / "manifest.json").read_bytes()
+    return referenced(top, lambda sha: (store / sha).read_bytes(), "test")
+
+
 def writable(path: Path) -> Path:
     os.chmod(path, 0o644)
     return path
@@ -50,11 +65,9 @@ def test_unchanged_files_and_parts_share_inodes(versions: VersionStore) -> None:
         assert (one.path / name).stat().st_ino == (two.path / name).stat().st_ino, name
         assert (one.path / name).stat().st_nlink == 3, name  # the blob and both versions
     assert (one.path / "trip_002.py").stat().st_ino != (two.path / "trip_002.py").stat().st_ino
-    parts_one = {p.name for p in one.path.iterdir() if PART_FILE.fullmatch(p.name)}
-    parts_two = {p.name for p in two.path.iterdir() if PART_FILE.fullmatch(p.name)}
-    assert len(parts_one) == len(parts_two) == 6 and len(parts_one & parts_two) == 5
-    for name in parts_one & parts_two:
-        assert (one.path / name).stat().st_ino == (two.path / name).stat().st_ino
+    assert PIECE >= 50  # one piece per chunk of 50 records: a part list and its piece
+    shared = tree(versions, 1) & tree(versions, 2)
+    assert len(tree(versions, 1)) == len(tree(versions, 2)) == 12 and len(shared) == 10
     assert not stat.S_IMODE((one.path / "trip.py").stat().st_mode) & 0o222  # blobs are read-only too
 
 
@@ -68,8 +81,9 @@ def test_a_small_change_costs_a_small_fraction_of_a_full_version(versions: Versi
                            manifest=manifest(chunks, edits, per_chunk=size))
     after = inodes(versions.root / USER)
     new = sum(n for ino, n in after.items() if ino not in before)
-    changed = [p.stat().st_size for p in two.path.iterdir() if p.stat().st_ino not in before]
-    assert len(changed) == 4  # the chunk file, its manifest part, the manifest's index and meta.json
+    changed = [p.name for p in two.path.iterdir() if p.stat().st_ino not in before]
+    assert sorted(changed) == ["manifest.json", "meta.json", "trip_039.py"]
+    assert len(tree(versions, 2) - tree(versions, 1)) == 2  # one piece of records and its part's list
     assert new < 0.03 * full, (new, full)  # one chunk file and one part of forty, and little else
     overhead = (two.path / "manifest.json").stat().st_size + (two.path / "meta.json").stat().st_size
     assert overhead < 0.004 * full, (overhead, full)
@@ -90,7 +104,7 @@ def test_a_manifest_without_parts_is_stored_whole(versions: VersionStore) -> Non
     built = manifest(3, parted=False)
     info = versions.publish(USER, package(3), meta(1), manifest=built)
     assert Manifest.parse((info.path / "manifest.json").read_bytes(), source="m").dump() == built.dump()
-    assert not [p for p in info.path.iterdir() if PART_FILE.fullmatch(p.name)]
+    assert tree(versions, 1) == set()
     assert fresh(versions).manifest(USER, 1).dump() == built.dump()
 
 
@@ -106,17 +120,19 @@ def test_verify_names_every_version_a_changed_blob_belongs_to(versions: VersionS
         fresh(versions).load(USER)
 
 
-def test_verify_and_reading_catch_a_changed_manifest_part(versions: VersionStore) -> None:
-    info = versions.publish(USER, package(3), meta(1), manifest=manifest(3))
+def test_verify_and_reading_catch_a_changed_manifest_piece(versions: VersionStore) -> None:
+    versions.publish(USER, package(3), meta(1), manifest=manifest(3))
     versions.publish(USER, package(3, {140: "Rome"}), meta(2), manifest=manifest(3, {140: "Rome"}))
-    first = sorted(p for p in info.path.iterdir() if PART_FILE.fullmatch(p.name))[0]
-    writable(first).write_text(first.read_text().replace("City", "Ciyt"))
-    problems = fresh(versions).verify(USER)
-    shared = (info.path / first.name).stat().st_nlink > 2
-    assert [n for n, _ in problems] == ([1, 2] if shared else [1])
-    assert all(p == f"{first.name} changed since it was published" for _, p in problems)
-    with pytest.raises(IntegrityError, match="changed since it was published"):
+    store = versions.root / USER / BLOBS_DIR
+    [piece] = [sha for sha in tree(versions, 1) & tree(versions, 2) if b"City 0" in (store / sha).read_bytes()]
+    writable(store / piece).write_text((store / piece).read_text().replace("City", "Ciyt"))
+    assert fresh(versions).verify(USER) == [(n, f"manifest piece {piece} changed since it was published")
+                                            for n in (1, 2)]
+    with pytest.raises(IntegrityError, match=f"manifest piece {piece} changed since it was published"):
         fresh(versions).manifest(USER, 1)
+    assert fresh(versions).gc(USER).blobs == 0  # what the versions name stays, even when changed
+    (store / piece).unlink()
+    assert fresh(versions).verify(USER) == [(n, f"manifest piece {piece} is missing") for n in (1, 2)]
 
 
 def test_a_changed_blob_is_not_reused_by_a_new_version(versions: VersionStore) -> None:
@@ -142,7 +158,7 @@ def test_without_hard_links_versions_get_copies(versions: VersionStore, monkeypa
     assert store.manifest(USER, 2).dump() == manifest(2, {3: "Rome"}).dump()
     assert store.load(USER).trips[3].city == "Rome"
     report = store.gc(USER)
-    assert report.blobs > 0 and list(blob_files(versions.root / USER)) == []
+    assert report.blobs > 0 and {e.name for e in blob_files(versions.root / USER)} == tree(versions, 1) | tree(versions, 2)
     assert fresh(versions).verify(USER) == []
 
 
@@ -199,7 +215,7 @@ def test_a_crash_before_the_version_rename_leaves_blobs_gc_removes(versions: Ver
     assert report.versions == () and report.temp == 1 and report.blobs == len(new_blobs)
     assert {e.name for e in blob_files(folder)} == stored
     assert not [p for p in folder.iterdir() if p.name.startswith(".tmp")]
-    assert all(e.stat().st_nlink == 2 for e in blob_files(folder))
+    assert garbage(folder) == set()
     assert store.publish(USER, package(4, {10: "Rome"}), meta(2)).number == 2
 
 
@@ -215,9 +231,9 @@ def test_gc_keeps_the_newest_and_the_current_and_frees_what_only_they_used(versi
     assert report.versions == (1, 3)
     assert [v.number for v in versions.history(USER)] == [2, 4, 5] and versions.current(USER).number == 2  # type: ignore[union-attr]
     gone = set(blobs_before) - {e.name for e in blob_files(folder)}
-    assert report.blobs == len(gone) == 6  # trip_000.py, its manifest part and manifest.json, of v1 and v3
+    assert report.blobs == len(gone) == 8  # trip_000.py, manifest.json, the changed piece and part, of v1 and v3
     assert report.bytes == sum(blobs_before[b] for b in gone) + metas
-    assert all(e.stat().st_nlink >= 2 for e in blob_files(folder))
+    assert garbage(folder) == set()
     store = fresh(versions)
     assert store.verify(USER) == []
     assert store.load(USER, 4).trips[4].city == "Town 4" and store.manifest(USER, 5).dump() == \
@@ -269,7 +285,7 @@ def test_gc_and_publish_in_real_processes_leave_a_complete_current_version(versi
     assert [v.number for v in store.history(USER)] == [13]
     folder = versions.root / USER
     linked = {os.lstat(p).st_ino for p in current.path.iterdir()}
-    assert {e.inode() for e in blob_files(folder)} <= linked  # nothing but the current version's blobs
+    assert {e.inode() for e in blob_files(folder) if e.name not in tree(store, 13)} <= linked  # the current's only
     assert not [p for p in folder.iterdir() if p.name.startswith(".tmp")]
 
 
@@ -331,7 +347,7 @@ def test_a_failure_at_any_step_leaves_old_or_new_and_gc_leaves_only_linked_blobs
         assert store.verify(USER) == [], (index, step)
         store.gc(USER)
         folder = versions.root / USER
-        assert all(e.stat().st_nlink >= 2 for e in blob_files(folder)), (index, step)
+        assert garbage(folder) == set(), (index, step)
         assert not [p for p in folder.iterdir() if p.name.startswith(".tmp")], (index, step)
         assert store.publish(USER, new[0], meta(3), manifest=new[1]).number == numbers[-1] + 1
         assert fresh(versions).verify(USER) == []

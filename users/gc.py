@@ -6,8 +6,10 @@ current version, which after a rollback may be older; every other version is rem
 `keep` None keeps every version. The newest version always stays, so version numbers are
 never reused.
 
-Then every blob that no remaining version links (link count 1: only its own name) is
-removed, with the leftovers of interrupted writes (`.tmp-*`). The caller holds the user's
+Then every blob that no remaining version links (link count 1: only its own name) nor
+names in its manifest's tree (`users.manifest_parts.referenced`) is removed, with the
+leftovers of interrupted writes (`.tmp-*`). If a remaining manifest cannot be read whole,
+no blob is removed (the version fails `verify`). The caller holds the user's
 lock, so no publish runs meanwhile. A version is first renamed out of sight (atomically),
 then deleted, so a crash midway leaves only temp entries, which the next writer removes.
 """
@@ -21,11 +23,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from codegen.manifest import MANIFEST_FILE
 from factlog import durable as fsio
 from factlog.errors import InputError
 from factlog.model import JsonValue
 from users.blobs import blob_files, blobs_dir
-from users.versions import version_name
+from users.manifest_parts import referenced
+from users.versions import VERSION_NAME, version_name
 
 
 @dataclass(frozen=True)
@@ -71,6 +75,23 @@ def _unique_bytes(folder: Path) -> int:
     return total
 
 
+def named_blobs(folder: Path) -> set[str] | None:
+    """Every blob the manifests of the versions in `folder` name (their parts and pieces,
+    which are not linked); None when one cannot be read whole: then no unlinked blob can
+    be known to be garbage, and none is removed."""
+    store = blobs_dir(folder)
+    named: set[str] = set()
+    for entry in folder.iterdir():
+        top = entry / MANIFEST_FILE
+        if not VERSION_NAME.fullmatch(entry.name) or not top.is_file():
+            continue
+        try:
+            named |= referenced(top.read_bytes(), lambda sha: (store / sha).read_bytes(), str(top))
+        except (OSError, InputError):
+            return None
+    return named
+
+
 def collect(user: str, folder: Path, remove: Sequence[int]) -> GcReport:
     """Remove the versions `remove`, then temp leftovers and unlinked blobs, from the user
     folder `folder` (under the user's lock)."""
@@ -91,7 +112,9 @@ def collect(user: str, folder: Path, remove: Sequence[int]) -> GcReport:
         freed += _unique_bytes(gone)
         fsio.remove_tree(gone)
     blobs = 0
-    for blob in blob_files(folder):
+    named = named_blobs(folder)
+    garbage = [] if named is None else [b for b in blob_files(folder) if b.name not in named]
+    for blob in garbage:
         st = blob.stat(follow_symlinks=False)
         if stat.S_ISREG(st.st_mode) and st.st_nlink == 1:
             os.unlink(blob.path)

@@ -21,7 +21,8 @@ from pathlib import Path
 
 from codegen.manifest import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
-from users.manifest_parts import PART_FILE, part_hashes, part_name
+from users.blobs import blobs_dir
+from users.manifest_parts import ChangedPart, referenced
 from users.versions import VersionInfo
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)  # the only files a package may hold
@@ -113,19 +114,14 @@ def _problem(info: VersionInfo, identity: Identity, hashes: Hashes | None = None
     """Why the folder does not match its metadata, or None. Reads and hashes every file
     (the package files, `manifest.json` and the manifest parts it names)."""
     sources: dict[str, tuple[int, int, int, int]] = {}
-    parts: dict[str, tuple[int, int, int, int]] = {}
-    manifest: tuple[int, int, int, int] | None = None
+    manifest = False
     for name, ino, size, mtime, ctime, mode in identity:
         if name == META_FILE:
             continue
         key = (ino, size, mtime, ctime)
-        if info.manifest_sha256 is not None and stat.S_ISREG(mode):
-            if name == MANIFEST_FILE:
-                manifest = key
-                continue
-            if PART_FILE.fullmatch(name):
-                parts[name] = key
-                continue
+        if name == MANIFEST_FILE and info.manifest_sha256 is not None and stat.S_ISREG(mode):
+            manifest = True
+            continue
         if not FILE_NAME.fullmatch(name) or not stat.S_ISREG(mode):
             return f"{name} was added since it was published"
         sources[name] = key
@@ -153,12 +149,13 @@ def _problem(info: VersionInfo, identity: Identity, hashes: Hashes | None = None
             return "its files changed since it was published"
     if info.manifest_sha256 is None:
         return None
-    return _manifest_problem(info, manifest, parts, hashes)
+    return _manifest_problem(info, manifest, hashes)
 
 
-def _manifest_problem(info: VersionInfo, manifest: tuple[int, int, int, int] | None,
-                      parts: Mapping[str, tuple[int, int, int, int]], hashes: Hashes | None) -> str | None:
-    if manifest is None:
+def _manifest_problem(info: VersionInfo, manifest: bool, hashes: Hashes | None) -> str | None:
+    """Whether `manifest.json` and every blob of its tree (`users.manifest_parts`) are as
+    published."""
+    if not manifest:
         return f"{MANIFEST_FILE} was deleted since it was published"
     try:
         data = (info.path / MANIFEST_FILE).read_bytes()
@@ -166,21 +163,24 @@ def _manifest_problem(info: VersionInfo, manifest: tuple[int, int, int, int] | N
         return f"{MANIFEST_FILE} cannot be read ({exc.strerror})"
     if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
         return f"{MANIFEST_FILE} changed since it was published"
+    store = blobs_dir(info.path.parent)
     try:
-        named = {part_name(sha): sha for sha in part_hashes(data, str(info.path / MANIFEST_FILE))}
+        names = referenced(data, lambda sha: (store / sha).read_bytes(), str(info.path / MANIFEST_FILE))
+    except ChangedPart as exc:
+        return str(exc)
     except InputError:
         return f"{MANIFEST_FILE} cannot be read as a manifest"
-    for name in sorted(set(named) | set(parts)):
-        if name not in parts:
-            return f"{name} was deleted since it was published"
-        if name not in named:
-            return f"{name} was added since it was published"
+    for sha in sorted(names):
+        path = store / sha
         try:
-            sha = _sha256(info.path / name, parts[name], hashes)
-        except OSError as exc:
-            return f"{name} cannot be read ({exc.strerror})"
-        if sha != named[name]:
-            return f"{name} changed since it was published"
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                return f"manifest piece {sha} is missing"
+            found = _sha256(path, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), hashes)
+        except OSError:
+            return f"manifest piece {sha} is missing"
+        if found != sha:
+            return f"manifest piece {sha} changed since it was published"
     return None
 
 

@@ -6,8 +6,8 @@ Layout of a user folder:
     events.jsonl   one line per publish or rollback (an audit log)
     .lock          flock'ed by writers, so concurrent publishers get distinct numbers
     .blobs/        every distinct file content once, named by its sha256 (`users.blobs`)
-    v000001/       an immutable package: hard links to the blobs of its files, of
-                   `manifest.json` and of its manifest parts (`users.manifest_parts`),
+    v000001/       an immutable package: hard links to the blobs of its files and of
+                   `manifest.json` (whose parts are blobs it names: `users.manifest_parts`),
                    plus its own meta.json; read-only
     .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
 
@@ -45,7 +45,7 @@ from codegen.manifest import Manifest, build_manifest, identity_from_facts, iden
 from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
-from users.blobs import BlobWriter
+from users.blobs import BlobWriter, blobs_dir
 from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
     CHECKED,
@@ -60,7 +60,7 @@ from users.integrity import (
     tampered,
     version_problem,
 )
-from users.manifest_parts import ChangedPart, PartCache, part_files, read_manifest, split
+from users.manifest_parts import ChangedPart, PartCache, read_manifest, split
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -385,13 +385,9 @@ class VersionStore:
         if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
             raise _manifest_problem(info, f"{MANIFEST_FILE} changed since it was published")
 
-        def part(name: str) -> bytes:
-            try:
-                return (info.path / name).read_bytes()
-            except OSError as exc:
-                raise _manifest_problem(info, f"{name} cannot be read ({exc.strerror})") from None
+        store = blobs_dir(info.path.parent)
         try:
-            return read_manifest(data, part, str(path))
+            return read_manifest(data, lambda sha: (store / sha).read_bytes(), str(path))
         except ChangedPart as exc:
             raise _manifest_problem(info, str(exc)) from None
 
@@ -474,7 +470,7 @@ class VersionStore:
                 file_sha256=file_hashes(encoded),
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded, manifest_bytes, part_files(parts))
+            self._write_version(folder, info, encoded, manifest_bytes, parts)
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
@@ -484,14 +480,16 @@ class VersionStore:
             return self._parts.setdefault(user, PartCache())
 
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
-                       manifest: bytes | None = None, parts: Mapping[str, bytes] | None = None) -> None:
+                       manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None) -> None:
         """Write the version's blobs (durably), then its folder of links to them plus its
-        own `meta.json`, under a temp name renamed into place (see `users.blobs`)."""
+        own `meta.json`, under a temp name renamed into place (see `users.blobs`). The
+        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked."""
         contents = dict(encoded)
         if manifest is not None:
             contents[MANIFEST_FILE] = manifest
-            contents.update(parts or {})
         blobs = BlobWriter(folder)
+        for sha, data in (tree or {}).items():
+            blobs.put(data, sha)
         hashes = {name: blobs.put(data, info.file_sha256.get(name)) for name, data in sorted(contents.items())}
         blobs.sync()  # every blob is durable before a version can link it
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
