@@ -1,10 +1,11 @@
 """Content-addressed blobs of one user: each distinct file content stored once, read-only,
 at `<user folder>/.blobs/<sha256>` (one flat folder: a publish fsyncs it once).
 
-A version folder holds HARD LINKS to its blobs, so it stays an ordinary package folder
-(readers, the loader and integrity checks see plain files) and a blob's link count says
-whether any version still uses it: a count of 1 is the store's own name only, and `gc`
-removes such a blob. Blobs live inside the user folder: nothing is shared across users
+A version folder holds HARD LINKS to the blobs of its files, so it stays an ordinary
+package folder (readers, the loader and integrity checks see plain files) and a blob's
+link count says whether any version still uses it: a count of 1 is the store's own name
+only, and `gc` removes such a blob unless a remaining version's manifest names it (the
+parts of a manifest are blobs named by hash, not linked: `users.manifest_parts`). Blobs live inside the user folder: nothing is shared across users
 and `forget` erases them with the folder.
 
 Rules:
