@@ -10,7 +10,8 @@ parts, one per chunk list, where the manifest model has them), and published thr
 
 "Bytes written" by a publish are the sizes of the inodes that appeared in the user's
 folder (a file hard-linked from an older version costs nothing), split into package files,
-manifest and `meta.json`. The baseline is the first (full) version of the same run.
+manifest (`manifest.json` and the blobs of its tree, which only `.blobs/` holds) and
+`meta.json`. The baseline is the first (full) version of the same run.
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ def inodes(folder: Path) -> dict[int, tuple[int, str]]:
             for name in names:
                 st = os.lstat(os.path.join(dirpath, name))
                 what = "meta" if name == "meta.json" else "manifest" if name.startswith("manifest") \
-                    else "files" if name.endswith(".py") else "other"
+                    else "files" if name.endswith(".py") else "manifest" if entry.name == ".blobs" else "other"
                 found.setdefault(st.st_ino, (st.st_size, what))
     return found
 

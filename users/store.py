@@ -384,7 +384,6 @@ class VersionStore:
             raise _manifest_problem(info, f"{MANIFEST_FILE} cannot be read ({exc.strerror})") from None
         if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
             raise _manifest_problem(info, f"{MANIFEST_FILE} changed since it was published")
-
         store = blobs_dir(info.path.parent)
         try:
             return read_manifest(data, lambda sha: (store / sha).read_bytes(), str(path))
