@@ -79,6 +79,9 @@ class CollectionInfo(_Part):
     record_class: str | None  # the class of its records (None for an empty one)
     size: int
     records: list[RecordInfo]
+    # Sizes of the consecutive runs of records that came from one chunk list (summing to
+    # `size`), in order; [] when the collection is one run.
+    parts: list[int] = []
 
 
 class DateRange(_Part):
@@ -165,6 +168,18 @@ class Manifest(Format):
         order = [name for name, _ in info.fields if name in record.values] if info is not None else []
         order += [name for name in record.values if name not in annotations]
         return {name: revive(record.values[name], annotations.get(name, "")) for name in order}
+
+
+def records_data(records: Sequence[RecordInfo]) -> list[dict[str, Any]]:
+    """Records as `Manifest.dump` writes them."""
+    return [{"entity": r.entity, "fact_ids": r.fact_ids, "record_class": r.record_class, "values": r.values}
+            for r in records]
+
+
+def records_json(records: Sequence[RecordInfo]) -> str:
+    """A run of records as compact JSON, exactly as `Manifest.dump` writes that list (so a
+    store can keep each part of a collection apart and join them back)."""
+    return json.dumps(records_data(records), separators=(",", ":"))
 
 
 # -- identity -------------------------------------------------------------------------------

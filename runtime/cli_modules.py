@@ -1,4 +1,4 @@
-"""`uac` commands over typed modules: checkpoint, show, history, diff, rollback, query,
+"""`uac` commands over typed modules: checkpoint, show, history, diff, rollback, gc, query,
 alerts, recall, watch. Each command imports the machinery it runs inside its body (see
 `runtime.cli_app`): only `checkpoint`, `ingest --checkpoint`, `watch` and `demo` load the
 compiler and the validator."""
@@ -211,6 +211,23 @@ def rollback(user: str, version: str, as_json: bool = JsonOpt) -> None:
     mem.versions.get(user, version)  # NotFound / InputError before anything is locked or written
     info = mem.rollback(user, version)
     emit_json(info.to_json()) if as_json else out.print(f"{user}: v{info.number} is current again")
+
+
+@app.command()
+def gc(user: Optional[str] = typer.Argument(None, help="one user (default: every user)"),
+       keep: Optional[int] = typer.Option(None, "--keep", help="versions to keep per user, the newest "
+                                          "(default: `retention.keep` in settings.json, else all); "
+                                          "the current one always stays"),
+       as_json: bool = JsonOpt) -> None:
+    """Remove old versions beyond the retention and the stored files no version uses."""
+    reports = memory().gc(user, keep)
+    if as_json:
+        emit_json([r.to_json() for r in reports])
+        return
+    for r in reports:
+        removed = ", ".join(f"v{n}" for n in r.versions) or "no versions"
+        out.print(f"{r.user}: removed {removed}, {r.blobs} unused blob(s), {r.temp} leftover(s); "
+                  f"{r.bytes:,} bytes freed", markup=False)
 
 
 @app.command()

@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the services load on first use: `uac add` must not import t
     from runtime.versions_service import VersionsService
     from users.checkpoint import CheckpointPolicy, CheckpointResult
     from users.diff import ModuleDiff
+    from users.gc import GcReport
     from users.store import VersionStore
     from users.versions import VersionInfo
 
@@ -290,6 +291,21 @@ class Memory:
         return self.recalls.recall(user, question, expression=expression, max_items=max_items,
                                    max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
                                    until=until, session=session)
+
+    def gc(self, user: str | None = None, keep: int | None = None) -> list[GcReport]:
+        """Remove versions beyond the retention (`keep`, else `retention.keep` of the
+        settings, else none) and every blob no version links, for `user` or every user;
+        the current version always stays (users.gc). NotFound for an unknown user."""
+        from users.gc import check_keep
+
+        keep = check_keep(keep)  # a bad value is refused before the settings are read
+        if keep is None:
+            from runtime.settings import load_settings
+
+            keep = load_settings(self.workspace.home).retention.keep
+        if user is not None:
+            self.require_user(user)
+        return [self.modules.gc(name, keep) for name in ([user] if user is not None else self.versions.users())]
 
     # -- export / import ---------------------------------------------------------------
 

@@ -3,7 +3,8 @@
     {"format": 1,
      "producer": "compiler",                       # who writes a version (the default producer)
      "checkpoint": {"every_facts": 1, "every_seconds": null},   # `uac watch`'s policy
-     "llm": {"base_url": "...", "model": "...", "timeout_seconds": 60, "max_repairs": 2}}
+     "llm": {"base_url": "...", "model": "...", "timeout_seconds": 60, "max_repairs": 2},
+     "retention": {"keep": 20}}                    # `uac gc`: versions kept per user (default: all)
 
 A missing file means the defaults; a file that is not valid settings is refused with one
 line naming it (exit 2). Command-line options win over the file. No secrets belong here:
@@ -55,6 +56,13 @@ class LlmSettings(_Section):
         return data
 
 
+class RetentionSettings(_Section):
+    """What `uac gc` keeps of each user's versions: the newest `keep` (None: all), and always
+    the current one (users.gc)."""
+
+    keep: Annotated[StrictInt, Field(ge=1)] | None = None
+
+
 class Settings(Format):
     """`<home>/settings.json`, format 1."""
 
@@ -63,6 +71,7 @@ class Settings(Format):
     producer: _Name = "compiler"  # the producer `uac checkpoint` and `uac watch` use by default
     checkpoint: CheckpointSettings = CheckpointSettings()
     llm: LlmSettings = LlmSettings()
+    retention: RetentionSettings = RetentionSettings()
 
     def policy(self, every_facts: int | None = None, every_seconds: float | None = None) -> CheckpointPolicy:
         """The checkpoint policy: the options given, else these settings."""

@@ -15,6 +15,7 @@ from users.versions import VersionInfo
 
 if TYPE_CHECKING:  # diffs and anchors load when asked for: a query needs neither
     from users.diff import ModuleDiff
+    from users.gc import GcReport
 
 
 class VersionsService:
@@ -95,6 +96,13 @@ class VersionsService:
         if a in (0, "0", "v0"):  # nothing: the state before the first version
             return 0, b_num
         return self.versions.get(user, a).number, b_num
+
+    def gc(self, user: str, keep: int | None) -> GcReport:
+        """Remove the user's versions beyond the newest `keep` and the blobs nothing links."""
+        report = self.versions.gc(user, keep)
+        removed = set(report.versions)
+        self._modules = {k: v for k, v in self._modules.items() if not (k[0] == user and k[1] in removed)}
+        return report
 
     def version_problems(self, user: str | None = None) -> list[dict[str, JsonValue]]:
         """Every stored version (of `user`, or of everyone) whose files no longer match the

@@ -51,6 +51,8 @@ def test_a_full_file_and_options_that_win_over_it(tmp_path: Path) -> None:
     ('{"llm": {"api_key": "sk-123"}}', "environment"),
     ('{"llm": {"timeout_seconds": -1}}', "llm.timeout_seconds"),
     ('{"producer": "a b"}', "producer"),
+    ('{"retention": {"keep": 0}}', "retention.keep"),
+    ('{"retention": {"keep": "all"}}', "retention.keep"),
     ('{"format": 2}', "newer release"),
 ])
 def test_a_bad_file_is_one_line_naming_it(tmp_path: Path, text: str, needle: str) -> None:

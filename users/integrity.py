@@ -21,6 +21,8 @@ from pathlib import Path
 
 from codegen.manifest import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
+from users.blobs import blobs_dir
+from users.manifest_parts import ChangedPart, referenced
 from users.versions import VersionInfo
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)  # the only files a package may hold
@@ -66,6 +68,11 @@ class _CheckedFolders:
         with self._lock:
             self._passed.pop(key, None)
 
+    def drop_folder(self, path: str) -> None:
+        with self._lock:
+            for key in [k for k in self._passed if k[0] == path]:
+                del self._passed[key]
+
     def clear(self) -> None:
         with self._lock:
             self._passed.clear()
@@ -88,49 +95,98 @@ def _fail(info: VersionInfo, problem: str) -> IntegrityError:
                           f"{problem}; run uac verify")
 
 
-def _problem(info: VersionInfo, identity: Identity) -> str | None:
-    """Why the folder does not match its metadata, or None. Reads and hashes every file."""
-    files: dict[str, bytes] = {}
+Hashes = dict[tuple[int, int, int, int], str]  # (inode, size, mtime, ctime) -> sha256
+
+
+def _sha256(path: Path, key: tuple[int, int, int, int], hashes: Hashes | None) -> str:
+    """The file's sha256; with `hashes`, an inode unchanged since it was hashed is not read again
+    (a file linked from many versions is read once per verify)."""
+    if hashes is not None and key in hashes:
+        return hashes[key]
+    with open(path, "rb") as handle:
+        sha = hashlib.file_digest(handle, "sha256").hexdigest()
+    if hashes is not None:
+        hashes[key] = sha
+    return sha
+
+
+def _problem(info: VersionInfo, identity: Identity, hashes: Hashes | None = None) -> str | None:
+    """Why the folder does not match its metadata, or None. Reads and hashes every file
+    (the package files, `manifest.json` and the manifest parts it names)."""
+    sources: dict[str, tuple[int, int, int, int]] = {}
     manifest = False
-    for name, _ino, _size, _mtime, _ctime, mode in identity:
+    for name, ino, size, mtime, ctime, mode in identity:
         if name == META_FILE:
             continue
+        key = (ino, size, mtime, ctime)
         if name == MANIFEST_FILE and info.manifest_sha256 is not None and stat.S_ISREG(mode):
             manifest = True
             continue
         if not FILE_NAME.fullmatch(name) or not stat.S_ISREG(mode):
             return f"{name} was added since it was published"
-        try:
-            with open(info.path / name, "rb") as handle:
-                files[name] = handle.read()
-        except OSError as exc:
-            return f"{name} cannot be read ({exc.strerror})"
+        sources[name] = key
     recorded = info.file_sha256
-    if recorded:
-        hashes = file_hashes(files)
-        for name in sorted(set(recorded) | set(hashes)):
-            if name not in hashes:
+    if recorded:  # every byte is covered by its file's hash
+        for name in sorted(set(recorded) | set(sources)):
+            if name not in sources:
                 return f"{name} was deleted since it was published"
             if name not in recorded:
                 return f"{name} was added since it was published"
-            if hashes[name] != recorded[name]:
+            try:
+                sha = _sha256(info.path / name, sources[name], hashes)
+            except OSError as exc:
+                return f"{name} cannot be read ({exc.strerror})"
+            if sha != recorded[name]:
                 return f"{name} changed since it was published"
-    if files_digest(files) != info.files_sha256:
-        return "its files changed since it was published"
-    if info.manifest_sha256 is not None:
-        if not manifest:
-            return f"{MANIFEST_FILE} was deleted since it was published"
+    else:  # a version written before per-file hashes: the package hash alone
+        files: dict[str, bytes] = {}
+        for name in sources:
+            try:
+                files[name] = (info.path / name).read_bytes()
+            except OSError as exc:
+                return f"{name} cannot be read ({exc.strerror})"
+        if files_digest(files) != info.files_sha256:
+            return "its files changed since it was published"
+    if info.manifest_sha256 is None:
+        return None
+    return _manifest_problem(info, manifest, hashes)
+
+
+def _manifest_problem(info: VersionInfo, manifest: bool, hashes: Hashes | None) -> str | None:
+    """Whether `manifest.json` and every blob of its tree (`users.manifest_parts`) are as
+    published."""
+    if not manifest:
+        return f"{MANIFEST_FILE} was deleted since it was published"
+    try:
+        data = (info.path / MANIFEST_FILE).read_bytes()
+    except OSError as exc:
+        return f"{MANIFEST_FILE} cannot be read ({exc.strerror})"
+    if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
+        return f"{MANIFEST_FILE} changed since it was published"
+    store = blobs_dir(info.path.parent)
+    try:
+        names = referenced(data, lambda sha: (store / sha).read_bytes(), str(info.path / MANIFEST_FILE))
+    except ChangedPart as exc:
+        return str(exc)
+    except InputError:
+        return f"{MANIFEST_FILE} cannot be read as a manifest"
+    for sha in sorted(names):
+        path = store / sha
         try:
-            data = (info.path / MANIFEST_FILE).read_bytes()
-        except OSError as exc:
-            return f"{MANIFEST_FILE} cannot be read ({exc.strerror})"
-        if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
-            return f"{MANIFEST_FILE} changed since it was published"
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                return f"manifest piece {sha} is missing"
+            found = _sha256(path, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), hashes)
+        except OSError:
+            return f"manifest piece {sha} is missing"
+        if found != sha:
+            return f"manifest piece {sha} changed since it was published"
     return None
 
 
-def version_problem(info: VersionInfo, *, use_cache: bool = True) -> str | None:
-    """What is wrong with the stored files of `info`, or None when they are as published."""
+def version_problem(info: VersionInfo, *, use_cache: bool = True, hashes: Hashes | None = None) -> str | None:
+    """What is wrong with the stored files of `info`, or None when they are as published.
+    `hashes` (shared by the calls of one verify) hashes each inode once while it is unchanged."""
     key = (str(info.path), info.files_sha256)
     try:
         identity = _identity(info.path)
@@ -139,7 +195,7 @@ def version_problem(info: VersionInfo, *, use_cache: bool = True) -> str | None:
     if use_cache and CHECKED.get(key) == identity:
         return None
     CHECKED.hashed += 1
-    problem = _problem(info, identity)
+    problem = _problem(info, identity, hashes)
     if problem is not None:
         CHECKED.drop(key)
         return problem

@@ -5,16 +5,23 @@ Layout of a user folder:
     current        the current version's name ("v000003"), replaced atomically
     events.jsonl   one line per publish or rollback (an audit log)
     .lock          flock'ed by writers, so concurrent publishers get distinct numbers
-    v000001/       an immutable package: the generated files + meta.json, read-only
+    .blobs/        every distinct file content once, named by its sha256 (`users.blobs`)
+    v000001/       an immutable package: hard links to the blobs of its files and of
+                   `manifest.json` (whose parts are blobs it names: `users.manifest_parts`),
+                   plus its own meta.json; read-only
     .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
 
-A version directory is built under a temp name, every file and the directory fsynced, then
-renamed into place, so a crash leaves either no new version or a complete one; the
-`current` pointer moves only after that. A crash between the rename and the pointer update
-leaves a complete version that never became current (history lists it; the next publish
-takes the number after it).
+A version costs disk in proportion to what changed: a file equal to one of an older
+version is the same inode. The blobs a version links are written and fsynced first; its
+directory is then built under a temp name, every entry and the directory fsynced, and
+renamed into place, so a crash leaves either no new version (and perhaps blobs nothing
+links, which `gc` removes) or a complete one; the `current` pointer moves only after that.
+A crash between the rename and the pointer update leaves a complete version that never
+became current (history lists it; the next publish takes the number after it). Versions
+written as plain copies (before blobs) read the same.
 
 Readers take no lock: both the version directories and the pointer appear atomically.
+`gc` (`users.gc`) removes versions beyond the retention and the blobs no version links.
 """
 
 from __future__ import annotations
@@ -38,10 +45,14 @@ from codegen.manifest import Manifest, build_manifest, identity_from_facts, iden
 from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
+from users.blobs import BlobWriter, blobs_dir
+from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
+    CHECKED,
     FILE_NAME,
     MANIFEST_FILE,
     META_FILE,
+    Hashes,
     IntegrityError,
     check_version,
     file_hashes,
@@ -49,6 +60,7 @@ from users.integrity import (
     tampered,
     version_problem,
 )
+from users.manifest_parts import ChangedPart, PartCache, read_manifest, split
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -115,6 +127,7 @@ class VersionStore:
         self._modules: dict[tuple[str, str], ModuleType] = {}
         self._manifests: dict[tuple[str, str], tuple[object, Manifest]] = {}
         self._lock = threading.Lock()
+        self._parts: dict[str, PartCache] = {}  # per user: the manifest parts published last
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
 
     # -- paths ---------------------------------------------------------------------------
@@ -276,10 +289,13 @@ class VersionStore:
         }
 
     def verify(self, user: str) -> list[tuple[int, str]]:
-        """Re-hash every stored version's files against its meta; (version, problem) per mismatch."""
+        """Re-hash every stored version's files, `manifest.json` and manifest parts against
+        its meta; (version, problem) per mismatch. A changed blob is named for every version
+        linking it; each inode is read once while unchanged."""
         problems = []
+        hashes: Hashes = {}  # a file linked from many versions is read once
         for info in self.history(user):
-            problem = version_problem(info, use_cache=False)
+            problem = version_problem(info, use_cache=False, hashes=hashes)
             if problem is not None:
                 problems.append((info.number, problem))
         return problems
@@ -368,7 +384,11 @@ class VersionStore:
             raise _manifest_problem(info, f"{MANIFEST_FILE} cannot be read ({exc.strerror})") from None
         if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
             raise _manifest_problem(info, f"{MANIFEST_FILE} changed since it was published")
-        return Manifest.parse(data, source=str(path))
+        store = blobs_dir(info.path.parent)
+        try:
+            return read_manifest(data, lambda sha: (store / sha).read_bytes(), str(path))
+        except ChangedPart as exc:
+            raise _manifest_problem(info, str(exc)) from None
 
     def _build_manifest(self, info: VersionInfo, facts: Callable[[], Mapping[int, Fact]] | None) -> Manifest:
         """A version published before manifests: import it and walk it (the same walk)."""
@@ -426,7 +446,6 @@ class VersionStore:
             raise InputError("meta must be a PublishMeta")
         if manifest is not None and not isinstance(manifest, Manifest):
             raise InputError("manifest must be a Manifest")
-        manifest_bytes = None if manifest is None else (manifest.dump() + "\n").encode("utf-8")
         with self._locked(user) as folder:
             if epoch is not None and self.epoch() != epoch:
                 if not self._numbers(folder):
@@ -436,6 +455,7 @@ class VersionStore:
             current = self.current(user)
             if only_if_newer and current is not None and current.meta.log_position >= meta.log_position:
                 return None
+            manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, self._part_cache(user))
             fsio.remove_temp_entries(folder)
             number = max(self._numbers(folder), default=0) + 1
             info = VersionInfo(
@@ -449,20 +469,33 @@ class VersionStore:
                 file_sha256=file_hashes(encoded),
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded, manifest_bytes)
+            self._write_version(folder, info, encoded, manifest_bytes, parts)
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
 
+    def _part_cache(self, user: str) -> PartCache:
+        with self._lock:
+            return self._parts.setdefault(user, PartCache())
+
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
-                       manifest: bytes | None = None) -> None:
+                       manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None) -> None:
+        """Write the version's blobs (durably), then its folder of links to them plus its
+        own `meta.json`, under a temp name renamed into place (see `users.blobs`). The
+        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked."""
+        contents = dict(encoded)
+        if manifest is not None:
+            contents[MANIFEST_FILE] = manifest
+        blobs = BlobWriter(folder)
+        for sha, data in (tree or {}).items():
+            blobs.put(data, sha)
+        hashes = {name: blobs.put(data, info.file_sha256.get(name)) for name, data in sorted(contents.items())}
+        blobs.sync()  # every blob is durable before a version can link it
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
         try:
             temp.mkdir()
-            for name, data in sorted(encoded.items()):
-                fsio.write_file(temp / name, data, fsio.READ_ONLY_FILE)
-            if manifest is not None:
-                fsio.write_file(temp / MANIFEST_FILE, manifest, fsio.READ_ONLY_FILE)
+            for name, sha in hashes.items():
+                blobs.link(sha, contents[name], os.path.join(temp, name))
             meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
             fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
@@ -493,6 +526,32 @@ class VersionStore:
             self._log(folder, "rollback", info.number, previous, _now())
         return info
 
+    def gc(self, user: str, keep: int | None = None) -> GcReport:
+        """Remove the user's versions beyond the newest `keep` (None: keep all; the current
+        one always stays), then every blob no version links and leftovers of interrupted
+        writes (`users.gc`). Under the user's lock, so it never races a publish or rollback,
+        and inside `in_use`, so a forget waits. A user without a folder has nothing to remove."""
+        keep = check_keep(keep)
+        with self.in_use():
+            if not self.user_dir(user).is_dir():
+                return GcReport(user, (), 0, 0, 0)
+            with self._locked(user) as folder:
+                remove = doomed(self._numbers(folder), self._current_number(folder), keep)
+                self._drop(user, [folder / version_name(n) for n in remove])
+                return collect(user, folder, remove)
+
+    def _drop(self, user: str, paths: list[Path]) -> None:
+        """Forget what this process holds of versions about to be removed."""
+        names = {str(p) for p in paths}
+        for path in paths:
+            unload_package(module_name_for(user, path.name))
+            CHECKED.drop_folder(str(path))
+        with self._lock:
+            for key in [k for k in self._modules if k[0] in names]:
+                unload_package(self._modules.pop(key).__name__)
+            for key in [k for k in self._manifests if k[0] in names]:
+                del self._manifests[key]
+
     def forget(self, user: str) -> bool:
         """Erase the user's folder and unload their modules; False if there was nothing.
 
@@ -507,6 +566,7 @@ class VersionStore:
                 unload_package(module_name_for(user, version_name(number)))
             prefix = str(folder / "v")
             with self._lock:
+                self._parts.pop(user, None)
                 for key in [k for k in self._modules if k[0].startswith(prefix)]:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:

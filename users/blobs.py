@@ -1,0 +1,134 @@
+"""Content-addressed blobs of one user: each distinct file content stored once, read-only,
+at `<user folder>/.blobs/<sha256>` (one flat folder: a publish fsyncs it once).
+
+A version folder holds HARD LINKS to the blobs of its files, so it stays an ordinary
+package folder (readers, the loader and integrity checks see plain files) and a blob's
+link count says whether any version still uses it: a count of 1 is the store's own name
+only, and `gc` removes such a blob unless a remaining version's manifest names it (the
+parts of a manifest are blobs named by hash, not linked: `users.manifest_parts`). Blobs live inside the user folder: nothing is shared across users
+and `forget` erases them with the folder.
+
+Rules:
+- A blob appears atomically (a temp file in the user folder, fsync, rename, fsync of its
+  folder)
+  and before any version that links it is renamed into place, so a crash leaves at most
+  blobs no version links.
+- A blob is reused only when its bytes are exactly the bytes asked for (they are read and
+  compared): a blob found changed is replaced by a fresh one, and the versions still
+  linking the changed one fail their integrity check.
+- Where a hard link is not possible (a file system without them, or a blob at its link
+  limit that cannot be replaced), the version gets a plain read-only copy instead; the
+  version reads the same, only the sharing is lost.
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import os
+import stat
+import uuid
+from pathlib import Path
+
+from factlog import durable as fsio
+
+BLOBS_DIR = ".blobs"
+_NO_LINKS = {errno.EPERM, errno.EXDEV, errno.ENOTSUP, errno.EOPNOTSUPP, errno.EMLINK, errno.EACCES}
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def blobs_dir(folder: Path) -> Path:
+    """The blob store of the user whose folder is `folder`."""
+    return folder / BLOBS_DIR
+
+
+def blob_path(folder: Path, sha256: str) -> Path:
+    return folder / BLOBS_DIR / sha256
+
+
+def _holds(path: str, data: bytes) -> bool:
+    """Whether `path` is a regular file holding exactly `data` (size first, then the bytes)."""
+    try:
+        st = os.lstat(path)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(data):
+            return False
+        with open(path, "rb") as handle:
+            return handle.read(len(data) + 1) == data
+    except OSError:
+        return False
+
+
+class BlobWriter:
+    """Puts the blobs of one version, then links them into its (temporary) folder.
+
+    `put` writes what is missing; `sync` makes every blob written durable (call it once,
+    before linking); `link` places a blob in the version folder. The caller holds the
+    user's lock. (Paths are plain strings here: a version has hundreds of files.)"""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.root = blobs_dir(folder)
+        self._root = str(self.root)
+        self._dirty: set[Path] = set()
+        self.written = 0  # blobs written (not found already stored)
+
+    def put(self, data: bytes, sha256: str | None = None) -> str:
+        """Store `data` unless an identical blob exists; its sha256."""
+        sha256 = sha256 or digest(data)
+        path = os.path.join(self._root, sha256)
+        if not _holds(path, data):
+            self._write(path, data)
+        return sha256
+
+    def _write(self, path: str, data: bytes) -> None:
+        if not self.root.is_dir():
+            self.root.mkdir(exist_ok=True)
+            self._dirty.add(self.folder)
+        temp = self.folder / f"{fsio.TEMP_PREFIX}blob-{uuid.uuid4().hex}"  # cleaned like any temp entry
+        try:
+            fsio.write_file(temp, data, fsio.READ_ONLY_FILE)
+            os.rename(temp, path)  # over a changed blob: versions linking it keep that inode
+        except BaseException:
+            temp.unlink(missing_ok=True)
+            raise
+        self._dirty.add(self.root)
+        self.written += 1
+
+    def sync(self) -> None:
+        """fsync the folders blobs (or the blob folder) were added to, deepest first."""
+        for directory in sorted(self._dirty, key=lambda p: len(p.parts), reverse=True):
+            fsio.fsync_dir(directory)
+        self._dirty.clear()
+
+    def link(self, sha256: str, data: bytes, destination: str) -> None:
+        """Hard-link the blob at `destination` (a new name); a copy where linking fails."""
+        path = os.path.join(self._root, sha256)
+        try:
+            os.link(path, destination)
+            return
+        except OSError as exc:
+            if exc.errno not in _NO_LINKS:
+                raise
+            at_limit = exc.errno == errno.EMLINK
+        if at_limit:  # a fresh inode takes over the name; the versions keep the full one
+            self._write(path, data)
+            self.sync()
+            try:
+                os.link(path, destination)
+                return
+            except OSError as exc:
+                if exc.errno not in _NO_LINKS:
+                    raise
+        fsio.write_file(Path(destination), data, fsio.READ_ONLY_FILE)
+
+
+def blob_files(folder: Path) -> list[os.DirEntry[str]]:
+    """Every stored blob of the user."""
+    root = blobs_dir(folder)
+    if not root.is_dir():
+        return []
+    with os.scandir(root) as found:
+        return sorted(found, key=lambda e: e.name)
