@@ -46,9 +46,9 @@ def _render(template: str, **context: object) -> str:
 @dataclass(frozen=True)
 class Header:
     user: str  # a checked user id (safe inside a docstring)
-    position: int
+    position: int | None  # None: the file is made from no fact (a class module: from its spec)
     input_hash: str  # hex
-    scope: str  # what the position covers, e.g. "the whole package"
+    scope: str  # what the position (or, without one, the input hash) covers, e.g. "the whole log"
     contents: str  # made of identifiers only
 
 
