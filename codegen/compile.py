@@ -41,15 +41,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from codegen.compile_state import (CLASS_CHUNK, FORMAT, NOTES_KIND, EntityRow, FileRow, KindRow, Member,
-                                   NeedFull, NoteRow, StateDb)
+from codegen.compile_state import (
+    CLASS_CHUNK,
+    FORMAT,
+    NOTES_KIND,
+    EntityRow,
+    FileRow,
+    KindRow,
+    Member,
+    NeedFull,
+    NoteRow,
+    StateDb,
+)
 from codegen.literals import Aliases
 from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
 from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
-from codegen.schema import (STR, ClassSpec, FieldSpec, PyType, add_contribution, coerce, contribution,
-                            spec_digest, spec_from_stats)
+from codegen.schema import (
+    STR,
+    ClassSpec,
+    FieldSpec,
+    PyType,
+    add_contribution,
+    coerce,
+    contribution,
+    spec_digest,
+    spec_from_stats,
+)
 from factlog.identity import kind_identity
 from factlog.limits import MAX_FILE_BYTES
 from factlog.liveness import effective_date
@@ -280,8 +299,8 @@ class _Batch:
 
 def _rescan(db: StateDb, row: KindRow) -> None:
     """Find again where each field of a kind first appears (after its first holder changed)."""
-    for stats in row.fields.values():
-        stats.first = None
+    for entry in row.fields.values():
+        entry.first = None
     missing = set(row.fields)
     for entity in db.entities_of(row.kind):
         for index, name in enumerate(entity.merged()):
@@ -494,7 +513,8 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     exports = _exports(db, names, specs)
     quarantined = {i: reason for i, (reason, _) in batch.quarantine.items()}
     input_hash = writer.init(batch.position, exports, quarantined)
-    counts = {names[k].attribute: batch.kinds[k].live_count for k in sorted(live_after, key=lambda k: names[k].attribute)}
+    by_attribute = sorted(live_after, key=lambda k: names[k].attribute)
+    counts = {names[k].attribute: batch.kinds[k].live_count for k in by_attribute}
     counts[NOTE_ATTRIBUTE] = db.note_count()
     return _Rendered(names, specs, counts, input_hash, frozenset(writer.written))
 

@@ -231,7 +231,8 @@ class StateDb:
                     tuple(parse_date(d) for d in json.loads(rows[0][3])), rows[0][4])
 
     def put_notes(self, notes: Iterable[NoteRow]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash) VALUES (?, ?, ?, ?, ?)",
+        self.conn.executemany("INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash) "
+                              "VALUES (?, ?, ?, ?, ?)",
                               ((n.fact_id, n.ordinal, n.text, json.dumps([d.isoformat() for d in n.dates]), n.hash)
                                for n in notes))
 
@@ -243,8 +244,8 @@ class StateDb:
 
     # kinds
     def kinds(self) -> dict[str, KindRow]:
-        return {k: KindRow(k, int(n), int(c), _stats(s), sp)
-                for k, n, c, s, sp in self.conn.execute("SELECT kind, next_ordinal, live_count, stats, spec FROM kinds")}
+        rows = self.conn.execute("SELECT kind, next_ordinal, live_count, stats, spec FROM kinds")
+        return {k: KindRow(k, int(n), int(c), _stats(s), sp) for k, n, c, s, sp in rows}
 
     def put_kinds(self, rows: Iterable[KindRow]) -> None:
         self.conn.executemany("INSERT OR REPLACE INTO kinds(kind, next_ordinal, live_count, stats, spec) "

@@ -65,8 +65,11 @@ class ClassSpec:
 def contribution(ordinal: int, fields: Mapping[str, JsonValue]) -> tuple[tuple[str, int, str | None], ...]:
     """What one entity adds to its kind's schema inputs: (field, index among its fields,
     value type as text or None for a null)."""
-    return tuple((name, index, None if value is None else type_to_text(type_of(value)))
-                 for index, (name, value) in enumerate(fields.items()))
+    out = []
+    for index, (name, value) in enumerate(fields.items()):
+        value_type = type_of(value)
+        out.append((name, index, None if value_type is None else type_to_text(value_type)))
+    return tuple(out)
 
 
 def add_contribution(stats: dict[str, FieldStats], ordinal: int,

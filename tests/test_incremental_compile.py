@@ -9,9 +9,9 @@ from datetime import date
 from pathlib import Path
 
 from fact_helpers import make_fact
-from raw_facts import raw_fact
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from raw_facts import raw_fact
 
 from codegen.compile import ListLog, compile_incremental, compile_package
 from factlog.hashing import GENESIS
