@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,11 +54,19 @@ from codegen.compile_state import (
     NoteRow,
     StateDb,
 )
-from codegen.literals import Aliases
 from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
-from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
+from codegen.render import (
+    Export,
+    Header,
+    Record,
+    chunk_module,
+    chunk_module_lines,
+    class_module,
+    init_module,
+    record_line,
+)
 from codegen.schema import (
     STR,
     ClassSpec,
@@ -166,8 +175,11 @@ class _Batch:
     what was touched."""
 
     def __init__(self, db: StateDb, lookup: Callable[[int], Fact | None], fresh: bool,
-                 extra: Mapping[int, str], chunk_records: int, position: int, note_next: int) -> None:
-        self.db, self.lookup, self.fresh, self.extra = db, lookup, fresh, extra
+                 extra: Mapping[int, str], chunk_records: int, position: int, note_next: int,
+                 persist: bool = True) -> None:
+        self.db, self.lookup, self.fresh, self.extra, self.persist = db, lookup, fresh, extra, persist
+        self.relined: dict[str, EntityRow] = {}  # entities whose record line was rendered again
+        self._live_by_kind: dict[str, list[EntityRow]] | None = None
         self.chunk_records = chunk_records
         self.position, self.note_next = position, note_next
         self.kinds = db.kinds()
@@ -215,7 +227,10 @@ class _Batch:
             if problem is not None:
                 self._quarantine(fact.id, problem, origin)
                 return
-            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, note_dates(fact), fact.hash)
+            dates = note_dates(fact)
+            line, needs = record_line(NOTE_CLASS, Record((("text", fact.text), ("dates", list(dates))), (fact.id,)))
+            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, dates, fact.hash, line,
+                                                ",".join(sorted(needs)))
             return
         kind = normalize_kind(fact.kind)
         ident = kind_identity(kind, fact.key, fact.id)
@@ -232,7 +247,31 @@ class _Batch:
             self._quarantine(fact.id, problem, origin)
             return
         entity.members.append(Member(fact.id, effective_date(fact).isoformat(), fact.hash, dict(fact.fields)))
+        entity.line_spec = ""
         self.dirty.add(ident)
+
+    def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> list[EntityRow]:
+        """Live entities of `kind` (ordinal in [lo, hi) when given), by ordinal; a fresh
+        build holds them all in memory, an update reads them from the state."""
+        if not self.fresh:
+            return list(self.db.entities_of(kind, lo, hi))
+        if self._live_by_kind is None:
+            self._live_by_kind = {}
+            for entity in sorted(self.entities.values(), key=lambda e: e.ordinal):
+                if entity.live:
+                    self._live_by_kind.setdefault(entity.kind, []).append(entity)
+        rows = self._live_by_kind.get(kind, [])
+        if lo is None or hi is None:
+            return rows
+        return [e for e in rows[bisect_left(rows, lo, key=lambda e: e.ordinal):] if e.ordinal < hi]
+
+    def save_lines(self) -> None:
+        """Write the entities (fresh) or their new record lines (update)."""
+        if self.fresh:
+            if self.persist:
+                self.db.put_entities(self.entities[i] for i in sorted(self.entities))
+        else:
+            self.db.put_lines(self.relined.values())
 
     def _quarantine(self, fact_id: int, reason: str, origin: str) -> None:
         self.quarantine[fact_id] = (reason, origin)
@@ -259,6 +298,7 @@ class _Batch:
         entity = self._entity(kind_identity(normalize_kind(fact.kind), fact.key, fact.id))
         if entity is not None and any(m.id == target for m in entity.members):
             entity.members = [m for m in entity.members if m.id != target]
+            entity.line_spec = ""
             self.dirty.add(entity.ident)
 
     def finish(self) -> tuple[dict[str, set[int]], set[int], set[str]]:
@@ -284,7 +324,8 @@ class _Batch:
             if after is not None:
                 add_contribution(row.fields, after[0], after[1], 1)
                 row.live_count += 1
-        self.db.put_entities(rows)
+        if not self.fresh:
+            self.db.put_entities(rows)
         notes = set()
         for note in (*self.notes_added.values(), *self.notes_removed.values()):
             notes.add(chunk_index(note.ordinal, self.chunk_records))
@@ -297,12 +338,12 @@ class _Batch:
         return touched, notes, rescan
 
 
-def _rescan(db: StateDb, row: KindRow) -> None:
+def _rescan(batch: _Batch, row: KindRow) -> None:
     """Find again where each field of a kind first appears (after its first holder changed)."""
     for entry in row.fields.values():
         entry.first = None
     missing = set(row.fields)
-    for entity in db.entities_of(row.kind):
+    for entity in batch.entities_of(row.kind):
         for index, name in enumerate(entity.merged()):
             stats = row.fields.get(name)
             if stats is not None and stats.first is None:
@@ -336,34 +377,15 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
     return Record(tuple(values), tuple(sorted(m.id for m in entity.members)))
 
 
-def _records(spec: ClassSpec, entities: Sequence[EntityRow]) -> list[Record]:
-    """Each entity's record; an entity whose values cannot be converted fails with all its
-    facts (raised after trying every entity given)."""
-    failed: dict[int, str] = {}
-    records = []
-    for entity in entities:
-        try:
-            records.append(_entity_record(spec, entity))
-        except Exception as error:  # anything one entity's values do must not stop the others
-            failed.update(_failure(entity, error))
-    if failed:
-        raise _EntitiesFailed(failed)
-    return records
+@dataclass(frozen=True)
+class _Item:
+    """One record of a chunk: its line, the temporal names it uses, its (fact id, hash)
+    pairs, and how to build it as a `Record` (for a module that must alias a name)."""
 
-
-def _culprits(spec: ClassSpec, entities: Sequence[EntityRow], records: Sequence[Record],
-              error: Exception) -> _EntitiesFailed:
-    """Rendering failed: find the entities whose records cannot be rendered (tried one by
-    one only now, so the usual path renders each record once)."""
-    failed: dict[int, str] = {}
-    for entity, record in zip(entities, records):
-        try:
-            record_source(spec.names.class_name, record, Aliases())
-        except Exception as culprit:
-            failed.update(_failure(entity, culprit))
-    if not failed:
-        raise error  # not one record's doing: a compiler bug, reported as such
-    return _EntitiesFailed(failed)
+    line: str
+    needs: str
+    cites: tuple[tuple[int, str], ...]
+    record: Callable[[], Record]
 
 
 class _Writer:
@@ -377,26 +399,29 @@ class _Writer:
         self.db.put_file(row, source)
         self.written.add(row.name)
 
-    def chunk(self, kind: str, index: int, spec: ClassSpec, records: Sequence[tuple[Record, Sequence[str]]]) -> None:
-        """One chunk's files (none when it has no records); records come with their facts' hashes."""
+    def chunk(self, kind: str, index: int, spec: ClassSpec, items: Sequence[_Item]) -> None:
+        """One chunk's files (none when it has no records)."""
         self.db.delete_files(kind, index)
-        if records:
+        if items:
             names = spec.names
-            self._chunk(kind, index, spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", records)
+            self._chunk(kind, index, spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", items)
 
     def _chunk(self, kind: str, index: int, spec: ClassSpec, stem: str, list_name: str,
-               records: Sequence[tuple[Record, Sequence[str]]]) -> None:
+               items: Sequence[_Item]) -> None:
         """One chunk module, or, when its records are too large together for one file (many
         long notes), its two halves as `<stem>_1` and `<stem>_2`, and so on: every fact the
         door accepts fits a file on its own, so no number of them blocks a checkpoint."""
-        pairs = sorted((i, h) for record, hashes in records for i, h in zip(record.fact_ids, hashes))
-        contents = f"{list_name}, {len(records)} record(s) of class {spec.names.class_name}"
+        pairs = sorted(pair for item in items for pair in item.cites)
+        contents = f"{list_name}, {len(items)} record(s) of class {spec.names.class_name}"
         input_hash = hash_of(h for _, h in pairs)
         header = Header(self.user, pairs[-1][0] if pairs else 0, input_hash, "facts in this file", contents)
-        source = chunk_module(spec, list_name, [r for r, _ in records], header)
-        if len(records) > 1 and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES:
-            half = len(records) // 2
-            for part, piece in enumerate((records[:half], records[half:]), start=1):
+        needed = {name for item in items for name in item.needs.split(",") if name}
+        source = chunk_module_lines(spec, list_name, [item.line for item in items], needed, header)
+        if source is None:
+            source = chunk_module(spec, list_name, [item.record() for item in items], header)
+        if len(items) > 1 and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES:
+            half = len(items) // 2
+            for part, piece in enumerate((items[:half], items[half:]), start=1):
                 self._chunk(kind, index, spec, f"{stem}_{part}", f"{list_name}_{part}", piece)
             return
         self._put(FileRow(f"{stem}.py", kind, index, list_name, input_hash), source)
@@ -419,8 +444,7 @@ class _Writer:
         input_hash = hash_of(r.input_hash for r in rows)
         contents = ", ".join(e.spec.names.attribute for e in exports)
         header = Header(self.user, position, input_hash, "the whole log", contents)
-        self._put(FileRow(INIT, _INIT_KIND, CLASS_CHUNK, "", input_hash),
-                         init_module(exports, header, quarantined))
+        self._put(FileRow(INIT, _INIT_KIND, CLASS_CHUNK, "", input_hash), init_module(exports, header, quarantined))
         return input_hash
 
 
@@ -435,24 +459,42 @@ def _with_hashes(entity: EntityRow) -> list[str]:
     return [m.hash for m in sorted(entity.members, key=lambda m: m.id)]
 
 
-def _render_kind_chunks(writer: _Writer, kind: str, spec: ClassSpec, entities: Sequence[EntityRow],
-                        chunk_records: int, indexes: Iterable[int] = ()) -> None:
+def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[EntityRow]) -> None:
+    """Render the record line of each entity whose line is not of this spec; an entity whose
+    record cannot be rendered fails with all its facts (after trying every entity)."""
+    failed: dict[int, str] = {}
+    for entity in entities:
+        if entity.line_spec == digest:
+            continue
+        try:
+            line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
+        except Exception as error:  # anything one entity's values do must not stop the others
+            failed.update(_failure(entity, error))
+            continue
+        entity.line, entity.needs, entity.line_spec = line, ",".join(sorted(needs)), digest
+        batch.relined[entity.ident] = entity
+    if failed:
+        raise _EntitiesFailed(failed)
+
+
+def _entity_item(spec: ClassSpec, entity: EntityRow) -> _Item:
+    return _Item(entity.line, entity.needs, entity.cites(), lambda: _entity_record(spec, entity))
+
+
+def _note_item(note: NoteRow) -> _Item:
+    record = Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
+    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), lambda: record)
+
+
+def _render_kind_chunks(writer: _Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
+                        entities: Sequence[EntityRow], chunk_records: int, indexes: Iterable[int] = ()) -> None:
     """The chunks of `entities` (and `indexes`, which lose their files when left empty)."""
-    records = _records(spec, entities)
-    groups: dict[int, list[tuple[Record, Sequence[str]]]] = {index: [] for index in indexes}
-    for entity, record in zip(entities, records):
-        groups.setdefault(chunk_index(entity.ordinal, chunk_records), []).append((record, _with_hashes(entity)))
-    try:
-        for index in sorted(groups):
-            writer.chunk(kind, index, spec, groups[index])
-    except _EntitiesFailed:
-        raise
-    except Exception as error:
-        raise _culprits(spec, entities, records, error) from error
-
-
-def _note_record(note: NoteRow) -> tuple[Record, Sequence[str]]:
-    return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,)), (note.hash,)
+    _lined(batch, spec, digest, entities)
+    groups: dict[int, list[_Item]] = {index: [] for index in indexes}
+    for entity in entities:
+        groups.setdefault(chunk_index(entity.ordinal, chunk_records), []).append(_entity_item(spec, entity))
+    for index in sorted(groups):
+        writer.chunk(kind, index, spec, groups[index])
 
 
 @dataclass(frozen=True)
@@ -467,7 +509,7 @@ class _Rendered:
 def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: int) -> _Rendered:
     touched, note_chunks, rescan = batch.finish()
     for kind in sorted(rescan):
-        _rescan(db, batch.kinds[kind])
+        _rescan(batch, batch.kinds[kind])
     live_after = sorted(k for k, row in batch.kinds.items() if row.live_count > 0)
     names = kind_names(live_after)
     if not full:
@@ -484,32 +526,33 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
         whole = full or kind not in batch.live_before or digest != row.spec
         if names[kind].singular:
             if whole or kind in touched:
-                entity = next(iter(db.entities_of(kind)))
-                record = _records(spec, [entity])[0]
+                entity = batch.entities_of(kind)[0]
                 try:
+                    record = _entity_record(spec, entity)
                     writer.class_file(kind, spec, _class_doc(kind), (record, _with_hashes(entity)))
                 except Exception as error:
-                    raise _culprits(spec, [entity], [record], error) from error
+                    raise _EntitiesFailed(_failure(entity, error)) from error
         elif whole:
             db.delete_files(kind)
             writer.class_file(kind, spec, _class_doc(kind), None)
-            _render_kind_chunks(writer, kind, spec, list(db.entities_of(kind)), chunk_records)
+            _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records)
         else:
             for index in sorted(touched.get(kind, ())):
                 lo = index * chunk_records
-                _render_kind_chunks(writer, kind, spec, list(db.entities_of(kind, lo, lo + chunk_records)),
+                _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind, lo, lo + chunk_records),
                                     chunk_records, (index,))
         row.spec = digest
     for kind in batch.live_before - set(live_after):
         db.delete_files(kind)
         batch.kinds[kind].spec = ""
+    batch.save_lines()
     db.put_kinds(batch.kinds.values())
     if full:
         writer.class_file(NOTES_KIND, NOTE_SPEC, _NOTE_DOC, None)
         note_chunks = {chunk_index(n.ordinal, chunk_records) for n in db.notes_in()}
     for index in sorted(note_chunks):
         lo = index * chunk_records
-        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_record(n) for n in db.notes_in(lo, lo + chunk_records)])
+        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in db.notes_in(lo, lo + chunk_records)])
     exports = _exports(db, names, specs)
     quarantined = {i: reason for i, (reason, _) in batch.quarantine.items()}
     input_hash = writer.init(batch.position, exports, quarantined)
@@ -536,34 +579,34 @@ def _exports(db: StateDb, names: Mapping[str, KindNames], specs: Mapping[str, Cl
 
 
 def _build(user: str, db: StateDb, log: LogAccess, position: int, fresh: bool, extra: Mapping[int, str],
-           chunk_records: int) -> _Rendered:
+           chunk_records: int, persist: bool = True) -> tuple[_Rendered, _Batch]:
     meta = db.meta()
-    batch = _Batch(db, log.get, fresh, extra, chunk_records, position, int(meta.get("note_next", "0")))
+    batch = _Batch(db, log.get, fresh, extra, chunk_records, position, int(meta.get("note_next", "0")), persist)
     for fact in log.after(position):
         batch.apply(fact)
     rendered = _render(user, db, batch, fresh, chunk_records)
     db.set_meta({"format": FORMAT, "position": str(batch.position), "note_next": str(batch.note_next),
                  "chunk_records": str(chunk_records)})
-    return rendered
+    return rendered, batch
 
 
 def _build_full(user: str, db: StateDb, log: LogAccess, quarantine: Mapping[int, str] | None,
-                chunk_records: int) -> _Rendered:
+                chunk_records: int, persist: bool = True) -> tuple[_Rendered, _Batch]:
     """Everything from the log's start; an entity whose record cannot be rendered is
     quarantined and the build starts again (each round quarantines at least one more)."""
     extra = dict(quarantine or {})
     while True:
         db.clear()
         try:
-            return _build(user, db, log, 0, True, extra, chunk_records)
+            return _build(user, db, log, 0, True, extra, chunk_records, persist)
         except _EntitiesFailed as failed:
             extra.update(failed.reasons)
 
 
-def _package(user: str, db: StateDb, rendered: _Rendered) -> GeneratedPackage:
+def _package(user: str, db: StateDb, rendered: _Rendered, batch: _Batch) -> GeneratedPackage:
     entities: dict[str, list[int]] = {}
     for kind in sorted(rendered.specs):
-        for entity in db.entities_of(kind):
+        for entity in batch.entities_of(kind):
             entities[entity.ident] = sorted(m.id for m in entity.members)
     entities.update({f"note#{n.fact_id}": [n.fact_id] for n in db.notes_in()})
     renamed = {k: s.renamed for k, s in rendered.specs.items() if s.renamed}
@@ -581,7 +624,7 @@ def compile_package(user: str, facts: Sequence[Fact], *, quarantine: Mapping[int
     check_user_id(user)
     db = StateDb(None)
     try:
-        return _package(user, db, _build_full(user, db, ListLog(facts), quarantine, chunk_records))
+        return _package(user, db, *_build_full(user, db, ListLog(facts), quarantine, chunk_records, persist=False))
     finally:
         db.close()
 
@@ -647,13 +690,13 @@ def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk
         rendered: _Rendered | None = None
         if reason is None:
             try:
-                rendered = _build(user, db, log, int(db.meta()["position"]), False, {}, chunk_records)
+                rendered = _build(user, db, log, int(db.meta()["position"]), False, {}, chunk_records)[0]
             except (NeedFull, _EntitiesFailed) as why:
                 db.rollback()
                 db.begin_write()
                 reason = str(why) or type(why).__name__
         if rendered is None:
-            rendered = _build_full(user, db, log, None, chunk_records)
+            rendered = _build_full(user, db, log, None, chunk_records)[0]
         position = int(db.meta()["position"])
         anchor = log.get(position) if position else None
         db.set_meta({"epoch": epoch, "anchor": anchor.hash if anchor else ""})

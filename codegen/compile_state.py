@@ -36,17 +36,18 @@ from typing import Iterable, Iterator
 from factlog.model import JsonValue
 from factlog.timeparse import parse_date
 
-FORMAT = "1"
+FORMAT = "3"
 NOTES_KIND = ""  # the `kind` of note files in the `files` table
 CLASS_CHUNK = -1  # the `chunk` of a class module in the `files` table
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS entities(ident TEXT PRIMARY KEY, kind TEXT NOT NULL, ordinal INTEGER NOT NULL,
-    live INTEGER NOT NULL, members TEXT NOT NULL);
+    live INTEGER NOT NULL, members TEXT NOT NULL, line TEXT NOT NULL, line_spec TEXT NOT NULL,
+    needs TEXT NOT NULL, cites TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS entities_by_ordinal ON entities(kind, live, ordinal);
 CREATE TABLE IF NOT EXISTS notes(fact_id INTEGER PRIMARY KEY, ordinal INTEGER NOT NULL, text TEXT NOT NULL,
-    dates TEXT NOT NULL, hash TEXT NOT NULL);
+    dates TEXT NOT NULL, hash TEXT NOT NULL, line TEXT NOT NULL, needs TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS notes_by_ordinal ON notes(ordinal);
 CREATE TABLE IF NOT EXISTS kinds(kind TEXT PRIMARY KEY, next_ordinal INTEGER NOT NULL, live_count INTEGER NOT NULL,
     stats TEXT NOT NULL, spec TEXT NOT NULL);
@@ -73,16 +74,42 @@ class Member:
     fields: dict[str, JsonValue]
 
 
-@dataclass
 class EntityRow:
-    ident: str
-    kind: str  # normalized
-    ordinal: int
-    members: list[Member] = field(default_factory=list)  # live facts, id order
+    """An identity of the log: kind, ordinal, live member facts (id order; read from the
+    state only when asked for), and its record's line as last rendered."""
+
+    def __init__(self, ident: str, kind: str, ordinal: int, members: list[Member] | None = None, *,
+                 raw: str = "", line: str = "", line_spec: str = "", needs: str = "", cites: str = "") -> None:
+        self.ident, self.kind, self.ordinal = ident, kind, ordinal
+        self._members = members if members is not None or raw else []
+        self._raw = raw
+        self.line = line  # its record's source (`codegen.render.record_line`), rendered with spec `line_spec`
+        self.line_spec = line_spec  # "" when the line must be rendered again
+        self.needs = needs  # the temporal names the line uses, comma-separated
+        self._cites = cites  # "id:hash,..." of the members, id order
+
+    @property
+    def members(self) -> list[Member]:
+        if self._members is None:
+            self._members = _members(self._raw)
+        return self._members
+
+    @members.setter
+    def members(self, value: list[Member]) -> None:
+        self._members = value
 
     @property
     def live(self) -> bool:
-        return bool(self.members)
+        return self._raw not in ("", "[]") if self._members is None else bool(self._members)
+
+    def cites(self) -> tuple[tuple[int, str], ...]:
+        """(fact id, hash) of the members, id order."""
+        if self._members is None and self._cites:
+            return tuple((int(i), h) for i, _, h in (c.partition(":") for c in self._cites.split(",")))
+        return tuple(sorted((m.id, m.hash) for m in self.members))
+
+    def cites_text(self) -> str:
+        return ",".join(f"{i}:{h}" for i, h in self.cites())
 
     def merged(self) -> dict[str, JsonValue]:
         """Fields after applying the members in update order (a later one overwrites)."""
@@ -99,6 +126,8 @@ class NoteRow:
     text: str
     dates: tuple[date, ...]
     hash: str
+    line: str = ""  # its record's source (`codegen.render.record_line`)
+    needs: str = ""
 
 
 @dataclass
@@ -148,6 +177,12 @@ def _stats(text: str) -> dict[str, FieldStats]:
     return out
 
 
+def _note(row: tuple[object, ...]) -> NoteRow:
+    fact_id, ordinal, text, dates, fact_hash, line, needs = row
+    return NoteRow(int(str(fact_id)), int(str(ordinal)), str(text),
+                   tuple(parse_date(d) for d in json.loads(str(dates))), str(fact_hash), str(line), str(needs))
+
+
 class StateDb:
     """One user's state: a SQLite file, or in memory (`path=None`) for a one-off full compile."""
 
@@ -189,52 +224,59 @@ class StateDb:
 
     # entities
     def entity(self, ident: str) -> EntityRow | None:
-        row = self.conn.execute("SELECT kind, ordinal, members FROM entities WHERE ident = ?", (ident,)).fetchone()
-        return None if row is None else EntityRow(ident, row[0], int(row[1]), _members(row[2]))
+        row = self.conn.execute("SELECT kind, ordinal, members, line, line_spec, needs FROM entities WHERE ident = ?",
+                                (ident,)).fetchone()
+        return None if row is None else EntityRow(ident, row[0], int(row[1]), _members(row[2]), line=row[3],
+                                                  line_spec=row[4], needs=row[5])
 
     def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> Iterator[EntityRow]:
         """Live entities of `kind` (ordinal in [lo, hi) when given), in ordinal order."""
+        columns = "ident, ordinal, members, line, line_spec, needs, cites"
         if lo is None or hi is None:
-            rows = self.conn.execute("SELECT ident, ordinal, members FROM entities WHERE kind = ? AND live = 1 "
+            rows = self.conn.execute(f"SELECT {columns} FROM entities WHERE kind = ? AND live = 1 "
                                      "ORDER BY ordinal", (kind,))
         else:
-            rows = self.conn.execute("SELECT ident, ordinal, members FROM entities WHERE kind = ? AND live = 1 "
+            rows = self.conn.execute(f"SELECT {columns} FROM entities WHERE kind = ? AND live = 1 "
                                      "AND ordinal >= ? AND ordinal < ? ORDER BY ordinal", (kind, lo, hi))
-        for ident, ordinal, members in rows.fetchall():
-            yield EntityRow(ident, kind, int(ordinal), _members(members))
+        for ident, ordinal, members, line, line_spec, needs, cites in rows.fetchall():
+            yield EntityRow(ident, kind, int(ordinal), raw=members, line=line, line_spec=line_spec, needs=needs,
+                            cites=cites)
 
     def all_live(self) -> Iterator[EntityRow]:
         for ident, kind, ordinal, members in self.conn.execute(
                 "SELECT ident, kind, ordinal, members FROM entities WHERE live = 1 ORDER BY kind, ordinal"):
-            yield EntityRow(ident, kind, int(ordinal), _members(members))
+            yield EntityRow(ident, kind, int(ordinal), raw=members)
 
     def put_entities(self, rows: Iterable[EntityRow]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO entities(ident, kind, ordinal, live, members) "
-                              "VALUES (?, ?, ?, ?, ?)",
-                              ((r.ident, r.kind, r.ordinal, int(r.live), _members_json(r.members)) for r in rows))
+        self.conn.executemany("INSERT OR REPLACE INTO entities(ident, kind, ordinal, live, members, line, line_spec, "
+                              "needs, cites) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                              ((r.ident, r.kind, r.ordinal, int(r.live), _members_json(r.members), r.line,
+                                r.line_spec, r.needs, r.cites_text()) for r in rows))
+
+    def put_lines(self, rows: Iterable[EntityRow]) -> None:
+        self.conn.executemany("UPDATE entities SET line = ?, line_spec = ?, needs = ? WHERE ident = ?",
+                              ((r.line, r.line_spec, r.needs, r.ident) for r in rows))
 
     # notes
     def notes_in(self, lo: int | None = None, hi: int | None = None) -> list[NoteRow]:
+        columns = "fact_id, ordinal, text, dates, hash, line, needs"
         if lo is None or hi is None:
-            rows = self.conn.execute("SELECT fact_id, ordinal, text, dates, hash FROM notes ORDER BY ordinal")
+            rows = self.conn.execute(f"SELECT {columns} FROM notes ORDER BY ordinal")
         else:
-            rows = self.conn.execute("SELECT fact_id, ordinal, text, dates, hash FROM notes "
-                                     "WHERE ordinal >= ? AND ordinal < ? ORDER BY ordinal", (lo, hi))
-        return [NoteRow(int(i), int(o), t, tuple(parse_date(d) for d in json.loads(ds)), h)
-                for i, o, t, ds, h in rows.fetchall()]
+            rows = self.conn.execute(f"SELECT {columns} FROM notes WHERE ordinal >= ? AND ordinal < ? "
+                                     "ORDER BY ordinal", (lo, hi))
+        return [_note(row) for row in rows.fetchall()]
 
     def note(self, fact_id: int) -> NoteRow | None:
-        rows = self.conn.execute("SELECT fact_id, ordinal, text, dates, hash FROM notes WHERE fact_id = ?",
-                                 (fact_id,)).fetchall()
-        return None if not rows else \
-            NoteRow(int(rows[0][0]), int(rows[0][1]), rows[0][2],
-                    tuple(parse_date(d) for d in json.loads(rows[0][3])), rows[0][4])
+        rows = self.conn.execute("SELECT fact_id, ordinal, text, dates, hash, line, needs FROM notes "
+                                 "WHERE fact_id = ?", (fact_id,)).fetchall()
+        return _note(rows[0]) if rows else None
 
     def put_notes(self, notes: Iterable[NoteRow]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash) "
-                              "VALUES (?, ?, ?, ?, ?)",
-                              ((n.fact_id, n.ordinal, n.text, json.dumps([d.isoformat() for d in n.dates]), n.hash)
-                               for n in notes))
+        self.conn.executemany("INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash, line, needs) "
+                              "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                              ((n.fact_id, n.ordinal, n.text, json.dumps([d.isoformat() for d in n.dates]), n.hash,
+                                n.line, n.needs) for n in notes))
 
     def delete_notes(self, ids: Iterable[int]) -> None:
         self.conn.executemany("DELETE FROM notes WHERE fact_id = ?", ((i,) for i in ids))
