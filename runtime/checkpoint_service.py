@@ -59,16 +59,24 @@ class CheckpointService:
         """Drop the user's validation caches and checkpoint states (the forget itself is
         coordinated by `Forgetting`)."""
         self.validator.forget(user)
+        self.drop_states(user)
+
+    def drop_states(self, user: str) -> None:
+        """Remove the user's checkpoint states (the next checkpoint reads the whole log)."""
         for path in state_paths(self.state_root, user):
             if path.is_dir():
                 shutil.rmtree(path, ignore_errors=True)
             else:
                 path.unlink(missing_ok=True)
 
-    def checkpoint(self, user: str, producer: Producer | str | None = None) -> CheckpointResult:
+    def checkpoint(self, user: str, producer: Producer | str | None = None, *, full: bool = False) -> CheckpointResult:
         """Produce and validate the user's package; publish a new version if anything changed.
-        `producer`: a registered name or an object; None is the compiler."""
+        `producer`: a registered name or an object; None is the compiler. `full`: read the
+        whole log and compile from scratch (the states are rebuilt; the files are the same)."""
         check_user_id(user)
+        if full:
+            with self.versions.in_use():
+                self.drop_states(user)
         return checkpoint(self.facts, self.versions, self.validator, user,
                           stage_root=self.cache_dir / "stage", producer=producer, state_root=self.state_root)
 

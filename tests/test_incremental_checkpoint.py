@@ -160,3 +160,17 @@ def test_two_processes_keep_the_states_right(tmp_path: Path) -> None:
         assert mem.versions.files(USER, result.version.number) == compile_package(USER, list(mem.log(USER))).files
     finally:
         mem.close()
+
+
+def test_full_checkpoint_rebuilds_the_states(tmp_path: Path) -> None:
+    mem = Memory.open(tmp_path / "home")
+    try:
+        _add(mem, 1, 20)
+        mem.checkpoint(USER)
+        _add(mem, 21, 2)
+        result = mem.checkpoints.checkpoint(USER, full=True)
+        assert isinstance(result, Published)
+        assert result.version.meta.attempts[0].usage["files_rendered"] > 5  # everything rendered again
+        assert mem.versions.files(USER, result.version.number) == compile_package(USER, list(mem.log(USER))).files
+    finally:
+        mem.close()

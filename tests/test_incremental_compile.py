@@ -4,6 +4,7 @@ full compile after any sequence of batches; stable chunking by ordinal; the stat
 from __future__ import annotations
 
 import math
+import os
 import sqlite3
 from datetime import date
 from pathlib import Path
@@ -56,7 +57,7 @@ def _cuts(n: int, sizes: list[int]) -> list[int]:
     return [*cuts, n]
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=int(os.environ.get("UAC_PROPERTY_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(step, min_size=1, max_size=45), sizes=st.lists(st.integers(1, 12), min_size=1, max_size=8))
 def test_incremental_equals_full(tmp_path_factory: object, steps: list[tuple[str, int, int, int, int, int, int]],
                                  sizes: list[int]) -> None:
@@ -145,3 +146,16 @@ def test_a_bad_state_is_rebuilt_with_the_same_output(tmp_path: Path) -> None:
     # missing file
     state.unlink()
     assert compile_incremental("alice", state, ListLog(facts)).files == expected
+
+
+def test_field_order_follows_a_retracted_first_holder(tmp_path: Path) -> None:
+    facts = [make_fact(1, "a", kind="thing", key="a", fields={"x": 1, "y": 2}),
+             make_fact(2, "b", kind="thing", key="b", fields={"y": 3, "x": 4, "z": 5})]
+    state = tmp_path / "s.sqlite"
+    first = compile_incremental("alice", state, ListLog(facts))
+    assert first.files["thing.py"].index("    x: int") < first.files["thing.py"].index("    y: int")
+    more = [*facts, make_fact(3, "r", retracts=1)]
+    second = compile_incremental("alice", state, ListLog(more))
+    assert second.rebuilt is None and "thing.py" in second.rendered
+    assert second.files["thing.py"].index("    y: int") < second.files["thing.py"].index("    x: int")
+    assert second.files == compile_package("alice", more).files
