@@ -80,7 +80,7 @@ from codegen.schema import (
 )
 from factlog.identity import kind_identity
 from factlog.limits import MAX_FILE_BYTES
-from factlog.liveness import effective_date
+from factlog.liveness import effective_day
 from factlog.model import Fact, check_user_id
 from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 
@@ -246,7 +246,7 @@ class _Batch:
         if problem is not None:
             self._quarantine(fact.id, problem, origin)
             return
-        entity.members.append(Member(fact.id, effective_date(fact).isoformat(), fact.hash, dict(fact.fields)))
+        entity.members.append(Member(fact.id, effective_day(fact), fact.hash, fact.fields))
         entity.line_spec = ""
         self.dirty.add(ident)
 
@@ -456,7 +456,7 @@ _NOTE_DOC = "A free-text fact that fits no class, with the dates it mentions."
 
 
 def _with_hashes(entity: EntityRow) -> list[str]:
-    return [m.hash for m in sorted(entity.members, key=lambda m: m.id)]
+    return [h for _, h in entity.cites()]
 
 
 def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[EntityRow]) -> None:

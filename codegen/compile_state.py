@@ -106,15 +106,21 @@ class EntityRow:
         """(fact id, hash) of the members, id order."""
         if self._members is None and self._cites:
             return tuple((int(i), h) for i, _, h in (c.partition(":") for c in self._cites.split(",")))
-        return tuple(sorted((m.id, m.hash) for m in self.members))
+        members = self.members
+        if len(members) == 1:
+            return ((members[0].id, members[0].hash),)
+        return tuple(sorted((m.id, m.hash) for m in members))
 
     def cites_text(self) -> str:
         return ",".join(f"{i}:{h}" for i, h in self.cites())
 
     def merged(self) -> dict[str, JsonValue]:
         """Fields after applying the members in update order (a later one overwrites)."""
+        members = self.members
+        if len(members) == 1:
+            return dict(members[0].fields)
         result: dict[str, JsonValue] = {}
-        for member in sorted(self.members, key=lambda m: (m.day, m.id)):
+        for member in sorted(members, key=lambda m: (m.day, m.id)):
             result.update(member.fields)
         return result
 

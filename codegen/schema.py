@@ -67,9 +67,29 @@ def contribution(ordinal: int, fields: Mapping[str, JsonValue]) -> tuple[tuple[s
     value type as text or None for a null)."""
     out = []
     for index, (name, value) in enumerate(fields.items()):
-        value_type = type_of(value)
-        out.append((name, index, None if value_type is None else type_to_text(value_type)))
+        out.append((name, index, _type_text(value)))
     return tuple(out)
+
+
+_STRING_TYPES: dict[str, str] = {}  # a string value -> its type text (strings recur: cities, dates)
+_SIMPLE = {bool: "bool", int: "int", float: "float"}
+
+
+def _type_text(value: JsonValue) -> str | None:
+    if value is None:
+        return None
+    simple = _SIMPLE.get(type(value))
+    if simple is not None:
+        return simple
+    if isinstance(value, str) and len(value) <= 32:
+        known = _STRING_TYPES.get(value)
+        if known is None:
+            if len(_STRING_TYPES) >= 100_000:
+                _STRING_TYPES.clear()
+            known = _STRING_TYPES[value] = string_type(value)
+        return known
+    value_type = type_of(value)
+    return None if value_type is None else type_to_text(value_type)
 
 
 def add_contribution(stats: dict[str, FieldStats], ordinal: int,
