@@ -670,17 +670,31 @@ def compile_incremental(user: str, state_path: Path, log: LogAccess, *, epoch: s
     check_user_id(user)
     try:
         return _compile_with(user, state_path, log, epoch, chunk_records)
-    except sqlite3.DatabaseError:  # a corrupt or unreadable state: start it again
+    except sqlite3.DatabaseError as error:
+        if isinstance(error, sqlite3.OperationalError) and _busy(error):
+            # another process holds the state too long: compile without it, leaving it alone
+            package = compile_package(user, list(log.after(0)), chunk_records=chunk_records)
+            return Compiled(package.files, package.log_position, package.input_hash, "state busy",
+                            frozenset(package.files))
+        # a corrupt or unreadable state: start it again
         state_path.unlink(missing_ok=True)
         for suffix in ("-wal", "-shm"):
             state_path.with_name(state_path.name + suffix).unlink(missing_ok=True)
         return _compile_with(user, state_path, log, epoch, chunk_records)
 
 
+def _busy(error: sqlite3.OperationalError) -> bool:
+    return "locked" in str(error) or "busy" in str(error)
+
+
 def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk_records: int) -> Compiled:
     db = StateDb(state_path)
     try:
         db.begin_write()
+    except BaseException:
+        db.close()
+        raise
+    try:
         reason = _usable(db, log, epoch, chunk_records)
         if reason == "state ahead of the log":
             db.rollback()

@@ -105,7 +105,10 @@ def summarize(path: Path | None, log: Log, epoch: str) -> Summary:
         return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
     try:
         return _summarize(_connect(path), log, epoch, persist=True)
-    except sqlite3.DatabaseError:
+    except sqlite3.DatabaseError as error:
+        if isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error)):
+            # another process holds the summary too long: read the whole log, leaving it alone
+            return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
         for suffix in ("", "-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
         return _summarize(_connect(path), log, epoch, persist=True)
