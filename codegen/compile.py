@@ -246,7 +246,7 @@ class _Batch:
         if problem is not None:
             self._quarantine(fact.id, problem, origin)
             return
-        entity.members.append(Member(fact.id, effective_day(fact), fact.hash, fact.fields))
+        entity.add(Member(fact.id, effective_day(fact), fact.hash, fact.fields))
         entity.line_spec = ""
         self.dirty.add(ident)
 
@@ -377,15 +377,15 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
     return Record(tuple(values), tuple(sorted(m.id for m in entity.members)))
 
 
-@dataclass(frozen=True)
 class _Item:
     """One record of a chunk: its line, the temporal names it uses, its (fact id, hash)
     pairs, and how to build it as a `Record` (for a module that must alias a name)."""
 
-    line: str
-    needs: str
-    cites: tuple[tuple[int, str], ...]
-    record: Callable[[], Record]
+    __slots__ = ("line", "needs", "cites", "record")
+
+    def __init__(self, line: str, needs: str, cites: tuple[tuple[int, str], ...],
+                 record: Callable[[], Record]) -> None:
+        self.line, self.needs, self.cites, self.record = line, needs, cites, record
 
 
 class _Writer:

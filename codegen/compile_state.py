@@ -83,6 +83,7 @@ class EntityRow:
         self.ident, self.kind, self.ordinal = ident, kind, ordinal
         self._members = members if members is not None or raw else []
         self._raw = raw
+        self._merged: dict[str, JsonValue] | None = None
         self.line = line  # its record's source (`codegen.render.record_line`), rendered with spec `line_spec`
         self.line_spec = line_spec  # "" when the line must be rendered again
         self.needs = needs  # the temporal names the line uses, comma-separated
@@ -97,6 +98,11 @@ class EntityRow:
     @members.setter
     def members(self, value: list[Member]) -> None:
         self._members = value
+        self._merged = None
+
+    def add(self, member: Member) -> None:
+        self.members.append(member)
+        self._merged = None
 
     @property
     def live(self) -> bool:
@@ -115,14 +121,17 @@ class EntityRow:
         return ",".join(f"{i}:{h}" for i, h in self.cites())
 
     def merged(self) -> dict[str, JsonValue]:
-        """Fields after applying the members in update order (a later one overwrites)."""
-        members = self.members
-        if len(members) == 1:
-            return dict(members[0].fields)
-        result: dict[str, JsonValue] = {}
-        for member in sorted(members, key=lambda m: (m.day, m.id)):
-            result.update(member.fields)
-        return result
+        """Fields after applying the members in update order (a later one overwrites); the
+        caller must not change the dict."""
+        if self._merged is None:
+            members = self.members
+            if len(members) == 1:
+                self._merged = members[0].fields
+            else:
+                self._merged = {}
+                for member in sorted(members, key=lambda m: (m.day, m.id)):
+                    self._merged.update(member.fields)
+        return self._merged
 
 
 @dataclass(frozen=True)
