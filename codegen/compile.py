@@ -1,16 +1,31 @@
 """The deterministic compiler: a user's facts -> a generated package (no LLM).
 
 Stages: `live` (which facts count, which entities they describe) -> `schema` (field types)
--> `render` (module sources). Same facts, same bytes.
+-> `render` (module sources). Same facts, same bytes, whether compiled in full
+(`compile_package`) or from the previous package plus the new facts (`compile_incremental`,
+with the state of `codegen.compile_state`).
 
 Layout (so that validation, cached per file by content hash, redoes little work):
 `<stem>.py` holds a kind's class (and, for a singular kind, its one value); its records
-sit in chunk modules `<stem>_<nnn>.py`, where chunk n holds the entities whose first live
-fact id lies in ids [500n+1, 500n+500]. Membership is stable: appending facts only touches
-the newest chunk, updating an entity only its own chunk. Notes work the same way
-(`notes.py`, `notes_<nnn>.py`). Each file's header gives the log position and input hash
-of the facts it was compiled from (for `__init__.py`: the whole log), so an untouched
-chunk keeps its bytes.
+sit in chunk modules `<stem>_<nnn>.py`. CHUNKING RULE (`chunk_index`, the only place it is
+defined): an entity's ORDINAL is the order in which its identity
+(`factlog.identity.kind_identity` of the normalized kind, key, id) first appears in the
+whole log, counting every non-retraction fact of its kind, dead, retracted or quarantined
+included; a note's ordinal is its place among the log's kind-less non-retraction facts.
+Ordinals never change as facts are appended, retracted or quarantined (only `forget`,
+which erases the user, resets them). Chunk n holds the records whose ordinal lies in
+[n * CHUNK_RECORDS, (n + 1) * CHUNK_RECORDS), in ordinal order, and the joined list
+(`trips`) is in ordinal order. So facts arriving interleaved across kinds, or sorted, give
+the same few large chunks; new entities land in the newest (open) chunk, and updating an
+entity touches only its own chunk. A chunk left without live records has no file; one too
+large for a file is split in halves (`<stem>_<nnn>_1`, `_2`). Notes work the same way
+(`notes.py`, `notes_<nnn>.py`).
+
+Headers: a chunk's header gives the position (largest id) and input hash (sha256 over
+its facts' hashes, in id order) of the facts in it; a class module's, the digest of its
+class spec (a singular kind's, its facts); `__init__.py`'s, the log position compiled and
+sha256 over the input hashes of every other file, in file name order. So an untouched
+file keeps its bytes, and `__init__.py` is computed without reading every fact.
 
 Quarantine (`codegen.quarantine`): a live fact that breaks the compiler's limits, and every
 fact of an entity whose record cannot be rendered, is left out and listed in
@@ -20,22 +35,61 @@ fact of an entity whose record cannot be rendered, is left out and listed in
 from __future__ import annotations
 
 import hashlib
+import sqlite3
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Protocol
 
-from codegen.literals import Aliases
-from codegen.live import Entity, LiveFacts, NoteEntry, select_live
-from codegen.naming import NOTES_STEM, KindNames, kind_names
+from codegen.compile_state import (
+    CLASS_CHUNK,
+    FORMAT,
+    NOTES_KIND,
+    EntityRow,
+    FileRow,
+    KindRow,
+    Member,
+    NeedFull,
+    NoteRow,
+    StateDb,
+)
+from codegen.live import note_dates
+from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
-from codegen.render import Export, Header, Record, chunk_module, class_module, init_module, record_source
-from codegen.schema import STR, ClassSpec, FieldSpec, PyType, coerce, infer_class
+from codegen.render import (
+    Export,
+    Header,
+    Record,
+    chunk_module,
+    chunk_module_lines,
+    class_module,
+    init_module,
+    record_line,
+)
+from codegen.schema import (
+    STR,
+    ClassSpec,
+    FieldSpec,
+    PyType,
+    add_contribution,
+    coerce,
+    contribution,
+    spec_digest,
+    spec_from_stats,
+)
+from factlog.identity import kind_identity
 from factlog.limits import MAX_FILE_BYTES
-from factlog.liveness import dead_ids
+from factlog.liveness import effective_day
 from factlog.model import Fact, check_user_id
 from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 
-CHUNK_IDS = 500  # fact ids per chunk, so at most 500 records per chunk module
+CHUNK_RECORDS = 500  # records (entities or notes) per chunk module, by ordinal
+CHUNK_IDS = CHUNK_RECORDS  # the former name
 MAX_CHUNK_BYTES = MAX_FILE_BYTES // 2  # a chunk over this is split in halves
+INIT = "__init__.py"
+_INIT_KIND = "/init"  # the `kind` of `__init__.py` in the state's files table
+_ENTITY_ORIGIN = "entity"  # quarantined because its entity's record could not be rendered
 
 NOTE_SPEC = ClassSpec(
     KindNames("note", NOTE_CLASS, NOTE_ATTRIBUTE, NOTES_STEM, False),
@@ -46,12 +100,17 @@ NOTE_SPEC = ClassSpec(
 )
 
 
+def chunk_index(ordinal: int, chunk_records: int = CHUNK_RECORDS) -> int:
+    """The chunk of the record with this ordinal (see the module docstring)."""
+    return ordinal // chunk_records
+
+
 @dataclass(frozen=True)
 class GeneratedPackage:
     user: str
     files: dict[str, str]  # file name -> source
     log_position: int  # the last fact id compiled (0 for an empty log)
-    input_hash: str  # sha256 over the live facts' hashes, in id order
+    input_hash: str  # `__init__.py`'s: sha256 over the other files' input hashes, in name order
     record_counts: dict[str, int]  # module attribute -> records ("notes" included)
     entities: dict[str, list[int]]  # entity id ("trip/<key>", "trip#7", "passport", "note#9") -> fact ids
     renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
@@ -66,63 +125,235 @@ def hash_of(hashes: Iterable[str]) -> str:
     return digest.hexdigest()
 
 
-class _Headers:
-    """Per-file headers: position and hash of the facts a file was compiled from."""
+class LogAccess(Protocol):
+    """What the compiler reads of a user's log."""
 
-    def __init__(self, user: str, live: LiveFacts) -> None:
-        self.user = user
-        self.hashes = {f.id: f.hash for f in live.facts}
+    @property
+    def head(self) -> int:
+        """The last fact id of the log as read."""
+        ...
 
-    def of(self, fact_ids: Iterable[int], contents: str) -> Header:
-        ids = sorted(set(fact_ids))
-        position = ids[-1] if ids else 0
-        return Header(self.user, position, hash_of(self.hashes[i] for i in ids), "facts in this file", contents)
+    def after(self, position: int) -> Iterable[Fact]:
+        """Facts with position < id <= head, in id order."""
+        ...
 
-
-def _entity_record(spec: ClassSpec, entity: Entity) -> Record:
-    values = []
-    for f in spec.fields:
-        value = coerce(entity.fields.get(f.original), f)
-        if value is not None:
-            values.append((f.name, value))
-    return Record(tuple(values), tuple(entity.fact_ids))
+    def get(self, fact_id: int) -> Fact | None:
+        """One fact by id (None when the log has none)."""
+        ...
 
 
-def _note_record(note: NoteEntry) -> Record:
-    return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
+class ListLog:
+    """A log given as facts (any order; each id once)."""
+
+    def __init__(self, facts: Sequence[Fact]) -> None:
+        self._facts = sorted(facts, key=lambda f: f.id)
+        self._by_id = {f.id: f for f in self._facts}
+
+    @property
+    def head(self) -> int:
+        return self._facts[-1].id if self._facts else 0
+
+    def after(self, position: int) -> Iterable[Fact]:
+        return (f for f in self._facts if f.id > position)
+
+    def get(self, fact_id: int) -> Fact | None:
+        return self._by_id.get(fact_id)
 
 
-def _chunks(
-    spec: ClassSpec, items: Sequence[tuple[int, Record]], headers: _Headers, files: dict[str, str]
-) -> list[tuple[str, str]]:
-    """Write the chunk modules of one kind; items are (first fact id, record)."""
-    groups: dict[int, list[Record]] = {}
-    for first_id, record in items:
-        groups.setdefault((first_id - 1) // CHUNK_IDS, []).append(record)
-    names = spec.names
-    result: list[tuple[str, str]] = []
-    for index in sorted(groups):
-        # the chunk lists are private (`_trips_000`): queries see only the joined `trips`
-        _chunk(spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", groups[index],
-               headers, files, result)
-    return result
+# --- applying facts to the state --------------------------------------------------------
 
 
-def _chunk(spec: ClassSpec, stem: str, list_name: str, records: Sequence[Record], headers: _Headers,
-           files: dict[str, str], result: list[tuple[str, str]]) -> None:
-    """One chunk module, or, when its records are too large together for one file (many
-    long notes), its two halves as `<stem>_1` and `<stem>_2`, and so on: every fact the
-    door accepts fits a file on its own, so no number of them blocks a checkpoint."""
-    contents = f"{list_name}, {len(records)} record(s) of class {spec.names.class_name}"
-    header = headers.of((i for r in records for i in r.fact_ids), contents)
-    source = chunk_module(spec, list_name, records, header)
-    if len(records) > 1 and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES:
-        half = len(records) // 2
-        for part, piece in enumerate((records[:half], records[half:]), start=1):
-            _chunk(spec, f"{stem}_{part}", f"{list_name}_{part}", piece, headers, files, result)
-        return
-    files[f"{stem}.py"] = source
-    result.append((stem, list_name))
+Contribution = tuple[int, tuple[tuple[str, int, str | None], ...]] | None
+
+
+def _contribution(entity: EntityRow) -> Contribution:
+    return (entity.ordinal, contribution(entity.ordinal, entity.merged())) if entity.live else None
+
+
+class _Batch:
+    """New facts applied to the state, in id order; `finish` writes the rows and returns
+    what was touched."""
+
+    def __init__(self, db: StateDb, lookup: Callable[[int], Fact | None], fresh: bool,
+                 extra: Mapping[int, str], chunk_records: int, position: int, note_next: int,
+                 persist: bool = True) -> None:
+        self.db, self.lookup, self.fresh, self.extra, self.persist = db, lookup, fresh, extra, persist
+        self.relined: dict[str, EntityRow] = {}  # entities whose record line was rendered again
+        self._live_by_kind: dict[str, list[EntityRow]] | None = None
+        self.chunk_records = chunk_records
+        self.position, self.note_next = position, note_next
+        self.kinds = db.kinds()
+        self.live_before = {k for k, row in self.kinds.items() if row.live_count > 0}
+        self.quarantine = db.quarantine()
+        self.quarantine_changed = False
+        self.entities: dict[str, EntityRow] = {}
+        self.before: dict[str, Contribution] = {}
+        self.dirty: set[str] = set()
+        self.notes_added: dict[int, NoteRow] = {}
+        self.notes_removed: dict[int, NoteRow] = {}
+        self.early: set[int] = set()  # retracted before they arrived
+
+    def _kind(self, kind: str) -> KindRow:
+        row = self.kinds.get(kind)
+        if row is None:
+            row = self.kinds[kind] = KindRow(kind)
+        return row
+
+    def _entity(self, ident: str) -> EntityRow | None:
+        entity = self.entities.get(ident)
+        if entity is None and not self.fresh:
+            entity = self.db.entity(ident)
+            if entity is not None:
+                self.entities[ident] = entity
+                self.before[ident] = _contribution(entity)
+        return entity
+
+    def apply(self, fact: Fact) -> None:
+        if fact.id > self.position:
+            self.position = fact.id
+        if fact.retracts is not None:
+            self._retract(fact.retracts, fact.id)
+            return
+        dead = fact.id in self.early or (not self.fresh and self.db.retracted(fact.id))
+        problem = None if dead else fact_problem(fact)
+        origin = "fact"
+        if problem is None and not dead and fact.id in self.extra:
+            problem, origin = self.extra[fact.id], _ENTITY_ORIGIN
+        if fact.kind is None:
+            ordinal = self.note_next
+            self.note_next += 1
+            if dead:
+                return
+            if problem is not None:
+                self._quarantine(fact.id, problem, origin)
+                return
+            dates = note_dates(fact)
+            line, needs = record_line(NOTE_CLASS, Record((("text", fact.text), ("dates", list(dates))), (fact.id,)))
+            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, dates, fact.hash, line,
+                                                ",".join(sorted(needs)))
+            return
+        kind = normalize_kind(fact.kind)
+        ident = kind_identity(kind, fact.key, fact.id)
+        entity = self._entity(ident)
+        if entity is None:
+            row = self._kind(kind)
+            entity = self.entities[ident] = EntityRow(ident, kind, row.next_ordinal)
+            row.next_ordinal += 1
+            self.before[ident] = None
+            self.dirty.add(ident)
+        if dead:
+            return
+        if problem is not None:
+            self._quarantine(fact.id, problem, origin)
+            return
+        entity.add(Member(fact.id, effective_day(fact), fact.hash, fact.fields))
+        entity.line_spec = ""
+        self.dirty.add(ident)
+
+    def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> list[EntityRow]:
+        """Live entities of `kind` (ordinal in [lo, hi) when given), by ordinal; a fresh
+        build holds them all in memory, an update reads them from the state."""
+        if not self.fresh:
+            return list(self.db.entities_of(kind, lo, hi))
+        if self._live_by_kind is None:
+            self._live_by_kind = {}
+            for entity in sorted(self.entities.values(), key=lambda e: e.ordinal):
+                if entity.live:
+                    self._live_by_kind.setdefault(entity.kind, []).append(entity)
+        rows = self._live_by_kind.get(kind, [])
+        if lo is None or hi is None:
+            return rows
+        return [e for e in rows[bisect_left(rows, lo, key=lambda e: e.ordinal):] if e.ordinal < hi]
+
+    def save_lines(self) -> None:
+        """Write the entities (fresh) or their new record lines (update)."""
+        if self.fresh:
+            if self.persist:
+                self.db.put_entities(self.entities[i] for i in sorted(self.entities))
+        else:
+            self.db.put_lines(self.relined.values())
+
+    def _quarantine(self, fact_id: int, reason: str, origin: str) -> None:
+        self.quarantine[fact_id] = (reason, origin)
+        self.quarantine_changed = True
+
+    def _retract(self, target: int, by: int) -> None:
+        if target >= by:  # a log written out of order: the target has not arrived yet
+            if target != by:
+                self.early.add(target)
+            return
+        if self.quarantine.pop(target, None) is not None:
+            self.quarantine_changed = True
+            return
+        fact = self.lookup(target)
+        if fact is None or fact.retracts is not None:
+            return  # unknown, or a retraction (dead already)
+        if fact.kind is None:
+            added = self.notes_added.pop(target, None)
+            if added is None:
+                note = None if self.fresh else self.db.note(target)
+                if note is not None:
+                    self.notes_removed[target] = note
+            return
+        entity = self._entity(kind_identity(normalize_kind(fact.kind), fact.key, fact.id))
+        if entity is not None and any(m.id == target for m in entity.members):
+            entity.members = [m for m in entity.members if m.id != target]
+            entity.line_spec = ""
+            self.dirty.add(entity.ident)
+
+    def finish(self) -> tuple[dict[str, set[int]], set[int], set[str]]:
+        """Write the rows; returns the touched chunks per kind, the touched note chunks, and
+        the kinds whose fields' first appearance must be found again."""
+        touched: dict[str, set[int]] = {}
+        rescan: set[str] = set()
+        rows = [self.entities[i] for i in sorted(self.dirty)]
+        for entity in rows:
+            touched.setdefault(entity.kind, set()).add(chunk_index(entity.ordinal, self.chunk_records))
+            before, after = self.before.get(entity.ident), _contribution(entity)
+            if before == after:
+                continue
+            row = self._kind(entity.kind)
+            if before is not None:
+                lost = add_contribution(row.fields, before[0], before[1], -1)
+                if after is not None:  # still first where it stays in place
+                    lost -= {name for name, index, _ in after[1] if (name, index) in
+                             {(n, i) for n, i, _ in before[1]}}
+                if lost:
+                    rescan.add(entity.kind)
+                row.live_count -= 1
+            if after is not None:
+                add_contribution(row.fields, after[0], after[1], 1)
+                row.live_count += 1
+        if not self.fresh:
+            self.db.put_entities(rows)
+        notes = set()
+        for note in (*self.notes_added.values(), *self.notes_removed.values()):
+            notes.add(chunk_index(note.ordinal, self.chunk_records))
+        self.db.put_notes(self.notes_added.values())
+        self.db.delete_notes(self.notes_removed)
+        if self.quarantine_changed:
+            self.db.set_quarantine(self.quarantine)
+        if self.early:
+            self.db.add_retracted(self.early)
+        return touched, notes, rescan
+
+
+def _rescan(batch: _Batch, row: KindRow) -> None:
+    """Find again where each field of a kind first appears (after its first holder changed)."""
+    for entry in row.fields.values():
+        entry.first = None
+    missing = set(row.fields)
+    for entity in batch.entities_of(row.kind):
+        for index, name in enumerate(entity.merged()):
+            stats = row.fields.get(name)
+            if stats is not None and stats.first is None:
+                stats.first = (entity.ordinal, index)
+                missing.discard(name)
+        if not missing:
+            return
+
+
+# --- rendering --------------------------------------------------------------------------
 
 
 class _EntitiesFailed(Exception):
@@ -131,98 +362,370 @@ class _EntitiesFailed(Exception):
         self.reasons = reasons
 
 
-def _failure(entity: Entity, error: Exception) -> dict[int, str]:
+def _failure(entity: EntityRow, error: Exception) -> dict[int, str]:
     reason = short_reason(f"{entity.ident} could not be compiled: {type(error).__name__}: {error}")
-    return {i: reason for i in entity.fact_ids}
+    return {m.id: reason for m in entity.members}
 
 
-def _records(spec: ClassSpec, entities: Sequence[Entity]) -> list[tuple[int, Record]]:
-    """Each entity's record; an entity whose values cannot be converted fails with all its
-    facts (raised after trying every entity of the kind)."""
+def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
+    merged = entity.merged()
+    values = []
+    for f in spec.fields:
+        value = coerce(merged.get(f.original), f)
+        if value is not None:
+            values.append((f.name, value))
+    return Record(tuple(values), tuple(sorted(m.id for m in entity.members)))
+
+
+class _Item:
+    """One record of a chunk: its line, the temporal names it uses, its (fact id, hash)
+    pairs, and how to build it as a `Record` (for a module that must alias a name)."""
+
+    __slots__ = ("line", "needs", "cites", "record")
+
+    def __init__(self, line: str, needs: str, cites: tuple[tuple[int, str], ...],
+                 record: Callable[[], Record]) -> None:
+        self.line, self.needs, self.cites, self.record = line, needs, cites, record
+
+
+class _Writer:
+    """Renders files into the state's files table."""
+
+    def __init__(self, user: str, db: StateDb) -> None:
+        self.user, self.db = user, db
+        self.written: set[str] = set()
+
+    def _put(self, row: FileRow, source: str) -> None:
+        self.db.put_file(row, source)
+        self.written.add(row.name)
+
+    def chunk(self, kind: str, index: int, spec: ClassSpec, items: Sequence[_Item]) -> None:
+        """One chunk's files (none when it has no records)."""
+        self.db.delete_files(kind, index)
+        if items:
+            names = spec.names
+            self._chunk(kind, index, spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", items)
+
+    def _chunk(self, kind: str, index: int, spec: ClassSpec, stem: str, list_name: str,
+               items: Sequence[_Item]) -> None:
+        """One chunk module, or, when its records are too large together for one file (many
+        long notes), its two halves as `<stem>_1` and `<stem>_2`, and so on: every fact the
+        door accepts fits a file on its own, so no number of them blocks a checkpoint."""
+        pairs = sorted(pair for item in items for pair in item.cites)
+        contents = f"{list_name}, {len(items)} record(s) of class {spec.names.class_name}"
+        input_hash = hash_of(h for _, h in pairs)
+        header = Header(self.user, pairs[-1][0] if pairs else 0, input_hash, "facts in this file", contents)
+        needed = {name for item in items for name in item.needs.split(",") if name}
+        source = chunk_module_lines(spec, list_name, [item.line for item in items], needed, header)
+        if source is None:
+            source = chunk_module(spec, list_name, [item.record() for item in items], header)
+        if len(items) > 1 and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES:
+            half = len(items) // 2
+            for part, piece in enumerate((items[:half], items[half:]), start=1):
+                self._chunk(kind, index, spec, f"{stem}_{part}", f"{list_name}_{part}", piece)
+            return
+        self._put(FileRow(f"{stem}.py", kind, index, list_name, input_hash), source)
+
+    def class_file(self, kind: str, spec: ClassSpec, doc: str, singular: tuple[Record, Sequence[str]] | None) -> None:
+        names = spec.names
+        if singular is not None:
+            pairs = sorted(zip(singular[0].fact_ids, singular[1]))
+            input_hash = hash_of(h for _, h in pairs)
+            header = Header(self.user, pairs[-1][0], input_hash, "facts in this file", f"class {names.class_name}")
+        else:
+            input_hash = spec_digest(spec)
+            header = Header(self.user, None, input_hash, "the field types of its records",
+                            f"class {names.class_name}")
+        source = class_module(spec, header, doc, None if singular is None else singular[0])
+        self._put(FileRow(f"{names.stem}.py", kind, CLASS_CHUNK, "", input_hash), source)
+
+    def init(self, position: int, exports: Sequence[Export], quarantined: Mapping[int, str]) -> str:
+        rows = [r for r in self.db.file_rows() if r.name != INIT]
+        input_hash = hash_of(r.input_hash for r in rows)
+        contents = ", ".join(e.spec.names.attribute for e in exports)
+        header = Header(self.user, position, input_hash, "the whole log", contents)
+        self._put(FileRow(INIT, _INIT_KIND, CLASS_CHUNK, "", input_hash), init_module(exports, header, quarantined))
+        return input_hash
+
+
+def _class_doc(kind: str) -> str:
+    return f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
+
+
+_NOTE_DOC = "A free-text fact that fits no class, with the dates it mentions."
+
+
+def _with_hashes(entity: EntityRow) -> list[str]:
+    return [h for _, h in entity.cites()]
+
+
+def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[EntityRow]) -> None:
+    """Render the record line of each entity whose line is not of this spec; an entity whose
+    record cannot be rendered fails with all its facts (after trying every entity)."""
     failed: dict[int, str] = {}
-    records = []
     for entity in entities:
+        if entity.line_spec == digest:
+            continue
         try:
-            records.append((entity.first_id, _entity_record(spec, entity)))
+            line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
         except Exception as error:  # anything one entity's values do must not stop the others
             failed.update(_failure(entity, error))
+            continue
+        entity.line, entity.needs, entity.line_spec = line, ",".join(sorted(needs)), digest
+        batch.relined[entity.ident] = entity
     if failed:
         raise _EntitiesFailed(failed)
-    return records
 
 
-def _culprits(spec: ClassSpec, entities: Sequence[Entity], records: Sequence[tuple[int, Record]],
-              error: Exception) -> _EntitiesFailed:
-    """Rendering a kind's modules failed: find the entities whose records cannot be
-    rendered (tried one by one only now, so the usual path renders each record once)."""
-    failed: dict[int, str] = {}
-    for entity, (_, record) in zip(entities, records):
+def _entity_item(spec: ClassSpec, entity: EntityRow) -> _Item:
+    return _Item(entity.line, entity.needs, entity.cites(), lambda: _entity_record(spec, entity))
+
+
+def _note_item(note: NoteRow) -> _Item:
+    record = Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
+    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), lambda: record)
+
+
+def _render_kind_chunks(writer: _Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
+                        entities: Sequence[EntityRow], chunk_records: int, indexes: Iterable[int] = ()) -> None:
+    """The chunks of `entities` (and `indexes`, which lose their files when left empty)."""
+    _lined(batch, spec, digest, entities)
+    groups: dict[int, list[_Item]] = {index: [] for index in indexes}
+    for entity in entities:
+        groups.setdefault(chunk_index(entity.ordinal, chunk_records), []).append(_entity_item(spec, entity))
+    for index in sorted(groups):
+        writer.chunk(kind, index, spec, groups[index])
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    names: dict[str, KindNames]
+    specs: dict[str, ClassSpec]
+    counts: dict[str, int]
+    input_hash: str
+    written: frozenset[str]
+
+
+def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: int) -> _Rendered:
+    touched, note_chunks, rescan = batch.finish()
+    for kind in sorted(rescan):
+        _rescan(batch, batch.kinds[kind])
+    live_after = sorted(k for k, row in batch.kinds.items() if row.live_count > 0)
+    names = kind_names(live_after)
+    if not full:
+        old = kind_names(batch.live_before)
+        if any(old[k] != names[k] for k in batch.live_before if k in names):
+            raise NeedFull("a kind's names changed")
+    writer = _Writer(user, db)
+    specs: dict[str, ClassSpec] = {}
+    for kind in live_after:
+        row = batch.kinds[kind]
+        spec = spec_from_stats(names[kind], row.fields, row.live_count)
+        specs[kind] = spec
+        digest = spec_digest(spec)
+        whole = full or kind not in batch.live_before or digest != row.spec
+        if names[kind].singular:
+            if whole or kind in touched:
+                entity = batch.entities_of(kind)[0]
+                try:
+                    record = _entity_record(spec, entity)
+                    writer.class_file(kind, spec, _class_doc(kind), (record, _with_hashes(entity)))
+                except Exception as error:
+                    raise _EntitiesFailed(_failure(entity, error)) from error
+        elif whole:
+            db.delete_files(kind)
+            writer.class_file(kind, spec, _class_doc(kind), None)
+            _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records)
+        else:
+            for index in sorted(touched.get(kind, ())):
+                lo = index * chunk_records
+                _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind, lo, lo + chunk_records),
+                                    chunk_records, (index,))
+        row.spec = digest
+    for kind in batch.live_before - set(live_after):
+        db.delete_files(kind)
+        batch.kinds[kind].spec = ""
+    batch.save_lines()
+    db.put_kinds(batch.kinds.values())
+    if full:
+        writer.class_file(NOTES_KIND, NOTE_SPEC, _NOTE_DOC, None)
+        note_chunks = {chunk_index(n.ordinal, chunk_records) for n in db.notes_in()}
+    for index in sorted(note_chunks):
+        lo = index * chunk_records
+        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in db.notes_in(lo, lo + chunk_records)])
+    exports = _exports(db, names, specs)
+    quarantined = {i: reason for i, (reason, _) in batch.quarantine.items()}
+    input_hash = writer.init(batch.position, exports, quarantined)
+    by_attribute = sorted(live_after, key=lambda k: names[k].attribute)
+    counts = {names[k].attribute: batch.kinds[k].live_count for k in by_attribute}
+    counts[NOTE_ATTRIBUTE] = db.note_count()
+    return _Rendered(names, specs, counts, input_hash, frozenset(writer.written))
+
+
+def _exports(db: StateDb, names: Mapping[str, KindNames], specs: Mapping[str, ClassSpec]) -> list[Export]:
+    chunks: dict[str, list[tuple[int, str, str]]] = {}
+    for row in db.file_rows():
+        if row.chunk != CLASS_CHUNK:
+            chunks.setdefault(row.kind, []).append((row.chunk, row.name[:-3], row.list_name))
+    exports = []
+    for kind in sorted(specs, key=lambda k: names[k].attribute):
+        found = () if names[kind].singular else tuple((s, n) for _, s, n in sorted(chunks.get(kind, [])))
+        exports.append(Export(specs[kind], found))
+    exports.append(Export(NOTE_SPEC, tuple((s, n) for _, s, n in sorted(chunks.get(NOTES_KIND, [])))))
+    return exports
+
+
+# --- entry points -----------------------------------------------------------------------
+
+
+def _build(user: str, db: StateDb, log: LogAccess, position: int, fresh: bool, extra: Mapping[int, str],
+           chunk_records: int, persist: bool = True) -> tuple[_Rendered, _Batch]:
+    meta = db.meta()
+    batch = _Batch(db, log.get, fresh, extra, chunk_records, position, int(meta.get("note_next", "0")), persist)
+    for fact in log.after(position):
+        batch.apply(fact)
+    rendered = _render(user, db, batch, fresh, chunk_records)
+    db.set_meta({"format": FORMAT, "position": str(batch.position), "note_next": str(batch.note_next),
+                 "chunk_records": str(chunk_records)})
+    return rendered, batch
+
+
+def _build_full(user: str, db: StateDb, log: LogAccess, quarantine: Mapping[int, str] | None,
+                chunk_records: int, persist: bool = True) -> tuple[_Rendered, _Batch]:
+    """Everything from the log's start; an entity whose record cannot be rendered is
+    quarantined and the build starts again (each round quarantines at least one more)."""
+    extra = dict(quarantine or {})
+    while True:
+        db.clear()
         try:
-            record_source(spec.names.class_name, record, Aliases())
-        except Exception as culprit:
-            failed.update(_failure(entity, culprit))
-    if not failed:
-        raise error  # not one record's doing: a compiler bug, reported as such
-    return _EntitiesFailed(failed)
-
-
-def compile_package(user: str, facts: Sequence[Fact], *,
-                    quarantine: Mapping[int, str] | None = None) -> GeneratedPackage:
-    """Compile the user's facts (any order; each id once) into a package; facts that cannot
-    be compiled are quarantined (left out, listed with their reasons). `quarantine` adds
-    live facts known to fail validation (`codegen.quarantine.culprit_facts`)."""
-    check_user_id(user)
-    dead = dead_ids(facts)
-    present = {f.id for f in facts}
-    quarantined = {i: reason for i, reason in (quarantine or {}).items() if i in present and i not in dead}
-    for fact in facts:
-        if fact.id not in dead and (reason := fact_problem(fact)) is not None:
-            quarantined[fact.id] = reason
-    while True:  # each round quarantines at least one more entity, so this ends
-        try:
-            return _compile(user, facts, quarantined)
+            return _build(user, db, log, 0, True, extra, chunk_records, persist)
         except _EntitiesFailed as failed:
-            quarantined.update(failed.reasons)
+            extra.update(failed.reasons)
 
 
-def _compile(user: str, facts: Sequence[Fact], quarantined: dict[int, str]) -> GeneratedPackage:
-    live = select_live([f for f in facts if f.id not in quarantined] if quarantined else facts)
-    headers = _Headers(user, live)
-    names = kind_names(live.entities)
-    files: dict[str, str] = {}
-    exports: list[Export] = []
-    renamed: dict[str, dict[str, str]] = {}
-    counts: dict[str, int] = {}
-    for kind in sorted(live.entities, key=lambda k: names[k].attribute):
-        entities = live.entities[kind]
-        spec = infer_class(names[kind], entities)
-        if spec.renamed:
-            renamed[kind] = spec.renamed
-        counts[spec.names.attribute] = len(entities)
-        records = _records(spec, entities)
-        all_ids = [i for e in entities for i in e.fact_ids]
-        class_doc = f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
-        class_header = headers.of(all_ids, f"class {spec.names.class_name}")
-        singular = records[0][1] if spec.names.singular else None
-        try:
-            files[f"{spec.names.stem}.py"] = class_module(spec, class_header, class_doc, singular)
-            chunks = () if spec.names.singular else tuple(_chunks(spec, records, headers, files))
-        except Exception as error:
-            raise _culprits(spec, entities, records, error) from error
-        exports.append(Export(spec, chunks))
-    note_items = [(n.fact_id, _note_record(n)) for n in live.notes]
-    note_header = headers.of((n.fact_id for n in live.notes), f"class {NOTE_CLASS}")
-    note_doc = "A free-text fact that fits no class, with the dates it mentions."
-    files[f"{NOTES_STEM}.py"] = class_module(NOTE_SPEC, note_header, note_doc, None)
-    exports.append(Export(NOTE_SPEC, tuple(_chunks(NOTE_SPEC, note_items, headers, files))))
-    counts[NOTE_ATTRIBUTE] = len(live.notes)
-    position = max((f.id for f in facts), default=0)
-    input_hash = hash_of(f.hash for f in live.facts)
-    contents = ", ".join(e.spec.names.attribute for e in exports)
-    init_header = Header(user, position, input_hash, "the whole log", contents)
-    files["__init__.py"] = init_module(exports, init_header, quarantined)
-    entity_map: dict[str, list[int]] = {e.ident: list(e.fact_ids) for k in live.entities for e in live.entities[k]}
-    entity_map.update({f"note#{n.fact_id}": [n.fact_id] for n in live.notes})
-    return GeneratedPackage(user, dict(sorted(files.items())), position, input_hash, counts, entity_map, renamed,
-                            names, dict(sorted(quarantined.items())))
+def _package(user: str, db: StateDb, rendered: _Rendered, batch: _Batch) -> GeneratedPackage:
+    entities: dict[str, list[int]] = {}
+    for kind in sorted(rendered.specs):
+        for entity in batch.entities_of(kind):
+            entities[entity.ident] = sorted(m.id for m in entity.members)
+    entities.update({f"note#{n.fact_id}": [n.fact_id] for n in db.notes_in()})
+    renamed = {k: s.renamed for k, s in rendered.specs.items() if s.renamed}
+    quarantined = {i: reason for i, (reason, _) in db.quarantine().items()}
+    return GeneratedPackage(user, dict(sorted(db.sources().items())), int(db.meta()["position"]),
+                            rendered.input_hash, rendered.counts, entities, renamed, rendered.names,
+                            dict(sorted(quarantined.items())))
 
+
+def compile_package(user: str, facts: Sequence[Fact], *, quarantine: Mapping[int, str] | None = None,
+                    chunk_records: int = CHUNK_RECORDS) -> GeneratedPackage:
+    """Compile the user's facts (any order; each id once) into a package, in full; facts
+    that cannot be compiled are quarantined (left out, listed with their reasons).
+    `quarantine` adds live facts known to fail validation (`codegen.quarantine.culprit_facts`)."""
+    check_user_id(user)
+    db = StateDb(None)
+    try:
+        return _package(user, db, *_build_full(user, db, ListLog(facts), quarantine, chunk_records, persist=False))
+    finally:
+        db.close()
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """What `compile_incremental` produced."""
+
+    files: dict[str, str]
+    position: int
+    input_hash: str
+    rebuilt: str | None  # why the whole log was compiled, None when the state was followed
+    rendered: frozenset[str]  # files written by this compile
+
+
+def _usable(db: StateDb, log: LogAccess, epoch: str, chunk_records: int) -> str | None:
+    """Why the state cannot be followed for this log, or None."""
+    meta = db.meta()
+    if not meta:
+        return "no state"
+    if meta.get("format") != FORMAT or meta.get("chunk_records") != str(chunk_records):
+        return "state of another format"
+    if meta.get("epoch") != epoch:
+        return "forget epoch changed"
+    position = int(meta.get("position", "-1"))
+    if position < 0 or position > log.head:
+        return "state ahead of the log"
+    if position > 0:
+        fact = log.get(position)
+        if fact is None or fact.hash != meta.get("anchor"):
+            return "log does not continue the state"
+    if any(origin == _ENTITY_ORIGIN for _, origin in db.quarantine().values()):
+        return "entities quarantined by rendering"
+    return None
+
+
+def compile_incremental(user: str, state_path: Path, log: LogAccess, *, epoch: str = "",
+                        chunk_records: int = CHUNK_RECORDS) -> Compiled:
+    """The package of `log`, produced from the state at `state_path` plus the facts after
+    its position (see `codegen.compile_state`); the same bytes as `compile_package`. The
+    state is rebuilt from the whole log when it does not match it, cannot be read, or
+    cannot follow the change; it is left alone when another process moved it past `log`."""
+    check_user_id(user)
+    try:
+        return _compile_with(user, state_path, log, epoch, chunk_records)
+    except sqlite3.DatabaseError as error:
+        if isinstance(error, sqlite3.OperationalError) and _busy(error):
+            # another process holds the state too long: compile without it, leaving it alone
+            package = compile_package(user, list(log.after(0)), chunk_records=chunk_records)
+            return Compiled(package.files, package.log_position, package.input_hash, "state busy",
+                            frozenset(package.files))
+        # a corrupt or unreadable state: start it again
+        state_path.unlink(missing_ok=True)
+        for suffix in ("-wal", "-shm"):
+            state_path.with_name(state_path.name + suffix).unlink(missing_ok=True)
+        return _compile_with(user, state_path, log, epoch, chunk_records)
+
+
+def _busy(error: sqlite3.OperationalError) -> bool:
+    return "locked" in str(error) or "busy" in str(error)
+
+
+def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk_records: int) -> Compiled:
+    db = StateDb(state_path)
+    try:
+        db.begin_write()
+    except BaseException:
+        db.close()
+        raise
+    try:
+        reason = _usable(db, log, epoch, chunk_records)
+        if reason == "state ahead of the log":
+            db.rollback()
+            package = compile_package(user, list(log.after(0)), chunk_records=chunk_records)
+            return Compiled(package.files, package.log_position, package.input_hash, reason,
+                            frozenset(package.files))
+        rendered: _Rendered | None = None
+        if reason is None:
+            try:
+                rendered = _build(user, db, log, int(db.meta()["position"]), False, {}, chunk_records)[0]
+            except (NeedFull, _EntitiesFailed) as why:
+                db.rollback()
+                db.begin_write()
+                reason = str(why) or type(why).__name__
+        if rendered is None:
+            rendered = _build_full(user, db, log, None, chunk_records)[0]
+        position = int(db.meta()["position"])
+        anchor = log.get(position) if position else None
+        db.set_meta({"epoch": epoch, "anchor": anchor.hash if anchor else ""})
+        files = db.sources()
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+    finally:
+        db.close()
+    return Compiled(dict(sorted(files.items())), position, rendered.input_hash, reason, rendered.written)
+
+
+def state_files(state_path: Path) -> Iterator[Path]:
+    """The files of a state (for `forget`)."""
+    yield state_path
+    for suffix in ("-wal", "-shm", "-journal"):
+        yield state_path.with_name(state_path.name + suffix)

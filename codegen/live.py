@@ -9,8 +9,9 @@ The compiler's reading of the log, by the facts' own rules in the fact log:
   canonical kind one per user, a kind without a key an entity of its own).
 - A fact without a kind is a free-text note; its dates come from `fields["dates"]` (ISO
   dates, a string or a list) or else from `valid_from`.
-- Entities are ordered by their first live fact id, which keeps positions stable as facts
-  are appended.
+- `select_live` lists entities by their first live fact id (a reading for tests and tools);
+  the compiler places records by ORDINAL, the order in which an identity first appears in
+  the whole log (`codegen.compile`, rule in its docstring), kept in `codegen.compile_state`.
 """
 
 from __future__ import annotations

@@ -21,15 +21,18 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from importlib.metadata import EntryPoint, entry_points
+from pathlib import Path
 from typing import Mapping, Protocol, Sequence, runtime_checkable
 
-from codegen.compile import compile_package
+from codegen.compile import compile_incremental, compile_package
+from codegen.log_view import StoreLog
 from codegen.quarantine import culprit_facts, declared_quarantine
 from codegen.validate import ValidationFailure
 from factlog.errors import InputError
 from factlog.model import Fact
 
 GROUP = "uac.producers"
+STATE_FILE = "compile.sqlite"  # the compiler's incremental state in `request.state_dir`
 DEFAULT_PRODUCER = "compiler"
 
 
@@ -45,12 +48,19 @@ class PreviousVersion:
 @dataclass(frozen=True)
 class ProducerRequest:
     user: str
-    facts: Sequence[Fact]  # the whole log as read, id order, retractions included
+    # the whole log up to the checkpoint's head, id order, retractions included; from a
+    # checkpoint a `codegen.log_view.StoreLog`, which reads the store only when iterated
+    # and also answers `after(position)` and `get(fact_id)`
+    facts: Sequence[Fact]
     live_ids: frozenset[int]  # the facts the package must account for
     previous: PreviousVersion | None
     feedback: ValidationFailure | None  # the last failed validation (`feedback.format_for_llm()`)
     failed_files: Mapping[str, str] | None  # the files of the last failed attempt
     attempt: int  # 1-based
+    new_facts: Sequence[Fact] = ()  # the facts after the previous version's log position
+    # a directory of this producer's own for this user (a cache: `forget` removes it), or None
+    state_dir: Path | None = None
+    epoch: str = ""  # the store's forget epoch when the log was read (for keying such state)
 
 
 @dataclass(frozen=True)
@@ -70,7 +80,9 @@ class CompilerProducer:
     """The deterministic compiler (`codegen.compile`). Its answer to feedback: when safety
     refused lines that are single records, it leaves those records' facts out (quarantine,
     with the problem as reason) and compiles again; to any other feedback it has nothing
-    new to say, and returns the same files (the checkpoint then stops)."""
+    new to say, and returns the same files (the checkpoint then stops). Given a state
+    directory and a `StoreLog`, it compiles incrementally (`codegen.compile.compile_incremental`:
+    the same bytes as a full compile)."""
 
     name = "compiler"
 
@@ -82,7 +94,13 @@ class CompilerProducer:
             if request.feedback.stage == "safety":
                 culprits = culprit_facts(request.feedback.problems, request.failed_files)
                 quarantine.update({i: why for i, why in culprits.items() if i not in quarantine})
-        package = compile_package(request.user, request.facts, quarantine=quarantine or None)
+        facts = request.facts
+        if request.state_dir is not None and not quarantine and isinstance(facts, StoreLog):
+            compiled = compile_incremental(request.user, request.state_dir / STATE_FILE, facts,
+                                           epoch=request.epoch)
+            return Produced(compiled.files, {"seconds": time.perf_counter() - started,
+                                             "files_rendered": float(len(compiled.rendered))})
+        package = compile_package(request.user, list(facts), quarantine=quarantine or None)
         return Produced(package.files, {"seconds": time.perf_counter() - started})
 
 

@@ -46,9 +46,9 @@ def _render(template: str, **context: object) -> str:
 @dataclass(frozen=True)
 class Header:
     user: str  # a checked user id (safe inside a docstring)
-    position: int
+    position: int | None  # None: the file is made from no fact (a class module: from its spec)
     input_hash: str  # hex
-    scope: str  # what the position covers, e.g. "the whole package"
+    scope: str  # what the position (or, without one, the input hash) covers, e.g. "the whole log"
     contents: str  # made of identifiers only
 
 
@@ -188,6 +188,34 @@ def chunk_module(spec: ClassSpec, list_name: str, records: Sequence[Record], hea
         list_name=list_name,
         class_name=spec.names.class_name,
         records=[record_source(spec.names.class_name, r, aliases) for r in records],
+    )
+
+
+def record_line(class_name: str, record: Record) -> tuple[str, frozenset[str]]:
+    """A record's source, written with the plain names `date`, `datetime` and `time`, and
+    which of them it uses (for `chunk_module_lines`)."""
+    needed: set[str] = set()
+    for _, value in record.values:
+        temporal_kinds(value, needed)
+    return record_source(class_name, record, Aliases()), frozenset(needed)
+
+
+def chunk_module_lines(spec: ClassSpec, list_name: str, lines: Sequence[str], needed: Iterable[str],
+                       header: Header) -> str | None:
+    """`chunk_module` from record lines of `record_line` (the same text); None when the
+    module would have to import one of the names under an alias (then use `chunk_module`)."""
+    alias = _aliases(needed, {spec.names.class_name, list_name})
+    if any(alias[name] != name for name in alias):
+        return None
+    imports = _imports(alias, alias)
+    imports.append(f"from .{spec.names.stem} import {spec.names.class_name}")
+    return _render(
+        "chunk_module.py.jinja2",
+        docstring=header_source(header),
+        imports=imports,
+        list_name=list_name,
+        class_name=spec.names.class_name,
+        records=lines,
     )
 
 

@@ -21,10 +21,12 @@ when all values fit it (the join with it is the canonical type), else fall back 
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+from codegen.compile_state import FieldStats
 from codegen.live import Entity
 from codegen.naming import KindNames, field_names
 from factlog.model import JsonValue
@@ -36,6 +38,7 @@ from factlog.value_types import PyType as PyType
 from factlog.value_types import infer_field as infer_field
 from factlog.value_types import join as join
 from factlog.value_types import string_type as string_type
+from factlog.value_types import type_from_text, type_to_text
 from factlog.value_types import type_of as type_of
 from factlog.vocabulary import CANONICAL
 
@@ -59,21 +62,79 @@ class ClassSpec:
         return {f.original: f.name for f in self.fields if f.original != f.name}
 
 
-def infer_class(names: KindNames, entities: Sequence[Entity]) -> ClassSpec:
+def contribution(ordinal: int, fields: Mapping[str, JsonValue]) -> tuple[tuple[str, int, str | None], ...]:
+    """What one entity adds to its kind's schema inputs: (field, index among its fields,
+    value type as text or None for a null)."""
+    out = []
+    for index, (name, value) in enumerate(fields.items()):
+        out.append((name, index, _type_text(value)))
+    return tuple(out)
+
+
+_STRING_TYPES: dict[str, str] = {}  # a string value -> its type text (strings recur: cities, dates)
+_SIMPLE = {bool: "bool", int: "int", float: "float"}
+
+
+def _type_text(value: JsonValue) -> str | None:
+    if value is None:
+        return None
+    simple = _SIMPLE.get(type(value))
+    if simple is not None:
+        return simple
+    if isinstance(value, str) and len(value) <= 32:
+        known = _STRING_TYPES.get(value)
+        if known is None:
+            if len(_STRING_TYPES) >= 100_000:
+                _STRING_TYPES.clear()
+            known = _STRING_TYPES[value] = string_type(value)
+        return known
+    value_type = type_of(value)
+    return None if value_type is None else type_to_text(value_type)
+
+
+def add_contribution(stats: dict[str, FieldStats], ordinal: int,
+                     items: tuple[tuple[str, int, str | None], ...], sign: int) -> set[str]:
+    """Add (`sign=1`) or remove (`-1`) one entity's contribution; returns the fields whose
+    first appearance was removed (their `first` must be found again)."""
+    lost: set[str] = set()
+    for name, index, value_type in items:
+        entry = stats.get(name)
+        if entry is None:
+            entry = stats[name] = FieldStats()
+        entry.present += sign
+        if value_type is not None:
+            entry.nonnull += sign
+            count = entry.types.get(value_type, 0) + sign
+            if count:
+                entry.types[value_type] = count
+            else:
+                entry.types.pop(value_type, None)
+        if sign > 0 and (entry.first is None or (ordinal, index) < entry.first):
+            entry.first = (ordinal, index)
+        elif sign < 0 and entry.first == (ordinal, index):
+            lost.add(name)
+        if entry.present <= 0:
+            del stats[name]
+            lost.discard(name)
+    return lost
+
+
+def spec_from_stats(names: KindNames, stats: Mapping[str, FieldStats], count: int) -> ClassSpec:
+    """The class of a kind from its schema inputs (`count` live entities): canonical fields
+    first, then the others in order of first appearance (entities by ordinal, each's fields
+    in order); each field's type is the join of its values' types."""
     domain = CANONICAL.get(names.kind)
     canonical: Mapping[str, str] = domain.fields if domain else {}
     order = list(canonical)
-    seen = set(order)
-    for entity in entities:
-        for name in entity.fields:
-            if name not in seen:
-                seen.add(name)
-                order.append(name)
+    order += sorted((n for n in stats if n not in canonical), key=lambda n: stats[n].first or (0, 0))
     python = field_names(order)
     specs = []
     for original in order:
-        values = [e.fields.get(original) for e in entities]
-        inferred = infer_field(values)
+        entry = stats.get(original)
+        inferred: PyType | None = None
+        for text in sorted(entry.types) if entry else ():
+            value_type = type_from_text(text)
+            inferred = value_type if inferred is None else join(inferred, value_type)
         if original in canonical:
             wanted = _SCALARS[canonical[original]]
             fits = inferred is None or join(inferred, wanted) == wanted
@@ -81,9 +142,25 @@ def infer_class(names: KindNames, entities: Sequence[Entity]) -> ClassSpec:
         else:
             fits = inferred is not CONFLICT
             field_type = inferred if inferred is not None and fits else STR
-            required = all(v is not None for v in values)
+            required = entry is not None and entry.nonnull == count
         specs.append(FieldSpec(original, python[original], field_type, required, not fits))
     return ClassSpec(names, tuple(specs))
+
+
+def infer_class(names: KindNames, entities: Sequence[Entity]) -> ClassSpec:
+    """The class of a kind from its entities (in ordinal order)."""
+    stats: dict[str, FieldStats] = {}
+    for ordinal, entity in enumerate(entities):
+        add_contribution(stats, ordinal, contribution(ordinal, entity.fields), 1)
+    return spec_from_stats(names, stats, len(entities))
+
+
+def spec_digest(spec: ClassSpec) -> str:
+    """sha256 of everything a class module's text is made from."""
+    text = json.dumps([spec.names.kind, spec.names.class_name, spec.names.attribute, spec.names.stem,
+                       spec.names.singular, [[f.original, f.name, type_to_text(f.type), f.required, f.as_text]
+                                             for f in spec.fields]])
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def as_text(value: JsonValue) -> str:

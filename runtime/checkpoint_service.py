@@ -4,6 +4,7 @@ when a checkpoint is due, and what `uac watch` does per user."""
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
@@ -17,7 +18,7 @@ from factlog.model import check_user_id
 from factlog.store import FactStore
 from factlog.timeparse import parse_datetime
 from runtime.alerts_service import AlertsService
-from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint
+from users.checkpoint import CheckpointPolicy, CheckpointResult, Published, Unchanged, checkpoint, state_paths
 from users.store import VersionStore
 
 
@@ -49,16 +50,35 @@ class CheckpointService:
         if self._validator is not None:
             self._validator.close()
 
-    def forget(self, user: str) -> None:
-        """Drop the user's validation caches (the forget itself is coordinated by `Forgetting`)."""
-        self.validator.forget(user)
+    @property
+    def state_root(self) -> Path:
+        """The checkpoints' log summaries and the producers' incremental states."""
+        return self.cache_dir / "state"
 
-    def checkpoint(self, user: str, producer: Producer | str | None = None) -> CheckpointResult:
+    def forget(self, user: str) -> None:
+        """Drop the user's validation caches and checkpoint states (the forget itself is
+        coordinated by `Forgetting`)."""
+        self.validator.forget(user)
+        self.drop_states(user)
+
+    def drop_states(self, user: str) -> None:
+        """Remove the user's checkpoint states (the next checkpoint reads the whole log)."""
+        for path in state_paths(self.state_root, user):
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+
+    def checkpoint(self, user: str, producer: Producer | str | None = None, *, full: bool = False) -> CheckpointResult:
         """Produce and validate the user's package; publish a new version if anything changed.
-        `producer`: a registered name or an object; None is the compiler."""
+        `producer`: a registered name or an object; None is the compiler. `full`: read the
+        whole log and compile from scratch (the states are rebuilt; the files are the same)."""
         check_user_id(user)
+        if full:
+            with self.versions.in_use():
+                self.drop_states(user)
         return checkpoint(self.facts, self.versions, self.validator, user,
-                          stage_root=self.cache_dir / "stage", producer=producer)
+                          stage_root=self.cache_dir / "stage", producer=producer, state_root=self.state_root)
 
     def checkpoint_and_alert(self, user: str, now: datetime | None = None,
                              on_new_alert: Callable[[Alert], None] | None = None,

@@ -264,10 +264,11 @@ def test_appending_changes_only_the_newest_chunk() -> None:
     before = _compile(base).files
     after = _compile(base + _log(2 * CHUNK_IDS + 110)[len(base):]).files
     changed = {name for name in after if before.get(name) != after[name]}
-    assert changed == {"__init__.py", "trip.py", "trip_002.py", "notes.py", "notes_002.py"}
+    # 978 trips by ordinal: chunk 0 is full, chunk 1 open; class modules keep their bytes
+    assert changed == {"__init__.py", "trip_001.py", "notes_000.py"}
     updated = _compile(base + [make_fact(len(base) + 1, kind="trip", key="t7", fields={"destination": "Oslo"})]).files
     changed = {name for name in updated if before.get(name) != updated[name]}
-    assert changed == {"__init__.py", "trip.py", "trip_000.py"}
+    assert changed == {"__init__.py", "trip_000.py"}
     assert all(source.count("\n    Trip(") <= CHUNK_IDS for source in after.values())
 
 
@@ -278,7 +279,8 @@ def test_header_in_every_file() -> None:
         assert re.fullmatch(r"[a-z_][a-z0-9_]*\.py", name)
         head = source.split('"""')[1]
         assert "user-as-code" in head and "Do not edit" in head and "User: alice" in head
-        assert re.search(r"Log position: \d+", head) and re.search(r"Input hash: sha256:[0-9a-f]{64}", head)
+        assert re.search(r"Log position: \d+|Compiled from: the field types", head)
+        assert re.search(r"Input hash: sha256:[0-9a-f]{64}", head)
     assert f"Input hash: sha256:{package.input_hash}" in package.files["__init__.py"]
     assert "Log position: 30 " in package.files["__init__.py"]
 

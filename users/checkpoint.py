@@ -11,6 +11,13 @@ package leaves it out and declares it (`_quarantined` in `__init__.py`); coverag
 for it and the metadata lists it with its reason (`PublishMeta.quarantined`).
 `CheckpointPolicy` says when a checkpoint is due (every N new facts, every T seconds);
 `uac watch` and `uac ingest --checkpoint` ask it.
+
+Cost: with a state directory (`state_root`), a checkpoint reads only the facts after the
+last one it summarized (`users.log_summary`: live ids, retractions, input hash) plus the
+few it needs by id; the producer gets the log as a lazy `codegen.log_view.StoreLog`
+(`request.facts`, read only if iterated), the facts after the current version
+(`request.new_facts`) and a directory for its own incremental state (`request.state_dir`;
+the compiler keeps `codegen.compile_state` there). Without one, the whole log is read.
 """
 
 from __future__ import annotations
@@ -23,16 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Mapping, Sequence
 
-from codegen.compile import hash_of
 from codegen.loader import unload_package
+from codegen.log_view import StoreLog
 from codegen.problems import Problem, format_problems
 from codegen.producer import PreviousVersion, Producer, ProducerRequest, resolve_producer
 from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 from factlog.errors import InputError
-from factlog.liveness import live_ids
-from factlog.model import Fact
 from factlog.results import Failure, Skip, Success
 from factlog.store import FactStore
+from users.log_summary import OutOfOrder, Summary, summarize
 from users.store import ForgottenMeanwhile, VersionStore
 from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
 
@@ -71,15 +77,23 @@ CheckpointResult = Published | Unchanged | Failed
 
 
 
-def anchor_hash(log: Sequence[Fact], position: int) -> str | None:
-    """The chain hash of the fact at `position`: a version's anchor in the log."""
-    return next((f.hash for f in reversed(log) if f.id == position), None)
+SUMMARIES = "checkpoint"  # under `state_root`: the log summaries, one SQLite file per user
+PRODUCER_STATES = "producer"  # under `state_root`: the producers' own state, per producer and user
 
 
-def input_hash(log: Sequence[Fact], live: set[int], left_out: Mapping[int, str]) -> str:
-    """sha256 over the hashes of the live facts the package holds, in id order (as the
-    compiler computes it for its headers); `log` as `FactStore.facts` returns it, id order."""
-    return hash_of(f.hash for f in log if f.id in live and f.id not in left_out)  # the log is in id order
+def state_paths(state_root: Path, user: str) -> list[Path]:
+    """Every file or folder a checkpoint keeps for `user` under `state_root` (for forget)."""
+    paths = [state_root / SUMMARIES / f"{user}.sqlite{suffix}" for suffix in ("", "-wal", "-shm", "-journal")]
+    paths += sorted((state_root / PRODUCER_STATES).glob(f"*/{user}"))
+    return paths
+
+
+def _summary(state_root: Path | None, user: str, log: StoreLog, epoch: str) -> Summary:
+    path = None if state_root is None else state_root / SUMMARIES / f"{user}.sqlite"
+    try:
+        return summarize(path, log, epoch)
+    except OutOfOrder:
+        return summarize(None, log, epoch)
 
 
 def problem_lines(problems: Sequence[Problem]) -> list[str]:
@@ -148,22 +162,24 @@ class _StoredFiles(Mapping[str, str]):
 
 def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str, *,
                stage_root: Path, producer: Producer | str | None = None,
-               max_repairs: int = MAX_REPAIRS) -> CheckpointResult:
+               max_repairs: int = MAX_REPAIRS, state_root: Path | None = None) -> CheckpointResult:
     """Holds `versions.in_use()` throughout, so a `forget` waits for it; and publishes only
     if no forget ran since the log was read (the store's epoch), so a forgotten user's facts
     never come back as a version, nor mix with facts of a new user of the same name.
-    `producer`: an object, a registered name, or None for the compiler."""
+    `producer`: an object, a registered name, or None for the compiler. `state_root`: where
+    the log summaries and producers' states are kept (None: read the whole log)."""
     chosen = resolve_producer(producer)
     name = getattr(chosen, "name", None)
     if not isinstance(name, str) or not PRODUCER_PATTERN.fullmatch(name):
         raise InputError(f"producer name {name!r} must be lowercase letters, digits and '_' "
                          "(optionally ':' and a detail, e.g. 'llm:qwen2.5-7b')")
     with versions.in_use():
-        return _checkpoint(facts, versions, validator, user, stage_root, chosen, max(0, max_repairs))
+        return _checkpoint(facts, versions, validator, user, stage_root, chosen, max(0, max_repairs), state_root)
 
 
 def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, user: str,
-                stage_root: Path, producer: Producer, max_repairs: int) -> CheckpointResult:
+                stage_root: Path, producer: Producer, max_repairs: int,
+                state_root: Path | None) -> CheckpointResult:
     epoch = versions.epoch()  # before anything of the log is read
     current = versions.current(user)
     head = facts.head(user)
@@ -171,11 +187,16 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         return Unchanged(current, f"no new facts since version {current.number} (log position {head})")
     if head == 0:
         return Unchanged(None, f"user {user!r} has no facts")
-    log = list(facts.facts(user))
-    live = live_ids(log)  # computed from the log, apart from the producer: coverage checks its work
+    log = StoreLog(facts, user, head)  # the log up to `head`, read as far as it is used
+    # the live facts, from the log apart from the producer: coverage checks its work
+    summary = _summary(state_root, user, log, epoch)
+    live_set = summary.live
+    base = current.meta.log_position if current is not None else 0
+    new_facts = tuple(log.after(base))
     previous = None if current is None else \
         PreviousVersion(current.number, _StoredFiles(versions, user, current.number))
-    live_set = frozenset(live)
+    state_dir = None if state_root is None else \
+        state_root / PRODUCER_STATES / producer.name.replace(":", "_") / user
     timings: dict[str, float] = {"compile": 0.0}
     attempts: list[Attempt] = []
     feedback: ValidationFailure | None = None
@@ -183,20 +204,21 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
     for number in range(1, max_repairs + 2):
         started = time.perf_counter()
         produced = producer.produce(ProducerRequest(user, log, live_set, previous, feedback,
-                                                    failed_files, number))
+                                                    failed_files, number, new_facts=new_facts,
+                                                    state_dir=state_dir, epoch=epoch))
         produce_seconds = time.perf_counter() - started
         timings["compile"] += produce_seconds
         if failed_files is not None and produced.files == failed_files:
             break  # the producer has nothing new to offer: the same files fail the same way
         stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
-        result = validator.validate(produced.files, user=user, version=f"stage{head}", live_fact_ids=live,
-                                    facts=log, stage_dir=stage_dir)
+        result = validator.validate(produced.files, user=user, version=f"stage{head}", live_fact_ids=live_set,
+                                    facts=log.by_id(), stage_dir=stage_dir)
         timings.update(result.timings)
         seconds = time.perf_counter() - started
         if isinstance(result, ValidationSuccess):
             attempts.append(Attempt(number=number, stage="passed", usage=reported_usage(produced.usage),
                                     seconds=round(seconds, 6)))
-            return _publish(versions, user, log, live, produced.files, result, stage_dir, producer,
+            return _publish(versions, user, log, summary, produced.files, result, stage_dir, producer,
                             attempts, timings, epoch, current, head)
         attempts.append(Attempt(number=number, stage=result.stage, problems=problem_lines(result.problems),
                                 usage=reported_usage(produced.usage), seconds=round(seconds, 6)))
@@ -205,22 +227,23 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
     return Failed(feedback.stage, feedback.problems, timings, current, tuple(attempts), producer.name)
 
 
-def _publish(versions: VersionStore, user: str, log: Sequence[Fact], live: set[int], files: dict[str, str],
+def _publish(versions: VersionStore, user: str, log: StoreLog, summary: Summary, files: dict[str, str],
              result: ValidationSuccess, stage_dir: Path, producer: Producer,
              attempts: list[Attempt], timings: dict[str, float], epoch: str, current: VersionInfo | None,
              head: int) -> CheckpointResult:
-    position = max((f.id for f in log), default=0)  # the log as read may have grown past `head`
+    position = summary.position  # the last fact up to `head`
+    anchor = log.get(position)
     left_out = result.manifest.quarantined  # what the package itself declares it left out
     info = None
     try:
         started = time.perf_counter()
         info = versions.publish_if_newer(user, files, PublishMeta(
             log_position=position,
-            input_hash=input_hash(log, live, left_out),
+            input_hash=summary.input_hash(left_out, log),
             producer=producer.name,
             timings=_rounded(timings),
-            retractions={f.retracts: f.id for f in log if f.retracts is not None},
-            log_hash=anchor_hash(log, position),
+            retractions=dict(summary.retractions),
+            log_hash=anchor.hash if anchor is not None else None,
             attempts=attempts,
             usage=usage_totals(attempts),
         ), manifest=result.manifest, module=result.module, epoch=epoch)

@@ -2,7 +2,7 @@
 
 User: golden
 Log position: 11 (the whole log)
-Input hash: sha256:9a3a4f60433b6be6bda8551a5af85a7fd171d9393801b7726b19cca81a894310
+Input hash: sha256:a130ecd8480f528aec7e9c35b40ab2ed9b84e532f6c677c580650eaf3b3da0ba
 Contents: allergies, events, passport, pets, trips, notes
 """
 

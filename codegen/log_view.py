@@ -1,0 +1,118 @@
+"""A user's log as a checkpoint hands it to producers and the validator: read from the
+store only as far as it is used.
+
+`StoreLog` is the log up to a fixed head (the position the checkpoint compiles). It is a
+`Sequence[Fact]` (the whole log, read on first use, for producers that want it all), and
+it answers what incremental readers ask without reading the rest: `after(position)` (the
+facts after a position; the newest stretch is read once and shared by every caller) and
+`get(fact_id)` (one fact by id; after many single lookups the whole log is read at once,
+which is cheaper than thousands of point reads). `by_id()` is the same log as a lazy
+`Mapping[int, Fact]`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import overload
+
+from factlog.errors import NotFound
+from factlog.model import Fact
+from factlog.store import FactStore
+
+POINT_READS_BEFORE_BULK = 256  # single lookups before `get` reads the whole log instead
+
+
+class StoreLog(Sequence[Fact]):
+    def __init__(self, store: FactStore, user: str, head: int) -> None:
+        self._store, self._user, self._head = store, user, head
+        self._all: list[Fact] | None = None
+        self._tail_from = head  # facts with id > _tail_from are in _tail
+        self._tail: list[Fact] = []
+        self._by_id: dict[int, Fact | None] = {}
+        self._point_reads = 0
+
+    @property
+    def user(self) -> str:
+        return self._user
+
+    @property
+    def head(self) -> int:
+        return self._head
+
+    def after(self, position: int) -> list[Fact]:
+        """The facts with position < id <= head, in id order."""
+        if self._all is not None:
+            return [f for f in self._all if f.id > position]
+        if position < self._tail_from:
+            older = list(self._store.facts(self._user, after=position, upto=self._tail_from))
+            self._tail = older + self._tail
+            self._tail_from = position
+            self._by_id.update((f.id, f) for f in older)
+            if position == 0:
+                self._all = self._tail
+        return [f for f in self._tail if f.id > position]
+
+    def get(self, fact_id: int) -> Fact | None:
+        """The fact with this id (None when the log up to head has none)."""
+        if fact_id > self._head or fact_id < 1:
+            return None
+        if fact_id in self._by_id:
+            return self._by_id[fact_id]
+        if self._all is not None or fact_id > self._tail_from:
+            return None
+        self._point_reads += 1
+        if self._point_reads > POINT_READS_BEFORE_BULK:
+            self.after(0)
+            return self._by_id.get(fact_id)
+        try:
+            fact: Fact | None = self._store.get(self._user, fact_id)
+        except NotFound:
+            fact = None
+        self._by_id[fact_id] = fact
+        return fact
+
+    def _everything(self) -> list[Fact]:
+        if self._all is None:
+            self.after(0)
+        assert self._all is not None
+        return self._all
+
+    @overload
+    def __getitem__(self, index: int) -> Fact: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[Fact]: ...
+
+    def __getitem__(self, index: int | slice) -> Fact | Sequence[Fact]:
+        return self._everything()[index]
+
+    def __len__(self) -> int:
+        return len(self._everything())
+
+    def __iter__(self) -> Iterator[Fact]:
+        return iter(self._everything())
+
+    def by_id(self) -> Mapping[int, Fact]:
+        return FactsById(self)
+
+
+class FactsById(Mapping[int, Fact]):
+    """The log as facts by id, looked up one by one (iterating reads the whole log)."""
+
+    def __init__(self, log: StoreLog) -> None:
+        self._log = log
+
+    def __getitem__(self, fact_id: int) -> Fact:
+        fact = self._log.get(fact_id) if isinstance(fact_id, int) else None
+        if fact is None:
+            raise KeyError(fact_id)
+        return fact
+
+    def __iter__(self) -> Iterator[int]:
+        return (f.id for f in self._log)
+
+    def __len__(self) -> int:
+        return len(self._log)
+
+    def __bool__(self) -> bool:
+        return self._log.head > 0

@@ -1,0 +1,169 @@
+"""What a checkpoint needs of the whole log, kept per user so that a checkpoint reads only
+the facts after the last one it summarized: the live fact ids with their hashes, the
+retractions (target -> retracting fact), and the set hash of the live facts.
+
+The rules are the fact log's (`factlog.liveness`): a retraction and its target are dead,
+for good, so the live set follows the log fact by fact. The INPUT HASH of a version
+(`PublishMeta.input_hash`, `sum:<64 hex digits>`) is a set hash: the sum, modulo 2**256,
+of sha256("live\\n" + fact hash) over the live facts the package holds (live, not left
+out), so adding or retracting a fact updates it without reading the others. (Versions
+published before it carry sha256 over the list of those hashes, and keep it.)
+
+The summary is a cache in one SQLite file per user: its meta row names the log position
+it describes, the chain hash of the fact there (the anchor) and the store's forget epoch;
+on any mismatch, or a file that cannot be read, it is rebuilt from the whole log. It is
+updated in one `BEGIN IMMEDIATE` transaction, so two processes checkpointing one user
+serialize, and it never describes a log prefix other than the one it claims.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from factlog.model import Fact
+
+FORMAT = "1"
+_MOD = 2**256
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS live(id INTEGER PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS retractions(target INTEGER PRIMARY KEY, by INTEGER NOT NULL);
+"""
+
+
+class Log(Protocol):
+    @property
+    def head(self) -> int: ...
+
+    def after(self, position: int) -> Iterable[Fact]: ...
+
+    def get(self, fact_id: int) -> Fact | None: ...
+
+
+class OutOfOrder(ValueError):
+    """The log retracts a fact before it arrives: only a whole-log reading applies."""
+
+
+def _term(fact_hash: str) -> int:
+    return int.from_bytes(hashlib.sha256(b"live\n" + fact_hash.encode("ascii", "replace")).digest(), "big")
+
+
+def set_hash(hashes: Iterable[str]) -> str:
+    """The input hash of these facts' hashes (see module)."""
+    return f"sum:{sum(_term(h) for h in hashes) % _MOD:064x}"
+
+
+@dataclass(frozen=True)
+class Summary:
+    position: int
+    live: frozenset[int]
+    retractions: dict[int, int]  # target -> retracting fact
+    live_sum: int
+    rebuilt: str | None  # why the whole log was read, None when the summary was followed
+
+    def input_hash(self, left_out: Iterable[int], log: Log) -> str:
+        """The set hash of the live facts but `left_out` (their hashes read by id)."""
+        total = self.live_sum
+        for fact_id in set(left_out) & self.live:
+            fact = log.get(fact_id)
+            if fact is not None:
+                total -= _term(fact.hash)
+        return f"sum:{total % _MOD:064x}"
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(path), isolation_level=None, timeout=120.0)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.executescript(_SCHEMA)
+    return conn
+
+
+def _why_not(meta: dict[str, str], log: Log, epoch: str) -> str | None:
+    if not meta:
+        return "no summary"
+    if meta.get("format") != FORMAT or meta.get("epoch") != epoch:
+        return "forget epoch changed" if meta.get("format") == FORMAT else "summary of another format"
+    position = int(meta.get("position", "-1"))
+    if position < 0 or position > log.head:
+        return "summary ahead of the log"
+    if position > 0:
+        fact = log.get(position)
+        if fact is None or fact.hash != meta.get("anchor"):
+            return "log does not continue the summary"
+    return None
+
+
+def summarize(path: Path | None, log: Log, epoch: str) -> Summary:
+    """The summary of `log` up to its head, following the stored one (see module)."""
+    if path is None:
+        return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
+    try:
+        return _summarize(_connect(path), log, epoch, persist=True)
+    except sqlite3.DatabaseError as error:
+        if isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error)):
+            # another process holds the summary too long: read the whole log, leaving it alone
+            return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
+        for suffix in ("", "-wal", "-shm"):
+            path.with_name(path.name + suffix).unlink(missing_ok=True)
+        return _summarize(_connect(path), log, epoch, persist=True)
+
+
+def _summarize(conn: sqlite3.Connection, log: Log, epoch: str, *, persist: bool) -> Summary:
+    try:
+        if persist:
+            conn.execute("BEGIN IMMEDIATE")
+        else:
+            conn.executescript(_SCHEMA)
+            conn.execute("BEGIN")
+        meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+        reason = _why_not(meta, log, epoch)
+        if reason == "summary ahead of the log":  # another process went further: leave it alone
+            conn.execute("ROLLBACK")
+            return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
+        if reason is not None:
+            for table in ("meta", "live", "retractions"):
+                conn.execute(f"DELETE FROM {table}")
+            position, total = 0, 0
+        else:
+            position, total = int(meta["position"]), int(meta["sum"], 16)
+        new = list(log.after(position))
+        if any(f.retracts is not None and f.retracts >= f.id for f in new):
+            raise OutOfOrder("a retraction names a later fact")  # never from a store
+        added: dict[int, str] = {}
+        for fact in new:
+            if fact.retracts is None:
+                added[fact.id] = fact.hash
+                total += _term(fact.hash)
+                continue
+            conn.execute("INSERT OR REPLACE INTO retractions(target, by) VALUES (?, ?)", (fact.retracts, fact.id))
+            gone = added.pop(fact.retracts, None)
+            if gone is None:
+                row = conn.execute("SELECT hash FROM live WHERE id = ?", (fact.retracts,)).fetchone()
+                if row is not None:
+                    gone = str(row[0])
+                    conn.execute("DELETE FROM live WHERE id = ?", (fact.retracts,))
+            if gone is not None:
+                total -= _term(gone)
+        conn.executemany("INSERT OR REPLACE INTO live(id, hash) VALUES (?, ?)", added.items())
+        total %= _MOD
+        head = new[-1].id if new else position
+        anchor = log.get(head) if head else None
+        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [
+            ("format", FORMAT), ("epoch", epoch), ("position", str(head)), ("sum", f"{total:064x}"),
+            ("anchor", anchor.hash if anchor else "")])
+        live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live"))
+        retractions = {int(t): int(b) for t, b in conn.execute("SELECT target, by FROM retractions ORDER BY by")}
+        conn.execute("COMMIT")
+        return Summary(head, live, retractions, total, reason)
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    finally:
+        conn.close()
