@@ -5,13 +5,13 @@ A version folder holds HARD LINKS to the blobs of its files, so it stays an ordi
 package folder (readers, the loader and integrity checks see plain files) and a blob's
 link count says whether any version still uses it: a count of 1 is the store's own name
 only, and `gc` removes such a blob unless a remaining version's manifest names it (the
-parts of a manifest are blobs named by hash, not linked: `users.manifest_parts`). Blobs live inside the user folder: nothing is shared across users
-and `forget` erases them with the folder.
+parts of a manifest are blobs named by hash, not linked: `users.manifest_parts`). Blobs
+live inside the user folder: nothing is shared across users and `forget` erases them with
+the folder.
 
 Rules:
 - A blob appears atomically (a temp file in the user folder, fsync, rename, fsync of its
-  folder)
-  and before any version that links it is renamed into place, so a crash leaves at most
+  folder) and before any version that links it is renamed into place, so a crash leaves at most
   blobs no version links.
 - A blob is reused only when its bytes are exactly the bytes asked for (they are read and
   compared): a blob found changed is replaced by a fresh one, and the versions still
