@@ -49,6 +49,7 @@ class Limits:
 
     max_file_bytes: int = value_limits.MAX_FILE_BYTES
     max_files: int = value_limits.MAX_FILES
+    max_total_bytes: int = value_limits.MAX_PACKAGE_BYTES  # all files of a package
     max_string: int = value_limits.MAX_STRING_CHARS  # characters in one string literal
     max_int_digits: int = value_limits.MAX_INT_DIGITS
     max_depth: int = value_limits.MAX_SOURCE_DEPTH  # nesting of values, calls and annotations
