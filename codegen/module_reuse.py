@@ -74,6 +74,7 @@ class _Use:
 COUNTS = ReuseCounts()
 _POOL: dict[tuple[str, str], _Entry] = {}  # (scope, content key) -> loaded module
 _USES: dict[str, _Use] = {}  # a module's own __name__ -> who uses it
+_STUBS: set[str] = set()  # unloaded packages standing in sys.modules for modules they lent
 
 
 def content_keys(hashes: Mapping[str, str], imports: Mapping[str, AbstractSet[str]]) -> dict[str, str]:
@@ -154,6 +155,8 @@ def unload(package: str) -> int:
     names `package` held."""
     prefix = package + "."
     names = [name for name in sys.modules if name == package or name.startswith(prefix)]
+    _STUBS.discard(package)
+    kept = False
     for name in names:
         module = sys.modules.get(name)
         found = getattr(module, "__name__", None)
@@ -167,10 +170,24 @@ def unload(package: str) -> int:
                     _POOL.pop(use.key, None)
                 if own != name and sys.modules.get(own) is module:  # kept for others until now
                     del sys.modules[own]
+                    _drop_stub(own.rpartition(".")[0])
         if own == name and use is not None and use.packages:
+            kept = True
             continue  # another package uses it by this name
         del sys.modules[name]
+    if kept:  # its kept modules' parent must be importable (pickle imports `package.trip`)
+        stub = types.ModuleType(package, "Holds modules other packages still use; nothing else.")
+        stub.__path__ = []
+        sys.modules[package] = stub
+        _STUBS.add(package)
     return len(names)
+
+
+def _drop_stub(package: str) -> None:
+    prefix = package + "."
+    if package in _STUBS and not any(name.startswith(prefix) for name in sys.modules):
+        _STUBS.discard(package)
+        sys.modules.pop(package, None)
 
 
 def clear_names(package: str, keep: Mapping[str, types.ModuleType]) -> None:
