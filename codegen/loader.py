@@ -139,7 +139,7 @@ def load_package(directory: Path, module_name: str,
     if spec is None or spec.loader is None:
         raise PackageLoadError(f"cannot build an import spec for {init}")
     module = importlib.util.module_from_spec(spec)
-    reused = module_reuse.plan(reuse) if reuse is not None else {}
+    reused = {} if reuse is None else reuse.planned if reuse.planned is not None else module_reuse.plan(reuse)
     module_reuse.clear_names(module_name, reused)
     sys.modules[module_name] = module
     try:

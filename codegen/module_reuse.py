@@ -49,6 +49,7 @@ class Reuse:
     scope: str
     hashes: Mapping[str, str]
     imports: Mapping[str, AbstractSet[str]]
+    planned: Mapping[str, types.ModuleType] | None = None  # `plan(...)` made beforehand, if any
 
 
 @dataclass

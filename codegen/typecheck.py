@@ -11,6 +11,8 @@ but there is no reason to hand it anything hostile.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import threading
 from dataclasses import dataclass
@@ -28,6 +30,7 @@ _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>error|
                    r"(?:  \[(?P<code>[a-z0-9-]+)\])?$")
 _CONFIG = "[mypy]\nstrict = True\nwarn_unreachable = True\n"
 _LOCK = threading.Lock()  # mypy.api.run is not re-entrant
+SYNCED = ".synced.json"  # in the package's work directory: file -> [sha256, size, mtime_ns] as written
 
 
 @dataclass(frozen=True)
@@ -49,9 +52,11 @@ def stable_name(user: str) -> str:
     return module_name_for(user, "mypy")
 
 
-def typecheck(files: Mapping[str, str], name: str, work_dir: Path,
-              cache_dir: Path) -> TypecheckSuccess | TypecheckFailure:
-    """Check `files` as the package `name` (a valid identifier), written under `work_dir`."""
+def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Path,
+              hashes: Mapping[str, str] | None = None) -> TypecheckSuccess | TypecheckFailure:
+    """Check `files` as the package `name` (a valid identifier), written under `work_dir`.
+    `hashes` (file name -> sha256 of its UTF-8 bytes) let an unchanged file be recognised
+    by its recorded hash and stat instead of reading it back."""
     package_dir = (work_dir / name).resolve()
     config = work_dir / "mypy.ini"
     args = ["--config-file", str(config), "--cache-dir", str(cache_dir), "--show-column-numbers",
@@ -60,7 +65,7 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path,
     # One checker at a time per work directory, across threads and processes (`uac watch`
     # beside a manual `uac checkpoint`): otherwise one could check the other's files.
     with _LOCK, exclusive_lock(work_dir / ".lock"):
-        _sync(files, package_dir)
+        _sync(files, package_dir, hashes or {})
         if not config.is_file() or config.read_text("utf-8") != _CONFIG:
             config.write_text(_CONFIG, "utf-8")
         stdout, stderr, status = api.run(args)
@@ -73,21 +78,45 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path,
     return TypecheckFailure(tuple(problems))
 
 
-def _sync(files: Mapping[str, str], package_dir: Path) -> None:
-    """Make `package_dir` hold exactly `files`, touching only what changed."""
+def _sync(files: Mapping[str, str], package_dir: Path, hashes: Mapping[str, str]) -> None:
+    """Make `package_dir` hold exactly `files`, touching only what changed. A file whose
+    hash, size and mtime match what `SYNCED` recorded when it was written is taken as
+    unchanged; anything else (no record, another stat, no hash given) is compared byte
+    for byte, so a damaged record only costs time."""
     package_dir.mkdir(parents=True, exist_ok=True)
+    record = package_dir / SYNCED
+    try:
+        synced = json.loads(record.read_text("utf-8"))
+        if not isinstance(synced, dict):
+            synced = {}
+    except (OSError, ValueError):
+        synced = {}
+    record.unlink(missing_ok=True)  # rewritten below, once the files match it
     for stale in package_dir.glob("*.py"):
         if stale.name not in files:
             stale.unlink()
+    written: dict[str, list[object]] = {}
     for file, text in files.items():
         path = package_dir / file
-        data = text.encode("utf-8", "surrogatepass")
+        digest = hashes.get(file)
+        known = synced.get(file)
         try:
-            if path.read_bytes() == data:
+            st = path.stat()
+            if digest is not None and known == [digest, st.st_size, st.st_mtime_ns]:
+                written[file] = known
                 continue
+            data = text.encode("utf-8", "surrogatepass")
+            if path.read_bytes() != data:
+                path.write_bytes(data)
         except FileNotFoundError:
-            pass
-        path.write_bytes(data)
+            data = text.encode("utf-8", "surrogatepass")
+            path.write_bytes(data)
+        if digest is not None:
+            st = path.stat()
+            written[file] = [digest, st.st_size, st.st_mtime_ns]
+    temporary = record.with_suffix(".tmp")
+    temporary.write_text(json.dumps(written), "utf-8")
+    os.replace(temporary, record)
 
 
 def _parse(output: str, package_dir: Path) -> list[Problem]:

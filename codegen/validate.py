@@ -17,6 +17,7 @@ from typing import AbstractSet, Literal, Mapping, Sequence
 
 from codegen.loader import PackageLoadError, load_package, module_name_for, unload_package
 from codegen.manifest import Key, Manifest, Part, Run, identity_from_facts, walk_module
+from codegen import module_reuse
 from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
 from codegen.safety import SafetyChecker, SafetyFailure, content_hash
@@ -82,9 +83,10 @@ class Validator:
                  facts: Sequence[Fact] | Mapping[int, Fact] | None = None,
                  quarantined: Mapping[int, str] | AbstractSet[int] = frozenset(),
                  ) -> ValidationSuccess | ValidationFailure:
-        """Validate `files`; on success they are written to `stage_dir` (which must not
-        exist yet) and imported from there, ready for the caller to publish by renaming.
-        On failure `stage_dir` is removed again.
+        """Validate `files`; the files to import are written to `stage_dir` (which must not
+        exist yet) and imported from there: all of them, but those whose modules are reused
+        from a package loaded before (`codegen.module_reuse`). On failure `stage_dir` is
+        removed again.
 
         `facts` (the user's log, or its facts by id) give the live facts coverage checks
         (unless `live_fact_ids` names them) and the records' entity identities in the
@@ -107,7 +109,8 @@ class Validator:
 
         started = time.perf_counter()
         self.cache_root.mkdir(parents=True, exist_ok=True)
-        typed = typecheck(files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy")
+        typed = typecheck(files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy",
+                          hashes)
         timings["mypy"] = time.perf_counter() - started
         if isinstance(typed, TypecheckFailure):
             return ValidationFailure("mypy", typed.problems, timings)
@@ -117,9 +120,11 @@ class Validator:
             return ValidationFailure("import", (Problem("import-error", "", 0, 0,
                                               f"stage directory {stage_dir} already exists"),), timings)
         name = module_name_for(user, f"{version}_{_digest(hashes)[:10]}")
-        reuse = Reuse(user, hashes, safe.imports)
+        planned = module_reuse.plan(Reuse(user, hashes, safe.imports))
+        reuse = Reuse(user, hashes, safe.imports, planned)
         try:
-            _write(files, stage_dir)
+            # Only the files that will run: a reused module's file is not read again.
+            _write({file: text for file, text in files.items() if file[:-3] not in planned}, stage_dir)
             module = load_package(stage_dir, name, hashes, reuse=reuse)
         except (OSError, PackageLoadError) as exc:
             shutil.rmtree(stage_dir, ignore_errors=True)
