@@ -298,3 +298,43 @@ def test_a_format_1_manifest_reads_as_one_part_per_collection(loaded: Loaded) ->
     old = Manifest.parse(text, source="manifest.json")
     assert old.format == 2 and old.collections["trips"].parts == []
     assert old.runs("trips") == [first.manifest.collections["trips"].records]
+
+
+# --- caps that scale, and fail fast ------------------------------------------------------
+
+
+def test_the_store_takes_a_package_of_a_million_facts_size() -> None:
+    """~2,000+ chunk files and more than 64 MiB: what 1,000,000 interleaved facts compile to."""
+    from users.store import check_files
+    chunk_text = "x = 1\n" + "#" * 40_000 + "\n"
+    files = {"__init__.py": '"""Package."""\n', **{f"m{i:05d}.py": chunk_text for i in range(5_000)}}
+    encoded = check_files(files)
+    assert len(encoded) == 5_001 and sum(map(len, encoded.values())) > 64 * 1024 * 1024
+
+
+def test_the_store_and_the_validator_share_the_caps() -> None:
+    from factlog import limits
+    from users.store import MAX_FILES, MAX_TOTAL_BYTES, check_files
+    from codegen.safety_rules import Limits
+    from factlog.errors import InputError
+    assert (MAX_FILES, MAX_TOTAL_BYTES) == (Limits().max_files, Limits().max_total_bytes) \
+        == (limits.MAX_FILES, limits.MAX_PACKAGE_BYTES)
+    assert MAX_FILES >= 4 * 2_000 and MAX_TOTAL_BYTES >= 512 * 1024 * 1024
+    with pytest.raises(InputError, match=f"{MAX_FILES + 1} files; at most {MAX_FILES}"):
+        check_files({"__init__.py": "", **{f"m{i:05d}.py": "" for i in range(MAX_FILES)}})
+    assert limits.package_size_problem(10, MAX_TOTAL_BYTES) is None
+    assert limits.package_size_problem(10, MAX_TOTAL_BYTES + 1) == \
+        f"{MAX_TOTAL_BYTES + 1} bytes in all files; at most {MAX_TOTAL_BYTES}"
+
+
+def test_a_package_over_the_size_cap_fails_before_any_parsing_or_mypy(tmp_path: Path) -> None:
+    from codegen.safety_rules import Limits
+    validator = Validator(tmp_path / "cache", limits=Limits(max_total_bytes=2_000))
+    files = package(CHUNKS)
+    files["trip_009.py"] = "x = 'é'\n" * 200  # 1,600 characters, 1,800 bytes: over 2,000 in all
+    result = validator.validate(files, user="inc", version="v1", live_fact_ids=LIVE, stage_dir=tmp_path / "v1")
+    assert isinstance(result, ValidationFailure) and result.stage == "safety"
+    assert [p.rule for p in result.problems] == ["package-size"]
+    assert "bytes in all files; at most 2000" in result.problems[0].message
+    assert list(result.timings) == ["safety"] and validator.safety.parses == 0
+    assert not (tmp_path / "cache" / "typecheck").exists() and not (tmp_path / "v1").exists()
