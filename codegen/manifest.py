@@ -252,7 +252,7 @@ def declared_quarantine(namespace: Mapping[str, object]) -> dict[int, str] | str
 
 
 Key = Hashable  # what a part is cached by (see `codegen.validate`: chunk and class module content)
-Run = tuple["Key | None", list[object]]  # one chunk list, in the order a collection joins them
+Run = tuple["Key | None", Sequence[object]]  # one chunk list, in the order a collection joins them
 
 
 @dataclass(frozen=True)
@@ -325,7 +325,7 @@ class _Builder:
         entity = self.identity(ids) if self.identity is not None and ids else None
         return RecordInfo(cls.__name__, ids, entity, values)
 
-    def part(self, attribute: str, run: list[object]) -> Part:
+    def part(self, attribute: str, run: Sequence[object]) -> Part:
         walker = _Builder(self.identity)
         records = [walker.record(attribute, item, 1) for item in run]
         dates = {name: (min(found), max(found)) for name, found in walker.dates.get(attribute, {}).items() if found}

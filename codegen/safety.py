@@ -36,7 +36,7 @@ _RULES_DIGEST = hashlib.sha256(Path(safety_rules.__file__).read_bytes()
 class SafetySuccess(Success):
     files: int
     parsed: int  # files checked afresh; the rest came from the cache
-    imports: Mapping[str, frozenset[str]] = field(default_factory=dict)  # file -> sibling modules it imports
+    imports: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)  # file -> sibling modules
 
 
 @dataclass(frozen=True)

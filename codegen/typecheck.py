@@ -1,9 +1,11 @@
 """Stage 2 of validation: `mypy --strict` over a generated package, in-process and cached.
 
 mypy's incremental cache is keyed by module name and file, so every version of one user's
-package is checked under the same stable name in the same work directory: a new version
-that changes one chunk file makes mypy re-check that chunk only. Unchanged files are not
-rewritten, so their mtimes stay and mypy skips even re-hashing them.
+package is checked under the same stable name in the same work directory, with its own
+cache (one SQLite file): a new version that changes one chunk file makes mypy re-check
+that chunk, and `__init__.py` (it changes on every version), whose re-check reads the
+cached interface of every module it imports. Unchanged files are not rewritten, so their
+mtimes stay and mypy skips even re-hashing them.
 
 Only text that passed the safety stage may be given here: mypy does not run the code,
 but there is no reason to hand it anything hostile.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +62,11 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
     by its recorded hash and stat instead of reading it back."""
     package_dir = (work_dir / name).resolve()
     config = work_dir / "mypy.ini"
-    args = ["--config-file", str(config), "--cache-dir", str(cache_dir), "--show-column-numbers",
+    cache = cache_dir / name  # one per package name: `forget` removes it whole
+    # The cache in one SQLite file: a re-check reads the metadata of every module the
+    # package imports, and one database costs a fraction of a JSON file per module.
+    args = ["--config-file", str(config), "--cache-dir", str(cache), "--sqlite-cache",
+            "--show-column-numbers",
             "--show-error-codes", "--no-error-summary", "--hide-error-context", "--no-pretty",
             "--no-color-output", str(package_dir)]
     # One checker at a time per work directory, across threads and processes (`uac watch`
@@ -68,7 +75,10 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
         _sync(files, package_dir, hashes or {})
         if not config.is_file() or config.read_text("utf-8") != _CONFIG:
             config.write_text(_CONFIG, "utf-8")
-        stdout, stderr, status = api.run(args)
+        stdout, stderr, status = _run(args)
+        if status != 0 and not _parse(stdout, package_dir):  # mypy itself failed: a damaged
+            shutil.rmtree(cache, ignore_errors=True)  # cache must cost time, not the answer
+            stdout, stderr, status = _run(args)
     if status == 0:
         return TypecheckSuccess()
     problems = _parse(stdout, package_dir)
@@ -76,6 +86,15 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
         text = (stderr or stdout).strip()[-2000:]
         problems = [Problem("mypy", "", 0, 0, f"mypy exited with status {status}: {text}")]
     return TypecheckFailure(tuple(problems))
+
+
+def _run(args: list[str]) -> tuple[str, str, int]:
+    """mypy's (stdout, stderr, status); an exception it raises (a damaged cache database)
+    as a failed run."""
+    try:
+        return api.run(args)
+    except Exception as exc:  # noqa: BLE001  (whatever mypy raises is reported, not raised)
+        return "", f"mypy raised {type(exc).__name__}: {exc}", 2
 
 
 def _sync(files: Mapping[str, str], package_dir: Path, hashes: Mapping[str, str]) -> None:

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Literal, Mapping, Sequence
 
+from codegen import module_reuse
 from codegen.loader import PackageLoadError, load_package, module_name_for, unload_package
 from codegen.manifest import Key, Manifest, Part, Run, identity_from_facts, walk_module
-from codegen import module_reuse
 from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
 from codegen.safety import SafetyChecker, SafetyFailure, content_hash
@@ -75,7 +75,8 @@ class Validator:
         self._parts.pop(user, None)
         name = stable_name(user)
         shutil.rmtree(self.cache_root / "typecheck" / name, ignore_errors=True)
-        for cached in (self.cache_root / "mypy").glob(f"*/{name}"):
+        shutil.rmtree(self.cache_root / "mypy" / name, ignore_errors=True)
+        for cached in (self.cache_root / "mypy").glob(f"*/{name}"):  # the layout before per-user caches
             shutil.rmtree(cached, ignore_errors=True)
 
     def validate(self, files: Mapping[str, str], *, user: str, version: str, stage_dir: Path,

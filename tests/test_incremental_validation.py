@@ -284,11 +284,11 @@ def test_runs_that_do_not_match_the_list_fall_back_to_the_general_walk() -> None
     a = [Trip(destination="A", country="C", departure_date=date(2024, 1, 1), fact_ids=[1])]
     b = [Trip(destination="B", country="C", departure_date=date(2024, 1, 2), fact_ids=[2])]
     for runs in ([("k1", a)], [("k1", a), ("k2", [copy.copy(b[0])])], [("k2", b), ("k1", a)]):
-        walked = walk_module({"trips": [*a, *b]}, runs={"trips": runs})  # type: ignore[dict-item]
+        walked = walk_module({"trips": [*a, *b]}, runs={"trips": runs})
         assert not isinstance(walked, str)
         assert walked[1].collections["trips"].parts == []
         assert walked[0].complete
-    walked = walk_module({"trips": [*a, *b]}, runs={"trips": [("k1", a), ("k2", b)]})  # type: ignore[dict-item]
+    walked = walk_module({"trips": [*a, *b]}, runs={"trips": [("k1", a), ("k2", b)]})
     assert not isinstance(walked, str) and walked[1].collections["trips"].parts == [1, 1]
 
 
@@ -313,10 +313,10 @@ def test_the_store_takes_a_package_of_a_million_facts_size() -> None:
 
 
 def test_the_store_and_the_validator_share_the_caps() -> None:
-    from factlog import limits
-    from users.store import MAX_FILES, MAX_TOTAL_BYTES, check_files
     from codegen.safety_rules import Limits
+    from factlog import limits
     from factlog.errors import InputError
+    from users.store import MAX_FILES, MAX_TOTAL_BYTES, check_files
     assert (MAX_FILES, MAX_TOTAL_BYTES) == (Limits().max_files, Limits().max_total_bytes) \
         == (limits.MAX_FILES, limits.MAX_PACKAGE_BYTES)
     assert MAX_FILES >= 4 * 2_000 and MAX_TOTAL_BYTES >= 512 * 1024 * 1024
@@ -338,3 +338,25 @@ def test_a_package_over_the_size_cap_fails_before_any_parsing_or_mypy(tmp_path: 
     assert "bytes in all files; at most 2000" in result.problems[0].message
     assert list(result.timings) == ["safety"] and validator.safety.parses == 0
     assert not (tmp_path / "cache" / "typecheck").exists() and not (tmp_path / "v1").exists()
+
+
+# --- mypy's working copy and cache are caches ---------------------------------------------
+
+
+def test_mypy_survives_a_damaged_cache_and_a_damaged_sync_record(tmp_path: Path) -> None:
+    from codegen.safety import content_hash
+    from codegen.typecheck import SYNCED, TypecheckFailure, TypecheckSuccess, typecheck
+    files = package(CHUNKS)
+    hashes = {name: content_hash(text) for name, text in files.items()}
+    work, cache = tmp_path / "work", tmp_path / "mypy"
+    assert isinstance(typecheck(files, "pkg", work, cache, hashes), TypecheckSuccess)
+    for db in (cache / "pkg").rglob("*.db"):
+        db.write_bytes(b"not a database")
+    (work / "pkg" / SYNCED).write_text("{broken")
+    assert isinstance(typecheck(files, "pkg", work, cache, hashes), TypecheckSuccess)
+    (work / "pkg" / "trip_001.py").write_text("x: int = 'edited behind its back'\n")  # another stat
+    assert isinstance(typecheck(files, "pkg", work, cache, hashes), TypecheckSuccess)
+    wrong = {**files, "trip_001.py": files["trip_001.py"].replace("departure_date=date(2024, 1, 6)",
+                                                                  "departure_date='2024-01-06'")}
+    failed = typecheck(wrong, "pkg", work, cache, {n: content_hash(t) for n, t in wrong.items()})
+    assert isinstance(failed, TypecheckFailure) and failed.problems[0].file == "trip_001.py"
