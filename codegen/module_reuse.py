@@ -31,14 +31,18 @@ never reach this process.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
+import threading
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import AbstractSet
+from typing import AbstractSet, ParamSpec, TypeVar
 
 INIT = "__init__"
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -76,6 +80,15 @@ COUNTS = ReuseCounts()
 _POOL: dict[tuple[str, str], _Entry] = {}  # (scope, content key) -> loaded module
 _USES: dict[str, _Use] = {}  # a module's own __name__ -> who uses it
 _STUBS: set[str] = set()  # unloaded packages standing in sys.modules for modules they lent
+_LOCK = threading.RLock()  # over the pool and the names above
+
+
+def _locked(fn: Callable[P, R]) -> Callable[P, R]:
+    @functools.wraps(fn)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        with _LOCK:
+            return fn(*args, **kwargs)
+    return wrapper
 
 
 def content_keys(hashes: Mapping[str, str], imports: Mapping[str, AbstractSet[str]]) -> dict[str, str]:
@@ -104,6 +117,7 @@ def content_keys(hashes: Mapping[str, str], imports: Mapping[str, AbstractSet[st
     return keys
 
 
+@_locked
 def plan(reuse: Reuse) -> dict[str, types.ModuleType]:
     """Module name -> the loaded module to reuse for it, each chosen with its own imports."""
     keys = content_keys(reuse.hashes, reuse.imports)
@@ -123,6 +137,7 @@ def plan(reuse: Reuse) -> dict[str, types.ModuleType]:
     return {name: module for name, module in chosen.items() if module is not None}
 
 
+@_locked
 def install(package: str, reused: Mapping[str, types.ModuleType]) -> None:
     """Make `package.<name>` resolve to each reused module, before the package runs."""
     for name, module in reused.items():
@@ -130,6 +145,7 @@ def install(package: str, reused: Mapping[str, types.ModuleType]) -> None:
     COUNTS.reused += len(reused)
 
 
+@_locked
 def register(package: str, reuse: Reuse | None, reused: Mapping[str, types.ModuleType]) -> None:
     """After `package` loaded: note which modules it holds, and offer the ones it executed
     (with the module objects they imported) for reuse."""
@@ -150,6 +166,7 @@ def register(package: str, reuse: Reuse | None, reused: Mapping[str, types.Modul
             use.key = (reuse.scope, key)
 
 
+@_locked
 def unload(package: str) -> int:
     """Drop `package` and its submodules from `sys.modules`, except a module another loaded
     package still uses under its own name (until the last user goes). Returns how many
@@ -191,6 +208,7 @@ def _drop_stub(package: str) -> None:
         sys.modules.pop(package, None)
 
 
+@_locked
 def clear_names(package: str, keep: Mapping[str, types.ModuleType]) -> None:
     """Remove `package.<name>` entries left behind (kept for other packages) that are not
     about to be reused, so the package's own files run."""

@@ -360,3 +360,17 @@ def test_mypy_survives_a_damaged_cache_and_a_damaged_sync_record(tmp_path: Path)
                                                                   "departure_date='2024-01-06'")}
     failed = typecheck(wrong, "pkg", work, cache, {n: content_hash(t) for n, t in wrong.items()})
     assert isinstance(failed, TypecheckFailure) and failed.problems[0].file == "trip_001.py"
+
+
+# --- the generated __init__.py grows with the log: ast alone reads it ----------------------
+
+
+def test_an_init_of_imports_and_joins_skips_the_libcst_reading(monkeypatch: pytest.MonkeyPatch) -> None:
+    from codegen import safety_rules
+    audited: list[str] = []
+    monkeypatch.setattr(safety_rules, "audit", lambda source: audited.append(source) or ())
+    init = package(CHUNKS)["__init__.py"]
+    assert safety_rules.check_source(init).problems == () and audited == []
+    with_value = init + "count: int = 12\n"  # anything but imports and joins is read twice
+    assert safety_rules.check_source(with_value).problems == () and audited == [with_value]
+    assert safety_rules.check_source(TRIP).problems == () and audited[-1] == TRIP
