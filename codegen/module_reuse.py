@@ -212,6 +212,7 @@ def _drop_stub(package: str) -> None:
 def clear_names(package: str, keep: Mapping[str, types.ModuleType]) -> None:
     """Remove `package.<name>` entries left behind (kept for other packages) that are not
     about to be reused, so the package's own files run."""
+    _STUBS.discard(package)  # the package itself is about to stand under its name again
     prefix = package + "."
     for name in [n for n in sys.modules if n.startswith(prefix)]:
         if keep.get(name[len(prefix):]) is not sys.modules[name]:
