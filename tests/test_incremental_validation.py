@@ -368,7 +368,11 @@ def test_mypy_survives_a_damaged_cache_and_a_damaged_sync_record(tmp_path: Path)
 def test_an_init_of_imports_and_joins_skips_the_libcst_reading(monkeypatch: pytest.MonkeyPatch) -> None:
     from codegen import safety_rules
     audited: list[str] = []
-    monkeypatch.setattr(safety_rules, "audit", lambda source: audited.append(source) or ())
+
+    def audit(source: str) -> tuple[()]:
+        audited.append(source)
+        return ()
+    monkeypatch.setattr(safety_rules, "audit", audit)
     init = package(CHUNKS)["__init__.py"]
     assert safety_rules.check_source(init).problems == () and audited == []
     with_value = init + "count: int = 12\n"  # anything but imports and joins is read twice
