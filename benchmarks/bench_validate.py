@@ -6,12 +6,21 @@ Builds packages in the contract's shape (record chunks of 500 per file, joined i
 safety stage, and a baseline: libcst vs ast parse time of the same text.
 
     .venv/bin/python benchmarks/bench_validate.py [--runs 3] [--sizes 100,1000,10000]
+
+With `--changed 100000,300000`: the checkpoint that matters at scale, one chunk of 500
+records and `__init__.py` changed on a package of that many records, per stage; the full
+(cold) validation of the same package in the same run is the baseline. `--profile` prints
+a cProfile of the last such run. To compare with another checkout, run this same script
+with that checkout first on PYTHONPATH.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import cProfile
+import gc
+import pstats
 import resource
 import statistics
 import sys
@@ -42,11 +51,21 @@ def trip_line(i: int) -> str:
             f"fact_ids=[{i + 1}]),")
 
 
-def chunk_file(index: int, ids: range) -> str:
-    lines = ['"""Trips chunk. Generated; do not edit."""', "from __future__ import annotations", "",
-             "from datetime import date", "", "from .trip import Trip", "", f"trips_{index:03d}: list[Trip] = ["]
+def chunk_file(index: int, ids: range, edit: str = "") -> str:
+    """A chunk in the compiler's shape: a private list `_trips_NNN` of one file."""
+    lines = [f'"""Trips chunk. Generated; do not edit.{edit}"""', "from __future__ import annotations", "",
+             "from datetime import date", "", "from .trip import Trip", "", f"_trips_{index:03d}: list[Trip] = ["]
     lines += [trip_line(i) for i in ids]
     return "\n".join(lines + ["]", ""])
+
+
+def init_file(chunks: int, position: int) -> str:
+    names = [f"_trips_{index:03d}" for index in range(chunks)]
+    init = [f'"""Typed memory. Generated; do not edit.\n\nLog position: {position}\n"""',
+            "from __future__ import annotations", "", "from .trip import Trip as Trip"]
+    init += [f"from .trips_{n[7:]} import {n}" for n in names]
+    init += ["", f"trips: list[Trip] = [{', '.join('*' + n for n in names)}]", ""]
+    return "\n".join(init)
 
 
 def package(records: int) -> dict[str, str]:
@@ -54,13 +73,20 @@ def package(records: int) -> dict[str, str]:
     files = {"trip.py": TRIP}
     for index, ids in enumerate(chunks):
         files[f"trips_{index:03d}.py"] = chunk_file(index, ids)
-    names = [f"trips_{index:03d}" for index in range(len(chunks))]
-    init = ['"""Typed memory. Generated; do not edit."""', "from __future__ import annotations", "",
-            "from .trip import Trip as Trip"]
-    init += [f"from .{n} import {n} as {n}" for n in names]
-    init += ["", f"trips: list[Trip] = [{', '.join('*' + n for n in names)}]", ""]
-    files["__init__.py"] = "\n".join(init)
+    files["__init__.py"] = init_file(len(chunks), records)
     return files
+
+
+def change_one_chunk(files: dict[str, str], records: int, round_: int) -> dict[str, str]:
+    """The next checkpoint: one chunk in the middle re-rendered (an updated record, the
+    same fact ids) and `__init__.py`'s header (its log position) changed."""
+    chunks = sum(1 for name in files if name.startswith("trips_"))
+    index = chunks // 2
+    changed = dict(files)
+    ids = range(index * CHUNK, min((index + 1) * CHUNK, records))
+    changed[f"trips_{index:03d}.py"] = chunk_file(index, ids, edit=f" Edit {round_}.")
+    changed["__init__.py"] = init_file(chunks, records + round_)
+    return changed
 
 
 def append_records(files: dict[str, str], records: int, extra: int) -> dict[str, str]:
@@ -69,6 +95,7 @@ def append_records(files: dict[str, str], records: int, extra: int) -> dict[str,
     index = int(last[6:9])
     changed = dict(files)
     changed[last] = chunk_file(index, range(index * CHUNK, records + extra))
+    changed["__init__.py"] = init_file(index + 1, records + extra)
     return changed
 
 
@@ -80,6 +107,61 @@ def run(validator: Validator, files: dict[str, str], live: int, version: str, st
     assert isinstance(result, ValidationSuccess)
     unload_package(result.module_name)
     return dict(result.timings)
+
+
+def bench_changed(records: int, runs: int, profile: bool, fresh_runs: int) -> None:
+    """+1 changed chunk (and `__init__.py`) on a package of `records`: the previous version's
+    module stays loaded, as a checkpointing process keeps it; then the same change seen by a
+    new validator (empty memory caches, nothing loaded: as a new process, disk caches warm)."""
+    files = package(records)
+    live = frozenset(range(1, records + 1))
+    table: dict[str, dict[str, list[float]]] = {"full (cold)": {}, "+1 chunk": {}, "+1 chunk, new validator": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        CODE_CACHE.clear()
+        validator = Validator(root / "cache")
+
+        def timed_run(label: str, v: Validator, package_files: dict[str, str], version: str) -> str:
+            started = time.perf_counter()
+            result = v.validate(package_files, user="bench", version=version, live_fact_ids=live,
+                                stage_dir=root / version)
+            total = time.perf_counter() - started
+            if isinstance(result, ValidationFailure):
+                raise SystemExit(f"benchmark package is invalid:\n{result.format_for_llm()}")
+            for stage, seconds in result.timings.items():
+                table[label].setdefault(stage, []).append(seconds)
+            table[label].setdefault("total", []).append(total)
+            return result.module_name
+
+        loaded = [timed_run("full (cold)", validator, files, "v0")]
+        for attempt in range(1, runs + 1):
+            changed = change_one_chunk(files, records, attempt)
+            if profile and attempt == runs:
+                profiler = cProfile.Profile()
+                profiler.enable()
+            loaded.append(timed_run("+1 chunk", validator, changed, f"v{attempt}"))
+            if profile and attempt == runs:
+                profiler.disable()
+                pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+            while len(loaded) > 2:  # the store keeps the published version's module
+                unload_package(loaded.pop(0))
+        for name in loaded:
+            unload_package(name)
+        for attempt in range(runs + 1, runs + fresh_runs + 1):
+            CODE_CACHE.clear()
+            fresh = Validator(root / "cache")
+            unload_package(timed_run("+1 chunk, new validator", fresh, change_one_chunk(files, records, attempt),
+                                     f"v{attempt}"))
+            gc.collect()
+    stages = [s for s in (*STAGES, "total") if any(s in t for t in table.values())]
+    stages += sorted({s for t in table.values() for s in t} - set(stages))
+    print(f"\n{records:,} records in {len(files)} files, one chunk of {CHUNK} + __init__.py changed; "
+          f"median of {runs} (new validator: {fresh_runs}; full: one run) (ms)")
+    print(f"{'':26}" + "".join(f"{s:>10}" for s in stages))
+    for label, row in table.items():
+        print(f"{label:26}" + "".join(f"{median_ms(row[s]) if s in row else '':>10}" for s in stages))
+    base, after = table["full (cold)"]["total"][0], statistics.median(table["+1 chunk"]["total"])
+    print(f"+1 chunk / full: {after / base:.3f}")
 
 
 def median_ms(samples: list[float]) -> str:
@@ -154,7 +236,15 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--sizes", default="100,1000,10000")
+    parser.add_argument("--changed", default="", help="sizes for the +1 changed chunk table, e.g. 100000,300000")
+    parser.add_argument("--profile", action="store_true", help="cProfile the last +1 chunk run")
+    parser.add_argument("--fresh-runs", type=int, default=None, help="runs with a new validator (default: --runs)")
     args = parser.parse_args()
+    if args.changed:
+        for records in (int(s) for s in args.changed.split(",")):
+            bench_changed(records, args.runs, args.profile,
+                          args.runs if args.fresh_runs is None else args.fresh_runs)
+        return
     sizes = [int(s) for s in args.sizes.split(",")]
     for records in sizes:
         bench_size(records, args.runs)

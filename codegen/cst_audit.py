@@ -9,8 +9,9 @@ read the same way cannot smuggle code through a parser differential.
 libcst builds a full concrete tree at roughly 0.6 ms per record line (25x `ast`; see
 benchmarks/bench_validate.py), so record chunk files, whose allowlist shape is the
 strictest (one annotated list of class calls with literal arguments), are audited by `ast`
-alone once they pass `LIBCST_MAX_LINES`. Schema files, `__init__.py` and any module an LLM
-writes by hand are far below that.
+alone once they pass `LIBCST_MAX_LINES`; so is a file of only imports and list joins (the
+generated `__init__.py`, see `safety_rules.joins_only`). Schema files and any module an
+LLM writes by hand are far below that.
 """
 
 from __future__ import annotations

@@ -23,6 +23,9 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
 
+from codegen import module_reuse
+from codegen.module_reuse import Reuse
+
 MODULE_PREFIX = "_uac_gen"
 _UNSAFE = re.compile(r"[^a-z0-9]+")
 _CODE_CACHE_ENTRIES = 1024
@@ -106,14 +109,16 @@ def module_name_for(user: str, version: str) -> str:
 
 
 def load_package(directory: Path, module_name: str,
-                 pinned: Mapping[str, str] | None = None) -> types.ModuleType:
+                 pinned: Mapping[str, str] | None = None, *, reuse: Reuse | None = None) -> types.ModuleType:
     """Import `directory` (holding `__init__.py`) as the package `module_name`.
 
     A package already loaded under that name is unloaded first. On any error while
     importing, everything registered under the name is removed again and
     `PackageLoadError` carries the cause. With `pinned` (file name -> sha256), a file whose
     bytes, as read for compiling, do not match raises `TamperedFile`: what runs is what
-    was checked.
+    was checked. With `reuse` (the files' hashes and sibling imports, which must describe
+    the directory's files), a module already loaded from the same content in the same
+    scope is taken as it is instead of running its file again (`codegen.module_reuse`).
     """
     if not module_name.isidentifier() or not module_name.isascii():
         raise PackageLoadError(f"{module_name!r} is not a valid module name")
@@ -134,9 +139,16 @@ def load_package(directory: Path, module_name: str,
     if spec is None or spec.loader is None:
         raise PackageLoadError(f"cannot build an import spec for {init}")
     module = importlib.util.module_from_spec(spec)
+    reused = {} if reuse is None else reuse.planned if reuse.planned is not None else module_reuse.plan(reuse)
+    module_reuse.clear_names(module_name, reused)
     sys.modules[module_name] = module
     try:
+        module_reuse.install(module_name, reused)
         spec.loader.exec_module(module)
+        for name, submodule in reused.items():  # as an import would have bound them
+            if not hasattr(module, name):
+                setattr(module, name, submodule)
+        module_reuse.register(module_name, reuse, reused)
     except TamperedFile:
         unload_package(module_name)
         raise
@@ -150,13 +162,11 @@ def load_package(directory: Path, module_name: str,
 
 
 def unload_package(module_name: str) -> int:
-    """Drop the package and its submodules from `sys.modules`; returns how many went."""
-    prefix = module_name + "."
-    names = [name for name in sys.modules if name == module_name or name.startswith(prefix)]
-    for name in names:
-        del sys.modules[name]
+    """Drop the package and its submodules from `sys.modules` (a module another loaded
+    package reuses stays until that one goes); returns how many names the package held."""
+    count = module_reuse.unload(module_name)
     for location in [loc for loc, name in _DIRECTORIES.items() if name == module_name]:
         del _DIRECTORIES[location]
         _EXPECTED.pop(location, None)
         sys.path_importer_cache.pop(location, None)
-    return len(names)
+    return count

@@ -23,10 +23,12 @@ the field's annotation), so rendering from a manifest matches rendering the live
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
+import operator
 import re
 import types
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
@@ -96,7 +98,7 @@ class OtherValue(_Part):
 
 
 class Manifest(Format):
-    FORMAT: ClassVar[int] = 1
+    FORMAT: ClassVar[int] = 2  # 2: collections have `parts`
 
     names: list[str] = []  # the module's public names (modules aside), in the module's order
     classes: dict[str, ClassInfo] = {}
@@ -114,9 +116,9 @@ class Manifest(Format):
             "classes": {name: {"fields": [list(f) for f in c.fields], "public": c.public}
                         for name, c in sorted(self.classes.items())},
             "collections": {name: {
+                "parts": c.parts,
                 "record_class": c.record_class,
-                "records": [{"entity": r.entity, "fact_ids": r.fact_ids, "record_class": r.record_class,
-                             "values": r.values} for r in c.records],
+                "records": records_data(c.records),
                 "singular": c.singular, "size": c.size,
             } for name, c in sorted(self.collections.items())},
             "date_ranges": {attribute: {name: {"max": r.max, "min": r.min} for name, r in sorted(fields.items())}
@@ -128,6 +130,21 @@ class Manifest(Format):
             "quarantined": {str(fact): reason for fact, reason in sorted(self.quarantined.items())},
         }
         return json.dumps(data, indent=indent, separators=(",", ":") if indent is None else None)
+
+    @classmethod
+    def upgrade(cls, data: dict[str, Any], found: int) -> dict[str, Any]:
+        return data  # format 1 lacked `parts`: each collection reads as one run
+
+    def runs(self, name: str) -> list[list[RecordInfo]]:
+        """The collection's records cut into its parts (one run when it has none)."""
+        collection = self.collections[name]
+        if not collection.parts:
+            return [collection.records]
+        runs, start = [], 0
+        for size in collection.parts:
+            runs.append(collection.records[start:start + size])
+            start += size
+        return runs
 
     def record_counts(self) -> dict[str, int]:
         """Module attribute -> records (what `meta.json` `record_counts` held), by name, the
@@ -234,6 +251,22 @@ def declared_quarantine(namespace: Mapping[str, object]) -> dict[int, str] | str
     return dict(sorted(declared.items()))
 
 
+Key = Hashable  # what a part is cached by (see `codegen.validate`: chunk and class module content)
+Run = tuple["Key | None", Sequence[object]]  # one chunk list, in the order a collection joins them
+
+
+@dataclass(frozen=True)
+class Part:
+    """The walk of one run of records (one chunk list): what the manifest and coverage
+    need of it. A function of the records alone (and of the facts they cite, for entity
+    ids), so it can be kept while the chunk's text and its class module stay the same."""
+
+    records: list[RecordInfo]
+    cited: frozenset[int]  # provenance ids, nested records' too
+    dates: Mapping[str, tuple[str, str]]  # field holding dates -> (earliest, latest), ISO
+    classes: Mapping[str, ClassInfo]  # the records' classes
+
+
 class _Builder:
     def __init__(self, identity: Identity | None) -> None:
         self.identity = identity
@@ -292,6 +325,41 @@ class _Builder:
         entity = self.identity(ids) if self.identity is not None and ids else None
         return RecordInfo(cls.__name__, ids, entity, values)
 
+    def part(self, attribute: str, run: Sequence[object]) -> Part:
+        walker = _Builder(self.identity)
+        records = [walker.record(attribute, item, 1) for item in run]
+        dates = {name: (min(found), max(found)) for name, found in walker.dates.get(attribute, {}).items() if found}
+        return Part(records, frozenset(walker.cited), dates, walker.classes)
+
+    def add_runs(self, name: str, value: list[object], runs: Sequence[Run], annotation: object,
+                 known: Mapping[Key, Part], found: dict[Key, Part] | None) -> bool:
+        """Add a list collection joined from `runs`, each run's walk taken from `known`
+        when its key is there. False (nothing added) if a run to walk holds a non-record."""
+        parts = [known.get(key) if key is not None else None for key, _ in runs]
+        if not all(is_record(item) for (_, run), part in zip(runs, parts) if part is None for item in run):
+            return False
+        self.names.append(name)
+        self.seen.add(id(value))
+        records: list[RecordInfo] = []
+        sizes: list[int] = []
+        dates = self.dates.setdefault(name, {})
+        for (key, run), part in zip(runs, parts):
+            if part is None:
+                part = self.part(name, run)
+                if key is not None and found is not None:
+                    found[key] = part
+            records += part.records
+            sizes.append(len(part.records))
+            self.cited |= part.cited
+            for field_name, (earliest, latest) in part.dates.items():
+                dates.setdefault(field_name, []).extend((earliest, latest))
+            for class_name, info in part.classes.items():
+                self.classes.setdefault(class_name, info)
+        self.collections[name] = CollectionInfo.model_construct(
+            singular=False, record_class=records[0].record_class if records else _list_class(annotation),
+            size=len(records), records=records, parts=sizes if len(sizes) > 1 else [])
+        return True
+
     def add(self, name: str, value: object, annotation: object) -> None:
         self.names.append(name)
         if isinstance(value, type):
@@ -305,12 +373,12 @@ class _Builder:
             records = [self.record(name, item, 1) for item in value]
             self.collections[name] = CollectionInfo.model_construct(
                 singular=False, record_class=records[0].record_class if records else _list_class(annotation),
-                size=len(records), records=records)
+                size=len(records), records=records, parts=[])
         elif value is None or is_record(value):
             records = [] if value is None else [self.record(name, value, 0)]
             self.collections[name] = CollectionInfo.model_construct(
                 singular=True, record_class=records[0].record_class if records else None,
-                size=len(records), records=records)
+                size=len(records), records=records, parts=[])
         elif isinstance(value, list):
             collect_cited(value, self.cited, self.seen)
             self.others[name] = OtherValue.model_construct(type="list", size=len(value), value=None)
@@ -340,10 +408,18 @@ def _list_class(annotation: object) -> str | None:
 
 def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[int] | None = None,
                 identity: Identity | None = None,
-                quarantined: Mapping[int, str] | None = None) -> tuple[CoverageReport, Manifest] | str:
+                quarantined: Mapping[int, str] | None = None,
+                runs: Mapping[str, Sequence[Run]] | None = None,
+                known_parts: Mapping[Key, Part] | None = None,
+                found_parts: dict[Key, Part] | None = None) -> tuple[CoverageReport, Manifest] | str:
     """One walk over a loaded module's public names (`vars(module)`): the coverage report
     against `live_fact_ids` (complete when None is given) and the manifest. Returns what
-    is wrong instead when the module's `_quarantined` has the wrong shape."""
+    is wrong instead when the module's `_quarantined` has the wrong shape.
+
+    `runs` says, for a list collection, the chunk lists it joins (with a key each): when
+    the list holds exactly their records, by identity and in order, the collection is
+    built run by run (its `parts`), taking a run's walk from `known_parts` by its key and
+    putting the runs walked afresh in `found_parts`. Any other value gets the general walk."""
     declared = declared_quarantine(namespace)
     if isinstance(declared, str):
         return declared
@@ -354,10 +430,21 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
     for name, value in namespace.items():
         if name.startswith("_") or isinstance(value, types.ModuleType):
             continue
+        joined = (runs or {}).get(name)
+        if joined and isinstance(value, list) and _joins(value, joined) \
+                and builder.add_runs(name, value, joined, hints.get(name), known_parts or {}, found_parts):
+            continue
         builder.add(name, value, hints.get(name))
     cited = builder.cited
     live = cited | set(left_out) if live_fact_ids is None else live_fact_ids
     return report(cited, live, left_out.keys()), builder.manifest(left_out)
+
+
+def _joins(value: list[object], runs: Sequence[Run]) -> bool:
+    """Whether `value` holds exactly the items of `runs`, the same objects in the same order."""
+    if len(value) != sum(len(run) for _, run in runs):
+        return False
+    return all(map(operator.is_, itertools.chain.from_iterable(run for _, run in runs), value))
 
 
 def build_manifest(namespace: Mapping[str, object], *, identity: Identity | None = None,

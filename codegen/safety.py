@@ -16,7 +16,7 @@ import json
 import os
 import re
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Mapping
@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from codegen import cst_audit, safety_rules
 from codegen.problems import Problem, format_problems
 from codegen.safety_rules import FileReport, Limits, SiblingUse, check_source
+from factlog.limits import MAX_FILES, package_size_problem
 from factlog.results import Failure, Success
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
@@ -35,6 +36,7 @@ _RULES_DIGEST = hashlib.sha256(Path(safety_rules.__file__).read_bytes()
 class SafetySuccess(Success):
     files: int
     parsed: int  # files checked afresh; the rest came from the cache
+    imports: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)  # file -> sibling modules
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class SafetyChecker:
     exceeds `parallel_min_bytes`; call `close()` to stop the pool."""
 
     def __init__(self, cache_dir: Path | None = None, limits: Limits = Limits(), workers: int = 1,
-                 parallel_min_bytes: int = 2_000_000, memory_entries: int = 4096) -> None:
+                 parallel_min_bytes: int = 2_000_000, memory_entries: int = 2 * MAX_FILES) -> None:
         self.cache_dir = cache_dir
         self.limits = limits
         self.workers = workers
@@ -63,17 +65,21 @@ class SafetyChecker:
         self._memory: dict[str, FileReport] = {}
         self._pool: ProcessPoolExecutor | None = None
 
-    def check(self, files: Mapping[str, str]) -> SafetySuccess | SafetyFailure:
+    def check(self, files: Mapping[str, str], hashes: Mapping[str, str] | None = None,
+              ) -> SafetySuccess | SafetyFailure:
+        """`hashes` (file name -> sha256 of its UTF-8 bytes), when the caller has them, spare
+        hashing the text again: an unchanged file then costs a lookup."""
         problems = _check_names(files, self.limits)
         if problems:
             return SafetyFailure(tuple(problems), 0)
-        reports, parsed = self._reports(files)
+        reports, parsed = self._reports(files, hashes or {})
         for name, report in reports.items():
             problems += [replace(p, file=name) for p in report.problems]
         problems += _check_siblings(reports)
         if problems:
             return SafetyFailure(tuple(problems), parsed)
-        return SafetySuccess(len(files), parsed)
+        return SafetySuccess(len(files), parsed, {name: frozenset(use.module for use in report.sibling_uses)
+                                                  for name, report in reports.items()})
 
     def close(self) -> None:
         if self._pool is not None:
@@ -81,13 +87,15 @@ class SafetyChecker:
             self._pool = None
 
     # ------------------------------------------------------------------ caching
-    def _key(self, text: str) -> str:
+    def _key(self, text: str, digest: str | None = None) -> str:
+        """The verdict's key: the rules, the limits and the text's sha256."""
         h = hashlib.sha256(f"{_RULES_DIGEST}\x00{self.limits!r}\x00".encode())
-        h.update(text.encode("utf-8", "surrogatepass"))
+        h.update((digest or content_hash(text)).encode())
         return h.hexdigest()
 
-    def _reports(self, files: Mapping[str, str]) -> tuple[dict[str, FileReport], int]:
-        keys = {name: self._key(text) for name, text in files.items()}
+    def _reports(self, files: Mapping[str, str], hashes: Mapping[str, str],
+                 ) -> tuple[dict[str, FileReport], int]:
+        keys = {name: self._key(text, hashes.get(name)) for name, text in files.items()}
         found: dict[str, FileReport] = {}
         missing: dict[str, str] = {}  # key -> text
         for name, key in keys.items():
@@ -142,10 +150,21 @@ class SafetyChecker:
             pass  # the cache is an optimisation; a read-only cache dir must not fail validation
 
 
+def content_hash(text: str) -> str:
+    """sha256 of a file's text as written (UTF-8; lone surrogates kept), the file's identity
+    in every cache of validation."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _check_names(files: Mapping[str, str], limits: Limits) -> list[Problem]:
     problems: list[Problem] = []
     if len(files) > limits.max_files:
         problems.append(Problem("file-name", "", 0, 0, f"{len(files)} files; at most {limits.max_files}"))
+    else:
+        oversize = package_size_problem(len(files), _package_bytes(files, limits.max_total_bytes),
+                                        limits.max_files, limits.max_total_bytes)
+        if oversize is not None:
+            problems.append(Problem("package-size", "", 0, 0, oversize))
     if "__init__.py" not in files:
         problems.append(Problem("file-name", "__init__.py", 0, 0, "a package needs an __init__.py"))
     for name, text in files.items():
@@ -156,6 +175,16 @@ def _check_names(files: Mapping[str, str], limits: Limits) -> list[Problem]:
         elif not isinstance(text, str):
             problems.append(Problem("file-name", name, 0, 0, "file content must be text"))
     return problems
+
+
+def _package_bytes(files: Mapping[str, str], limit: int) -> int:
+    """The files' UTF-8 size; counted exactly only when it might exceed `limit` (a
+    character takes at most 4 bytes, so fewer than limit / 4 characters always fit)."""
+    texts = [text for text in files.values() if isinstance(text, str)]
+    characters = sum(map(len, texts))
+    if characters * 4 <= limit:
+        return characters
+    return sum(len(text.encode("utf-8", "surrogatepass")) for text in texts)
 
 
 def _check_siblings(reports: Mapping[str, FileReport]) -> list[Problem]:

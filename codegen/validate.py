@@ -5,18 +5,22 @@ what is imported is exactly the text that was checked: the validator writes it i
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import shutil
+import sys
 import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Literal, Mapping, Sequence
 
+from codegen import module_reuse
 from codegen.loader import PackageLoadError, load_package, module_name_for, unload_package
-from codegen.manifest import Manifest, identity_from_facts, walk_module
+from codegen.manifest import Key, Manifest, Part, Run, identity_from_facts, walk_module
+from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
-from codegen.safety import SafetyChecker, SafetyFailure
+from codegen.safety import SafetyChecker, SafetyFailure, content_hash
 from codegen.safety_rules import Limits
 from codegen.typecheck import TypecheckFailure, stable_name, typecheck
 from factlog.liveness import live_ids
@@ -49,20 +53,30 @@ class ValidationFailure(Failure):
 
 
 class Validator:
-    """Holds the caches (safety verdicts, mypy's incremental cache) under `cache_root`."""
+    """Holds the caches (safety verdicts, mypy's incremental cache) under `cache_root`, and
+    in memory the manifest parts of each user's last validated package.
+
+    A new version costs what changed: an unchanged file's safety verdict is a lookup by its
+    hash, mypy re-checks what changed (its own cache), import reuses the modules of
+    unchanged files (`codegen.module_reuse`; while the previous package stays loaded), and
+    the coverage walk visits only chunk lists whose chunk file or class module changed."""
 
     def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits()) -> None:
         self.cache_root = cache_root
         self.safety = SafetyChecker(cache_root / "safety", limits, workers)
+        self._parts: dict[str, dict[Key, Part]] = {}  # user -> part key -> walk of one chunk list
+        self.parts_walked = 0  # chunk lists walked afresh over this validator's life
 
     def close(self) -> None:
         self.safety.close()
 
     def forget(self, user: str) -> None:
         """Drop what the caches hold of a user's text: mypy's working copy and its cache."""
+        self._parts.pop(user, None)
         name = stable_name(user)
         shutil.rmtree(self.cache_root / "typecheck" / name, ignore_errors=True)
-        for cached in (self.cache_root / "mypy").glob(f"*/{name}"):
+        shutil.rmtree(self.cache_root / "mypy" / name, ignore_errors=True)
+        for cached in (self.cache_root / "mypy").glob(f"*/{name}"):  # the layout before per-user caches
             shutil.rmtree(cached, ignore_errors=True)
 
     def validate(self, files: Mapping[str, str], *, user: str, version: str, stage_dir: Path,
@@ -70,14 +84,17 @@ class Validator:
                  facts: Sequence[Fact] | Mapping[int, Fact] | None = None,
                  quarantined: Mapping[int, str] | AbstractSet[int] = frozenset(),
                  ) -> ValidationSuccess | ValidationFailure:
-        """Validate `files`; on success they are written to `stage_dir` (which must not
-        exist yet) and imported from there, ready for the caller to publish by renaming.
-        On failure `stage_dir` is removed again.
+        """Validate `files`; the files to import are written to `stage_dir` (which must not
+        exist yet) and imported from there: all of them, but those whose modules are reused
+        from a package loaded before (`codegen.module_reuse`). On failure `stage_dir` is
+        removed again.
 
         `facts` (the user's log, or its facts by id) give the live facts coverage checks
         (unless `live_fact_ids` names them) and the records' entity identities in the
         manifest. Quarantined live facts, those the module declares (`_quarantined`) and
-        those named here, are accounted for without a record (see `codegen.coverage`)."""
+        those named here, are accounted for without a record (see `codegen.coverage`).
+        `facts` may be a lazy mapping: only the facts cited by records of changed chunk
+        lists are looked up (give `live_fact_ids` then)."""
         by_id = _by_id(facts)
         if live_fact_ids is None:
             live_fact_ids = live_ids(list(by_id.values()))
@@ -85,14 +102,16 @@ class Validator:
             else dict.fromkeys(quarantined, "left out by the producer")
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        safe = self.safety.check(files)
+        hashes = {file: content_hash(text) for file, text in files.items() if isinstance(text, str)}
+        safe = self.safety.check(files, hashes)
         timings["safety"] = time.perf_counter() - started
         if isinstance(safe, SafetyFailure):
             return ValidationFailure("safety", safe.problems, timings)
 
         started = time.perf_counter()
         self.cache_root.mkdir(parents=True, exist_ok=True)
-        typed = typecheck(files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy")
+        typed = typecheck(files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy",
+                          hashes)
         timings["mypy"] = time.perf_counter() - started
         if isinstance(typed, TypecheckFailure):
             return ValidationFailure("mypy", typed.problems, timings)
@@ -101,10 +120,13 @@ class Validator:
         if stage_dir.exists():
             return ValidationFailure("import", (Problem("import-error", "", 0, 0,
                                               f"stage directory {stage_dir} already exists"),), timings)
-        name = module_name_for(user, f"{version}_{_digest(files)[:10]}")
+        name = module_name_for(user, f"{version}_{_digest(hashes)[:10]}")
+        planned = module_reuse.plan(Reuse(user, hashes, safe.imports))
+        reuse = Reuse(user, hashes, safe.imports, planned)
         try:
-            _write(files, stage_dir)
-            module = load_package(stage_dir, name)
+            # Only the files that will run: a reused module's file is not read again.
+            _write({file: text for file, text in files.items() if file[:-3] not in planned}, stage_dir)
+            module = load_package(stage_dir, name, hashes, reuse=reuse)
         except (OSError, PackageLoadError) as exc:
             shutil.rmtree(stage_dir, ignore_errors=True)
             timings["import"] = time.perf_counter() - started
@@ -112,8 +134,14 @@ class Validator:
         timings["import"] = time.perf_counter() - started
 
         started = time.perf_counter()
+        identified = facts is not None
+        runs = chunk_runs(files["__init__.py"], name, content_keys(hashes, safe.imports), identified)
+        known = self._parts.get(user, {})
+        found: dict[Key, Part] = {}
         walked = walk_module(vars(module), live_fact_ids=live_fact_ids,
-                             identity=identity_from_facts(by_id) if by_id else None, quarantined=reasons)
+                             identity=identity_from_facts(by_id) if identified else None, quarantined=reasons,
+                             runs=runs, known_parts=known, found_parts=found)
+        self.parts_walked += len(found)
         timings["coverage"] = time.perf_counter() - started
         if isinstance(walked, str) or not walked[0].complete:
             unload_package(name)
@@ -121,6 +149,10 @@ class Validator:
             problems = (Problem("coverage-quarantine", "__init__.py", 0, 0, walked),) if isinstance(walked, str) \
                 else _coverage_problems(walked[0].missing, walked[0].unknown)
             return ValidationFailure("coverage", problems, timings)
+        # Keep the parts of this package only (a failed one's are never kept: a record citing
+        # an id that is no fact yet would keep an entity id of None).
+        self._parts[user] = {key: part for collection in runs.values() for key, _ in collection
+                             if key is not None and (part := found.get(key) or known.get(key)) is not None}
         return ValidationSuccess(module, name, timings, walked[1])
 
 
@@ -130,12 +162,50 @@ def _by_id(facts: Sequence[Fact] | Mapping[int, Fact] | None) -> Mapping[int, Fa
     return facts if isinstance(facts, Mapping) else {f.id: f for f in facts}
 
 
-def _digest(files: Mapping[str, str]) -> str:
+def _digest(hashes: Mapping[str, str]) -> str:
+    """One hash of a whole package, from its files' hashes."""
     h = hashlib.sha256()
-    for name in sorted(files):
-        h.update(f"{name}\x00{len(files[name])}\x00".encode())
-        h.update(files[name].encode("utf-8", "surrogatepass"))
+    for name in sorted(hashes):
+        h.update(f"{name}\x00{hashes[name]}\x00".encode())
     return h.hexdigest()
+
+
+def chunk_runs(init_source: str, package: str, keys: Mapping[str, str],
+               identified: bool) -> dict[str, list[Run]]:
+    """The chunk lists each collection of `__init__.py` joins (`trips: list[Trip] =
+    [*_trips_000, *_trips_001]`, each name imported `from .trip_000 import _trips_000`), as
+    loaded in `package`, with the key their walk is kept by: the chunk module's content
+    key (its text and, recursively, its class module's) and whether entity ids were given.
+    Only a shape the walk can use is returned; it checks the join by identity itself."""
+    try:
+        tree = ast.parse(init_source)
+    except (SyntaxError, ValueError):
+        return {}
+    imported: dict[str, tuple[str, str]] = {}
+    joins: dict[str, list[str]] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, ast.ImportFrom) and stmt.level == 1 and stmt.module:
+            for alias in stmt.names:
+                imported[alias.asname or alias.name] = (stmt.module, alias.name)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.List):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            items = stmt.value.elts
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) and items and all(
+                    isinstance(item, ast.Starred) and isinstance(item.value, ast.Name) for item in items):
+                joins[targets[0].id] = [item.value.id for item in items]  # type: ignore[attr-defined]
+    runs: dict[str, list[Run]] = {}
+    for collection, names in joins.items():
+        found: list[Run] = []
+        for local in names:
+            module, attribute = imported.get(local, ("", ""))
+            value = getattr(sys.modules.get(f"{package}.{module}"), attribute, None) if module else None
+            if type(value) is not list:
+                break
+            key = keys.get(module)
+            found.append(((key, attribute, identified) if key is not None else None, value))
+        else:
+            runs[collection] = found
+    return runs
 
 
 def _write(files: Mapping[str, str], directory: Path) -> None:

@@ -23,8 +23,12 @@ MAX_STRING_CHARS = 256 * 1024  # characters in one string (a field value or an o
 MAX_INT_DIGITS = 32  # an integer must satisfy abs(n) < 10 ** MAX_INT_DIGITS
 
 # -- one generated file / package ----------------------------------------------------------
+# A file is what the parsers, mypy and import hold at once, so it has the tight limit; a
+# package grows with the log (500 records per chunk file), so its caps are totals that a
+# log of 1,000,000 facts fits several times over (~2,000 chunk files, a few hundred MB).
 MAX_FILE_BYTES = 8 * 1024 * 1024
 MAX_FILES = 10_000
+MAX_PACKAGE_BYTES = 1024 * 1024 * 1024  # all files of a package, UTF-8
 # Nesting of values, calls and annotations in a generated file. A field value at JSON depth
 # d is rendered at depth d + 1 inside `[Kind(field=...)]`, so MAX_JSON_DEPTH + 1 must fit.
 MAX_SOURCE_DEPTH = 24
@@ -46,3 +50,14 @@ def reserved_field_name(name: str) -> bool:
     field name unless it is a keyword or a full dunder (`__class__` is sanitised to `class_`),
     and the safety checker refuses names starting with `__`, so such a field never compiles."""
     return name.startswith("__") and not name.endswith("__") and name.isascii() and name.isidentifier()
+
+
+def package_size_problem(files: int, total_bytes: int, max_files: int = MAX_FILES,
+                         max_bytes: int = MAX_PACKAGE_BYTES) -> str | None:
+    """What is wrong with a package of `files` files of `total_bytes` bytes, or None. The
+    one check the validator makes before any parsing and the store makes before writing."""
+    if files > max_files:
+        return f"{files} files; at most {max_files}"
+    if total_bytes > max_bytes:
+        return f"{total_bytes} bytes in all files; at most {max_bytes}"
+    return None

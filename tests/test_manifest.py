@@ -104,7 +104,7 @@ def test_the_validator_builds_the_manifest(validator: Validator, tmp_path: Path)
     result = validate(validator, package(), tmp_path / "a")
     assert isinstance(result, ValidationSuccess), result
     m = result.manifest
-    assert m.format == 1
+    assert m.format == 2
     assert m.classes["Trip"].fields == [("destination", "str"), ("departure_date", "date | None"),
                                         ("cost_usd", "float | None"), ("fact_ids", "list[int]")]
     assert m.record_counts() == {"trips": 2, "passport": 1}
@@ -396,7 +396,7 @@ def test_show_and_history_read_the_manifest(tmp_path: Path, monkeypatch: pytest.
 
 
 def test_format_is_checked_on_reading() -> None:
-    with pytest.raises(InputError, match="format 2 was written by a newer release"):
-        Manifest.parse('{"format": 2}', source="manifest.json")
+    with pytest.raises(InputError, match="format 3 was written by a newer release"):
+        Manifest.parse('{"format": 3}', source="manifest.json")
     with pytest.raises(InputError, match="manifest.json: "):
         Manifest.parse('{"format": 1, "surprise": 1}', source="manifest.json")

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Literal
 from codegen.loader import TamperedFile, load_package, module_name_for, unload_package
 from codegen.manifest import Manifest, build_manifest, identity_from_facts, identity_from_map
 from factlog import durable as fsio
+from factlog import limits
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
 from users.blobs import BlobWriter, blobs_dir
@@ -72,8 +73,8 @@ from users.versions import (
 if TYPE_CHECKING:
     from users.events import VersionEvent
 
-MAX_FILES = 4096
-MAX_TOTAL_BYTES = 64 * 1024 * 1024
+MAX_FILES = limits.MAX_FILES  # the validator's caps (one owner: factlog.limits)
+MAX_TOTAL_BYTES = limits.MAX_PACKAGE_BYTES
 CURRENT_FILE = "current"
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".lock"
@@ -91,7 +92,7 @@ def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
     if not isinstance(files, Mapping) or not files:
         raise InputError("a package needs at least one file (__init__.py)")
     if len(files) > MAX_FILES:
-        raise InputError(f"a package has {len(files)} files; at most {MAX_FILES} are allowed")
+        raise InputError(f"a package of {limits.package_size_problem(len(files), 0)}")
     encoded: dict[str, bytes] = {}
     for name, source in files.items():
         if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
@@ -106,9 +107,9 @@ def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
             raise InputError(f"the source of {name} is not valid Unicode text") from None
     if "__init__.py" not in encoded:
         raise InputError("a package must include __init__.py")
-    total = sum(len(data) for data in encoded.values())
-    if total > MAX_TOTAL_BYTES:
-        raise InputError(f"a package of {total} bytes is larger than {MAX_TOTAL_BYTES}")
+    oversize = limits.package_size_problem(len(encoded), sum(len(data) for data in encoded.values()))
+    if oversize is not None:
+        raise InputError(f"a package of {oversize}")
     return encoded
 
 
