@@ -83,6 +83,10 @@ def _kind_of(raw: str) -> str:
     return normalize_kind(raw)
 
 
+class _OutOfStep(Exception):
+    """The tables disagree with the log (a damaged cache): rebuild them from the log."""
+
+
 class _Refused(Exception):
     def __init__(self, kind: str, name: str, value: JsonValue, value_type: PyType, base: PyType,
                  wanted: PyType | None, known: Established | None) -> None:
@@ -187,13 +191,13 @@ class _Tables:
         self.load(kind)
         for name, value in json.loads(row[1]).items():
             value_type = type_of(value)
+            if value_type is None:
+                continue
             values = self.values.get((kind, name))
-            if value_type is None or values is None:
-                continue
             text = type_to_text(value_type)
-            count = values.counts.get(text)
-            if count is None:
-                continue
+            count = values.counts.get(text) if values is not None else None
+            if values is None or count is None:
+                raise _OutOfStep(kind, name)
             values.dirty = True
             count[0] -= 1
             if count[0] <= 0:
@@ -214,8 +218,8 @@ class _Tables:
                 continue
             if not self.db.execute("SELECT 1 FROM facts WHERE user = ? AND retracts = ? AND id < ?",
                                    (self.user, fid, before)).fetchone():
-                return fid
-        raise AssertionError(f"field type counts out of step with the log for {kind}.{name}")
+                return int(fid)
+        raise _OutOfStep(kind, name)
 
     def _refold(self, kind: str, name: str, dropped: int) -> None:
         values = self.values[(kind, name)]
@@ -261,7 +265,16 @@ def check_and_record(db: sqlite3.Connection, user: str, facts: Sequence[NewFact]
     facts' types. `first_id` is the id the first of `facts` got (they are inserted, not
     committed); each fact is checked against the log before it, earlier facts of the batch
     (and their retractions) included."""
-    refresh(db, user, upto=first_id - 1)
+    try:
+        _check_and_record(db, user, facts, first_id, allow_retype)
+    except _OutOfStep:
+        _forget_types(db, user)
+        _check_and_record(db, user, facts, first_id, allow_retype)
+
+
+def _check_and_record(db: sqlite3.Connection, user: str, facts: Sequence[NewFact], first_id: int,
+                      allow_retype: bool) -> None:
+    _refresh(db, user, upto=first_id - 1)
     tables = _Tables(db, user)
     for offset, fact in enumerate(facts):
         fid = first_id + offset
@@ -281,7 +294,20 @@ def check_and_record(db: sqlite3.Connection, user: str, facts: Sequence[NewFact]
 
 def refresh(db: sqlite3.Connection, user: str, upto: int | None = None) -> None:
     """Bring the tables up to fact `upto` (default: the user's head): facts appended or
-    imported since, retractions included."""
+    imported since, retractions included. Tables that disagree with the log are rebuilt."""
+    try:
+        _refresh(db, user, upto)
+    except _OutOfStep:
+        _forget_types(db, user)
+        _refresh(db, user, upto)
+
+
+def _forget_types(db: sqlite3.Connection, user: str) -> None:
+    for table in ("field_types", "field_value_types", "field_types_position"):
+        db.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
+
+
+def _refresh(db: sqlite3.Connection, user: str, upto: int | None = None) -> None:
     row = db.execute("SELECT position FROM field_types_position WHERE user = ?", (user,)).fetchone()
     position = int(row[0]) if row else 0
     head = upto if upto is not None else \

@@ -281,3 +281,19 @@ def test_an_old_workspace_rebuilds_its_field_types_once(tmp_path: Path) -> None:
                               "AND field = 'cost_usd'").fetchone() == (5, 19)
     finally:
         store.close()
+
+
+def test_damaged_counts_fall_back_to_a_rebuild(tmp_path: Path) -> None:
+    store = SqliteFactStore(tmp_path / "facts.db")
+    try:
+        store.append("me", [NewFact(f"g{i}", kind="gadget", fields={"price": i}) for i in range(4)])
+        store.append("me", [NewFact("b", kind="gadget", fields={"price": "cheap"})], allow_retype=True)
+        store._db.execute("DELETE FROM field_value_types WHERE type = 'str'")
+        store.append("me", [NewFact("undo", retracts=5)])
+        with pytest.raises(InputError, match=r"'price' of gadget is int \(established by facts 1, 2, 3, 4\)"):
+            store.append("me", [NewFact("d", kind="gadget", fields={"price": "dear"})], allow_retype=False)
+        store._db.execute("DELETE FROM field_value_types")
+        store.append("me", [NewFact("undo", retracts=1)])
+        assert_matches_rebuild(store)
+    finally:
+        store.close()
