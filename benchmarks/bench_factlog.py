@@ -212,10 +212,10 @@ def main() -> None:
         line = (f"append 10,000 facts (1% retractions) at {args.facts:,} interleaved facts: {after[0]:.3f} s median, "
                 f"{after[1]:.3f} s of it field types; a retraction + the next append: {after[2]:.1f} ms median")
         if before is not None:
-            base = retraction_appends(tmp, args.facts, 10_000, 4, before)
-            line += (f"\n  baseline {args.baseline_ref} (same run): {base[0]:.3f} s, {base[1]:.3f} s field types, "
-                     f"{base[2]:.1f} ms; ratios {base[0] / after[0]:.1f}x, {base[1] / after[1]:.1f}x, "
-                     f"{base[2] / after[2]:.1f}x")
+            was = retraction_appends(tmp, args.facts, 10_000, 4, before)
+            line += (f"\n  baseline {args.baseline_ref} (same run): {was[0]:.3f} s, {was[1]:.3f} s field types, "
+                     f"{was[2]:.1f} ms; ratios {was[0] / after[0]:.1f}x, {was[1] / after[1]:.1f}x, "
+                     f"{was[2] / after[2]:.1f}x")
         print(line)
         if args.only:
             return
