@@ -109,13 +109,13 @@ def transcripts(tmp: Path, runs: int) -> tuple[float, int] | None:
 def interleaved(i: int) -> NewFact:
     """Fact `i` of a log whose kinds arrive interleaved, as `uac add` produces them."""
     kind = ("trip", "gadget", "medication", "contact", "visit")[i % 5]
-    fields: dict[str, Any] = {"trip": {"destination": f"City {i % 97}", "cost_usd": 100.0 + i,
+    table: dict[str, dict[str, Any]] = {"trip": {"destination": f"City {i % 97}", "cost_usd": 100.0 + i,
                                        "departure_date": f"2024-{i % 12 + 1:02d}-01"},
                               "gadget": {"name": f"g{i}", "price": i % 500, "tags": ["a", f"t{i % 7}"]},
                               "medication": {"name": f"m{i % 50}", "dose": f"{i % 9} mg"},
                               "contact": {"name": f"c{i}", "email": f"c{i}@example.org"},
-                              "visit": {"on": f"2025-{i % 12 + 1:02d}-{i % 28 + 1:02d}", "place": f"p{i % 30}"}}[kind]
-    return NewFact(f"{kind} {i}", kind=kind, fields=fields, key=f"{kind}{i // 5}")
+                              "visit": {"on": f"2025-{i % 12 + 1:02d}-{i % 28 + 1:02d}", "place": f"p{i % 30}"}}
+    return NewFact(f"{kind} {i}", kind=kind, fields=table[kind], key=f"{kind}{i // 5}")
 
 
 def _batch_with_retractions(rng: random.Random, start: int, size: int, live: list[int]) -> list[NewFact]:
@@ -168,33 +168,33 @@ def retraction_appends(tmp: Path, preload: int, batch: int, batches: int,
     spent = [0.0]
 
     def timed(*args: Any) -> None:
-        start = time.perf_counter()
+        t0 = time.perf_counter()
         try:
             check(*args)
         finally:
-            spent[0] += time.perf_counter() - start
+            spent[0] += time.perf_counter() - t0
 
-    factlog.sqlite.check_and_record = timed  # type: ignore[attr-defined]
+    factlog.sqlite.check_and_record = timed  # type: ignore[assignment]
     try:
         store = SqliteFactStore(copy)
         times, typing = [], []
         for n in range(batches):
             facts = _batch_with_retractions(rng, preload + n * batch, batch, live)
             spent[0] = 0.0
-            start = time.perf_counter()
+            t0 = time.perf_counter()
             store.append("bench", facts)
-            times.append(time.perf_counter() - start)
+            times.append(time.perf_counter() - t0)
             typing.append(spent[0])
         singles = []
         for n in range(9):
             head = store.head("bench")
-            start = time.perf_counter()
+            t0 = time.perf_counter()
             store.append("bench", [NewFact("retract", retracts=live.pop(rng.randrange(len(live))))])
             store.append("bench", [interleaved(head + 1)])
-            singles.append(time.perf_counter() - start)
+            singles.append(time.perf_counter() - t0)
         store.close()
     finally:
-        factlog.sqlite.check_and_record = check_and_record  # type: ignore[attr-defined]
+        factlog.sqlite.check_and_record = check_and_record
     return statistics.median(times), statistics.median(typing), statistics.median(singles) * 1000
 
 
