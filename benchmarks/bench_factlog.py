@@ -174,7 +174,7 @@ def retraction_appends(tmp: Path, preload: int, batch: int, batches: int,
         finally:
             spent[0] += time.perf_counter() - t0
 
-    factlog.sqlite.check_and_record = timed  # type: ignore[assignment]
+    factlog.sqlite.check_and_record = timed  # type: ignore[attr-defined,assignment]
     try:
         store = SqliteFactStore(copy)
         times, typing = [], []
@@ -194,7 +194,7 @@ def retraction_appends(tmp: Path, preload: int, batch: int, batches: int,
             singles.append(time.perf_counter() - t0)
         store.close()
     finally:
-        factlog.sqlite.check_and_record = check_and_record
+        factlog.sqlite.check_and_record = check_and_record  # type: ignore[attr-defined]
     return statistics.median(times), statistics.median(typing), statistics.median(singles) * 1000
 
 
