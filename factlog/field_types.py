@@ -317,7 +317,7 @@ def _refresh(db: sqlite3.Connection, user: str, upto: int | None = None) -> None
     tables = _Tables(db, user)
     for fid, kind, fields, retracts in db.execute(
             "SELECT id, kind, fields, retracts FROM facts WHERE user = ? AND id > ? AND id <= ? ORDER BY id",
-            (user, position, head)).fetchall():
+            (user, position, head)):
         if retracts is not None:
             tables.retract(retracts, fid)
         elif kind is not None:
