@@ -1,6 +1,8 @@
-"""Fact log benchmark: batched ingestion, single durable appends, verify, transcript ingestion.
+"""Fact log benchmark: batched ingestion, single durable appends, verify, transcript ingestion,
+and appends after retractions (field types kept per retraction, against the baseline ref's
+field types module in the same run).
 
-    .venv/bin/python benchmarks/bench_factlog.py [--facts 100000]
+    .venv/bin/python benchmarks/bench_factlog.py [--facts 100000] [--baseline-ref main]
 
 Prints medians over repeated runs, each next to a baseline measured in the same run
 (plain SQLite inserts of the same rows with no checks or hashing).
@@ -16,12 +18,20 @@ from __future__ import annotations
 
 import argparse
 import os
+import random
+import shutil
 import sqlite3
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
+import types
 from pathlib import Path
+from typing import Any, Callable
 
+import factlog.sqlite
+from factlog.field_types import check_and_record
 from factlog.hashing import canonical_json
 from factlog.model import NewFact
 from factlog.sqlite import SqliteFactStore
@@ -129,16 +139,123 @@ def transcripts(tmp: Path, runs: int) -> tuple[float, int] | None:
     return statistics.median(times), count
 
 
+def interleaved(i: int) -> NewFact:
+    """Fact `i` of a log whose kinds arrive interleaved, as `uac add` produces them."""
+    kind = ("trip", "gadget", "medication", "contact", "visit")[i % 5]
+    table: dict[str, dict[str, Any]] = {"trip": {"destination": f"City {i % 97}", "cost_usd": 100.0 + i,
+                                       "departure_date": f"2024-{i % 12 + 1:02d}-01"},
+                              "gadget": {"name": f"g{i}", "price": i % 500, "tags": ["a", f"t{i % 7}"]},
+                              "medication": {"name": f"m{i % 50}", "dose": f"{i % 9} mg"},
+                              "contact": {"name": f"c{i}", "email": f"c{i}@example.org"},
+                              "visit": {"on": f"2025-{i % 12 + 1:02d}-{i % 28 + 1:02d}", "place": f"p{i % 30}"}}
+    return NewFact(f"{kind} {i}", kind=kind, fields=table[kind], key=f"{kind}{i // 5}")
+
+
+def _batch_with_retractions(rng: random.Random, start: int, size: int, live: list[int]) -> list[NewFact]:
+    """`size` facts from `start`, 1% of them retractions of earlier live facts (ids from 1)."""
+    facts: list[NewFact] = []
+    for i in range(start, start + size):
+        if live and rng.random() < 0.01:
+            facts.append(NewFact("retract", retracts=live.pop(rng.randrange(len(live)))))
+        else:
+            facts.append(interleaved(i))
+    return facts
+
+
+def baseline_check(ref: str) -> Callable[..., None] | None:
+    """`check_and_record` of `factlog/field_types.py` at git `ref` (None without git or ref)."""
+    try:
+        source = subprocess.run(["git", "show", f"{ref}:factlog/field_types.py"], capture_output=True,
+                                check=True, cwd=Path(__file__).resolve().parents[1], text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    module = types.ModuleType(f"baseline_field_types_{ref}")
+    sys.modules[module.__name__] = module  # dataclasses look their module up
+    exec(compile(source, module.__name__, "exec"), module.__dict__)  # noqa: S102 - our own source at a ref
+    check: Callable[..., None] = module.check_and_record
+    return check
+
+
+def retraction_appends(tmp: Path, preload: int, batch: int, batches: int,
+                       check: Callable[..., None]) -> tuple[float, float, float]:
+    """Seconds per `batch`-fact append (1% retractions) on a log of `preload` interleaved facts
+    and the seconds of it spent on field types (medians of `batches`), then a single
+    retraction plus the next single append, in ms (median)."""
+    rng = random.Random(9)
+    source = tmp / f"retract{preload}.db"
+    live: list[int] = []
+    if not source.exists():
+        store = SqliteFactStore(source)
+        for start in range(0, preload, batch):
+            facts = _batch_with_retractions(rng, start, min(batch, preload - start), live)
+            store.append("bench", facts)
+            live.extend(f.id for f in store.facts("bench", after=start) if f.retracts is None)
+        store.close()
+    else:
+        store = SqliteFactStore(source)
+        dead = {t for f in store.facts("bench") if f.retracts is not None for t in (f.id, f.retracts)}
+        live = [f.id for f in store.facts("bench") if f.id not in dead]
+        store.close()
+    copy = tmp / f"retract{preload}-{check.__module__}.db"
+    shutil.copy(source, copy)
+    spent = [0.0]
+
+    def timed(*args: Any) -> None:
+        t0 = time.perf_counter()
+        try:
+            check(*args)
+        finally:
+            spent[0] += time.perf_counter() - t0
+
+    factlog.sqlite.check_and_record = timed  # type: ignore[attr-defined,assignment]
+    try:
+        store = SqliteFactStore(copy)
+        times, typing = [], []
+        for n in range(batches):
+            facts = _batch_with_retractions(rng, preload + n * batch, batch, live)
+            spent[0] = 0.0
+            t0 = time.perf_counter()
+            store.append("bench", facts)
+            times.append(time.perf_counter() - t0)
+            typing.append(spent[0])
+        singles = []
+        for n in range(9):
+            head = store.head("bench")
+            t0 = time.perf_counter()
+            store.append("bench", [NewFact("retract", retracts=live.pop(rng.randrange(len(live))))])
+            store.append("bench", [interleaved(head + 1)])
+            singles.append(time.perf_counter() - t0)
+        store.close()
+    finally:
+        factlog.sqlite.check_and_record = check_and_record  # type: ignore[attr-defined]
+    return statistics.median(times), statistics.median(typing), statistics.median(singles) * 1000
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--facts", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--appends", type=int, default=500, help="single appends measured")
     parser.add_argument("--only-appends", action="store_true", help="measure single appends only")
+    parser.add_argument("--baseline-ref", default="main", help="git ref whose field types module is the baseline")
+    parser.add_argument("--only", choices=["retractions"], help="run only this figure")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as name:
         tmp = Path(name)
         if not args.only_appends:
+            before = baseline_check(args.baseline_ref)
+            after = retraction_appends(tmp, args.facts, 10_000, 4, check_and_record)
+            line = (f"append 10,000 facts (1% retractions) at {args.facts:,} interleaved facts: {after[0]:.3f} s "
+                    f"median, {after[1]:.3f} s of it field types; a retraction + the next append: "
+                    f"{after[2]:.1f} ms median")
+            if before is not None:
+                was = retraction_appends(tmp, args.facts, 10_000, 4, before)
+                line += (f"\n  baseline {args.baseline_ref} (same run): {was[0]:.3f} s, {was[1]:.3f} s field types, "
+                         f"{was[2]:.1f} ms; ratios {was[0] / after[0]:.1f}x, {was[1] / after[1]:.1f}x, "
+                         f"{was[2] / after[2]:.1f}x")
+            print(line)
+            if args.only:
+                return
             rate, base = batched(tmp, 20_000, args.runs)
             print(f"batched ingestion (20,000 facts/batch): {rate:,.0f} facts/s median "
                   f"(plain SQLite executemany: {base:,.0f} rows/s; ratio {base / rate:.1f}x)  target >= 20,000")

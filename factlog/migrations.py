@@ -222,7 +222,30 @@ def m003_sources(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE field_types_position (user TEXT PRIMARY KEY, position INTEGER NOT NULL)")
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity, m003_sources)
+def m004_field_value_types(db: sqlite3.Connection) -> None:
+    """Live value-type counts per field, so a retraction costs its own fields
+    (`factlog.field_types`), and retractions indexed by the fact they name. The established
+    types are derived: they are emptied here and rebuilt from the log by the next append."""
+    db.execute(
+        """
+        CREATE TABLE field_value_types (
+            user TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            field TEXT NOT NULL,
+            type TEXT NOT NULL,
+            live INTEGER NOT NULL CHECK (live >= 1),
+            first_id INTEGER NOT NULL,
+            PRIMARY KEY (user, kind, field, type)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute("ALTER TABLE field_types ADD COLUMN cited_exact INTEGER NOT NULL DEFAULT 1")
+    db.execute("DELETE FROM field_types")
+    db.execute("DELETE FROM field_types_position")
+    db.execute("CREATE INDEX facts_retracts ON facts (user, retracts) WHERE retracts IS NOT NULL")
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity, m003_sources, m004_field_value_types)
 
 
 def migrate(db: sqlite3.Connection) -> None:

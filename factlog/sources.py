@@ -50,5 +50,5 @@ def record_sources(db: sqlite3.Connection, user: str, pairs: Iterable[tuple[str,
 
 def erase(db: sqlite3.Connection, user: str) -> None:
     """`forget`: the user's sources and established field types go with their facts."""
-    for table in ("fact_sources", "field_types", "field_types_position"):
+    for table in ("fact_sources", "field_types", "field_value_types", "field_types_position"):
         db.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
