@@ -24,6 +24,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import sys
 import threading
 import uuid
@@ -68,6 +69,15 @@ LOCK_FILE = ".lock"
 FORGET_PREFIX = fsio.TEMP_PREFIX + "forget-"
 FORGET_LOCK = ".forget.lock"  # in the store's root: shared by builders, exclusive for forget
 EPOCH_FILE = ".epoch"  # in the store's root: a new random token on every forget
+
+
+FileStamp = tuple[int, int, int, int, int]
+
+
+def file_stamp(st: os.stat_result) -> FileStamp:
+    """A file's identity: device, inode, size, mtime and ctime (ns). The kernel sets the
+    ctime on every write, rename or `utime`, so content does not change under a same stamp."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class ForgottenMeanwhile(NotFound):
@@ -116,6 +126,9 @@ class VersionStore:
         self._manifests: dict[tuple[str, str], tuple[object, Manifest]] = {}
         self._lock = threading.Lock()
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
+        # Versions read, by `meta.json` path: the file's identity when parsed and the result
+        # (see `_read_info`), so a read costs an open and an fstat while nothing changed.
+        self._infos: dict[str, tuple[FileStamp, VersionInfo]] = {}
 
     # -- paths ---------------------------------------------------------------------------
 
@@ -226,9 +239,38 @@ class VersionStore:
         return sorted(numbers)
 
     def _read_info(self, user: str, path: Path) -> VersionInfo:
+        """The version in folder `path`, from its `meta.json`: parsed once per process while
+        the file keeps its identity (device, inode, size, mtime and ctime, taken with `fstat`
+        on the descriptor that would be read). A version folder is immutable and replaced
+        only by a new folder, so its metadata's identity changes whenever its content does
+        (a forget and a re-created user, an edit): then it is read and parsed again.
+        NotFound when the file is gone."""
+        meta = path / META_FILE
+        key = str(meta)
         try:
-            data = json.loads((path / META_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            with open(meta, "rb") as handle:
+                st = os.fstat(handle.fileno())
+                if not stat.S_ISREG(st.st_mode):
+                    raise NotFound(f"user {user!r} has no version {path.name}")
+                stamp = file_stamp(st)
+                with self._lock:
+                    cached = self._infos.get(key)
+                if cached is not None and cached[0] == stamp:
+                    return cached[1]
+                raw = handle.read()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise NotFound(f"user {user!r} has no version {path.name}") from None
+        except OSError as exc:
+            raise InputError(f"cannot read {meta}: {exc.strerror}") from None
+        info = self._parse_info(user, path, raw)
+        with self._lock:
+            self._infos[key] = (stamp, info)
+        return info
+
+    def _parse_info(self, user: str, path: Path, raw: bytes) -> VersionInfo:
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except ValueError as exc:
             raise InputError(f"cannot read {path / META_FILE}: {exc}") from None
         if not isinstance(data, dict):
             raise InputError(f"{path / META_FILE} does not hold a JSON object")
@@ -237,14 +279,19 @@ class VersionStore:
     def get(self, user: str, number: int | str) -> VersionInfo:
         folder = self.user_dir(user)
         path = folder / version_name(check_version_number(number))
-        if not (path / META_FILE).is_file():
-            raise NotFound(f"user {user!r} has no version {number}")
-        return self._read_info(user, path)
+        try:
+            return self._read_info(user, path)
+        except NotFound:
+            raise NotFound(f"user {user!r} has no version {number}") from None
 
     def history(self, user: str) -> list[VersionInfo]:
         """All versions, oldest first."""
         folder = self.user_dir(user)
-        return [self._read_info(user, folder / version_name(n)) for n in self._numbers(folder)]
+        found = []
+        for number in self._numbers(folder):
+            with contextlib.suppress(NotFound):  # a version erased meanwhile (by a forget)
+                found.append(self._read_info(user, folder / version_name(number)))
+        return found
 
     def _current_number(self, folder: Path) -> int | None:
         try:
@@ -254,8 +301,17 @@ class VersionStore:
         return check_version_number(text)
 
     def current(self, user: str) -> VersionInfo | None:
-        number = self._current_number(self.user_dir(user))
-        return None if number is None else self.get(user, number)
+        """The current version: the pointer is read (a few bytes) on every call, the version's
+        metadata only when its identity changed (`_read_info`), so a publish or rollback by any
+        process is seen by the next call, at the cost of an open and an fstat."""
+        folder = self.user_dir(user)
+        number = self._current_number(folder)
+        if number is None:
+            return None
+        try:
+            return self._read_info(user, folder / version_name(number))
+        except NotFound:
+            raise NotFound(f"user {user!r} has no version {number}") from None
 
     def events(self, user: str) -> list[VersionEvent]:
         """The publish / rollback log, oldest first (a torn last line from a crash is skipped)."""
@@ -511,6 +567,8 @@ class VersionStore:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
                     del self._manifests[key]
+                for key in [k for k in self._infos if k.startswith(prefix)]:
+                    del self._infos[key]
             self._erase(folder)
         return existed
 
