@@ -48,7 +48,7 @@ class Memory:
     def __init__(self, workspace: Workspace) -> None:
         self.workspace = workspace
         self.facts: FactStore = workspace.open_facts()
-        self.versions = VersionStore(workspace.users_dir)
+        self.versions = VersionStore(workspace.users_dir, code_dir=workspace.code_dir)
         self.fact_log = FactsService(self.facts, self.versions, workspace)
         self.modules = VersionsService(self.facts, self.versions)
         self.queries = QueryService(self.versions, self.modules)

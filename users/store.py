@@ -34,7 +34,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
-from codegen.loader import TamperedFile, load_package, module_name_for, unload_package
+from codegen.loader import TamperedFile, keep_code, load_package, module_name_for, prune_code, unload_package
 from codegen.manifest import Manifest, build_manifest, identity_from_facts, identity_from_map
 from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
@@ -63,6 +63,7 @@ if TYPE_CHECKING:
 
 MAX_FILES = 4096
 MAX_TOTAL_BYTES = 64 * 1024 * 1024
+CODE_SLACK = 64  # compiled-code entries a user's code folder keeps beyond twice a version's files
 CURRENT_FILE = "current"
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".lock"
@@ -117,8 +118,11 @@ def _now() -> str:
 class VersionStore:
     """Immutable, numbered versions of each user's generated package under `root`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, code_dir: Path | None = None) -> None:
+        """`code_dir`: where imported versions keep their compiled code (per user, by source
+        hash; `codegen.loader.keep_code`), so another process does not compile them again."""
         self.root = Path(root)
+        self.code_dir = code_dir
         # The modules this process validated and published (key: version folder and files
         # hash), so the version is not imported a second time; and manifests read or built,
         # by version folder, files hash and the manifest file's identity.
@@ -368,13 +372,25 @@ class VersionStore:
             return kept
         saved = sys.dont_write_bytecode
         sys.dont_write_bytecode = True
+        code = self.code_folder(info.user)
+        if code is not None:
+            keep_code(info.path, code)
         try:
             self.loads += 1
-            return load_package(info.path, module_name_for(info.user, info.name), info.file_sha256 or None)
+            module = load_package(info.path, module_name_for(info.user, info.name), info.file_sha256 or None)
         except TamperedFile as exc:
             raise tampered(info, exc.file) from None
         finally:
             sys.dont_write_bytecode = saved
+            if code is not None:
+                keep_code(info.path, None)
+        if code is not None:  # code of older versions goes once it outnumbers this one's
+            prune_code(code, set(info.file_sha256.values()), 2 * len(info.file_sha256) + CODE_SLACK)
+        return module
+
+    def code_folder(self, user: str) -> Path | None:
+        """Where the user's compiled code is kept (None: nowhere); erased by `forget`."""
+        return None if self.code_dir is None else self.code_dir / module_name_for(user, "code")
 
     def manifest(self, user: str, number: int | str,
                  facts: Callable[[], Mapping[int, Fact]] | None = None) -> Manifest:
@@ -570,6 +586,9 @@ class VersionStore:
                 for key in [k for k in self._infos if k.startswith(prefix)]:
                     del self._infos[key]
             self._erase(folder)
+            code = self.code_folder(user)
+            if code is not None and code.exists():  # after the versions: see `keep_code`
+                fsio.remove_tree(code)
         return existed
 
     def _erase(self, folder: Path) -> None:
