@@ -6,7 +6,8 @@ entry that is not a plain package file. Hashing a package on every query would b
 wasteful, so a folder that passed is remembered by the identity of its entries (name,
 inode, size, mtime and ctime of each): an unchanged identity is not hashed again. The
 ctime is set by the kernel on every write, rename or `utime`, so restoring a file's mtime
-does not hide an edit.
+does not hide an edit. Where the folder can be watched (`users.folder_watch`, Linux), a
+folder that passed and has not changed since is recognised without reading its entries.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 from codegen.manifest import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
+from users.folder_watch import WATCHED
 from users.versions import VersionInfo
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)  # the only files a package may hold
@@ -132,6 +134,10 @@ def _problem(info: VersionInfo, identity: Identity) -> str | None:
 def version_problem(info: VersionInfo, *, use_cache: bool = True) -> str | None:
     """What is wrong with the stored files of `info`, or None when they are as published."""
     key = (str(info.path), info.files_sha256)
+    if use_cache and CHECKED.get(key) is not None and WATCHED.unchanged(info.path):
+        return None  # passed, and watched since: nothing in it changed (`users.folder_watch`)
+    if use_cache:
+        WATCHED.arm(info.path)  # before the entries are read: a change from now on is seen
     try:
         identity = _identity(info.path)
     except OSError as exc:
