@@ -138,11 +138,14 @@ class VersionStore:
 
     def user_dir(self, user: str) -> Path:
         """The user's folder; the id is checked and the path must stay directly under root."""
-        check_user_id(user)
+        check_user_id(user)  # no separator, no `..`: only a symlink could lead elsewhere
         path = self.root / user
-        resolved, root = path.resolve(), self.root.resolve()
-        if resolved.parent != root or resolved.name != user:
-            raise InputError(f"user folder for {user!r} would leave the store at {root}")
+        try:
+            link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:  # missing (or unreadable: refused where it is used)
+            link = False
+        if link:
+            raise InputError(f"user folder for {user!r} would leave the store at {self.root.resolve()}")
         return path
 
     @contextlib.contextmanager
@@ -244,24 +247,25 @@ class VersionStore:
 
     def _read_info(self, user: str, path: Path) -> VersionInfo:
         """The version in folder `path`, from its `meta.json`: parsed once per process while
-        the file keeps its identity (device, inode, size, mtime and ctime, taken with `fstat`
-        on the descriptor that would be read). A version folder is immutable and replaced
-        only by a new folder, so its metadata's identity changes whenever its content does
-        (a forget and a re-created user, an edit): then it is read and parsed again.
-        NotFound when the file is gone."""
+        the file keeps its identity (device, inode, size, mtime and ctime). A version folder
+        is immutable and replaced only by a new folder, so its metadata's identity changes
+        whenever its content does (an edit, a forget and a re-created user): then it is read
+        and parsed again. The identity is taken before the content is read, so a change
+        between the two leaves a stale identity, read again next time, never stale content
+        under a new identity. NotFound when the file is gone."""
         meta = path / META_FILE
         key = str(meta)
         try:
-            with open(meta, "rb") as handle:
-                st = os.fstat(handle.fileno())
-                if not stat.S_ISREG(st.st_mode):
-                    raise NotFound(f"user {user!r} has no version {path.name}")
-                stamp = file_stamp(st)
-                with self._lock:
-                    cached = self._infos.get(key)
-                if cached is not None and cached[0] == stamp:
-                    return cached[1]
-                raw = handle.read()
+            st = os.stat(meta)
+            if not stat.S_ISREG(st.st_mode):
+                raise NotFound(f"user {user!r} has no version {path.name}")
+            stamp = file_stamp(st)
+            with self._lock:
+                cached = self._infos.get(key)
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
+            with open(meta, "rb", buffering=0) as handle:
+                raw = handle.readall()
         except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
             raise NotFound(f"user {user!r} has no version {path.name}") from None
         except OSError as exc:
@@ -299,9 +303,14 @@ class VersionStore:
 
     def _current_number(self, folder: Path) -> int | None:
         try:
-            text = (folder / CURRENT_FILE).read_text(encoding="ascii").strip()
+            with open(folder / CURRENT_FILE, "rb", buffering=0) as handle:
+                raw = handle.readall()
         except FileNotFoundError:
             return None
+        try:
+            text = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            text = repr(raw)
         return check_version_number(text)
 
     def current(self, user: str) -> VersionInfo | None:
