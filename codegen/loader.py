@@ -4,10 +4,11 @@ Only call `load_package` on a directory whose files passed validation: importing
 code. Generated files are compiled through an in-memory cache keyed by content hash (no
 `__pycache__` is read or written), so a new version recompiles only the files that
 changed; a package given a code folder (`keep_code`) also keeps its compiled code there,
-so a fresh process does not compile it again (see `_CodeCache`). Each load registers the package (and, as they import, its submodules) in
-`sys.modules` under `module_name`, so relative imports (`from .trip import Trip`) resolve
-inside that package only; two users with identical class or file names never collide
-because their packages live under different top-level names.
+so a fresh process does not compile it again (see `_CodeCache`). Each load registers the
+package (and, as they import, its submodules) in `sys.modules` under `module_name`, so
+relative imports (`from .trip import Trip`) resolve inside that package only; two users
+with identical class or file names never collide because their packages live under
+different top-level names.
 """
 
 from __future__ import annotations

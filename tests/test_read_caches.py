@@ -15,11 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_tampered_version import TAMPERS
 from uac_home import USER, clone_home
 
 import codegen.loader
-from codegen.loader import CODE_CACHE, code_file
+import users.integrity
+from codegen.loader import code_file
 from runtime.memory import Memory
+from users.folder_watch import MAX_FOLDERS, WATCHED, FolderWatch
 from users.integrity import IntegrityError
 from users.versions import VersionInfo
 
@@ -251,3 +254,121 @@ def test_forget_drops_the_cached_version_and_the_users_bytecode(tmp_path: Path) 
     assert leftovers == []
     bob = probe(home, "bob")
     assert bob["value"] == 1 and bob["compiles"] == 0 and bob["disk_hits"] > 0  # bob's code stays
+
+
+# -- the integrity check without reading every entry -----------------------------------------
+
+
+def count_scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls = [0]
+    real = users.integrity._identity
+
+    def counted(path: Path) -> Any:
+        calls[0] += 1
+        return real(path)
+
+    monkeypatch.setattr(users.integrity, "_identity", counted)
+    return calls
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+def test_repeated_queries_do_not_stat_every_file_of_the_version(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    scans = count_scans(monkeypatch)
+    mem = Memory.open(seeded)
+    try:
+        assert trips(mem) == 3
+        first = scans[0]
+        for _ in range(5):
+            assert trips(mem) == 3
+        mem.module(USER)
+        assert scans[0] == first  # the watch answered: no entry read again
+    finally:
+        mem.close()
+
+
+@pytest.mark.parametrize("tamper", TAMPERS, ids=lambda t: t.__name__)
+@pytest.mark.parametrize("watching", [True, False], ids=["watched", "scanned"])
+def test_a_module_held_by_a_worker_is_refused_after_any_tamper(seeded: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               tamper: Any, watching: bool) -> None:
+    if not watching:  # no inotify (another system, no instance left): the stat scan decides
+        monkeypatch.setattr(WATCHED, "unchanged", lambda folder: False)
+    mem = Memory.open(seeded)
+    try:
+        for _ in range(3):
+            assert trips(mem) == 3
+        problem = tamper(seeded / "users" / USER / "v000002")
+        with pytest.raises(IntegrityError, match=problem):
+            mem.query(USER, "len(trips)")
+    finally:
+        mem.close()
+
+
+def _folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "v000001"
+    folder.mkdir()
+    for name in ("__init__.py", "trip.py"):
+        (folder / name).write_text("x = 1\n")
+    return folder
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
+@pytest.mark.parametrize("change", ["write", "append_via_hard_link", "utime", "chmod", "create", "delete",
+                                    "rename_inside", "replace_folder"])
+def test_the_folder_watch_sees_every_kind_of_change(tmp_path: Path, change: str) -> None:
+    watch = FolderWatch()
+    folder = _folder(tmp_path)
+    watch.arm(folder)
+    assert watch.unchanged(folder) and watch.unchanged(folder)
+    target = folder / "trip.py"
+    if change == "write":
+        target.write_text("x = 2\n")
+    elif change == "append_via_hard_link":  # a blob shared with another folder, written there
+        os.link(target, tmp_path / "blob")
+        with open(tmp_path / "blob", "a") as handle:
+            handle.write("y = 3\n")
+    elif change == "utime":
+        os.utime(target, ns=(1, 1))
+    elif change == "chmod":
+        os.chmod(target, 0o400)
+    elif change == "create":
+        (folder / "evil.py").write_text("")
+    elif change == "delete":
+        target.unlink()
+    elif change == "rename_inside":
+        target.rename(folder / "other.py")
+    else:  # another folder now at the same path
+        folder.rename(tmp_path / "old")
+        _folder(tmp_path)
+    assert not watch.unchanged(folder)
+    watch.arm(folder)
+    assert watch.unchanged(folder)
+
+
+def test_the_folder_watch_answers_changed_when_unsure(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = _folder(tmp_path)
+    watch = FolderWatch()
+    assert not watch.unchanged(folder)  # never armed
+    broken = FolderWatch()
+    monkeypatch.setattr(broken, "_broken", True)
+    broken.arm(folder)
+    assert not broken.unchanged(folder)  # no inotify here
+    if not sys.platform.startswith("linux"):
+        return
+    watch.arm(folder)
+    assert watch.unchanged(folder)
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # a forked copy must not read (steal) the parent's queue
+        os.close(read)
+        os.write(write, b"1" if not watch.unchanged(folder) else b"0")
+        os._exit(0)
+    os.close(write)
+    assert os.read(read, 1) == b"1"
+    os.close(read)
+    os.waitpid(pid, 0)
+    assert watch.unchanged(folder)
+    for extra in range(MAX_FOLDERS):  # the least recently armed folder is dropped
+        other = tmp_path / f"f{extra}"
+        other.mkdir()
+        watch.arm(other)
+    assert not watch.unchanged(folder)

@@ -592,8 +592,8 @@ class VersionStore:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
                     del self._manifests[key]
-                for key in [k for k in self._infos if k.startswith(prefix)]:
-                    del self._infos[key]
+                for meta in [k for k in self._infos if k.startswith(prefix)]:
+                    del self._infos[meta]
             self._erase(folder)
             code = self.code_folder(user)
             if code is not None and code.exists():  # after the versions: see `keep_code`
