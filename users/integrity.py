@@ -68,6 +68,12 @@ class _CheckedFolders:
         with self._lock:
             self._passed.pop(key, None)
 
+    def keep_only(self, key: tuple[str, str]) -> None:
+        """Forget what passed in the same folder under other metadata (`key[1]`)."""
+        with self._lock:
+            for other in [k for k in self._passed if k[0] == key[0] and k != key]:
+                del self._passed[other]
+
     def clear(self) -> None:
         with self._lock:
             self._passed.clear()
@@ -136,7 +142,8 @@ def version_problem(info: VersionInfo, *, use_cache: bool = True) -> str | None:
     key = (str(info.path), info.files_sha256)
     if use_cache and CHECKED.get(key) is not None and WATCHED.unchanged(info.path):
         return None  # passed, and watched since: nothing in it changed (`users.folder_watch`)
-    if use_cache:
+    if use_cache:  # the watch, re-armed, vouches only for what this check verifies
+        CHECKED.keep_only(key)
         WATCHED.arm(info.path)  # before the entries are read: a change from now on is seen
     try:
         identity = _identity(info.path)
