@@ -22,6 +22,7 @@ import codegen.loader
 import users.integrity
 from codegen.loader import code_file
 from runtime.memory import Memory
+from runtime.safe_eval import QuerySuccess
 from users.folder_watch import MAX_FOLDERS, WATCHED, FolderWatch
 from users.integrity import IntegrityError
 from users.versions import VersionInfo
@@ -74,7 +75,9 @@ def uac(home: Path, *args: str) -> str:
 
 
 def trips(mem: Memory) -> object:
-    return getattr(mem.query(USER, "len(trips)"), "value", None)
+    result = mem.query(USER, "len(trips)")
+    assert isinstance(result, QuerySuccess), result
+    return result.value
 
 
 def test_repeated_reads_parse_meta_json_once(seeded: Path, monkeypatch: pytest.MonkeyPatch) -> None:
