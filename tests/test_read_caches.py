@@ -19,6 +19,7 @@ from test_tampered_version import TAMPERS
 from uac_home import USER, clone_home
 
 import codegen.loader
+import users.folder_watch
 import users.integrity
 from codegen.loader import code_file
 from runtime.memory import Memory
@@ -374,4 +375,7 @@ def test_the_folder_watch_answers_changed_when_unsure(tmp_path: Path, monkeypatc
         other = tmp_path / f"f{extra}"
         other.mkdir()
         watch.arm(other)
+    assert not watch.unchanged(folder)
+    monkeypatch.setattr(users.folder_watch, "MAX_WATCHES", 2)  # too many entries to watch
+    watch.arm(folder)
     assert not watch.unchanged(folder)

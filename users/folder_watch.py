@@ -40,7 +40,8 @@ IN_DONT_FOLLOW = 0x02000000
 _CHANGES = (IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE
             | IN_DELETE_SELF | IN_MOVE_SELF)
 _EVENT = struct.Struct("iIII")  # wd, mask, cookie, len (then `len` bytes of name)
-MAX_FOLDERS = 32  # folders watched at once; the least recently armed one is dropped
+MAX_FOLDERS = 16  # folders watched at once; the least recently armed ones are dropped
+MAX_WATCHES = 8192  # watches held at once: inotify counts them per system user, so stay modest
 
 
 class _Folder:
@@ -75,10 +76,15 @@ class FolderWatch:
             wds: set[int] = set()
             try:
                 identity = self._identity(key)
-                wds.add(self._add(fd, key, IN_ONLYDIR))
+                wds.add(self._add(fd, key, IN_ONLYDIR))  # first: an entry added later is an event
                 with os.scandir(key) as entries:
-                    for entry in entries:
-                        wds.add(self._add(fd, entry.path, IN_DONT_FOLLOW))
+                    paths = [entry.path for entry in entries]
+                if len(paths) + 1 > MAX_WATCHES:
+                    raise OSError("too many entries to watch: the caller's scan decides")
+                while self._folders and len(self._owners) + len(paths) + 1 > MAX_WATCHES:
+                    self._forget(next(iter(self._folders)))
+                for path in paths:
+                    wds.add(self._add(fd, path, IN_DONT_FOLLOW))
                 if self._identity(key) != identity:
                     raise OSError("the folder was replaced while it was being watched")
             except OSError:
