@@ -3,10 +3,12 @@
 Only call `load_package` on a directory whose files passed validation: importing runs the
 code. Generated files are compiled through an in-memory cache keyed by content hash (no
 `__pycache__` is read or written), so a new version recompiles only the files that
-changed. Each load registers the package (and, as they import, its submodules) in
-`sys.modules` under `module_name`, so relative imports (`from .trip import Trip`) resolve
-inside that package only; two users with identical class or file names never collide
-because their packages live under different top-level names.
+changed; a package given a code folder (`keep_code`) also keeps its compiled code there,
+so a fresh process does not compile it again (see `_CodeCache`). Each load registers the
+package (and, as they import, its submodules) in `sys.modules` under `module_name`, so
+relative imports (`from .trip import Trip`) resolve inside that package only; two users
+with identical class or file names never collide because their packages live under
+different top-level names.
 """
 
 from __future__ import annotations
@@ -15,10 +17,13 @@ import hashlib
 import importlib
 import importlib.machinery
 import importlib.util
+import marshal
+import os
 import re
 import sys
 import threading
 import types
+import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
 from pathlib import Path
@@ -33,25 +38,41 @@ _CODE_CACHE_ENTRIES = 1024
 
 class _CodeCache:
     """Compiled code by sha256 of the source, so that a new version of a package compiles
-    only the chunk files that changed (compiling dominates import time)."""
+    only the chunk files that changed (compiling dominates import time).
+
+    In memory first; then, for a package with a code folder (`keep_code`), on disk: one
+    file per source hash, named and headed by the interpreter's bytecode magic number and
+    optimisation level, holding the source hash and a sha256 of the marshalled code. An
+    entry is used only when all of these match the source bytes being imported, which the
+    caller has checked against the version's recorded hashes; a missing, stale, torn or
+    corrupt entry is ignored, the source compiled and the entry rewritten (atomically)."""
 
     def __init__(self) -> None:
         self._codes: OrderedDict[str, types.CodeType] = OrderedDict()
         self._lock = threading.Lock()
         self.compiles = 0
+        self.disk_hits = 0  # compiled code read from a code folder
 
     def code(self, data: bytes, path: str) -> types.CodeType:
         key = hashlib.sha256(data).hexdigest()
-        expected = _EXPECTED.get(str(Path(path).parent))
+        directory = str(Path(path).parent)
+        expected = _EXPECTED.get(directory)
         if expected is not None and expected.get(Path(path).name) != key:
             raise TamperedFile(Path(path).name)
         with self._lock:
             code = self._codes.pop(key, None)
+        kept = _KEPT.get(directory)
+        if code is None and kept is not None:
+            code = _read_code(kept[0], key)
+            if code is not None:
+                self.disk_hits += 1
         if code is None:
             code = compile(data, path, "exec", dont_inherit=True)
             self.compiles += 1
-        elif code.co_filename != path:
-            code = code.replace(co_filename=path)
+            if kept is not None:
+                _write_code(kept, directory, key, code)
+        if code.co_filename != path:
+            code = _renamed(code, path)
         with self._lock:
             self._codes[key] = code
             while len(self._codes) > _CODE_CACHE_ENTRIES:
@@ -61,6 +82,108 @@ class _CodeCache:
     def clear(self) -> None:
         with self._lock:
             self._codes.clear()
+
+
+_CODE_MAGIC = b"UACCODE1"
+_CODE_SUFFIX = f"-{importlib.util.MAGIC_NUMBER.hex()}-o{sys.flags.optimize}.code"
+_KEPT: dict[str, tuple[Path, tuple[int, int]]] = {}  # package directory -> (code folder, its device and inode)
+
+
+def keep_code(directory: Path, folder: Path | None) -> None:
+    """Keep the compiled code of the package at `directory` in `folder` too (None: no longer).
+
+    Only code whose source hash matches is ever read back. An entry is written only while
+    `directory` is still the folder it was when registered (so nothing lands in `folder`
+    for a package erased meanwhile: its eraser removes `folder` after `directory`)."""
+    location = str(directory.resolve())
+    try:
+        st = os.stat(location)
+    except OSError:
+        folder = None
+    if folder is None:
+        _KEPT.pop(location, None)
+        return
+    _KEPT[location] = (folder, (st.st_dev, st.st_ino))
+
+
+def code_file(folder: Path, key: str) -> Path:
+    """Where `folder` keeps the compiled code of the source with sha256 `key`."""
+    return folder / f"{key}{_CODE_SUFFIX}"
+
+
+def _header(key: str, payload: bytes) -> bytes:
+    return (_CODE_MAGIC + importlib.util.MAGIC_NUMBER + bytes([sys.flags.optimize & 0xFF])
+            + bytes.fromhex(key) + hashlib.sha256(payload).digest())
+
+
+def _read_code(folder: Path, key: str) -> types.CodeType | None:
+    try:
+        with open(code_file(folder, key), "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    size = len(_header(key, b""))
+    payload = data[size:]
+    if len(data) <= size or data[:size] != _header(key, payload):
+        return None
+    try:
+        code = marshal.loads(payload)
+    except (EOFError, ValueError, TypeError):
+        return None
+    return code if isinstance(code, types.CodeType) else None
+
+
+def _write_code(kept: tuple[Path, tuple[int, int]], directory: str, key: str, code: types.CodeType) -> None:
+    """Best effort: a cache that cannot be written is only slower."""
+    folder, identity = kept
+    target = code_file(folder, key)
+    temp = folder / f".tmp-{key}-{uuid.uuid4().hex}"
+    try:
+        payload = marshal.dumps(code)
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        with open(temp, "xb") as handle:
+            handle.write(_header(key, payload) + payload)
+        os.replace(temp, target)
+    except (OSError, ValueError):
+        _unlink(temp)
+        return
+    try:
+        st = os.stat(directory)
+        erased = (st.st_dev, st.st_ino) != identity
+    except OSError:
+        erased = True
+    if erased:  # the package was erased while it compiled: keep nothing of it
+        _unlink(target)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
+
+def prune_code(folder: Path, keep: set[str], limit: int) -> int:
+    """Remove the oldest entries of `folder` whose source hash is not in `keep` until at most
+    `limit` remain (leftovers of interrupted writes too); returns how many went."""
+    try:
+        with os.scandir(folder) as found:
+            entries = [(e.stat().st_mtime_ns, e.name) for e in found if e.is_file(follow_symlinks=False)]
+    except OSError:
+        return 0
+    if len(entries) <= limit:
+        return 0
+    doomed = [name for _, name in sorted(entries)
+              if name.startswith(".tmp-") or name.split("-", 1)[0] not in keep]
+    for name in doomed[:len(entries) - limit]:
+        _unlink(folder / name)
+    return min(len(doomed), len(entries) - limit)
+
+
+def _renamed(code: types.CodeType, path: str) -> types.CodeType:
+    """`code` (and the code objects it holds: functions, class bodies) as compiled from `path`."""
+    consts = tuple(_renamed(c, path) if isinstance(c, types.CodeType) else c for c in code.co_consts)
+    return code.replace(co_filename=path, co_consts=consts)
 
 
 CODE_CACHE = _CodeCache()

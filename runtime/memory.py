@@ -99,7 +99,7 @@ class Memory:
     def versions(self) -> VersionStore:
         from users.store import VersionStore
 
-        return VersionStore(self.workspace.users_dir)
+        return VersionStore(self.workspace.users_dir, code_dir=self.workspace.code_dir)
 
     @made_once
     def modules(self) -> VersionsService:

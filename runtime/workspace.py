@@ -5,6 +5,7 @@
     <home>/index.db          recall index (derived; rebuildable)
     <home>/constraints/*.py  the user's own constraint modules
     <home>/cache/            validation and mypy caches (derived)
+    <home>/cache/bytecode/   compiled code of imported versions, per user (derived)
     <home>/chain.key         optional chain key (mode 0600; or UAC_CHAIN_KEY / UAC_CHAIN_KEY_FILE)
     <home>/settings.json     optional settings: default producer, watch policy, LLM (runtime.settings)
 
@@ -88,6 +89,14 @@ class Workspace:
     @property
     def cache_dir(self) -> Path:
         return self.home / "cache"
+
+    @property
+    def code_dir(self) -> Path | None:
+        """Where imported versions keep their compiled code. A read-only workspace uses it
+        only if a writable command already made the cache folder (it never creates one)."""
+        if self.read_only and not self.cache_dir.is_dir():
+            return None
+        return self.cache_dir / "bytecode"
 
     def check_export_target(self, path: Path) -> None:
         """An export goes to a new or existing regular file, in an existing folder, outside the

@@ -6,7 +6,8 @@ entry that is not a plain package file. Hashing a package on every query would b
 wasteful, so a folder that passed is remembered by the identity of its entries (name,
 inode, size, mtime and ctime of each): an unchanged identity is not hashed again. The
 ctime is set by the kernel on every write, rename or `utime`, so restoring a file's mtime
-does not hide an edit.
+does not hide an edit. Where the folder can be watched (`users.folder_watch`, Linux), a
+folder that passed and has not changed since is recognised without reading its entries.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from codegen.manifest import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
 from users.blobs import blobs_dir
+from users.folder_watch import WATCHED
 from users.manifest_parts import ChangedPart, referenced
 from users.versions import VersionInfo
 
@@ -72,6 +74,12 @@ class _CheckedFolders:
         with self._lock:
             for key in [k for k in self._passed if k[0] == path]:
                 del self._passed[key]
+
+    def keep_only(self, key: tuple[str, str]) -> None:
+        """Forget what passed in the same folder under other metadata (`key[1]`)."""
+        with self._lock:
+            for other in [k for k in self._passed if k[0] == key[0] and k != key]:
+                del self._passed[other]
 
     def clear(self) -> None:
         with self._lock:
@@ -188,6 +196,11 @@ def version_problem(info: VersionInfo, *, use_cache: bool = True, hashes: Hashes
     """What is wrong with the stored files of `info`, or None when they are as published.
     `hashes` (shared by the calls of one verify) hashes each inode once while it is unchanged."""
     key = (str(info.path), info.files_sha256)
+    if use_cache and CHECKED.get(key) is not None and WATCHED.unchanged(info.path):
+        return None  # passed, and watched since: nothing in it changed (`users.folder_watch`)
+    if use_cache:  # the watch, re-armed, vouches only for what this check verifies
+        CHECKED.keep_only(key)
+        WATCHED.arm(info.path)  # before the entries are read: a change from now on is seen
     try:
         identity = _identity(info.path)
     except OSError as exc:

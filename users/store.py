@@ -31,6 +31,7 @@ import fcntl
 import hashlib
 import json
 import os
+import stat
 import sys
 import threading
 import uuid
@@ -40,7 +41,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
-from codegen.loader import TamperedFile, load_package, module_name_for, unload_package
+from codegen.loader import TamperedFile, keep_code, load_package, module_name_for, prune_code, unload_package
 from codegen.manifest import Manifest, build_manifest, identity_from_facts, identity_from_map
 from factlog import durable as fsio
 from factlog import limits
@@ -75,12 +76,22 @@ if TYPE_CHECKING:
 
 MAX_FILES = limits.MAX_FILES  # the validator's caps (one owner: factlog.limits)
 MAX_TOTAL_BYTES = limits.MAX_PACKAGE_BYTES
+CODE_SLACK = 64  # compiled-code entries a user's code folder keeps beyond twice a version's files
 CURRENT_FILE = "current"
 EVENTS_FILE = "events.jsonl"
 LOCK_FILE = ".lock"
 FORGET_PREFIX = fsio.TEMP_PREFIX + "forget-"
 FORGET_LOCK = ".forget.lock"  # in the store's root: shared by builders, exclusive for forget
 EPOCH_FILE = ".epoch"  # in the store's root: a new random token on every forget
+
+
+FileStamp = tuple[int, int, int, int, int]
+
+
+def file_stamp(st: os.stat_result) -> FileStamp:
+    """A file's identity: device, inode, size, mtime and ctime (ns). The kernel sets the
+    ctime on every write, rename or `utime`, so content does not change under a same stamp."""
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 class ForgottenMeanwhile(NotFound):
@@ -120,8 +131,11 @@ def _now() -> str:
 class VersionStore:
     """Immutable, numbered versions of each user's generated package under `root`."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, code_dir: Path | None = None) -> None:
+        """`code_dir`: where imported versions keep their compiled code (per user, by source
+        hash; `codegen.loader.keep_code`), so another process does not compile them again."""
         self.root = Path(root)
+        self.code_dir = code_dir
         # The modules this process validated and published (key: version folder and files
         # hash), so the version is not imported a second time; and manifests read or built,
         # by version folder, files hash and the manifest file's identity.
@@ -130,16 +144,22 @@ class VersionStore:
         self._lock = threading.Lock()
         self._parts: dict[str, PartCache] = {}  # per user: the manifest parts published last
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
+        # Versions read, by `meta.json` path: the file's identity when parsed and the result
+        # (see `_read_info`), so a read costs an open and an fstat while nothing changed.
+        self._infos: dict[str, tuple[FileStamp, VersionInfo]] = {}
 
     # -- paths ---------------------------------------------------------------------------
 
     def user_dir(self, user: str) -> Path:
         """The user's folder; the id is checked and the path must stay directly under root."""
-        check_user_id(user)
+        check_user_id(user)  # no separator, no `..`: only a symlink could lead elsewhere
         path = self.root / user
-        resolved, root = path.resolve(), self.root.resolve()
-        if resolved.parent != root or resolved.name != user:
-            raise InputError(f"user folder for {user!r} would leave the store at {root}")
+        try:
+            link = stat.S_ISLNK(os.lstat(path).st_mode)
+        except OSError:  # missing (or unreadable: refused where it is used)
+            link = False
+        if link:
+            raise InputError(f"user folder for {user!r} would leave the store at {self.root.resolve()}")
         return path
 
     @contextlib.contextmanager
@@ -240,9 +260,39 @@ class VersionStore:
         return sorted(numbers)
 
     def _read_info(self, user: str, path: Path) -> VersionInfo:
+        """The version in folder `path`, from its `meta.json`: parsed once per process while
+        the file keeps its identity (device, inode, size, mtime and ctime). A version folder
+        is immutable and replaced only by a new folder, so its metadata's identity changes
+        whenever its content does (an edit, a forget and a re-created user): then it is read
+        and parsed again. The identity is taken before the content is read, so a change
+        between the two leaves a stale identity, read again next time, never stale content
+        under a new identity. NotFound when the file is gone."""
+        meta = path / META_FILE
+        key = str(meta)
         try:
-            data = json.loads((path / META_FILE).read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
+            st = os.stat(meta)
+            if not stat.S_ISREG(st.st_mode):
+                raise NotFound(f"user {user!r} has no version {path.name}")
+            stamp = file_stamp(st)
+            with self._lock:
+                cached = self._infos.get(key)
+            if cached is not None and cached[0] == stamp:
+                return cached[1]
+            with open(meta, "rb", buffering=0) as handle:
+                raw = handle.readall()
+        except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+            raise NotFound(f"user {user!r} has no version {path.name}") from None
+        except OSError as exc:
+            raise InputError(f"cannot read {meta}: {exc.strerror}") from None
+        info = self._parse_info(user, path, raw)
+        with self._lock:
+            self._infos[key] = (stamp, info)
+        return info
+
+    def _parse_info(self, user: str, path: Path, raw: bytes) -> VersionInfo:
+        try:
+            data = json.loads(raw.decode("utf-8"))
+        except ValueError as exc:
             raise InputError(f"cannot read {path / META_FILE}: {exc}") from None
         if not isinstance(data, dict):
             raise InputError(f"{path / META_FILE} does not hold a JSON object")
@@ -251,25 +301,44 @@ class VersionStore:
     def get(self, user: str, number: int | str) -> VersionInfo:
         folder = self.user_dir(user)
         path = folder / version_name(check_version_number(number))
-        if not (path / META_FILE).is_file():
-            raise NotFound(f"user {user!r} has no version {number}")
-        return self._read_info(user, path)
+        try:
+            return self._read_info(user, path)
+        except NotFound:
+            raise NotFound(f"user {user!r} has no version {number}") from None
 
     def history(self, user: str) -> list[VersionInfo]:
         """All versions, oldest first."""
         folder = self.user_dir(user)
-        return [self._read_info(user, folder / version_name(n)) for n in self._numbers(folder)]
+        found = []
+        for number in self._numbers(folder):
+            with contextlib.suppress(NotFound):  # a version erased meanwhile (by a forget)
+                found.append(self._read_info(user, folder / version_name(number)))
+        return found
 
     def _current_number(self, folder: Path) -> int | None:
         try:
-            text = (folder / CURRENT_FILE).read_text(encoding="ascii").strip()
+            with open(folder / CURRENT_FILE, "rb", buffering=0) as handle:
+                raw = handle.readall()
         except FileNotFoundError:
             return None
+        try:
+            text = raw.decode("ascii").strip()
+        except UnicodeDecodeError:
+            text = repr(raw)
         return check_version_number(text)
 
     def current(self, user: str) -> VersionInfo | None:
-        number = self._current_number(self.user_dir(user))
-        return None if number is None else self.get(user, number)
+        """The current version: the pointer is read (a few bytes) on every call, the version's
+        metadata only when its identity changed (`_read_info`), so a publish or rollback by any
+        process is seen by the next call, at the cost of an open and an fstat."""
+        folder = self.user_dir(user)
+        number = self._current_number(folder)
+        if number is None:
+            return None
+        try:
+            return self._read_info(user, folder / version_name(number))
+        except NotFound:
+            raise NotFound(f"user {user!r} has no version {number}") from None
 
     def events(self, user: str) -> list[VersionEvent]:
         """The publish / rollback log, oldest first (a torn last line from a crash is skipped)."""
@@ -329,13 +398,25 @@ class VersionStore:
             return kept
         saved = sys.dont_write_bytecode
         sys.dont_write_bytecode = True
+        code = self.code_folder(info.user)
+        if code is not None:
+            keep_code(info.path, code)
         try:
             self.loads += 1
-            return load_package(info.path, module_name_for(info.user, info.name), info.file_sha256 or None)
+            module = load_package(info.path, module_name_for(info.user, info.name), info.file_sha256 or None)
         except TamperedFile as exc:
             raise tampered(info, exc.file) from None
         finally:
             sys.dont_write_bytecode = saved
+            if code is not None:
+                keep_code(info.path, None)
+        if code is not None:  # code of older versions goes once it outnumbers this one's
+            prune_code(code, set(info.file_sha256.values()), 2 * len(info.file_sha256) + CODE_SLACK)
+        return module
+
+    def code_folder(self, user: str) -> Path | None:
+        """Where the user's compiled code is kept (None: nowhere); erased by `forget`."""
+        return None if self.code_dir is None else self.code_dir / module_name_for(user, "code")
 
     def manifest(self, user: str, number: int | str,
                  facts: Callable[[], Mapping[int, Fact]] | None = None) -> Manifest:
@@ -572,7 +653,12 @@ class VersionStore:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
                     del self._manifests[key]
+                for meta in [k for k in self._infos if k.startswith(prefix)]:
+                    del self._infos[meta]
             self._erase(folder)
+            code = self.code_folder(user)
+            if code is not None and code.exists():  # after the versions: see `keep_code`
+                fsio.remove_tree(code)
         return existed
 
     def _erase(self, folder: Path) -> None:
