@@ -40,7 +40,6 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from codegen.compile_state import (
     CLASS_CHUNK,
@@ -81,6 +80,7 @@ from codegen.schema import (
 from factlog.identity import kind_identity
 from factlog.limits import MAX_FILE_BYTES
 from factlog.liveness import effective_day
+from factlog.log_access import LogAccess, prefix_problem
 from factlog.model import Fact, check_user_id
 from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 
@@ -123,23 +123,6 @@ def hash_of(hashes: Iterable[str]) -> str:
     for item in hashes:
         digest.update(item.encode("ascii", "replace") + b"\n")
     return digest.hexdigest()
-
-
-class LogAccess(Protocol):
-    """What the compiler reads of a user's log."""
-
-    @property
-    def head(self) -> int:
-        """The last fact id of the log as read."""
-        ...
-
-    def after(self, position: int) -> Iterable[Fact]:
-        """Facts with position < id <= head, in id order."""
-        ...
-
-    def get(self, fact_id: int) -> Fact | None:
-        """One fact by id (None when the log has none)."""
-        ...
 
 
 class ListLog:
@@ -643,19 +626,11 @@ class Compiled:
 def _usable(db: StateDb, log: LogAccess, epoch: str, chunk_records: int) -> str | None:
     """Why the state cannot be followed for this log, or None."""
     meta = db.meta()
-    if not meta:
-        return "no state"
-    if meta.get("format") != FORMAT or meta.get("chunk_records") != str(chunk_records):
+    if meta and meta.get("chunk_records") != str(chunk_records):
         return "state of another format"
-    if meta.get("epoch") != epoch:
-        return "forget epoch changed"
-    position = int(meta.get("position", "-1"))
-    if position < 0 or position > log.head:
-        return "state ahead of the log"
-    if position > 0:
-        fact = log.get(position)
-        if fact is None or fact.hash != meta.get("anchor"):
-            return "log does not continue the state"
+    reason = prefix_problem(meta, log, format=FORMAT, epoch=epoch)
+    if reason is not None:
+        return reason
     if any(origin == _ENTITY_ORIGIN for _, origin in db.quarantine().values()):
         return "entities quarantined by rendering"
     return None

@@ -7,11 +7,11 @@ comprehensions, f-strings, walrus or decorators other than `@dataclass`). A file
 read the same way cannot smuggle code through a parser differential.
 
 libcst builds a full concrete tree at roughly 0.6 ms per record line (25x `ast`; see
-benchmarks/bench_validate.py), so record chunk files, whose allowlist shape is the
-strictest (one annotated list of class calls with literal arguments), are audited by `ast`
-alone once they pass `LIBCST_MAX_LINES`; so is a file of only imports and list joins (the
-generated `__init__.py`, see `safety_rules.joins_only`). Schema files and any module an
-LLM writes by hand are far below that.
+benchmarks/bench_validate.py), so files of the two strictest shapes the allowlist admits
+are read by `ast` alone: record chunks (annotated lists of class calls with literal
+keyword arguments, `safety_rules.records_only`) and files of only imports and list joins
+(the generated `__init__.py`, `safety_rules.joins_only`); so is any file past
+`LIBCST_MAX_LINES`. Schema files and any module an LLM writes by hand are read by both.
 """
 
 from __future__ import annotations

@@ -28,11 +28,11 @@ import json
 import operator
 import re
 import types
-from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import AbstractSet, Any, ClassVar
+from typing import AbstractSet, Any, ClassVar, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict
 
@@ -209,8 +209,30 @@ def record_identity(fact_ids: Sequence[int], facts_by_id: Mapping[int, Fact]) ->
     return identity_of_record(fact_ids, facts_by_id)
 
 
+@runtime_checkable
+class Preloading(Protocol):
+    """Facts by id that can read many at once (`codegen.log_view.FactsById`)."""
+
+    def preload(self, ids: Iterable[int]) -> None: ...
+
+
+class _FactIdentity:
+    """Entity identity of records from the facts they cite; reads the facts of a run of
+    records in one go when the mapping can (`Preloading`)."""
+
+    def __init__(self, facts_by_id: Mapping[int, Fact]) -> None:
+        self.facts = facts_by_id
+
+    def __call__(self, ids: Sequence[int]) -> str | None:
+        return record_identity(ids, self.facts)
+
+    def preload(self, ids: Iterable[int]) -> None:
+        if isinstance(self.facts, Preloading):
+            self.facts.preload(ids)
+
+
 def identity_from_facts(facts_by_id: Mapping[int, Fact]) -> Identity:
-    return lambda ids: record_identity(ids, facts_by_id)
+    return _FactIdentity(facts_by_id)
 
 
 def identity_from_map(entities: Mapping[str, Sequence[int]]) -> Identity:
@@ -265,6 +287,12 @@ class Part:
     cited: frozenset[int]  # provenance ids, nested records' too
     dates: Mapping[str, tuple[str, str]]  # field holding dates -> (earliest, latest), ISO
     classes: Mapping[str, ClassInfo]  # the records' classes
+
+
+def _cited_ids(record: object) -> list[int]:
+    """The fact ids a record cites (its provenance field), for reading their facts ahead."""
+    ids = getattr(record, PROVENANCE_FIELD, None)
+    return [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []
 
 
 class _Builder:
@@ -326,6 +354,8 @@ class _Builder:
         return RecordInfo(cls.__name__, ids, entity, values)
 
     def part(self, attribute: str, run: Sequence[object]) -> Part:
+        if isinstance(self.identity, _FactIdentity):  # the run's facts, in one read
+            self.identity.preload(i for item in run for i in _cited_ids(item))
         walker = _Builder(self.identity)
         records = [walker.record(attribute, item, 1) for item in run]
         dates = {name: (min(found), max(found)) for name, found in walker.dates.get(attribute, {}).items() if found}

@@ -21,7 +21,7 @@ import threading
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
 from factlog.errors import InputError, NotFound
 from factlog.field_types import check_and_record
@@ -38,6 +38,7 @@ _KEY_SETTING = "chain_key_fingerprint"
 _WRONG_KEY = "the configured chain key is not the key this log was chained with"
 KEY_HINT = "set UAC_CHAIN_KEY, or UAC_CHAIN_KEY_FILE, or put it in chain.key next to facts.db (mode 0600)"
 
+_IDS_PER_QUERY = 500  # bound parameters per `IN (...)` query (SQLite allows 32,766)
 _COLUMNS = (
     "user, id, recorded_at, text, kind, fields, key, valid_from, valid_to, retracts, "
     "session_id, message_index, role, session_ts, prev_hash, hash"
@@ -374,6 +375,18 @@ class SqliteFactStore:
         if row is None:
             raise NotFound(f"user {user!r} has no fact {fact_id}")
         return _row_to_fact(row)
+
+    def facts_by_id(self, user: str, ids: Iterable[int]) -> list[Fact]:
+        check_user_id(user)
+        wanted = sorted({i for i in ids if isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= MAX_FACT_ID})
+        found: list[Fact] = []
+        with self._lock:
+            for start in range(0, len(wanted), _IDS_PER_QUERY):
+                batch = wanted[start:start + _IDS_PER_QUERY]
+                marks = ",".join("?" * len(batch))
+                found.extend(_row_to_fact(row) for row in self._db.execute(
+                    f"SELECT {_COLUMNS} FROM facts WHERE user = ? AND id IN ({marks}) ORDER BY id", (user, *batch)))
+        return found
 
     def users(self) -> list[str]:
         with self._lock:

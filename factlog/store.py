@@ -11,7 +11,7 @@ after the highest id the user ever had, even if facts were deleted behind the st
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterator, Protocol, Sequence
+from typing import Iterable, Iterator, Protocol, Sequence
 
 from factlog.model import Fact, NewFact
 
@@ -74,6 +74,11 @@ class FactStore(Protocol):
 
     def get(self, user: str, fact_id: int) -> Fact:
         """One fact; raises NotFound."""
+        ...
+
+    def facts_by_id(self, user: str, ids: Iterable[int]) -> list[Fact]:
+        """The user's facts with these ids (those that exist; others are left out), in id
+        order: what a reader of a few hundred scattered facts asks instead of `get` each."""
         ...
 
     def head(self, user: str) -> int:

@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from codegen.compile import compile_package
 from codegen.validate import ValidationFailure, ValidationSuccess, Validator
-from factlog.model import Fact
+from factlog.model import Fact, NewFact
 from factlog.store import FactStore
 from runtime.memory import Memory
 from users.checkpoint import Published, checkpoint, state_paths
@@ -37,6 +37,11 @@ class CountingStore:
     def get(self, user: str, fact_id: int) -> Fact:
         self.read += 1
         return self.store.get(user, fact_id)
+
+    def facts_by_id(self, user: str, ids: Iterable[int]) -> list[Fact]:
+        found = self.store.facts_by_id(user, ids)
+        self.read += len(found)
+        return found
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.store, name)
@@ -94,6 +99,21 @@ def test_a_small_checkpoint_reads_only_new_facts(tmp_path: Path) -> None:
         assert meta.input_hash.startswith("sum:")
     finally:
         mem.close()
+
+
+def test_validating_a_small_checkpoint_reads_the_changed_chunks_facts_not_the_log(tmp_path: Path) -> None:
+    """The walk of a changed chunk needs its records' facts (their entity identity): read
+    in one query per chunk, not one by one and then, past a few hundred, the whole log."""
+    mem = Memory.open(tmp_path / "home")
+    for start in range(0, 3000, 500):
+        mem.facts.append(USER, [NewFact(f"item {i}", kind=("trip", "pet", "book")[i % 3], key=f"k{i}",
+                                        fields={"n": i}) for i in range(start, start + 500)])
+    store = CountingStore(mem.facts)
+    _checkpoint(mem, store, mem.checkpoints.validator)
+    mem.facts.append(USER, [NewFact("more", kind="trip", key="k0", fields={"n": -1})])  # an old, closed chunk
+    store.read = 0
+    _checkpoint(mem, store, mem.checkpoints.validator)
+    assert 500 <= store.read < 1000  # the one changed chunk's facts (500), not the log's 3,001
 
 
 def test_input_hash_follows_the_log(tmp_path: Path) -> None:

@@ -378,3 +378,29 @@ def test_an_init_of_imports_and_joins_skips_the_libcst_reading(monkeypatch: pyte
     with_value = init + "count: int = 12\n"  # anything but imports and joins is read twice
     assert safety_rules.check_source(with_value).problems == () and audited == [with_value]
     assert safety_rules.check_source(TRIP).problems == () and audited[-1] == TRIP
+
+
+def test_a_small_record_chunk_skips_the_libcst_reading_and_other_shapes_do_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The open chunk of each kind is small and changes on most versions: its shape (records
+    of literal keyword arguments), not its length, lets `ast` alone read it."""
+    from codegen import safety_rules
+    audited: list[str] = []
+
+    def audit(source: str) -> tuple[()]:
+        audited.append(source)
+        return ()
+    monkeypatch.setattr(safety_rules, "audit", audit)
+    chunk = ('"""A chunk."""\n\nfrom datetime import date\nfrom .trip import Trip\n\n'
+             "_trips_000: list[Trip] = [\n"
+             "    Trip(destination='Lisbon', departure_date=date(2024, 3, 8), cost_usd=-1.5, tags=['a'],"
+             " extra={'k': [1, None]}, fact_ids=[1]),\n]\n")
+    assert safety_rules.check_source(chunk).problems == () and audited == []
+    for other in (chunk.replace("cost_usd=-1.5", "cost_usd=Trip"),  # a bare name
+                  chunk.replace("cost_usd=-1.5", "cost_usd=date.today()"),  # an attribute
+                  chunk.replace("date(2024, 3, 8)", "date(*[2024, 3, 8])"),  # not a literal argument
+                  chunk.replace("Trip(destination", "Trip('x', destination"),  # a positional argument
+                  chunk + "count: int = 12\n"):  # another statement
+        audited.clear()
+        refused = safety_rules.check_source(other).problems
+        assert refused or audited == [other], other  # refused outright, or read twice

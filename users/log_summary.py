@@ -23,9 +23,8 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
-from factlog.model import Fact
+from factlog.log_access import LogAccess, prefix_problem
 
 FORMAT = "1"
 _MOD = 2**256
@@ -34,15 +33,6 @@ CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS live(id INTEGER PRIMARY KEY, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS retractions(target INTEGER PRIMARY KEY, by INTEGER NOT NULL);
 """
-
-
-class Log(Protocol):
-    @property
-    def head(self) -> int: ...
-
-    def after(self, position: int) -> Iterable[Fact]: ...
-
-    def get(self, fact_id: int) -> Fact | None: ...
 
 
 class OutOfOrder(ValueError):
@@ -66,7 +56,7 @@ class Summary:
     live_sum: int
     rebuilt: str | None  # why the whole log was read, None when the summary was followed
 
-    def input_hash(self, left_out: Iterable[int], log: Log) -> str:
+    def input_hash(self, left_out: Iterable[int], log: LogAccess) -> str:
         """The set hash of the live facts but `left_out` (their hashes read by id)."""
         total = self.live_sum
         for fact_id in set(left_out) & self.live:
@@ -84,22 +74,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def _why_not(meta: dict[str, str], log: Log, epoch: str) -> str | None:
-    if not meta:
-        return "no summary"
-    if meta.get("format") != FORMAT or meta.get("epoch") != epoch:
-        return "forget epoch changed" if meta.get("format") == FORMAT else "summary of another format"
-    position = int(meta.get("position", "-1"))
-    if position < 0 or position > log.head:
-        return "summary ahead of the log"
-    if position > 0:
-        fact = log.get(position)
-        if fact is None or fact.hash != meta.get("anchor"):
-            return "log does not continue the summary"
-    return None
-
-
-def summarize(path: Path | None, log: Log, epoch: str) -> Summary:
+def summarize(path: Path | None, log: LogAccess, epoch: str) -> Summary:
     """The summary of `log` up to its head, following the stored one (see module)."""
     if path is None:
         return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
@@ -114,7 +89,7 @@ def summarize(path: Path | None, log: Log, epoch: str) -> Summary:
         return _summarize(_connect(path), log, epoch, persist=True)
 
 
-def _summarize(conn: sqlite3.Connection, log: Log, epoch: str, *, persist: bool) -> Summary:
+def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist: bool) -> Summary:
     try:
         if persist:
             conn.execute("BEGIN IMMEDIATE")
@@ -122,7 +97,7 @@ def _summarize(conn: sqlite3.Connection, log: Log, epoch: str, *, persist: bool)
             conn.executescript(_SCHEMA)
             conn.execute("BEGIN")
         meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
-        reason = _why_not(meta, log, epoch)
+        reason = prefix_problem(meta, log, format=FORMAT, epoch=epoch, what="summary")
         if reason == "summary ahead of the log":  # another process went further: leave it alone
             conn.execute("ROLLBACK")
             return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)

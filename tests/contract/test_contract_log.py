@@ -151,3 +151,12 @@ def test_the_canonical_type_holds_before_any_fact(store: FactStore) -> None:
     with pytest.raises(InputError, match="'cost_usd'"):
         store.append("alice", [NewFact("t", kind="trip", fields={"cost_usd": "a lot"})], allow_retype=False)
     assert not store.knows("alice")
+
+
+def test_facts_by_id_reads_scattered_facts_of_one_user(store: FactStore) -> None:
+    alice = store.append("alice", [NewFact(f"a{i}") for i in range(1, 8)])
+    store.append("bob", [NewFact(f"b{i}") for i in range(1, 8)])
+    found = store.facts_by_id("alice", [6, 2, 2, 99, 0, -3, 4])
+    assert found == [alice[1], alice[3], alice[5]]  # in id order, each once, missing ids left out
+    assert [f.user for f in store.facts_by_id("bob", range(1, 1200))] == ["bob"] * 7  # past one query's batch
+    assert store.facts_by_id("carol", [1, 2]) == []
