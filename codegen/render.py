@@ -180,15 +180,8 @@ def chunk_module(spec: ClassSpec, list_name: str, records: Sequence[Record], hea
     alias = _aliases(needed, {spec.names.class_name, list_name})
     aliases = _literal_aliases(alias)
     imports = _imports(needed, alias)
-    imports.append(f"from .{spec.names.stem} import {spec.names.class_name}")
-    return _render(
-        "chunk_module.py.jinja2",
-        docstring=header_source(header),
-        imports=imports,
-        list_name=list_name,
-        class_name=spec.names.class_name,
-        records=[record_source(spec.names.class_name, r, aliases) for r in records],
-    )
+    return _chunk_source(spec, list_name, imports, [record_source(spec.names.class_name, r, aliases) for r in records],
+                         header)
 
 
 def record_line(class_name: str, record: Record) -> tuple[str, frozenset[str]]:
@@ -207,12 +200,14 @@ def chunk_module_lines(spec: ClassSpec, list_name: str, lines: Sequence[str], ne
     alias = _aliases(needed, {spec.names.class_name, list_name})
     if any(alias[name] != name for name in alias):
         return None
-    imports = _imports(alias, alias)
-    imports.append(f"from .{spec.names.stem} import {spec.names.class_name}")
+    return _chunk_source(spec, list_name, _imports(alias, alias), lines, header)
+
+
+def _chunk_source(spec: ClassSpec, list_name: str, imports: list[str], lines: Sequence[str], header: Header) -> str:
     return _render(
         "chunk_module.py.jinja2",
         docstring=header_source(header),
-        imports=imports,
+        imports=[*imports, f"from .{spec.names.stem} import {spec.names.class_name}"],
         list_name=list_name,
         class_name=spec.names.class_name,
         records=lines,
