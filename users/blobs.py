@@ -104,24 +104,21 @@ class BlobWriter:
         self._dirty.clear()
 
     def link(self, sha256: str, data: bytes, destination: str) -> None:
-        """Hard-link the blob at `destination` (a new name); a copy where linking fails."""
+        """Hard-link the blob at `destination` (a new name); a copy where linking fails.
+        A blob at the link limit is first replaced by a fresh inode of the same bytes (the
+        versions linked to the full one keep it)."""
         path = os.path.join(self._root, sha256)
-        try:
-            os.link(path, destination)
-            return
-        except OSError as exc:
-            if exc.errno not in _NO_LINKS:
-                raise
-            at_limit = exc.errno == errno.EMLINK
-        if at_limit:  # a fresh inode takes over the name; the versions keep the full one
-            self._write(path, data)
-            self.sync()
+        for fresh in (False, True):
             try:
                 os.link(path, destination)
                 return
             except OSError as exc:
                 if exc.errno not in _NO_LINKS:
                     raise
+                if fresh or exc.errno != errno.EMLINK:
+                    break
+            self._write(path, data)
+            self.sync()
         fsio.write_file(Path(destination), data, fsio.READ_ONLY_FILE)
 
 
