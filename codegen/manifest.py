@@ -29,15 +29,14 @@ import operator
 import re
 import types
 from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date, datetime
 from decimal import Decimal, InvalidOperation
-from typing import AbstractSet, Any, ClassVar, Protocol, runtime_checkable
-
-from pydantic import BaseModel, ConfigDict
+from typing import AbstractSet, Any, ClassVar, Protocol, Self, runtime_checkable
 
 from codegen.coverage import CoverageReport, collect_cited, report
-from factlog.formats import Format
+from factlog import strict_json as J
+from factlog.errors import InputError
 from factlog.identity import record_identity as identity_of_record
 from factlog.model import Fact
 from factlog.record_json import is_record
@@ -54,10 +53,22 @@ _QUALIFIER = re.compile(r"\b(?:[A-Za-z_][A-Za-z0-9_]*\.)+(?=[A-Za-z_])")
 Identity = Callable[[Sequence[int]], "str | None"]  # a record's fact ids -> its entity id
 
 
-class _Part(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+class _Part:
+    """A manifest's parts are plain frozen dataclasses (a manifest is read on query and recall
+    paths, which load no pydantic): trusted code builds them, `Manifest.load` reads them
+    strictly. `model_construct` and `model_copy` are the spellings its builders use."""
+
+    @classmethod
+    def model_construct(cls, **values: Any) -> Self:
+        """An instance from checked values (the dataclass's own constructor)."""
+        return cls(**values)
+
+    def model_copy(self, *, update: Mapping[str, Any]) -> Self:
+        """A copy with the fields in `update` replaced (`dataclasses.replace`)."""
+        return dataclasses.replace(self, **update)  # type: ignore[type-var]
 
 
+@dataclass(frozen=True)
 class ClassInfo(_Part):
     fields: list[tuple[str, str]]  # (field name, annotation text), in declaration order
     public: bool = True  # a public name of the module (else only the class of some record)
@@ -65,10 +76,8 @@ class ClassInfo(_Part):
 
 @dataclass(frozen=True)
 class RecordInfo:
-    """One record. (A plain dataclass, which pydantic validates when a manifest is read:
-    a version holds thousands, built on every checkpoint.)"""
-
-    __pydantic_config__ = ConfigDict(extra="forbid")
+    """One record. (A plain dataclass read by `_read_records`: a version holds thousands,
+    built on every checkpoint.)"""
 
     record_class: str
     fact_ids: list[int]  # distinct, ascending
@@ -76,6 +85,7 @@ class RecordInfo:
     values: dict[str, Any]  # field -> JSON of its value, provenance left out
 
 
+@dataclass(frozen=True)
 class CollectionInfo(_Part):
     singular: bool  # `passport: Passport | None` rather than a list
     record_class: str | None  # the class of its records (None for an empty one)
@@ -83,29 +93,48 @@ class CollectionInfo(_Part):
     records: list[RecordInfo]
     # Sizes of the consecutive runs of records that came from one chunk list (summing to
     # `size`), in order; [] when the collection is one run.
-    parts: list[int] = []
+    parts: list[int] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
 class DateRange(_Part):
     min: str  # ISO
     max: str
 
 
+@dataclass(frozen=True)
 class OtherValue(_Part):
     type: str  # the value's type name
     size: int | None = None  # for a list
     value: Any = None  # JSON of anything but a list
 
 
-class Manifest(Format):
+@dataclass(frozen=True)
+class Manifest(_Part):
     FORMAT: ClassVar[int] = 2  # 2: collections have `parts`
 
-    names: list[str] = []  # the module's public names (modules aside), in the module's order
-    classes: dict[str, ClassInfo] = {}
-    collections: dict[str, CollectionInfo] = {}
-    others: dict[str, OtherValue] = {}
-    date_ranges: dict[str, dict[str, DateRange]] = {}  # collection -> field -> range
-    quarantined: dict[int, str] = {}  # fact id -> why it was left out
+    names: list[str] = field(default_factory=list)  # the module's public names (modules aside), in order
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
+    collections: dict[str, CollectionInfo] = field(default_factory=dict)
+    others: dict[str, OtherValue] = field(default_factory=dict)
+    date_ranges: dict[str, dict[str, DateRange]] = field(default_factory=dict)  # collection -> field -> range
+    quarantined: dict[int, str] = field(default_factory=dict)  # fact id -> why it was left out
+    format: int = FORMAT
+
+    @classmethod
+    def load(cls, data: object, *, source: str) -> Manifest:
+        """A decoded `manifest.json` (any format this release reads; format 1 lacked `parts`:
+        each collection reads as one run); one InputError line naming `source` if bad."""
+        return J.read_document(data, source=source, current=cls.FORMAT, read=_read_manifest)
+
+    @classmethod
+    def parse(cls, text: str | bytes, *, source: str) -> Manifest:
+        """Decode JSON text and `load` it."""
+        try:
+            data = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # JSONDecodeError, UnicodeDecodeError, digits
+            raise InputError(f"{source}: not valid JSON ({type(exc).__name__})") from None
+        return cls.load(data, source=source)
 
     def dump(self, *, indent: int | None = None) -> str:
         """Compact JSON (non-ASCII escaped, so any string a module holds can be written).
@@ -130,10 +159,6 @@ class Manifest(Format):
             "quarantined": {str(fact): reason for fact, reason in sorted(self.quarantined.items())},
         }
         return json.dumps(data, indent=indent, separators=(",", ":") if indent is None else None)
-
-    @classmethod
-    def upgrade(cls, data: dict[str, Any], found: int) -> dict[str, Any]:
-        return data  # format 1 lacked `parts`: each collection reads as one run
 
     def runs(self, name: str) -> list[list[RecordInfo]]:
         """The collection's records cut into its parts (one run when it has none)."""
@@ -185,6 +210,82 @@ class Manifest(Format):
         order = [name for name, _ in info.fields if name in record.values] if info is not None else []
         order += [name for name in record.values if name not in annotations]
         return {name: revive(record.values[name], annotations.get(name, "")) for name in order}
+
+
+# -- reading manifest.json (strict: `factlog.strict_json`) ----------------------------------
+
+_RECORD_KEYS = {"entity": None, "fact_ids": None, "record_class": None, "values": None}.keys()
+
+
+def _read_record(value: object, where: J.Where) -> RecordInfo:
+    data = J.fields(value, where, ("record_class", "fact_ids", "entity", "values"))
+    values = J.dict_of(J.any_text, J.json_value)(data["values"], (*where, "values"))
+    return RecordInfo(J.any_text(data["record_class"], (*where, "record_class")),
+                      J.list_of(J.integer)(data["fact_ids"], (*where, "fact_ids")),
+                      J.optional(J.any_text)(data["entity"], (*where, "entity")), values)
+
+
+def _read_records(value: object, where: J.Where) -> list[RecordInfo]:
+    """Every record of a collection: the common shape checked inline (a manifest holds
+    every record of the module), anything else read field by field for its error."""
+    if type(value) is not list:
+        J.fail(where, "expected a list")
+    records = []
+    for i, item in enumerate(value):
+        if type(item) is dict and item.keys() == _RECORD_KEYS:
+            record_class, ids, entity, values = item["record_class"], item["fact_ids"], item["entity"], item["values"]
+            if type(record_class) is str and type(ids) is list and (entity is None or type(entity) is str) \
+                    and type(values) is dict and all(type(n) is int for n in ids) \
+                    and all(type(k) is str for k in values):
+                records.append(RecordInfo(record_class, ids, entity, values))
+                continue
+        records.append(_read_record(item, (*where, i)))
+    return records
+
+
+def _read_field(value: object, where: J.Where) -> tuple[str, str]:
+    pair = J.list_of(J.any_text)(value, where)
+    if len(pair) != 2:
+        J.fail(where, "expected [field name, annotation]")
+    return pair[0], pair[1]
+
+
+def _read_class(value: object, where: J.Where) -> ClassInfo:
+    data = J.fields(value, where, ("fields",), ("public",))
+    return ClassInfo(J.list_of(_read_field)(data["fields"], (*where, "fields")),
+                     J.get(data, "public", J.boolean, where, True))
+
+
+def _read_collection(value: object, where: J.Where) -> CollectionInfo:
+    data = J.fields(value, where, ("singular", "record_class", "size", "records"), ("parts",))
+    return CollectionInfo(J.boolean(data["singular"], (*where, "singular")),
+                          J.optional(J.any_text)(data["record_class"], (*where, "record_class")),
+                          J.integer(data["size"], (*where, "size")),
+                          _read_records(data["records"], (*where, "records")),
+                          J.get(data, "parts", J.list_of(J.integer), where, []))
+
+
+def _read_range(value: object, where: J.Where) -> DateRange:
+    data = J.fields(value, where, ("min", "max"))
+    return DateRange(J.any_text(data["min"], (*where, "min")), J.any_text(data["max"], (*where, "max")))
+
+
+def _read_other(value: object, where: J.Where) -> OtherValue:
+    data = J.fields(value, where, ("type",), ("size", "value"))
+    return OtherValue(J.any_text(data["type"], (*where, "type")),
+                      J.get(data, "size", J.optional(J.integer), where, None), data.get("value"))
+
+
+def _read_manifest(body: dict[str, Any]) -> Manifest:
+    data = J.fields(body, (), (), ("names", "classes", "collections", "others", "date_ranges", "quarantined"))
+    return Manifest(
+        names=J.get(data, "names", J.list_of(J.any_text), (), []),
+        classes=J.get(data, "classes", J.dict_of(J.any_text, _read_class), (), {}),
+        collections=J.get(data, "collections", J.dict_of(J.any_text, _read_collection), (), {}),
+        others=J.get(data, "others", J.dict_of(J.any_text, _read_other), (), {}),
+        date_ranges=J.get(data, "date_ranges", J.dict_of(J.any_text, J.dict_of(J.any_text, _read_range)), (), {}),
+        quarantined=J.get(data, "quarantined", J.dict_of(J.int_key, J.any_text), (), {}),
+    )
 
 
 def records_data(records: Sequence[RecordInfo]) -> list[dict[str, Any]]:

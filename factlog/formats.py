@@ -16,7 +16,8 @@ explicit format version.
 
 Reading: a document without a `format` key was written before formats were versioned and
 reads as format 1; `upgrade` turns an older format's data into the current shape; a
-format newer than the code is refused (it was written by a newer release). Unknown keys are
+format newer than the code is refused (it was written by a newer release): `factlog.strict_json.format_body`, shared
+with the documents read without pydantic. Unknown keys are
 refused, and so is anything else the model does not accept: always one `InputError` line
 naming the source and the first problem, never a traceback.
 """
@@ -30,11 +31,10 @@ from typing import Annotated, Any, ClassVar, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, PlainSerializer, ValidationError
 
 from factlog.errors import InputError
+from factlog.strict_json import format_body
 from factlog.timeparse import parse_date, parse_datetime
 
 F = TypeVar("F", bound="Format")
-
-LEGACY_FORMAT = 1  # what a document without a `format` key is
 
 
 class Format(BaseModel):
@@ -58,15 +58,7 @@ class Format(BaseModel):
     @classmethod
     def load(cls: type[F], data: object, *, source: str) -> F:
         """Validate a decoded JSON document (upgrading an older format); InputError if bad."""
-        if not isinstance(data, dict):
-            raise InputError(f"{source}: expected a JSON object")
-        found = data.get("format", LEGACY_FORMAT)
-        if not isinstance(found, int) or isinstance(found, bool) or found < 1:
-            raise InputError(f"{source}: format {found!r} is not a format version")
-        if found > cls.FORMAT:
-            raise InputError(f"{source}: format {found} was written by a newer release "
-                             f"(this one reads up to format {cls.FORMAT})")
-        body = {k: v for k, v in data.items() if k != "format"}
+        body, found = format_body(data, source=source, current=cls.FORMAT)
         if found < cls.FORMAT:
             body = cls.upgrade(body, found)
         try:

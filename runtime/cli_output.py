@@ -84,7 +84,7 @@ def checkpoint_json(report: CheckpointReport) -> dict[str, object]:
         data.update(outcome="failed", stage=result.stage, reason=result.message,
                     problems=[str(p) for p in result.problems],
                     current_version=result.current.number if result.current else None,
-                    producer=result.producer, attempts=[a.model_dump(mode="json") for a in result.attempts])
+                    producer=result.producer, attempts=[a.to_json() for a in result.attempts])
     if report.alerts is not None:
         data["alerts"] = alerts_json(report.alerts)
     return data

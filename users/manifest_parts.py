@@ -25,19 +25,19 @@ other producers' modules) is stored whole in `manifest.json`, as it always was.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
-from typing import Annotated, Any, ClassVar
-
-from pydantic import Field
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from codegen.manifest import Manifest, RecordInfo, records_json
+from factlog import strict_json as J
 from factlog.errors import InputError
-from factlog.formats import Format
 from users.blobs import digest
 
 PIECE = 100  # records per piece blob: what one changed record costs to store again
 
-Sha256 = Annotated[str, Field(strict=True, pattern=r"^[0-9a-f]{64}$")]
+_SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 Blob = Callable[[str], bytes]  # sha256 -> the blob's bytes (OSError if it cannot be read)
 
 
@@ -45,13 +45,34 @@ class ChangedPart(InputError):
     """A blob of the manifest's tree is missing, or its bytes differ from the hash naming it."""
 
 
-class ManifestIndex(Format):
-    """`manifest.json` of a manifest stored in parts."""
+@dataclass(frozen=True)
+class ManifestIndex:
+    """`manifest.json` of a manifest stored in parts (read strictly, without pydantic: a
+    manifest is read on query and recall paths)."""
 
     FORMAT: ClassVar[int] = 1
 
     manifest: dict[str, Any]  # the manifest's JSON, the parted collections' records left out
-    parts: Annotated[dict[str, list[Sha256]], Field(min_length=1)]  # collection -> each part's sha256
+    parts: dict[str, list[str]]  # collection -> each part's sha256 (at least one collection)
+
+    @classmethod
+    def load(cls, data: object, *, source: str) -> ManifestIndex:
+        return J.read_document(data, source=source, current=cls.FORMAT, read=_read_index)
+
+
+def _sha256(value: object, where: J.Where) -> str:
+    return J.text(value, where, pattern=_SHA256)
+
+
+def _read_index(body: dict[str, Any]) -> ManifestIndex:
+    data = J.fields(body, (), ("manifest", "parts"))
+    manifest = data["manifest"]
+    if type(manifest) is not dict:
+        J.fail(("manifest",), "expected a JSON object")
+    parts = J.dict_of(J.any_text, J.list_of(_sha256))(data["parts"], ("parts",))
+    if not parts:
+        J.fail(("parts",), "expected at least 1 collection")
+    return ManifestIndex(manifest, parts)
 
 
 def _runs(size: int, parts: Sequence[int]) -> list[tuple[int, int]] | None:
