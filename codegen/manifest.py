@@ -253,7 +253,7 @@ def _read_field(value: object, where: J.Where) -> tuple[str, str]:
 def _read_class(value: object, where: J.Where) -> ClassInfo:
     data = J.fields(value, where, ("fields",), ("public",))
     return ClassInfo(J.list_of(_read_field)(data["fields"], (*where, "fields")),
-                     J.get(data, "public", J.boolean, where, True))
+                     J.get(data, "public", J.boolean, where, lambda: True))
 
 
 def _read_collection(value: object, where: J.Where) -> CollectionInfo:
@@ -262,7 +262,7 @@ def _read_collection(value: object, where: J.Where) -> CollectionInfo:
                           J.optional(J.any_text)(data["record_class"], (*where, "record_class")),
                           J.integer(data["size"], (*where, "size")),
                           _read_records(data["records"], (*where, "records")),
-                          J.get(data, "parts", J.list_of(J.integer), where, []))
+                          J.get(data, "parts", J.list_of(J.integer), where, list))
 
 
 def _read_range(value: object, where: J.Where) -> DateRange:
@@ -273,18 +273,18 @@ def _read_range(value: object, where: J.Where) -> DateRange:
 def _read_other(value: object, where: J.Where) -> OtherValue:
     data = J.fields(value, where, ("type",), ("size", "value"))
     return OtherValue(J.any_text(data["type"], (*where, "type")),
-                      J.get(data, "size", J.optional(J.integer), where, None), data.get("value"))
+                      J.get(data, "size", J.optional(J.integer), where, J.none), data.get("value"))
 
 
 def _read_manifest(body: dict[str, Any]) -> Manifest:
     data = J.fields(body, (), (), ("names", "classes", "collections", "others", "date_ranges", "quarantined"))
     return Manifest(
-        names=J.get(data, "names", J.list_of(J.any_text), (), []),
-        classes=J.get(data, "classes", J.dict_of(J.any_text, _read_class), (), {}),
-        collections=J.get(data, "collections", J.dict_of(J.any_text, _read_collection), (), {}),
-        others=J.get(data, "others", J.dict_of(J.any_text, _read_other), (), {}),
-        date_ranges=J.get(data, "date_ranges", J.dict_of(J.any_text, J.dict_of(J.any_text, _read_range)), (), {}),
-        quarantined=J.get(data, "quarantined", J.dict_of(J.int_key, J.any_text), (), {}),
+        names=J.get(data, "names", J.list_of(J.any_text), (), list),
+        classes=J.get(data, "classes", J.dict_of(J.any_text, _read_class), (), dict),
+        collections=J.get(data, "collections", J.dict_of(J.any_text, _read_collection), (), dict),
+        others=J.get(data, "others", J.dict_of(J.any_text, _read_other), (), dict),
+        date_ranges=J.get(data, "date_ranges", J.dict_of(J.any_text, J.dict_of(J.any_text, _read_range)), (), dict),
+        quarantined=J.get(data, "quarantined", J.dict_of(J.int_key, J.any_text), (), dict),
     )
 
 

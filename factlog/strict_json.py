@@ -198,8 +198,13 @@ def dict_of(key: Reader[K], read: Reader[T]) -> Reader[dict[K, T]]:
     return read_dict
 
 
-def get(data: Mapping[str, Any], key: str, read: Reader[T], where: Where, default: T) -> T:
-    """`read` of an optional key's value, `default` when the key is absent."""
+def get(data: Mapping[str, Any], key: str, read: Reader[T], where: Where, default: Callable[[], T]) -> T:
+    """`read` of an optional key's value, `default()` when the key is absent."""
     if key not in data:
-        return default
+        return default()
     return read(data[key], (*where, key))
+
+
+def none() -> None:
+    """The default of an optional key whose absence reads as None."""
+    return None

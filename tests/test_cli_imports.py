@@ -1,9 +1,10 @@
 """What a `uac` command loads: each command imports only what it uses.
 
 The real entry point (`runtime.cli.main`) runs in a fresh interpreter; an exit hook in the
-launcher writes `sys.modules`. `uac add` must not load the compiler, the validator, the
-version store, pydantic or rich; `uac query` must not load the compiler or the validator
-(libcst, mypy, jinja2). `uac --help` and every command's `--help` still list everything.
+launcher writes `sys.modules`, and a fork hook records every import a forked query worker
+makes. `uac add` must not load the compiler, the validator, the version store, pydantic or
+rich; `uac query` (and its worker) must not load the compiler, the validator (libcst, mypy,
+jinja2), pydantic or rich. `uac --help` and every command's `--help` still list everything.
 """
 
 from __future__ import annotations
@@ -26,9 +27,16 @@ from runtime.memory import Memory
 REPO = Path(__file__).resolve().parents[1]
 OURS = {"factlog", "codegen", "users", "constraints", "runtime"}
 LAUNCH = """
-import atexit, json, sys
+import atexit, json, os, sys
 dump = sys.argv.pop(1)
 atexit.register(lambda: open(dump, "w").write(json.dumps(sorted(sys.modules))))
+
+class ChildImports:  # in a forked child (the query worker): every import it asks for
+    def find_spec(self, name, path=None, target=None):
+        with open(dump + ".child", "a") as found:
+            found.write(name + "\\n")
+
+os.register_at_fork(after_in_child=lambda: sys.meta_path.insert(0, ChildImports()))
 sys.argv[0] = "uac"
 from runtime.cli import main
 main()
@@ -41,6 +49,8 @@ CHECKPOINT_MODULES = {"codegen.compile", "codegen.render", "codegen.validate", "
 NOT_FOR_ADD = CHECKPOINT_ONLY | {"pydantic", "pydantic_core", "rich"}
 # What the CLI itself may load besides the standard library and our packages.
 CLI_LIBRARIES = {"typer", "click", "shellingham", "annotated_doc", "typing_extensions"}
+# A query reads the version (plain dataclasses) and imports the user's package: no pydantic.
+NOT_FOR_QUERY = CHECKPOINT_ONLY | {"pydantic", "pydantic_core", "rich"}
 # Of our modules, `uac add` needs the fact log and the command layer.
 ADD_MODULES = {"runtime", "runtime.cli", "runtime.cli_app", "runtime.cli_facts", "runtime.cli_modules",
                "runtime.cli_params", "runtime.memory", "runtime.facts_service", "runtime.workspace"}
@@ -48,11 +58,20 @@ ADD_MODULES = {"runtime", "runtime.cli", "runtime.cli_app", "runtime.cli_facts",
 
 def loaded(tmp_path: Path, *args: str) -> set[str]:
     """The modules `uac ARGS` had loaded when it exited (it must exit 0)."""
+    return run_loading(tmp_path, *args)[0]
+
+
+def run_loading(tmp_path: Path, *args: str) -> tuple[set[str], set[str], str]:
+    """What `uac ARGS` had loaded when it exited (it must exit 0), what any process it
+    forked imported, and what it printed."""
     dump = tmp_path / "modules.json"
+    child = tmp_path / "modules.json.child"
+    child.unlink(missing_ok=True)
     result = subprocess.run([sys.executable, "-c", LAUNCH, str(dump), *args], capture_output=True, text=True,
                             cwd=REPO, timeout=300)
     assert result.returncode == 0, (result.stdout, result.stderr)
-    return set(json.loads(dump.read_text()))
+    forked = set(child.read_text().split()) if child.exists() else set()
+    return set(json.loads(dump.read_text())), forked, result.stdout
 
 
 def packages(modules: set[str]) -> set[str]:
@@ -91,6 +110,26 @@ def test_query_does_not_load_the_compiler_or_the_validator(seeded: Path, tmp_pat
     assert not modules & CHECKPOINT_MODULES, sorted(modules & CHECKPOINT_MODULES)
     assert not {m for m in modules if m.startswith("constraints")}
     assert not {"users.diff", "users.anchors"} & modules  # diffs and version checks: other commands
+
+
+@pytest.mark.parametrize("expression", ["sum(t.cost_usd for t in trips)", "len(trips)", "trips[0]",
+                                        "sorted(t.destination for t in trips)"])
+def test_query_and_its_worker_load_no_pydantic(seeded: Path, tmp_path: Path, expression: str) -> None:
+    """Reading the version (`meta.json`, the manifest) is plain dataclasses; the worker is a
+    fork of the command and imports nothing of that kind while it evaluates."""
+    modules, forked, printed = run_loading(tmp_path, "--home", str(seeded), "query", USER, expression)
+    assert printed.strip()
+    assert not packages(modules) & NOT_FOR_QUERY, sorted(packages(modules) & NOT_FOR_QUERY)
+    assert third_party(modules) <= CLI_LIBRARIES, third_party(modules)
+    assert not {"factlog.formats", "users.events", "runtime.settings"} & modules
+    assert not packages(forked) & NOT_FOR_QUERY, sorted(packages(forked) & NOT_FOR_QUERY)
+
+
+def test_query_json_and_a_numbered_version_load_no_pydantic(seeded: Path, tmp_path: Path) -> None:
+    modules, _, printed = run_loading(tmp_path, "--home", str(seeded), "query", USER, "len(trips)",
+                                      "--version", "1", "--json")
+    assert json.loads(printed)["value"] >= 1
+    assert not packages(modules) & NOT_FOR_QUERY, sorted(packages(modules) & NOT_FOR_QUERY)
 
 
 def test_help_lists_every_command_and_each_help_works(uac, home: Path) -> None:  # type: ignore[no-untyped-def]

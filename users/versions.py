@@ -143,9 +143,9 @@ def _read_attempt_fields(value: object, where: Where) -> dict[str, Any]:
     return {
         "number": J.fact_id(data["number"], (*where, "number")),
         "stage": J.text(data["stage"], (*where, "stage"), pattern=_STAGE),
-        "problems": J.get(data, "problems", _PROBLEMS, where, []),
-        "usage": J.get(data, "usage", _USAGE, where, {}),
-        "seconds": J.get(data, "seconds", J.seconds, where, 0.0),
+        "problems": J.get(data, "problems", _PROBLEMS, where, list),
+        "usage": J.get(data, "usage", _USAGE, where, dict),
+        "seconds": J.get(data, "seconds", J.seconds, where, float),
     }
 
 
@@ -238,15 +238,15 @@ def _meta_values(data: Mapping[str, Any], where: Where) -> dict[str, Any]:
         "log_position": J.count(data["log_position"], (*where, "log_position")),
         "input_hash": J.text(data["input_hash"], (*where, "input_hash"), pattern=_INPUT_HASH),
         "producer": J.text(data["producer"], (*where, "producer"), pattern=PRODUCER_PATTERN),
-        "timings": J.get(data, "timings", _TIMINGS, where, {}),
-        "record_counts": J.get(data, "record_counts", _COUNTS, where, {}),
-        "entities": J.get(data, "entities", _ENTITIES, where, {}),
-        "retractions": J.get(data, "retractions", _RETRACTIONS, where, {}),
-        "renamed_fields": J.get(data, "renamed_fields", _RENAMED, where, {}),
-        "log_hash": J.get(data, "log_hash", J.optional(_sha256), where, None),
-        "quarantined": J.get(data, "quarantined", _QUARANTINED, where, {}),
-        "attempts": J.get(data, "attempts", J.list_of(_attempt, MAX_ATTEMPTS), where, []),
-        "usage": J.get(data, "usage", _USAGE, where, {}),
+        "timings": J.get(data, "timings", _TIMINGS, where, dict),
+        "record_counts": J.get(data, "record_counts", _COUNTS, where, dict),
+        "entities": J.get(data, "entities", _ENTITIES, where, dict),
+        "retractions": J.get(data, "retractions", _RETRACTIONS, where, dict),
+        "renamed_fields": J.get(data, "renamed_fields", _RENAMED, where, dict),
+        "log_hash": J.get(data, "log_hash", J.optional(_sha256), where, J.none),
+        "quarantined": J.get(data, "quarantined", _QUARANTINED, where, dict),
+        "attempts": J.get(data, "attempts", J.list_of(_attempt, MAX_ATTEMPTS), where, list),
+        "usage": J.get(data, "usage", _USAGE, where, dict),
         "format": PublishMeta.FORMAT,
     }
 
@@ -307,7 +307,7 @@ class VersionInfo:
                 "parent": J.optional(_version_number)(body["parent"], ("parent",)),
                 "files_sha256": J.any_text(body["files_sha256"], ("files_sha256",)),
                 "meta": _trusted(PublishMeta, _meta_values(body, ())),
-                "file_sha256": J.get(body, "file_sha256", _FILE_HASHES, (), {}),
-                "manifest_sha256": J.get(body, "manifest_sha256", J.optional(_sha256), (), None),
+                "file_sha256": J.get(body, "file_sha256", _FILE_HASHES, (), dict),
+                "manifest_sha256": J.get(body, "manifest_sha256", J.optional(_sha256), (), J.none),
             })
         return J.read_document(data, source=str(path / "meta.json"), current=PublishMeta.FORMAT, read=read)
