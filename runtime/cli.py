@@ -24,9 +24,10 @@ import gc
 import json
 import sys
 import traceback
-from typing import NoReturn, Sequence
+from typing import Any, NoReturn, Sequence
 
 import typer
+from typer.main import get_command_name
 
 import runtime.cli_facts  # noqa: F401  (registers the fact commands)
 import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)
@@ -72,14 +73,42 @@ def _usage_message(exc: typer.TyperException) -> str:
     return f"{message.rstrip('.')} (see `{path} --help`)"
 
 
+def _command_name(args: list[str]) -> str | None:
+    """The command word of `args` (after the root's `--home`), None when an option comes first."""
+    at = 0
+    while at < len(args):
+        token = args[at]
+        if token == "--home":
+            at += 2
+        elif token.startswith("--home="):
+            at += 1
+        else:
+            return None if token.startswith("-") else token
+    return None
+
+
+def _commands_to_build(name: str | None) -> list[Any]:
+    """The registered commands a run builds: typer makes a click command of every registered
+    one (reading its signature) before it runs any, so a run naming a command builds that
+    one alone; help, or a name that is no command, builds them all (typer's own listing and
+    errors)."""
+    registered: list[Any] = app.registered_commands
+    found = [c for c in registered
+             if name is not None and (c.name or get_command_name(c.callback.__name__)) == name]
+    return found if len(found) == 1 else registered
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args, debug, as_json = _split_flags(list(sys.argv[1:] if argv is None else argv))
     State.reset()
     State.debug = debug
+    registered = app.registered_commands
     try:
         try:
+            app.registered_commands = _commands_to_build(_command_name(args))
             code = app(args=args, prog_name="uac", standalone_mode=False)
         finally:
+            app.registered_commands = registered
             close_memory()
     except UacError as exc:  # every user-facing error: InputError, NotFound, ...
         fail(str(exc), 2, as_json)
