@@ -35,6 +35,7 @@ from decimal import Decimal, InvalidOperation
 from typing import AbstractSet, Any, ClassVar, Protocol, Self, runtime_checkable
 
 from codegen.coverage import CoverageReport, collect_cited, report
+from codegen.manifest_file import MANIFEST_FILE as MANIFEST_FILE
 from factlog import strict_json as J
 from factlog.errors import InputError
 from factlog.identity import record_identity as identity_of_record
@@ -44,7 +45,6 @@ from factlog.record_json import record_json as to_json
 from factlog.timeparse import parse_date, parse_datetime, parse_time
 from factlog.vocabulary import NOTE_ATTRIBUTE, PROVENANCE_FIELD
 
-MANIFEST_FILE = "manifest.json"
 QUARANTINE_NAME = "_quarantined"  # in __init__.py: {fact id: reason} the module left out
 MAX_REASON = 1000  # characters of a quarantine reason
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from types import ModuleType
 from typing import TYPE_CHECKING, Callable, Mapping
 
-from codegen.manifest import Manifest
 from factlog.errors import NotFound
 from factlog.model import Fact, JsonValue
 from factlog.store import FactStore
 from users.store import VersionStore
 from users.versions import VersionInfo
 
-if TYPE_CHECKING:  # diffs and anchors load when asked for: a query needs neither
+if TYPE_CHECKING:  # diffs, anchors and manifests load when asked for: a query needs none
+    from codegen.manifest import Manifest
     from users.diff import ModuleDiff
     from users.gc import GcReport
 

@@ -122,6 +122,7 @@ def test_query_and_its_worker_load_no_pydantic(seeded: Path, tmp_path: Path, exp
     assert not packages(modules) & NOT_FOR_QUERY, sorted(packages(modules) & NOT_FOR_QUERY)
     assert third_party(modules) <= CLI_LIBRARIES, third_party(modules)
     assert not {"factlog.formats", "users.events", "runtime.settings"} & modules
+    assert "codegen.manifest" not in modules  # checking a version names its manifest file, reads no manifest
     assert not packages(forked) & NOT_FOR_QUERY, sorted(packages(forked) & NOT_FOR_QUERY)
 
 

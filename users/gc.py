@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from codegen.manifest import MANIFEST_FILE
+from codegen.manifest_file import MANIFEST_FILE
 from factlog import durable as fsio
 from factlog.errors import InputError
 from factlog.model import JsonValue

@@ -20,7 +20,7 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
-from codegen.manifest import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
+from codegen.manifest_file import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
 from users.blobs import blobs_dir
 from users.folder_watch import WATCHED

@@ -28,12 +28,14 @@ import json
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from codegen.manifest import Manifest, RecordInfo, records_json
 from factlog import strict_json as J
 from factlog.errors import InputError
 from users.blobs import digest
+
+if TYPE_CHECKING:  # the manifest's code loads where a manifest is split or read, not to check a version
+    from codegen.manifest import Manifest, RecordInfo
 
 PIECE = 100  # records per piece blob: what one changed record costs to store again
 
@@ -101,6 +103,8 @@ class PartCache:
         key = (id(run[0]) if run else 0, len(run))
         hit = self._runs.get(key) or self._used.get(key)
         if hit is None or any(a is not b for a, b in zip(hit[0], run)):
+            from codegen.manifest import records_json
+
             data = records_json(run).encode("utf-8")
             hit = (run, data, digest(data))
             self.encoded += 1
@@ -199,6 +203,8 @@ def index_of(data: bytes, source: str) -> ManifestIndex | None:
 def read_manifest(data: bytes, blob: Blob, source: str) -> Manifest:
     """The manifest from the bytes of `manifest.json` (already checked against `meta.json`)
     and `blob(sha256)` reading the user's blobs; `ChangedPart` for a missing or changed blob."""
+    from codegen.manifest import Manifest
+
     document = _document(data, source)
     if "parts" not in document:
         return Manifest.load(document, source=source)

@@ -42,7 +42,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from codegen.loader import TamperedFile, keep_code, load_package, module_name_for, prune_code, unload_package
-from codegen.manifest import Manifest, build_manifest, identity_from_facts, identity_from_map
 from factlog import durable as fsio
 from factlog import limits
 from factlog.errors import InputError, NotFound
@@ -71,7 +70,8 @@ from users.versions import (
     version_name,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the manifest's code loads where a manifest is built or published
+    from codegen.manifest import Manifest
     from users.events import VersionEvent
 
 MAX_FILES = limits.MAX_FILES  # the validator's caps (one owner: factlog.limits)
@@ -474,6 +474,8 @@ class VersionStore:
 
     def _build_manifest(self, info: VersionInfo, facts: Callable[[], Mapping[int, Fact]] | None) -> Manifest:
         """A version published before manifests: import it and walk it (the same walk)."""
+        from codegen.manifest import build_manifest, identity_from_facts, identity_from_map
+
         if info.meta.entities:
             identity = identity_from_map(info.meta.entities)
         elif facts is not None:
@@ -526,6 +528,8 @@ class VersionStore:
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):
             raise InputError("meta must be a PublishMeta")
+        from codegen.manifest import Manifest
+
         if manifest is not None and not isinstance(manifest, Manifest):
             raise InputError("manifest must be a Manifest")
         with self._locked(user) as folder:
