@@ -17,6 +17,7 @@ manifest (`manifest.json` and the blobs of its tree, which only `.blobs/` holds)
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import shutil
@@ -65,7 +66,7 @@ def interleaved(start: int, count: int) -> list[Fact]:
 
 def with_parts(manifest: Manifest, module: ModuleType, init: str) -> Manifest:
     """The manifest with each collection's parts (records per chunk list), if the model has them."""
-    if "parts" not in CollectionInfo.model_fields:
+    if "parts" not in {f.name for f in dataclasses.fields(CollectionInfo)}:
         return manifest
     collections = {}
     for name, info in manifest.collections.items():

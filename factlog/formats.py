@@ -16,10 +16,11 @@ explicit format version.
 
 Reading: a document without a `format` key was written before formats were versioned and
 reads as format 1; `upgrade` turns an older format's data into the current shape; a
-format newer than the code is refused (it was written by a newer release): `factlog.strict_json.format_body`, shared
-with the documents read without pydantic. Unknown keys are
-refused, and so is anything else the model does not accept: always one `InputError` line
-naming the source and the first problem, never a traceback.
+format newer than the code is refused (it was written by a newer release). That rule is
+`factlog.strict_json.format_body`, shared with the documents read without pydantic (a
+version's `meta.json` and manifest). Unknown keys are refused, and so is anything else
+the model does not accept: always one `InputError` line naming the source and the first
+problem, never a traceback.
 """
 
 from __future__ import annotations
