@@ -20,11 +20,12 @@ operating system takes the memory back. Every file and the log are closed by the
 from __future__ import annotations
 
 import atexit
+import copy
 import gc
 import json
 import sys
 import traceback
-from typing import Any, NoReturn, Sequence
+from typing import NoReturn, Sequence
 
 import typer
 from typer.main import get_command_name
@@ -87,28 +88,28 @@ def _command_name(args: list[str]) -> str | None:
     return None
 
 
-def _commands_to_build(name: str | None) -> list[Any]:
-    """The registered commands a run builds: typer makes a click command of every registered
-    one (reading its signature) before it runs any, so a run naming a command builds that
-    one alone; help, or a name that is no command, builds them all (typer's own listing and
-    errors)."""
-    registered: list[Any] = app.registered_commands
-    found = [c for c in registered
-             if name is not None and (c.name or get_command_name(c.callback.__name__)) == name]
-    return found if len(found) == 1 else registered
+def _app_for(name: str | None) -> typer.Typer:
+    """The app a run calls: typer makes a click command of every registered command
+    (reading its signature) before it runs any, so a run naming a command gets a copy of
+    the app holding that one alone; help, or a name that is no command, gets them all
+    (typer's own listing and errors)."""
+    found = [c for c in app.registered_commands
+             if name is not None and (c.name or get_command_name(getattr(c.callback, "__name__", ""))) == name]
+    if len(found) != 1:
+        return app
+    single = copy.copy(app)
+    single.registered_commands = found
+    return single
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     args, debug, as_json = _split_flags(list(sys.argv[1:] if argv is None else argv))
     State.reset()
     State.debug = debug
-    registered = app.registered_commands
     try:
         try:
-            app.registered_commands = _commands_to_build(_command_name(args))
-            code = app(args=args, prog_name="uac", standalone_mode=False)
+            code = _app_for(_command_name(args))(args=args, prog_name="uac", standalone_mode=False)
         finally:
-            app.registered_commands = registered
             close_memory()
     except UacError as exc:  # every user-facing error: InputError, NotFound, ...
         fail(str(exc), 2, as_json)

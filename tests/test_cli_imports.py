@@ -15,6 +15,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -211,3 +212,31 @@ def test_memory_makes_its_services_on_first_use_once_across_threads(home: Path) 
         assert mem.recalls.versions is mem.versions is mem.checkpoints.versions
     finally:
         mem.close()
+
+
+def test_a_run_builds_the_command_it_names_and_help_builds_all(uac, seeded: Path,  # type: ignore[no-untyped-def]
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer.main
+
+    from runtime.cli import app
+
+    built: list[str] = []
+    real = typer.main.get_command_from_info
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        info = kwargs.get("command_info", args[0] if args else None)
+        built.append(getattr(getattr(info, "callback", None), "__name__", "?"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(typer.main, "get_command_from_info", counted)
+    r = uac("--home", str(seeded), "query", USER, "len(trips)")
+    assert r.code == 0 and int(r.out) >= 1 and built == ["query"]
+    built.clear()
+    assert uac("--home", str(seeded), "--help").code == 0
+    assert len(built) == len(app.registered_commands) >= 20
+    built.clear()
+    r = uac("--home", str(seeded), "nosuch")  # typer's own error, which lists nothing but needs the group
+    assert r.code == 2 and "No such command 'nosuch'" in r.err and len(built) == len(app.registered_commands)
+    built.clear()
+    r = uac("--home", str(seeded), "query")
+    assert r.code == 2 and "Missing argument" in r.err and built == ["query"]
