@@ -123,8 +123,14 @@ def test_query_and_its_worker_load_no_pydantic(seeded: Path, tmp_path: Path, exp
     assert not packages(modules) & NOT_FOR_QUERY, sorted(packages(modules) & NOT_FOR_QUERY)
     assert third_party(modules) <= CLI_LIBRARIES, third_party(modules)
     assert not {"factlog.formats", "users.events", "runtime.settings"} & modules
-    assert "codegen.manifest" not in modules  # checking a version names its manifest file, reads no manifest
     assert not packages(forked) & NOT_FOR_QUERY, sorted(packages(forked) & NOT_FOR_QUERY)
+
+
+def test_checking_a_version_loads_no_manifest_code(seeded: Path, tmp_path: Path) -> None:
+    """A query checks its version (the manifest file's hash, the blobs its index names) but
+    reads no manifest: `codegen.manifest` (the walk, the reader) stays unloaded."""
+    modules = loaded(tmp_path, "--home", str(seeded), "query", USER, "len(trips)")
+    assert "codegen.manifest" not in modules
 
 
 def test_query_json_and_a_numbered_version_load_no_pydantic(seeded: Path, tmp_path: Path) -> None:
