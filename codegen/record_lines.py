@@ -139,7 +139,7 @@ def canonical_chunk(source: str, max_string: int, max_int_digits: int) -> Canoni
 
 def _shapes(records: str, max_string: int, max_int_digits: int) -> tuple[str, ...] | None:
     """The distinct canonical lines of a list's record lines (one `\\n`-joined text)."""
-    if "'''" in records or '"""' in records:
+    if max_int_digits < 1:
         return None
     if not records.isascii() and (_SURROGATE.search(records) or _look_alike(records)):
         return None
