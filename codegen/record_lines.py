@@ -12,36 +12,45 @@ handful of shapes. The header and the list openings are kept verbatim, at the sa
 one list item. Anything else (or any doubt) gives None and the caller reads the original.
 
 Why the canonical module's verdict is the original's (`safety_rules` accepts a chunk by this
-path only when the canonical module has no problem, is `records_only` and `laid_out`):
+path only when the canonical module parses, is `laid_out`, is `records_only` and has no
+problem; then the full reading accepts the original with the same report):
 
-1. Same tokens. A record line is scanned from code mode (the canonical parse places one
-   item per line, from column 4, inside the list's bracket; the header, the same text in
-   both, leads there). `_STRING` is exactly the tokenizer's rule for a quoted string
-   without prefix on one line (a backslash escapes any character but a newline), so,
-   scanning left to right, it finds exactly the string tokens, up to the first comment or
-   backslash-newline outside a string. Refused: `#`, `\\` or `"` left outside strings (no
-   comment, no continuation, every `"` string found), a quote not in a `''` placeholder
-   (an unterminated string), a placeholder after a letter or digit (a prefixed string:
-   b'', f'', rb'', u''), two placeholders in a row (implicit concatenation), triple
-   quotes anywhere, non-ASCII text outside strings. `_FLOAT` and `_INT` replace only a
-   whole decimal number token (neither before nor after it a word character or a dot),
-   int by int and float by float, never a leading-zero int that would not parse. So each
-   original line is the same token sequence as its canonical line with other literal
-   values of the same type, and each is `    <one record call>,`: the original list is
-   the canonical list with repeats, and `[1, 2, 3]` where the canonical holds `[0]`.
+1. Same tokens. The header and each list opening are the same text in both, so the
+   tokenizer reaches the first record line in the same state; in the canonical module that
+   state is "code, inside the list's bracket" (`laid_out`: a list statement starts at the
+   opening line). Each record line is scanned from there. `_STRING` is exactly the
+   tokenizer's rule for a quoted string without prefix on one line (a backslash escapes
+   any character but a newline), so scanning left to right it finds exactly the string
+   tokens up to the first point where the two could part: a comment, a backslash outside
+   a string, a prefix, a triple quote. All are refused on the blanked text: `#`, `\\` or
+   `"` left outside strings (no comment, no continuation, every `"` string found), a quote
+   not in a `''` placeholder (an unterminated string), a placeholder after a letter or
+   digit (b'', f'', rb'', u'': a prefixed string), two placeholders in a row (implicit
+   concatenation; a triple quote also reads as an empty string and a quote), non-ASCII
+   text outside strings. `_FLOAT` and `_INT` replace only a whole decimal number token
+   (no word character or dot on either side), float by float and int by int, never an
+   int with a leading zero (which would not parse) nor one of more than `max_int_digits`
+   digits (left as written, for the allowlist to measure). So an original line is the
+   same token sequence as its canonical line, other literal values of the same types in
+   the same places. The canonical line is `    <one record call>,` (`laid_out`: one item
+   per line, from column 4 to the final comma) and leaves the tokenizer where it found
+   it, so by induction every original line is read from that state and is one record call
+   too: the original list is the canonical list with repeats (and `[1, 2, 3]` where the
+   canonical module holds `[0]`).
 2. Same parse. The grammar reads token types, names and operators, never a literal's
    value, except to decode it: an escape that could fail to decode (`\\N{...}`, a short
-   `\\x`, `\\u`, an out-of-range `\\U`; any escape outside a fixed list) and a lone
+   `\\x`, `\\u`, an out-of-range `\\U`: any escape outside a fixed list) and a lone
    surrogate (not UTF-8) are refused.
 3. Same checks. The allowlist judges a constant by its type and its size. The types are
-   kept; the sizes are checked here on the original text: a string's raw length bounds
-   its character count (an escape is never shorter than the character it makes), so no
-   literal on a line of at most `max_string` characters is too long and longer lines have
-   their literals measured; no run of more than `max_int_digits` digits may stay outside
-   strings. Every other check (names, calls, nesting, imports, the records-only shape that
-   spares the libcst audit) reads the structure, which is the same, item by item, and the
-   same set of called names. Exports and sibling imports come from the header and the list
-   names, which keep their text and line numbers.
+   kept; a kept int is under the digit limit; a string's raw length bounds its character
+   count (an escape is never shorter than the character it makes), so the literals of a
+   list whose record text has at most `max_string` characters fit, and otherwise those of
+   longer lines are measured. Every other check (names, calls, nesting, imports, the
+   records-only shape that spares the libcst audit) reads the structure, which is the
+   same item by item, with the same set of called names. Exports and sibling imports come
+   from the header and the list names, which keep their text and line numbers. A file
+   holding a character that folds to ASCII (NFKC) is refused, so the look-alike scan of
+   identifiers, which tokenizes such a file, runs on neither text.
 
 A problem found on the canonical module is never reported (its lines are not the file's):
 the caller reads the original instead.
@@ -104,7 +113,7 @@ def canonical_chunk(source: str, max_string: int, max_int_digits: int) -> Canoni
     """The chunk's canonical module, or None when `source` is not plainly a record chunk
     whose literals fit the limits (then read the original)."""
     opening = _OPENING.search(source)
-    if opening is None:
+    if opening is None or not source.isascii() and (_SURROGATE.search(source) or _look_alike(source)):
         return None
     header = source[:opening.end() + 1]
     parts = [header]
@@ -141,8 +150,6 @@ def _shapes(records: str, max_string: int, max_int_digits: int) -> tuple[str, ..
     """The distinct canonical lines of a list's record lines (one `\\n`-joined text)."""
     if max_int_digits < 1:
         return None
-    if not records.isascii() and (_SURROGATE.search(records) or _look_alike(records)):
-        return None
     if "\\" in records and "\\" in _ESCAPE.sub("", records):
         return None  # an escape outside the list (or a backslash outside strings)
     blanked = _STRING.sub("''", records)
@@ -167,7 +174,6 @@ def _strings_fit(records: str, max_string: int) -> bool:
     return True
 
 
-def _look_alike(records: str) -> bool:
-    """A character folding to ASCII (NFKC) anywhere: its identifiers would need the
-    tokenizer's reading, so the original is read instead."""
-    return any(not ch.isascii() and unicodedata.normalize("NFKC", ch).isascii() for ch in set(records))
+def _look_alike(source: str) -> bool:
+    """A character folding to ASCII (NFKC): the allowlist would tokenize the file."""
+    return any(not ch.isascii() and unicodedata.normalize("NFKC", ch).isascii() for ch in set(source))

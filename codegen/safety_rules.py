@@ -120,7 +120,10 @@ def fast_chunk_report(source: str, limits: Limits = Limits()) -> FileReport | No
     record shape), or None: not plainly a record chunk, or the canonical module has a
     problem (never reported from there: its line numbers are not the file's). Accepted
     here implies accepted by the full reading with the same report (the argument is in
-    `codegen.record_lines`). Call it on text that passed the size and hygiene checks."""
+    `codegen.record_lines`); a text `check_source` refuses before parsing gives None."""
+    if _source_hygiene(source) is not None or (len(source) * 4 > limits.max_file_bytes and len(
+            source.encode("utf-8", "surrogatepass")) > limits.max_file_bytes):
+        return None
     chunk = canonical_chunk(source, limits.max_string, limits.max_int_digits)
     if chunk is None:
         return None
