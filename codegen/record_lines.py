@@ -65,12 +65,15 @@ from dataclasses import dataclass
 
 _OPENING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*: list\[[A-Za-z_][A-Za-z0-9_]*\] = \[$", re.M | re.ASCII)
 _OPENING_LINE = re.compile(r"\n+([A-Za-z_][A-Za-z0-9_]*: list\[[A-Za-z_][A-Za-z0-9_]*\] = \[)\n", re.ASCII)
-_STRING = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*\"""")
+_STRING = re.compile(r"""'[^'\\\n]*(?:\\.[^'\\\n]*)*'|"[^"\\\n]*(?:\\.[^"\\\n]*)*\"""")
 _ESCAPE = re.compile(r"""\\(?:[\\'"abfnrtv0-7]|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}"""
                      r"|U(?:000[0-9a-fA-F]|0010)[0-9a-fA-F]{4})")
-_FLOAT = re.compile(r"(?<![\w.])[0-9]+(?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+)(?![\w.])")
-_INT = "(?<![\\w.])(?:0|[1-9][0-9]{0,%d})(?![\\w.])"  # a longer int stays, for the allowlist to refuse
-_REPEATS = re.compile(r"\[(0|0\.0|'')(?:, \1)+\]")
+# A number token: no word character or dot before or after (tested after its first digit,
+# so that the engine can skip to digits).
+_FLOAT = re.compile(r"[0-9](?<![\w.][0-9])[0-9]*(?:\.[0-9]+(?:e[-+]?[0-9]+)?|e[-+]?[0-9]+)(?![\w.])")
+_INT = r"[1-9](?<![\w.][1-9])[0-9]{0,%d}(?![\w.])|0(?<![\w.]0)(?![\w.])"  # longer: left for the allowlist
+_REPEATS = ((re.compile(r"\[0(?:, 0)+\]"), "[0]"), (re.compile(r"\[0\.0(?:, 0\.0)+\]"), "[0.0]"),
+            (re.compile(r"\[''(?:, '')+\]"), "['']"))
 _MISPLACED = re.compile(r"''(?:(?<=\w'')|\s*'')")  # after a word character, or twice in a row
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -158,7 +161,9 @@ def _shapes(records: str, max_string: int, max_int_digits: int) -> tuple[str, ..
         return None
     if len(records) > max_string and not _strings_fit(records, max_string):
         return None
-    canonical = _REPEATS.sub(r"[\1]", re.sub(_INT % (max_int_digits - 1), "0", _FLOAT.sub("0.0", blanked)))
+    canonical = re.sub(_INT % (max_int_digits - 1), "0", _FLOAT.sub("0.0", blanked))
+    for repeats, single in _REPEATS:
+        canonical = repeats.sub(single, canonical)
     shapes = tuple(dict.fromkeys(canonical.split("\n")))
     if not all(shape.startswith("    ") and shape.endswith(",") for shape in shapes):
         return None
