@@ -108,7 +108,8 @@ def check_source(source: str, limits: Limits = Limits(), fast: bool = True) -> F
 
 def check_tree(source: str, tree: ast.Module, limits: Limits) -> FileReport:
     """The allowlist over `tree`, the parse of `source` (no libcst audit): the one ast
-    path, run on the original text or on a record chunk's canonical module."""
+    path, run on the original text or on a record chunk's canonical module, so whatever a
+    report takes from the tree is filled here, the same for both readings."""
     checker = _Checker(source, limits)
     checker.module(tree)
     checker.look_alike_names()
