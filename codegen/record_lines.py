@@ -76,6 +76,7 @@ _REPEATS = ((re.compile(r"\[0(?:, 0)+\]"), "[0]"), (re.compile(r"\[0\.0(?:, 0\.0
             (re.compile(r"\[''(?:, '')+\]"), "['']"))
 _MISPLACED = re.compile(r"''(?:(?<=\w'')|\s*'')")  # after a word character, or twice in a row
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_NON_ASCII = re.compile("[^\x00-\x7f]")
 
 
 @dataclass(frozen=True)
@@ -181,4 +182,4 @@ def _strings_fit(records: str, max_string: int) -> bool:
 
 def _look_alike(source: str) -> bool:
     """A character folding to ASCII (NFKC): the allowlist would tokenize the file."""
-    return any(not ch.isascii() and unicodedata.normalize("NFKC", ch).isascii() for ch in set(source))
+    return any(unicodedata.normalize("NFKC", ch).isascii() for ch in set(_NON_ASCII.findall(source)))
