@@ -21,15 +21,15 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Mapping
 
-from codegen import cst_audit, safety_rules
+from codegen import cst_audit, record_lines, safety_rules
 from codegen.problems import Problem, format_problems
 from codegen.safety_rules import FileReport, Limits, SiblingUse, check_source
 from factlog.limits import MAX_FILES, package_size_problem
 from factlog.results import Failure, Success
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
-_RULES_DIGEST = hashlib.sha256(Path(safety_rules.__file__).read_bytes()
-                               + Path(cst_audit.__file__).read_bytes()).hexdigest()
+_RULES_DIGEST = hashlib.sha256(b"".join(Path(str(module.__file__)).read_bytes()
+                                        for module in (safety_rules, cst_audit, record_lines))).hexdigest()
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from typing import Mapping
 
 from codegen.cst_audit import audit, needs_audit
 from codegen.problems import Problem
+from codegen.record_lines import canonical_chunk
 from factlog import limits as value_limits
 
 ALLOWED_IMPORTS: Mapping[str, frozenset[str]] = {
@@ -77,28 +78,64 @@ class FileReport:
     sibling_uses: tuple[SiblingUse, ...] = ()
 
 
-def check_source(source: str, limits: Limits = Limits()) -> FileReport:
+def check_source(source: str, limits: Limits = Limits(), fast: bool = True) -> FileReport:
+    """The verdict on one file. A record chunk is first read through its distinct line
+    shapes (`codegen.record_lines`; `fast=False` skips that): accepted there, it is
+    accepted here with the same report; otherwise the whole text is read."""
     size = len(source.encode("utf-8", "surrogatepass"))
     if size > limits.max_file_bytes:
         return _fail("file-size", 0, 0, f"file is {size} bytes; at most {limits.max_file_bytes} are allowed")
     hygiene = _source_hygiene(source)
     if hygiene is not None:
         return FileReport((hygiene,))
+    if fast:
+        shortcut = fast_chunk_report(source, limits)
+        if shortcut is not None:
+            return shortcut
     try:
         tree = ast.parse(source, type_comments=False)
     except SyntaxError as exc:
         return _fail("syntax", exc.lineno or 0, exc.offset or 0, f"does not parse: {exc.msg}")
     except (ValueError, MemoryError, RecursionError) as exc:
         return _fail("nesting", 0, 0, f"does not parse ({type(exc).__name__}): too deep or too complex")
-    checker = _Checker(source, limits)
-    checker.module(tree)
-    checker.look_alike_names()
-    report = checker.report()
+    report = check_tree(source, tree, limits)
     if not report.problems and needs_audit(source) and not joins_only(tree) and not records_only(tree):
         second_reading = audit(source)  # libcst must read the file the same way
         if second_reading:
             return FileReport(second_reading)
     return report
+
+
+def check_tree(source: str, tree: ast.Module, limits: Limits) -> FileReport:
+    """The allowlist over `tree`, the parse of `source` (no libcst audit): the one ast
+    path, run on the original text or on a record chunk's canonical module, so whatever a
+    report takes from the tree is filled here, the same for both readings."""
+    checker = _Checker(source, limits)
+    checker.module(tree)
+    checker.look_alike_names()
+    return checker.report()
+
+
+def fast_chunk_report(source: str, limits: Limits = Limits()) -> FileReport | None:
+    """A record chunk's report read from its canonical module (one line per distinct
+    record shape), or None: not plainly a record chunk, or the canonical module has a
+    problem (never reported from there: its line numbers are not the file's). Accepted
+    here implies accepted by the full reading with the same report (the argument is in
+    `codegen.record_lines`); a text `check_source` refuses before parsing gives None."""
+    if _source_hygiene(source) is not None or (len(source) * 4 > limits.max_file_bytes and len(
+            source.encode("utf-8", "surrogatepass")) > limits.max_file_bytes):
+        return None
+    chunk = canonical_chunk(source, limits.max_string, limits.max_int_digits)
+    if chunk is None:
+        return None
+    try:
+        tree = ast.parse(chunk.text, type_comments=False)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if not chunk.laid_out(tree) or not records_only(tree):
+        return None  # a records-only tree is never audited by libcst on the full path either
+    report = check_tree(chunk.text, tree, limits)
+    return None if report.problems else report
 
 
 def joins_only(tree: ast.Module) -> bool:
