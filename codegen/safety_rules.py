@@ -15,11 +15,12 @@ import io
 import re
 import tokenize
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from codegen.cst_audit import audit, needs_audit
 from codegen.problems import Problem
+from codegen.record_shape import RecordShape, shape_of
 from factlog import limits as value_limits
 
 ALLOWED_IMPORTS: Mapping[str, frozenset[str]] = {
@@ -75,6 +76,7 @@ class FileReport:
     problems: tuple[Problem, ...]
     exports: Mapping[str, str] = field(default_factory=dict)
     sibling_uses: tuple[SiblingUse, ...] = ()
+    records: RecordShape | None = None  # a records-only file without problems: its shape
 
 
 def check_source(source: str, limits: Limits = Limits()) -> FileReport:
@@ -94,7 +96,11 @@ def check_source(source: str, limits: Limits = Limits()) -> FileReport:
     checker.module(tree)
     checker.look_alike_names()
     report = checker.report()
-    if not report.problems and needs_audit(source) and not joins_only(tree) and not records_only(tree):
+    if report.problems:
+        return report
+    if records_only(tree):
+        return replace(report, records=shape_of(tree))
+    if needs_audit(source) and not joins_only(tree):
         second_reading = audit(source)  # libcst must read the file the same way
         if second_reading:
             return FileReport(second_reading)
