@@ -7,10 +7,11 @@ DISTINCT record signatures: the called name with the sorted (keyword, value tag)
 Values are reduced to tags, so ten thousand records of one kind have a handful of
 signatures, and the shape depends only on which signatures occur, never on how often.
 
-Value tags: `str`, `int`, `float`, `bool`, `None` (constants of those types); `call:N/k`
+Value tags: `str`, `int`, `float`, `bool`, `None` (constants of those types; a negated
+int or float constant is `int` or `float`); `call:N/k`
 (a call of the plain name N with k int literal arguments: `call:date/3`); `list[t,...]`
 (a list display, with the sorted distinct tags of its items; `list[]` when empty);
-`other` for anything else (negated numbers, tuples, dicts, bytes, calls with other
+`other` for anything else (tuples, dicts, bytes, calls with other
 arguments ...).
 """
 
@@ -79,6 +80,9 @@ def shape_of(tree: ast.Module) -> RecordShape | None:
 
 
 def value_tag(node: ast.expr) -> str:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) in (int, float):
+        return type(node.operand.value).__name__
     if isinstance(node, ast.Constant):
         value = node.value
         if value is None:
