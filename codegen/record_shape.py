@@ -68,31 +68,34 @@ def shape_of(tree: ast.Module) -> RecordShape | None:
                 and stmt.annotation.value.id == "list" and isinstance(stmt.annotation.slice, ast.Name)
                 and isinstance(stmt.value, ast.List)):
             return None
-        signatures: set[Signature] = set()
+        seen: set[tuple[str, tuple[tuple[str | None, str], ...]]] = set()  # keywords in call order
         for item in stmt.value.elts:
-            if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and not item.args
-                    and all(k.arg is not None for k in item.keywords)):
+            if not (isinstance(item, ast.Call) and isinstance(item.func, ast.Name) and not item.args):
                 return None
-            signatures.add(Signature(item.func.id, tuple(sorted((k.arg or "", value_tag(k.value))
-                                                                 for k in item.keywords))))
+            seen.add((item.func.id, tuple([(k.arg, value_tag(k.value)) for k in item.keywords])))
+        signatures: set[Signature] = set()
+        for called, pairs in seen:
+            if any(keyword is None for keyword, _ in pairs):  # `**mapping`
+                return None
+            signatures.add(Signature(called, tuple(sorted((keyword or "", tag) for keyword, tag in pairs))))
         lists.append(RecordList(stmt.target.id, stmt.annotation.slice.id, tuple(sorted(signatures))))
     return RecordShape(tuple(imports), tuple(lists)) if lists else None
 
 
+_CONSTANT_TAGS = {str: "str", int: "int", float: "float", bool: "bool", type(None): "None"}
+
+
 def value_tag(node: ast.expr) -> str:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
-            and type(node.operand.value) in (int, float):
-        return type(node.operand.value).__name__
-    if isinstance(node, ast.Constant):
-        value = node.value
-        if value is None:
-            return "None"
-        return type(value).__name__ if type(value) in (str, int, float, bool) else "other"
+    if type(node) is ast.Constant:
+        return _CONSTANT_TAGS.get(type(node.value), "other")
     if isinstance(node, ast.List):
         return "list[" + ",".join(sorted({value_tag(item) for item in node.elts})) + "]"
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords \
             and all(isinstance(a, ast.Constant) and type(a.value) is int for a in node.args):
         return f"call:{node.func.id}/{len(node.args)}"
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+            and type(node.operand.value) in (int, float):
+        return type(node.operand.value).__name__
     return "other"
 
 
