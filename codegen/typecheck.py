@@ -92,7 +92,7 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
             "--show-error-codes", "--no-error-summary", "--hide-error-context", "--no-pretty",
             "--no-color-output", str(package_dir)]
     stubs = sum(file.endswith(".pyi") for file in given)
-    key = verdict_key(given, given_hashes)
+    key = verdict_key(name, given, given_hashes)
     # One checker at a time per work directory, across threads and processes (`uac watch`
     # beside a manual `uac checkpoint`): otherwise one could check the other's files.
     with _LOCK, exclusive_lock(work_dir / ".lock"):
@@ -147,10 +147,10 @@ def stub_text(shape: RecordShape) -> str:
     return "\n".join(lines) + "\n"
 
 
-def verdict_key(given: Mapping[str, str], hashes: Mapping[str, str]) -> str:
-    """The sha256 of mypy's input: configuration, versions, and each file's name and
-    text (`__init__.py` with its leading docstring blanked)."""
-    h = hashlib.sha256(f"{_CONFIG}\x00{sys.version}\x00{_mypy_version()}\x00".encode())
+def verdict_key(name: str, given: Mapping[str, str], hashes: Mapping[str, str]) -> str:
+    """The sha256 of mypy's input: configuration, versions, the package's name, and each
+    file's name and text (`__init__.py` with its leading docstring blanked)."""
+    h = hashlib.sha256(f"{_CONFIG}\x00{sys.version}\x00{_mypy_version()}\x00{name}\x00".encode())
     for file in sorted(given):
         text = given[file]
         if file == "__init__.py":
