@@ -75,9 +75,10 @@ class ClassTable:
         return None if classes is None else classes.get(name)
 
 
-def accepts(shape: RecordShape, classes: ClassTable, text: str) -> bool:
-    """True only if `mypy --strict` accepts the chunk `text` of shape `shape`."""
-    if not plain_text(text):
+def accepts(shape: RecordShape, classes: ClassTable, text: str, plain: bool | None = None) -> bool:
+    """True only if `mypy --strict` accepts the chunk `text` of shape `shape`; `plain`, if
+    given, is `plain_text(text)` (known from before)."""
+    if not (plain_text(text) if plain is None else plain):
         return False
     local_classes: dict[str, DeclaredClass] = {}
     datetime_names: set[str] = set()

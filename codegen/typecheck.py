@@ -41,7 +41,7 @@ from typing import Mapping
 from codegen.loader import module_name_for
 from codegen.problems import Problem, format_problems
 from codegen.record_shape import RecordShape
-from codegen.record_types import ClassTable, accepts
+from codegen.record_types import ClassTable, accepts, plain_text
 from factlog.durable import exclusive_lock
 from factlog.results import Failure, Success
 
@@ -52,6 +52,9 @@ _LOCK = threading.Lock()  # mypy.api.run is not re-entrant
 SYNCED = ".synced.json"  # in the package's work directory: file -> [sha256, size, mtime_ns] as written
 PASSED = "passed.json"  # in the package's mypy cache: keys of the inputs mypy passed, newest last
 _PASSED_KEPT = 64
+_PLAIN: dict[str, bool] = {}  # sha256 of a chunk's text -> it holds no comment mypy reads
+_PLAIN_KEPT = 20_000
+_PLAIN_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -126,7 +129,8 @@ def mypy_input(files: Mapping[str, str], hashes: Mapping[str, str], records: Map
     given_hashes: dict[str, str] = {}
     for file, text in files.items():
         shape = records.get(file)
-        if shape is not None and file != "__init__.py" and accepts(shape, classes, text):
+        if shape is not None and file != "__init__.py" \
+                and accepts(shape, classes, text, _plain(text, hashes.get(file))):
             stub = stub_text(shape)
             given[file + "i"] = stub
             given_hashes[file + "i"] = _sha256(stub)
@@ -135,6 +139,22 @@ def mypy_input(files: Mapping[str, str], hashes: Mapping[str, str], records: Map
             if file in hashes:
                 given_hashes[file] = hashes[file]
     return given, given_hashes
+
+
+def _plain(text: str, digest: str | None) -> bool:
+    """`record_types.plain_text(text)`, remembered by the text's hash (an unchanged chunk
+    of a large package is not scanned again)."""
+    if digest is None:
+        return plain_text(text)
+    with _PLAIN_LOCK:
+        known = _PLAIN.pop(digest, None)
+    if known is None:
+        known = plain_text(text)
+    with _PLAIN_LOCK:
+        _PLAIN[digest] = known  # re-inserted last: the dict is an LRU
+        while len(_PLAIN) > _PLAIN_KEPT:
+            del _PLAIN[next(iter(_PLAIN))]
+    return known
 
 
 def stub_text(shape: RecordShape) -> str:

@@ -8,7 +8,9 @@ import ast
 from pathlib import Path
 
 import pytest
-from record_corpus import THING, cases, chunk, package, record
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from record_corpus import FIELDS, GOOD, IMPORTS, THING, VALUES, cases, chunk, package, record
 
 from codegen.record_shape import Import, RecordList, RecordShape, Signature, shape_of
 from codegen.record_types import ClassTable, accepts
@@ -45,6 +47,46 @@ def test_whatever_the_record_check_accepts_mypy_accepts(tmp_path: Path) -> None:
     total, accepted, clean = differential(tmp_path, extra_random=150)
     assert total > 600 and accepted > 100  # not a check that accepts nothing
     assert accepted <= clean
+
+
+def refused_by_mypy(chunks: list[str], work: Path) -> set[str]:
+    result = typecheck(package(chunks), "corpus", work / "work", work / "cache")
+    refused = set() if not isinstance(result, TypecheckFailure) else {p.file for p in result.problems}
+    assert "" not in refused, result
+    return refused
+
+
+VALUE = st.sampled_from(VALUES)
+RECORD = st.builds(
+    lambda called, values: record(values, called),
+    st.sampled_from(["Thing", "Thing", "Thing", "Other"]),
+    st.dictionaries(st.sampled_from([*FIELDS, "colour"]),
+                    st.one_of(VALUE, st.sampled_from([v for good in GOOD.values() for v in good])), max_size=8)
+    .map(lambda values: values if "name" in values else {"name": "'n'", **values}))
+CHUNK = st.builds(
+    lambda records, imports, annotation: chunk("_things_0", records, imports=imports, annotation=annotation),
+    st.lists(RECORD, min_size=1, max_size=3),
+    st.sampled_from([IMPORTS, "from .thing import Thing\n", "from datetime import date as _date\n" + IMPORTS,
+                     "from datetime import datetime\nfrom .thing import Thing, Other\n"]),
+    st.sampled_from(["Thing", "Thing", "Other"]))
+
+
+@pytest.mark.filterwarnings("ignore:The recursion limit will not be reset")  # mypy raises it
+@settings(max_examples=2, deadline=None, database=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture])
+@given(st.lists(CHUNK, min_size=60, max_size=80))
+def test_generated_chunks_the_record_check_accepts_pass_mypy(tmp_path_factory: pytest.TempPathFactory,
+                                                              chunks: list[str]) -> None:
+    """Hypothesis writes batches of chunks (one mypy run per batch): an accepted chunk is
+    never one mypy refuses."""
+    files = package(chunks)
+    table = ClassTable(files)
+    accepted = set()
+    for index, text in enumerate(chunks):
+        shape = shape_of(ast.parse(text))
+        if shape is not None and accepts(shape, table, text):
+            accepted.add(f"c{index:04d}.py")
+    assert not accepted & refused_by_mypy(chunks, tmp_path_factory.mktemp("mypy"))
 
 
 @pytest.mark.slow
