@@ -26,6 +26,7 @@ but there is no reason to hand it anything hostile.
 from __future__ import annotations
 
 import ast
+import functools
 import hashlib
 import json
 import os
@@ -206,6 +207,7 @@ def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
+@functools.cache
 def _mypy_version() -> str:
     try:
         return metadata.version("mypy")
