@@ -13,11 +13,10 @@ What it understands, and nothing else:
 - the class: `@dataclass` or `@dataclass(<flag>=True|False, ...)` (not `init=False`)
   imported from `dataclasses` under its own name, no base class, a body of a docstring and
   annotated fields, defaults a literal, `None`, or `field(default=<literal>)` /
-  `field(default_factory=<name>)`; bound once at the top level of a module of `from`
-  imports, classes and assignments;
+  `field(default_factory=<name>)`, no field named like a type or helper the class uses;
+  bound once at the top level of a module of `from` imports, classes and assignments;
 - field annotations: `str`, `int`, `float`, `bool`, `None`, `date`, `datetime`, `time` (from
-  `datetime`), `list[T]` and unions `A | B` of these (at most one `list[...]` member), no
-  field named like a type its class uses;
+  `datetime`), `list[T]` and unions `A | B` of these (at most one `list[...]` member);
 - records: every keyword a field, every field without a default given; a value tag fits
   the annotation: `str`/`bool` exactly, `int` for int or float (mypy's promotion, never
   bool for int), `float` for float, `None` for a union with None, `list[...]` for a `list[T]`
@@ -199,7 +198,7 @@ def _declared(node: ast.ClassDef, bindings: Mapping[str, int],
         elif not _default(stmt.value, bindings, std):
             return None
         fields[name] = members
-    if used_names & set(fields):  # a field named like a type the class uses
+    if (used_names | {"field", "dataclass"}) & set(fields):  # named like a type or helper the class uses
         return None
     return DeclaredClass(fields, frozenset(required))
 

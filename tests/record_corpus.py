@@ -51,6 +51,8 @@ ODD_CLASSES = {
                         "    when: date | None = None\n", "Shadow"),
     "aliased": ('from dataclasses import dataclass\nfrom datetime import date as _date\n\n\n'
                 '@dataclass(kw_only=True)\nclass Aliased:\n    day: _date | None = None\n', "Aliased"),
+    "helper": (HEADER + "\n\n@dataclass(kw_only=True)\nclass Helper:\n    field: int = 0\n    name: str = ''\n",
+               "Helper"),
     "anyfield": ('from dataclasses import dataclass\nfrom typing import Any\n\n\n'
                  '@dataclass(kw_only=True)\nclass Anyf:\n    name: Any = None\n', "Anyf"),
 }
