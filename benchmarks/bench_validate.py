@@ -7,6 +7,13 @@ safety stage, and a baseline: libcst vs ast parse time of the same text.
 
     .venv/bin/python benchmarks/bench_validate.py [--runs 3] [--sizes 100,1000,10000]
 
+With `--mypy 100000` (or `--mypy-dirs FULL,NEXT`, two version directories of a real package,
+e.g. a 100k-fact version and the +10 after it): the mypy stage alone, before (mypy reads
+every file, as when no record shapes are given) and after (record chunks the record type
+check accepts given as stubs; passed inputs remembered), in the same run: a cold full check,
+the next version on the warm cache, and that version again without the remembered verdict
+(mypy's incremental re-check).
+
 With `--changed 100000,300000`: the checkpoint that matters at scale, one chunk of 500
 records and `__init__.py` changed on a package of that many records, per stage; the full
 (cold) validation of the same package in the same run is the baseline. `--profile` prints
@@ -32,7 +39,8 @@ from typing import Callable
 import libcst
 
 from codegen.loader import CODE_CACHE, unload_package
-from codegen.safety import SafetyChecker
+from codegen.safety import SafetyChecker, SafetySuccess, content_hash
+from codegen.typecheck import PASSED, TypecheckSuccess, typecheck
 from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -164,6 +172,55 @@ def bench_changed(records: int, runs: int, profile: bool, fresh_runs: int) -> No
     print(f"+1 chunk / full: {after / base:.3f}")
 
 
+def bench_mypy(full: dict[str, str], changed: dict[str, str], runs: int) -> None:
+    """The mypy stage on `full` (cold caches) then on `changed` (warm). Before: every file
+    given to mypy as source and no remembered verdict (the stage before the record type
+    check). After: accepted record chunks as stubs; the next version once as it comes (its
+    input may have passed before) and once with the remembered verdicts removed (mypy's
+    incremental re-check of what changed against the stubs)."""
+    inputs = []
+    for files in (full, changed):
+        safe = SafetyChecker().check(files)
+        if not isinstance(safe, SafetySuccess):
+            raise SystemExit(f"benchmark package is unsafe:\n{safe.message}")
+        inputs.append((files, {n: content_hash(t) for n, t in files.items()}, safe.records))
+    labels = {"before": ("full (cold)", "+10 (warm)"),
+              "after": ("full (cold)", "+10 (warm)", "+10, mypy runs")}
+    rows: dict[str, dict[str, list[float]]] = {mode: {label: [] for label in labels[mode]} for mode in labels}
+    ran: list[bool] = []
+    stubs = 0
+    for _ in range(runs):
+        for mode in labels:
+            with tempfile.TemporaryDirectory() as tmp:
+                work, cache = Path(tmp) / "work", Path(tmp) / "mypy"
+                for label, (files, hashes, records) in zip(labels[mode], (*inputs, inputs[1])):
+                    if mode == "before" or label == "+10, mypy runs":
+                        (cache / "pkg" / PASSED).unlink(missing_ok=True)
+                    started = time.perf_counter()
+                    result = typecheck(files, "pkg", work, cache, hashes, records if mode == "after" else None)
+                    rows[mode][label].append(time.perf_counter() - started)
+                    if not isinstance(result, TypecheckSuccess):
+                        raise SystemExit(f"benchmark package fails mypy:\n{result.message}")
+                    stubs = max(stubs, result.stubs)
+                    if mode == "after" and label == "+10 (warm)":
+                        ran.append(result.ran)
+    chunks = len(inputs[0][2])
+    print(f"\nmypy stage, {len(full)} files ({chunks} record chunks, {stubs} given as stubs after); "
+          f"median of {runs} (ms); after, the +10 input had passed before: {ran.count(False)} of {len(ran)}")
+    columns = labels["after"]
+    print(f"{'':8}" + "".join(f"{label:>16}" for label in columns))
+    for mode, row in rows.items():
+        print(f"{mode:8}" + "".join(f"{median_ms(row[label]) if label in row else '':>16}" for label in columns))
+    before_full, before_next = (statistics.median(rows["before"][label]) for label in labels["before"])
+    for label, base in zip(columns, (before_full, before_next, before_next)):
+        print(f"after {label} / before {'full' if base is before_full else '+10'}: "
+              f"{statistics.median(rows['after'][label]) / base:.3f}")
+
+
+def read_package(directory: Path) -> dict[str, str]:
+    return {path.name: path.read_text("utf-8") for path in sorted(directory.glob("*.py"))}
+
+
 def median_ms(samples: list[float]) -> str:
     return f"{statistics.median(samples) * 1000:8.1f}"
 
@@ -239,7 +296,16 @@ def main() -> None:
     parser.add_argument("--changed", default="", help="sizes for the +1 changed chunk table, e.g. 100000,300000")
     parser.add_argument("--profile", action="store_true", help="cProfile the last +1 chunk run")
     parser.add_argument("--fresh-runs", type=int, default=None, help="runs with a new validator (default: --runs)")
+    parser.add_argument("--mypy", type=int, default=0, help="the mypy stage before/after on a package of N records")
+    parser.add_argument("--mypy-dirs", default="", help="FULL,NEXT: two version directories of a real package")
     args = parser.parse_args()
+    if args.mypy_dirs:
+        full_dir, next_dir = args.mypy_dirs.split(",")
+        bench_mypy(read_package(Path(full_dir)), read_package(Path(next_dir)), args.runs)
+        return
+    if args.mypy:
+        bench_mypy(package(args.mypy), change_one_chunk(package(args.mypy), args.mypy, 1), args.runs)
+        return
     if args.changed:
         for records in (int(s) for s in args.changed.split(",")):
             bench_changed(records, args.runs, args.profile,

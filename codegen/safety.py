@@ -21,15 +21,16 @@ from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Mapping
 
-from codegen import cst_audit, record_lines, safety_rules
+from codegen import cst_audit, record_lines, record_shape, safety_rules
 from codegen.problems import Problem, format_problems
+from codegen.record_shape import Import, RecordList, RecordShape, Signature
 from codegen.safety_rules import FileReport, Limits, SiblingUse, check_source
 from factlog.limits import MAX_FILES, package_size_problem
 from factlog.results import Failure, Success
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
 _RULES_DIGEST = hashlib.sha256(b"".join(Path(str(module.__file__)).read_bytes()
-                                        for module in (safety_rules, cst_audit, record_lines))).hexdigest()
+                                        for module in (safety_rules, cst_audit, record_lines, record_shape))).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class SafetySuccess(Success):
     files: int
     parsed: int  # files checked afresh; the rest came from the cache
     imports: Mapping[str, frozenset[str]] = field(default_factory=dict, compare=False)  # file -> sibling modules
+    records: Mapping[str, RecordShape] = field(default_factory=dict, compare=False)  # records-only file -> shape
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,8 @@ class SafetyChecker:
         if problems:
             return SafetyFailure(tuple(problems), parsed)
         return SafetySuccess(len(files), parsed, {name: frozenset(use.module for use in report.sibling_uses)
-                                                  for name, report in reports.items()})
+                                                  for name, report in reports.items()},
+                             {name: report.records for name, report in reports.items() if report.records is not None})
 
     def close(self) -> None:
         if self._pool is not None:
@@ -223,6 +226,7 @@ def _report_to_json(report: FileReport) -> dict[str, Any]:
         "problems": [[p.rule, p.line, p.column, p.message] for p in report.problems],
         "exports": dict(report.exports),
         "uses": [[u.module, u.name, u.line, u.column, u.as_class] for u in report.sibling_uses],
+        "records": report.records,  # NamedTuples: nested lists
     }
 
 
@@ -230,4 +234,15 @@ def _report_from_json(data: dict[str, Any]) -> FileReport:
     problems = tuple(Problem(str(r), "", int(ln), int(c), str(m)) for r, ln, c, m in data["problems"])
     exports = {str(k): str(v) for k, v in data["exports"].items()}
     uses = tuple(SiblingUse(str(m), str(n), int(ln), int(c), bool(a)) for m, n, ln, c, a in data["uses"])
-    return FileReport(problems, exports, uses)
+    return FileReport(problems, exports, uses, _shape_from_json(data["records"]))
+
+
+def _shape_from_json(data: Any) -> RecordShape | None:
+    if data is None:
+        return None
+    imports, lists = data
+    return RecordShape(
+        tuple(Import(str(m), str(n), None if a is None else str(a), int(lv)) for m, n, a, lv in imports),
+        tuple(RecordList(str(name), str(cls), tuple(Signature(str(called), tuple((str(k), str(t)) for k, t in kws))
+                                                    for called, kws in signatures))
+              for name, cls, signatures in lists))

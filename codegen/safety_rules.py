@@ -15,12 +15,13 @@ import io
 import re
 import tokenize
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Mapping
 
 from codegen.cst_audit import audit, needs_audit
 from codegen.problems import Problem
 from codegen.record_lines import canonical_chunk
+from codegen.record_shape import RecordShape, shape_of
 from factlog import limits as value_limits
 
 ALLOWED_IMPORTS: Mapping[str, frozenset[str]] = {
@@ -76,6 +77,7 @@ class FileReport:
     problems: tuple[Problem, ...]
     exports: Mapping[str, str] = field(default_factory=dict)
     sibling_uses: tuple[SiblingUse, ...] = ()
+    records: RecordShape | None = None  # a records-only file without problems: its shape
 
 
 def check_source(source: str, limits: Limits = Limits(), fast: bool = True) -> FileReport:
@@ -113,7 +115,10 @@ def check_tree(source: str, tree: ast.Module, limits: Limits) -> FileReport:
     checker = _Checker(source, limits)
     checker.module(tree)
     checker.look_alike_names()
-    return checker.report()
+    report = checker.report()
+    if not report.problems and records_only(tree):  # a records-only file: its shape, for the type check
+        return replace(report, records=shape_of(tree))
+    return report
 
 
 def fast_chunk_report(source: str, limits: Limits = Limits()) -> FileReport | None:

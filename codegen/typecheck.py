@@ -1,11 +1,23 @@
 """Stage 2 of validation: `mypy --strict` over a generated package, in-process and cached.
 
+What mypy reads: the class modules, `__init__.py` and every file but the record chunks the
+record type check accepts (`codegen.record_types`, whose acceptance implies mypy's). Such
+a chunk is given to mypy as a stub `<module>.pyi` in place of its `.py`: its imports and
+`_trips_003: list[Trip]`, so the rest of the package sees the same names and types, and
+the 100,000 record calls of a large package are never checked twice. A chunk the record
+check is not sure of is checked by mypy as before, so its errors carry its file and line.
+
 mypy's incremental cache is keyed by module name and file, so every version of one user's
 package is checked under the same stable name in the same work directory, with its own
-cache (one SQLite file): a new version that changes one chunk file makes mypy re-check
-that chunk, and `__init__.py` (it changes on every version), whose re-check reads the
-cached interface of every module it imports. Unchanged files are not rewritten, so their
-mtimes stay and mypy skips even re-hashing them.
+cache (one SQLite file). Unchanged files are not rewritten, so their mtimes stay and mypy
+skips even re-hashing them; a file that switches between stub and source leaves no stale
+twin behind.
+
+Verdict cache: a run that passed is remembered under the sha256 of exactly what mypy was
+given (file names and texts, with `__init__.py`'s leading docstring blanked: a docstring
+cannot change mypy's verdict, and the generated `__init__.py` of every version differs
+there), the configuration and the mypy and Python versions. A check whose input was
+seen passing does not run mypy, nor import it. A missing or damaged record only costs a run.
 
 Only text that passed the safety stage may be given here: mypy does not run the code,
 but there is no reason to hand it anything hostile.
@@ -13,19 +25,24 @@ but there is no reason to hand it anything hostile.
 
 from __future__ import annotations
 
+import ast
+import functools
+import hashlib
 import json
 import os
 import re
 import shutil
+import sys
 import threading
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Mapping
 
-from mypy import api
-
 from codegen.loader import module_name_for
 from codegen.problems import Problem, format_problems
+from codegen.record_shape import RecordShape
+from codegen.record_types import ClassTable, accepts, plain_text
 from factlog.durable import exclusive_lock
 from factlog.results import Failure, Success
 
@@ -34,11 +51,17 @@ _LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<level>error|
 _CONFIG = "[mypy]\nstrict = True\nwarn_unreachable = True\n"
 _LOCK = threading.Lock()  # mypy.api.run is not re-entrant
 SYNCED = ".synced.json"  # in the package's work directory: file -> [sha256, size, mtime_ns] as written
+PASSED = "passed.json"  # in the package's mypy cache: keys of the inputs mypy passed, newest last
+_PASSED_KEPT = 64
+_PLAIN: dict[str, bool] = {}  # sha256 of a chunk's text -> it holds no comment mypy reads
+_PLAIN_KEPT = 20_000
+_PLAIN_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
 class TypecheckSuccess(Success):
-    pass
+    stubs: int = 0  # record chunks given as stubs (checked by `codegen.record_types`)
+    ran: bool = True  # False: this input had passed before, mypy did not run
 
 
 @dataclass(frozen=True)
@@ -56,10 +79,13 @@ def stable_name(user: str) -> str:
 
 
 def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Path,
-              hashes: Mapping[str, str] | None = None) -> TypecheckSuccess | TypecheckFailure:
+              hashes: Mapping[str, str] | None = None,
+              records: Mapping[str, RecordShape] | None = None) -> TypecheckSuccess | TypecheckFailure:
     """Check `files` as the package `name` (a valid identifier), written under `work_dir`.
     `hashes` (file name -> sha256 of its UTF-8 bytes) let an unchanged file be recognised
-    by its recorded hash and stat instead of reading it back."""
+    by its recorded hash and stat instead of reading it back. `records` (file name -> shape,
+    `SafetySuccess.records`) names the record chunks the record type check may take over."""
+    given, given_hashes = mypy_input(files, hashes or {}, records or {})
     package_dir = (work_dir / name).resolve()
     config = work_dir / "mypy.ini"
     cache = cache_dir / name  # one per package name: `forget` removes it whole
@@ -69,18 +95,25 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
             "--show-column-numbers",
             "--show-error-codes", "--no-error-summary", "--hide-error-context", "--no-pretty",
             "--no-color-output", str(package_dir)]
+    stubs = sum(file.endswith(".pyi") for file in given)
+    key = verdict_key(name, given, given_hashes)
     # One checker at a time per work directory, across threads and processes (`uac watch`
     # beside a manual `uac checkpoint`): otherwise one could check the other's files.
     with _LOCK, exclusive_lock(work_dir / ".lock"):
-        _sync(files, package_dir, hashes or {})
+        _sync(given, package_dir, given_hashes)
         if not config.is_file() or config.read_text("utf-8") != _CONFIG:
             config.write_text(_CONFIG, "utf-8")
+        passed = _passed(cache)
+        if key in passed:
+            return TypecheckSuccess(stubs, ran=False)
         stdout, stderr, status = _run(args)
         if status != 0 and not _parse(stdout, package_dir):  # mypy itself failed: a damaged
             shutil.rmtree(cache, ignore_errors=True)  # cache must cost time, not the answer
             stdout, stderr, status = _run(args)
+        if status == 0:
+            _remember(cache, [k for k in _passed(cache) if k != key] + [key])
     if status == 0:
-        return TypecheckSuccess()
+        return TypecheckSuccess(stubs)
     problems = _parse(stdout, package_dir)
     if not problems:  # mypy itself failed (crash, bad config): say so rather than pass
         text = (stderr or stdout).strip()[-2000:]
@@ -88,9 +121,126 @@ def typecheck(files: Mapping[str, str], name: str, work_dir: Path, cache_dir: Pa
     return TypecheckFailure(tuple(problems))
 
 
+def mypy_input(files: Mapping[str, str], hashes: Mapping[str, str], records: Mapping[str, RecordShape],
+               ) -> tuple[dict[str, str], dict[str, str]]:
+    """The files mypy is given (an accepted record chunk `m.py` as the stub `m.pyi`) and
+    their hashes (those of `hashes`; a stub's computed)."""
+    classes = ClassTable(files)
+    given: dict[str, str] = {}
+    given_hashes: dict[str, str] = {}
+    for file, text in files.items():
+        shape = records.get(file)
+        if shape is not None and file != "__init__.py" \
+                and accepts(shape, classes, text, _plain(text, hashes.get(file))):
+            stub = stub_text(shape)
+            given[file + "i"] = stub
+            given_hashes[file + "i"] = _sha256(stub)
+        else:
+            given[file] = text
+            if file in hashes:
+                given_hashes[file] = hashes[file]
+    return given, given_hashes
+
+
+def _plain(text: str, digest: str | None) -> bool:
+    """`record_types.plain_text(text)`, remembered by the text's hash (an unchanged chunk
+    of a large package is not scanned again)."""
+    if digest is None:
+        return plain_text(text)
+    with _PLAIN_LOCK:
+        known = _PLAIN.pop(digest, None)
+    if known is None:
+        known = plain_text(text)
+    with _PLAIN_LOCK:
+        _PLAIN[digest] = known  # re-inserted last: the dict is an LRU
+        while len(_PLAIN) > _PLAIN_KEPT:
+            del _PLAIN[next(iter(_PLAIN))]
+    return known
+
+
+def stub_text(shape: RecordShape) -> str:
+    """What the rest of the package sees of a record chunk: its imports and its lists' types."""
+    lines = []
+    for imp in shape.imports:
+        alias = f" as {imp.asname}" if imp.asname is not None else ""
+        lines.append(f"from {'.' * imp.level}{imp.module} import {imp.name}{alias}")
+    lines += [f"{records.name}: list[{records.class_name}]" for records in shape.lists]
+    return "\n".join(lines) + "\n"
+
+
+def verdict_key(name: str, given: Mapping[str, str], hashes: Mapping[str, str]) -> str:
+    """The sha256 of mypy's input: configuration, versions, the package's name, and each
+    file's name and text (`__init__.py` with its leading docstring blanked)."""
+    h = hashlib.sha256(f"{_CONFIG}\x00{sys.version}\x00{_mypy_version()}\x00{name}\x00".encode())
+    for file in sorted(given):
+        text = given[file]
+        if file == "__init__.py":
+            digest = _sha256(blank_docstring(text))
+        else:
+            digest = hashes.get(file) or _sha256(text)
+        h.update(f"{file}\x00{digest}\x00".encode())
+    return h.hexdigest()
+
+
+def blank_docstring(text: str) -> str:
+    """`text` with the characters of its leading docstring (a first statement that is a
+    string literal) replaced by `""`; any other text unchanged."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return text
+    first = tree.body[0] if tree.body else None
+    if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+            and isinstance(first.value.value, str) and first.end_lineno is not None
+            and first.end_col_offset is not None):
+        return text
+    data = text.encode("utf-8", "surrogatepass")
+    starts = [0]
+    for line in data.split(b"\n")[:-1]:
+        starts.append(starts[-1] + len(line) + 1)
+    begin = starts[first.lineno - 1] + first.col_offset
+    end = starts[first.end_lineno - 1] + first.end_col_offset
+    return (data[:begin] + b'""' + data[end:]).decode("utf-8", "surrogatepass")
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+@functools.cache
+def _mypy_version() -> str:
+    try:
+        return metadata.version("mypy")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def _passed(cache: Path) -> list[str]:
+    """The keys of inputs mypy passed; [] when the record is missing or damaged."""
+    try:
+        data = json.loads((cache / PASSED).read_text("utf-8"))
+    except (OSError, ValueError):
+        return []
+    if not isinstance(data, list) or not all(isinstance(k, str) and len(k) == 64 for k in data):
+        return []
+    return data
+
+
+def _remember(cache: Path, keys: list[str]) -> None:
+    try:
+        cache.mkdir(parents=True, exist_ok=True)
+        temporary = cache / f"{PASSED}.{os.getpid()}.tmp"
+        temporary.write_text(json.dumps(keys[-_PASSED_KEPT:]), "utf-8")
+        os.replace(temporary, cache / PASSED)
+    except OSError:
+        pass  # a verdict not remembered costs a run next time
+
+
 def _run(args: list[str]) -> tuple[str, str, int]:
     """mypy's (stdout, stderr, status); an exception it raises (a damaged cache database)
     as a failed run."""
+    from mypy import api  # imported on the first run only: a remembered verdict needs no mypy
+
     try:
         return api.run(args)
     except Exception as exc:  # noqa: BLE001  (whatever mypy raises is reported, not raised)
@@ -111,8 +261,8 @@ def _sync(files: Mapping[str, str], package_dir: Path, hashes: Mapping[str, str]
     except (OSError, ValueError):
         synced = {}
     record.unlink(missing_ok=True)  # rewritten below, once the files match it
-    for stale in package_dir.glob("*.py"):
-        if stale.name not in files:
+    for stale in [*package_dir.glob("*.py"), *package_dir.glob("*.pyi")]:
+        if stale.name not in files:  # gone, or switched between stub and source
             stale.unlink()
     written: dict[str, list[object]] = {}
     for file, text in files.items():

@@ -111,7 +111,7 @@ class Validator:
         started = time.perf_counter()
         self.cache_root.mkdir(parents=True, exist_ok=True)
         typed = typecheck(files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy",
-                          hashes)
+                          hashes, safe.records)
         timings["mypy"] = time.perf_counter() - started
         if isinstance(typed, TypecheckFailure):
             return ValidationFailure("mypy", typed.problems, timings)
