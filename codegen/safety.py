@@ -29,8 +29,8 @@ from factlog.limits import MAX_FILES, package_size_problem
 from factlog.results import Failure, Success
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)
-_RULES_DIGEST = hashlib.sha256(b"".join(Path(str(module.__file__)).read_bytes()
-                                        for module in (safety_rules, cst_audit, record_lines, record_shape))).hexdigest()
+_RULES = (safety_rules, cst_audit, record_lines, record_shape)  # what a verdict depends on
+_RULES_DIGEST = hashlib.sha256(b"".join(Path(str(m.__file__)).read_bytes() for m in _RULES)).hexdigest()
 
 
 @dataclass(frozen=True)
