@@ -168,10 +168,11 @@ def prune_code(folder: Path, keep: set[str], limit: int) -> int:
     `limit` remain (leftovers of interrupted writes too); returns how many went."""
     try:
         with os.scandir(folder) as found:
-            entries = [(e.stat().st_mtime_ns, e.name) for e in found if e.is_file(follow_symlinks=False)]
+            files = [e for e in found if e.is_file(follow_symlinks=False)]
+        if len(files) <= limit:  # the usual case: counted from the listing, nothing stat'ed
+            return 0
+        entries = [(e.stat().st_mtime_ns, e.name) for e in files]
     except OSError:
-        return 0
-    if len(entries) <= limit:
         return 0
     doomed = [name for _, name in sorted(entries)
               if name.startswith(".tmp-") or name.split("-", 1)[0] not in keep]

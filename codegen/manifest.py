@@ -362,9 +362,11 @@ class _Builder:
         return Part(records, frozenset(walker.cited), dates, walker.classes)
 
     def add_runs(self, name: str, value: list[object], runs: Sequence[Run], annotation: object,
-                 known: Mapping[Key, Part], found: dict[Key, Part] | None) -> bool:
+                 known: Mapping[Key, Part], found: dict[Key, Part] | None,
+                 used: dict[str, list[tuple[Key | None, Part]]] | None = None) -> bool:
         """Add a list collection joined from `runs`, each run's walk taken from `known`
-        when its key is there. False (nothing added) if a run to walk holds a non-record."""
+        when its key is there. False (nothing added) if a run to walk holds a non-record.
+        `used` gets, per collection, each run's key and walk, in order."""
         parts = [known.get(key) if key is not None else None for key, _ in runs]
         if not all(is_record(item) for (_, run), part in zip(runs, parts) if part is None for item in run):
             return False
@@ -373,11 +375,13 @@ class _Builder:
         records: list[RecordInfo] = []
         sizes: list[int] = []
         dates = self.dates.setdefault(name, {})
+        walks: list[tuple[Key | None, Part]] = []
         for (key, run), part in zip(runs, parts):
             if part is None:
                 part = self.part(name, run)
                 if key is not None and found is not None:
                     found[key] = part
+            walks.append((key, part))
             records += part.records
             sizes.append(len(part.records))
             self.cited |= part.cited
@@ -388,6 +392,8 @@ class _Builder:
         self.collections[name] = CollectionInfo.model_construct(
             singular=False, record_class=records[0].record_class if records else _list_class(annotation),
             size=len(records), records=records, parts=sizes if len(sizes) > 1 else [])
+        if used is not None and len(sizes) > 1:
+            used[name] = walks
         return True
 
     def add(self, name: str, value: object, annotation: object) -> None:
@@ -441,7 +447,9 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
                 quarantined: Mapping[int, str] | None = None,
                 runs: Mapping[str, Sequence[Run]] | None = None,
                 known_parts: Mapping[Key, Part] | None = None,
-                found_parts: dict[Key, Part] | None = None) -> tuple[CoverageReport, Manifest] | str:
+                found_parts: dict[Key, Part] | None = None,
+                used_parts: dict[str, list[tuple[Key | None, Part]]] | None = None,
+                ) -> tuple[CoverageReport, Manifest] | str:
     """One walk over a loaded module's public names (`vars(module)`): the coverage report
     against `live_fact_ids` (complete when None is given) and the manifest. Returns what
     is wrong instead when the module's `_quarantined` has the wrong shape.
@@ -449,7 +457,9 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
     `runs` says, for a list collection, the chunk lists it joins (with a key each): when
     the list holds exactly their records, by identity and in order, the collection is
     built run by run (its `parts`), taking a run's walk from `known_parts` by its key and
-    putting the runs walked afresh in `found_parts`. Any other value gets the general walk."""
+    putting the runs walked afresh in `found_parts`, and every run's key and walk in
+    `used_parts` (for a collection of more than one run: the ones with manifest `parts`).
+    Any other value gets the general walk."""
     declared = declared_quarantine(namespace)
     if isinstance(declared, str):
         return declared
@@ -462,7 +472,8 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
             continue
         joined = (runs or {}).get(name)
         if joined and isinstance(value, list) and _joins(value, joined) \
-                and builder.add_runs(name, value, joined, hints.get(name), known_parts or {}, found_parts):
+                and builder.add_runs(name, value, joined, hints.get(name), known_parts or {}, found_parts,
+                                     used_parts):
             continue
         builder.add(name, value, hints.get(name))
     cited = builder.cited

@@ -6,6 +6,7 @@ what is imported is exactly the text that was checked: the validator writes it i
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import shutil
 import sys
@@ -13,10 +14,10 @@ import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AbstractSet, Literal, Mapping, Sequence
+from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from codegen import module_reuse
-from codegen.loader import PackageLoadError, load_package, module_name_for, unload_package
+from codegen.loader import PackageLoadError, keep_code, load_package, module_name_for, prune_code, unload_package
 from codegen.manifest import Key, Manifest, Part, Run, identity_from_facts, walk_module
 from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
@@ -29,6 +30,12 @@ from factlog.results import Failure, Success
 
 Stage = Literal["safety", "mypy", "import", "coverage"]
 
+# Which walk a part key names: part keys are text (`chunk_runs`), stored with the part's walk
+# (`users.manifest_parts`); a new walk of records (other record data) takes a new tag.
+PART_WALK = "walk1"
+StoredParts = Callable[[Collection[Key]], Mapping[Key, Part]]  # part keys -> walks kept elsewhere
+CODE_SLACK = 64  # compiled-code entries a code folder keeps beyond twice a package's files
+
 
 @dataclass(frozen=True)
 class ValidationSuccess(Success):
@@ -36,6 +43,8 @@ class ValidationSuccess(Success):
     module_name: str
     timings: Mapping[str, float]  # seconds per stage
     manifest: Manifest  # built by the coverage stage's walk
+    # Per collection with manifest `parts`: each run's part key (None: no key) and walk, in order.
+    parts: Mapping[str, Sequence[tuple[Key | None, Part]]] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -83,6 +92,7 @@ class Validator:
                  live_fact_ids: AbstractSet[int] | None = None,
                  facts: Sequence[Fact] | Mapping[int, Fact] | None = None,
                  quarantined: Mapping[int, str] | AbstractSet[int] = frozenset(),
+                 stored_parts: StoredParts | None = None, code_dir: Path | None = None,
                  ) -> ValidationSuccess | ValidationFailure:
         """Validate `files`; the files to import are written to `stage_dir` (which must not
         exist yet) and imported from there: all of them, but those whose modules are reused
@@ -94,7 +104,14 @@ class Validator:
         manifest. Quarantined live facts, those the module declares (`_quarantined`) and
         those named here, are accounted for without a record (see `codegen.coverage`).
         `facts` may be a lazy mapping: only the facts cited by records of changed chunk
-        lists are looked up (give `live_fact_ids` then)."""
+        lists are looked up (give `live_fact_ids` then).
+
+        `stored_parts(keys)`: walks of chunk lists kept elsewhere (a version's stored
+        manifest), asked for the keys this validator holds no walk of; a part key names
+        the chunk module's content, its class module's included (`chunk_runs`), so a walk
+        found under it is the walk of these very records. `code_dir`: where compiled code
+        is kept by source hash (`codegen.loader.keep_code`), so a new process compiles only
+        the files no earlier import compiled."""
         by_id = _by_id(facts)
         if live_fact_ids is None:
             live_fact_ids = live_ids(list(by_id.values()))
@@ -126,21 +143,35 @@ class Validator:
         try:
             # Only the files that will run: a reused module's file is not read again.
             _write({file: text for file, text in files.items() if file[:-3] not in planned}, stage_dir)
-            module = load_package(stage_dir, name, hashes, reuse=reuse)
+            if code_dir is not None:
+                keep_code(stage_dir, code_dir)
+            try:
+                module = load_package(stage_dir, name, hashes, reuse=reuse)
+            finally:
+                if code_dir is not None:
+                    keep_code(stage_dir, None)
         except (OSError, PackageLoadError) as exc:
             shutil.rmtree(stage_dir, ignore_errors=True)
             timings["import"] = time.perf_counter() - started
             return ValidationFailure("import", (Problem("import-error", "", 0, 0, str(exc)),), timings)
+        if code_dir is not None:  # code of older versions goes once it outnumbers this one's
+            prune_code(code_dir, set(hashes.values()), 2 * len(hashes) + CODE_SLACK)
         timings["import"] = time.perf_counter() - started
 
         started = time.perf_counter()
         identified = facts is not None
         runs = chunk_runs(files["__init__.py"], name, content_keys(hashes, safe.imports), identified)
         known = self._parts.get(user, {})
+        if stored_parts is not None:
+            missing = [key for collection in runs.values() for key, _ in collection
+                       if key is not None and key not in known]
+            if missing:
+                known = {**known, **stored_parts(missing)}
         found: dict[Key, Part] = {}
+        used: dict[str, list[tuple[Key | None, Part]]] = {}
         walked = walk_module(vars(module), live_fact_ids=live_fact_ids,
                              identity=identity_from_facts(by_id) if identified else None, quarantined=reasons,
-                             runs=runs, known_parts=known, found_parts=found)
+                             runs=runs, known_parts=known, found_parts=found, used_parts=used)
         self.parts_walked += len(found)
         timings["coverage"] = time.perf_counter() - started
         if isinstance(walked, str) or not walked[0].complete:
@@ -153,7 +184,7 @@ class Validator:
         # an id that is no fact yet would keep an entity id of None).
         self._parts[user] = {key: part for collection in runs.values() for key, _ in collection
                              if key is not None and (part := found.get(key) or known.get(key)) is not None}
-        return ValidationSuccess(module, name, timings, walked[1])
+        return ValidationSuccess(module, name, timings, walked[1], used)
 
 
 def _by_id(facts: Sequence[Fact] | Mapping[int, Fact] | None) -> Mapping[int, Fact]:
@@ -174,8 +205,9 @@ def chunk_runs(init_source: str, package: str, keys: Mapping[str, str],
                identified: bool) -> dict[str, list[Run]]:
     """The chunk lists each collection of `__init__.py` joins (`trips: list[Trip] =
     [*_trips_000, *_trips_001]`, each name imported `from .trip_000 import _trips_000`), as
-    loaded in `package`, with the key their walk is kept by: the chunk module's content
-    key (its text and, recursively, its class module's) and whether entity ids were given.
+    loaded in `package`, with the key their walk is kept by: text naming the walk
+    (`PART_WALK`), the chunk module's content key (its text and, recursively, its class
+    module's), the list's name and whether entity ids were given.
     Only a shape the walk can use is returned; it checks the join by identity itself."""
     try:
         tree = ast.parse(init_source)
@@ -202,7 +234,7 @@ def chunk_runs(init_source: str, package: str, keys: Mapping[str, str],
             if type(value) is not list:
                 break
             key = keys.get(module)
-            found.append(((key, attribute, identified) if key is not None else None, value))
+            found.append((f"{PART_WALK}:{key}:{attribute}:{int(identified)}" if key is not None else None, value))
         else:
             runs[collection] = found
     return runs

@@ -35,19 +35,19 @@ import stat
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 from codegen.loader import TamperedFile, keep_code, load_package, module_name_for, prune_code, unload_package
-from codegen.manifest import Manifest, build_manifest, identity_from_facts, identity_from_map
+from codegen.manifest import Manifest, Part, build_manifest, identity_from_facts, identity_from_map
 from factlog import durable as fsio
 from factlog import limits
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
-from users.blobs import BlobWriter, blobs_dir
+from users.blobs import BlobStamp, BlobWriter, blobs_dir
 from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
     CHECKED,
@@ -62,7 +62,7 @@ from users.integrity import (
     tampered,
     version_problem,
 )
-from users.manifest_parts import ChangedPart, PartCache, read_manifest, split
+from users.manifest_parts import ChangedPart, PartCache, Walks, read_manifest, split, stored_parts
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -143,6 +143,8 @@ class VersionStore:
         self._manifests: dict[tuple[str, str], tuple[object, Manifest]] = {}
         self._lock = threading.Lock()
         self._parts: dict[str, PartCache] = {}  # per user: the manifest parts published last
+        self._blobs: dict[str, dict[str, BlobStamp]] = {}  # per user: blobs checked, by sha256
+        self.blob_puts = 0  # blobs handed to `BlobWriter.put` by publishes (written or compared)
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
         # Versions read, by `meta.json` path: the file's identity when parsed and the result
         # (see `_read_info`), so a read costs an open and an fstat while nothing changed.
@@ -499,7 +501,7 @@ class VersionStore:
 
     def publish_if_newer(self, user: str, files: Mapping[str, str], meta: PublishMeta, *,
                          manifest: Manifest | None = None, module: ModuleType | None = None,
-                         epoch: str | None = None) -> VersionInfo | None:
+                         epoch: str | None = None, walks: Walks | None = None) -> VersionInfo | None:
         """As `publish`, unless the current version already covers `meta.log_position` (a
         concurrent checkpoint got there first): then nothing is written and None returned, so
         the current version never moves back in the log. With `epoch` (read by the caller
@@ -507,8 +509,11 @@ class VersionStore:
 
         `manifest` (the validator's) is stored as the version's `manifest.json`; `module`,
         the module the validator loaded from exactly these files, becomes the version's
-        loaded module in this process (`load` returns it instead of importing again)."""
-        info = self._publish(user, files, meta, only_if_newer=True, epoch=epoch, manifest=manifest)
+        loaded module in this process (`load` returns it instead of importing again).
+        `walks` (the validator's walk of each part, `ValidationSuccess.parts`) are stored
+        with the manifest's parts (`stored_parts` reads them back), and let parts that did
+        not change cost nothing (`users.manifest_parts.PartCache`)."""
+        info = self._publish(user, files, meta, only_if_newer=True, epoch=epoch, manifest=manifest, walks=walks)
         if info is not None and module is not None:
             with self._lock:
                 self._modules[(str(info.path), info.files_sha256)] = module
@@ -521,7 +526,7 @@ class VersionStore:
 
     def _publish(self, user: str, files: Mapping[str, str], meta: PublishMeta,
                  only_if_newer: bool, epoch: str | None = None,
-                 manifest: Manifest | None = None) -> VersionInfo | None:
+                 manifest: Manifest | None = None, walks: Walks | None = None) -> VersionInfo | None:
         self.user_dir(user)
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):
@@ -537,7 +542,10 @@ class VersionStore:
             current = self.current(user)
             if only_if_newer and current is not None and current.meta.log_position >= meta.log_position:
                 return None
-            manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, self._part_cache(user))
+            cache = self._part_cache(user)
+            if cache.base != _base(current):  # what it knows stored is another version's tree
+                cache.forget_stored()
+            manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, cache, walks)
             fsio.remove_temp_entries(folder)
             number = max(self._numbers(folder), default=0) + 1
             info = VersionInfo(
@@ -551,7 +559,9 @@ class VersionStore:
                 file_sha256=file_hashes(encoded),
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded, manifest_bytes, parts)
+            self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
+            if manifest_bytes is not None:
+                cache.published(_base(info))
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
@@ -560,24 +570,68 @@ class VersionStore:
         with self._lock:
             return self._parts.setdefault(user, PartCache())
 
+    def _verified(self, user: str) -> dict[str, BlobStamp]:
+        with self._lock:
+            return self._blobs.setdefault(user, {})
+
+    def stored_parts(self, user: str, keys: Collection[object]) -> dict[object, Part]:
+        """The walks the current version's manifest keeps under these part keys (see
+        `codegen.validate.Validator.validate`, `stored_parts`): those of the version this
+        process published last are at hand; otherwise the manifest's part blobs are read
+        and checked. A part that cannot be read whole is left out (walked again)."""
+        info = self.current(user)
+        if info is None or info.manifest_sha256 is None:
+            return {}
+        base = _base(info)
+        cache = self._part_cache(user)
+        wanted = [key for key in keys if isinstance(key, str)]
+        if cache.base != base or any(key in cache.all_keys and key not in cache.keys for key in wanted):
+            try:  # the walks are checked against hashes, whatever the version's files hold
+                data = (info.path / MANIFEST_FILE).read_bytes()
+            except OSError:
+                return {}
+            if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
+                return {}
+            store = blobs_dir(info.path.parent)
+            try:
+                stored, found, every = stored_parts(data, lambda sha: (store / sha).read_bytes(),
+                                                    str(info.path / MANIFEST_FILE), wanted)
+            except InputError:
+                return {}
+            cache.known(base, stored, found, every)
+        return {key: cache.keys[key][1] for key in wanted if key in cache.keys}
+
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
-                       manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None) -> None:
+                       manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None,
+                       verified: dict[str, BlobStamp] | None = None) -> None:
         """Write the version's blobs (durably), then its folder of links to them plus its
         own `meta.json`, under a temp name renamed into place (see `users.blobs`). The
-        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked."""
+        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A
+        file's blob this process checked before and found unchanged (`verified`, see
+        `BlobWriter.kept`) is linked without being read again."""
         contents = dict(encoded)
         if manifest is not None:
             contents[MANIFEST_FILE] = manifest
-        blobs = BlobWriter(folder)
+        blobs = BlobWriter(folder, verified)
         for sha, data in (tree or {}).items():
             blobs.put(data, sha)
-        hashes = {name: blobs.put(data, info.file_sha256.get(name)) for name, data in sorted(contents.items())}
+        hashes: dict[str, str] = {}
+        for name, data in sorted(contents.items()):
+            sha = info.file_sha256.get(name) or hashlib.sha256(data).hexdigest()
+            hashes[name] = sha if blobs.kept(sha) else blobs.put(data, sha)
+        self.blob_puts += blobs.puts
         blobs.sync()  # every blob is durable before a version can link it
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
         try:
             temp.mkdir()
             for name, sha in hashes.items():
                 blobs.link(sha, contents[name], os.path.join(temp, name))
+            if verified is not None:  # this version's blobs, as they are once linked
+                kept = set(hashes.values())
+                for sha in [sha for sha in verified if sha not in kept]:
+                    del verified[sha]
+                for sha in kept:
+                    blobs.seen(sha)
             meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
             fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
@@ -649,6 +703,7 @@ class VersionStore:
             prefix = str(folder / "v")
             with self._lock:
                 self._parts.pop(user, None)
+                self._blobs.pop(user, None)
                 for key in [k for k in self._modules if k[0].startswith(prefix)]:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
@@ -669,6 +724,11 @@ class VersionStore:
         for entry in self.root.iterdir():
             if entry.name.startswith(FORGET_PREFIX):
                 fsio.remove_tree(entry)
+
+
+def _base(info: VersionInfo | None) -> object:
+    """What names a version's manifest tree for `PartCache.base`: its folder and hash."""
+    return None if info is None or info.manifest_sha256 is None else (str(info.path), info.manifest_sha256)
 
 
 def _manifest_problem(info: VersionInfo, problem: str) -> IntegrityError:
