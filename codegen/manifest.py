@@ -216,23 +216,41 @@ class Preloading(Protocol):
     def preload(self, ids: Iterable[int]) -> None: ...
 
 
+_UNKNOWN = object()
+
+
 class _FactIdentity:
     """Entity identity of records from the facts they cite; reads the facts of a run of
-    records in one go when the mapping can (`Preloading`)."""
+    records in one go when the mapping can (`Preloading`). `known`: records walked before
+    against the same facts, whose identities are taken by their fact ids (an identity is
+    a function of the facts a record cites, and a fact never changes)."""
 
-    def __init__(self, facts_by_id: Mapping[int, Fact]) -> None:
+    def __init__(self, facts_by_id: Mapping[int, Fact], known: Iterable[RecordInfo] = ()) -> None:
         self.facts = facts_by_id
+        self.known: dict[tuple[int, ...], str | None] = {tuple(r.fact_ids): r.entity for r in known if r.fact_ids}
 
     def __call__(self, ids: Sequence[int]) -> str | None:
+        found = self.known.get(tuple(ids), _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found  # type: ignore[return-value]
         return record_identity(ids, self.facts)
 
     def preload(self, ids: Iterable[int]) -> None:
         if isinstance(self.facts, Preloading):
             self.facts.preload(ids)
 
+    def wanted(self, run: Sequence[object]) -> Iterator[int]:
+        """The fact ids a walk of `run` will look up: those of records not known."""
+        for item in run:
+            ids = _cited_ids(item)
+            if ids and tuple(sorted(set(ids))) not in self.known:
+                yield from ids
 
-def identity_from_facts(facts_by_id: Mapping[int, Fact]) -> Identity:
-    return _FactIdentity(facts_by_id)
+
+def identity_from_facts(facts_by_id: Mapping[int, Fact], known: Iterable[RecordInfo] = ()) -> Identity:
+    """Identity from the facts records cite; `known`: records walked before against the
+    same facts (their identities are reused by fact ids)."""
+    return _FactIdentity(facts_by_id, known)
 
 
 def identity_from_map(entities: Mapping[str, Sequence[int]]) -> Identity:
@@ -355,7 +373,7 @@ class _Builder:
 
     def part(self, attribute: str, run: Sequence[object]) -> Part:
         if isinstance(self.identity, _FactIdentity):  # the run's facts, in one read
-            self.identity.preload(i for item in run for i in _cited_ids(item))
+            self.identity.preload(self.identity.wanted(run))
         walker = _Builder(self.identity)
         records = [walker.record(attribute, item, 1) for item in run]
         dates = {name: (min(found), max(found)) for name, found in walker.dates.get(attribute, {}).items() if found}
@@ -368,6 +386,8 @@ class _Builder:
         when its key is there. False (nothing added) if a run to walk holds a non-record.
         `used` gets, per collection, each run's key and walk, in order."""
         parts = [known.get(key) if key is not None else None for key, _ in runs]
+        parts = [part if part is None or len(part.records) == len(run) else None  # a key names its run's walk
+                 for part, (_, run) in zip(parts, runs)]
         if not all(is_record(item) for (_, run), part in zip(runs, parts) if part is None for item in run):
             return False
         self.names.append(name)

@@ -18,7 +18,7 @@ from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from codegen import module_reuse
 from codegen.loader import PackageLoadError, keep_code, load_package, module_name_for, prune_code, unload_package
-from codegen.manifest import Key, Manifest, Part, Run, identity_from_facts, walk_module
+from codegen.manifest import Key, Manifest, Part, RecordInfo, Run, identity_from_facts, walk_module
 from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
 from codegen.safety import SafetyChecker, SafetyFailure, content_hash
@@ -73,7 +73,8 @@ class Validator:
     def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits()) -> None:
         self.cache_root = cache_root
         self.safety = SafetyChecker(cache_root / "safety", limits, workers)
-        self._parts: dict[str, dict[Key, Part]] = {}  # user -> part key -> walk of one chunk list
+        # user -> (scope, part key -> walk of one chunk list)
+        self._parts: dict[str, tuple[str, dict[Key, Part]]] = {}
         self.parts_walked = 0  # chunk lists walked afresh over this validator's life
 
     def close(self) -> None:
@@ -93,7 +94,7 @@ class Validator:
                  facts: Sequence[Fact] | Mapping[int, Fact] | None = None,
                  quarantined: Mapping[int, str] | AbstractSet[int] = frozenset(),
                  stored_parts: StoredParts | None = None, code_dir: Path | None = None,
-                 ) -> ValidationSuccess | ValidationFailure:
+                 scope: str = "") -> ValidationSuccess | ValidationFailure:
         """Validate `files`; the files to import are written to `stage_dir` (which must not
         exist yet) and imported from there: all of them, but those whose modules are reused
         from a package loaded before (`codegen.module_reuse`). On failure `stage_dir` is
@@ -111,7 +112,9 @@ class Validator:
         the chunk module's content, its class module's included (`chunk_runs`), so a walk
         found under it is the walk of these very records. `code_dir`: where compiled code
         is kept by source hash (`codegen.loader.keep_code`), so a new process compiles only
-        the files no earlier import compiled."""
+        the files no earlier import compiled. `scope`: what the facts belong to (the store's
+        forget epoch): walks kept from another scope are not used (their entity ids came
+        from other facts)."""
         by_id = _by_id(facts)
         if live_fact_ids is None:
             live_fact_ids = live_ids(list(by_id.values()))
@@ -161,16 +164,19 @@ class Validator:
         started = time.perf_counter()
         identified = facts is not None
         runs = chunk_runs(files["__init__.py"], name, content_keys(hashes, safe.imports), identified)
-        known = self._parts.get(user, {})
-        if stored_parts is not None:
-            missing = [key for collection in runs.values() for key, _ in collection
-                       if key is not None and key not in known]
-            if missing:
-                known = {**known, **stored_parts(missing)}
+        kept_scope, known = self._parts.get(user, (scope, {}))
+        if kept_scope != scope:
+            known = {}
+        previous = known
+        missing = [key for collection in runs.values() for key, _ in collection
+                   if key is not None and key not in known]
+        if stored_parts is not None and missing:
+            known = {**known, **stored_parts(missing)}
         found: dict[Key, Part] = {}
         used: dict[str, list[tuple[Key | None, Part]]] = {}
         walked = walk_module(vars(module), live_fact_ids=live_fact_ids,
-                             identity=identity_from_facts(by_id) if identified else None, quarantined=reasons,
+                             identity=identity_from_facts(by_id, _earlier_records(previous, missing, known))
+                             if identified else None, quarantined=reasons,
                              runs=runs, known_parts=known, found_parts=found, used_parts=used)
         self.parts_walked += len(found)
         timings["coverage"] = time.perf_counter() - started
@@ -182,9 +188,25 @@ class Validator:
             return ValidationFailure("coverage", problems, timings)
         # Keep the parts of this package only (a failed one's are never kept: a record citing
         # an id that is no fact yet would keep an entity id of None).
-        self._parts[user] = {key: part for collection in runs.values() for key, _ in collection
-                             if key is not None and (part := found.get(key) or known.get(key)) is not None}
+        self._parts[user] = (scope, {key: part for collection in runs.values() for key, _ in collection
+                                     if key is not None and (part := found.get(key) or known.get(key)) is not None})
         return ValidationSuccess(module, name, timings, walked[1], used)
+
+
+def _earlier_records(previous: Mapping[Key, Part], missing: Sequence[Key],
+                     known: Mapping[Key, Part]) -> list[RecordInfo]:
+    """The records of the earlier walk of each chunk list about to be walked (the same
+    list name, other content: a chunk that grew), so its unchanged records' entity ids
+    are not looked up again."""
+    wanted = {_list_name(key) for key in missing if key not in known and str(key).endswith(":1")}
+    if not wanted:
+        return []
+    return [record for key, part in previous.items() if _list_name(key) in wanted for record in part.records]
+
+
+def _list_name(key: Key) -> str:
+    parts = str(key).split(":")
+    return parts[2] if len(parts) == 4 and parts[0] == PART_WALK else ""
 
 
 def _by_id(facts: Sequence[Fact] | Mapping[int, Fact] | None) -> Mapping[int, Fact]:

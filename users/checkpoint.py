@@ -217,8 +217,8 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
         result = validator.validate(produced.files, user=user, version=f"stage{head}", live_fact_ids=live_set,
                                     facts=log.by_id(), stage_dir=stage_dir,
-                                    stored_parts=lambda keys: versions.stored_parts(user, keys),
-                                    code_dir=versions.code_folder(user))
+                                    stored_parts=lambda keys: versions.stored_parts(current, keys),
+                                    code_dir=versions.code_folder(user), scope=epoch)
         timings.update(result.timings)
         seconds = time.perf_counter() - started
         if isinstance(result, ValidationSuccess):

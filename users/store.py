@@ -574,16 +574,16 @@ class VersionStore:
         with self._lock:
             return self._blobs.setdefault(user, {})
 
-    def stored_parts(self, user: str, keys: Collection[object]) -> dict[object, Part]:
-        """The walks the current version's manifest keeps under these part keys (see
-        `codegen.validate.Validator.validate`, `stored_parts`): those of the version this
-        process published last are at hand; otherwise the manifest's part blobs are read
-        and checked. A part that cannot be read whole is left out (walked again)."""
-        info = self.current(user)
+    def stored_parts(self, info: VersionInfo | None, keys: Collection[object]) -> dict[object, Part]:
+        """The walks the manifest of version `info` (the one a checkpoint builds on) keeps
+        under these part keys (see `codegen.validate.Validator.validate`, `stored_parts`):
+        those of the version this process published last are at hand; otherwise the
+        manifest's part blobs are read and checked. A part that cannot be read whole is
+        left out (walked again)."""
         if info is None or info.manifest_sha256 is None:
             return {}
         base = _base(info)
-        cache = self._part_cache(user)
+        cache = self._part_cache(info.user)
         wanted = [key for key in keys if isinstance(key, str)]
         if cache.base != base or any(key in cache.all_keys and key not in cache.keys for key in wanted):
             try:  # the walks are checked against hashes, whatever the version's files hold
