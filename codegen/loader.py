@@ -66,6 +66,8 @@ class _CodeCache:
             code = _read_code(kept[0], key)
             if code is not None:
                 self.disk_hits += 1
+        elif code is not None and kept is not None and not code_file(kept[0], key).exists():
+            _write_code(kept, directory, key, code)  # compiled for another package: kept for this one too
         if code is None:
             code = compile(data, path, "exec", dont_inherit=True)
             self.compiles += 1
@@ -183,6 +185,8 @@ def prune_code(folder: Path, keep: set[str], limit: int) -> int:
 
 def _renamed(code: types.CodeType, path: str) -> types.CodeType:
     """`code` (and the code objects it holds: functions, class bodies) as compiled from `path`."""
+    if types.CodeType not in set(map(type, code.co_consts)):  # a chunk of records: thousands of constants
+        return code.replace(co_filename=path)
     consts = tuple(_renamed(c, path) if isinstance(c, types.CodeType) else c for c in code.co_consts)
     return code.replace(co_filename=path, co_consts=consts)
 

@@ -33,6 +33,7 @@ other producers' modules) is stored whole in `manifest.json`, as it always was.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import Annotated, Any, ClassVar
@@ -336,18 +337,21 @@ def referenced(data: bytes, blob: Blob, source: str) -> set[str]:
     return found
 
 
-def _record(data: object) -> RecordInfo:
-    if not isinstance(data, dict) or set(data) != _RECORD_FIELDS:
-        raise ValueError("not a record")
-    record_class, fact_ids, entity, values = data["record_class"], data["fact_ids"], data["entity"], data["values"]
-    if not isinstance(record_class, str) or not isinstance(fact_ids, list) \
-            or not all(type(i) is int for i in fact_ids) or not (entity is None or isinstance(entity, str)) \
-            or not isinstance(values, dict):
-        raise ValueError("not a record")
-    return RecordInfo(record_class, fact_ids, entity, values)
+def _records(items: list[Any]) -> list[RecordInfo]:
+    """Records as a piece holds them (checked against its hash, so as written): each an
+    object of exactly the record's fields, its fact ids a list (ValueError otherwise)."""
+    records = []
+    for item in items:
+        if type(item) is not dict or item.keys() != _RECORD_FIELDS or type(item["fact_ids"]) is not list:
+            raise ValueError("not a record")
+        record = _new_record(RecordInfo)
+        record.__dict__.update(item)  # a frozen dataclass of exactly these fields (as its __init__ would)
+        records.append(record)
+    return records
 
 
-_RECORD_FIELDS = {"record_class", "fact_ids", "entity", "values"}
+_RECORD_FIELDS = {f.name for f in dataclasses.fields(RecordInfo)}
+_new_record = object.__new__
 
 
 def _walk(walk: Mapping[str, Any], records: list[RecordInfo]) -> Part:
@@ -402,7 +406,7 @@ def stored_parts(data: bytes, blob: Blob, source: str, wanted: Collection[object
                 if key in found:
                     twice.add(key)
                     continue
-                records = [_record(item) for piece in pieces for item in _checked(blob, piece, "piece")]
+                records = [record for piece in pieces for record in _records(_checked(blob, piece, "piece"))]
                 found[key] = (part_sha, _walk(walk, records))
                 stored.add(part_sha)
             except (ChangedPart, ValueError):
