@@ -208,8 +208,8 @@ def split(manifest: Manifest, cache: PartCache | None = None,
         if runs is None:
             continue
         aligned = _aligned(collection.records, runs, (walks or {}).get(name))
-        for index, (start, end) in enumerate(runs):
-            key, walk = aligned[index] if aligned is not None else (None, None)
+        for number, (start, end) in enumerate(runs):
+            key, walk = aligned[number] if aligned is not None else (None, None)
             part_sha = cache.walk(walk) if walk is not None else None
             if part_sha is None or part_sha not in cache.stored:
                 pieces = []
@@ -398,7 +398,7 @@ def stored_parts(data: bytes, blob: Blob, source: str, wanted: Collection[object
             try:
                 pieces, walk = _part(blob, part_sha)
                 key = walk.get("key") if walk is not None else None
-                if not isinstance(key, str):
+                if walk is None or not isinstance(key, str):
                     continue
                 every.add(key)
                 if key not in wanted_keys:
