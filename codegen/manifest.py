@@ -498,6 +498,8 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
         builder.add(name, value, hints.get(name))
     cited = builder.cited
     live = cited | set(left_out) if live_fact_ids is None else live_fact_ids
+    if not left_out and cited == live:  # the usual case, in one pass over the sets
+        return CoverageReport((), ()), builder.manifest(left_out)
     return report(cited, live, left_out.keys()), builder.manifest(left_out)
 
 

@@ -45,6 +45,7 @@ class ValidationSuccess(Success):
     manifest: Manifest  # built by the coverage stage's walk
     # Per collection with manifest `parts`: each run's part key (None: no key) and walk, in order.
     parts: Mapping[str, Sequence[tuple[Key | None, Part]]] = dataclasses.field(default_factory=dict)
+    hashes: Mapping[str, str] = dataclasses.field(default_factory=dict)  # file -> sha256 of its UTF-8 text
 
 
 @dataclass(frozen=True)
@@ -190,7 +191,7 @@ class Validator:
         # an id that is no fact yet would keep an entity id of None).
         self._parts[user] = (scope, {key: part for collection in runs.values() for key, _ in collection
                                      if key is not None and (part := found.get(key) or known.get(key)) is not None})
-        return ValidationSuccess(module, name, timings, walked[1], used)
+        return ValidationSuccess(module, name, timings, walked[1], used, hashes)
 
 
 def _earlier_records(previous: Mapping[Key, Part], missing: Sequence[Key],

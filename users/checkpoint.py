@@ -252,7 +252,7 @@ def _publish(versions: VersionStore, user: str, log: StoreLog, summary: Summary,
             log_hash=anchor.hash if anchor is not None else None,
             attempts=attempts,
             usage=usage_totals(attempts),
-        ), manifest=result.manifest, module=result.module, epoch=epoch, walks=result.parts)
+        ), manifest=result.manifest, module=result.module, epoch=epoch, walks=result.parts, hashes=result.hashes)
         timings["publish"] = time.perf_counter() - started
     except ForgottenMeanwhile as exc:
         return Unchanged(None, str(exc))

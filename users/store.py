@@ -501,7 +501,8 @@ class VersionStore:
 
     def publish_if_newer(self, user: str, files: Mapping[str, str], meta: PublishMeta, *,
                          manifest: Manifest | None = None, module: ModuleType | None = None,
-                         epoch: str | None = None, walks: Walks | None = None) -> VersionInfo | None:
+                         epoch: str | None = None, walks: Walks | None = None,
+                         hashes: Mapping[str, str] | None = None) -> VersionInfo | None:
         """As `publish`, unless the current version already covers `meta.log_position` (a
         concurrent checkpoint got there first): then nothing is written and None returned, so
         the current version never moves back in the log. With `epoch` (read by the caller
@@ -512,8 +513,11 @@ class VersionStore:
         loaded module in this process (`load` returns it instead of importing again).
         `walks` (the validator's walk of each part, `ValidationSuccess.parts`) are stored
         with the manifest's parts (`stored_parts` reads them back), and let parts that did
-        not change cost nothing (`users.manifest_parts.PartCache`)."""
-        info = self._publish(user, files, meta, only_if_newer=True, epoch=epoch, manifest=manifest, walks=walks)
+        not change cost nothing (`users.manifest_parts.PartCache`). `hashes`: the sha256
+        of each file's UTF-8 text, as the validator computed them for exactly these files
+        (`ValidationSuccess.hashes`), so they are not computed again."""
+        info = self._publish(user, files, meta, only_if_newer=True, epoch=epoch, manifest=manifest, walks=walks,
+                             hashes=hashes)
         if info is not None and module is not None:
             with self._lock:
                 self._modules[(str(info.path), info.files_sha256)] = module
@@ -526,7 +530,8 @@ class VersionStore:
 
     def _publish(self, user: str, files: Mapping[str, str], meta: PublishMeta,
                  only_if_newer: bool, epoch: str | None = None,
-                 manifest: Manifest | None = None, walks: Walks | None = None) -> VersionInfo | None:
+                 manifest: Manifest | None = None, walks: Walks | None = None,
+                 hashes: Mapping[str, str] | None = None) -> VersionInfo | None:
         self.user_dir(user)
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):
@@ -556,7 +561,8 @@ class VersionStore:
                 parent=None if current is None else current.number,
                 files_sha256=files_digest(encoded),
                 meta=meta,
-                file_sha256=file_hashes(encoded),
+                file_sha256=dict(sorted(hashes.items())) if hashes is not None and hashes.keys() == encoded.keys()
+                else file_hashes(encoded),
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
             self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
