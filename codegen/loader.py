@@ -66,8 +66,6 @@ class _CodeCache:
             code = _read_code(kept[0], key)
             if code is not None:
                 self.disk_hits += 1
-        elif code is not None and kept is not None and not code_file(kept[0], key).exists():
-            _write_code(kept, directory, key, code)  # compiled for another package: kept for this one too
         if code is None:
             code = compile(data, path, "exec", dont_inherit=True)
             self.compiles += 1
