@@ -168,10 +168,11 @@ def prune_code(folder: Path, keep: set[str], limit: int) -> int:
     `limit` remain (leftovers of interrupted writes too); returns how many went."""
     try:
         with os.scandir(folder) as found:
-            entries = [(e.stat().st_mtime_ns, e.name) for e in found if e.is_file(follow_symlinks=False)]
+            files = [e for e in found if e.is_file(follow_symlinks=False)]
+        if len(files) <= limit:  # the usual case: counted from the listing, nothing stat'ed
+            return 0
+        entries = [(e.stat().st_mtime_ns, e.name) for e in files]
     except OSError:
-        return 0
-    if len(entries) <= limit:
         return 0
     doomed = [name for _, name in sorted(entries)
               if name.startswith(".tmp-") or name.split("-", 1)[0] not in keep]
@@ -182,6 +183,8 @@ def prune_code(folder: Path, keep: set[str], limit: int) -> int:
 
 def _renamed(code: types.CodeType, path: str) -> types.CodeType:
     """`code` (and the code objects it holds: functions, class bodies) as compiled from `path`."""
+    if types.CodeType not in set(map(type, code.co_consts)):  # a chunk of records: thousands of constants
+        return code.replace(co_filename=path)
     consts = tuple(_renamed(c, path) if isinstance(c, types.CodeType) else c for c in code.co_consts)
     return code.replace(co_filename=path, co_consts=consts)
 

@@ -317,23 +317,41 @@ class Preloading(Protocol):
     def preload(self, ids: Iterable[int]) -> None: ...
 
 
+_UNKNOWN = object()
+
+
 class _FactIdentity:
     """Entity identity of records from the facts they cite; reads the facts of a run of
-    records in one go when the mapping can (`Preloading`)."""
+    records in one go when the mapping can (`Preloading`). `known`: records walked before
+    against the same facts, whose identities are taken by their fact ids (an identity is
+    a function of the facts a record cites, and a fact never changes)."""
 
-    def __init__(self, facts_by_id: Mapping[int, Fact]) -> None:
+    def __init__(self, facts_by_id: Mapping[int, Fact], known: Iterable[RecordInfo] = ()) -> None:
         self.facts = facts_by_id
+        self.known: dict[tuple[int, ...], str | None] = {tuple(r.fact_ids): r.entity for r in known if r.fact_ids}
 
     def __call__(self, ids: Sequence[int]) -> str | None:
+        found = self.known.get(tuple(ids), _UNKNOWN)
+        if found is not _UNKNOWN:
+            return found  # type: ignore[return-value]
         return record_identity(ids, self.facts)
 
     def preload(self, ids: Iterable[int]) -> None:
         if isinstance(self.facts, Preloading):
             self.facts.preload(ids)
 
+    def wanted(self, run: Sequence[object]) -> Iterator[int]:
+        """The fact ids a walk of `run` will look up: those of records not known."""
+        for item in run:
+            ids = _cited_ids(item)
+            if ids and tuple(sorted(set(ids))) not in self.known:
+                yield from ids
 
-def identity_from_facts(facts_by_id: Mapping[int, Fact]) -> Identity:
-    return _FactIdentity(facts_by_id)
+
+def identity_from_facts(facts_by_id: Mapping[int, Fact], known: Iterable[RecordInfo] = ()) -> Identity:
+    """Identity from the facts records cite; `known`: records walked before against the
+    same facts (their identities are reused by fact ids)."""
+    return _FactIdentity(facts_by_id, known)
 
 
 def identity_from_map(entities: Mapping[str, Sequence[int]]) -> Identity:
@@ -456,17 +474,21 @@ class _Builder:
 
     def part(self, attribute: str, run: Sequence[object]) -> Part:
         if isinstance(self.identity, _FactIdentity):  # the run's facts, in one read
-            self.identity.preload(i for item in run for i in _cited_ids(item))
+            self.identity.preload(self.identity.wanted(run))
         walker = _Builder(self.identity)
         records = [walker.record(attribute, item, 1) for item in run]
         dates = {name: (min(found), max(found)) for name, found in walker.dates.get(attribute, {}).items() if found}
         return Part(records, frozenset(walker.cited), dates, walker.classes)
 
     def add_runs(self, name: str, value: list[object], runs: Sequence[Run], annotation: object,
-                 known: Mapping[Key, Part], found: dict[Key, Part] | None) -> bool:
+                 known: Mapping[Key, Part], found: dict[Key, Part] | None,
+                 used: dict[str, list[tuple[Key | None, Part]]] | None = None) -> bool:
         """Add a list collection joined from `runs`, each run's walk taken from `known`
-        when its key is there. False (nothing added) if a run to walk holds a non-record."""
+        when its key is there. False (nothing added) if a run to walk holds a non-record.
+        `used` gets, per collection, each run's key and walk, in order."""
         parts = [known.get(key) if key is not None else None for key, _ in runs]
+        parts = [part if part is None or len(part.records) == len(run) else None  # a key names its run's walk
+                 for part, (_, run) in zip(parts, runs)]
         if not all(is_record(item) for (_, run), part in zip(runs, parts) if part is None for item in run):
             return False
         self.names.append(name)
@@ -474,11 +496,13 @@ class _Builder:
         records: list[RecordInfo] = []
         sizes: list[int] = []
         dates = self.dates.setdefault(name, {})
+        walks: list[tuple[Key | None, Part]] = []
         for (key, run), part in zip(runs, parts):
             if part is None:
                 part = self.part(name, run)
                 if key is not None and found is not None:
                     found[key] = part
+            walks.append((key, part))
             records += part.records
             sizes.append(len(part.records))
             self.cited |= part.cited
@@ -489,6 +513,8 @@ class _Builder:
         self.collections[name] = CollectionInfo.model_construct(
             singular=False, record_class=records[0].record_class if records else _list_class(annotation),
             size=len(records), records=records, parts=sizes if len(sizes) > 1 else [])
+        if used is not None and len(sizes) > 1:
+            used[name] = walks
         return True
 
     def add(self, name: str, value: object, annotation: object) -> None:
@@ -542,7 +568,9 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
                 quarantined: Mapping[int, str] | None = None,
                 runs: Mapping[str, Sequence[Run]] | None = None,
                 known_parts: Mapping[Key, Part] | None = None,
-                found_parts: dict[Key, Part] | None = None) -> tuple[CoverageReport, Manifest] | str:
+                found_parts: dict[Key, Part] | None = None,
+                used_parts: dict[str, list[tuple[Key | None, Part]]] | None = None,
+                ) -> tuple[CoverageReport, Manifest] | str:
     """One walk over a loaded module's public names (`vars(module)`): the coverage report
     against `live_fact_ids` (complete when None is given) and the manifest. Returns what
     is wrong instead when the module's `_quarantined` has the wrong shape.
@@ -550,7 +578,9 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
     `runs` says, for a list collection, the chunk lists it joins (with a key each): when
     the list holds exactly their records, by identity and in order, the collection is
     built run by run (its `parts`), taking a run's walk from `known_parts` by its key and
-    putting the runs walked afresh in `found_parts`. Any other value gets the general walk."""
+    putting the runs walked afresh in `found_parts`, and every run's key and walk in
+    `used_parts` (for a collection of more than one run: the ones with manifest `parts`).
+    Any other value gets the general walk."""
     declared = declared_quarantine(namespace)
     if isinstance(declared, str):
         return declared
@@ -563,11 +593,14 @@ def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[i
             continue
         joined = (runs or {}).get(name)
         if joined and isinstance(value, list) and _joins(value, joined) \
-                and builder.add_runs(name, value, joined, hints.get(name), known_parts or {}, found_parts):
+                and builder.add_runs(name, value, joined, hints.get(name), known_parts or {}, found_parts,
+                                     used_parts):
             continue
         builder.add(name, value, hints.get(name))
     cited = builder.cited
     live = cited | set(left_out) if live_fact_ids is None else live_fact_ids
+    if not left_out and cited == live:  # the usual case, in one pass over the sets
+        return CoverageReport((), ()), builder.manifest(left_out)
     return report(cited, live, left_out.keys()), builder.manifest(left_out)
 
 

@@ -6,6 +6,7 @@ what is imported is exactly the text that was checked: the validator writes it i
 from __future__ import annotations
 
 import ast
+import dataclasses
 import hashlib
 import shutil
 import sys
@@ -13,11 +14,11 @@ import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AbstractSet, Literal, Mapping, Sequence
+from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
 from codegen import module_reuse
-from codegen.loader import PackageLoadError, load_package, module_name_for, unload_package
-from codegen.manifest import Key, Manifest, Part, Run, identity_from_facts, walk_module
+from codegen.loader import PackageLoadError, keep_code, load_package, module_name_for, prune_code, unload_package
+from codegen.manifest import Key, Manifest, Part, RecordInfo, Run, identity_from_facts, walk_module
 from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
 from codegen.safety import SafetyChecker, SafetyFailure, content_hash
@@ -29,6 +30,12 @@ from factlog.results import Failure, Success
 
 Stage = Literal["safety", "mypy", "import", "coverage"]
 
+# Which walk a part key names: part keys are text (`chunk_runs`), stored with the part's walk
+# (`users.manifest_parts`); a new walk of records (other record data) takes a new tag.
+PART_WALK = "walk1"
+StoredParts = Callable[[Collection[Key]], Mapping[Key, Part]]  # part keys -> walks kept elsewhere
+CODE_SLACK = 64  # compiled-code entries a code folder keeps beyond twice a package's files
+
 
 @dataclass(frozen=True)
 class ValidationSuccess(Success):
@@ -36,6 +43,9 @@ class ValidationSuccess(Success):
     module_name: str
     timings: Mapping[str, float]  # seconds per stage
     manifest: Manifest  # built by the coverage stage's walk
+    # Per collection with manifest `parts`: each run's part key (None: no key) and walk, in order.
+    parts: Mapping[str, Sequence[tuple[Key | None, Part]]] = dataclasses.field(default_factory=dict)
+    hashes: Mapping[str, str] = dataclasses.field(default_factory=dict)  # file -> sha256 of its UTF-8 text
 
 
 @dataclass(frozen=True)
@@ -64,7 +74,8 @@ class Validator:
     def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits()) -> None:
         self.cache_root = cache_root
         self.safety = SafetyChecker(cache_root / "safety", limits, workers)
-        self._parts: dict[str, dict[Key, Part]] = {}  # user -> part key -> walk of one chunk list
+        # user -> (scope, part key -> walk of one chunk list)
+        self._parts: dict[str, tuple[str, dict[Key, Part]]] = {}
         self.parts_walked = 0  # chunk lists walked afresh over this validator's life
 
     def close(self) -> None:
@@ -83,7 +94,8 @@ class Validator:
                  live_fact_ids: AbstractSet[int] | None = None,
                  facts: Sequence[Fact] | Mapping[int, Fact] | None = None,
                  quarantined: Mapping[int, str] | AbstractSet[int] = frozenset(),
-                 ) -> ValidationSuccess | ValidationFailure:
+                 stored_parts: StoredParts | None = None, code_dir: Path | None = None,
+                 scope: str = "") -> ValidationSuccess | ValidationFailure:
         """Validate `files`; the files to import are written to `stage_dir` (which must not
         exist yet) and imported from there: all of them, but those whose modules are reused
         from a package loaded before (`codegen.module_reuse`). On failure `stage_dir` is
@@ -94,7 +106,16 @@ class Validator:
         manifest. Quarantined live facts, those the module declares (`_quarantined`) and
         those named here, are accounted for without a record (see `codegen.coverage`).
         `facts` may be a lazy mapping: only the facts cited by records of changed chunk
-        lists are looked up (give `live_fact_ids` then)."""
+        lists are looked up (give `live_fact_ids` then).
+
+        `stored_parts(keys)`: walks of chunk lists kept elsewhere (a version's stored
+        manifest), asked for the keys this validator holds no walk of; a part key names
+        the chunk module's content, its class module's included (`chunk_runs`), so a walk
+        found under it is the walk of these very records. `code_dir`: where compiled code
+        is kept by source hash (`codegen.loader.keep_code`), so a new process compiles only
+        the files no earlier import compiled. `scope`: what the facts belong to (the store's
+        forget epoch): walks kept from another scope are not used (their entity ids came
+        from other facts)."""
         by_id = _by_id(facts)
         if live_fact_ids is None:
             live_fact_ids = live_ids(list(by_id.values()))
@@ -126,21 +147,38 @@ class Validator:
         try:
             # Only the files that will run: a reused module's file is not read again.
             _write({file: text for file, text in files.items() if file[:-3] not in planned}, stage_dir)
-            module = load_package(stage_dir, name, hashes, reuse=reuse)
+            if code_dir is not None:
+                keep_code(stage_dir, code_dir)
+            try:
+                module = load_package(stage_dir, name, hashes, reuse=reuse)
+            finally:
+                if code_dir is not None:
+                    keep_code(stage_dir, None)
         except (OSError, PackageLoadError) as exc:
             shutil.rmtree(stage_dir, ignore_errors=True)
             timings["import"] = time.perf_counter() - started
             return ValidationFailure("import", (Problem("import-error", "", 0, 0, str(exc)),), timings)
+        if code_dir is not None:  # code of older versions goes once it outnumbers this one's
+            prune_code(code_dir, set(hashes.values()), 2 * len(hashes) + CODE_SLACK)
         timings["import"] = time.perf_counter() - started
 
         started = time.perf_counter()
         identified = facts is not None
         runs = chunk_runs(files["__init__.py"], name, content_keys(hashes, safe.imports), identified)
-        known = self._parts.get(user, {})
+        kept_scope, known = self._parts.get(user, (scope, {}))
+        if kept_scope != scope:
+            known = {}
+        previous = known
+        missing = [key for collection in runs.values() for key, _ in collection
+                   if key is not None and key not in known]
+        if stored_parts is not None and missing:
+            known = {**known, **stored_parts(missing)}
         found: dict[Key, Part] = {}
+        used: dict[str, list[tuple[Key | None, Part]]] = {}
         walked = walk_module(vars(module), live_fact_ids=live_fact_ids,
-                             identity=identity_from_facts(by_id) if identified else None, quarantined=reasons,
-                             runs=runs, known_parts=known, found_parts=found)
+                             identity=identity_from_facts(by_id, _earlier_records(previous, missing, known))
+                             if identified else None, quarantined=reasons,
+                             runs=runs, known_parts=known, found_parts=found, used_parts=used)
         self.parts_walked += len(found)
         timings["coverage"] = time.perf_counter() - started
         if isinstance(walked, str) or not walked[0].complete:
@@ -151,9 +189,25 @@ class Validator:
             return ValidationFailure("coverage", problems, timings)
         # Keep the parts of this package only (a failed one's are never kept: a record citing
         # an id that is no fact yet would keep an entity id of None).
-        self._parts[user] = {key: part for collection in runs.values() for key, _ in collection
-                             if key is not None and (part := found.get(key) or known.get(key)) is not None}
-        return ValidationSuccess(module, name, timings, walked[1])
+        self._parts[user] = (scope, {key: part for collection in runs.values() for key, _ in collection
+                                     if key is not None and (part := found.get(key) or known.get(key)) is not None})
+        return ValidationSuccess(module, name, timings, walked[1], used, hashes)
+
+
+def _earlier_records(previous: Mapping[Key, Part], missing: Sequence[Key],
+                     known: Mapping[Key, Part]) -> list[RecordInfo]:
+    """The records of the earlier walk of each chunk list about to be walked (the same
+    list name, other content: a chunk that grew), so its unchanged records' entity ids
+    are not looked up again."""
+    wanted = {_list_name(key) for key in missing if key not in known and str(key).endswith(":1")}
+    if not wanted:
+        return []
+    return [record for key, part in previous.items() if _list_name(key) in wanted for record in part.records]
+
+
+def _list_name(key: Key) -> str:
+    parts = str(key).split(":")
+    return parts[2] if len(parts) == 4 and parts[0] == PART_WALK else ""
 
 
 def _by_id(facts: Sequence[Fact] | Mapping[int, Fact] | None) -> Mapping[int, Fact]:
@@ -174,8 +228,9 @@ def chunk_runs(init_source: str, package: str, keys: Mapping[str, str],
                identified: bool) -> dict[str, list[Run]]:
     """The chunk lists each collection of `__init__.py` joins (`trips: list[Trip] =
     [*_trips_000, *_trips_001]`, each name imported `from .trip_000 import _trips_000`), as
-    loaded in `package`, with the key their walk is kept by: the chunk module's content
-    key (its text and, recursively, its class module's) and whether entity ids were given.
+    loaded in `package`, with the key their walk is kept by: text naming the walk
+    (`PART_WALK`), the chunk module's content key (its text and, recursively, its class
+    module's), the list's name and whether entity ids were given.
     Only a shape the walk can use is returned; it checks the join by identity itself."""
     try:
         tree = ast.parse(init_source)
@@ -202,7 +257,7 @@ def chunk_runs(init_source: str, package: str, keys: Mapping[str, str],
             if type(value) is not list:
                 break
             key = keys.get(module)
-            found.append(((key, attribute, identified) if key is not None else None, value))
+            found.append((f"{PART_WALK}:{key}:{attribute}:{int(identified)}" if key is not None else None, value))
         else:
             runs[collection] = found
     return runs

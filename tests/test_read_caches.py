@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -45,7 +46,11 @@ mem.close()
 
 @pytest.fixture
 def seeded(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
-    return clone_home(tmp_path_factory, tmp_path / "h")
+    """A home whose compiled code is not kept yet (a checkpoint keeps the code it compiled:
+    tests/test_checkpoint_cost.py), so the first reader compiles."""
+    home = clone_home(tmp_path_factory, tmp_path / "h")
+    shutil.rmtree(home / "cache" / "bytecode", ignore_errors=True)
+    return home
 
 
 def count_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:

@@ -13,9 +13,11 @@ Rules:
 - A blob appears atomically (a temp file in the user folder, fsync, rename, fsync of its
   folder) and before any version that links it is renamed into place, so a crash leaves at most
   blobs no version links.
-- A blob is reused only when its bytes are exactly the bytes asked for (they are read and
-  compared): a blob found changed is replaced by a fresh one, and the versions still
-  linking the changed one fail their integrity check.
+- A blob is reused only when its bytes are exactly the bytes asked for: they are read and
+  compared, or this process did so before (or wrote the blob) and the blob's identity
+  (inode, size, mtime and ctime, which the kernel sets on every write) is unchanged since
+  (`BlobWriter.kept`). A blob found changed is replaced by a fresh one, and the versions
+  still linking the changed one fail their integrity check.
 - Where a hard link is not possible (a file system without them, or a blob at its link
   limit that cannot be replaced), the version gets a plain read-only copy instead; the
   version reads the same, only the sharing is lost.
@@ -49,6 +51,19 @@ def blob_path(folder: Path, sha256: str) -> Path:
     return folder / BLOBS_DIR / sha256
 
 
+BlobStamp = tuple[int, int, int, int, int]  # device, inode, size, mtime and ctime (ns)
+
+
+def _stamp(path: str) -> BlobStamp | None:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
 def _holds(path: str, data: bytes) -> bool:
     """Whether `path` is a regular file holding exactly `data` (size first, then the bytes)."""
     try:
@@ -68,20 +83,40 @@ class BlobWriter:
     before linking); `link` places a blob in the version folder. The caller holds the
     user's lock. (Paths are plain strings here: a version has hundreds of files.)"""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, verified: dict[str, BlobStamp] | None = None) -> None:
+        """`verified`: sha256 -> the identity of blobs whose bytes this process checked
+        or wrote (kept by the caller across versions; `seen` updates it)."""
         self.folder = folder
         self.root = blobs_dir(folder)
         self._root = str(self.root)
         self._dirty: set[Path] = set()
+        self.verified = {} if verified is None else verified
         self.written = 0  # blobs written (not found already stored)
+        self.puts = 0  # calls of `put`
 
     def put(self, data: bytes, sha256: str | None = None) -> str:
         """Store `data` unless an identical blob exists; its sha256."""
+        self.puts += 1
         sha256 = sha256 or digest(data)
         path = os.path.join(self._root, sha256)
         if not _holds(path, data):
             self._write(path, data)
         return sha256
+
+    def kept(self, sha256: str) -> bool:
+        """Whether the blob is as this process last checked or wrote it (`seen`): its
+        identity is unchanged, so its bytes are, and `put` need not read them again."""
+        known = self.verified.get(sha256)
+        return known is not None and _stamp(os.path.join(self._root, sha256)) == known
+
+    def seen(self, sha256: str) -> None:
+        """Note the identity of a blob just put or found kept (after linking it: a link
+        changes its ctime), for the next version's `kept`."""
+        stamp = _stamp(os.path.join(self._root, sha256))
+        if stamp is None:
+            self.verified.pop(sha256, None)
+        else:
+            self.verified[sha256] = stamp
 
     def _write(self, path: str, data: bytes) -> None:
         if not self.root.is_dir():

@@ -18,6 +18,10 @@ few it needs by id; the producer gets the log as a lazy `codegen.log_view.StoreL
 (`request.facts`, read only if iterated), the facts after the current version
 (`request.new_facts`) and a directory for its own incremental state (`request.state_dir`;
 the compiler keeps `codegen.compile_state` there). Without one, the whole log is read.
+The validator takes the walks of unchanged chunk lists it does not hold from the current
+version's stored manifest (`VersionStore.stored_parts`) and keeps compiled code in the
+user's code folder, so a new process pays for what changed too; publishing stores only
+the parts and files that changed.
 """
 
 from __future__ import annotations
@@ -212,7 +216,9 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
             break  # the producer has nothing new to offer: the same files fail the same way
         stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
         result = validator.validate(produced.files, user=user, version=f"stage{head}", live_fact_ids=live_set,
-                                    facts=log.by_id(), stage_dir=stage_dir)
+                                    facts=log.by_id(), stage_dir=stage_dir,
+                                    stored_parts=lambda keys: versions.stored_parts(current, keys),
+                                    code_dir=versions.code_folder(user), scope=epoch)
         timings.update(result.timings)
         seconds = time.perf_counter() - started
         if isinstance(result, ValidationSuccess):
@@ -246,7 +252,7 @@ def _publish(versions: VersionStore, user: str, log: StoreLog, summary: Summary,
             log_hash=anchor.hash if anchor is not None else None,
             attempts=attempts,
             usage=usage_totals(attempts),
-        ), manifest=result.manifest, module=result.module, epoch=epoch)
+        ), manifest=result.manifest, module=result.module, epoch=epoch, walks=result.parts, hashes=result.hashes)
         timings["publish"] = time.perf_counter() - started
     except ForgottenMeanwhile as exc:
         return Unchanged(None, str(exc))

@@ -14,12 +14,18 @@ it describes, the chain hash of the fact there (the anchor) and the store's forg
 on any mismatch, or a file that cannot be read, it is rebuilt from the whole log. It is
 updated in one `BEGIN IMMEDIATE` transaction, so two processes checkpointing one user
 serialize, and it never describes a log prefix other than the one it claims.
+
+A process also keeps the live ids and retractions it last read or wrote of each summary
+file, with the meta row they belong to: while the file's meta row is exactly that one
+(the same log prefix, anchor, sum and epoch), a checkpoint reads and writes only the rows
+of the new facts; otherwise the file is read as it stands.
 """
 
 from __future__ import annotations
 
 import hashlib
 import sqlite3
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,6 +72,28 @@ class Summary:
         return f"sum:{total % _MOD:064x}"
 
 
+@dataclass
+class _Kept:
+    """What a process holds of one summary file: its meta row, live ids and retractions."""
+
+    meta: dict[str, str]
+    live: frozenset[int]
+    retractions: dict[int, int]
+
+
+_KEPT: dict[str, _Kept] = {}  # summary file path -> what this process last read or wrote of it
+_KEPT_LOCK = threading.Lock()
+
+
+def forget_kept(path: Path | None = None) -> None:
+    """Drop what this process holds of a summary file (of all, with None)."""
+    with _KEPT_LOCK:
+        if path is None:
+            _KEPT.clear()
+        else:
+            _KEPT.pop(str(path), None)
+
+
 def _connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(path), isolation_level=None, timeout=120.0)
@@ -79,17 +107,19 @@ def summarize(path: Path | None, log: LogAccess, epoch: str) -> Summary:
     if path is None:
         return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
     try:
-        return _summarize(_connect(path), log, epoch, persist=True)
+        return _summarize(_connect(path), log, epoch, persist=True, key=str(path))
     except sqlite3.DatabaseError as error:
+        forget_kept(path)
         if isinstance(error, sqlite3.OperationalError) and ("locked" in str(error) or "busy" in str(error)):
             # another process holds the summary too long: read the whole log, leaving it alone
             return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
         for suffix in ("", "-wal", "-shm"):
             path.with_name(path.name + suffix).unlink(missing_ok=True)
-        return _summarize(_connect(path), log, epoch, persist=True)
+        return _summarize(_connect(path), log, epoch, persist=True, key=str(path))
 
 
-def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist: bool) -> Summary:
+def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist: bool,
+               key: str | None = None) -> Summary:
     try:
         if persist:
             conn.execute("BEGIN IMMEDIATE")
@@ -98,6 +128,10 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
             conn.execute("BEGIN")
         meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
         reason = prefix_problem(meta, log, format=FORMAT, epoch=epoch, what="summary")
+        with _KEPT_LOCK:
+            kept = _KEPT.pop(key, None) if key is not None else None  # back only once committed
+        if kept is not None and (reason is not None or kept.meta != meta):
+            kept = None
         if reason == "summary ahead of the log":  # another process went further: leave it alone
             conn.execute("ROLLBACK")
             return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
@@ -111,31 +145,45 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
         if any(f.retracts is not None and f.retracts >= f.id for f in new):
             raise OutOfOrder("a retraction names a later fact")  # never from a store
         added: dict[int, str] = {}
+        removed: set[int] = set()
+        retracted: dict[int, int] = {}
         for fact in new:
             if fact.retracts is None:
                 added[fact.id] = fact.hash
                 total += _term(fact.hash)
                 continue
             conn.execute("INSERT OR REPLACE INTO retractions(target, by) VALUES (?, ?)", (fact.retracts, fact.id))
+            retracted.pop(fact.retracts, None)  # a later retraction of the same target comes last
+            retracted[fact.retracts] = fact.id
             gone = added.pop(fact.retracts, None)
             if gone is None:
                 row = conn.execute("SELECT hash FROM live WHERE id = ?", (fact.retracts,)).fetchone()
                 if row is not None:
                     gone = str(row[0])
                     conn.execute("DELETE FROM live WHERE id = ?", (fact.retracts,))
+                    removed.add(fact.retracts)
             if gone is not None:
                 total -= _term(gone)
         conn.executemany("INSERT OR REPLACE INTO live(id, hash) VALUES (?, ?)", added.items())
         total %= _MOD
         head = new[-1].id if new else position
         anchor = log.get(head) if head else None
-        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [
-            ("format", FORMAT), ("epoch", epoch), ("position", str(head)), ("sum", f"{total:064x}"),
-            ("anchor", anchor.hash if anchor else "")])
-        live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live"))
-        retractions = {int(t): int(b) for t, b in conn.execute("SELECT target, by FROM retractions ORDER BY by")}
+        written = {"format": FORMAT, "epoch": epoch, "position": str(head), "sum": f"{total:064x}",
+                   "anchor": anchor.hash if anchor else ""}
+        conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", list(written.items()))
+        if kept is not None:  # what this process held of the file, and the new facts' rows
+            live = kept.live.difference(removed).union(added)
+            retractions = {t: b for t, b in kept.retractions.items() if t not in retracted}
+            retractions.update(retracted)
+        else:
+            live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live"))
+            retractions = {int(t): int(b) for t, b in
+                           conn.execute("SELECT target, by FROM retractions ORDER BY by")}
         conn.execute("COMMIT")
-        return Summary(head, live, retractions, total, reason)
+        if key is not None:
+            with _KEPT_LOCK:
+                _KEPT[key] = _Kept(written, live, retractions)
+        return Summary(head, live, dict(retractions), total, reason)
     except BaseException:
         if conn.in_transaction:
             conn.execute("ROLLBACK")

@@ -35,7 +35,7 @@ import stat
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import datetime, timezone
 from pathlib import Path
 from types import ModuleType
@@ -46,7 +46,7 @@ from factlog import durable as fsio
 from factlog import limits
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
-from users.blobs import BlobWriter, blobs_dir
+from users.blobs import BlobStamp, BlobWriter, blobs_dir
 from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
     CHECKED,
@@ -61,7 +61,7 @@ from users.integrity import (
     tampered,
     version_problem,
 )
-from users.manifest_parts import ChangedPart, PartCache, read_manifest, split
+from users.manifest_parts import ChangedPart, PartCache, read_manifest, split, stored_parts
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -71,8 +71,9 @@ from users.versions import (
 )
 
 if TYPE_CHECKING:  # the manifest's code loads where a manifest is built or published
-    from codegen.manifest import Manifest
+    from codegen.manifest import Manifest, Part
     from users.events import VersionEvent
+    from users.manifest_parts import Walks
 
 MAX_FILES = limits.MAX_FILES  # the validator's caps (one owner: factlog.limits)
 MAX_TOTAL_BYTES = limits.MAX_PACKAGE_BYTES
@@ -143,6 +144,8 @@ class VersionStore:
         self._manifests: dict[tuple[str, str], tuple[object, Manifest]] = {}
         self._lock = threading.Lock()
         self._parts: dict[str, PartCache] = {}  # per user: the manifest parts published last
+        self._blobs: dict[str, dict[str, BlobStamp]] = {}  # per user: blobs checked, by sha256
+        self.blob_puts = 0  # blobs handed to `BlobWriter.put` by publishes (written or compared)
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
         # Versions read, by `meta.json` path: the file's identity when parsed and the result
         # (see `_read_info`), so a read costs an open and an fstat while nothing changed.
@@ -501,7 +504,8 @@ class VersionStore:
 
     def publish_if_newer(self, user: str, files: Mapping[str, str], meta: PublishMeta, *,
                          manifest: Manifest | None = None, module: ModuleType | None = None,
-                         epoch: str | None = None) -> VersionInfo | None:
+                         epoch: str | None = None, walks: Walks | None = None,
+                         hashes: Mapping[str, str] | None = None) -> VersionInfo | None:
         """As `publish`, unless the current version already covers `meta.log_position` (a
         concurrent checkpoint got there first): then nothing is written and None returned, so
         the current version never moves back in the log. With `epoch` (read by the caller
@@ -509,8 +513,14 @@ class VersionStore:
 
         `manifest` (the validator's) is stored as the version's `manifest.json`; `module`,
         the module the validator loaded from exactly these files, becomes the version's
-        loaded module in this process (`load` returns it instead of importing again)."""
-        info = self._publish(user, files, meta, only_if_newer=True, epoch=epoch, manifest=manifest)
+        loaded module in this process (`load` returns it instead of importing again).
+        `walks` (the validator's walk of each part, `ValidationSuccess.parts`) are stored
+        with the manifest's parts (`stored_parts` reads them back), and let parts that did
+        not change cost nothing (`users.manifest_parts.PartCache`). `hashes`: the sha256
+        of each file's UTF-8 text, as the validator computed them for exactly these files
+        (`ValidationSuccess.hashes`), so they are not computed again."""
+        info = self._publish(user, files, meta, only_if_newer=True, epoch=epoch, manifest=manifest, walks=walks,
+                             hashes=hashes)
         if info is not None and module is not None:
             with self._lock:
                 self._modules[(str(info.path), info.files_sha256)] = module
@@ -523,7 +533,8 @@ class VersionStore:
 
     def _publish(self, user: str, files: Mapping[str, str], meta: PublishMeta,
                  only_if_newer: bool, epoch: str | None = None,
-                 manifest: Manifest | None = None) -> VersionInfo | None:
+                 manifest: Manifest | None = None, walks: Walks | None = None,
+                 hashes: Mapping[str, str] | None = None) -> VersionInfo | None:
         self.user_dir(user)
         encoded = check_files(files)
         if not isinstance(meta, PublishMeta):
@@ -541,7 +552,10 @@ class VersionStore:
             current = self.current(user)
             if only_if_newer and current is not None and current.meta.log_position >= meta.log_position:
                 return None
-            manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, self._part_cache(user))
+            cache = self._part_cache(user)
+            if cache.base != _base(current):  # what it knows stored is another version's tree
+                cache.forget_stored()
+            manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, cache, walks)
             fsio.remove_temp_entries(folder)
             number = max(self._numbers(folder), default=0) + 1
             info = VersionInfo(
@@ -552,10 +566,13 @@ class VersionStore:
                 parent=None if current is None else current.number,
                 files_sha256=files_digest(encoded),
                 meta=meta,
-                file_sha256=file_hashes(encoded),
+                file_sha256=dict(sorted(hashes.items())) if hashes is not None and hashes.keys() == encoded.keys()
+                else file_hashes(encoded),
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded, manifest_bytes, parts)
+            self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
+            if manifest_bytes is not None:
+                cache.published(_base(info))
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
@@ -564,24 +581,68 @@ class VersionStore:
         with self._lock:
             return self._parts.setdefault(user, PartCache())
 
+    def _verified(self, user: str) -> dict[str, BlobStamp]:
+        with self._lock:
+            return self._blobs.setdefault(user, {})
+
+    def stored_parts(self, info: VersionInfo | None, keys: Collection[object]) -> dict[object, Part]:
+        """The walks the manifest of version `info` (the one a checkpoint builds on) keeps
+        under these part keys (see `codegen.validate.Validator.validate`, `stored_parts`):
+        those of the version this process published last are at hand; otherwise the
+        manifest's part blobs are read and checked. A part that cannot be read whole is
+        left out (walked again)."""
+        if info is None or info.manifest_sha256 is None:
+            return {}
+        base = _base(info)
+        cache = self._part_cache(info.user)
+        wanted = [key for key in keys if isinstance(key, str)]
+        if cache.base != base or any(key in cache.all_keys and key not in cache.keys for key in wanted):
+            try:  # the walks are checked against hashes, whatever the version's files hold
+                data = (info.path / MANIFEST_FILE).read_bytes()
+            except OSError:
+                return {}
+            if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
+                return {}
+            store = blobs_dir(info.path.parent)
+            try:
+                stored, found, every = stored_parts(data, lambda sha: (store / sha).read_bytes(),
+                                                    str(info.path / MANIFEST_FILE), wanted)
+            except InputError:
+                return {}
+            cache.known(base, stored, found, every)
+        return {key: cache.keys[key][1] for key in wanted if key in cache.keys}
+
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
-                       manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None) -> None:
+                       manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None,
+                       verified: dict[str, BlobStamp] | None = None) -> None:
         """Write the version's blobs (durably), then its folder of links to them plus its
         own `meta.json`, under a temp name renamed into place (see `users.blobs`). The
-        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked."""
+        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A
+        file's blob this process checked before and found unchanged (`verified`, see
+        `BlobWriter.kept`) is linked without being read again."""
         contents = dict(encoded)
         if manifest is not None:
             contents[MANIFEST_FILE] = manifest
-        blobs = BlobWriter(folder)
+        blobs = BlobWriter(folder, verified)
         for sha, data in (tree or {}).items():
             blobs.put(data, sha)
-        hashes = {name: blobs.put(data, info.file_sha256.get(name)) for name, data in sorted(contents.items())}
+        hashes: dict[str, str] = {}
+        for name, data in sorted(contents.items()):
+            sha = info.file_sha256.get(name) or hashlib.sha256(data).hexdigest()
+            hashes[name] = sha if blobs.kept(sha) else blobs.put(data, sha)
+        self.blob_puts += blobs.puts
         blobs.sync()  # every blob is durable before a version can link it
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
         try:
             temp.mkdir()
             for name, sha in hashes.items():
                 blobs.link(sha, contents[name], os.path.join(temp, name))
+            if verified is not None:  # this version's blobs, as they are once linked
+                kept = set(hashes.values())
+                for sha in [sha for sha in verified if sha not in kept]:
+                    del verified[sha]
+                for sha in kept:
+                    blobs.seen(sha)
             meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
             fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
@@ -653,6 +714,7 @@ class VersionStore:
             prefix = str(folder / "v")
             with self._lock:
                 self._parts.pop(user, None)
+                self._blobs.pop(user, None)
                 for key in [k for k in self._modules if k[0].startswith(prefix)]:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
@@ -673,6 +735,11 @@ class VersionStore:
         for entry in self.root.iterdir():
             if entry.name.startswith(FORGET_PREFIX):
                 fsio.remove_tree(entry)
+
+
+def _base(info: VersionInfo | None) -> object:
+    """What names a version's manifest tree for `PartCache.base`: its folder and hash."""
+    return None if info is None or info.manifest_sha256 is None else (str(info.path), info.manifest_sha256)
 
 
 def _manifest_problem(info: VersionInfo, problem: str) -> IntegrityError:
