@@ -37,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from bisect import bisect_left
+from functools import partial
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,9 +54,11 @@ from codegen.compile_state import (
     NoteRow,
     StateDb,
 )
+from codegen.gc_pause import gc_paused
 from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
+from codegen.record_lines import entity_line, line_plan, note_line
 from codegen.render import (
     Export,
     Header,
@@ -211,9 +214,11 @@ class _Batch:
                 self._quarantine(fact.id, problem, origin)
                 return
             dates = note_dates(fact)
-            line, needs = record_line(NOTE_CLASS, Record((("text", fact.text), ("dates", list(dates))), (fact.id,)))
-            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, dates, fact.hash, line,
-                                                ",".join(sorted(needs)))
+            try:
+                line, needs = note_line(fact.text, dates, fact.id)
+            except Exception:  # the general path renders it, or raises its own error
+                line, needs = record_line(NOTE_CLASS, Record((("text", fact.text), ("dates", list(dates))), (fact.id,)))
+            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, dates, fact.hash, line, _needs_text(needs))
             return
         kind = normalize_kind(fact.kind)
         ident = kind_identity(kind, fact.key, fact.id)
@@ -357,7 +362,7 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
         value = coerce(merged.get(f.original), f)
         if value is not None:
             values.append((f.name, value))
-    return Record(tuple(values), tuple(sorted(m.id for m in entity.members)))
+    return Record(tuple(values), entity.fact_ids())
 
 
 class _Item:
@@ -442,31 +447,49 @@ def _with_hashes(entity: EntityRow) -> list[str]:
     return [h for _, h in entity.cites()]
 
 
+_NEEDS_TEXT: dict[frozenset[str], str] = {}
+
+
+def _needs_text(needs: frozenset[str]) -> str:
+    """The temporal names a line uses, as the state keeps them (sorted, comma-separated)."""
+    text = _NEEDS_TEXT.get(needs)
+    if text is None:
+        text = _NEEDS_TEXT[needs] = ",".join(sorted(needs))
+    return text
+
+
 def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[EntityRow]) -> None:
     """Render the record line of each entity whose line is not of this spec; an entity whose
     record cannot be rendered fails with all its facts (after trying every entity)."""
     failed: dict[int, str] = {}
+    plan = line_plan(spec)
     for entity in entities:
         if entity.line_spec == digest:
             continue
         try:
-            line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
+            try:
+                line, needs = entity_line(plan, entity.merged(), entity.fact_ids())
+            except Exception:  # the general path renders it, or raises its own error
+                line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
         except Exception as error:  # anything one entity's values do must not stop the others
             failed.update(_failure(entity, error))
             continue
-        entity.line, entity.needs, entity.line_spec = line, ",".join(sorted(needs)), digest
+        entity.line, entity.needs, entity.line_spec = line, _needs_text(needs), digest
         batch.relined[entity.ident] = entity
     if failed:
         raise _EntitiesFailed(failed)
 
 
 def _entity_item(spec: ClassSpec, entity: EntityRow) -> _Item:
-    return _Item(entity.line, entity.needs, entity.cites(), lambda: _entity_record(spec, entity))
+    return _Item(entity.line, entity.needs, entity.cites(), partial(_entity_record, spec, entity))
+
+
+def _note_record(note: NoteRow) -> Record:
+    return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
 
 
 def _note_item(note: NoteRow) -> _Item:
-    record = Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
-    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), lambda: record)
+    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), partial(_note_record, note))
 
 
 def _render_kind_chunks(writer: _Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
@@ -532,10 +555,8 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     db.put_kinds(batch.kinds.values())
     if full:
         writer.class_file(NOTES_KIND, NOTE_SPEC, _NOTE_DOC, None)
-        note_chunks = {chunk_index(n.ordinal, chunk_records) for n in db.notes_in()}
-    for index in sorted(note_chunks):
-        lo = index * chunk_records
-        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in db.notes_in(lo, lo + chunk_records)])
+    for index, notes in _note_chunks(db, batch, full, note_chunks, chunk_records):
+        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in notes])
     exports = _exports(db, names, specs)
     quarantined = {i: reason for i, (reason, _) in batch.quarantine.items()}
     input_hash = writer.init(batch.position, exports, quarantined)
@@ -543,6 +564,23 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     counts = {names[k].attribute: batch.kinds[k].live_count for k in by_attribute}
     counts[NOTE_ATTRIBUTE] = db.note_count()
     return _Rendered(names, specs, counts, input_hash, frozenset(writer.written))
+
+
+def _note_chunks(db: StateDb, batch: _Batch, full: bool, touched: set[int],
+                 chunk_records: int) -> Iterator[tuple[int, Sequence[NoteRow]]]:
+    """The note chunks to render with their notes, by index: every chunk in a fresh build
+    (its notes are all in the batch), else the touched ones (read from the state)."""
+    if full and batch.fresh:
+        groups: dict[int, list[NoteRow]] = {}
+        for note in sorted(batch.notes_added.values(), key=lambda n: n.ordinal):
+            groups.setdefault(chunk_index(note.ordinal, chunk_records), []).append(note)
+        yield from sorted(groups.items())
+        return
+    if full:
+        touched = {chunk_index(n.ordinal, chunk_records) for n in db.notes_in()}
+    for index in sorted(touched):
+        lo = index * chunk_records
+        yield index, db.notes_in(lo, lo + chunk_records)
 
 
 def _exports(db: StateDb, names: Mapping[str, KindNames], specs: Mapping[str, ClassSpec]) -> list[Export]:
@@ -599,6 +637,7 @@ def _package(user: str, db: StateDb, rendered: _Rendered, batch: _Batch) -> Gene
                             dict(sorted(quarantined.items())))
 
 
+@gc_paused
 def compile_package(user: str, facts: Sequence[Fact], *, quarantine: Mapping[int, str] | None = None,
                     chunk_records: int = CHUNK_RECORDS) -> GeneratedPackage:
     """Compile the user's facts (any order; each id once) into a package, in full; facts
@@ -636,6 +675,7 @@ def _usable(db: StateDb, log: LogAccess, epoch: str, chunk_records: int) -> str 
     return None
 
 
+@gc_paused
 def compile_incremental(user: str, state_path: Path, log: LogAccess, *, epoch: str = "",
                         chunk_records: int = CHUNK_RECORDS) -> Compiled:
     """The package of `log`, produced from the state at `state_path` plus the facts after

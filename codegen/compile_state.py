@@ -117,6 +117,13 @@ class EntityRow:
             return ((members[0].id, members[0].hash),)
         return tuple(sorted((m.id, m.hash) for m in members))
 
+    def fact_ids(self) -> tuple[int, ...]:
+        """The members' fact ids, ascending."""
+        members = self.members
+        if len(members) == 1:
+            return (members[0].id,)
+        return tuple(sorted(m.id for m in members))
+
     def cites_text(self) -> str:
         return ",".join(f"{i}:{h}" for i, h in self.cites())
 
@@ -171,8 +178,11 @@ class FileRow:
     input_hash: str
 
 
+_COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode  # as json.dumps(..., separators)
+
+
 def _members_json(members: Iterable[Member]) -> str:
-    return json.dumps([[m.id, m.day, m.hash, m.fields] for m in members], separators=(",", ":"))
+    return _COMPACT([[m.id, m.day, m.hash, m.fields] for m in members])
 
 
 def _members(text: str) -> list[Member]:
@@ -180,8 +190,8 @@ def _members(text: str) -> list[Member]:
 
 
 def _stats_json(row: KindRow) -> str:
-    return json.dumps({name: [s.present, s.nonnull, s.types, list(s.first) if s.first else None]
-                       for name, s in row.fields.items()}, separators=(",", ":"))
+    return _COMPACT({name: [s.present, s.nonnull, s.types, list(s.first) if s.first else None]
+                     for name, s in row.fields.items()})
 
 
 def _stats(text: str) -> dict[str, FieldStats]:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
+from codegen.gc_pause import paused_gc
 from factlog.errors import NotFound
 from factlog.model import Fact
 from factlog.store import FactStore
@@ -44,7 +45,8 @@ class StoreLog(Sequence[Fact]):
         if self._all is not None:
             return [f for f in self._all if f.id > position]
         if position < self._tail_from:
-            older = list(self._store.facts(self._user, after=position, upto=self._tail_from))
+            with paused_gc():  # many facts, all kept
+                older = list(self._store.facts(self._user, after=position, upto=self._tail_from))
             self._tail = older + self._tail
             self._tail_from = position
             self._by_id.update((f.id, f) for f in older)

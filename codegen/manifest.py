@@ -37,6 +37,7 @@ from typing import AbstractSet, Any, ClassVar, Protocol, runtime_checkable
 from pydantic import BaseModel, ConfigDict
 
 from codegen.coverage import CoverageReport, collect_cited, report
+from codegen.gc_pause import gc_paused
 from factlog.formats import Format
 from factlog.identity import record_identity as identity_of_record
 from factlog.model import Fact
@@ -436,6 +437,7 @@ def _list_class(annotation: object) -> str | None:
     return match.group(1) if match else None
 
 
+@gc_paused
 def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[int] | None = None,
                 identity: Identity | None = None,
                 quarantined: Mapping[int, str] | None = None,

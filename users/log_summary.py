@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from codegen.gc_pause import gc_paused
 from factlog.log_access import LogAccess, prefix_problem
 
 FORMAT = "1"
@@ -74,6 +75,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+@gc_paused
 def summarize(path: Path | None, log: LogAccess, epoch: str) -> Summary:
     """The summary of `log` up to its head, following the stored one (see module)."""
     if path is None:
