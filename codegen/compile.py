@@ -75,6 +75,7 @@ from codegen.schema import (
     FieldSpec,
     PyType,
     add_contribution,
+    add_fields,
     coerce,
     contribution,
     spec_digest,
@@ -289,12 +290,23 @@ class _Batch:
             entity.line_spec = ""
             self.dirty.add(entity.ident)
 
+    def _count_fresh(self) -> None:
+        """The schema inputs and live counts of a build from scratch: every entity is new,
+        and they were made in ordinal order (what `finish` would add one by one)."""
+        for entity in self.entities.values():
+            if entity.live:
+                row = self.kinds[entity.kind]
+                add_fields(row.fields, entity.ordinal, entity.merged())
+                row.live_count += 1
+
     def finish(self) -> tuple[dict[str, set[int]], set[int], set[str]]:
         """Write the rows; returns the touched chunks per kind, the touched note chunks, and
         the kinds whose fields' first appearance must be found again."""
         touched: dict[str, set[int]] = {}
         rescan: set[str] = set()
-        rows = [self.entities[i] for i in sorted(self.dirty)]
+        if self.fresh:
+            self._count_fresh()
+        rows = [] if self.fresh else [self.entities[i] for i in sorted(self.dirty)]
         for entity in rows:
             touched.setdefault(entity.kind, set()).add(chunk_index(entity.ordinal, self.chunk_records))
             before, after = self.before.get(entity.ident), _contribution(entity)

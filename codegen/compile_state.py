@@ -31,7 +31,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Iterable, Iterator, NamedTuple
 
 from factlog.model import JsonValue
 from factlog.timeparse import parse_date
@@ -64,8 +64,7 @@ class NeedFull(Exception):
     """The state cannot follow this change (or does not match the log): rebuild in full."""
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     """A live fact of an entity."""
 
     id: int

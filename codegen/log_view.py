@@ -123,6 +123,13 @@ class FactsById(Mapping[int, Fact]):
             raise KeyError(fact_id)
         return fact
 
+    def get(self, fact_id: int, default: Fact | None = None) -> Fact | None:  # type: ignore[override]
+        fact = self._log.get(fact_id) if isinstance(fact_id, int) else None
+        return default if fact is None else fact
+
+    def __contains__(self, fact_id: object) -> bool:
+        return isinstance(fact_id, int) and self._log.get(fact_id) is not None
+
     def __iter__(self) -> Iterator[int]:
         return (f.id for f in self._log)
 

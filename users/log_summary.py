@@ -113,20 +113,22 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
         if any(f.retracts is not None and f.retracts >= f.id for f in new):
             raise OutOfOrder("a retraction names a later fact")  # never from a store
         added: dict[int, str] = {}
+        retracted: dict[int, int] = {}
         for fact in new:
             if fact.retracts is None:
                 added[fact.id] = fact.hash
                 total += _term(fact.hash)
                 continue
-            conn.execute("INSERT OR REPLACE INTO retractions(target, by) VALUES (?, ?)", (fact.retracts, fact.id))
+            retracted[fact.retracts] = fact.id
             gone = added.pop(fact.retracts, None)
-            if gone is None:
+            if gone is None and position:  # (a summary started afresh holds no live rows yet)
                 row = conn.execute("SELECT hash FROM live WHERE id = ?", (fact.retracts,)).fetchone()
                 if row is not None:
                     gone = str(row[0])
                     conn.execute("DELETE FROM live WHERE id = ?", (fact.retracts,))
             if gone is not None:
                 total -= _term(gone)
+        conn.executemany("INSERT OR REPLACE INTO retractions(target, by) VALUES (?, ?)", retracted.items())
         conn.executemany("INSERT OR REPLACE INTO live(id, hash) VALUES (?, ?)", added.items())
         total %= _MOD
         head = new[-1].id if new else position
@@ -134,8 +136,12 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
         conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", [
             ("format", FORMAT), ("epoch", epoch), ("position", str(head)), ("sum", f"{total:064x}"),
             ("anchor", anchor.hash if anchor else "")])
-        live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live"))
-        retractions = {int(t): int(b) for t, b in conn.execute("SELECT target, by FROM retractions ORDER BY by")}
+        if position:
+            live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live"))
+            retractions = {int(t): int(b) for t, b in conn.execute("SELECT target, by FROM retractions ORDER BY by")}
+        else:  # read afresh: the tables hold exactly what was just written
+            live = frozenset(added)
+            retractions = dict(sorted(retracted.items(), key=lambda item: item[1]))
         conn.execute("COMMIT")
         return Summary(head, live, retractions, total, reason)
     except BaseException:
