@@ -37,9 +37,9 @@ from __future__ import annotations
 import hashlib
 import sqlite3
 from bisect import bisect_left
-from functools import partial
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from codegen.compile_state import (
@@ -179,6 +179,7 @@ class _Batch:
         self.notes_added: dict[int, NoteRow] = {}
         self.notes_removed: dict[int, NoteRow] = {}
         self.early: set[int] = set()  # retracted before they arrived
+        self.days: dict[str, str] = {}  # one string per effective day (many facts share one)
 
     def _kind(self, kind: str) -> KindRow:
         row = self.kinds.get(kind)
@@ -235,7 +236,8 @@ class _Batch:
         if problem is not None:
             self._quarantine(fact.id, problem, origin)
             return
-        entity.add(Member(fact.id, effective_day(fact), fact.hash, fact.fields))
+        day = effective_day(fact)
+        entity.add(Member(fact.id, self.days.setdefault(day, day), fact.hash, fact.fields))
         entity.line_spec = ""
         self.dirty.add(ident)
 

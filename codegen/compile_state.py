@@ -77,6 +77,8 @@ class EntityRow:
     """An identity of the log: kind, ordinal, live member facts (id order; read from the
     state only when asked for), and its record's line as last rendered."""
 
+    __slots__ = ("ident", "kind", "ordinal", "_members", "_raw", "_merged", "line", "line_spec", "needs", "_cites")
+
     def __init__(self, ident: str, kind: str, ordinal: int, members: list[Member] | None = None, *,
                  raw: str = "", line: str = "", line_spec: str = "", needs: str = "", cites: str = "") -> None:
         self.ident, self.kind, self.ordinal = ident, kind, ordinal

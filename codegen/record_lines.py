@@ -26,7 +26,7 @@ from factlog.timeparse import parse_date, parse_datetime, parse_time
 from factlog.vocabulary import NOTE_CLASS, PROVENANCE_FIELD
 
 _PARSERS: dict[str, Callable[[str], object]] = {"date": parse_date, "datetime": parse_datetime, "time": parse_time}
-_MAX_CACHED = 200_000
+_MAX_CACHED = 50_000
 _TEMPORAL: dict[tuple[str, str], tuple[str, frozenset[str]]] = {}  # (field base, JSON string) -> literal, names
 _DATES: dict[date, str] = {}  # a note's date -> its literal
 
