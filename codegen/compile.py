@@ -167,6 +167,7 @@ class _Batch:
         self.db, self.lookup, self.fresh, self.extra, self.persist = db, lookup, fresh, extra, persist
         self.relined: dict[str, EntityRow] = {}  # entities whose record line was rendered again
         self._live_by_kind: dict[str, list[EntityRow]] | None = None
+        self._all_by_kind: dict[str, list[EntityRow]] | None = None  # of a fresh build, until released
         self.chunk_records = chunk_records
         self.position, self.note_next = position, note_next
         self.kinds = db.kinds()
@@ -229,8 +230,9 @@ class _Batch:
             row = self._kind(kind)
             entity = self.entities[ident] = EntityRow(ident, kind, row.next_ordinal)
             row.next_ordinal += 1
-            self.before[ident] = None
-            self.dirty.add(ident)
+            if not self.fresh:  # a fresh build counts every entity (`_count_fresh`)
+                self.before[ident] = None
+                self.dirty.add(ident)
         if dead:
             return
         if problem is not None:
@@ -239,7 +241,8 @@ class _Batch:
         day = effective_day(fact)
         entity.add(Member(fact.id, self.days.setdefault(day, day), fact.hash, fact.fields))
         entity.line_spec = ""
-        self.dirty.add(ident)
+        if not self.fresh:
+            self.dirty.add(ident)
 
     def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> list[EntityRow]:
         """Live entities of `kind` (ordinal in [lo, hi) when given), by ordinal; a fresh
@@ -256,8 +259,24 @@ class _Batch:
             return rows
         return [e for e in rows[bisect_left(rows, lo, key=lambda e: e.ordinal):] if e.ordinal < hi]
 
+    def release(self, kind: str) -> None:
+        """A fresh build that keeps its state is done with the entities of `kind` (their
+        chunks are rendered): write their rows and let them go, with their lines."""
+        if not (self.fresh and self.persist):
+            return
+        if self._all_by_kind is None:
+            self._all_by_kind = {}
+            for entity in self.entities.values():
+                self._all_by_kind.setdefault(entity.kind, []).append(entity)
+        rows = self._all_by_kind.pop(kind, [])
+        self.db.put_entities(sorted(rows, key=lambda e: e.ident))
+        for entity in rows:
+            del self.entities[entity.ident]
+        if self._live_by_kind is not None:
+            self._live_by_kind.pop(kind, None)
+
     def save_lines(self) -> None:
-        """Write the entities (fresh) or their new record lines (update)."""
+        """Write the entities (fresh; those not released yet) or their new record lines (update)."""
         if self.fresh:
             if self.persist:
                 self.db.put_entities(self.entities[i] for i in sorted(self.entities))
@@ -489,7 +508,8 @@ def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[Entit
             failed.update(_failure(entity, error))
             continue
         entity.line, entity.needs, entity.line_spec = line, _needs_text(needs), digest
-        batch.relined[entity.ident] = entity
+        if not batch.fresh:
+            batch.relined[entity.ident] = entity
     if failed:
         raise _EntitiesFailed(failed)
 
@@ -552,10 +572,12 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
                     writer.class_file(kind, spec, _class_doc(kind), (record, _with_hashes(entity)))
                 except Exception as error:
                     raise _EntitiesFailed(_failure(entity, error)) from error
+            batch.release(kind)
         elif whole:
             db.delete_files(kind)
             writer.class_file(kind, spec, _class_doc(kind), None)
             _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records)
+            batch.release(kind)
         else:
             for index in sorted(touched.get(kind, ())):
                 lo = index * chunk_records

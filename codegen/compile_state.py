@@ -31,7 +31,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Iterable, Iterator, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from factlog.model import JsonValue
 from factlog.timeparse import parse_date
@@ -142,7 +142,7 @@ class EntityRow:
         return self._merged
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteRow:
     fact_id: int
     ordinal: int
@@ -179,7 +179,17 @@ class FileRow:
     input_hash: str
 
 
-_COMPACT = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode  # as json.dumps(..., separators)
+def _compact_encoder() -> Callable[[object], str]:
+    """`json.dumps(value, separators=(",", ":"))` for JSON values, without its per-call set-up."""
+    encoder = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return encoder.encode
+    chunks = make(None, encoder.default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    return lambda value: "".join(chunks(value, 0))
+
+
+_COMPACT = _compact_encoder()
 
 
 def _members_json(members: Iterable[Member]) -> str:
