@@ -38,14 +38,17 @@ class Unhandled(Exception):
 @dataclass(frozen=True)
 class LinePlan:
     """What writing a spec's record lines needs: per field (original name, `name=`, type,
-    kept as text), in the spec's order."""
+    kept as text, the type's name when it is date, datetime or time, else ""), in the
+    spec's order."""
 
     class_name: str
-    fields: tuple[tuple[str, str, PyType, bool], ...]
+    fields: tuple[tuple[str, str, PyType, bool, str], ...]
 
 
 def line_plan(spec: ClassSpec) -> LinePlan:
-    return LinePlan(spec.names.class_name, tuple((f.original, f"{f.name}=", f.type, f.as_text) for f in spec.fields))
+    return LinePlan(spec.names.class_name, tuple(
+        (f.original, f"{f.name}=", f.type, f.as_text, f.type.base if f.type.base in _PARSERS else "")
+        for f in spec.fields))
 
 
 def _temporal(base: str, text: str, needed: set[str]) -> str:
@@ -91,12 +94,23 @@ def entity_line(plan: LinePlan, fields: Mapping[str, JsonValue], fact_ids: Seque
     needed: set[str] = set()
     args = []
     get = fields.get
-    for original, prefix, field_type, text in plan.fields:
+    for original, prefix, field_type, text, temporal in plan.fields:
         value = get(original)
         if value is None:
             continue
         if text:
             args.append(prefix + str_literal(as_text(value)))
+        elif type(value) is str:  # the common cases inline: a string, a temporal string seen before
+            assert isinstance(value, str)
+            if not temporal:
+                args.append(prefix + str_literal(value))
+                continue
+            known = _TEMPORAL.get((temporal, value))
+            if known is None:
+                args.append(prefix + _temporal(temporal, value, needed))
+            else:
+                args.append(prefix + known[0])
+                needed |= known[1]
         else:
             args.append(prefix + _literal(value, field_type, needed))
     args.append(f"{PROVENANCE_FIELD}=[{', '.join(map(str, fact_ids))}]")
