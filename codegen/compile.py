@@ -39,6 +39,7 @@ import sqlite3
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from codegen.compile_state import (
@@ -53,9 +54,11 @@ from codegen.compile_state import (
     NoteRow,
     StateDb,
 )
+from codegen.gc_pause import gc_paused
 from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
+from codegen.record_source import entity_line, line_plan, note_line
 from codegen.render import (
     Export,
     Header,
@@ -72,6 +75,7 @@ from codegen.schema import (
     FieldSpec,
     PyType,
     add_contribution,
+    add_fields,
     coerce,
     contribution,
     spec_digest,
@@ -163,6 +167,7 @@ class _Batch:
         self.db, self.lookup, self.fresh, self.extra, self.persist = db, lookup, fresh, extra, persist
         self.relined: dict[str, EntityRow] = {}  # entities whose record line was rendered again
         self._live_by_kind: dict[str, list[EntityRow]] | None = None
+        self._all_by_kind: dict[str, list[EntityRow]] | None = None  # of a fresh build, until released
         self.chunk_records = chunk_records
         self.position, self.note_next = position, note_next
         self.kinds = db.kinds()
@@ -175,6 +180,7 @@ class _Batch:
         self.notes_added: dict[int, NoteRow] = {}
         self.notes_removed: dict[int, NoteRow] = {}
         self.early: set[int] = set()  # retracted before they arrived
+        self.days: dict[str, str] = {}  # one string per effective day (many facts share one)
 
     def _kind(self, kind: str) -> KindRow:
         row = self.kinds.get(kind)
@@ -211,9 +217,11 @@ class _Batch:
                 self._quarantine(fact.id, problem, origin)
                 return
             dates = note_dates(fact)
-            line, needs = record_line(NOTE_CLASS, Record((("text", fact.text), ("dates", list(dates))), (fact.id,)))
-            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, dates, fact.hash, line,
-                                                ",".join(sorted(needs)))
+            try:
+                line, needs = note_line(fact.text, dates, fact.id)
+            except Exception:  # the general path renders it, or raises its own error
+                line, needs = record_line(NOTE_CLASS, Record((("text", fact.text), ("dates", list(dates))), (fact.id,)))
+            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, dates, fact.hash, line, _needs_text(needs))
             return
         kind = normalize_kind(fact.kind)
         ident = kind_identity(kind, fact.key, fact.id)
@@ -222,16 +230,19 @@ class _Batch:
             row = self._kind(kind)
             entity = self.entities[ident] = EntityRow(ident, kind, row.next_ordinal)
             row.next_ordinal += 1
-            self.before[ident] = None
-            self.dirty.add(ident)
+            if not self.fresh:  # a fresh build counts every entity (`_count_fresh`)
+                self.before[ident] = None
+                self.dirty.add(ident)
         if dead:
             return
         if problem is not None:
             self._quarantine(fact.id, problem, origin)
             return
-        entity.add(Member(fact.id, effective_day(fact), fact.hash, fact.fields))
+        day = effective_day(fact)
+        entity.add(Member(fact.id, self.days.setdefault(day, day), fact.hash, fact.fields))
         entity.line_spec = ""
-        self.dirty.add(ident)
+        if not self.fresh:
+            self.dirty.add(ident)
 
     def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> list[EntityRow]:
         """Live entities of `kind` (ordinal in [lo, hi) when given), by ordinal; a fresh
@@ -248,8 +259,24 @@ class _Batch:
             return rows
         return [e for e in rows[bisect_left(rows, lo, key=lambda e: e.ordinal):] if e.ordinal < hi]
 
+    def release(self, kind: str) -> None:
+        """A fresh build that keeps its state is done with the entities of `kind` (their
+        chunks are rendered): write their rows and let them go, with their lines."""
+        if not (self.fresh and self.persist):
+            return
+        if self._all_by_kind is None:
+            self._all_by_kind = {}
+            for entity in self.entities.values():
+                self._all_by_kind.setdefault(entity.kind, []).append(entity)
+        rows = self._all_by_kind.pop(kind, [])
+        self.db.put_entities(sorted(rows, key=lambda e: e.ident))
+        for entity in rows:
+            del self.entities[entity.ident]
+        if self._live_by_kind is not None:
+            self._live_by_kind.pop(kind, None)
+
     def save_lines(self) -> None:
-        """Write the entities (fresh) or their new record lines (update)."""
+        """Write the entities (fresh; those not released yet) or their new record lines (update)."""
         if self.fresh:
             if self.persist:
                 self.db.put_entities(self.entities[i] for i in sorted(self.entities))
@@ -284,12 +311,23 @@ class _Batch:
             entity.line_spec = ""
             self.dirty.add(entity.ident)
 
+    def _count_fresh(self) -> None:
+        """The schema inputs and live counts of a build from scratch: every entity is new,
+        and they were made in ordinal order (what `finish` would add one by one)."""
+        for entity in self.entities.values():
+            if entity.live:
+                row = self.kinds[entity.kind]
+                add_fields(row.fields, entity.ordinal, entity.merged())
+                row.live_count += 1
+
     def finish(self) -> tuple[dict[str, set[int]], set[int], set[str]]:
         """Write the rows; returns the touched chunks per kind, the touched note chunks, and
         the kinds whose fields' first appearance must be found again."""
         touched: dict[str, set[int]] = {}
         rescan: set[str] = set()
-        rows = [self.entities[i] for i in sorted(self.dirty)]
+        if self.fresh:
+            self._count_fresh()
+        rows = [] if self.fresh else [self.entities[i] for i in sorted(self.dirty)]
         for entity in rows:
             touched.setdefault(entity.kind, set()).add(chunk_index(entity.ordinal, self.chunk_records))
             before, after = self.before.get(entity.ident), _contribution(entity)
@@ -357,7 +395,7 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
         value = coerce(merged.get(f.original), f)
         if value is not None:
             values.append((f.name, value))
-    return Record(tuple(values), tuple(sorted(m.id for m in entity.members)))
+    return Record(tuple(values), entity.fact_ids())
 
 
 class _Item:
@@ -442,31 +480,50 @@ def _with_hashes(entity: EntityRow) -> list[str]:
     return [h for _, h in entity.cites()]
 
 
+_NEEDS_TEXT: dict[frozenset[str], str] = {}
+
+
+def _needs_text(needs: frozenset[str]) -> str:
+    """The temporal names a line uses, as the state keeps them (sorted, comma-separated)."""
+    text = _NEEDS_TEXT.get(needs)
+    if text is None:
+        text = _NEEDS_TEXT[needs] = ",".join(sorted(needs))
+    return text
+
+
 def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[EntityRow]) -> None:
     """Render the record line of each entity whose line is not of this spec; an entity whose
     record cannot be rendered fails with all its facts (after trying every entity)."""
     failed: dict[int, str] = {}
+    plan = line_plan(spec)
     for entity in entities:
         if entity.line_spec == digest:
             continue
         try:
-            line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
+            try:
+                line, needs = entity_line(plan, entity.merged(), entity.fact_ids())
+            except Exception:  # the general path renders it, or raises its own error
+                line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
         except Exception as error:  # anything one entity's values do must not stop the others
             failed.update(_failure(entity, error))
             continue
-        entity.line, entity.needs, entity.line_spec = line, ",".join(sorted(needs)), digest
-        batch.relined[entity.ident] = entity
+        entity.line, entity.needs, entity.line_spec = line, _needs_text(needs), digest
+        if not batch.fresh:
+            batch.relined[entity.ident] = entity
     if failed:
         raise _EntitiesFailed(failed)
 
 
 def _entity_item(spec: ClassSpec, entity: EntityRow) -> _Item:
-    return _Item(entity.line, entity.needs, entity.cites(), lambda: _entity_record(spec, entity))
+    return _Item(entity.line, entity.needs, entity.cites(), partial(_entity_record, spec, entity))
+
+
+def _note_record(note: NoteRow) -> Record:
+    return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
 
 
 def _note_item(note: NoteRow) -> _Item:
-    record = Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
-    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), lambda: record)
+    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), partial(_note_record, note))
 
 
 def _render_kind_chunks(writer: _Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
@@ -515,10 +572,12 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
                     writer.class_file(kind, spec, _class_doc(kind), (record, _with_hashes(entity)))
                 except Exception as error:
                     raise _EntitiesFailed(_failure(entity, error)) from error
+            batch.release(kind)
         elif whole:
             db.delete_files(kind)
             writer.class_file(kind, spec, _class_doc(kind), None)
             _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records)
+            batch.release(kind)
         else:
             for index in sorted(touched.get(kind, ())):
                 lo = index * chunk_records
@@ -532,10 +591,8 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     db.put_kinds(batch.kinds.values())
     if full:
         writer.class_file(NOTES_KIND, NOTE_SPEC, _NOTE_DOC, None)
-        note_chunks = {chunk_index(n.ordinal, chunk_records) for n in db.notes_in()}
-    for index in sorted(note_chunks):
-        lo = index * chunk_records
-        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in db.notes_in(lo, lo + chunk_records)])
+    for index, notes in _note_chunks(db, batch, full, note_chunks, chunk_records):
+        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in notes])
     exports = _exports(db, names, specs)
     quarantined = {i: reason for i, (reason, _) in batch.quarantine.items()}
     input_hash = writer.init(batch.position, exports, quarantined)
@@ -543,6 +600,23 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     counts = {names[k].attribute: batch.kinds[k].live_count for k in by_attribute}
     counts[NOTE_ATTRIBUTE] = db.note_count()
     return _Rendered(names, specs, counts, input_hash, frozenset(writer.written))
+
+
+def _note_chunks(db: StateDb, batch: _Batch, full: bool, touched: set[int],
+                 chunk_records: int) -> Iterator[tuple[int, Sequence[NoteRow]]]:
+    """The note chunks to render with their notes, by index: every chunk in a fresh build
+    (its notes are all in the batch), else the touched ones (read from the state)."""
+    if full and batch.fresh:
+        groups: dict[int, list[NoteRow]] = {}
+        for note in sorted(batch.notes_added.values(), key=lambda n: n.ordinal):
+            groups.setdefault(chunk_index(note.ordinal, chunk_records), []).append(note)
+        yield from sorted(groups.items())
+        return
+    if full:
+        touched = {chunk_index(n.ordinal, chunk_records) for n in db.notes_in()}
+    for index in sorted(touched):
+        lo = index * chunk_records
+        yield index, db.notes_in(lo, lo + chunk_records)
 
 
 def _exports(db: StateDb, names: Mapping[str, KindNames], specs: Mapping[str, ClassSpec]) -> list[Export]:
@@ -599,6 +673,7 @@ def _package(user: str, db: StateDb, rendered: _Rendered, batch: _Batch) -> Gene
                             dict(sorted(quarantined.items())))
 
 
+@gc_paused
 def compile_package(user: str, facts: Sequence[Fact], *, quarantine: Mapping[int, str] | None = None,
                     chunk_records: int = CHUNK_RECORDS) -> GeneratedPackage:
     """Compile the user's facts (any order; each id once) into a package, in full; facts
@@ -636,6 +711,7 @@ def _usable(db: StateDb, log: LogAccess, epoch: str, chunk_records: int) -> str 
     return None
 
 
+@gc_paused
 def compile_incremental(user: str, state_path: Path, log: LogAccess, *, epoch: str = "",
                         chunk_records: int = CHUNK_RECORDS) -> Compiled:
     """The package of `log`, produced from the state at `state_path` plus the facts after

@@ -31,7 +31,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Callable, Iterable, Iterator, NamedTuple
 
 from factlog.model import JsonValue
 from factlog.timeparse import parse_date
@@ -64,8 +64,7 @@ class NeedFull(Exception):
     """The state cannot follow this change (or does not match the log): rebuild in full."""
 
 
-@dataclass(frozen=True)
-class Member:
+class Member(NamedTuple):
     """A live fact of an entity."""
 
     id: int
@@ -77,6 +76,8 @@ class Member:
 class EntityRow:
     """An identity of the log: kind, ordinal, live member facts (id order; read from the
     state only when asked for), and its record's line as last rendered."""
+
+    __slots__ = ("ident", "kind", "ordinal", "_members", "_raw", "_merged", "line", "line_spec", "needs", "_cites")
 
     def __init__(self, ident: str, kind: str, ordinal: int, members: list[Member] | None = None, *,
                  raw: str = "", line: str = "", line_spec: str = "", needs: str = "", cites: str = "") -> None:
@@ -117,6 +118,13 @@ class EntityRow:
             return ((members[0].id, members[0].hash),)
         return tuple(sorted((m.id, m.hash) for m in members))
 
+    def fact_ids(self) -> tuple[int, ...]:
+        """The members' fact ids, ascending."""
+        members = self.members
+        if len(members) == 1:
+            return (members[0].id,)
+        return tuple(sorted(m.id for m in members))
+
     def cites_text(self) -> str:
         return ",".join(f"{i}:{h}" for i, h in self.cites())
 
@@ -134,7 +142,7 @@ class EntityRow:
         return self._merged
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NoteRow:
     fact_id: int
     ordinal: int
@@ -171,8 +179,21 @@ class FileRow:
     input_hash: str
 
 
+def _compact_encoder() -> Callable[[object], str]:
+    """`json.dumps(value, separators=(",", ":"))` for JSON values, without its per-call set-up."""
+    encoder = json.JSONEncoder(separators=(",", ":"), check_circular=False)
+    make = getattr(json.encoder, "c_make_encoder", None)
+    if make is None:
+        return encoder.encode
+    chunks = make(None, encoder.default, json.encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
+    return lambda value: "".join(chunks(value, 0))
+
+
+_COMPACT = _compact_encoder()
+
+
 def _members_json(members: Iterable[Member]) -> str:
-    return json.dumps([[m.id, m.day, m.hash, m.fields] for m in members], separators=(",", ":"))
+    return _COMPACT([[m.id, m.day, m.hash, m.fields] for m in members])
 
 
 def _members(text: str) -> list[Member]:
@@ -180,8 +201,8 @@ def _members(text: str) -> list[Member]:
 
 
 def _stats_json(row: KindRow) -> str:
-    return json.dumps({name: [s.present, s.nonnull, s.types, list(s.first) if s.first else None]
-                       for name, s in row.fields.items()}, separators=(",", ":"))
+    return _COMPACT({name: [s.present, s.nonnull, s.types, list(s.first) if s.first else None]
+                     for name, s in row.fields.items()})
 
 
 def _stats(text: str) -> dict[str, FieldStats]:

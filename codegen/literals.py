@@ -25,14 +25,22 @@ class Aliases:
     time: str = "time"
 
 
+_ESCAPE_TABLE = str.maketrans(_SIMPLE_ESCAPES)
+
+
 def str_literal(text: str) -> str:
-    if text.isprintable() and "'" not in text and "\\" not in text:
-        return f"'{text}'"
+    if text.isprintable():
+        if "'" not in text and "\\" not in text:
+            return f"'{text}'"
+        return f"'{text.translate(_ESCAPE_TABLE)}'"
+    escaped = text.translate(_ESCAPE_TABLE)  # what is left unprintable needs a code escape
+    if escaped.isprintable():
+        return f"'{escaped}'"
     parts = ["'"]
     for ch in text:
-        escaped = _SIMPLE_ESCAPES.get(ch)
-        if escaped is not None:
-            parts.append(escaped)
+        simple = _SIMPLE_ESCAPES.get(ch)
+        if simple is not None:
+            parts.append(simple)
         elif ch.isprintable():
             parts.append(ch)
         else:

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from codegen import module_reuse
+from codegen.gc_pause import gc_paused
 from codegen.module_reuse import Reuse
 
 MODULE_PREFIX = "_uac_gen"
@@ -234,6 +235,7 @@ def module_name_for(user: str, version: str) -> str:
     return f"{MODULE_PREFIX}_{slug_user}_{slug_version}_{digest}"
 
 
+@gc_paused
 def load_package(directory: Path, module_name: str,
                  pinned: Mapping[str, str] | None = None, *, reuse: Reuse | None = None) -> types.ModuleType:
     """Import `directory` (holding `__init__.py`) as the package `module_name`.

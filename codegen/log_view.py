@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
+from codegen.gc_pause import paused_gc
 from factlog.errors import NotFound
 from factlog.model import Fact
 from factlog.store import FactStore
@@ -44,7 +45,8 @@ class StoreLog(Sequence[Fact]):
         if self._all is not None:
             return [f for f in self._all if f.id > position]
         if position < self._tail_from:
-            older = list(self._store.facts(self._user, after=position, upto=self._tail_from))
+            with paused_gc():  # many facts, all kept
+                older = list(self._store.facts(self._user, after=position, upto=self._tail_from))
             self._tail = older + self._tail
             self._tail_from = position
             self._by_id.update((f.id, f) for f in older)
@@ -120,6 +122,13 @@ class FactsById(Mapping[int, Fact]):
         if fact is None:
             raise KeyError(fact_id)
         return fact
+
+    def get(self, fact_id: int, default: Fact | None = None) -> Fact | None:  # type: ignore[override]
+        fact = self._log.get(fact_id) if isinstance(fact_id, int) else None
+        return default if fact is None else fact
+
+    def __contains__(self, fact_id: object) -> bool:
+        return isinstance(fact_id, int) and self._log.get(fact_id) is not None
 
     def __iter__(self) -> Iterator[int]:
         return (f.id for f in self._log)

@@ -35,6 +35,7 @@ from decimal import Decimal, InvalidOperation
 from typing import AbstractSet, Any, ClassVar, Protocol, Self, runtime_checkable
 
 from codegen.coverage import CoverageReport, collect_cited, report
+from codegen.gc_pause import gc_paused
 from codegen.manifest_file import MANIFEST_FILE as MANIFEST_FILE
 from factlog import strict_json as J
 from factlog.errors import InputError
@@ -563,6 +564,7 @@ def _list_class(annotation: object) -> str | None:
     return match.group(1) if match else None
 
 
+@gc_paused
 def walk_module(namespace: Mapping[str, object], *, live_fact_ids: AbstractSet[int] | None = None,
                 identity: Identity | None = None,
                 quarantined: Mapping[int, str] | None = None,

@@ -92,6 +92,26 @@ def _type_text(value: JsonValue) -> str | None:
     return None if value_type is None else type_to_text(value_type)
 
 
+def add_fields(stats: dict[str, FieldStats], ordinal: int, fields: Mapping[str, JsonValue]) -> None:
+    """`add_contribution(stats, ordinal, contribution(ordinal, fields), 1)` for an entity
+    whose ordinal is above every one added before (a build from scratch, in ordinal order):
+    a field seen for the first time is first here."""
+    for index, (name, value) in enumerate(fields.items()):
+        entry = stats.get(name)
+        if entry is None:
+            entry = stats[name] = FieldStats(first=(ordinal, index))
+        entry.present += 1
+        if value is not None:
+            kind = type(value)
+            value_type = _STRING_TYPES.get(value) if kind is str else _SIMPLE.get(kind)  # type: ignore[arg-type]
+            if value_type is None:
+                value_type = _type_text(value)
+            if value_type is not None:
+                entry.nonnull += 1
+                types = entry.types
+                types[value_type] = types.get(value_type, 0) + 1
+
+
 def add_contribution(stats: dict[str, FieldStats], ordinal: int,
                      items: tuple[tuple[str, int, str | None], ...], sign: int) -> set[str]:
     """Add (`sign=1`) or remove (`-1`) one entity's contribution; returns the fields whose

@@ -158,6 +158,7 @@ def test_an_entity_that_fails_to_render_is_quarantined(monkeypatch: pytest.Monke
 
 def test_an_entity_whose_literal_cannot_be_written_is_quarantined(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rendering the chunk fails: the records are tried one by one to find the culprit."""
+    import codegen.record_source
     import codegen.render
 
     real = codegen.render.py_literal
@@ -168,6 +169,7 @@ def test_an_entity_whose_literal_cannot_be_written_is_quarantined(monkeypatch: p
         return real(value, *args)
 
     monkeypatch.setattr(codegen.render, "py_literal", picky)
+    monkeypatch.setattr(codegen.record_source, "str_literal", picky)  # the fast path fails too, and falls back
     facts = [_fact(1, "trip", {"v": "ok"}, "A"), _fact(2, "trip", {"v": "boom"}, "B"), _fact(3, "trip", {"v": "x"})]
     package = compile_package("alice", facts)
     assert package.quarantined == {2: "trip/B could not be compiled: ValueError: cannot write boom"}

@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from codegen.gc_pause import gc_paused
 from factlog.log_access import LogAccess, prefix_problem
 
 FORMAT = "1"
@@ -102,6 +103,7 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+@gc_paused
 def summarize(path: Path | None, log: LogAccess, epoch: str) -> Summary:
     """The summary of `log` up to its head, following the stored one (see module)."""
     if path is None:
@@ -152,11 +154,10 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
                 added[fact.id] = fact.hash
                 total += _term(fact.hash)
                 continue
-            conn.execute("INSERT OR REPLACE INTO retractions(target, by) VALUES (?, ?)", (fact.retracts, fact.id))
             retracted.pop(fact.retracts, None)  # a later retraction of the same target comes last
             retracted[fact.retracts] = fact.id
             gone = added.pop(fact.retracts, None)
-            if gone is None:
+            if gone is None and position:  # (a summary started afresh holds no live rows yet)
                 row = conn.execute("SELECT hash FROM live WHERE id = ?", (fact.retracts,)).fetchone()
                 if row is not None:
                     gone = str(row[0])
@@ -164,6 +165,7 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
                     removed.add(fact.retracts)
             if gone is not None:
                 total -= _term(gone)
+        conn.executemany("INSERT OR REPLACE INTO retractions(target, by) VALUES (?, ?)", retracted.items())
         conn.executemany("INSERT OR REPLACE INTO live(id, hash) VALUES (?, ?)", added.items())
         total %= _MOD
         head = new[-1].id if new else position
@@ -175,6 +177,9 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
             live = kept.live.difference(removed).union(added)
             retractions = {t: b for t, b in kept.retractions.items() if t not in retracted}
             retractions.update(retracted)
+        elif not position:  # read afresh: the tables hold exactly what was just written
+            live = frozenset(added)
+            retractions = dict(sorted(retracted.items(), key=lambda item: item[1]))
         else:
             live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live"))
             retractions = {int(t): int(b) for t, b in

@@ -1,0 +1,135 @@
+"""What a full checkpoint spends outside safety and mypy, stage by stage, on a copy of a
+workspace's fact log: the log summary built cold (`users.log_summary.summarize`, which
+reads the log), the compile with its state built cold (`codegen.compile.compile_incremental`),
+the import of the package (`codegen.loader.load_package`, nothing reused) and the coverage
+walk (`codegen.manifest.walk_module`, every chunk list walked). Each run is a fresh process;
+wall and CPU seconds per stage, and the process's peak RSS, are printed as medians.
+
+`--baseline-src DIR` (a source tree of another version, e.g. from `git archive`) runs the
+same stages with that code, alternating with this tree's, and prints the ratios; both must
+produce the same package and manifest (their digests are compared).
+
+Run: .venv/bin/python benchmarks/bench_build_stages.py --home WORKSPACE --user bench
+     [--runs 3] [--baseline-src DIR]
+  or .venv/bin/python benchmarks/bench_build_stages.py --facts 100000   (a fresh interleaved log)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+STAGES = ("summary", "compile", "import", "coverage")
+
+CHILD = r"""
+import hashlib, json, re, resource, shutil, sys, time
+from pathlib import Path
+src, work, user = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+shutil.copy(src / "facts.db", work / "facts.db")
+from runtime.workspace import Workspace
+from codegen.log_view import StoreLog
+from codegen.compile import compile_incremental
+from codegen.loader import load_package
+from codegen.manifest import walk_module, identity_from_facts
+from codegen.module_reuse import content_keys
+from codegen.validate import chunk_runs
+from users.log_summary import summarize
+store = Workspace.at(work).open_facts()
+log = StoreLog(store, user, store.head(user))
+wall, cpu = {}, {}
+def timed(stage, run):
+    started, used = time.perf_counter(), time.process_time()
+    result = run()
+    wall[stage], cpu[stage] = time.perf_counter() - started, time.process_time() - used
+    return result
+summary = timed("summary", lambda: summarize(work / "summary.sqlite", log, ""))
+files = timed("compile", lambda: compile_incremental(user, work / "state" / "compile.sqlite", log)).files
+hashes = {f: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest() for f, t in files.items()}
+imports = {f: frozenset(re.findall(r"^from \.(\w+) import", t, re.M)) for f, t in files.items()}
+stage = work / "stage"
+stage.mkdir()
+for name, text in files.items():
+    (stage / name).write_bytes(text.encode("utf-8", "surrogatepass"))
+package = "_uac_gen_bench_stages"
+module = timed("import", lambda: load_package(stage, package, hashes))
+keys = content_keys(hashes, imports)
+walked = timed("coverage", lambda: walk_module(vars(module), live_fact_ids=summary.live,
+               identity=identity_from_facts(log.by_id()),
+               runs=chunk_runs(files["__init__.py"], package, keys, True), known_parts={}, found_parts={}))
+assert not isinstance(walked, str) and walked[0].complete
+print(json.dumps({"wall": wall, "cpu": cpu, "files": len(files),
+                  "package": hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest(),
+                  "manifest": hashlib.sha256(walked[1].dump().encode()).hexdigest(),
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))
+"""
+
+
+def _run(src: Path, home: Path, user: str) -> dict[str, object]:
+    work = Path(tempfile.mkdtemp(prefix="bench-stages-"))
+    try:
+        env_path = [str(src)] if src != HERE.parent else []
+        out = subprocess.run([sys.executable, "-c", f"import sys; sys.path[:0] = {env_path!r}\n" + CHILD,
+                              str(home), str(work), user], capture_output=True, text=True, check=True)
+        return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _medians(runs: list[dict[str, object]], key: str) -> dict[str, float]:
+    per_stage = {s: statistics.median(float(r[key][s]) for r in runs) for s in STAGES}  # type: ignore[index]
+    per_stage["total"] = sum(per_stage.values())
+    return per_stage
+
+
+def _line(label: str, runs: list[dict[str, object]]) -> str:
+    wall, cpu = _medians(runs, "wall"), _medians(runs, "cpu")
+    cells = "  ".join(f"{s} {wall[s]:6.2f} s ({cpu[s]:6.2f} cpu)" for s in (*STAGES, "total"))
+    rss = statistics.median(int(str(r["peak_rss_mb"])) for r in runs)
+    return f"{label:<9} {cells}  peak RSS {rss:,.0f} MB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--home", type=Path, help="a workspace whose facts.db holds the log (copied, never written)")
+    parser.add_argument("--user", default="bench")
+    parser.add_argument("--facts", type=int, default=100_000, help="without --home: an interleaved log of this size")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--baseline-src", type=Path, default=None)
+    args = parser.parse_args()
+    made = None
+    home = args.home
+    if home is None:
+        made = home = Path(tempfile.mkdtemp(prefix="bench-stages-home-"))
+        subprocess.run([sys.executable, str(HERE / "interleaved.py"), "--facts", str(args.facts), "--home", str(home),
+                        "--user", args.user], check=True, capture_output=True)
+    try:
+        ours: list[dict[str, object]] = []
+        base: list[dict[str, object]] = []
+        for _ in range(args.runs):
+            if args.baseline_src is not None:
+                base.append(_run(args.baseline_src.resolve(), home, args.user))
+            ours.append(_run(HERE.parent, home, args.user))
+        print(f"{ours[0]['files']} files; medians of {args.runs} run(s), wall (CPU) seconds per stage")
+        print(_line("this tree", ours))
+        if base:
+            print(_line("baseline", base))
+            same = all(r["package"] == ours[0]["package"] and r["manifest"] == ours[0]["manifest"] for r in base + ours)
+            for key in ("wall", "cpu"):
+                new, old = _medians(ours, key), _medians(base, key)
+                print(f"ratio baseline / this tree ({key}): " + "  ".join(
+                    f"{s} {old[s] / new[s]:.2f}x" for s in (*STAGES, "total") if new[s] > 0))
+            print("same package and manifest bytes:", same)
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
