@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from runtime.memory import Memory
 
-__all__ = ["app", "main", "run"]
+__all__ = ["main", "run"]  # and `app`, made on first use (see __getattr__)
 
 MAX_MESSAGE = 2000
 HINT = "run again with --debug for the traceback"

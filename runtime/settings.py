@@ -72,7 +72,7 @@ class WarmSettings(_Section):
     The client reads `mode` and `min_log_mb` from the file itself, without this model: a value
     it does not understand means `off`."""
 
-    mode: Literal["off", "auto", "on"] = DEFAULT_MODE  # type: ignore[assignment]
+    mode: Literal["off", "auto", "on"] = DEFAULT_MODE
     idle_minutes: Annotated[float, Field(strict=True, gt=0, le=24 * 60)] = 10.0
     min_log_mb: Annotated[float, Field(strict=True, ge=0)] = DEFAULT_MIN_LOG_MB
 

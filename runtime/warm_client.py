@@ -24,23 +24,22 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Final, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
     import socket
 
+    from runtime.warm_wire import PathLike
+
 ROUTED = frozenset({"checkpoint", "query", "alerts", "recall", "show"})
-DEFAULT_MODE = "auto"
+DEFAULT_MODE: Final = "auto"
 DEFAULT_MIN_LOG_MB = 4.0
 ACCEPT_TIMEOUT_S = 30.0  # the worker answers a request at once, even while busy
 START_TIMEOUT_S = 60.0  # `on` and `uac warm start`: how long to wait for a new worker
 LOG_LIMIT = 1 << 20  # the worker's log is cut when it grows past this, at the next start
 
 
-@dataclass
-class Plan:
+class Plan(NamedTuple):
     """What `route` decided: `code` is the exit code of a command the worker ran (None: run
     it here); `spawn`, when set, starts a worker in the background (call it afterwards)."""
 
@@ -48,10 +47,9 @@ class Plan:
     spawn: Callable[[], None] | None = None
 
 
-@dataclass(frozen=True)
-class Line:
+class Line(NamedTuple):
     command: str
-    home: Path
+    home: str  # resolved
     user: str | None
 
 
@@ -75,10 +73,10 @@ def parse_line(args: list[str]) -> Line | None:
     if not home.strip():
         return None
     user = next((a for a in args[i + 1:] if not a.startswith("-")), None)
-    return Line(args[i], Path(os.path.realpath(os.path.expanduser(home))), user)
+    return Line(args[i], os.path.realpath(os.path.expanduser(home)), user)
 
 
-def warm_settings(home: Path) -> tuple[str, float]:
+def warm_settings(home: PathLike) -> tuple[str, float]:
     """(mode, min_log_mb): `UAC_WARM` wins over `warm` in settings.json. A value that is not
     one of `off`/`auto`/`on`, or a settings file that cannot be read, means `off` (the
     command then reports a bad settings file itself, as it always did)."""
@@ -86,7 +84,7 @@ def warm_settings(home: Path) -> tuple[str, float]:
 
     mode, min_mb = None, DEFAULT_MIN_LOG_MB
     try:
-        with open(home / "settings.json", "rb") as handle:
+        with open(os.path.join(home, "settings.json"), "rb") as handle:
             import json
 
             section = json.loads(handle.read(1 << 16)).get("warm", {})
@@ -139,7 +137,7 @@ def route(args: list[str]) -> Plan:
         return Plan()
 
 
-def interrupted(args: list[str]) -> None:
+def interrupted(args: list[str]) -> NoReturn:
     """Ctrl-C while the worker ran the command: what the command line says then (exit 1)."""
     end = args.index("--") if "--" in args else len(args)
     if "--json" in args[:end]:
@@ -148,17 +146,17 @@ def interrupted(args: list[str]) -> None:
     sys.exit(1)
 
 
-def log_bytes(home: Path) -> int:
+def log_bytes(home: PathLike) -> int:
     total = 0
     for name in ("facts.db", "facts.db-wal"):
         try:
-            total += os.stat(home / name).st_size
+            total += os.stat(os.path.join(home, name)).st_size
         except OSError:
             pass
     return total
 
 
-def connect(home: Path) -> socket.socket | None:
+def connect(home: PathLike) -> socket.socket | None:
     """A connection to the workspace's worker, or None if none listens there."""
     import socket
 
@@ -215,7 +213,7 @@ def request(line: Line, args: list[str]) -> dict[str, object]:
 
     env = {k: v for k, v in forwarded_env(os.environ).items() if k not in ("COLUMNS", "LINES")}
     env.update(terminal_env())
-    return {"op": "run", "code": code_fingerprint(), "home": str(line.home),
+    return {"op": "run", "code": code_fingerprint(), "home": line.home,
             "open": open_time_digest(line.home, os.environ), "argv": args, "env": env, "cwd": os.getcwd(),
             "stdout": stream_info(sys.stdout), "stderr": stream_info(sys.stderr)}
 
@@ -263,7 +261,7 @@ def replay(chunks: list[bytes]) -> None:
             stream.flush()
 
 
-def private_dir(home: Path) -> Path:
+def private_dir(home: PathLike) -> str:
     """`<home>/cache/warm`, made 0700 if missing; refused (OSError) if it is not a folder of
     this user's or others may enter it."""
     import stat
@@ -271,9 +269,9 @@ def private_dir(home: Path) -> Path:
     from runtime.warm_wire import warm_dir
 
     folder = warm_dir(home)
-    folder.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(folder), exist_ok=True)
     try:
-        folder.mkdir(mode=0o700)
+        os.mkdir(folder, 0o700)
     except FileExistsError:
         pass
     st = os.lstat(folder)
@@ -284,26 +282,26 @@ def private_dir(home: Path) -> Path:
     return folder
 
 
-def spawn(home: Path, user: str | None = None) -> None:
+def spawn(home: PathLike, user: str | None = None) -> None:
     """Start a worker for `home` in the background (its own session, stdio to its log);
     quietly nothing if that fails. A worker that finds another one live exits at once."""
     try:
         import subprocess
 
         folder = private_dir(home)
-        log = folder / "log"
+        log = os.path.join(folder, "log")
         try:
-            if log.stat().st_size > LOG_LIMIT:
-                log.unlink()
+            if os.stat(log).st_size > LOG_LIMIT:
+                os.unlink(log)
         except FileNotFoundError:
             pass
-        root = str(Path(__file__).resolve().parent.parent)
+        root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
         env = dict(os.environ)
         env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-        command = [sys.executable, "-m", "runtime.warm_server", str(home)] + (["--user", user] if user else [])
+        command = [sys.executable, "-m", "runtime.warm_server", os.fspath(home)] + (["--user", user] if user else [])
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, cwd=str(home), env=env,
+            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, cwd=home, env=env,
                              start_new_session=True, close_fds=True)
         finally:
             os.close(fd)
@@ -311,7 +309,7 @@ def spawn(home: Path, user: str | None = None) -> None:
         pass
 
 
-def status(home: Path) -> dict[str, object] | None:
+def status(home: PathLike) -> dict[str, object] | None:
     """The live worker's own account (pid, served, ...), or None if none answers."""
     from runtime.warm_wire import WireError, receive_json, send_json
 
@@ -327,7 +325,7 @@ def status(home: Path) -> dict[str, object] | None:
             return None
 
 
-def start(home: Path, user: str | None = None, timeout: float = START_TIMEOUT_S) -> dict[str, object] | None:
+def start(home: PathLike, user: str | None = None, timeout: float = START_TIMEOUT_S) -> dict[str, object] | None:
     """Start a worker unless one answers; wait until one does (its status), or None."""
     import time
 
@@ -352,7 +350,7 @@ def _fingerprint() -> str:
     return code_fingerprint()
 
 
-def stop(home: Path, timeout: float = START_TIMEOUT_S) -> int | None:
+def stop(home: PathLike, timeout: float = START_TIMEOUT_S) -> int | None:
     """Ask the worker to exit (after the command it runs); wait until it has. Its pid, or
     None if none answered."""
     import time

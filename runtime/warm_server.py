@@ -39,8 +39,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from runtime.warm_wire import (FORWARDED_PREFIXES, TERMINAL_ENV, WireError, check_peer, code_fingerprint,
-                               open_time_digest, receive_json, send, send_json, short_path, socket_path)
+from runtime.warm_wire import (
+    FORWARDED_PREFIXES,
+    TERMINAL_ENV,
+    WireError,
+    check_peer,
+    code_fingerprint,
+    open_time_digest,
+    receive_json,
+    send,
+    send_json,
+    short_path,
+    socket_path,
+)
 
 if TYPE_CHECKING:
     from runtime.memory import Memory
@@ -134,7 +145,10 @@ class Worker:
 
     def listen(self) -> None:
         path = socket_path(self.home)
-        path.unlink(missing_ok=True)  # stale (its worker is gone: we hold the lock)
+        try:
+            os.unlink(path)  # stale (its worker is gone: we hold the lock)
+        except FileNotFoundError:
+            pass
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)
         try:
@@ -299,8 +313,8 @@ def _fresh_consoles(cli_app: Any) -> None:
         console._console = None
 
 
-def take_lock(folder: Path) -> int | None:
-    fd = os.open(folder / "lock", os.O_RDWR | os.O_CREAT, 0o600)
+def take_lock(folder: str) -> int | None:
+    fd = os.open(os.path.join(folder, "lock"), os.O_RDWR | os.O_CREAT, 0o600)
     deadline = time.monotonic() + LOCK_WAIT_S
     while True:
         try:

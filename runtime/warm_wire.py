@@ -20,8 +20,9 @@ import socket
 import struct
 import sys
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, Union
+
+PathLike = Union[str, "os.PathLike[str]"]
 
 MODES = ("off", "auto", "on")
 PACKAGES = ("factlog", "codegen", "users", "constraints", "runtime")
@@ -41,21 +42,22 @@ class WireError(Exception):
     """The peer hung up, sent something malformed, or is not ours."""
 
 
-def warm_dir(home: Path) -> Path:
-    return home / "cache" / "warm"
+def warm_dir(home: PathLike) -> str:
+    """Paths here are strings (os.path): the client does not load pathlib."""
+    return os.path.join(home, "cache", "warm")
 
 
-def socket_path(home: Path) -> Path:
-    return warm_dir(home) / "socket"
+def socket_path(home: PathLike) -> str:
+    return os.path.join(warm_dir(home), "socket")
 
 
 def code_fingerprint() -> str:
     """A hash of the interpreter and of every source file of our packages (names and bytes):
     a worker serves only a client whose fingerprint equals its own."""
-    root = Path(__file__).resolve().parent.parent
+    root = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
     digest = hashlib.sha256(f"{os.path.realpath(sys.executable)}\0{sys.prefix}\0{sys.version}\0{root}\0".encode())
     for package in PACKAGES:
-        for path in sorted(_sources(root / package)):
+        for path in sorted(_sources(os.path.join(root, package))):
             digest.update(os.path.relpath(path, root).encode() + b"\0")
             try:
                 with open(path, "rb") as handle:
@@ -66,7 +68,7 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def _sources(folder: Path) -> Iterator[str]:
+def _sources(folder: str) -> Iterator[str]:
     try:
         entries = list(os.scandir(folder))
     except OSError:
@@ -74,18 +76,18 @@ def _sources(folder: Path) -> Iterator[str]:
     for entry in entries:
         if entry.is_dir(follow_symlinks=False):
             if entry.name != "__pycache__":
-                yield from _sources(Path(entry.path))
+                yield from _sources(entry.path)
         elif entry.name.endswith(SOURCE_SUFFIXES):
             yield entry.path
 
 
-def open_time_digest(home: Path, environ: dict[str, str] | os._Environ[str]) -> str:
+def open_time_digest(home: PathLike, environ: dict[str, str] | os._Environ[str]) -> str:
     """What a workspace's opening read from outside it (the chain key's variables and files,
     by identity): a worker whose `Memory` was opened under another one refuses."""
     digest = hashlib.sha256()
     for name in OPEN_TIME_ENV:
         digest.update(f"{name}={environ.get(name)}\0".encode())
-    for path in (home / "chain.key", environ.get("UAC_CHAIN_KEY_FILE")):
+    for path in (os.path.join(home, "chain.key"), environ.get("UAC_CHAIN_KEY_FILE")):
         if path:
             try:
                 st = os.stat(path)
@@ -101,16 +103,15 @@ def forwarded_env(environ: dict[str, str] | os._Environ[str]) -> dict[str, str]:
 
 
 @contextmanager
-def short_path(path: Path) -> Iterator[str]:
+def short_path(path: str) -> Iterator[str]:
     """`path` as a Unix socket address: itself, or, when too long, the same file reached
     through an open descriptor of its folder (Linux)."""
-    text = os.fsencode(path)
-    if len(text) <= SUN_PATH_MAX:
-        yield str(path)
+    if len(os.fsencode(path)) <= SUN_PATH_MAX:
+        yield path
         return
-    fd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    fd = os.open(os.path.dirname(path), os.O_RDONLY | os.O_DIRECTORY)
     try:
-        yield f"/proc/self/fd/{fd}/{path.name}"
+        yield f"/proc/self/fd/{fd}/{os.path.basename(path)}"
     finally:
         os.close(fd)
 

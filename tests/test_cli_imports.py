@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -43,14 +44,17 @@ NOT_FOR_ADD = CHECKPOINT_ONLY | {"pydantic", "pydantic_core", "rich"}
 CLI_LIBRARIES = {"typer", "click", "shellingham", "annotated_doc", "typing_extensions"}
 # Of our modules, `uac add` needs the fact log and the command layer.
 ADD_MODULES = {"runtime", "runtime.cli", "runtime.cli_app", "runtime.cli_facts", "runtime.cli_modules",
-               "runtime.cli_params", "runtime.memory", "runtime.facts_service", "runtime.workspace"}
+               "runtime.cli_params", "runtime.cli_warm", "runtime.memory", "runtime.facts_service", "runtime.workspace",
+               "runtime.warm_client"}
+# A command the warm worker runs: the `uac` process loads the client and the standard library only.
+ROUTED_MODULES = {"runtime", "runtime.cli", "runtime.warm_client", "runtime.warm_wire"}
 
 
-def loaded(tmp_path: Path, *args: str) -> set[str]:
+def loaded(tmp_path: Path, *args: str, warm: str = "off") -> set[str]:
     """The modules `uac ARGS` had loaded when it exited (it must exit 0)."""
     dump = tmp_path / "modules.json"
     result = subprocess.run([sys.executable, "-c", LAUNCH, str(dump), *args], capture_output=True, text=True,
-                            cwd=REPO, timeout=300)
+                            cwd=REPO, timeout=300, env={**os.environ, "UAC_WARM": warm})
     assert result.returncode == 0, (result.stdout, result.stderr)
     return set(json.loads(dump.read_text()))
 
@@ -91,6 +95,23 @@ def test_query_does_not_load_the_compiler_or_the_validator(seeded: Path, tmp_pat
     assert not modules & CHECKPOINT_MODULES, sorted(modules & CHECKPOINT_MODULES)
     assert not {m for m in modules if m.startswith("constraints")}
     assert not {"users.diff", "users.anchors"} & modules  # diffs and version checks: other commands
+
+
+def test_a_command_the_warm_worker_runs_loads_only_the_client(seeded: Path, tmp_path: Path) -> None:
+    from runtime import warm_client
+
+    assert warm_client.start(seeded) is not None
+    try:
+        before = warm_client.status(seeded)
+        for args in (("query", USER, "sum(t.cost_usd for t in trips)"), ("show", USER), ("checkpoint", USER)):
+            modules = loaded(tmp_path, "--home", str(seeded), *args, warm="on")
+            ours = {m for m in modules if m.split(".")[0] in OURS}
+            assert ours == ROUTED_MODULES, sorted(ours ^ ROUTED_MODULES)
+            assert not third_party(modules), third_party(modules)  # no typer, pydantic, rich
+        after = warm_client.status(seeded)
+        assert before is not None and after is not None and after["served"] == int(before["served"]) + 3  # type: ignore[call-overload]
+    finally:
+        warm_client.stop(seeded)
 
 
 def test_help_lists_every_command_and_each_help_works(uac, home: Path) -> None:  # type: ignore[no-untyped-def]

@@ -207,9 +207,8 @@ def test_auto_leaves_a_small_workspace_alone(seeded: Path) -> None:
 
 def test_the_socket_and_its_folder_are_private(seeded: Path) -> None:
     start(seeded)
-    folder = warm_wire.warm_dir(seeded)
-    assert folder.stat().st_mode & 0o777 == 0o700
-    assert warm_wire.socket_path(seeded).stat().st_mode & 0o777 == 0o600
+    assert os.stat(warm_wire.warm_dir(seeded)).st_mode & 0o777 == 0o700
+    assert os.stat(warm_wire.socket_path(seeded)).st_mode & 0o777 == 0o600
 
 
 def test_a_peer_of_another_uid_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -231,7 +230,7 @@ def _raw(home: Path, request: dict[str, object]) -> dict[str, object]:
 
 def test_another_workspace_or_chain_key_is_refused_and_the_command_runs_here(seeded: Path) -> None:
     start(seeded)
-    good = warm_client.request(warm_client.Line("query", seeded, USER), ["query", USER, "1"])
+    good = warm_client.request(warm_client.Line("query", str(seeded), USER), ["query", USER, "1"])
     assert _raw(seeded, {**good, "home": str(seeded.parent)})["status"] == "refused"
     assert _raw(seeded, {**good, "open": "0" * 64})["status"] == "refused"
     before = served(seeded)
@@ -242,11 +241,11 @@ def test_another_workspace_or_chain_key_is_refused_and_the_command_runs_here(see
 
 def test_a_worker_of_other_code_steps_down_and_is_replaced(seeded: Path) -> None:
     first = start(seeded)
-    good = warm_client.request(warm_client.Line("query", seeded, USER), ["query", USER, "1"])
+    good = warm_client.request(warm_client.Line("query", str(seeded), USER), ["query", USER, "1"])
     answer = _raw(seeded, {**good, "code": "f" * 64})
     assert answer["status"] == "refused" and answer["stepping_down"] is True
     wait_for(lambda: not warm_client._alive(int(first["pid"])), "the stale worker to exit")  # type: ignore[call-overload]
-    assert not warm_wire.socket_path(seeded).exists()
+    assert not os.path.exists(warm_wire.socket_path(seeded))
     again = start(seeded)
     assert again["pid"] != first["pid"]
 
@@ -254,10 +253,10 @@ def test_a_worker_of_other_code_steps_down_and_is_replaced(seeded: Path) -> None
 def test_a_stale_socket_file_is_replaced(seeded: Path) -> None:
     folder = warm_client.private_dir(seeded)
     dead = socket.socket(socket.AF_UNIX)
-    with warm_wire.short_path(folder / "socket") as address:
+    with warm_wire.short_path(os.path.join(folder, "socket")) as address:
         dead.bind(address)  # bound, never listening, closed: a file no process answers
     dead.close()
-    assert warm_wire.socket_path(seeded).exists()
+    assert os.path.exists(warm_wire.socket_path(seeded))
     assert uac(seeded, "query", USER, "len(trips)", warm="auto")[:2] == (0, b"3\n")  # runs here
     found = start(seeded)
     assert found["pid"] and served(seeded) == 0
@@ -362,7 +361,7 @@ def test_warm_commands_start_report_and_stop(seeded: Path) -> None:
     assert uac(seeded, "warm", "stop")[1] == f"warm worker {pid} stopped\n".encode()
     assert not warm_client._alive(pid)
     assert uac(seeded, "warm", "stop")[1] == b"no warm worker\n"
-    assert not warm_wire.socket_path(seeded).exists()
+    assert not os.path.exists(warm_wire.socket_path(seeded))
 
 
 def test_a_bad_warm_setting_is_one_line_and_turns_routing_off(seeded: Path) -> None:
