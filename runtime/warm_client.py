@@ -35,7 +35,7 @@ ROUTED = frozenset({"checkpoint", "query", "alerts", "recall", "show"})
 DEFAULT_MODE: Final = "auto"
 DEFAULT_MIN_LOG_MB = 4.0
 ACCEPT_TIMEOUT_S = 30.0  # the worker answers a request at once, even while busy
-START_TIMEOUT_S = 60.0  # `on` and `uac warm start`: how long to wait for a new worker
+START_TIMEOUT_S = 300.0  # `on` and `uac warm start`: how long to wait for a new worker to warm up
 LOG_LIMIT = 1 << 20  # the worker's log is cut when it grows past this, at the next start
 
 
@@ -326,19 +326,21 @@ def status(home: PathLike) -> dict[str, object] | None:
 
 
 def start(home: PathLike, user: str | None = None, timeout: float = START_TIMEOUT_S) -> dict[str, object] | None:
-    """Start a worker unless one answers; wait until one does (its status), or None."""
+    """Start a worker unless one of this code answers; wait until it is warmed up (its
+    status), or None."""
     import time
 
+    fingerprint = _fingerprint()
     found = status(home)
-    if found is not None and found.get("code") == _fingerprint():
-        return found
-    if found is not None:
+    if found is not None and found.get("code") != fingerprint:
         stop(home)
-    spawn(home, user)
+        found = None
+    if found is None:
+        spawn(home, user)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = status(home)
-        if found is not None and found.get("code") == _fingerprint():
+        if found is not None and found.get("code") == fingerprint and found.get("ready"):
             return found
         time.sleep(0.05)
     return None

@@ -140,6 +140,7 @@ class Worker:
         self.first_rss = 0
         self.socket_id: tuple[int, int] | None = None
         self.listener: socket.socket | None = None
+        self.ready = False  # warmed up: the user's version loaded
 
     # -- the accepting thread ---------------------------------------------------------------
 
@@ -213,7 +214,7 @@ class Worker:
 
     def status(self) -> dict[str, Any]:
         return {"status": "ok", "pid": os.getpid(), "home": str(self.home), "code": self.fingerprint,
-                "served": self.served, "uptime_s": round(time.time() - self.started, 1),
+                "served": self.served, "ready": self.ready, "uptime_s": round(time.time() - self.started, 1),
                 "idle_minutes": self.idle_s / 60, "rss_mb": round(rss_bytes() / 1e6, 1)}
 
     # -- the main thread ----------------------------------------------------------------------
@@ -379,6 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"listening for {home}")
         threading.Thread(target=worker.accept_forever, name="warm-accept", daemon=True).start()
         warm_up(mem, args.user)
+        worker.ready = True
         worker.last = time.monotonic()
         worker.serve()
     finally:
