@@ -236,6 +236,8 @@ def ask(line: Line, args: list[str]) -> tuple[int | None, str]:
                 return None, "gone" if answer.get("stepping_down") else "refused"
             sock.settimeout(None)  # a checkpoint takes what it takes; a dead worker hangs up
             header = receive_json(sock)
+            if header.get("status") == "failed":  # it could not run this one; it stays for the others
+                return None, "refused"
             code = header.get("exit")
             count = header.get("chunks")
             if header.get("status") != "done" or not isinstance(code, int) or not isinstance(count, int):
@@ -243,7 +245,10 @@ def ask(line: Line, args: list[str]) -> tuple[int | None, str]:
             chunks = [receive(sock) for _ in range(count)]
         except (OSError, WireError):
             return None, "gone"
-    replay(chunks)
+    try:
+        replay(chunks)
+    except OSError:  # our stdout or stderr is closed (`| head`): the command ran, its output is lost
+        return 1, "done"
     return code, "done"
 
 

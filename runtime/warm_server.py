@@ -250,7 +250,15 @@ class Worker:
         return None
 
     def run(self, job: Job) -> None:
-        code, chunks = self.execute(job.request)
+        try:
+            code, chunks = self.execute(job.request)
+        except Exception as exc:  # the worker's own trouble (a working folder gone, ...): the client runs it
+            say(f"could not run a command: {type(exc).__name__}: {exc}")
+            try:
+                send_json(job.conn, {"status": "failed"})
+            except OSError:
+                pass
+            return
         self.served += 1
         try:
             send_json(job.conn, {"status": "done", "exit": code, "chunks": len(chunks)})
@@ -290,9 +298,6 @@ class Worker:
                 code = 0
             except SystemExit as exc:
                 code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-        except BaseException as exc:  # the worker's own failure: the client runs the command itself
-            say(f"command failed in the worker: {type(exc).__name__}: {exc}")
-            raise
         finally:
             for stream in (out, err):
                 try:
@@ -375,6 +380,18 @@ def main(argv: list[str] | None = None) -> int:
         say(f"cannot open {home}: {type(exc).__name__}: {exc}")
         return 1
     worker = Worker(home, mem, fingerprint, idle_s)
+
+    def after_fork_in_child() -> None:
+        """A process forked from the worker (a query worker) holds neither its socket nor its
+        lock: were the worker to die first, neither may outlive it."""
+        try:
+            if worker.listener is not None:
+                worker.listener.close()
+            os.close(lock)
+        except OSError:
+            pass
+
+    os.register_at_fork(after_in_child=after_fork_in_child)
     try:
         worker.listen()
         say(f"listening for {home}")

@@ -369,3 +369,43 @@ def test_a_bad_warm_setting_is_one_line_and_turns_routing_off(seeded: Path) -> N
     assert warm_client.warm_settings(seeded)[0] == "off"
     code, out, err = uac(seeded, "gc", warm="")
     assert code == 2 and err.count(b"\n") == 1 and b"warm.mode" in err, err
+
+
+def on_a_terminal(home: Path, args: tuple[str, ...], warm: str, size: tuple[int, int]) -> tuple[int, bytes]:
+    """`uac ARGS` with stdout and stderr on a pseudo-terminal of `size` (rows, columns): its
+    exit code and what the terminal received."""
+    import fcntl
+    import pty
+    import struct
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", size[0], size[1], 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "NO_COLOR", "FORCE_COLOR")}
+    env.update(UAC_HOME=str(home), UAC_WARM=warm, TERM="xterm-256color")
+    proc = subprocess.Popen([*UAC, *args], stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=REPO, env=env)
+    os.close(slave)
+    received = b""
+    while True:
+        try:
+            block = os.read(master, 65536)
+        except OSError:  # the terminal's other side closed
+            break
+        if not block:
+            break
+        received += block
+    os.close(master)
+    return proc.wait(timeout=600), received
+
+
+def test_on_a_terminal_the_worker_prints_the_same_colours_and_width(seeded: Path, twin: Path) -> None:
+    start(twin)
+    before = served(twin)
+    shown = []
+    for args in (("show", USER), ("query", "nobody", "1")):
+        here = on_a_terminal(seeded, args, "off", (30, 100))
+        there = on_a_terminal(twin, args, "on", (30, 100))
+        assert here == there, (args, here, there)
+        shown.append(here[1])
+    assert b"\x1b[" in shown[0]  # coloured: the terminal was seen as one
+    assert served(twin) == before + 2
