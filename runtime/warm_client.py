@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Callable, Final, NamedTuple, NoReturn
 
 if TYPE_CHECKING:
     import socket
+    import subprocess
 
     from runtime.warm_wire import PathLike
 
@@ -44,7 +45,7 @@ class Plan(NamedTuple):
     it here); `spawn`, when set, starts a worker in the background (call it afterwards)."""
 
     code: int | None = None
-    spawn: Callable[[], None] | None = None
+    spawn: Callable[[], object] | None = None
 
 
 class Line(NamedTuple):
@@ -287,12 +288,14 @@ def private_dir(home: PathLike) -> str:
     return folder
 
 
-def spawn(home: PathLike, user: str | None = None) -> None:
+def spawn(home: PathLike, user: str | None = None) -> subprocess.Popen[bytes] | None:
     """Start a worker for `home` in the background (its own session, stdio to its log);
-    quietly nothing if that fails. A worker that finds another one live exits at once."""
+    quietly None if that fails. A worker that finds another one live exits at once."""
     try:
         import subprocess
 
+        if not os.path.exists(os.path.join(home, "facts.db")):  # no workspace here: create none
+            return None
         folder = private_dir(home)
         log = os.path.join(folder, "log")
         try:
@@ -306,12 +309,12 @@ def spawn(home: PathLike, user: str | None = None) -> None:
         command = [sys.executable, "-m", "runtime.warm_server", os.fspath(home)] + (["--user", user] if user else [])
         fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         try:
-            subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, cwd=home, env=env,
-                             start_new_session=True, close_fds=True)
+            return subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=fd, stderr=fd, cwd=home, env=env,
+                                    start_new_session=True, close_fds=True)
         finally:
             os.close(fd)
     except Exception:
-        pass
+        return None
 
 
 def status(home: PathLike) -> dict[str, object] | None:
@@ -340,13 +343,16 @@ def start(home: PathLike, user: str | None = None, timeout: float = START_TIMEOU
     if found is not None and found.get("code") != fingerprint:
         stop(home)
         found = None
-    if found is None:
-        spawn(home, user)
+    process = spawn(home, user) if found is None else None
+    if found is None and process is None:
+        return None
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         found = status(home)
         if found is not None and found.get("code") == fingerprint and found.get("ready"):
             return found
+        if found is None and process is not None and process.poll() is not None:
+            return None  # it gave up (see its log), and no other worker answers
         time.sleep(0.05)
     return None
 

@@ -409,3 +409,10 @@ def test_on_a_terminal_the_worker_prints_the_same_colours_and_width(seeded: Path
         shown.append(here[1])
     assert b"\x1b[" in shown[0]  # coloured: the terminal was seen as one
     assert served(twin) == before + 2
+
+
+def test_on_never_creates_a_workspace_that_is_not_there(tmp_path: Path) -> None:
+    missing = tmp_path / "nowhere"
+    code, out, err = uac(missing, "query", USER, "1", warm="on")
+    assert code == 2 and (b"no published version" in err or b"no such user" in err), err
+    assert not missing.exists()
