@@ -316,7 +316,7 @@ def test_other_processes_writing_and_checkpointing_are_seen(seeded: Path) -> Non
     query through the worker: no fact is lost, every answer is of a published version, and
     the worker sees the other process's versions."""
     start(seeded)
-    rounds = 6
+    rounds = 3
     errors: list[object] = []
 
     def writer() -> None:
