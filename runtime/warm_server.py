@@ -36,6 +36,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
+from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -107,14 +108,9 @@ class Job:
 
 
 def merged(chunks: list[bytes]) -> list[bytes]:
-    """Consecutive chunks of one stream as one."""
-    out: list[bytes] = []
-    for chunk in chunks:
-        if out and out[-1][:1] == chunk[:1]:
-            out[-1] += chunk[1:]
-        else:
-            out.append(chunk)
-    return out
+    """Consecutive chunks of one stream as one (joined once: a checkpoint listing thousands
+    of alerts writes thousands of lines)."""
+    return [tag + b"".join(chunk[1:] for chunk in group) for tag, group in groupby(chunks, key=lambda c: c[:1])]
 
 
 def rss_bytes() -> int:
