@@ -416,3 +416,11 @@ def test_on_never_creates_a_workspace_that_is_not_there(tmp_path: Path) -> None:
     code, out, err = uac(missing, "query", USER, "1", warm="on")
     assert code == 2 and (b"no published version" in err or b"no such user" in err), err
     assert not missing.exists()
+
+
+def test_output_chunks_of_one_stream_are_joined_in_order() -> None:
+    from runtime.warm_server import merged
+
+    assert merged([b"\1a", b"\1b", b"\2c", b"\1d", b"\1e"]) == [b"\1ab", b"\2c", b"\1de"]
+    assert merged([]) == []
+    assert merged([b"\1" + bytes([i % 256]) for i in range(10_000)]) == [b"\1" + bytes(i % 256 for i in range(10_000))]
