@@ -17,7 +17,9 @@ batch API. Per size, in this order, medians over `--rounds`:
   end to end;
 - +10 API: 10 more facts, then `Memory.checkpoint`; ratio to the full checkpoint;
 - +10 CLI: 10 more facts, then `uac checkpoint USER` end to end (subprocess wall time,
-  which also runs the constraints);
+  which also runs the constraints), in a fresh process (`UAC_WARM=off`: cold);
+- +10 CLI warm: the same through the workspace's warm worker (`uac warm start` before the
+  rounds, then `UAC_WARM=on`; runtime.warm_server), against the cold column;
 - disk: bytes a +10 version adds to the version store (the workspace but its fact log,
   recall index and `cache/`: new files, each inode once, plus growth of files that were
   there), against what the full version added; what grew in the caches is shown apart.
@@ -26,7 +28,9 @@ Once per run, on a small user: `uac add` / `uac query` / `uac --help` cold start
 `python -c pass` (subprocess wall, medians of `--cold-runs`), and a single durable
 `Memory.add` p50 against a plain SQLite insert + commit (WAL, synchronous=FULL).
 
-`--skip` leaves out columns: inc-api, inc-cli, query, cli-query, cold, append. A size that
+`--skip` leaves out columns: inc-api, inc-cli, inc-warm, query, cli-query, cold, append.
+Every other `uac` run here has `UAC_WARM=off` (a fresh process, as measured before the
+warm worker existed). A size that
 runs past `--timeout-min` is stopped and reported as "> N min" from the step it was in
 (what it measured before is kept). The machine's load (`os.getloadavg`) is printed with
 the results: on a shared machine, read the ratios, not the seconds.
@@ -56,7 +60,7 @@ from interleaved import InterleavedLog, load
 USER = "bench"
 EXPRESSION = "sum(e.amount_usd for e in expenses if e.amount_usd is not None)"
 SMALL_QUERY = "len(expenses)"
-SKIPPABLE = ("inc-api", "inc-cli", "query", "cli-query", "cold", "append")
+SKIPPABLE = ("inc-api", "inc-cli", "inc-warm", "query", "cli-query", "cold", "append")
 FACT_LOG = ("facts.db", "facts.db-wal", "facts.db-shm")
 
 
@@ -99,8 +103,9 @@ def uac_command() -> list[str]:
     return [sys.executable, "-c", "from runtime.cli import main; main()"]
 
 
-def run_quiet(args: list[str]) -> None:
-    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+def run_quiet(args: list[str], warm: str = "off") -> None:
+    done = subprocess.run(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                          env={**os.environ, "UAC_WARM": warm})
     if done.returncode not in (0, 1):  # 1: a checkpoint's constraints found something, or alerts
         raise RuntimeError(f"{' '.join(args)} exited {done.returncode}: {done.stderr.strip()[-400:]}")
 
@@ -262,6 +267,29 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
             say(f"  [{size:,}] +10 CLI checkpoint {times[-1]:.2f} s")
         emit(inc_cli_s=statistics.median(times), inc_cli_all=times)
 
+    if "inc-warm" not in skip:
+        emit(step="inc-warm")
+        uac = [*uac_command(), "--home", str(home)]
+        emit(warm_start_s=wall(lambda: run_quiet([*uac, "warm", "start", "--user", USER], warm="on")))
+        times = []
+        try:
+            # The first checkpoint a worker serves also fills what a process keeps of the last
+            # version validated (the coverage walk's parts): shown apart, not in the median.
+            load(mem, USER, 10, stream)
+            emit(inc_warm_first_s=wall(lambda: run_quiet([*uac, "checkpoint", USER], warm="on")))
+            for _ in range(rounds):
+                load(mem, USER, 10, stream)
+                times.append(wall(lambda: run_quiet([*uac, "checkpoint", USER], warm="on")))
+                say(f"  [{size:,}] +10 CLI checkpoint via the warm worker {times[-1]:.2f} s")
+            status = subprocess.run([*uac, "warm", "status", "--json"], capture_output=True, text=True,
+                                    env={**os.environ, "UAC_WARM": "off"})
+            served = json.loads(status.stdout or "null") or {}
+            if served.get("served", 0) < rounds + 1:
+                raise RuntimeError(f"the warm worker served {served.get('served')} of {rounds} checkpoints")
+            emit(inc_warm_s=statistics.median(times), inc_warm_all=times, warm_rss_mb=served.get("rss_mb"))
+        finally:
+            run_quiet([*uac, "warm", "stop"])
+
     if "cli-query" not in skip:
         emit(step="cli-query")
         cli = samples(lambda: run_quiet([*uac_command(), "--home", str(home), "query", USER, EXPRESSION]), rounds)
@@ -382,7 +410,8 @@ def fmt_ms(row: dict[str, object], key: str) -> str:
 
 def cut(row: dict[str, object], key: str) -> str:
     """Why a figure is missing: the size was stopped in (or before) its step, or skipped."""
-    step = {"full_s": "full", "inc_api_s": "inc-api", "inc_cli_s": "inc-cli", "query_ms": "query",
+    step = {"full_s": "full", "inc_api_s": "inc-api", "inc_cli_s": "inc-cli", "inc_warm_s": "inc-warm",
+            "query_ms": "query",
             "worker_ms": "query", "sqlite_ms": "query", "cli_query_s": "cli-query"}.get(key)
     if row.get("timed_out") and row.get("step") == step:
         return f"> {row['timeout_min']:g} min"
@@ -404,16 +433,17 @@ def mb(value: object) -> str:
 
 def table(rows: list[dict[str, object]], cold: dict[str, object]) -> Iterator[str]:
     yield ("| facts | load | full checkpoint (peak RSS) | ast+compile | full / ast | +10 API | +10 / full "
-           "| +10 CLI | `Memory.query` p50 | worker alone | SQLite | query / worker | query / SQLite | CLI query "
+           "| +10 CLI | +10 CLI warm | warm / cold | `Memory.query` p50 | worker alone | SQLite | query / worker | query / SQLite | CLI query "
            "| full version | +10 version | +10 / full disk | run took |")
-    yield "|" + "---|" * 18
+    yield "|" + "---|" * 20
     for row in rows:
         peak = row.get("full_peak_mb")
         full = fmt_s(row, "full_s") + (f" ({peak:,.0f} MB)" if isinstance(peak, (int, float)) else "")
         load_s = row.get("load_s")
         yield (f"| {row['size']:,} | {fmt_s(row, 'load_s') if load_s is not None else '-'} | {full} "
                f"| {fmt_s(row, 'baseline_s')} | {ratio(row, 'full_s', 'baseline_s')} | {fmt_s(row, 'inc_api_s')} "
-               f"| {ratio(row, 'inc_api_s', 'full_s')} | {fmt_s(row, 'inc_cli_s')} | {fmt_ms(row, 'query_ms')} "
+               f"| {ratio(row, 'inc_api_s', 'full_s')} | {fmt_s(row, 'inc_cli_s')} | {fmt_s(row, 'inc_warm_s')} "
+               f"| {ratio(row, 'inc_warm_s', 'inc_cli_s')} | {fmt_ms(row, 'query_ms')} "
                f"| {fmt_ms(row, 'worker_ms')} | {fmt_ms(row, 'sqlite_ms')} | {ratio(row, 'query_ms', 'worker_ms')} "
                f"| {ratio(row, 'query_ms', 'sqlite_ms')} | {fmt_s(row, 'cli_query_s')} "
                f"| {mb(row.get('full_version_bytes'))} | {mb(row.get('inc_version_bytes'))} "
@@ -451,6 +481,11 @@ def details(rows: list[dict[str, object]]) -> Iterator[str]:
             parts.append("+10 API rounds " + ", ".join(f"{t:.2f}" for t in row["inc_api_all"]) + " s;")  # type: ignore[attr-defined]
         if "inc_cli_all" in row:
             parts.append("+10 CLI rounds " + ", ".join(f"{t:.2f}" for t in row["inc_cli_all"]) + " s;")  # type: ignore[attr-defined]
+        if "inc_warm_all" in row:
+            parts.append("+10 CLI warm rounds " + ", ".join(f"{t:.2f}" for t in row["inc_warm_all"])  # type: ignore[attr-defined]
+                         + f" s (`uac warm start` {float(row.get('warm_start_s', 0)):.1f} s, its first +10 "  # type: ignore[arg-type]
+                         f"{float(row.get('inc_warm_first_s', 0)):.2f} s, worker RSS "  # type: ignore[arg-type]
+                         f"{row.get('warm_rss_mb')} MB);")
         if "full_other_bytes" in row:
             parts.append(f"caches and recall index grew by {mb(row['full_other_bytes'])} on the full checkpoint"
                          f", {mb(row.get('inc_other_bytes'))} on a +10 one;")

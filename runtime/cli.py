@@ -24,24 +24,50 @@ import copy
 import gc
 import json
 import sys
-import traceback
-from typing import NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, NoReturn, Sequence
 
-import typer
-from typer.main import get_command_name
+if TYPE_CHECKING:
+    import typer
 
-import runtime.cli_facts  # noqa: F401  (registers the fact commands)
-import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)
-from factlog.errors import UacError
-from runtime.cli_app import State, app, close_memory, err
+    from runtime.memory import Memory
 
-__all__ = ["app", "main"]
+__all__ = ["main", "run"]  # and `app`, made on first use (see __getattr__)
 
 atexit.register(gc.freeze)  # runs before the teardown: see the module docstring
 
 MAX_MESSAGE = 2000
 HINT = "run again with --debug for the traceback"
 INTERRUPTED = 130
+
+
+def __getattr__(name: str) -> object:
+    """`app` (the Typer app with every command), imported on first use: a command the warm
+    worker runs never loads typer in the `uac` process."""
+    if name == "app":
+        return _app()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _app() -> typer.Typer:
+    import runtime.cli_facts  # noqa: F401  (registers the fact commands)
+    import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)
+    import runtime.cli_warm  # noqa: F401  (registers `uac warm`)
+    from runtime.cli_app import app
+
+    return app
+
+
+_SERVED: list[Callable[..., Any]] = []
+
+
+def _served() -> Callable[..., Any]:
+    """For a process serving many commands (the warm worker): the app's click command, made
+    once (typer makes it again on every call, ~20 ms)."""
+    if not _SERVED:
+        from typer.main import get_command
+
+        _SERVED.append(get_command(_app()))
+    return _SERVED[0]
 
 
 def one_line(message: str) -> str:
@@ -52,6 +78,8 @@ def one_line(message: str) -> str:
 
 def fail(message: str, code: int = 2, as_json: bool = False) -> NoReturn:
     """Report an error in one line (stderr; also JSON on stdout with --json) and exit."""
+    from runtime.cli_app import err
+
     message = one_line(message)
     if as_json:
         sys.stdout.write(json.dumps({"error": message, "exit": code}, ensure_ascii=False) + "\n")
@@ -88,11 +116,13 @@ def _command_name(args: list[str]) -> str | None:
     return None
 
 
-def _app_for(name: str | None) -> typer.Typer:
+def _app_for(app: typer.Typer, name: str | None) -> typer.Typer:
     """The app a run calls: typer makes a click command of every registered command
     (reading its signature) before it runs any, so a run naming a command gets a copy of
     the app holding that one alone; help, or a name that is no command, gets them all
     (typer's own listing and errors)."""
+    from typer.main import get_command_name
+
     found = [c for c in app.registered_commands
              if name is not None and (c.name or get_command_name(getattr(c.callback, "__name__", ""))) == name]
     if len(found) != 1:
@@ -103,13 +133,42 @@ def _app_for(name: str | None) -> typer.Typer:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    args, debug, as_json = _split_flags(list(sys.argv[1:] if argv is None else argv))
+    """`uac ARGS`: in the workspace's warm worker when it takes the command
+    (runtime.warm_client), else here; a worker is started afterwards when the mode says so."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    from runtime.warm_client import route
+
+    plan = route(args)
+    if plan.code is not None:
+        sys.exit(plan.code)
+    try:
+        run(args)
+    finally:
+        if plan.spawn is not None:
+            plan.spawn()
+
+
+def run(argv: list[str], shared: Memory | None = None) -> NoReturn:
+    """Run one command line in this process and exit (SystemExit) with its code. `shared`:
+    the `Memory` the command uses (the warm worker's, kept open), instead of its own."""
+    import traceback
+
+    import typer
+
+    from factlog.errors import UacError
+    from runtime.cli_app import State, close_memory
+
+    args, debug, as_json = _split_flags(argv)
+    application: Callable[..., Any] = _app_for(_app(), _command_name(args)) if shared is None else _served()
     State.reset()
     State.debug = debug
+    State.mem = shared
     try:
         try:
-            code = _app_for(_command_name(args))(args=args, prog_name="uac", standalone_mode=False)
+            code = application(args=args, prog_name="uac", standalone_mode=False)
         finally:
+            if shared is not None:
+                State.mem = None  # the worker's, not this command's to close
             close_memory()
     except UacError as exc:  # every user-facing error: InputError, NotFound, ...
         fail(str(exc), 2, as_json)

@@ -4,7 +4,8 @@
      "producer": "compiler",                       # who writes a version (the default producer)
      "checkpoint": {"every_facts": 1, "every_seconds": null},   # `uac watch`'s policy
      "llm": {"base_url": "...", "model": "...", "timeout_seconds": 60, "max_repairs": 2},
-     "retention": {"keep": 20}}                    # `uac gc`: versions kept per user (default: all)
+     "retention": {"keep": 20},                    # `uac gc`: versions kept per user (default: all)
+     "warm": {"mode": "auto", "idle_minutes": 10, "min_log_mb": 4}}   # the warm worker (runtime.warm_client)
 
 A missing file means the defaults; a file that is not valid settings is refused with one
 line naming it (exit 2). Command-line options win over the file. No secrets belong here:
@@ -14,12 +15,13 @@ an API key comes only from the environment, and an `api_key` in the file is refu
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_validator
 
 from factlog.errors import InputError
 from factlog.formats import Format
+from runtime.warm_client import DEFAULT_MIN_LOG_MB, DEFAULT_MODE
 from users.checkpoint import CheckpointPolicy
 
 SETTINGS_FILE = "settings.json"
@@ -63,6 +65,18 @@ class RetentionSettings(_Section):
     keep: Annotated[StrictInt, Field(ge=1)] | None = None
 
 
+class WarmSettings(_Section):
+    """Whether `uac` runs the commands that read a user's package in the workspace's warm
+    worker (`off`, `auto`, `on`; the `UAC_WARM` variable wins), when `auto` starts one (the
+    fact log at least `min_log_mb`), and after how long idle it exits (runtime.warm_client).
+    The client reads `mode` and `min_log_mb` from the file itself, without this model: a value
+    it does not understand means `off`."""
+
+    mode: Literal["off", "auto", "on"] = DEFAULT_MODE
+    idle_minutes: Annotated[float, Field(strict=True, gt=0, le=24 * 60)] = 10.0
+    min_log_mb: Annotated[float, Field(strict=True, ge=0)] = DEFAULT_MIN_LOG_MB
+
+
 class Settings(Format):
     """`<home>/settings.json`, format 1."""
 
@@ -72,6 +86,7 @@ class Settings(Format):
     checkpoint: CheckpointSettings = CheckpointSettings()
     llm: LlmSettings = LlmSettings()
     retention: RetentionSettings = RetentionSettings()
+    warm: WarmSettings = WarmSettings()
 
     def policy(self, every_facts: int | None = None, every_seconds: float | None = None) -> CheckpointPolicy:
         """The checkpoint policy: the options given, else these settings."""

@@ -29,9 +29,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point UAC_HOME at a fresh folder; no test sees a real API key or endpoint."""
+    """Point UAC_HOME at a fresh folder; no test sees a real API key or endpoint; `uac`
+    starts no warm worker (UAC_WARM=off: the tests that want one say so)."""
     home = tmp_path / "uac-home"
     monkeypatch.setenv("UAC_HOME", str(home))
+    monkeypatch.setenv("UAC_WARM", "off")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
     return home

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -54,22 +55,25 @@ CLI_LIBRARIES = {"typer", "click", "shellingham", "annotated_doc", "typing_exten
 NOT_FOR_QUERY = CHECKPOINT_ONLY | {"pydantic", "pydantic_core", "rich"}
 # Of our modules, `uac add` needs the fact log and the command layer.
 ADD_MODULES = {"runtime", "runtime.cli", "runtime.cli_app", "runtime.cli_facts", "runtime.cli_modules",
-               "runtime.cli_params", "runtime.memory", "runtime.facts_service", "runtime.workspace"}
+               "runtime.cli_params", "runtime.cli_warm", "runtime.memory", "runtime.facts_service", "runtime.workspace",
+               "runtime.warm_client"}
+# A command the warm worker runs: the `uac` process loads the client and the standard library only.
+ROUTED_MODULES = {"runtime", "runtime.cli", "runtime.warm_client", "runtime.warm_wire"}
 
 
-def loaded(tmp_path: Path, *args: str) -> set[str]:
+def loaded(tmp_path: Path, *args: str, warm: str = "off") -> set[str]:
     """The modules `uac ARGS` had loaded when it exited (it must exit 0)."""
-    return run_loading(tmp_path, *args)[0]
+    return run_loading(tmp_path, *args, warm=warm)[0]
 
 
-def run_loading(tmp_path: Path, *args: str) -> tuple[set[str], set[str], str]:
+def run_loading(tmp_path: Path, *args: str, warm: str = "off") -> tuple[set[str], set[str], str]:
     """What `uac ARGS` had loaded when it exited (it must exit 0), what any process it
     forked imported, and what it printed."""
     dump = tmp_path / "modules.json"
     child = tmp_path / "modules.json.child"
     child.unlink(missing_ok=True)
     result = subprocess.run([sys.executable, "-c", LAUNCH, str(dump), *args], capture_output=True, text=True,
-                            cwd=REPO, timeout=300)
+                            cwd=REPO, timeout=300, env={**os.environ, "UAC_WARM": warm})
     assert result.returncode == 0, (result.stdout, result.stderr)
     forked = set(child.read_text().split()) if child.exists() else set()
     return set(json.loads(dump.read_text())), forked, result.stdout
@@ -138,6 +142,23 @@ def test_query_json_and_a_numbered_version_load_no_pydantic(seeded: Path, tmp_pa
                                       "--version", "1", "--json")
     assert json.loads(printed)["value"] >= 1
     assert not packages(modules) & NOT_FOR_QUERY, sorted(packages(modules) & NOT_FOR_QUERY)
+
+
+def test_a_command_the_warm_worker_runs_loads_only_the_client(seeded: Path, tmp_path: Path) -> None:
+    from runtime import warm_client
+
+    assert warm_client.start(seeded) is not None
+    try:
+        before = warm_client.status(seeded)
+        for args in (("query", USER, "sum(t.cost_usd for t in trips)"), ("show", USER), ("checkpoint", USER)):
+            modules = loaded(tmp_path, "--home", str(seeded), *args, warm="on")
+            ours = {m for m in modules if m.split(".")[0] in OURS}
+            assert ours == ROUTED_MODULES, sorted(ours ^ ROUTED_MODULES)
+            assert not third_party(modules), third_party(modules)  # no typer, pydantic, rich
+        after = warm_client.status(seeded)
+        assert before is not None and after is not None and after["served"] == int(before["served"]) + 3  # type: ignore[call-overload]
+    finally:
+        warm_client.stop(seeded)
 
 
 def test_help_lists_every_command_and_each_help_works(uac, home: Path) -> None:  # type: ignore[no-untyped-def]
