@@ -129,6 +129,7 @@ def _app_for(app: typer.Typer, name: str | None) -> typer.Typer:
         return app
     single = copy.copy(app)
     single.registered_commands = found
+    single.registered_groups = []  # (`uac warm ...` is a group: a run naming it gets the whole app)
     return single
 
 
