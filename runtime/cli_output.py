@@ -33,9 +33,19 @@ def alerts_json(diff: AlertDiff) -> dict[str, object]:
 SEVERITY_STYLE = {"critical": "bold red", "warning": "yellow", "info": "cyan"}
 
 
-def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False, console: Console = out) -> None:
-    for label, alerts in (("NEW", diff.raised), ("WORSE", diff.escalated), ("active", diff.still_active),
+CHECKPOINT_ACTIVE = 20  # alerts still active that a checkpoint lists; `uac alerts` lists them all
+
+
+def print_alerts(diff: AlertDiff, *, quiet_skips: bool = False, console: Console = out,
+                 active_limit: int | None = None, user: str = "USER") -> None:
+    """News in full (new, worse, resolved); alerts still active up to `active_limit` (None:
+    all), then one line saying how many more there are."""
+    active = diff.still_active if active_limit is None else diff.still_active[:active_limit]
+    for label, alerts in (("NEW", diff.raised), ("WORSE", diff.escalated), ("active", active),
                           ("resolved", diff.resolved)):
+        if label == "resolved" and len(active) < len(diff.still_active):
+            console.print(f"{len(diff.still_active) - len(active):>8} more alerts still active "
+                          f"(`uac alerts {user}` lists them)", markup=False)
         for a in alerts:
             style = "green" if label == "resolved" else SEVERITY_STYLE[a.severity]
             due = f" (due {a.due.isoformat()})" if a.due else ""
@@ -114,4 +124,4 @@ def print_checkpoint(report: CheckpointReport) -> None:
         err.print(f"checkpoint FAILED for {report.user}{tries}; {current} stays current", style="bold red")
         err.print(result.message, markup=False)
     if report.alerts is not None:
-        print_alerts(report.alerts, quiet_skips=True)
+        print_alerts(report.alerts, quiet_skips=True, active_limit=CHECKPOINT_ACTIVE, user=report.user)
