@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import argparse
 import functools
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -26,16 +24,9 @@ from codegen.safety import SafetyChecker, SafetySuccess
 from codegen.safety_rules import check_source, fast_chunk_report
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_validate import package  # noqa: E402  (the benchmark's generated package)
+from bench_validate import package, timed  # noqa: E402  (the benchmark's generated package)
 
-
-def median_seconds(fn: Callable[[], object], runs: int) -> float:
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - started)
-    return statistics.median(samples)
+median_seconds = timed  # the median wall seconds of `runs` calls
 
 
 class full_reading:

@@ -37,6 +37,7 @@ from typing import AbstractSet, Any, ClassVar, Protocol, Self, runtime_checkable
 from codegen.coverage import CoverageReport, collect_cited, report
 from codegen.gc_pause import gc_paused
 from codegen.manifest_file import MANIFEST_FILE as MANIFEST_FILE
+from codegen.record_shape import split_top_level
 from factlog import strict_json as J
 from factlog.errors import InputError
 from factlog.identity import record_identity as identity_of_record
@@ -633,17 +634,7 @@ def _alternatives(annotation: str) -> list[str]:
     optional = re.fullmatch(r"Optional\[(.*)\]", text)
     if optional:
         text = optional.group(1)
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-        elif char == "|" and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip() not in ("None", "NoneType", "")]
+    return [p.strip() for p in split_top_level(text, "|") if p.strip() not in ("None", "NoneType", "")]
 
 
 def _decimal(text: str) -> Decimal:

@@ -99,19 +99,24 @@ def value_tag(node: ast.expr) -> str:
     return "other"
 
 
-def split_tags(inner: str) -> list[str]:
-    """The item tags of a `list[...]` tag's inside (`int,call:date/3` -> two tags)."""
-    items: list[str] = []
+def split_top_level(text: str, separator: str) -> list[str]:
+    """`text` cut at each `separator` outside brackets (`list[int | None] | None`, "|" ->
+    two parts); an empty text is one empty part."""
+    parts: list[str] = []
     depth = 0
     start = 0
-    for index, char in enumerate(inner):
+    for index, char in enumerate(text):
         if char == "[":
             depth += 1
         elif char == "]":
             depth -= 1
-        elif char == "," and depth == 0:
-            items.append(inner[start:index])
+        elif char == separator and depth == 0:
+            parts.append(text[start:index])
             start = index + 1
-    if inner:
-        items.append(inner[start:])
-    return items
+    parts.append(text[start:])
+    return parts
+
+
+def split_tags(inner: str) -> list[str]:
+    """The item tags of a `list[...]` tag's inside (`int,call:date/3` -> two tags)."""
+    return split_top_level(inner, ",") if inner else []

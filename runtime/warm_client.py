@@ -317,8 +317,8 @@ def spawn(home: PathLike, user: str | None = None) -> subprocess.Popen[bytes] | 
         return None
 
 
-def status(home: PathLike) -> dict[str, object] | None:
-    """The live worker's own account (pid, served, ...), or None if none answers."""
+def _ask(home: PathLike, op: str) -> dict[str, object] | None:
+    """The worker's answer to `{"op": op}`, or None if none answers."""
     from runtime.warm_wire import WireError, receive_json, send_json
 
     sock = connect(home)
@@ -327,10 +327,15 @@ def status(home: PathLike) -> dict[str, object] | None:
     with sock:
         try:
             sock.settimeout(ACCEPT_TIMEOUT_S)
-            send_json(sock, {"op": "status"})
+            send_json(sock, {"op": op})
             return receive_json(sock)
         except (OSError, WireError):
             return None
+
+
+def status(home: PathLike) -> dict[str, object] | None:
+    """The live worker's own account (pid, served, ...), or None if none answers."""
+    return _ask(home, "status")
 
 
 def start(home: PathLike, user: str | None = None, timeout: float = START_TIMEOUT_S) -> dict[str, object] | None:
@@ -368,18 +373,10 @@ def stop(home: PathLike, timeout: float = START_TIMEOUT_S) -> int | None:
     None if none answered."""
     import time
 
-    from runtime.warm_wire import WireError, receive_json, send_json
-
-    sock = connect(home)
-    if sock is None:
+    answer = _ask(home, "stop")
+    if answer is None:
         return None
-    with sock:
-        try:
-            sock.settimeout(ACCEPT_TIMEOUT_S)
-            send_json(sock, {"op": "stop"})
-            pid = receive_json(sock).get("pid")
-        except (OSError, WireError):
-            return None
+    pid = answer.get("pid")
     deadline = time.monotonic() + timeout
     while isinstance(pid, int) and time.monotonic() < deadline and _alive(pid):
         time.sleep(0.05)
