@@ -50,9 +50,28 @@ class _CodeCache:
 
     def __init__(self) -> None:
         self._codes: OrderedDict[str, types.CodeType] = OrderedDict()
+        self._offered: dict[str, types.CodeType] = {}  # source hash -> code compiled ahead
         self._lock = threading.Lock()
         self.compiles = 0
         self.disk_hits = 0  # compiled code read from a code folder
+        self.ahead_hits = 0  # compiled code taken from what was compiled ahead (`offer`)
+
+    def has(self, key: str) -> bool:
+        """Whether code of the source with sha256 `key` is held in memory."""
+        with self._lock:
+            return key in self._codes or key in self._offered
+
+    def offer(self, codes: Mapping[str, types.CodeType]) -> None:
+        """Code compiled ahead of an import (`codegen.precompile`), by sha256 of its source:
+        used, like a code folder's entry, only for a source with that very hash (and kept in
+        the package's code folder then, as if compiled here). `withdraw` drops what was not
+        taken."""
+        with self._lock:
+            self._offered.update(codes)
+
+    def withdraw(self) -> None:
+        with self._lock:
+            self._offered.clear()
 
     def code(self, data: bytes, path: str) -> types.CodeType:
         key = hashlib.sha256(data).hexdigest()
@@ -68,8 +87,13 @@ class _CodeCache:
             if code is not None:
                 self.disk_hits += 1
         if code is None:
-            code = compile(data, path, "exec", dont_inherit=True)
-            self.compiles += 1
+            with self._lock:
+                code = self._offered.pop(key, None)
+            if code is None:
+                code = compile(data, path, "exec", dont_inherit=True)
+                self.compiles += 1
+            else:
+                self.ahead_hits += 1
             if kept is not None:
                 _write_code(kept, directory, key, code)
         if code.co_filename != path:
@@ -83,6 +107,7 @@ class _CodeCache:
     def clear(self) -> None:
         with self._lock:
             self._codes.clear()
+            self._offered.clear()
 
 
 _CODE_MAGIC = b"UACCODE1"
@@ -117,6 +142,19 @@ def _header(key: str, payload: bytes) -> bytes:
             + bytes.fromhex(key) + hashlib.sha256(payload).digest())
 
 
+def code_entry(key: str, code: types.CodeType) -> bytes:
+    """The bytes of a code folder's entry for `code`, compiled from the source with sha256
+    `key` (`read_code` checks them)."""
+    payload = marshal.dumps(code)
+    return _header(key, payload) + payload
+
+
+def read_code(folder: Path, key: str) -> types.CodeType | None:
+    """The code `folder` keeps for the source with sha256 `key`; None if it keeps none, or
+    an entry that is stale, torn or corrupt."""
+    return _read_code(folder, key)
+
+
 def _read_code(folder: Path, key: str) -> types.CodeType | None:
     try:
         with open(code_file(folder, key), "rb") as handle:
@@ -140,10 +178,10 @@ def _write_code(kept: tuple[Path, tuple[int, int]], directory: str, key: str, co
     target = code_file(folder, key)
     temp = folder / f".tmp-{key}-{uuid.uuid4().hex}"
     try:
-        payload = marshal.dumps(code)
+        entry = code_entry(key, code)
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         with open(temp, "xb") as handle:
-            handle.write(_header(key, payload) + payload)
+            handle.write(entry)
         os.replace(temp, target)
     except (OSError, ValueError):
         _unlink(temp)

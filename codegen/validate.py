@@ -16,8 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
 
-from codegen import module_reuse
-from codegen.loader import PackageLoadError, keep_code, load_package, module_name_for, prune_code, unload_package
+from codegen import module_reuse, precompile
+from codegen.loader import (
+    CODE_CACHE,
+    PackageLoadError,
+    code_file,
+    keep_code,
+    load_package,
+    module_name_for,
+    prune_code,
+    unload_package,
+)
 from codegen.manifest import Key, Manifest, Part, RecordInfo, Run, identity_from_facts, walk_module
 from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
@@ -71,8 +80,11 @@ class Validator:
     unchanged files (`codegen.module_reuse`; while the previous package stays loaded), and
     the coverage walk visits only chunk lists whose chunk file or class module changed."""
 
-    def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits()) -> None:
+    def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits(),
+                 ahead_min_bytes: int | None = precompile.MIN_BYTES) -> None:
         self.cache_root = cache_root
+        self.ahead_min_bytes = ahead_min_bytes  # compile in a child from this many bytes (None: never)
+        self.ahead: precompile.Precompile | None = None  # the last validation's child, if one ran
         self.safety = SafetyChecker(cache_root / "safety", limits, workers)
         # user -> (scope, part key -> walk of one chunk list)
         self._parts: dict[str, tuple[str, dict[Key, Part]]] = {}
@@ -124,6 +136,33 @@ class Validator:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         hashes = {file: content_hash(text) for file, text in files.items() if isinstance(text, str)}
+        self.ahead = ahead = self._compile_ahead(files, hashes, stage_dir, code_dir)
+        try:
+            return self._validate(files, hashes, ahead, started, timings, user=user, version=version,
+                                  stage_dir=stage_dir, live_fact_ids=live_fact_ids, by_id=by_id,
+                                  identified=facts is not None, reasons=reasons, stored_parts=stored_parts,
+                                  code_dir=code_dir, scope=scope)
+        finally:
+            if ahead is not None:
+                ahead.close()
+
+    def _compile_ahead(self, files: Mapping[str, str], hashes: Mapping[str, str], stage_dir: Path,
+                       code_dir: Path | None) -> precompile.Precompile | None:
+        """A child compiling the files no cache holds while the checks run (`codegen.precompile`)."""
+        if self.ahead_min_bytes is None:
+            return None
+        location = stage_dir.resolve()
+
+        def cached(key: str) -> bool:
+            return CODE_CACHE.has(key) or (code_dir is not None and code_file(code_dir, key).exists())
+        return precompile.start(files, hashes, self.cache_root / "ahead", lambda name: str(location / name),
+                                cached, self.ahead_min_bytes)
+
+    def _validate(self, files: Mapping[str, str], hashes: Mapping[str, str], ahead: precompile.Precompile | None,
+                  started: float, timings: dict[str, float], *, user: str, version: str, stage_dir: Path,
+                  live_fact_ids: AbstractSet[int], by_id: Mapping[int, Fact], identified: bool,
+                  reasons: Mapping[int, str], stored_parts: StoredParts | None, code_dir: Path | None,
+                  scope: str) -> ValidationSuccess | ValidationFailure:
         safe = self.safety.check(files, hashes)
         timings["safety"] = time.perf_counter() - started
         if isinstance(safe, SafetyFailure):
@@ -149,6 +188,8 @@ class Validator:
             _write({file: text for file, text in files.items() if file[:-3] not in planned}, stage_dir)
             if code_dir is not None:
                 keep_code(stage_dir, code_dir)
+            if ahead is not None:
+                ahead.take()
             try:
                 module = load_package(stage_dir, name, hashes, reuse=reuse)
             finally:
@@ -163,7 +204,6 @@ class Validator:
         timings["import"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        identified = facts is not None
         runs = chunk_runs(files["__init__.py"], name, content_keys(hashes, safe.imports), identified)
         kept_scope, known = self._parts.get(user, (scope, {}))
         if kept_scope != scope:
