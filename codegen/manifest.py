@@ -333,10 +333,15 @@ class _FactIdentity:
         self.known: dict[tuple[int, ...], str | None] = {tuple(r.fact_ids): r.entity for r in known if r.fact_ids}
 
     def __call__(self, ids: Sequence[int]) -> str | None:
-        found = self.known.get(tuple(ids), _UNKNOWN)
-        if found is not _UNKNOWN:
-            return found  # type: ignore[return-value]
-        return record_identity(ids, self.facts)
+        if self.known:
+            found = self.known.get(tuple(ids), _UNKNOWN)
+            if found is not _UNKNOWN:
+                return found  # type: ignore[return-value]
+        facts = self.facts
+        for i in ids:  # `record_identity`, without a generator per record
+            if i in facts:
+                return identity_of_record(ids, facts)
+        return None
 
     def preload(self, ids: Iterable[int]) -> None:
         if isinstance(self.facts, Preloading):
@@ -416,6 +421,30 @@ def _cited_ids(record: object) -> list[int]:
     return [i for i in ids if isinstance(i, int)] if isinstance(ids, list) else []
 
 
+_AS_IS = frozenset({type(None), str, int, bool})  # values a record's JSON holds as they are
+
+
+class _Shape:
+    """What the walk needs of a record class, worked out once per class: its name, whether
+    it has a provenance field, and its other fields' names, read in one call."""
+
+    def __init__(self, cls: type) -> None:
+        names = [f.name for f in dataclasses.fields(cls)]
+        self.name = cls.__name__
+        self.provenance = PROVENANCE_FIELD in names
+        self.names = tuple(name for name in names if name != PROVENANCE_FIELD)
+        self._get = operator.attrgetter(*self.names) if len(self.names) > 1 else None
+
+    def values(self, record: object) -> tuple[Any, ...]:
+        """The record's values of `names`, in order (None for a field it lacks)."""
+        if self._get is not None:
+            try:
+                return self._get(record)  # type: ignore[no-any-return]
+            except AttributeError:
+                pass
+        return tuple(getattr(record, name, None) for name in self.names)
+
+
 class _Builder:
     def __init__(self, identity: Identity | None) -> None:
         self.identity = identity
@@ -424,7 +453,7 @@ class _Builder:
         self.others: dict[str, OtherValue] = {}
         self.dates: dict[str, dict[str, list[str]]] = {}  # collection -> field -> ISO dates
         self.names: list[str] = []
-        self.field_names: dict[type, tuple[str, ...]] = {}
+        self.shapes: dict[type, _Shape] = {}
         self.cited: set[int] = set()
         self.seen: set[int] = set()
 
@@ -439,40 +468,44 @@ class _Builder:
         """The record's entry, and (once per record object) its provenance for coverage:
         one pass over its fields does both."""
         cls = type(value)
-        names = self.field_names.get(cls)
-        if names is None:
+        shape = self.shapes.get(cls)
+        if shape is None:
             self.add_class(cls, False)
-            names = self.field_names[cls] = tuple(f.name for f in dataclasses.fields(value))  # type: ignore[arg-type]
+            shape = self.shapes[cls] = _Shape(cls)
         walk = id(value) not in self.seen
         if walk:
             self.seen.add(id(value))
-        values: dict[str, Any] = {}
         ids: list[int] = []
-        dates = self.dates.setdefault(attribute, {})
-        for name in names:
-            item: Any = getattr(value, name, None)
+        if shape.provenance:
+            item: Any = getattr(value, PROVENANCE_FIELD, None)
             kind: type = type(item)
-            if name == PROVENANCE_FIELD:
-                if kind is list or kind is tuple:
-                    ids = sorted({i for i in item if type(i) is int})
-                    if walk:
-                        self.cited.update(ids)
-                elif walk:
-                    collect_cited(item, self.cited, self.seen, depth + 1)
-                continue
-            if item is None or kind is str or kind is int or kind is bool:
+            if kind is list or kind is tuple:
+                ids = sorted({i for i in item if type(i) is int})
+                if walk:
+                    self.cited.update(ids)
+            elif walk:
+                collect_cited(item, self.cited, self.seen, depth + 1)
+        values: dict[str, Any] = {}
+        dates: dict[str, list[str]] | None = None
+        for name, item in zip(shape.names, shape.values(value)):
+            kind = type(item)
+            if kind in _AS_IS:
                 values[name] = item
             elif kind is date or kind is datetime:
                 values[name] = text = item.isoformat()
+                if dates is None:
+                    dates = self.dates.setdefault(attribute, {})
                 dates.setdefault(name, []).append(text)
             else:
                 values[name] = to_json(item)
                 if isinstance(item, date):  # a subclass
+                    if dates is None:
+                        dates = self.dates.setdefault(attribute, {})
                     dates.setdefault(name, []).append(item.isoformat())
                 if walk and kind is not float:
                     collect_cited(item, self.cited, self.seen, depth + 1)
         entity = self.identity(ids) if self.identity is not None and ids else None
-        return RecordInfo(cls.__name__, ids, entity, values)
+        return RecordInfo(shape.name, ids, entity, values)
 
     def part(self, attribute: str, run: Sequence[object]) -> Part:
         if isinstance(self.identity, _FactIdentity):  # the run's facts, in one read
@@ -491,7 +524,7 @@ class _Builder:
         parts = [known.get(key) if key is not None else None for key, _ in runs]
         parts = [part if part is None or len(part.records) == len(run) else None  # a key names its run's walk
                  for part, (_, run) in zip(parts, runs)]
-        if not all(is_record(item) for (_, run), part in zip(runs, parts) if part is None for item in run):
+        if not _all_records(item for (_, run), part in zip(runs, parts) if part is None for item in run):
             return False
         self.names.append(name)
         self.seen.add(id(value))
@@ -527,7 +560,7 @@ class _Builder:
             else:
                 self.others[name] = OtherValue.model_construct(type="type", size=None, value=value.__name__)
             return
-        if isinstance(value, list) and all(is_record(item) for item in value):
+        if isinstance(value, list) and _all_records(value):
             self.seen.add(id(value))
             records = [self.record(name, item, 1) for item in value]
             self.collections[name] = CollectionInfo.model_construct(
@@ -558,6 +591,16 @@ class _Builder:
                          for attribute, fields in sorted(self.dates.items()) if fields},
             quarantined=dict(sorted(quarantined.items())),
         )
+
+
+def _all_records(items: Iterable[object]) -> bool:
+    """Whether every item is a record (`is_record`), decided once per type."""
+    return all(_record_type(kind) for kind in set(map(type, items)))
+
+
+def _record_type(kind: type) -> bool:
+    """Whether instances of `kind` are records (`is_record` of an instance)."""
+    return dataclasses.is_dataclass(kind) and not issubclass(kind, type)
 
 
 def _list_class(annotation: object) -> str | None:
