@@ -439,7 +439,7 @@ class _Shape:
         """The record's values of `names`, in order (None for a field it lacks)."""
         if self._get is not None:
             try:
-                return self._get(record)  # type: ignore[no-any-return]
+                return self._get(record)
             except AttributeError:
                 pass
         return tuple(getattr(record, name, None) for name in self.names)

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import time
 import types
 import uuid
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from codegen.forked import kill
 from codegen.loader import CODE_CACHE, code_entry, code_file, read_code
 
 MIN_BYTES = 1_000_000  # sources to compile below this are compiled at import (a fork costs more)
@@ -64,7 +64,7 @@ class Precompile:
     def close(self) -> None:
         """Stop the child if it still runs, remove its folder and what it offered and was not used."""
         if self.status == "running":
-            _kill(self.pid)
+            kill(self.pid)
             self.status = "killed"
         CODE_CACHE.withdraw()
         shutil.rmtree(self.folder, ignore_errors=True)
@@ -101,8 +101,14 @@ def start(files: Mapping[str, str], hashes: Mapping[str, str], root: Path, path_
             code = 0
         finally:
             os._exit(code)
-    deadline = time.monotonic() + BASE_SECONDS + SECONDS_PER_MB * size / 1e6
-    return Precompile(pid, folder, {key: path_of(name) for key, name in todo.items()}, deadline)
+    return Precompile(pid, folder, {key: path_of(name) for key, name in todo.items()},
+                      time.monotonic() + deadline(size))
+
+
+def deadline(size: int) -> float:
+    """Seconds a child working on `size` characters of source may take before it is stopped
+    (and its work done by the parent)."""
+    return BASE_SECONDS + SECONDS_PER_MB * size / 1e6
 
 
 def _compile_all(files: Mapping[str, str], todo: Mapping[str, str], folder: Path,
@@ -128,17 +134,9 @@ def _wait(pid: int, deadline: float) -> str:
         if done:
             return "done" if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 else "failed"
         if time.monotonic() > deadline:
-            _kill(pid)
+            kill(pid)
             return "timeout"
         time.sleep(_POLL)
-
-
-def _kill(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-    except (OSError, ChildProcessError):
-        pass
 
 
 def _sweep(root: Path) -> None:

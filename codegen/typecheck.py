@@ -37,7 +37,7 @@ import threading
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Mapping
+from typing import Collection, Mapping
 
 from codegen.loader import module_name_for
 from codegen.problems import Problem, format_problems
@@ -156,6 +156,22 @@ def _plain(text: str, digest: str | None) -> bool:
         while len(_PLAIN) > _PLAIN_KEPT:
             del _PLAIN[next(iter(_PLAIN))]
     return known
+
+
+def plain_known(digests: Collection[str]) -> dict[str, bool]:
+    """What this process remembers of `_plain` for these text hashes (for another process)."""
+    with _PLAIN_LOCK:
+        return {digest: _PLAIN[digest] for digest in digests if digest in _PLAIN}
+
+
+def remember_plain(known: Mapping[str, bool]) -> None:
+    """Take `_plain` verdicts worked out by another process (`plain_known`)."""
+    with _PLAIN_LOCK:
+        for digest, plain in known.items():
+            _PLAIN.pop(digest, None)
+            _PLAIN[digest] = plain
+        while len(_PLAIN) > _PLAIN_KEPT:
+            del _PLAIN[next(iter(_PLAIN))]
 
 
 def stub_text(shape: RecordShape) -> str:

@@ -14,9 +14,9 @@ import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AbstractSet, Callable, Collection, Literal, Mapping, Sequence
+from typing import AbstractSet, Any, Callable, Collection, Literal, Mapping, Sequence
 
-from codegen import module_reuse, precompile
+from codegen import forked, module_reuse, precompile
 from codegen.loader import (
     CODE_CACHE,
     PackageLoadError,
@@ -30,9 +30,9 @@ from codegen.loader import (
 from codegen.manifest import Key, Manifest, Part, RecordInfo, Run, identity_from_facts, walk_module
 from codegen.module_reuse import Reuse, content_keys
 from codegen.problems import Problem, format_problems
-from codegen.safety import SafetyChecker, SafetyFailure, content_hash
+from codegen.safety import SafetyChecker, SafetyFailure, SafetySuccess, content_hash
 from codegen.safety_rules import Limits
-from codegen.typecheck import TypecheckFailure, stable_name, typecheck
+from codegen.typecheck import TypecheckFailure, TypecheckSuccess, plain_known, remember_plain, stable_name, typecheck
 from factlog.liveness import live_ids
 from factlog.model import Fact
 from factlog.results import Failure, Success
@@ -81,10 +81,12 @@ class Validator:
     the coverage walk visits only chunk lists whose chunk file or class module changed."""
 
     def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits(),
-                 ahead_min_bytes: int | None = precompile.MIN_BYTES) -> None:
+                 fork_min_bytes: int | None = precompile.MIN_BYTES) -> None:
         self.cache_root = cache_root
-        self.ahead_min_bytes = ahead_min_bytes  # compile in a child from this many bytes (None: never)
-        self.ahead: precompile.Precompile | None = None  # the last validation's child, if one ran
+        # From this many bytes of source to compile, compile in a child, and run mypy in one (None: never).
+        self.fork_min_bytes = fork_min_bytes
+        self.ahead: precompile.Precompile | None = None  # the last validation's compile child, if one ran
+        self.typing_child: forked.Forked[tuple[object, ...]] | None = None  # its mypy child, if one ran
         self.safety = SafetyChecker(cache_root / "safety", limits, workers)
         # user -> (scope, part key -> walk of one chunk list)
         self._parts: dict[str, tuple[str, dict[Key, Part]]] = {}
@@ -136,6 +138,7 @@ class Validator:
         timings: dict[str, float] = {}
         started = time.perf_counter()
         hashes = {file: content_hash(text) for file, text in files.items() if isinstance(text, str)}
+        self.typing_child = None
         self.ahead = ahead = self._compile_ahead(files, hashes, stage_dir, code_dir)
         try:
             return self._validate(files, hashes, ahead, started, timings, user=user, version=version,
@@ -149,14 +152,14 @@ class Validator:
     def _compile_ahead(self, files: Mapping[str, str], hashes: Mapping[str, str], stage_dir: Path,
                        code_dir: Path | None) -> precompile.Precompile | None:
         """A child compiling the files no cache holds while the checks run (`codegen.precompile`)."""
-        if self.ahead_min_bytes is None:
+        if self.fork_min_bytes is None:
             return None
         location = stage_dir.resolve()
 
         def cached(key: str) -> bool:
             return CODE_CACHE.has(key) or (code_dir is not None and code_file(code_dir, key).exists())
         return precompile.start(files, hashes, self.cache_root / "ahead", lambda name: str(location / name),
-                                cached, self.ahead_min_bytes)
+                                cached, self.fork_min_bytes)
 
     def _validate(self, files: Mapping[str, str], hashes: Mapping[str, str], ahead: precompile.Precompile | None,
                   started: float, timings: dict[str, float], *, user: str, version: str, stage_dir: Path,
@@ -170,12 +173,50 @@ class Validator:
 
         started = time.perf_counter()
         self.cache_root.mkdir(parents=True, exist_ok=True)
-        typed = typecheck(files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy",
-                          hashes, safe.records)
-        timings["mypy"] = time.perf_counter() - started
-        if isinstance(typed, TypecheckFailure):
-            return ValidationFailure("mypy", typed.problems, timings)
+        mypy_args = (files, stable_name(user), self.cache_root / "typecheck", self.cache_root / "mypy",
+                     hashes, safe.records)
+        # Beside a compile child (a large change), mypy runs in a child too, beside import and
+        # walk; its verdict still comes first (see `_typed`).
+        child = forked.fork_call(lambda: (typecheck(*mypy_args), plain_known(hashes.values())), tuple,
+                                 precompile.deadline(sum(map(len, files.values())))) if ahead is not None else None
+        self.typing_child = child
+        timings["mypy"] = 0.0  # (the stages in their order)
+        if child is None:
+            typed = typecheck(*mypy_args)
+            timings["mypy"] = time.perf_counter() - started
+            if isinstance(typed, TypecheckFailure):
+                return ValidationFailure("mypy", typed.problems, timings)
+        try:
+            loaded = self._load(files, hashes, safe, ahead, timings, user=user, version=version,
+                                stage_dir=stage_dir, live_fact_ids=live_fact_ids, by_id=by_id,
+                                identified=identified, reasons=reasons, stored_parts=stored_parts,
+                                code_dir=code_dir, scope=scope)
+        except BaseException:
+            if child is not None:
+                child.close()
+            raise
+        if child is not None:
+            started = time.perf_counter()
+            typed = _typed(child, mypy_args)
+            timings["mypy"] = time.perf_counter() - started
+            if isinstance(typed, TypecheckFailure):
+                if isinstance(loaded, tuple):
+                    unload_package(loaded[0].module_name)
+                    shutil.rmtree(stage_dir, ignore_errors=True)
+                return ValidationFailure("mypy", typed.problems, timings)
+        if isinstance(loaded, ValidationFailure):
+            return loaded
+        success, parts = loaded
+        self._parts[user] = (scope, parts)
+        return success
 
+    def _load(self, files: Mapping[str, str], hashes: Mapping[str, str], safe: SafetySuccess,
+              ahead: precompile.Precompile | None, timings: dict[str, float], *, user: str, version: str,
+              stage_dir: Path, live_fact_ids: AbstractSet[int], by_id: Mapping[int, Fact], identified: bool,
+              reasons: Mapping[int, str], stored_parts: StoredParts | None, code_dir: Path | None,
+              scope: str) -> tuple[ValidationSuccess, dict[Key, Part]] | ValidationFailure:
+        """The import and coverage stages: the package loaded and walked, with the walks of
+        its chunk lists to keep, or the failure (nothing of the package left loaded)."""
         started = time.perf_counter()
         if stage_dir.exists():
             return ValidationFailure("import", (Problem("import-error", "", 0, 0,
@@ -229,9 +270,22 @@ class Validator:
             return ValidationFailure("coverage", problems, timings)
         # Keep the parts of this package only (a failed one's are never kept: a record citing
         # an id that is no fact yet would keep an entity id of None).
-        self._parts[user] = (scope, {key: part for collection in runs.values() for key, _ in collection
-                                     if key is not None and (part := found.get(key) or known.get(key)) is not None})
-        return ValidationSuccess(module, name, timings, walked[1], used, hashes)
+        parts = {key: part for collection in runs.values() for key, _ in collection
+                 if key is not None and (part := found.get(key) or known.get(key)) is not None}
+        return ValidationSuccess(module, name, timings, walked[1], used, hashes), parts
+
+
+
+
+def _typed(child: forked.Forked[tuple[object, ...]], mypy_args: tuple[Any, ...],
+           ) -> TypecheckSuccess | TypecheckFailure:
+    """The mypy child's verdict, or (no answer to trust) mypy's run here."""
+    answer = child.answer()
+    if answer is not None and len(answer) == 2 and isinstance(answer[0], (TypecheckSuccess, TypecheckFailure)) \
+            and isinstance(answer[1], dict):
+        remember_plain(answer[1])
+        return answer[0]
+    return typecheck(*mypy_args)
 
 
 def _earlier_records(previous: Mapping[Key, Part], missing: Sequence[Key],
