@@ -1,6 +1,12 @@
-"""Validation of a generated package: safety → mypy → import → coverage, stopping at the
-first stage that fails. Nothing is imported before the safety and mypy stages pass, and
-what is imported is exactly the text that was checked: the validator writes it itself.
+"""Validation of a generated package: safety → mypy → import → coverage. A version is
+accepted only if every stage passes; the failure reported is that of the earliest stage
+that fails, in this order. Nothing is imported before the safety stage passed, and what is
+imported is exactly the text that was checked: the validator writes it itself.
+
+For a large change (`Validator.fork_min_bytes` of source new to the code caches), forked
+children use a second core: one compiles the sources while safety runs
+(`codegen.precompile`), one runs mypy beside import and walk (`codegen.forked`), whose
+verdict is still taken before theirs. Without a usable child the stage runs here.
 """
 
 from __future__ import annotations
