@@ -71,19 +71,22 @@ class Precompile:
 
 
 def start(files: Mapping[str, str], hashes: Mapping[str, str], root: Path, path_of: Callable[[str], str],
-          cached: Callable[[str], bool], min_bytes: int = MIN_BYTES) -> Precompile | None:
+          cached: Callable[[str], bool], min_bytes: int = MIN_BYTES,
+          kept: Callable[[str], bool] = lambda key: False) -> Precompile | None:
     """Fork a child compiling the files (name -> text; `hashes`: name -> sha256 of its UTF-8
-    bytes) whose code `cached(hash)` says no cache holds, if they come to `min_bytes` or
-    more; None when nothing is worth a child or no child could be started. `root`: where
-    the child's private folder goes; `path_of(name)`: the path the file is imported from."""
+    bytes) whose code no cache holds (`cached(hash)`: in memory, `kept(hash)`: on disk,
+    asked only when there is enough to compile), if they come to `min_bytes` or more; None
+    when nothing is worth a child or no child could be started. `root`: where the child's
+    private folder goes; `path_of(name)`: the path the file is imported from."""
     todo: dict[str, str] = {}
-    size = 0
     for name, text in files.items():
         key = hashes.get(name)
-        if key is None or key in todo or not isinstance(text, str) or cached(key):
-            continue
-        todo[key] = name
-        size += len(text)
+        if key is not None and key not in todo and isinstance(text, str) and not cached(key):
+            todo[key] = name
+    if sum(len(files[name]) for name in todo.values()) < min_bytes:
+        return None
+    todo = {key: name for key, name in todo.items() if not kept(key)}
+    size = sum(len(files[name]) for name in todo.values())
     if not todo or size < min_bytes or not hasattr(os, "fork"):
         return None
     folder = root / f"{os.getpid()}-{uuid.uuid4().hex}"

@@ -162,10 +162,10 @@ class Validator:
             return None
         location = stage_dir.resolve()
 
-        def cached(key: str) -> bool:
-            return CODE_CACHE.has(key) or (code_dir is not None and code_file(code_dir, key).exists())
+        def kept(key: str) -> bool:
+            return code_dir is not None and code_file(code_dir, key).exists()
         return precompile.start(files, hashes, self.cache_root / "ahead", lambda name: str(location / name),
-                                cached, self.fork_min_bytes)
+                                CODE_CACHE.has, self.fork_min_bytes, kept)
 
     def _validate(self, files: Mapping[str, str], hashes: Mapping[str, str], ahead: precompile.Precompile | None,
                   started: float, timings: dict[str, float], *, user: str, version: str, stage_dir: Path,
