@@ -58,6 +58,17 @@ _PLAIN_KEPT = 20_000
 _PLAIN_LOCK = threading.Lock()
 
 
+def _fresh_locks() -> None:
+    """In a forked child (`codegen.forked`): locks another thread of the parent held at the
+    fork would never be released there."""
+    global _LOCK, _PLAIN_LOCK
+    _LOCK, _PLAIN_LOCK = threading.Lock(), threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_fresh_locks)
+
+
 @dataclass(frozen=True)
 class TypecheckSuccess(Success):
     stubs: int = 0  # record chunks given as stubs (checked by `codegen.record_types`)
