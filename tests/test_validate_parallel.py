@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from validation_samples import LIVE_FACTS, valid_package
 
 import codegen.validate as validate_module
 from codegen import forked, precompile
+from codegen import typecheck as typecheck_module
 from codegen.loader import CODE_CACHE, unload_package
 from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 
@@ -169,3 +171,22 @@ def test_a_small_change_forks_no_child(tmp_path: Path, caches: Path) -> None:
     validator = Validator(caches)
     assert isinstance(run(validator, valid_package(), tmp_path / "v1"), ValidationSuccess)
     assert validator.ahead is None and validator.typing_child is None
+
+
+def test_a_lock_held_at_the_fork_does_not_stall_the_mypy_child(tmp_path: Path, caches: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another thread in mypy while the child is forked: the child checks all the same."""
+    monkeypatch.setattr(precompile, "deadline", lambda size: 20.0)
+    lock = typecheck_module._LOCK
+    lock.acquire()
+    timer = threading.Timer(25, lock.release)  # were the child stalled: its fallback must not hang
+    timer.start()
+    try:
+        validator = Validator(caches, fork_min_bytes=0)
+        got = run(validator, edited("mypy"), tmp_path / "v1")
+    finally:
+        timer.cancel()
+        if lock.locked():
+            lock.release()
+    assert validator.typing_child is not None and validator.typing_child.status == "done"
+    assert isinstance(got, ValidationFailure) and got.stage == "mypy"
