@@ -38,6 +38,7 @@ import hashlib
 import sqlite3
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Protocol, TypeVar
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -123,10 +124,11 @@ class GeneratedPackage:
 
 
 def hash_of(hashes: Iterable[str]) -> str:
-    digest = hashlib.sha256()
-    for item in hashes:
-        digest.update(item.encode("ascii", "replace") + b"\n")
-    return digest.hexdigest()
+    """sha256 over the items, each followed by a line break (non-ASCII characters as '?')."""
+    items = list(hashes)
+    if not items:
+        return hashlib.sha256().hexdigest()
+    return hashlib.sha256(("\n".join(items) + "\n").encode("ascii", "replace")).hexdigest()
 
 
 class ListLog:
@@ -244,6 +246,58 @@ class _Batch:
         if not self.fresh:
             self.dirty.add(ident)
 
+    def apply_all(self, facts: Iterable[Fact]) -> None:
+        """`apply` each fact, in id order (a fresh build takes the short way: `_apply_fresh`)."""
+        if not self.fresh:
+            for fact in facts:
+                self.apply(fact)
+            return
+        self._apply_fresh(facts)
+
+    def _apply_fresh(self, facts: Iterable[Fact]) -> None:
+        """`apply` for a build from scratch, with what it looks up per fact kept at hand
+        (the same rows, the same order of ordinals)."""
+        entities, extra, early, days = self.entities, self.extra, self.early, self.days
+        kinds: dict[str, tuple[KindRow, str]] = {}  # a fact's kind -> its row, the normalized kind
+        position = self.position
+        for fact in facts:
+            fact_id = fact.id
+            if fact_id > position:
+                position = fact_id
+            if fact.retracts is not None:
+                self.position = position
+                self._retract(fact.retracts, fact_id)
+                continue
+            dead = fact_id in early
+            kind_text = fact.kind
+            if kind_text is None:
+                self.position = position
+                self.apply(fact)
+                continue
+            problem = None if dead else fact_problem(fact)
+            origin = "fact"
+            if problem is None and not dead and fact_id in extra:
+                problem, origin = extra[fact_id], _ENTITY_ORIGIN
+            known = kinds.get(kind_text)
+            if known is None:
+                kind = normalize_kind(kind_text)
+                known = kinds[kind_text] = (self._kind(kind), kind)
+            row, kind = known
+            ident = kind_identity(kind, fact.key, fact_id)
+            entity = entities.get(ident)
+            if entity is None:
+                entity = entities[ident] = EntityRow(ident, kind, row.next_ordinal)
+                row.next_ordinal += 1
+            if dead:
+                continue
+            if problem is not None:
+                self._quarantine(fact_id, problem, origin)
+                continue
+            valid_from = fact.valid_from
+            day = valid_from.isoformat() if valid_from is not None else fact.recorded_at[:10]
+            entity.add(Member(fact_id, days.setdefault(day, day), fact.hash, fact.fields))
+        self.position = position
+
     def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> list[EntityRow]:
         """Live entities of `kind` (ordinal in [lo, hi) when given), by ordinal; a fresh
         build holds them all in memory, an update reads them from the state."""
@@ -251,7 +305,7 @@ class _Batch:
             return list(self.db.entities_of(kind, lo, hi))
         if self._live_by_kind is None:
             self._live_by_kind = {}
-            for entity in sorted(self.entities.values(), key=lambda e: e.ordinal):
+            for entity in self.entities.values():  # made in ordinal order (of each kind)
                 if entity.live:
                     self._live_by_kind.setdefault(entity.kind, []).append(entity)
         rows = self._live_by_kind.get(kind, [])
@@ -398,15 +452,25 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
     return Record(tuple(values), entity.fact_ids())
 
 
-class _Item:
-    """One record of a chunk: its line, the temporal names it uses, its (fact id, hash)
-    pairs, and how to build it as a `Record` (for a module that must alias a name)."""
+class _Item(Protocol):
+    """One record of a chunk (an entity or a note): its line, the temporal names it uses
+    (comma-separated), and its (fact id, hash) pairs."""
 
-    __slots__ = ("line", "needs", "cites", "record")
+    @property
+    def line(self) -> str: ...
 
-    def __init__(self, line: str, needs: str, cites: tuple[tuple[int, str], ...],
-                 record: Callable[[], Record]) -> None:
-        self.line, self.needs, self.cites, self.record = line, needs, cites, record
+    @property
+    def needs(self) -> str: ...
+
+    def cites(self) -> tuple[tuple[int, str], ...]: ...
+
+
+_I = TypeVar("_I", bound=_Item)
+
+
+def _too_large(source: str) -> bool:
+    """A chunk's source is over MAX_CHUNK_BYTES in UTF-8 (at most 4 bytes a character)."""
+    return len(source) * 4 > MAX_CHUNK_BYTES and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES
 
 
 class _Writer:
@@ -420,30 +484,34 @@ class _Writer:
         self.db.put_file(row, source)
         self.written.add(row.name)
 
-    def chunk(self, kind: str, index: int, spec: ClassSpec, items: Sequence[_Item]) -> None:
-        """One chunk's files (none when it has no records)."""
-        self.db.delete_files(kind, index)
+    def chunk(self, kind: str, index: int, spec: ClassSpec, items: Sequence[_I],
+              record: Callable[[_I], Record], fresh: bool = False) -> None:
+        """One chunk's files (none when it has no records); `record` builds an item's
+        `Record` (for a module that must alias a name). `fresh`: the kind has no files yet."""
+        if not fresh:
+            self.db.delete_files(kind, index)
         if items:
             names = spec.names
-            self._chunk(kind, index, spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", items)
+            self._chunk(kind, index, spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", items,
+                        record)
 
     def _chunk(self, kind: str, index: int, spec: ClassSpec, stem: str, list_name: str,
-               items: Sequence[_Item]) -> None:
+               items: Sequence[_I], record: Callable[[_I], Record]) -> None:
         """One chunk module, or, when its records are too large together for one file (many
         long notes), its two halves as `<stem>_1` and `<stem>_2`, and so on: every fact the
         door accepts fits a file on its own, so no number of them blocks a checkpoint."""
-        pairs = sorted(pair for item in items for pair in item.cites)
+        pairs = sorted(pair for item in items for pair in item.cites())
         contents = f"{list_name}, {len(items)} record(s) of class {spec.names.class_name}"
-        input_hash = hash_of(h for _, h in pairs)
+        input_hash = hash_of([h for _, h in pairs])
         header = Header(self.user, pairs[-1][0] if pairs else 0, input_hash, "facts in this file", contents)
-        needed = {name for item in items for name in item.needs.split(",") if name}
+        needed = {name for text in {item.needs for item in items} for name in text.split(",") if name}
         source = chunk_module_lines(spec, list_name, [item.line for item in items], needed, header)
         if source is None:
-            source = chunk_module(spec, list_name, [item.record() for item in items], header)
-        if len(items) > 1 and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES:
+            source = chunk_module(spec, list_name, [record(item) for item in items], header)
+        if len(items) > 1 and _too_large(source):
             half = len(items) // 2
             for part, piece in enumerate((items[:half], items[half:]), start=1):
-                self._chunk(kind, index, spec, f"{stem}_{part}", f"{list_name}_{part}", piece)
+                self._chunk(kind, index, spec, f"{stem}_{part}", f"{list_name}_{part}", piece, record)
             return
         self._put(FileRow(f"{stem}.py", kind, index, list_name, input_hash), source)
 
@@ -514,27 +582,26 @@ def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[Entit
         raise _EntitiesFailed(failed)
 
 
-def _entity_item(spec: ClassSpec, entity: EntityRow) -> _Item:
-    return _Item(entity.line, entity.needs, entity.cites(), partial(_entity_record, spec, entity))
-
-
 def _note_record(note: NoteRow) -> Record:
     return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
 
 
-def _note_item(note: NoteRow) -> _Item:
-    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), partial(_note_record, note))
-
-
 def _render_kind_chunks(writer: _Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
-                        entities: Sequence[EntityRow], chunk_records: int, indexes: Iterable[int] = ()) -> None:
-    """The chunks of `entities` (and `indexes`, which lose their files when left empty)."""
+                        entities: Sequence[EntityRow], chunk_records: int, indexes: Iterable[int] = (),
+                        fresh: bool = False) -> None:
+    """The chunks of `entities` (and `indexes`, which lose their files when left empty);
+    `fresh`: the kind has no files yet."""
     _lined(batch, spec, digest, entities)
-    groups: dict[int, list[_Item]] = {index: [] for index in indexes}
+    groups: dict[int, list[EntityRow]] = {index: [] for index in indexes}
     for entity in entities:
-        groups.setdefault(chunk_index(entity.ordinal, chunk_records), []).append(_entity_item(spec, entity))
+        index = chunk_index(entity.ordinal, chunk_records)
+        group = groups.get(index)
+        if group is None:
+            group = groups[index] = []
+        group.append(entity)
+    record = partial(_entity_record, spec)
     for index in sorted(groups):
-        writer.chunk(kind, index, spec, groups[index])
+        writer.chunk(kind, index, spec, groups[index], record, fresh)
 
 
 @dataclass(frozen=True)
@@ -576,7 +643,7 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
         elif whole:
             db.delete_files(kind)
             writer.class_file(kind, spec, _class_doc(kind), None)
-            _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records)
+            _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records, fresh=True)
             batch.release(kind)
         else:
             for index in sorted(touched.get(kind, ())):
@@ -592,7 +659,7 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     if full:
         writer.class_file(NOTES_KIND, NOTE_SPEC, _NOTE_DOC, None)
     for index, notes in _note_chunks(db, batch, full, note_chunks, chunk_records):
-        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in notes])
+        writer.chunk(NOTES_KIND, index, NOTE_SPEC, notes, _note_record, full and batch.fresh)
     exports = _exports(db, names, specs)
     quarantined = {i: reason for i, (reason, _) in batch.quarantine.items()}
     input_hash = writer.init(batch.position, exports, quarantined)
@@ -639,8 +706,7 @@ def _build(user: str, db: StateDb, log: LogAccess, position: int, fresh: bool, e
            chunk_records: int, persist: bool = True) -> tuple[_Rendered, _Batch]:
     meta = db.meta()
     batch = _Batch(db, log.get, fresh, extra, chunk_records, position, int(meta.get("note_next", "0")), persist)
-    for fact in log.after(position):
-        batch.apply(fact)
+    batch.apply_all(log.after(position))
     rendered = _render(user, db, batch, fresh, chunk_records)
     db.set_meta({"format": FORMAT, "position": str(batch.position), "note_next": str(batch.note_next),
                  "chunk_records": str(chunk_records)})
