@@ -59,7 +59,7 @@ from codegen.gc_pause import gc_paused
 from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
-from codegen.record_source import entity_line, line_plan, note_line
+from codegen.record_source import entity_line_needs, line_plan, note_line
 from codegen.render import (
     Export,
     Header,
@@ -285,17 +285,21 @@ class _Batch:
             row, kind = known
             ident = kind_identity(kind, fact.key, fact_id)
             entity = entities.get(ident)
-            if entity is None:
-                entity = entities[ident] = EntityRow(ident, kind, row.next_ordinal)
-                row.next_ordinal += 1
-            if dead:
-                continue
-            if problem is not None:
-                self._quarantine(fact_id, problem, origin)
+            if dead or problem is not None:
+                if entity is None:
+                    entities[ident] = EntityRow(ident, kind, row.next_ordinal)
+                    row.next_ordinal += 1
+                if problem is not None:
+                    self._quarantine(fact_id, problem, origin)
                 continue
             valid_from = fact.valid_from
             day = valid_from.isoformat() if valid_from is not None else fact.recorded_at[:10]
-            entity.add(Member(fact_id, days.setdefault(day, day), fact.hash, fact.fields))
+            member = Member(fact_id, days.setdefault(day, day), fact.hash, fact.fields)
+            if entity is None:
+                entities[ident] = EntityRow(ident, kind, row.next_ordinal, [member])
+                row.next_ordinal += 1
+            else:
+                entity.add(member)
         self.position = position
 
     def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> list[EntityRow]:
@@ -368,11 +372,25 @@ class _Batch:
     def _count_fresh(self) -> None:
         """The schema inputs and live counts of a build from scratch: every entity is new,
         and they were made in ordinal order (what `finish` would add one by one)."""
-        for entity in self.entities.values():
+        live_by_kind: dict[str, list[EntityRow]] = {}
+        all_by_kind: dict[str, list[EntityRow]] = {}
+        for entity in self.entities.values():  # made in ordinal order (of each kind)
+            group = all_by_kind.get(entity.kind)
+            if group is None:
+                group = all_by_kind[entity.kind] = []
+                live_by_kind[entity.kind] = []
+            group.append(entity)
             if entity.live:
-                row = self.kinds[entity.kind]
-                add_fields(row.fields, entity.ordinal, entity.merged())
-                row.live_count += 1
+                live_by_kind[entity.kind].append(entity)
+        for kind, entities in live_by_kind.items():
+            row = self.kinds[kind]
+            stats = row.fields
+            for entity in entities:
+                add_fields(stats, entity.ordinal, entity.merged())
+            row.live_count += len(entities)
+        self._live_by_kind = live_by_kind
+        if self.persist:
+            self._all_by_kind = all_by_kind
 
     def finish(self) -> tuple[dict[str, set[int]], set[int], set[str]]:
         """Write the rows; returns the touched chunks per kind, the touched note chunks, and
@@ -478,11 +496,11 @@ class _Writer:
 
     def __init__(self, user: str, db: StateDb) -> None:
         self.user, self.db = user, db
-        self.written: set[str] = set()
+        self.written: dict[str, str] = {}  # file name -> source, as written by this compile
 
     def _put(self, row: FileRow, source: str) -> None:
         self.db.put_file(row, source)
-        self.written.add(row.name)
+        self.written[row.name] = source
 
     def chunk(self, kind: str, index: int, spec: ClassSpec, items: Sequence[_I],
               record: Callable[[_I], Record], fresh: bool = False) -> None:
@@ -569,13 +587,14 @@ def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[Entit
             continue
         try:
             try:
-                line, needs = entity_line(plan, entity.merged(), entity.fact_ids())
+                line, needs = entity_line_needs(plan, entity.merged(), entity.fact_ids())
             except Exception:  # the general path renders it, or raises its own error
-                line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
+                line, names = record_line(spec.names.class_name, _entity_record(spec, entity))
+                needs = _needs_text(names)
         except Exception as error:  # anything one entity's values do must not stop the others
             failed.update(_failure(entity, error))
             continue
-        entity.line, entity.needs, entity.line_spec = line, _needs_text(needs), digest
+        entity.line, entity.needs, entity.line_spec = line, needs, digest
         if not batch.fresh:
             batch.relined[entity.ident] = entity
     if failed:
@@ -611,6 +630,7 @@ class _Rendered:
     counts: dict[str, int]
     input_hash: str
     written: frozenset[str]
+    files: dict[str, str] | None  # every file of the package when this compile wrote them all
 
 
 def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: int) -> _Rendered:
@@ -666,7 +686,7 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     by_attribute = sorted(live_after, key=lambda k: names[k].attribute)
     counts = {names[k].attribute: batch.kinds[k].live_count for k in by_attribute}
     counts[NOTE_ATTRIBUTE] = db.note_count()
-    return _Rendered(names, specs, counts, input_hash, frozenset(writer.written))
+    return _Rendered(names, specs, counts, input_hash, frozenset(writer.written), writer.written if full else None)
 
 
 def _note_chunks(db: StateDb, batch: _Batch, full: bool, touched: set[int],
@@ -831,7 +851,7 @@ def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk
         position = int(db.meta()["position"])
         anchor = log.get(position) if position else None
         db.set_meta({"epoch": epoch, "anchor": anchor.hash if anchor else ""})
-        files = db.sources()
+        files = db.sources() if rendered.files is None else rendered.files
         db.commit()
     except BaseException:
         db.rollback()

@@ -63,34 +63,31 @@ def fact_problem(fact: Fact, limits: Limits = _DEFAULT) -> str | None:
     return verdict
 
 
-_MAX_STRING = _DEFAULT.max_string
 _INT_BOUND = 10**_DEFAULT.max_int_digits
-_MAX_CHARS = _DEFAULT.max_file_bytes // 8
+_PLAIN_CHARS = min(_DEFAULT.max_string, _DEFAULT.max_file_bytes // 8)  # so no string can be too long
 
 
 def _plainly_fine(fact: Fact) -> bool:
     """True only when `_problem(fact, Limits())` is None, decided without building anything:
-    the kind and every field name passed before, and each value is None, a bool, a float,
-    an int or a string within the limits (False sends the fact to the full check)."""
+    the kind and every field name passed before, the text and all strings together are
+    within the string limit, and each value is None, a bool, a float, an int within the
+    limit or a string (False sends the fact to the full check)."""
     kind = fact.kind
-    if (kind is not None and kind not in _GOOD_KINDS) or len(fact.text) > _MAX_STRING:
+    fields = fact.fields
+    if (kind is not None and kind not in _GOOD_KINDS) or not fields.keys() <= _GOOD_NAMES \
+            or len(fact.text) > _PLAIN_CHARS:
         return False
     size = 0
-    names = _GOOD_NAMES
-    for name, value in fact.fields.items():
-        if name not in names:
-            return False
+    for value in fields.values():
         kind_of = type(value)
         if kind_of is str:
             size += len(value)  # type: ignore[arg-type]
-            if len(value) > _MAX_STRING:  # type: ignore[arg-type]
-                return False
         elif kind_of is int:
             if not -_INT_BOUND < value < _INT_BOUND:  # type: ignore[operator]
                 return False
-        elif not (value is None or kind_of is float or kind_of is bool):
+        elif value is not None and kind_of is not float and kind_of is not bool:
             return False
-    return size <= _MAX_CHARS
+    return size <= _PLAIN_CHARS
 
 
 def _problem(fact: Fact, limits: Limits) -> str | None:
