@@ -38,10 +38,10 @@ import hashlib
 import sqlite3
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Protocol, TypeVar
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from codegen.compile_state import (
     CLASS_CHUNK,

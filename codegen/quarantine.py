@@ -83,7 +83,7 @@ def _plainly_fine(fact: Fact) -> bool:
         if kind_of is str:
             size += len(value)  # type: ignore[arg-type]
         elif kind_of is int:
-            if not -_INT_BOUND < value < _INT_BOUND:  # type: ignore[operator]
+            if not -_INT_BOUND < value < _INT_BOUND:
                 return False
         elif value is not None and kind_of is not float and kind_of is not bool:
             return False
