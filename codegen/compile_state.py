@@ -160,7 +160,7 @@ class NoteRow(NamedTuple):
         return ((self.fact_id, self.hash),)
 
 
-@dataclass
+@dataclass(slots=True)
 class FieldStats:
     present: int = 0  # entities whose merged fields name it
     nonnull: int = 0  # ... with a non-null value
