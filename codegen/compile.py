@@ -34,21 +34,20 @@ fact of an entity whose record cannot be rendered, is left out and listed in
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Protocol, TypeVar
 
+from codegen.chunk_files import MAX_CHUNK_BYTES as MAX_CHUNK_BYTES  # a chunk over this is split in halves
+from codegen.chunk_files import Writer
 from codegen.compile_state import (
     CLASS_CHUNK,
     FORMAT,
     NOTES_KIND,
     EntityRow,
-    FileRow,
     KindRow,
     Member,
     NeedFull,
@@ -60,16 +59,7 @@ from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
 from codegen.record_source import entity_line_needs, line_plan, note_line
-from codegen.render import (
-    Export,
-    Header,
-    Record,
-    chunk_module,
-    chunk_module_lines,
-    class_module,
-    init_module,
-    record_line,
-)
+from codegen.render import Export, Record, record_line
 from codegen.schema import (
     STR,
     ClassSpec,
@@ -83,7 +73,6 @@ from codegen.schema import (
     spec_from_stats,
 )
 from factlog.identity import kind_identity
-from factlog.limits import MAX_FILE_BYTES
 from factlog.liveness import effective_day
 from factlog.log_access import LogAccess, prefix_problem
 from factlog.model import Fact, check_user_id
@@ -91,9 +80,6 @@ from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 
 CHUNK_RECORDS = 500  # records (entities or notes) per chunk module, by ordinal
 CHUNK_IDS = CHUNK_RECORDS  # the former name
-MAX_CHUNK_BYTES = MAX_FILE_BYTES // 2  # a chunk over this is split in halves
-INIT = "__init__.py"
-_INIT_KIND = "/init"  # the `kind` of `__init__.py` in the state's files table
 _ENTITY_ORIGIN = "entity"  # quarantined because its entity's record could not be rendered
 
 NOTE_SPEC = ClassSpec(
@@ -121,14 +107,6 @@ class GeneratedPackage:
     renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
     kinds: dict[str, KindNames] = field(default_factory=dict)  # normalized kind -> names
     quarantined: dict[int, str] = field(default_factory=dict)  # fact id -> why it was left out
-
-
-def hash_of(hashes: Iterable[str]) -> str:
-    """sha256 over the items, each followed by a line break (non-ASCII characters as '?')."""
-    items = list(hashes)
-    if not items:
-        return hashlib.sha256().hexdigest()
-    return hashlib.sha256(("\n".join(items) + "\n").encode("ascii", "replace")).hexdigest()
 
 
 class ListLog:
@@ -470,91 +448,6 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
     return Record(tuple(values), entity.fact_ids())
 
 
-class _Item(Protocol):
-    """One record of a chunk (an entity or a note): its line, the temporal names it uses
-    (comma-separated), and its (fact id, hash) pairs."""
-
-    @property
-    def line(self) -> str: ...
-
-    @property
-    def needs(self) -> str: ...
-
-    def cites(self) -> tuple[tuple[int, str], ...]: ...
-
-
-_I = TypeVar("_I", bound=_Item)
-
-
-def _too_large(source: str) -> bool:
-    """A chunk's source is over MAX_CHUNK_BYTES in UTF-8 (at most 4 bytes a character)."""
-    return len(source) * 4 > MAX_CHUNK_BYTES and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES
-
-
-class _Writer:
-    """Renders files into the state's files table."""
-
-    def __init__(self, user: str, db: StateDb) -> None:
-        self.user, self.db = user, db
-        self.written: dict[str, str] = {}  # file name -> source, as written by this compile
-
-    def _put(self, row: FileRow, source: str) -> None:
-        self.db.put_file(row, source)
-        self.written[row.name] = source
-
-    def chunk(self, kind: str, index: int, spec: ClassSpec, items: Sequence[_I],
-              record: Callable[[_I], Record], fresh: bool = False) -> None:
-        """One chunk's files (none when it has no records); `record` builds an item's
-        `Record` (for a module that must alias a name). `fresh`: the kind has no files yet."""
-        if not fresh:
-            self.db.delete_files(kind, index)
-        if items:
-            names = spec.names
-            self._chunk(kind, index, spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", items,
-                        record)
-
-    def _chunk(self, kind: str, index: int, spec: ClassSpec, stem: str, list_name: str,
-               items: Sequence[_I], record: Callable[[_I], Record]) -> None:
-        """One chunk module, or, when its records are too large together for one file (many
-        long notes), its two halves as `<stem>_1` and `<stem>_2`, and so on: every fact the
-        door accepts fits a file on its own, so no number of them blocks a checkpoint."""
-        pairs = sorted(pair for item in items for pair in item.cites())
-        contents = f"{list_name}, {len(items)} record(s) of class {spec.names.class_name}"
-        input_hash = hash_of([h for _, h in pairs])
-        header = Header(self.user, pairs[-1][0] if pairs else 0, input_hash, "facts in this file", contents)
-        needed = {name for text in {item.needs for item in items} for name in text.split(",") if name}
-        source = chunk_module_lines(spec, list_name, [item.line for item in items], needed, header)
-        if source is None:
-            source = chunk_module(spec, list_name, [record(item) for item in items], header)
-        if len(items) > 1 and _too_large(source):
-            half = len(items) // 2
-            for part, piece in enumerate((items[:half], items[half:]), start=1):
-                self._chunk(kind, index, spec, f"{stem}_{part}", f"{list_name}_{part}", piece, record)
-            return
-        self._put(FileRow(f"{stem}.py", kind, index, list_name, input_hash), source)
-
-    def class_file(self, kind: str, spec: ClassSpec, doc: str, singular: tuple[Record, Sequence[str]] | None) -> None:
-        names = spec.names
-        if singular is not None:
-            pairs = sorted(zip(singular[0].fact_ids, singular[1]))
-            input_hash = hash_of(h for _, h in pairs)
-            header = Header(self.user, pairs[-1][0], input_hash, "facts in this file", f"class {names.class_name}")
-        else:
-            input_hash = spec_digest(spec)
-            header = Header(self.user, None, input_hash, "the field types of its records",
-                            f"class {names.class_name}")
-        source = class_module(spec, header, doc, None if singular is None else singular[0])
-        self._put(FileRow(f"{names.stem}.py", kind, CLASS_CHUNK, "", input_hash), source)
-
-    def init(self, position: int, exports: Sequence[Export], quarantined: Mapping[int, str]) -> str:
-        rows = [r for r in self.db.file_rows() if r.name != INIT]
-        input_hash = hash_of(r.input_hash for r in rows)
-        contents = ", ".join(e.spec.names.attribute for e in exports)
-        header = Header(self.user, position, input_hash, "the whole log", contents)
-        self._put(FileRow(INIT, _INIT_KIND, CLASS_CHUNK, "", input_hash), init_module(exports, header, quarantined))
-        return input_hash
-
-
 def _class_doc(kind: str) -> str:
     return f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
 
@@ -605,7 +498,7 @@ def _note_record(note: NoteRow) -> Record:
     return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
 
 
-def _render_kind_chunks(writer: _Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
+def _render_kind_chunks(writer: Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
                         entities: Sequence[EntityRow], chunk_records: int, indexes: Iterable[int] = (),
                         fresh: bool = False) -> None:
     """The chunks of `entities` (and `indexes`, which lose their files when left empty);
@@ -643,7 +536,7 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
         old = kind_names(batch.live_before)
         if any(old[k] != names[k] for k in batch.live_before if k in names):
             raise NeedFull("a kind's names changed")
-    writer = _Writer(user, db)
+    writer = Writer(user, db)
     specs: dict[str, ClassSpec] = {}
     for kind in live_after:
         row = batch.kinds[kind]
