@@ -11,8 +11,11 @@ wall and CPU seconds per stage, and the process's peak RSS, are printed as media
 same stages with that code, alternating with this tree's, and prints the ratios; both must
 produce the same package and manifest (their digests are compared).
 
+`--stage compile` times the compile alone (the log read first, untimed, as the summary
+stage would have read it); the digest of the package is still compared.
+
 Run: .venv/bin/python benchmarks/bench_build_stages.py --home WORKSPACE --user bench
-     [--runs 3] [--baseline-src DIR]
+     [--runs 3] [--baseline-src DIR] [--stage compile]
   or .venv/bin/python benchmarks/bench_build_stages.py --facts 100000   (a fresh interleaved log)
 """
 
@@ -33,7 +36,7 @@ STAGES = ("summary", "compile", "import", "coverage", "validate")
 CHILD = r"""
 import hashlib, json, re, resource, shutil, sys, time
 from pathlib import Path
-src, work, user = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+src, work, user, only = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3], sys.argv[4]
 shutil.copy(src / "facts.db", work / "facts.db")
 from runtime.workspace import Workspace
 from codegen.log_view import StoreLog
@@ -54,6 +57,13 @@ def timed(stage, run):
     result = run()
     wall[stage], cpu[stage] = time.perf_counter() - started, time.process_time() + children() - used
     return result
+if only == "compile":
+    log.after(0)
+    files = timed("compile", lambda: compile_incremental(user, work / "state" / "compile.sqlite", log)).files
+    print(json.dumps({"wall": wall, "cpu": cpu, "files": len(files),
+                      "package": hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest(), "manifest": "",
+                      "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024}))
+    sys.exit(0)
 summary = timed("summary", lambda: summarize(work / "summary.sqlite", log, ""))
 files = timed("compile", lambda: compile_incremental(user, work / "state" / "compile.sqlite", log)).files
 hashes = {f: hashlib.sha256(t.encode("utf-8", "surrogatepass")).hexdigest() for f, t in files.items()}
@@ -85,26 +95,29 @@ print(json.dumps({"wall": wall, "cpu": cpu, "files": len(files),
 """
 
 
-def _run(src: Path, home: Path, user: str) -> dict[str, object]:
+def _run(src: Path, home: Path, user: str, only: str) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(prefix="bench-stages-"))
     try:
         env_path = [str(src)] if src != HERE.parent else []
         out = subprocess.run([sys.executable, "-c", f"import sys; sys.path[:0] = {env_path!r}\n" + CHILD,
-                              str(home), str(work), user], capture_output=True, text=True, check=True)
+                              str(home), str(work), user, only], capture_output=True, text=True, check=True)
         return dict(json.loads(out.stdout.strip().splitlines()[-1]))
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def _medians(runs: list[dict[str, object]], key: str) -> dict[str, float]:
-    per_stage = {s: statistics.median(float(r[key][s]) for r in runs) for s in STAGES}  # type: ignore[index]
+    timed = runs[0][key]
+    assert isinstance(timed, dict)
+    per_stage = {s: statistics.median(float(r[key][s]) for r in runs)  # type: ignore[index]
+                 for s in STAGES if s in timed}
     per_stage["total"] = sum(v for k, v in per_stage.items() if k != "validate")  # validate repeats import, coverage
     return per_stage
 
 
 def _line(label: str, runs: list[dict[str, object]]) -> str:
     wall, cpu = _medians(runs, "wall"), _medians(runs, "cpu")
-    cells = "  ".join(f"{s} {wall[s]:6.2f} s ({cpu[s]:6.2f} cpu)" for s in (*STAGES, "total"))
+    cells = "  ".join(f"{s} {wall[s]:6.2f} s ({cpu[s]:6.2f} cpu)" for s in (*STAGES, "total") if s in wall)
     rss = statistics.median(int(str(r["peak_rss_mb"])) for r in runs)
     return f"{label:<9} {cells}  peak RSS {rss:,.0f} MB"
 
@@ -116,6 +129,7 @@ def main() -> None:
     parser.add_argument("--facts", type=int, default=100_000, help="without --home: an interleaved log of this size")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--baseline-src", type=Path, default=None)
+    parser.add_argument("--stage", choices=("all", "compile"), default="all", help="time every stage, or the compile alone")
     args = parser.parse_args()
     made = None
     home = args.home
@@ -128,8 +142,8 @@ def main() -> None:
         base: list[dict[str, object]] = []
         for _ in range(args.runs):
             if args.baseline_src is not None:
-                base.append(_run(args.baseline_src.resolve(), home, args.user))
-            ours.append(_run(HERE.parent, home, args.user))
+                base.append(_run(args.baseline_src.resolve(), home, args.user, args.stage))
+            ours.append(_run(HERE.parent, home, args.user, args.stage))
         print(f"{ours[0]['files']} files; medians of {args.runs} run(s), wall (CPU) seconds per stage")
         print(_line("this tree", ours))
         if base:
@@ -138,7 +152,7 @@ def main() -> None:
             for key in ("wall", "cpu"):
                 new, old = _medians(ours, key), _medians(base, key)
                 print(f"ratio baseline / this tree ({key}): " + "  ".join(
-                    f"{s} {old[s] / new[s]:.2f}x" for s in (*STAGES, "total") if new[s] > 0))
+                    f"{s} {old[s] / new[s]:.2f}x" for s in (*STAGES, "total") if s in new and new[s] > 0))
             print("same package and manifest bytes:", same)
     finally:
         if made is not None:

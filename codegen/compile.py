@@ -34,7 +34,6 @@ fact of an entity whose record cannot be rendered, is left out and listed in
 
 from __future__ import annotations
 
-import hashlib
 import sqlite3
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -42,12 +41,13 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from codegen.chunk_files import MAX_CHUNK_BYTES as MAX_CHUNK_BYTES  # a chunk over this is split in halves
+from codegen.chunk_files import Writer
 from codegen.compile_state import (
     CLASS_CHUNK,
     FORMAT,
     NOTES_KIND,
     EntityRow,
-    FileRow,
     KindRow,
     Member,
     NeedFull,
@@ -58,17 +58,8 @@ from codegen.gc_pause import gc_paused
 from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
-from codegen.record_source import entity_line, line_plan, note_line
-from codegen.render import (
-    Export,
-    Header,
-    Record,
-    chunk_module,
-    chunk_module_lines,
-    class_module,
-    init_module,
-    record_line,
-)
+from codegen.record_source import entity_line_needs, line_plan, note_line
+from codegen.render import Export, Record, record_line
 from codegen.schema import (
     STR,
     ClassSpec,
@@ -82,7 +73,6 @@ from codegen.schema import (
     spec_from_stats,
 )
 from factlog.identity import kind_identity
-from factlog.limits import MAX_FILE_BYTES
 from factlog.liveness import effective_day
 from factlog.log_access import LogAccess, prefix_problem
 from factlog.model import Fact, check_user_id
@@ -90,9 +80,6 @@ from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 
 CHUNK_RECORDS = 500  # records (entities or notes) per chunk module, by ordinal
 CHUNK_IDS = CHUNK_RECORDS  # the former name
-MAX_CHUNK_BYTES = MAX_FILE_BYTES // 2  # a chunk over this is split in halves
-INIT = "__init__.py"
-_INIT_KIND = "/init"  # the `kind` of `__init__.py` in the state's files table
 _ENTITY_ORIGIN = "entity"  # quarantined because its entity's record could not be rendered
 
 NOTE_SPEC = ClassSpec(
@@ -120,13 +107,6 @@ class GeneratedPackage:
     renamed_fields: dict[str, dict[str, str]] = field(default_factory=dict)  # kind -> original -> Python
     kinds: dict[str, KindNames] = field(default_factory=dict)  # normalized kind -> names
     quarantined: dict[int, str] = field(default_factory=dict)  # fact id -> why it was left out
-
-
-def hash_of(hashes: Iterable[str]) -> str:
-    digest = hashlib.sha256()
-    for item in hashes:
-        digest.update(item.encode("ascii", "replace") + b"\n")
-    return digest.hexdigest()
 
 
 class ListLog:
@@ -244,6 +224,62 @@ class _Batch:
         if not self.fresh:
             self.dirty.add(ident)
 
+    def apply_all(self, facts: Iterable[Fact]) -> None:
+        """`apply` each fact, in id order (a fresh build takes the short way: `_apply_fresh`)."""
+        if not self.fresh:
+            for fact in facts:
+                self.apply(fact)
+            return
+        self._apply_fresh(facts)
+
+    def _apply_fresh(self, facts: Iterable[Fact]) -> None:
+        """`apply` for a build from scratch, with what it looks up per fact kept at hand
+        (the same rows, the same order of ordinals)."""
+        entities, extra, early, days = self.entities, self.extra, self.early, self.days
+        kinds: dict[str, tuple[KindRow, str]] = {}  # a fact's kind -> its row, the normalized kind
+        position = self.position
+        for fact in facts:
+            fact_id = fact.id
+            if fact_id > position:
+                position = fact_id
+            if fact.retracts is not None:
+                self.position = position
+                self._retract(fact.retracts, fact_id)
+                continue
+            dead = fact_id in early
+            kind_text = fact.kind
+            if kind_text is None:
+                self.position = position
+                self.apply(fact)
+                continue
+            problem = None if dead else fact_problem(fact)
+            origin = "fact"
+            if problem is None and not dead and fact_id in extra:
+                problem, origin = extra[fact_id], _ENTITY_ORIGIN
+            known = kinds.get(kind_text)
+            if known is None:
+                kind = normalize_kind(kind_text)
+                known = kinds[kind_text] = (self._kind(kind), kind)
+            row, kind = known
+            ident = kind_identity(kind, fact.key, fact_id)
+            entity = entities.get(ident)
+            if dead or problem is not None:
+                if entity is None:
+                    entities[ident] = EntityRow(ident, kind, row.next_ordinal)
+                    row.next_ordinal += 1
+                if problem is not None:
+                    self._quarantine(fact_id, problem, origin)
+                continue
+            valid_from = fact.valid_from
+            day = valid_from.isoformat() if valid_from is not None else fact.recorded_at[:10]
+            member = Member(fact_id, days.setdefault(day, day), fact.hash, fact.fields)
+            if entity is None:
+                entities[ident] = EntityRow(ident, kind, row.next_ordinal, [member])
+                row.next_ordinal += 1
+            else:
+                entity.add(member)
+        self.position = position
+
     def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> list[EntityRow]:
         """Live entities of `kind` (ordinal in [lo, hi) when given), by ordinal; a fresh
         build holds them all in memory, an update reads them from the state."""
@@ -251,7 +287,7 @@ class _Batch:
             return list(self.db.entities_of(kind, lo, hi))
         if self._live_by_kind is None:
             self._live_by_kind = {}
-            for entity in sorted(self.entities.values(), key=lambda e: e.ordinal):
+            for entity in self.entities.values():  # made in ordinal order (of each kind)
                 if entity.live:
                     self._live_by_kind.setdefault(entity.kind, []).append(entity)
         rows = self._live_by_kind.get(kind, [])
@@ -314,11 +350,25 @@ class _Batch:
     def _count_fresh(self) -> None:
         """The schema inputs and live counts of a build from scratch: every entity is new,
         and they were made in ordinal order (what `finish` would add one by one)."""
-        for entity in self.entities.values():
+        live_by_kind: dict[str, list[EntityRow]] = {}
+        all_by_kind: dict[str, list[EntityRow]] = {}
+        for entity in self.entities.values():  # made in ordinal order (of each kind)
+            group = all_by_kind.get(entity.kind)
+            if group is None:
+                group = all_by_kind[entity.kind] = []
+                live_by_kind[entity.kind] = []
+            group.append(entity)
             if entity.live:
-                row = self.kinds[entity.kind]
-                add_fields(row.fields, entity.ordinal, entity.merged())
-                row.live_count += 1
+                live_by_kind[entity.kind].append(entity)
+        for kind, entities in live_by_kind.items():
+            row = self.kinds[kind]
+            stats = row.fields
+            for entity in entities:
+                add_fields(stats, entity.ordinal, entity.merged())
+            row.live_count += len(entities)
+        self._live_by_kind = live_by_kind
+        if self.persist:
+            self._all_by_kind = all_by_kind
 
     def finish(self) -> tuple[dict[str, set[int]], set[int], set[str]]:
         """Write the rows; returns the touched chunks per kind, the touched note chunks, and
@@ -398,77 +448,6 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
     return Record(tuple(values), entity.fact_ids())
 
 
-class _Item:
-    """One record of a chunk: its line, the temporal names it uses, its (fact id, hash)
-    pairs, and how to build it as a `Record` (for a module that must alias a name)."""
-
-    __slots__ = ("line", "needs", "cites", "record")
-
-    def __init__(self, line: str, needs: str, cites: tuple[tuple[int, str], ...],
-                 record: Callable[[], Record]) -> None:
-        self.line, self.needs, self.cites, self.record = line, needs, cites, record
-
-
-class _Writer:
-    """Renders files into the state's files table."""
-
-    def __init__(self, user: str, db: StateDb) -> None:
-        self.user, self.db = user, db
-        self.written: set[str] = set()
-
-    def _put(self, row: FileRow, source: str) -> None:
-        self.db.put_file(row, source)
-        self.written.add(row.name)
-
-    def chunk(self, kind: str, index: int, spec: ClassSpec, items: Sequence[_Item]) -> None:
-        """One chunk's files (none when it has no records)."""
-        self.db.delete_files(kind, index)
-        if items:
-            names = spec.names
-            self._chunk(kind, index, spec, f"{names.stem}_{index:03d}", f"_{names.attribute}_{index:03d}", items)
-
-    def _chunk(self, kind: str, index: int, spec: ClassSpec, stem: str, list_name: str,
-               items: Sequence[_Item]) -> None:
-        """One chunk module, or, when its records are too large together for one file (many
-        long notes), its two halves as `<stem>_1` and `<stem>_2`, and so on: every fact the
-        door accepts fits a file on its own, so no number of them blocks a checkpoint."""
-        pairs = sorted(pair for item in items for pair in item.cites)
-        contents = f"{list_name}, {len(items)} record(s) of class {spec.names.class_name}"
-        input_hash = hash_of(h for _, h in pairs)
-        header = Header(self.user, pairs[-1][0] if pairs else 0, input_hash, "facts in this file", contents)
-        needed = {name for item in items for name in item.needs.split(",") if name}
-        source = chunk_module_lines(spec, list_name, [item.line for item in items], needed, header)
-        if source is None:
-            source = chunk_module(spec, list_name, [item.record() for item in items], header)
-        if len(items) > 1 and len(source.encode("utf-8", "surrogatepass")) > MAX_CHUNK_BYTES:
-            half = len(items) // 2
-            for part, piece in enumerate((items[:half], items[half:]), start=1):
-                self._chunk(kind, index, spec, f"{stem}_{part}", f"{list_name}_{part}", piece)
-            return
-        self._put(FileRow(f"{stem}.py", kind, index, list_name, input_hash), source)
-
-    def class_file(self, kind: str, spec: ClassSpec, doc: str, singular: tuple[Record, Sequence[str]] | None) -> None:
-        names = spec.names
-        if singular is not None:
-            pairs = sorted(zip(singular[0].fact_ids, singular[1]))
-            input_hash = hash_of(h for _, h in pairs)
-            header = Header(self.user, pairs[-1][0], input_hash, "facts in this file", f"class {names.class_name}")
-        else:
-            input_hash = spec_digest(spec)
-            header = Header(self.user, None, input_hash, "the field types of its records",
-                            f"class {names.class_name}")
-        source = class_module(spec, header, doc, None if singular is None else singular[0])
-        self._put(FileRow(f"{names.stem}.py", kind, CLASS_CHUNK, "", input_hash), source)
-
-    def init(self, position: int, exports: Sequence[Export], quarantined: Mapping[int, str]) -> str:
-        rows = [r for r in self.db.file_rows() if r.name != INIT]
-        input_hash = hash_of(r.input_hash for r in rows)
-        contents = ", ".join(e.spec.names.attribute for e in exports)
-        header = Header(self.user, position, input_hash, "the whole log", contents)
-        self._put(FileRow(INIT, _INIT_KIND, CLASS_CHUNK, "", input_hash), init_module(exports, header, quarantined))
-        return input_hash
-
-
 def _class_doc(kind: str) -> str:
     return f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
 
@@ -501,40 +480,40 @@ def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[Entit
             continue
         try:
             try:
-                line, needs = entity_line(plan, entity.merged(), entity.fact_ids())
+                line, needs = entity_line_needs(plan, entity.merged(), entity.fact_ids())
             except Exception:  # the general path renders it, or raises its own error
-                line, needs = record_line(spec.names.class_name, _entity_record(spec, entity))
+                line, names = record_line(spec.names.class_name, _entity_record(spec, entity))
+                needs = _needs_text(names)
         except Exception as error:  # anything one entity's values do must not stop the others
             failed.update(_failure(entity, error))
             continue
-        entity.line, entity.needs, entity.line_spec = line, _needs_text(needs), digest
+        entity.line, entity.needs, entity.line_spec = line, needs, digest
         if not batch.fresh:
             batch.relined[entity.ident] = entity
     if failed:
         raise _EntitiesFailed(failed)
 
 
-def _entity_item(spec: ClassSpec, entity: EntityRow) -> _Item:
-    return _Item(entity.line, entity.needs, entity.cites(), partial(_entity_record, spec, entity))
-
-
 def _note_record(note: NoteRow) -> Record:
     return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
 
 
-def _note_item(note: NoteRow) -> _Item:
-    return _Item(note.line, note.needs, ((note.fact_id, note.hash),), partial(_note_record, note))
-
-
-def _render_kind_chunks(writer: _Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
-                        entities: Sequence[EntityRow], chunk_records: int, indexes: Iterable[int] = ()) -> None:
-    """The chunks of `entities` (and `indexes`, which lose their files when left empty)."""
+def _render_kind_chunks(writer: Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,
+                        entities: Sequence[EntityRow], chunk_records: int, indexes: Iterable[int] = (),
+                        fresh: bool = False) -> None:
+    """The chunks of `entities` (and `indexes`, which lose their files when left empty);
+    `fresh`: the kind has no files yet."""
     _lined(batch, spec, digest, entities)
-    groups: dict[int, list[_Item]] = {index: [] for index in indexes}
+    groups: dict[int, list[EntityRow]] = {index: [] for index in indexes}
     for entity in entities:
-        groups.setdefault(chunk_index(entity.ordinal, chunk_records), []).append(_entity_item(spec, entity))
+        index = chunk_index(entity.ordinal, chunk_records)
+        group = groups.get(index)
+        if group is None:
+            group = groups[index] = []
+        group.append(entity)
+    record = partial(_entity_record, spec)
     for index in sorted(groups):
-        writer.chunk(kind, index, spec, groups[index])
+        writer.chunk(kind, index, spec, groups[index], record, fresh)
 
 
 @dataclass(frozen=True)
@@ -544,6 +523,7 @@ class _Rendered:
     counts: dict[str, int]
     input_hash: str
     written: frozenset[str]
+    files: dict[str, str] | None  # every file of the package when this compile wrote them all
 
 
 def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: int) -> _Rendered:
@@ -556,7 +536,7 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
         old = kind_names(batch.live_before)
         if any(old[k] != names[k] for k in batch.live_before if k in names):
             raise NeedFull("a kind's names changed")
-    writer = _Writer(user, db)
+    writer = Writer(user, db)
     specs: dict[str, ClassSpec] = {}
     for kind in live_after:
         row = batch.kinds[kind]
@@ -576,7 +556,7 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
         elif whole:
             db.delete_files(kind)
             writer.class_file(kind, spec, _class_doc(kind), None)
-            _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records)
+            _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records, fresh=True)
             batch.release(kind)
         else:
             for index in sorted(touched.get(kind, ())):
@@ -592,14 +572,14 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
     if full:
         writer.class_file(NOTES_KIND, NOTE_SPEC, _NOTE_DOC, None)
     for index, notes in _note_chunks(db, batch, full, note_chunks, chunk_records):
-        writer.chunk(NOTES_KIND, index, NOTE_SPEC, [_note_item(n) for n in notes])
+        writer.chunk(NOTES_KIND, index, NOTE_SPEC, notes, _note_record, full and batch.fresh)
     exports = _exports(db, names, specs)
     quarantined = {i: reason for i, (reason, _) in batch.quarantine.items()}
     input_hash = writer.init(batch.position, exports, quarantined)
     by_attribute = sorted(live_after, key=lambda k: names[k].attribute)
     counts = {names[k].attribute: batch.kinds[k].live_count for k in by_attribute}
     counts[NOTE_ATTRIBUTE] = db.note_count()
-    return _Rendered(names, specs, counts, input_hash, frozenset(writer.written))
+    return _Rendered(names, specs, counts, input_hash, frozenset(writer.written), writer.written if full else None)
 
 
 def _note_chunks(db: StateDb, batch: _Batch, full: bool, touched: set[int],
@@ -639,8 +619,7 @@ def _build(user: str, db: StateDb, log: LogAccess, position: int, fresh: bool, e
            chunk_records: int, persist: bool = True) -> tuple[_Rendered, _Batch]:
     meta = db.meta()
     batch = _Batch(db, log.get, fresh, extra, chunk_records, position, int(meta.get("note_next", "0")), persist)
-    for fact in log.after(position):
-        batch.apply(fact)
+    batch.apply_all(log.after(position))
     rendered = _render(user, db, batch, fresh, chunk_records)
     db.set_meta({"format": FORMAT, "position": str(batch.position), "note_next": str(batch.note_next),
                  "chunk_records": str(chunk_records)})
@@ -765,7 +744,7 @@ def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk
         position = int(db.meta()["position"])
         anchor = log.get(position) if position else None
         db.set_meta({"epoch": epoch, "anchor": anchor.hash if anchor else ""})
-        files = db.sources()
+        files = db.sources() if rendered.files is None else rendered.files
         db.commit()
     except BaseException:
         db.rollback()

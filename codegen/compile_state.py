@@ -126,7 +126,10 @@ class EntityRow:
         return tuple(sorted(m.id for m in members))
 
     def cites_text(self) -> str:
-        return ",".join(f"{i}:{h}" for i, h in self.cites())
+        members = self._members
+        if members is not None and len(members) == 1:
+            return f"{members[0].id}:{members[0].hash}"
+        return ",".join([f"{i}:{h}" for i, h in self.cites()])
 
     def merged(self) -> dict[str, JsonValue]:
         """Fields after applying the members in update order (a later one overwrites); the
@@ -142,8 +145,9 @@ class EntityRow:
         return self._merged
 
 
-@dataclass(frozen=True, slots=True)
-class NoteRow:
+class NoteRow(NamedTuple):
+    """A live kind-less fact."""
+
     fact_id: int
     ordinal: int
     text: str
@@ -152,8 +156,11 @@ class NoteRow:
     line: str = ""  # its record's source (`codegen.render.record_line`)
     needs: str = ""
 
+    def cites(self) -> tuple[tuple[int, str], ...]:
+        return ((self.fact_id, self.hash),)
 
-@dataclass
+
+@dataclass(slots=True)
 class FieldStats:
     present: int = 0  # entities whose merged fields name it
     nonnull: int = 0  # ... with a non-null value
@@ -192,8 +199,9 @@ def _compact_encoder() -> Callable[[object], str]:
 _COMPACT = _compact_encoder()
 
 
-def _members_json(members: Iterable[Member]) -> str:
-    return _COMPACT([[m.id, m.day, m.hash, m.fields] for m in members])
+def _members_json(members: list[Member]) -> str:
+    """[[id, day, hash, fields], ...] (a `Member` is a tuple, written as a JSON array)."""
+    return _COMPACT(members)
 
 
 def _members(text: str) -> list[Member]:
@@ -309,10 +317,14 @@ class StateDb:
         return _note(rows[0]) if rows else None
 
     def put_notes(self, notes: Iterable[NoteRow]) -> None:
+        notes = list(notes)
+        dates: dict[tuple[date, ...], str] = {}  # many notes share their dates
+        for note in notes:
+            if note.dates not in dates:
+                dates[note.dates] = json.dumps([d.isoformat() for d in note.dates])
         self.conn.executemany("INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash, line, needs) "
                               "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              ((n.fact_id, n.ordinal, n.text, json.dumps([d.isoformat() for d in n.dates]), n.hash,
-                                n.line, n.needs) for n in notes))
+                              ((n.fact_id, n.ordinal, n.text, dates[n.dates], n.hash, n.line, n.needs) for n in notes))
 
     def delete_notes(self, ids: Iterable[int]) -> None:
         self.conn.executemany("DELETE FROM notes WHERE fact_id = ?", ((i,) for i in ids))

@@ -33,11 +33,19 @@ MAX_REASON = 300  # characters of a reason kept in metadata
 
 _VERDICTS: dict[tuple[str, Limits], str | None] = {}  # by content hash: facts never change
 _MAX_VERDICTS = 200_000
+_DEFAULT = Limits()
+_GOOD_KINDS: set[str] = set()  # kinds and field names some fact passed with (both checks
+_GOOD_NAMES: set[str] = set()  # depend on the text alone)
+_MAX_GOOD = 100_000
 
 
-def fact_problem(fact: Fact, limits: Limits = Limits()) -> str | None:
-    """Why this fact cannot be compiled, or None when it can (remembered by content hash,
-    so a long-running process checks each fact once)."""
+def fact_problem(fact: Fact, limits: Limits = _DEFAULT) -> str | None:
+    """Why this fact cannot be compiled, or None when it can. A fact of a known kind, with
+    known field names and only scalar values well inside the limits, is passed at once;
+    any other is checked in full (remembered by content hash, so a long-running process
+    checks each such fact once)."""
+    if limits is _DEFAULT and _plainly_fine(fact):
+        return None
     key = (fact.hash, limits)
     if key in _VERDICTS:
         return _VERDICTS[key]
@@ -45,7 +53,41 @@ def fact_problem(fact: Fact, limits: Limits = Limits()) -> str | None:
     if len(_VERDICTS) >= _MAX_VERDICTS:
         _VERDICTS.clear()
     _VERDICTS[key] = verdict
+    if verdict is None and limits == _DEFAULT:
+        if len(_GOOD_NAMES) >= _MAX_GOOD:
+            _GOOD_NAMES.clear()
+            _GOOD_KINDS.clear()
+        if fact.kind is not None:
+            _GOOD_KINDS.add(fact.kind)
+        _GOOD_NAMES.update(fact.fields)
     return verdict
+
+
+_INT_BOUND = 10**_DEFAULT.max_int_digits
+_PLAIN_CHARS = min(_DEFAULT.max_string, _DEFAULT.max_file_bytes // 8)  # so no string can be too long
+
+
+def _plainly_fine(fact: Fact) -> bool:
+    """True only when `_problem(fact, Limits())` is None, decided without building anything:
+    the kind and every field name passed before, the text and all strings together are
+    within the string limit, and each value is None, a bool, a float, an int within the
+    limit or a string (False sends the fact to the full check)."""
+    kind = fact.kind
+    fields = fact.fields
+    if (kind is not None and kind not in _GOOD_KINDS) or not fields.keys() <= _GOOD_NAMES \
+            or len(fact.text) > _PLAIN_CHARS:
+        return False
+    size = 0
+    for value in fields.values():
+        kind_of = type(value)
+        if kind_of is str:
+            size += len(value)  # type: ignore[arg-type]
+        elif kind_of is int:
+            if not -_INT_BOUND < value < _INT_BOUND:
+                return False
+        elif value is not None and kind_of is not float and kind_of is not bool:
+            return False
+    return size <= _PLAIN_CHARS
 
 
 def _problem(fact: Fact, limits: Limits) -> str | None:

@@ -13,6 +13,7 @@ path's. `note_line` is the same for a note.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -91,30 +92,59 @@ def _literal(value: JsonValue, t: PyType, needed: set[str]) -> str:
 def entity_line(plan: LinePlan, fields: Mapping[str, JsonValue], fact_ids: Sequence[int]) -> tuple[str, frozenset[str]]:
     """The record line of an entity with these merged fields (see module); raises on
     anything the general path must render."""
-    needed: set[str] = set()
+    line, needs = entity_line_needs(plan, fields, fact_ids)
+    return line, frozenset(needs.split(",")) if needs else _NO_NEEDS
+
+
+def entity_line_needs(plan: LinePlan, fields: Mapping[str, JsonValue], fact_ids: Sequence[int]) -> tuple[str, str]:
+    """`entity_line` with the temporal names as the compiler keeps them: sorted, comma-separated."""
+    needed: set[str] | None = None
     args = []
     get = fields.get
     for original, prefix, field_type, text, temporal in plan.fields:
         value = get(original)
         if value is None:
             continue
+        kind = type(value)
         if text:
             args.append(prefix + str_literal(as_text(value)))
-        elif type(value) is str:  # the common cases inline: a string, a temporal string seen before
+        elif kind is str:  # the common cases inline: a string, a temporal string seen before
             assert isinstance(value, str)
             if not temporal:
                 args.append(prefix + str_literal(value))
                 continue
             known = _TEMPORAL.get((temporal, value))
+            if needed is None:
+                needed = set()
             if known is None:
                 args.append(prefix + _temporal(temporal, value, needed))
             else:
                 args.append(prefix + known[0])
                 needed |= known[1]
+        elif kind is float and field_type.base == "float" and math.isfinite(value):  # type: ignore[arg-type]
+            args.append(prefix + repr(value))
+        elif kind is bool and field_type.base == "bool":
+            args.append(prefix + ("True" if value else "False"))
         else:
+            if needed is None:
+                needed = set()
             args.append(prefix + _literal(value, field_type, needed))
-    args.append(f"{PROVENANCE_FIELD}=[{', '.join(map(str, fact_ids))}]")
-    return f"{plan.class_name}({', '.join(args)})", frozenset(needed)
+    if len(fact_ids) == 1:
+        args.append(f"{PROVENANCE_FIELD}=[{fact_ids[0]}]")
+    else:
+        args.append(f"{PROVENANCE_FIELD}=[{', '.join(map(str, fact_ids))}]")
+    return f"{plan.class_name}({', '.join(args)})", _needs_text(needed) if needed else ""
+
+
+_NEEDS_TEXT: dict[frozenset[str], str] = {}
+
+
+def _needs_text(needs: set[str]) -> str:
+    key = frozenset(needs)
+    text = _NEEDS_TEXT.get(key)
+    if text is None:
+        text = _NEEDS_TEXT[key] = ",".join(sorted(key))
+    return text
 
 
 def note_line(text: str, dates: Sequence[date], fact_id: int) -> tuple[str, frozenset[str]]:

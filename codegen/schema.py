@@ -96,20 +96,27 @@ def add_fields(stats: dict[str, FieldStats], ordinal: int, fields: Mapping[str, 
     """`add_contribution(stats, ordinal, contribution(ordinal, fields), 1)` for an entity
     whose ordinal is above every one added before (a build from scratch, in ordinal order):
     a field seen for the first time is first here."""
-    for index, (name, value) in enumerate(fields.items()):
+    index = 0
+    for name, value in fields.items():
         entry = stats.get(name)
         if entry is None:
             entry = stats[name] = FieldStats(first=(ordinal, index))
+        index += 1
         entry.present += 1
-        if value is not None:
-            kind = type(value)
-            value_type = _STRING_TYPES.get(value) if kind is str else _SIMPLE.get(kind)  # type: ignore[arg-type]
+        if value is None:
+            continue
+        kind = type(value)
+        value_type = _STRING_TYPES.get(value) if kind is str else _SIMPLE.get(kind)  # type: ignore[arg-type]
+        if value_type is None:
+            value_type = _type_text(value)
             if value_type is None:
-                value_type = _type_text(value)
-            if value_type is not None:
-                entry.nonnull += 1
-                types = entry.types
-                types[value_type] = types.get(value_type, 0) + 1
+                continue
+        entry.nonnull += 1
+        types = entry.types
+        if value_type in types:
+            types[value_type] += 1
+        else:
+            types[value_type] = 1
 
 
 def add_contribution(stats: dict[str, FieldStats], ordinal: int,
