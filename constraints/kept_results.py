@@ -84,9 +84,9 @@ class KeptResults:
         kept = self._kept.get(id(item))
         if kept is not None and (kept.constraint is not item or kept.day != day):
             kept = None
-        if item.per_record is not None and item.per_record in item.reads:
+        if item.per_record is not None and item.per_record in item.reads and _judged_alone(item, module):
             return self._per_record(item, module, now, day, inputs, kept)
-        if kept is not None and _same(kept.inputs, inputs):
+        if kept is not None and not kept.records and _same(kept.inputs, inputs):
             if kept.skipped is not None:
                 raise MissingInput(kept.skipped)
             return list(kept.alerts)
@@ -107,13 +107,9 @@ class KeptResults:
                     kept: _Kept | None) -> list[Alert]:
         attribute = item.per_record
         assert attribute is not None
-        records = getattr(module, attribute, None)
+        records = getattr(module, attribute)
         others = tuple(i for i in inputs if i[0] != attribute)
-        if any(getattr(module, name, None) is None for name in item.needs) or not isinstance(records, (list, tuple)) \
-                or not records:
-            self._kept.pop(id(item), None)
-            return self._full(item, module, now)  # skipped, or nothing to judge: as a whole
-        if kept is None or not _same(kept.others, others):
+        if kept is None or kept.skipped is not None or not _same(kept.others, others):
             kept = _Kept(item, day, inputs, others=others)
         judged: dict[int, tuple[object, tuple[Alert, ...], bool]] = {}
         try:
@@ -140,6 +136,14 @@ class KeptResults:
             return tuple(item.check(_OneRecord(module, attribute, record), now)), False
         except MissingInput:
             return (), True
+
+
+def _judged_alone(item: Constraint, module: object) -> bool:
+    """Records to judge one by one, and nothing the constraint needs missing (else it runs,
+    or is skipped, as a whole)."""
+    records = getattr(module, item.per_record or "", None)
+    return isinstance(records, (list, tuple)) and bool(records) \
+        and all(getattr(module, name, None) is not None for name in item.needs)
 
 
 def _chain(groups: Iterator[tuple[Alert, ...]]) -> Iterator[Alert]:
