@@ -202,3 +202,42 @@ def test_constraints_declaring_nothing_run_every_time() -> None:
     for _ in range(3):
         assert run_constraints(module, WHEN, [mine], kept) == run_constraints(module, WHEN, [mine])
     assert len(calls) == 6
+
+
+WRITER = """
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+sys.path[:0] = sys.argv[2:]
+from test_kept_alerts import states
+from constraints.kept_state import KeptStates
+kept, path, picks = KeptStates(), Path(sys.argv[1]), states()
+for n in range(10**9):
+    kept.save(path, picks[n % len(picks)])
+    if n == 0:
+        print("ready", flush=True)
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("wait_s", [0.05, 0.2])
+def test_a_killed_writer_leaves_a_whole_state(tmp_path: Path, wait_s: float) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    path = tmp_path / "alerts.json"
+    here = str(Path(__file__).parent)
+    root = str(Path(__file__).parent.parent)
+    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), here, root], stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "ready\n"
+        time.sleep(wait_s)
+    finally:
+        os.kill(writer.pid, signal.SIGKILL)
+        writer.wait()
+    expected = [replace(s, history=s.history[-HISTORY_LIMIT:]) for s in states()]
+    assert AlertState.load(path) in expected
+    assert KeptStates().load(path) in expected
