@@ -71,7 +71,7 @@ class _Kept:
 class KeptResults:
     """Kept findings of one user's constraints (one object per user)."""
 
-    _kept: dict[int, _Kept] = field(default_factory=dict)
+    _kept: dict[str, _Kept] = field(default_factory=dict)  # by constraint name (a new object: run again)
     runs: int = 0  # constraints run over the whole module
     judged: int = 0  # records judged alone
 
@@ -81,7 +81,7 @@ class KeptResults:
             return self._full(item, module, now)
         day = now.date()
         inputs = _inputs(module, item.reads)
-        kept = self._kept.get(id(item))
+        kept = self._kept.get(item.name)
         if kept is not None and (kept.constraint is not item or kept.day != day):
             kept = None
         if item.per_record is not None and item.per_record in item.reads and _judged_alone(item, module):
@@ -90,13 +90,13 @@ class KeptResults:
             if kept.skipped is not None:
                 raise MissingInput(kept.skipped)
             return list(kept.alerts)
-        self._kept.pop(id(item), None)
+        self._kept.pop(item.name, None)
         try:
             found = self._full(item, module, now)
         except MissingInput as missing:
-            self._kept[id(item)] = _Kept(item, day, inputs, skipped=str(missing))
+            self._kept[item.name] = _Kept(item, day, inputs, skipped=str(missing))
             raise
-        self._kept[id(item)] = _Kept(item, day, inputs, tuple(found))
+        self._kept[item.name] = _Kept(item, day, inputs, tuple(found))
         return found
 
     def _full(self, item: Constraint, module: object, now: datetime) -> list[Alert]:
@@ -120,13 +120,13 @@ class KeptResults:
                     entry = (record, *self._alone(item, module, attribute, record, now))
                 judged[key] = entry
         except Exception:
-            self._kept.pop(id(item), None)
+            self._kept.pop(item.name, None)
             return self._full(item, module, now)  # it reports its own error (or finds it gone)
         if all(lacking for _, _, lacking in judged.values()):  # as `require` over them all
-            self._kept.pop(id(item), None)
+            self._kept.pop(item.name, None)
             return self._full(item, module, now)
         kept.records, kept.inputs = judged, inputs
-        self._kept[id(item)] = kept
+        self._kept[item.name] = kept
         return list(_chain(judged[id(record)][1] for record in records))
 
     def _alone(self, item: Constraint, module: object, attribute: str, record: object,
