@@ -17,6 +17,7 @@ time. Nothing but successful runs and skips is kept: a constraint that raised ru
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import date, datetime
@@ -74,9 +75,15 @@ class KeptResults:
     _kept: dict[str, _Kept] = field(default_factory=dict)  # by constraint name (a new object: run again)
     runs: int = 0  # constraints run over the whole module
     judged: int = 0  # records judged alone
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def run(self, item: Constraint, module: object, now: datetime) -> list[Alert]:
-        """`list(item.check(module, now))`, from what was kept where that is the same."""
+        """`list(item.check(module, now))`, from what was kept where that is the same
+        (runs of one user's constraints in two threads take turns)."""
+        with self._lock:
+            return self._run(item, module, now)
+
+    def _run(self, item: Constraint, module: object, now: datetime) -> list[Alert]:
         if item.reads is None or item.clock != "date":
             return self._full(item, module, now)
         day = now.date()
