@@ -9,11 +9,11 @@ one with `os.replace` (`factlog.durable.replace_file`). A crash at any point lea
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 
 from constraints.alert_json import alert_json
-from constraints.model import Alert
+from constraints.model import SEVERITIES, Alert
 from factlog.durable import replace_file
 from factlog.errors import InputError
 from factlog.model import JsonValue
@@ -89,7 +89,11 @@ class AlertState:
 
 
 def stored_entry(entry: ActiveAlert | ResolvedAlert) -> dict[str, JsonValue]:
-    """An active or resolved alert as `alerts.json` stores it (checked by its model)."""
+    """An active or resolved alert as `alerts.json` stores it (checked by its model, unless
+    every value already has exactly the type the model would store: `_plain_entry`)."""
+    plain = _plain_entry(entry)
+    if plain is not None:
+        return plain
     from constraints.alert_state_file import AlertJson, StoredActiveAlert, StoredResolvedAlert
 
     alert = AlertJson.model_validate(alert_json(entry.alert))
@@ -99,3 +103,26 @@ def stored_entry(entry: ActiveAlert | ResolvedAlert) -> dict[str, JsonValue]:
                                    resolved_version=entry.resolved_version).model_dump(mode="json")
     return StoredActiveAlert(alert=alert, raised_at=entry.raised_at,
                              raised_version=entry.raised_version).model_dump(mode="json")
+
+
+def _version(value: object) -> bool:
+    return value is None or type(value) is int
+
+
+def _plain_entry(entry: ActiveAlert | ResolvedAlert) -> dict[str, JsonValue] | None:
+    """`stored_entry` without pydantic, for an entry of exactly the types the models hold
+    (what the built-in constraints and a state read back give); None for anything else."""
+    alert = entry.alert
+    if not (type(alert.id) is str and type(alert.constraint) is str and type(alert.message) is str
+            and alert.severity in SEVERITIES and type(alert.severity) is str
+            and type(alert.fact_ids) is tuple and all(type(i) is int for i in alert.fact_ids)
+            and (alert.due is None or type(alert.due) is date)
+            and type(entry.raised_at) is datetime and _version(entry.raised_version)):
+        return None
+    stored: dict[str, JsonValue] = {"alert": alert_json(alert), "raised_at": entry.raised_at.isoformat(),
+                                    "raised_version": entry.raised_version}
+    if isinstance(entry, ResolvedAlert):
+        if not (type(entry.resolved_at) is datetime and _version(entry.resolved_version)):
+            return None
+        stored.update(resolved_at=entry.resolved_at.isoformat(), resolved_version=entry.resolved_version)
+    return stored
