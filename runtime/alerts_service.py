@@ -40,7 +40,10 @@ class AlertsService:
     def forget(self, user: str) -> None:
         """Drop what is kept of the user (the forget itself is coordinated by `Forgetting`)."""
         self._results.pop(user, None)
-        self.kept_states.forget(self.state_path(user))
+        try:
+            self.kept_states.forget(self.state_path(user))
+        except Exception:  # the id or folder refused: keep nothing of anyone
+            self.kept_states = KeptStates()
 
     def state_path(self, user: str) -> Path:
         return self.versions.user_dir(user) / "alerts.json"
