@@ -19,7 +19,9 @@ batch API. Per size, in this order, medians over `--rounds`:
 - +10 CLI: 10 more facts, then `uac checkpoint USER` end to end (subprocess wall time,
   which also runs the constraints), in a fresh process (`UAC_WARM=off`: cold);
 - +10 CLI warm: the same through the workspace's warm worker (`uac warm start` before the
-  rounds, then `UAC_WARM=on`; runtime.warm_server), against the cold column;
+  rounds, then `UAC_WARM=on`; runtime.warm_server), against the cold column; it runs the
+  constraints and prints the report as `uac checkpoint` does; the worker's CPU seconds per
+  round are kept too (`inc_warm_cpu_s`: steadier than wall time on a busy machine);
 - disk: bytes a +10 version adds to the version store (the workspace but its fact log,
   recall index and `cache/`: new files, each inode once, plus growth of files that were
   there), against what the full version added; what grew in the caches is shown apart.
@@ -108,6 +110,21 @@ def run_quiet(args: list[str], warm: str = "off") -> None:
                           env={**os.environ, "UAC_WARM": warm})
     if done.returncode not in (0, 1):  # 1: a checkpoint's constraints found something, or alerts
         raise RuntimeError(f"{' '.join(args)} exited {done.returncode}: {done.stderr.strip()[-400:]}")
+
+
+def warm_status(uac: list[str]) -> dict[str, object]:
+    status = subprocess.run([*uac, "warm", "status", "--json"], capture_output=True, text=True,
+                            env={**os.environ, "UAC_WARM": "off"})
+    return dict(json.loads(status.stdout or "null") or {})
+
+
+def process_cpu_s(pid: object) -> float:
+    """CPU seconds (user + system) of another process so far (the warm worker's); 0 if unknown."""
+    try:
+        fields = Path(f"/proc/{int(pid)}/stat").read_text().rsplit(")", 1)[1].split()  # type: ignore[call-overload]
+    except (OSError, TypeError, ValueError):
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def inodes(root: Path, skip: tuple[str, ...] = ()) -> dict[tuple[int, int], int]:
@@ -277,16 +294,20 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
             # version validated (the coverage walk's parts): shown apart, not in the median.
             load(mem, USER, 10, stream)
             emit(inc_warm_first_s=wall(lambda: run_quiet([*uac, "checkpoint", USER], warm="on")))
+            worker = warm_status(uac).get("pid")
+            cpus = []
             for _ in range(rounds):
                 load(mem, USER, 10, stream)
+                cpu = process_cpu_s(worker)
                 times.append(wall(lambda: run_quiet([*uac, "checkpoint", USER], warm="on")))
-                say(f"  [{size:,}] +10 CLI checkpoint via the warm worker {times[-1]:.2f} s")
-            status = subprocess.run([*uac, "warm", "status", "--json"], capture_output=True, text=True,
-                                    env={**os.environ, "UAC_WARM": "off"})
-            served = json.loads(status.stdout or "null") or {}
+                cpus.append(process_cpu_s(worker) - cpu)
+                say(f"  [{size:,}] +10 CLI checkpoint via the warm worker {times[-1]:.2f} s "
+                    f"(worker CPU {cpus[-1]:.2f} s)")
+            served = warm_status(uac)
             if served.get("served", 0) < rounds + 1:
                 raise RuntimeError(f"the warm worker served {served.get('served')} of {rounds} checkpoints")
-            emit(inc_warm_s=statistics.median(times), inc_warm_all=times, warm_rss_mb=served.get("rss_mb"))
+            emit(inc_warm_s=statistics.median(times), inc_warm_all=times, warm_rss_mb=served.get("rss_mb"),
+                 inc_warm_cpu_s=statistics.median(cpus))
         finally:
             run_quiet([*uac, "warm", "stop"])
 
@@ -485,7 +506,8 @@ def details(rows: list[dict[str, object]]) -> Iterator[str]:
             parts.append("+10 CLI warm rounds " + ", ".join(f"{t:.2f}" for t in row["inc_warm_all"])  # type: ignore[attr-defined]
                          + f" s (`uac warm start` {float(row.get('warm_start_s', 0)):.1f} s, its first +10 "  # type: ignore[arg-type]
                          f"{float(row.get('inc_warm_first_s', 0)):.2f} s, worker RSS "  # type: ignore[arg-type]
-                         f"{row.get('warm_rss_mb')} MB);")
+                         f"{row.get('warm_rss_mb')} MB, worker CPU per round (median) "
+                         f"{float(row.get('inc_warm_cpu_s', 0)):.2f} s);")  # type: ignore[arg-type]
         if "full_other_bytes" in row:
             parts.append(f"caches and recall index grew by {mb(row['full_other_bytes'])} on the full checkpoint"
                          f", {mb(row.get('inc_other_bytes'))} on a +10 one;")

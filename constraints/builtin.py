@@ -6,6 +6,8 @@ another type there) is ignored; a module lacking the attribute or every record l
 the field skips the constraint. The fields each one reads are declared (`fields=`), so
 records lacking them are reported as notices (`constraints.notices`). Only current and
 future things raise: past trips, finished medications and past appointments do not.
+Each declares what its findings depend on (`reads`, `clock`, `per_record`: see
+`constraints.model.constraint`), so a long-lived process runs it again only over what changed.
 """
 
 from __future__ import annotations
@@ -84,6 +86,7 @@ def _is_international(trip: TripRecord, home: str | None) -> bool:
 
 
 @constraint(name="passport_valid_for_trips", needs=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
+            reads=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE), clock="date",
             fields=dict([reads(PassportRecord, "expiry_date"), reads(TripRecord, "departure_date")]))
 def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
     """The passport must be valid for each upcoming international trip, with 180 days to spare."""
@@ -125,7 +128,8 @@ def _trip_words(span: Span[TripRecord]) -> str:
     return f"trip to {place} ({dates})" if place else f"trip ({dates})"
 
 
-@constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), fields=dict([reads(TripRecord, "departure_date")]))
+@constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), reads=(TripRecord.ATTRIBUTE,), clock="date",
+            fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     """Two upcoming trips whose dates overlap (a return day may be the next departure day)."""
     trips = read_all(module, TripRecord)
@@ -226,7 +230,8 @@ def _due_soon(module: object, now: datetime, view: type[Due], what: str) -> Iter
     yield from _dated(items, lambda record: record.due_date, now, DUE_SOON_DAYS)
 
 
-@constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,),
+@constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,), reads=(BillRecord.ATTRIBUTE,), clock="date",
+            per_record=BillRecord.ATTRIBUTE,
             fields=dict([reads(BillRecord, "due_date", "amount_usd")]))
 def bills_due(module: object, now: datetime) -> Iterator[Finding]:
     """Bills due within 7 days (warning) or overdue (critical)."""
@@ -241,7 +246,8 @@ def bills_due(module: object, now: datetime) -> Iterator[Finding]:
                           (bill.source,), due)
 
 
-@constraint(name="deadlines_due", needs=(DeadlineRecord.ATTRIBUTE,), fields=dict([reads(DeadlineRecord, "due_date")]))
+@constraint(name="deadlines_due", needs=(DeadlineRecord.ATTRIBUTE,), reads=(DeadlineRecord.ATTRIBUTE,), clock="date",
+            per_record=DeadlineRecord.ATTRIBUTE, fields=dict([reads(DeadlineRecord, "due_date")]))
 def deadlines_due(module: object, now: datetime) -> Iterator[Finding]:
     """Deadlines within 7 days (warning) or missed (critical)."""
     for deadline, due, days in _due_soon(module, now, DeadlineRecord, "deadline"):
@@ -267,7 +273,7 @@ def _expiry_finding(record: object, what: str, expiry: date, days: int, severity
     return Finding(severity, f"{what} {verb} {_in_days(days)} ({expiry})", (record,), due=expiry)
 
 
-@constraint(name="passport_expiry", needs=(PassportRecord.ATTRIBUTE,),
+@constraint(name="passport_expiry", needs=(PassportRecord.ATTRIBUTE,), reads=(PassportRecord.ATTRIBUTE,), clock="date",
             fields=dict([reads(PassportRecord, "expiry_date")]))
 def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """The passport expires within 90 days (30: critical, 60: warning, 90: info) or has expired."""
@@ -279,7 +285,8 @@ def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
         yield _expiry_finding(passport.source, "your passport", expiry, days, severity)
 
 
-@constraint(name="document_expiry", needs=(DocumentRecord.ATTRIBUTE,),
+@constraint(name="document_expiry", needs=(DocumentRecord.ATTRIBUTE,), reads=(DocumentRecord.ATTRIBUTE,), clock="date",
+            per_record=DocumentRecord.ATTRIBUTE,
             fields=dict([reads(DocumentRecord, "expiry_date")]))
 def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired."""
@@ -297,7 +304,8 @@ def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
         yield _expiry_finding(document.source, what, expiry, days, severity)
 
 
-@constraint(name="vehicle_service_due", needs=(VehicleRecord.ATTRIBUTE,),
+@constraint(name="vehicle_service_due", needs=(VehicleRecord.ATTRIBUTE,), reads=(VehicleRecord.ATTRIBUTE,),
+            clock="date", per_record=VehicleRecord.ATTRIBUTE,
             fields=dict([reads(VehicleRecord, "next_service_date")]))
 def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
     """A vehicle's next service is due within 14 days (or overdue)."""
@@ -315,6 +323,7 @@ def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
 
 
 @constraint(name="medication_allergy", needs=(MedicationRecord.ATTRIBUTE, AllergyRecord.ATTRIBUTE),
+            reads=(MedicationRecord.ATTRIBUTE, AllergyRecord.ATTRIBUTE), clock="date",
             fields=dict([reads(MedicationRecord, "drug_class"), reads(AllergyRecord, "drug_class")]))
 def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
     """A current medication in a drug class the same person is allergic to."""
@@ -350,7 +359,8 @@ def _distinct(values: list[str | None]) -> list[str]:
     return list(seen.values())
 
 
-@constraint(name="conflicting_payments", needs=(PaymentRecord.ATTRIBUTE,),
+@constraint(name="conflicting_payments", needs=(PaymentRecord.ATTRIBUTE,), reads=(PaymentRecord.ATTRIBUTE,),
+            clock="date",
             fields=dict([reads(PaymentRecord, "payee", "status")]))
 def conflicting_payments(module: object, now: datetime) -> Iterator[Finding]:
     """Pending payments to one payee that disagree on amount, reference or requester."""

@@ -71,6 +71,7 @@ class MissingInput(Exception):
 
 
 CheckFunction = Callable[[object, datetime], Iterable["Finding | Alert"]]
+Clock = Literal["moment", "date"]
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,11 @@ class Constraint:
     needs: tuple[str, ...]  # module attributes read; absent or None -> skipped
     function: CheckFunction
     fields: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # attribute -> fields read
+    # What its findings depend on (`constraints.kept_results` runs it again only when that
+    # changed); the defaults say "anything": it runs every time.
+    reads: tuple[str, ...] | None = None  # the module attributes it reads; None: any
+    clock: Clock = "moment"  # "date": `now` is read only as `now.date()`
+    per_record: str | None = None  # an attribute of `reads` whose records it judges one by one
 
     def check(self, module: object, now: datetime) -> Iterator[Alert]:
         for attribute in self.needs:
@@ -106,13 +112,23 @@ class Constraint:
 
 def constraint(
     *, name: str | None = None, needs: tuple[str, ...] = (), description: str | None = None,
-    fields: Mapping[str, tuple[str, ...]] | None = None,
+    fields: Mapping[str, tuple[str, ...]] | None = None, reads: tuple[str, ...] | None = None,
+    clock: Clock = "moment", per_record: str | None = None,
 ) -> Callable[[CheckFunction], Constraint]:
     """Decorate `def check(module: object, now: datetime) -> Iterator[Finding]` into a `Constraint`.
 
     The name defaults to the function name, the description to its docstring. `fields`
     names the fields it reads per attribute, e.g. `{"trips": ("departure_date",)}`: records
     lacking one are reported as notices (`constraints.notices`).
+
+    What the findings depend on, declared, lets a long-lived process skip runs whose
+    inputs did not change (`constraints.kept_results`); without it the constraint runs
+    every time. `reads`: every module attribute the function reads (`needs` included).
+    `clock="date"`: it reads `now` only as `now.date()`. `per_record="bills"`: the findings
+    are those of each record under that attribute judged alone (the module given the
+    function holding that one record there), in the records' order; a record whose run
+    alone raises `MissingInput` has none, and the constraint is skipped only when every
+    record's does (as `views.require` does over them all).
     """
 
     def wrap(function: CheckFunction) -> Constraint:
@@ -123,6 +139,9 @@ def constraint(
             needs=(needs,) if isinstance(needs, str) else tuple(needs),
             function=function,
             fields={k: (v,) if isinstance(v, str) else tuple(v) for k, v in (fields or {}).items()},
+            reads=None if reads is None else tuple(reads),
+            clock=clock,
+            per_record=per_record,
         )
 
     return wrap

@@ -7,6 +7,8 @@ from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
 
+from constraints.kept_results import KeptResults
+from constraints.kept_state import KeptStates
 from constraints.model import SEVERITIES, Alert, Constraint, ConstraintFailure, ConstraintSkip, MissingInput
 from constraints.notices import FieldNotice, field_notices
 from constraints.state import ActiveAlert, AlertState, ResolvedAlert
@@ -37,15 +39,17 @@ class AlertDiff:
         return self.raised + self.escalated
 
 
-def run_constraints(module: object, now: datetime, constraints: Iterable[Constraint]) -> RunResult:
-    """Run every constraint; one that lacks inputs is skipped, one that raises is an error."""
+def run_constraints(module: object, now: datetime, constraints: Iterable[Constraint],
+                    kept: KeptResults | None = None) -> RunResult:
+    """Run every constraint; one that lacks inputs is skipped, one that raises is an error.
+    `kept`: what they found over this user's last module (reused where nothing changed)."""
     alerts: dict[str, Alert] = {}
     skipped: list[ConstraintSkip] = []
     errors: list[ConstraintFailure] = []
     constraints = list(constraints)
     for item in constraints:
         try:
-            found = list(item.check(module, now))
+            found = list(item.check(module, now)) if kept is None else kept.run(item, module, now)
         except MissingInput as missing:
             skipped.append(ConstraintSkip(item.name, str(missing)))
             continue
@@ -85,6 +89,8 @@ def evaluate_and_record(
     state_path: Path,
     version: int | None = None,
     on_new_alert: Callable[[Alert], None] | None = None,
+    kept: KeptStates | None = None,
+    results: KeptResults | None = None,
 ) -> AlertDiff:
     """Run, diff against the stored state, store the new state, then announce the news:
     raised alerts, then escalated ones (an alert that got more severe is news too).
@@ -94,10 +100,12 @@ def evaluate_and_record(
     they were about is gone. The state is saved before `on_new_alert` is called, so a
     failing callback cannot wedge the state (each alert is announced at most once). Runs
     over the same state file are serialised (a lock file beside it), so none is lost.
+    `kept`: the states this process keeps (read again only when the file changed);
+    `results`: what the constraints found last (`run_constraints`).
     """
-    result = run_constraints(module, now, constraints)
+    result = run_constraints(module, now, constraints, results)
     with exclusive_lock(state_path.with_name(state_path.name + ".lock")):
-        state = AlertState.load(state_path)
+        state = AlertState.load(state_path) if kept is None else kept.load(state_path)
         errored = {e.constraint for e in result.errors}
         current = list(result.alerts) + [a for a in state.alerts() if a.constraint in errored]
         diff = diff_alerts(state.alerts(), current)
@@ -112,7 +120,11 @@ def evaluate_and_record(
             ResolvedAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version, now, version)
             for a in diff.resolved
         )
-        AlertState(active, state.history + resolved, now, version).save(state_path)
+        new_state = AlertState(active, state.history + resolved, now, version)
+        if kept is None:
+            new_state.save(state_path)
+        else:
+            kept.save(state_path, new_state)
     if on_new_alert is not None:
         for alert in diff.news:
             on_new_alert(alert)

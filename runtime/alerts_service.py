@@ -17,6 +17,8 @@ from constraints import (
     evaluate_and_record,
     load_user_constraints,
 )
+from constraints.kept_results import KeptResults
+from constraints.kept_state import KeptStates
 from constraints.user_loader import LoadFailure
 from runtime.versions_service import VersionsService
 from users.store import VersionStore
@@ -24,12 +26,27 @@ from users.versions import VersionInfo
 
 
 class AlertsService:
-    """`home` holds the user's own constraint modules (`<home>/constraints/*.py`)."""
+    """`home` holds the user's own constraint modules (`<home>/constraints/*.py`). Keeps,
+    for the runs of this process, each user's alert state (`KeptStates`: re-read when the
+    file changed) and what the constraints found last (`KeptResults`)."""
 
     def __init__(self, home: Path, versions: VersionStore, modules: VersionsService) -> None:
         self.home = home
         self.versions = versions
         self.modules = modules
+        self.kept_states = KeptStates()
+        self._results: dict[str, KeptResults] = {}
+
+    def forget(self, user: str) -> None:
+        """Drop what is kept of the user (the forget itself is coordinated by `Forgetting`)."""
+        self._results.pop(user, None)
+        try:
+            self.kept_states.forget(self.state_path(user))
+        except Exception:  # the id or folder refused: keep nothing of anyone
+            self.kept_states = KeptStates()
+
+    def state_path(self, user: str) -> Path:
+        return self.versions.user_dir(user) / "alerts.json"
 
     def constraints(self) -> tuple[list[Constraint], list[LoadFailure]]:
         loaded = load_user_constraints(self.home)
@@ -48,7 +65,8 @@ class AlertsService:
         `versions.in_use()`): a version just published runs on the module validated."""
         constraints, failures = self.constraints()
         moment = now or datetime.now(timezone.utc)
-        diff = evaluate_and_record(self.modules.module_of(info), moment, constraints,
-                                   self.versions.user_dir(info.user) / "alerts.json", info.number, on_new_alert)
+        results = self._results.setdefault(info.user, KeptResults())
+        diff = evaluate_and_record(self.modules.module_of(info), moment, constraints, self.state_path(info.user),
+                                   info.number, on_new_alert, kept=self.kept_states, results=results)
         broken = tuple(ConstraintFailure(f"constraints/{f.name}", f.error) for f in failures)
         return replace(diff, errors=broken + diff.errors)

@@ -56,10 +56,11 @@ class CheckpointService:
         return self.cache_dir / "state"
 
     def forget(self, user: str) -> None:
-        """Drop the user's validation caches and checkpoint states (the forget itself is
-        coordinated by `Forgetting`)."""
+        """Drop the user's validation caches, checkpoint states and what the alert runs kept
+        (the forget itself is coordinated by `Forgetting`)."""
         self.validator.forget(user)
         self.drop_states(user)
+        self.alerts.forget(user)
 
     def drop_states(self, user: str) -> None:
         """Remove the user's checkpoint states (the next checkpoint reads the whole log)."""

@@ -18,6 +18,10 @@ Started by `uac` (mode `auto`/`on`) or `uac warm start`, in its own session, std
   next command starts one of the new code;
 - the `Memory` re-reads what other processes wrote: the version store's caches are checked
   against the files (stat) on each use, and the fact log is SQLite;
+- collections of Python's cyclic garbage collector do not traverse the workspace's
+  packages on each command: what is alive after a command is frozen (`gc.freeze`), and a
+  full collection (unfrozen) runs when the worker is idle, or after `FULL_COLLECT_EVERY`
+  commands, so garbage cycles (a package no version uses) are still freed;
 - it exits when idle for `warm.idle_minutes` (settings.json, default 10), on `uac warm
   stop`, when its socket file is removed or replaced, when the workspace's fact log is gone,
   after an unexpected error in a command (its state is then suspect), and when its memory
@@ -28,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import fcntl
+import gc
 import io
 import os
 import queue
@@ -62,6 +67,7 @@ POLL_S = 1.0
 REQUEST_TIMEOUT_S = 10.0
 GROWTH_LIMIT = 3
 RSS_FLOOR = 1 << 30
+FULL_COLLECT_EVERY = 16  # commands between full collections when the worker is never idle
 
 
 def say(text: str) -> None:
@@ -137,6 +143,7 @@ class Worker:
         self.socket_id: tuple[int, int] | None = None
         self.listener: socket.socket | None = None
         self.ready = False  # warmed up: the user's version loaded
+        self.frozen = 0  # commands whose survivors were frozen since the last full collection
 
     # -- the accepting thread ---------------------------------------------------------------
 
@@ -220,6 +227,8 @@ class Worker:
             try:
                 job = self.jobs.get(timeout=POLL_S)
             except queue.Empty:
+                if self.frozen:
+                    self.collect()
                 reason = self.why_exit()
                 if reason:
                     say(f"exiting: {reason}")
@@ -270,6 +279,20 @@ class Worker:
         if rss > RSS_FLOOR and rss > GROWTH_LIMIT * self.first_rss:
             say(f"memory grew to {rss / 1e6:,.0f} MB: exiting")
             self.stopping.set()
+        self.frozen += 1
+        if self.frozen >= FULL_COLLECT_EVERY:
+            self.collect()
+        else:
+            gc.collect(1)  # what this command left in the young generations
+            gc.freeze()
+
+    def collect(self) -> None:
+        """A full collection of cyclic garbage, then what survives is frozen: the next
+        commands' collections traverse only what they allocate."""
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+        self.frozen = 0
 
     def execute(self, request: dict[str, Any]) -> tuple[int, list[bytes]]:
         """Run `uac ARGV` as the client would have, here: (exit code, output chunks)."""
@@ -393,6 +416,7 @@ def main(argv: list[str] | None = None) -> int:
         say(f"listening for {home}")
         threading.Thread(target=worker.accept_forever, name="warm-accept", daemon=True).start()
         warm_up(mem, args.user)
+        worker.collect()
         worker.ready = True
         worker.last = time.monotonic()
         worker.serve()

@@ -424,3 +424,41 @@ def test_output_chunks_of_one_stream_are_joined_in_order() -> None:
     assert merged([b"\1a", b"\1b", b"\2c", b"\1d", b"\1e"]) == [b"\1ab", b"\2c", b"\1de"]
     assert merged([]) == []
     assert merged([b"\1" + bytes([i % 256]) for i in range(10_000)]) == [b"\1" + bytes(i % 256 for i in range(10_000))]
+
+
+def test_alert_state_written_by_another_process_is_seen_by_the_worker(seeded: Path, twin: Path) -> None:
+    """The worker keeps the alert state between commands; a state another process wrote
+    meanwhile is read again, so each run prints what it prints in a fresh process."""
+    start(seeded)
+    steps = [("2026-12-01", "on"), ("2027-09-01", "off"), ("2026-12-01", "on"), ("2026-12-01", "on"),
+             ("2028-01-01", "off"), ("2027-01-01", "on")]
+    for day, warm in steps:
+        here = uac(seeded, "alerts", USER, "--now", day, warm=warm)
+        there = uac(twin, "alerts", USER, "--now", day, warm="off")
+        assert here == there, (day, warm, here, there)
+    assert served(seeded) >= 4
+
+
+def test_what_a_command_leaves_alive_is_frozen_and_collected_when_idle(tmp_path: Path) -> None:
+    """The collector's passes during a command skip what earlier commands left (frozen);
+    a full collection runs when idle, or every FULL_COLLECT_EVERY commands."""
+    import gc
+
+    from runtime.warm_server import FULL_COLLECT_EVERY, Job, Worker
+
+    worker = Worker(tmp_path, None, "code", 60.0)  # type: ignore[arg-type]
+    worker.execute = lambda request: (0, [b"\1done"])  # type: ignore[method-assign]
+    mine, theirs = socket.socketpair()
+    try:
+        gc.unfreeze()
+        worker.run(Job(mine, {}))
+        assert worker.frozen == 1 and gc.get_freeze_count() > 0
+        worker.collect()
+        assert worker.frozen == 0 and gc.get_freeze_count() > 0
+        worker.frozen = FULL_COLLECT_EVERY - 1
+        worker.run(Job(mine, {}))
+        assert worker.frozen == 0
+    finally:
+        gc.unfreeze()
+        mine.close()
+        theirs.close()
