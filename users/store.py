@@ -46,7 +46,7 @@ from factlog import durable as fsio
 from factlog import limits
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
-from users.blobs import BlobStamp, BlobWriter, blobs_dir
+from users.blobs import BlobStamp, BlobWriter, blobs_dir, durable, write_unsynced
 from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
     CHECKED,
@@ -570,10 +570,10 @@ class VersionStore:
                 else file_hashes(encoded),
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
+            pointer = self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
             if manifest_bytes is not None:
                 cache.published(_base(info))
-            fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
+            _point(folder, pointer)
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
 
@@ -614,12 +614,18 @@ class VersionStore:
 
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
                        manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None,
-                       verified: dict[str, BlobStamp] | None = None) -> None:
-        """Write the version's blobs (durably), then its folder of links to them plus its
-        own `meta.json`, under a temp name renamed into place (see `users.blobs`). The
-        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A
-        file's blob this process checked before and found unchanged (`verified`, see
-        `BlobWriter.kept`) is linked without being read again."""
+                       verified: dict[str, BlobStamp] | None = None) -> str:
+        """Write the version's blobs, then its folder of links to them plus its own
+        `meta.json`, under a temp name renamed into place (see `users.blobs`); returns the
+        durable temp file holding the new `current` pointer, for `_point`. The blobs of a
+        manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A file's blob this
+        process checked before and found unchanged (`verified`, see `BlobWriter.kept`) is
+        linked without being read again.
+
+        Order (each step durable before the next): the new blobs, `meta.json` and the
+        pointer's temp file, fsynced in one concurrent batch; the blobs renamed into place
+        and linked into the temp folder; the blob folder and the temp folder fsynced; the
+        rename of the temp folder and an fsync of the user folder."""
         contents = dict(encoded)
         if manifest is not None:
             contents[MANIFEST_FILE] = manifest
@@ -631,10 +637,14 @@ class VersionStore:
             sha = info.file_sha256.get(name) or hashlib.sha256(data).hexdigest()
             hashes[name] = sha if blobs.kept(sha) else blobs.put(data, sha)
         self.blob_puts += blobs.puts
-        blobs.sync()  # every blob is durable before a version can link it
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
+        pointer = os.path.join(folder, f"{fsio.TEMP_PREFIX}{CURRENT_FILE}-{uuid.uuid4().hex}")
         try:
             temp.mkdir()
+            meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
+            write_unsynced(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
+            write_unsynced(pointer, (info.name + "\n").encode("ascii"), 0o644)
+            blobs.settle(also=(temp / META_FILE, pointer))  # every blob is durable before a version links it
             for name, sha in hashes.items():
                 blobs.link(sha, contents[name], os.path.join(temp, name))
             if verified is not None:  # this version's blobs, as they are once linked
@@ -643,16 +653,22 @@ class VersionStore:
                     del verified[sha]
                 for sha in kept:
                     blobs.seen(sha)
-            meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
-            fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
-            fsio.fsync_dir(temp)
+            durable([*blobs.folders(), temp])
             os.rename(temp, info.path)
         except BaseException:
             with contextlib.suppress(OSError):
                 fsio.remove_tree(temp)
+            with contextlib.suppress(OSError):
+                os.unlink(pointer)
             raise
-        fsio.fsync_dir(folder)
+        try:
+            fsio.fsync_dir(folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(pointer)
+            raise
+        return pointer
 
     def _log(self, folder: Path, action: Literal["publish", "rollback"], version: int, previous: int | None,
              at: str) -> None:
@@ -735,6 +751,17 @@ class VersionStore:
         for entry in self.root.iterdir():
             if entry.name.startswith(FORGET_PREFIX):
                 fsio.remove_tree(entry)
+
+
+def _point(folder: Path, pointer: str) -> None:
+    """Make the durable temp file `pointer` the user's `current` (atomically), then durable."""
+    try:
+        os.replace(pointer, folder / CURRENT_FILE)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(pointer)
+        raise
+    fsio.fsync_dir(folder)
 
 
 def _base(info: VersionInfo | None) -> object:
