@@ -641,8 +641,7 @@ class VersionStore:
         pointer = os.path.join(folder, f"{fsio.TEMP_PREFIX}{CURRENT_FILE}-{uuid.uuid4().hex}")
         try:
             temp.mkdir()
-            meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
-            write_unsynced(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
+            write_unsynced(temp / META_FILE, info.meta_bytes(), fsio.READ_ONLY_FILE)
             write_unsynced(pointer, (info.name + "\n").encode("ascii"), 0o644)
             blobs.settle(also=(temp / META_FILE, pointer))  # every blob is durable before a version links it
             for name, sha in hashes.items():
