@@ -33,7 +33,7 @@ import hashlib
 import os
 import stat
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from factlog import durable as fsio
@@ -208,10 +208,10 @@ class BlobWriter:
         self.settle()
         durable(self.folders())
 
-    def link(self, sha256: str, data: bytes, destination: str) -> None:
-        """Hard-link the blob at `destination` (a new name); a copy where linking fails.
-        A blob at the link limit is first replaced by a fresh inode of the same bytes (the
-        versions linked to the full one keep it)."""
+    def link(self, sha256: str, destination: str, data: Callable[[], bytes]) -> None:
+        """Hard-link the blob at `destination` (a new name); a copy of `data()` where
+        linking fails. A blob at the link limit is first replaced by a fresh inode of the
+        same bytes (the versions linked to the full one keep it)."""
         path = os.path.join(self._root, sha256)
         for fresh in (False, True):
             try:
@@ -222,9 +222,9 @@ class BlobWriter:
                     raise
                 if fresh or exc.errno != errno.EMLINK:
                     break
-            self._write(path, data)
+            self._write(path, data())
             self.sync()
-        fsio.write_file(Path(destination), data, fsio.READ_ONLY_FILE)
+        fsio.write_file(Path(destination), data(), fsio.READ_ONLY_FILE)
 
 
 def blob_files(folder: Path) -> list[os.DirEntry[str]]:

@@ -37,6 +37,7 @@ import threading
 import uuid
 from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
@@ -57,7 +58,7 @@ from users.integrity import (
     IntegrityError,
     check_version,
     file_hashes,
-    files_digest,
+    package_digest,
     tampered,
     version_problem,
 )
@@ -99,13 +100,36 @@ class ForgottenMeanwhile(NotFound):
     """The user was forgotten after a checkpoint read their log: it must not publish."""
 
 
-def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
-    """Refuse anything but a flat package of `[a-z_][a-z0-9_]*.py` files with `__init__.py`."""
+class EncodedFiles(Mapping[str, bytes]):
+    """A package's files as UTF-8 bytes, each encoded when first asked for: a version
+    reads the bytes only of files whose blobs it writes or compares."""
+
+    def __init__(self, texts: Mapping[str, str], encoded: dict[str, bytes]) -> None:
+        self._texts = texts
+        self._bytes = encoded
+
+    def __getitem__(self, name: str) -> bytes:
+        data = self._bytes.get(name)
+        if data is None:
+            data = self._bytes[name] = self._texts[name].encode("utf-8")
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+def check_files(files: Mapping[str, str]) -> EncodedFiles:
+    """Refuse anything but a flat package of `[a-z_][a-z0-9_]*.py` files with `__init__.py`.
+    An ASCII text's size in bytes is its length: only other texts are encoded here."""
     if not isinstance(files, Mapping) or not files:
         raise InputError("a package needs at least one file (__init__.py)")
     if len(files) > MAX_FILES:
         raise InputError(f"a package of {limits.package_size_problem(len(files), 0)}")
     encoded: dict[str, bytes] = {}
+    total = 0
     for name, source in files.items():
         if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
             raise InputError(
@@ -113,16 +137,20 @@ def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
             )
         if not isinstance(source, str):
             raise InputError(f"the source of {name} must be a string")
+        if source.isascii():
+            total += len(source)
+            continue
         try:
             encoded[name] = source.encode("utf-8")
         except UnicodeEncodeError:
             raise InputError(f"the source of {name} is not valid Unicode text") from None
-    if "__init__.py" not in encoded:
+        total += len(encoded[name])
+    if "__init__.py" not in files:
         raise InputError("a package must include __init__.py")
-    oversize = limits.package_size_problem(len(encoded), sum(len(data) for data in encoded.values()))
+    oversize = limits.package_size_problem(len(files), total)
     if oversize is not None:
         raise InputError(f"a package of {oversize}")
-    return encoded
+    return EncodedFiles(dict(files), encoded)
 
 
 def _now() -> str:
@@ -558,16 +586,17 @@ class VersionStore:
             manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, cache, walks)
             fsio.remove_temp_entries(folder)
             number = max(self._numbers(folder), default=0) + 1
+            file_sha256 = dict(sorted(hashes.items())) if hashes is not None and hashes.keys() == encoded.keys() \
+                else file_hashes(encoded)
             info = VersionInfo(
                 user=user,
                 number=number,
                 path=folder / version_name(number),
                 created_at=_now(),
                 parent=None if current is None else current.number,
-                files_sha256=files_digest(encoded),
+                files_sha256=package_digest(file_sha256),
                 meta=meta,
-                file_sha256=dict(sorted(hashes.items())) if hashes is not None and hashes.keys() == encoded.keys()
-                else file_hashes(encoded),
+                file_sha256=file_sha256,
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
             pointer = self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
@@ -626,16 +655,17 @@ class VersionStore:
         pointer's temp file, fsynced in one concurrent batch; the blobs renamed into place
         and linked into the temp folder; the blob folder and the temp folder fsynced; the
         rename of the temp folder and an fsync of the user folder."""
-        contents = dict(encoded)
+        contents: dict[str, Callable[[], bytes]] = {name: partial(encoded.__getitem__, name) for name in encoded}
         if manifest is not None:
-            contents[MANIFEST_FILE] = manifest
+            contents[MANIFEST_FILE] = partial(bytes, manifest)
         blobs = BlobWriter(folder, verified)
-        for sha, data in (tree or {}).items():
-            blobs.put(data, sha)
+        for sha, blob in (tree or {}).items():
+            blobs.put(blob, sha)
+        known = {**info.file_sha256, **({MANIFEST_FILE: info.manifest_sha256} if info.manifest_sha256 else {})}
         hashes: dict[str, str] = {}
         for name, data in sorted(contents.items()):
-            sha = info.file_sha256.get(name) or hashlib.sha256(data).hexdigest()
-            hashes[name] = sha if blobs.kept(sha) else blobs.put(data, sha)
+            sha = known.get(name) or hashlib.sha256(data()).hexdigest()
+            hashes[name] = sha if blobs.kept(sha) else blobs.put(data(), sha)
         self.blob_puts += blobs.puts
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
         pointer = os.path.join(folder, f"{fsio.TEMP_PREFIX}{CURRENT_FILE}-{uuid.uuid4().hex}")
@@ -645,7 +675,7 @@ class VersionStore:
             write_unsynced(pointer, (info.name + "\n").encode("ascii"), 0o644)
             blobs.settle(also=(temp / META_FILE, pointer))  # every blob is durable before a version links it
             for name, sha in hashes.items():
-                blobs.link(sha, contents[name], os.path.join(temp, name))
+                blobs.link(sha, os.path.join(temp, name), contents[name])
             if verified is not None:  # this version's blobs, as they are once linked
                 kept = set(hashes.values())
                 for sha in [sha for sha in verified if sha not in kept]:
