@@ -121,9 +121,11 @@ class EncodedFiles(Mapping[str, bytes]):
         return len(self._texts)
 
 
-def check_files(files: Mapping[str, str]) -> EncodedFiles:
+def check_files(files: Mapping[str, str], sizes: dict[str, tuple[str, int]] | None = None) -> EncodedFiles:
     """Refuse anything but a flat package of `[a-z_][a-z0-9_]*.py` files with `__init__.py`.
-    An ASCII text's size in bytes is its length: only other texts are encoded here."""
+    An ASCII text's size in bytes is its length: only other texts are encoded here, unless
+    `sizes` (name -> a text and its size, kept by the caller across calls) holds this very
+    text object (a text once encoded is valid UTF-8; it is immutable)."""
     if not isinstance(files, Mapping) or not files:
         raise InputError("a package needs at least one file (__init__.py)")
     if len(files) > MAX_FILES:
@@ -140,11 +142,20 @@ def check_files(files: Mapping[str, str]) -> EncodedFiles:
         if source.isascii():
             total += len(source)
             continue
+        known = sizes.get(name) if sizes is not None else None
+        if known is not None and known[0] is source:
+            total += known[1]
+            continue
         try:
             encoded[name] = source.encode("utf-8")
         except UnicodeEncodeError:
             raise InputError(f"the source of {name} is not valid Unicode text") from None
         total += len(encoded[name])
+        if sizes is not None:
+            sizes[name] = (source, len(encoded[name]))
+    if sizes is not None:
+        for name in [name for name in sizes if name not in files]:
+            del sizes[name]
     if "__init__.py" not in files:
         raise InputError("a package must include __init__.py")
     oversize = limits.package_size_problem(len(files), total)
@@ -173,6 +184,7 @@ class VersionStore:
         self._lock = threading.Lock()
         self._parts: dict[str, PartCache] = {}  # per user: the manifest parts published last
         self._blobs: dict[str, dict[str, BlobStamp]] = {}  # per user: blobs checked, by sha256
+        self._sizes: dict[str, dict[str, tuple[str, int]]] = {}  # per user: the last texts' sizes (`check_files`)
         self.blob_puts = 0  # blobs handed to `BlobWriter.put` by publishes (written or compared)
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
         # Versions read, by `meta.json` path: the file's identity when parsed and the result
@@ -319,6 +331,15 @@ class VersionStore:
         with self._lock:
             self._infos[key] = (stamp, info)
         return info
+
+    def _known_info(self, info: VersionInfo) -> None:
+        """Note the version just written (its `meta.json` is `info.meta_bytes()`, which reads
+        back equal), so the next `current()` does not parse it again."""
+        meta = info.path / META_FILE
+        with contextlib.suppress(OSError):
+            stamp = file_stamp(os.stat(meta))
+            with self._lock:
+                self._infos[str(meta)] = (stamp, info)
 
     def _parse_info(self, user: str, path: Path, raw: bytes) -> VersionInfo:
         try:
@@ -564,7 +585,9 @@ class VersionStore:
                  manifest: Manifest | None = None, walks: Walks | None = None,
                  hashes: Mapping[str, str] | None = None) -> VersionInfo | None:
         self.user_dir(user)
-        encoded = check_files(files)
+        with self._lock:
+            sizes = self._sizes.setdefault(user, {})
+        encoded = check_files(files, sizes)
         if not isinstance(meta, PublishMeta):
             raise InputError("meta must be a PublishMeta")
         from codegen.manifest import Manifest
@@ -600,6 +623,7 @@ class VersionStore:
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
             pointer = self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
+            self._known_info(info)
             if manifest_bytes is not None:
                 cache.published(_base(info))
             _point(folder, pointer)
@@ -760,6 +784,7 @@ class VersionStore:
             with self._lock:
                 self._parts.pop(user, None)
                 self._blobs.pop(user, None)
+                self._sizes.pop(user, None)
                 for key in [k for k in self._modules if k[0].startswith(prefix)]:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
