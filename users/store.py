@@ -12,10 +12,13 @@ Layout of a user folder:
     .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
 
 A version costs disk in proportion to what changed: a file equal to one of an older
-version is the same inode. The blobs a version links are written and fsynced first; its
-directory is then built under a temp name, every entry and the directory fsynced, and
-renamed into place, so a crash leaves either no new version (and perhaps blobs nothing
-links, which `gc` removes) or a complete one; the `current` pointer moves only after that.
+version is the same inode. The blobs a version links, its `meta.json` and the temp file of
+its new `current` pointer are written, then fsynced in one concurrent batch (`users.blobs.
+durable`: about one disk flush, however many files); the blobs are renamed into place and
+linked into the version's temp folder, the blob folder and the temp folder fsynced, and the
+temp folder renamed into place, so a crash leaves either no new version (and perhaps blobs
+nothing links and temp files, which `gc` or the next publish removes) or a complete one;
+the `current` pointer moves (a rename of its durable temp file) only after that.
 A crash between the rename and the pointer update leaves a complete version that never
 became current (history lists it; the next publish takes the number after it). Versions
 written as plain copies (before blobs) read the same.
