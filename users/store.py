@@ -676,7 +676,8 @@ class VersionStore:
         durable temp file holding the new `current` pointer, for `_point`. The blobs of a
         manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A file's blob this
         process checked before and found unchanged (`verified`, see `BlobWriter.kept`) is
-        linked without being read again.
+        linked without being read again; so is a blob of the tree stored without being
+        compared again.
 
         Order (each step durable before the next): the new blobs, `meta.json` and the
         pointer's temp file, fsynced in one concurrent batch; the blobs renamed into place
@@ -687,7 +688,8 @@ class VersionStore:
             contents[MANIFEST_FILE] = partial(bytes, manifest)
         blobs = BlobWriter(folder, verified)
         for sha, blob in (tree or {}).items():
-            blobs.put(blob, sha)
+            if not blobs.kept(sha):
+                blobs.put(blob, sha)
         known = {**info.file_sha256, **({MANIFEST_FILE: info.manifest_sha256} if info.manifest_sha256 else {})}
         hashes: dict[str, str] = {}
         for name, data in sorted(contents.items()):
@@ -703,8 +705,8 @@ class VersionStore:
             blobs.settle(also=(temp / META_FILE, pointer))  # every blob is durable before a version links it
             for name, sha in hashes.items():
                 blobs.link(sha, os.path.join(temp, name), contents[name])
-            if verified is not None:  # this version's blobs, as they are once linked
-                kept = set(hashes.values())
+            if verified is not None:  # this version's blobs, as they are once linked or stored
+                kept = set(hashes.values()) | set(tree or {})
                 for sha in [sha for sha in verified if sha not in kept]:
                     del verified[sha]
                 for sha in kept:
