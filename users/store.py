@@ -588,9 +588,11 @@ class VersionStore:
                  manifest: Manifest | None = None, walks: Walks | None = None,
                  hashes: Mapping[str, str] | None = None) -> VersionInfo | None:
         self.user_dir(user)
-        with self._lock:
-            sizes = self._sizes.setdefault(user, {})
+        with self._lock:  # a copy: publishers of one user may check their files at once
+            sizes = dict(self._sizes.get(user, {}))
         encoded = check_files(files, sizes)
+        with self._lock:
+            self._sizes[user] = sizes
         if not isinstance(meta, PublishMeta):
             raise InputError("meta must be a PublishMeta")
         from codegen.manifest import Manifest
