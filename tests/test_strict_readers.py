@@ -55,7 +55,7 @@ infos = st.builds(
 
 def meta_text(info: VersionInfo) -> str:
     """`meta.json` as the store writes it."""
-    return json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
+    return info.meta_bytes().decode("utf-8")
 
 
 @settings(max_examples=200, deadline=None)

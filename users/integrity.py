@@ -45,6 +45,17 @@ def files_digest(files: Mapping[str, bytes]) -> str:
     return digest.hexdigest()
 
 
+def package_digest(file_sha256: Mapping[str, str]) -> str:
+    """`files_sha256` of a version that records per-file hashes: over its sorted (name,
+    sha256) pairs, so it takes no second pass over the bytes. (Versions written before
+    per-file hashes record `files_digest`; either is checked through what it covers: the
+    per-file hashes, or for those older versions the bytes.)"""
+    digest = hashlib.sha256(b"files\0")
+    for name in sorted(file_sha256):
+        digest.update(name.encode("ascii") + b"\0" + file_sha256[name].encode("ascii") + b"\0")
+    return digest.hexdigest()
+
+
 def file_hashes(files: Mapping[str, bytes]) -> dict[str, str]:
     """The per-file hashes recorded in `meta.json` (`file_sha256`)."""
     return {name: hashlib.sha256(data).hexdigest() for name, data in sorted(files.items())}

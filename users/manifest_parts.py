@@ -50,7 +50,7 @@ if TYPE_CHECKING:  # the manifest's code loads where a manifest is split or read
 
     Walks = Mapping[str, Sequence[tuple[object, Part]]]  # collection -> each run's part key and walk
 
-PIECE = 100  # records per piece blob: what one changed record costs to store again
+PIECE = 12  # records per piece blob: what one changed record costs to store again
 
 _SHA256 = re.compile(r"[0-9a-f]{64}", re.ASCII)
 Blob = Callable[[str], bytes]  # sha256 -> the blob's bytes (OSError if it cannot be read)

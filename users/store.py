@@ -12,10 +12,13 @@ Layout of a user folder:
     .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
 
 A version costs disk in proportion to what changed: a file equal to one of an older
-version is the same inode. The blobs a version links are written and fsynced first; its
-directory is then built under a temp name, every entry and the directory fsynced, and
-renamed into place, so a crash leaves either no new version (and perhaps blobs nothing
-links, which `gc` removes) or a complete one; the `current` pointer moves only after that.
+version is the same inode. The blobs a version links, its `meta.json` and the temp file of
+its new `current` pointer are written, then fsynced in one concurrent batch (`users.blobs.
+durable`: about one disk flush, however many files); the blobs are renamed into place and
+linked into the version's temp folder, the blob folder and the temp folder fsynced, and the
+temp folder renamed into place, so a crash leaves either no new version (and perhaps blobs
+nothing links and temp files, which `gc` or the next publish removes) or a complete one;
+the `current` pointer moves (a rename of its durable temp file) only after that.
 A crash between the rename and the pointer update leaves a complete version that never
 became current (history lists it; the next publish takes the number after it). Versions
 written as plain copies (before blobs) read the same.
@@ -37,6 +40,7 @@ import threading
 import uuid
 from collections.abc import Callable, Collection, Iterator, Mapping
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Literal
@@ -46,7 +50,7 @@ from factlog import durable as fsio
 from factlog import limits
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
-from users.blobs import BlobStamp, BlobWriter, blobs_dir
+from users.blobs import BlobStamp, BlobWriter, blobs_dir, durable, write_unsynced
 from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
     CHECKED,
@@ -57,7 +61,7 @@ from users.integrity import (
     IntegrityError,
     check_version,
     file_hashes,
-    files_digest,
+    package_digest,
     tampered,
     version_problem,
 )
@@ -99,13 +103,38 @@ class ForgottenMeanwhile(NotFound):
     """The user was forgotten after a checkpoint read their log: it must not publish."""
 
 
-def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
-    """Refuse anything but a flat package of `[a-z_][a-z0-9_]*.py` files with `__init__.py`."""
+class EncodedFiles(Mapping[str, bytes]):
+    """A package's files as UTF-8 bytes, each encoded when first asked for: a version
+    reads the bytes only of files whose blobs it writes or compares."""
+
+    def __init__(self, texts: Mapping[str, str], encoded: dict[str, bytes]) -> None:
+        self._texts = texts
+        self._bytes = encoded
+
+    def __getitem__(self, name: str) -> bytes:
+        data = self._bytes.get(name)
+        if data is None:
+            data = self._bytes[name] = self._texts[name].encode("utf-8")
+        return data
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._texts)
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+
+def check_files(files: Mapping[str, str], sizes: dict[str, tuple[str, int]] | None = None) -> EncodedFiles:
+    """Refuse anything but a flat package of `[a-z_][a-z0-9_]*.py` files with `__init__.py`.
+    An ASCII text's size in bytes is its length: only other texts are encoded here, unless
+    `sizes` (name -> a text and its size, kept by the caller across calls) holds this very
+    text object (a text once encoded is valid UTF-8; it is immutable)."""
     if not isinstance(files, Mapping) or not files:
         raise InputError("a package needs at least one file (__init__.py)")
     if len(files) > MAX_FILES:
         raise InputError(f"a package of {limits.package_size_problem(len(files), 0)}")
     encoded: dict[str, bytes] = {}
+    total = 0
     for name, source in files.items():
         if not isinstance(name, str) or not FILE_NAME.fullmatch(name):
             raise InputError(
@@ -113,16 +142,29 @@ def check_files(files: Mapping[str, str]) -> dict[str, bytes]:
             )
         if not isinstance(source, str):
             raise InputError(f"the source of {name} must be a string")
+        if source.isascii():
+            total += len(source)
+            continue
+        known = sizes.get(name) if sizes is not None else None
+        if known is not None and known[0] is source:
+            total += known[1]
+            continue
         try:
             encoded[name] = source.encode("utf-8")
         except UnicodeEncodeError:
             raise InputError(f"the source of {name} is not valid Unicode text") from None
-    if "__init__.py" not in encoded:
+        total += len(encoded[name])
+        if sizes is not None:
+            sizes[name] = (source, len(encoded[name]))
+    if sizes is not None:
+        for name in [name for name in sizes if name not in files]:
+            del sizes[name]
+    if "__init__.py" not in files:
         raise InputError("a package must include __init__.py")
-    oversize = limits.package_size_problem(len(encoded), sum(len(data) for data in encoded.values()))
+    oversize = limits.package_size_problem(len(files), total)
     if oversize is not None:
         raise InputError(f"a package of {oversize}")
-    return encoded
+    return EncodedFiles(dict(files), encoded)
 
 
 def _now() -> str:
@@ -145,6 +187,7 @@ class VersionStore:
         self._lock = threading.Lock()
         self._parts: dict[str, PartCache] = {}  # per user: the manifest parts published last
         self._blobs: dict[str, dict[str, BlobStamp]] = {}  # per user: blobs checked, by sha256
+        self._sizes: dict[str, dict[str, tuple[str, int]]] = {}  # per user: the last texts' sizes (`check_files`)
         self.blob_puts = 0  # blobs handed to `BlobWriter.put` by publishes (written or compared)
         self.loads = 0  # versions imported by `load` (not those handed over at publish)
         # Versions read, by `meta.json` path: the file's identity when parsed and the result
@@ -291,6 +334,15 @@ class VersionStore:
         with self._lock:
             self._infos[key] = (stamp, info)
         return info
+
+    def _known_info(self, info: VersionInfo) -> None:
+        """Note the version just written (its `meta.json` is `info.meta_bytes()`, which reads
+        back equal), so the next `current()` does not parse it again."""
+        meta = info.path / META_FILE
+        with contextlib.suppress(OSError):
+            stamp = file_stamp(os.stat(meta))
+            with self._lock:
+                self._infos[str(meta)] = (stamp, info)
 
     def _parse_info(self, user: str, path: Path, raw: bytes) -> VersionInfo:
         try:
@@ -536,7 +588,11 @@ class VersionStore:
                  manifest: Manifest | None = None, walks: Walks | None = None,
                  hashes: Mapping[str, str] | None = None) -> VersionInfo | None:
         self.user_dir(user)
-        encoded = check_files(files)
+        with self._lock:  # a copy: publishers of one user may check their files at once
+            sizes = dict(self._sizes.get(user, {}))
+        encoded = check_files(files, sizes)
+        with self._lock:
+            self._sizes[user] = sizes
         if not isinstance(meta, PublishMeta):
             raise InputError("meta must be a PublishMeta")
         from codegen.manifest import Manifest
@@ -558,22 +614,24 @@ class VersionStore:
             manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, cache, walks)
             fsio.remove_temp_entries(folder)
             number = max(self._numbers(folder), default=0) + 1
+            file_sha256 = dict(sorted(hashes.items())) if hashes is not None and hashes.keys() == encoded.keys() \
+                else file_hashes(encoded)
             info = VersionInfo(
                 user=user,
                 number=number,
                 path=folder / version_name(number),
                 created_at=_now(),
                 parent=None if current is None else current.number,
-                files_sha256=files_digest(encoded),
+                files_sha256=package_digest(file_sha256),
                 meta=meta,
-                file_sha256=dict(sorted(hashes.items())) if hashes is not None and hashes.keys() == encoded.keys()
-                else file_hashes(encoded),
+                file_sha256=file_sha256,
                 manifest_sha256=None if manifest_bytes is None else hashlib.sha256(manifest_bytes).hexdigest(),
             )
-            self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
+            pointer = self._write_version(folder, info, encoded, manifest_bytes, parts, self._verified(user))
+            self._known_info(info)
             if manifest_bytes is not None:
                 cache.published(_base(info))
-            fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
+            _point(folder, pointer)
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
 
@@ -614,45 +672,63 @@ class VersionStore:
 
     def _write_version(self, folder: Path, info: VersionInfo, encoded: Mapping[str, bytes],
                        manifest: bytes | None = None, tree: Mapping[str, bytes] | None = None,
-                       verified: dict[str, BlobStamp] | None = None) -> None:
-        """Write the version's blobs (durably), then its folder of links to them plus its
-        own `meta.json`, under a temp name renamed into place (see `users.blobs`). The
-        blobs of a manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A
-        file's blob this process checked before and found unchanged (`verified`, see
-        `BlobWriter.kept`) is linked without being read again."""
-        contents = dict(encoded)
+                       verified: dict[str, BlobStamp] | None = None) -> str:
+        """Write the version's blobs, then its folder of links to them plus its own
+        `meta.json`, under a temp name renamed into place (see `users.blobs`); returns the
+        durable temp file holding the new `current` pointer, for `_point`. The blobs of a
+        manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A file's blob this
+        process checked before and found unchanged (`verified`, see `BlobWriter.kept`) is
+        linked without being read again; so is a blob of the tree stored without being
+        compared again.
+
+        Order (each step durable before the next): the new blobs, `meta.json` and the
+        pointer's temp file, fsynced in one concurrent batch; the blobs renamed into place
+        and linked into the temp folder; the blob folder and the temp folder fsynced; the
+        rename of the temp folder and an fsync of the user folder."""
+        contents: dict[str, Callable[[], bytes]] = {name: partial(encoded.__getitem__, name) for name in encoded}
         if manifest is not None:
-            contents[MANIFEST_FILE] = manifest
+            contents[MANIFEST_FILE] = partial(bytes, manifest)
         blobs = BlobWriter(folder, verified)
-        for sha, data in (tree or {}).items():
-            blobs.put(data, sha)
+        for sha, blob in (tree or {}).items():
+            if not blobs.kept(sha):
+                blobs.put(blob, sha)
+        known = {**info.file_sha256, **({MANIFEST_FILE: info.manifest_sha256} if info.manifest_sha256 else {})}
         hashes: dict[str, str] = {}
         for name, data in sorted(contents.items()):
-            sha = info.file_sha256.get(name) or hashlib.sha256(data).hexdigest()
-            hashes[name] = sha if blobs.kept(sha) else blobs.put(data, sha)
+            sha = known.get(name) or hashlib.sha256(data()).hexdigest()
+            hashes[name] = sha if blobs.kept(sha) else blobs.put(data(), sha)
         self.blob_puts += blobs.puts
-        blobs.sync()  # every blob is durable before a version can link it
         temp = folder / f"{fsio.TEMP_PREFIX}{info.name}-{uuid.uuid4().hex}"
+        pointer = os.path.join(folder, f"{fsio.TEMP_PREFIX}{CURRENT_FILE}-{uuid.uuid4().hex}")
         try:
             temp.mkdir()
+            write_unsynced(temp / META_FILE, info.meta_bytes(), fsio.READ_ONLY_FILE)
+            write_unsynced(pointer, (info.name + "\n").encode("ascii"), 0o644)
+            blobs.settle(also=(temp / META_FILE, pointer))  # every blob is durable before a version links it
             for name, sha in hashes.items():
-                blobs.link(sha, contents[name], os.path.join(temp, name))
-            if verified is not None:  # this version's blobs, as they are once linked
-                kept = set(hashes.values())
+                blobs.link(sha, os.path.join(temp, name), contents[name])
+            if verified is not None:  # this version's blobs, as they are once linked or stored
+                kept = set(hashes.values()) | set(tree or {})
                 for sha in [sha for sha in verified if sha not in kept]:
                     del verified[sha]
                 for sha in kept:
                     blobs.seen(sha)
-            meta = json.dumps(info.meta_json(), indent=2, sort_keys=True) + "\n"
-            fsio.write_file(temp / META_FILE, meta.encode("utf-8"), fsio.READ_ONLY_FILE)
             os.chmod(temp, fsio.READ_ONLY_DIR)
-            fsio.fsync_dir(temp)
+            durable([*blobs.folders(), temp])
             os.rename(temp, info.path)
         except BaseException:
             with contextlib.suppress(OSError):
                 fsio.remove_tree(temp)
+            with contextlib.suppress(OSError):
+                os.unlink(pointer)
             raise
-        fsio.fsync_dir(folder)
+        try:
+            fsio.fsync_dir(folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(pointer)
+            raise
+        return pointer
 
     def _log(self, folder: Path, action: Literal["publish", "rollback"], version: int, previous: int | None,
              at: str) -> None:
@@ -715,6 +791,7 @@ class VersionStore:
             with self._lock:
                 self._parts.pop(user, None)
                 self._blobs.pop(user, None)
+                self._sizes.pop(user, None)
                 for key in [k for k in self._modules if k[0].startswith(prefix)]:
                     unload_package(self._modules.pop(key).__name__)
                 for key in [k for k in self._manifests if k[0].startswith(prefix)]:
@@ -735,6 +812,17 @@ class VersionStore:
         for entry in self.root.iterdir():
             if entry.name.startswith(FORGET_PREFIX):
                 fsio.remove_tree(entry)
+
+
+def _point(folder: Path, pointer: str) -> None:
+    """Make the durable temp file `pointer` the user's `current` (atomically), then durable."""
+    try:
+        os.replace(pointer, folder / CURRENT_FILE)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(pointer)
+        raise
+    fsio.fsync_dir(folder)
 
 
 def _base(info: VersionInfo | None) -> object:

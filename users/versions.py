@@ -16,6 +16,7 @@ object key is its decimal text.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -290,6 +291,14 @@ class VersionInfo:
             data["manifest_sha256"] = self.manifest_sha256
         data.update(self.meta.to_json())
         return data
+
+    def meta_bytes(self) -> bytes:
+        """`meta.json` as the store writes it: one line per top-level key (sorted), each
+        value in compact JSON (a version stores it whole, so no indentation beyond that)."""
+        data = self.meta_json()
+        lines = [f"{json.dumps(key)}:{json.dumps(data[key], sort_keys=True, separators=(',', ':'))}"
+                 for key in sorted(data)]
+        return ("{\n" + ",\n".join(lines) + "\n}\n").encode("utf-8")
 
     def to_json(self) -> dict[str, JsonValue]:
         data: dict[str, JsonValue] = {"user": self.user, "name": self.name, "path": str(self.path)}
