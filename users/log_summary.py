@@ -143,7 +143,7 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
             position, total = 0, 0
         else:
             position, total = int(meta["position"]), int(meta["sum"], 16)
-        new = list(log.after(position))
+        new = tuple(log.after(position))  # the same tuple when the log hands one out
         if any(f.retracts is not None and f.retracts >= f.id for f in new):
             raise OutOfOrder("a retraction names a later fact")  # never from a store
         added: dict[int, str] = {}
