@@ -40,6 +40,7 @@ class FactReader:
         self._provenances: dict[tuple[Any, ...], Provenance] = {}
         self._dates: dict[str, date] = {}
         self._last_hash = ""
+        self._last_recorded = ""
 
     def fact(self, row: Row) -> Fact:
         """One row (its fields decoded alone)."""
@@ -59,22 +60,17 @@ class FactReader:
             together = json.loads("[" + ",".join([texts[i] for i in simple]) + "]")
             if len(together) != len(simple):  # cannot happen for such texts (see module)
                 raise ValueError("the fields of a page of facts did not decode one per row")
-            share = self._share_values
+            strings = self._strings
             for i, values in zip(simple, together):
-                decoded[i] = share(values)
+                for name, value in values.items():  # the names are shared by the decoder
+                    if type(value) is str and len(value) <= SHARED_STRING_CHARS:
+                        values[name] = strings.setdefault(value, value)
+                decoded[i] = values
         if len(simple) != len(texts):
             single = set(range(len(texts))).difference(simple)
             for i in single:
                 decoded[i] = self._shared_fields(json.loads(texts[i]))
         return decoded
-
-    def _share_values(self, values: dict[str, JsonValue]) -> dict[str, JsonValue]:
-        """Short string values of a dict decoded with shared names, shared in place."""
-        strings = self._strings
-        for name, value in values.items():
-            if type(value) is str and len(value) <= SHARED_STRING_CHARS:
-                values[name] = strings.setdefault(value, value)
-        return values
 
     def _shared_fields(self, values: Any) -> Any:
         if type(values) is not dict:
@@ -94,13 +90,17 @@ class FactReader:
         if prev_hash == self._last_hash:
             prev_hash = self._last_hash
         self._last_hash = hash_
+        if recorded_at == self._last_recorded:  # a batch of appends shares its time
+            recorded_at = self._last_recorded
+        else:
+            recorded_at = self._last_recorded = strings.setdefault(recorded_at, recorded_at)
         if session_id is None and message_index is None and role is None and session_ts is None:
             provenance = _NO_PROVENANCE
         else:
             where = (session_id, message_index, role, session_ts)
             provenance = self._provenances.get(where) or self._provenances.setdefault(where, Provenance(*where))
         return Fact(
-            strings.setdefault(user, user), fid, strings.setdefault(recorded_at, recorded_at), text,
+            strings.setdefault(user, user), fid, recorded_at, text,
             None if kind is None else strings.setdefault(kind, kind), fields,
             None if key is None else strings.setdefault(key, key),
             self._date(vfrom) if vfrom else None, self._date(vto) if vto else None, retracts,
