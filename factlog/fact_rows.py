@@ -12,7 +12,8 @@ texts joined as a JSON array (the decoder also shares names within one document)
 only done for texts that cannot run into their neighbours: each starts with `{` and holds
 a single `}`, its last character, so every top-level value of the array ends where a row
 ends, and as many values as rows means one value per row. Any other text (nested objects,
-a tampered row) is decoded on its own, as `json.loads` of that row alone.
+a tampered row), and every text of a page whose joined array does not decode to one value
+per row, is decoded on its own: `json.loads` of that row alone, which raises as it would.
 """
 
 from __future__ import annotations
@@ -56,10 +57,10 @@ class FactReader:
         simple = [i for i, text in enumerate(texts)
                   if isinstance(text, str) and text[:1] == "{" and text.find("}") == len(text) - 1]
         decoded: list[Any] = [None] * len(texts)
+        together = self._together([texts[i] for i in simple]) if simple else []
+        if len(together) != len(simple):  # some text is not JSON alone: each is decoded alone
+            simple = []
         if simple:
-            together = json.loads("[" + ",".join([texts[i] for i in simple]) + "]")
-            if len(together) != len(simple):  # cannot happen for such texts (see module)
-                raise ValueError("the fields of a page of facts did not decode one per row")
             strings = self._strings
             for i, values in zip(simple, together):
                 for name, value in values.items():  # the names are shared by the decoder
@@ -71,6 +72,15 @@ class FactReader:
             for i in single:
                 decoded[i] = self._shared_fields(json.loads(texts[i]))
         return decoded
+
+    @staticmethod
+    def _together(texts: list[str]) -> list[Any]:
+        """The texts decoded as one JSON array; [] when that fails (see module)."""
+        try:
+            decoded = json.loads("[" + ",".join(texts) + "]")
+        except ValueError:
+            return []
+        return decoded if isinstance(decoded, list) else []
 
     def _shared_fields(self, values: Any) -> Any:
         if type(values) is not dict:

@@ -71,8 +71,11 @@ def test_fields_decode_as_each_row_alone(texts: list[str]) -> None:
 ])
 def test_rows_that_could_run_together_are_refused_not_shifted(texts: list[str]) -> None:
     rows = [_row(i, text) for i, text in enumerate(texts, start=1)]
-    with pytest.raises(ValueError):
+    with pytest.raises(json.JSONDecodeError) as alone:
+        json.loads(texts[0])
+    with pytest.raises(json.JSONDecodeError) as together:
         FactReader().facts(rows)
+    assert str(together.value) == str(alone.value)  # the error of the row read alone
 
 
 def test_a_paged_read_is_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
