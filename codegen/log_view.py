@@ -4,7 +4,9 @@ store only as far as it is used.
 `StoreLog` is the log up to a fixed head (the position the checkpoint compiles). It is a
 `Sequence[Fact]` (the whole log, read on first use, for producers that want it all), and
 it answers what incremental readers ask without reading the rest: `after(position)` (the
-facts after a position; the newest stretch is read once and shared by every caller) and
+facts after a position; the newest stretch is read once and shared by every caller, and
+handed out as a tuple that is a slice of it, or the very tuple it holds, never a copy of
+every fact, so readers of the whole log share one read and one sequence) and
 `get(fact_id)` (one fact by id; after many single lookups the whole log is read at once,
 which is cheaper than thousands of point reads). `by_id()` is the same log as a lazy
 `Mapping[int, Fact]`.
@@ -12,6 +14,7 @@ which is cheaper than thousands of point reads). `by_id()` is the same log as a 
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import overload
 
@@ -26,9 +29,9 @@ POINT_READS_BEFORE_BULK = 256  # single lookups before `get` reads the whole log
 class StoreLog(Sequence[Fact]):
     def __init__(self, store: FactStore, user: str, head: int) -> None:
         self._store, self._user, self._head = store, user, head
-        self._all: list[Fact] | None = None
+        self._all: tuple[Fact, ...] | None = None
         self._tail_from = head  # facts with id > _tail_from are in _tail
-        self._tail: list[Fact] = []
+        self._tail: tuple[Fact, ...] = ()
         self._by_id: dict[int, Fact | None] = {}
         self._point_reads = 0
 
@@ -40,38 +43,49 @@ class StoreLog(Sequence[Fact]):
     def head(self) -> int:
         return self._head
 
-    def after(self, position: int) -> list[Fact]:
+    def after(self, position: int) -> tuple[Fact, ...]:
         """The facts with position < id <= head, in id order."""
-        if self._all is not None:
-            return [f for f in self._all if f.id > position]
-        if position < self._tail_from:
+        if self._all is None and position < self._tail_from:
             with paused_gc():  # many facts, all kept
-                older = list(self._store.facts(self._user, after=position, upto=self._tail_from))
-            self._tail = older + self._tail
+                older = tuple(self._store.facts(self._user, after=position, upto=self._tail_from))
+            self._tail = older + self._tail if self._tail else older
             self._tail_from = position
-            self._by_id.update((f.id, f) for f in older)
             if position == 0:
                 self._all = self._tail
-        return [f for f in self._tail if f.id > position]
+                self._by_id.clear()  # every fact is in _all now
+        facts = self._tail if self._all is None else self._all
+        start = bisect_right(facts, position, key=_fact_id)
+        return facts if start == 0 else facts[start:]
 
     def get(self, fact_id: int) -> Fact | None:
         """The fact with this id (None when the log up to head has none)."""
         if fact_id > self._head or fact_id < 1:
             return None
+        if fact_id > self._tail_from:
+            return self._in_tail(fact_id)
         if fact_id in self._by_id:
             return self._by_id[fact_id]
-        if self._all is not None or fact_id > self._tail_from:
-            return None
         self._point_reads += 1
         if self._point_reads > POINT_READS_BEFORE_BULK:
             self.after(0)
-            return self._by_id.get(fact_id)
+            return self._in_tail(fact_id)
         try:
             fact: Fact | None = self._store.get(self._user, fact_id)
         except NotFound:
             fact = None
         self._by_id[fact_id] = fact
         return fact
+
+    def _in_tail(self, fact_id: int) -> Fact | None:
+        """The fact with this id of those read as a stretch (ids in order, and without gaps
+        in a log nobody tampered with: the position is the offset, checked)."""
+        tail = self._tail
+        if not tail:
+            return None
+        index = fact_id - tail[0].id
+        if not 0 <= index < len(tail) or tail[index].id != fact_id:
+            index = bisect_left(tail, fact_id, key=_fact_id)
+        return tail[index] if index < len(tail) and tail[index].id == fact_id else None
 
     def preload(self, ids: Iterable[int]) -> None:
         """Read the facts with these ids (of those not read yet) in one store query, so the
@@ -86,7 +100,7 @@ class StoreLog(Sequence[Fact]):
         for fact_id in wanted:
             self._by_id[fact_id] = found.get(fact_id)
 
-    def _everything(self) -> list[Fact]:
+    def _everything(self) -> tuple[Fact, ...]:
         if self._all is None:
             self.after(0)
         assert self._all is not None
@@ -109,6 +123,10 @@ class StoreLog(Sequence[Fact]):
 
     def by_id(self) -> Mapping[int, Fact]:
         return FactsById(self)
+
+
+def _fact_id(fact: Fact) -> int:
+    return fact.id
 
 
 class FactsById(Mapping[int, Fact]):

@@ -169,7 +169,7 @@ def parse_iso_date(value: str | date | None, what: str) -> date | None:
         raise InputError(f"{what} {value!r} is not a valid date (expected YYYY-MM-DD)") from None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Provenance:
     """Where a fact came from: the conversation turn (or tool call) that said it."""
 
@@ -220,7 +220,7 @@ class NewFact:
             raise InputError("retracts must name a fact id (a positive integer)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Fact:
     """A stored fact. Immutable: a correction or retraction is another fact."""
 

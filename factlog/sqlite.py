@@ -14,7 +14,6 @@ and `verify` without the key says it cannot check rather than calling every fact
 from __future__ import annotations
 
 import hmac
-import json
 import os
 import sqlite3
 import threading
@@ -24,21 +23,22 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from factlog.errors import InputError, NotFound
+from factlog.fact_rows import FactReader
 from factlog.field_types import check_and_record
 from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
 from factlog.limits import MAX_FACT_ID
 from factlog.migrations import MIGRATIONS, migrate
-from factlog.model import Fact, NewFact, Provenance, check_user_id
+from factlog.model import Fact, NewFact, check_user_id
 from factlog.sources import erase as erase_bookkeeping
 from factlog.sources import known_sources, record_sources
 from factlog.store import Appended, VerifyReport
-from factlog.timeparse import parse_date
 
 _KEY_SETTING = "chain_key_fingerprint"
 _WRONG_KEY = "the configured chain key is not the key this log was chained with"
 KEY_HINT = "set UAC_CHAIN_KEY, or UAC_CHAIN_KEY_FILE, or put it in chain.key next to facts.db (mode 0600)"
 
 _IDS_PER_QUERY = 500  # bound parameters per `IN (...)` query (SQLite allows 32,766)
+_ROWS_PER_PAGE = 5000  # rows a log read holds as rows at once (each page becomes facts before the next)
 _COLUMNS = (
     "user, id, recorded_at, text, kind, fields, key, valid_from, valid_to, retracts, "
     "session_id, message_index, role, session_ts, prev_hash, hash"
@@ -50,23 +50,7 @@ def _utc_now() -> str:
 
 
 def _row_to_fact(row: sqlite3.Row | tuple[Any, ...]) -> Fact:
-    (user, fid, recorded_at, text, kind, fields, key, vfrom, vto, retracts,
-     session_id, message_index, role, session_ts, prev_hash, hash_) = row
-    return Fact(
-        user=user,
-        id=fid,
-        recorded_at=recorded_at,
-        text=text,
-        kind=kind,
-        fields=json.loads(fields),
-        key=key,
-        valid_from=parse_date(vfrom) if vfrom else None,
-        valid_to=parse_date(vto) if vto else None,
-        retracts=retracts,
-        provenance=Provenance(session_id, message_index, role, session_ts),
-        prev_hash=prev_hash,
-        hash=hash_,
-    )
+    return FactReader().fact(row)
 
 
 def _fact_to_row(fact: Fact) -> tuple[Any, ...]:
@@ -352,18 +336,46 @@ class SqliteFactStore:
         return self.high_water(user) > 0 or self.head(user) > 0
 
     def facts(self, user: str, after: int = 0, upto: int | None = None) -> Iterator[Fact]:
+        """Read in pages of `_ROWS_PER_PAGE` rows (by id, each page under the lock), each
+        page turned into facts before the next is read, so rows of the whole log are never
+        held at once; the list is complete before it is returned. Facts are append-only and
+        only `forget` deletes (all of a user's facts): if the last fact read is gone when
+        the read ends, the user was forgotten meanwhile and the log is read again."""
         check_user_id(user)
-        with self._lock:
-            rows = self._db.execute(
-                f"SELECT {_COLUMNS} FROM facts WHERE user = ? AND id > ? AND id <= ? ORDER BY id",
-                (user, min(after, MAX_FACT_ID), min(upto if upto is not None else MAX_FACT_ID, MAX_FACT_ID)),
-            ).fetchall()
-        return (_row_to_fact(r) for r in rows)
+        low = min(after, MAX_FACT_ID)
+        high = min(upto if upto is not None else MAX_FACT_ID, MAX_FACT_ID)
+        while True:
+            read = self._facts_paged(user, low, high)
+            if read is not None:
+                return iter(read)
+
+    def _facts_paged(self, user: str, low: int, high: int) -> list[Fact] | None:
+        reader = FactReader()
+        found: list[Fact] = []
+        last = low
+        while True:
+            with self._lock:
+                rows = self._db.execute(
+                    f"SELECT {_COLUMNS} FROM facts WHERE user = ? AND id > ? AND id <= ? ORDER BY id LIMIT ?",
+                    (user, last, high, _ROWS_PER_PAGE)).fetchall()
+                if len(rows) < _ROWS_PER_PAGE and found:
+                    still = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?",
+                                             (user, found[-1].id)).fetchone()
+                    if still is None or still[0] != found[-1].hash:
+                        return None  # forgotten while it was read
+            found.extend(reader.facts(rows))
+            if len(rows) < _ROWS_PER_PAGE:
+                return found
+            last = found[-1].id
 
     def all_facts(self) -> Iterator[Fact]:
+        reader = FactReader()
+        found: list[Fact] = []
         with self._lock:
-            rows = self._db.execute(f"SELECT {_COLUMNS} FROM facts ORDER BY user, id").fetchall()
-        return (_row_to_fact(r) for r in rows)
+            cursor = self._db.execute(f"SELECT {_COLUMNS} FROM facts ORDER BY user, id")
+            while rows := cursor.fetchmany(_ROWS_PER_PAGE):
+                found.extend(reader.facts(rows))
+        return iter(found)
 
     def get(self, user: str, fact_id: int) -> Fact:
         check_user_id(user)
@@ -380,12 +392,14 @@ class SqliteFactStore:
         check_user_id(user)
         wanted = sorted({i for i in ids if isinstance(i, int) and not isinstance(i, bool) and 1 <= i <= MAX_FACT_ID})
         found: list[Fact] = []
+        reader = FactReader()
         with self._lock:
             for start in range(0, len(wanted), _IDS_PER_QUERY):
                 batch = wanted[start:start + _IDS_PER_QUERY]
                 marks = ",".join("?" * len(batch))
-                found.extend(_row_to_fact(row) for row in self._db.execute(
-                    f"SELECT {_COLUMNS} FROM facts WHERE user = ? AND id IN ({marks}) ORDER BY id", (user, *batch)))
+                found.extend(reader.facts(self._db.execute(
+                    f"SELECT {_COLUMNS} FROM facts WHERE user = ? AND id IN ({marks}) ORDER BY id",
+                    (user, *batch)).fetchall()))
         return found
 
     def users(self) -> list[str]:

@@ -269,7 +269,7 @@ def test_the_log_summary_reads_the_new_facts_rows_only(tmp_path: Path, monkeypat
         statements.seen.clear()
         log = StoreLog(mem.facts, USER, mem.facts.head(USER))
         followed = summarize(path, log, "")
-        assert not any("FROM live\n" in s or s.rstrip().endswith("FROM live") or "FROM retractions" in s
+        assert not any("FROM live_ids\n" in s or s.rstrip().endswith("FROM live_ids") or "FROM retractions" in s
                        for s in statements.seen), statements.seen
         assert len(statements.seen) <= 12 + 6  # a few for the meta row, one per new fact at most
         whole = summarize(None, log, "")

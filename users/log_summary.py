@@ -1,6 +1,8 @@
 """What a checkpoint needs of the whole log, kept per user so that a checkpoint reads only
-the facts after the last one it summarized: the live fact ids with their hashes, the
-retractions (target -> retracting fact), and the set hash of the live facts.
+the facts after the last one it summarized: the live fact ids, the retractions (target ->
+retracting fact), and the set hash of the live facts. A retraction of a fact summarized
+before takes that fact's hash from the log (by id) to take it out of the set hash; when
+the log cannot give it, the summary is rebuilt from the whole log.
 
 The rules are the fact log's (`factlog.liveness`): a retraction and its target are dead,
 for good, so the live set follows the log fact by fact. The INPUT HASH of a version
@@ -33,11 +35,11 @@ from pathlib import Path
 from codegen.gc_pause import gc_paused
 from factlog.log_access import LogAccess, prefix_problem
 
-FORMAT = "1"
+FORMAT = "2"
 _MOD = 2**256
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS live(id INTEGER PRIMARY KEY, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS live_ids(id INTEGER PRIMARY KEY);
 CREATE TABLE IF NOT EXISTS retractions(target INTEGER PRIMARY KEY, by INTEGER NOT NULL);
 """
 
@@ -121,7 +123,7 @@ def summarize(path: Path | None, log: LogAccess, epoch: str) -> Summary:
 
 
 def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist: bool,
-               key: str | None = None) -> Summary:
+               key: str | None = None, rebuild: bool = False) -> Summary:
     try:
         if persist:
             conn.execute("BEGIN IMMEDIATE")
@@ -137,13 +139,16 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
         if reason == "summary ahead of the log":  # another process went further: leave it alone
             conn.execute("ROLLBACK")
             return _summarize(sqlite3.connect(":memory:", isolation_level=None), log, epoch, persist=False)
+        if reason is None and rebuild:
+            reason = "a retracted fact could not be read"
         if reason is not None:
-            for table in ("meta", "live", "retractions"):
+            conn.execute("DROP TABLE IF EXISTS live")  # format 1 kept each live fact's hash too
+            for table in ("meta", "live_ids", "retractions"):
                 conn.execute(f"DELETE FROM {table}")
             position, total = 0, 0
         else:
             position, total = int(meta["position"]), int(meta["sum"], 16)
-        new = list(log.after(position))
+        new = tuple(log.after(position))  # the same tuple when the log hands one out
         if any(f.retracts is not None and f.retracts >= f.id for f in new):
             raise OutOfOrder("a retraction names a later fact")  # never from a store
         added: dict[int, str] = {}
@@ -158,15 +163,17 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
             retracted[fact.retracts] = fact.id
             gone = added.pop(fact.retracts, None)
             if gone is None and position:  # (a summary started afresh holds no live rows yet)
-                row = conn.execute("SELECT hash FROM live WHERE id = ?", (fact.retracts,)).fetchone()
-                if row is not None:
-                    gone = str(row[0])
-                    conn.execute("DELETE FROM live WHERE id = ?", (fact.retracts,))
+                if conn.execute("DELETE FROM live_ids WHERE id = ?", (fact.retracts,)).rowcount:
+                    target = log.get(fact.retracts)
+                    if target is None:  # the log lost a fact below the anchor: start afresh
+                        conn.execute("ROLLBACK")
+                        return _summarize(conn, log, epoch, persist=persist, key=key, rebuild=True)
+                    gone = target.hash
                     removed.add(fact.retracts)
             if gone is not None:
                 total -= _term(gone)
         conn.executemany("INSERT OR REPLACE INTO retractions(target, by) VALUES (?, ?)", retracted.items())
-        conn.executemany("INSERT OR REPLACE INTO live(id, hash) VALUES (?, ?)", added.items())
+        conn.executemany("INSERT OR REPLACE INTO live_ids(id) VALUES (?)", ((i,) for i in added))
         total %= _MOD
         head = new[-1].id if new else position
         anchor = log.get(head) if head else None
@@ -181,7 +188,7 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
             live = frozenset(added)
             retractions = dict(sorted(retracted.items(), key=lambda item: item[1]))
         else:
-            live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live"))
+            live = frozenset(int(r[0]) for r in conn.execute("SELECT id FROM live_ids"))
             retractions = {int(t): int(b) for t, b in
                            conn.execute("SELECT target, by FROM retractions ORDER BY by")}
         conn.execute("COMMIT")
@@ -194,4 +201,4 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
             conn.execute("ROLLBACK")
         raise
     finally:
-        conn.close()
+        conn.close()  # (again after a rebuild, which closed it already: a no-op)
