@@ -165,7 +165,7 @@ STEP = st.one_of(
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(STEP, min_size=1, max_size=14))
 def test_incremental_types_equal_a_rebuild_after_any_history(steps: list[Any]) -> None:
     with tempfile.TemporaryDirectory() as tmp:

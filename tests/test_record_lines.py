@@ -293,7 +293,7 @@ def record_source(record: dict[str, object], style: object) -> str:
     return "Thing(" + ", ".join(f"{name}={write(value, style)}" for name, value in record.items()) + ")"
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(RECORDS, STRING_STYLES, LIMITS)
 def test_generated_chunks_agree(records: list[dict[str, object]], style: object, limits: Limits) -> None:
     source = chunk(*[record_source(record, style) for record in records])
@@ -315,7 +315,7 @@ MUTATIONS = ["#", "\\", "\\\n", "'", '"', "'''", '"""', "b", "f", "rb", "u", "),
 
 
 @pytest.mark.filterwarnings("ignore::SyntaxWarning", "ignore::DeprecationWarning")
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(RECORDS, STRING_STYLES, st.data())
 def test_mutated_chunks_never_fast_accept_what_the_full_reading_refuses(
         records: list[dict[str, object]], style: object, data: st.DataObject) -> None:

@@ -439,32 +439,30 @@ def test_alert_state_written_by_another_process_is_seen_by_the_worker(seeded: Pa
     assert served(seeded) >= 4
 
 
-def _freeze_and_collect(home: Path) -> None:
-    import gc
+FREEZE_AND_COLLECT = """
+import gc, socket, sys
+from pathlib import Path
+from runtime.warm_server import FULL_COLLECT_EVERY, Job, Worker
 
-    from runtime.warm_server import FULL_COLLECT_EVERY, Job, Worker
-
-    worker = Worker(home, None, "code", 60.0)  # type: ignore[arg-type]
-    worker.execute = lambda request: (0, [b"\1done"])  # type: ignore[method-assign]
-    mine, theirs = socket.socketpair()
-    gc.unfreeze()
-    worker.run(Job(mine, {}))
-    assert worker.frozen == 1 and gc.get_freeze_count() > 0
-    worker.collect()
-    assert worker.frozen == 0 and gc.get_freeze_count() > 0
-    worker.frozen = FULL_COLLECT_EVERY - 1
-    worker.run(Job(mine, {}))
-    assert worker.frozen == 0
+worker = Worker(Path(sys.argv[1]), None, "code", 60.0)
+worker.execute = lambda request: (0, [b"\\1done"])
+mine, theirs = socket.socketpair()
+gc.unfreeze()
+worker.run(Job(mine, {}))
+assert worker.frozen == 1 and gc.get_freeze_count() > 0, "a command's leftovers are not frozen"
+worker.collect()
+assert worker.frozen == 0 and gc.get_freeze_count() > 0, "an idle collection did not reset"
+worker.frozen = FULL_COLLECT_EVERY - 1
+worker.run(Job(mine, {}))
+assert worker.frozen == 0, "no full collection after FULL_COLLECT_EVERY commands"
+"""
 
 
 def test_what_a_command_leaves_alive_is_frozen_and_collected_when_idle(tmp_path: Path) -> None:
     """The collector's passes during a command skip what earlier commands left (frozen);
-    a full collection runs when idle, or every FULL_COLLECT_EVERY commands. (In a forked
-    child: unfreezing and collecting the test process's whole heap would cost a minute, and
-    the collector's state of the test process stays as it was.)"""
-    import multiprocessing
-
-    child = multiprocessing.get_context("fork").Process(target=_freeze_and_collect, args=(tmp_path,))
-    child.start()
-    child.join(60)
-    assert child.exitcode == 0
+    a full collection runs when idle, or every FULL_COLLECT_EVERY commands. (In a fresh
+    interpreter: collecting the test process's whole heap would take a minute, and its
+    collector state stays as it was.)"""
+    done = subprocess.run([sys.executable, "-c", FREEZE_AND_COLLECT, str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
