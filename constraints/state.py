@@ -92,8 +92,11 @@ def stored_entry(entry: ActiveAlert | ResolvedAlert) -> dict[str, JsonValue]:
     """An active or resolved alert as `alerts.json` stores it (checked by its model, unless
     every value already has exactly the type the model would store: `_plain_entry`)."""
     plain = _plain_entry(entry)
-    if plain is not None:
-        return plain
+    return plain if plain is not None else model_entry(entry)
+
+
+def model_entry(entry: ActiveAlert | ResolvedAlert) -> dict[str, JsonValue]:
+    """The entry as its pydantic model stores it (the slow path `stored_entry` may skip)."""
     from constraints.alert_state_file import AlertJson, StoredActiveAlert, StoredResolvedAlert
 
     alert = AlertJson.model_validate(alert_json(entry.alert))

@@ -244,19 +244,9 @@ def test_a_killed_writer_leaves_a_whole_state(tmp_path: Path, wait_s: float) -> 
 
 
 def test_an_entry_is_stored_as_its_model_stores_it() -> None:
-    from constraints.alert_json import alert_json
-    from constraints.alert_state_file import AlertJson, StoredActiveAlert, StoredResolvedAlert
-    from constraints.state import _plain_entry, stored_entry
+    from constraints.state import _plain_entry, model_entry, stored_entry
 
-    def by_model(entry: ActiveAlert | ResolvedAlert) -> object:
-        alert = AlertJson.model_validate(alert_json(entry.alert))
-        if isinstance(entry, ResolvedAlert):
-            return StoredResolvedAlert(alert=alert, raised_at=entry.raised_at, raised_version=entry.raised_version,
-                                       resolved_at=entry.resolved_at,
-                                       resolved_version=entry.resolved_version).model_dump(mode="json")
-        return StoredActiveAlert(alert=alert, raised_at=entry.raised_at,
-                                 raised_version=entry.raised_version).model_dump(mode="json")
-
+    by_model = model_entry
     entries = [e for s in states() for e in (*s.active, *s.history[:5])]
     assert entries and all(_plain_entry(e) is not None and stored_entry(e) == by_model(e) for e in entries)
     odd = [ActiveAlert(Alert("a", "c", "info", "m", [1, 2]), WHEN, 1),  # type: ignore[arg-type]
