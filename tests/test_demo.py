@@ -46,6 +46,7 @@ def check_demo_output(out: str) -> None:
     assert lines[first(r"^code: passport\.expiry_date = 2036-11-20")]
 
 
+@pytest.mark.slow
 def test_demo_runs_twice_in_its_own_workspace(uac: Uac, home: Path) -> None:
     demo = home / "demo"
     alice_before = json.loads(uac("--home", str(home), "log", "alice", "--json").out)

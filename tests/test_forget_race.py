@@ -118,6 +118,7 @@ def race(tmp_path: Path, rounds: int, seed: int) -> None:
         forgetter.close()
 
 
+@pytest.mark.slow
 def test_forget_racing_checkpoint_alerts_and_recall(tmp_path: Path) -> None:
     race(tmp_path, rounds=4, seed=7)
 

@@ -311,6 +311,7 @@ def test_commands_from_many_clients_run_one_at_a_time(seeded: Path) -> None:
     assert served(seeded) == before + 6
 
 
+@pytest.mark.slow
 def test_other_processes_writing_and_checkpointing_are_seen(seeded: Path) -> None:
     """A writer process adds facts and checkpoints in-process while clients checkpoint and
     query through the worker: no fact is lost, every answer is of a published version, and
@@ -426,6 +427,7 @@ def test_output_chunks_of_one_stream_are_joined_in_order() -> None:
     assert merged([b"\1" + bytes([i % 256]) for i in range(10_000)]) == [b"\1" + bytes(i % 256 for i in range(10_000))]
 
 
+@pytest.mark.slow
 def test_alert_state_written_by_another_process_is_seen_by_the_worker(seeded: Path, twin: Path) -> None:
     """The worker keeps the alert state between commands; a state another process wrote
     meanwhile is read again, so each run prints what it prints in a fresh process."""
