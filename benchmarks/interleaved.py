@@ -8,8 +8,16 @@ documents, kind-less free-text notes, and the singular profile and passport. A s
 keyed facts update an entity seen before (same kind and key; the later fact restates some
 fields: a new seat, a corrected amount, a cancelled subscription, a field cleared with
 null), about 1 % retract an earlier fact, and values are dates, datetimes, amounts, strings
-and booleans. The simulated calendar slows down as the log grows (more facts per day: a
-log that grows over time), so dates stay plausible from 10,000 to 1,000,000 facts.
+and booleans.
+
+The simulated calendar never runs past `END`, a fixed date (no wall clock): the fact at
+position p is written on day 6·√p after `START` (`day_of`), and `START` is 6,000 days before
+`END`, so the millionth fact is written on `END` (a log beyond that keeps writing on `END`).
+More facts arrive per day as the log grows (16 a day at 10,000 facts, 330 at 1,000,000).
+What a fact schedules lies at most `LOOKAHEAD` days after the day it is written (trips,
+flights, appointments, renewals, document expiries; a new passport is valid 10 years), so
+only the last months of a million-fact log reach past `END`: about 1 % of the dated
+values, the upcoming trips, flights and appointments of a busy user.
 
 The stream is a pure function of the seed and the position: `InterleavedLog(seed).take(n)`
 twice with the same seed gives equal facts, and `take(a)` then `take(b)` equals `take(a + b)`.
@@ -39,8 +47,12 @@ if TYPE_CHECKING:
     from runtime.memory import Memory
 
 T = TypeVar("T")
-START = date(2019, 1, 1)
-_DAYS = [(START + timedelta(days=i)).isoformat() for i in range(12_000)]  # ISO text by day offset
+END = date(2026, 11, 30)  # the stream's "today": no fact is written after it
+LAST_DAY = 6_000  # the day offset of END, reached at position 1,000,000 (6·√1,000,000)
+START = END - timedelta(days=LAST_DAY)
+LOOKAHEAD = 366  # the furthest a fact schedules something after its day (a passport's 10 years apart)
+PASSPORT_YEARS_DAYS = 3652
+_DAYS = [(START + timedelta(days=i)).isoformat() for i in range(LAST_DAY + LOOKAHEAD + 1)]  # ISO text by day offset
 
 CITIES = (("Tokyo", "Japan"), ("Paris", "France"), ("Lima", "Peru"), ("Nairobi", "Kenya"),
           ("Toronto", "Canada"), ("Rome", "Italy"), ("Santiago", "Chile"), ("Delhi", "India"),
@@ -121,9 +133,9 @@ def as_fact(draft: Draft) -> NewFact:
 
 
 def day_of(position: int) -> int:
-    """The simulated day (offset from START) of the fact at 0-based `position`: the log
-    gains facts faster as it grows (day ~ 6 * sqrt(position): 600 days at 10k, 6,000 at 1M)."""
-    return min(int(6 * math.sqrt(position)), len(_DAYS) - 400)
+    """The simulated day (offset from START) the fact at 0-based `position` is written on:
+    6·√position (600 at 10,000 facts, 6,000 = END at 1,000,000), never past END."""
+    return min(int(6 * math.sqrt(position)), LAST_DAY)
 
 
 @dataclass
@@ -360,7 +372,7 @@ class InterleavedLog:
         below = self._below
         self.keys["passport"] = ["me"]
         issued = _DAYS[day]
-        expiry = (START + timedelta(days=day + 3652)).isoformat()
+        expiry = (START + timedelta(days=day + PASSPORT_YEARS_DAYS)).isoformat()
         return _draft(f"New passport issued {issued}", kind="passport", fields={
             "number": f"P{below(10**8):08d}", "country": HOME, "issue_date": issued, "expiry_date": expiry})
 
