@@ -18,8 +18,8 @@ from datetime import date, datetime
 from functools import cache
 from typing import TypeVar
 
-from constraints.model import Constraint, Finding, MissingInput, Severity, constraint
-from constraints.overlaps import Span, overlapping_pairs
+from constraints.model import Constraint, Finding, MissingInput, Severity, constraint, entity_key
+from constraints.overlaps import Span, overlapping_groups, overlapping_pairs
 from constraints.records import align, fold, person_of
 from constraints.views import (
     AllergyRecord,
@@ -45,6 +45,7 @@ PASSPORT_SPARE_DAYS = 180  # validity many countries require after arrival
 EXPIRY_THRESHOLDS: tuple[tuple[int, Severity], ...] = ((30, "critical"), (60, "warning"), (90, "info"))
 DUE_SOON_DAYS = 7
 SERVICE_SOON_DAYS = 14
+NAMED_TRIPS = 5  # trips an overlap alert names; the rest are counted
 
 
 def _days(n: int) -> str:
@@ -128,10 +129,23 @@ def _trip_words(span: Span[TripRecord]) -> str:
     return f"trip to {place} ({dates})" if place else f"trip ({dates})"
 
 
+def _anchor(records: list[object]) -> str:
+    """The entity key naming a group of trips: its earliest-booked trip's (the smallest first
+    fact id; records without provenance after those, by their digest), so trips booked
+    later, joining the group, leave its alert's id as it was."""
+    keys = [entity_key(record) for record in records]
+    return min(keys, key=lambda key: (0, int(key[1:]), "") if key.startswith("f") else (1, 0, key))
+
+
 @constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), reads=(TripRecord.ATTRIBUTE,), clock="date",
             fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
-    """Two upcoming trips whose dates overlap (a return day may be the next departure day)."""
+    """Upcoming trips whose dates overlap (a return day may be the next departure day): one
+    alert per group of trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
+
+    The alert's id is the group's earliest-booked trip (`_anchor`): a trip joining the group
+    updates its message; two groups merging keep the older one's id (the other resolves);
+    a group splitting keeps it for the part holding that trip."""
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     today = now.date()
@@ -142,10 +156,17 @@ def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
             span = Span(departure, trip.return_date or departure, trip)
             if span.end >= today:
                 spans.append(span)
-    words = cache(_trip_words)  # a trip may overlap many others
-    for first, second in overlapping_pairs(spans):
-        message = f"{words(first)} overlaps {words(second)}"
-        yield Finding("warning", message, (first.item.source, second.item.source), due=second.start)
+    for group in overlapping_groups(spans):
+        if len(group) == 2:
+            message = f"{_trip_words(group[0])} overlaps {_trip_words(group[1])}"
+        else:
+            named = ", ".join(map(_trip_words, group[:NAMED_TRIPS]))
+            more = f" and {len(group) - NAMED_TRIPS} more" if len(group) > NAMED_TRIPS else ""
+            last = max(span.end for span in group)
+            message = f"{len(group)} trips overlap between {group[0].start} and {last}: {named}{more}"
+        records = [span.item for span in group]
+        yield Finding("warning", message, tuple(record.source for record in records), due=group[1].start,
+                      key=_anchor([record.source for record in records]))
 
 
 # --- schedule -------------------------------------------------------------------------

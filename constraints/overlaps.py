@@ -1,4 +1,4 @@
-"""Finding overlapping intervals without comparing every pair.
+"""Finding overlapping intervals without comparing every pair: the pairs, or the groups they connect.
 
 Spans are swept in start order while a heap holds the ones still open, so the cost is
 O(n log n) plus the number of overlapping pairs reported.
@@ -44,3 +44,26 @@ def overlapping_pairs(spans: Iterable[Span[T]]) -> Iterator[tuple[Span[T], Span[
         for entry in open_spans:
             yield entry[3], span
         heapq.heappush(open_spans, (span.end, start, sequence, span))
+
+
+def overlapping_groups(spans: Iterable[Span[T]]) -> Iterator[list[Span[T]]]:
+    """Each group of two or more spans connected by overlaps (as `overlapping_pairs` counts
+    them), its spans in start order (equal starts in the order given); groups in start order.
+
+    Sorted by start, a span joins the group before it when it starts before the group's
+    latest end or on the group's latest start: nothing later can join two groups, so a
+    group ends at the first span that does neither. O(n log n) for n spans.
+    """
+    group: list[Span[T]] = []
+    latest_end: date | None = None
+    for span in sorted(spans, key=lambda s: s.start):
+        if group and latest_end is not None and (span.start < latest_end or span.start == group[-1].start):
+            group.append(span)
+            if span.end > latest_end:
+                latest_end = span.end
+            continue
+        if len(group) > 1:
+            yield group
+        group, latest_end = [span], span.end
+    if len(group) > 1:
+        yield group
