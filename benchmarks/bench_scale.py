@@ -22,6 +22,8 @@ batch API. Per size, in this order, medians over `--rounds`:
   rounds, then `UAC_WARM=on`; runtime.warm_server), against the cold column; it runs the
   constraints and prints the report as `uac checkpoint` does; the worker's CPU seconds per
   round are kept too (`inc_warm_cpu_s`: steadier than wall time on a busy machine);
+- after the +10 CLI rounds (cold, then warm): the active alerts in the user's `alerts.json`
+  and its size (what every alert run diffs and writes); the cold rounds' CPU (`inc_cli_cpu_s`);
 - disk: bytes a +10 version adds to the version store (the workspace but its fact log,
   recall index and `cache/`: new files, each inode once, plus growth of files that were
   there), against what the full version added; what grew in the caches is shown apart.
@@ -125,6 +127,21 @@ def process_cpu_s(pid: object) -> float:
     except (OSError, TypeError, ValueError):
         return 0.0
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def alert_state(home: Path, user: str) -> tuple[int, int]:
+    """Active alerts in the user's `alerts.json`, and its size in bytes (0, 0 when none)."""
+    path = home / "users" / user / "alerts.json"
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return 0, 0
+    return len(json.loads(data).get("active", [])), len(data)
 
 
 def inodes(root: Path, skip: tuple[str, ...] = ()) -> dict[tuple[int, int], int]:
@@ -277,12 +294,16 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
 
     if "inc-cli" not in skip:
         emit(step="inc-cli")
-        times = []
+        times, cpus = [], []
         for _ in range(rounds):
             load(mem, USER, 10, stream)
+            cpu = children_cpu_s()
             times.append(wall(lambda: run_quiet([*uac_command(), "--home", str(home), "checkpoint", USER])))
-            say(f"  [{size:,}] +10 CLI checkpoint {times[-1]:.2f} s")
-        emit(inc_cli_s=statistics.median(times), inc_cli_all=times)
+            cpus.append(children_cpu_s() - cpu)
+            say(f"  [{size:,}] +10 CLI checkpoint {times[-1]:.2f} s (CPU {cpus[-1]:.2f} s)")
+        active, state_bytes = alert_state(home, USER)
+        emit(inc_cli_s=statistics.median(times), inc_cli_all=times, inc_cli_cpu_s=statistics.median(cpus),
+             alerts_active=active, alerts_bytes=state_bytes)
 
     if "inc-warm" not in skip:
         emit(step="inc-warm")
@@ -306,8 +327,9 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
             served = warm_status(uac)
             if served.get("served", 0) < rounds + 1:
                 raise RuntimeError(f"the warm worker served {served.get('served')} of {rounds} checkpoints")
+            active, state_bytes = alert_state(home, USER)
             emit(inc_warm_s=statistics.median(times), inc_warm_all=times, warm_rss_mb=served.get("rss_mb"),
-                 inc_warm_cpu_s=statistics.median(cpus))
+                 inc_warm_cpu_s=statistics.median(cpus), alerts_active=active, alerts_bytes=state_bytes)
         finally:
             run_quiet([*uac, "warm", "stop"])
 
@@ -502,6 +524,10 @@ def details(rows: list[dict[str, object]]) -> Iterator[str]:
             parts.append("+10 API rounds " + ", ".join(f"{t:.2f}" for t in row["inc_api_all"]) + " s;")  # type: ignore[attr-defined]
         if "inc_cli_all" in row:
             parts.append("+10 CLI rounds " + ", ".join(f"{t:.2f}" for t in row["inc_cli_all"]) + " s;")  # type: ignore[attr-defined]
+        if "inc_cli_cpu_s" in row:
+            parts.append(f"+10 CLI CPU (median) {float(row['inc_cli_cpu_s']):.2f} s;")  # type: ignore[arg-type]
+        if "alerts_active" in row:
+            parts.append(f"after the +10 rounds {row['alerts_active']:,} active alerts, alerts.json {mb(row['alerts_bytes'])};")
         if "inc_warm_all" in row:
             parts.append("+10 CLI warm rounds " + ", ".join(f"{t:.2f}" for t in row["inc_warm_all"])  # type: ignore[attr-defined]
                          + f" s (`uac warm start` {float(row.get('warm_start_s', 0)):.1f} s, its first +10 "  # type: ignore[arg-type]
