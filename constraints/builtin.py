@@ -87,7 +87,7 @@ def _is_international(trip: TripRecord, home: str | None) -> bool:
 
 
 @constraint(name="passport_valid_for_trips", needs=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
-            reads=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE), clock="date",
+            reads=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE), clock="date", per_record=TripRecord.ATTRIBUTE,
             fields=dict([reads(PassportRecord, "expiry_date"), reads(TripRecord, "departure_date")]))
 def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
     """The passport must be valid for each upcoming international trip, with 180 days to spare."""

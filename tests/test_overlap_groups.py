@@ -10,7 +10,7 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from constraint_records import Trip, days_from, user_module
+from constraint_records import Passport, Trip, days_from, user_module
 
 from constraints import BUILTIN, Alert, run_constraints
 from constraints.builtin import NAMED_TRIPS, overlapping_trips
@@ -150,3 +150,19 @@ def test_kept_runs_equal_full_runs_as_groups_merge_and_split(seed: int, tmp_path
         b = evaluate_and_record(module, now, BUILTIN, tmp_path / "b.json", step)
         assert a == b
         assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+def test_the_passport_rule_judges_only_trips_not_seen_before() -> None:
+    passport = Passport(country="US", expiry_date=day(100), fact_ids=[1])
+    trips = [Trip(destination=f"C{i}", country="FR", departure_date=day(i), return_date=day(i + 3), fact_ids=[10 + i])
+             for i in range(30)]
+    kept = KeptResults()
+    now = NOW.replace(tzinfo=timezone.utc)
+    first = run_constraints(user_module(passport=passport, trips=trips), now, BUILTIN, kept)
+    assert kept.judged == 30 and first == run_constraints(user_module(passport=passport, trips=trips), now, BUILTIN)
+    trips = [*trips, Trip(destination="Lima", country="PE", departure_date=day(90), fact_ids=[99])]
+    module = user_module(passport=passport, trips=trips)
+    again = run_constraints(module, now + timedelta(hours=1), BUILTIN, kept)
+    assert kept.judged == 31  # the new trip only
+    assert again == run_constraints(module, now + timedelta(hours=1), BUILTIN)
+    assert any(a.id == "passport_valid_for_trips:f1+f99" for a in again.alerts)
