@@ -6,19 +6,23 @@ Layout of a user folder:
     events.jsonl   one line per publish or rollback (an audit log)
     .lock          flock'ed by writers, so concurrent publishers get distinct numbers
     .blobs/        every distinct file content once, named by its sha256 (`users.blobs`)
+    pieces.sqlite  the blobs of the manifests' trees (parts and pieces of records), rows
+                   named by their sha256 (`users.piece_store`, `users.manifest_parts`)
     v000001/       an immutable package: hard links to the blobs of its files and of
-                   `manifest.json` (whose parts are blobs it names: `users.manifest_parts`),
-                   plus its own meta.json; read-only
+                   `manifest.json` (whose tree it names), plus its own meta.json; read-only
     .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
 
 A version costs disk in proportion to what changed: a file equal to one of an older
-version is the same inode. The blobs a version links, its `meta.json` and the temp file of
-its new `current` pointer are written, then fsynced in one concurrent batch (`users.blobs.
-durable`: about one disk flush, however many files); the blobs are renamed into place and
-linked into the version's temp folder, the blob folder and the temp folder fsynced, and the
-temp folder renamed into place, so a crash leaves either no new version (and perhaps blobs
-nothing links and temp files, which `gc` or the next publish removes) or a complete one;
-the `current` pointer moves (a rename of its durable temp file) only after that.
+version is the same inode, a part of the manifest equal to one of an older version the same
+row. The blobs a version links, its `meta.json` and the temp file of its new `current`
+pointer are written, then fsynced in one concurrent batch (`users.blobs.durable`: about one
+disk flush, however many files), while a second thread stores the manifest's new parts and
+pieces in one transaction of the piece store; the blobs are renamed into place and linked
+into the version's temp folder, the blob folder and the temp folder fsynced, and once the
+transaction has committed the temp folder is renamed into place, so a crash leaves either
+no new version (and perhaps blobs and rows nothing names and temp files, which `gc` or the
+next publish removes) or a complete one; the `current` pointer moves (a rename of its
+durable temp file) only after that.
 A crash between the rename and the pointer update leaves a complete version that never
 became current (history lists it; the next publish takes the number after it). Versions
 written as plain copies (before blobs) read the same.
