@@ -43,6 +43,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from factlog import strict_json as J
@@ -203,9 +204,7 @@ def _part_blob(pieces: list[str], key: object, part: Part | None) -> bytes:
     and its cited ids include its records' own (so they can be told apart)."""
     if part is None or not isinstance(key, str):
         return _list(pieces)
-    own: set[int] = set()
-    for record in part.records:
-        own.update(record.fact_ids)
+    own = set(chain.from_iterable([record.fact_ids for record in part.records]))
     if not own <= part.cited:
         return _list(pieces)
     walk = {
