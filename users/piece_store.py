@@ -36,7 +36,7 @@ from factlog.errors import InputError
 from users.blobs import blobs_dir
 
 PIECES_FILE = "pieces.sqlite"
-PAGE_SIZE = 8192  # a piece is about 4 KB: two to a page, little lost to overflow pages
+PAGE_SIZE = 8192  # pieces of 0.1-3.5 KB (2.4 on average) never overflow a page; 16 KB wastes less, journals more
 BUSY_MS = 60_000  # how long a reader or writer waits for another's lock
 
 Blob = Callable[[str], bytes]  # sha256 -> the blob's bytes (OSError if it cannot be read)
