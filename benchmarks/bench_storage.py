@@ -1,27 +1,38 @@
-"""Disk written per version: a full version, then +10 facts on top, at 10,000 / 100,000 facts.
+"""Disk written and time taken per version: a full version, then +10 facts on top, at
+10,000 / 100,000 facts; paired against another checkout's code with `--baseline`.
 
     .venv/bin/python benchmarks/bench_storage.py [--sizes 10000 100000] [--runs 3]
+        [--rounds 3] [--baseline DIR]
 
 Facts arrive interleaved across kinds (trips, hotels, flights, notes), with updates of
 earlier entities and retractions, as `uac add` produces them over time. The package is
 compiled (`codegen.compile.compile_package`), imported and walked into its manifest (with
-parts, one per chunk list, where the manifest model has them), and published through
-`VersionStore.publish` directly: no validation, so only storage is measured.
+parts, one per chunk list, where the manifest model has them); the full version and
+`--runs` +10 versions are kept (pickled) and published into a fresh store by a fresh
+process (`--replay`) through `VersionStore.publish` directly: no validation, so only
+storage is measured. Each of `--rounds` rounds replays them with this checkout's code and,
+with `--baseline DIR` (another checkout, e.g. `git worktree add DIR main`), with that
+code, one after the other; medians and ratios of the same run are printed.
 
 "Bytes written" by a publish are the sizes of the inodes that appeared in the user's
-folder (a file hard-linked from an older version costs nothing), split into package files,
-manifest (`manifest.json` and the blobs of its tree, which only `.blobs/` holds) and
-`meta.json`. The baseline is the first (full) version of the same run.
+folder (a file hard-linked from an older version costs nothing) plus the growth of files
+that were there (the piece store, `pieces.sqlite`), split into package files, manifest
+(`manifest.json` and the blobs of its tree: rows of the piece store, or files of
+`.blobs/` that no version links) and `meta.json`. The baseline of the ratio is the first
+(full) version of the same run.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import os
+import pickle
 import re
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -101,6 +112,10 @@ def inodes(folder: Path) -> dict[int, tuple[int, str]]:
     found: dict[int, tuple[int, str]] = {}
     entries = sorted(os.scandir(folder), key=lambda e: e.name.startswith("."))
     for entry in entries:
+        if entry.is_file(follow_symlinks=False):
+            st = entry.stat(follow_symlinks=False)
+            found.setdefault(st.st_ino, (st.st_size, "manifest" if entry.name.startswith("pieces.sqlite")
+                                         else "other"))
         if not entry.is_dir(follow_symlinks=False):
             continue
         for dirpath, _dirs, names in os.walk(entry.path):
@@ -113,48 +128,101 @@ def inodes(folder: Path) -> dict[int, tuple[int, str]]:
 
 
 def written(before: dict[int, tuple[int, str]], after: dict[int, tuple[int, str]]) -> dict[str, int]:
+    """New inodes, and the growth of those that were there."""
     totals = {"files": 0, "manifest": 0, "meta": 0, "other": 0}
     for ino, (size, what) in after.items():
-        if ino not in before:
-            totals[what] += size
+        grown = size - before.get(ino, (0, what))[0]
+        if grown > 0:
+            totals[what] += grown
     totals["total"] = sum(totals.values())
     return totals
 
 
-def one_size(size: int, runs: int) -> None:
+Version = tuple[dict[str, str], Manifest, PublishMeta]
+
+
+def versions(size: int, runs: int, scratch: Path) -> list[Version]:
+    """The full version of `size` facts, then `runs` versions of 10 more facts each."""
+    facts = interleaved(1, size)
+    files, manifest, meta, _ = build(facts, scratch)
+    made = [(files, manifest, meta)]
+    for _ in range(runs):
+        facts += interleaved(len(facts) + 1, 10)
+        files, manifest, meta, _ = build(facts, scratch)
+        made.append((files, manifest, meta))
+    return made
+
+
+def replay(path: Path) -> None:
+    """Publish the pickled versions into a fresh store (after a small one, so every module a
+    publish uses is loaded); print each publish's wall and CPU seconds and bytes as JSON."""
+    with open(path, "rb") as handle:
+        made: list[Version] = pickle.load(handle)
+    with tempfile.TemporaryDirectory() as tmp:
+        store = VersionStore(Path(tmp) / "users")
+        small, manifest, meta = made[-1]
+        store.publish("warmup", {"__init__.py": "x = 1\n"}, meta)
+        out = []
+        for files, manifest, meta in made:
+            before = inodes(store.root / USER) if (store.root / USER).exists() else {}
+            wall, cpu = time.perf_counter(), time.process_time()
+            store.publish(USER, files, meta, manifest=manifest)
+            wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+            out.append({**written(before, inodes(store.root / USER)), "seconds": wall, "cpu": cpu})
+    print(json.dumps(out))
+
+
+def one_size(size: int, runs: int, rounds: int, baseline: Path | None) -> None:
+    sides = {"this": Path(__file__).resolve().parent.parent, **({"baseline": baseline} if baseline else {})}
+    found: dict[str, list[list[dict[str, float]]]] = {side: [] for side in sides}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        store = VersionStore(root / "users")
-        facts = interleaved(1, size)
-        files, manifest, meta, _ = build(facts, root)
-        before = inodes(store.root) if store.root.exists() else {}
-        store.publish(USER, files, meta, manifest=manifest)
-        full = written(before, inodes(store.root / USER))
-        increments = []
-        for _ in range(runs):
-            facts += interleaved(len(facts) + 1, 10)
-            files, manifest, meta, _ = build(facts, root)
-            before = inodes(store.root / USER)
-            started = time.perf_counter()
-            store.publish(USER, files, meta, manifest=manifest)
-            publish = time.perf_counter() - started
-            increments.append({**written(before, inodes(store.root / USER)), "seconds": publish})
-        median = {k: statistics.median(r[k] for r in increments) for k in increments[0]}
-        print(f"{size:>7} facts  full version: {full['total'] / 1e6:8.2f} MB  (files {full['files'] / 1e6:.2f} MB, "
-              f"manifest {full['manifest'] / 1e6:.2f} MB, meta {full['meta'] / 1e3:.1f} kB, {len(files)} files)")
-        print(f"{'':>7}  +10 facts:    {median['total'] / 1e3:8.1f} kB  (files {median['files'] / 1e3:.1f} kB, "
-              f"manifest {median['manifest'] / 1e3:.1f} kB, meta {median['meta'] / 1e3:.1f} kB, other "
-              f"{median['other'] / 1e3:.1f} kB); {100 * median['total'] / full['total']:.2f} % of the full version; "
-              f"publish {median['seconds'] * 1000:.0f} ms (median of {runs})")
+        made = versions(size, runs, root)
+        path = root / "versions.pickle"
+        with open(path, "wb") as handle:
+            pickle.dump(made, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        for _ in range(rounds):
+            for side, tree in sides.items():
+                env = {**os.environ, "PYTHONPATH": str(tree)}
+                done = subprocess.run([sys.executable, __file__, "--replay", str(path)], env=env,
+                                      capture_output=True, text=True, check=True)
+                found[side].append(json.loads(done.stdout.splitlines()[-1]))
+    files = len(made[0][0])
+    medians: dict[str, dict[str, float]] = {}
+    for side, results in found.items():
+        full = {k: statistics.median(r[0][k] for r in results) for k in results[0][0]}
+        inc = {k: statistics.median(v[k] for r in results for v in r[1:]) for k in results[0][0]}
+        medians[side] = {"full_s": full["seconds"], "full_cpu": full["cpu"], "inc_s": inc["seconds"],
+                         "inc_cpu": inc["cpu"]}
+        print(f"{size:>7} facts  [{side}] full version: {full['total'] / 1e6:8.2f} MB  (files "
+              f"{full['files'] / 1e6:.2f} MB, manifest {full['manifest'] / 1e6:.2f} MB, meta "
+              f"{full['meta'] / 1e3:.1f} kB, {files} files); publish {full['seconds']:.2f} s "
+              f"(CPU {full['cpu']:.2f} s)")
+        print(f"{'':>7}  [{side}] +10 facts:    {inc['total'] / 1e3:8.1f} kB  (files {inc['files'] / 1e3:.1f} kB, "
+              f"manifest {inc['manifest'] / 1e3:.1f} kB, meta {inc['meta'] / 1e3:.1f} kB, other "
+              f"{inc['other'] / 1e3:.1f} kB); {100 * inc['total'] / full['total']:.2f} % of the full version; "
+              f"publish {inc['seconds'] * 1000:.0f} ms (CPU {inc['cpu'] * 1000:.0f} ms); medians of {rounds} "
+              f"round(s) x {runs} +10")
+    if baseline is not None:
+        this, base = medians["this"], medians["baseline"]
+        print(f"{'':>7}  this / baseline: full publish {this['full_s'] / base['full_s']:.2f} "
+              f"(CPU {this['full_cpu'] / base['full_cpu']:.2f}), +10 publish {this['inc_s'] / base['inc_s']:.2f} "
+              f"(CPU {this['inc_cpu'] / base['inc_cpu']:.2f})")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
-    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--runs", type=int, default=3, help="+10 versions after the full one")
+    parser.add_argument("--rounds", type=int, default=3, help="replays of the versions per side")
+    parser.add_argument("--baseline", type=Path, help="another checkout whose code publishes the same versions")
+    parser.add_argument("--replay", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.replay is not None:
+        replay(args.replay)
+        return
     for size in args.sizes:
-        one_size(size, args.runs)
+        one_size(size, args.runs, args.rounds, args.baseline)
 
 
 if __name__ == "__main__":

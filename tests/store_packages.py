@@ -4,9 +4,12 @@ collection is cut into parts (one per chunk), built directly (no compiler, no va
 from __future__ import annotations
 
 import os
+import sqlite3
 from pathlib import Path
 
 from codegen.manifest import ClassInfo, CollectionInfo, Manifest, RecordInfo
+from users.blobs import blob_files
+from users.piece_store import PIECES_FILE
 from users.versions import PublishMeta
 
 PER_CHUNK = 50
@@ -63,3 +66,40 @@ def inodes(folder: Path) -> dict[int, int]:
             st = os.lstat(os.path.join(dirpath, name))
             found[st.st_ino] = st.st_size
     return found
+
+
+def rows(folder: Path) -> dict[str, bytes]:
+    """The tree blobs a user folder's piece store holds (sha256 -> bytes)."""
+    path = folder / PIECES_FILE
+    if not path.exists():
+        return {}
+    conn = sqlite3.connect(path)
+    try:
+        return {bytes(sha).hex(): bytes(data) for sha, data in conn.execute("SELECT sha, data FROM piece")}
+    finally:
+        conn.close()
+
+
+def set_row(folder: Path, sha: str, data: bytes | None) -> None:
+    """Change (or, with None, delete) a tree blob of the piece store behind the store's back."""
+    conn = sqlite3.connect(folder / PIECES_FILE, isolation_level=None)
+    try:
+        if data is None:
+            conn.execute("DELETE FROM piece WHERE sha = ?", (bytes.fromhex(sha),))
+        else:
+            conn.execute("UPDATE piece SET data = ? WHERE sha = ?", (data, bytes.fromhex(sha)))
+    finally:
+        conn.close()
+
+
+def stored_sizes(folder: Path) -> dict[str, int]:
+    """Every blob of a user folder, files and rows: name -> size."""
+    found = {e.name: e.stat().st_size for e in blob_files(folder)}
+    found.update({sha: len(data) for sha, data in rows(folder).items()})
+    return found
+
+
+def added_bytes(before: dict[int, int], after: dict[int, int]) -> int:
+    """What a step added on disk (`inodes` before and after): new files, and the growth of
+    files that were there (the piece store)."""
+    return sum(size - before.get(ino, 0) for ino, size in after.items() if size > before.get(ino, 0))

@@ -1,6 +1,7 @@
-"""Versions as hard links to content-addressed blobs: unchanged files and manifest parts
-are stored once, a new version costs what changed, a crash leaves only unlinked blobs,
-and `verify` names every version a changed blob belongs to."""
+"""Versions as hard links to content-addressed blobs, their manifests' trees as rows of the
+piece store: unchanged files and manifest parts are stored once, a new version costs what
+changed, a crash leaves only blobs no version names, and `verify` names every version a
+changed blob belongs to."""
 
 from __future__ import annotations
 
@@ -14,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_packages import inodes, manifest, meta, package
+from store_packages import added_bytes, inodes, manifest, meta, package, rows, set_row, stored_sizes
 
 from codegen.manifest import Manifest
-from users.blobs import BLOBS_DIR, blob_files, blob_path
+from users.blobs import blob_files, blob_path
 from users.gc import named_blobs
 from users.integrity import CHECKED, IntegrityError
 from users.manifest_parts import PIECE, referenced
+from users.piece_store import PIECES_FILE, tree_reader
 from users.store import VersionStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,17 +42,18 @@ def fresh(versions: VersionStore) -> VersionStore:
 
 
 def garbage(folder: Path) -> set[str]:
-    """Blobs no version links and no version's manifest names."""
+    """Blobs no version links and no version's manifest names (files and rows)."""
     named = named_blobs(folder)
     assert named is not None
-    return {e.name for e in blob_files(folder) if e.stat().st_nlink == 1 and e.name not in named}
+    unlinked = {e.name for e in blob_files(folder) if e.stat().st_nlink == 1 and e.name not in named}
+    return unlinked | (set(rows(folder)) - named)
 
 
 def tree(versions: VersionStore, number: int) -> set[str]:
     """The blobs of a version's manifest tree."""
-    store = versions.root / USER / BLOBS_DIR
     top = (versions.root / USER / f"v{number:06d}" / "manifest.json").read_bytes()
-    return referenced(top, lambda sha: (store / sha).read_bytes(), "test")
+    with tree_reader(versions.root / USER) as blob:
+        return referenced(top, blob, "test")
 
 
 def writable(path: Path) -> Path:
@@ -81,7 +84,7 @@ def test_a_small_change_costs_a_small_fraction_of_a_full_version(versions: Versi
     two = versions.publish(USER, package(chunks, edits, size), meta(2),
                            manifest=manifest(chunks, edits, per_chunk=size))
     after = inodes(versions.root / USER)
-    new = sum(n for ino, n in after.items() if ino not in before)
+    new = added_bytes(before, after)  # new files and the piece store's growth
     changed = [p.name for p in two.path.iterdir() if p.stat().st_ino not in before]
     assert sorted(changed) == ["manifest.json", "meta.json", "trip_039.py"]
     assert len(tree(versions, 2) - tree(versions, 1)) == 2  # one piece of records and its part's list
@@ -124,16 +127,30 @@ def test_verify_names_every_version_a_changed_blob_belongs_to(versions: VersionS
 def test_verify_and_reading_catch_a_changed_manifest_piece(versions: VersionStore) -> None:
     versions.publish(USER, package(3), meta(1), manifest=manifest(3))
     versions.publish(USER, package(3, {140: "Rome"}), meta(2), manifest=manifest(3, {140: "Rome"}))
-    store = versions.root / USER / BLOBS_DIR
-    [piece] = [sha for sha in tree(versions, 1) & tree(versions, 2) if b"City 0" in (store / sha).read_bytes()]
-    writable(store / piece).write_text((store / piece).read_text().replace("City", "Ciyt"))
+    folder = versions.root / USER
+    stored = rows(folder)
+    [piece] = [sha for sha in tree(versions, 1) & tree(versions, 2) if b"City 0" in stored[sha]]
+    set_row(folder, piece, stored[piece].replace(b"City", b"Ciyt"))
     assert fresh(versions).verify(USER) == [(n, f"manifest piece {piece} changed since it was published")
                                             for n in (1, 2)]
     with pytest.raises(IntegrityError, match=f"manifest piece {piece} changed since it was published"):
         fresh(versions).manifest(USER, 1)
     assert fresh(versions).gc(USER).blobs == 0  # what the versions name stays, even when changed
-    (store / piece).unlink()
+    set_row(folder, piece, None)
     assert fresh(versions).verify(USER) == [(n, f"manifest piece {piece} is missing") for n in (1, 2)]
+    versions.publish(USER, package(3), meta(3), manifest=manifest(3))  # stores that piece again
+    assert rows(folder)[piece] == stored[piece] and fresh(versions).verify(USER) == []
+
+
+def test_a_changed_row_is_replaced_when_a_version_stores_it_again(versions: VersionStore) -> None:
+    versions.publish(USER, package(2), meta(1), manifest=manifest(2))
+    folder = versions.root / USER
+    stored = rows(folder)
+    piece = next(sha for sha, data in stored.items() if data.startswith(b"[{"))
+    set_row(folder, piece, stored[piece].replace(b"City", b"Ciyt"))
+    assert fresh(versions).verify(USER) == [(1, f"manifest piece {piece} changed since it was published")]
+    fresh(versions).publish(USER, package(2), meta(2), manifest=manifest(2))  # the same records, a new process
+    assert rows(folder)[piece] == stored[piece] and fresh(versions).verify(USER) == []
 
 
 def test_a_changed_blob_is_not_reused_by_a_new_version(versions: VersionStore) -> None:
@@ -159,7 +176,8 @@ def test_without_hard_links_versions_get_copies(versions: VersionStore, monkeypa
     assert store.manifest(USER, 2).dump() == manifest(2, {3: "Rome"}).dump()
     assert store.load(USER).trips[3].city == "Rome"
     report = store.gc(USER)
-    assert report.blobs > 0 and {e.name for e in blob_files(versions.root / USER)} == tree(versions, 1) | tree(versions, 2)
+    assert report.blobs > 0 and not blob_files(versions.root / USER)  # no version links a blob
+    assert set(rows(versions.root / USER)) == tree(versions, 1) | tree(versions, 2)
     assert fresh(versions).verify(USER) == []
 
 
@@ -201,12 +219,13 @@ VersionStore(Path(sys.argv[1])).publish("alice", package(4, {10: "Rome"}), meta(
 
 def test_a_crash_before_the_version_rename_leaves_blobs_gc_removes(versions: VersionStore) -> None:
     versions.publish(USER, package(4), meta(1), manifest=manifest(4))
-    stored = {e.name for e in blob_files(versions.root / USER)}
+    stored = set(stored_sizes(versions.root / USER))
     done = subprocess.run([sys.executable, "-c", CRASH_BEFORE_RENAME, str(versions.root)], cwd=REPO,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 3, done.stderr
     folder = versions.root / USER
-    new_blobs = {e.name for e in blob_files(folder)} - stored
+    new_blobs = set(stored_sizes(folder)) - stored
+    assert len(new_blobs & set(rows(folder))) == 2  # the changed piece and its part: committed before the rename
     assert new_blobs and [p for p in folder.iterdir() if p.name.startswith(".tmp-v")]
     store = fresh(versions)
     assert [v.number for v in store.history(USER)] == [1] and store.current(USER).number == 1  # type: ignore[union-attr]
@@ -215,7 +234,7 @@ def test_a_crash_before_the_version_rename_leaves_blobs_gc_removes(versions: Ver
     report = store.gc(USER)
     # the temp folder and the new pointer's temp file (written, with the blobs, before the rename)
     assert report.versions == () and report.temp == 2 and report.blobs == len(new_blobs)
-    assert {e.name for e in blob_files(folder)} == stored
+    assert set(stored_sizes(folder)) == stored
     assert not [p for p in folder.iterdir() if p.name.startswith(".tmp")]
     assert garbage(folder) == set()
     assert store.publish(USER, package(4, {10: "Rome"}), meta(2)).number == 2
@@ -227,12 +246,12 @@ def test_gc_keeps_the_newest_and_the_current_and_frees_what_only_they_used(versi
     folder = versions.root / USER
     assert versions.gc(USER).versions == ()  # no retention: every version stays
     versions.rollback(USER, 2)
-    blobs_before = {e.name: e.stat().st_size for e in blob_files(folder)}
+    blobs_before = stored_sizes(folder)
     metas = sum((folder / f"v00000{n}" / "meta.json").stat().st_size for n in (1, 3))
     report = versions.gc(USER, keep=2)
     assert report.versions == (1, 3)
     assert [v.number for v in versions.history(USER)] == [2, 4, 5] and versions.current(USER).number == 2  # type: ignore[union-attr]
-    gone = set(blobs_before) - {e.name for e in blob_files(folder)}
+    gone = set(blobs_before) - set(stored_sizes(folder))
     assert report.blobs == len(gone) == 8  # trip_000.py, manifest.json, the changed piece and part, of v1 and v3
     assert report.bytes == sum(blobs_before[b] for b in gone) + metas
     assert garbage(folder) == set()
@@ -293,7 +312,7 @@ def test_gc_and_publish_in_real_processes_leave_a_complete_current_version(versi
 
 def test_forget_erases_the_blobs(versions: VersionStore) -> None:
     versions.publish(USER, package(2), meta(1), manifest=manifest(2))
-    assert (versions.root / USER / BLOBS_DIR).is_dir()
+    assert (versions.root / USER / PIECES_FILE).is_file() and blob_files(versions.root / USER)
     versions.forget(USER)
     assert not (versions.root / USER).exists()
 

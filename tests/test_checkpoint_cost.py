@@ -8,7 +8,6 @@ next process. Every manifest equals the one a full walk gives."""
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import sqlite3
 import uuid
@@ -19,7 +18,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from store_packages import meta
+from store_packages import meta, rows, set_row
 from test_incremental_validation import CHUNKS, LIVE, TRIP, package
 
 import codegen.compile
@@ -30,7 +29,6 @@ from codegen.manifest import Manifest
 from codegen.validate import ValidationSuccess, Validator
 from factlog.model import NewFact
 from runtime.memory import Memory
-from users.blobs import BLOBS_DIR
 from users.checkpoint import Published
 from users.log_summary import forget_kept, summarize
 from users.store import VersionStore
@@ -199,22 +197,18 @@ def test_a_part_is_reused_exactly_while_its_chunk_and_class_module_are_unchanged
     assert changed.manifest.dump() == stored.full(journey)
 
 
-def _tree_blob(stored: Stored, holding: bytes) -> Path:
-    store = stored.versions.root / USER / BLOBS_DIR
-    [found] = [p for p in store.iterdir() if holding in p.read_bytes() and b'"pieces"' not in p.read_bytes()
-               and b'"manifest"' not in p.read_bytes()]
+def _tree_blob(stored: Stored, holding: bytes) -> tuple[str, bytes]:
+    """The piece (a row of the piece store) holding these bytes."""
+    [found] = [(sha, data) for sha, data in rows(stored.versions.root / USER).items()
+               if holding in data and b'"pieces"' not in data]
     return found
 
 
 @pytest.mark.parametrize("damage", ["changed", "missing"])
 def test_a_changed_or_missing_stored_part_is_walked_again(stored: Stored, damage: str) -> None:
     stored.publish(package(CHUNKS))
-    piece = _tree_blob(stored, b'"destination":"City 5"')  # the second chunk's records
-    os.chmod(piece, 0o644)
-    if damage == "changed":
-        piece.write_bytes(piece.read_bytes().replace(b"City 5", b"City 6"))
-    else:
-        piece.unlink()
+    sha, piece = _tree_blob(stored, b'"destination":"City 5"')  # the second chunk's records
+    set_row(stored.versions.root / USER, sha, piece.replace(b"City 5", b"City 6") if damage == "changed" else None)
     stored.fresh()
     files = package(CHUNKS, position=1)
     result = stored.publish(files)

@@ -1,7 +1,8 @@
 """What a publish writes, and how it makes it durable: the new blobs, `meta.json` and the
-pointer's temp file in one concurrent fsync batch (a process killed in it, or at any moment,
-leaves the old version current and complete), only the bytes of changed texts encoded,
-and the version just written known without parsing its `meta.json` again."""
+pointer's temp file in one concurrent fsync batch, the manifest's tree in one transaction
+of the piece store committed before the version appears (a process killed in either, or at
+any moment, leaves the old version current and complete), only the bytes of changed texts
+encoded, and the version just written known without parsing its `meta.json` again."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ import time
 from pathlib import Path
 
 import pytest
-from store_packages import manifest, meta, package
+from store_packages import manifest, meta, package, rows
 
 from users import blobs as blob_module
 from users.integrity import CHECKED
+from users.manifest_parts import referenced
+from users.piece_store import tree_reader
 from users.store import CURRENT_FILE, VersionStore
 
 REPO = Path(__file__).resolve().parents[1]
@@ -59,12 +62,14 @@ def test_new_blobs_meta_and_pointer_are_fsynced_in_one_concurrent_batch(versions
     monkeypatch.setattr("users.store.durable", durable)
     monkeypatch.setattr(blob_module, "_fsync", fsync)
     before = {e.name for e in os.scandir(versions.root / USER / ".blobs")}
+    stored = set(rows(versions.root / USER))
     two = versions.publish(USER, package(4, {120: "Oslo"}), meta(2), manifest=manifest(4, {120: "Oslo"}))
     added = {e.name for e in os.scandir(versions.root / USER / ".blobs")} - before
     files, folders = batches  # the files, then the folders: two rounds of flushes in all
     names = [Path(p).name for p in files]
     assert len(files) == len(added) + 2  # every new blob (under its temp name), meta.json, the pointer
-    assert sum(n.startswith(".tmp-blob-") for n in names) == len(added) >= 3  # a chunk, a piece, a part
+    assert sum(n.startswith(".tmp-blob-") for n in names) == len(added) == 2  # the chunk and manifest.json
+    assert len(set(rows(versions.root / USER)) - stored) == 2  # the piece and its part: rows, no files
     assert "meta.json" in names and any(n.startswith(f".tmp-{CURRENT_FILE}-") for n in names)
     assert {Path(p).name for p in folders} == {".blobs", Path(folders[-1]).name} and len(folders) == 2
     assert len(threads) > 1  # concurrently, not one after the other
@@ -101,6 +106,44 @@ def test_a_process_killed_during_the_fsync_batch_leaves_the_old_version(versions
     two = store.publish(USER, package(4, {10: "Rome"}), meta(2), manifest=manifest(4, {10: "Rome"}))
     assert two.number == 2 and fresh(versions).verify(USER) == []
     assert fresh(versions).manifest(USER, 2).dump() == manifest(4, {10: "Rome"}).dump()
+
+
+CRASH_IN_TRANSACTION = """
+import os, sys
+sys.path.insert(0, "tests")
+from pathlib import Path
+from store_packages import manifest, meta, package
+from users import piece_store
+from users.store import VersionStore
+def put(self, blobs):
+    conn = self._open(create=True)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.executemany(piece_store._PUT, [(piece_store._key(sha), data) for sha, data in blobs.items()])
+    conn.execute("DELETE FROM piece")  # and more: a journal that must be rolled back
+    os._exit(3)  # killed before the commit
+piece_store.SqlitePieces.put = put
+VersionStore(Path(sys.argv[1])).publish("alice", package(4, {10: "Rome"}), meta(2), manifest=manifest(4, {10: "Rome"}))
+"""
+
+
+def test_a_process_killed_inside_the_tree_transaction_leaves_the_old_version(versions: VersionStore) -> None:
+    versions.publish(USER, package(4), meta(1), manifest=manifest(4))
+    folder = versions.root / USER
+    stored = rows(folder)
+    done = subprocess.run([sys.executable, "-c", CRASH_IN_TRANSACTION, str(versions.root)], cwd=REPO,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 3, done.stderr
+    assert (folder / "pieces.sqlite-journal").stat().st_size > 0  # hot: the next connection rolls it back
+    store = fresh(versions)
+    assert [v.number for v in store.history(USER)] == [1] and store.current(USER).number == 1  # type: ignore[union-attr]
+    assert store.verify(USER) == [] and store.manifest(USER, 1).dump() == manifest(4).dump()
+    assert rows(folder) == stored
+    two = store.publish(USER, package(4, {10: "Rome"}), meta(2), manifest=manifest(4, {10: "Rome"}))
+    assert two.number == 2 and fresh(versions).verify(USER) == []
+    assert fresh(versions).manifest(USER, 2).dump() == manifest(4, {10: "Rome"}).dump()
+    fresh(versions).gc(USER, keep=1)
+    with tree_reader(folder) as blob:
+        assert set(rows(folder)) == referenced((two.path / "manifest.json").read_bytes(), blob, "test")
 
 
 PUBLISH_FOREVER = """

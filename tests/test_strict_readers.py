@@ -315,7 +315,7 @@ def index_cases() -> Iterator[tuple[str, Any]]:
     yield "hash not a string", {**base, "parts": {"trips": [3]}}
     yield "parts a list", {**base, "parts": [sha]}
     yield "manifest a list", {**base, "manifest": []}
-    yield "format 2", {**base, "format": 2}
+    yield "format 3", {**base, "format": 3}
     yield "format true", {**base, "format": True}
 
 
@@ -324,6 +324,7 @@ def test_the_index_of_a_parted_manifest_reads() -> None:
     index = ManifestIndex.load(base, source="m")
     assert list(index.parts) == ["trips"] and len(index.parts["trips"]) == 3
     assert index_of(json.dumps(base).encode(), "m") == index
+    assert base["format"] == 2 and ManifestIndex.load({**base, "format": 1}, source="m") == index  # tree files
 
 
 @pytest.mark.parametrize("data", [case for _, case in index_cases()], ids=[name for name, _ in index_cases()])

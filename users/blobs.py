@@ -5,7 +5,8 @@ A version folder holds HARD LINKS to the blobs of its files, so it stays an ordi
 package folder (readers, the loader and integrity checks see plain files) and a blob's
 link count says whether any version still uses it: a count of 1 is the store's own name
 only, and `gc` removes such a blob unless a remaining version's manifest names it (the
-parts of a manifest are blobs named by hash, not linked: `users.manifest_parts`). Blobs
+parts of a manifest are named by hash, not linked: `users.manifest_parts`; they are rows of
+the piece store, `users.piece_store`, or, as written before it, blobs here). Blobs
 live inside the user folder: nothing is shared across users and `forget` erases them with
 the folder.
 

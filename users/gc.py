@@ -7,7 +7,8 @@ current version, which after a rollback may be older; every other version is rem
 never reused.
 
 Then every blob that no remaining version links (link count 1: only its own name) nor
-names in its manifest's tree (`users.manifest_parts.referenced`) is removed, with the
+names in its manifest's tree (`users.manifest_parts.referenced`) is removed, and every
+tree blob of the piece store (`users.piece_store`) no remaining tree names, with the
 leftovers of interrupted writes (`.tmp-*`). If a remaining manifest cannot be read whole,
 no blob is removed (the version fails `verify`). The caller holds the user's
 lock, so no publish runs meanwhile. A version is first renamed out of sight (atomically),
@@ -29,6 +30,7 @@ from factlog.errors import InputError
 from factlog.model import JsonValue
 from users.blobs import blob_files, blobs_dir
 from users.manifest_parts import referenced
+from users.piece_store import piece_store, tree_reader
 from users.versions import VERSION_NAME, version_name
 
 
@@ -39,7 +41,7 @@ class GcReport:
     user: str
     versions: tuple[int, ...]  # version numbers removed
     blobs: int  # blobs no version linked any more
-    bytes: int  # of the files whose last link went (blobs, meta.json, plain copies)
+    bytes: int  # of the files whose last link went (blobs, meta.json, plain copies) and the rows removed
     temp: int  # leftovers of interrupted writes
 
     def to_json(self) -> dict[str, JsonValue]:
@@ -79,16 +81,16 @@ def named_blobs(folder: Path) -> set[str] | None:
     """Every blob the manifests of the versions in `folder` name (their parts and pieces,
     which are not linked); None when one cannot be read whole: then no unlinked blob can
     be known to be garbage, and none is removed."""
-    store = blobs_dir(folder)
     named: set[str] = set()
-    for entry in folder.iterdir():
-        top = entry / MANIFEST_FILE
-        if not VERSION_NAME.fullmatch(entry.name) or not top.is_file():
-            continue
-        try:
-            named |= referenced(top.read_bytes(), lambda sha: (store / sha).read_bytes(), str(top))
-        except (OSError, InputError):
-            return None
+    with tree_reader(folder) as blob:
+        for entry in folder.iterdir():
+            top = entry / MANIFEST_FILE
+            if not VERSION_NAME.fullmatch(entry.name) or not top.is_file():
+                continue
+            try:
+                named |= referenced(top.read_bytes(), blob, str(top))
+            except (OSError, InputError):
+                return None
     return named
 
 
@@ -122,4 +124,10 @@ def collect(user: str, folder: Path, remove: Sequence[int]) -> GcReport:
             freed += st.st_size
     if blobs:
         fsio.fsync_dir(blobs_dir(folder))
+    if named is not None:
+        store = piece_store(folder)
+        rows = {sha: size for sha, size in store.sizes().items() if sha not in named}
+        store.remove(rows)
+        blobs += len(rows)
+        freed += sum(rows.values())
     return GcReport(user, tuple(remove), blobs, freed, len(temp))

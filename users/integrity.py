@@ -22,9 +22,9 @@ from pathlib import Path
 
 from codegen.manifest_file import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
-from users.blobs import blobs_dir
 from users.folder_watch import WATCHED
 from users.manifest_parts import ChangedPart, referenced
+from users.piece_store import tree_reader
 from users.versions import VersionInfo
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)  # the only files a package may hold
@@ -114,7 +114,7 @@ def _fail(info: VersionInfo, problem: str) -> IntegrityError:
                           f"{problem}; run uac verify")
 
 
-Hashes = dict[tuple[int, int, int, int], str]  # (inode, size, mtime, ctime) -> sha256
+Hashes = dict[tuple[int, int, int, int] | str, str]  # (inode, size, mtime, ctime), or a tree blob's name -> sha256
 
 
 def _sha256(path: Path, key: tuple[int, int, int, int], hashes: Hashes | None) -> str:
@@ -182,24 +182,24 @@ def _manifest_problem(info: VersionInfo, manifest: bool, hashes: Hashes | None) 
         return f"{MANIFEST_FILE} cannot be read ({exc.strerror})"
     if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
         return f"{MANIFEST_FILE} changed since it was published"
-    store = blobs_dir(info.path.parent)
-    try:
-        names = referenced(data, lambda sha: (store / sha).read_bytes(), str(info.path / MANIFEST_FILE))
-    except ChangedPart as exc:
-        return str(exc)
-    except InputError:
-        return f"{MANIFEST_FILE} cannot be read as a manifest"
-    for sha in sorted(names):
-        path = store / sha
+    with tree_reader(info.path.parent) as blob:
         try:
-            st = os.lstat(path)
-            if not stat.S_ISREG(st.st_mode):
-                return f"manifest piece {sha} is missing"
-            found = _sha256(path, (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns), hashes)
-        except OSError:
-            return f"manifest piece {sha} is missing"
-        if found != sha:
-            return f"manifest piece {sha} changed since it was published"
+            names = referenced(data, blob, str(info.path / MANIFEST_FILE))
+        except ChangedPart as exc:
+            return str(exc)
+        except InputError:
+            return f"{MANIFEST_FILE} cannot be read as a manifest"
+        for sha in sorted(names):
+            found = hashes.get(sha) if hashes is not None else None  # a blob named by many versions: read once
+            if found is None:
+                try:
+                    found = hashlib.sha256(blob(sha)).hexdigest()
+                except OSError:
+                    return f"manifest piece {sha} is missing"
+                if hashes is not None:
+                    hashes[sha] = found
+            if found != sha:
+                return f"manifest piece {sha} changed since it was published"
     return None
 
 

@@ -18,12 +18,16 @@ it is the walk of the same records: a new process takes the walks of unchanged c
 from the current version (`stored_parts`) instead of walking them again. Every blob read is
 checked against its name; a part that cannot be read whole is simply walked again.
 
-Part and piece blobs live in the user's blob store (`users.blobs`), named by the sha256 of
-their bytes, shared by every version holding the same records, and are not linked into
-version folders (a version would need thousands of links): `gc` keeps every blob a
-remaining version's tree names (`referenced`). A new version stores its index, and for
-each run of records that changed, one piece of PIECE records and its part's list: the
-parts of unchanged runs, known to be stored (`PartCache`), are neither encoded nor written.
+Part and piece blobs live in the user's piece store (`users.piece_store`: rows of one
+SQLite table, stored in one transaction per version), named by the sha256 of their bytes,
+shared by every version holding the same records, and are not linked into version folders
+(a version would need thousands of links): `gc` keeps every blob a remaining version's
+tree names (`referenced`). A new version stores its index, and for each run of records
+that changed, one piece of PIECE records and its part's list: the parts of unchanged runs,
+known to be stored (`PartCache`), are neither encoded nor written. Index format 1 (written
+before the piece store) kept them as files in the blob folder; they are read from there
+(`users.piece_store.tree_reader`), and format 2 trees may name such files too (parts
+unchanged since).
 
 `meta.json` records the sha256 of `manifest.json`, which names every part's hash, each
 naming its pieces' hashes: the whole manifest is covered. Reading reassembles it and checks
@@ -39,6 +43,7 @@ import re
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
+from itertools import chain
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from factlog import strict_json as J
@@ -65,7 +70,7 @@ class ManifestIndex:
     """`manifest.json` of a manifest stored in parts (read strictly, without pydantic: a
     manifest is read on query and recall paths)."""
 
-    FORMAT: ClassVar[int] = 1
+    FORMAT: ClassVar[int] = 2  # 1: the same index, its tree blobs files of the blob folder
 
     manifest: dict[str, Any]  # the manifest's JSON, the parted collections' records left out
     parts: dict[str, list[str]]  # collection -> each part's sha256 (at least one collection)
@@ -199,9 +204,7 @@ def _part_blob(pieces: list[str], key: object, part: Part | None) -> bytes:
     and its cited ids include its records' own (so they can be told apart)."""
     if part is None or not isinstance(key, str):
         return _list(pieces)
-    own: set[int] = set()
-    for record in part.records:
-        own.update(record.fact_ids)
+    own = set(chain.from_iterable([record.fact_ids for record in part.records]))
     if not own <= part.cited:
         return _list(pieces)
     walk = {

@@ -6,19 +6,23 @@ Layout of a user folder:
     events.jsonl   one line per publish or rollback (an audit log)
     .lock          flock'ed by writers, so concurrent publishers get distinct numbers
     .blobs/        every distinct file content once, named by its sha256 (`users.blobs`)
+    pieces.sqlite  the blobs of the manifests' trees (parts and pieces of records), rows
+                   named by their sha256 (`users.piece_store`, `users.manifest_parts`)
     v000001/       an immutable package: hard links to the blobs of its files and of
-                   `manifest.json` (whose parts are blobs it names: `users.manifest_parts`),
-                   plus its own meta.json; read-only
+                   `manifest.json` (whose tree it names), plus its own meta.json; read-only
     .tmp-*         leftovers of interrupted writes: never read, removed by the next writer
 
 A version costs disk in proportion to what changed: a file equal to one of an older
-version is the same inode. The blobs a version links, its `meta.json` and the temp file of
-its new `current` pointer are written, then fsynced in one concurrent batch (`users.blobs.
-durable`: about one disk flush, however many files); the blobs are renamed into place and
-linked into the version's temp folder, the blob folder and the temp folder fsynced, and the
-temp folder renamed into place, so a crash leaves either no new version (and perhaps blobs
-nothing links and temp files, which `gc` or the next publish removes) or a complete one;
-the `current` pointer moves (a rename of its durable temp file) only after that.
+version is the same inode, a part of the manifest equal to one of an older version the same
+row. The blobs a version links, its `meta.json` and the temp file of its new `current`
+pointer are written, then fsynced in one concurrent batch (`users.blobs.durable`: about one
+disk flush, however many files), while a second thread stores the manifest's new parts and
+pieces in one transaction of the piece store; the blobs are renamed into place and linked
+into the version's temp folder, the blob folder and the temp folder fsynced, and once the
+transaction has committed the temp folder is renamed into place, so a crash leaves either
+no new version (and perhaps blobs and rows nothing names and temp files, which `gc` or the
+next publish removes) or a complete one; the `current` pointer moves (a rename of its
+durable temp file) only after that.
 A crash between the rename and the pointer update leaves a complete version that never
 became current (history lists it; the next publish takes the number after it). Versions
 written as plain copies (before blobs) read the same.
@@ -50,7 +54,7 @@ from factlog import durable as fsio
 from factlog import limits
 from factlog.errors import InputError, NotFound
 from factlog.model import Fact, check_user_id
-from users.blobs import BlobStamp, BlobWriter, blobs_dir, durable, write_unsynced
+from users.blobs import BlobStamp, BlobWriter, durable, write_unsynced
 from users.gc import GcReport, check_keep, collect, doomed
 from users.integrity import (
     CHECKED,
@@ -66,6 +70,7 @@ from users.integrity import (
     version_problem,
 )
 from users.manifest_parts import ChangedPart, PartCache, read_manifest, split, stored_parts
+from users.piece_store import piece_store, tree_reader
 from users.versions import (
     VERSION_NAME,
     PublishMeta,
@@ -75,6 +80,8 @@ from users.versions import (
 )
 
 if TYPE_CHECKING:  # the manifest's code loads where a manifest is built or published
+    from concurrent.futures import Future
+
     from codegen.manifest import Manifest, Part
     from users.events import VersionEvent
     from users.manifest_parts import Walks
@@ -521,9 +528,9 @@ class VersionStore:
             raise _manifest_problem(info, f"{MANIFEST_FILE} cannot be read ({exc.strerror})") from None
         if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
             raise _manifest_problem(info, f"{MANIFEST_FILE} changed since it was published")
-        store = blobs_dir(info.path.parent)
         try:
-            return read_manifest(data, lambda sha: (store / sha).read_bytes(), str(path))
+            with tree_reader(info.path.parent) as blob:
+                return read_manifest(data, blob, str(path))
         except ChangedPart as exc:
             raise _manifest_problem(info, str(exc)) from None
 
@@ -661,10 +668,9 @@ class VersionStore:
                 return {}
             if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
                 return {}
-            store = blobs_dir(info.path.parent)
             try:
-                stored, found, every = stored_parts(data, lambda sha: (store / sha).read_bytes(),
-                                                    str(info.path / MANIFEST_FILE), wanted)
+                with tree_reader(info.path.parent) as blob:
+                    stored, found, every = stored_parts(data, blob, str(info.path / MANIFEST_FILE), wanted)
             except InputError:
                 return {}
             cache.known(base, stored, found, every)
@@ -676,22 +682,36 @@ class VersionStore:
         """Write the version's blobs, then its folder of links to them plus its own
         `meta.json`, under a temp name renamed into place (see `users.blobs`); returns the
         durable temp file holding the new `current` pointer, for `_point`. The blobs of a
-        manifest's tree (`tree`: sha256 -> bytes) are stored, not linked. A file's blob this
-        process checked before and found unchanged (`verified`, see `BlobWriter.kept`) is
-        linked without being read again; so is a blob of the tree stored without being
-        compared again.
+        manifest's tree (`tree`: sha256 -> bytes) go to the user's piece store
+        (`users.piece_store`) in one transaction, beside the files' writes and flushes. A
+        file's blob this process checked before and found unchanged (`verified`, see
+        `BlobWriter.kept`) is linked without being read again.
 
         Order (each step durable before the next): the new blobs, `meta.json` and the
         pointer's temp file, fsynced in one concurrent batch; the blobs renamed into place
         and linked into the temp folder; the blob folder and the temp folder fsynced; the
-        rename of the temp folder and an fsync of the user folder."""
+        tree's transaction committed (it runs beside all of these); the rename of the temp
+        folder and an fsync of the user folder."""
         contents: dict[str, Callable[[], bytes]] = {name: partial(encoded.__getitem__, name) for name in encoded}
         if manifest is not None:
             contents[MANIFEST_FILE] = partial(bytes, manifest)
         blobs = BlobWriter(folder, verified)
-        for sha, blob in (tree or {}).items():
-            if not blobs.kept(sha):
-                blobs.put(blob, sha)
+        from concurrent.futures import ThreadPoolExecutor  # kept off the reading paths
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="pieces") as pool:
+            pieces = pool.submit(piece_store(folder).put, tree) if tree else None
+            try:
+                return self._write_files(folder, info, contents, blobs, verified, pieces)
+            finally:
+                if pieces is not None:
+                    with contextlib.suppress(BaseException):  # `_write_files` waited for it unless it failed
+                        pieces.result()
+                self.blob_puts += len(tree or ())
+
+    def _write_files(self, folder: Path, info: VersionInfo, contents: Mapping[str, Callable[[], bytes]],
+                     blobs: BlobWriter, verified: dict[str, BlobStamp] | None, pieces: Future[int] | None) -> str:
+        """`_write_version`'s files; the version appears once `pieces` (the tree's
+        transaction, running meanwhile) has committed."""
         known = {**info.file_sha256, **({MANIFEST_FILE: info.manifest_sha256} if info.manifest_sha256 else {})}
         hashes: dict[str, str] = {}
         for name, data in sorted(contents.items()):
@@ -707,14 +727,16 @@ class VersionStore:
             blobs.settle(also=(temp / META_FILE, pointer))  # every blob is durable before a version links it
             for name, sha in hashes.items():
                 blobs.link(sha, os.path.join(temp, name), contents[name])
-            if verified is not None:  # this version's blobs, as they are once linked or stored
-                kept = set(hashes.values()) | set(tree or {})
+            if verified is not None:  # this version's blobs, as they are once linked
+                kept = set(hashes.values())
                 for sha in [sha for sha in verified if sha not in kept]:
                     del verified[sha]
                 for sha in kept:
                     blobs.seen(sha)
             os.chmod(temp, fsio.READ_ONLY_DIR)
             durable([*blobs.folders(), temp])
+            if pieces is not None:
+                pieces.result()  # the tree's blobs are committed before the version naming them appears
             os.rename(temp, info.path)
         except BaseException:
             with contextlib.suppress(OSError):
