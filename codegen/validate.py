@@ -97,6 +97,9 @@ class Validator:
         # user -> (scope, part key -> walk of one chunk list)
         self._parts: dict[str, tuple[str, dict[Key, Part]]] = {}
         self.parts_walked = 0  # chunk lists walked afresh over this validator's life
+        # user -> file -> (text, its sha256) of the last files validated: an equal text has that hash
+        self._hashed: dict[str, dict[str, tuple[str, str]]] = {}
+        self.hashed = 0  # texts hashed over this validator's life (the others were equal to a known one)
 
     def close(self) -> None:
         self.safety.close()
@@ -104,6 +107,7 @@ class Validator:
     def forget(self, user: str) -> None:
         """Drop what the caches hold of a user's text: mypy's working copy and its cache."""
         self._parts.pop(user, None)
+        self._hashed.pop(user, None)
         name = stable_name(user)
         shutil.rmtree(self.cache_root / "typecheck" / name, ignore_errors=True)
         shutil.rmtree(self.cache_root / "mypy" / name, ignore_errors=True)
@@ -143,7 +147,7 @@ class Validator:
             else dict.fromkeys(quarantined, "left out by the producer")
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        hashes = {file: content_hash(text) for file, text in files.items() if isinstance(text, str)}
+        hashes = self._hashes(user, files)
         self.typing_child = None
         self.ahead = ahead = self._compile_ahead(files, hashes, stage_dir, code_dir)
         try:
@@ -154,6 +158,23 @@ class Validator:
         finally:
             if ahead is not None:
                 ahead.close()
+
+    def _hashes(self, user: str, files: Mapping[str, str]) -> dict[str, str]:
+        """Each file's sha256 (`content_hash`); a text equal to the one the user's last
+        validation had under that name has the same hash, and is compared, not hashed."""
+        known = self._hashed.get(user, {})
+        kept: dict[str, tuple[str, str]] = {}
+        for file, text in files.items():
+            if not isinstance(text, str):
+                continue
+            seen = known.get(file)
+            if seen is not None and (seen[0] is text or seen[0] == text):
+                kept[file] = seen
+            else:
+                kept[file] = (text, content_hash(text))
+                self.hashed += 1
+        self._hashed[user] = kept
+        return {file: digest for file, (_, digest) in kept.items()}
 
     def _compile_ahead(self, files: Mapping[str, str], hashes: Mapping[str, str], stage_dir: Path,
                        code_dir: Path | None) -> precompile.Precompile | None:
