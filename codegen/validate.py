@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Collection, Literal, Mapping, Sequence
 
-from codegen import forked, module_reuse, precompile
+from codegen import forked, module_reuse, precompile, walk_cache
 from codegen.loader import (
     CODE_CACHE,
     PackageLoadError,
@@ -50,6 +50,7 @@ Stage = Literal["safety", "mypy", "import", "coverage"]
 PART_WALK = "walk1"
 StoredParts = Callable[[Collection[Key]], Mapping[Key, Part]]  # part keys -> walks kept elsewhere
 CODE_SLACK = 64  # compiled-code entries a code folder keeps beyond twice a package's files
+WALKS = "walks"  # under the cache root, per user: the walks of chunk lists (`codegen.walk_cache`)
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,7 @@ class Validator:
         name = stable_name(user)
         shutil.rmtree(self.cache_root / "typecheck" / name, ignore_errors=True)
         shutil.rmtree(self.cache_root / "mypy" / name, ignore_errors=True)
+        shutil.rmtree(self.cache_root / WALKS / name, ignore_errors=True)
         for cached in (self.cache_root / "mypy").glob(f"*/{name}"):  # the layout before per-user caches
             shutil.rmtree(cached, ignore_errors=True)
 
@@ -279,8 +281,12 @@ class Validator:
         previous = known
         missing = [key for collection in runs.values() for key, _ in collection
                    if key is not None and key not in known]
-        if stored_parts is not None and missing:
-            known = {**known, **stored_parts(missing)}
+        walks = self.cache_root / WALKS / stable_name(user)
+        kept = walk_cache.read(walks, scope, missing) if missing else {}
+        stored = stored_parts([key for key in missing if key not in kept]) \
+            if stored_parts is not None and len(kept) < len(missing) else {}
+        if kept or stored:
+            known = {**known, **kept, **stored}
         found: dict[Key, Part] = {}
         used: dict[str, list[tuple[Key | None, Part]]] = {}
         walked = walk_module(vars(module), live_fact_ids=live_fact_ids,
@@ -299,6 +305,9 @@ class Validator:
         # an id that is no fact yet would keep an entity id of None).
         parts = {key: part for collection in runs.values() for key, _ in collection
                  if key is not None and (part := found.get(key) or known.get(key)) is not None}
+        # A new process finds these walks on disk (those it walked or read from the version).
+        walk_cache.write(walks, scope, {**stored, **found})
+        walk_cache.prune(walks, parts.keys(), 2 * len(parts) + CODE_SLACK)
         return ValidationSuccess(module, name, timings, walked[1], used, hashes), parts
 
 
