@@ -59,7 +59,6 @@ _PLAIN_LOCK = threading.Lock()  # over `_PLAIN` and `_ACCEPTED`
 # (chunk hash, the hashes of the siblings it imports from) -> its stub and the stub's sha256, or
 # None: not accepted by the record type check
 _ACCEPTED: dict[str, tuple[str, str] | None] = {}
-_UNKNOWN = object()
 
 
 def _fresh_locks() -> None:
@@ -164,11 +163,9 @@ def _stub_of(file: str, text: str, shape: RecordShape, classes: ClassTable,
     key = _accept_key(file, shape, hashes)
     if key is not None:
         with _PLAIN_LOCK:
-            known = _ACCEPTED.pop(key, _UNKNOWN)
-            if known is not _UNKNOWN:
-                _ACCEPTED[key] = known  # re-inserted last: the dict is an LRU
-        if known is not _UNKNOWN:
-            return known  # type: ignore[return-value]
+            if key in _ACCEPTED:
+                known = _ACCEPTED[key] = _ACCEPTED.pop(key)  # re-inserted last: the dict is an LRU
+                return known
     found: tuple[str, str] | None = None
     if accepts(shape, classes, text, _plain(text, hashes.get(file))):
         stub = stub_text(shape)

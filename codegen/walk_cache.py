@@ -24,7 +24,6 @@ import os
 import uuid
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
 
 from codegen.gc_pause import gc_paused
 from codegen.manifest import ClassInfo, Key, Part, RecordInfo

@@ -10,8 +10,17 @@ from collections.abc import Collection, Iterator
 from pathlib import Path
 
 import pytest
-from test_incremental_validation import CHUNKS, LIVE, Loaded, chunk, full_walk, package, success, trip_fact, \
-    without_parts
+from test_incremental_validation import (
+    CHUNKS,
+    LIVE,
+    Loaded,
+    chunk,
+    full_walk,
+    package,
+    success,
+    trip_fact,
+    without_parts,
+)
 
 from codegen import walk_cache
 from codegen.loader import unload_package
