@@ -85,7 +85,9 @@ class Validator:
     A new version costs what changed: an unchanged file's safety verdict is a lookup by its
     hash, mypy re-checks what changed (its own cache), import reuses the modules of
     unchanged files (`codegen.module_reuse`; while the previous package stays loaded), and
-    the coverage walk visits only chunk lists whose chunk file or class module changed."""
+    the coverage walk visits only chunk lists whose chunk file or class module changed
+    (a new process finds the others' walks in the walk cache). A text equal to the one the
+    user's last validation had under its name is compared, not hashed again."""
 
     def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits(),
                  fork_min_bytes: int | None = precompile.MIN_BYTES) -> None:
@@ -135,7 +137,8 @@ class Validator:
         lists are looked up (give `live_fact_ids` then).
 
         `stored_parts(keys)`: walks of chunk lists kept elsewhere (a version's stored
-        manifest), asked for the keys this validator holds no walk of; a part key names
+        manifest), asked for the keys this validator holds no walk of, neither in memory
+        nor in its walk cache on disk (`codegen.walk_cache`, written on success); a part key names
         the chunk module's content, its class module's included (`chunk_runs`), so a walk
         found under it is the walk of these very records. `code_dir`: where compiled code
         is kept by source hash (`codegen.loader.keep_code`), so a new process compiles only
