@@ -4,12 +4,9 @@ Compiling source to bytecode executes none of it, so it may start before the saf
 has passed: the child compiles the sources no cache holds yet and writes each code object,
 in a code folder's format (`codegen.loader.code_entry`: headed by the source's sha256 and a
 sha256 of the marshalled code), into a private folder of its own. Once the parent has
-passed the checks that come before importing, `take` compiles what the child has not
-reached yet, from the last source backwards, until it meets a source the child took; then
-it waits for the child and offers both to the loader's code cache (`CODE_CACHE.offer`),
-which uses an entry only for a source with that very hash, read from the package directory
-as it is imported. Each source is claimed before it is compiled (a file created
-exclusively in the folder), so the two compile every source once between them.
+passed the checks that come before importing, `take` waits for the child and offers the
+entries to the loader's code cache (`CODE_CACHE.offer`), which uses an entry only for a
+source with that very hash, read from the package directory as it is imported.
 
 A cache only: no fork, a child that fails, is killed, or is not done in time, a torn or
 corrupt entry, all leave those sources to be compiled at import, as without a child. The
@@ -37,54 +34,32 @@ _POLL = 0.002
 
 
 class Precompile:
-    """A child compiling `keys` (source sha256 -> source bytes' path as imported) into `folder`;
-    `sources` (source sha256 -> its text) lets the parent take its share."""
+    """A child compiling `keys` (source sha256 -> source bytes' path as imported) into `folder`."""
 
-    def __init__(self, pid: int, folder: Path, keys: Mapping[str, str], deadline: float,
-                 sources: Mapping[str, str] | None = None) -> None:
+    def __init__(self, pid: int, folder: Path, keys: Mapping[str, str], deadline: float) -> None:
         self.pid = pid
         self.folder = folder
         self.keys = dict(keys)
-        self.sources = sources or {}
         self.deadline = deadline
-        self.taken = 0  # entries offered to the loader (the child's and the parent's)
-        self.stolen = 0  # of them, compiled by the parent (`take`)
+        self.taken = 0  # entries offered to the loader
         self.status: str = "running"  # then: done, failed, killed, timeout
 
     def take(self) -> int:
-        """Compile the sources the child has not claimed yet, from the last backwards; wait
-        for the child (until its deadline); offer what both compiled to the loader's code
-        cache. Returns how many entries were offered."""
-        codes: dict[str, types.CodeType] = {}
+        """Wait for the child (until its deadline), offer what it compiled to the loader's
+        code cache; returns how many entries were offered."""
         if self.status == "running":
-            codes = self._steal()
             self.status = _wait(self.pid, self.deadline)
-        if self.status == "done":
-            for key in self.keys:
-                if key not in codes:
-                    code = read_code(self.folder, key)
-                    if code is not None:
-                        codes[key] = code
+        if self.status != "done":
+            return 0
+        codes: dict[str, types.CodeType] = {}
+        for key in self.keys:
+            code = read_code(self.folder, key)
+            if code is not None:
+                codes[key] = code
         CODE_CACHE.offer(codes)
         self.taken = len(codes)
         shutil.rmtree(self.folder, ignore_errors=True)
         return self.taken
-
-    def _steal(self) -> dict[str, types.CodeType]:
-        """The parent's share: sources claimed from the last one backwards, until one the
-        child claimed (it claims from the first onwards), compiled here."""
-        codes: dict[str, types.CodeType] = {}
-        for key in reversed(list(self.keys)):
-            text = self.sources.get(key)
-            if text is None or not claim(self.folder, key):
-                break
-            try:
-                codes[key] = compile(text.encode("utf-8", "surrogatepass"), self.keys[key], "exec",
-                                     dont_inherit=True)
-            except (SyntaxError, ValueError):
-                continue  # the import reports it
-        self.stolen = len(codes)
-        return codes
 
     def close(self) -> None:
         """Stop the child if it still runs, remove its folder and what it offered and was not used."""
@@ -130,7 +105,7 @@ def start(files: Mapping[str, str], hashes: Mapping[str, str], root: Path, path_
         finally:
             os._exit(code)
     return Precompile(pid, folder, {key: path_of(name) for key, name in todo.items()},
-                      time.monotonic() + deadline(size), {key: files[name] for key, name in todo.items()})
+                      time.monotonic() + deadline(size))
 
 
 def deadline(size: int) -> float:
@@ -142,8 +117,6 @@ def deadline(size: int) -> float:
 def _compile_all(files: Mapping[str, str], todo: Mapping[str, str], folder: Path,
                  path_of: Callable[[str], str]) -> None:
     for key, name in todo.items():
-        if not claim(folder, key):
-            continue  # the parent took it
         data = files[name].encode("utf-8", "surrogatepass")
         try:
             code = compile(data, path_of(name), "exec", dont_inherit=True)
@@ -153,16 +126,6 @@ def _compile_all(files: Mapping[str, str], todo: Mapping[str, str], folder: Path
         with open(temp, "xb") as handle:
             handle.write(code_entry(key, code))
         os.replace(temp, code_file(folder, key))
-
-
-def claim(folder: Path, key: str) -> bool:
-    """Whether this process may compile the source with sha256 `key`: the first to create
-    its claim file in `folder` does (False too when the folder cannot be written)."""
-    try:
-        os.close(os.open(folder / f".claim-{key}", os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-    except OSError:
-        return False
-    return True
 
 
 def _wait(pid: int, deadline: float) -> str:

@@ -96,59 +96,15 @@ def _die(*args: object) -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def test_a_killed_compile_child_leaves_compiling_to_the_parent(tmp_path: Path, caches: Path,
+def test_a_killed_compile_child_leaves_compiling_to_the_import(tmp_path: Path, caches: Path,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
-    """The child dies before it claims a source: the parent compiles every one itself,
-    before the import (its share grows to the whole package), and nothing is left behind."""
     monkeypatch.setattr(precompile, "_compile_all", _die)
-    before = CODE_CACHE.compiles
-    validator = Validator(caches, fork_min_bytes=0)
-    assert isinstance(run(validator, valid_package(), tmp_path / "v1"), ValidationSuccess)
-    assert validator.ahead is not None and validator.ahead.status == "failed"
-    assert validator.ahead.stolen == validator.ahead.taken == len(valid_package())
-    assert CODE_CACHE.compiles == before
-    assert not any((caches / "ahead").iterdir())
-
-
-def test_a_killed_compile_child_without_a_parent_share_leaves_compiling_to_the_import(
-        tmp_path: Path, caches: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(precompile, "_compile_all", _die)
-    monkeypatch.setattr(precompile, "claim", lambda folder, key: False)
     before = CODE_CACHE.compiles
     validator = Validator(caches, fork_min_bytes=0)
     assert isinstance(run(validator, valid_package(), tmp_path / "v1"), ValidationSuccess)
     assert validator.ahead is not None and validator.ahead.status == "failed" and validator.ahead.taken == 0
     assert CODE_CACHE.compiles - before == len(valid_package())
     assert not any((caches / "ahead").iterdir())
-
-
-def test_the_parent_compiles_from_the_end_what_a_slow_child_has_not_reached(
-        tmp_path: Path, caches: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A child that takes long over its first source: the parent, once safety passed,
-    compiles the others from the last backwards instead of waiting; each source is compiled
-    once between them, and the import compiles none."""
-    real = precompile.code_entry
-
-    def slow_in_child(key: str, code: Any) -> bytes:
-        if os.getpid() != PARENT:
-            time.sleep(1.0)
-        return real(key, code)
-    real_claim = precompile.claim
-
-    def claim_after_the_child(folder: Path, key: str) -> bool:
-        deadline = time.monotonic() + 10
-        while os.getpid() == PARENT and not any(folder.glob(".claim-*")) and time.monotonic() < deadline:
-            time.sleep(0.01)  # the child has claimed its first source
-        return real_claim(folder, key)
-    monkeypatch.setattr(precompile, "code_entry", slow_in_child)
-    monkeypatch.setattr(precompile, "claim", claim_after_the_child)
-    before = CODE_CACHE.compiles
-    validator = Validator(caches, fork_min_bytes=0)
-    assert isinstance(run(validator, valid_package(), tmp_path / "v1"), ValidationSuccess)
-    ahead = validator.ahead
-    assert ahead is not None and ahead.status == "done"
-    assert ahead.taken == len(valid_package()) and 1 <= ahead.stolen < len(valid_package())
-    assert CODE_CACHE.compiles == before
 
 
 def test_corrupt_compiled_entries_are_not_used(tmp_path: Path, caches: Path, monkeypatch: pytest.MonkeyPatch) -> None:
