@@ -19,6 +19,14 @@ records and `__init__.py` changed on a package of that many records, per stage; 
 (cold) validation of the same package in the same run is the baseline. `--profile` prints
 a cProfile of the last such run. To compare with another checkout, run this same script
 with that checkout first on PYTHONPATH.
+
+With `--home WORKSPACE` (its `facts.db`, copied, never written; e.g. 100,000 interleaved
+facts): a checkpoint as the API runs it, each run in fresh processes: the full checkpoint,
+then `--inc-rounds` +10 checkpoints in the same process, then one +10 in a new process on
+the same workspace (what `uac checkpoint` pays). Printed per tree: the validation's wall,
+its CPU in the process and in its children, and per +10 the validation and checkpoint CPU
+and wall (medians). `--baseline-src DIR` (another source tree, e.g. from `git archive`)
+alternates with it, run for run.
 """
 
 from __future__ import annotations
@@ -289,6 +297,85 @@ def bench_parsers(records: int, runs: int) -> None:
         print(f"{label:>16}: ast {t_ast * 1000:8.1f}  libcst {t_cst * 1000:8.1f}  ratio {t_cst / t_ast:5.1f}x")
 
 
+CHECKPOINTS = r"""
+import json, resource, shutil, sys, time
+from pathlib import Path
+home, user, rounds, fresh = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3]), sys.argv[4] == "fresh"
+sys.path.insert(0, sys.argv[5])
+import codegen.validate as cv
+from interleaved import InterleavedLog, load
+from runtime.memory import Memory
+spent = []
+real = cv.Validator.validate
+def children():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+def validate(self, *args, **kwargs):
+    wall, cpu, kids = time.perf_counter(), time.process_time(), children()
+    try:
+        return real(self, *args, **kwargs)
+    finally:
+        spent.append((time.perf_counter() - wall, time.process_time() - cpu, children() - kids))
+cv.Validator.validate = validate
+memory = Memory.open(home)
+out = {"full": None, "inc": []}
+def checkpoint():
+    wall, cpu = time.perf_counter(), time.process_time()
+    memory.checkpoint(user)
+    return time.perf_counter() - wall, time.process_time() - cpu
+if not fresh:
+    out["full"] = (*checkpoint(), *spent[-1])
+stream = InterleavedLog(seed=9)
+stream.drafts(memory.facts.head(user))  # the log holds the stream's first facts: continue it
+for i in range(rounds):
+    load(memory, user, 10, stream)
+    out["inc"].append((*checkpoint(), *spent[-1]))
+print(json.dumps(out))
+"""
+
+
+def _checkpoints(src: Path | None, home: Path, user: str, rounds: int, fresh: bool) -> dict[str, object]:
+    import json
+    import subprocess
+    path = [str(src)] if src is not None else []
+    out = subprocess.run([sys.executable, "-c", f"import sys; sys.path[:0] = {path!r}\n" + CHECKPOINTS,
+                          str(home), user, str(rounds), "fresh" if fresh else "full", str(Path(__file__).resolve().parent)],
+                         capture_output=True, text=True, check=True)
+    return dict(json.loads(out.stdout.strip().splitlines()[-1]))
+
+
+def bench_checkpoints(home: Path, user: str, runs: int, rounds: int, baseline: Path | None) -> None:
+    """Full checkpoint, +10s in that process, a +10 in a new one; per tree, alternating."""
+    import shutil
+    trees: dict[str, Path | None] = {"this tree": None}
+    if baseline is not None:
+        trees = {"baseline": baseline.resolve(), "this tree": None}
+    found: dict[str, list[tuple[dict[str, object], dict[str, object]]]] = {label: [] for label in trees}
+    for _ in range(runs):
+        for label, src in trees.items():
+            work = Path(tempfile.mkdtemp(prefix="bench-validate-"))
+            try:
+                shutil.copy(home / "facts.db", work / "facts.db")
+                full = _checkpoints(src, work, user, rounds, False)
+                again = _checkpoints(src, work, user, 3, True)
+                found[label].append((full, again))
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    med = statistics.median
+    print(f"medians of {runs} run(s); +10: {rounds} per run after the full checkpoint; seconds")
+    print(f"{'tree':<10} {'full: validate wall':>20} {'cpu':>6} {'children cpu':>13} {'checkpoint wall':>16}"
+          f" {'+10: validate cpu':>18} {'checkpoint cpu':>15} {'wall':>6} {'first +10 new process: wall':>28}"
+          f" {'cpu':>6} {'validate cpu':>13}")
+    for label, results in found.items():
+        full = [r[0]["full"] for r in results]
+        inc = [x for r in results for x in r[0]["inc"]]  # type: ignore[attr-defined]
+        first = [r[1]["inc"][0] for r in results]  # type: ignore[index]
+        print(f"{label:<10} {med(f[2] for f in full):20.2f} {med(f[3] for f in full):6.2f}"  # type: ignore[index]
+              f" {med(f[4] for f in full):13.2f} {med(f[0] for f in full):16.2f}"  # type: ignore[index]
+              f" {med(i[3] for i in inc):18.3f} {med(i[1] for i in inc):15.3f} {med(i[0] for i in inc):6.3f}"
+              f" {med(f[0] for f in first):28.2f} {med(f[1] for f in first):6.2f} {med(f[3] for f in first):13.2f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=3)
@@ -298,7 +385,14 @@ def main() -> None:
     parser.add_argument("--fresh-runs", type=int, default=None, help="runs with a new validator (default: --runs)")
     parser.add_argument("--mypy", type=int, default=0, help="the mypy stage before/after on a package of N records")
     parser.add_argument("--mypy-dirs", default="", help="FULL,NEXT: two version directories of a real package")
+    parser.add_argument("--home", type=Path, default=None, help="a workspace whose facts.db to checkpoint (copied)")
+    parser.add_argument("--user", default="bench")
+    parser.add_argument("--inc-rounds", type=int, default=5)
+    parser.add_argument("--baseline-src", type=Path, default=None, help="another source tree, run alternately")
     args = parser.parse_args()
+    if args.home is not None:
+        bench_checkpoints(args.home, args.user, args.runs, args.inc_rounds, args.baseline_src)
+        return
     if args.mypy_dirs:
         full_dir, next_dir = args.mypy_dirs.split(",")
         bench_mypy(read_package(Path(full_dir)), read_package(Path(next_dir)), args.runs)

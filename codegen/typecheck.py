@@ -55,7 +55,10 @@ PASSED = "passed.json"  # in the package's mypy cache: keys of the inputs mypy p
 _PASSED_KEPT = 64
 _PLAIN: dict[str, bool] = {}  # sha256 of a chunk's text -> it holds no comment mypy reads
 _PLAIN_KEPT = 20_000
-_PLAIN_LOCK = threading.Lock()
+_PLAIN_LOCK = threading.Lock()  # over `_PLAIN` and `_ACCEPTED`
+# (chunk hash, the hashes of the siblings it imports from) -> its stub and the stub's sha256, or
+# None: not accepted by the record type check
+_ACCEPTED: dict[str, tuple[str, str] | None] = {}
 
 
 def _fresh_locks() -> None:
@@ -141,16 +144,55 @@ def mypy_input(files: Mapping[str, str], hashes: Mapping[str, str], records: Map
     given_hashes: dict[str, str] = {}
     for file, text in files.items():
         shape = records.get(file)
-        if shape is not None and file != "__init__.py" \
-                and accepts(shape, classes, text, _plain(text, hashes.get(file))):
-            stub = stub_text(shape)
-            given[file + "i"] = stub
-            given_hashes[file + "i"] = _sha256(stub)
+        stub = _stub_of(file, text, shape, classes, hashes) if shape is not None and file != "__init__.py" else None
+        if stub is not None:
+            given[file + "i"], given_hashes[file + "i"] = stub
         else:
             given[file] = text
             if file in hashes:
                 given_hashes[file] = hashes[file]
     return given, given_hashes
+
+
+def _stub_of(file: str, text: str, shape: RecordShape, classes: ClassTable,
+             hashes: Mapping[str, str]) -> tuple[str, str] | None:
+    """The stub of an accepted record chunk and its sha256; None if not accepted. The
+    verdict depends only on the chunk's text (its shape is read from it) and on the texts
+    of the sibling modules it imports its classes from, so it is remembered by their
+    hashes (`_ACCEPTED`); without every hash it is worked out afresh."""
+    key = _accept_key(file, shape, hashes)
+    if key is not None:
+        with _PLAIN_LOCK:
+            if key in _ACCEPTED:
+                known = _ACCEPTED[key] = _ACCEPTED.pop(key)  # re-inserted last: the dict is an LRU
+                return known
+    found: tuple[str, str] | None = None
+    if accepts(shape, classes, text, _plain(text, hashes.get(file))):
+        stub = stub_text(shape)
+        found = (stub, _sha256(stub))
+    if key is not None:
+        with _PLAIN_LOCK:
+            _ACCEPTED[key] = found
+            while len(_ACCEPTED) > _PLAIN_KEPT:
+                del _ACCEPTED[next(iter(_ACCEPTED))]
+    return found
+
+
+def _accept_key(file: str, shape: RecordShape, hashes: Mapping[str, str]) -> str | None:
+    """What the record type check's verdict on `file` depends on: its text's hash and, per
+    sibling module it imports from, that module's name and text hash (None if any is not known)."""
+    digest = hashes.get(file)
+    if digest is None:
+        return None
+    parts = [digest]
+    for imp in shape.imports:
+        if imp.level != 0:
+            module = imp.module or ""
+            sibling = hashes.get(f"{module}.py")
+            if sibling is None:
+                return None
+            parts.append(f"{imp.level}:{module}:{sibling}")
+    return "\x00".join(parts)
 
 
 def _plain(text: str, digest: str | None) -> bool:

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import AbstractSet, Any, Callable, Collection, Literal, Mapping, Sequence
 
-from codegen import forked, module_reuse, precompile
+from codegen import forked, module_reuse, precompile, walk_cache
 from codegen.loader import (
     CODE_CACHE,
     PackageLoadError,
@@ -50,6 +50,7 @@ Stage = Literal["safety", "mypy", "import", "coverage"]
 PART_WALK = "walk1"
 StoredParts = Callable[[Collection[Key]], Mapping[Key, Part]]  # part keys -> walks kept elsewhere
 CODE_SLACK = 64  # compiled-code entries a code folder keeps beyond twice a package's files
+WALKS = "walks"  # under the cache root, per user: the walks of chunk lists (`codegen.walk_cache`)
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,9 @@ class Validator:
     A new version costs what changed: an unchanged file's safety verdict is a lookup by its
     hash, mypy re-checks what changed (its own cache), import reuses the modules of
     unchanged files (`codegen.module_reuse`; while the previous package stays loaded), and
-    the coverage walk visits only chunk lists whose chunk file or class module changed."""
+    the coverage walk visits only chunk lists whose chunk file or class module changed
+    (a new process finds the others' walks in the walk cache). A text equal to the one the
+    user's last validation had under its name is compared, not hashed again."""
 
     def __init__(self, cache_root: Path, *, workers: int = 1, limits: Limits = Limits(),
                  fork_min_bytes: int | None = precompile.MIN_BYTES) -> None:
@@ -97,6 +100,9 @@ class Validator:
         # user -> (scope, part key -> walk of one chunk list)
         self._parts: dict[str, tuple[str, dict[Key, Part]]] = {}
         self.parts_walked = 0  # chunk lists walked afresh over this validator's life
+        # user -> file -> (text, its sha256) of the last files validated: an equal text has that hash
+        self._hashed: dict[str, dict[str, tuple[str, str]]] = {}
+        self.hashed = 0  # texts hashed over this validator's life (the others were equal to a known one)
 
     def close(self) -> None:
         self.safety.close()
@@ -104,9 +110,11 @@ class Validator:
     def forget(self, user: str) -> None:
         """Drop what the caches hold of a user's text: mypy's working copy and its cache."""
         self._parts.pop(user, None)
+        self._hashed.pop(user, None)
         name = stable_name(user)
         shutil.rmtree(self.cache_root / "typecheck" / name, ignore_errors=True)
         shutil.rmtree(self.cache_root / "mypy" / name, ignore_errors=True)
+        shutil.rmtree(self.cache_root / WALKS / name, ignore_errors=True)
         for cached in (self.cache_root / "mypy").glob(f"*/{name}"):  # the layout before per-user caches
             shutil.rmtree(cached, ignore_errors=True)
 
@@ -129,7 +137,8 @@ class Validator:
         lists are looked up (give `live_fact_ids` then).
 
         `stored_parts(keys)`: walks of chunk lists kept elsewhere (a version's stored
-        manifest), asked for the keys this validator holds no walk of; a part key names
+        manifest), asked for the keys this validator holds no walk of, neither in memory
+        nor in its walk cache on disk (`codegen.walk_cache`, written on success); a part key names
         the chunk module's content, its class module's included (`chunk_runs`), so a walk
         found under it is the walk of these very records. `code_dir`: where compiled code
         is kept by source hash (`codegen.loader.keep_code`), so a new process compiles only
@@ -143,7 +152,7 @@ class Validator:
             else dict.fromkeys(quarantined, "left out by the producer")
         timings: dict[str, float] = {}
         started = time.perf_counter()
-        hashes = {file: content_hash(text) for file, text in files.items() if isinstance(text, str)}
+        hashes = self._hashes(user, files)
         self.typing_child = None
         self.ahead = ahead = self._compile_ahead(files, hashes, stage_dir, code_dir)
         try:
@@ -154,6 +163,23 @@ class Validator:
         finally:
             if ahead is not None:
                 ahead.close()
+
+    def _hashes(self, user: str, files: Mapping[str, str]) -> dict[str, str]:
+        """Each file's sha256 (`content_hash`); a text equal to the one the user's last
+        validation had under that name has the same hash, and is compared, not hashed."""
+        known = self._hashed.get(user, {})
+        kept: dict[str, tuple[str, str]] = {}
+        for file, text in files.items():
+            if not isinstance(text, str):
+                continue
+            seen = known.get(file)
+            if seen is not None and (seen[0] is text or seen[0] == text):
+                kept[file] = seen
+            else:
+                kept[file] = (text, content_hash(text))
+                self.hashed += 1
+        self._hashed[user] = kept
+        return {file: digest for file, (_, digest) in kept.items()}
 
     def _compile_ahead(self, files: Mapping[str, str], hashes: Mapping[str, str], stage_dir: Path,
                        code_dir: Path | None) -> precompile.Precompile | None:
@@ -258,8 +284,12 @@ class Validator:
         previous = known
         missing = [key for collection in runs.values() for key, _ in collection
                    if key is not None and key not in known]
-        if stored_parts is not None and missing:
-            known = {**known, **stored_parts(missing)}
+        walks = self.cache_root / WALKS / stable_name(user)
+        kept = walk_cache.read(walks, scope, missing) if missing else {}
+        stored = stored_parts([key for key in missing if key not in kept]) \
+            if stored_parts is not None and len(kept) < len(missing) else {}
+        if kept or stored:
+            known = {**known, **kept, **stored}
         found: dict[Key, Part] = {}
         used: dict[str, list[tuple[Key | None, Part]]] = {}
         walked = walk_module(vars(module), live_fact_ids=live_fact_ids,
@@ -278,6 +308,9 @@ class Validator:
         # an id that is no fact yet would keep an entity id of None).
         parts = {key: part for collection in runs.values() for key, _ in collection
                  if key is not None and (part := found.get(key) or known.get(key)) is not None}
+        # A new process finds these walks on disk (those it walked or read from the version).
+        walk_cache.write(walks, scope, {**stored, **found})
+        walk_cache.prune(walks, parts.keys(), 2 * len(parts) + CODE_SLACK)
         return ValidationSuccess(module, name, timings, walked[1], used, hashes), parts
 
 

@@ -26,7 +26,7 @@ import codegen.producer
 import users.log_summary
 from codegen.loader import unload_package
 from codegen.manifest import Manifest
-from codegen.validate import ValidationSuccess, Validator
+from codegen.validate import WALKS, ValidationSuccess, Validator
 from factlog.model import NewFact
 from runtime.memory import Memory
 from users.checkpoint import Published
@@ -145,6 +145,9 @@ class Stored:
         self.fresh()
 
     def fresh(self) -> None:
+        """Another process, without the validator's walk cache (what is tested here is the
+        stored manifest; tests/test_walk_cache.py tests the cache)."""
+        shutil.rmtree(self.root / "cache" / WALKS, ignore_errors=True)
         self.validator = Validator(self.root / "cache")
         self.versions = VersionStore(self.root / "users")
 

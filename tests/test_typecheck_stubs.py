@@ -146,3 +146,27 @@ def test_a_remembered_verdict_does_not_import_mypy(tmp_path: Path) -> None:
 def test_only_the_leading_docstring_is_blanked(text: str, expected: str) -> None:
     assert blank_docstring(text) == expected
 
+
+
+def test_the_record_type_check_runs_once_per_chunk_and_class_module_content(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A +10 re-checks only the chunks whose text, or whose class module's text, changed."""
+    import codegen.typecheck as typecheck_module
+    calls: list[str] = []
+    real = typecheck_module.accepts
+
+    def counted(shape: object, classes: object, text: str, plain: bool | None = None) -> bool:
+        calls.append(text)
+        return real(shape, classes, text, plain)  # type: ignore[arg-type]
+    monkeypatch.setattr(typecheck_module, "accepts", counted)
+    files = package_files(count_type="int | float | None")  # a class no other test here declares
+    safe = SafetyChecker().check(files)
+    assert isinstance(safe, SafetySuccess)
+    hashes = {name: content_hash(text) for name, text in files.items()}
+    first = typecheck_module.mypy_input(files, hashes, safe.records)
+    assert typecheck_module.mypy_input(files, hashes, safe.records) == first and len(calls) == 1
+    assert "c0.pyi" in first[0]
+    changed = package_files(count_type="str | bool | None")  # the chunk's int no longer fits
+    changed_hashes = {name: content_hash(text) for name, text in changed.items()}
+    again = typecheck_module.mypy_input(changed, changed_hashes, safe.records)
+    assert len(calls) == 2 and "c0.py" in again[0] and "c0.pyi" not in again[0]
