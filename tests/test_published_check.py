@@ -36,7 +36,7 @@ class Reads:
         self.files = 0
         self.blobs = 0
         sha256 = integrity._sha256
-        reader = integrity.tree_reader
+        reader = vars(integrity)["tree_reader"]
 
         def counted_sha256(*args: Any) -> str:
             self.files += 1
@@ -51,7 +51,7 @@ class Reads:
 
                     def read(sha: str) -> bytes:
                         self.blobs += 1
-                        return blob(sha)
+                        return bytes(blob(sha))
                     return read
 
                 def __exit__(inner, *exc: Any) -> Any:

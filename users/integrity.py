@@ -8,6 +8,13 @@ inode, size, mtime and ctime of each): an unchanged identity is not hashed again
 ctime is set by the kernel on every write, rename or `utime`, so restoring a file's mtime
 does not hide an edit. Where the folder can be watched (`users.folder_watch`, Linux), a
 folder that passed and has not changed since is recognised without reading its entries.
+
+A folder not yet checked (a version just published) costs what this process did not
+write or check itself: a file that is a blob this process wrote or compared
+(`users.blobs.BlobWriter.kept`), its identity unchanged since, is not hashed, nor is a
+manifest row this process put or checked while the piece store's files kept their
+identity (`users.piece_store.CHECKED_ROWS`). Anything changed behind its back has another
+identity and is read. `uac verify` (`use_cache=False`) reads every byte.
 """
 
 from __future__ import annotations
