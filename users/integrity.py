@@ -8,6 +8,13 @@ inode, size, mtime and ctime of each): an unchanged identity is not hashed again
 ctime is set by the kernel on every write, rename or `utime`, so restoring a file's mtime
 does not hide an edit. Where the folder can be watched (`users.folder_watch`, Linux), a
 folder that passed and has not changed since is recognised without reading its entries.
+
+A folder not yet checked (a version just published) costs what this process did not
+write or check itself: a file that is a blob this process wrote or compared
+(`users.blobs.BlobWriter.kept`), its identity unchanged since, is not hashed, nor is a
+manifest row this process put or checked while the piece store's files kept their
+identity (`users.piece_store.CHECKED_ROWS`). Anything changed behind its back has another
+identity and is read. `uac verify` (`use_cache=False`) reads every byte.
 """
 
 from __future__ import annotations
@@ -22,15 +29,16 @@ from pathlib import Path
 
 from codegen.manifest_file import MANIFEST_FILE as MANIFEST_FILE  # its sha256 is in meta.json
 from factlog.errors import InputError
+from users.blobs import BlobStamp
 from users.folder_watch import WATCHED
-from users.manifest_parts import ChangedPart, referenced
-from users.piece_store import tree_reader
+from users.manifest_parts import ChangedPart, part_pieces
+from users.piece_store import CHECKED_ROWS, PIECES_FILE, db_stamp, tree_reader
 from users.versions import VersionInfo
 
 FILE_NAME = re.compile(r"[a-z_][a-z0-9_]*\.py", re.ASCII)  # the only files a package may hold
 META_FILE = "meta.json"
 
-Identity = tuple[tuple[str, int, int, int, int, int], ...]
+Identity = tuple[tuple[str, int, int, int, int, int, int], ...]  # name, device, inode, size, mtime, ctime, mode
 
 
 class IntegrityError(InputError):
@@ -93,8 +101,11 @@ class _CheckedFolders:
                 del self._passed[other]
 
     def clear(self) -> None:
+        """Forget every check (and the rows of piece stores known checked)."""
         with self._lock:
             self._passed.clear()
+        CHECKED_ROWS.clear()
+        PART_LISTS.clear()
 
 
 CHECKED = _CheckedFolders()
@@ -105,7 +116,7 @@ def _identity(path: Path) -> Identity:
     with os.scandir(path) as found:
         for entry in found:
             st = entry.stat(follow_symlinks=False)
-            entries.append((entry.name, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
+            entries.append((entry.name, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode))
     return tuple(sorted(entries))
 
 
@@ -129,15 +140,21 @@ def _sha256(path: Path, key: tuple[int, int, int, int], hashes: Hashes | None) -
     return sha
 
 
-def _problem(info: VersionInfo, identity: Identity, hashes: Hashes | None = None) -> str | None:
+def _problem(info: VersionInfo, identity: Identity, hashes: Hashes | None = None,
+             blobs: Mapping[str, BlobStamp] | None = None, trust: bool = False) -> str | None:
     """Why the folder does not match its metadata, or None. Reads and hashes every file
-    (the package files, `manifest.json` and the manifest parts it names)."""
+    (the package files, `manifest.json` and the manifest parts it names), but with `blobs`
+    (sha256 -> the identity of a blob this process wrote or checked, `users.blobs.BlobWriter`)
+    a file that is that very blob, unchanged, is not read; with `trust`, the rows of the
+    piece store this process put or checked are not read while unchanged (`_manifest_problem`)."""
     sources: dict[str, tuple[int, int, int, int]] = {}
+    stamps: dict[str, BlobStamp] = {}
     manifest = False
-    for name, ino, size, mtime, ctime, mode in identity:
+    for name, dev, ino, size, mtime, ctime, mode in identity:
         if name == META_FILE:
             continue
         key = (ino, size, mtime, ctime)
+        stamps[name] = (dev, ino, size, mtime, ctime)
         if name == MANIFEST_FILE and info.manifest_sha256 is not None and stat.S_ISREG(mode):
             manifest = True
             continue
@@ -151,6 +168,8 @@ def _problem(info: VersionInfo, identity: Identity, hashes: Hashes | None = None
                 return f"{name} was deleted since it was published"
             if name not in recorded:
                 return f"{name} was added since it was published"
+            if blobs is not None and blobs.get(recorded[name]) == stamps[name]:
+                continue  # the blob of exactly those bytes, unchanged since this process wrote or read it
             try:
                 sha = _sha256(info.path / name, sources[name], hashes)
             except OSError as exc:
@@ -168,12 +187,37 @@ def _problem(info: VersionInfo, identity: Identity, hashes: Hashes | None = None
             return "its files changed since it was published"
     if info.manifest_sha256 is None:
         return None
-    return _manifest_problem(info, manifest, hashes)
+    return _manifest_problem(info, manifest, hashes, trust)
 
 
-def _manifest_problem(info: VersionInfo, manifest: bool, hashes: Hashes | None) -> str | None:
+class _PartLists:
+    """User folder -> the pieces of each part blob of the tree checked last (a part's list
+    is fixed by its name; it is used only for a part whose row is known unchanged)."""
+
+    def __init__(self) -> None:
+        self._lists: dict[str, dict[str, list[str]]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, folder: Path) -> dict[str, list[str]]:
+        with self._lock:
+            return self._lists.get(str(folder), {})
+
+    def put(self, folder: Path, lists: dict[str, list[str]]) -> None:
+        with self._lock:
+            self._lists[str(folder)] = lists
+
+    def clear(self) -> None:
+        with self._lock:
+            self._lists.clear()
+
+
+PART_LISTS = _PartLists()
+
+
+def _manifest_problem(info: VersionInfo, manifest: bool, hashes: Hashes | None, trust: bool = False) -> str | None:
     """Whether `manifest.json` and every blob of its tree (`users.manifest_parts`) are as
-    published."""
+    published. With `trust`, the rows this process put or checked while the piece store's
+    files kept their identity (`users.piece_store.CHECKED_ROWS`) are not read again."""
     if not manifest:
         return f"{MANIFEST_FILE} was deleted since it was published"
     try:
@@ -182,14 +226,22 @@ def _manifest_problem(info: VersionInfo, manifest: bool, hashes: Hashes | None) 
         return f"{MANIFEST_FILE} cannot be read ({exc.strerror})"
     if hashlib.sha256(data).hexdigest() != info.manifest_sha256:
         return f"{MANIFEST_FILE} changed since it was published"
-    with tree_reader(info.path.parent) as blob:
+    folder = info.path.parent
+    database = folder / PIECES_FILE
+    before = db_stamp(database) if trust else None
+    known = CHECKED_ROWS.rows(database, before) if trust else frozenset()
+    lists = PART_LISTS.get(folder) if known else {}
+    from_rows: set[str] = set()
+    with tree_reader(folder, from_rows) as blob:
         try:
-            names = referenced(data, blob, str(info.path / MANIFEST_FILE))
+            parts = part_pieces(data, blob, str(info.path / MANIFEST_FILE),
+                                {sha: lists[sha] for sha in known.intersection(lists)} if lists else None)
         except ChangedPart as exc:
             return str(exc)
         except InputError:
             return f"{MANIFEST_FILE} cannot be read as a manifest"
-        for sha in sorted(names):
+        names = set(parts).union(*parts.values())
+        for sha in sorted(names - known):
             found = hashes.get(sha) if hashes is not None else None  # a blob named by many versions: read once
             if found is None:
                 try:
@@ -200,12 +252,20 @@ def _manifest_problem(info: VersionInfo, manifest: bool, hashes: Hashes | None) 
                     hashes[sha] = found
             if found != sha:
                 return f"manifest piece {sha} changed since it was published"
+    if trust:
+        CHECKED_ROWS.checked(database, before, db_stamp(database), from_rows)
+        PART_LISTS.put(folder, parts)
     return None
 
 
-def version_problem(info: VersionInfo, *, use_cache: bool = True, hashes: Hashes | None = None) -> str | None:
+def version_problem(info: VersionInfo, *, use_cache: bool = True, hashes: Hashes | None = None,
+                    blobs: Mapping[str, BlobStamp] | None = None) -> str | None:
     """What is wrong with the stored files of `info`, or None when they are as published.
-    `hashes` (shared by the calls of one verify) hashes each inode once while it is unchanged."""
+    `hashes` (shared by the calls of one verify) hashes each inode once while it is unchanged.
+    With `use_cache`, a folder that passed and kept its identity is not read again, nor are
+    the piece store's rows this process put or checked while the store is unchanged, nor
+    (`blobs`: the blobs this process wrote or checked, by sha256, with their identity then)
+    files that are such blobs, unchanged (`_problem`). Without it every byte is read."""
     key = (str(info.path), info.files_sha256)
     if use_cache and CHECKED.get(key) is not None and WATCHED.unchanged(info.path):
         return None  # passed, and watched since: nothing in it changed (`users.folder_watch`)
@@ -219,7 +279,7 @@ def version_problem(info: VersionInfo, *, use_cache: bool = True, hashes: Hashes
     if use_cache and CHECKED.get(key) == identity:
         return None
     CHECKED.hashed += 1
-    problem = _problem(info, identity, hashes)
+    problem = _problem(info, identity, hashes, blobs if use_cache else None, use_cache)
     if problem is not None:
         CHECKED.drop(key)
         return problem
@@ -232,9 +292,10 @@ def version_problem(info: VersionInfo, *, use_cache: bool = True, hashes: Hashes
     return None
 
 
-def check_version(info: VersionInfo) -> None:
-    """Raise `IntegrityError` (one line, exit 2 in the CLI) unless the version is as published."""
-    problem = version_problem(info)
+def check_version(info: VersionInfo, blobs: Mapping[str, BlobStamp] | None = None) -> None:
+    """Raise `IntegrityError` (one line, exit 2 in the CLI) unless the version is as published
+    (`blobs`: see `version_problem`)."""
+    problem = version_problem(info, blobs=blobs)
     if problem is not None:
         raise _fail(info, problem)
 

@@ -356,14 +356,27 @@ def read_manifest(data: bytes, blob: Blob, source: str) -> Manifest:
 def referenced(data: bytes, blob: Blob, source: str) -> set[str]:
     """Every blob the tree under `manifest.json` names (none for a whole manifest);
     `ChangedPart` (or InputError) when it cannot be read whole."""
+    found: set[str] = set()
+    for part_sha, pieces in part_pieces(data, blob, source).items():
+        found.add(part_sha)
+        found.update(pieces)
+    return found
+
+
+def part_pieces(data: bytes, blob: Blob, source: str,
+                known: Mapping[str, list[str]] | None = None) -> dict[str, list[str]]:
+    """Each part blob the tree under `manifest.json` names -> the pieces it names (empty for
+    a whole manifest); the parts in `known` (whose blobs the caller knows unchanged) are
+    not read. `ChangedPart` (or InputError) when it cannot be read whole."""
     index = index_of(data, source)
     if index is None:
-        return set()
-    found: set[str] = set()
+        return {}
+    found: dict[str, list[str]] = {}
     for hashes in index.parts.values():
         for part_sha in hashes:
-            found.add(part_sha)
-            found.update(_part(blob, part_sha)[0])
+            if part_sha not in found:
+                pieces = known.get(part_sha) if known is not None else None
+                found[part_sha] = pieces if pieces is not None else _part(blob, part_sha)[0]
     return found
 
 

@@ -21,13 +21,22 @@ Rules:
 - Readers take no lock of ours: SQLite's own locks let a read see a commit whole or not
   at all; a busy database is waited for (`BUSY_MS`). A missing, empty or unreadable
   database reads as one without rows (every blob it should hold is then missing).
+- A process remembers which rows it knows to hold their bytes (`CHECKED_ROWS`: rows it put,
+  or read and checked) together with the identity of the database's files (device, inode,
+  size, mtime and ctime of the database, its journal and its write-ahead log; the kernel
+  sets the ctime on every write). While that identity is unchanged, or changed only by this
+  process's own `put` (the identity before the write, taken under the write lock,
+  matching the remembered one), those rows need not be read again; any other write
+  to the files forgets them all. `uac verify` reads every row regardless.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 import sqlite3
+import threading
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Protocol
@@ -67,6 +76,72 @@ class PieceStore(Protocol):
     def remove(self, names: Collection[str]) -> None:
         """Remove these blobs (durably, all or none)."""
         ...
+
+
+DbStamp = tuple[tuple[int, int, int, int, int] | None, ...]  # the database's, its journal's, its log's
+
+
+def db_stamp(path: Path) -> DbStamp | None:
+    """The identity of a database's files (None: no database); an absent journal or log is None."""
+    found: list[tuple[int, int, int, int, int] | None] = []
+    for name in (str(path), f"{path}-journal", f"{path}-wal"):
+        try:
+            st = os.lstat(name)
+        except FileNotFoundError:
+            if not found:
+                return None
+            found.append(None)
+            continue
+        except OSError:
+            return None
+        found.append((st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns))
+    return tuple(found)
+
+
+class _CheckedRows:
+    """Database path -> (the identity of its files, the rows known to hold the bytes their
+    name hashes to while that identity lasts)."""
+
+    def __init__(self) -> None:
+        self._known: dict[str, tuple[DbStamp, set[str]]] = {}
+        self._lock = threading.Lock()
+
+    def rows(self, path: Path, stamp: DbStamp | None) -> frozenset[str]:
+        """The rows known checked, if the files' identity is still `stamp`."""
+        with self._lock:
+            known = self._known.get(str(path))
+            return frozenset(known[1]) if known is not None and stamp is not None and known[0] == stamp \
+                else frozenset()
+
+    def checked(self, path: Path, before: DbStamp | None, after: DbStamp | None, names: Collection[str]) -> None:
+        """`names` were read and found to hold their bytes while the identity stayed `before`
+        (== `after`): remember them (with what was known under that identity)."""
+        if before is None or before != after:
+            return
+        with self._lock:
+            known = self._known.get(str(path))
+            if known is None or known[0] != before:
+                known = self._known[str(path)] = (before, set())
+            known[1].update(names)
+
+    def wrote(self, path: Path, before: DbStamp | None, after: DbStamp | None, put: Collection[str] = ()) -> None:
+        """This process committed a write (rows `put` now hold exactly their bytes) to files
+        whose identity was `before` when its write lock was taken and `after` once it
+        committed: what was known under `before` stays known. (None: forget the database.)"""
+        with self._lock:
+            known = self._known.pop(str(path), None)
+            if after is None:
+                return
+            rows = known[1] if known is not None and before is not None and known[0] == before else set()
+            rows.update(put)
+            self._known[str(path)] = (after, rows)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._known.clear()
+
+
+CHECKED_ROWS = _CheckedRows()
 
 
 def _key(sha: str) -> bytes:
@@ -124,15 +199,18 @@ class SqlitePieces:
         try:
             before = conn.total_changes
             conn.execute("BEGIN IMMEDIATE")
+            locked = db_stamp(self.path)  # no other writer can commit from here to our commit
             conn.executemany(_PUT, rows)
             conn.execute("COMMIT")
             written = conn.total_changes - before
         except sqlite3.Error as exc:
             with contextlib.suppress(sqlite3.Error):
                 conn.execute("ROLLBACK")
+            CHECKED_ROWS.wrote(self.path, None, None)
             raise InputError(f"{self.path}: cannot store manifest pieces ({exc})") from None
         finally:
             conn.close()
+        CHECKED_ROWS.wrote(self.path, locked, db_stamp(self.path), put=blobs.keys())
         if new:  # the database's own name, before any version names what it holds
             from factlog.durable import fsync_dir
 
@@ -189,6 +267,7 @@ class SqlitePieces:
             raise InputError(f"{self.path}: cannot remove manifest pieces ({exc})") from None
         finally:
             conn.close()
+            CHECKED_ROWS.wrote(self.path, None, None)  # the vacuum writes after the commit: all is read again
 
 
 def piece_store(folder: Path) -> PieceStore:
@@ -197,9 +276,10 @@ def piece_store(folder: Path) -> PieceStore:
 
 
 @contextlib.contextmanager
-def tree_reader(folder: Path) -> Iterator[Blob]:
+def tree_reader(folder: Path, from_rows: set[str] | None = None) -> Iterator[Blob]:
     """Read the user's tree blobs by name: from the store, else from `.blobs/<sha256>` (tree
-    blobs written as files); `OSError` where neither holds it."""
+    blobs written as files); `OSError` where neither holds it. `from_rows` collects the
+    names read from the store's rows."""
     files = blobs_dir(folder)
 
     def from_file(sha: str) -> bytes:
@@ -213,8 +293,11 @@ def tree_reader(folder: Path) -> Iterator[Blob]:
 
         def read(sha: str) -> bytes:
             try:
-                return stored(sha)
+                data = stored(sha)
             except FileNotFoundError:
                 return from_file(sha)
+            if from_rows is not None:
+                from_rows.add(sha)
+            return data
 
         yield read

@@ -434,8 +434,9 @@ class VersionStore:
 
     def check(self, info: VersionInfo) -> None:
         """Refuse (`IntegrityError`) a version whose folder is not as published; cheap when
-        nothing changed since the last check in this process (see `users.integrity`)."""
-        check_version(info)
+        nothing changed since the last check in this process, and for the files and manifest
+        rows this process wrote or checked and that are unchanged since (see `users.integrity`)."""
+        check_version(info, self._verified(info.user))
 
     def load(self, user: str, number: int | str | None = None) -> ModuleType:
         """Import a version (the current one by default) under a name unique to (user, version).
