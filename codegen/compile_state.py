@@ -221,6 +221,15 @@ def _stats(text: str) -> dict[str, FieldStats]:
     return out
 
 
+def _note_rows(notes: Iterable[NoteRow]) -> Iterator[tuple[object, ...]]:
+    dates: dict[tuple[date, ...], str] = {}  # many notes share their dates
+    for n in notes:
+        text = dates.get(n.dates)
+        if text is None:
+            text = dates[n.dates] = json.dumps([d.isoformat() for d in n.dates])
+        yield n.fact_id, n.ordinal, n.text, text, n.hash, n.line, n.needs
+
+
 def _note(row: tuple[object, ...]) -> NoteRow:
     fact_id, ordinal, text, dates, fact_hash, line, needs = row
     return NoteRow(int(str(fact_id)), int(str(ordinal)), str(text),
@@ -324,14 +333,8 @@ class StateDb:
         return _note(rows[0]) if rows else None
 
     def put_notes(self, notes: Iterable[NoteRow]) -> None:
-        notes = list(notes)
-        dates: dict[tuple[date, ...], str] = {}  # many notes share their dates
-        for note in notes:
-            if note.dates not in dates:
-                dates[note.dates] = json.dumps([d.isoformat() for d in note.dates])
         self._write("notes", "INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash, line, needs) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    ((n.fact_id, n.ordinal, n.text, dates[n.dates], n.hash, n.line, n.needs) for n in notes))
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)", _note_rows(notes))
 
     def delete_notes(self, ids: Iterable[int]) -> None:
         self._write("notes", "DELETE FROM notes WHERE fact_id = ?", ((i,) for i in ids))
@@ -387,27 +390,33 @@ class StateDb:
 Write = tuple[str, Iterable[Sequence[object]] | None, Sequence[object]]  # sql, rows (None: run once), args
 
 
+_KEPT_AS_OBJECTS = ("entities", "notes")  # tables whose rows a deferred state keeps unmade
+
+
 class DeferredState(StateDb):
     """A state built from scratch in memory, whose writes are kept to be replayed into the
     state file later (`replay`, in one transaction after `clear`), by another process.
 
-    Every write but the entities' runs in memory too (the build reads those tables back),
-    and is kept as rows already made. The entity rows are only kept, as the `EntityRow`s
-    themselves: their members are turned into text when they are replayed, so a build from
-    scratch must not change an entity once it has put it (it does not: each kind's rows
-    are put when its chunks are rendered, the rest at the end). Reading entities back is
-    refused (a build from scratch holds them in memory)."""
+    Every write but the entities' and notes' runs in memory too (the build reads those
+    tables back), and is kept as rows already made. The entity and note rows are only kept,
+    as the `EntityRow`s and `NoteRow`s themselves: they are turned into text when they are
+    replayed, so a build from scratch must not change an entity once it has put it (it
+    does not: each kind's rows are put when its chunks are rendered, the rest at the end).
+    Reading entities or notes back is refused (a build from scratch holds them in memory);
+    the notes are counted."""
 
     def __init__(self) -> None:
         super().__init__(None)
         self.writes: list[Write] = []
+        self._note_ids: set[int] = set()
 
     def clear(self) -> None:
         super().clear()
         self.writes.clear()
+        self._note_ids.clear()
 
     def _write(self, table: str, sql: str, rows: Iterable[Sequence[object]]) -> None:
-        if table == "entities":
+        if table in _KEPT_AS_OBJECTS:
             self.writes.append((sql, rows, ()))  # made when replayed (see the class)
             return
         made = list(rows)
@@ -423,6 +432,25 @@ class DeferredState(StateDb):
 
     def put_lines(self, rows: Iterable[EntityRow]) -> None:
         raise RuntimeError("a deferred state takes whole entity rows only")
+
+    def put_notes(self, notes: Iterable[NoteRow]) -> None:
+        notes = list(notes)
+        self._note_ids.update(n.fact_id for n in notes)
+        super().put_notes(notes)
+
+    def delete_notes(self, ids: Iterable[int]) -> None:
+        ids = list(ids)
+        self._note_ids.difference_update(ids)
+        super().delete_notes(ids)
+
+    def note_count(self) -> int:
+        return len(self._note_ids)
+
+    def notes_in(self, lo: int | None = None, hi: int | None = None) -> list[NoteRow]:
+        raise RuntimeError("a deferred state does not read notes back")
+
+    def note(self, fact_id: int) -> NoteRow | None:
+        raise RuntimeError("a deferred state does not read notes back")
 
     def entity(self, ident: str) -> EntityRow | None:
         raise RuntimeError("a deferred state does not read entities back")

@@ -262,9 +262,11 @@ class SummaryJob:
             self._child = None
 
 
-def start_summary(path: Path | None, log: LogAccess, epoch: str, *, fork_min: int = FORK_MIN_FACTS) -> SummaryJob:
+def start_summary(path: Path | None, log: LogAccess, epoch: str, *, fork_min: int | None = None) -> SummaryJob:
     """`summarize`, by a forked child when the summary must be made afresh from at least
-    `fork_min` facts of a `StoreLog` (read here first, whole; see module)."""
+    `fork_min` (default FORK_MIN_FACTS) facts of a `StoreLog` (read here first, whole; see
+    module)."""
+    fork_min = FORK_MIN_FACTS if fork_min is None else fork_min
     key = str(path)
     with _KEPT_LOCK:
         known = key in _KEPT  # this process summarized that file before: it follows the log
