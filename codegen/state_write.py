@@ -41,10 +41,9 @@ _LOCK = threading.Lock()
 class StateWrite:
     """The write of one state: done already (`child` None) or by a child."""
 
-    def __init__(self, path: Path, child: Forked[bool] | None, status: str, held: object = None) -> None:
+    def __init__(self, path: Path, child: Forked[bool] | None, status: str) -> None:
         self.path = path
         self._child = child
-        self._held = held  # the rows the child writes, let go once it is done (no copy-on-write then)
         self._lock = threading.Lock()
         self.status = status  # written, left (the state had moved on), failed, running
 
@@ -55,7 +54,6 @@ class StateWrite:
             if child is not None:
                 answer = child.answer()
                 self.status = "failed" if answer is None else "written" if answer else "left"
-            self._held = None
         with _LOCK:
             if _PENDING.get(str(self.path)) is self:
                 del _PENDING[str(self.path)]
@@ -99,7 +97,8 @@ def start(path: Path, seen: Mapping[str, str], writes: Sequence[Write], facts: i
     child = fork_call(run, bool, BASE_SECONDS + SECONDS_PER_FACT * facts)
     if child is None:
         return StateWrite(path, None, "written" if write(path, seen, writes) else "left")
-    pending = StateWrite(path, child, "running", writes)
+    pending = StateWrite(path, child, "running")  # the parent lets the rows go: holding
+    # them through validation costs more (every collection walks them) than freeing them now
     with _LOCK:
         _PENDING[str(path)] = pending
     return pending
