@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
+from codegen.gc_pause import paused_gc
 from codegen.loader import unload_package
 from codegen.log_view import StoreLog
 from codegen.problems import Problem, format_problems
@@ -186,7 +187,7 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
     if not isinstance(name, str) or not PRODUCER_PATTERN.fullmatch(name):
         raise InputError(f"producer name {name!r} must be lowercase letters, digits and '_' "
                          "(optionally ':' and a detail, e.g. 'llm:qwen2.5-7b')")
-    with versions.in_use():
+    with versions.in_use(), paused_gc():  # a build's objects stay alive: collections would find nothing
         return _checkpoint(facts, versions, validator, user, stage_root, chosen, max(0, max_repairs), state_root)
 
 
