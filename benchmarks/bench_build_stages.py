@@ -155,7 +155,7 @@ print(json.dumps({"wall": wall, "cpu": cpu, "files": len(files),
 def _run(src: Path, home: Path, user: str, only: str) -> dict[str, object]:
     work = Path(tempfile.mkdtemp(prefix="bench-stages-"))
     try:
-        env_path = [str(src)] if src != HERE.parent else []
+        env_path = [str(src)]  # this tree too: the run uses the code beside this script
         child, args = (CHECKPOINT_CHILD, []) if only == "checkpoint" else (CHILD, [only])
         out = subprocess.run([sys.executable, "-c", f"import sys; sys.path[:0] = {env_path!r}\n" + child,
                               str(home), str(work), user, *args], capture_output=True, text=True, check=True)
