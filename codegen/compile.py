@@ -41,12 +41,14 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
+from codegen import state_write
 from codegen.chunk_files import MAX_CHUNK_BYTES as MAX_CHUNK_BYTES  # a chunk over this is split in halves
 from codegen.chunk_files import Writer
 from codegen.compile_state import (
     CLASS_CHUNK,
     FORMAT,
     NOTES_KIND,
+    DeferredState,
     EntityRow,
     KindRow,
     Member,
@@ -72,6 +74,7 @@ from codegen.schema import (
     spec_digest,
     spec_from_stats,
 )
+from codegen.state_write import StateWrite
 from factlog.identity import kind_identity
 from factlog.liveness import effective_day
 from factlog.log_access import LogAccess, prefix_problem
@@ -675,6 +678,7 @@ class Compiled:
     input_hash: str
     rebuilt: str | None  # why the whole log was compiled, None when the state was followed
     rendered: frozenset[str]  # files written by this compile
+    writing: StateWrite | None = None  # the state's write, when it runs behind (`codegen.state_write`)
 
 
 def _usable(db: StateDb, log: LogAccess, epoch: str, chunk_records: int) -> str | None:
@@ -692,14 +696,18 @@ def _usable(db: StateDb, log: LogAccess, epoch: str, chunk_records: int) -> str 
 
 @gc_paused
 def compile_incremental(user: str, state_path: Path, log: LogAccess, *, epoch: str = "",
-                        chunk_records: int = CHUNK_RECORDS) -> Compiled:
+                        chunk_records: int = CHUNK_RECORDS, write_behind: int | None = None) -> Compiled:
     """The package of `log`, produced from the state at `state_path` plus the facts after
     its position (see `codegen.compile_state`); the same bytes as `compile_package`. The
     state is rebuilt from the whole log when it does not match it, cannot be read, or
-    cannot follow the change; it is left alone when another process moved it past `log`."""
+    cannot follow the change; it is left alone when another process moved it past `log`.
+    `write_behind`: a rebuild of a log of at least this many facts leaves the writing of
+    the state to a forked child (`codegen.state_write`; the caller waits for
+    `Compiled.state_write` when done); None: the state is written before this returns."""
     check_user_id(user)
+    state_write.wait(state_path)  # this process's write of the state, if one runs, is over first
     try:
-        return _compile_with(user, state_path, log, epoch, chunk_records)
+        return _compile_with(user, state_path, log, epoch, chunk_records, write_behind)
     except sqlite3.DatabaseError as error:
         if isinstance(error, sqlite3.OperationalError) and _busy(error):
             # another process holds the state too long: compile without it, leaving it alone
@@ -710,20 +718,22 @@ def compile_incremental(user: str, state_path: Path, log: LogAccess, *, epoch: s
         state_path.unlink(missing_ok=True)
         for suffix in ("-wal", "-shm"):
             state_path.with_name(state_path.name + suffix).unlink(missing_ok=True)
-        return _compile_with(user, state_path, log, epoch, chunk_records)
+        return _compile_with(user, state_path, log, epoch, chunk_records, write_behind)
 
 
 def _busy(error: sqlite3.OperationalError) -> bool:
     return "locked" in str(error) or "busy" in str(error)
 
 
-def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk_records: int) -> Compiled:
+def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk_records: int,
+                  write_behind: int | None) -> Compiled:
     db = StateDb(state_path)
     try:
         db.begin_write()
     except BaseException:
         db.close()
         raise
+    behind: dict[str, str] | None = None  # the meta row read, when the rebuild's write goes behind
     try:
         reason = _usable(db, log, epoch, chunk_records)
         if reason == "state ahead of the log":
@@ -739,19 +749,45 @@ def _compile_with(user: str, state_path: Path, log: LogAccess, epoch: str, chunk
                 db.rollback()
                 db.begin_write()
                 reason = str(why) or type(why).__name__
-        if rendered is None:
+        if rendered is None and write_behind is not None and log.head >= write_behind:
+            behind = db.meta()
+            db.rollback()  # the child takes the lock again to write (see `codegen.state_write`)
+        elif rendered is None:
             rendered = _build_full(user, db, log, None, chunk_records)[0]
-        position = int(db.meta()["position"])
-        anchor = log.get(position) if position else None
-        db.set_meta({"epoch": epoch, "anchor": anchor.hash if anchor else ""})
-        files = db.sources() if rendered.files is None else rendered.files
-        db.commit()
+        if rendered is not None:
+            position, files = _seal(db, log, epoch, rendered)
+            db.commit()
     except BaseException:
         db.rollback()
         raise
     finally:
         db.close()
+    if behind is not None:
+        return _compile_behind(user, state_path, log, epoch, chunk_records, behind, reason)
+    assert rendered is not None
     return Compiled(dict(sorted(files.items())), position, rendered.input_hash, reason, rendered.written)
+
+
+def _seal(db: StateDb, log: LogAccess, epoch: str, rendered: _Rendered) -> tuple[int, dict[str, str]]:
+    """The state's last meta (epoch, anchor); the position compiled and the package's files."""
+    position = int(db.meta()["position"])
+    anchor = log.get(position) if position else None
+    db.set_meta({"epoch": epoch, "anchor": anchor.hash if anchor else ""})
+    return position, db.sources() if rendered.files is None else rendered.files
+
+
+def _compile_behind(user: str, state_path: Path, log: LogAccess, epoch: str, chunk_records: int,
+                    seen: dict[str, str], reason: str | None) -> Compiled:
+    """A rebuild from the whole log in memory, its state written by a child (see
+    `codegen.state_write`) if the state's meta row is still `seen` then."""
+    db = DeferredState()
+    try:
+        rendered = _build_full(user, db, log, None, chunk_records)[0]
+        position, files = _seal(db, log, epoch, rendered)
+        write = state_write.start(state_path, seen, db.writes, log.head)
+    finally:
+        db.close()
+    return Compiled(dict(sorted(files.items())), position, rendered.input_hash, reason, rendered.written, write)
 
 
 def state_files(state_path: Path) -> Iterator[Path]:

@@ -31,7 +31,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, NamedTuple
+from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 
 from factlog.model import JsonValue
 from factlog.timeparse import parse_date
@@ -221,6 +221,15 @@ def _stats(text: str) -> dict[str, FieldStats]:
     return out
 
 
+def _note_rows(notes: Iterable[NoteRow]) -> Iterator[tuple[object, ...]]:
+    dates: dict[tuple[date, ...], str] = {}  # many notes share their dates
+    for n in notes:
+        text = dates.get(n.dates)
+        if text is None:
+            text = dates[n.dates] = json.dumps([d.isoformat() for d in n.dates])
+        yield n.fact_id, n.ordinal, n.text, text, n.hash, n.line, n.needs
+
+
 def _note(row: tuple[object, ...]) -> NoteRow:
     fact_id, ordinal, text, dates, fact_hash, line, needs = row
     return NoteRow(int(str(fact_id)), int(str(ordinal)), str(text),
@@ -259,12 +268,19 @@ class StateDb:
         for table in _TABLES:
             self.conn.execute(f"DELETE FROM {table}")
 
+    # every change of a row goes through these two (`DeferredState` keeps them for later)
+    def _write(self, table: str, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    def _write_one(self, table: str, sql: str, args: Sequence[object] = ()) -> None:
+        self.conn.execute(sql, args)
+
     # meta
     def meta(self) -> dict[str, str]:
         return {str(k): str(v) for k, v in self.conn.execute("SELECT key, value FROM meta")}
 
     def set_meta(self, values: dict[str, str]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", sorted(values.items()))
+        self._write("meta", "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)", sorted(values.items()))
 
     # entities
     def entity(self, ident: str) -> EntityRow | None:
@@ -292,14 +308,14 @@ class StateDb:
             yield EntityRow(ident, kind, int(ordinal), raw=members)
 
     def put_entities(self, rows: Iterable[EntityRow]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO entities(ident, kind, ordinal, live, members, line, line_spec, "
-                              "needs, cites) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                              ((r.ident, r.kind, r.ordinal, int(r.live), _members_json(r.members), r.line,
-                                r.line_spec, r.needs, r.cites_text()) for r in rows))
+        self._write("entities", "INSERT OR REPLACE INTO entities(ident, kind, ordinal, live, members, line, "
+                    "line_spec, needs, cites) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    ((r.ident, r.kind, r.ordinal, int(r.live), _members_json(r.members), r.line,
+                      r.line_spec, r.needs, r.cites_text()) for r in rows))
 
     def put_lines(self, rows: Iterable[EntityRow]) -> None:
-        self.conn.executemany("UPDATE entities SET line = ?, line_spec = ?, needs = ? WHERE ident = ?",
-                              ((r.line, r.line_spec, r.needs, r.ident) for r in rows))
+        self._write("entities", "UPDATE entities SET line = ?, line_spec = ?, needs = ? WHERE ident = ?",
+                    ((r.line, r.line_spec, r.needs, r.ident) for r in rows))
 
     # notes
     def notes_in(self, lo: int | None = None, hi: int | None = None) -> list[NoteRow]:
@@ -317,17 +333,11 @@ class StateDb:
         return _note(rows[0]) if rows else None
 
     def put_notes(self, notes: Iterable[NoteRow]) -> None:
-        notes = list(notes)
-        dates: dict[tuple[date, ...], str] = {}  # many notes share their dates
-        for note in notes:
-            if note.dates not in dates:
-                dates[note.dates] = json.dumps([d.isoformat() for d in note.dates])
-        self.conn.executemany("INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash, line, needs) "
-                              "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                              ((n.fact_id, n.ordinal, n.text, dates[n.dates], n.hash, n.line, n.needs) for n in notes))
+        self._write("notes", "INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash, line, needs) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?)", _note_rows(notes))
 
     def delete_notes(self, ids: Iterable[int]) -> None:
-        self.conn.executemany("DELETE FROM notes WHERE fact_id = ?", ((i,) for i in ids))
+        self._write("notes", "DELETE FROM notes WHERE fact_id = ?", ((i,) for i in ids))
 
     def note_count(self) -> int:
         return int(self.conn.execute("SELECT COUNT(*) FROM notes").fetchone()[0])
@@ -338,24 +348,24 @@ class StateDb:
         return {k: KindRow(k, int(n), int(c), _stats(s), sp) for k, n, c, s, sp in rows}
 
     def put_kinds(self, rows: Iterable[KindRow]) -> None:
-        self.conn.executemany("INSERT OR REPLACE INTO kinds(kind, next_ordinal, live_count, stats, spec) "
-                              "VALUES (?, ?, ?, ?, ?)",
-                              ((r.kind, r.next_ordinal, r.live_count, _stats_json(r), r.spec) for r in rows))
+        self._write("kinds", "INSERT OR REPLACE INTO kinds(kind, next_ordinal, live_count, stats, spec) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    ((r.kind, r.next_ordinal, r.live_count, _stats_json(r), r.spec) for r in rows))
 
     # quarantine and early retractions
     def quarantine(self) -> dict[int, tuple[str, str]]:
         return {int(i): (r, o) for i, r, o in self.conn.execute("SELECT fact_id, reason, origin FROM quarantine")}
 
     def set_quarantine(self, items: dict[int, tuple[str, str]]) -> None:
-        self.conn.execute("DELETE FROM quarantine")
-        self.conn.executemany("INSERT INTO quarantine(fact_id, reason, origin) VALUES (?, ?, ?)",
-                              ((i, r, o) for i, (r, o) in sorted(items.items())))
+        self._write_one("quarantine", "DELETE FROM quarantine")
+        self._write("quarantine", "INSERT INTO quarantine(fact_id, reason, origin) VALUES (?, ?, ?)",
+                    ((i, r, o) for i, (r, o) in sorted(items.items())))
 
     def retracted(self, fact_id: int) -> bool:
         return self.conn.execute("SELECT 1 FROM retracted WHERE fact_id = ?", (fact_id,)).fetchone() is not None
 
     def add_retracted(self, ids: Iterable[int]) -> None:
-        self.conn.executemany("INSERT OR IGNORE INTO retracted(fact_id) VALUES (?)", ((i,) for i in ids))
+        self._write("retracted", "INSERT OR IGNORE INTO retracted(fact_id) VALUES (?)", ((i,) for i in ids))
 
     # files
     def file_rows(self) -> list[FileRow]:
@@ -366,12 +376,96 @@ class StateDb:
         return {n: s for n, s in self.conn.execute("SELECT name, source FROM files")}
 
     def put_file(self, row: FileRow, source: str) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO files(name, kind, chunk, list_name, input_hash, source) "
-                          "VALUES (?, ?, ?, ?, ?, ?)", (row.name, row.kind, row.chunk, row.list_name,
-                                                        row.input_hash, source))
+        self._write_one("files", "INSERT OR REPLACE INTO files(name, kind, chunk, list_name, input_hash, source) "
+                        "VALUES (?, ?, ?, ?, ?, ?)", (row.name, row.kind, row.chunk, row.list_name,
+                                                      row.input_hash, source))
 
     def delete_files(self, kind: str, chunk: int | None = None) -> None:
         if chunk is None:
-            self.conn.execute("DELETE FROM files WHERE kind = ?", (kind,))
+            self._write_one("files", "DELETE FROM files WHERE kind = ?", (kind,))
         else:
-            self.conn.execute("DELETE FROM files WHERE kind = ? AND chunk = ?", (kind, chunk))
+            self._write_one("files", "DELETE FROM files WHERE kind = ? AND chunk = ?", (kind, chunk))
+
+
+Write = tuple[str, Iterable[Sequence[object]] | None, Sequence[object]]  # sql, rows (None: run once), args
+
+
+_KEPT_AS_OBJECTS = ("entities", "notes")  # tables whose rows a deferred state keeps unmade
+
+
+class DeferredState(StateDb):
+    """A state built from scratch in memory, whose writes are kept to be replayed into the
+    state file later (`replay`, in one transaction after `clear`), by another process.
+
+    Every write but the entities' and notes' runs in memory too (the build reads those
+    tables back), and is kept as rows already made. The entity and note rows are only kept,
+    as the `EntityRow`s and `NoteRow`s themselves: they are turned into text when they are
+    replayed, so a build from scratch must not change an entity once it has put it (it
+    does not: each kind's rows are put when its chunks are rendered, the rest at the end).
+    Reading entities or notes back is refused (a build from scratch holds them in memory);
+    the notes are counted."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.writes: list[Write] = []
+        self._note_ids: set[int] = set()
+
+    def clear(self) -> None:
+        super().clear()
+        self.writes.clear()
+        self._note_ids.clear()
+
+    def _write(self, table: str, sql: str, rows: Iterable[Sequence[object]]) -> None:
+        if table in _KEPT_AS_OBJECTS:
+            self.writes.append((sql, rows, ()))  # made when replayed (see the class)
+            return
+        made = list(rows)
+        self.conn.executemany(sql, made)
+        self.writes.append((sql, made, ()))
+
+    def _write_one(self, table: str, sql: str, args: Sequence[object] = ()) -> None:
+        self.conn.execute(sql, args)
+        self.writes.append((sql, None, tuple(args)))
+
+    def put_entities(self, rows: Iterable[EntityRow]) -> None:
+        super().put_entities(list(rows))  # the rows as they are now, made into text later
+
+    def put_lines(self, rows: Iterable[EntityRow]) -> None:
+        raise RuntimeError("a deferred state takes whole entity rows only")
+
+    def put_notes(self, notes: Iterable[NoteRow]) -> None:
+        notes = list(notes)
+        self._note_ids.update(n.fact_id for n in notes)
+        super().put_notes(notes)
+
+    def delete_notes(self, ids: Iterable[int]) -> None:
+        ids = list(ids)
+        self._note_ids.difference_update(ids)
+        super().delete_notes(ids)
+
+    def note_count(self) -> int:
+        return len(self._note_ids)
+
+    def notes_in(self, lo: int | None = None, hi: int | None = None) -> list[NoteRow]:
+        raise RuntimeError("a deferred state does not read notes back")
+
+    def note(self, fact_id: int) -> NoteRow | None:
+        raise RuntimeError("a deferred state does not read notes back")
+
+    def entity(self, ident: str) -> EntityRow | None:
+        raise RuntimeError("a deferred state does not read entities back")
+
+    def entities_of(self, kind: str, lo: int | None = None, hi: int | None = None) -> Iterator[EntityRow]:
+        raise RuntimeError("a deferred state does not read entities back")
+
+    def all_live(self) -> Iterator[EntityRow]:
+        raise RuntimeError("a deferred state does not read entities back")
+
+
+def replay(db: StateDb, writes: Iterable[Write]) -> None:
+    """Run kept writes (`DeferredState.writes`) against `db`, in their order."""
+    for sql, rows, args in writes:
+        if rows is None:
+            db.conn.execute(sql, args)
+        else:
+            db.conn.executemany(sql, rows)

@@ -43,6 +43,11 @@ class StoreLog(Sequence[Fact]):
     def head(self) -> int:
         return self._head
 
+    @property
+    def holds_all(self) -> bool:
+        """Whether the whole log is held (read from its start): no call reads the store then."""
+        return self._all is not None
+
     def after(self, position: int) -> tuple[Fact, ...]:
         """The facts with position < id <= head, in id order."""
         if self._all is None and position < self._tail_from:

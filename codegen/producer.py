@@ -19,10 +19,10 @@ distribution's `[project.entry-points."uac.producers"]`, and choose it with
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from pathlib import Path
-from typing import Mapping, Protocol, Sequence, runtime_checkable
+from typing import Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from codegen.compile import compile_incremental, compile_package
 from codegen.log_view import StoreLog
@@ -34,6 +34,7 @@ from factlog.model import Fact
 GROUP = "uac.producers"
 STATE_FILE = "compile.sqlite"  # the compiler's incremental state in `request.state_dir`
 DEFAULT_PRODUCER = "compiler"
+WRITE_BEHIND_FACTS = 20_000  # a rebuild of a log this long writes its state behind (`Produced.settle`)
 
 
 @dataclass(frozen=True)
@@ -67,6 +68,9 @@ class ProducerRequest:
 class Produced:
     files: dict[str, str]  # file name -> source
     usage: dict[str, float]  # what the producer reports: prompt_tokens, completion_tokens, seconds, ...
+    # work the producer left running (the compiler: its state's write, `codegen.state_write`);
+    # whoever asked for the files calls it once done with them, before it returns
+    settle: Callable[[], object] | None = field(default=None, compare=False)
 
 
 @runtime_checkable
@@ -97,9 +101,10 @@ class CompilerProducer:
         facts = request.facts
         if request.state_dir is not None and not quarantine and isinstance(facts, StoreLog):
             compiled = compile_incremental(request.user, request.state_dir / STATE_FILE, facts,
-                                           epoch=request.epoch)
+                                           epoch=request.epoch, write_behind=WRITE_BEHIND_FACTS)
             return Produced(compiled.files, {"seconds": time.perf_counter() - started,
-                                             "files_rendered": float(len(compiled.rendered))})
+                                             "files_rendered": float(len(compiled.rendered))},
+                            None if compiled.writing is None else compiled.writing.wait)
         package = compile_package(request.user, list(facts), quarantine=quarantine or None)
         return Produced(package.files, {"seconds": time.perf_counter() - started})
 

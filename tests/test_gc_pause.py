@@ -63,3 +63,26 @@ def test_the_compiler_builds_with_collection_paused(tmp_path: Path, monkeypatch:
     compile_incremental("alice", tmp_path / "state.sqlite", ListLog([make_fact(1, "x", kind="trip", key="a")]))
     assert seen == [False]
     assert gc.isenabled()
+
+
+def test_a_checkpoint_runs_with_collection_paused_throughout(tmp_path: Path) -> None:
+    from codegen.producer import CompilerProducer, Produced, ProducerRequest
+    from factlog.model import NewFact
+    from runtime.memory import Memory
+    from users.checkpoint import Published
+
+    seen: list[bool] = []
+
+    class Watching(CompilerProducer):
+        def produce(self, request: ProducerRequest) -> Produced:
+            seen.append(gc.isenabled())  # the producer's own code, outside the compiler's pause
+            return super().produce(request)
+
+    mem = Memory.open(tmp_path / "home")
+    try:
+        mem.facts.append("ana", [NewFact("a trip", kind="trip", key="a", fields={"n": 1})])
+        assert isinstance(mem.checkpoint("ana", producer=Watching()), Published)
+    finally:
+        mem.close()
+    assert seen == [False]
+    assert gc.isenabled()

@@ -58,14 +58,17 @@ def _cuts(n: int, sizes: list[int]) -> list[int]:
 
 
 @settings(max_examples=int(os.environ.get("UAC_PROPERTY_EXAMPLES", "60")), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(steps=st.lists(step, min_size=1, max_size=45), sizes=st.lists(st.integers(1, 12), min_size=1, max_size=8))
+@given(steps=st.lists(step, min_size=1, max_size=45), sizes=st.lists(st.integers(1, 12), min_size=1, max_size=8),
+       behind=st.booleans())
 def test_incremental_equals_full(tmp_path_factory: object, steps: list[tuple[str, int, int, int, int, int, int]],
-                                 sizes: list[int]) -> None:
+                                 sizes: list[int], behind: bool) -> None:
+    """`behind`: a rebuild's state is written by a forked child (`codegen.state_write`)."""
     facts = _facts(steps)
     state = tmp_path_factory.mktemp("state") / "u.sqlite"  # type: ignore[attr-defined]
     for cut in _cuts(len(facts), sizes):
         prefix = facts[:cut]
-        incremental = compile_incremental("alice", state, ListLog(prefix), chunk_records=3)
+        incremental = compile_incremental("alice", state, ListLog(prefix), chunk_records=3,
+                                          write_behind=0 if behind else None)
         full = compile_package("alice", prefix, chunk_records=3)
         assert incremental.files == full.files, (cut, incremental.rebuilt)
         assert incremental.input_hash == full.input_hash

@@ -32,8 +32,9 @@ import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
+from codegen.gc_pause import paused_gc
 from codegen.loader import unload_package
 from codegen.log_view import StoreLog
 from codegen.problems import Problem, format_problems
@@ -42,7 +43,7 @@ from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 from factlog.errors import InputError
 from factlog.results import Failure, Skip, Success
 from factlog.store import FactStore
-from users.log_summary import OutOfOrder, Summary, summarize
+from users.log_summary import OutOfOrder, Summary, SummaryJob, start_summary, summarize
 from users.store import ForgottenMeanwhile, VersionStore
 from users.versions import MAX_PROBLEM, MAX_PROBLEMS, PRODUCER_PATTERN, Attempt, PublishMeta, VersionInfo
 
@@ -92,10 +93,19 @@ def state_paths(state_root: Path, user: str) -> list[Path]:
     return paths
 
 
-def _summary(state_root: Path | None, user: str, log: StoreLog, epoch: str) -> Summary:
+def _summary_job(state_root: Path | None, user: str, log: StoreLog, epoch: str) -> SummaryJob:
+    """The log's summary, made by a forked child while the producer works when it is made
+    afresh from a long log (`users.log_summary.start_summary`)."""
     path = None if state_root is None else state_root / SUMMARIES / f"{user}.sqlite"
     try:
-        return summarize(path, log, epoch)
+        return start_summary(path, log, epoch)
+    except OutOfOrder:
+        return SummaryJob(None, log, epoch, ready=summarize(None, log, epoch))
+
+
+def _summary(job: SummaryJob, log: StoreLog, epoch: str) -> Summary:
+    try:
+        return job.result()
     except OutOfOrder:
         return summarize(None, log, epoch)
 
@@ -177,7 +187,7 @@ def checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, u
     if not isinstance(name, str) or not PRODUCER_PATTERN.fullmatch(name):
         raise InputError(f"producer name {name!r} must be lowercase letters, digits and '_' "
                          "(optionally ':' and a detail, e.g. 'llm:qwen2.5-7b')")
-    with versions.in_use():
+    with versions.in_use(), paused_gc():  # a build's objects stay alive: collections would find nothing
         return _checkpoint(facts, versions, validator, user, stage_root, chosen, max(0, max_repairs), state_root)
 
 
@@ -193,8 +203,22 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         return Unchanged(None, f"user {user!r} has no facts")
     log = StoreLog(facts, user, head)  # the log up to `head`, read as far as it is used
     # the live facts, from the log apart from the producer: coverage checks its work
-    summary = _summary(state_root, user, log, epoch)
-    live_set = summary.live
+    job = _summary_job(state_root, user, log, epoch)
+    settles: list[Callable[[], object]] = [job.close]
+    try:
+        return _produce_and_publish(versions, validator, user, stage_root, producer, max_repairs, state_root,
+                                    epoch, current, head, log, job, settles)
+    finally:
+        for settle in settles:  # what the producer and the summary left running
+            settle()
+
+
+def _produce_and_publish(versions: VersionStore, validator: Validator, user: str, stage_root: Path,
+                         producer: Producer, max_repairs: int, state_root: Path | None, epoch: str,
+                         current: VersionInfo | None, head: int, log: StoreLog, job: SummaryJob,
+                         settles: list[Callable[[], object]]) -> CheckpointResult:
+    live_set = job.live
+    summary: Summary | None = None
     base = current.meta.log_position if current is not None else 0
     new_facts = tuple(log.after(base))
     previous = None if current is None else \
@@ -212,8 +236,13 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
                                                     state_dir=state_dir, epoch=epoch))
         produce_seconds = time.perf_counter() - started
         timings["compile"] += produce_seconds
+        if produced.settle is not None:
+            settles.append(produced.settle)
         if failed_files is not None and produced.files == failed_files:
             break  # the producer has nothing new to offer: the same files fail the same way
+        if summary is None:
+            summary = _summary(job, log, epoch)
+            live_set = summary.live
         stage_dir = stage_root / f"{user}-{uuid.uuid4().hex}"
         result = validator.validate(produced.files, user=user, version=f"stage{head}", live_fact_ids=live_set,
                                     facts=log.by_id(), stage_dir=stage_dir,
@@ -222,6 +251,7 @@ def _checkpoint(facts: FactStore, versions: VersionStore, validator: Validator, 
         timings.update(result.timings)
         seconds = time.perf_counter() - started
         if isinstance(result, ValidationSuccess):
+            assert summary is not None
             attempts.append(Attempt(number=number, stage="passed", usage=reported_usage(produced.usage),
                                     seconds=round(seconds, 6)))
             return _publish(versions, user, log, summary, produced.files, result, stage_dir, producer,

@@ -21,6 +21,12 @@ A process also keeps the live ids and retractions it last read or wrote of each 
 file, with the meta row they belong to: while the file's meta row is exactly that one
 (the same log prefix, anchor, sum and epoch), a checkpoint reads and writes only the rows
 of the new facts; otherwise the file is read as it stands.
+
+A summary made afresh from a long log (`start_summary`) is made by a forked child once
+the parent holds the whole log (a `codegen.log_view.StoreLog` read from its start: the
+child reads nothing of the store), while the parent goes on (compiling); `result` waits
+for it and keeps what the child wrote, as if the parent had. A child that cannot be
+started, fails, or misses its deadline leaves the summary to the parent, as without one.
 """
 
 from __future__ import annotations
@@ -32,10 +38,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from codegen.forked import Forked, fork_call
 from codegen.gc_pause import gc_paused
+from codegen.log_view import StoreLog
+from factlog.liveness import live_ids
 from factlog.log_access import LogAccess, prefix_problem
 
 FORMAT = "2"
+FORK_MIN_FACTS = 20_000  # a summary made afresh from this many facts is made by a child (`start_summary`)
+CHILD_SECONDS = 120.0  # how long such a child may take: this, plus CHILD_SECONDS_PER_FACT per fact
+CHILD_SECONDS_PER_FACT = 0.0005
 _MOD = 2**256
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -202,3 +214,89 @@ def _summarize(conn: sqlite3.Connection, log: LogAccess, epoch: str, *, persist:
         raise
     finally:
         conn.close()  # (again after a rebuild, which closed it already: a no-op)
+
+
+class SummaryJob:
+    """A summary on its way: made already, or by a forked child (see module)."""
+
+    def __init__(self, path: Path | None, log: LogAccess, epoch: str, child: Forked[tuple[object, ...]] | None = None,
+                 ready: Summary | None = None) -> None:
+        self._path, self._log, self._epoch = path, log, epoch
+        self._child = child
+        self._ready = ready
+        self._live: frozenset[int] | None = None
+
+    @property
+    def forked(self) -> bool:
+        return self._child is not None
+
+    @property
+    def live(self) -> frozenset[int]:
+        """The live fact ids (before the summary is done: read off the log in memory)."""
+        if self._ready is not None:
+            return self._ready.live
+        if self._live is None:
+            self._live = frozenset(live_ids(tuple(self._log.after(0))))
+        return self._live
+
+    def result(self) -> Summary:
+        """The summary (waits for the child; made here if it gave none)."""
+        if self._ready is None:
+            child, self._child = self._child, None
+            answer = None if child is None else child.answer()
+            summary = answer[0] if isinstance(answer, tuple) and len(answer) == 2 else None
+            kept = answer[1] if isinstance(answer, tuple) and len(answer) == 2 else None
+            if isinstance(summary, Summary):
+                if isinstance(kept, _Kept) and self._path is not None:
+                    with _KEPT_LOCK:
+                        _KEPT[str(self._path)] = kept
+                self._ready = summary
+            else:
+                self._ready = summarize(self._path, self._log, self._epoch)
+        return self._ready
+
+    def close(self) -> None:
+        """Stop the child if its summary was not taken."""
+        if self._child is not None:
+            self._child.close()
+            self._child = None
+
+
+def start_summary(path: Path | None, log: LogAccess, epoch: str, *, fork_min: int | None = None) -> SummaryJob:
+    """`summarize`, by a forked child when the summary must be made afresh from at least
+    `fork_min` (default FORK_MIN_FACTS) facts of a `StoreLog` (read here first, whole; see
+    module)."""
+    fork_min = FORK_MIN_FACTS if fork_min is None else fork_min
+    key = str(path)
+    with _KEPT_LOCK:
+        known = key in _KEPT  # this process summarized that file before: it follows the log
+    if path is None or known or not isinstance(log, StoreLog) or log.head < fork_min \
+            or not _afresh(path, log, epoch):
+        return SummaryJob(path, log, epoch, ready=summarize(path, log, epoch))
+    log.after(0)  # the whole log, held: the child reads nothing of the store
+
+    def run() -> tuple[Summary, _Kept | None]:
+        summary = summarize(path, log, epoch)
+        with _KEPT_LOCK:
+            return summary, _KEPT.get(key)
+
+    child = fork_call(run, tuple, CHILD_SECONDS + CHILD_SECONDS_PER_FACT * log.head) if log.holds_all else None
+    if child is None:
+        return SummaryJob(path, log, epoch, ready=summarize(path, log, epoch))
+    return SummaryJob(path, log, epoch, child=child)
+
+
+def _afresh(path: Path, log: LogAccess, epoch: str) -> bool:
+    """Whether the summary at `path` must be made from the whole log (its file missing,
+    unreadable, or not describing a prefix of `log`)."""
+    if not path.exists():
+        return True
+    try:
+        conn = sqlite3.connect(str(path), isolation_level=None, timeout=120.0)
+        try:
+            meta = {str(k): str(v) for k, v in conn.execute("SELECT key, value FROM meta")}
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return True
+    return prefix_problem(meta, log, format=FORMAT, epoch=epoch, what="summary") is not None
