@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from raw_facts import raw_fact
 
+from codegen import state_write
 from codegen.compile import ListLog, compile_incremental, compile_package
 from factlog.hashing import GENESIS
 from factlog.model import Fact, JsonValue
@@ -72,6 +73,7 @@ def test_incremental_equals_full(tmp_path_factory: object, steps: list[tuple[str
         full = compile_package("alice", prefix, chunk_records=3)
         assert incremental.files == full.files, (cut, incremental.rebuilt)
         assert incremental.input_hash == full.input_hash
+    state_write.wait(state)  # the last rebuild's writer, if any, ends with the example
 
 
 def _interleaved(n: int, kinds: int) -> list[Fact]:
