@@ -124,6 +124,7 @@ LINES: list[tuple[str, ...]] = [
 ]
 
 
+@pytest.mark.slow  # 5-28 s of processes; the default suite keeps the warm worker's other tests
 def test_each_routed_command_prints_what_it_prints_in_process(seeded: Path, twin: Path) -> None:
     start(twin)
     before = served(twin)
@@ -147,6 +148,7 @@ def test_each_routed_command_prints_what_it_prints_in_process(seeded: Path, twin
     assert served(twin) == before + len(LINES) + 1
 
 
+@pytest.mark.slow  # 5-28 s of processes; the default suite keeps the warm worker's other tests
 def test_read_only_queries_print_byte_for_byte_the_same(seeded: Path, twin: Path) -> None:
     """Without clocks in the output, the bytes are equal, unmasked (and both ways of naming
     the workspace reach the same worker)."""
@@ -164,6 +166,7 @@ def test_read_only_queries_print_byte_for_byte_the_same(seeded: Path, twin: Path
     assert served(twin) == before + len(lines) + 1
 
 
+@pytest.mark.slow  # 5-28 s of processes; the default suite keeps the warm worker's other tests
 def test_the_terminal_width_travels_with_the_command(seeded: Path, twin: Path) -> None:
     start(twin)
     for columns in ("40", "200"):
@@ -239,6 +242,7 @@ def test_another_workspace_or_chain_key_is_refused_and_the_command_runs_here(see
     assert status(seeded) is not None  # and the worker stays for the others
 
 
+@pytest.mark.slow  # 5-28 s of processes; the default suite keeps the warm worker's other tests
 def test_a_worker_of_other_code_steps_down_and_is_replaced(seeded: Path) -> None:
     first = start(seeded)
     good = warm_client.request(warm_client.Line("query", str(seeded), USER), ["query", USER, "1"])
