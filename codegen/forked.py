@@ -21,6 +21,7 @@ from typing import Generic, TypeVar
 
 T = TypeVar("T")
 _HEAD = struct.Struct(">Q32s")  # answer length, its sha256
+IN_CHILD = False  # true in a child of `fork_call`: it answers one call, then exits
 
 
 class Forked(Generic[T]):
@@ -80,6 +81,8 @@ def fork_call(call: Callable[[], T], kind: type[T], seconds: float) -> Forked[T]
         return None
     if pid == 0:  # the child: answer, and leave without running anything of the parent's
         status = 1
+        global IN_CHILD
+        IN_CHILD = True
         try:
             os.close(read_fd)
             _write_all(write_fd, encode(call()))

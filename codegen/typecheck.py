@@ -39,6 +39,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Collection, Mapping
 
+from codegen import forked
 from codegen.loader import module_name_for
 from codegen.problems import Problem, format_problems
 from codegen.record_shape import RecordShape
@@ -53,6 +54,7 @@ _LOCK = threading.Lock()  # mypy.api.run is not re-entrant
 SYNCED = ".synced.json"  # in the package's work directory: file -> [sha256, size, mtime_ns] as written
 PASSED = "passed.json"  # in the package's mypy cache: keys of the inputs mypy passed, newest last
 _PASSED_KEPT = 64
+_MYPY_SECONDS = 3600.0  # a mypy child not done by then is stopped, and mypy runs here
 _PLAIN: dict[str, bool] = {}  # sha256 of a chunk's text -> it holds no comment mypy reads
 _PLAIN_KEPT = 20_000
 _PLAIN_LOCK = threading.Lock()  # over `_PLAIN` and `_ACCEPTED`
@@ -307,13 +309,25 @@ def _remember(cache: Path, keys: list[str]) -> None:
 
 def _run(args: list[str]) -> tuple[str, str, int]:
     """mypy's (stdout, stderr, status); an exception it raises (a damaged cache database)
-    as a failed run."""
+    as a failed run. mypy runs in a forked child where it can: what a run builds (typeshed,
+    the module graph) stays alive in the process that ran it, so a long-lived process (the
+    warm worker, `uac watch`, a test session) that ran it itself would grow by tens of MB per
+    run. A child that cannot be started or gives no answer leaves the run to this process."""
+    import mypy.main  # noqa: F401  (the checker itself: imported once here, not in each child)
     from mypy import api  # imported on the first run only: a remembered verdict needs no mypy
 
-    try:
-        return api.run(args)
-    except Exception as exc:  # noqa: BLE001  (whatever mypy raises is reported, not raised)
-        return "", f"mypy raised {type(exc).__name__}: {exc}", 2
+    def run() -> tuple[str, str, int]:
+        try:
+            return api.run(args)
+        except Exception as exc:  # noqa: BLE001  (whatever mypy raises is reported, not raised)
+            return "", f"mypy raised {type(exc).__name__}: {exc}", 2
+
+    child = None if forked.IN_CHILD else forked.fork_call(run, tuple, _MYPY_SECONDS)
+    answer = child.answer() if child is not None else None
+    if answer is not None and len(answer) == 3 and isinstance(answer[0], str) \
+            and isinstance(answer[1], str) and isinstance(answer[2], int):
+        return answer[0], answer[1], answer[2]
+    return run()
 
 
 def _sync(files: Mapping[str, str], package_dir: Path, hashes: Mapping[str, str]) -> None:

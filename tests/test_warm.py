@@ -57,13 +57,28 @@ def wait_for(check: object, what: str) -> None:
 
 
 def stop_worker(home: Path) -> None:
+    """Stop the workspace's worker, and any worker of it still starting (a command that
+    found its worker dead starts the next one in the background)."""
     found = status(home)
     pid = warm_client.stop(home)
-    for p in {pid, found.get("pid") if found else None} - {None}:
+    for p in {pid, found.get("pid") if found else None, *workers_of(home)} - {None}:
         try:
             os.kill(int(p), signal.SIGKILL)  # type: ignore[arg-type]
         except ProcessLookupError:
             pass
+
+
+def workers_of(home: Path) -> list[int]:
+    """The pids of the warm workers started for `home` (read from /proc; none elsewhere)."""
+    found = []
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"runtime.warm_server" in argv and str(home).encode() in argv:
+            found.append(int(entry.name))
+    return found
 
 
 @pytest.fixture
