@@ -132,6 +132,15 @@ def test_a_server_without_structured_output_falls_back_and_is_remembered() -> No
         assert not again.structured_output()
 
 
+def test_another_client_error_is_no_reason_to_drop_structured_output(scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.queue(Reply(status=400, text="this prompt is longer than the context"))
+    ep = endpoint(scripted_llm)
+    with pytest.raises(ModelUnavailable) as caught:
+        ep.complete_json(MESSAGES, Facts, purpose="extract")
+    one_line(caught.value, "HTTP 400 after 1 attempt: this prompt is longer than the context")
+    assert len(scripted_llm.chat_requests) == 1 and ep.structured_output()
+
+
 # -- failures and retries --------------------------------------------------------------
 def test_500_500_200_is_retried_by_the_client_and_every_attempt_recorded(scripted_llm: ScriptedLLM) -> None:
     scripted_llm.queue(Reply(status=500), Reply(status=503), "hello")

@@ -89,12 +89,14 @@ def _server_message(exc: Any) -> str:
 
 
 def _refuses_response_format(exc: Exception) -> bool:
-    """The server said it does not take `response_format` (json_schema)."""
+    """The server refused a request that carried `response_format`, naming it, its schema,
+    a grammar (llama.cpp turns the schema into one) or something unsupported."""
     status = getattr(exc, "status_code", None)
     if status not in (400, 422):
         return False
     text = (str(getattr(exc, "body", "")) + " " + str(exc)).lower()
-    return any(word in text for word in ("response_format", "json_schema", "structured output"))
+    return any(word in text for word in ("response_format", "schema", "grammar", "structured output",
+                                         "not supported", "unsupported"))
 
 
 class _FormatRefused(Exception):
