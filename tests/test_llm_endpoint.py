@@ -232,6 +232,20 @@ def test_threads_share_one_endpoint_and_each_call_counts_its_own_attempts(script
     assert all(c.attempt == 1 and c.ok for c in ep.usage.calls)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_forked_child_makes_its_own_client(scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.queue("parent", "child")
+    ep = endpoint(scripted_llm)
+    assert ep.complete_text(MESSAGES, purpose="parent") == "parent"
+    pid = os.fork()
+    if pid == 0:  # the child: a new endpoint gets a new client, and its call works
+        child = endpoint(scripted_llm)
+        ok = child._openai() is not ep._client and child.complete_text(MESSAGES, purpose="child") == "child"
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and len(scripted_llm.chat_requests) == 2
+
+
 def test_models_lists_the_servers_model(scripted_llm: ScriptedLLM) -> None:
     assert endpoint(scripted_llm).models() == [scripted_llm.model]
 

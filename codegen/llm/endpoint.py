@@ -115,6 +115,17 @@ _clients: dict[tuple[str, str, float, int], Any] = {}
 _clients_lock = threading.Lock()
 
 
+def _forget_clients_in_child() -> None:
+    """A forked child makes its own clients: it must not share the parent's connections."""
+    global _clients_lock
+    _clients_lock = threading.Lock()
+    _clients.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_clients_in_child)
+
+
 def _attempts() -> list[_Attempt]:
     attempts: list[_Attempt] | None = getattr(_local, "attempts", None)
     if attempts is None:
