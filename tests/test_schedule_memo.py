@@ -1,0 +1,84 @@
+"""overlapping_schedule keeps what it derives from each record between runs
+(`constraints.record_memo`): its alerts are those of a run that derives everything again,
+after any sequence of added, changed and removed records and of clocks moving forward
+(naive or aware), and a run over a module sharing most records derives only the new ones."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta, timezone
+
+from constraint_records import Appointment, Event, user_module
+
+from constraints import builtin
+from constraints.builtin import overlapping_schedule
+from constraints.model import Alert
+
+START = datetime(2031, 3, 1, 8, 0)
+PEOPLE = (None, "me", "Mia", "Sam")
+
+
+def run(module: object, now: datetime) -> list[Alert]:
+    return list(overlapping_schedule.check(module, now))
+
+
+def fresh(module: object, now: datetime) -> list[Alert]:
+    """The alerts as a run that keeps nothing finds them."""
+    kept = dict(builtin._MEMOS)
+    builtin._MEMOS.clear()
+    try:
+        return run(module, now)
+    finally:
+        builtin._MEMOS.clear()
+        builtin._MEMOS.update(kept)
+
+
+def derived() -> int:
+    return sum(memo.derived for memo in builtin._MEMOS.values())
+
+
+def _record(rnd: random.Random, n: int) -> object:
+    start = START + timedelta(hours=rnd.randrange(0, 96), minutes=rnd.choice((0, 30)))
+    if rnd.random() < 0.15:
+        start = start.replace(tzinfo=timezone.utc)
+    end = None if rnd.random() < 0.2 else start + timedelta(minutes=rnd.choice((30, 60, 90)))
+    person = rnd.choice(PEOPLE)
+    if rnd.random() < 0.6:
+        return Appointment(provider=f"Dr {n}", person=person, start=start, end=end, fact_ids=[n])
+    return Event(title=f"event {n}", start=start.isoformat() if rnd.random() < 0.3 else start,
+                 end=end, fact_ids=[n])
+
+
+def test_kept_derivations_give_the_alerts_of_a_fresh_run() -> None:
+    for seed in range(12):
+        rnd = random.Random(seed)
+        records = [_record(rnd, n) for n in range(40)]
+        now = START
+        aware = seed % 3 == 0
+        for step in range(25):
+            roll = rnd.random()
+            if roll < 0.3:
+                records.append(_record(rnd, 100 * seed + step + 1000))
+            elif roll < 0.5 and records:
+                records.pop(rnd.randrange(len(records)))
+            elif roll < 0.7 and records:
+                records[rnd.randrange(len(records))] = _record(rnd, step + 5000)
+            else:
+                now += timedelta(hours=rnd.randrange(0, 9))  # time passes: spans end, alerts go
+            clock = now.replace(tzinfo=timezone.utc) if aware else now
+            module = user_module(appointments=[r for r in records if isinstance(r, Appointment)],
+                                 events=[r for r in records if isinstance(r, Event)])
+            assert run(module, clock) == fresh(module, clock), (seed, step)
+
+
+def test_a_run_over_mostly_the_same_records_derives_only_the_new_ones() -> None:
+    rnd = random.Random(7)
+    appointments = [r for r in (_record(rnd, n) for n in range(60)) if isinstance(r, Appointment)]
+    builtin._MEMOS.clear()
+    first = run(user_module(appointments=appointments), START)
+    before = derived()
+    assert before == len(appointments)
+    added = Appointment(provider="Dr New", start=START + timedelta(hours=1), fact_ids=[999])
+    second = run(user_module(appointments=[*appointments, added]), START)
+    assert derived() - before == 1
+    assert len(second) >= len(first)
