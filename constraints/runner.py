@@ -66,9 +66,12 @@ def _urgency(alert: Alert) -> tuple[int, date, str]:
     return SEVERITIES.index(alert.severity), alert.due or date.max, alert.id
 
 
+_RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}
+
+
 def is_worse(alert: Alert, before: Alert) -> bool:
     """More severe than it was (critical is the most severe)."""
-    return SEVERITIES.index(alert.severity) < SEVERITIES.index(before.severity)
+    return _RANK[alert.severity] < _RANK[before.severity]
 
 
 def _still(alert: Alert, before: ActiveAlert | None, now: datetime, version: int | None) -> ActiveAlert:
@@ -93,11 +96,22 @@ def _same(a: Alert, b: Alert) -> bool:
 def diff_alerts(previous: Iterable[Alert], current: Iterable[Alert]) -> AlertDiff:
     before = {a.id: a for a in previous}
     now = {a.id: a for a in current}
+    raised: list[Alert] = []
+    still: list[Alert] = []
+    escalated: list[Alert] = []
+    for key, alert in now.items():
+        earlier = before.get(key)
+        if earlier is None:
+            raised.append(alert)
+        elif earlier is not alert and is_worse(alert, earlier):
+            escalated.append(alert)
+        else:
+            still.append(alert)
     return AlertDiff(
-        raised=tuple(a for i, a in now.items() if i not in before),
-        still_active=tuple(a for i, a in now.items() if i in before and not is_worse(a, before[i])),
+        raised=tuple(raised),
+        still_active=tuple(still),
         resolved=tuple(a for i, a in before.items() if i not in now),
-        escalated=tuple(a for i, a in now.items() if i in before and is_worse(a, before[i])),
+        escalated=tuple(escalated),
     )
 
 
