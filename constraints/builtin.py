@@ -138,6 +138,16 @@ def _anchor(records: list[object]) -> str:
     return min(keys, key=lambda key: (0, int(key[1:]), "") if key.startswith("f") else (1, 0, key))
 
 
+def _trip_span(source: object) -> Span[TripRecord] | None:
+    """A trip's days (None without a departure date): what overlapping_trips derives from it alone."""
+    trip = TripRecord(source)
+    departure = trip.departure_date
+    return None if departure is None else Span(departure, trip.return_date or departure, trip)
+
+
+_TRIP_SPANS: RecordMemo[object, Span[TripRecord] | None] = RecordMemo(_trip_span)
+
+
 @constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), reads=(TripRecord.ATTRIBUTE,), clock="date",
             fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
@@ -150,13 +160,8 @@ def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     today = now.date()
-    spans = []
-    for trip in trips:
-        departure = trip.departure_date
-        if departure is not None:
-            span = Span(departure, trip.return_date or departure, trip)
-            if span.end >= today:
-                spans.append(span)
+    spans = [span for span in _TRIP_SPANS.values([trip.source for trip in trips])
+             if span is not None and span.end >= today]
     for group in overlapping_groups(spans):
         if len(group) == 2:
             message = f"{_trip_words(group[0])} overlaps {_trip_words(group[1])}"

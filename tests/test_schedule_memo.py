@@ -1,36 +1,41 @@
-"""overlapping_schedule keeps what it derives from each record between runs
-(`constraints.record_memo`): its alerts are those of a run that derives everything again,
-after any sequence of added, changed and removed records and of clocks moving forward
-(naive or aware), and a run over a module sharing most records derives only the new ones."""
+"""overlapping_schedule and overlapping_trips keep what they derive from each record
+between runs (`constraints.record_memo`): their alerts are those of a run that derives
+everything again, after any sequence of added, changed and removed records and of clocks
+moving forward (naive or aware), and a run over a module sharing most records derives
+only the new ones."""
 
 from __future__ import annotations
 
 import random
 from datetime import datetime, timedelta, timezone
 
-from constraint_records import Appointment, Event, user_module
+from constraint_records import Appointment, Event, Trip, user_module
 
 from constraints import builtin
-from constraints.builtin import overlapping_schedule
+from constraints.builtin import overlapping_schedule, overlapping_trips
+from constraints.model import Constraint
+from constraints.record_memo import RecordMemo
 from constraints.model import Alert
 
 START = datetime(2031, 3, 1, 8, 0)
 PEOPLE = (None, "me", "Mia", "Sam")
 
 
-def run(module: object, now: datetime) -> list[Alert]:
-    return list(overlapping_schedule.check(module, now))
+def run(module: object, now: datetime, rule: Constraint = overlapping_schedule) -> list[Alert]:
+    return list(rule.check(module, now))
 
 
-def fresh(module: object, now: datetime) -> list[Alert]:
+def fresh(module: object, now: datetime, rule: Constraint = overlapping_schedule) -> list[Alert]:
     """The alerts as a run that keeps nothing finds them."""
-    kept = dict(builtin._MEMOS)
+    kept, trips = dict(builtin._MEMOS), builtin._TRIP_SPANS
     builtin._MEMOS.clear()
+    builtin._TRIP_SPANS = RecordMemo(builtin._trip_span)
     try:
-        return run(module, now)
+        return run(module, now, rule)
     finally:
         builtin._MEMOS.clear()
         builtin._MEMOS.update(kept)
+        builtin._TRIP_SPANS = trips
 
 
 def derived() -> int:
@@ -82,3 +87,32 @@ def test_a_run_over_mostly_the_same_records_derives_only_the_new_ones() -> None:
     second = run(user_module(appointments=[*appointments, added]), START)
     assert derived() - before == 1
     assert len(second) >= len(first)
+
+
+def _trip(rnd: random.Random, n: int) -> object:
+    departure = START.date() + timedelta(days=rnd.randrange(0, 40))
+    back = None if rnd.random() < 0.3 else departure + timedelta(days=rnd.randrange(0, 6))
+    return Trip(destination=f"city {n % 7}", departure_date=departure if rnd.random() < 0.9 else None,
+                return_date=back, fact_ids=[n])
+
+
+def test_kept_trip_spans_give_the_alerts_of_a_fresh_run() -> None:
+    for seed in range(10):
+        rnd = random.Random(seed)
+        trips = [_trip(rnd, n) for n in range(30)]
+        now = START
+        for step in range(25):
+            roll = rnd.random()
+            if roll < 0.3:
+                trips.append(_trip(rnd, 1000 + step))
+            elif roll < 0.5 and trips:
+                trips.pop(rnd.randrange(len(trips)))
+            elif roll < 0.7 and trips:
+                trips[rnd.randrange(len(trips))] = _trip(rnd, 5000 + step)
+            else:
+                now += timedelta(days=rnd.randrange(0, 4))  # days pass: trips end, groups split
+            module = user_module(trips=list(trips))
+            assert run(module, now, overlapping_trips) == fresh(module, now, overlapping_trips), (seed, step)
+    before = builtin._TRIP_SPANS.derived
+    run(user_module(trips=[*trips, _trip(rnd, 9999)]), now, overlapping_trips)
+    assert builtin._TRIP_SPANS.derived - before == 1
