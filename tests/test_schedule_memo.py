@@ -13,9 +13,8 @@ from constraint_records import Appointment, Event, Trip, user_module
 
 from constraints import builtin
 from constraints.builtin import overlapping_schedule, overlapping_trips
-from constraints.model import Constraint
+from constraints.model import Alert, Constraint
 from constraints.record_memo import RecordMemo
-from constraints.model import Alert
 
 START = datetime(2031, 3, 1, 8, 0)
 PEOPLE = (None, "me", "Mia", "Sam")
