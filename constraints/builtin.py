@@ -240,6 +240,13 @@ def _derived(view: type[AppointmentRecord] | type[EventRecord], records: list[ob
     return memo.values(records)
 
 
+def drop_kept() -> None:
+    """Drop what the overlap constraints keep of the records they saw last (a user forgotten
+    leaves none of its records alive here)."""
+    _MEMOS.clear()
+    _TRIP_SPANS.clear()
+
+
 @constraint(name="overlapping_schedule",
             fields=dict([reads(AppointmentRecord, "start"), reads(EventRecord, "start")]))
 def overlapping_schedule(module: object, now: datetime) -> Iterator[Finding]:

@@ -115,3 +115,11 @@ def test_kept_trip_spans_give_the_alerts_of_a_fresh_run() -> None:
     before = builtin._TRIP_SPANS.derived
     run(user_module(trips=[*trips, _trip(rnd, 9999)]), now, overlapping_trips)
     assert builtin._TRIP_SPANS.derived - before == 1
+
+
+def test_forgetting_drops_the_kept_records() -> None:
+    rnd = random.Random(3)
+    run(user_module(trips=[_trip(rnd, 1), _trip(rnd, 2)]), START, overlapping_trips)
+    run(user_module(appointments=[Appointment(provider="Dr A", start=START, fact_ids=[1])]), START)
+    builtin.drop_kept()
+    assert not builtin._MEMOS and not builtin._TRIP_SPANS._kept
