@@ -20,6 +20,7 @@ from typing import TypeVar
 
 from constraints.model import Constraint, Finding, MissingInput, Severity, constraint, entity_key
 from constraints.overlaps import Span, overlapping_groups, overlapping_pairs
+from constraints.record_memo import RecordMemo
 from constraints.records import align, fold, person_of
 from constraints.views import (
     AllergyRecord,
@@ -137,6 +138,16 @@ def _anchor(records: list[object]) -> str:
     return min(keys, key=lambda key: (0, int(key[1:]), "") if key.startswith("f") else (1, 0, key))
 
 
+def _trip_span(source: object) -> Span[TripRecord] | None:
+    """A trip's days (None without a departure date): what overlapping_trips derives from it alone."""
+    trip = TripRecord(source)
+    departure = trip.departure_date
+    return None if departure is None else Span(departure, trip.return_date or departure, trip)
+
+
+_TRIP_SPANS: RecordMemo[object, Span[TripRecord] | None] = RecordMemo(_trip_span)
+
+
 @constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), reads=(TripRecord.ATTRIBUTE,), clock="date",
             fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
@@ -149,13 +160,8 @@ def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     today = now.date()
-    spans = []
-    for trip in trips:
-        departure = trip.departure_date
-        if departure is not None:
-            span = Span(departure, trip.return_date or departure, trip)
-            if span.end >= today:
-                spans.append(span)
+    spans = [span for span in _TRIP_SPANS.values([trip.source for trip in trips])
+             if span is not None and span.end >= today]
     for group in overlapping_groups(spans):
         if len(group) == 2:
             message = f"{_trip_words(group[0])} overlaps {_trip_words(group[1])}"
@@ -192,6 +198,55 @@ def _event_words(record: EventRecord) -> str:
     return record.title or record.location or "event"
 
 
+# What overlapping_schedule derives from a record alone, for one kind of `now` (naive, or
+# aware in a zone): its span (moments aligned with such a `now`) and whose it is; None
+# for a record without a start.
+_Derived = tuple[Span[_Slot], str] | None
+_MEMOS: dict[tuple[str, object], RecordMemo[object, _Derived]] = {}
+_MEMO_ZONES = 4  # kinds of `now` kept at once (a process's clock has one)
+
+
+def _derive(view: type[AppointmentRecord] | type[EventRecord], reference: datetime) -> Callable[[object], _Derived]:
+    naive = reference.tzinfo is None
+
+    def derive(source: object) -> _Derived:
+        record = view(source)
+        start, end = record.start, record.end
+        if start is None:
+            return None
+        if (start.tzinfo is None) is not naive:
+            start = align(start, reference)
+        if end is None:
+            end = start
+        elif (end.tzinfo is None) is not naive:
+            end = align(end, reference)
+        words = _appointment_words(record) if isinstance(record, AppointmentRecord) else _event_words(record)
+        person = record.person
+        return Span(start, end, (source, words, person)), person_of(person)
+
+    return derive
+
+
+def _derived(view: type[AppointmentRecord] | type[EventRecord], records: list[object],
+             now: datetime) -> list[_Derived]:
+    """What `_derive` gives for each record, kept from the last run over the same records."""
+    key = (view.KIND, now.tzinfo)
+    memo = _MEMOS.get(key)
+    if memo is None:
+        if len(_MEMOS) >= _MEMO_ZONES:
+            _MEMOS.clear()
+        reference = datetime(2000, 1, 1, tzinfo=now.tzinfo)  # `align` reads only its zone
+        memo = _MEMOS.setdefault(key, RecordMemo(_derive(view, reference)))
+    return memo.values(records)
+
+
+def drop_kept() -> None:
+    """Drop what the overlap constraints keep of the records they saw last (a user forgotten
+    leaves none of its records alive here)."""
+    _MEMOS.clear()
+    _TRIP_SPANS.clear()
+
+
 @constraint(name="overlapping_schedule",
             fields=dict([reads(AppointmentRecord, "start"), reads(EventRecord, "start")]))
 def overlapping_schedule(module: object, now: datetime) -> Iterator[Finding]:
@@ -201,28 +256,16 @@ def overlapping_schedule(module: object, now: datetime) -> Iterator[Finding]:
     if appointments is None and events is None:
         raise MissingInput("the module has neither 'appointments' nor 'events'")
     by_person: dict[str, list[Span[_Slot]]] = defaultdict(list)
-    timed: list[AppointmentRecord | EventRecord] = []
+    derived: list[_Derived] = []
     if appointments is not None:
         require(appointments, "appointment", "start")
-        timed.extend(appointments)
+        derived += _derived(AppointmentRecord, [a.source for a in appointments], now)
     if events is not None:
         require(events, "event", "start")
-        timed.extend(events)
-    naive = now.tzinfo is None
-    for record in timed:
-        start, end = record.start, record.end
-        if start is None:
-            continue
-        if (start.tzinfo is None) is not naive:
-            start = align(start, now)
-        if end is None:
-            end = start
-        elif (end.tzinfo is None) is not naive:
-            end = align(end, now)
-        if max(start, end) >= now:
-            words = _appointment_words(record) if isinstance(record, AppointmentRecord) else _event_words(record)
-            person = record.person
-            by_person[person_of(person)].append(Span(start, end, (record.source, words, person)))
+        derived += _derived(EventRecord, [e.source for e in events], now)
+    for entry in derived:
+        if entry is not None and entry[0].end >= now:  # the span's end: the later of start and end
+            by_person[entry[1]].append(entry[0])
     described = cache(_slot_words)  # a slot may overlap many others
     for spans in by_person.values():
         for first, second in overlapping_pairs(spans):

@@ -7,9 +7,11 @@ the file (a new inode) under the state's lock file, and the identity is taken un
 lock, so a state written by another process is always seen.
 
 A write renders the same bytes `AlertState.save` does (`Format.dump`, indent 1, keys
-sorted), but each alert's JSON text is kept from the last write: a run that changed a
-few alerts renders only those (through the pydantic models, as `save` does) and joins
-the rest. The file is still written whole and atomically (`factlog.durable.replace_file`).
+sorted), but each entry's JSON text is kept from the last write, by the identity of the
+entry object (kept alive with its text, so an identity is never another object's): a run
+that carried its entries over (`evaluate_and_record` keeps the `ActiveAlert` of an alert
+that did not change) renders only the new ones and joins the rest, hashing nothing. The
+file is still written whole and atomically (`factlog.durable.replace_file`).
 """
 
 from __future__ import annotations
@@ -17,15 +19,15 @@ from __future__ import annotations
 import json
 import os
 import threading
-from collections.abc import Hashable
 from dataclasses import replace
 from pathlib import Path
 
-from constraints.state import HISTORY_LIMIT, ActiveAlert, AlertState, ResolvedAlert, stored_entry
+from constraints.state import HISTORY_LIMIT, ActiveAlert, AlertState, ResolvedAlert, _plain_entry, model_entry
 from factlog.durable import replace_file
 
 Identity = tuple[int, int, int, int, int]
 Entry = ActiveAlert | ResolvedAlert
+Texts = dict[int, tuple[Entry, str]]
 
 
 def identity_of(st: os.stat_result) -> Identity:
@@ -42,7 +44,7 @@ class _Kept:
     def __init__(self) -> None:
         self.identity: Identity | None = None
         self.state = AlertState()
-        self.texts: dict[Hashable, str] = {}  # entry -> its JSON text, as a list item
+        self.texts: Texts = {}  # id(entry) -> (the entry, its JSON text as a list item)
 
 
 class KeptStates:
@@ -80,7 +82,7 @@ class KeptStates:
         holding the state's lock."""
         kept = self._entry(path)
         state = replace(state, history=state.history[-HISTORY_LIMIT:])
-        texts: dict[Hashable, str] = {}
+        texts: Texts = {}
         data = render(state, kept.texts, texts).encode("utf-8")
         kept.identity = None  # until the new file is in place
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -96,33 +98,27 @@ class KeptStates:
             self._kept.pop(str(path), None)
 
 
-def _key(entry: Entry) -> Hashable:
-    """What an entry's text depends on: the entry, and the offsets of its moments (equal
-    moments in two zones are equal, but are written apart)."""
-    if isinstance(entry, ResolvedAlert):
-        return entry, entry.raised_at.utcoffset(), entry.resolved_at.utcoffset()
-    return entry, entry.raised_at.utcoffset()
-
-
-def render(state: AlertState, known: dict[Hashable, str], texts: dict[Hashable, str]) -> str:
+def render(state: AlertState, known: Texts, texts: Texts) -> str:
     """`state` as `AlertState.save` writes it (history already bounded). `known`: entry
-    texts of the last write; `texts` gets the texts of this one."""
+    texts of the last write, by entry identity; `texts` gets the texts of this one."""
 
     def items(entries: tuple[Entry, ...]) -> str:
         if not entries:
             return "[]"
         parts = []
+        get = known.get
         for entry in entries:
-            key = _key(entry)
-            try:
-                text = known.get(key)
-                hashable = True
-            except TypeError:  # an alert holding a list (a user constraint's): not kept
-                text, hashable = None, False
-            if text is None:
-                text = _json(stored_entry(entry)).replace("\n", "\n  ")
-            if hashable:
-                texts[key] = text
+            key = id(entry)
+            found = get(key)
+            if found is not None and found[0] is entry:
+                text = found[1]
+            else:
+                plain = _plain_entry(entry)
+                text = _json(model_entry(entry) if plain is None else plain).replace("\n", "\n  ")
+                if plain is None:  # values of other types (a user constraint's list): not kept
+                    parts.append(text)
+                    continue
+            texts[key] = (entry, text)
             parts.append(text)
         return "[\n  " + ",\n  ".join(parts) + "\n ]"
 

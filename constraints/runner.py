@@ -66,19 +66,52 @@ def _urgency(alert: Alert) -> tuple[int, date, str]:
     return SEVERITIES.index(alert.severity), alert.due or date.max, alert.id
 
 
+_RANK = {severity: rank for rank, severity in enumerate(SEVERITIES)}
+
+
 def is_worse(alert: Alert, before: Alert) -> bool:
     """More severe than it was (critical is the most severe)."""
-    return SEVERITIES.index(alert.severity) < SEVERITIES.index(before.severity)
+    return _RANK[alert.severity] < _RANK[before.severity]
+
+
+def _still(alert: Alert, before: ActiveAlert | None, now: datetime, version: int | None) -> ActiveAlert:
+    """The active entry of `alert`: the one kept when the alert is as it was (the same
+    object, so what was kept of its stored text is found by identity), else a new one
+    (raised when it was first raised, or now)."""
+    if before is None:
+        return ActiveAlert(alert, now, version)
+    if before.alert is alert or _same(before.alert, alert):
+        return before
+    return ActiveAlert(alert, before.raised_at, before.raised_version)
+
+
+def _same(a: Alert, b: Alert) -> bool:
+    """Equal, and with values of the same types (so both are stored alike)."""
+    return a == b and type(a.id) is type(b.id) and type(a.message) is type(b.message) \
+        and type(a.severity) is type(b.severity) and type(a.constraint) is type(b.constraint) \
+        and type(a.due) is type(b.due) and type(a.fact_ids) is type(b.fact_ids) \
+        and all(type(x) is type(y) for x, y in zip(a.fact_ids, b.fact_ids))
 
 
 def diff_alerts(previous: Iterable[Alert], current: Iterable[Alert]) -> AlertDiff:
     before = {a.id: a for a in previous}
     now = {a.id: a for a in current}
+    raised: list[Alert] = []
+    still: list[Alert] = []
+    escalated: list[Alert] = []
+    for key, alert in now.items():
+        earlier = before.get(key)
+        if earlier is None:
+            raised.append(alert)
+        elif earlier is not alert and is_worse(alert, earlier):
+            escalated.append(alert)
+        else:
+            still.append(alert)
     return AlertDiff(
-        raised=tuple(a for i, a in now.items() if i not in before),
-        still_active=tuple(a for i, a in now.items() if i in before and not is_worse(a, before[i])),
+        raised=tuple(raised),
+        still_active=tuple(still),
         resolved=tuple(a for i, a in before.items() if i not in now),
-        escalated=tuple(a for i, a in now.items() if i in before and is_worse(a, before[i])),
+        escalated=tuple(escalated),
     )
 
 
@@ -110,12 +143,7 @@ def evaluate_and_record(
         current = list(result.alerts) + [a for a in state.alerts() if a.constraint in errored]
         diff = diff_alerts(state.alerts(), current)
         earlier = {a.alert.id: a for a in state.active}
-        active = tuple(
-            ActiveAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version)
-            if a.id in earlier
-            else ActiveAlert(a, now, version)
-            for a in current
-        )
+        active = tuple(map(lambda a: _still(a, earlier.get(a.id), now, version), current))
         resolved = tuple(
             ResolvedAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version, now, version)
             for a in diff.resolved

@@ -17,6 +17,7 @@ from constraints import (
     evaluate_and_record,
     load_user_constraints,
 )
+from constraints.builtin import drop_kept
 from constraints.kept_results import KeptResults
 from constraints.kept_state import KeptStates
 from constraints.user_loader import LoadFailure
@@ -40,6 +41,7 @@ class AlertsService:
     def forget(self, user: str) -> None:
         """Drop what is kept of the user (the forget itself is coordinated by `Forgetting`)."""
         self._results.pop(user, None)
+        drop_kept()  # the overlap constraints' kept records (whoever's they are)
         try:
             self.kept_states.forget(self.state_path(user))
         except Exception:  # the id or folder refused: keep nothing of anyone

@@ -261,3 +261,29 @@ def test_an_entry_is_stored_as_its_model_stores_it() -> None:
                 stored_entry(entry)
         else:
             assert stored_entry(entry) == expected
+
+
+def test_an_unchanged_alert_keeps_its_entry_and_is_written_as_save_would(tmp_path: Path) -> None:
+    found: list[Alert] = []
+
+    @constraint(name="rule")
+    def rule(module: object, now: datetime) -> list[Alert]:
+        return list(found)
+
+    kept, path, plain = KeptStates(), tmp_path / "alerts.json", tmp_path / "plain.json"
+    found[:] = [alert(1), alert(2)]
+    evaluate_and_record(user_module(), WHEN, [rule], path, 1, kept=kept)
+    first = kept.load(path).active
+    found[:] = [alert(1), alert(2), alert(3)]  # equal alerts, new objects, and a new one
+    evaluate_and_record(user_module(), WHEN + timedelta(hours=1), [rule], path, 2, kept=kept)
+    second = kept.load(path).active
+    assert second[0] is first[0] and second[1] is first[1] and second[2].raised_version == 2
+    kept.load(path).save(plain)
+    assert path.read_bytes() == plain.read_bytes()
+    # equal but of another type (a float fact id): a new entry, written as the new alert is
+    found[:] = [Alert("rule:f1", "rule", "warning", alert(1).message, (1.0, 101), None)]  # type: ignore[arg-type]
+    evaluate_and_record(user_module(), WHEN + timedelta(hours=2), [rule], path, 3, kept=kept)
+    third = kept.load(path).active
+    assert third[0] is not first[0] and third[0].raised_at == WHEN and type(third[0].alert.fact_ids[0]) is float
+    kept.load(path).save(plain)
+    assert path.read_bytes() == plain.read_bytes()
