@@ -156,14 +156,14 @@ def test_500_forever_is_a_one_line_model_unavailable(scripted_llm: ScriptedLLM) 
 
 
 def test_a_timeout_is_retried_then_a_one_line_model_unavailable(scripted_llm: ScriptedLLM) -> None:
-    scripted_llm.respond = lambda request: Reply(text="late", delay_s=5)
+    scripted_llm.respond = lambda request: Reply(text="late", delay_s=30)
     ep = endpoint(scripted_llm, timeout_s=0.2, max_retries=1)
     with pytest.raises(ModelUnavailable) as caught:
         ep.complete_text(MESSAGES, purpose="ask")
     one_line(caught.value, "no answer within 0.2 s, after 2 attempts")
     assert len(scripted_llm.chat_requests) == 2
     assert [(c.attempt, c.ok) for c in ep.usage.calls] == [(1, False), (2, False)]
-    assert all(c.seconds <= 0.2 + 1.0 for c in ep.usage.calls)
+    assert all(c.seconds < 10 for c in ep.usage.calls)  # it did not wait for the 30 s answer
 
 
 def test_a_client_error_is_not_retried_and_names_the_servers_message(scripted_llm: ScriptedLLM) -> None:
@@ -267,6 +267,11 @@ def test_config_precedence_is_arguments_then_environment_then_settings(monkeypat
     assert (config.base_url, config.model, config.api_key, config.timeout_s) == (
         "http://localhost:3/v1", "from-arg", "sk-arg", 2.5)
     assert EndpointConfig.resolve().timeout_s == 60.0 and EndpointConfig.resolve().max_retries == 2
+
+
+def test_the_key_stays_out_of_the_configs_repr() -> None:
+    config = EndpointConfig.resolve(api_key="sk-secret-123", model="m")
+    assert config.api_key == "sk-secret-123" and "sk-secret" not in repr(config)
 
 
 def test_a_key_alone_means_openai_with_its_default_model(monkeypatch: pytest.MonkeyPatch) -> None:
