@@ -3,10 +3,11 @@
 The loop agents use:
 
 1. The model reads the user's agent manifest (`runtime.agent_context`: classes, fields,
-   sizes, date ranges, alerts — never the records) and the question, and answers with
+   sizes, date ranges, alerts — never the records; up to `MANIFEST_CHARS`) and the question, and answers with
    ONE query expression as structured output (`ExpressionAnswer`: expression, answerable,
    reason).
-2. The query sandbox runs it (`Memory.query`: the forked worker, the same limits and the
+2. The query sandbox runs it, once stripped of the fences or backticks models wrap code in
+   (`Memory.query`: the forked worker, the same limits and the
    same refusals as `uac query`; nothing the model writes runs anywhere else).
 3. A failure — refused by the sandbox, raised, over a budget, or a result too large to
    render — is fed back ONCE: the second request carries the first expression and the
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -51,6 +53,7 @@ MAX_QUESTION_CHARS = 2000
 PURPOSE = "ask"
 RECALL_ITEMS = 8
 RECALL_CHARS = 2000
+MANIFEST_CHARS = 4000  # the agent manifest in the prompt: twice an agent's, the prompt's main content
 
 SYSTEM_PROMPT = """\
 You answer questions about one user's memory by writing ONE Python expression. A sandbox \
@@ -216,6 +219,21 @@ def rests_on(expression: str, value: object, manifest: Manifest) -> RestsOn:
     return RestsOn("collections", tuple(sorted(ids)), count, tuple(read))
 
 
+_FENCE = re.compile(r"\A```[A-Za-z]*\n?(.*?)\n?```\Z", re.DOTALL)
+
+
+def bare_expression(text: str) -> str:
+    """The expression without the wrapping models add: surrounding whitespace, one ```
+    fence (with or without a language) or one pair of backticks."""
+    expression = text.strip()
+    fenced = _FENCE.match(expression)
+    if fenced:
+        return fenced.group(1).strip()
+    if len(expression) > 2 and expression[0] == expression[-1] == "`" and "`" not in expression[1:-1]:
+        return expression[1:-1].strip()
+    return expression
+
+
 def _answer_json(answer: ExpressionAnswer) -> str:
     return json.dumps(answer.model_dump(), ensure_ascii=False)
 
@@ -231,7 +249,7 @@ def ask(mem: Memory, user: str, question: str, *, model: str | None = None, base
 
     config = EndpointConfig.resolve(base_url=base_url, api_key=api_key, model=model,
                                     settings=load_settings(mem.workspace.home).llm)
-    context = mem.agent_manifest(user)
+    context = mem.agent_manifest(user, limit=MANIFEST_CHARS)
     info = mem.modules.info(user, context.version)
     manifest = mem.manifest_of(info)
     endpoint = Endpoint(config, Usage())
@@ -249,24 +267,22 @@ def ask(mem: Memory, user: str, question: str, *, model: str | None = None, base
         if not answer.answerable:
             attempts.append(Attempt(answer.expression, False, answer.reason))
             break
-        result = mem.query(user, answer.expression, info.number)
-        error: str | None
-        value_text = ""
+        expression = bare_expression(answer.expression)
+        result = mem.query(user, expression, info.number)
+        error: str | None = None
         if isinstance(result, QueryFailure):
             error = result.describe()
         else:
-            try:
+            try:  # rendering and citing spend the result budgets too
                 value_text = to_text(result.value)
                 to_jsonable(result.value)
-                error = None
-            except InputError as refused:  # over a result budget
+                basis = rests_on(expression, result.value, manifest)
+            except InputError as refused:
                 error = str(refused)
-        attempts.append(Attempt(answer.expression, True, answer.reason, error))
-        if error is None:
-            assert not isinstance(result, QueryFailure)
-            return AskResult(user, text, info.number, True, answer.expression, result.value, value_text,
-                             answer.reason, tuple(attempts), rests_on(answer.expression, result.value, manifest),
-                             None, config.model, endpoint.usage.totals())
+        attempts.append(Attempt(expression, True, answer.reason, error))
+        if error is None and not isinstance(result, QueryFailure):
+            return AskResult(user, text, info.number, True, expression, result.value, value_text,
+                             answer.reason, tuple(attempts), basis, None, config.model, endpoint.usage.totals())
         if round_ == 0:
             messages += [{"role": "assistant", "content": _answer_json(answer)},
                          {"role": "user", "content": RETRY_PROMPT.format(error=error)}]

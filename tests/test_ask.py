@@ -92,6 +92,28 @@ def test_failing_first_expression_is_fed_back(uac: Uac, own: Path, scripted_llm:
     assert first["error"] in sent[3]["content"]  # the sandbox's error, fed back
 
 
+def test_result_over_budget_is_fed_back(own: Path, scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.queue(answer("list(range(150000))"), answer("```python\nlen(trips)\n```"))
+    mem = Memory.open(own)
+    try:
+        result = mem.ask(USER, "How many trips?")
+    finally:
+        mem.close()
+    assert result.answered and result.value == 3 and result.expression == "len(trips)"
+    assert result.attempts[0].error is not None and result.attempts[0].error.startswith("result too large")
+    assert result.attempts[0].error in scripted_llm.chat_requests[1].json["messages"][3]["content"]
+
+
+def test_bare_expression() -> None:
+    from runtime.ask import bare_expression
+
+    assert bare_expression("  `len(trips)` ") == "len(trips)"
+    assert bare_expression("```\nlen(trips)\n```") == "len(trips)"
+    assert bare_expression("```python\nsum(x for x in [1])\n```") == "sum(x for x in [1])"
+    assert bare_expression("f'{len(trips)}'") == "f'{len(trips)}'"
+    assert bare_expression("`a` + `b`") == "`a` + `b`"
+
+
 def test_hostile_expression_is_refused_and_never_runs(uac: Uac, own: Path, tmp_path: Path,
                                                       scripted_llm: ScriptedLLM) -> None:
     marker = tmp_path / "pwned"
