@@ -207,9 +207,18 @@ def test_user_without_version(uac: Uac, home: Path, scripted_llm: ScriptedLLM) -
     assert scripted_llm.chat_requests == []
 
 
+def _tree(home: Path) -> dict[str, int]:
+    """Every file and its mtime, but SQLite's own -wal/-shm files (a reader of a WAL
+    database makes them, as `uac show` does)."""
+    return {str(p.relative_to(home)): p.stat().st_mtime_ns for p in sorted(home.rglob("*"))
+            if not p.name.endswith(("-wal", "-shm"))}
+
+
 def test_manifest_command(uac: Uac, own: Path) -> None:
+    before = _tree(own)
     r = uac("--home", str(own), "manifest", USER)
     assert r.code == 0, r.err
+    assert _tree(own) == before  # it only reads
     assert r.out.startswith("v2: 3 collections, 6 records.") and "trips: list[Trip] (3)" in r.out
     assert "active alerts" not in r.out  # no constraint has run yet
     assert uac("--home", str(own), "alerts", USER, "--now", "2026-12-01").code == 0
