@@ -5,7 +5,9 @@ A user with `--records` trips and one record of nine other kinds (ten kinds), ch
 once. The scripted server (tests/scripted_llm.py, 127.0.0.1) answers every question at
 once with the same expression, so what is timed is ours: (a) `Memory.query(expr)` — the
 sandbox alone, the baseline; (b) `Memory.ask(question)` — manifest, prompt, one model call
-through the endpoint, the same query, rendering and the facts it rests on. And (c)
+through the endpoint, the same query, rendering and the facts it rests on; (e) the model
+call alone (`Endpoint.complete_json`, the same prompt), so (b) - (a) - (e) is ask's own
+work. And (c)
 `Memory.manifest(user)` — the version's manifest (the baseline read); (d)
 `Memory.agent_manifest(user)` — that plus the alert state and the text. Alternating in
 rounds; prints median wall and CPU milliseconds, the ratios (b)/(a) and (d)/(c), the
@@ -30,6 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from scripted_llm import ScriptedLLM  # noqa: E402
 
+from codegen.llm import Endpoint, EndpointConfig  # noqa: E402
+from runtime.ask import SYSTEM_PROMPT, ExpressionAnswer  # noqa: E402
 from runtime.memory import Memory  # noqa: E402
 
 USER = "bench"
@@ -81,8 +85,12 @@ def main() -> None:
             print(f"agent manifest: {len(text)} characters; one question: "
                   f"{int(first.usage['prompt_tokens'])} prompt + {int(first.usage['completion_tokens'])} "
                   f"completion tokens (characters / 4)")
+            endpoint = Endpoint(EndpointConfig.resolve())
+            messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                        {"role": "user", "content": f"The user's module:\n{text}\n\nQuestion: q"}]
             cases: dict[str, Callable[[], object]] = {
                 "a query": lambda: mem.query(USER, EXPR),
+                "e model call": lambda: endpoint.complete_json(messages, ExpressionAnswer, purpose="ask"),
                 "b ask": lambda: mem.ask(USER, "How much did my 2024 trips cost?"),
                 "c manifest": lambda: mem.manifest(USER),
                 "d agent_manifest": lambda: mem.agent_manifest(USER),
@@ -100,6 +108,8 @@ def main() -> None:
     for new, base in (("b ask", "a query"), ("d agent_manifest", "c manifest")):
         print(f"{new} / {base}: wall x{medians[new][0] / medians[base][0]:.2f}, "
               f"cpu x{medians[new][1] / medians[base][1]:.2f}")
+    rest = [medians["b ask"][i] - medians["a query"][i] - medians["e model call"][i] for i in (0, 1)]
+    print(f"ask beyond its query and its model call: wall {rest[0]:.3f} ms, cpu {rest[1]:.3f} ms")
 
 
 if __name__ == "__main__":
