@@ -54,7 +54,8 @@ JsonOpt = typer.Option(False, "--json", help="Print exact JSON for programs.")
 
 # Commands that only read the workspace: they open it read-only (SQLite `mode=ro`), so they
 # work in a workspace this process cannot write, and never create one.
-READ_ONLY_COMMANDS = frozenset({"log", "users", "verify", "export", "show", "history", "diff", "query"})
+READ_ONLY_COMMANDS = frozenset({"log", "users", "verify", "export", "show", "history", "diff", "query",
+                                "manifest"})
 
 
 class State:

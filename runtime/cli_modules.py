@@ -1,5 +1,5 @@
 """`uac` commands over typed modules: checkpoint, show, history, diff, rollback, gc, query,
-alerts, recall, watch. Each command imports the machinery it runs inside its body (see
+alerts, recall, manifest, ask, watch. Each command imports the machinery it runs inside its body (see
 `runtime.cli_app`): only `checkpoint`, `ingest --checkpoint`, `watch` and `demo` load the
 compiler and the validator."""
 
@@ -278,6 +278,41 @@ def recall(user: str, question: str,
                              max_ms=max_ms, kinds=kind or None, since=parse_iso_date(since, "--since"),
                              until=parse_iso_date(until, "--until"), session=session)
     emit_json(result.to_json()) if as_json else out.print(result.context or "(nothing found)", markup=False)
+
+
+@app.command("manifest")
+def manifest_cmd(user: str, version: Optional[str] = typer.Option(None, "--version"),
+                 limit: int = typer.Option(2000, "--limit", min=200, max=1_000_000,
+                                           help="characters of the text at most (a cut says what it left out)"),
+                 as_json: bool = JsonOpt) -> None:
+    """The agent manifest: a compact summary of the user's module for an agent's context
+    (classes, fields, sizes, date ranges, active alerts, version; never the records)."""
+    context = memory().agent_manifest(user, version, limit=limit)
+    emit_json(context.to_json()) if as_json else say(context.text)
+
+
+@app.command("ask")
+def ask_cmd(user: str, question: str,
+            model: Optional[str] = typer.Option(None, "--model", help="model name [default: UAC_MODEL, "
+                                                "else llm.model in settings.json]"),
+            base_url: Optional[str] = typer.Option(None, "--base-url", help="OpenAI-compatible endpoint "
+                                                   "[default: OPENAI_BASE_URL, else llm.base_url]"),
+            as_json: bool = JsonOpt) -> None:
+    """Answer a question by code: the model reads the manifest and writes one query expression,
+    the sandbox runs it (an error is fed back once); recall context when code cannot answer.
+    Exits 1 when the model cannot be reached (the question was fine: try again later)."""
+    from codegen.llm import ModelUnavailable
+    from runtime.cli import fail
+
+    try:
+        result = memory().ask(user, question, model=model, base_url=base_url)
+    except ModelUnavailable as error:
+        fail(str(error), 1, as_json)
+    if as_json:
+        emit_json(result.to_json())
+    else:
+        for line in result.lines():
+            out.print(line, markup=False)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

@@ -31,7 +31,9 @@ if TYPE_CHECKING:  # the services load on first use: `uac add` must not import t
     from codegen.validate import Validator
     from constraints import Alert, AlertDiff, Constraint
     from constraints.user_loader import LoadFailure
+    from runtime.agent_context import AgentContext
     from runtime.alerts_service import AlertsService
+    from runtime.ask import AskResult
     from runtime.checkpoint_service import CheckpointReport, CheckpointService
     from runtime.forgetting import Forgetting
     from runtime.query_service import QueryService
@@ -291,6 +293,36 @@ class Memory:
         return self.recalls.recall(user, question, expression=expression, max_items=max_items,
                                    max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
                                    until=until, session=session)
+
+    # -- agents ------------------------------------------------------------------------
+
+    def agent_manifest(self, user: str, version: int | str | None = None, *, limit: int = 2000) -> AgentContext:
+        """What an agent is told of the user's module (current version by default): `.text`
+        is the compact manifest within `limit` characters (a cut says what it left out),
+        `.data` the same uncut; the active alerts are those of the last constraint run.
+
+            context = mem.agent_manifest("alice")
+            prompt = context.text  # classes, fields, sizes, date ranges, alerts, version
+        """
+        from runtime.agent_context import agent_context
+
+        self.require_user(user)
+        info = self.modules.info(user, version)
+        return agent_context(user, info.number, self.manifest_of(info), self.alert_runs.state_path(user), limit)
+
+    def ask(self, user: str, question: str, *, model: str | None = None, base_url: str | None = None,
+            api_key: str | None = None) -> AskResult:
+        """Answer `question` by code: the model reads the agent manifest (not the data) and
+        writes one query expression, which the query sandbox runs; an error is fed back once.
+        The result carries the expression, its value, the facts it rests on, recall context
+        when code could not answer, and the model calls' tokens and seconds.
+
+            result = mem.ask("alice", "How much did my 2024 trips cost?")
+            result.value_text, result.expression, result.rests_on.fact_ids
+        """
+        from runtime.ask import ask
+
+        return ask(self, user, question, model=model, base_url=base_url, api_key=api_key)
 
     def gc(self, user: str | None = None, keep: int | None = None) -> list[GcReport]:
         """Remove versions beyond the retention (`keep`, else `retention.keep` of the
