@@ -34,7 +34,7 @@ from typing import ParamSpec, TypeVar
 P = ParamSpec("P")
 R = TypeVar("R")
 
-SETTLE_MIN = 1_000  # a little over the young generation's own threshold (700)
+SETTLE_MIN = 20_000  # a +10 checkpoint keeps fewer: its survivors take the young collection as before
 FULL_MIN = 500_000
 
 _lock = threading.RLock()  # a finalizer run by `settle` may pause again on this thread

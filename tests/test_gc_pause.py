@@ -12,8 +12,8 @@ import pytest
 from fact_helpers import make_fact
 
 import codegen.compile
-from codegen.compile import ListLog, compile_incremental
 from codegen import gc_pause
+from codegen.compile import ListLog, compile_incremental
 from codegen.gc_pause import gc_paused, paused_gc
 
 
