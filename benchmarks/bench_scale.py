@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import gc
 import json
 import math
 import os
@@ -209,10 +210,39 @@ def ast_compile_baseline(files: dict[str, str]) -> float:
     return time.perf_counter() - start
 
 
-def checkpoint(memory: object, user: str) -> None:
+def checkpoint(memory: object, user: str) -> object:
     result = memory.checkpoint(user)  # type: ignore[attr-defined]
     if type(result).__name__ != "Published":
         raise RuntimeError(f"checkpoint did not publish: {result!r}"[:600])
+    return result
+
+
+class Collections:
+    """Seconds spent in the cyclic garbage collector, by generation, while counting."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[int, float] = {}
+        self._started = 0.0
+        gc.callbacks.append(self._callback)
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            generation = info["generation"]
+            self.seconds[generation] = self.seconds.get(generation, 0.0) + time.perf_counter() - self._started
+
+    def take(self) -> dict[int, float]:
+        taken, self.seconds = self.seconds, {}
+        return taken
+
+
+def stage_line(result: object, collections: dict[int, float]) -> str:
+    """A checkpoint's stage seconds (`Published.timings`) and its collector seconds, short."""
+    timings = getattr(result, "timings", {}) or {}
+    parts = [f"{name} {seconds:.3f}" for name, seconds in timings.items() if isinstance(seconds, float)]
+    parts += [f"gc{generation} {seconds:.3f}" for generation, seconds in sorted(collections.items())]
+    return ", ".join(parts)
 
 
 def query_value(result: object) -> object:
@@ -279,16 +309,22 @@ def one_size(size: int, home: Path, rounds: int, query_runs: int, skip: set[str]
     if "inc-api" not in skip:
         emit(step="inc-api")
         times, cpus, store_sizes, other_sizes = [], [], [], []
+        collections = Collections()
         for _ in range(rounds):
             load(mem, USER, 10, stream)
             before = disk.snapshot()
             cpu = cpu_s()
-            times.append(wall(lambda: checkpoint(mem, USER)))
+            published: list[object] = []
+            collections.take()
+            times.append(wall(lambda: published.append(checkpoint(mem, USER))))
             cpus.append(cpu_s() - cpu)
             added = disk.added(before)
             store_sizes.append(added[0])
             other_sizes.append(added[1])
-            say(f"  [{size:,}] +10 API checkpoint {times[-1]:.2f} s, {added[0]:,} bytes")
+            # the stages tell a round that ran mypy (a class module changed) or a long
+            # collection from the steady cost of ten facts
+            say(f"  [{size:,}] +10 API checkpoint {times[-1]:.2f} s (CPU {cpus[-1]:.2f} s), {added[0]:,} bytes;"
+                f" {stage_line(published[0], collections.take())}")
         emit(inc_api_s=statistics.median(times), inc_api_all=times, inc_api_cpu_s=statistics.median(cpus), inc_version_bytes=statistics.median(store_sizes),
              inc_other_bytes=statistics.median(other_sizes))
 

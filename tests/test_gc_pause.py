@@ -4,6 +4,7 @@ comes back on afterwards, also after an error and across nested pauses."""
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,7 @@ import pytest
 from fact_helpers import make_fact
 
 import codegen.compile
+from codegen import gc_pause
 from codegen.compile import ListLog, compile_incremental
 from codegen.gc_pause import gc_paused, paused_gc
 
@@ -86,3 +88,53 @@ def test_a_checkpoint_runs_with_collection_paused_throughout(tmp_path: Path) -> 
         mem.close()
     assert seen == [False]
     assert gc.isenabled()
+
+
+def _generation_of(obj: object) -> int | None:
+    for generation in range(3):
+        if any(o is obj for o in gc.get_objects(generation)):
+            return generation
+    return None
+
+
+def test_a_large_pause_leaves_its_survivors_in_the_oldest_generation() -> None:
+    # Left young, they would be traversed again by the next young and middle collections.
+    gc.collect()
+    with paused_gc():
+        kept = [[i] for i in range(gc_pause.SETTLE_MIN + 1000)]
+    assert gc.isenabled()
+    assert _generation_of(kept) == 2
+    assert _generation_of(kept[-1]) == 2
+
+
+def test_a_very_large_pause_is_settled_by_a_full_collection(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gc_pause, "FULL_MIN", gc_pause.SETTLE_MIN)
+    full = gc.get_stats()[2]["collections"]
+    with paused_gc():
+        kept = [[i] for i in range(gc_pause.SETTLE_MIN + 1000)]
+    assert gc.get_stats()[2]["collections"] == full + 1
+    assert _generation_of(kept) == 2
+
+
+def test_a_small_pause_leaves_collection_to_the_collector() -> None:
+    gc.collect()
+    middle = gc.get_stats()[1]["collections"]
+    with paused_gc():
+        kept = [[i] for i in range(100)]
+    assert gc.get_stats()[1]["collections"] == middle
+    assert len(kept) == 100
+
+
+def test_garbage_cycles_made_in_a_pause_are_collected_when_it_ends() -> None:
+    class Node:
+        other: object = None
+
+    gc.collect()
+    with paused_gc():
+        padding = [[i] for i in range(gc_pause.SETTLE_MIN)]
+        a, b = Node(), Node()
+        a.other, b.other = b, a
+        probe = weakref.ref(a)
+        del a, b
+    assert probe() is None
+    assert len(padding) == gc_pause.SETTLE_MIN
