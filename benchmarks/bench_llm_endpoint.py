@@ -14,12 +14,12 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 import openai  # noqa: E402
+from bench_ask import timed  # noqa: E402  (the same per-call timer)
 from pydantic import BaseModel, ConfigDict  # noqa: E402
 from scripted_llm import ScriptedLLM  # noqa: E402
 
@@ -39,14 +39,6 @@ class Trip(BaseModel):
 class Trips(BaseModel):
     model_config = ConfigDict(extra="forbid")
     trips: list[Trip]
-
-
-def timed(fn, calls: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """Milliseconds per call: (wall, CPU)."""
-    wall, cpu = time.perf_counter(), time.process_time()
-    for _ in range(calls):
-        fn()
-    return ((time.perf_counter() - wall) * 1000 / calls, (time.process_time() - cpu) * 1000 / calls)
 
 
 def main() -> None:
