@@ -45,14 +45,16 @@ main()
 """
 # The compiler, the validator and their libraries: only a checkpoint needs them.
 CHECKPOINT_ONLY = {"libcst", "mypy", "jinja2"}
+# The model client: only the commands that call a model (`ingest --llm`, `ask`, the llm producer).
+MODEL_ONLY = {"openai", "httpx"}
 CHECKPOINT_MODULES = {"codegen.compile", "codegen.render", "codegen.validate", "codegen.cst_audit",
                       "codegen.safety", "codegen.typecheck", "codegen.producer", "users.checkpoint"}
 # Appending a fact needs neither pydantic (typer's coercion, the version store) nor rich.
-NOT_FOR_ADD = CHECKPOINT_ONLY | {"pydantic", "pydantic_core", "rich"}
+NOT_FOR_ADD = CHECKPOINT_ONLY | MODEL_ONLY | {"pydantic", "pydantic_core", "rich"}
 # What the CLI itself may load besides the standard library and our packages.
 CLI_LIBRARIES = {"typer", "click", "shellingham", "annotated_doc", "typing_extensions"}
 # A query reads the version (plain dataclasses) and imports the user's package: no pydantic.
-NOT_FOR_QUERY = CHECKPOINT_ONLY | {"pydantic", "pydantic_core", "rich"}
+NOT_FOR_QUERY = CHECKPOINT_ONLY | MODEL_ONLY | {"pydantic", "pydantic_core", "rich"}
 # Of our modules, `uac add` needs the fact log and the command layer.
 ADD_MODULES = {"runtime", "runtime.cli", "runtime.cli_app", "runtime.cli_facts", "runtime.cli_modules",
                "runtime.cli_params", "runtime.cli_warm", "runtime.memory", "runtime.facts_service", "runtime.workspace",
