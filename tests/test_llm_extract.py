@@ -14,6 +14,8 @@ from scripted_llm import Reply, ScriptedLLM
 from codegen.llm.endpoint import Endpoint, EndpointConfig, StructuredOutputError
 from codegen.llm.extract import LlmExtractor
 from factlog.transcripts import Message, Session
+from runtime.llm_ingest import ingest_with_model
+from runtime.memory import Memory
 
 Uac = Callable[..., Any]
 
@@ -197,14 +199,21 @@ def test_outage_is_one_line_keeps_raw_facts_and_asks_no_more(
     assert "Traceback" not in out
 
 
-def test_timeouts_are_a_clean_failure(uac: Uac, tmp_path: Path, scripted_llm: ScriptedLLM, home: Path) -> None:
-    home.mkdir(parents=True, exist_ok=True)
-    (home / "settings.json").write_text(json.dumps({"format": 1, "llm": {"timeout_seconds": 0.2}}))
-    scripted_llm.queue(*[Reply(text=GOOD, delay_s=2)] * 3)
-    r = uac("ingest", "alice", str(write(tmp_path, TRANSCRIPT)), "--llm")
-    assert r.code == 1 and "Traceback" not in r.out + r.err
-    assert "session s1: " in r.out and "no answer within 0.2 s" in r.out
-    assert "penicillin" in " ".join(f["text"] for f in log(uac))
+def test_timeouts_are_a_clean_failure(tmp_path: Path, scripted_llm: ScriptedLLM, home: Path) -> None:
+    scripted_llm.queue(*[Reply(text=GOOD, delay_s=2)] * 2)
+    config = EndpointConfig(scripted_llm.url, None, scripted_llm.model, timeout_s=0.2, max_retries=1)
+    mem = Memory.open(home)
+    try:
+        with Endpoint(config) as endpoint:
+            stored, _, report = ingest_with_model(mem.facts, "alice", write(tmp_path, TWO_SESSIONS),
+                                                  LlmExtractor(endpoint), endpoint.usage)
+        [(session, reason)] = report.failed[:1]
+        assert session == "s1" and "no answer within 0.2 s, after 2 attempts" in reason and "\n" not in reason
+        assert [s for s, _ in report.failed] == ["s1", "s2"] and report.usage["failed_calls"] == 2
+        assert "penicillin" in " ".join(f.text for f in stored) and "503-555-8924" in " ".join(f.text for f in stored)
+        assert [f.session_id for f in mem.extraction_failures("alice")] == ["s1", "s2"]
+    finally:
+        mem.close()
 
 
 def test_unknown_kind_or_field_is_kept_as_text(uac: Uac, tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
