@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from scripted_llm import Reply, ScriptedLLM
@@ -49,15 +49,6 @@ GOOD = json.dumps({"facts": [
     fact(2, "The user's daughter's passport expires in June 2025.", "passport", subject="daughter",
          expiry_date="2025-06-30"),
 ]})
-
-
-@pytest.fixture
-def scripted_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
-    with ScriptedLLM() as llm:
-        monkeypatch.setenv("OPENAI_BASE_URL", llm.url)
-        monkeypatch.setenv("UAC_MODEL", llm.model)
-        monkeypatch.setenv("UAC_ALLOW_MODEL_REQUESTS", "0")
-        yield llm
 
 
 def write(tmp_path: Path, data: dict[str, Any], name: str = "chat.json") -> Path:
