@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from factlog.errors import InputError
 from factlog.extract import Extractor, RuleExtractor
 from factlog.ingest import sourced_session_facts
 from factlog.liveness import dead_ids
 from factlog.model import Fact, NewFact
 from factlog.sources import content_digest, extraction_source
-from factlog.store import ExtractionFailure, FactStore, NewFailure
+from factlog.store import Appended, ExtractionFailure, FactStore, NewFailure
 from factlog.transcripts import Session, parse_transcript, read_transcript_text
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ def ingest_with_model(store: FactStore, user: str, path: Path, extractor: Extrac
                       user_only: bool = False, again: bool = False, retry_failed: bool = False,
                       allow_retype: bool = False) -> tuple[list[Fact], int, ExtractionReport]:
     """(facts stored, facts skipped as already ingested, report); see the module docstring."""
-    from codegen.llm.errors import ModelUnavailable, StructuredOutputError
+    from codegen.llm.errors import ModelRequestRefused, ModelUnavailable, StructuredOutputError
 
     started = time.monotonic()
     text, fmt = read_transcript_text(path)
@@ -103,19 +104,18 @@ def ingest_with_model(store: FactStore, user: str, path: Path, extractor: Extrac
                 raw, reason = exc.raw, _one_line(str(exc))
             except ModelUnavailable as exc:
                 reason = outage = _one_line(str(exc))
+            except ModelRequestRefused:
+                raise
+            except InputError as exc:  # valid JSON that still makes no valid fact
+                reason = _one_line(f"the model's facts are not valid facts: {exc}")
+        done: Appended | None = None
         if facts is not None:
-            items: list[tuple[NewFact, str | None]] = [
-                (fact, extraction_source(digest, session.session_id, n)) for n, fact in enumerate(facts)]
-            resolves = None
-            if previous is not None and previous.open:
-                resolves = previous.id
-                withdrawn = _retractions(store, user, previous)
-                items += [(r, None) for r in withdrawn]
-                report.retracted += len(withdrawn)
-                report.resolved.append(resolves)
-            done = store.append_extraction(user, items, resolves=resolves, again=again, allow_retype=allow_retype)
-            report.extracted.append(session.session_id)
-        else:
+            try:
+                done = _store_extracted(store, user, digest, session, facts, previous, report, again=again,
+                                        allow_retype=allow_retype)
+            except InputError as exc:  # e.g. a value that would retype an established field
+                reason = _one_line(f"the log refused the model's facts: {exc}")
+        if done is None:
             assert reason is not None
             raw_items: list[tuple[NewFact, str | None]] = list(
                 sourced_session_facts(session, digest, RuleExtractor(), user_only=user_only))
@@ -128,6 +128,27 @@ def ingest_with_model(store: FactStore, user: str, path: Path, extractor: Extrac
     report.seconds = time.monotonic() - started
     report.usage = usage.totals() if usage is not None else {}
     return stored, skipped, report
+
+
+def _store_extracted(store: FactStore, user: str, digest: str, session: Session, facts: list[NewFact],
+                     previous: ExtractionFailure | None, report: ExtractionReport, *, again: bool,
+                     allow_retype: bool) -> Appended:
+    """Store a session's extracted facts; resolve its open failure (retracting the raw facts
+    that failure stored) in the same transaction."""
+    items: list[tuple[NewFact, str | None]] = [
+        (fact, extraction_source(digest, session.session_id, n)) for n, fact in enumerate(facts)]
+    resolves = None
+    withdrawn: list[NewFact] = []
+    if previous is not None and previous.open:
+        resolves = previous.id
+        withdrawn = _retractions(store, user, previous)
+        items += [(r, None) for r in withdrawn]
+    done = store.append_extraction(user, items, resolves=resolves, again=again, allow_retype=allow_retype)
+    if resolves is not None:
+        report.retracted += len(withdrawn)
+        report.resolved.append(resolves)
+    report.extracted.append(session.session_id)
+    return done
 
 
 def _sessions_to_do(store: FactStore, user: str, digest: str, sessions: list[Session],

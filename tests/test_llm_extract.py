@@ -260,3 +260,15 @@ def test_a_relative_date_without_a_session_time_is_refused(scripted_llm: Scripte
     with Endpoint(config) as endpoint, pytest.raises(StructuredOutputError) as raised:
         LlmExtractor(endpoint).extract(session, user_only=True)
     assert "no timestamp" in raised.value.errors
+
+
+def test_facts_the_log_refuses_fall_back_to_raw_text(uac: Uac, tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    assert uac("add", "alice", "An allergy", "--kind", "allergy", "--field", "subject=5").code == 0
+    scripted_llm.queue(GOOD)
+    r = uac("ingest", "alice", str(write(tmp_path, TRANSCRIPT)), "--llm")
+    assert r.code == 1 and "the log refused the model's facts" in r.out
+    facts = log(uac)[1:]
+    assert facts and all(f["kind"] in (None, "profile") for f in facts)
+    assert "penicillin" in " ".join(f["text"] for f in facts)
+    [failure] = failures(uac)
+    assert failure["raw"] == "" and failure["fact_ids"] == [f["id"] for f in facts]
