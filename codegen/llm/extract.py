@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from codegen.llm.endpoint import Endpoint
 
 PURPOSE = "extract"
-MAX_CHUNK_MESSAGES = 40
+MAX_CHUNK_MESSAGES = 80
 MAX_CHUNK_CHARS = 12_000
 USER_WORDS = frozenset({"", "user", "me", "i", "myself", "self", "the user", "you", "yourself"})
 # kinds whose records name the person they are about in this field
