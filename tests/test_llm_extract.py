@@ -5,6 +5,7 @@ idempotency. Nothing a session said is ever dropped."""
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable
 
@@ -272,3 +273,22 @@ def test_facts_the_log_refuses_fall_back_to_raw_text(uac: Uac, tmp_path: Path, s
     assert "penicillin" in " ".join(f["text"] for f in facts)
     [failure] = failures(uac)
     assert failure["raw"] == "" and failure["fact_ids"] == [f["id"] for f in facts]
+
+
+def test_the_schema_uses_only_what_strict_structured_output_accepts() -> None:
+    from codegen.llm.fact_schema import ExtractedFacts
+
+    schema = json.dumps(ExtractedFacts.model_json_schema())
+    assert "maxLength" not in schema and "minLength" not in schema and '"additionalProperties": true' not in schema
+
+
+def test_user_only_refuses_a_fact_cited_from_the_assistant(scripted_llm: ScriptedLLM) -> None:
+    session = Session("s", datetime(2024, 11, 15), [Message("user", "Book it.", 0),
+                                                     Message("assistant", "Booked: ref ABC123.", 1)])
+    cited = json.dumps({"facts": [fact(1, "Booking ABC123 is confirmed.")]})
+    scripted_llm.queue(cited, json.dumps({"facts": [fact(0, "The user asked to book it.")]}))
+    config = EndpointConfig.resolve(base_url=scripted_llm.url, model=scripted_llm.model)
+    with Endpoint(config) as endpoint:
+        [only] = LlmExtractor(endpoint).extract(session, user_only=True)
+    assert only.provenance.role == "user" and "message_index 1" in \
+        scripted_llm.chat_requests[1].json["messages"][-1]["content"]

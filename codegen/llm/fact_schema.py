@@ -44,6 +44,7 @@ MAX_FACT_TEXT = 4000
 MAX_VALUE_CHARS = 2000
 MAX_FIELDS_PER_FACT = 32
 MAX_FACTS_PER_ANSWER = 500
+LENGTHS = {"text": MAX_FACT_TEXT, "subject": 200, "kind": 64, "valid_from": 100, "valid_to": 100, "entity": 100}
 
 
 @dataclass(frozen=True)
@@ -79,7 +80,7 @@ Scalar = str | int | float | bool | None
 class FieldValue(_Closed):
     """One field of a fact: its name and a JSON scalar."""
 
-    name: Annotated[str, Field(min_length=1, max_length=64)]
+    name: str
     value: Scalar
 
 
@@ -87,16 +88,20 @@ class ExtractedFact(_Closed):
     """One atomic fact stated in one message."""
 
     message_index: Annotated[int, Field(ge=0)]
-    text: Annotated[str, Field(min_length=1, max_length=MAX_FACT_TEXT)]
-    subject: Annotated[str, Field(max_length=200)] | None = None
-    kind: Annotated[str, Field(max_length=64)] | None = None
+    text: str
+    subject: str | None = None
+    kind: str | None = None
     fields: Annotated[list[FieldValue], Field(max_length=MAX_FIELDS_PER_FACT)] = Field(default_factory=list)
-    valid_from: Annotated[str, Field(max_length=100)] | None = None
-    valid_to: Annotated[str, Field(max_length=100)] | None = None
-    entity: Annotated[str, Field(max_length=100)] | None = None
+    valid_from: str | None = None
+    valid_to: str | None = None
+    entity: str | None = None
 
     @model_validator(mode="after")
     def _checked(self) -> ExtractedFact:
+        for name, limit in LENGTHS.items():  # checked here: strict JSON Schema takes no maxLength
+            value = getattr(self, name)
+            if isinstance(value, str) and len(value) > limit:
+                raise ValueError(f"{name} is {len(value)} characters; at most {limit}")
         check_text(self.text)  # an InputError is a ValueError: pydantic reports it
         if self.entity is not None and self.entity.strip():
             check_text(self.entity)
