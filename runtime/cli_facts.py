@@ -103,12 +103,12 @@ def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_I
         as_json: bool = JsonOpt) -> None:
     """Print a user's facts in order (or, with --failed, the recorded extraction failures)."""
     mem = memory()
-    mem.require_user(user)
     if failed or resolved:
         if not failed:
             raise InputError("--resolved goes with --failed")
         _print_failures(mem.extraction_failures(user, include_resolved=resolved), user, as_json)
         return
+    mem.require_user(user)
     facts = list(mem.log(user, after))
     if limit is not None:
         facts = facts[len(facts) - min(limit, len(facts)):]

@@ -138,8 +138,11 @@ class FactsService:
 
     def extraction_failures(self, user: str, *, include_resolved: bool = False) -> list[ExtractionFailure]:
         """The user's recorded extraction failures (documented on `Memory.extraction_failures`)."""
-        self.require_user(user)
-        return self.facts.extraction_failures(user, include_resolved=include_resolved)
+        check_user_id(user)
+        found = self.facts.extraction_failures(user, include_resolved=True)
+        if not found:
+            self.require_user(user)
+        return found if include_resolved else [f for f in found if f.open]
 
     def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
         self.facts.get(user, fact_id)  # NotFound with a clear message

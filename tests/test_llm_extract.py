@@ -292,3 +292,13 @@ def test_user_only_refuses_a_fact_cited_from_the_assistant(scripted_llm: Scripte
         [only] = LlmExtractor(endpoint).extract(session, user_only=True)
     assert only.provenance.role == "user" and "message_index 1" in \
         scripted_llm.chat_requests[1].json["messages"][-1]["content"]
+
+
+def test_a_failure_with_nothing_to_keep_is_still_listed(uac: Uac, tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    hello = {"sessions": [{"id": "hi", "timestamp": "2024-11-15", "messages": [{"role": "user", "content": "Hi!"}]}]}
+    scripted_llm.queue("nope", "nope")
+    assert uac("ingest", "alice", str(write(tmp_path, hello)), "--llm").code == 1
+    [failure] = failures(uac)
+    assert failure["session_id"] == "hi" and failure["fact_ids"] == []
+    r = uac("log", "nobody", "--failed")
+    assert r.code == 2 and "no such user" in r.err
