@@ -55,6 +55,7 @@ USER_WORDS = frozenset({"", "user", "me", "i", "myself", "self", "the user", "yo
 # kinds whose records name the person they are about in this field
 PERSON_FIELDS = ("person", "holder")
 ABOUT_OTHERS = frozenset({"relative"})
+NO_KIND = frozenset({"", "none", "null", "note", "notes", "text", "other"})  # what models say for "no kind"
 
 SYSTEM_PROMPT = """\
 You turn one conversation between a user and an assistant into atomic facts for the user's \
@@ -162,7 +163,8 @@ def to_new_fact(session: Session, role: str, extracted: ExtractedFact) -> NewFac
     fields: dict[str, JsonValue] = {item.name: item.value for item in extracted.fields}
     kind = canonical_kind(extracted.kind)
     subject = subject_of(extracted.subject)
-    demote = extracted.kind is not None and extracted.kind.strip() != "" and kind is None
+    named_kind = (extracted.kind or "").strip()
+    demote = kind is None and named_kind.casefold() not in NO_KIND
     if kind is not None:
         domain = CANONICAL[kind]
         if any(name not in domain.fields and name != "subject" for name in fields):
@@ -181,7 +183,7 @@ def to_new_fact(session: Session, role: str, extracted: ExtractedFact) -> NewFac
                 if subject_of(given if isinstance(given, str) else None) is None:
                     fields[slot] = subject
     if demote:
-        fields["proposed_kind"] = extracted.kind
+        fields["proposed_kind"] = named_kind
         kind = None
     key = None
     if kind is not None and CANONICAL[kind].singular:
