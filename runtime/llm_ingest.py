@@ -65,7 +65,8 @@ class ExtractionReport:
         text = (f"model: {len(self.extracted)} of {self.sessions} sessions extracted"
                 + (f", {len(self.failed)} failed (kept as raw text; `uac log USER --failed`)" if self.failed else "")
                 + (f", {self.skipped_sessions} already extracted" if self.skipped_sessions else "")
-                + (f", {len(self.resolved)} failures resolved ({self.retracted} raw facts retracted)"
+                + (f", {len(self.resolved)} failure{'' if len(self.resolved) == 1 else 's'} resolved "
+                   f"({self.retracted} raw facts retracted)"
                    if self.resolved else ""))
         return (text + f"; {int(u.get('prompt_tokens', 0))} prompt + {int(u.get('completion_tokens', 0))} "
                 f"completion tokens in {int(u.get('calls', 0))} calls, {self.seconds:.1f} s")
