@@ -23,7 +23,7 @@ from codegen.llm import (
     StructuredOutputError,
     Usage,
 )
-from codegen.llm.json_answer import extract_json, strict_schema
+from codegen.llm.json_answer import extract_json, json_candidates, strict_schema
 from factlog.errors import InputError, UacError
 from runtime.settings import LlmSettings, Settings
 
@@ -83,6 +83,8 @@ def test_valid_json_first_time_sends_a_strict_schema_and_records_the_servers_usa
     f"```\n{VALID}\n```",
     f"The set {{a, b}} is not JSON; this is: {VALID} (done)",
     f"{VALID}\n\nI hope this helps, {{friend}}.",
+    f"Trips found: [1] Oslo. Answer: {VALID}",  # an earlier value that does not validate
+    f'```json\n{{"trips": "wrong"}}\n```\nSorry, corrected: {VALID}',
 ])
 def test_json_wrapped_in_prose_or_fences_is_parsed_without_a_reask(scripted_llm: ScriptedLLM, answer: str) -> None:
     scripted_llm.queue(answer)
@@ -130,6 +132,15 @@ def test_a_server_without_structured_output_falls_back_and_is_remembered() -> No
         assert again.complete_json(MESSAGES, Facts, purpose="extract").trips[0].city == "Oslo"
         assert len(llm.chat_requests) == 3 and "response_format" not in llm.chat_requests[2].json
         assert not again.structured_output()
+
+
+def test_another_client_error_is_no_reason_to_drop_structured_output(scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.queue(Reply(status=400, text="this prompt is longer than the context"))
+    ep = endpoint(scripted_llm)
+    with pytest.raises(ModelUnavailable) as caught:
+        ep.complete_json(MESSAGES, Facts, purpose="extract")
+    one_line(caught.value, "HTTP 400 after 1 attempt: this prompt is longer than the context")
+    assert len(scripted_llm.chat_requests) == 1 and ep.structured_output()
 
 
 # -- failures and retries --------------------------------------------------------------
@@ -221,6 +232,20 @@ def test_threads_share_one_endpoint_and_each_call_counts_its_own_attempts(script
     assert answers == {i: f"Q{i}" for i in range(8)}
     assert sorted(c.purpose for c in ep.usage.calls) == sorted(f"p{i}" for i in range(8))
     assert all(c.attempt == 1 and c.ok for c in ep.usage.calls)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork")
+def test_a_forked_child_makes_its_own_client(scripted_llm: ScriptedLLM) -> None:
+    scripted_llm.queue("parent", "child")
+    ep = endpoint(scripted_llm)
+    assert ep.complete_text(MESSAGES, purpose="parent") == "parent"
+    pid = os.fork()
+    if pid == 0:  # the child: a new endpoint gets a new client, and its call works
+        child = endpoint(scripted_llm)
+        ok = child._openai() is not ep._client and child.complete_text(MESSAGES, purpose="child") == "child"
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0 and len(scripted_llm.chat_requests) == 2
 
 
 def test_models_lists_the_servers_model(scripted_llm: ScriptedLLM) -> None:
@@ -317,6 +342,7 @@ def test_extract_json_takes_the_first_balanced_value_that_parses() -> None:
     assert extract_json('  {"a": 1} ') == {"a": 1}
     assert extract_json('x {"a": "}{"} y {"b": 2}') == {"a": "}{"}
     assert extract_json('see [1] and {"a": [1, {"b": "\\"}"}]}') == [1]
+    assert list(json_candidates('see [1] and {"a": [1, {"b": "\\"}"}]}')) == [[1], {"a": [1, {"b": '"}'}]}]
     assert extract_json("```json\n[1, 2]\n```") == [1, 2]
     with pytest.raises(ValueError):
         extract_json("no json here {")
