@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from scripted_llm import ScriptedLLM
 
 from factlog.sqlite import SqliteFactStore
 from runtime.memory import Memory
@@ -29,14 +30,28 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Point UAC_HOME at a fresh folder; no test sees a real API key or endpoint; `uac`
-    starts no warm worker (UAC_WARM=off: the tests that want one say so)."""
+    """Point UAC_HOME at a fresh folder; no test sees a real API key, endpoint or model, and
+    no model request can leave this machine (UAC_ALLOW_MODEL_REQUESTS=0: only 127.0.0.1,
+    localhost and ::1 are reachable, as the scripted server is); `uac` starts no warm worker
+    (UAC_WARM=off: the tests that want one say so)."""
     home = tmp_path / "uac-home"
     monkeypatch.setenv("UAC_HOME", str(home))
     monkeypatch.setenv("UAC_WARM", "off")
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("UAC_MODEL", raising=False)
+    monkeypatch.setenv("UAC_ALLOW_MODEL_REQUESTS", "0")
     return home
+
+
+@pytest.fixture
+def scripted_llm(monkeypatch: pytest.MonkeyPatch) -> Iterator[ScriptedLLM]:
+    """A scripted OpenAI-compatible server on 127.0.0.1 (tests/scripted_llm.py), with
+    OPENAI_BASE_URL and UAC_MODEL pointing at it (subprocesses inherit them)."""
+    with ScriptedLLM() as llm:
+        monkeypatch.setenv("OPENAI_BASE_URL", llm.url)
+        monkeypatch.setenv("UAC_MODEL", llm.model)
+        yield llm
 
 
 @pytest.fixture
