@@ -5,9 +5,10 @@ kinds of files come from the model on top of it:
 
 - a class module (`trip.py`) rewritten with a docstring and `@property` helpers. It is
   used only if its class keeps the compiled class's signature exactly (decorator, fields,
-  annotations, defaults, order: `class_signature`), else the compiled module stays; a
-  taken module ends with `WRITTEN_MARK`, so a later version keeps it while the compiled
-  signature does not change;
+  annotations, defaults, order: `class_signature`), else the compiled module stays. A
+  module the model was shown ends with `WRITTEN_MARK` (its rewrite, or the compiled module
+  when it left it as it was), so later versions keep it, without asking again, while the
+  compiled signature does not change;
 - a records module per collection (`trip_llm.py`): records of the collection's class the
   model built from free-text facts, each citing them (`fact_ids`). Its text is the model's
   answer for this checkpoint, verbatim (so a validator's line numbers are the model's),
@@ -24,7 +25,7 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Mapping
 
-WRITTEN_MARK = "# Written by the llm producer's model over the compiled class (same fields)."
+WRITTEN_MARK = "# Reviewed by the llm producer's model: the compiled class's fields, kept exactly."
 CARRIED_MARK = "# Records of earlier versions, carried forward (every fact they cite is still live):"
 DEFAULT_RECORDS_DOC = '"""Records built from free-text facts by the llm producer; `fact_ids` cites them."""\n'
 ANSWER_LIST = "_{attribute}_llm"
@@ -123,12 +124,16 @@ def model_written(source: str) -> bool:
     return source.rstrip("\n").endswith(WRITTEN_MARK)
 
 
+def marked(source: str) -> str:
+    return source.rstrip("\n") + "\n\n" + WRITTEN_MARK + "\n"
+
+
 def take_class_module(answer: str, compiled: str, class_name: str) -> str | None:
     """The model's class module, marked, when its class has the compiled signature; else None."""
     wanted = class_signature(compiled, class_name)
     if wanted is None or class_signature(answer, class_name) != wanted:
         return None
-    return answer.rstrip("\n") + "\n\n" + WRITTEN_MARK + "\n"
+    return marked(answer)
 
 
 def is_records_text(source: str) -> bool:

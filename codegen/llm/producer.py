@@ -44,6 +44,7 @@ from codegen.llm.overlay import (
     collections,
     is_records_text,
     joined_init,
+    marked,
     model_written,
     read_records,
     records_module,
@@ -108,7 +109,8 @@ class LlmProducer:
             except (ModelUnavailable, StructuredOutputError) as exc:
                 raise ProducerFailed(str(exc), _usage(endpoint, counts, started)) from None
             usage = _usage(endpoint, counts, started)
-        return Produced(self._overlay(files, colls, to_write, answer, carried, usage), usage, compiled.settle)
+        asked = usage.get("calls", 0.0) > 0
+        return Produced(self._overlay(files, colls, to_write, answer, carried, usage, asked), usage, compiled.settle)
 
     # ------------------------------------------------------------------ the answer
     def _class_modules(self, files: dict[str, str], previous: Mapping[str, str],
@@ -180,16 +182,19 @@ class LlmProducer:
     # ----------------------------------------------------------------- the files
     @staticmethod
     def _overlay(files: dict[str, str], colls: Mapping[str, Collection], to_write: Mapping[str, str],
-                 answer: Mapping[str, str], carried: Mapping[str, Records], usage: dict[str, float]) -> dict[str, str]:
+                 answer: Mapping[str, str], carried: Mapping[str, Records], usage: dict[str, float],
+                 asked: bool) -> dict[str, str]:
         joined: dict[str, tuple[str, list[str]]] = {}
         for attribute, collection in colls.items():
             name = f"{collection.module}.py"
             if name in to_write and name in answer:
                 taken = take_class_module(answer[name], to_write[name], collection.class_name)
-                if taken is None:
+                if taken is None:  # other fields than compiled: the compiled module, asked again next time
                     usage["class_modules_refused"] = usage.get("class_modules_refused", 0.0) + 1
                 else:
                     files[name] = taken
+            elif name in to_write and asked:  # shown and left as it was: not asked again while unchanged
+                files[name] = marked(to_write[name])
             records_name = f"{collection.records_module}.py"
             kept = carried.get(attribute, Records((), ()))
             text = records_module(collection, answer.get(records_name), kept)
