@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 from urllib.parse import urlsplit
 
@@ -71,10 +71,11 @@ def check_base_url(url: str, source: str) -> str:
 
 @dataclass(frozen=True)
 class EndpointConfig:
-    """One OpenAI-compatible endpoint and model. `base_url` None: OpenAI's API."""
+    """One OpenAI-compatible endpoint and model. `base_url` None: OpenAI's API. The key is
+    left out of the repr (it must never reach a log or an error)."""
 
     base_url: str | None
-    api_key: str | None
+    api_key: str | None = field(repr=False)
     model: str
     timeout_s: float = DEFAULT_TIMEOUT_S
     max_retries: int = DEFAULT_MAX_RETRIES

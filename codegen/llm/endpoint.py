@@ -89,12 +89,14 @@ def _server_message(exc: Any) -> str:
 
 
 def _refuses_response_format(exc: Exception) -> bool:
-    """The server said it does not take `response_format` (json_schema)."""
+    """The server refused a request that carried `response_format`, naming it, its schema,
+    a grammar (llama.cpp turns the schema into one) or something unsupported."""
     status = getattr(exc, "status_code", None)
     if status not in (400, 422):
         return False
     text = (str(getattr(exc, "body", "")) + " " + str(exc)).lower()
-    return any(word in text for word in ("response_format", "json_schema", "structured output"))
+    return any(word in text for word in ("response_format", "schema", "grammar", "structured output",
+                                         "not supported", "unsupported"))
 
 
 class _FormatRefused(Exception):
@@ -111,6 +113,17 @@ class _Attempt:
 _local = threading.local()  # this thread's current call: its HTTP attempts
 _clients: dict[tuple[str, str, float, int], Any] = {}
 _clients_lock = threading.Lock()
+
+
+def _forget_clients_in_child() -> None:
+    """A forked child makes its own clients: it must not share the parent's connections."""
+    global _clients_lock
+    _clients_lock = threading.Lock()
+    _clients.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_clients_in_child)
 
 
 def _attempts() -> list[_Attempt]:
@@ -145,6 +158,21 @@ def _shared_client(config: EndpointConfig) -> Any:
                 base_url=config.url, api_key=config.api_key or NO_KEY, timeout=config.timeout_s,
                 max_retries=config.max_retries, http_client=openai.DefaultHttpxClient(event_hooks=hooks))
         return client
+
+
+_schema_cache: dict[type[Any], tuple[dict[str, Any], dict[str, Any], str]] = {}
+
+
+def _schemas(schema: type[Any]) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """(JSON Schema, its strict form, name) of a pydantic model, made once per class;
+    shared, never mutated."""
+    found = _schema_cache.get(schema)
+    if found is None:
+        schema_json: dict[str, Any] = schema.model_json_schema()
+        if len(_schema_cache) >= 256:  # classes made on the fly must not pile up
+            _schema_cache.clear()
+        found = _schema_cache[schema] = (schema_json, strict_schema(schema_json), schema_name(schema.__name__))
+    return found
 
 
 def _validation_errors(exc: Any) -> str:
@@ -294,11 +322,11 @@ class Endpoint:
         with _no_response_format_lock:
             return (self.config.url, self.config.model) not in _no_response_format
 
-    def _ask_json(self, messages: list[dict[str, str]], schema_json: dict[str, Any], name: str, *,
+    def _ask_json(self, messages: list[dict[str, str]], schema: type[Any], *,
                   purpose: str, max_tokens: int | None, reask: bool) -> str:
+        schema_json, strict, name = _schemas(schema)
         if self.structured_output():
-            response_format = {"type": "json_schema",
-                               "json_schema": {"name": name, "schema": strict_schema(schema_json), "strict": True}}
+            response_format = {"type": "json_schema", "json_schema": {"name": name, "schema": strict, "strict": True}}
             try:
                 return self._chat(messages, purpose=purpose, max_tokens=max_tokens,
                                   response_format=response_format, reask=reask)
@@ -314,9 +342,6 @@ class Endpoint:
         """The model's answer as a valid `schema` instance (see the module's docstring)."""
         from pydantic import ValidationError
 
-        schema_json = schema.model_json_schema()
-        name = schema_name(schema.__name__)
-
         def parse(text: str) -> tuple[M | None, str]:
             try:
                 value = extract_json(text)
@@ -327,13 +352,13 @@ class Endpoint:
             except ValidationError as exc:
                 return None, _validation_errors(exc)
 
-        text = self._ask_json(messages, schema_json, name, purpose=purpose, max_tokens=max_tokens, reask=False)
+        text = self._ask_json(messages, schema, purpose=purpose, max_tokens=max_tokens, reask=False)
         answer, errors = parse(text)
         if answer is not None:
             return answer
         again = [*messages, {"role": "assistant", "content": text},
                  {"role": "user", "content": REASK.format(errors=errors)}]
-        text = self._ask_json(again, schema_json, name, purpose=purpose, max_tokens=max_tokens, reask=True)
+        text = self._ask_json(again, schema, purpose=purpose, max_tokens=max_tokens, reask=True)
         answer, errors = parse(text)
         if answer is not None:
             return answer
