@@ -348,6 +348,7 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
         from runtime.settings import settings_producer
 
         chosen = producer_named(settings_producer(mem.workspace.home))
+    chosen = configured_producer(chosen, mem.workspace.home, False)
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):

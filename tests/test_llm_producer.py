@@ -329,3 +329,31 @@ def test_full_rebuilds_from_the_whole_log_in_batches(mem: Memory, scripted_llm: 
     cli = uac("--home", str(home), "checkpoint", "sam", "--producer", "llm", "--full")
     assert cli.code == 0, cli.err
     assert uac("--home", str(home), "checkpoint", "sam", "--full").code == 2
+
+
+def test_a_class_rewrite_with_other_fields_is_not_taken(mem: Memory, scripted_llm: ScriptedLLM) -> None:
+    def renames(prompt: str, purpose: str) -> dict[str, str]:  # drops a default: records would change
+        return {name: with_property(source).replace("country: str | None = None", "country: str | None = 'NL'")
+                for name, source in class_modules(prompt).items()}
+    serve(scripted_llm, renames)
+    mem.add("sam", kind="trip", fields={"destination": "Rome", "ref": "T-2", "seats": 2})
+    result = mem.checkpoint("sam", LlmProducer())
+    assert isinstance(result, Published), result
+    files = mem.versions.files("sam", result.version.number)
+    assert "'NL'" not in files["trip.py"] and "def nights" not in files["trip.py"]
+    assert result.version.meta.usage["class_modules_refused"] == 1
+
+
+def test_no_model_configured_is_one_line_and_nothing_is_written(home: Path, uac: Any,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.delenv("UAC_MODEL", raising=False)
+    assert uac("--home", str(home), "add", "sam", "I'm flying to Oslo.").code == 0
+    result = uac("--home", str(home), "checkpoint", "sam", "--producer", "llm")
+    assert result.code == 2 and result.err.startswith("error: no model configured"), result.err
+    assert len(result.err.strip().splitlines()) == 1
+    mem = Memory.open(home)
+    try:
+        assert mem.versions.current("sam").number == 1
+    finally:
+        mem.close()
