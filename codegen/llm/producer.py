@@ -103,12 +103,17 @@ class LlmProducer:
             counts["records_dropped"] += dropped
         to_write = self._class_modules(files, previous, colls)
         owned = set(to_write) | {f"{c.records_module}.py" for c in colls.values()}
-        with Endpoint(config) as endpoint:
-            try:
-                answer = self._answer(request, endpoint, files, colls, to_write, owned, counts)
-            except (ModelUnavailable, StructuredOutputError) as exc:
-                raise ProducerFailed(str(exc), _usage(endpoint, counts, started)) from None
-            usage = _usage(endpoint, counts, started)
+        try:
+            with Endpoint(config) as endpoint:
+                try:
+                    answer = self._answer(request, endpoint, files, colls, to_write, owned, counts)
+                except (ModelUnavailable, StructuredOutputError) as exc:
+                    raise ProducerFailed(str(exc), _usage(endpoint, counts, started)) from None
+                usage = _usage(endpoint, counts, started)
+        except BaseException:
+            if compiled.settle is not None:  # the compiler's state write, left running: waited for here
+                compiled.settle()
+            raise
         asked = usage.get("calls", 0.0) > 0
         return Produced(self._overlay(files, colls, to_write, answer, carried, usage, asked), usage, compiled.settle)
 
