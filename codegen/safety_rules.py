@@ -448,6 +448,9 @@ class _Checker:
             return
         if node.name.startswith("_") or node.name in fields:
             self.flag("property", node, f"property {node.name!r} must not start with '_' or share a field's name")
+        elif node.name in self.std or node.name in self.siblings or node.name in PURE_BUILTINS \
+                or node.name in BUILTIN_TYPES or node.name == "property":
+            self.flag("rebind", node, f"property {node.name!r} would hide a name the class body uses")
         args = node.args
         if (args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults
                 or len(args.args) != 1 or args.args[0].arg != "self" or args.args[0].annotation is not None

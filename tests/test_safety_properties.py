@@ -94,6 +94,8 @@ HOSTILE = [
     ("private-name", "property", "\n    @property\n    def _x(self) -> int:\n        return 1\n"),
     ("dunder-method", "dunder", "\n    @property\n    def __hash__(self) -> int:\n        return 1\n"),
     ("shadows-field", "property", "\n    @property\n    def cost_usd(self) -> float:\n        return 1.0\n"),
+    ("shadows-import", "rebind", "\n    @property\n    def date(self) -> int:\n        return 1\n"),
+    ("shadows-builtin", "rebind", "\n    @property\n    def len(self) -> int:\n        return 1\n"),
     ("async", "statement", "\n    @property\n    async def x(self) -> int:\n        return 1\n"),
     ("yield", "expression", "\n    @property\n    def x(self) -> int:\n        return (yield 1)\n"),
     ("await", "expression", "\n    @property\n    def x(self) -> int:\n        return (await self.cost_usd)\n"),
