@@ -57,13 +57,35 @@ def add_facts(mems: list[Memory], start: int, count: int) -> list[str]:
 
 
 def reference(all_lines: list[str], class_module: str) -> tuple[int, int, int]:
-    """(prompt tokens, completion tokens, flight facts never seen) of the reference approach."""
+    """(prompt tokens, completion tokens, flight facts never seen) of the reference approach:
+    the fact list cut at REFERENCE_CUT characters in; out, the whole module again: the class
+    module and one record line per fact it saw (a structured trip, a flight, or a note)."""
     text = "\n".join(all_lines)
     seen = text[:REFERENCE_CUT]
     prompt = (len(seen) + 2000) // 4  # the instructions, about 2,000 characters
-    records = trips_from_facts(seen) or ""
+    out = len(class_module)
+    for line in seen.split("\n"):
+        fact_id, _, body = line.partition("] (t) ")
+        if body.startswith("trip {"):
+            out += len(f"    Trip({body[5:]}, fact_ids=[{fact_id[1:]}]),")
+        elif "flying to" in body:
+            out += len(trips_from_facts(line) or "") - len("from .trip import Trip\n\n_trips_llm: list[Trip] = [\n]\n")
+        else:
+            out += len(f"    Note(text={body!r}, dates=[], fact_ids=[{fact_id[1:]}]),")
     missed = sum(1 for line in text[REFERENCE_CUT:].split("\n") if "flying to" in line)
-    return prompt, (len(records) + len(class_module)) // 4, missed
+    return prompt, out // 4, missed
+
+
+def reference_only(start: int, stop: int, step: int) -> None:
+    """Column (c) alone (no checkpoint runs), with a fixed class module of 1,000 characters."""
+    lines: list[str] = []
+    size = 0
+    while size < stop:
+        count = start if size == 0 else step
+        lines += add_facts([], size, count)
+        size += count
+        c_in, c_out, missed = reference(lines, "x" * 1000)
+        print(f"{size:>6} | (c) {c_in:>6} / {c_out:>6} | unseen flights {missed}")
 
 
 def main() -> None:
@@ -71,7 +93,11 @@ def main() -> None:
     parser.add_argument("--start", type=int, default=100)
     parser.add_argument("--stop", type=int, default=1000)
     parser.add_argument("--step", type=int, default=50)
+    parser.add_argument("--reference-only", action="store_true", help="print column (c) only")
     args = parser.parse_args()
+    if args.reference_only:
+        reference_only(args.start, args.stop, args.step)
+        return
     root = Path(tempfile.mkdtemp(prefix="bench-llm-"))
     with ScriptedLLM() as llm:
         os.environ["OPENAI_BASE_URL"], os.environ["UAC_MODEL"] = llm.url, llm.model

@@ -55,7 +55,7 @@ def class_modules(prompt: str) -> dict[str, str]:
 
 
 def facts_in(prompt: str) -> dict[int, str]:
-    return {int(m.group(1)): m.group(2) for m in re.finditer(r"^\[(\d+)\] \([^)]*\) (.*)$", prompt, re.MULTILINE)}
+    return {int(m.group(1)): m.group(2) for m in re.finditer(r"^\[(\d+)\] (.*)$", prompt, re.MULTILINE)}
 
 
 def with_property(source: str, method: str = NIGHTS) -> str:
