@@ -22,6 +22,7 @@ import os
 import statistics
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
@@ -102,26 +103,35 @@ def main() -> None:
     with ScriptedLLM() as llm:
         os.environ["OPENAI_BASE_URL"], os.environ["UAC_MODEL"] = llm.url, llm.model
         serve(llm, good_model)
-        inc, full = Memory.open(root / "inc"), Memory.open(root / "full")
+        inc, full, comp = Memory.open(root / "inc"), Memory.open(root / "full"), Memory.open(root / "comp")
         lines: list[str] = []
         totals = {"a": [0, 0], "b": [0, 0], "c": [0, 0]}
         validation: list[float] = []
+        seconds: dict[str, list[float]] = {"llm": [], "compiler": []}
         print(f"{'facts':>6} | {'(a) incremental in/out':>22} | {'(b) --full in/out':>18} | "
               f"{'(c) reference in/out':>20} | (c) unseen | out (a)/(c)")
         size = 0
         try:
             while size < args.stop:
                 count = args.start if size == 0 else args.step
-                lines += add_facts([inc, full], size, count)
+                lines += add_facts([inc, full, comp], size, count)
                 size += count
                 row = {}
+                started = time.perf_counter()
+                baseline = comp.checkpoint("bench")  # the compiler on the same log: the same-run baseline
+                seconds["compiler"].append(time.perf_counter() - started)
+                assert isinstance(baseline, Published), baseline
                 for key, mem, producer in (("a", inc, LlmProducer()), ("b", full, LlmProducer(full=True))):
+                    started = time.perf_counter()
                     result = mem.checkpoint("bench", producer)
+                    if key == "a":
+                        seconds["llm"].append(time.perf_counter() - started)
+                        inc_version = result.version.number if isinstance(result, Published) else 0
                     assert isinstance(result, Published), result
                     usage = result.version.meta.usage
                     row[key] = (int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0)))
                     validation.append(sum(result.timings.get(s, 0.0) for s in STAGES))
-                class_module = inc.versions.files("bench", inc.versions.current("bench").number)["trip.py"]
+                class_module = inc.versions.files("bench", inc_version)["trip.py"]
                 c_in, c_out, missed = reference(lines, class_module)
                 row["c"] = (c_in, c_out)
                 for key in totals:
@@ -132,8 +142,13 @@ def main() -> None:
         finally:
             inc.close()
             full.close()
+            comp.close()
     print("cumulative in/out: " + ", ".join(f"({k}) {v[0]} / {v[1]}" for k, v in totals.items()))
     print(f"validation per llm attempt: median {statistics.median(validation):.3f} s over {len(validation)}")
+    steps = seconds["llm"][1:] or seconds["llm"]  # the steps after the first build
+    base = seconds["compiler"][1:] or seconds["compiler"]
+    print(f"checkpoint wall, median over the steps: llm incremental {statistics.median(steps):.3f} s, "
+          f"compiler {statistics.median(base):.3f} s, ratio {statistics.median(steps) / statistics.median(base):.2f}")
 
 
 if __name__ == "__main__":
