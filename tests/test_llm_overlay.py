@@ -79,3 +79,13 @@ def test_a_class_rewrite_is_taken_only_with_the_compiled_signature() -> None:
                     rewrite.replace("frozen=True", "frozen=False"),
                     rewrite.replace("class Trip", "class Voyage")):
         assert take_class_module(changed, compiled, "Trip") is None
+
+
+def test_records_are_read_back_exactly_with_non_ascii_and_several_lines() -> None:
+    source = "from .trip import Trip\n\n_trips_llm: list[Trip] = [\n    Trip(destination='Zürich', fact_ids=[1]), " \
+             "Trip(destination='Åre',\n         ref='ß', fact_ids=[2]),\n]\n"
+    found = read_records(source)
+    tree = ast.parse(source)
+    value = tree.body[1].value  # type: ignore[attr-defined]
+    assert found is not None
+    assert [text for text, _ in found.items] == [ast.get_source_segment(source, e) for e in value.elts]

@@ -171,6 +171,7 @@ def read_records(source: str) -> Records | None:
         return None
     items: list[tuple[str, tuple[int, ...]]] = []
     imports: list[tuple[str, str, str, int]] = []
+    lines = source.split("\n")
     for index, stmt in enumerate(tree.body):
         if index == 0 and _docstring(stmt):
             continue
@@ -179,13 +180,22 @@ def read_records(source: str) -> Records | None:
         elif isinstance(stmt, (ast.AnnAssign, ast.Assign)) and isinstance(stmt.value, ast.List) \
                 and all(isinstance(e, ast.Call) for e in stmt.value.elts):
             for element in stmt.value.elts:
-                text = ast.get_source_segment(source, element)
-                if text is None:
-                    return None
-                items.append((text, _fact_ids(element)))
+                items.append((_segment(lines, element), _fact_ids(element)))
         else:
             return None
     return Records(tuple(items), tuple(imports))
+
+
+def _segment(lines: list[str], node: ast.expr) -> str:
+    """The source text of `node` (`ast.get_source_segment` without splitting the whole text
+    again for each node: columns are UTF-8 byte offsets)."""
+    first, last = node.lineno - 1, (node.end_lineno or node.lineno) - 1
+    start, end = node.col_offset, node.end_col_offset if node.end_col_offset is not None else -1
+    if first == last:
+        return lines[first].encode("utf-8")[start:end].decode("utf-8")
+    head = lines[first].encode("utf-8")[start:].decode("utf-8")
+    tail = lines[last].encode("utf-8")[:end].decode("utf-8")
+    return "\n".join([head, *lines[first + 1:last], tail])
 
 
 def _fact_ids(call: ast.expr) -> tuple[int, ...]:
