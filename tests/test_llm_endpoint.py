@@ -23,7 +23,7 @@ from codegen.llm import (
     StructuredOutputError,
     Usage,
 )
-from codegen.llm.json_answer import extract_json, strict_schema
+from codegen.llm.json_answer import extract_json, json_candidates, strict_schema
 from factlog.errors import InputError, UacError
 from runtime.settings import LlmSettings, Settings
 
@@ -83,6 +83,8 @@ def test_valid_json_first_time_sends_a_strict_schema_and_records_the_servers_usa
     f"```\n{VALID}\n```",
     f"The set {{a, b}} is not JSON; this is: {VALID} (done)",
     f"{VALID}\n\nI hope this helps, {{friend}}.",
+    f"Trips found: [1] Oslo. Answer: {VALID}",  # an earlier value that does not validate
+    f'```json\n{{"trips": "wrong"}}\n```\nSorry, corrected: {VALID}',
 ])
 def test_json_wrapped_in_prose_or_fences_is_parsed_without_a_reask(scripted_llm: ScriptedLLM, answer: str) -> None:
     scripted_llm.queue(answer)
@@ -340,6 +342,7 @@ def test_extract_json_takes_the_first_balanced_value_that_parses() -> None:
     assert extract_json('  {"a": 1} ') == {"a": 1}
     assert extract_json('x {"a": "}{"} y {"b": 2}') == {"a": "}{"}
     assert extract_json('see [1] and {"a": [1, {"b": "\\"}"}]}') == [1]
+    assert list(json_candidates('see [1] and {"a": [1, {"b": "\\"}"}]}')) == [[1], {"a": [1, {"b": '"}'}]}]
     assert extract_json("```json\n[1, 2]\n```") == [1, 2]
     with pytest.raises(ValueError):
         extract_json("no json here {")

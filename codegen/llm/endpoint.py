@@ -2,7 +2,8 @@
 
 - `Endpoint.complete_text` asks for text; `Endpoint.complete_json` for an answer that
   validates against a pydantic model: sent with `response_format` (strict JSON Schema) where
-  the server takes it, read tolerantly (prose and ``` fences around the JSON are skipped),
+  the server takes it, read tolerantly (the first JSON value in the answer that validates:
+  prose and ``` fences around it are skipped),
   and re-asked ONCE with the validation error; still invalid -> `StructuredOutputError`
   carrying the raw answer. A server that refuses `response_format` (HTTP 400/422 naming it)
   is remembered per (URL, model) for the life of the process, and the schema goes into the
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit
 
 from codegen.llm.config import EndpointConfig
 from codegen.llm.errors import ModelRequestRefused, ModelUnavailable, NoModelConfigured, StructuredOutputError
-from codegen.llm.json_answer import extract_json, schema_name, strict_schema
+from codegen.llm.json_answer import NO_JSON, json_candidates, schema_name, strict_schema
 from codegen.llm.usage import Call, Usage, estimate_tokens
 
 if TYPE_CHECKING:
@@ -343,14 +344,16 @@ class Endpoint:
         from pydantic import ValidationError
 
         def parse(text: str) -> tuple[M | None, str]:
-            try:
-                value = extract_json(text)
-            except ValueError as exc:
-                return None, str(exc)
-            try:
-                return schema.model_validate(value), ""
-            except ValidationError as exc:
-                return None, _validation_errors(exc)
+            """The first candidate that validates; else the errors of the first object."""
+            errors: list[tuple[bool, str]] = []
+            for value in json_candidates(text):
+                try:
+                    return schema.model_validate(value), ""
+                except ValidationError as exc:
+                    errors.append((isinstance(value, dict), _validation_errors(exc)))
+            if not errors:
+                return None, NO_JSON
+            return None, next((e for is_object, e in errors if is_object), errors[0][1])
 
         text = self._ask_json(messages, schema, purpose=purpose, max_tokens=max_tokens, reask=False)
         answer, errors = parse(text)

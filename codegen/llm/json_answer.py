@@ -1,7 +1,8 @@
 """Reading a model's JSON answer tolerantly, and the JSON Schema sent for structured output.
 
-A model may wrap its JSON in prose or ``` fences; the answer is the first balanced JSON
-object or array in the text that parses. The schema sent with `response_format` is the
+A model may wrap its JSON in prose or ``` fences; the candidates are the whole text, the
+fenced blocks, then every balanced JSON object or array in the text that parses, in order
+(the caller takes the first that validates). The schema sent with `response_format` is the
 pydantic schema made strict (every object closed and every property listed as required),
 as OpenAI's strict mode demands; pydantic still validates the answer against the model.
 """
@@ -10,8 +11,9 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Iterator
 
+NO_JSON = "the answer holds no JSON object or array"
 _FENCE = re.compile(r"```[A-Za-z0-9_-]*[ \t]*\n?(.*?)```", re.S)
 
 
@@ -40,34 +42,42 @@ def _balanced_end(text: str, start: int) -> int:
     return -1
 
 
-def _first_json(text: str) -> Any:
-    for start, ch in enumerate(text):
-        if ch not in "{[":
-            continue
-        end = _balanced_end(text, start)
-        if end < 0:
-            continue
-        try:
-            return json.loads(text[start:end])
-        except ValueError:
-            continue
-    raise ValueError("the answer holds no JSON object or array")
+def _balanced_values(text: str) -> Iterator[Any]:
+    """Every balanced JSON object or array in `text` that parses, in order (not nested ones
+    of a value already found)."""
+    start = 0
+    while start < len(text):
+        if text[start] in "{[":
+            end = _balanced_end(text, start)
+            if end > 0:
+                try:
+                    yield json.loads(text[start:end])
+                    start = end
+                    continue
+                except ValueError:
+                    pass
+        start += 1
 
 
-def extract_json(text: str) -> Any:
-    """The JSON value in a model's answer: the whole text if it is JSON, else the first
-    fenced block's, else the first balanced object or array that parses. ValueError if none."""
+def json_candidates(text: str) -> Iterator[Any]:
+    """The JSON values a model's answer may mean, most likely first: the whole text, each
+    ``` fenced block's values, then every balanced object or array in the text."""
     stripped = text.strip()
     try:
-        return json.loads(stripped)
+        yield json.loads(stripped)
+        return
     except ValueError:
         pass
     for block in _FENCE.findall(stripped):
-        try:
-            return _first_json(block)
-        except ValueError:
-            continue
-    return _first_json(stripped)
+        yield from _balanced_values(block)
+    yield from _balanced_values(stripped)
+
+
+def extract_json(text: str) -> Any:
+    """The first JSON value in a model's answer (`json_candidates`); ValueError if none."""
+    for value in json_candidates(text):
+        return value
+    raise ValueError(NO_JSON)
 
 
 _SCHEMA_MAPS = ("properties", "$defs", "definitions", "patternProperties")
