@@ -245,7 +245,36 @@ def m004_field_value_types(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX facts_retracts ON facts (user, retracts) WHERE retracts IS NOT NULL")
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity, m003_sources, m004_field_value_types)
+def m005_extraction_failures(db: sqlite3.Connection) -> None:
+    """Sessions a model could not extract (`uac log --failed`): bookkeeping beside the log,
+    erased by `forget` (it holds the model's raw answer). `fact_ids` and `resolved_by` are
+    JSON lists of fact ids: the raw facts stored for the failure, and the facts of the retry
+    that resolved it. One row per (user, source file, session): a failed retry counts in
+    `attempts`."""
+    db.execute(
+        """
+        CREATE TABLE extraction_failures (
+            user TEXT NOT NULL,
+            id INTEGER NOT NULL CHECK (id > 0),
+            source TEXT NOT NULL,
+            path TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            raw TEXT NOT NULL,
+            failed_at TEXT NOT NULL,
+            attempts INTEGER NOT NULL CHECK (attempts >= 1),
+            fact_ids TEXT NOT NULL,
+            resolved_at TEXT,
+            resolved_by TEXT NOT NULL DEFAULT '[]',
+            PRIMARY KEY (user, id),
+            UNIQUE (user, source, session_id)
+        ) WITHOUT ROWID
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity, m003_sources, m004_field_value_types,
+                                     m005_extraction_failures)
 
 
 def migrate(db: sqlite3.Connection) -> None:

@@ -5,7 +5,10 @@ A source names one fact of one input, independent of the file's path:
 - a record file: `records:<sha256 of the file's bytes>:<line>` (JSONL) or `...:#<index>`
   (a JSON array);
 - a transcript: `transcript:<sha256 of the file's bytes>:<session id>:<message index>:<n>`,
-  `n` counting the facts one message gave.
+  `n` counting the facts one message gave;
+- a transcript extracted by a model: `llm:<sha256 of the file's bytes>:<session id>:<n>`, `n`
+  counting the session's facts (a session the model failed on keeps the offline `transcript:`
+  sources of its raw facts, and its failure is recorded: `extraction_failures`).
 
 `fact_sources` holds (user, source) -> fact id with a primary key on (user, source), so
 two ingests of one file racing each other cannot both store it: the second, serialised
@@ -49,6 +52,14 @@ def record_sources(db: sqlite3.Connection, user: str, pairs: Iterable[tuple[str,
 
 
 def erase(db: sqlite3.Connection, user: str) -> None:
-    """`forget`: the user's sources and established field types go with their facts."""
-    for table in ("fact_sources", "field_types", "field_value_types", "field_types_position"):
+    """`forget`: the user's sources, established field types and recorded extraction
+    failures (which hold the model's raw text) go with their facts."""
+    for table in ("fact_sources", "field_types", "field_value_types", "field_types_position",
+                  "extraction_failures"):
         db.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
+
+
+def extraction_source(digest: str, session_id: str, n: int) -> str:
+    """A fact a model extracted from a transcript: `llm:<sha256>:<session id>:<n>`, `n`
+    counting the session's extracted facts (`n` = 0 is there once the session was extracted)."""
+    return f"llm:{digest}:{session_id}:{n}"

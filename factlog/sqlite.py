@@ -14,6 +14,7 @@ and `verify` without the key says it cannot check rather than calling every fact
 from __future__ import annotations
 
 import hmac
+import json
 import os
 import sqlite3
 import threading
@@ -31,7 +32,7 @@ from factlog.migrations import MIGRATIONS, migrate
 from factlog.model import Fact, NewFact, check_user_id
 from factlog.sources import erase as erase_bookkeeping
 from factlog.sources import known_sources, record_sources
-from factlog.store import Appended, VerifyReport
+from factlog.store import Appended, ExtractionFailure, NewFailure, VerifyReport
 
 _KEY_SETTING = "chain_key_fingerprint"
 _WRONG_KEY = "the configured chain key is not the key this log was chained with"
@@ -162,18 +163,91 @@ class SqliteFactStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                known = known_sources(self._db, user, [s for _, s in items if s is not None])
-                todo = [(f, s) for f, s in items if again or s is None or s not in known]
-                stored = self._append_locked(user, [f for f, _ in todo]) if todo else []
-                if stored:
-                    check_and_record(self._db, user, [f for f, _ in todo], stored[0].id, allow_retype)
-                record_sources(self._db, user, [(s, fact.id) for (_, s), fact in zip(todo, stored)
-                                                if s is not None and s not in known])
+                done = self._append_sourced_locked(user, items, again, allow_retype)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+        return done
+
+    def _append_sourced_locked(self, user: str, items: Sequence[tuple[NewFact, str | None]], again: bool,
+                               allow_retype: bool) -> Appended:
+        known = known_sources(self._db, user, [s for _, s in items if s is not None])
+        todo = [(f, s) for f, s in items if again or s is None or s not in known]
+        stored = self._append_locked(user, [f for f, _ in todo]) if todo else []
+        if stored:
+            check_and_record(self._db, user, [f for f, _ in todo], stored[0].id, allow_retype)
+        record_sources(self._db, user, [(s, fact.id) for (_, s), fact in zip(todo, stored)
+                                        if s is not None and s not in known])
         return Appended(stored, len(items) - len(todo))
+
+    def known_sources(self, user: str, sources: Sequence[str]) -> set[str]:
+        check_user_id(user)
+        with self._lock:
+            return known_sources(self._db, user, list(sources))
+
+    # -- extraction failures (`factlog.store.ExtractionFailure`) -----------------------
+
+    def append_extraction(self, user: str, items: Sequence[tuple[NewFact, str | None]], *,
+                          failure: NewFailure | None = None, resolves: int | None = None,
+                          again: bool = False, allow_retype: bool = True) -> Appended:
+        """Facts and the extraction's bookkeeping in one transaction (`FactStore`)."""
+        check_user_id(user)
+        self._check_writable()
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                done = self._append_sourced_locked(user, items, again, allow_retype) if items else Appended([], 0)
+                ids = [fact.id for fact in done.stored]
+                now = _utc_now()
+                if resolves is not None:
+                    updated = self._db.execute(
+                        "UPDATE extraction_failures SET resolved_at = ?, resolved_by = ? WHERE user = ? AND id = ?",
+                        (now, json.dumps(ids), user, resolves)).rowcount
+                    if not updated:
+                        raise NotFound(f"user {user!r} has no extraction failure {resolves}")
+                if failure is not None:
+                    self._record_failure_locked(user, failure, ids, now)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+        return done
+
+    def _record_failure_locked(self, user: str, failure: NewFailure, ids: list[int], now: str) -> None:
+        row = self._db.execute(
+            "SELECT id, fact_ids FROM extraction_failures WHERE user = ? AND source = ? AND session_id = ?",
+            (user, failure.source, failure.session_id)).fetchone()
+        if row is not None:
+            kept = sorted(set(json.loads(row[1])) | set(ids))
+            self._db.execute(
+                "UPDATE extraction_failures SET path = ?, reason = ?, raw = ?, failed_at = ?, attempts = attempts + 1, "
+                "fact_ids = ?, resolved_at = NULL, resolved_by = '[]' WHERE user = ? AND id = ?",
+                (failure.path, failure.reason, failure.raw, now, json.dumps(kept), user, row[0]))
+            return
+        number = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM extraction_failures WHERE user = ?",
+                                  (user,)).fetchone()[0]
+        self._db.execute(
+            "INSERT INTO extraction_failures (user, id, source, path, session_id, reason, raw, failed_at, attempts, "
+            "fact_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+            (user, number, failure.source, failure.path, failure.session_id, failure.reason, failure.raw, now,
+             json.dumps(ids)))
+
+    def extraction_failures(self, user: str, *, source: str | None = None,
+                            include_resolved: bool = False) -> list[ExtractionFailure]:
+        check_user_id(user)
+        where = "user = ?" + (" AND source = ?" if source is not None else "") + \
+            ("" if include_resolved else " AND resolved_at IS NULL")
+        args = (user,) if source is None else (user, source)
+        with self._lock:
+            if self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
+                                "AND name = 'extraction_failures'").fetchone() is None:
+                return []  # a log older than m005 opened read-only: nothing recorded
+            rows = self._db.execute(
+                "SELECT user, id, source, path, session_id, reason, raw, failed_at, attempts, fact_ids, "
+                f"resolved_at, resolved_by FROM extraction_failures WHERE {where} ORDER BY id", args).fetchall()
+        return [ExtractionFailure(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], tuple(json.loads(r[9])),
+                                  r[10], tuple(json.loads(r[11]))) for r in rows]
 
     def _append_locked(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
         key = self._write_key_locked()

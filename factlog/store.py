@@ -36,6 +36,42 @@ class VerifyReport:
     reason: str | None = None
 
 
+@dataclass(frozen=True)
+class NewFailure:
+    """A session a model could not turn into valid facts (or could not be reached for):
+    what to record beside the raw facts that keep its messages."""
+
+    source: str  # the transcript file's content digest (`factlog.sources.content_digest`)
+    path: str  # the file as it was named to the ingest (for the listing only)
+    session_id: str
+    reason: str  # one line: what failed
+    raw: str  # the model's last answer ("" when none came)
+
+
+@dataclass(frozen=True)
+class ExtractionFailure:
+    """A recorded extraction failure. `fact_ids` are the raw facts stored for it; a retry
+    that extracts the session resolves it (`resolved_at`, `resolved_by`: the facts it stored);
+    a retry that fails again counts in `attempts` and leaves it open."""
+
+    user: str
+    id: int
+    source: str
+    path: str
+    session_id: str
+    reason: str
+    raw: str
+    failed_at: str  # ISO date-time, UTC, of the last failure
+    attempts: int
+    fact_ids: tuple[int, ...]
+    resolved_at: str | None = None
+    resolved_by: tuple[int, ...] = ()
+
+    @property
+    def open(self) -> bool:
+        return self.resolved_at is None
+
+
 class FactStore(Protocol):
     """Everything the packages above the fact log ask of a store. `runtime` opens one with
     `factlog.stores.open_store`; everyone else is typed against this protocol, so a second
@@ -57,6 +93,26 @@ class FactStore(Protocol):
                        allow_retype: bool = True) -> Appended:
         """Append, in one transaction, the facts whose source (`factlog.sources`) is not
         stored yet, and store their sources; with `again`, append every fact."""
+        ...
+
+    def known_sources(self, user: str, sources: Sequence[str]) -> set[str]:
+        """Which of `sources` the user's log already stored facts for."""
+        ...
+
+    def append_extraction(self, user: str, items: Sequence[tuple[NewFact, str | None]], *,
+                          failure: NewFailure | None = None, resolves: int | None = None,
+                          again: bool = False, allow_retype: bool = True) -> Appended:
+        """`append_sourced` plus, in the same transaction, the extraction's
+        bookkeeping: `failure` is recorded citing the facts stored (a session already
+        recorded for the same source counts one more attempt and is open again), or the
+        failure numbered `resolves` is marked resolved by them. NotFound if `resolves` names
+        no failure of the user."""
+        ...
+
+    def extraction_failures(self, user: str, *, source: str | None = None,
+                            include_resolved: bool = False) -> list[ExtractionFailure]:
+        """The user's recorded extraction failures (of one source file), open ones only
+        unless `include_resolved`, in id order."""
         ...
 
     def import_facts(self, facts: Sequence[Fact]) -> int:

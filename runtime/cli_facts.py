@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from pathlib import Path
 from typing import Optional
 
@@ -10,6 +11,7 @@ import typer
 from factlog.errors import InputError
 from factlog.limits import MAX_FACT_ID
 from factlog.records import parse_field_options, parse_map_options
+from factlog.store import ExtractionFailure
 from runtime.cli_app import JsonOpt, app, emit_json, fact_table, memory, out, say
 
 # -- facts -------------------------------------------------------------------------------
@@ -46,40 +48,66 @@ def ingest(user: str, path: Path,
            again: bool = typer.Option(False, "--again", help="add facts already ingested from this file again"),
            allow_retype: bool = RetypeOpt,
            checkpoint: bool = typer.Option(False, "--checkpoint", help="then checkpoint and run constraints"),
+           llm: bool = typer.Option(False, "--llm", help="transcripts: a model extracts typed facts"),
+           model: Optional[str] = typer.Option(None, "--model", help="with --llm: the model (else UAC_MODEL)"),
+           base_url: Optional[str] = typer.Option(None, "--base-url",
+                                                  help="with --llm: the endpoint (else OPENAI_BASE_URL)"),
+           retry_failed: bool = typer.Option(False, "--retry-failed",
+                                             help="with --llm: extract again the sessions that failed"),
            as_json: bool = JsonOpt) -> None:
     """Ingest a record file (JSONL / JSON array, with --kind) or a chat transcript (JSON, JSONL, YAML).
-    Ingesting the same file again adds nothing (--again forces it)."""
+    Ingesting the same file again adds nothing (--again forces it). With --llm a model extracts
+    the transcript; a session it fails on is kept as raw text and listed by `uac log USER --failed`
+    (exit 1), and `--llm --retry-failed` extracts those again."""
     from runtime.cli_output import checkpoint_json, print_checkpoint
     from users.checkpoint import Failed
 
     mem = memory()
+    if kind is not None and (llm or model or base_url or retry_failed):
+        raise InputError("--llm, --model, --base-url and --retry-failed are for transcripts, not --kind")
     if kind is not None:
         report = mem.ingest_records(user, path, kind, key_field, field_map=parse_map_options(field_map),
                                     again=again, allow_retype=allow_retype)
     else:
         if key_field is not None or field_map:
             raise InputError("--key-field and --map go with --kind (record files)")
-        report = mem.ingest_transcript(user, path, user_only=user_only, again=again, allow_retype=allow_retype)
+        report = mem.ingest_transcript(user, path, user_only=user_only, again=again, allow_retype=allow_retype,
+                                       llm=llm, model=model, base_url=base_url, retry_failed=retry_failed)
     outcome = mem.checkpoint_and_alert(user) if checkpoint else None
+    extraction = report.extraction
     if as_json:
         emit_json({"user": user, "source": report.source, "count": len(report.facts),
                    "skipped": report.skipped, "first_id": report.first_id, "last_id": report.last_id,
+                   **({"extraction": extraction.to_json()} if extraction is not None else {}),
                    **({"checkpoint": checkpoint_json(outcome)} if outcome else {})})
     else:
         ids = f" (ids {report.first_id}-{report.last_id})" if report.facts else ""
         out.print(f"{path} for {user}: {report.summary}{ids}", markup=False)
+        if extraction is not None:
+            out.print(extraction.summary, markup=False)
+            for session_id, reason in extraction.failed:
+                out.print(f"session {session_id}: {reason}", markup=False)
         if outcome is not None:
             print_checkpoint(outcome)
     if outcome is not None and isinstance(outcome.result, Failed):
         raise typer.Exit(1)  # the facts are stored; the last good version stays current
+    if extraction is not None and extraction.failed:
+        raise typer.Exit(1)  # kept as raw text facts, the failures recorded
 
 
 @app.command()
 def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_ID),
         limit: Optional[int] = typer.Option(None, "--limit", min=0, max=MAX_FACT_ID, help="only the last N"),
+        failed: bool = typer.Option(False, "--failed", help="the sessions a model could not extract instead"),
+        resolved: bool = typer.Option(False, "--resolved", help="with --failed: the resolved ones too"),
         as_json: bool = JsonOpt) -> None:
-    """Print a user's facts in order."""
+    """Print a user's facts in order (or, with --failed, the recorded extraction failures)."""
     mem = memory()
+    if failed or resolved:
+        if not failed:
+            raise InputError("--resolved goes with --failed")
+        _print_failures(mem.extraction_failures(user, include_resolved=resolved), user, as_json)
+        return
     mem.require_user(user)
     facts = list(mem.log(user, after))
     if limit is not None:
@@ -88,6 +116,25 @@ def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_I
         emit_json([f.to_json() for f in facts])
     else:
         out.print(fact_table(facts, title=f"{user}: {len(facts)} facts"))
+
+
+def _print_failures(failures: list[ExtractionFailure], user: str, as_json: bool) -> None:
+    if as_json:
+        emit_json([{**asdict(f), "fact_ids": list(f.fact_ids), "resolved_by": list(f.resolved_by)}
+                   for f in failures])
+        return
+    out.print(f"{user}: {len(failures)} extraction failure{'' if len(failures) == 1 else 's'}", markup=False)
+    for f in failures:
+        state = f"resolved {f.resolved_at} by facts {_ids(f.resolved_by)}" if f.resolved_at else "open"
+        out.print(f"#{f.id} {f.path} session {f.session_id}: {f.reason} ({f.attempts} attempt"
+                  f"{'' if f.attempts == 1 else 's'}, last {f.failed_at}; raw facts {_ids(f.fact_ids)}; {state})",
+                  markup=False)
+    if any(f.open for f in failures):
+        out.print("retry: uac ingest USER FILE --llm --retry-failed", markup=False)
+
+
+def _ids(ids: tuple[int, ...]) -> str:
+    return ", ".join(map(str, ids)) if ids else "none"
 
 
 @app.command()

@@ -24,6 +24,8 @@ from factlog.store import FactStore, VerifyReport
 from runtime.workspace import Workspace
 
 if TYPE_CHECKING:
+    from factlog.store import ExtractionFailure
+    from runtime.llm_ingest import ExtractionReport
     from users.store import VersionStore
 
 
@@ -33,6 +35,7 @@ class IngestReport:
     source: str
     facts: list[Fact]  # the facts this ingest stored
     skipped: int = 0  # facts of the input already ingested before (same source), not stored again
+    extraction: ExtractionReport | None = None  # an ingest through a model: sessions, failures, tokens
 
     @property
     def summary(self) -> str:
@@ -99,15 +102,47 @@ class FactsService:
         return IngestReport(user, str(path), done.stored, done.skipped)
 
     def ingest_transcript(self, user: str, path: Path, *, user_only: bool = False, again: bool = False,
-                          allow_retype: bool = False) -> IngestReport:
+                          allow_retype: bool = False, llm: bool = False, model: str | None = None,
+                          base_url: str | None = None, retry_failed: bool = False) -> IngestReport:
         """Ingest a chat transcript (documented on `Memory.ingest_transcript`)."""
         from factlog.extract import RuleExtractor
         from factlog.ingest import sourced_transcript_facts
 
         check_user_id(user)
-        items = sourced_transcript_facts(path, RuleExtractor(), user_only=user_only)
-        done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
-        return IngestReport(user, str(path), done.stored, done.skipped)
+        if not llm:
+            if retry_failed or model is not None or base_url is not None:
+                raise InputError("--retry-failed, --model and --base-url go with --llm")
+            items = sourced_transcript_facts(path, RuleExtractor(), user_only=user_only)
+            done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
+            return IngestReport(user, str(path), done.stored, done.skipped)
+        return self._ingest_with_model(user, path, user_only=user_only, again=again, allow_retype=allow_retype,
+                                       model=model, base_url=base_url, retry_failed=retry_failed)
+
+    def _ingest_with_model(self, user: str, path: Path, *, user_only: bool, again: bool, allow_retype: bool,
+                           model: str | None, base_url: str | None, retry_failed: bool) -> IngestReport:
+        from codegen.llm.endpoint import Endpoint, EndpointConfig, Usage
+        from codegen.llm.extract import LlmExtractor
+        from runtime.llm_ingest import ingest_with_model
+        from runtime.settings import load_settings
+
+        if retry_failed and again:
+            raise InputError("--retry-failed re-extracts the failed sessions only; leave out --again")
+        config = EndpointConfig.resolve(base_url=base_url, model=model,
+                                        settings=load_settings(self.workspace.home).llm)
+        usage = Usage()
+        with Endpoint(config, usage) as endpoint:
+            stored, skipped, report = ingest_with_model(
+                self.facts, user, path, LlmExtractor(endpoint), usage, user_only=user_only, again=again,
+                retry_failed=retry_failed, allow_retype=allow_retype)
+        return IngestReport(user, str(path), stored, skipped, report)
+
+    def extraction_failures(self, user: str, *, include_resolved: bool = False) -> list[ExtractionFailure]:
+        """The user's recorded extraction failures (documented on `Memory.extraction_failures`)."""
+        check_user_id(user)
+        found = self.facts.extraction_failures(user, include_resolved=True)
+        if not found:
+            self.require_user(user)
+        return found if include_resolved else [f for f in found if f.open]
 
     def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
         self.facts.get(user, fact_id)  # NotFound with a clear message

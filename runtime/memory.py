@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar, overload
 
 from factlog.model import Fact, JsonValue, Provenance
-from factlog.store import FactStore, VerifyReport
+from factlog.store import ExtractionFailure, FactStore, VerifyReport
 from runtime.facts_service import FactsService, IngestReport
 from runtime.workspace import Workspace
 
@@ -176,11 +176,24 @@ class Memory:
                                             allow_retype=allow_retype)
 
     def ingest_transcript(self, user: str, path: Path, *, user_only: bool = False, again: bool = False,
-                          allow_retype: bool = False) -> IngestReport:
-        """A chat transcript (JSON, JSONL or YAML), extracted offline, stored in one transaction;
-        messages already ingested from the same transcript are skipped unless `again`."""
+                          allow_retype: bool = False, llm: bool = False, model: str | None = None,
+                          base_url: str | None = None, retry_failed: bool = False) -> IngestReport:
+        """A chat transcript (JSON, JSONL or YAML); messages already ingested from the same
+        transcript are skipped unless `again`. Offline (the default) it is extracted by rules
+        and stored in one transaction. With `llm`, a model extracts typed facts (endpoint and
+        model: `base_url` / `model`, else OPENAI_BASE_URL / UAC_MODEL, else the settings'
+        `llm` section), one transaction per session; a session the model fails on is kept as
+        raw text facts and its failure recorded (`extraction_failures`); `retry_failed`
+        re-extracts those (runtime.llm_ingest). `report.extraction` holds the sessions,
+        failures, tokens and seconds."""
         return self.fact_log.ingest_transcript(user, path, user_only=user_only, again=again,
-                                               allow_retype=allow_retype)
+                                               allow_retype=allow_retype, llm=llm, model=model,
+                                               base_url=base_url, retry_failed=retry_failed)
+
+    def extraction_failures(self, user: str, *, include_resolved: bool = False) -> list[ExtractionFailure]:
+        """Sessions a model could not extract (kept as raw text facts), open ones unless
+        `include_resolved`; `ingest_transcript(..., llm=True, retry_failed=True)` retries them."""
+        return self.fact_log.extraction_failures(user, include_resolved=include_resolved)
 
     def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
         return self.fact_log.retract(user, fact_id, reason)
