@@ -4,12 +4,13 @@ Needs the `local-llm` extra (`pip install -e '.[local-llm]'`). For each layer-1 
 (`../shared/data/book_eval_layer1/*.yaml`, or `--data DIR`; `--limit N` takes the first N), in a
 fresh workspace, through the `uac` command as a user runs it:
 
-1. `uac ingest u FILE --llm`: per case the schema-valid rate of the model's answers (valid at
+0. `uac add` one fact and `uac checkpoint u` (the compiler): the last good version;
+1. the ingest through the model (`Memory.ingest_transcript(..., llm=True)`, what `uac ingest
+   u FILE --llm` runs, in this process so that each call is seen): per case the schema-valid rate of the model's answers (valid at
    the first answer / after the one re-ask / failed: stored as raw text facts with a recorded
    failure), the facts kept (typed by the model, text), the raw-fact fallbacks, tokens, seconds;
    and that no fact was lost (every session has model facts, or raw facts and a failure);
-2. `uac checkpoint u` (the compiler: the last good version), then
-   `uac checkpoint u --producer llm`: published, or failed after its repairs;
+2. `uac checkpoint u --producer llm`: published, or failed after its repairs;
 3. the proof that nothing invalid was published: a version the model's producer published is
    validated again from its stored files by a fresh validator (allowlist, mypy --strict,
    import, coverage against the log), and a failed checkpoint left the compiler's version
@@ -72,6 +73,31 @@ def uac(home: Path, *args: str, env: dict[str, str]) -> tuple[int, Any, str, flo
     return proc.returncode, data, proc.stderr, seconds
 
 
+def ingest(home: Path, path: Path, env: dict[str, str]) -> tuple[list[Any], int, dict[str, Any], float]:
+    """`Memory.ingest_transcript(..., llm=True)` in this process (the server is a child
+    process), every model call captured: (calls, 0 or 1 as `uac` exits, extraction report,
+    seconds)."""
+    from codegen.llm.usage import Usage
+    from runtime.memory import Memory
+
+    calls: list[Any] = []
+    original = Usage.add
+
+    def add(self: Usage, call: Any) -> None:
+        calls.append(call)
+        original(self, call)
+
+    os.environ.update(env)
+    Usage.add = add  # type: ignore[method-assign]
+    started = time.perf_counter()
+    try:
+        report = Memory.open(home).ingest_transcript(USER, path, llm=True)
+    finally:
+        Usage.add = original  # type: ignore[method-assign]
+    extraction = report.extraction.to_json() if report.extraction is not None else {}
+    return calls, 1 if extraction.get("failed_sessions") else 0, extraction, time.perf_counter() - started
+
+
 def chunk_count(path: Path) -> tuple[int, int]:
     """(sessions, chunks) the extractor sends for a transcript."""
     from codegen.llm.extract import chunks
@@ -104,26 +130,35 @@ def recheck(home: Path, number: int) -> str:
     return f"INVALID at {result.stage}: {result.problems[:2]}"
 
 
-def run_case(path: Path, work: Path, env: dict[str, str]) -> dict[str, Any]:
+def run_case(path: Path, work: Path, env: dict[str, str], max_repairs: int | None) -> dict[str, Any]:
     home = work / path.stem
     home.mkdir(parents=True)
-    (home / "settings.json").write_text(json.dumps({"format": 1, "llm": {"timeout_seconds": 900}}))
+    llm: dict[str, Any] = {"timeout_seconds": 900}
+    if max_repairs is not None:
+        llm["max_repairs"] = max_repairs
+    (home / "settings.json").write_text(json.dumps({"format": 1, "llm": llm}))
     sessions, chunks = chunk_count(path)
     row: dict[str, Any] = {"case": path.stem, "sessions": sessions, "chunks": chunks}
     errors: list[str] = []
 
-    rc, report, err, secs = uac(home, "ingest", USER, str(path), "--llm", env=env)
-    errors += [f"ingest: {line}" for line in err.splitlines() if "Traceback" in line]
-    extraction = (report or {}).get("extraction", {})
-    usage = extraction.get("usage", {})
+    # the last good version: the compiler's, before the model's facts arrive
+    uac(home, "add", USER, "The user's memory starts here.", env=env)
+    rc0, first, err0, _ = uac(home, "checkpoint", USER, env=env)
+    errors += [f"checkpoint: {line}" for line in err0.splitlines() if "Traceback" in line]
+    good = (first or {}).get("version")
+
+    calls, rc, extraction, secs = ingest(home, path, env)
     failed = len(extraction.get("failed_sessions", []))
-    reasked = max(0, int(usage.get("calls", 0)) - int(usage.get("failed_calls", 0)) - chunks)
-    row.update(ingest_rc=rc, ingest_s=round(secs, 1), first_valid=chunks - reasked, after_reask=reasked - failed,
-               failed=failed, prompt_tokens=int(usage.get("prompt_tokens", 0)),
-               completion_tokens=int(usage.get("completion_tokens", 0)), calls=int(usage.get("calls", 0)))
+    first_answers = [c for c in calls if c.ok and not c.reask]
+    reasks = [c for c in calls if c.ok and c.reask]
+    row.update(ingest_rc=rc, ingest_s=round(secs, 1), answered=len(first_answers),
+               first_valid=len(first_answers) - len(reasks), after_reask=len(reasks) - failed, failed=failed,
+               not_sent=chunks - len(first_answers), prompt_tokens=sum(c.prompt_tokens for c in calls),
+               completion_tokens=sum(c.completion_tokens for c in calls), calls=len(calls),
+               failed_calls=sum(1 for c in calls if not c.ok))
     _, failures, _, _ = uac(home, "log", USER, "--failed", env=env)
     _, log, _, _ = uac(home, "log", USER, env=env)
-    facts = log if isinstance(log, list) else []
+    facts = [f for f in (log if isinstance(log, list) else []) if (f.get("provenance") or {}).get("session_id")]
     raw_ids = {i for f in failures or [] for i in f.get("fact_ids", [])}
     from_model = [f for f in facts if f.get("id") not in raw_ids]  # the model's, or offline facts of uncited messages
     row.update(facts=len(facts), typed=sum(1 for f in from_model if f.get("kind")),
@@ -131,20 +166,17 @@ def run_case(path: Path, work: Path, env: dict[str, str]) -> dict[str, Any]:
     # nothing lost: each session gave facts from the model, or raw facts and a recorded failure
     kept = {(f.get("provenance") or {}).get("session_id") for f in from_model}
     kept |= {f.get("session_id") for f in failures or [] if f.get("fact_ids")}
-    row["sessions_unaccounted"] = sessions - len(kept - {None}) if rc in (0, 1) else sessions
+    row["sessions_unaccounted"] = sessions - len(kept - {None})
 
-    rc0, first, err0, _ = uac(home, "checkpoint", USER, env=env)
-    errors += [f"checkpoint: {line}" for line in err0.splitlines() if "Traceback" in line]
-    good = (first or {}).get("version")
     rc, result, err, secs = uac(home, "checkpoint", USER, "--producer", "llm", env=env)
     errors += [f"checkpoint --producer llm: {line}" for line in err.splitlines() if "Traceback" in line]
     result = result or {}
-    outcome = result.get("outcome", f"exit {rc}")
+    outcome = result.get("outcome", f"exit {rc}: {err.strip()[:120]}")
     row.update(compiler_version=good, llm_outcome=outcome, llm_s=round(secs, 1))
     if outcome == "failed":
         attempts = result.get("attempts", [])
         row.update(llm_stage=result.get("stage"), llm_attempts=len(attempts),
-                   llm_repairs=max(0, len(attempts) - 1),
+                   llm_stages=[a.get("stage") for a in attempts],
                    llm_prompt_tokens=sum(int(a.get("usage", {}).get("prompt_tokens", 0)) for a in attempts),
                    llm_completion_tokens=sum(int(a.get("usage", {}).get("completion_tokens", 0)) for a in attempts),
                    llm_reason=str(result.get("reason", ""))[:160],
@@ -154,12 +186,13 @@ def run_case(path: Path, work: Path, env: dict[str, str]) -> dict[str, Any]:
         _, history, _, _ = uac(home, "history", USER, env=env)
         mine = next((v for v in history or [] if v.get("number") == result.get("version")), {})
         attempts = mine.get("attempts", [])
-        row.update(llm_attempts=len(attempts), llm_repairs=max(0, len(attempts) - 1),
+        row.update(llm_attempts=len(attempts), llm_stages=[a.get("stage") for a in attempts],
                    llm_prompt_tokens=sum(int(a.get("usage", {}).get("prompt_tokens", 0)) for a in attempts),
                    llm_completion_tokens=sum(int(a.get("usage", {}).get("completion_tokens", 0)) for a in attempts),
                    proof=recheck(home, int(result["version"])))
     else:
         row["proof"] = "nothing published"
+    row["llm_repairs"] = max(0, int(row.get("llm_attempts", 0)) - 1)
     row["tracebacks"] = errors
     return row
 
@@ -170,6 +203,7 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=None, help="the first N cases only")
     parser.add_argument("--max-tokens", type=int, default=512, help="cap on each answer (server-side)")
     parser.add_argument("--ctx", type=int, default=8192)
+    parser.add_argument("--max-repairs", type=int, default=None, help="llm.max_repairs (default: the producer's, 3)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "uac-local-model")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -190,14 +224,14 @@ def main() -> int:
     try:
         with tempfile.TemporaryDirectory() as work:
             for path in cases:
-                row = run_case(path, Path(work), env)
+                row = run_case(path, Path(work), env, args.max_repairs)
                 rows.append(row)
                 if not args.json:
                     print(json.dumps(row), flush=True)
     finally:
         proc.terminate()
         proc.wait(timeout=60)
-    keys = ("chunks", "first_valid", "after_reask", "failed", "facts", "typed", "text", "fallback_raw",
+    keys = ("chunks", "answered", "not_sent", "first_valid", "after_reask", "failed", "facts", "typed", "text", "fallback_raw",
             "prompt_tokens", "completion_tokens", "ingest_s", "llm_repairs", "llm_prompt_tokens",
             "llm_completion_tokens", "llm_s", "sessions_unaccounted")
     total: dict[str, Any] = {k: round(sum(float(r.get(k, 0) or 0) for r in rows), 1) for k in keys}
@@ -206,9 +240,10 @@ def main() -> int:
                  invalid_published=sum("INVALID" in str(r.get("proof")) or "CHANGED" in str(r.get("proof"))
                                        for r in rows),
                  tracebacks=sum(len(r["tracebacks"]) for r in rows),
-                 schema_valid_rate=round((total["first_valid"] + total["after_reask"]) / max(1, total["chunks"]), 3),
-                 first_answer_valid_rate=round(total["first_valid"] / max(1, total["chunks"]), 3),
-                 seconds=round(time.perf_counter() - started, 1), max_tokens=args.max_tokens)
+                 schema_valid_rate=round((total["first_valid"] + total["after_reask"]) / max(1, total["answered"]), 3),
+                 first_answer_valid_rate=round(total["first_valid"] / max(1, total["answered"]), 3),
+                 seconds=round(time.perf_counter() - started, 1), max_tokens=args.max_tokens,
+                 max_repairs=args.max_repairs)
     if args.json:
         print(json.dumps({"cases": rows, "total": total}, indent=1))
     else:
