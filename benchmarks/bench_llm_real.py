@@ -184,7 +184,7 @@ def run_case(path: Path, work: Path, env: dict[str, str], max_repairs: int | Non
                    f"CURRENT CHANGED to {result.get('current_version')}")
     elif outcome == "published":
         _, history, _, _ = uac(home, "history", USER, env=env)
-        mine = next((v for v in history or [] if v.get("number") == result.get("version")), {})
+        mine = next((v for v in history or [] if v.get("version") == result.get("version")), {})
         attempts = mine.get("attempts", [])
         row.update(llm_attempts=len(attempts), llm_stages=[a.get("stage") for a in attempts],
                    llm_prompt_tokens=sum(int(a.get("usage", {}).get("prompt_tokens", 0)) for a in attempts),

@@ -125,7 +125,7 @@ def test_extraction_checkpoint_and_ask(env: dict[str, str], transcript: Path, tm
 
     code, result = uac(env, "checkpoint", USER, "--producer", "llm")
     _, history = uac(env, "history", USER)
-    current = max(v["number"] for v in history)
+    current = next(v["version"] for v in history if v["current"])
     if result["outcome"] == "failed":
         assert code == 1
         assert result["current_version"] == good == current  # the last good version stays current
