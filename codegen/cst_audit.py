@@ -3,7 +3,8 @@
 The allowlist itself (`codegen.safety_rules`) runs on CPython's `ast`, the tree import will
 compile. Here libcst must parse the same text too, and a small visitor re-checks the rules
 that matter most for escapes (no dunder names but `__future__`, no functions, lambdas,
-comprehensions, f-strings, walrus or decorators other than `@dataclass`). A file both parsers
+comprehensions, f-strings, walrus or decorators other than `@dataclass`, and no function but
+a `@property` of `self`: what its body may hold is the allowlist's rule). A file both parsers
 read the same way cannot smuggle code through a parser differential.
 
 libcst builds a full concrete tree at roughly 0.6 ms per record line (25x `ast`; see
@@ -46,7 +47,13 @@ class _EscapeAudit(cst.CSTVisitor):
             self._flag(node, "dunder", f"dunder name {node.value!r}")
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._flag(node, "function", "function definitions are not allowed")
+        params = node.params
+        if not (len(node.decorators) == 1 and _is_name(node.decorators[0].decorator, "property")
+                and len(params.params) == 1 and params.params[0].name.value == "self"
+                and params.params[0].annotation is None and params.params[0].default is None
+                and not params.posonly_params and not params.kwonly_params
+                and isinstance(params.star_arg, cst.MaybeSentinel) and params.star_kwarg is None):
+            self._flag(node, "function", "function definitions are not allowed (but a `@property` of `self`)")
 
     def visit_Lambda(self, node: cst.Lambda) -> None:
         self._flag(node, "lambda", "lambdas are not allowed")
@@ -61,9 +68,15 @@ class _EscapeAudit(cst.CSTVisitor):
         self._flag(node, "comprehension", "comprehensions are not allowed")
 
     def visit_Decorator(self, node: cst.Decorator) -> None:
+        if _is_name(node.decorator, "property"):
+            return  # visit_FunctionDef checks where it stands
         target = node.decorator.func if isinstance(node.decorator, cst.Call) else node.decorator
         if not (isinstance(target, cst.Name) and target.value == "dataclass"):
-            self._flag(node, "decorator", "only @dataclass(...) may decorate a class")
+            self._flag(node, "decorator", "only @dataclass(...) may decorate a class (and @property a method)")
+
+
+def _is_name(node: cst.BaseExpression, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
 
 
 def audit(source: str) -> tuple[Problem, ...]:

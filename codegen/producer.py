@@ -28,7 +28,7 @@ from codegen.compile import compile_incremental, compile_package
 from codegen.log_view import StoreLog
 from codegen.quarantine import culprit_facts, declared_quarantine
 from codegen.validate import ValidationFailure
-from factlog.errors import InputError
+from factlog.errors import InputError, UacError
 from factlog.model import Fact
 
 GROUP = "uac.producers"
@@ -71,6 +71,16 @@ class Produced:
     # work the producer left running (the compiler: its state's write, `codegen.state_write`);
     # whoever asked for the files calls it once done with them, before it returns
     settle: Callable[[], object] | None = field(default=None, compare=False)
+
+
+class ProducerFailed(UacError):
+    """A producer could not produce files this time (its model did not answer, or answered
+    nothing usable): the checkpoint fails at stage `producer` with this one-line reason and
+    the producer's `usage`; nothing is published, the last good version stays current."""
+
+    def __init__(self, message: str, usage: Mapping[str, float] | None = None) -> None:
+        super().__init__(message)
+        self.usage: dict[str, float] = dict(usage or {})
 
 
 @runtime_checkable

@@ -135,6 +135,9 @@ def _fits(tag: str, members: tuple[Type, ...], datetime_names: set[str]) -> bool
 
 
 # ------------------------------------------------------------------ class modules
+_PROPERTY = ast.dump(ast.Name("property", ast.Load()))
+
+
 def _classes(text: str) -> dict[str, DeclaredClass] | None:
     """The understood dataclasses of a class module, or None if the module is not of the
     understood form at all."""
@@ -187,6 +190,8 @@ def _declared(node: ast.ClassDef, bindings: Mapping[str, int],
     for index, stmt in enumerate(node.body):
         if index == 0 and isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue
+        if isinstance(stmt, ast.FunctionDef) and [ast.dump(d) for d in stmt.decorator_list] == [_PROPERTY]:
+            continue  # a derived value (the allowlist: no field's name, only `self`): not in the constructor
         if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.simple):
             return None
         name = stmt.target.id

@@ -40,6 +40,13 @@ BUILTIN_TYPES = frozenset({"str", "int", "float", "bool", "bytes", "list", "dict
                            "tuple", "frozenset", "object"})
 DATACLASS_OPTIONS = frozenset({"init", "repr", "eq", "order", "unsafe_hash", "frozen",
                                "match_args", "kw_only", "slots", "weakref_slot"})
+# What a record class's `@property` may use (`_Checker.property_method`): pure, bounded work on
+# the record's own fields. No `**` (a power of two fields can take any time and memory).
+PURE_BUILTINS = frozenset({"len", "min", "max", "abs", "round", "sum", "bool", "int", "float", "str"})
+DERIVED_ATTRIBUTES = frozenset({"days", "seconds", "microseconds", "year", "month", "day", "hour",
+                                "minute", "second", "real", "imag"})
+DERIVED_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+DERIVED_COMPARISONS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn)
 SIBLING_NAME = re.compile(r"[a-z_][a-z0-9_]*", re.ASCII)
 _CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.ASCII)
 
@@ -114,6 +121,7 @@ def check_tree(source: str, tree: ast.Module, limits: Limits) -> FileReport:
     report takes from the tree is filled here, the same for both readings."""
     checker = _Checker(source, limits)
     checker.module(tree)
+    checker.shadowed_builtins()
     checker.look_alike_names()
     report = checker.report()
     if not report.problems and records_only(tree):  # a records-only file: its shape, for the type check
@@ -224,6 +232,12 @@ def _source_hygiene(source: str) -> Problem | None:
     return None
 
 
+def _decorated_property(node: ast.FunctionDef) -> bool:
+    """Decorated by exactly `@property` (the builtin; `shadowed_builtins` checks the name is not rebound)."""
+    return len(node.decorator_list) == 1 and isinstance(node.decorator_list[0], ast.Name) \
+        and node.decorator_list[0].id == "property"
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
 
@@ -264,6 +278,7 @@ class _Checker:
         self.values: set[str] = set()
         self.class_uses: set[str] = set()
         self.import_sites: dict[str, tuple[int, int]] = {}
+        self.builtin_uses: list[tuple[str, ast.AST]] = []  # builtins called by properties, checked last
 
     # ----------------------------------------------------------------- reporting
     def flag(self, rule: str, node: ast.AST | None, message: str) -> None:
@@ -392,11 +407,15 @@ class _Checker:
         else:
             self.flag("class", node, "a class must be a @dataclass(...) or subclass Enum/IntEnum/StrEnum")
         (self.enums if is_enum else self.dataclasses).add(node.name)
+        fields = frozenset(stmt.target.id for stmt in node.body
+                           if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name))
         for index, stmt in enumerate(node.body):
             if index == 0 and _is_docstring(stmt):
                 continue
             if is_enum:
                 self.enum_member(stmt)
+            elif isinstance(stmt, ast.FunctionDef) and _decorated_property(stmt):
+                self.property_method(stmt, fields)
             else:
                 self.dataclass_field(stmt)
 
@@ -411,7 +430,8 @@ class _Checker:
     def dataclass_field(self, stmt: ast.stmt) -> None:
         if not isinstance(stmt, ast.AnnAssign) or not isinstance(stmt.target, ast.Name):
             self.flag("statement" if not isinstance(stmt, ast.Assign) else "class", stmt,
-                      f"a dataclass body holds only a docstring and annotated fields, not {_describe(stmt)}")
+                      "a dataclass body holds only a docstring, annotated fields and @property "
+                      f"methods, not {_describe(stmt)}")
             return
         if not self.name_ok(stmt.target.id, stmt.target):
             return
@@ -419,6 +439,107 @@ class _Checker:
         if stmt.value is not None and not self.field_default(stmt.value):
             self.flag("default", stmt.value, "a field default must be a literal, an enum member or "
                                              "field(default_factory=list|dict|set|tuple)")
+
+    def property_method(self, node: ast.FunctionDef, fields: frozenset[str]) -> None:
+        """A derived value: `@property`, only `self`, an annotated return type, and a body of
+        one `return` (after an optional docstring) of an expression `derived` admits."""
+        self.builtin_uses.append(("property", node.decorator_list[0]))
+        if not self.name_ok(node.name, node):
+            return
+        if node.name.startswith("_") or node.name in fields:
+            self.flag("property", node, f"property {node.name!r} must not start with '_' or share a field's name")
+        elif node.name in self.std or node.name in self.siblings or node.name in PURE_BUILTINS \
+                or node.name in BUILTIN_TYPES or node.name == "property":
+            self.flag("rebind", node, f"property {node.name!r} would hide a name the class body uses")
+        args = node.args
+        if (args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults
+                or len(args.args) != 1 or args.args[0].arg != "self" or args.args[0].annotation is not None
+                or getattr(node, "type_params", None) or node.type_comment is not None):
+            self.flag("property", node, "a property takes only `self` (unannotated), nothing else")
+        if node.returns is None:
+            self.flag("property", node, "a property needs an annotated return type (`-> int | None`)")
+        else:
+            self.annotation(node.returns, 0)
+        body = node.body[1:] if node.body and _is_docstring(node.body[0]) else node.body
+        if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+            self.flag("property", body[0] if body else node,
+                      "a property's body is one `return <expression>` (an optional docstring before it)")
+            for stmt in body:
+                if not isinstance(stmt, ast.Return):
+                    self.flag("statement", stmt, f"{_describe(stmt)} are not allowed in a property")
+            return
+        self.derived(body[0].value, fields, 0)
+
+    def derived(self, node: ast.expr, fields: frozenset[str], depth: int) -> None:
+        """A property's expression: literals, `self.<field>`, `.days`/`.year`... of a value,
+        enum members, arithmetic, comparisons, `and`/`or`/`not`, `a if c else b`, and calls of
+        PURE_BUILTINS with positional arguments. Nothing else: no other name, no subscript,
+        no call of anything else, no comprehension, lambda, walrus or f-string."""
+        if depth > self.limits.max_depth:
+            self.flag("nesting", node, f"a property's expression nests deeper than {self.limits.max_depth} levels")
+            return
+        deeper = depth + 1
+        if isinstance(node, ast.Attribute):
+            if not self.name_ok(node.attr, node):
+                return
+            if isinstance(node.value, ast.Name) and node.value.id == "self":
+                if node.attr not in fields:
+                    self.flag("property", node, f"`self.{node.attr}` is not a field of this class")
+            elif isinstance(node.value, ast.Name) and (node.value.id in self.enums or node.value.id in self.siblings):
+                if not self.member_ref(node):
+                    self.flag("attribute", node, "only public enum members (`Color.RED`) may be named")
+            elif node.attr in DERIVED_ATTRIBUTES:
+                self.derived(node.value, fields, deeper)
+            else:
+                self.flag("attribute", node, f"attribute {node.attr!r} is not allowed in a property; allowed: "
+                                             f"self.<field>, enum members, {', '.join(sorted(DERIVED_ATTRIBUTES))}")
+        elif isinstance(node, ast.BinOp):
+            if not isinstance(node.op, DERIVED_OPERATORS):
+                self.flag("property", node, f"operator {type(node.op).__name__} is not allowed in a property")
+            self.derived(node.left, fields, deeper)
+            self.derived(node.right, fields, deeper)
+        elif isinstance(node, ast.UnaryOp):
+            if not isinstance(node.op, (ast.USub, ast.UAdd, ast.Not)):
+                self.flag("property", node, f"operator {type(node.op).__name__} is not allowed in a property")
+            self.derived(node.operand, fields, deeper)
+        elif isinstance(node, ast.BoolOp):
+            for value in node.values:
+                self.derived(value, fields, deeper)
+        elif isinstance(node, ast.Compare):
+            for op in node.ops:
+                if not isinstance(op, DERIVED_COMPARISONS):
+                    self.flag("property", node, f"comparison {type(op).__name__} is not allowed in a property")
+            for value in (node.left, *node.comparators):
+                self.derived(value, fields, deeper)
+        elif isinstance(node, ast.IfExp):
+            for value in (node.test, node.body, node.orelse):
+                self.derived(value, fields, deeper)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if not (isinstance(func, ast.Name) and func.id in PURE_BUILTINS) or node.keywords:
+                self.flag("call", node, "a property may call only " + ", ".join(sorted(PURE_BUILTINS))
+                          + ", with positional arguments")
+                if not isinstance(func, ast.Name):
+                    self.derived(func, fields, deeper)
+            else:
+                self.builtin_uses.append((func.id, func))
+            for argument in node.args:
+                if isinstance(argument, ast.Starred):
+                    self.flag("call", argument, "`*` arguments are not allowed")
+                else:
+                    self.derived(argument, fields, deeper)
+        elif isinstance(node, ast.Name):
+            if self.name_ok(node.id, node):
+                self.flag("name", node, f"a property reads only `self.<field>`, not the name {node.id!r}")
+        elif not self.literal(node):
+            self.flag("expression", node, f"{_describe(node)} are not allowed in a property")
+
+    def shadowed_builtins(self) -> None:
+        """A builtin a property calls must be the builtin: no name of the module may rebind it."""
+        bound = self.std.keys() | self.siblings.keys() | self.dataclasses | self.enums | self.values
+        for name, node in self.builtin_uses:
+            if name in bound:
+                self.flag("rebind", node, f"{name!r} is bound in this module; a property calls only the builtin")
 
     def field_default(self, node: ast.expr) -> bool:
         if isinstance(node, ast.Call):

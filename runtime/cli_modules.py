@@ -23,7 +23,10 @@ from factlog.timeparse import parse_date, parse_datetime
 from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, say
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from codegen.manifest import Manifest
+    from codegen.producer import Producer
 
 
 def parse_now(value: Optional[str]) -> datetime:
@@ -45,7 +48,10 @@ ProducerOpt = typer.Option(None, "--producer", help="the registered producer tha
 
 @app.command("checkpoint")
 def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", help="clock for constraints"),
-                   producer: Optional[str] = ProducerOpt, as_json: bool = JsonOpt) -> None:
+                   producer: Optional[str] = ProducerOpt,
+                   full: bool = typer.Option(False, "--full", help="rebuild from the whole log (a producer "
+                                                                   "that works incrementally, e.g. llm)"),
+                   as_json: bool = JsonOpt) -> None:
     """Compile the log into a new validated version (if anything changed), then run constraints."""
     from codegen.producer import producer_named
     from runtime.cli_output import checkpoint_json, print_checkpoint
@@ -58,10 +64,26 @@ def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", h
         from runtime.settings import settings_producer  # pydantic: off the paths that do not read settings
 
         chosen = producer_named(settings_producer(mem.workspace.home))
+    chosen = configured_producer(chosen, mem.workspace.home, full)
     report = mem.checkpoint_and_alert(user, parse_now(now), producer=chosen)
     emit_json(checkpoint_json(report)) if as_json else print_checkpoint(report)
     if isinstance(report.result, Failed):
         raise typer.Exit(1)
+
+
+def configured_producer(chosen: Producer, home: Path, full: bool) -> Producer:
+    """A producer with a `configured(settings=, full=)` method gets the workspace's `llm`
+    settings and `--full`; `--full` for any other is refused (exit 2)."""
+    configure = getattr(chosen, "configured", None)
+    if callable(configure):
+        from runtime.settings import load_settings
+
+        configured: Producer = configure(settings=load_settings(home).llm, full=full)
+        return configured
+    if full:
+        raise InputError(f"--full: producer {chosen.name!r} has no incremental mode to bypass; "
+                         "its every checkpoint is already a full build")
+    return chosen
 
 
 @app.command()
@@ -361,6 +383,7 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
         from runtime.settings import settings_producer
 
         chosen = producer_named(settings_producer(mem.workspace.home))
+    chosen = configured_producer(chosen, mem.workspace.home, False)
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):

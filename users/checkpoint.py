@@ -4,7 +4,8 @@ Outcomes are values, not exceptions (`Published | Unchanged | Failed`). A failur
 the current version and the log untouched: the facts are already stored, so the next
 checkpoint simply tries again. The producer (`codegen.producer`, the compiler by default)
 is asked for files up to `1 + max_repairs` times; each failed validation is fed back to it
-(`ProducerRequest.feedback`, `failed_files`), and every attempt, with the stage it reached
+(`ProducerRequest.feedback`, `failed_files`); a producer that cannot answer at all raises
+`ProducerFailed` (stage `producer`). Every attempt, with the stage it reached
 and its problems, is recorded in the version's metadata (`PublishMeta.attempts`), or in
 the `Failed` result. A fact that cannot be compiled does not fail the checkpoint: the
 package leaves it out and declares it (`_quarantined` in `__init__.py`); coverage accounts
@@ -38,7 +39,7 @@ from codegen.gc_pause import paused_gc
 from codegen.loader import unload_package
 from codegen.log_view import StoreLog
 from codegen.problems import Problem, format_problems
-from codegen.producer import PreviousVersion, Producer, ProducerRequest, resolve_producer
+from codegen.producer import PreviousVersion, Producer, ProducerFailed, ProducerRequest, resolve_producer
 from codegen.validate import ValidationFailure, ValidationSuccess, Validator
 from factlog.errors import InputError
 from factlog.results import Failure, Skip, Success
@@ -231,9 +232,18 @@ def _produce_and_publish(versions: VersionStore, validator: Validator, user: str
     failed_files: dict[str, str] | None = None
     for number in range(1, max_repairs + 2):
         started = time.perf_counter()
-        produced = producer.produce(ProducerRequest(user, log, live_set, previous, feedback,
-                                                    failed_files, number, new_facts=new_facts,
-                                                    state_dir=state_dir, epoch=epoch))
+        try:
+            produced = producer.produce(ProducerRequest(user, log, live_set, previous, feedback,
+                                                        failed_files, number, new_facts=new_facts,
+                                                        state_dir=state_dir, epoch=epoch))
+        except ProducerFailed as exc:  # no files this time (a model that did not answer)
+            timings["compile"] += time.perf_counter() - started
+            reason = _cut(str(exc))
+            attempts.append(Attempt(number=number, stage="producer", problems=[reason],
+                                    usage=reported_usage(exc.usage),
+                                    seconds=round(time.perf_counter() - started, 6)))
+            return Failed("producer", (Problem("producer", "", 0, 0, reason),), timings, current,
+                          tuple(attempts), producer.name)
         produce_seconds = time.perf_counter() - started
         timings["compile"] += produce_seconds
         if produced.settle is not None:
