@@ -259,7 +259,9 @@ def test_a_server_that_fails_is_a_clean_failure(mem: Memory, scripted_llm: Scrip
     assert [f.text for f in mem.log("sam")][-1] == "I'm flying to Oslo next week."
     if failure == "500":
         cli = uac("--home", str(home), "checkpoint", "sam", "--producer", "llm")
-        assert cli.code == 1 and "Traceback" not in cli.err and "HTTP 500" in cli.err, cli.err
+        assert cli.code == 1 and "Traceback" not in cli.err, cli.err
+        assert cli.err.splitlines()[1].startswith("the producer gave no files: model endpoint http://127.0.0.1:")
+        assert "HTTP 500" in cli.err and len(cli.err.strip().splitlines()) == 2
 
 
 def test_the_incremental_prompt_holds_only_the_touched_classes_and_the_new_facts(

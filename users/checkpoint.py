@@ -75,6 +75,8 @@ class Failed(Failure):
 
     @property
     def message(self) -> str:
+        if self.stage == "producer":  # no files to validate: the producer's own reason
+            return "the producer gave no files: " + "; ".join(p.message for p in self.problems)
         return format_problems(self.stage, self.problems)
 
 
