@@ -33,6 +33,7 @@ import json
 import os
 import random
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -152,7 +153,7 @@ def _tokens(result: Published) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    root = Path(tempfile.mkdtemp(prefix="bench-llm-tokens-"))
+    root = Path(tempfile.mkdtemp(prefix="uac-token-bench-"))
     stream = Stream(args.seed)
     rows: list[dict[str, Any]] = []
     validation: list[float] = []
@@ -196,10 +197,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 rows.append(row)
                 step += 1
                 if step == 1 or size % 1000 == 0 or size >= args.max:
-                    print(f"  ... {size} facts, {time.strftime('%H:%M:%S')}", file=sys.stderr, flush=True)
+                    print(f"  ... {time.strftime('%H:%M:%S')} {json.dumps(row)}", file=sys.stderr, flush=True)
         finally:
             for mem in mems:
                 mem.close()
+            shutil.rmtree(root, ignore_errors=True)
     return summarize(rows, validation, stream)
 
 
