@@ -1,7 +1,7 @@
 """Tokens per checkpoint of the llm producer as the log grows, against the reference approach.
 
     .venv/bin/python benchmarks/bench_llm_tokens.py [--max 10000] [--start 100] [--step 50]
-                                                    [--full-every 20] [--seed 9] [--json]
+                                                    [--full-every 1000] [--seed 9] [--json]
 
 The log is benchmarks/interleaved.py's stream (eleven structured kinds, updates, about 1 %
 retractions, 22 % kind-less notes), in which a seeded half of the notes say a trip in free
@@ -11,7 +11,7 @@ The log grows to `--start` facts, then by `--step` new facts up to `--max`. Afte
 (a) ours, incremental: `Memory.checkpoint(user, LlmProducer())` (the new facts only);
 (b) ours, `--full` (`LlmProducer(full=True)`: every class module and every live free-text
     fact), in a second workspace holding the same log, sampled at the first step, every
-    `--full-every` steps and the last (a full rebuild at each of 200 steps is slow);
+    multiple of `--full-every` facts (1,000) and the last (a rebuild at each of 200 steps is slow);
 (c) the reference approach, computed: every checkpoint sends the whole fact list as text
     (`[id] day kind text {fields}`, after the instructions) cut at 30,000 characters, and
     receives the whole package back: its output is the text of our published package (every
@@ -185,7 +185,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 attempts = max(1, len(result.version.meta.attempts))
                 validation.append(sum(result.timings.get(s, 0.0) for s in STAGES) / attempts)
                 package_by_size.append((size, package_chars(inc, result.version.number)))
-                if step == 0 or size >= args.max or (args.full_every and step % args.full_every == 0):
+                if step == 0 or size >= args.max or (args.full_every and size % args.full_every == 0):
                     started = time.perf_counter()
                     rebuilt = full.checkpoint(USER, LlmProducer(full=True))
                     row["full_s"] = time.perf_counter() - started
@@ -274,7 +274,8 @@ def main() -> None:
     parser.add_argument("--max", type=int, default=10_000, help="facts at the end (default 10,000)")
     parser.add_argument("--start", type=int, default=100, help="facts at the first checkpoint")
     parser.add_argument("--step", type=int, default=50, help="new facts per checkpoint")
-    parser.add_argument("--full-every", type=int, default=20, help="(b) every N steps (0: first and last only)")
+    parser.add_argument("--full-every", type=int, default=1000,
+                        help="(b) at every multiple of N facts, the first and the last step (0: those two only)")
     parser.add_argument("--seed", type=int, default=9)
     parser.add_argument("--json", action="store_true", help="print the rows and the summary as JSON")
     parser.add_argument("--table-from", type=Path, help="print the table of a saved --json run, run nothing")

@@ -92,7 +92,7 @@ def test_a_bad_saved_run_is_one_line_exit_2(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_the_script_runs_at_a_tiny_size() -> None:
-    done = subprocess.run([sys.executable, str(SCRIPT), "--max", "200", "--full-every", "2", "--json"],
+    done = subprocess.run([sys.executable, str(SCRIPT), "--max", "200", "--full-every", "100", "--json"],
                           capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
