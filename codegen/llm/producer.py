@@ -149,7 +149,7 @@ class LlmProducer:
             prompt = repair_prompt(summary, before, model_part.format_for_llm(), quoted)
             messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
             got = endpoint.complete_json(messages, Answer, purpose="checkpoint-repair")
-            return self._accepted(got, owned, {}, counts)
+            return self._accepted(got, owned, {}, counts, to_write)
         facts = self._facts(request)
         counts["facts_sent"] = float(len(facts))
         counts["classes_sent"] = float(len(to_write))
@@ -162,7 +162,7 @@ class LlmProducer:
             prompt = write_prompt(summary, modules, batch, (number, len(batches)))
             got = endpoint.complete_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
                                          Answer, purpose="checkpoint")
-            answer = self._accepted(got, owned, answer, counts)
+            answer = self._accepted(got, owned, answer, counts, to_write)
         return answer
 
     def _facts(self, request: ProducerRequest) -> list[Fact]:
@@ -171,7 +171,8 @@ class LlmProducer:
         return [f for f in source if f.kind is None and f.retracts is None and f.id in request.live_ids]
 
     @staticmethod
-    def _accepted(got: Answer, owned: set[str], answer: dict[str, str], counts: dict[str, float]) -> dict[str, str]:
+    def _accepted(got: Answer, owned: set[str], answer: dict[str, str], counts: dict[str, float],
+                  class_modules: Mapping[str, str]) -> dict[str, str]:
         """The answer's files this producer asked for, merged into `answer` (records of one
         module from several batches become one list); others are ignored and counted."""
         merged = dict(answer)
@@ -180,7 +181,7 @@ class LlmProducer:
                 counts["files_ignored"] = counts.get("files_ignored", 0.0) + 1
                 continue
             earlier = merged.get(item.name)
-            merged[item.name] = item.source if earlier is None or not item.name.endswith("_llm.py") \
+            merged[item.name] = item.source if earlier is None or item.name in class_modules \
                 else _merged_records(earlier, item.source)
         return merged
 
