@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from codegen.manifest import ClassInfo, CollectionInfo, Manifest
 from codegen.record_shape import split_top_level
+from factlog.errors import InputError
 from factlog.vocabulary import NOTE_ATTRIBUTE, PROVENANCE_FIELD
 
 DEFAULT_LIMIT = 2000
@@ -206,7 +207,7 @@ def agent_manifest(manifest: Manifest, *, version: int | None = None, alerts: Se
     """The module's agent manifest within `limit` characters (at least `MIN_LIMIT`); when
     it had to cut, its last line says what it left out."""
     if limit < MIN_LIMIT:
-        raise ValueError(f"limit {limit} is below {MIN_LIMIT} characters")
+        raise InputError(f"limit {limit} is below {MIN_LIMIT} characters")
     header = _header(manifest, version)
     blocks = _blocks(manifest, alerts)
     whole = "\n".join([header, *(b.full for b in blocks)])

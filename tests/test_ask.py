@@ -184,6 +184,7 @@ def test_server_errors_exit_1_json(uac: Uac, own: Path, scripted_llm: ScriptedLL
     (("ask", USER, "x" * 2001), "limit 2,000"),
     (("manifest", "nobody"), "no such user 'nobody'"),
     (("manifest", USER, "--version", "9"), "9"),
+    (("manifest", USER, "--limit", "199"), "greater than or equal to 200"),
 ])
 def test_bad_input_one_line(uac: Uac, own: Path, scripted_llm: ScriptedLLM, args: tuple[str, ...],
                             needle: str) -> None:
@@ -238,3 +239,14 @@ def test_memory_agent_manifest(own: Path) -> None:
     finally:
         mem.close()
     assert context.version == 2 and context.text.startswith("v2: ") and context.alerts_version is None
+
+
+def test_an_agent_manifest_below_its_minimum_is_refused(own: Path) -> None:
+    from factlog.errors import InputError
+
+    mem = Memory.open(own)
+    try:
+        with pytest.raises(InputError, match="limit 199 is below 200"):
+            mem.agent_manifest(USER, limit=199)
+    finally:
+        mem.close()
