@@ -143,7 +143,7 @@ class Checker:
             self.fail(where, "scenario is not an object")
             return
         sid = scenario.get("id")
-        if not _nonempty_str(sid):
+        if not isinstance(sid, str) or not sid.strip():
             self.fail(where, "'id' must be a non-empty string")
             sid = f"#{index}"
         else:
@@ -183,7 +183,7 @@ class Checker:
                 self.fail(where, "a session is not an object")
                 continue
             session_id = session.get("session_id")
-            if not _nonempty_str(session_id) or session_id in seen:
+            if not isinstance(session_id, str) or not session_id.strip() or session_id in seen:
                 self.fail(where, f"session_id {session_id!r} missing or repeated")
                 continue
             seen.add(session_id)
