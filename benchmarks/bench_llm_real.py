@@ -148,7 +148,7 @@ def run_case(path: Path, work: Path, env: dict[str, str], max_repairs: int | Non
     good = (first or {}).get("version")
 
     calls, rc, extraction, secs = ingest(home, path, env)
-    failed = len(extraction.get("failed_sessions", []))
+    failed = len(extraction.get("failed_chunks", []))
     first_answers = [c for c in calls if c.ok and not c.reask]
     reasks = [c for c in calls if c.ok and c.reask]
     row.update(ingest_rc=rc, ingest_s=round(secs, 1), answered=len(first_answers),

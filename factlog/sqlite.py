@@ -216,8 +216,9 @@ class SqliteFactStore:
 
     def _record_failure_locked(self, user: str, failure: NewFailure, ids: list[int], now: str) -> None:
         row = self._db.execute(
-            "SELECT id, fact_ids FROM extraction_failures WHERE user = ? AND source = ? AND session_id = ?",
-            (user, failure.source, failure.session_id)).fetchone()
+            "SELECT id, fact_ids FROM extraction_failures WHERE user = ? AND source = ? AND session_id = ? "
+            "AND first_message IS ? AND last_message IS ?",
+            (user, failure.source, failure.session_id, failure.first_message, failure.last_message)).fetchone()
         if row is not None:
             kept = sorted(set(json.loads(row[1])) | set(ids))
             self._db.execute(
@@ -229,9 +230,9 @@ class SqliteFactStore:
                                   (user,)).fetchone()[0]
         self._db.execute(
             "INSERT INTO extraction_failures (user, id, source, path, session_id, reason, raw, failed_at, attempts, "
-            "fact_ids) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?)",
+            "fact_ids, first_message, last_message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
             (user, number, failure.source, failure.path, failure.session_id, failure.reason, failure.raw, now,
-             json.dumps(ids)))
+             json.dumps(ids), failure.first_message, failure.last_message))
 
     def extraction_failures(self, user: str, *, source: str | None = None,
                             include_resolved: bool = False) -> list[ExtractionFailure]:
@@ -240,14 +241,17 @@ class SqliteFactStore:
             ("" if include_resolved else " AND resolved_at IS NULL")
         args = (user,) if source is None else (user, source)
         with self._lock:
-            if self._db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' "
-                                "AND name = 'extraction_failures'").fetchone() is None:
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(extraction_failures)")}
+            if not columns:
                 return []  # a log older than m005 opened read-only: nothing recorded
+            # a log older than m006 opened read-only: every failure is a whole session's
+            ranges = "first_message, last_message" if "first_message" in columns else "NULL, NULL"
             rows = self._db.execute(
                 "SELECT user, id, source, path, session_id, reason, raw, failed_at, attempts, fact_ids, "
-                f"resolved_at, resolved_by FROM extraction_failures WHERE {where} ORDER BY id", args).fetchall()
+                f"resolved_at, resolved_by, {ranges} FROM extraction_failures WHERE {where} ORDER BY id",
+                args).fetchall()
         return [ExtractionFailure(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], tuple(json.loads(r[9])),
-                                  r[10], tuple(json.loads(r[11]))) for r in rows]
+                                  r[10], tuple(json.loads(r[11])), r[12], r[13]) for r in rows]
 
     def _append_locked(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
         key = self._write_key_locked()
