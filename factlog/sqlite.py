@@ -197,15 +197,17 @@ class SqliteFactStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                if resolves is not None and self._db.execute(
+                        "SELECT 1 FROM extraction_failures WHERE user = ? AND id = ? AND resolved_at IS NULL",
+                        (user, resolves)).fetchone() is None:
+                    raise NotFound(f"user {user!r} has no open extraction failure {resolves}")
                 done = self._append_sourced_locked(user, items, again, allow_retype) if items else Appended([], 0)
                 ids = [fact.id for fact in done.stored]
                 now = _utc_now()
                 if resolves is not None:
-                    updated = self._db.execute(
+                    self._db.execute(
                         "UPDATE extraction_failures SET resolved_at = ?, resolved_by = ? WHERE user = ? AND id = ?",
-                        (now, json.dumps(ids), user, resolves)).rowcount
-                    if not updated:
-                        raise NotFound(f"user {user!r} has no extraction failure {resolves}")
+                        (now, json.dumps(ids), user, resolves))
                 if failure is not None:
                     self._record_failure_locked(user, failure, ids, now)
                 self._db.execute("COMMIT")

@@ -128,8 +128,8 @@ class FactStore(Protocol):
         bookkeeping: `failure` is recorded citing the facts stored (the same session and
         message range already recorded for the same source counts one more attempt, keeps
         the facts it cited, and is open again), or the failure numbered `resolves` is marked
-        resolved by them. NotFound if `resolves` names
-        no failure of the user."""
+        resolved by them. NotFound, and nothing written, if `resolves` names
+        no open failure of the user (another ingest may have resolved it first)."""
         ...
 
     def extraction_failures(self, user: str, *, source: str | None = None,

@@ -22,7 +22,9 @@ stopped):
   message range as one chunk (a whole-session failure of an older ingest: the whole session,
   chunked, all or nothing); on success the typed facts are stored, the raw facts that
   failure stored are retracted, and the failure is marked resolved, all in one transaction;
-  a second failure leaves it open (one more attempt counted).
+  a second failure leaves it open (one more attempt counted). Two retries racing: the
+  second finds the failure resolved (the store refuses to resolve it twice) and writes
+  nothing.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from factlog.errors import InputError
+from factlog.errors import InputError, NotFound
 from factlog.extract import RuleExtractor
 from factlog.ingest import sourced_session_facts
 from factlog.liveness import dead_ids
@@ -185,6 +187,8 @@ def ingest_with_model(store: FactStore, user: str, path: Path, extractor: ChunkE
                 try:
                     done = _store_extracted(store, user, session, items, unit, report, again=again,
                                             allow_retype=allow_retype)
+                except NotFound:  # another ingest resolved this failure first: nothing written
+                    done = Appended([], len(items))
                 except InputError as exc:  # e.g. a value that would retype an established field
                     reason = _one_line(f"the log refused the model's facts: {exc}")
             if done is None:

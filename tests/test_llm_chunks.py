@@ -238,3 +238,36 @@ def test_a_log_with_m005_failures_migrates_them_as_whole_sessions(tmp_path: Path
         assert (chunk.id, chunk.first_message, chunk.last_message, chunk.attempts) == (4, 0, 9, 1)
     finally:
         store.close()
+
+
+def test_two_retries_racing_resolve_once(tmp_path: Path, scripted_llm: ScriptedLLM, home: Path) -> None:
+    from codegen.llm.endpoint import Endpoint, EndpointConfig
+    from codegen.llm.extract import LlmExtractor
+    from runtime.llm_ingest import ingest_with_model
+
+    path = write(tmp_path, LONG)
+    scripted_llm.respond = model = Model(c80="garbage")
+    config = EndpointConfig.resolve(base_url=scripted_llm.url, model=scripted_llm.model)
+    mem = Memory.open(home)
+    try:
+        with Endpoint(config) as endpoint:
+            ingest_with_model(mem.facts, "alice", path, LlmExtractor(endpoint), None)
+            model.broken.clear()
+            [failure] = mem.extraction_failures("alice")
+            stale = [failure]  # what a second retry read before the first one resolved it
+            real = mem.facts.extraction_failures
+            _, _, first = ingest_with_model(mem.facts, "alice", path, LlmExtractor(endpoint), None,
+                                            retry_failed=True)
+            head = mem.facts.head("alice")
+            mem.facts.extraction_failures = lambda *a, **k: stale  # type: ignore[method-assign]
+            try:
+                stored, _, second = ingest_with_model(mem.facts, "alice", path, LlmExtractor(endpoint), None,
+                                                      retry_failed=True)
+            finally:
+                mem.facts.extraction_failures = real  # type: ignore[method-assign]
+        assert first.resolved == [1] and second.resolved == [] and second.failed == [] and stored == []
+        assert mem.facts.head("alice") == head
+        [resolved] = mem.extraction_failures("alice", include_resolved=True)
+        assert not resolved.open and resolved.attempts == 1
+    finally:
+        mem.close()

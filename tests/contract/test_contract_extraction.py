@@ -97,3 +97,14 @@ def test_a_half_range_is_not_a_failure() -> None:
     for first, last in ((0, None), (None, 3), (5, 4), (-1, 2)):
         with pytest.raises(ValueError):
             chunk_failure(first, last)
+
+
+def test_a_resolved_failure_is_not_resolved_twice(store: FactStore) -> None:
+    store.append_extraction("alice", [(NewFact("raw"), "src:raw")], failure=chunk_failure(0, 9))
+    store.append_extraction("alice", [(NewFact("typed"), "llm:1"), (NewFact("Retracts fact 1", retracts=1), None)],
+                            resolves=1)
+    with pytest.raises(NotFound):  # a second retry racing the first: nothing written
+        store.append_extraction("alice", [(NewFact("typed again"), "llm:2")], resolves=1)
+    assert store.head("alice") == 3 and store.known_sources("alice", ["llm:2"]) == set()
+    [resolved] = store.extraction_failures("alice", include_resolved=True)
+    assert resolved.resolved_by == (2, 3)
