@@ -86,12 +86,18 @@ class ExtractionFailure:
 
     @property
     def messages(self) -> str:
-        """The range as the listing shows it: `messages 80-159`, or `all messages`."""
-        if self.first_message is None or self.last_message is None:
-            return "all messages"
-        if self.first_message == self.last_message:
-            return f"message {self.first_message}"
-        return f"messages {self.first_message}-{self.last_message}"
+        """The range as the listing shows it (`messages_text`)."""
+        return messages_text(self.first_message, self.last_message)
+
+
+def messages_text(first: int | None, last: int | None) -> str:
+    """A failure's message range as listings show it: `messages 80-159`, `message 7`, or
+    `all messages` (a whole session)."""
+    if first is None or last is None:
+        return "all messages"
+    if first == last:
+        return f"message {first}"
+    return f"messages {first}-{last}"
 
 
 class FactStore(Protocol):

@@ -40,7 +40,7 @@ from factlog.ingest import sourced_session_facts
 from factlog.liveness import dead_ids
 from factlog.model import Fact, NewFact
 from factlog.sources import content_digest, extraction_source
-from factlog.store import Appended, ExtractionFailure, FactStore, NewFailure
+from factlog.store import Appended, ExtractionFailure, FactStore, NewFailure, messages_text
 from factlog.transcripts import Message, Session, parse_transcript, read_transcript_text
 
 if TYPE_CHECKING:
@@ -69,11 +69,7 @@ class FailedChunk:
 
     @property
     def messages(self) -> str:
-        if self.first_message is None or self.last_message is None:
-            return "all messages"
-        if self.first_message == self.last_message:
-            return f"message {self.first_message}"
-        return f"messages {self.first_message}-{self.last_message}"
+        return messages_text(self.first_message, self.last_message)
 
     def to_json(self) -> dict[str, object]:
         return {"session_id": self.session_id, "first_message": self.first_message,
@@ -292,8 +288,6 @@ def _retractions(store: FactStore, user: str, failure: ExtractionFailure) -> lis
         return []
     first = min(failure.fact_ids)
     dead = dead_ids(store.facts(user, after=first - 1))
-    which = "" if failure.first_message is None else \
-        f" messages {failure.first_message}-{failure.last_message}"
     return [NewFact(text=f"Retracts fact {fid}: replaced by the model's extraction of session "
-                         f"{failure.session_id}{which} (failure {failure.id})", retracts=fid)
+                         f"{failure.session_id} {failure.messages} (failure {failure.id})", retracts=fid)
             for fid in failure.fact_ids if fid not in dead]
