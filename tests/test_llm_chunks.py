@@ -271,3 +271,23 @@ def test_two_retries_racing_resolve_once(tmp_path: Path, scripted_llm: ScriptedL
         assert not resolved.open and resolved.attempts == 1
     finally:
         mem.close()
+
+
+def test_a_chunk_citing_a_message_of_another_chunk_is_re_asked(
+        uac: Uac, tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    asked: list[int] = []
+
+    def model(request: Any) -> str:
+        first = first_index(request)
+        asked.append(first)
+        if first == 80 and asked.count(80) == 1:
+            return typed(5)  # message 5 is chunk 0's: not sent in this request
+        return typed(first + 5)
+
+    scripted_llm.respond = model
+    assert uac("ingest", "alice", str(write(tmp_path, LONG)), "--llm").code == 0
+    assert asked == [0, 80, 80, 160] and "message_index" in scripted_llm.chat_requests[2].json["messages"][-1]["content"]
+    log = facts(uac)
+    assert [index_of(f) for f in model_facts(log)] == [5, 85, 165]
+    assert sorted(index_of(f) for f in log) == list(range(170))  # one fact per message, each in its place
+    assert all(f["provenance"]["session_id"] == "long" for f in log) and failures(uac) == []
