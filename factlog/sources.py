@@ -6,9 +6,11 @@ A source names one fact of one input, independent of the file's path:
   (a JSON array);
 - a transcript: `transcript:<sha256 of the file's bytes>:<session id>:<message index>:<n>`,
   `n` counting the facts one message gave;
-- a transcript extracted by a model: `llm:<sha256 of the file's bytes>:<session id>:<n>`, `n`
-  counting the session's facts (a session the model failed on keeps the offline `transcript:`
-  sources of its raw facts, and its failure is recorded: `extraction_failures`).
+- a transcript extracted by a model, one chunk of a session at a time:
+  `llm:<sha256 of the file's bytes>:<session id>:<first>-<last>:<n>`, the chunk's first and
+  last message index and `n` counting the chunk's facts (older ingests, a whole session at
+  a time: `llm:<sha256>:<session id>:<n>`). A chunk the model failed on keeps the offline
+  `transcript:` sources of its raw facts, and its failure is recorded (`extraction_failures`).
 
 `fact_sources` holds (user, source) -> fact id with a primary key on (user, source), so
 two ingests of one file racing each other cannot both store it: the second, serialised
@@ -59,7 +61,11 @@ def erase(db: sqlite3.Connection, user: str) -> None:
         db.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
 
 
-def extraction_source(digest: str, session_id: str, n: int) -> str:
-    """A fact a model extracted from a transcript: `llm:<sha256>:<session id>:<n>`, `n`
-    counting the session's extracted facts (`n` = 0 is there once the session was extracted)."""
-    return f"llm:{digest}:{session_id}:{n}"
+def extraction_source(digest: str, session_id: str, n: int, messages: tuple[int, int] | None = None) -> str:
+    """A fact a model extracted from a transcript: `llm:<sha256>:<session id>:<first>-<last>:<n>`,
+    `n` counting the facts of the chunk of messages `first`..`last` (`n` = 0 is there once the
+    chunk was extracted). Without `messages`, the older whole-session form
+    `llm:<sha256>:<session id>:<n>`, which an ingest still reads to skip sessions it stored."""
+    if messages is None:
+        return f"llm:{digest}:{session_id}:{n}"
+    return f"llm:{digest}:{session_id}:{messages[0]}-{messages[1]}:{n}"

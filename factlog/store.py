@@ -38,21 +38,32 @@ class VerifyReport:
 
 @dataclass(frozen=True)
 class NewFailure:
-    """A session a model could not turn into valid facts (or could not be reached for):
-    what to record beside the raw facts that keep its messages."""
+    """A chunk of a session (or, from older ingests, a whole session) a model could not turn
+    into valid facts (or could not be reached for): what to record beside the raw facts that
+    keep its messages. A failure is one per (source, session, message range)."""
 
     source: str  # the transcript file's content digest (`factlog.sources.content_digest`)
     path: str  # the file as it was named to the ingest (for the listing only)
     session_id: str
     reason: str  # one line: what failed
     raw: str  # the model's last answer ("" when none came)
+    first_message: int | None = None  # the chunk's first and last message index (inclusive);
+    last_message: int | None = None  # both None: the whole session
+
+    def __post_init__(self) -> None:
+        if (self.first_message is None) != (self.last_message is None) or (
+                self.first_message is not None and self.last_message is not None
+                and not 0 <= self.first_message <= self.last_message):
+            raise ValueError(f"not a message range: {self.first_message}..{self.last_message}")
 
 
 @dataclass(frozen=True)
 class ExtractionFailure:
-    """A recorded extraction failure. `fact_ids` are the raw facts stored for it; a retry
-    that extracts the session resolves it (`resolved_at`, `resolved_by`: the facts it stored);
-    a retry that fails again counts in `attempts` and leaves it open."""
+    """A recorded extraction failure of the messages `first_message`..`last_message` of a
+    session (both None: the whole session, as older ingests recorded it). `fact_ids` are the
+    raw facts stored for it; a retry that extracts those messages resolves it (`resolved_at`,
+    `resolved_by`: the facts it stored); a retry that fails again counts in `attempts` and
+    leaves it open."""
 
     user: str
     id: int
@@ -66,10 +77,27 @@ class ExtractionFailure:
     fact_ids: tuple[int, ...]
     resolved_at: str | None = None
     resolved_by: tuple[int, ...] = ()
+    first_message: int | None = None
+    last_message: int | None = None
 
     @property
     def open(self) -> bool:
         return self.resolved_at is None
+
+    @property
+    def messages(self) -> str:
+        """The range as the listing shows it (`messages_text`)."""
+        return messages_text(self.first_message, self.last_message)
+
+
+def messages_text(first: int | None, last: int | None) -> str:
+    """A failure's message range as listings show it: `messages 80-159`, `message 7`, or
+    `all messages` (a whole session)."""
+    if first is None or last is None:
+        return "all messages"
+    if first == last:
+        return f"message {first}"
+    return f"messages {first}-{last}"
 
 
 class FactStore(Protocol):
@@ -103,10 +131,11 @@ class FactStore(Protocol):
                           failure: NewFailure | None = None, resolves: int | None = None,
                           again: bool = False, allow_retype: bool = True) -> Appended:
         """`append_sourced` plus, in the same transaction, the extraction's
-        bookkeeping: `failure` is recorded citing the facts stored (a session already
-        recorded for the same source counts one more attempt and is open again), or the
-        failure numbered `resolves` is marked resolved by them. NotFound if `resolves` names
-        no failure of the user."""
+        bookkeeping: `failure` is recorded citing the facts stored (the same session and
+        message range already recorded for the same source counts one more attempt, keeps
+        the facts it cited, and is open again), or the failure numbered `resolves` is marked
+        resolved by them. NotFound, and nothing written, if `resolves` names
+        no open failure of the user (another ingest may have resolved it first)."""
         ...
 
     def extraction_failures(self, user: str, *, source: str | None = None,

@@ -53,12 +53,12 @@ def ingest(user: str, path: Path,
            base_url: Optional[str] = typer.Option(None, "--base-url",
                                                   help="with --llm: the endpoint (else OPENAI_BASE_URL)"),
            retry_failed: bool = typer.Option(False, "--retry-failed",
-                                             help="with --llm: extract again the sessions that failed"),
+                                             help="with --llm: extract again the chunks that failed"),
            as_json: bool = JsonOpt) -> None:
     """Ingest a record file (JSONL / JSON array, with --kind) or a chat transcript (JSON, JSONL, YAML).
     Ingesting the same file again adds nothing (--again forces it). With --llm a model extracts
-    the transcript; a session it fails on is kept as raw text and listed by `uac log USER --failed`
-    (exit 1), and `--llm --retry-failed` extracts those again."""
+    the transcript, chunk by chunk; a chunk it fails on is kept as raw text and listed by
+    `uac log USER --failed` (exit 1), and `--llm --retry-failed` extracts those again."""
     from runtime.cli_output import checkpoint_json, print_checkpoint
     from users.checkpoint import Failed
 
@@ -85,8 +85,8 @@ def ingest(user: str, path: Path,
         out.print(f"{path} for {user}: {report.summary}{ids}", markup=False)
         if extraction is not None:
             out.print(extraction.summary, markup=False)
-            for session_id, reason in extraction.failed:
-                out.print(f"session {session_id}: {reason}", markup=False)
+            for failed in extraction.failed:
+                out.print(f"session {failed.session_id} {failed.messages}: {failed.reason}", markup=False)
         if outcome is not None:
             print_checkpoint(outcome)
     if outcome is not None and isinstance(outcome.result, Failed):
@@ -98,7 +98,7 @@ def ingest(user: str, path: Path,
 @app.command()
 def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_ID),
         limit: Optional[int] = typer.Option(None, "--limit", min=0, max=MAX_FACT_ID, help="only the last N"),
-        failed: bool = typer.Option(False, "--failed", help="the sessions a model could not extract instead"),
+        failed: bool = typer.Option(False, "--failed", help="the chunks a model could not extract instead"),
         resolved: bool = typer.Option(False, "--resolved", help="with --failed: the resolved ones too"),
         as_json: bool = JsonOpt) -> None:
     """Print a user's facts in order (or, with --failed, the recorded extraction failures)."""
@@ -120,13 +120,13 @@ def log(user: str, after: int = typer.Option(0, "--after", min=0, max=MAX_FACT_I
 
 def _print_failures(failures: list[ExtractionFailure], user: str, as_json: bool) -> None:
     if as_json:
-        emit_json([{**asdict(f), "fact_ids": list(f.fact_ids), "resolved_by": list(f.resolved_by)}
-                   for f in failures])
+        emit_json([{**asdict(f), "fact_ids": list(f.fact_ids), "resolved_by": list(f.resolved_by),
+                    "messages": f.messages} for f in failures])
         return
     out.print(f"{user}: {len(failures)} extraction failure{'' if len(failures) == 1 else 's'}", markup=False)
     for f in failures:
         state = f"resolved {f.resolved_at} by facts {_ids(f.resolved_by)}" if f.resolved_at else "open"
-        out.print(f"#{f.id} {f.path} session {f.session_id}: {f.reason} ({f.attempts} attempt"
+        out.print(f"#{f.id} {f.path} session {f.session_id} {f.messages}: {f.reason} ({f.attempts} attempt"
                   f"{'' if f.attempts == 1 else 's'}, last {f.failed_at}; raw facts {_ids(f.fact_ids)}; {state})",
                   markup=False)
     if any(f.open for f in failures):

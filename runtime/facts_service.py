@@ -126,7 +126,7 @@ class FactsService:
         from runtime.settings import load_settings
 
         if retry_failed and again:
-            raise InputError("--retry-failed re-extracts the failed sessions only; leave out --again")
+            raise InputError("--retry-failed re-extracts the failed chunks only; leave out --again")
         config = EndpointConfig.resolve(base_url=base_url, model=model,
                                         settings=load_settings(self.workspace.home).llm)
         usage = Usage()

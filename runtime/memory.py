@@ -182,9 +182,10 @@ class Memory:
         transcript are skipped unless `again`. Offline (the default) it is extracted by rules
         and stored in one transaction. With `llm`, a model extracts typed facts (endpoint and
         model: `base_url` / `model`, else OPENAI_BASE_URL / UAC_MODEL, else the settings'
-        `llm` section), one transaction per session; a session the model fails on is kept as
-        raw text facts and its failure recorded (`extraction_failures`); `retry_failed`
-        re-extracts those (runtime.llm_ingest). `report.extraction` holds the sessions,
+        `llm` section), one transaction per chunk of a session; a chunk the model fails on is
+        kept as the raw text facts of its messages and its failure recorded with the message
+        range (`extraction_failures`), the other chunks keeping their typed facts;
+        `retry_failed` re-extracts those chunks only (runtime.llm_ingest). `report.extraction` holds the sessions,
         failures, tokens and seconds."""
         return self.fact_log.ingest_transcript(user, path, user_only=user_only, again=again,
                                                allow_retype=allow_retype, llm=llm, model=model,

@@ -180,8 +180,10 @@ def test_outage_is_one_line_keeps_raw_facts_and_asks_no_more(
     r = uac("ingest", "alice", str(write(tmp_path, TWO_SESSIONS)), "--llm", "--json")
     assert r.code == 1
     extraction = json.loads(r.out)["extraction"]
-    assert [f["session_id"] for f in extraction["failed_sessions"]] == ["s1", "s2"]
-    reason = extraction["failed_sessions"][0]["reason"]
+    assert extraction["failed_sessions"] == ["s1", "s2"]
+    assert [(f["session_id"], f["first_message"], f["last_message"]) for f in extraction["failed_chunks"]] == \
+        [("s1", 0, 2), ("s2", 0, 0)]
+    reason = extraction["failed_chunks"][0]["reason"]
     assert "HTTP 500" in reason and "\n" not in reason
     assert len(scripted_llm.chat_requests) == 3  # the client's retries, then s2 is not sent
     texts = " ".join(f["text"] for f in log(uac))
@@ -199,9 +201,10 @@ def test_timeouts_are_a_clean_failure(tmp_path: Path, scripted_llm: ScriptedLLM,
         with Endpoint(config) as endpoint:
             stored, _, report = ingest_with_model(mem.facts, "alice", write(tmp_path, TWO_SESSIONS),
                                                   LlmExtractor(endpoint), endpoint.usage)
-        [(session, reason)] = report.failed[:1]
+        [first] = report.failed[:1]
+        session, reason = first.session_id, first.reason
         assert session == "s1" and "no answer within 0.2 s, after 2 attempts" in reason and "\n" not in reason
-        assert [s for s, _ in report.failed] == ["s1", "s2"] and report.usage["failed_calls"] == 2
+        assert report.failed_sessions == ["s1", "s2"] and report.usage["failed_calls"] == 2
         assert "penicillin" in " ".join(f.text for f in stored) and "503-555-8924" in " ".join(f.text for f in stored)
         assert [f.session_id for f in mem.extraction_failures("alice")] == ["s1", "s2"]
     finally:

@@ -114,10 +114,10 @@ def test_extraction_checkpoint_and_ask(env: dict[str, str], transcript: Path, tm
     log = facts(env, USER)
     kept_messages = {f["provenance"]["message_index"] for f in log if f["provenance"]["session_id"]}
     assert offline_messages <= kept_messages, "a message the offline extractor keeps was lost"
-    if extraction["failed_sessions"]:
+    if extraction["failed_chunks"]:
         assert code == 1
-        assert {f["session_id"] for f in failures} == {s["session_id"] for s in extraction["failed_sessions"]}
-        assert all(f["fact_ids"] and f["reason"] for f in failures)  # raw facts kept, reason recorded
+        assert {f["session_id"] for f in failures} == set(extraction["failed_sessions"])
+        assert all(f["reason"] and f["first_message"] is not None for f in failures)  # a chunk, a reason
         raw = {i for f in failures for i in f["fact_ids"]}
         assert raw <= {f["id"] for f in log}
     else:

@@ -21,8 +21,12 @@ The rules:
   that the model cited in no fact keeps those offline facts, so a model that skips a
   message loses nothing.
 
-`extract` raises what the endpoint raises (`StructuredOutputError`, `ModelUnavailable`);
-the caller stores the session's raw facts and records the failure (`runtime.llm_ingest`).
+The unit of extraction is the chunk: `chunks_of(session)` splits a session, and
+`extract_chunk` asks for one chunk and returns its facts (every fact cites a message of
+that chunk). It raises what the endpoint raises (`StructuredOutputError`,
+`ModelUnavailable`); the caller stores that chunk's raw facts and records the failure
+(`runtime.llm_ingest`), keeping the other chunks' facts. `extract` is every chunk in turn,
+all or nothing (the `Extractor` protocol).
 """
 
 from __future__ import annotations
@@ -120,14 +124,27 @@ class LlmExtractor:
         self.max_messages = max_messages
         self.max_chars = max_chars
 
+    def chunks_of(self, session: Session) -> list[list[Message]]:
+        """The session's chunks, as `extract` sends them."""
+        return list(chunks(session.messages, self.max_messages, self.max_chars))
+
     def extract(self, session: Session, *, user_only: bool) -> list[NewFact]:
+        offline = RuleExtractor().extract(session, user_only=user_only)
+        return [fact for run in self.chunks_of(session)
+                for fact in self.extract_chunk(session, run, user_only=user_only, offline=offline)]
+
+    def extract_chunk(self, session: Session, run: list[Message], *, user_only: bool,
+                      offline: list[NewFact] | None = None) -> list[NewFact]:
+        """The facts of one chunk (`run`, consecutive messages of `session`): the model's,
+        plus the offline facts (`offline`: the `RuleExtractor`'s of the whole session, computed
+        here when not given) of the chunk's messages it cited in none. A chunk with no
+        message of the speakers asked for makes no request. Offline facts citing no message
+        go with the chunk that holds the session's first message."""
         speakers = ("user",) if user_only else ("user", "assistant")
         facts: list[NewFact] = []
         cited: set[int] = set()
-        for run in chunks(session.messages, self.max_messages, self.max_chars):
-            roles = {m.index: m.role for m in run if m.role in speakers}
-            if not roles:
-                continue
+        roles = {m.index: m.role for m in run if m.role in speakers}
+        if roles:
             context = ChunkContext(session.timestamp, roles)
             with validation_context(context):
                 answer = self.endpoint.complete_json(self.prompt(session, run, speakers), ExtractedFacts,
@@ -135,7 +152,9 @@ class LlmExtractor:
             for extracted in sorted(answer.facts, key=lambda f: f.message_index):
                 facts.append(to_new_fact(session, roles[extracted.message_index], extracted))
                 cited.add(extracted.message_index)
-        return _with_uncited(session, facts, cited, user_only)
+        if offline is None:
+            offline = RuleExtractor().extract(session, user_only=user_only)
+        return _with_uncited(facts, cited, in_chunk(offline, session, run))
 
     def prompt(self, session: Session, run: list[Message], speakers: tuple[str, ...]) -> list[dict[str, str]]:
         """The messages of one chunk's request."""
@@ -197,11 +216,19 @@ def to_new_fact(session: Session, role: str, extracted: ExtractedFact) -> NewFac
                    provenance=provenance)
 
 
-def _with_uncited(session: Session, facts: list[NewFact], cited: set[int], user_only: bool) -> list[NewFact]:
-    """`facts`, with the offline facts of every message the model cited in none, each in
+def in_chunk(facts: list[NewFact], session: Session, run: list[Message]) -> list[NewFact]:
+    """Those of a session's `facts` that belong to the chunk `run`: citing one of its
+    messages, or citing none when the chunk holds the session's first message."""
+    indices = {m.index for m in run}
+    first = bool(run) and bool(session.messages) and run[0].index == session.messages[0].index
+    return [f for f in facts if (f.provenance.message_index in indices
+                                 or (first and f.provenance.message_index is None))]
+
+
+def _with_uncited(facts: list[NewFact], cited: set[int], offline: list[NewFact]) -> list[NewFact]:
+    """`facts`, with the `offline` facts of every message the model cited in none, each in
     its message's place."""
-    offline = [f for f in RuleExtractor().extract(session, user_only=user_only)
-               if f.provenance.message_index not in cited]
+    offline = [f for f in offline if f.provenance.message_index not in cited]
     if not offline:
         return facts
     merged = facts + offline

@@ -69,3 +69,42 @@ def test_forget_erases_the_failures_and_their_raw_text(store: FactStore) -> None
     store.forget("alice")
     assert store.extraction_failures("alice", include_resolved=True) == []
     assert len(store.extraction_failures("bob")) == 1
+
+
+def chunk_failure(first: int | None, last: int | None, reason: str = "invalid") -> NewFailure:
+    return NewFailure(DIGEST, "chat.json", "s1", reason, "{bad", first, last)
+
+
+def test_each_chunk_of_a_session_is_its_own_failure(store: FactStore) -> None:
+    store.append_extraction("alice", [(NewFact("a"), "src:a")], failure=chunk_failure(0, 79))
+    store.append_extraction("alice", [(NewFact("b"), "src:b")], failure=chunk_failure(80, 159))
+    store.append_extraction("alice", [(NewFact("c"), "src:c")], failure=chunk_failure(None, None))
+    store.append_extraction("alice", [(NewFact("b"), "src:b"), (NewFact("b2"), "src:b2")],
+                            failure=chunk_failure(80, 159, "still"))
+    first, second, whole = store.extraction_failures("alice")
+    assert (first.id, first.first_message, first.last_message, first.attempts, first.fact_ids) == (1, 0, 79, 1, (1,))
+    assert (second.id, second.first_message, second.last_message, second.attempts, second.reason,
+            second.fact_ids) == (2, 80, 159, 2, "still", (2, 4))
+    assert (whole.id, whole.first_message, whole.last_message, whole.fact_ids) == (3, None, None, (3,))
+    assert (first.messages, whole.messages) == ("messages 0-79", "all messages")
+    store.append_extraction("alice", [(NewFact("Retracts fact 2", retracts=2), None)], resolves=2)
+    assert [f.id for f in store.extraction_failures("alice")] == [1, 3]
+    [resolved] = [f for f in store.extraction_failures("alice", include_resolved=True) if f.id == 2]
+    assert (resolved.first_message, resolved.last_message, resolved.resolved_by) == (80, 159, (5,))
+
+
+def test_a_half_range_is_not_a_failure() -> None:
+    for first, last in ((0, None), (None, 3), (5, 4), (-1, 2)):
+        with pytest.raises(ValueError):
+            chunk_failure(first, last)
+
+
+def test_a_resolved_failure_is_not_resolved_twice(store: FactStore) -> None:
+    store.append_extraction("alice", [(NewFact("raw"), "src:raw")], failure=chunk_failure(0, 9))
+    store.append_extraction("alice", [(NewFact("typed"), "llm:1"), (NewFact("Retracts fact 1", retracts=1), None)],
+                            resolves=1)
+    with pytest.raises(NotFound):  # a second retry racing the first: nothing written
+        store.append_extraction("alice", [(NewFact("typed again"), "llm:2")], resolves=1)
+    assert store.head("alice") == 3 and store.known_sources("alice", ["llm:2"]) == set()
+    [resolved] = store.extraction_failures("alice", include_resolved=True)
+    assert resolved.resolved_by == (2, 3)
