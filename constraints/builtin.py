@@ -81,9 +81,10 @@ def _passport_expiry(passport: PassportRecord) -> date:
             reads=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE), clock="date", per_record=TripRecord.ATTRIBUTE,
             fields=dict([reads(PassportRecord, "expiry_date"), reads(TripRecord, "departure_date")]))
 def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
-    """The passport must be valid for each upcoming international trip: for as long as the
-    destination country requires (the bundled country table), or, where the table does not
-    say, with 180 days to spare after arrival (a warning)."""
+    """The passport must be valid for each upcoming international trip (critical when not),
+    for as long as the destination country requires (the bundled country table: critical when
+    not), and with 180 days to spare after arrival, as many countries and carriers expect (a
+    warning)."""
     passport = read_one(module, PassportRecord)
     expiry = _passport_expiry(passport)
     home = home_of(passport)
@@ -107,10 +108,9 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
             verb = "expired" if expiry < today else "expires"
             message = f"passport {verb} {_days((when - expiry).days)} before your {place} {leg} (expiry {expiry})"
             yield Finding("critical", message, (passport.source, trip.source), due=departure)
-        elif required is not None:
-            if expiry < required.until:
-                yield Finding("critical", _short_for_country(expiry, departure, back, place, required),
-                              (passport.source, trip.source), due=departure)
+        elif required is not None and expiry < required.until:
+            yield Finding("critical", _short_for_country(expiry, departure, back, place, required),
+                          (passport.source, trip.source), due=departure)
         elif (expiry - departure).days < PASSPORT_SPARE_DAYS:
             gap = (expiry - back).days
             relation = f"{_days(gap)} after" if gap else "on the day of"
