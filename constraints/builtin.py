@@ -20,14 +20,14 @@ from typing import TypeVar
 
 from constraints.document_rules import warranty_expiring
 from constraints.medicines import (
-    Drugs,
-    allergy_drugs,
+    AllergyIndex,
+    allergies_with_drugs,
     class_words,
+    current_medications,
     drug_interactions,
-    is_current,
     knows_drugs,
-    medication_drugs,
 )
+from constraints.medicines import drop_kept as drop_kept_medicines
 from constraints.model import Constraint, Finding, MissingInput, Severity, constraint, entity_key
 from constraints.overlaps import Span, overlapping_groups, overlapping_pairs
 from constraints.phrases import days_words as _days
@@ -57,7 +57,6 @@ from constraints.views import (
     require,
     require_value,
 )
-from factlog.reference.drugs import cross_reactions
 
 PASSPORT_SPARE_DAYS = 180  # validity many countries require after arrival
 EXPIRY_THRESHOLDS: tuple[tuple[int, Severity], ...] = ((30, "critical"), (60, "warning"), (90, "info"))
@@ -256,6 +255,7 @@ def drop_kept() -> None:
     leaves none of its records alive here)."""
     _MEMOS.clear()
     _TRIP_SPANS.clear()
+    drop_kept_medicines()
 
 
 @constraint(name="overlapping_schedule",
@@ -412,40 +412,24 @@ def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
     if allergies and not any(a.has("drug_class") for a in allergies) \
             and not any(knows_drugs(a.allergen) for a in allergies):
         raise MissingInput("allergy records have no 'drug_class' field and no allergen the drug table knows")
-    allergic: dict[str, list[tuple[AllergyRecord, Drugs]]] = defaultdict(list)
-    for allergy in allergies:
-        drugs = allergy_drugs(allergy)
-        if drugs.classes or drugs.generics:
-            allergic[person_of(allergy.person)].append((allergy, drugs))
-    today = now.date()
-    for medication in medications:
-        if not is_current(medication, today):
-            continue
-        taken = medication_drugs(medication)
-        for allergy, drugs in allergic.get(person_of(medication.person), ()):
-            finding = _allergy_finding(medication, taken, allergy, drugs)
-            if finding is not None:
-                yield finding
-
-
-def _allergy_finding(medication: MedicationRecord, taken: Drugs, allergy: AllergyRecord,
-                     drugs: Drugs) -> Finding | None:
-    name = medication.name or "a medication"
-    allergen = allergy.allergen or allergy.drug_class or "a drug"
-    owner = _whose(medication.person)
-    records = (medication.source, allergy.source)
-    shared = [key for key in taken.classes if key in drugs.classes]
-    if shared or taken.generics & drugs.generics:
-        what = medication.drug_class or (class_words(shared[0]) if shared else min(taken.generics & drugs.generics))
-        return Finding("critical", f"{owner} medication {name} ({what}) clashes with {owner} allergy to {allergen}",
-                       records)
-    for key in drugs.classes:
-        for cross in cross_reactions(key):
-            if cross.caution in taken.classes:
-                message = (f"{owner} medication {name} ({class_words(cross.caution)}) needs caution with {owner} "
-                           f"allergy to {allergen} ({class_words(key)}): {cross.reason}")
-                return Finding("warning", message, records)
-    return None
+    allergic = AllergyIndex(allergies_with_drugs(allergies))
+    for item in current_medications(medications, now.date()):
+        medication, person = item.medication, item.person
+        direct = allergic.direct(person, item.drugs)
+        for allergy, shared in direct:
+            name = medication.name or "a medication"
+            allergen = allergy.allergen or allergy.drug_class or "a drug"
+            owner = _whose(medication.person)
+            what = medication.drug_class or shared
+            yield Finding("critical", f"{owner} medication {name} ({what}) clashes with {owner} allergy to {allergen}",
+                          (medication.source, allergy.source))
+        for allergy, key, cross in allergic.cautions(person, item.drugs, {id(a) for a, _ in direct}):
+            name = medication.name or "a medication"
+            allergen = allergy.allergen or allergy.drug_class or "a drug"
+            owner = _whose(medication.person)
+            message = (f"{owner} medication {name} ({class_words(cross.caution)}) needs caution with {owner} "
+                       f"allergy to {allergen} ({class_words(key)}): {cross.reason}")
+            yield Finding("warning", message, (medication.source, allergy.source))
 
 
 def _distinct(values: list[str | None]) -> list[str]:

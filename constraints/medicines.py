@@ -20,10 +20,11 @@ from datetime import date, datetime
 from constraints.model import Finding, MissingInput, Severity, constraint
 from constraints.optional_fields import optional_text
 from constraints.phrases import whose
+from constraints.record_memo import RecordMemo
 from constraints.records import fold, person_of
 from constraints.views import AllergyRecord, MedicationRecord, read_all, reads
-from factlog.reference.drugs import class_id, drug_classes, drug_index, generic_names, interaction
-from factlog.reference.tables import Interaction
+from factlog.reference.drugs import class_id, cross_reactions, drug_classes, drug_index, generic_names
+from factlog.reference.tables import CrossReactivity, Interaction
 
 STOPPED = frozenset({"stopped", "discontinued", "ended", "finished", "completed", "cancelled", "canceled"})
 SEVERITY: dict[str, Severity] = {"contraindicated": "critical", "major": "critical", "moderate": "warning"}
@@ -79,16 +80,96 @@ def allergy_drugs(allergy: AllergyRecord) -> Drugs:
     return Drugs(frozenset(generics), tuple(classes))
 
 
+class AllergyIndex:
+    """A person's allergies by what they name, so a medication finds its clashes by lookup:
+    `direct` (the same drug or class) and `cautions` (a class the table says cross-reacts)."""
+
+    def __init__(self, allergies: list[tuple[AllergyRecord, Drugs]]) -> None:
+        self._order: dict[int, int] = {}
+        self._by_class: dict[tuple[str, str], list[AllergyRecord]] = defaultdict(list)
+        self._by_generic: dict[tuple[str, str], list[AllergyRecord]] = defaultdict(list)
+        self._cautions: dict[tuple[str, str], list[tuple[AllergyRecord, str, CrossReactivity]]] = defaultdict(list)
+        for number, (allergy, drugs) in enumerate(allergies):
+            self._order[id(allergy)] = number
+            person = person_of(allergy.person)
+            for key in drugs.classes:
+                self._by_class[(person, key)].append(allergy)
+                for cross in cross_reactions(key):
+                    self._cautions[(person, cross.caution)].append((allergy, key, cross))
+            for generic in drugs.generics:
+                self._by_generic[(person, generic)].append(allergy)
+
+    def direct(self, person: str, taken: Drugs) -> list[tuple[AllergyRecord, str]]:
+        """The person's allergies to one of the drugs or classes taken, in their records' order,
+        each with what they share (a class name, else the generic name)."""
+        found: dict[int, tuple[AllergyRecord, str]] = {}
+        for key in taken.classes:
+            for allergy in self._by_class.get((person, key), ()):
+                found.setdefault(id(allergy), (allergy, class_words(key)))
+        for generic in sorted(taken.generics):
+            for allergy in self._by_generic.get((person, generic), ()):
+                found.setdefault(id(allergy), (allergy, generic))
+        return sorted(found.values(), key=lambda item: self._order[id(item[0])])
+
+    def cautions(self, person: str, taken: Drugs,
+                 skip: set[int]) -> list[tuple[AllergyRecord, str, CrossReactivity]]:
+        """The person's allergies whose class cross-reacts with a class taken (one per allergy),
+        except those in `skip` (already a direct clash)."""
+        found: dict[int, tuple[AllergyRecord, str, CrossReactivity]] = {}
+        for key in taken.classes:
+            for allergy, allergy_class, cross in self._cautions.get((person, key), ()):
+                if id(allergy) not in skip:
+                    found.setdefault(id(allergy), (allergy, allergy_class, cross))
+        return sorted(found.values(), key=lambda item: self._order[id(item[0])])
+
+
 def knows_drugs(name: str | None) -> bool:
     """The table knows this name as a drug, a brand or a class."""
     return name is not None and bool(generic_names(name) or class_id(name))
 
 
-def is_current(medication: MedicationRecord, today: date) -> bool:
-    """Taken now or later: not stopped (`status`) and not ended before today."""
-    ended = medication.end_date
-    status = fold(optional_text(medication, "status"))
-    return not (ended is not None and ended < today) and status not in STOPPED
+@dataclass(frozen=True)
+class Taken:
+    """What a medication record gives alone: the record, its drugs, whose it is, when it ends
+    and whether it was stopped (kept per record object by `taken`)."""
+
+    medication: MedicationRecord
+    drugs: Drugs
+    person: str
+    ended: date | None
+    stopped: bool
+
+    def is_current(self, today: date) -> bool:
+        """Taken now or later: not stopped (`status`) and not ended before today."""
+        ended = self.ended
+        return not (ended is not None and ended < today) and not self.stopped
+
+
+def _taken(source: object) -> Taken:
+    medication = MedicationRecord(source)
+    stopped = fold(optional_text(medication, "status")) in STOPPED
+    return Taken(medication, medication_drugs(medication), person_of(medication.person), medication.end_date, stopped)
+
+
+_TAKEN: RecordMemo[object, Taken] = RecordMemo(_taken)
+_ALLERGIES: RecordMemo[object, tuple[AllergyRecord, Drugs]] = RecordMemo(
+    lambda source: (AllergyRecord(source), allergy_drugs(AllergyRecord(source))))
+
+
+def current_medications(medications: list[MedicationRecord], today: date) -> list[Taken]:
+    """The current medications among these, with their drugs (derived once per record object)."""
+    return [item for item in _TAKEN.values([m.source for m in medications]) if item.is_current(today)]
+
+
+def allergies_with_drugs(allergies: list[AllergyRecord]) -> list[tuple[AllergyRecord, Drugs]]:
+    """Each allergy with what it names (derived once per record object)."""
+    return _ALLERGIES.values([a.source for a in allergies])
+
+
+def drop_kept() -> None:
+    """Drop what the medicine constraints keep of the records they saw last."""
+    _TAKEN.clear()
+    _ALLERGIES.clear()
 
 
 def _medication_words(medication: MedicationRecord, drugs: Drugs, classes: list[str]) -> str:
@@ -104,30 +185,26 @@ def drug_interactions(module: object, now: datetime) -> Iterator[Finding]:
     medications = read_all(module, MedicationRecord)
     if medications and not any(m.has("name") or m.has("drug_class") for m in medications):
         raise MissingInput("medication records have neither 'name' nor 'drug_class'")
-    today = now.date()
     by_person: dict[str, list[tuple[MedicationRecord, Drugs]]] = defaultdict(list)
-    for medication in medications:
-        drugs = medication_drugs(medication)
-        if drugs.classes and is_current(medication, today):
-            by_person[person_of(medication.person)].append((medication, drugs))
+    for item in current_medications(medications, now.date()):
+        if item.drugs.classes:
+            by_person[item.person].append((item.medication, item.drugs))
+    pairs = drug_index().interactions
     for taken in by_person.values():
-        for i, (first, first_drugs) in enumerate(taken):
-            for second, second_drugs in taken[i + 1:]:
-                if first_drugs.generics & second_drugs.generics:
-                    continue  # the same drug recorded twice, not two drugs
-                found = _interactions(first_drugs, second_drugs)
-                if found:
-                    yield _interaction_finding(first, first_drugs, second, second_drugs, found)
-
-
-def _interactions(first: Drugs, second: Drugs) -> list[tuple[str, str, Interaction]]:
-    found: dict[frozenset[str], tuple[str, str, Interaction]] = {}
-    for a in first.classes:
-        for b in second.classes:
-            entry = interaction(a, b) if a != b else None
-            if entry is not None:
-                found.setdefault(frozenset((a, b)), (a, b, entry))
-    return list(found.values())
+        holders: dict[str, list[int]] = defaultdict(list)
+        for number, (_, drugs) in enumerate(taken):
+            for key in drugs.classes:
+                holders[key].append(number)
+        found: dict[tuple[int, int], dict[frozenset[str], tuple[str, str, Interaction]]] = defaultdict(dict)
+        for classes, entry in pairs.items():
+            a, b = sorted(classes)
+            for i in holders.get(a, ()):
+                for j in holders.get(b, ()):
+                    if i != j and not taken[i][1].generics & taken[j][1].generics:  # not one drug twice
+                        first, second = (a, b) if i < j else (b, a)
+                        found[(min(i, j), max(i, j))].setdefault(classes, (first, second, entry))
+        for (i, j), entries in sorted(found.items()):
+            yield _interaction_finding(taken[i][0], taken[i][1], taken[j][0], taken[j][1], list(entries.values()))
 
 
 _RANK = {"contraindicated": 0, "major": 1, "moderate": 2}

@@ -135,6 +135,8 @@ def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
             policies.append(_Policy(optional_day(document, "start_date"), end, document))
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
+    if not policies:
+        return
     home = home_of(_passport(module))
     today = now.date()
     for trip in trips:

@@ -8,7 +8,7 @@ never searched for inside free text: several city names are also common words.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from factlog.reference.tables import Country, SchengenRule, country_table, fold_name
 
@@ -40,6 +40,7 @@ def country_of_city(city: str) -> Country | None:
     return country_index().by_city.get(fold_name(city))
 
 
+@lru_cache(maxsize=4096)
 def country_of_place(place: str) -> Country | None:
     """The country a place names: a country, a city, or "City, Country" (the last part wins)."""
     parts = [part for part in (p.strip() for p in place.split(",")) if part]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from factlog.reference.tables import CrossReactivity, DrugClass, Interaction, drug_table, fold_name
 
@@ -61,6 +61,7 @@ def _prefixes(text: str) -> list[str]:
     return [" ".join(words[:n]) for n in range(len(words), 0, -1)]
 
 
+@lru_cache(maxsize=4096)
 def generic_names(name: str) -> tuple[str, ...]:
     """The generic names a drug name stands for: itself when the table lists it, a brand's
     generics, () when the table knows neither."""
@@ -74,6 +75,7 @@ def generic_names(name: str) -> tuple[str, ...]:
     return ()
 
 
+@lru_cache(maxsize=4096)
 def drug_classes(name: str) -> tuple[str, ...]:
     """The class ids of a drug name (generic or brand); () when the table does not know it."""
     index = drug_index()
@@ -83,6 +85,7 @@ def drug_classes(name: str) -> tuple[str, ...]:
     return tuple(found)
 
 
+@lru_cache(maxsize=4096)
 def class_id(text: str) -> str | None:
     """The class id a drug-class name stands for ("SSRI", "penicillin", "blood thinners"); None if unknown."""
     index = drug_index()
