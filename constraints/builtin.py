@@ -97,10 +97,12 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
         if departure is None:
             continue
         back = max(trip.return_date or departure, departure)
-        if back < today or not is_international(trip, home):
+        if back < today:
+            continue
+        country = trip_country(trip)
+        if not is_international(trip, home, country):
             continue
         place = trip.destination or trip.country or trip.booking_ref or "international"
-        country = trip_country(trip)
         required = None if country is None else required_validity(country, departure, back)
         if expiry < back:
             leg, when = ("departure", departure) if expiry < departure else ("return", back)

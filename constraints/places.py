@@ -39,15 +39,14 @@ def home_of(passport: PassportRecord | None) -> str | None:
     return None if passport is None else country_key(passport.country)
 
 
-def is_international(trip: TripRecord, home: str | None) -> bool:
-    """The explicit flag wins; without one, a trip abroad is one whose country (its `country`,
-    or the table's country of its destination) differs from the passport's."""
+def is_international(trip: TripRecord, home: str | None, found: Country | None) -> bool:
+    """The explicit flag wins; without one, a trip abroad is one whose country (`found`, the
+    trip's `trip_country`, else its `country` as given) differs from the passport's."""
     flag = trip.is_international
     if flag is not None:
         return flag
     if home is None:
         return False
-    found = trip_country(trip)
     country = found.name.casefold() if found is not None else fold(trip.country)
     return country is not None and country != home
 

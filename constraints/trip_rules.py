@@ -60,11 +60,13 @@ def schengen_90_180(module: object, now: datetime) -> Iterator[Finding]:
     stays = []
     for trip in trips:
         departure = trip.departure_date
-        country = trip_country(trip)
-        if departure is None or country is None or not country.schengen:
+        if departure is None or departure > last:
             continue
         end = max(trip.return_date or departure, departure)
-        if end >= first and departure <= last:
+        if end < first:
+            continue
+        country = trip_country(trip)
+        if country is not None and country.schengen:
             stays.append(_Stay(max(departure, first), min(end, last), trip))
     over = _first_day_over(stays, today, rule.days, rule.window_days)
     if over is None:
@@ -144,7 +146,7 @@ def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
         if departure is None:
             continue
         back = max(trip.return_date or departure, departure)
-        if back < today or not is_international(trip, home):
+        if back < today or not is_international(trip, home, trip_country(trip)):
             continue
         overlapping = [p for p in policies if p.end >= departure and (p.start is None or p.start <= back)]
         if not overlapping or any(p.start is None or p.start <= departure for p in overlapping if p.end >= back):

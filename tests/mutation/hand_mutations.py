@@ -262,7 +262,7 @@ MUTATIONS: tuple[HandMutation, ...] = (
     M("B06", BUILTIN, '(90, "info")', '(89, "info")', CONSTRAINT_TESTS, "info cut-off 90 -> 89"),
     M("B07", BUILTIN, "DUE_SOON_DAYS = 7", "DUE_SOON_DAYS = 6", CONSTRAINT_TESTS, "bills due window 7 -> 6"),
     M("B08", BUILTIN, "SERVICE_SOON_DAYS = 14", "SERVICE_SOON_DAYS = 13", CONSTRAINT_TESTS, "service window 14 -> 13"),
-    M("B09", BUILTIN, "if back < today or", "if back <= today or", CONSTRAINT_TESTS, "a trip returning today is past"),
+    M("B09", BUILTIN, "if back < today:", "if back <= today:", CONSTRAINT_TESTS, "a trip returning today is past"),
     M("B10", BUILTIN, "        if expiry < back:", "        if expiry <= back:", CONSTRAINT_TESTS,
       "expiry on the return day is critical"),
     M("B11", MEDICINES, "ended < today", "ended <= today", CONSTRAINT_TESTS,
