@@ -18,10 +18,26 @@ from datetime import date, datetime
 from functools import cache
 from typing import TypeVar
 
+from constraints.document_rules import warranty_expiring
+from constraints.medicines import (
+    AllergyIndex,
+    allergies_with_drugs,
+    class_words,
+    current_medications,
+    drug_interactions,
+    knows_drugs,
+)
+from constraints.medicines import drop_kept as drop_kept_medicines
 from constraints.model import Constraint, Finding, MissingInput, Severity, constraint, entity_key
 from constraints.overlaps import Span, overlapping_groups, overlapping_pairs
+from constraints.phrases import days_words as _days
+from constraints.phrases import in_days as _in_days
+from constraints.phrases import money as _money
+from constraints.phrases import whose as _whose
+from constraints.places import RequiredValidity, home_of, is_international, required_validity, trip_country
 from constraints.record_memo import RecordMemo
-from constraints.records import align, fold, person_of
+from constraints.records import align, person_of
+from constraints.trip_rules import insurance_covers_trip, schengen_90_180
 from constraints.views import (
     AllergyRecord,
     AppointmentRecord,
@@ -49,24 +65,6 @@ SERVICE_SOON_DAYS = 14
 NAMED_TRIPS = 5  # trips an overlap alert names; the rest are counted
 
 
-def _days(n: int) -> str:
-    return "1 day" if abs(n) == 1 else f"{abs(n)} days"
-
-
-def _in_days(n: int) -> str:
-    if n == 0:
-        return "today"
-    return f"in {_days(n)}" if n > 0 else f"{_days(n)} ago"
-
-
-def _money(amount: float | None) -> str:
-    return "unknown amount" if amount is None else f"${amount:,.2f}"
-
-
-def _whose(person: str | None) -> str:
-    return "your" if person is None or not person_of(person) else f"{person}'s"
-
-
 # --- travel ---------------------------------------------------------------------------
 
 
@@ -78,23 +76,17 @@ def _passport_expiry(passport: PassportRecord) -> date:
     return expiry
 
 
-def _is_international(trip: TripRecord, home: str | None) -> bool:
-    """The explicit flag wins; without one, a trip abroad is one whose country differs."""
-    flag = trip.is_international
-    if flag is not None:
-        return flag
-    country = trip.country
-    return country is not None and home is not None and country.casefold() != home
-
-
 @constraint(name="passport_valid_for_trips", needs=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
             reads=(PassportRecord.ATTRIBUTE, TripRecord.ATTRIBUTE), clock="date", per_record=TripRecord.ATTRIBUTE,
             fields=dict([reads(PassportRecord, "expiry_date"), reads(TripRecord, "departure_date")]))
 def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]:
-    """The passport must be valid for each upcoming international trip, with 180 days to spare."""
+    """The passport must be valid for each upcoming international trip (critical when not),
+    for as long as the destination country requires (the bundled country table: critical when
+    not), and with 180 days to spare after arrival, as many countries and carriers expect (a
+    warning)."""
     passport = read_one(module, PassportRecord)
     expiry = _passport_expiry(passport)
-    home = fold(passport.country)
+    home = home_of(passport)
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     if trips and not any(t.has("is_international") or t.has("country") for t in trips):
@@ -105,14 +97,21 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
         if departure is None:
             continue
         back = max(trip.return_date or departure, departure)
-        if back < today or not _is_international(trip, home):
+        if back < today:
+            continue
+        country = trip_country(trip)
+        if not is_international(trip, home, country):
             continue
         place = trip.destination or trip.country or trip.booking_ref or "international"
+        required = None if country is None else required_validity(country, departure, back)
         if expiry < back:
             leg, when = ("departure", departure) if expiry < departure else ("return", back)
             verb = "expired" if expiry < today else "expires"
             message = f"passport {verb} {_days((when - expiry).days)} before your {place} {leg} (expiry {expiry})"
             yield Finding("critical", message, (passport.source, trip.source), due=departure)
+        elif required is not None and expiry < required.until:
+            yield Finding("critical", _short_for_country(expiry, departure, back, place, required),
+                          (passport.source, trip.source), due=departure)
         elif (expiry - departure).days < PASSPORT_SPARE_DAYS:
             gap = (expiry - back).days
             relation = f"{_days(gap)} after" if gap else "on the day of"
@@ -121,6 +120,19 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
                 f"{PASSPORT_SPARE_DAYS} days' validity after arrival"
             )
             yield Finding("warning", message, (passport.source, trip.source), due=departure)
+
+
+def _short_for_country(expiry: date, departure: date, back: date, place: str, required: RequiredValidity) -> str:
+    """Why a passport valid for the whole trip is still too short for the country's rule."""
+    name = required.country.name
+    area = f"{name} (Schengen area)" if required.country.schengen else name
+    after = (expiry - departure).days
+    relation = f"{_days(after)} after" if after else "on the day of"
+    short = (required.until - expiry).days
+    return (
+        f"passport expires {relation} your {place} departure on {departure} (expiry {expiry}); {area} requires "
+        f"{required.rule}, to {required.until}: {_days(short)} short"
+    )
 
 
 def _trip_words(span: Span[TripRecord]) -> str:
@@ -245,6 +257,7 @@ def drop_kept() -> None:
     leaves none of its records alive here)."""
     _MEMOS.clear()
     _TRIP_SPANS.clear()
+    drop_kept_medicines()
 
 
 @constraint(name="overlapping_schedule",
@@ -390,29 +403,35 @@ def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
             reads=(MedicationRecord.ATTRIBUTE, AllergyRecord.ATTRIBUTE), clock="date",
             fields=dict([reads(MedicationRecord, "drug_class"), reads(AllergyRecord, "drug_class")]))
 def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
-    """A current medication in a drug class the same person is allergic to."""
+    """A current medication the same person is allergic to: the same drug or drug class
+    (critical), or a class the bundled drug table says cross-reacts with it (a warning).
+    Drug names, brand names and class names go through the table (`constraints.medicines`)."""
     medications = read_all(module, MedicationRecord)
     allergies = read_all(module, AllergyRecord)
-    require(medications, "medication", "drug_class")
-    require(allergies, "allergy", "drug_class")
-    allergic: dict[tuple[str, str], list[AllergyRecord]] = defaultdict(list)
-    for allergy in allergies:
-        drug_class = fold(allergy.drug_class)
-        if drug_class:
-            allergic[(person_of(allergy.person), drug_class)].append(allergy)
-    today = now.date()
-    for medication in medications:
-        ended = medication.end_date
-        cls = medication.drug_class
-        if cls is None or (ended is not None and ended < today):
-            continue
-        drug_class = cls.casefold()
-        for allergy in allergic.get((person_of(medication.person), drug_class), ()):
+    if medications and not any(m.has("drug_class") for m in medications) \
+            and not any(knows_drugs(m.name) for m in medications):
+        raise MissingInput("medication records have no 'drug_class' field and no name the drug table knows")
+    if allergies and not any(a.has("drug_class") for a in allergies) \
+            and not any(knows_drugs(a.allergen) for a in allergies):
+        raise MissingInput("allergy records have no 'drug_class' field and no allergen the drug table knows")
+    allergic = AllergyIndex(allergies_with_drugs(allergies))
+    for item in current_medications(medications, now.date()):
+        medication, person = item.medication, item.person
+        direct = allergic.direct(person, item.drugs)
+        for allergy, shared in direct:
             name = medication.name or "a medication"
-            allergen = allergy.allergen or allergy.drug_class or drug_class
-            whose = _whose(medication.person)
-            message = f"{whose} medication {name} ({cls}) clashes with {whose} allergy to {allergen}"
-            yield Finding("critical", message, (medication.source, allergy.source))
+            allergen = allergy.allergen or allergy.drug_class or "a drug"
+            owner = _whose(medication.person)
+            what = medication.drug_class or shared
+            yield Finding("critical", f"{owner} medication {name} ({what}) clashes with {owner} allergy to {allergen}",
+                          (medication.source, allergy.source))
+        for allergy, key, cross in allergic.cautions(person, item.drugs, {id(a) for a, _ in direct}):
+            name = medication.name or "a medication"
+            allergen = allergy.allergen or allergy.drug_class or "a drug"
+            owner = _whose(medication.person)
+            message = (f"{owner} medication {name} ({class_words(cross.caution)}) needs caution with {owner} "
+                       f"allergy to {allergen} ({class_words(key)}): {cross.reason}")
+            yield Finding("warning", message, (medication.source, allergy.source))
 
 
 def _distinct(values: list[str | None]) -> list[str]:
@@ -464,6 +483,10 @@ BUILTIN: tuple[Constraint, ...] = (
     overlapping_trips,
     overlapping_schedule,
     medication_allergy,
+    drug_interactions,
+    schengen_90_180,
+    insurance_covers_trip,
+    warranty_expiring,
     conflicting_payments,
     bills_due,
     deadlines_due,

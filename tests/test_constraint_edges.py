@@ -46,7 +46,7 @@ def brief(alerts: list[Alert]) -> list[tuple[str, str]]:
 
 
 def trip(departure: int, back: int | None = None, **fields: object) -> object:
-    values: dict[str, object] = {"destination": "Tokyo", "is_international": True, "fact_ids": [2]}
+    values: dict[str, object] = {"destination": "Ulaanbaatar", "is_international": True, "fact_ids": [2]}
     values.update(fields)
     return Trip(departure_date=day(departure), return_date=None if back is None else day(back), **values)
 
@@ -66,7 +66,7 @@ def test_the_180_day_margin_counts_from_departure(margin: int, alerted: bool) ->
     """Expiry `margin` days after a departure in 10 days, return 5 days later."""
     found = validity(10 + margin, trip(10, 15))
     gap = margin - 5
-    expected = [("warning", f"passport expires {gap} days after your Tokyo return (expiry {day(10 + margin)}); "
+    expected = [("warning", f"passport expires {gap} days after your Ulaanbaatar return (expiry {day(10 + margin)}); "
                             f"{RULE}")]
     assert found == (expected if alerted else [])
 
@@ -75,72 +75,72 @@ def test_the_margin_is_not_measured_from_the_return() -> None:
     # 185 days after departure but only 5 + 170 after a return 10 days later: no warning
     assert validity(195, trip(10, 20)) == []
     assert validity(189, trip(10, 20)) == [
-        ("warning", f"passport expires 169 days after your Tokyo return (expiry {day(189)}); {RULE}")]
+        ("warning", f"passport expires 169 days after your Ulaanbaatar return (expiry {day(189)}); {RULE}")]
 
 
 def test_the_margin_without_a_return_date() -> None:
     assert validity(10 + 179, trip(10)) == [
-        ("warning", f"passport expires 179 days after your Tokyo return (expiry {day(189)}); {RULE}")]
+        ("warning", f"passport expires 179 days after your Ulaanbaatar return (expiry {day(189)}); {RULE}")]
     assert validity(10 + 180, trip(10)) == []
 
 
 def test_expiry_on_the_return_day_is_a_warning_on_the_day() -> None:
     assert validity(15, trip(10, 15)) == [
-        ("warning", f"passport expires on the day of your Tokyo return (expiry {day(15)}); {RULE}")]
+        ("warning", f"passport expires on the day of your Ulaanbaatar return (expiry {day(15)}); {RULE}")]
 
 
 def test_expiry_one_day_after_return_says_one_day() -> None:
     assert validity(16, trip(10, 15)) == [
-        ("warning", f"passport expires 1 day after your Tokyo return (expiry {day(16)}); {RULE}")]
+        ("warning", f"passport expires 1 day after your Ulaanbaatar return (expiry {day(16)}); {RULE}")]
 
 
 def test_expiry_before_return_is_critical_on_the_return_leg() -> None:
     found = run(builtin.passport_valid_for_trips, passport=Passport(expiry_date=day(14), fact_ids=[1]),
                 trips=[trip(10, 15)])
-    assert brief(found) == [("critical", f"passport expires 1 day before your Tokyo return (expiry {day(14)})")]
+    assert brief(found) == [("critical", f"passport expires 1 day before your Ulaanbaatar return (expiry {day(14)})")]
     assert found[0].due == day(10) and found[0].fact_ids == (1, 2)
 
 
 def test_expiry_on_the_departure_day_is_the_return_leg() -> None:
     assert validity(10, trip(10, 15)) == [
-        ("critical", f"passport expires 5 days before your Tokyo return (expiry {day(10)})")]
+        ("critical", f"passport expires 5 days before your Ulaanbaatar return (expiry {day(10)})")]
 
 
 def test_expiry_before_departure_is_the_departure_leg() -> None:
     assert validity(9, trip(10, 15)) == [
-        ("critical", f"passport expires 1 day before your Tokyo departure (expiry {day(9)})")]
+        ("critical", f"passport expires 1 day before your Ulaanbaatar departure (expiry {day(9)})")]
     assert validity(8, trip(10, 15)) == [
-        ("critical", f"passport expires 2 days before your Tokyo departure (expiry {day(8)})")]
+        ("critical", f"passport expires 2 days before your Ulaanbaatar departure (expiry {day(8)})")]
 
 
 def test_expired_versus_expires_turns_on_today() -> None:
     assert validity(0, trip(10, 15)) == [
-        ("critical", f"passport expires 10 days before your Tokyo departure (expiry {day(0)})")]
+        ("critical", f"passport expires 10 days before your Ulaanbaatar departure (expiry {day(0)})")]
     assert validity(-1, trip(10, 15)) == [
-        ("critical", f"passport expired 11 days before your Tokyo departure (expiry {day(-1)})")]
+        ("critical", f"passport expired 11 days before your Ulaanbaatar departure (expiry {day(-1)})")]
 
 
 def test_a_trip_returning_today_still_counts_and_yesterday_does_not() -> None:
     assert validity(1, trip(-3, 0)) == [
-        ("warning", f"passport expires 1 day after your Tokyo return (expiry {day(1)}); {RULE}")]
+        ("warning", f"passport expires 1 day after your Ulaanbaatar return (expiry {day(1)}); {RULE}")]
     assert validity(1, trip(-3, -1)) == []
     assert validity(0, trip(0)) == [
-        ("warning", f"passport expires on the day of your Tokyo return (expiry {day(0)}); {RULE}")]
+        ("warning", f"passport expires on the day of your Ulaanbaatar return (expiry {day(0)}); {RULE}")]
 
 
 def test_a_return_before_departure_counts_as_departure() -> None:
     assert validity(12, trip(10, 5)) == [
-        ("warning", f"passport expires 2 days after your Tokyo return (expiry {day(12)}); {RULE}")]
+        ("warning", f"passport expires 2 days after your Ulaanbaatar return (expiry {day(12)}); {RULE}")]
 
 
 def test_international_by_flag_or_by_country() -> None:
     domestic = trip(10, 15, is_international=False)
     assert validity(20, domestic) == []
-    same = Trip(departure_date=day(10), country="japan", destination="Kyoto", fact_ids=[3])
-    abroad = Trip(departure_date=day(10), country="France", destination="Paris", fact_ids=[4])
-    assert validity(20, same, country=" Japan ") == []
-    assert validity(20, abroad, country="Japan") == [
-        ("warning", f"passport expires 10 days after your Paris return (expiry {day(20)}); {RULE}")]
+    same = Trip(departure_date=day(10), country="mongolia", destination="Darkhan", fact_ids=[3])
+    abroad = Trip(departure_date=day(10), country="Kazakhstan", destination="Almaty", fact_ids=[4])
+    assert validity(20, same, country=" Mongolia ") == []
+    assert validity(20, abroad, country="Mongolia") == [
+        ("warning", f"passport expires 10 days after your Almaty return (expiry {day(20)}); {RULE}")]
     assert validity(20, abroad) == []  # no home country, no flag: not known to be abroad
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from constraint_records import Allergy, Bill, Document, Medication, Vehicle, record_class, user_module
-from test_constraints import NOW, alerts, day, tokyo, us_passport
+from test_constraints import NOW, alerts, day, ulaanbaatar, us_passport
 
 from codegen import safety
 from codegen.problems import Problem
@@ -385,14 +385,14 @@ DEPART = day(30)
 @pytest.mark.parametrize(("spare", "warned"), [(179, True), (180, False), (181, False)])
 def test_passport_needs_180_days_after_departure(spare: int, warned: bool) -> None:
     """The margin runs from departure (arrival), not return: the trip lasts 10 days."""
-    trip = tokyo(DEPART, day(40))
+    trip = ulaanbaatar(DEPART, day(40))
     found = alerts(passport_valid_for_trips, user_module(passport=us_passport(day(30 + spare)), trips=[trip]))
     assert [a.severity for a in found] == (["warning"] if warned else [])
 
 
 def test_passport_margin_counts_from_departure_even_for_long_trips() -> None:
     """Expiry 185 days after departure but 5 after return: valid for the whole trip, enough margin."""
-    trip = tokyo(DEPART, day(210))
+    trip = ulaanbaatar(DEPART, day(210))
     assert alerts(passport_valid_for_trips, user_module(passport=us_passport(day(215)), trips=[trip])) == []
 
 
@@ -401,23 +401,23 @@ def test_passport_margin_counts_from_departure_even_for_long_trips() -> None:
     (day(30), "critical", "return"),
 ])
 def test_passport_expiring_during_the_trip_is_critical(expiry: date, severity: str, leg: str | None) -> None:
-    [alert] = alerts(passport_valid_for_trips, user_module(passport=us_passport(expiry), trips=[tokyo(DEPART, day(40))]))
+    [alert] = alerts(passport_valid_for_trips, user_module(passport=us_passport(expiry), trips=[ulaanbaatar(DEPART, day(40))]))
     assert alert.severity == severity
     if leg:
-        assert f"Tokyo {leg}" in alert.message
+        assert f"Ulaanbaatar {leg}" in alert.message
     else:
-        assert "on the day of your Tokyo return" in alert.message
+        assert "on the day of your Ulaanbaatar return" in alert.message
 
 
 def test_a_trip_returning_today_is_still_checked_and_yesterday_is_past() -> None:
-    today = alerts(passport_valid_for_trips, user_module(passport=us_passport(day(-5)), trips=[tokyo(day(-3), day(0))]))
+    today = alerts(passport_valid_for_trips, user_module(passport=us_passport(day(-5)), trips=[ulaanbaatar(day(-3), day(0))]))
     assert [a.severity for a in today] == ["critical"] and "expired" in today[0].message
     assert alerts(passport_valid_for_trips, user_module(passport=us_passport(day(-5)),
-                                                        trips=[tokyo(day(-3), day(-1))])) == []
+                                                        trips=[ulaanbaatar(day(-3), day(-1))])) == []
 
 
 def test_a_return_before_departure_counts_as_the_departure_day() -> None:
-    [alert] = alerts(passport_valid_for_trips, user_module(passport=us_passport(day(35)), trips=[tokyo(day(35), day(20))]))
+    [alert] = alerts(passport_valid_for_trips, user_module(passport=us_passport(day(35)), trips=[ulaanbaatar(day(35), day(20))]))
     assert alert.severity == "warning" and "on the day of" in alert.message
 
 

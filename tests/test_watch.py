@@ -134,7 +134,7 @@ def test_watcher_publishes_reports_failures_and_keeps_going(home: Path, writer: 
         assert report.alerts is not None
         raised = [a for a in report.alerts.raised
                   if a.constraint == "passport_valid_for_trips" and trip.id in a.fact_ids]
-        assert len(raised) == 1 and "Oslo" in raised[0].message and raised[0].severity == "warning"
+        assert len(raised) == 1 and "Oslo" in raised[0].message and raised[0].severity == "critical"  # Schengen: 3 months
 
         # A fact whose module fails validation: reported, v3 stays current, the watcher goes on.
         mark = len(reports)

@@ -58,6 +58,7 @@ MIGRATIONS = "factlog/migrations.py"
 RULES = "codegen/safety_rules.py"
 POLICY = "runtime/query_policy.py"
 BUILTIN = "constraints/builtin.py"
+MEDICINES = "constraints/medicines.py"
 HASHING = "factlog/hashing.py"
 LIMITS = "factlog/limits.py"
 
@@ -261,10 +262,10 @@ MUTATIONS: tuple[HandMutation, ...] = (
     M("B06", BUILTIN, '(90, "info")', '(89, "info")', CONSTRAINT_TESTS, "info cut-off 90 -> 89"),
     M("B07", BUILTIN, "DUE_SOON_DAYS = 7", "DUE_SOON_DAYS = 6", CONSTRAINT_TESTS, "bills due window 7 -> 6"),
     M("B08", BUILTIN, "SERVICE_SOON_DAYS = 14", "SERVICE_SOON_DAYS = 13", CONSTRAINT_TESTS, "service window 14 -> 13"),
-    M("B09", BUILTIN, "if back < today or", "if back <= today or", CONSTRAINT_TESTS, "a trip returning today is past"),
+    M("B09", BUILTIN, "if back < today:", "if back <= today:", CONSTRAINT_TESTS, "a trip returning today is past"),
     M("B10", BUILTIN, "        if expiry < back:", "        if expiry <= back:", CONSTRAINT_TESTS,
       "expiry on the return day is critical"),
-    M("B11", BUILTIN, "ended < today", "ended <= today", CONSTRAINT_TESTS,
+    M("B11", MEDICINES, "ended < today", "ended <= today", CONSTRAINT_TESTS,
       "a medication ending today no longer counts"),
     M("B12", BUILTIN, "if days <= limit:", "if days < limit:", CONSTRAINT_TESTS, "expiry thresholds exclusive"),
 )

@@ -1,0 +1,169 @@
+"""Built-in constraints over trips and the country table: the Schengen 90/180-day rule and
+travel insurance that ends before a trip does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+
+from constraints.model import Finding, MissingInput, constraint
+from constraints.optional_fields import optional_day
+from constraints.phrases import days_words
+from constraints.places import home_of, is_international, trip_country
+from constraints.records import fold, person_of
+from constraints.views import DocumentRecord, PassportRecord, TripRecord, read_all, read_present, reads, require
+from factlog.reference.countries import country_of_place, schengen_rule
+
+SCHENGEN_HORIZON_DAYS = 3 * 366  # how far ahead stays are counted
+
+
+@dataclass(frozen=True)
+class _Stay:
+    start: date
+    end: date
+    trip: TripRecord
+
+
+def _trip_words(stay: _Stay) -> str:
+    place = stay.trip.destination or stay.trip.country or "the Schengen area"
+    return f"{place} ({stay.start} – {stay.end})" if stay.end != stay.start else f"{place} ({stay.start})"
+
+
+def _free_to_move(passport: PassportRecord | None) -> bool:
+    """A passport of an EU or Schengen country: the short-stay limit does not apply."""
+    country = None if passport is None or passport.country is None else country_of_place(passport.country)
+    return country is not None and (country.eu or country.schengen)
+
+
+def _passport(module: object) -> PassportRecord | None:
+    found = read_present(module, PassportRecord)
+    return found[0] if found else None
+
+
+@constraint(name="schengen_90_180", needs=(TripRecord.ATTRIBUTE,),
+            reads=(TripRecord.ATTRIBUTE, PassportRecord.ATTRIBUTE), clock="date",
+            fields=dict([reads(TripRecord, "departure_date")]))
+def schengen_90_180(module: object, now: datetime) -> Iterator[Finding]:
+    """Stays in Schengen countries adding up to more than 90 days in some 180-day period that
+    ends today or later (entry and exit days count; for a passport from outside the EU and
+    the Schengen area). One alert, for the first such day, naming the stays counted."""
+    trips = read_all(module, TripRecord)
+    require(trips, "trip", "departure_date")
+    if trips and not any(t.has("country") or t.has("destination") for t in trips):
+        raise MissingInput("trip records have neither 'country' nor 'destination'")
+    if _free_to_move(_passport(module)):
+        return
+    rule = schengen_rule()
+    today = now.date()
+    first, last = today - timedelta(days=rule.window_days - 1), today + timedelta(days=SCHENGEN_HORIZON_DAYS)
+    stays = []
+    for trip in trips:
+        departure = trip.departure_date
+        if departure is None or departure > last:
+            continue
+        end = max(trip.return_date or departure, departure)
+        if end < first:
+            continue
+        country = trip_country(trip)
+        if country is not None and country.schengen:
+            stays.append(_Stay(max(departure, first), min(end, last), trip))
+    over = _first_day_over(stays, today, rule.days, rule.window_days)
+    if over is None:
+        return
+    window_start = over - timedelta(days=rule.window_days - 1)
+    counted = sorted((s for s in stays if s.start <= over and s.end >= window_start),
+                     key=lambda s: (s.start, s.end))
+    named = ", ".join(map(_trip_words, counted))
+    message = (
+        f"Schengen stays exceed {rule.days} days in {rule.window_days}: day {rule.days + 1} falls on {over} "
+        f"(counting {window_start} – {over}): {named}"
+    )
+    due = max((s.start for s in counted if s.start <= over), default=over)
+    yield Finding("critical", message, tuple(s.trip.source for s in counted), due=due)
+
+
+def _first_day_over(stays: list[_Stay], today: date, limit: int, window: int) -> date | None:
+    """The first day from today on whose `window` days (itself included) hold more than
+    `limit` days of stays; overlapping stays count a day once."""
+    days = sorted({s.start + timedelta(days=n) for s in stays for n in range((s.end - s.start).days + 1)})
+    low = 0
+    for high, day in enumerate(days):
+        while days[low] <= day - timedelta(days=window):
+            low += 1
+        if high - low + 1 > limit and day >= today:
+            return day
+    return None
+
+
+# --- insurance ----------------------------------------------------------------------------
+
+NOT_TRAVEL = ("car", "auto", "vehicle", "home", "renter", "life", "pet", "property", "dental")
+
+
+def is_travel_insurance(kind: str | None) -> bool:
+    """A document kind naming insurance that can cover a trip (not car, home, life ...)."""
+    folded = fold(kind)
+    return folded is not None and "insurance" in folded and not any(word in folded for word in NOT_TRAVEL)
+
+
+@dataclass(frozen=True)
+class _Policy:
+    start: date | None
+    end: date
+    document: DocumentRecord
+
+
+def _policy_words(policy: _Policy) -> str:
+    number = policy.document.number
+    kind = policy.document.kind or "insurance"
+    return f"your {kind} {number}" if number else f"your {kind}"
+
+
+@constraint(name="insurance_covers_trip", needs=(DocumentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
+            reads=(DocumentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE, PassportRecord.ATTRIBUTE), clock="date",
+            per_record=TripRecord.ATTRIBUTE,
+            fields=dict([reads(DocumentRecord, "kind", "expiry_date"), reads(TripRecord, "departure_date")]))
+def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
+    """An upcoming international trip that the user's insurance (documents of kind
+    "insurance") covers only in part: a policy in force during the trip ends before its
+    return (or starts after its departure), and no other policy covers the whole trip."""
+    documents = read_all(module, DocumentRecord)
+    require(documents, "document", "kind", "expiry_date")
+    policies = []
+    for document in documents:
+        end = document.expiry_date
+        if is_travel_insurance(document.kind) and end is not None and not person_of(document.holder):
+            policies.append(_Policy(optional_day(document, "start_date"), end, document))
+    trips = read_all(module, TripRecord)
+    require(trips, "trip", "departure_date")
+    if not policies:
+        return
+    home = home_of(_passport(module))
+    today = now.date()
+    for trip in trips:
+        departure = trip.departure_date
+        if departure is None:
+            continue
+        back = max(trip.return_date or departure, departure)
+        if back < today or not is_international(trip, home, trip_country(trip)):
+            continue
+        overlapping = [p for p in policies if p.end >= departure and (p.start is None or p.start <= back)]
+        if not overlapping or any(p.start is None or p.start <= departure for p in overlapping if p.end >= back):
+            continue
+        policy = max(overlapping, key=lambda p: (p.end, -(p.start or departure).toordinal()))
+        yield Finding("warning", _gap_words(policy, trip, departure, back), (policy.document.source, trip.source),
+                      due=departure)
+
+
+def _gap_words(policy: _Policy, trip: TripRecord, departure: date, back: date) -> str:
+    place = trip.destination or trip.country or "international"
+    what = _policy_words(policy)
+    if policy.start is not None and policy.start > departure:
+        late = (policy.start - departure).days
+        return (f"{what} starts {policy.start}, {days_words(late)} after your {place} departure ({departure}): "
+                f"the first {days_words(late)} of the trip are not covered")
+    short = (back - policy.end).days
+    return (f"{what} ends {policy.end}, {days_words(short)} before your {place} return ({back}): "
+            f"the last {days_words(short)} of the trip are not covered")
+
