@@ -25,7 +25,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
-from factlog.model import JsonValue
+from factlog.model import JsonValue, NewFact
 from factlog.timeparse import try_datetime
 from runtime.eval_cases import CaseError
 from runtime.eval_labels import Extraction, Label, TypedFact, kind_of
@@ -217,7 +217,6 @@ def _ingest(mem: Any, user: str, spec: SessionSpec, folder: Path, options: EvalO
     """Store one session; (the facts stored, the model's tokens or None)."""
     from factlog.errors import InputError
     from factlog.model import Provenance
-    from factlog.records import structured_fact
 
     raw = spec.raw
     if "facts" in raw:
@@ -227,12 +226,8 @@ def _ingest(mem: Any, user: str, spec: SessionSpec, folder: Path, options: EvalO
         stamp = raw["timestamp"]
         made = []
         for position, fact in enumerate(items):
-            if not isinstance(fact, Mapping) or not isinstance(fact.get("kind"), str) \
-                    or not isinstance(fact.get("fields", {}), Mapping):
-                raise CaseError(f"session {spec.session_id!r}, fact {position + 1}: needs a 'kind' and 'fields'")
             try:
-                new = structured_fact(fact["kind"], dict(fact.get("fields", {})), text=fact.get("text"),
-                                      key=fact.get("key"))
+                new = _session_fact(fact)
             except (InputError, ValueError) as exc:
                 raise CaseError(f"session {spec.session_id!r}, fact {position + 1}: {exc}") from None
             from dataclasses import replace
@@ -256,6 +251,25 @@ def _ingest(mem: Any, user: str, spec: SessionSpec, folder: Path, options: EvalO
         usage = report.extraction.usage
         used = int(usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0))
     return list(report.facts), used
+
+
+def _session_fact(fact: object) -> NewFact:
+    """A session's fact: `{"kind", "fields", "key"?, "text"?}` structured, `{"text"}` free text."""
+    from factlog.errors import InputError
+    from factlog.records import structured_fact
+
+    if not isinstance(fact, Mapping):
+        raise InputError("a fact must be an object")
+    kind, fields, text, key = fact.get("kind"), fact.get("fields", {}), fact.get("text"), fact.get("key")
+    if text is not None and not isinstance(text, str):
+        raise InputError("'text' must be a string")
+    if kind is None:
+        if not text or fields or key is not None:
+            raise InputError("a fact without a 'kind' is free text: give only 'text'")
+        return NewFact(text=text)
+    if not isinstance(kind, str) or not isinstance(fields, Mapping) or (key is not None and not isinstance(key, str)):
+        raise InputError("needs a 'kind' (string), 'fields' (object) and optionally 'key' (string)")
+    return structured_fact(kind, dict(fields), text=text, key=key)
 
 
 def judge(case: Scenario, active_by_session: list[tuple[str, list[dict[str, Any]]]]

@@ -65,10 +65,20 @@ def guarded(function: CaseFunction, index: int, item: object, root: str, options
 
 @contextmanager
 def case_memory(root: str, index: int) -> Iterator[Memory]:
-    """A fresh workspace for case `index` under the run folder, removed afterwards."""
+    """A fresh workspace for case `index` under the run folder, removed afterwards.
+
+    Its validation cache (`cache/validation`: safety verdicts, mypy's incremental cache and
+    verdicts, walks; all keyed by content) is the one this process's cases share, so the
+    cases, which all name their user `CASE_USER`, are type-checked as successive versions
+    of one package are: what an earlier case already checked is not checked again (a
+    process's first checkpoint pays mypy's cold start, several seconds). The log, the
+    versions and the checkpoint states are the case's own."""
     from runtime.memory import Memory
 
     home = Path(root) / f"case-{index:05d}"
+    shared = _shared_validation()
+    (home / "cache").mkdir(parents=True)
+    (home / "cache" / "validation").symlink_to(shared, target_is_directory=True)
     mem = Memory.open(home)
     try:
         yield mem
@@ -77,9 +87,22 @@ def case_memory(root: str, index: int) -> Iterator[Memory]:
         shutil.rmtree(home, ignore_errors=True)
 
 
+CASE_USER = "case"
+_SHARED: list[tempfile.TemporaryDirectory[str]] = []  # this process's validation cache, removed at exit
+
+
+def _shared_validation() -> Path:
+    """The validation cache this process's cases share (made on first use; the folder goes
+    when the process exits, so successive runs in one process share it too)."""
+    if not _SHARED:
+        _SHARED.append(tempfile.TemporaryDirectory(prefix="uac-eval-validation-"))
+    return Path(_SHARED[0].name)
+
+
 def case_user(index: int) -> str:
-    """A user name unique within the run (loaded packages are named by user and version)."""
-    return f"case{index:05d}"
+    """The user of every case: one name, so that the shared validation cache serves them
+    all (a package loaded under the same name is unloaded first: `codegen.loader`)."""
+    return CASE_USER
 
 
 def run_cases(items: Sequence[object], function: CaseFunction, options: EvalOptions, *, id_key: str,
