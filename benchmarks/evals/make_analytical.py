@@ -258,14 +258,15 @@ def make_cases(seed: int = SEED) -> list[Case]:
     """Per record type, one record set per size; the type's questions spread over the sizes."""
     rng = random.Random(seed)
     cases: list[Case] = []
-    for type_name, (make_records, make_questions) in TYPES.items():
+    for type_name, (make_records, make_questions) in TYPES.items():  # every type: a plural in -s
         for size_index, n in enumerate(SIZES):
             records = make_records(rng, n)
             questions = make_questions(records, rng)
             # every size gets two questions, rotating through the type's templates
             for q_index in (2 * size_index % len(questions), (2 * size_index + 1) % len(questions)):
                 question, kind, expression, gold = questions[q_index]
-                cases.append({"case_id": f"{type_name}-n{n}-q{q_index + 1}", "type": type_name, "n": n,
+                cases.append({"case_id": f"{type_name}-n{n}-q{q_index + 1}", "type": type_name,
+                              "kind": type_name[:-1], "n": n,
                               "question": question, "answer_kind": kind, "gold": gold,
                               "expression": expression, "records": records})
     return cases
