@@ -209,7 +209,7 @@ def run_alerts_case(index: int, item: object, root: str, options: EvalOptions) -
         extra["extraction"] = extraction.raw()  # type: ignore[assignment]
         if missed:
             extra["missed_labels"] = [{"session_id": m.session_id, "kind": m.kind, "fields": dict(m.fields)}
-                                      for m in missed]  # type: ignore[misc]
+                                      for m in missed]
     return CaseRow(case.id, status, detail, perf_counter() - started, tokens, extra)  # type: ignore[arg-type]
 
 
@@ -305,7 +305,7 @@ def judge(case: Scenario, active_by_session: list[tuple[str, list[dict[str, Any]
     return ("fail" if reasons else "pass"), " | ".join(reasons), counts
 
 
-def summary(rows: list[CaseRow]) -> dict[str, JsonValue]:
+def summary(rows: list[CaseRow]) -> dict[str, Any]:
     passed = sum(1 for row in rows if row.status == "pass")
     extraction = Extraction()
     for row in rows:

@@ -106,7 +106,7 @@ def _row(case: AnalyticalCase, status: str, detail: str, started: float, extra: 
     return CaseRow(case.case_id, status, detail, perf_counter() - started, tokens, extra)  # type: ignore[arg-type]
 
 
-def summary(rows: list[CaseRow]) -> dict[str, JsonValue]:
+def summary(rows: list[CaseRow]) -> dict[str, Any]:
     """Accuracy overall, per type and per n; errors counted apart (an error is not a pass)."""
     passed = sum(1 for row in rows if row.status == "pass")
     tokens = [row.tokens for row in rows if row.tokens is not None]

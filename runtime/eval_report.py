@@ -64,13 +64,13 @@ class CaseRow:
 
 
 def report(command: str, *, producer: str, model: str | None, settings: dict[str, JsonValue], started_at: str,
-           seconds: float, summary: dict[str, JsonValue], cases: list[CaseRow]) -> dict[str, JsonValue]:
+           seconds: float, summary: dict[str, Any], cases: list[CaseRow]) -> dict[str, Any]:
     return {"format": FORMAT, "command": command, "git_revision": git_revision(), "producer": producer,
             "model": model, "settings": settings, "started_at": started_at, "seconds": round(seconds, 3),
             "summary": summary, "cases": [case.to_json() for case in cases]}
 
 
-def write_report(path: Path, data: dict[str, JsonValue]) -> None:
+def write_report(path: Path, data: dict[str, Any]) -> None:
     """Atomically (temp file, fsync, rename); the folder is made if missing."""
     path.parent.mkdir(parents=True, exist_ok=True)
     replace_file(path, (json.dumps(data, ensure_ascii=False, indent=1) + "\n").encode("utf-8"))

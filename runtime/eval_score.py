@@ -24,9 +24,6 @@ ANSWER_KINDS: tuple[AnswerKind, ...] = ("int", "float", "string", "set", "list")
 FLOAT_RELATIVE = 0.01
 FLOAT_ABSOLUTE = 0.01
 
-Normal = str | float | tuple[object, ...] | None
-
-
 def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         return None
@@ -74,16 +71,16 @@ def score(kind: AnswerKind, value: object, gold: object) -> bool:
         if value is None or isinstance(value, (bool, list, tuple, set, frozenset, dict)):
             return False
         text = value.isoformat() if isinstance(value, (date, datetime, time)) else str(value)
-        got, expected = text.strip().casefold(), str(gold).strip().casefold()
-        return bool(got) and bool(expected) and (got in expected or expected in got)
+        got, want = text.strip().casefold(), str(gold).strip().casefold()
+        return bool(got) and bool(want) and (got in want or want in got)
     items, expected_items = _elements(value), _elements(gold)
     if items is None or expected_items is None:
         return False
     got_items = [normalise(item) for item in items]
-    want = [normalise(item) for item in expected_items]
+    want_items = [normalise(item) for item in expected_items]
     if kind == "set":
-        return set(got_items) == set(want) if _hashable(got_items) and _hashable(want) else False
-    return got_items == want
+        return _hashable(got_items) and _hashable(want_items) and set(got_items) == set(want_items)
+    return got_items == want_items
 
 
 def _hashable(items: list[object]) -> bool:

@@ -166,8 +166,8 @@ def test_ask_answers_through_the_model(uac: Uac, tmp_path: Path, scripted_llm: S
 
 def facts_subset() -> list[dict[str, Any]]:
     """A positive and a negative of a few built-ins: one session-time trigger, one spread over sessions."""
-    wanted = {"passport_trip-spare-01", "passport_expiry-soon-01", "drug_allergy-penicillin-01",
-              "negative_drug_allergy-stopped-02", "negative_passport_trip-domestic-01"}
+    wanted = {"passport_expiry-soon-01", "drug_allergy-daughter-02", "negative_drug_allergy-stopped-02",
+              "negative_passport_trip-domestic-01"}
     return [s for s in cases_of(ALERTS_FACTS, "scenarios") if s["id"] in wanted]
 
 
@@ -183,7 +183,7 @@ def test_the_facts_set_covers_every_builtin_with_negatives() -> None:
 
 def test_alerts_facts_subset_passes(uac: Uac, tmp_path: Path) -> None:
     subset = facts_subset()
-    assert len(subset) == 5
+    assert len(subset) == 4
     code, data = run_json(uac, "eval", "alerts", str(write(tmp_path / "s.json", "scenarios", subset)),
                           "--report", str(tmp_path / "r.json"))
     assert code == 0, [c for c in data["cases"] if c["status"] != "pass"]
