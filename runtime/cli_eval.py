@@ -1,4 +1,4 @@
-"""`uac eval analytical|alerts|compare`: measure the memory on case files (docs/EVAL.md).
+"""`uac eval analytical|alerts|transcripts|compare`: measure the memory on case files (docs/EVAL.md).
 
 Every run writes a JSON report (`--report PATH`, default `<home>/eval/<command>-<time>.json`)
 and exits 1 when any case did not pass (0 when all did); a bad FILE exits 2 with one line,
@@ -172,6 +172,36 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
                 "workers": workers}
     _finish("alerts", rows, found, options, settings, started_at, perf_counter() - started, report_path, as_json,
             llm_extract, lines)
+
+
+@eval_app.command("transcripts")
+def eval_transcripts(folder: Path = typer.Argument(..., help="a folder of three-layer YAML cases"),
+                     producer: Optional[str] = ProducerOpt, report: Optional[Path] = ReportOpt,
+                     workers: int = WorkersOpt, as_json: bool = JsonOpt) -> None:
+    """Ingest each case's transcript offline, checkpoint; facts, records, notes, validation and
+    timings per case, and (a proxy, no judge) the rubric's key terms found in recall."""
+    from time import perf_counter
+
+    from runtime.eval_report import now_iso
+    from runtime.eval_run import check_workers, run_cases
+    from runtime.eval_transcripts import case_files, run_transcript_case, summary
+
+    check_workers(workers)
+    report_path = _report_path("transcripts", report)
+    options = _options(producer)
+    files = case_files(folder)
+    started_at, started = now_iso(), perf_counter()
+    rows = run_cases([str(path) for path in files], run_transcript_case, options, id_key="test_id",
+                     workers=workers, progress=not as_json, label="transcripts")
+    _mark_duplicates(rows)
+    found = summary(rows)
+    proxy = found["proxy_rubric_terms_in_recall"]
+    lines = [f"transcripts: {found['validated']}/{found['cases']} ingested and validated; {found['facts']} facts "
+             f"({found['typed_facts']} typed), {found['notes']} notes; {found['seconds_per_case']} s per case",
+             f"proxy (no judge): {proxy['found']}/{proxy['terms']} rubric key terms in the recalled context"]
+    settings = {"folder": folder.name, "workers": workers}
+    _finish("transcripts", rows, found, options, settings, started_at, perf_counter() - started, report_path,
+            as_json, False, lines)
 
 
 def _mark_duplicates(rows: list[CaseRow]) -> None:

@@ -296,3 +296,44 @@ def test_the_whole_analytical_set_at_100_percent(uac: Uac, tmp_path: Path) -> No
 def test_the_whole_facts_alerts_set_at_100_percent(uac: Uac, tmp_path: Path) -> None:
     code, data = run_json(uac, "eval", "alerts", str(ALERTS_FACTS), "--report", str(tmp_path / "r.json"))
     assert code == 0 and data["summary"]["pass_rate"] == 1.0, [c for c in data["cases"] if c["status"] != "pass"]
+
+
+# -- transcripts ----------------------------------------------------------------------------
+
+CASE_YAML = """\
+test_id: tiny_01
+category: layer1
+conversation_histories:
+- conversation_id: call_1
+  timestamp: '2024-11-15 10:30:00'
+  metadata: {business: First National Bank}
+  messages:
+  - {role: user, content: "Please open a checking account for me."}
+  - {role: assistant, content: "Done. Your new checking account number is 4429853327, with a $250.00 opening deposit."}
+user_question: What was my checking account number again?
+evaluation_criteria: |
+  The agent gives the account number 4429853327 and the $250.00 deposit.
+"""
+
+
+def test_transcripts_ingest_validate_and_report_the_proxy(uac: Uac, tmp_path: Path) -> None:
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "01_tiny.yaml").write_text(CASE_YAML)
+    (folder / "02_broken.yaml").write_text("conversation_histories: [{messages: 5}]\n")
+    code, data = run_json(uac, "eval", "transcripts", str(folder), "--report", str(tmp_path / "r.json"))
+    assert code == 1 and data["command"] == "transcripts"
+    good, broken = data["cases"]
+    assert good["id"] == "tiny_01" and good["status"] == "pass" and good["validation"] == "published"
+    assert good["facts"] >= 2 and good["notes"] >= 1 and good["proxy_rubric_terms"]["terms"] == 2
+    assert broken["status"] == "error" and "messages" in broken["detail"]
+    assert data["summary"]["validated"] == 1 and "proxy" in data["summary"]["proxy_rubric_terms_in_recall"]["note"]
+    r = uac("eval", "transcripts", str(tmp_path / "nowhere"))
+    assert r.code == 2 and "no such folder" in r.err
+
+
+@pytest.mark.slow
+def test_the_layer1_transcripts_all_ingest_and_validate(uac: Uac, tmp_path: Path, shared_data: Path) -> None:
+    code, data = run_json(uac, "eval", "transcripts", str(shared_data),
+                          "--report", str(tmp_path / "r.json"), "--workers", "2")
+    assert code == 0 and data["summary"]["validated"] == 20, [c for c in data["cases"] if c["status"] != "pass"]
