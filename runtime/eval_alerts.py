@@ -185,7 +185,7 @@ def run_alerts_case(index: int, item: object, root: str, options: EvalOptions) -
 
         producer = producer_named(options.producer) if options.producer else None
         for spec in case.sessions:
-            stored, used = _ingest(mem, user, spec, Path(root) / f"case-{index:05d}", options)
+            stored, used = _ingest(mem, user, spec, mem.workspace.home / "sessions", options)
             if used is not None:
                 tokens = (tokens or 0) + used
             typed += [TypedFact(f.provenance.session_id, kind_of(f.kind), dict(f.fields or {}))

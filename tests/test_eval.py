@@ -201,6 +201,27 @@ def test_conversations_with_labels_and_split(uac: Uac, tmp_path: Path) -> None:
     assert [c["id"] for c in data["cases"]] == ["negative_passport_expiry-01"]
 
 
+def test_llm_extract_sends_each_session_to_the_model(uac: Uac, tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    said = {"message_index": 0, "text": "The user's passport expires on 2025-02-01.", "subject": None,
+            "kind": "passport", "fields": [{"name": "expiry_date", "value": "2025-02-01"}],
+            "valid_from": None, "valid_to": None, "entity": None}
+    scripted_llm.queue(json.dumps({"facts": [said]}), json.dumps({"facts": []}))
+    item = {"id": "llm_passport-01", "sessions": [
+        {"session_id": "s1", "timestamp": "2024-09-01T09:00:00",
+         "messages": [{"role": "user", "content": "My passport runs out on Feb 1 next year."}]},
+        {"session_id": "s2", "timestamp": "2025-01-10T09:00:00",
+         "messages": [{"role": "user", "content": "Any tips for packing light?"}]}],
+        "expected": [{"constraint": "passport_expiry", "concepts": [["passport"]]}],
+        "labels": [{"session_id": "s1", "kind": "passport", "fields": {"expiry_date": "2025-02-01"}}]}
+    code, data = run_json(uac, "eval", "alerts", str(write(tmp_path / "s.json", "scenarios", [item])),
+                          "--llm-extract", "--report", str(tmp_path / "r.json"))
+    assert code == 0, data["cases"]
+    [row] = data["cases"]
+    assert row["tokens"] > 0 and data["model"] == scripted_llm.model and data["settings"]["llm_extract"] is True
+    assert data["summary"]["extraction"]["passport"]["recall"] == 1.0
+    assert len(scripted_llm.chat_requests) == 2
+
+
 def test_bad_scenarios_are_error_rows(uac: Uac, tmp_path: Path) -> None:
     good = facts_subset()[0]
     items = [{"id": "no-sessions", "sessions": []},
