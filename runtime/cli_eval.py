@@ -124,6 +124,9 @@ def eval_analytical(file: Path = typer.Argument(..., help="case file: {\"cases\"
              + (f"; {found['tokens']} tokens" if found["tokens"] else ""),
              _rates("by type", found["by_type"]), _rates("by n", found["by_n"])]
     settings = {"file": file.name, "ask": ask, "workers": workers}
+    from runtime.eval_chart import write_chart
+
+    lines.append(f"chart: {write_chart(report_path, rows, f'uac eval analytical: {file.name}')}")
     _finish("analytical", rows, found, options, settings, started_at, perf_counter() - started, report_path,
             as_json, ask, lines)
 

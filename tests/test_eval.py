@@ -96,6 +96,8 @@ def test_analytical_subset_at_100_percent_with_a_report(uac: Uac, tmp_path: Path
     assert set(data["summary"]["by_type"]) == {c["type"] for c in subset}
     assert [c["id"] for c in data["cases"]] == [c["case_id"] for c in subset]
     assert all(c["status"] == "pass" and c["seconds"] > 0 for c in data["cases"])
+    chart = (tmp_path / "a.json.svg").read_text()
+    assert chart.startswith("<svg") and all(f">{c['type']}<" in chart for c in subset) and ">1/1<" in chart
 
 
 def test_a_bad_case_is_an_error_row_and_the_run_goes_on(uac: Uac, tmp_path: Path) -> None:
