@@ -139,8 +139,7 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
                 split: str = typer.Option("all", "--split", help="dev, test or all"),
                 model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
                 report: Optional[Path] = ReportOpt, workers: int = WorkersOpt, as_json: bool = JsonOpt) -> None:
-    """Multi-session scenarios: after each session ingest, checkpoint and run the constraints
-    at its time; expected alerts at the trigger session, none early, none on negatives."""
+    """Multi-session scenarios: expected alerts at the right session, none early, none on negatives."""
     from time import perf_counter
 
     from factlog.errors import InputError
@@ -181,8 +180,7 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
 def eval_transcripts(folder: Path = typer.Argument(..., help="a folder of three-layer YAML cases"),
                      producer: Optional[str] = ProducerOpt, report: Optional[Path] = ReportOpt,
                      workers: int = WorkersOpt, as_json: bool = JsonOpt) -> None:
-    """Ingest each case's transcript offline, checkpoint; facts, records, notes, validation and
-    timings per case, and (a proxy, no judge) the rubric's key terms found in recall."""
+    """Three-layer transcript cases, offline: ingest, validate, and a rubric-term proxy."""
     from time import perf_counter
 
     from runtime.eval_report import now_iso
