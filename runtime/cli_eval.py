@@ -168,7 +168,8 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
              f"({found['false_alerts_on_negatives']} on negatives); {found['seconds_per_scenario']} s per scenario",
              _rates("by category", found["by_category"])]
     for kind, counts in found["extraction"].items():
-        lines.append(f"extraction {kind}: precision {counts['precision']}, recall {counts['recall']} "
+        shown = {k: "-" if counts[k] is None else counts[k] for k in ("precision", "recall")}
+        lines.append(f"extraction {kind}: precision {shown['precision']}, recall {shown['recall']} "
                      f"({counts['matched']}/{counts['labels']} labels, {counts['facts']} typed facts)")
     settings = {"files": [file.name for file in files], "split": split, "llm_extract": llm_extract,
                 "workers": workers}
