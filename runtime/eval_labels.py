@@ -1,0 +1,141 @@
+"""Extraction precision and recall per kind against hand-labelled facts (`uac eval alerts`).
+
+A typed fact (one with a `kind`) matches a label when the kind (normalised), the session
+and every field the label gives agree after normalising (`same_value`); each fact matches
+at most one label. Per kind: precision = matched facts / typed facts, recall = matched
+labels / labels, over the scenarios that carry `labels`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+
+from factlog.kinds import normalize_kind
+from factlog.model import JsonValue
+from factlog.timeparse import try_date, try_datetime
+
+_SPACES = re.compile(r"\s+")
+_MONEY = re.compile(r"^[$€£]?\s*-?[\d,]*\.?\d+$")
+
+
+@dataclass(frozen=True)
+class TypedFact:
+    session_id: str | None
+    kind: str
+    fields: Mapping[str, JsonValue]
+
+
+@dataclass(frozen=True)
+class Label:
+    session_id: str | None
+    kind: str
+    fields: Mapping[str, JsonValue]
+
+
+@dataclass
+class KindCounts:
+    facts: int = 0
+    labels: int = 0
+    matched_facts: int = 0
+    matched_labels: int = 0
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {"facts": self.facts, "labels": self.labels, "matched": self.matched_labels,
+                "precision": round(self.matched_facts / self.facts, 4) if self.facts else None,
+                "recall": round(self.matched_labels / self.labels, 4) if self.labels else None}
+
+
+@dataclass
+class Extraction:
+    """Counts per kind, added up over scenarios."""
+
+    kinds: dict[str, KindCounts] = field(default_factory=dict)
+
+    def add(self, facts: list[TypedFact], labels: list[Label]) -> list[Label]:
+        """Count one scenario; the labels no fact matched."""
+        free = list(facts)
+        missed: list[Label] = []
+        for fact in facts:
+            self._counts(fact.kind).facts += 1
+        for label in labels:
+            counts = self._counts(label.kind)
+            counts.labels += 1
+            found = next((fact for fact in free if matches(fact, label)), None)
+            if found is None:
+                missed.append(label)
+                continue
+            free.remove(found)
+            counts.matched_labels += 1
+            self._counts(found.kind).matched_facts += 1
+        return missed
+
+    def merge(self, other: Mapping[str, Mapping[str, int]]) -> None:
+        for kind, counts in other.items():
+            mine = self._counts(kind)
+            mine.facts += counts["facts"]
+            mine.labels += counts["labels"]
+            mine.matched_facts += counts["matched_facts"]
+            mine.matched_labels += counts["matched_labels"]
+
+    def raw(self) -> dict[str, dict[str, int]]:
+        return {kind: {"facts": c.facts, "labels": c.labels, "matched_facts": c.matched_facts,
+                       "matched_labels": c.matched_labels} for kind, c in sorted(self.kinds.items())}
+
+    def to_json(self) -> dict[str, JsonValue]:
+        return {kind: counts.to_json() for kind, counts in sorted(self.kinds.items())}
+
+    def _counts(self, kind: str) -> KindCounts:
+        return self.kinds.setdefault(kind, KindCounts())
+
+
+def kind_of(kind: str) -> str:
+    try:
+        return normalize_kind(kind)
+    except ValueError:
+        return kind.strip().casefold()
+
+
+def matches(fact: TypedFact, label: Label) -> bool:
+    if fact.kind != label.kind or fact.session_id != label.session_id:
+        return False
+    return all(name in fact.fields and same_value(fact.fields[name], value) for name, value in label.fields.items())
+
+
+def same_value(got: object, want: object) -> bool:
+    return normal(got) == normal(want)
+
+
+def normal(value: object) -> object:
+    """Dates (ISO text, or date-times at midnight) as dates; money-like text ("$5,000") and
+    numbers as floats rounded to 2 places; other text stripped, case-folded, spaces
+    collapsed; lists element by element."""
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return round(float(value), 2)
+    if isinstance(value, datetime):
+        return value.date() if value.time() == datetime.min.time() else value.replace(tzinfo=None)
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str):
+        text = value.strip()
+        day = try_date(text)
+        if day is not None:
+            return day
+        moment = try_datetime(text) if len(text) > 10 and text[:4].isdigit() else None
+        if moment is not None:
+            return normal(moment)
+        if _MONEY.match(text):
+            try:
+                return round(float(text.lstrip("$€£ ").replace(",", "")), 2)
+            except ValueError:
+                pass
+        return _SPACES.sub(" ", text).casefold()
+    if isinstance(value, (list, tuple)):
+        return tuple(normal(item) for item in value)
+    if isinstance(value, Mapping):
+        return tuple(sorted((str(k), repr(normal(v))) for k, v in value.items()))
+    return repr(value)

@@ -1,0 +1,153 @@
+"""`uac eval transcripts DIR`: the three-layer YAML cases, ingested offline and checked.
+
+Per case file (`*.yaml`, `*.yml`, `*.json` in DIR, sorted): a fresh user; the transcript
+ingested by the offline extractor (sessions in timestamp order, as `uac ingest`); a
+checkpoint with the run's producer. The row reports the facts, the typed facts, the
+records per collection, the notes, the validation outcome and the seconds; the case
+passes when the checkpoint validated and published a version.
+
+Without a model there is no judge: as a clearly labelled **proxy**, the row lists which
+key terms of the rubric (`evaluation_criteria`, `expected_behavior`: identifier-like
+tokens, dollar amounts and full dates that the transcript itself says) appear in the
+context `uac recall` gives for `user_question`. The proxy does not decide the status.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from pathlib import Path
+from time import perf_counter
+from typing import Any
+
+from factlog.errors import InputError
+from factlog.model import JsonValue
+from runtime.eval_cases import CaseError
+from runtime.eval_report import CaseRow, rate
+from runtime.eval_run import EvalOptions, case_memory, case_user
+
+SUFFIXES = (".yaml", ".yml", ".json")
+RECALL_ITEMS = 12
+RECALL_CHARS = 4000
+_TOKEN = re.compile(r"(?<![\w$.,:/-])[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*(?![\w/:-])")
+_DOLLARS = re.compile(r"\$\d{1,3}(?:,\d{3})*(?:\.\d+)?(?![\d,])")
+_FULL_DATE = re.compile(r"\b([A-Z][a-z]+) (\d{1,2})(?:st|nd|rd|th)?, (\d{4})\b")
+
+
+def case_files(folder: Path) -> list[Path]:
+    """The case files of DIR; InputError (exit 2) for a missing folder or one holding none."""
+    if not folder.is_dir():
+        raise InputError(f"{folder}: no such folder")
+    found = sorted(p for p in folder.iterdir() if p.suffix.lower() in SUFFIXES and p.is_file())
+    if not found:
+        raise InputError(f"{folder}: no case files ({', '.join(SUFFIXES)})")
+    return found
+
+
+def _identifier_like(token: str) -> bool:
+    digits = sum(c.isdigit() for c in token)
+    letters = sum(c.isalpha() for c in token)
+    if letters and digits:
+        return not re.fullmatch(r"\d+[A-Za-z]{2,}", token)  # "512GB", "2nd" are not identifiers
+    return digits >= 7
+
+
+def rubric_terms(case: Mapping[str, Any], spoken: str) -> list[str]:
+    """Key terms of the rubric the transcript says: identifiers, dollar amounts, full dates."""
+    rubric = f"{case.get('evaluation_criteria') or ''}\n{case.get('expected_behavior') or ''}"
+    terms = {t for t in _TOKEN.findall(rubric)
+             if _identifier_like(t) and re.search(rf"(?<![\w-]){re.escape(t)}(?![\w-])", spoken)}
+    terms |= {a for a in _DOLLARS.findall(rubric) if a in spoken}
+    for month, day, year in _FULL_DATE.findall(rubric):
+        if re.search(rf"\b{month} {day}(?:st|nd|rd|th)?\b", spoken):
+            terms.add(f"{month} {day}, {year}")
+    return sorted(terms)
+
+
+def _present(term: str, context: str) -> bool:
+    """A term in the recalled context: as written; an amount also without its `$` and commas;
+    a date also as ISO."""
+    text = context.casefold()
+    if term.casefold() in text:
+        return True
+    if term.startswith("$"):
+        plain = term[1:].replace(",", "")
+        return plain in text.replace(",", "")
+    match = _FULL_DATE.fullmatch(term)
+    if match:
+        try:
+            day = datetime.strptime(f"{match[1]} {match[2]} {match[3]}", "%B %d %Y").date()
+        except ValueError:
+            return False
+        return day.isoformat() in text
+    return False
+
+
+def run_transcript_case(index: int, item: object, root: str, options: EvalOptions) -> CaseRow:
+    import yaml
+
+    from codegen.producer import producer_named
+    from users.checkpoint import Failed, Published
+
+    started = perf_counter()
+    path = Path(str(item))
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
+        raise CaseError(f"{path.name}: cannot read ({type(exc).__name__})") from None
+    if not isinstance(data, dict):
+        raise CaseError(f"{path.name}: not a case (an object with 'conversation_histories')")
+    label = str(data.get("test_id") or path.stem)
+    user = case_user(index)
+    extra: dict[str, JsonValue] = {"file": path.name, "category": str(data.get("category") or "")}
+    with case_memory(root, index) as mem:
+        ingested = mem.ingest_transcript(user, path)
+        facts = ingested.facts
+        extra["facts"] = len(facts)
+        extra["typed_facts"] = sum(1 for f in facts if f.kind is not None)
+        producer = producer_named(options.producer) if options.producer else None
+        result = mem.checkpoint(user, producer)
+        extra["validation"] = type(result).__name__.lower()
+        extra["timings"] = {k: round(v, 3) for k, v in getattr(result, "timings", {}).items()}
+        if isinstance(result, Failed):
+            return CaseRow(label, "fail", f"checkpoint failed: {result.message}", perf_counter() - started, None,
+                           extra)
+        counts = mem.manifest(user).record_counts()
+        extra["records"] = dict(sorted(counts.items()))
+        extra["notes"] = counts.get("notes", 0)
+        question = data.get("user_question")
+        histories = data.get("conversation_histories") or []
+        spoken = "\n".join(str(m.get("content", "")) for h in histories if isinstance(h, dict)
+                           for m in h.get("messages") or [] if isinstance(m, dict))
+        terms = rubric_terms(data, spoken)
+        if isinstance(question, str) and question.strip():
+            recalled = mem.recall(user, question, max_items=RECALL_ITEMS, max_chars=RECALL_CHARS, max_ms=500)
+            found = [t for t in terms if _present(t, recalled.context)]
+            extra["proxy_rubric_terms"] = {"terms": len(terms), "in_recall": len(found),
+                                           "missing": [t for t in terms if t not in found]}
+    status = "pass" if isinstance(result, Published) or type(result).__name__ == "Unchanged" else "fail"
+    return CaseRow(label, status, "", perf_counter() - started, None, extra)  # type: ignore[arg-type]
+
+
+def summary(rows: list[CaseRow]) -> dict[str, Any]:
+    validated = sum(1 for row in rows if row.status == "pass")
+    terms = found = 0
+    for row in rows:
+        proxy = row.extra.get("proxy_rubric_terms")
+        if isinstance(proxy, dict):
+            terms += int(proxy["terms"])  # type: ignore[arg-type]
+            found += int(proxy["in_recall"])  # type: ignore[arg-type]
+    return {"cases": len(rows), "validated": validated, "errors": sum(1 for r in rows if r.status == "error"),
+            "validated_rate": rate(validated, len(rows)),
+            "facts": sum(_int(r.extra.get("facts")) for r in rows),
+            "typed_facts": sum(_int(r.extra.get("typed_facts")) for r in rows),
+            "notes": sum(_int(r.extra.get("notes")) for r in rows),
+            "proxy_rubric_terms_in_recall": {"terms": terms, "found": found, "rate": rate(found, terms),
+                                             "note": "a proxy without a judge: rubric key terms present in "
+                                                     "the recalled context"},
+            "seconds_per_case": round(sum(r.seconds for r in rows) / len(rows), 3) if rows else 0.0}
+
+
+def _int(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
