@@ -35,6 +35,7 @@ from factlog.model import JsonValue, NewFact, Provenance
 from factlog.recognizers import Values, recognize
 from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
 from factlog.transcripts import Message, Session
+from factlog.typed import Context, read_sentence
 from factlog.vocabulary import CANONICAL
 
 # questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
@@ -74,15 +75,18 @@ class RuleExtractor:
     def extract(self, session: Session, *, user_only: bool) -> list[NewFact]:
         facts: list[NewFact] = []
         previous: Message | None = None
+        context = Context(session.timestamp)
         for message in session.messages:
+            context.speaker = message.role
             if message.role == "user":
-                facts += self._user_turn(session, message, previous)
+                facts += self._user_turn(session, message, previous, context)
             elif message.role == "assistant" and not user_only:
-                facts += self._assistant_turn(session, message)
+                facts += self._assistant_turn(session, message, context)
             previous = message
         return facts
 
-    def _user_turn(self, session: Session, message: Message, previous: Message | None) -> list[NewFact]:
+    def _user_turn(self, session: Session, message: Message, previous: Message | None,
+                   context: Context) -> list[NewFact]:
         sentences = split_sentences(message.content)
         facts: list[NewFact] = []
         question = _open_question(previous)
@@ -92,18 +96,37 @@ class RuleExtractor:
                 facts += _answer_facts(session, message, question, answer)
         for sentence in sentences:
             if not is_small_talk(sentence):
-                facts += _statement_facts(session, message, sentence)
+                facts += _typed_facts(session, message, sentence, context) or \
+                    _statement_facts(session, message, sentence)
         return facts
 
-    def _assistant_turn(self, session: Session, message: Message) -> list[NewFact]:
+    def _assistant_turn(self, session: Session, message: Message, context: Context) -> list[NewFact]:
         facts: list[NewFact] = []
         for sentence in split_sentences(message.content):
             if sentence.endswith("?") or is_small_talk(sentence):
+                continue
+            typed = _typed_facts(session, message, sentence, context)
+            if typed:
+                facts += typed
                 continue
             values = recognize(sentence, session.timestamp)
             if values.to_fields().keys() - {"counts"}:
                 facts += _statement_facts(session, message, sentence, values)
         return facts
+
+
+def _typed_facts(session: Session, message: Message, sentence: str, context: Context) -> list[NewFact]:
+    """The typed facts a sentence states (`factlog.typed`), each citing the sentence; none
+    when it states none (or states an attribute the canonical mapping already types)."""
+    typed = read_sentence(sentence, context)  # read always: later sentences lean on the context
+    if not typed or (statement_attribute(sentence, message.role) is not None
+                     and _attribute_facts_typed(session, message, sentence)):
+        return []
+    return [_fact(session, message, sentence, fact.fields, fact.kind, fact.key) for fact in typed]
+
+
+def _attribute_facts_typed(session: Session, message: Message, sentence: str) -> bool:
+    return any(f.kind is not None for f in _statement_facts(session, message, sentence))
 
 
 def _open_question(previous: Message | None) -> str | None:
@@ -185,4 +208,6 @@ def _fact(
         role=message.role,
         session_ts=session.timestamp.isoformat() if session.timestamp else None,
     )
+    if session.metadata:
+        fields = {**fields, "session_metadata": dict(session.metadata)}
     return NewFact(text=text, kind=kind, fields=fields, key=key, provenance=provenance)

@@ -85,7 +85,9 @@ AMOUNTS = (
     # bare "2.5k", but not retirement plans ("401k") nor "2.5k miles"
     re.compile(
         rf"(?<![\w.$,])(?!(?:401|403|457)k){_NUM}\s?(?P<scale>k)\b"
-        r"(?!\s+(?:miles|km|steps|calories|words|people|users))",
+        r"(?![\s-]*(?:miles|mile|mi|km|steps|calories|words|people|users|tvs?|monitors?|displays?|screens?|"
+        r"videos?|resolution|ultra|hdr|projectors?|cameras?|streaming|gaming|service|maintenance|"
+        r"checkups?|inspections?|odometer|runs?|races?|subscribers?|followers?|views?)\b)",
         re.I,
     ),
 )
