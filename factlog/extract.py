@@ -16,10 +16,19 @@ What `RuleExtractor` emits for each user turn:
 
 With `user_only=False`, assistant sentences that state recognisable values (not questions)
 become facts too, with role "assistant" in their provenance.
+
+Typed facts (`factlog.typed`): every sentence is also read by the domain readers (trips,
+documents) with a per-session context; a sentence that states typed facts becomes those
+facts (kind, key, fields with `subject` and `speaker`, the sentence as text), plus a note
+with its recognised values when some value is held by no typed field; any other sentence
+stays as above. A sentence whose "my X is V" attribute already maps to a canonical field
+keeps the attribute path. Notes and typed facts of a session with metadata keep it in the
+field `session_metadata`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Protocol
 
@@ -61,6 +70,9 @@ SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bmy name is (?P<value>.+)", re.I, "full name"),
     )
 )
+
+
+SESSION_METADATA = "session_metadata"  # the field notes and typed facts keep their session's metadata in
 
 
 class Extractor(Protocol):
@@ -122,7 +134,14 @@ def _typed_facts(session: Session, message: Message, sentence: str, context: Con
     if not typed or (statement_attribute(sentence, message.role) is not None
                      and _attribute_facts_typed(session, message, sentence)):
         return []
-    return [_fact(session, message, sentence, fact.fields, fact.kind, fact.key) for fact in typed]
+    facts = [_fact(session, message, sentence, _with_session(fact.fields, session), fact.kind, fact.key)
+             for fact in typed]
+    values = recognize(sentence, session.timestamp).to_fields()
+    held = {json.dumps(v) for fact in typed for v in fact.fields.values()}
+    if any(json.dumps(v) not in held for name, items in values.items() if name != "counts"
+           for v in (items if isinstance(items, list) else [])):
+        facts.insert(0, _fact(session, message, sentence, _with_session(values, session)))  # values no typed field holds
+    return facts
 
 
 def _attribute_facts_typed(session: Session, message: Message, sentence: str) -> bool:
@@ -191,7 +210,12 @@ def _attribute_facts(
             kind, field_name, canonical_value = mapped
             key = kind if CANONICAL[kind].singular else None
             structured[mapped[:2]] = _fact(session, message, text, {field_name: canonical_value}, kind, key)
-    return [_fact(session, message, text, fields), *structured.values()]
+    return [_fact(session, message, text, _with_session(fields, session)), *structured.values()]
+
+
+def _with_session(fields: dict[str, JsonValue], session: Session) -> dict[str, JsonValue]:
+    """`fields` plus the session's metadata (e.g. the business the user talked to), if any."""
+    return {**fields, SESSION_METADATA: dict(session.metadata)} if session.metadata else fields
 
 
 def _fact(
@@ -208,6 +232,4 @@ def _fact(
         role=message.role,
         session_ts=session.timestamp.isoformat() if session.timestamp else None,
     )
-    if session.metadata:
-        fields = {**fields, "session_metadata": dict(session.metadata)}
     return NewFact(text=text, kind=kind, fields=fields, key=key, provenance=provenance)
