@@ -105,7 +105,8 @@ class RuleExtractor:
         if question and sentences and not sentences[0].endswith("?"):
             answer = sentences.pop(0)
             if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question):
-                facts += _answer_facts(session, message, question, answer)
+                facts += _typed_facts(session, message, answer, context) or \
+                    _answer_facts(session, message, question, answer)
         for sentence in sentences:
             if not is_small_talk(sentence):
                 facts += _typed_facts(session, message, sentence, context) or \

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, recognize
@@ -43,7 +43,7 @@ PLANNED = re.compile(
     r"not sure|if i|haven't booked|have not booked|not booked|yet to book|need to book|should i)\b",
     re.I,
 )
-CANCELLED = re.compile(r"\b(?:cancel+ed|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
+CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
 CONFIRMATION = re.compile(
     r"\b(?:confirmation|booking|reservation|record locator|locator|pnr|reference)"
     r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
@@ -176,7 +176,3 @@ def conversation_fields(context: Context, subject: str, fields: dict[str, JsonVa
     """`fields` plus who it is about and who said it."""
     return {**fields, "subject": subject, "speaker": context.speaker}
 
-
-def one_day(iso: str, days: int) -> str:
-    day = try_date(iso)
-    return (day + timedelta(days=days)).isoformat() if day is not None else iso

@@ -75,6 +75,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
         if not fields:
             return []
+        if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
+            fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
         return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields))]
     if context.speaker == "assistant" and not _YOUR.search(sentence):
         return []  # the assistant's general advice names no document of the user's
@@ -201,6 +203,7 @@ def _country(sentence: str) -> str | None:
     return None
 
 
+_NAMING = ("kind", "holder", "item", "country")
 _YOUR = re.compile(r"\byour\b", re.I)
 _ISSUER = re.compile(r"\b(?P<adj>[A-Z][A-Za-z.]+)\s+passports?\b")
 

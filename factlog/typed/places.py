@@ -106,7 +106,7 @@ def _table() -> dict[str, tuple[str, str]]:
 _PLACES: Mapping[str, tuple[str, str]] = MappingProxyType(_table())
 _LONGEST = max(len(name.split()) for name in _PLACES)
 _PLACE_AFTER = re.compile(
-    r"\b(?:to|in|visit(?:ing)?|for|into|around|explore|exploring|tour(?:ing)?)\s+(?:the\s+)?"
+    r"\b(?:to|in|about|visit(?:ing)?|for|into|around|explore|exploring|tour(?:ing)?)\s+(?:the\s+)?"
     r"(?P<place>[A-Z][\w.'-]*(?:\s+(?:de\s+)?[A-Z][\w.'-]*){0,3})"
 )
 
