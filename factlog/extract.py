@@ -141,7 +141,8 @@ def _typed_facts(session: Session, message: Message, sentence: str, context: Con
     held = {json.dumps(v) for fact in typed for v in fact.fields.values()}
     if any(json.dumps(v) not in held for name, items in values.items() if name != "counts"
            for v in (items if isinstance(items, list) else [])):
-        facts.insert(0, _fact(session, message, sentence, _with_session(values, session)))  # values no typed field holds
+        # some value is held by no typed field: the sentence is kept as a note too
+        facts.insert(0, _fact(session, message, sentence, _with_session(values, session)))
     return facts
 
 

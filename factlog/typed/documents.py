@@ -194,6 +194,7 @@ def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
 
 
 def _country(sentence: str) -> str | None:
+    word: str
     for word in re.findall(r"[A-Za-z][A-Za-z.]+", sentence):
         folded = word.casefold().rstrip(".")
         if folded in ADJECTIVES and (word[0].isupper() or folded == "schengen"):
@@ -214,4 +215,5 @@ def _passport_country(sentence: str) -> str | None:
     if match is None:
         return None
     word = match.group("adj").casefold().rstrip(".")
-    return ADJECTIVES.get(word) or country_of(match.group("adj"))
+    country = ADJECTIVES.get(word)
+    return country if country is not None else country_of(match.group("adj"))

@@ -60,7 +60,9 @@ AIRLINES = (
     "Korean Air", "Qantas", "Turkish Airlines", "Iberia", "Aer Lingus", "Virgin Atlantic", "Ryanair",
     "easyJet", "Air New Zealand", "Aeromexico", "Etihad", "EVA Air",
 )
-_AIRLINE = re.compile(r"\b(?P<name>" + "|".join(map(re.escape, AIRLINES)) + r")\b(?!\s+(?:States|Kingdom|Arab|Nations))")
+_AIRLINE = re.compile(
+    r"\b(?P<name>" + "|".join(map(re.escape, AIRLINES)) + r")\b(?!\s+(?:States|Kingdom|Arab|Nations))"
+)
 _FLIGHT_CODE = re.compile(r"\b(?P<code>DL|UA|AA|WN|B6|AS|BA|AF|LH|JL|NH|AC|EK)\s?\d{1,4}\b")
 _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "Southwest", "B6": "JetBlue",
           "AS": "Alaska Airlines", "BA": "British Airways", "AF": "Air France", "LH": "Lufthansa",
@@ -76,6 +78,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if NOT_TRIPS.search(sentence) and place is None:
         return []
     previous = context.last.get(DOMAIN)
+    key: str | None
     if place is not None:
         key = place[0].casefold()
         if previous is not None and previous.fields.get("destination") == place[1] == previous.fields.get("country"):
