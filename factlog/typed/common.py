@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS, recognize
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
 from factlog.timeparse import try_date
 from factlog.typed.model import Context
 from factlog.typed.places import ADJECTIVES, place_name
@@ -81,43 +81,23 @@ class Cue:
 
 
 def dates_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...]) -> dict[str, list[str]]:
-    """The sentence cut at each cue's match; each piece's dates listed under the cue it
-    follows ("" for the piece before the first cue)."""
-    marks = sorted((m.start(), m.end(), cue.name) for cue in cues for m in cue.pattern.finditer(sentence))
-    pieces: list[tuple[str, int, int]] = []
-    start, name = 0, ""
-    for begin, end, cue_name in marks:
-        if begin < start:
-            continue
-        pieces.append((name, start, begin))
-        start, name = end, cue_name
-    pieces.append((name, start, len(sentence)))
-    out: dict[str, list[str]] = {}
-    for piece_name, begin, end in pieces:
-        text = sentence[begin:end]
-        if not any(ch.isdigit() for ch in text) and not _RELATIVE_WORDS.search(text):
-            continue
-        found = recognize(text, context.timestamp).dates
-        if found:
-            out.setdefault(piece_name, []).extend(found)
-    return out
-
-
-_RELATIVE_WORDS = re.compile(r"\b(?:today|tonight|tomorrow|yesterday|next|this|last|coming|in|within|ago)\b", re.I)
+    """The sentence's dates, each listed under the last cue before it ("" when none is)."""
+    return _by_cue(sentence, cues, dates_and_times_at(sentence, context.timestamp)[0])
 
 
 def times_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...]) -> dict[str, list[str]]:
     """Like `dates_by_cue`, for times of day (HH:MM)."""
-    marks = sorted((m.start(), m.end(), cue.name) for cue in cues for m in cue.pattern.finditer(sentence))
+    return _by_cue(sentence, cues, dates_and_times_at(sentence, context.timestamp)[1])
+
+
+def _by_cue(sentence: str, cues: tuple[Cue, ...], found: list[tuple[int, str]]) -> dict[str, list[str]]:
+    if not found:
+        return {}
+    marks = sorted((m.start(), cue.name) for cue in cues for m in cue.pattern.finditer(sentence))
     out: dict[str, list[str]] = {}
-    start, name = 0, ""
-    for begin, end, cue_name in [*marks, (len(sentence), len(sentence), "")]:
-        if begin < start:
-            continue
-        found = recognize(sentence[start:begin], context.timestamp).times
-        if found:
-            out.setdefault(name, []).extend(found)
-        start, name = end, cue_name
+    for start, value in found:
+        name = next((cue_name for begin, cue_name in reversed(marks) if begin < start), "")
+        out.setdefault(name, []).append(value)
     return out
 
 
