@@ -55,6 +55,8 @@ _PURCHASE = re.compile(
     r"(?P<item>(?:[A-Za-z0-9][\w'-]*\s*){1,4}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
     re.I,
 )
+# a sentence without one of these is about no document
+TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE)
 _ITEM_STOP = frozenset("my the a an our his her their this that its travel's".split())
 _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz|World Nomads|Geico|GEICO|State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"

@@ -8,6 +8,7 @@ facts, and the context changes the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from factlog.model import JsonValue
@@ -20,8 +21,15 @@ Reader = Callable[[str, Context], list[TypedFact]]
 READERS: tuple[tuple[str, Reader], ...] = ((documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read))
 
 
+# every reader needs one of these to find anything; most sentences have none
+_TRIGGERS = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (
+    *trips.TRIGGERS, *documents.TRIGGERS, CORRECTION)), re.I)
+
+
 def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     """The typed facts `sentence` states in `context` (which it updates)."""
+    if _TRIGGERS.search(sentence) is None:
+        return []
     facts: list[TypedFact] = []
     for domain, reader in READERS:
         found = reader(sentence, context)

@@ -67,6 +67,7 @@ _FLIGHT_CODE = re.compile(r"\b(?P<code>DL|UA|AA|WN|B6|AS|BA|AF|LH|JL|NH|AC|EK)\s
 _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "Southwest", "B6": "JetBlue",
           "AS": "Alaska Airlines", "BA": "British Airways", "AF": "Air France", "LH": "Lufthansa",
           "JL": "Japan Airlines", "NH": "ANA", "AC": "Air Canada", "EK": "Emirates"}
+TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED)  # a sentence without one of these is about no trip
 COST = re.compile(r"\b(?:cost|costs|paid|price|fare|total|was|were)\b|\$", re.I)
 
 
