@@ -105,7 +105,7 @@ class RuleExtractor:
         if question and sentences and not sentences[0].endswith("?"):
             answer = sentences.pop(0)
             if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question):
-                facts += _typed_facts(session, message, answer, context) or \
+                facts += _typed_facts(session, message, answer, context, _reading(question, answer)) or \
                     _answer_facts(session, message, question, answer)
         for sentence in sentences:
             if not is_small_talk(sentence):
@@ -128,10 +128,23 @@ class RuleExtractor:
         return facts
 
 
-def _typed_facts(session: Session, message: Message, sentence: str, context: Context) -> list[NewFact]:
+_CODE_QUESTION = re.compile(r"\b(?:confirmation|booking|reservation|reference|locator|record)\b", re.I)
+_BARE_CODE = re.compile(r"^\W*(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,11}\W*$")
+
+
+def _reading(question: str, answer: str) -> str | None:
+    """What an answer says in full when it is a bare code answering a question about one."""
+    if _BARE_CODE.match(answer) and _CODE_QUESTION.search(question):
+        return f"Confirmation number {answer.strip().strip('.!')}."
+    return None
+
+
+def _typed_facts(session: Session, message: Message, sentence: str, context: Context,
+                 reading: str | None = None) -> list[NewFact]:
     """The typed facts a sentence states (`factlog.typed`), each citing the sentence; none
-    when it states none (or states an attribute the canonical mapping already types)."""
-    typed = read_sentence(sentence, context)  # read always: later sentences lean on the context
+    when it states none (or states an attribute the canonical mapping already types).
+    `reading`: the sentence as the reader should see it (an answer with its question's topic)."""
+    typed = read_sentence(reading or sentence, context)  # read always: later sentences lean on the context
     if not typed or (statement_attribute(sentence, message.role) is not None
                      and _attribute_facts_typed(session, message, sentence)):
         return []

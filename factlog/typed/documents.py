@@ -27,7 +27,7 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.I))
     for kind, pattern in (
         ("passport", r"\bpassports?\b"),
-        ("visa", r"\bvisas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))"),
+        ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))"),
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
         ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b"),
@@ -48,7 +48,9 @@ CUES = (
 )
 _STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru)|good (?:until|through)|runs? out|"
                             r"lapses?)\b", re.I)
-_NUMBER = re.compile(r"\b(?:number|no\.?|#)\s*(?:is|:)?\s*#?\s*(?P<id>[A-Z0-9]{5,12})\b", re.I)
+_NUMBER = re.compile(
+    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*(?P<id>[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
+)
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
     r"\b(?:bought|purchased|got|ordered|picked up)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
@@ -59,7 +61,8 @@ _PURCHASE = re.compile(
 TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE)
 _ITEM_STOP = frozenset("my the a an our his her their this that its travel's".split())
 _PROVIDERS = re.compile(
-    r"\b(?P<name>Allianz|World Nomads|Geico|GEICO|State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
+    r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
+    r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
     r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
 )
@@ -118,6 +121,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         fields["holder"] = subject
     qualifier = country if kind == "visa" else item
     key = "/".join(part.casefold() for part in (kind, subject if subject != "user" else None, qualifier) if part)
+    if previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
+            previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
+        key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
+        fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
     if set(fields) <= {"kind", "item", "holder", "country"}:
         _mention(context, DOMAIN, key, {**fields, "subject": subject})
         return []

@@ -139,3 +139,25 @@ def find_place(text: str) -> tuple[str, str | None] | None:
         if unknown is None:
             unknown = (" ".join(words).rstrip(".,"), None)
     return unknown
+
+
+_AMBIGUOUS = frozenset("nice la dc us uk rio cabo vegas bali goa perth lima santiago victoria".split())
+_ANY_PLACE = re.compile(
+    r"(?<![\w-])(?P<place>" + "|".join(sorted((re.escape(name) for name in _PLACES), key=len, reverse=True))
+    + r")(?![\w-])",
+    re.I,
+)
+
+
+def any_place(text: str) -> tuple[str, str | None] | None:
+    """(place, country) of the first known city the text names anywhere, else of the first
+    known country; lower case counts except for names that are also common words."""
+    found: list[tuple[str, str]] = []
+    for match in _ANY_PLACE.finditer(text):
+        name = match.group("place")
+        if name.islower() and name in _AMBIGUOUS:
+            continue
+        known = _PLACES[name.casefold()]
+        found.append(known)
+    city = next((place for place in found if place[0] != place[1]), None)
+    return city or (found[0] if found else None)

@@ -29,7 +29,7 @@ from factlog.typed.common import (
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.places import find_place
+from factlog.typed.places import any_place, find_place
 
 DOMAIN = "trip"
 TRAVEL = re.compile(
@@ -58,10 +58,13 @@ AIRLINES = (
     "Spirit", "Frontier", "Hawaiian Airlines", "Air Canada", "British Airways", "Air France", "Lufthansa",
     "KLM", "Emirates", "Qatar Airways", "Singapore Airlines", "Cathay Pacific", "Japan Airlines", "JAL", "ANA",
     "Korean Air", "Qantas", "Turkish Airlines", "Iberia", "Aer Lingus", "Virgin Atlantic", "Ryanair",
-    "easyJet", "Air New Zealand", "Aeromexico", "Etihad", "EVA Air",
+    "easyJet", "Air New Zealand", "Aeromexico", "Aeroméxico", "Etihad", "EVA Air", "LATAM Airlines", "LATAM",
+    "ITA Airways", "Vietnam Airlines", "Thai Airways", "Air India", "Avianca", "Copa Airlines", "Finnair",
+    "SAS", "TAP Air Portugal", "Icelandair", "WestJet", "Sun Country", "Allegiant", "Breeze",
 )
 _AIRLINE = re.compile(
-    r"\b(?P<name>" + "|".join(map(re.escape, AIRLINES)) + r")\b(?!\s+(?:States|Kingdom|Arab|Nations))"
+    r"\b(?P<name>" + "|".join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))
+    + r")\b(?!\s+(?:States|Kingdom|Arab|Nations))"
 )
 _FLIGHT_CODE = re.compile(r"\b(?P<code>DL|UA|AA|WN|B6|AS|BA|AF|LH|JL|NH|AC|EK)\s?\d{1,4}\b")
 _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "Southwest", "B6": "JetBlue",
@@ -76,6 +79,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     place = find_place(sentence) if travel or STRONG.search(sentence) else None
     if place is not None and place[1] is None and not STRONG.search(sentence):
         place = None
+    if place is None and (travel or BOOKED.search(sentence) or FOLLOW_UP.search(sentence)):
+        place = any_place(_AIRLINE.sub(" ", sentence))
     if NOT_TRIPS.search(sentence) and place is None:
         return []
     previous = context.last.get(DOMAIN)
