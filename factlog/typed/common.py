@@ -34,7 +34,7 @@ _NOT_NAMES = frozenset(
 BOOKED = re.compile(
     r"\b(?:booked|have (?:my |our |the )?(?:plane |flight )?tickets|got (?:my |our |the )?tickets|"
     r"bought (?:my |our |the )?(?:plane |flight )?tickets|purchased|reserved|confirmed|confirmation|"
-    r"all set|locked in|paid for)\b",
+    r"all set|locked in|paid for|i book)\b",
     re.I,
 )
 PLANNED = re.compile(
@@ -45,7 +45,7 @@ PLANNED = re.compile(
 )
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
 CONFIRMATION = re.compile(
-    r"\b(?:confirmation|booking|reservation|record locator|locator|pnr|reference)"
+    r"\b(?:confirmation|booking|reservation|record locator|locator|pnr|reference|code)"
     r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
     re.I,
 )

@@ -22,7 +22,7 @@ _CITIES = {
     "France": "Paris Nice Lyon Marseille Bordeaux",
     "United Kingdom": "London|Edinburgh|Manchester|Glasgow|Liverpool|Oxford|Cambridge|Scotland|England",
     "Italy": "Rome Milan Florence Venice Naples Tuscany Sicily",
-    "Spain": "Madrid Barcelona Seville Valencia Ibiza Mallorca",
+    "Spain": "Madrid Barcelona Seville Valencia Ibiza Mallorca Andalusia Malaga Granada",
     "Germany": "Berlin Munich Frankfurt Hamburg Cologne",
     "Netherlands": "Amsterdam Rotterdam",
     "Portugal": "Lisbon Porto",
@@ -47,7 +47,7 @@ _CITIES = {
     "Singapore": "Singapore",
     "Indonesia": "Bali Jakarta",
     "Philippines": "Manila",
-    "India": "Delhi|New Delhi|Mumbai|Bangalore|Goa",
+    "India": "Delhi|New Delhi|Mumbai|Bangalore|Bengaluru|Goa|Chennai|Hyderabad|Kolkata",
     "United Arab Emirates": "Dubai|Abu Dhabi",
     "Israel": "Tel Aviv|Jerusalem",
     "Egypt": "Cairo",
@@ -57,7 +57,7 @@ _CITIES = {
     "Australia": "Sydney Melbourne Brisbane Perth",
     "New Zealand": "Auckland Queenstown Wellington",
     "Canada": "Toronto Vancouver Montreal Calgary Ottawa Quebec",
-    "Mexico": "Mexico City|Cancun|Cabo|Tulum|Guadalajara|Puerto Vallarta",
+    "Mexico": "Mexico City|Cancun|Cancún|Cabo|Tulum|Guadalajara|Puerto Vallarta",
     "Brazil": "Rio de Janeiro|Rio|Sao Paulo",
     "Argentina": "Buenos Aires",
     "Peru": "Lima|Cusco",
@@ -141,6 +141,9 @@ def find_place(text: str) -> tuple[str, str | None] | None:
     return unknown
 
 
+# a place one leaves from or passes through is not where one goes
+_PASSING = re.compile(r"\b(?:via|through|from|out of|departing|connecting (?:in|through)|layover in|stopover in)\s+$",
+                      re.I)
 _AMBIGUOUS = frozenset("nice la dc us uk rio cabo vegas bali goa perth lima santiago victoria".split())
 _ANY_PLACE = re.compile(
     r"(?<![\w-])(?P<place>" + "|".join(sorted((re.escape(name) for name in _PLACES), key=len, reverse=True))
@@ -155,7 +158,7 @@ def any_place(text: str) -> tuple[str, str | None] | None:
     found: list[tuple[str, str]] = []
     for match in _ANY_PLACE.finditer(text):
         name = match.group("place")
-        if name.islower() and name in _AMBIGUOUS:
+        if name.islower() and name in _AMBIGUOUS or _PASSING.search(text, 0, match.start()):
             continue
         known = _PLACES[name.casefold()]
         found.append(known)

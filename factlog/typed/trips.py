@@ -18,6 +18,7 @@ import re
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
+from factlog.timeparse import try_date
 from factlog.typed.common import (
     BOOKED,
     Cue,
@@ -40,12 +41,14 @@ TRAVEL = re.compile(
 )
 STRONG = re.compile(
     r"\b(?:fly(?:ing)? (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
-    r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to)\s+[A-Z]",
+    r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|"
+    r"(?:sending|send|sent|taking|take|took) (?:me|us) to)\s+[A-Z]",
     re.I,
 )
 FOLLOW_UP = re.compile(
     r"\b(?:leav\w*|depart\w*|fly(?:ing)? out|flight|outbound|return\w*|back|fly(?:ing)? home|head(?:ing)? home|"
-    r"coming home|get home|arriv\w*|lands?|landing|boarding|takes? off|booked|tickets?|confirmation)\b",
+    r"coming home|get home|arriv\w*|lands?|landing|boarding|takes? off|booked|tickets?|confirmation|"
+    r"(?:booking |confirmation )?code)\b",
     re.I,
 )
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
@@ -120,6 +123,7 @@ def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
             fields["return_date"] = going[1]
     if back:
         fields["return_date"] = back[0]
+    _return_after_departure(fields)
     times = times_by_cue(sentence, context, CUES)
     if times.get(""):
         fields["departure_time"] = times[""][0]
@@ -143,3 +147,15 @@ def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
         if amounts:
             fields["cost_usd"] = amounts[0]
     return fields
+
+
+def _return_after_departure(fields: dict[str, JsonValue]) -> None:
+    """A year-less return read as before its departure ("Dec 20 ... back Jan 6") is next year's."""
+    going, back = fields.get("departure_date"), fields.get("return_date")
+    if isinstance(going, str) and isinstance(back, str) and back < going:
+        later = try_date(back)
+        if later is not None:
+            try:
+                fields["return_date"] = later.replace(year=later.year + 1).isoformat()
+            except ValueError:  # February 29th
+                fields["return_date"] = later.replace(year=later.year + 1, day=28).isoformat()
