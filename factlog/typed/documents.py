@@ -179,9 +179,13 @@ def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     return context.purchase
 
 
+_INSURANCE_KINDS = re.compile(
+    r"\b(?:travel|health|medical|dental|vision|car|auto|home|homeowners|renters|life|pet|trip cancellation|"
+    r"liability|umbrella|disability)(?=\s+(?:insurance|policy|coverage|plan))", re.I
+)
 _NOT_ITEM = frozenset(
     "is has had have with got get came comes come it on a an full limited extended manufacturer manufacturer's "
-    "standard its new still under out of".split()
+    "standard its new still under out of he she they we i you".split()
 )
 _DURATION_WORD = re.compile(r"\d|\b(?:year|month|day|week)s?\b", re.I)
 
@@ -190,7 +194,10 @@ def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
           context_item: str | None = None) -> str | None:
     if kind == "warranty" and purchase is not None and purchase[0]:
         return purchase[0]
-    if kind not in ("insurance", "warranty", "certificate"):
+    if kind == "insurance":
+        kinds = _INSURANCE_KINDS.search(sentence)
+        return kinds.group(0).lower() if kinds is not None else None
+    if kind not in ("warranty", "certificate"):
         return None
     match = _ITEM_BEFORE.search(sentence)
     if match is None:

@@ -46,12 +46,15 @@ STRONG = re.compile(
     re.I,
 )
 FOLLOW_UP = re.compile(
-    r"\b(?:leav\w*|depart\w*|fly(?:ing)? out|flight|outbound|return\w*|back|fly(?:ing)? home|head(?:ing)? home|"
-    r"coming home|get home|arriv\w*|lands?|landing|boarding|takes? off|booked|tickets?|confirmation|"
+    r"\b(?:leav\w*|depart\w*|fly(?:ing)? out|flights?|outbound|return(?:ing)?|back|fly(?:ing)? home|"
+    r"head(?:ing)? home|coming home|get home|lands?|landing|boarding|takes? off|tickets?|confirmation|"
     r"(?:booking |confirmation )?code)\b",
     re.I,
 )
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
+# habits and generalities are no trip: "I travel to Asia twice a year"
+HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
+                      r"often|always|sometimes|never)\b", re.I)
 CUES = (
     Cue("return", re.compile(r"\b(?:return\w*|back|fly(?:ing)? home|head(?:ing)? home|coming home|get home|"
                              r"inbound)\b", re.I)),
@@ -74,7 +77,10 @@ _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "South
           "AS": "Alaska Airlines", "BA": "British Airways", "AF": "Air France", "LH": "Lufthansa",
           "JL": "Japan Airlines", "NH": "ANA", "AC": "Air Canada", "EK": "Emirates"}
 TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED)  # a sentence without one of these is about no trip
-COST = re.compile(r"\b(?:cost|costs|paid|price|fare|total|was|were)\b|\$", re.I)
+# an amount is the trip's cost only in a sentence about what its travel cost
+COST = re.compile(r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
+                  r"\b(?:cost|costs|was|were|came to|total|paid|for)\b|\b(?:paid|spent)\b[^.;]*?"
+                  r"\b(?:flights?|tickets?|fares?|airfare|trip)\b|\bfare\b", re.I)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -84,7 +90,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         place = None
     if place is None and (travel or BOOKED.search(sentence) or FOLLOW_UP.search(sentence)):
         place = any_place(_AIRLINE.sub(" ", sentence))
-    if NOT_TRIPS.search(sentence) and place is None:
+    if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence):
         return []
     previous = context.last.get(DOMAIN)
     key: str | None
