@@ -286,7 +286,8 @@ class PassportRecord(View[PassportField], kind="passport"):
     expiry_date = Day()
 
 
-DocumentField = Literal["kind", "number", "holder", "expiry_date"]
+DocumentField = Literal["kind", "number", "holder", "expiry_date", "country", "issue_date", "start_date", "item",
+                        "provider", "purchase_date"]
 
 
 class DocumentRecord(View[DocumentField], kind="document"):
@@ -295,10 +296,17 @@ class DocumentRecord(View[DocumentField], kind="document"):
     number = Text()
     holder = Text()
     expiry_date = Day()
+    country = Text()
+    issue_date = Day()
+    start_date = Day()
+    item = Text()
+    provider = Text()
+    purchase_date = Day()
 
 
 TripField = Literal["destination", "country", "purpose", "booking_ref", "carrier", "departure_date",
-                    "return_date", "is_international", "cost_usd"]
+                    "return_date", "is_international", "cost_usd", "departure_time", "return_time",
+                    "booking_status", "confirmation"]
 
 
 class TripRecord(View[TripField], kind="trip"):
@@ -312,6 +320,10 @@ class TripRecord(View[TripField], kind="trip"):
     return_date = Day()
     is_international = Flag()
     cost_usd = Number()
+    departure_time = Text()
+    return_time = Text()
+    booking_status = Text()
+    confirmation = Text()
 
 
 LoyaltyProgramField = Literal["program", "number"]
@@ -334,7 +346,7 @@ class AllergyRecord(View[AllergyField], kind="allergy"):
     person = Text()
 
 
-MedicationField = Literal["name", "drug_class", "dose", "person", "start_date", "end_date"]
+MedicationField = Literal["name", "drug_class", "dose", "person", "start_date", "end_date", "prescriber", "status"]
 
 
 class MedicationRecord(View[MedicationField], kind="medication"):
@@ -345,6 +357,8 @@ class MedicationRecord(View[MedicationField], kind="medication"):
     person = Text()
     start_date = Day()
     end_date = Day()
+    prescriber = Text()
+    status = Text()
 
 
 AppointmentField = Literal["provider", "location", "person", "start", "end"]
@@ -369,7 +383,8 @@ class AccountRecord(View[AccountField], kind="account"):
     last4 = Text()
 
 
-PaymentField = Literal["payee", "reference", "status", "requested_by", "amount_usd", "scheduled_date"]
+PaymentField = Literal["payee", "reference", "status", "requested_by", "amount_usd", "scheduled_date",
+                       "from_account", "to_account"]
 
 
 class PaymentRecord(View[PaymentField], kind="payment"):
@@ -380,6 +395,21 @@ class PaymentRecord(View[PaymentField], kind="payment"):
     requested_by = Text()
     amount_usd = Number()
     scheduled_date = Day()
+    from_account = Text()
+    to_account = Text()
+
+
+SubscriptionField = Literal["vendor", "amount_usd", "cadence", "due_date", "promo_end_date", "status"]
+
+
+class SubscriptionRecord(View[SubscriptionField], kind="subscription"):
+    __slots__ = ()
+    vendor = Text()
+    amount_usd = Number()
+    cadence = Text()
+    due_date = Day()
+    promo_end_date = Day()
+    status = Text()
 
 
 BillField = Literal["payee", "amount_usd", "due_date", "recurring"]
@@ -416,7 +446,7 @@ class RelativeRecord(View[RelativeField], kind="relative"):
     birth_date = Day()
 
 
-EventField = Literal["title", "location", "start", "end", "person"]
+EventField = Literal["title", "location", "start", "end", "recurrence", "weekday", "start_time", "end_time", "person"]
 
 
 class EventRecord(View[EventField], kind="event", extra=("person",)):
@@ -427,6 +457,10 @@ class EventRecord(View[EventField], kind="event", extra=("person",)):
     location = Text()
     start = Moment()
     end = Moment()
+    recurrence = Text()
+    weekday = Text()
+    start_time = Text()
+    end_time = Text()
     person = Text()
 
 
@@ -451,6 +485,6 @@ class PreferenceRecord(View[PreferenceField], kind="preference"):
 
 VIEWS: tuple[type[View[Any]], ...] = (
     ProfileRecord, PassportRecord, DocumentRecord, TripRecord, LoyaltyProgramRecord, AllergyRecord,
-    MedicationRecord, AppointmentRecord, AccountRecord, PaymentRecord, BillRecord, VehicleRecord,
+    MedicationRecord, AppointmentRecord, AccountRecord, PaymentRecord, SubscriptionRecord, BillRecord, VehicleRecord,
     RelativeRecord, EventRecord, DeadlineRecord, PreferenceRecord,
 )

@@ -16,10 +16,19 @@ What `RuleExtractor` emits for each user turn:
 
 With `user_only=False`, assistant sentences that state recognisable values (not questions)
 become facts too, with role "assistant" in their provenance.
+
+Typed facts (`factlog.typed`): every sentence is also read by the domain readers (trips,
+documents) with a per-session context; a sentence that states typed facts becomes those
+facts (kind, key, fields with `subject` and `speaker`, the sentence as text), plus a note
+with its recognised values when some value is held by no typed field; any other sentence
+stays as above. A sentence whose "my X is V" attribute already maps to a canonical field
+keeps the attribute path. Notes and typed facts of a session with metadata keep it in the
+field `session_metadata`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Protocol
 
@@ -35,6 +44,7 @@ from factlog.model import JsonValue, NewFact, Provenance
 from factlog.recognizers import Values, recognize
 from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
 from factlog.transcripts import Message, Session
+from factlog.typed import Context, read_sentence
 from factlog.vocabulary import CANONICAL
 
 # questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
@@ -62,6 +72,9 @@ SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+SESSION_METADATA = "session_metadata"  # the field notes and typed facts keep their session's metadata in
+
+
 class Extractor(Protocol):
     """Anything that turns a session into facts (rules now, an LLM later)."""
 
@@ -74,36 +87,80 @@ class RuleExtractor:
     def extract(self, session: Session, *, user_only: bool) -> list[NewFact]:
         facts: list[NewFact] = []
         previous: Message | None = None
+        context = Context(session.timestamp)
         for message in session.messages:
+            context.speaker = message.role
             if message.role == "user":
-                facts += self._user_turn(session, message, previous)
+                facts += self._user_turn(session, message, previous, context)
             elif message.role == "assistant" and not user_only:
-                facts += self._assistant_turn(session, message)
+                facts += self._assistant_turn(session, message, context)
             previous = message
         return facts
 
-    def _user_turn(self, session: Session, message: Message, previous: Message | None) -> list[NewFact]:
+    def _user_turn(self, session: Session, message: Message, previous: Message | None,
+                   context: Context) -> list[NewFact]:
         sentences = split_sentences(message.content)
         facts: list[NewFact] = []
         question = _open_question(previous)
         if question and sentences and not sentences[0].endswith("?"):
             answer = sentences.pop(0)
             if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question):
-                facts += _answer_facts(session, message, question, answer)
+                facts += _typed_facts(session, message, answer, context, _reading(question, answer)) or \
+                    _answer_facts(session, message, question, answer)
         for sentence in sentences:
             if not is_small_talk(sentence):
-                facts += _statement_facts(session, message, sentence)
+                facts += _typed_facts(session, message, sentence, context) or \
+                    _statement_facts(session, message, sentence)
         return facts
 
-    def _assistant_turn(self, session: Session, message: Message) -> list[NewFact]:
+    def _assistant_turn(self, session: Session, message: Message, context: Context) -> list[NewFact]:
         facts: list[NewFact] = []
         for sentence in split_sentences(message.content):
             if sentence.endswith("?") or is_small_talk(sentence):
+                continue
+            typed = _typed_facts(session, message, sentence, context)
+            if typed:
+                facts += typed
                 continue
             values = recognize(sentence, session.timestamp)
             if values.to_fields().keys() - {"counts"}:
                 facts += _statement_facts(session, message, sentence, values)
         return facts
+
+
+_CODE_QUESTION = re.compile(r"\b(?:confirmation|booking|reservation|reference|locator|record)\b", re.I)
+_BARE_CODE = re.compile(r"^\W*(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,11}\W*$")
+
+
+def _reading(question: str, answer: str) -> str | None:
+    """What an answer says in full when it is a bare code answering a question about one."""
+    if _BARE_CODE.match(answer) and _CODE_QUESTION.search(question):
+        return f"Confirmation number {answer.strip().strip('.!')}."
+    return None
+
+
+def _typed_facts(session: Session, message: Message, sentence: str, context: Context,
+                 reading: str | None = None) -> list[NewFact]:
+    """The typed facts a sentence states (`factlog.typed`), each citing the sentence; none
+    when it states none (or states an attribute the canonical mapping already types).
+    `reading`: the sentence as the reader should see it (an answer with its question's topic)."""
+    typed = read_sentence(reading or sentence, context)  # read always: later sentences lean on the context
+    if not typed or (statement_attribute(sentence, message.role) is not None
+                     and _attribute_facts_typed(session, message, sentence)):
+        return []
+    facts = [_fact(session, message, sentence, _with_session(fact.fields, session), fact.kind, fact.key)
+             for fact in typed]
+    values = recognize(sentence, session.timestamp).to_fields()
+    held = {json.dumps(v) for fact in typed for v in fact.fields.values()}
+    if any(json.dumps(v) not in held for name, items in values.items() if name != "counts"
+           for v in (items if isinstance(items, list) else [])):
+        # some value is held by no typed field: the sentence is kept as a note too
+        facts.insert(0, _fact(session, message, sentence, _with_session(values, session)))
+    return facts
+
+
+def _attribute_facts_typed(session: Session, message: Message, sentence: str) -> bool:
+    return any(f.kind is not None for f in _statement_facts(session, message, sentence))
 
 
 def _open_question(previous: Message | None) -> str | None:
@@ -168,7 +225,12 @@ def _attribute_facts(
             kind, field_name, canonical_value = mapped
             key = kind if CANONICAL[kind].singular else None
             structured[mapped[:2]] = _fact(session, message, text, {field_name: canonical_value}, kind, key)
-    return [_fact(session, message, text, fields), *structured.values()]
+    return [_fact(session, message, text, _with_session(fields, session)), *structured.values()]
+
+
+def _with_session(fields: dict[str, JsonValue], session: Session) -> dict[str, JsonValue]:
+    """`fields` plus the session's metadata (e.g. the business the user talked to), if any."""
+    return {**fields, SESSION_METADATA: dict(session.metadata)} if session.metadata else fields
 
 
 def _fact(

@@ -85,7 +85,9 @@ AMOUNTS = (
     # bare "2.5k", but not retirement plans ("401k") nor "2.5k miles"
     re.compile(
         rf"(?<![\w.$,])(?!(?:401|403|457)k){_NUM}\s?(?P<scale>k)\b"
-        r"(?!\s+(?:miles|km|steps|calories|words|people|users))",
+        r"(?![\s-]*(?:miles|mile|mi|km|steps|calories|words|people|users|tvs?|monitors?|displays?|screens?|"
+        r"videos?|resolution|ultra|hdr|projectors?|cameras?|streaming|gaming|service|maintenance|"
+        r"checkups?|inspections?|odometer|runs?|races?|subscribers?|followers?|views?)\b)",
         re.I,
     ),
 )
@@ -130,13 +132,32 @@ class Values:
 
 
 def recognize(text: str, base: datetime | None = None) -> Values:
-    """All values in `text`; `base` (the session time) resolves year-less and relative dates."""
+    """All values in `text`; `base` (the session time) resolves year-less and relative dates.
+    A fresh `Values` each call (the scan itself is memoised)."""
+    found = _scan(text, base)[0]
+    fresh = Values(**{name: list(items) for name, items in vars(found).items()})
+    fresh.counts = [dict(count) for count in found.counts]
+    return fresh
+
+
+def dates_and_times_at(text: str, base: datetime | None = None) -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:
+    """(start, ISO date) and (start, HH:MM) of each date and time in `text`, in text order:
+    what `recognize` finds, with where (for readers that tell "leave March 3" from "back
+    March 12"). Do not modify the lists."""
+    _, dates, times = _scan(text, base)
+    return dates, times
+
+
+@lru_cache(maxsize=2048)
+def _scan(text: str, base: datetime | None) -> tuple[Values, list[tuple[int, str]], list[tuple[int, str]]]:
     work = [text]  # one mutable string, blanked as recognisers consume spans
     values = Values()
     values.emails = _unique(_values(_take(work, EMAIL, lambda m: m.group(0))))
     values.phones = _unique(_values(_take(work, PHONE, lambda m: m.group(0))))
-    values.dates = _dates(work, base)
-    values.times = _unique(_values(_take(work, TIME, _time)))
+    dates = _dates_found(work, base)
+    values.dates = _unique([d for _, d in dates])
+    times = _take(work, TIME, _time)
+    values.times = _unique(_values(times))
     amounts = _take(work, CENTS, lambda m: _bounded(_number(m) / 100))
     for pattern in AMOUNTS:
         amounts += _take(work, pattern, _amount)
@@ -144,7 +165,7 @@ def recognize(text: str, base: datetime | None = None) -> Values:
     values.percentages = _unique(_values(_take(work, PERCENT, lambda m: _bounded(float(m.group(1))))))
     values.identifiers = _identifiers(work)
     values.counts = _values(_take(work, COUNT, _count))
-    return values
+    return values, dates, times
 
 
 def _take(
@@ -168,7 +189,7 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
     return [value for _, value in found]
 
 
-def _dates(work: list[str], base: datetime | None) -> list[str]:
+def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
     for pattern in (ISO_DATE, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
@@ -194,7 +215,7 @@ def _dates(work: list[str], base: datetime | None) -> list[str]:
                 found.append((match.start(), resolved))
                 _blank(work, match)
     found.sort()
-    return _unique([d for _, d in found])
+    return found
 
 
 def _absolute(match: re.Match[str], base: datetime | None) -> date | None:

@@ -27,6 +27,8 @@ TRANSCRIPT = {"sessions": [
         {"role": "user", "content": "I'm flying to Tokyo next Friday. My daughter's passport expires in June."},
     ]},
 ]}
+# what the offline extractor types in TRANSCRIPT (its facts are the raw fallback): "flying to Tokyo" is a trip
+OFFLINE_KINDS = (None, "profile", "trip")
 TWO_SESSIONS = {"sessions": [
     TRANSCRIPT["sessions"][0],
     {"id": "s2", "timestamp": "2024-11-20 09:00:00", "messages": [
@@ -146,7 +148,7 @@ def test_still_invalid_is_kept_raw_listed_and_a_retry_resolves_it(
     raw = log(uac)
     texts = " ".join(f["text"] for f in raw)
     assert "penicillin" in texts and "Tokyo" in texts  # nothing the session said was dropped
-    assert all(f["kind"] is None or f["kind"] == "profile" for f in raw)
+    assert all(f["kind"] in OFFLINE_KINDS for f in raw)
     [failure] = failures(uac)
     assert failure["session_id"] == "s1" and failure["raw"] == '{"facts": "none"}'
     assert failure["fact_ids"] == [f["id"] for f in raw] and failure["attempts"] == 1
@@ -272,7 +274,7 @@ def test_facts_the_log_refuses_fall_back_to_raw_text(uac: Uac, tmp_path: Path, s
     r = uac("ingest", "alice", str(write(tmp_path, TRANSCRIPT)), "--llm")
     assert r.code == 1 and "the log refused the model's facts" in r.out
     facts = log(uac)[1:]
-    assert facts and all(f["kind"] in (None, "profile") for f in facts)
+    assert facts and all(f["kind"] in OFFLINE_KINDS for f in facts)
     assert "penicillin" in " ".join(f["text"] for f in facts)
     [failure] = failures(uac)
     assert failure["raw"] == "" and failure["fact_ids"] == [f["id"] for f in facts]

@@ -2,7 +2,7 @@
 
 User: golden
 Log position: 11 (the whole log)
-Input hash: sha256:a130ecd8480f528aec7e9c35b40ab2ed9b84e532f6c677c580650eaf3b3da0ba
+Input hash: sha256:b52d7a3e2f4b98df894f0343075821420e0d60856e53d4014b547258b03d9895
 Contents: allergies, events, passport, pets, trips, notes
 """
 

@@ -2,7 +2,7 @@
 
 User: golden
 Compiled from: the field types of its records
-Input hash: sha256:403d1764fdc73aabfef2a277a5b14d39892abf1808906faf4dff3d9f6fc8a9cf
+Input hash: sha256:4a94a92a80663ffbb690a9838c868565506148c72965d18ded06787ac0c5f02f
 Contents: class Event
 """
 
@@ -18,5 +18,9 @@ class Event:
     location: str | None = None
     start: datetime | None = None
     end: datetime | None = None
+    recurrence: str | None = None
+    weekday: str | None = None
+    start_time: str | None = None
+    end_time: str | None = None
     time: _time
     fact_ids: list[int] = field(default_factory=list)

@@ -2,7 +2,7 @@
 
 User: golden
 Compiled from: the field types of its records
-Input hash: sha256:607091147153745f3da14e533755cb8d3d43c44e7a1c12933001f5d3e7a7fa99
+Input hash: sha256:e5da9b29cfb1cd32ebd5dcf4c70940e6db46b726cb2dbb251e84e0df15d5958d
 Contents: class Trip
 """
 
@@ -23,4 +23,8 @@ class Trip:
     return_date: date | None = None
     is_international: bool | None = None
     cost_usd: float | None = None
+    departure_time: str | None = None
+    return_time: str | None = None
+    booking_status: str | None = None
+    confirmation: str | None = None
     fact_ids: list[int] = field(default_factory=list)

@@ -1,0 +1,158 @@
+"""Rules every domain reader shares: whose thing a sentence is about, which date belongs
+to which cue ("leave March 3, back March 12"), booking state, confirmation numbers and
+durations ("a 2-year warranty").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import date
+
+from factlog.model import JsonValue
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.timeparse import try_date
+from factlog.typed.model import Context
+from factlog.typed.places import ADJECTIVES, place_name
+
+RELATIONS = (
+    "daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother "
+    "mum dad father brother sister kid kids child children grandson granddaughter grandmother grandfather "
+    "grandma grandpa aunt uncle niece nephew cousin friend boss colleague coworker roommate stepson "
+    "stepdaughter mother-in-law father-in-law"
+).split()
+_RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
+_POSSESSIVE = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})(?:'s|’s|s'|\s+(?P<name>[A-Z][a-z]+)(?:'s|’s))", re.I)
+_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+(?!\w+\s+(?:rules|requirements|policy))")
+_PERSON_DOES = re.compile(
+    rf"\b(?:my|our)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is|was|will be|has|had|'s|just|also)\b", re.I
+)
+_NOT_NAMES = frozenset(
+    "i it that there what here let today tomorrow everyone nobody someone one who mom dad".split()
+)
+
+BOOKED = re.compile(
+    r"\b(?:booked|have (?:my |our |the )?(?:plane |flight )?tickets|got (?:my |our |the )?tickets|"
+    r"bought (?:my |our |the )?(?:plane |flight )?tickets|purchased|reserved|confirmed|confirmation|"
+    r"all set|locked in|paid for|i book)\b",
+    re.I,
+)
+PLANNED = re.compile(
+    r"\b(?:thinking (?:about|of)|might|maybe|perhaps|planning|plan (?:to|on)|considering|hoping|hope to|"
+    r"would (?:like|love)|'d (?:like|love)|want to|wanna|looking (?:at|into)|dreaming|someday|could|"
+    r"not sure|if i|haven't booked|have not booked|not booked|yet to book|need to book|should i)\b",
+    re.I,
+)
+CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
+CONFIRMATION = re.compile(
+    r"\b(?:confirmation|booking|reservation|record locator|locator|pnr|reference|code(?=\s+is|:))"
+    r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
+    re.I,
+)
+_DURATION = re.compile(
+    rf"\b(?P<n>\d{{1,2}}|{'|'.join(['a', 'an', 'one', *NUMBER_WORDS])})[- ](?P<unit>year|yr|month|mo)s?\b", re.I
+)
+CORRECTION = re.compile(
+    r"^\W*(?:(?:oh|um|uh|wait|sorry|no|oops|hmm|ah)\b[,!.]?\s*)*"
+    r"(?:actually|sorry|correction|i meant|i mean|make that|scratch that|my mistake|my bad|wait)\b",
+    re.I,
+)
+DAY_ONLY = re.compile(r"\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", re.I)
+
+
+def subject_of(sentence: str, context: Context) -> str:
+    """Whose thing the sentence is about: "user", or a relation or name ("my daughter's
+    passport" -> "daughter", "Emma's visa" -> "Emma")."""
+    match = _POSSESSIVE.search(sentence) or _PERSON_DOES.search(sentence)
+    if match is not None:
+        return match.group("rel").lower()
+    named = _NAME_POSSESSIVE.search(sentence)
+    if named is not None:
+        name = named.group("name")
+        if name.lower() not in _NOT_NAMES and place_name(name) is None and name.lower() not in ADJECTIVES:
+            return name
+    return "user"
+
+
+@dataclass(frozen=True)
+class Cue:
+    name: str
+    pattern: re.Pattern[str]
+
+
+def dates_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...]) -> dict[str, list[str]]:
+    """The sentence's dates, each listed under the last cue before it ("" when none is)."""
+    return _by_cue(sentence, cues, dates_and_times_at(sentence, context.timestamp)[0])
+
+
+def times_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...]) -> dict[str, list[str]]:
+    """Like `dates_by_cue`, for times of day (HH:MM)."""
+    return _by_cue(sentence, cues, dates_and_times_at(sentence, context.timestamp)[1])
+
+
+def _by_cue(sentence: str, cues: tuple[Cue, ...], found: list[tuple[int, str]]) -> dict[str, list[str]]:
+    if not found:
+        return {}
+    marks = sorted((m.start(), cue.name) for cue in cues for m in cue.pattern.finditer(sentence))
+    out: dict[str, list[str]] = {}
+    for start, value in found:
+        name = next((cue_name for begin, cue_name in reversed(marks) if begin < start), "")
+        out.setdefault(name, []).append(value)
+    return out
+
+
+def booking_status(sentence: str) -> str | None:
+    if CANCELLED.search(sentence):
+        return "cancelled"
+    if PLANNED.search(sentence):
+        return "planned"
+    if BOOKED.search(sentence):
+        return "booked"
+    return None
+
+
+def confirmation_code(sentence: str) -> str | None:
+    for match in CONFIRMATION.finditer(sentence):
+        code = match.group("code")
+        if any(ch.isdigit() for ch in code) or (code.isupper() and len(code) >= 5):
+            return code.upper() if code.isalnum() else code
+    return None
+
+
+def duration_months(sentence: str) -> int | None:
+    """The length of a warranty or term in months ("1-year" -> 12, "six month" -> 6)."""
+    match = _DURATION.search(sentence)
+    if match is None:
+        return None
+    raw = match.group("n").lower()
+    n = int(raw) if raw.isdigit() else 1 if raw in ("a", "an", "one") else NUMBER_WORDS[raw]
+    return n * 12 if match.group("unit").lower().startswith("y") else n
+
+
+def add_months(start: date, months: int) -> date:
+    year, month = divmod(start.month - 1 + months, 12)
+    year += start.year
+    for day in range(start.day, 27, -1):
+        try:
+            return date(year, month + 1, day)
+        except ValueError:
+            continue
+    return date(year, month + 1, min(start.day, 28))
+
+
+def corrected_day(old: str, sentence: str) -> str | None:
+    """ "the 12th" applied to the date `old` (same month and year), or None."""
+    match = DAY_ONLY.search(sentence)
+    day = try_date(old)
+    if match is None or day is None:
+        return None
+    try:
+        return day.replace(day=int(match.group("dd"))).isoformat()
+    except ValueError:
+        return None
+
+
+def conversation_fields(context: Context, subject: str, fields: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """`fields` plus who it is about and who said it."""
+    return {**fields, "subject": subject, "speaker": context.speaker}
+

@@ -1,0 +1,235 @@
+"""Documents with an expiry from a sentence: passports, visas, driver's licences, ID cards,
+insurance policies (start and end), warranties (purchase date + "1-year warranty" ->
+expiry) and certificates.
+
+The user's own passport is the singular `passport` kind (what passport checks read);
+everything else, and anyone else's passport, is a `document` with `kind` naming it and
+`holder` naming whose it is when not the user's. A sentence without a document noun that
+states an expiry ("New expiry is March 5", "it expires June 1") is about the session's
+last document. Dates after an expiry cue are the expiry, after a start cue the start,
+after an issue cue the issue date, after a purchase cue the purchase date; an insurance
+range ("from March 1 to March 20") is start and end.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.model import JsonValue
+from factlog.recognizers import recognize
+from factlog.timeparse import try_date
+from factlog.typed.common import Cue, add_months, conversation_fields, dates_by_cue, duration_months, subject_of
+from factlog.typed.model import Context, TypedFact
+from factlog.typed.places import ADJECTIVES, country_of
+
+DOMAIN = "document"
+NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.I))
+    for kind, pattern in (
+        ("passport", r"\bpassports?\b"),
+        ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))"),
+        ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
+        ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
+        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b"),
+        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b"),
+        ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
+    )
+)
+EXPIRY = re.compile(
+    r"\b(?:expir\w*|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
+    r"ends?|ending|lapses?|renewal (?:date|due)|due for renewal|until|till|through|thru|to)\b",
+    re.I,
+)
+CUES = (
+    Cue("expiry", EXPIRY),
+    Cue("start", re.compile(r"\b(?:start\w*|begin\w*|effective|from|coverage starts)\b", re.I)),
+    Cue("issue", re.compile(r"\b(?:issued|issue date|renewed)\b", re.I)),
+    Cue("purchase", re.compile(r"\b(?:bought|purchased|got it|picked up|ordered)\b", re.I)),
+)
+_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru)|good (?:until|through)|runs? out|"
+                            r"lapses?)\b", re.I)
+_NUMBER = re.compile(
+    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*(?P<id>[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
+)
+_ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
+_PURCHASE = re.compile(
+    r"\b(?:bought|purchased|got|ordered|picked up)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
+    r"(?P<item>(?:[A-Za-z0-9][\w'-]*\s*){1,4}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
+    re.I,
+)
+# a sentence without one of these is about no document
+TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE)
+_ITEM_STOP = frozenset("my the a an our his her their this that its travel's".split())
+_PROVIDERS = re.compile(
+    r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
+    r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
+    r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
+    r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
+)
+
+
+def read(sentence: str, context: Context) -> list[TypedFact]:
+    facts: list[TypedFact] = []
+    purchase = _purchase(sentence, context)
+    kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
+    previous = context.last.get(DOMAIN)
+    if kind is None:
+        if previous is None or not _STATES_EXPIRY.search(sentence):
+            return []
+        subject = str(previous.fields.get("subject", "user"))
+        fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+        if not fields:
+            return []
+        if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
+            fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
+        return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields))]
+    if context.speaker == "assistant" and not _YOUR.search(sentence):
+        return []  # the assistant's general advice names no document of the user's
+    subject = subject_of(sentence, context)
+    fields = _dates(sentence, context, kind)
+    item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
+    if kind == "warranty" and purchase is None and context.purchase is not None:
+        item = item or context.purchase[0]
+        if "purchase_date" not in fields:
+            fields["purchase_date"] = context.purchase[1]
+    if kind == "warranty" and "expiry_date" not in fields:
+        months = duration_months(sentence)
+        bought = try_date(str(fields.get("purchase_date", "")))
+        if months is not None and bought is not None:
+            fields["expiry_date"] = add_months(bought, months).isoformat()
+    country = _passport_country(sentence) if kind == "passport" else _country(sentence)
+    number = _NUMBER.search(sentence)
+    if number is not None and any(ch.isdigit() for ch in number.group("id")):
+        fields["number"] = number.group("id")
+    provider = _PROVIDERS.search(sentence)
+    if provider is not None and kind in ("insurance", "warranty"):
+        fields["provider"] = provider.group("name")
+    if kind == "passport" and subject == "user":
+        if country is not None:
+            fields["country"] = country
+        if not fields:
+            _mention(context, "passport", "passport", {"subject": subject})
+            return []
+        facts.append(_typed("passport", "passport", conversation_fields(context, subject, fields)))
+        return facts
+    fields = {"kind": kind, **fields}
+    if country is not None:
+        fields["country"] = country
+    if item is not None:
+        fields["item"] = item
+    if subject != "user":
+        fields["holder"] = subject
+    qualifier = country if kind == "visa" else item
+    key = "/".join(part.casefold() for part in (kind, subject if subject != "user" else None, qualifier) if part)
+    if previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
+            previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
+        key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
+        fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
+    if set(fields) <= {"kind", "item", "holder", "country"}:
+        _mention(context, DOMAIN, key, {**fields, "subject": subject})
+        return []
+    facts.append(_typed(DOMAIN, key, conversation_fields(context, subject, fields)))
+    return facts
+
+
+def _mention(context: Context, kind: str, key: str, fields: dict[str, JsonValue]) -> None:
+    """A document named without values: what a later "it expires ..." is about."""
+    context.last[DOMAIN] = TypedFact(kind, key, fields)
+
+
+def _typed(kind: str, key: str | None, fields: dict[str, JsonValue]) -> TypedFact:
+    return TypedFact(kind, key, fields)
+
+
+def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
+    found = dates_by_cue(sentence, context, CUES)
+    fields: dict[str, JsonValue] = {}
+    for cue, name in (("expiry", "expiry_date"), ("start", "start_date"), ("issue", "issue_date"),
+                      ("purchase", "purchase_date")):
+        if found.get(cue):
+            fields[name] = found[cue][0]
+    if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and len(found["start"]) > 1:
+        fields["expiry_date"] = found["start"][1]
+    bare = found.get("", [])
+    if kind == "insurance" and bare and "expiry_date" in fields and "start_date" not in fields:
+        fields["start_date"] = bare[0]
+    if bare and not fields:
+        if kind == "insurance" and len(bare) > 1:
+            fields["start_date"], fields["expiry_date"] = bare[0], bare[1]
+        elif kind == "warranty":
+            fields["purchase_date"] = bare[0]
+        elif _STATES_EXPIRY.search(sentence) or re.search(r"\bexpir|valid", sentence, re.I):
+            fields["expiry_date"] = bare[-1]
+    if kind == "warranty" and "purchase_date" not in fields and "expiry_date" in fields and \
+            re.search(r"\b(?:bought|purchased)\b", sentence, re.I) and found.get("", []):
+        fields["purchase_date"] = found[""][0]
+    return fields
+
+
+def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
+    """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
+    match = _PURCHASE.search(sentence)
+    if match is None:
+        return None
+    dates = recognize(sentence[match.start():], context.timestamp).dates
+    if not dates:
+        return None
+    item = " ".join(match.group("item").split()) or None
+    context.purchase = (item, dates[0])
+    return context.purchase
+
+
+_INSURANCE_KINDS = re.compile(
+    r"\b(?:travel|health|medical|dental|vision|car|auto|home|homeowners|renters|life|pet|trip cancellation|"
+    r"liability|umbrella|disability)(?=\s+(?:insurance|policy|coverage|plan))", re.I
+)
+_NOT_ITEM = frozenset(
+    "is has had have with got get came comes come it on a an full limited extended manufacturer manufacturer's "
+    "standard its new still under out of he she they we i you".split()
+)
+_DURATION_WORD = re.compile(r"\d|\b(?:year|month|day|week)s?\b", re.I)
+
+
+def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
+          context_item: str | None = None) -> str | None:
+    if kind == "warranty" and purchase is not None and purchase[0]:
+        return purchase[0]
+    if kind == "insurance":
+        kinds = _INSURANCE_KINDS.search(sentence)
+        return kinds.group(0).lower() if kinds is not None else None
+    if kind not in ("warranty", "certificate"):
+        return None
+    match = _ITEM_BEFORE.search(sentence)
+    if match is None:
+        return None
+    words = [w for w in match.group("item").split() if w.lower() not in _ITEM_STOP]
+    words = [w for w in words if w.lower() not in _NOT_ITEM and not _DURATION_WORD.search(w)]
+    if kind == "warranty" and context_item is not None and not words:
+        return context_item
+    return " ".join(words[-2:]).lower() or None
+
+
+def _country(sentence: str) -> str | None:
+    word: str
+    for word in re.findall(r"[A-Za-z][A-Za-z.]+", sentence):
+        folded = word.casefold().rstrip(".")
+        if folded in ADJECTIVES and (word[0].isupper() or folded == "schengen"):
+            return ADJECTIVES[folded]
+        if word[0].isupper() and len(word) > 3 and country_of(word) == word:
+            return word
+    return None
+
+
+_NAMING = ("kind", "holder", "item", "country")
+_YOUR = re.compile(r"\byour\b", re.I)
+_ISSUER = re.compile(r"\b(?P<adj>[A-Z][A-Za-z.]+)\s+passports?\b")
+
+
+def _passport_country(sentence: str) -> str | None:
+    """The issuing country an adjective before "passport" names ("my US passport")."""
+    match = _ISSUER.search(sentence)
+    if match is None:
+        return None
+    word = match.group("adj").casefold().rstrip(".")
+    country = ADJECTIVES.get(word)
+    return country if country is not None else country_of(match.group("adj"))

@@ -1,0 +1,39 @@
+"""What a domain reader returns and what a session remembers between sentences.
+
+A `TypedFact` is a fact of a canonical kind read from one sentence: its `key` names the
+entity (the same kind and key are one entity, so a later fact with them updates or
+corrects the earlier one), its `fields` the values the sentence states.
+
+A `Context` belongs to one session: its time (relative and year-less dates resolve
+against it), who is speaking, and what the session last talked about, per domain
+(`last`) and overall (`recent`, the target of a correction such as "actually it's the
+12th").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from factlog.model import JsonValue
+
+
+@dataclass(frozen=True)
+class TypedFact:
+    kind: str
+    key: str | None
+    fields: dict[str, JsonValue]
+
+
+@dataclass
+class Context:
+    timestamp: datetime | None
+    speaker: str = "user"
+    last: dict[str, TypedFact] = field(default_factory=dict)  # domain name -> its last fact
+    recent: TypedFact | None = None  # the last typed fact with a date or time
+    purchase: tuple[str | None, str] | None = None  # (item, ISO date) of the last purchase mentioned
+
+    def remember(self, domain: str, fact: TypedFact) -> None:
+        self.last[domain] = fact
+        if any(name.endswith(("_date", "_time")) for name in fact.fields):
+            self.recent = fact

@@ -1,0 +1,66 @@
+"""Reading one sentence of a session into typed facts: each domain reader in turn, then,
+when none found anything, a correction of the session's last dated fact ("actually it's
+the 12th" gives the same entity the corrected date; its later fact wins).
+
+`read_sentence` is deterministic: the same sentence in the same context gives the same
+facts, and the context changes the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from factlog.model import JsonValue
+from factlog.recognizers import recognize
+from factlog.typed import documents, trips
+from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
+from factlog.typed.model import Context, TypedFact
+
+Reader = Callable[[str, Context], list[TypedFact]]
+READERS: tuple[tuple[str, Reader], ...] = ((documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read))
+
+
+# every reader needs one of these to find anything; most sentences have none
+_TRIGGERS = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (
+    *trips.TRIGGERS, *documents.TRIGGERS, CORRECTION)), re.I)
+
+
+def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
+    """The typed facts `sentence` states in `context` (which it updates)."""
+    if _TRIGGERS.search(sentence) is None:
+        return []
+    facts: list[TypedFact] = []
+    for domain, reader in READERS:
+        found = reader(sentence, context)
+        for fact in found:
+            context.remember(domain, fact)
+        facts += found
+    if not facts and context.recent is not None and CORRECTION.search(sentence):
+        corrected = _correction(sentence, context, context.recent)
+        if corrected is not None:
+            context.recent = corrected
+            facts.append(corrected)
+    return facts
+
+
+def _correction(sentence: str, context: Context, target: TypedFact) -> TypedFact | None:
+    """The last date (or time) field of `target` set to the date (time) the sentence gives."""
+    names = [name for name in target.fields if name.endswith(("_date", "_time"))]
+    if not names:
+        return None
+    name = names[-1]
+    old = target.fields[name]
+    values = recognize(sentence, context.timestamp)
+    new: JsonValue = None
+    if name.endswith("_date"):
+        if values.dates:
+            new = values.dates[0]
+        elif isinstance(old, str) and DAY_ONLY.search(sentence):
+            new = corrected_day(old, sentence)
+    elif values.times:
+        new = values.times[0]
+    if new is None or new == old:
+        return None
+    subject = str(target.fields.get("subject", "user"))
+    return TypedFact(target.kind, target.key, conversation_fields(context, subject, {name: new}))
