@@ -23,10 +23,8 @@ from factlog.timeparse import parse_date, parse_datetime
 from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, say
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from codegen.manifest import Manifest
-    from codegen.producer import Producer
 
 
 def parse_now(value: Optional[str]) -> datetime:
@@ -352,8 +350,8 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
     """Watch the log: each change → checkpoint → constraints → new and resolved alerts."""
     from codegen.producer import producer_named
     from runtime.checkpoint_service import CheckpointReport
-    from runtime.producer_choice import with_settings, workspace_producer
     from runtime.cli_output import checkpoint_json, print_checkpoint
+    from runtime.producer_choice import with_settings, workspace_producer
     from runtime.watch import Watcher
     from users.checkpoint import Unchanged
 
@@ -363,7 +361,8 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 
     settings = load_settings(mem.workspace.home)
     policy = settings.policy(every_facts, every_seconds)
-    chosen = workspace_producer(mem.workspace.home, None) if chosen is None else with_settings(mem.workspace.home, chosen)
+    chosen = workspace_producer(mem.workspace.home, None) if chosen is None \
+        else with_settings(mem.workspace.home, chosen)
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):

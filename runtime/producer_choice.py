@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from factlog.errors import InputError
