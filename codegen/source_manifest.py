@@ -73,8 +73,12 @@ def _size(source: str, list_name: str) -> int:
 def _iso(kind: str, arguments: str) -> str | None:
     try:
         numbers = [int(a) for a in arguments.split(",") if a.strip()]
-        value = date(*numbers[:3]) if kind == "date" else datetime(*numbers)  # type: ignore[misc]
-        return value.isoformat()
+        if kind == "date":
+            return date(*numbers[:3]).isoformat() if len(numbers) == 3 else None
+        if not 3 <= len(numbers) <= 7:
+            return None
+        n = numbers + [0] * (7 - len(numbers))
+        return datetime(n[0], n[1], n[2], n[3], n[4], n[5], n[6]).isoformat()
     except (TypeError, ValueError, OverflowError):
         return None
 
@@ -116,7 +120,8 @@ def source_manifest(files: Mapping[str, str]) -> Manifest:
         elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
                 and isinstance(stmt.value, ast.List) and isinstance(stmt.annotation, ast.Subscript) \
                 and isinstance(stmt.annotation.slice, ast.Name):
-            lists = [e.value.id for e in stmt.value.elts if isinstance(e, ast.Starred) and isinstance(e.value, ast.Name)]
+            lists = [e.value.id for e in stmt.value.elts
+                     if isinstance(e, ast.Starred) and isinstance(e.value, ast.Name)]
             joins[stmt.target.id] = (stmt.annotation.slice.id, lists)
             names.append(stmt.target.id)
     trees: dict[str, ast.Module | None] = {}
