@@ -342,12 +342,12 @@ def _char_column(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", "replace"))
 
 
-SINGULAR_NAME = "_{attribute}_llm"  # the one value of a singular records module (`_passport_llm`)
+SINGULAR_NAME = "{attribute}"  # the one value of a singular records module (a sibling import keeps its name)
 
 
 def read_singular(source: str, collection: Collection) -> Records | None:
     """A singular records module's one value: a docstring, `from` imports and
-    `_<attribute>_llm: <Class> | None = <Class>(...)`; None if it is not of that shape (the
+    `<attribute>: <Class> | None = <Class>(...)`; None if it is not of that shape (the
     answer is then not taken: a singular value is one record or none)."""
     tree = _parse(source)
     if tree is None:
@@ -381,7 +381,7 @@ def carried_singular(previous: Mapping[str, str], collection: Collection, live: 
         return Records((), ()), 0
     imported, _ = _joins(tree)
     module, name = imported.get(collection.attribute, ("", ""))
-    if not module or name != SINGULAR_NAME.format(attribute=collection.attribute):
+    if module != collection.records_module or name != SINGULAR_NAME.format(attribute=collection.attribute):
         return Records((), ()), 0
     found = read_singular(previous.get(f"{module}.py", ""), collection)
     if found is None:
@@ -408,7 +408,7 @@ def with_new_collections(init_source: str, added: Mapping[str, Collection]) -> s
     """`__init__.py` binding the vocabulary collections in `added`: the class import, and an
     empty join (`trips: list[Trip] = []`, which `joined_init` then extends) before the notes
     join, or a singular value imported from its records module (`from .passport_llm import
-    _passport_llm as passport`)."""
+    passport as passport`)."""
     tree = _parse(init_source)
     if tree is None or not added:
         return init_source

@@ -1,0 +1,115 @@
+"""The model's reach (the llm producer, tests/scripted_llm.py): free-text facts may become
+records of any kind of the canonical vocabulary, not only of classes structured facts
+created; the class of such a kind is the compiler's, generated from the vocabulary (never
+the model's text); a singular kind (passport) may come from chat while no structured
+record exists, and a structured one always wins. Every such record goes through the same
+validation; the free-text facts stay notes as well (coverage accounts for them there)."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+from pathlib import Path
+
+from scripted_llm import ScriptedLLM
+from test_llm_producer import _prompt, answer, facts_in, home  # noqa: F401  (the `home` fixture)
+
+from codegen.llm.producer import LlmProducer
+from codegen.vocabulary_class import vocabulary_class
+from runtime.memory import Memory
+from users.checkpoint import Published
+
+USER = "chat"
+NOW = datetime(2024, 12, 1, tzinfo=timezone.utc)
+
+
+def chat_model(prompt: str) -> dict[str, str]:
+    """A model reading the chat: a passport expiry and a flight, each into its vocabulary kind."""
+    files: dict[str, str] = {}
+    for fact_id, text in facts_in(prompt).items():
+        if "passport expires" in text and "- passport: passport_llm.py" in prompt:
+            files["passport_llm.py"] = ("from datetime import date\nfrom .passport import Passport\n\n"
+                                        "passport: Passport | None = Passport(country='France', "
+                                        f"expiry_date=date(2025, 3, 5), fact_ids=[{fact_id}])\n")
+        match = re.search(r"flying to (\w+)", text)
+        if match:
+            files["trip_llm.py"] = ("from datetime import date\nfrom .trip import Trip\n\n_trips_llm: list[Trip] = [\n"
+                                    f"    Trip(destination={match.group(1)!r}, country='Japan', is_international=True, "
+                                    "departure_date=date(2025, 1, 20), return_date=date(2025, 2, 2), "
+                                    f"fact_ids=[{fact_id}]),\n]\n")
+    return files
+
+
+def test_a_chat_only_user_gets_a_typed_trip_and_the_passport_alert_fires(
+        home: Path, scripted_llm: ScriptedLLM) -> None:  # noqa: F811
+    scripted_llm.respond = lambda request: answer(chat_model(_prompt(request)))
+    mem = Memory.open(home)
+    try:
+        mem.add(USER, "My passport expires on March 5, 2025.")
+        mem.add(USER, "I'm flying to Tokyo on January 20th, 2025, back on February 2nd.")
+        report = mem.checkpoint_and_alert(USER, NOW, producer=LlmProducer())
+        assert isinstance(report.result, Published), report.result
+        prompt = _prompt(scripted_llm.chat_requests[0].json)
+        assert "Kinds with no class yet" in prompt and "- trip: trip_llm.py" in prompt
+        assert "- passport: passport_llm.py" in prompt and "destination" in prompt
+        files = mem.versions.files(USER, report.result.version.number)
+        assert files["trip.py"] == vocabulary_class(USER, "trip").source  # the compiler's class, from the vocabulary
+        assert files["passport.py"] == vocabulary_class(USER, "passport").source
+        assert "fact_ids=[2]" in files["trip_llm.py"] and "fact_ids=[1]" in files["passport_llm.py"]
+        assert mem.query(USER, "[(t.destination, t.fact_ids) for t in trips]").value == [("Tokyo", [2])]
+        assert str(mem.query(USER, "passport.expiry_date").value) == "2025-03-05"
+        assert "passport expires" in files["notes_000.py"]  # the fact stays a note as well
+        assert report.alerts is not None
+        fired = [a for a in report.alerts.raised if a.constraint == "passport_valid_for_trips"]
+        assert fired and "Tokyo" in fired[0].message, report.alerts
+
+        # the next checkpoint carries both records forward without asking about them again
+        mem.add(USER, "Hello again.")
+        again = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(again, Published), again
+        assert set(facts_in(_prompt(scripted_llm.chat_requests[-1].json))) == {3}
+        assert again.version.meta.usage["records_carried"] == 2
+        assert mem.query(USER, "(passport.expiry_date.year, [t.destination for t in trips])").value \
+            == (2025, ["Tokyo"])
+
+        # a structured passport always wins over the one the model read from chat
+        sent = len(scripted_llm.chat_requests)
+        mem.add(USER, kind="passport", fields={"number": "P1", "country": "France", "expiry_date": "2034-01-01"})
+        mem.add(USER, "Another remark.")
+        third = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(third, Published), third
+        files = mem.versions.files(USER, third.version.number)
+        assert "passport_llm.py" not in files and "P1" in files["passport.py"]
+        [request] = scripted_llm.chat_requests[sent:]
+        assert "- passport: passport_llm.py" not in _prompt(request.json) and "passport: Passport | None = present" \
+            in _prompt(request.json)
+        assert mem.query(USER, "(passport.number, [t.destination for t in trips])").value == ("P1", ["Tokyo"])
+    finally:
+        mem.close()
+
+
+def test_a_class_for_an_unknown_kind_or_a_hostile_class_body_is_refused(
+        home: Path, scripted_llm: ScriptedLLM, tmp_path: Path) -> None:  # noqa: F811
+    marker = tmp_path / "pwned"
+    evil = f"import os\nos.system('touch {marker}')\n"
+
+    def hostile(prompt: str) -> dict[str, str]:
+        files = chat_model(prompt)
+        files["trip.py"] = evil + "class Trip:\n    pass\n"  # a class for a kind it may only place records in
+        files["spaceship.py"] = evil + "class Spaceship:\n    pass\n"
+        files["spaceship_llm.py"] = evil + "from .spaceship import Spaceship\n_spaceships_llm = [Spaceship()]\n"
+        return files
+
+    scripted_llm.respond = lambda request: answer(hostile(_prompt(request)))
+    mem = Memory.open(home)
+    try:
+        mem.add(USER, "I'm flying to Tokyo on January 20th, 2025.")
+        result = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(result, Published), result
+        files = mem.versions.files(USER, result.version.number)
+        assert "spaceship.py" not in files and "spaceship_llm.py" not in files
+        assert files["trip.py"] == vocabulary_class(USER, "trip").source and "os.system" not in "".join(files.values())
+        assert result.version.meta.usage["files_ignored"] == 3
+        assert not marker.exists()
+    finally:
+        mem.close()
