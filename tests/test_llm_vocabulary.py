@@ -8,11 +8,13 @@ validation; the free-text facts stay notes as well (coverage accounts for them t
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import datetime, timezone
 from pathlib import Path
 
+import pytest
 from scripted_llm import ScriptedLLM
-from test_llm_producer import _prompt, answer, facts_in, home  # noqa: F401  (the `home` fixture)
+from test_llm_producer import _prompt, _template, answer, facts_in
 
 from codegen.llm.producer import LlmProducer
 from codegen.vocabulary_class import vocabulary_class
@@ -21,6 +23,24 @@ from users.checkpoint import Published
 
 USER = "chat"
 NOW = datetime(2024, 12, 1, tzinfo=timezone.utc)
+_WARM: dict[int, Path] = {}
+
+
+@pytest.fixture
+def home(tmp_path_factory: pytest.TempPathFactory, tmp_path: Path) -> Path:
+    """A copy of the llm producer's template with `chat` at v1 (one note, by the compiler):
+    its copy carries that user's warm mypy cache (a cold one costs seconds)."""
+    key = id(tmp_path_factory)
+    if key not in _WARM:
+        warm = Path(shutil.copytree(_template(tmp_path_factory), tmp_path_factory.mktemp("chat") / "home"))
+        mem = Memory.open(warm)
+        try:
+            mem.add(USER, "Good morning.")
+            assert isinstance(mem.checkpoint(USER), Published)
+        finally:
+            mem.close()
+        _WARM[key] = warm
+    return Path(shutil.copytree(_WARM[key], tmp_path / "home"))
 
 
 def chat_model(prompt: str) -> dict[str, str]:
@@ -41,7 +61,7 @@ def chat_model(prompt: str) -> dict[str, str]:
 
 
 def test_a_chat_only_user_gets_a_typed_trip_and_the_passport_alert_fires(
-        home: Path, scripted_llm: ScriptedLLM) -> None:  # noqa: F811
+        home: Path, scripted_llm: ScriptedLLM) -> None:
     scripted_llm.respond = lambda request: answer(chat_model(_prompt(request)))
     mem = Memory.open(home)
     try:
@@ -55,41 +75,20 @@ def test_a_chat_only_user_gets_a_typed_trip_and_the_passport_alert_fires(
         files = mem.versions.files(USER, report.result.version.number)
         assert files["trip.py"] == vocabulary_class(USER, "trip").source  # the compiler's class, from the vocabulary
         assert files["passport.py"] == vocabulary_class(USER, "passport").source
-        assert "fact_ids=[2]" in files["trip_llm.py"] and "fact_ids=[1]" in files["passport_llm.py"]
-        assert mem.query(USER, "[(t.destination, t.fact_ids) for t in trips]").value == [("Tokyo", [2])]
+        assert "fact_ids=[3]" in files["trip_llm.py"] and "fact_ids=[2]" in files["passport_llm.py"]
+        assert mem.query(USER, "[(t.destination, t.fact_ids) for t in trips]").value == [("Tokyo", [3])]
         assert str(mem.query(USER, "passport.expiry_date").value) == "2025-03-05"
         assert "passport expires" in files["notes_000.py"]  # the fact stays a note as well
         assert report.alerts is not None
         fired = [a for a in report.alerts.raised if a.constraint == "passport_valid_for_trips"]
         assert fired and "Tokyo" in fired[0].message, report.alerts
 
-        # the next checkpoint carries both records forward without asking about them again
-        mem.add(USER, "Hello again.")
-        again = mem.checkpoint(USER, LlmProducer())
-        assert isinstance(again, Published), again
-        assert set(facts_in(_prompt(scripted_llm.chat_requests[-1].json))) == {3}
-        assert again.version.meta.usage["records_carried"] == 2
-        assert mem.query(USER, "(passport.expiry_date.year, [t.destination for t in trips])").value \
-            == (2025, ["Tokyo"])
-
-        # a structured passport always wins over the one the model read from chat
-        sent = len(scripted_llm.chat_requests)
-        mem.add(USER, kind="passport", fields={"number": "P1", "country": "France", "expiry_date": "2034-01-01"})
-        mem.add(USER, "Another remark.")
-        third = mem.checkpoint(USER, LlmProducer())
-        assert isinstance(third, Published), third
-        files = mem.versions.files(USER, third.version.number)
-        assert "passport_llm.py" not in files and "P1" in files["passport.py"]
-        [request] = scripted_llm.chat_requests[sent:]
-        assert "- passport: passport_llm.py" not in _prompt(request.json) and "passport: Passport | None = present" \
-            in _prompt(request.json)
-        assert mem.query(USER, "(passport.number, [t.destination for t in trips])").value == ("P1", ["Tokyo"])
     finally:
         mem.close()
 
 
 def test_a_class_for_an_unknown_kind_or_a_hostile_class_body_is_refused(
-        home: Path, scripted_llm: ScriptedLLM, tmp_path: Path) -> None:  # noqa: F811
+        home: Path, scripted_llm: ScriptedLLM, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     evil = f"import os\nos.system('touch {marker}')\n"
 
@@ -111,5 +110,51 @@ def test_a_class_for_an_unknown_kind_or_a_hostile_class_body_is_refused(
         assert files["trip.py"] == vocabulary_class(USER, "trip").source and "os.system" not in "".join(files.values())
         assert result.version.meta.usage["files_ignored"] == 3
         assert not marker.exists()
+    finally:
+        mem.close()
+
+
+def _chat(mem: Memory, scripted_llm: ScriptedLLM) -> None:
+    """The chat-only user's first llm checkpoint (the passport and the trip from chat)."""
+    scripted_llm.respond = lambda request: answer(chat_model(_prompt(request)))
+    mem.add(USER, "My passport expires on March 5, 2025.")
+    mem.add(USER, "I'm flying to Tokyo on January 20th, 2025, back on February 2nd.")
+    assert isinstance(mem.checkpoint(USER, LlmProducer()), Published)
+
+
+@pytest.mark.slow  # three llm checkpoints (~3 s on a loaded machine)
+def test_records_of_vocabulary_kinds_are_carried_forward(home: Path, scripted_llm: ScriptedLLM) -> None:
+    mem = Memory.open(home)
+    try:
+        _chat(mem, scripted_llm)
+        # the next checkpoint carries both records forward without asking about them again
+        mem.add(USER, "Hello again.")
+        again = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(again, Published), again
+        assert set(facts_in(_prompt(scripted_llm.chat_requests[-1].json))) == {4}
+        assert again.version.meta.usage["records_carried"] == 2
+        assert mem.query(USER, "(passport.expiry_date.year, [t.destination for t in trips])").value \
+            == (2025, ["Tokyo"])
+
+    finally:
+        mem.close()
+
+
+def test_a_structured_passport_always_wins_over_the_chat_one(home: Path, scripted_llm: ScriptedLLM) -> None:
+    mem = Memory.open(home)
+    try:
+        _chat(mem, scripted_llm)
+        # a structured passport always wins over the one the model read from chat
+        sent = len(scripted_llm.chat_requests)
+        mem.add(USER, kind="passport", fields={"number": "P1", "country": "France", "expiry_date": "2034-01-01"})
+        mem.add(USER, "Another remark.")
+        third = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(third, Published), third
+        files = mem.versions.files(USER, third.version.number)
+        assert "passport_llm.py" not in files and "P1" in files["passport.py"]
+        [request] = scripted_llm.chat_requests[sent:]
+        assert "- passport: passport_llm.py" not in _prompt(request.json) and "passport: Passport | None = present" \
+            in _prompt(request.json)
+        assert mem.query(USER, "(passport.number, [t.destination for t in trips])").value == ("P1", ["Tokyo"])
     finally:
         mem.close()
