@@ -15,6 +15,11 @@ kinds of files come from the model on top of it:
   then `CARRIED_MARK` and `_<collection>_llm_kept`, the records of earlier versions whose
   facts are all still live. `__init__.py` joins both lists after the compiled chunks.
 
+A kind of the canonical vocabulary the package has no class for (`vocabulary_collections`)
+gets the compiler's class module from the vocabulary and the model's records module, and
+`__init__.py` binds it (`with_new_collections`); a singular kind's records module binds its
+one value (`passport: Passport | None = Passport(...)`, `read_singular`).
+
 Nothing here decides what is safe: the validator reads exactly the files returned.
 """
 

@@ -9,10 +9,15 @@ Per checkpoint:
   (the first time, or after a structured fact changed its fields), and to turn the new
   free-text facts (this checkpoint's, in batches of `batch_facts` facts / `batch_chars`
   characters; with `full`, every live one of the log) into records of those classes;
+- the model may also place facts into any kind of the canonical vocabulary the package
+  has no class for (`overlay.vocabulary_collections`): the class module is then the
+  compiler's, generated from the vocabulary, and a singular kind (passport) is one value,
+  offered only while no structured record of it exists;
 - what it assigned in earlier versions is carried forward from the previous version's
   files; a record citing a fact that is no longer live is dropped.
-The prompt holds a summary of the package (`prompts.package_summary`), the class modules
-it is to rewrite and the facts to place, never the whole log: tokens follow the new facts.
+The prompt holds the agent manifest of the fresh compiled files (`prompts.package_summary`,
+read from their text: nothing is imported before validation), the class modules it is to
+rewrite and the facts to place, never the whole log: tokens follow the new facts.
 
 A failed validation comes back as `request.feedback`: problems in the model's files (or of
 the whole package, like coverage) go to the model with the files it wrote and the lines
