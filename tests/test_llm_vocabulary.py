@@ -47,7 +47,7 @@ def chat_model(prompt: str) -> dict[str, str]:
     """A model reading the chat: a passport expiry and a flight, each into its vocabulary kind."""
     files: dict[str, str] = {}
     for fact_id, text in facts_in(prompt).items():
-        if "passport expires" in text and "- passport: passport_llm.py" in prompt:
+        if "passport expires" in text and "- passport (Passport passport, one per user)" in prompt:
             files["passport_llm.py"] = ("from datetime import date\nfrom .passport import Passport\n\n"
                                         "passport: Passport | None = Passport(country='France', "
                                         f"expiry_date=date(2025, 3, 5), fact_ids=[{fact_id}])\n")
@@ -70,8 +70,8 @@ def test_a_chat_only_user_gets_a_typed_trip_and_the_passport_alert_fires(
         report = mem.checkpoint_and_alert(USER, NOW, producer=LlmProducer())
         assert isinstance(report.result, Published), report.result
         prompt = _prompt(scripted_llm.chat_requests[0].json)
-        assert "Kinds with no class yet" in prompt and "- trip: trip_llm.py" in prompt
-        assert "- passport: passport_llm.py" in prompt and "destination" in prompt
+        assert "Kinds with no class yet" in prompt and "- trip (Trip trips)" in prompt
+        assert "- passport (Passport passport, one per user)" in prompt and "destination" in prompt
         files = mem.versions.files(USER, report.result.version.number)
         assert files["trip.py"] == vocabulary_class(USER, "trip").source  # the compiler's class, from the vocabulary
         assert files["passport.py"] == vocabulary_class(USER, "passport").source
@@ -153,7 +153,7 @@ def test_a_structured_passport_always_wins_over_the_chat_one(home: Path, scripte
         files = mem.versions.files(USER, third.version.number)
         assert "passport_llm.py" not in files and "P1" in files["passport.py"]
         [request] = scripted_llm.chat_requests[sent:]
-        assert "- passport: passport_llm.py" not in _prompt(request.json) and "passport: Passport | None = present" \
+        assert "- passport (Passport passport, one per user)" not in _prompt(request.json) and "passport: Passport | None = present" \
             in _prompt(request.json)
         assert mem.query(USER, "(passport.number, [t.destination for t in trips])").value == ("P1", ["Tokyo"])
     finally:
