@@ -158,3 +158,36 @@ def test_a_structured_passport_always_wins_over_the_chat_one(home: Path, scripte
         assert mem.query(USER, "(passport.number, [t.destination for t in trips])").value == ("P1", ["Tokyo"])
     finally:
         mem.close()
+
+
+def test_the_prompt_describes_the_fresh_compiled_package(home: Path, scripted_llm: ScriptedLLM) -> None:
+    """The model sees the agent manifest of THIS checkpoint's compiled files (a class a
+    structured fact just created, its size and date range), not the previous version's."""
+    scripted_llm.respond = lambda request: answer({})
+    mem = Memory.open(home)
+    try:
+        mem.add(USER, kind="vehicle", fields={"make": "Toyota", "plate": "AA-00-BB", "next_service_date": "2025-01-10"})
+        mem.add(USER, "I should wash the car.")
+        result = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(result, Published), result
+        prompt = _prompt(scripted_llm.chat_requests[-1].json)
+        assert "vehicles: list[Vehicle] (1) str?: make, model, plate, vin; int?: year; " \
+               "date?: next_service_date 2025-01-10" in prompt
+        assert "- vehicles: vehicle_llm.py, from .vehicle" in prompt
+        assert "- vehicle (" not in prompt and "- trip (Trip trips)" in prompt  # offered: kinds without a class
+    finally:
+        mem.close()
+
+
+def test_a_singular_answer_of_another_shape_is_not_taken() -> None:
+    from codegen.llm.overlay import read_singular, vocabulary_collections
+
+    offered = vocabulary_collections(USER, {"__init__.py": "notes: list[Note] = []\n"})
+    passport = offered["passport"]
+    good = "from .passport import Passport\n\npassport: Passport | None = Passport(number='X', fact_ids=[4])\n"
+    assert read_singular(good, passport) is not None
+    for bad in ("from .passport import Passport\n\npassport: list[Passport] = [Passport(fact_ids=[4])]\n",
+                good + "passport = None\n", good.replace("fact_ids=[4]", "fact_ids=[]"),
+                good.replace("passport:", "other:")):
+        assert read_singular(bad, passport) is None, bad
+
