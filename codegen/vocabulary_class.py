@@ -7,6 +7,7 @@ package has no class for: the class is never the model's text."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from codegen.compile import class_doc
 from codegen.naming import KindNames, kind_names
@@ -23,6 +24,7 @@ class VocabularyClass:
     source: str  # the class module (`<stem>.py`)
 
 
+@lru_cache(maxsize=512)  # pure: (user, kind) -> the same bytes; asked for every kind at every llm checkpoint
 def vocabulary_class(user: str, kind: str) -> VocabularyClass | None:
     """The compiler's class module for canonical `kind` without records; None for a kind
     the vocabulary does not have."""
