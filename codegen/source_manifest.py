@@ -20,6 +20,7 @@ this is a summary, not the data.
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from collections.abc import Mapping
 from datetime import date, datetime
@@ -85,20 +86,42 @@ def _iso(kind: str, arguments: str) -> str | None:
 
 def _date_ranges(texts: list[str], fields: list[tuple[str, str]]) -> dict[str, DateRange]:
     """Per field whose annotation holds a date or datetime: the earliest and latest literal."""
-    wanted = {name for name, annotation in fields if re.search(r"\b(date|datetime)\b", annotation)
-              and not annotation.startswith("list[")}
+    wanted = frozenset(name for name, annotation in fields if re.search(r"\b(date|datetime)\b", annotation)
+                       and not annotation.startswith("list["))
     found: dict[str, tuple[str, str]] = {}
     for text in texts:
-        for match in _TEMPORAL.finditer(text):
-            name = match.group(1)
-            if name not in wanted:
-                continue
-            iso = _iso(match.group(2), match.group(3))
-            if iso is None:
-                continue
-            low, high = found.get(name, (iso, iso))
-            found[name] = (min(low, iso), max(high, iso))
+        digest = hashlib.sha1(text.encode("utf-8", "surrogatepass"), usedforsecurity=False).digest()
+        for name, (low, high) in _text_ranges(digest, text, wanted):
+            before = found.get(name)
+            found[name] = (low, high) if before is None else (min(before[0], low), max(before[1], high))
     return {name: DateRange.model_construct(min=low, max=high) for name, (low, high) in sorted(found.items())}
+
+
+_RANGES: dict[tuple[bytes, frozenset[str]], tuple[tuple[str, tuple[str, str]], ...]] = {}
+_MAX_RANGES = 4096  # chunks remembered (a digest and a few dates each); an unchanged chunk is not read again
+
+
+def _text_ranges(digest: bytes, text: str, wanted: frozenset[str]) -> tuple[tuple[str, tuple[str, str]], ...]:
+    """The date ranges of one file's literals, remembered by the file's digest."""
+    key = (digest, wanted)
+    known = _RANGES.get(key)
+    if known is not None:
+        return known
+    found: dict[str, tuple[str, str]] = {}
+    for match in _TEMPORAL.finditer(text):
+        name = match.group(1)
+        if name not in wanted:
+            continue
+        iso = _iso(match.group(2), match.group(3))
+        if iso is None:
+            continue
+        low, high = found.get(name, (iso, iso))
+        found[name] = (min(low, iso), max(high, iso))
+    result = tuple(sorted(found.items()))
+    if len(_RANGES) >= _MAX_RANGES:
+        _RANGES.clear()
+    _RANGES[key] = result
+    return result
 
 
 def source_manifest(files: Mapping[str, str]) -> Manifest:
