@@ -191,3 +191,32 @@ def test_a_singular_answer_of_another_shape_is_not_taken() -> None:
                 good.replace("passport:", "other:")):
         assert read_singular(bad, passport) is None, bad
 
+
+def test_a_refused_chat_passport_goes_back_to_the_model_never_quarantines_the_fact(
+        home: Path, scripted_llm: ScriptedLLM, tmp_path: Path) -> None:
+    """Safety's problems in the model's singular records module are the model's to mend: the
+    compiler never leaves the cited fact out because of them."""
+    marker = tmp_path / "pwned"
+    answers: list[str] = []
+
+    def model(prompt: str) -> dict[str, str]:
+        answers.append(prompt)
+        number = f"open({str(marker)!r}, 'w').name" if len(answers) == 1 else "'X1'"
+        return {"passport_llm.py": "from .passport import Passport\n\npassport: Passport | None = "
+                                   f"Passport(number={number}, fact_ids=[2])\n"}
+
+    scripted_llm.respond = lambda request: answer(model(_prompt(request)))
+    mem = Memory.open(home)
+    try:
+        mem.add(USER, "My passport number is X1.")
+        result = mem.checkpoint(USER, LlmProducer(max_repairs=1))
+        assert isinstance(result, Published), result
+        assert [a.stage for a in result.version.meta.attempts] == ["safety", "passed"]
+        assert "The validator refused" in answers[1] and "passport_llm.py" in answers[1]
+        assert not result.version.meta.quarantined
+        files = mem.versions.files(USER, result.version.number)
+        assert "passport number is X1" in files["notes_000.py"] and "'X1'" in files["passport_llm.py"]
+        assert not marker.exists()
+    finally:
+        mem.close()
+

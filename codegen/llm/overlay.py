@@ -175,15 +175,28 @@ def take_class_module(answer: str, compiled: str, class_name: str) -> str | None
     return marked(answer)
 
 
+RECORDS_MARK = "# Records module of the llm producer: the model's records, validated like every file."
+
+
+def with_records_mark(source: str) -> str:
+    """A records module as published: ending with `RECORDS_MARK` (after the model's lines, so
+    a validator's line numbers stay the model's), whatever the model wrote in it."""
+    return source.rstrip("\n") + "\n\n" + RECORDS_MARK + "\n"
+
+
 def is_records_text(source: str) -> bool:
-    """A records module this producer laid out (its default docstring, or the carried mark),
-    or one holding a list named like the model's (`_<collection>_llm`)."""
-    return source.startswith(DEFAULT_RECORDS_DOC) or f"\n{CARRIED_MARK}\n" in source \
-        or re.search(r"^_\w+_llm(_kept)?\s*:", source, re.MULTILINE) is not None
+    """A records module this producer laid out (`RECORDS_MARK`, its default docstring, or the
+    carried mark), or one holding a list named like the model's (`_<collection>_llm`)."""
+    return source.rstrip("\n").endswith(RECORDS_MARK) or source.startswith(DEFAULT_RECORDS_DOC) \
+        or f"\n{CARRIED_MARK}\n" in source or re.search(r"^_\w+_llm(_kept)?\s*:", source, re.MULTILINE) is not None
 
 
 def answer_part(source: str) -> str:
-    """The part of a records module that was the model's answer (before `CARRIED_MARK`)."""
+    """The part of a records module that was the model's answer (before `CARRIED_MARK`, or
+    `RECORDS_MARK`)."""
+    text = source.rstrip("\n")
+    if text.endswith(RECORDS_MARK):
+        source = text[: -len(RECORDS_MARK)].rstrip("\n") + "\n"
     index = source.find("\n" + CARRIED_MARK)
     return source if index < 0 else source[: index + 1]
 

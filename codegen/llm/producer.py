@@ -60,6 +60,7 @@ from codegen.llm.overlay import (
     unmarked,
     vocabulary_collections,
     with_new_collections,
+    with_records_mark,
 )
 from codegen.llm.prompts import SYSTEM, Answer, package_summary, repair_prompt, write_prompt
 from codegen.problems import Problem
@@ -223,7 +224,7 @@ class LlmProducer:
             text = records_module(collection, answer.get(records_name), kept)
             if text is None:
                 continue
-            files[records_name] = text
+            files[records_name] = with_records_mark(text)
             lists = ([CARRIED_LIST.format(attribute=attribute)] if kept.items else []) + \
                 ([ANSWER_LIST.format(attribute=attribute)] if records_name in answer else [])
             joined[attribute] = (collection.records_module, lists)
@@ -260,7 +261,7 @@ class LlmProducer:
             if text is None or collection.generated is None:
                 continue
             files[f"{collection.module}.py"] = collection.generated
-            files[name] = text
+            files[name] = with_records_mark(text)
             added[attribute] = collection
         return joined_init(with_new_collections(files["__init__.py"], added), joined)
 
