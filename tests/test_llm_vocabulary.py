@@ -173,7 +173,7 @@ def test_the_prompt_describes_the_fresh_compiled_package(home: Path, scripted_ll
         prompt = _prompt(scripted_llm.chat_requests[-1].json)
         assert "vehicles: list[Vehicle] (1) str?: make, model, plate, vin; int?: year; " \
                "date?: next_service_date 2025-01-10" in prompt
-        assert "- vehicles: vehicle_llm.py, from .vehicle" in prompt
+        assert "Name and module: vehicles vehicle." in prompt
         assert "- vehicle (" not in prompt and "- trip (Trip trips)" in prompt  # offered: kinds without a class
     finally:
         mem.close()

@@ -79,13 +79,16 @@ def package_summary(user: str, files: Mapping[str, str], collections: Mapping[st
     fields without a default), and the vocabulary's kinds the package has no class for."""
     lines = [f"User {user!r}; " + (f"previous version {previous}." if previous is not None else "no version yet."),
              agent_manifest(source_manifest(files), limit=SUMMARY_LIMIT)]
-    if collections:
-        lines.append("Records of a class above go to its records module (`from .<module> import <Class>`; "
-                     "list `_<name>_llm`):")
+    modules = []
     for attribute, collection in sorted(collections.items()):
         required = _required(files.get(f"{collection.module}.py", ""), collection.class_name)
-        lines.append(f"- {attribute}: {collection.records_module}.py, from .{collection.module}"
-                     + (f"; required: {', '.join(required)}" if required else ""))
+        where = "" if collection.records_module == f"{collection.module}_llm" \
+            else f" in {collection.records_module}.py"
+        modules.append(f"{attribute} {collection.module}{where}"
+                       + (f" (required: {', '.join(required)})" if required else ""))
+    if modules:
+        lines.append("Records of a class above go to `<module>_llm.py` (`from .<module> import <Class>`; "
+                     "`_<name>_llm: list[<Class>] = [...]`). Name and module: " + ", ".join(modules) + ".")
     if offered:
         lines.append("Kinds with no class yet: write only `<kind>_llm.py` (`from .<kind> import <Class>`; "
                      "`_<name>_llm: list[<Class>] = [...]`, or for one per user `<name>: <Class> | None = "
