@@ -451,7 +451,7 @@ def _entity_record(spec: ClassSpec, entity: EntityRow) -> Record:
     return Record(tuple(values), entity.fact_ids())
 
 
-def _class_doc(kind: str) -> str:
+def class_doc(kind: str) -> str:
     return f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
 
 
@@ -552,13 +552,13 @@ def _render(user: str, db: StateDb, batch: _Batch, full: bool, chunk_records: in
                 entity = batch.entities_of(kind)[0]
                 try:
                     record = _entity_record(spec, entity)
-                    writer.class_file(kind, spec, _class_doc(kind), (record, _with_hashes(entity)))
+                    writer.class_file(kind, spec, class_doc(kind), (record, _with_hashes(entity)))
                 except Exception as error:
                     raise _EntitiesFailed(_failure(entity, error)) from error
             batch.release(kind)
         elif whole:
             db.delete_files(kind)
-            writer.class_file(kind, spec, _class_doc(kind), None)
+            writer.class_file(kind, spec, class_doc(kind), None)
             _render_kind_chunks(writer, batch, kind, spec, digest, batch.entities_of(kind), chunk_records, fresh=True)
             batch.release(kind)
         else:

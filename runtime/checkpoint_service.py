@@ -31,9 +31,14 @@ class CheckpointReport:
 
 
 class CheckpointService:
-    """`cache_dir` holds the validator's caches (`validation/`) and the staging area (`stage/`)."""
+    """`cache_dir` holds the validator's caches (`validation/`) and the staging area (`stage/`);
+    `home`, the workspace whose `settings.json` a producer given by name (or None) follows
+    (`runtime.producer_choice.workspace_producer`; without one, None is the compiler and a
+    name the registered producer as it is)."""
 
-    def __init__(self, facts: FactStore, versions: VersionStore, alerts: AlertsService, cache_dir: Path) -> None:
+    def __init__(self, facts: FactStore, versions: VersionStore, alerts: AlertsService, cache_dir: Path,
+                 home: Path | None = None) -> None:
+        self.home = home
         self.facts = facts
         self.versions = versions
         self.alerts = alerts
@@ -72,9 +77,15 @@ class CheckpointService:
 
     def checkpoint(self, user: str, producer: Producer | str | None = None, *, full: bool = False) -> CheckpointResult:
         """Produce and validate the user's package; publish a new version if anything changed.
-        `producer`: a registered name or an object; None is the compiler. `full`: read the
-        whole log and compile from scratch (the states are rebuilt; the files are the same)."""
+        `producer`: a registered name or None (the workspace's producer: `settings.json`, else
+        the compiler), configured with the workspace's `llm` settings; or an object, used as
+        it is. `full`: read the whole log and compile from scratch (the states are rebuilt;
+        the files are the same)."""
         check_user_id(user)
+        if self.home is not None and (producer is None or isinstance(producer, str)):
+            from runtime.producer_choice import workspace_producer
+
+            producer = workspace_producer(self.home, producer)
         if full:
             with self.versions.in_use():
                 self.drop_states(user)

@@ -23,10 +23,8 @@ from factlog.timeparse import parse_date, parse_datetime
 from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, say
 
 if TYPE_CHECKING:
-    from pathlib import Path
 
     from codegen.manifest import Manifest
-    from codegen.producer import Producer
 
 
 def parse_now(value: Optional[str]) -> datetime:
@@ -55,35 +53,18 @@ def checkpoint_cmd(user: str, now: Optional[str] = typer.Option(None, "--now", h
     """Compile the log into a new validated version (if anything changed), then run constraints."""
     from codegen.producer import producer_named
     from runtime.cli_output import checkpoint_json, print_checkpoint
+    from runtime.producer_choice import with_settings, workspace_producer
     from users.checkpoint import Failed
 
     chosen = None if producer is None else producer_named(producer)
     mem = memory()
     mem.require_user(user)
-    if chosen is None:
-        from runtime.settings import settings_producer  # pydantic: off the paths that do not read settings
-
-        chosen = producer_named(settings_producer(mem.workspace.home))
-    chosen = configured_producer(chosen, mem.workspace.home, full)
+    chosen = workspace_producer(mem.workspace.home, None, full=full) if chosen is None \
+        else with_settings(mem.workspace.home, chosen, full)
     report = mem.checkpoint_and_alert(user, parse_now(now), producer=chosen)
     emit_json(checkpoint_json(report)) if as_json else print_checkpoint(report)
     if isinstance(report.result, Failed):
         raise typer.Exit(1)
-
-
-def configured_producer(chosen: Producer, home: Path, full: bool) -> Producer:
-    """A producer with a `configured(settings=, full=)` method gets the workspace's `llm`
-    settings and `--full`; `--full` for any other is refused (exit 2)."""
-    configure = getattr(chosen, "configured", None)
-    if callable(configure):
-        from runtime.settings import load_settings
-
-        configured: Producer = configure(settings=load_settings(home).llm, full=full)
-        return configured
-    if full:
-        raise InputError(f"--full: producer {chosen.name!r} has no incremental mode to bypass; "
-                         "its every checkpoint is already a full build")
-    return chosen
 
 
 @app.command()
@@ -370,6 +351,7 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
     from codegen.producer import producer_named
     from runtime.checkpoint_service import CheckpointReport
     from runtime.cli_output import checkpoint_json, print_checkpoint
+    from runtime.producer_choice import with_settings, workspace_producer
     from runtime.watch import Watcher
     from users.checkpoint import Unchanged
 
@@ -379,11 +361,8 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 
     settings = load_settings(mem.workspace.home)
     policy = settings.policy(every_facts, every_seconds)
-    if chosen is None:
-        from runtime.settings import settings_producer
-
-        chosen = producer_named(settings_producer(mem.workspace.home))
-    chosen = configured_producer(chosen, mem.workspace.home, False)
+    chosen = workspace_producer(mem.workspace.home, None) if chosen is None \
+        else with_settings(mem.workspace.home, chosen)
 
     def report(user: str, outcome: object) -> None:
         if isinstance(outcome, CheckpointReport):

@@ -125,7 +125,8 @@ class Memory:
     def checkpoints(self) -> CheckpointService:
         from runtime.checkpoint_service import CheckpointService
 
-        return CheckpointService(self.facts, self.versions, self.alert_runs, self.workspace.cache_dir)
+        return CheckpointService(self.facts, self.versions, self.alert_runs, self.workspace.cache_dir,
+                                 self.workspace.home)
 
     @made_once
     def recalls(self) -> RecallService:
@@ -234,7 +235,9 @@ class Memory:
 
     def checkpoint(self, user: str, producer: Producer | str | None = None) -> CheckpointResult:
         """Produce and validate the user's package; publish a new version if anything changed.
-        `producer`: a registered name or an object; None is the compiler."""
+        `producer`: a registered name or None (the workspace's: `producer` in settings.json,
+        else the compiler), with the workspace's `llm` settings; or a producer object, used
+        as it is (`runtime.producer_choice.workspace_producer`)."""
         return self.checkpoints.checkpoint(user, producer)
 
     def checkpoint_and_alert(self, user: str, now: datetime | None = None,

@@ -22,9 +22,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, StrictStr, model_v
 from factlog.errors import InputError
 from factlog.formats import Format
 from runtime.warm_client import DEFAULT_MIN_LOG_MB, DEFAULT_MODE
+from runtime.workspace import SETTINGS_FILE as SETTINGS_FILE
 from users.checkpoint import CheckpointPolicy
 
-SETTINGS_FILE = "settings.json"
 MAX_SETTINGS_BYTES = 64 * 1024
 _Seconds = Annotated[float, Field(strict=True, gt=0)]
 _Name = Annotated[StrictStr, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.:-]+$")]
@@ -121,3 +121,4 @@ def settings_producer(home: Path) -> str:
         raise InputError(f"{Path(home) / SETTINGS_FILE}: unknown producer {producer!r}; known: "
                          f"{', '.join(known)}")
     return producer
+

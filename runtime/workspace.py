@@ -26,6 +26,8 @@ from factlog.errors import InputError
 from factlog.store import FactStore
 from factlog.stores import open_store
 
+SETTINGS_FILE = "settings.json"  # in the home; read by runtime.settings
+
 
 def default_home() -> Path:
     env = os.environ.get("UAC_HOME")

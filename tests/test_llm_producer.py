@@ -211,6 +211,26 @@ def test_the_settings_cap_the_repairs(mem: Memory, scripted_llm: ScriptedLLM) ->
     assert len(prompts) == 2 and [a.stage for a in result.attempts] == ["mypy", "mypy"]
 
 
+def test_the_api_follows_the_workspace_settings(home: Path, scripted_llm: ScriptedLLM,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Memory.checkpoint(user, "llm")` reads settings.json's `llm` section as the CLI does:
+    the model it names is asked, and `max_repairs` caps the repairs."""
+    monkeypatch.delenv("UAC_MODEL")
+    (home / "settings.json").write_text(json.dumps({"format": 1, "llm": {"model": "model-of-settings",
+                                                                         "max_repairs": 0}}))
+    model, prompts = bad_then(good_model, 99)
+    serve(scripted_llm, model)
+    mem = Memory.open(home)
+    try:
+        mem.add("sam", kind="trip", fields={"destination": "Rome", "ref": "T-2", "seats": 2})  # Trip gains a field
+        result = mem.checkpoint("sam", "llm")
+    finally:
+        mem.close()
+    assert isinstance(result, Failed) and result.stage == "mypy", result
+    assert [a.stage for a in result.attempts] == ["mypy"] and len(prompts) == 1  # no repair: max_repairs 0
+    assert {r.json["model"] for r in scripted_llm.chat_requests} == {"model-of-settings"}
+
+
 def test_a_prompt_injected_fact_cannot_get_code_past_validation(
         mem: Memory, scripted_llm: ScriptedLLM, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"

@@ -15,6 +15,11 @@ kinds of files come from the model on top of it:
   then `CARRIED_MARK` and `_<collection>_llm_kept`, the records of earlier versions whose
   facts are all still live. `__init__.py` joins both lists after the compiled chunks.
 
+A kind of the canonical vocabulary the package has no class for (`vocabulary_collections`)
+gets the compiler's class module from the vocabulary and the model's records module, and
+`__init__.py` binds it (`with_new_collections`); a singular kind's records module binds its
+one value (`passport: Passport | None = Passport(...)`, `read_singular`).
+
 Nothing here decides what is safe: the validator reads exactly the files returned.
 """
 
@@ -25,6 +30,9 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Mapping
 
+from codegen.vocabulary_class import vocabulary_class
+from factlog.vocabulary import CANONICAL
+
 WRITTEN_MARK = "# Reviewed by the llm producer's model: the compiled class's fields, kept exactly."
 CARRIED_MARK = "# Records of earlier versions, carried forward (every fact they cite is still live):"
 DEFAULT_RECORDS_DOC = '"""Records built from free-text facts by the llm producer; `fact_ids` cites them."""\n'
@@ -34,12 +42,18 @@ CARRIED_LIST = "_{attribute}_llm_kept"
 
 @dataclass(frozen=True)
 class Collection:
-    """A list collection of the package whose class module holds only that class."""
+    """A list collection of the package whose class module holds only that class; or a
+    kind of the vocabulary the package has no class for (`generated`: its class module,
+    written by the compiler from the vocabulary; `singular`: one value, e.g. `passport`)."""
 
     attribute: str  # trips
     class_name: str  # Trip
     module: str  # trip (its class module, `trip.py`)
     records_module: str  # trip_llm (the model's records)
+    generated: str | None = None  # the class module of a vocabulary kind with no compiled class
+    singular: bool = False  # `passport: Passport | None` (only for a vocabulary kind)
+    kind: str = ""  # the vocabulary kind (for a generated class)
+    fields: tuple[tuple[str, str], ...] = ()  # a generated class's fields (name, annotation)
 
 
 def _parse(source: str) -> ast.Module | None:
@@ -83,6 +97,31 @@ def collections(files: Mapping[str, str]) -> dict[str, Collection]:
         if not _only_the_class(files[f"{module}.py"], class_name):
             continue
         found[attribute] = Collection(attribute, class_name, module, _records_name(module, files))
+    return found
+
+
+def vocabulary_collections(user: str, files: Mapping[str, str]) -> dict[str, Collection]:
+    """The kinds of the canonical vocabulary the package has no class for, each with the
+    class module the compiler writes for it (`codegen.vocabulary_class`): where the model
+    may place free-text facts besides the compiled collections. A kind whose class,
+    attribute or module name the package already uses (a structured record of it: the
+    structured one always wins) is not offered."""
+    tree = _parse(files.get("__init__.py", ""))
+    if tree is None:
+        return {}
+    imported, joins = _joins(tree)
+    bound = set(imported) | set(joins)
+    found: dict[str, Collection] = {}
+    for kind in sorted(CANONICAL):
+        made = vocabulary_class(user, kind)
+        if made is None:
+            continue
+        names = made.names
+        if names.attribute in bound or names.class_name in bound or f"{names.stem}.py" in files:
+            continue
+        found[names.attribute] = Collection(names.attribute, names.class_name, names.stem,
+                                            _records_name(names.stem, files), made.source, names.singular, kind,
+                                            made.fields)
     return found
 
 
@@ -136,15 +175,28 @@ def take_class_module(answer: str, compiled: str, class_name: str) -> str | None
     return marked(answer)
 
 
+RECORDS_MARK = "# Records module of the llm producer: the model's records, validated like every file."
+
+
+def with_records_mark(source: str) -> str:
+    """A records module as published: ending with `RECORDS_MARK` (after the model's lines, so
+    a validator's line numbers stay the model's), whatever the model wrote in it."""
+    return source.rstrip("\n") + "\n\n" + RECORDS_MARK + "\n"
+
+
 def is_records_text(source: str) -> bool:
-    """A records module this producer laid out (its default docstring, or the carried mark),
-    or one holding a list named like the model's (`_<collection>_llm`)."""
-    return source.startswith(DEFAULT_RECORDS_DOC) or f"\n{CARRIED_MARK}\n" in source \
-        or re.search(r"^_\w+_llm(_kept)?\s*:", source, re.MULTILINE) is not None
+    """A records module this producer laid out (`RECORDS_MARK`, its default docstring, or the
+    carried mark), or one holding a list named like the model's (`_<collection>_llm`)."""
+    return source.rstrip("\n").endswith(RECORDS_MARK) or source.startswith(DEFAULT_RECORDS_DOC) \
+        or f"\n{CARRIED_MARK}\n" in source or re.search(r"^_\w+_llm(_kept)?\s*:", source, re.MULTILINE) is not None
 
 
 def answer_part(source: str) -> str:
-    """The part of a records module that was the model's answer (before `CARRIED_MARK`)."""
+    """The part of a records module that was the model's answer (before `CARRIED_MARK`, or
+    `RECORDS_MARK`)."""
+    text = source.rstrip("\n")
+    if text.endswith(RECORDS_MARK):
+        source = text[: -len(RECORDS_MARK)].rstrip("\n") + "\n"
     index = source.find("\n" + CARRIED_MARK)
     return source if index < 0 else source[: index + 1]
 
@@ -306,3 +358,97 @@ def joined_init(init_source: str, joined: Mapping[str, tuple[str, list[str]]]) -
 
 def _char_column(line: str, byte_offset: int) -> int:
     return len(line.encode("utf-8")[:byte_offset].decode("utf-8", "replace"))
+
+
+SINGULAR_NAME = "{attribute}"  # the one value of a singular records module (a sibling import keeps its name)
+
+
+def read_singular(source: str, collection: Collection) -> Records | None:
+    """A singular records module's one value: a docstring, `from` imports and
+    `<attribute>: <Class> | None = <Class>(...)`; None if it is not of that shape (the
+    answer is then not taken: a singular value is one record or none)."""
+    tree = _parse(source)
+    if tree is None:
+        return None
+    name = SINGULAR_NAME.format(attribute=collection.attribute)
+    imports: list[tuple[str, str, str, int]] = []
+    value: tuple[str, tuple[int, ...]] | None = None
+    lines = source.split("\n")
+    for index, stmt in enumerate(tree.body):
+        if index == 0 and _docstring(stmt):
+            continue
+        if isinstance(stmt, ast.ImportFrom):
+            imports += [(a.asname or a.name, stmt.module or "", a.name, stmt.level) for a in stmt.names]
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.target.id == name \
+                and value is None and isinstance(stmt.value, ast.Call) and isinstance(stmt.value.func, ast.Name) \
+                and stmt.value.func.id == collection.class_name:
+            value = (_segment(lines, stmt.value), _fact_ids(stmt.value))
+        else:
+            return None
+    if value is None or not value[1]:
+        return None
+    return Records((value,), tuple(imports))
+
+
+def carried_singular(previous: Mapping[str, str], collection: Collection, live: AbstractSet[int],
+                     ) -> tuple[Records, int]:
+    """The previous version's model-written value of a singular vocabulary kind, when every
+    fact it cites is still live (else it is dropped: count 1)."""
+    tree = _parse(previous.get("__init__.py", ""))
+    if tree is None:
+        return Records((), ()), 0
+    imported, _ = _joins(tree)
+    module, name = imported.get(collection.attribute, ("", ""))
+    if module != collection.records_module or name != SINGULAR_NAME.format(attribute=collection.attribute):
+        return Records((), ()), 0
+    found = read_singular(previous.get(f"{module}.py", ""), collection)
+    if found is None:
+        return Records((), ()), 0
+    if all(i in live for i in found.items[0][1]):
+        return found, 0
+    return Records((), ()), 1
+
+
+def singular_module(collection: Collection, records: Records) -> str:
+    """A singular records module holding `records`' one value (carried from an earlier version)."""
+    lines = [DEFAULT_RECORDS_DOC.rstrip("\n"), CARRIED_MARK]
+    seen: set[str] = set()
+    for local, module, name, level in records.imports:
+        if local not in seen:
+            seen.add(local)
+            lines.append(f"from {'.' * level}{module} import {name}" + (f" as {local}" if local != name else ""))
+    lines += ["", f"{SINGULAR_NAME.format(attribute=collection.attribute)}: {collection.class_name} | None = "
+                  f"{records.items[0][0]}"]
+    return "\n".join(lines) + "\n"
+
+
+def with_new_collections(init_source: str, added: Mapping[str, Collection]) -> str:
+    """`__init__.py` binding the vocabulary collections in `added`: the class import, and an
+    empty join (`trips: list[Trip] = []`, which `joined_init` then extends) before the notes
+    join, or a singular value imported from its records module (`from .passport_llm import
+    passport as passport`)."""
+    tree = _parse(init_source)
+    if tree is None or not added:
+        return init_source
+    lines = init_source.split("\n")
+    first_join = notes_join = None
+    for stmt in tree.body:
+        if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and isinstance(stmt.value, ast.List):
+            first_join = stmt.lineno - 1 if first_join is None else first_join
+            if stmt.target.id == "notes":
+                notes_join = stmt.lineno - 1
+    imports: list[str] = []
+    joins: list[str] = []
+    for attribute, collection in sorted(added.items()):
+        imports.append(f"from .{collection.module} import {collection.class_name} as {collection.class_name}")
+        if collection.singular:
+            imports.append(f"from .{collection.records_module} import "
+                           f"{SINGULAR_NAME.format(attribute=attribute)} as {attribute}")
+        else:
+            joins.append(f"{attribute}: list[{collection.class_name}] = []")
+    if first_join is None:  # no join yet: the imports, then the joins, at the end
+        return "\n".join([*lines, *imports, *joins, ""] if lines and lines[-1] == "" else [*lines, *imports, *joins])
+    at_join = len(lines) if notes_join is None else notes_join
+    lines[at_join:at_join] = joins
+    lines[first_join:first_join] = imports
+    return "\n".join(lines)

@@ -9,10 +9,15 @@ Per checkpoint:
   (the first time, or after a structured fact changed its fields), and to turn the new
   free-text facts (this checkpoint's, in batches of `batch_facts` facts / `batch_chars`
   characters; with `full`, every live one of the log) into records of those classes;
+- the model may also place facts into any kind of the canonical vocabulary the package
+  has no class for (`overlay.vocabulary_collections`): the class module is then the
+  compiler's, generated from the vocabulary, and a singular kind (passport) is one value,
+  offered only while no structured record of it exists;
 - what it assigned in earlier versions is carried forward from the previous version's
   files; a record citing a fact that is no longer live is dropped.
-The prompt holds a summary of the package (`prompts.package_summary`), the class modules
-it is to rewrite and the facts to place, never the whole log: tokens follow the new facts.
+The prompt holds the agent manifest of the fresh compiled files (`prompts.package_summary`,
+read from their text: nothing is imported before validation), the class modules it is to
+rewrite and the facts to place, never the whole log: tokens follow the new facts.
 
 A failed validation comes back as `request.feedback`: problems in the model's files (or of
 the whole package, like coverage) go to the model with the files it wrote and the lines
@@ -40,6 +45,7 @@ from codegen.llm.overlay import (
     Records,
     answer_part,
     carried_records,
+    carried_singular,
     class_signature,
     collections,
     is_records_text,
@@ -47,9 +53,14 @@ from codegen.llm.overlay import (
     marked,
     model_written,
     read_records,
+    read_singular,
     records_module,
+    singular_module,
     take_class_module,
     unmarked,
+    vocabulary_collections,
+    with_new_collections,
+    with_records_mark,
 )
 from codegen.llm.prompts import SYSTEM, Answer, package_summary, repair_prompt, write_prompt
 from codegen.problems import Problem
@@ -92,21 +103,24 @@ class LlmProducer:
             feedback=_compiler_feedback(request)))
         files = dict(compiled.files)
         colls = collections(files)
+        offered = vocabulary_collections(request.user, files)
         previous: Mapping[str, str] = {} if self.full or request.previous is None else request.previous.files
         counts: dict[str, float] = {"records_carried": 0.0, "records_dropped": 0.0}
         carried: dict[str, Records] = {}
-        for attribute, collection in colls.items():
-            kept, dropped = carried_records(previous, collection, request.live_ids) if previous \
-                else (Records((), ()), 0)
+        for attribute, collection in {**colls, **offered}.items():
+            carry = carried_singular if collection.singular else carried_records
+            kept, dropped = carry(previous, collection, request.live_ids) if previous else (Records((), ()), 0)
             carried[attribute] = kept
             counts["records_carried"] += len(kept.items)
             counts["records_dropped"] += dropped
         to_write = self._class_modules(files, previous, colls)
-        owned = set(to_write) | {f"{c.records_module}.py" for c in colls.values()}
+        owned = set(to_write) | {f"{c.records_module}.py" for c in (*colls.values(), *offered.values())}
+        singular = {f"{c.records_module}.py" for c in offered.values() if c.singular}
         try:
             with Endpoint(config) as endpoint:
                 try:
-                    answer = self._answer(request, endpoint, files, colls, to_write, owned, counts)
+                    answer = self._answer(request, endpoint, files, colls, offered, to_write, owned, singular,
+                                          counts)
                 except (ModelUnavailable, StructuredOutputError) as exc:
                     raise ProducerFailed(str(exc), _usage(endpoint, counts, started)) from None
                 usage = _usage(endpoint, counts, started)
@@ -115,7 +129,9 @@ class LlmProducer:
                 compiled.settle()
             raise
         asked = usage.get("calls", 0.0) > 0
-        return Produced(self._overlay(files, colls, to_write, answer, carried, usage, asked), usage, compiled.settle)
+        files = self._overlay(files, colls, to_write, answer, carried, usage, asked)
+        files["__init__.py"] = self._vocabulary(files, offered, answer, carried, usage)
+        return Produced(files, usage, compiled.settle)
 
     # ------------------------------------------------------------------ the answer
     def _class_modules(self, files: dict[str, str], previous: Mapping[str, str],
@@ -135,10 +151,11 @@ class LlmProducer:
         return to_write
 
     def _answer(self, request: ProducerRequest, endpoint: Endpoint, files: Mapping[str, str],
-                colls: Mapping[str, Collection], to_write: Mapping[str, str], owned: set[str],
-                counts: dict[str, float]) -> dict[str, str]:
+                colls: Mapping[str, Collection], offered: Mapping[str, Collection], to_write: Mapping[str, str],
+                owned: set[str], singular: set[str], counts: dict[str, float]) -> dict[str, str]:
         summary = package_summary(request.user, files, colls,
-                                  None if request.previous is None or self.full else request.previous.number)
+                                  None if request.previous is None or self.full else request.previous.number,
+                                  offered)
         if request.feedback is not None and request.failed_files is not None:
             before = _answer_of(request.failed_files, owned, to_write)
             model_part, _ = _split(request.feedback, owned)
@@ -149,7 +166,7 @@ class LlmProducer:
             prompt = repair_prompt(summary, before, model_part.format_for_llm(), quoted)
             messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
             got = endpoint.complete_json(messages, Answer, purpose="checkpoint-repair")
-            return self._accepted(got, owned, {}, counts, to_write)
+            return self._accepted(got, owned, {}, counts, to_write, singular)
         facts = self._facts(request)
         counts["facts_sent"] = float(len(facts))
         counts["classes_sent"] = float(len(to_write))
@@ -162,7 +179,7 @@ class LlmProducer:
             prompt = write_prompt(summary, modules, batch, (number, len(batches)))
             got = endpoint.complete_json([{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}],
                                          Answer, purpose="checkpoint")
-            answer = self._accepted(got, owned, answer, counts, to_write)
+            answer = self._accepted(got, owned, answer, counts, to_write, singular)
         return answer
 
     def _facts(self, request: ProducerRequest) -> list[Fact]:
@@ -172,9 +189,10 @@ class LlmProducer:
 
     @staticmethod
     def _accepted(got: Answer, owned: set[str], answer: dict[str, str], counts: dict[str, float],
-                  class_modules: Mapping[str, str]) -> dict[str, str]:
+                  class_modules: Mapping[str, str], singular: set[str]) -> dict[str, str]:
         """The answer's files this producer asked for, merged into `answer` (records of one
-        module from several batches become one list); others are ignored and counted."""
+        module from several batches become one list; a singular value: the last one given);
+        others are ignored and counted."""
         merged = dict(answer)
         for item in got.files:
             if item.name not in owned:
@@ -182,7 +200,7 @@ class LlmProducer:
                 continue
             earlier = merged.get(item.name)
             merged[item.name] = item.source if earlier is None or item.name in class_modules \
-                else _merged_records(earlier, item.source)
+                or item.name in singular else _merged_records(earlier, item.source)
         return merged
 
     # ----------------------------------------------------------------- the files
@@ -206,12 +224,46 @@ class LlmProducer:
             text = records_module(collection, answer.get(records_name), kept)
             if text is None:
                 continue
-            files[records_name] = text
+            files[records_name] = with_records_mark(text)
             lists = ([CARRIED_LIST.format(attribute=attribute)] if kept.items else []) + \
                 ([ANSWER_LIST.format(attribute=attribute)] if records_name in answer else [])
             joined[attribute] = (collection.records_module, lists)
         files["__init__.py"] = joined_init(files["__init__.py"], joined)
         return files
+
+
+    @staticmethod
+    def _vocabulary(files: dict[str, str], offered: Mapping[str, Collection], answer: Mapping[str, str],
+                    carried: Mapping[str, Records], usage: dict[str, float]) -> str:
+        """Lay the records of vocabulary kinds the package has no class for over `files`: the
+        class module the compiler generates from the vocabulary (never the model's), the
+        records module (the answer verbatim, or what was carried), and the new names in
+        `__init__.py`, which is returned. A singular answer not of the one-value shape is
+        not taken (usage `records_refused`)."""
+        added: dict[str, Collection] = {}
+        joined: dict[str, tuple[str, list[str]]] = {}
+        for attribute, collection in sorted(offered.items()):
+            name = f"{collection.records_module}.py"
+            got = answer.get(name)
+            kept = carried.get(attribute, Records((), ()))
+            if collection.singular:
+                taken = got is not None and read_singular(got, collection) is not None
+                if got is not None and not taken:
+                    usage["records_refused"] = usage.get("records_refused", 0.0) + 1
+                text: str | None = (got or "").rstrip("\n") + "\n" if taken else \
+                    singular_module(collection, kept) if kept.items else None
+            else:
+                text = records_module(collection, got, kept)
+                if text is not None:
+                    lists = ([CARRIED_LIST.format(attribute=attribute)] if kept.items else []) + \
+                        ([ANSWER_LIST.format(attribute=attribute)] if got is not None else [])
+                    joined[attribute] = (collection.records_module, lists)
+            if text is None or collection.generated is None:
+                continue
+            files[f"{collection.module}.py"] = collection.generated
+            files[name] = with_records_mark(text)
+            added[attribute] = collection
+        return joined_init(with_new_collections(files["__init__.py"], added), joined)
 
 
 def _compiler_feedback(request: ProducerRequest) -> ValidationFailure | None:
