@@ -79,8 +79,10 @@ def _one_line(text: str, limit: int = 300) -> str:
 
 def ingest_with_model(store: FactStore, user: str, path: Path, extractor: Extractor, usage: Usage | None, *,
                       user_only: bool = False, again: bool = False, retry_failed: bool = False,
-                      allow_retype: bool = False) -> tuple[list[Fact], int, ExtractionReport]:
-    """(facts stored, facts skipped as already ingested, report); see the module docstring."""
+                      allow_retype: bool = False, name: str | None = None
+                      ) -> tuple[list[Fact], int, ExtractionReport]:
+    """(facts stored, facts skipped as already ingested, report); see the module docstring.
+    `name` is what a recorded failure calls the file (default: `path`)."""
     from codegen.llm.errors import ModelRequestRefused, ModelUnavailable, StructuredOutputError
 
     started = time.monotonic()
@@ -121,7 +123,7 @@ def ingest_with_model(store: FactStore, user: str, path: Path, extractor: Extrac
             raw_items: list[tuple[NewFact, str | None]] = list(
                 sourced_session_facts(session, digest, RuleExtractor(), user_only=user_only))
             done = store.append_extraction(
-                user, raw_items, failure=NewFailure(digest, str(path), session.session_id, reason, raw),
+                user, raw_items, failure=NewFailure(digest, name or str(path), session.session_id, reason, raw),
                 again=again, allow_retype=allow_retype)
             report.failed.append((session.session_id, reason))
         stored += done.stored

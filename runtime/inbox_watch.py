@@ -1,0 +1,117 @@
+"""Watching an inbox folder: a dropped file is handed to `runtime.inbox.Inbox` once complete.
+
+A file is complete when its size and modification time have not changed for `settle_s`
+seconds and, if the watch saw it being written (created or modified), a writer has closed
+it since (an inotify close-write event). A file renamed into the inbox is complete at once
+after `settle_s`; one found at start (dropped while nobody watched) counts on stability
+alone. A writer that keeps a file open for writing is waited for, however long it pauses,
+up to `stale_s` of no change at all (a lost close event must not stall the file forever).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Callable
+
+from watchdog.events import FileClosedEvent, FileSystemEvent, FileSystemEventHandler
+
+from runtime.inbox import Inbox, InboxOutcome
+
+Signature = tuple[int, int, int]  # (size, mtime_ns, inode)
+
+
+def _text(path: bytes | str) -> str:
+    return path if isinstance(path, str) else path.decode()
+
+
+class InboxWatch(FileSystemEventHandler):
+    """Tracks the inbox's files; `poll()` hands the complete ones to the inbox, reporting
+    each outcome. Events arrive on the observer's thread, `poll` runs on the watcher's."""
+
+    def __init__(self, inbox: Inbox, report: Callable[[InboxOutcome], None], settle_s: float = 1.0,
+                 stale_s: float = 60.0) -> None:
+        self.inbox, self._report = inbox, report
+        self._settle, self._stale = settle_s, max(stale_s, settle_s)
+        self._root = str(inbox.root.resolve())
+        self._lock = threading.Lock()
+        self._dirty = True  # scan at the first poll: files dropped while nobody watched
+        self._writing: set[str] = set()  # seen written, not yet closed
+        self._seen: dict[str, tuple[Signature, float]] = {}  # last signature and since when
+        self.polls = 0  # scans done (tests wait on it)
+
+    # -- events (observer thread) ------------------------------------------------------
+
+    def _rel(self, path: bytes | str) -> str | None:
+        text = _text(path)
+        if not text.startswith(self._root + "/"):
+            return None
+        rel = text[len(self._root) + 1:]
+        return None if any(part.startswith(".") for part in rel.split("/")) else rel
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        rel = self._rel(event.src_path)
+        dest = self._rel(event.dest_path) if event.dest_path else None
+        with self._lock:
+            self._dirty = True
+            if rel is not None:
+                if isinstance(event, FileClosedEvent) or event.event_type in ("moved", "deleted"):
+                    self._writing.discard(rel)
+                elif not event.is_directory and event.event_type in ("created", "modified"):
+                    self._writing.add(rel)
+            if dest is not None:
+                self._writing.discard(dest)
+
+    # -- polling (watcher thread) ------------------------------------------------------
+
+    def start(self) -> list[InboxOutcome]:
+        """Handle what a crash left claimed but not moved; call before the first poll."""
+        outcomes = []
+        for rel in self.inbox.claimed():
+            outcome = self.inbox.handle_claimed(rel)
+            self._report(outcome)
+            outcomes.append(outcome)
+        return outcomes
+
+    def poll(self, now: float | None = None) -> list[InboxOutcome]:
+        """Scan if anything changed or a file is settling; handle the complete files."""
+        with self._lock:
+            if not self._dirty and not self._seen:
+                return []
+            self._dirty = False
+            writing = set(self._writing)
+        self.polls += 1
+        now = time.monotonic() if now is None else now
+        ready: list[str] = []
+        present = self.inbox.dropped()
+        for rel in present:
+            signature = self._signature(rel)
+            if signature is None:
+                continue
+            last = self._seen.get(rel)
+            if last is None or last[0] != signature:
+                self._seen[rel] = (signature, now)
+                continue
+            quiet = now - last[1]
+            if quiet >= self._settle and (rel not in writing or quiet >= self._stale):
+                ready.append(rel)
+        for rel in set(self._seen) - set(present):
+            del self._seen[rel]
+        outcomes = []
+        for rel in ready:
+            del self._seen[rel]
+            with self._lock:
+                self._writing.discard(rel)
+            outcome = self.inbox.handle(rel)
+            if outcome is not None:
+                self._report(outcome)
+                outcomes.append(outcome)
+        return outcomes
+
+    def _signature(self, rel: str) -> Signature | None:
+        try:
+            info = (self.inbox.root / rel).lstat()
+        except OSError:
+            return None
+        return (info.st_size, info.st_mtime_ns, info.st_ino)
+
