@@ -1,11 +1,12 @@
 """Watching an inbox folder: a dropped file is handed to `runtime.inbox.Inbox` once complete.
 
-A file is complete when its size and modification time have not changed for `settle_s`
-seconds and, if the watch saw it being written (created or modified), a writer has closed
-it since (an inotify close-write event). A file renamed into the inbox is complete at once
-after `settle_s`; one found at start (dropped while nobody watched) counts on stability
-alone. A writer that keeps a file open for writing is waited for, however long it pauses,
-up to `stale_s` of no change at all (a lost close event must not stall the file forever).
+A file is complete when its size, modification time and inode have not changed for
+`settle_s` seconds and nobody the watch saw open it has closed it yet (inotify open and
+close events; the inbox itself opens a file only after moving it to `.work/`). A file
+renamed into the inbox is complete after `settle_s`; one found at start (dropped while
+nobody watched) counts on stability alone. A writer that keeps a file open is waited for
+however long it pauses, up to `stale_s` without any change (a lost close event must not
+stall the file forever).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import threading
 import time
 from typing import Callable
 
-from watchdog.events import FileClosedEvent, FileSystemEvent, FileSystemEventHandler
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
 
 from runtime.inbox import Inbox, InboxOutcome
 
@@ -36,7 +37,7 @@ class InboxWatch(FileSystemEventHandler):
         self._root = str(inbox.root.resolve())
         self._lock = threading.Lock()
         self._dirty = True  # scan at the first poll: files dropped while nobody watched
-        self._writing: set[str] = set()  # seen written, not yet closed
+        self._open: dict[str, int] = {}  # opens seen and not yet closed
         self._seen: dict[str, tuple[Signature, float]] = {}  # last signature and since when
         self.polls = 0  # scans done (tests wait on it)
 
@@ -51,16 +52,20 @@ class InboxWatch(FileSystemEventHandler):
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         rel = self._rel(event.src_path)
-        dest = self._rel(event.dest_path) if event.dest_path else None
         with self._lock:
             self._dirty = True
-            if rel is not None:
-                if isinstance(event, FileClosedEvent) or event.event_type in ("moved", "deleted"):
-                    self._writing.discard(rel)
-                elif not event.is_directory and event.event_type in ("created", "modified"):
-                    self._writing.add(rel)
-            if dest is not None:
-                self._writing.discard(dest)
+            if rel is None or event.is_directory:
+                return
+            if event.event_type == "opened":
+                self._open[rel] = self._open.get(rel, 0) + 1
+            elif event.event_type in ("closed", "closed_no_write"):
+                left = self._open.get(rel, 0) - 1
+                if left > 0:
+                    self._open[rel] = left
+                else:
+                    self._open.pop(rel, None)
+            elif event.event_type in ("moved", "deleted"):
+                self._open.pop(rel, None)
 
     # -- polling (watcher thread) ------------------------------------------------------
 
@@ -79,7 +84,7 @@ class InboxWatch(FileSystemEventHandler):
             if not self._dirty and not self._seen:
                 return []
             self._dirty = False
-            writing = set(self._writing)
+            busy = {rel for rel, n in self._open.items() if n > 0}
         self.polls += 1
         now = time.monotonic() if now is None else now
         ready: list[str] = []
@@ -93,7 +98,7 @@ class InboxWatch(FileSystemEventHandler):
                 self._seen[rel] = (signature, now)
                 continue
             quiet = now - last[1]
-            if quiet >= self._settle and (rel not in writing or quiet >= self._stale):
+            if quiet >= self._settle and (rel not in busy or quiet >= self._stale):
                 ready.append(rel)
         for rel in set(self._seen) - set(present):
             del self._seen[rel]
@@ -101,7 +106,7 @@ class InboxWatch(FileSystemEventHandler):
         for rel in ready:
             del self._seen[rel]
             with self._lock:
-                self._writing.discard(rel)
+                self._open.pop(rel, None)
             outcome = self.inbox.handle(rel)
             if outcome is not None:
                 self._report(outcome)
