@@ -437,6 +437,9 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
             watcher.run_until(stop)
     except KeyboardInterrupt:
         stop.set()
+    finally:
+        if feed is not None:
+            feed.inbox.close()
     if not as_json:
         out.print("stopped")
 

@@ -25,6 +25,7 @@ second ingest stores nothing new and asks the model nothing. Whether a file is c
 
 from __future__ import annotations
 
+import fcntl
 import os
 import stat
 from collections.abc import Collection
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
     from runtime.facts_service import FactsService, IngestReport
 
 DONE, FAILED, WORK = ".done", ".failed", ".work"
+LOCK = ".lock"  # held (flock) by the one process handling the inbox
 REASON_SUFFIX = ".reason"
 CRASH_HOOK = "UAC_INBOX_TEST_CRASH_AFTER_INGEST"  # tests: exit here, between ingest and move
 
@@ -124,6 +126,16 @@ class Inbox:
         except OSError as exc:
             raise InputError(f"inbox {root}: cannot create it: {exc.strerror or exc}") from None
         self.root, self.user, self._facts = root, user, facts
+        self._lock_fd: int | None = None
+        try:
+            self._lock_fd = os.open(root / LOCK, os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        except OSError as exc:
+            raise InputError(f"inbox {root}: cannot open its lock file {LOCK}: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self.close()
+            raise InputError(f"inbox {root}: another process is handling it") from None
         self._llm, self._model, self._base_url, self._user_only = llm, model, base_url, user_only
         if llm:  # a missing model or a bad URL is refused now, not at the first file
             from codegen.llm.config import EndpointConfig
@@ -131,6 +143,18 @@ class Inbox:
 
             EndpointConfig.resolve(base_url=base_url, model=model,
                                    settings=load_settings(facts.workspace.home).llm)
+
+    def close(self) -> None:
+        """Let another process handle the inbox (the lock also goes when this process ends)."""
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    def __enter__(self) -> Inbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- what is waiting ---------------------------------------------------------------
 
@@ -190,10 +214,10 @@ class Inbox:
     def handle(self, rel: str) -> InboxOutcome | None:
         """Claim, check, ingest and move one dropped entry; None if it is gone already."""
         source, work = self.root / rel, self.root / WORK / rel
+        if work.exists() or work.is_symlink():  # a crash left one: `claimed()` goes first, this waits
+            return None
         try:
             work.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            if work.exists() or work.is_symlink():  # only a crash leaves one; it goes first
-                self.handle_claimed(rel)
             os.rename(source, work)
         except FileNotFoundError:
             return None

@@ -107,7 +107,10 @@ class InboxWatch(FileSystemEventHandler):
             del self._seen[rel]
             with self._lock:
                 self._open.pop(rel, None)
-            outcome = self.inbox.handle(rel)
+            try:
+                outcome = self.inbox.handle(rel)
+            except OSError as exc:  # e.g. a full disk while moving it on: it stays where it is
+                outcome = InboxOutcome(rel, None, self.inbox.root / rel, reason=f"not handled yet: {exc}")
             if outcome is not None:
                 self._report(outcome)
                 outcomes.append(outcome)

@@ -203,7 +203,8 @@ class Memory:
         (or directly in `root`, for `user`) are ingested once each, offline or with `llm`
         as `ingest_transcript` does, then moved to `root/.done/` — or, refused, to
         `root/.failed/` with a one-line `.reason` file (runtime.inbox). `users` limits whose
-        files it takes. Bad options (a bad user id, no model with `llm`) raise InputError now.
+        files it takes. Bad options (a bad user id, no model with `llm`, another process
+        handling the inbox) raise InputError now; `close()` (or `with`) lets the inbox go.
         `uac watch --inbox` watches one (runtime.inbox_watch)."""
         from runtime.inbox import Inbox
 
@@ -214,7 +215,8 @@ class Memory:
                      model: str | None = None, base_url: str | None = None) -> list[InboxOutcome]:
         """Handle every file now in the inbox `root` (see `inbox`), each taken as complete:
         drop files by renaming them in. A file a crash left half-handled goes first."""
-        return self.inbox(root, user, llm=llm, model=model, base_url=base_url).handle_all()
+        with self.inbox(root, user, llm=llm, model=model, base_url=base_url) as inbox:
+            return inbox.handle_all()
 
     def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
         return self.fact_log.retract(user, fact_id, reason)

@@ -24,6 +24,7 @@ from scripted_llm import Reply, ScriptedLLM
 from test_llm_extract import GOOD, TRANSCRIPT, TWO_SESSIONS
 from uac_home import USER, clone_home
 
+from factlog.errors import InputError
 from factlog.transcripts import MAX_TRANSCRIPT_BYTES
 from runtime.inbox import CRASH_HOOK, InboxOutcome
 from runtime.inbox_watch import InboxWatch
@@ -102,6 +103,7 @@ def watching(mem: Memory, inbox: Path, checkpointer: Any = None, **options: Any
     finally:
         stop.set()
         thread.join(WAIT_S)
+        feed.inbox.close()
         assert not thread.is_alive()
 
 
@@ -210,7 +212,7 @@ def test_bad_files_go_to_failed_with_a_reason_and_the_watcher_goes_on(mem: Memor
         assert str(inbox / ".work") not in note
     assert good.new_facts == 1 and texts(mem) == ["The gym costs $45 a month."]  # the secret was never read
     assert secret.read_text(encoding="utf-8") == json.dumps(GYM)
-    assert sorted(os.listdir(inbox)) == [".done", ".failed", ".work", USER, "bad user!"]
+    assert sorted(os.listdir(inbox)) == [".done", ".failed", ".lock", ".work", USER, "bad user!"]
     assert os.listdir(inbox / USER) == [] == os.listdir(inbox / "bad user!")
 
 
@@ -331,6 +333,20 @@ def test_the_api_handles_a_claimed_leftover_then_the_dropped_files(mem: Memory, 
     assert texts(mem) == before + ["The gym costs $45 a month."]
     assert sorted(p.name for p in (inbox / ".done" / USER).iterdir()) == ["chat.json", "gym.json"]
     assert mem.ingest_inbox(inbox) == []
+
+
+def test_one_process_handles_an_inbox_at_a_time(mem: Memory, tmp_path: Path, uac: Uac,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from conftest import one_error_line
+
+    monkeypatch.setattr(Watcher, "run_until", lambda self, stop: pytest.fail("watch started"))
+    inbox = tmp_path / "inbox"
+    with mem.inbox(inbox):
+        r = uac("watch", "--inbox", str(inbox))
+        one_error_line(r, "another process is handling it")
+        with pytest.raises(InputError, match="another process"):
+            mem.ingest_inbox(inbox)
+    assert mem.ingest_inbox(inbox) == []  # let go: free again
 
 
 @pytest.mark.parametrize("args, needle", [
