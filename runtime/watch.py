@@ -72,6 +72,7 @@ class Watcher:
         self._log_path, self._policy, self._tick_s = log_path, policy, tick_s
         self._pass_lock = threading.Lock()
         self._stopped = False
+        self.started = threading.Event()  # set once the observer watches (its inotify watches are armed)
         names = {log_path.name, log_path.name + "-wal"}
         self._handler = _Debounced(names, self.run_pass, debounce_s)
         self._observer = Observer()
@@ -109,6 +110,7 @@ class Watcher:
     def run_until(self, stop: threading.Event) -> None:
         try:
             self.start()
+            self.started.set()
             if self._inbox is not None:
                 with self._pass_lock:  # one writer at a time: the inbox never runs beside a pass
                     self._inbox.start()

@@ -99,6 +99,7 @@ def watching(mem: Memory, inbox: Path, checkpointer: Any = None, **options: Any
     thread = threading.Thread(target=watcher.run_until, args=(stop,), daemon=True)
     thread.start()
     try:
+        assert watcher.started.wait(WAIT_S)  # a writer opening a file before this is not seen open
         yield feed, outcomes, reports
     finally:
         stop.set()
@@ -228,6 +229,7 @@ def test_a_half_written_file_is_not_read_until_closed(mem: Memory, tmp_path: Pat
             # The writer pauses well past the settle time: unchanged, but still open for writing.
             started, polls = time.monotonic(), feed.polls
             while feed.polls < polls + 10 or time.monotonic() - started < 5 * SETTLE_S:
+                assert time.monotonic() - started < WAIT_S and not outcomes.items, outcomes.items
                 time.sleep(SETTLE_S)
             assert outcomes.items == [] and (inbox / USER / "chat.json").exists()
             handle.write(data[half:])
