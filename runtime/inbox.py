@@ -119,6 +119,12 @@ class Inbox:
         self.users = None if users is None else frozenset(check_user_id(u) for u in users)
         if user is not None and self.users is not None and user not in self.users:
             raise InputError(f"the inbox's user {user!r} is not among the watched users")
+        if llm:  # a missing model or a bad URL is refused now, not at the first file
+            from codegen.llm.config import EndpointConfig
+            from runtime.settings import load_settings
+
+            EndpointConfig.resolve(base_url=base_url, model=model,
+                                   settings=load_settings(facts.workspace.home).llm)
         if root.is_symlink() or (root.exists() and not root.is_dir()):
             raise InputError(f"inbox {root}: not a folder")
         try:
@@ -137,12 +143,6 @@ class Inbox:
             self.close()
             raise InputError(f"inbox {root}: another process is handling it") from None
         self._llm, self._model, self._base_url, self._user_only = llm, model, base_url, user_only
-        if llm:  # a missing model or a bad URL is refused now, not at the first file
-            from codegen.llm.config import EndpointConfig
-            from runtime.settings import load_settings
-
-            EndpointConfig.resolve(base_url=base_url, model=model,
-                                   settings=load_settings(facts.workspace.home).llm)
 
     def close(self) -> None:
         """Let another process handle the inbox (the lock also goes when this process ends)."""
@@ -160,14 +160,15 @@ class Inbox:
 
     def claimed(self) -> list[str]:
         """Files left in `.work/` by a handler that stopped before moving them (a crash)."""
-        return sorted(self._entries(self.root / WORK, nested=True))
+        return sorted(self._entries(self.root / WORK))
 
     def dropped(self) -> list[str]:
         """Entries waiting in the inbox (relative paths): files directly in it, files in the
         user folders, and anything there that will be refused (a symlink, a nested folder)."""
-        return sorted(self._entries(self.root, nested=True))
+        return sorted(self._entries(self.root))
 
-    def _entries(self, base: Path, nested: bool) -> list[str]:
+    def _entries(self, base: Path) -> list[str]:
+        """Non-dot entries of `base` and of its folders (one level), as relative paths."""
         found: list[str] = []
         try:
             entries = list(os.scandir(base))
@@ -176,7 +177,7 @@ class Inbox:
         for entry in entries:
             if entry.name.startswith("."):
                 continue
-            if nested and entry.is_dir(follow_symlinks=False):
+            if entry.is_dir(follow_symlinks=False):
                 try:
                     inner = list(os.scandir(entry.path))
                 except OSError:
