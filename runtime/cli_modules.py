@@ -26,6 +26,7 @@ from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, sa
 if TYPE_CHECKING:
     from codegen.manifest import Manifest
     from codegen.producer import Producer
+    from runtime.inbox import InboxOutcome
 
 
 def parse_now(value: Optional[str]) -> datetime:
@@ -382,8 +383,6 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
     from codegen.producer import producer_named
     from runtime.checkpoint_service import CheckpointReport
     from runtime.cli_output import checkpoint_json, print_checkpoint
-    from runtime.inbox import InboxOutcome
-    from runtime.inbox_watch import InboxWatch
     from runtime.watch import Watcher
     from users.checkpoint import Unchanged
 
@@ -423,9 +422,12 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
 
     for name in users or []:
         check_user_id(name)
-    feed = None if inbox is None else InboxWatch(
-        mem.inbox(inbox, inbox_user, users or None, llm=llm, model=model, base_url=base_url),
-        report_inbox, settle_s=settle)
+    feed = None
+    if inbox is not None:  # loaded only then: the transcript readers are not cheap to import
+        from runtime.inbox_watch import InboxWatch
+
+        feed = InboxWatch(mem.inbox(inbox, inbox_user, users or None, llm=llm, model=model, base_url=base_url),
+                          report_inbox, settle_s=settle)
     stop = threading.Event()
     watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce,
                       policy, tick, producer=chosen, inbox=feed)
