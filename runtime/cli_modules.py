@@ -12,6 +12,7 @@ import sys
 import threading
 from contextlib import contextmanager
 from datetime import datetime, time, timezone
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Iterator, Optional
 
@@ -23,8 +24,8 @@ from factlog.timeparse import parse_date, parse_datetime
 from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, say
 
 if TYPE_CHECKING:
-
     from codegen.manifest import Manifest
+    from runtime.inbox import InboxOutcome
 
 
 def parse_now(value: Optional[str]) -> datetime:
@@ -346,8 +347,21 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
               None, "--every-seconds", min=0, help="... or when a new fact has waited this long "
               "[default: settings.json, else never]"),
           tick: float = typer.Option(3600, "--tick", min=1, help="seconds between clock runs of the constraints"),
-          producer: Optional[str] = ProducerOpt, as_json: bool = JsonOpt) -> None:
-    """Watch the log: each change → checkpoint → constraints → new and resolved alerts."""
+          producer: Optional[str] = ProducerOpt,
+          inbox: Optional[Path] = typer.Option(
+              None, "--inbox", help="also ingest transcripts dropped in this folder: DIR/<user>/FILE "
+              "(or DIR/FILE with --user); then moved to DIR/.done/ (refused: DIR/.failed/)"),
+          inbox_user: Optional[str] = typer.Option(None, "--user", help="with --inbox: the user of the files "
+                                                   "directly in DIR"),
+          llm: bool = typer.Option(False, "--llm", help="with --inbox: a model extracts typed facts"),
+          model: Optional[str] = typer.Option(None, "--model", help="with --llm: the model (else UAC_MODEL)"),
+          base_url: Optional[str] = typer.Option(None, "--base-url",
+                                                 help="with --llm: the endpoint (else OPENAI_BASE_URL)"),
+          settle: float = typer.Option(1.0, "--settle", min=0.05, max=3600,
+                                       help="with --inbox: seconds a file must stay unchanged (and closed)"),
+          as_json: bool = JsonOpt) -> None:
+    """Watch the log: each change → checkpoint → constraints → new and resolved alerts.
+    With --inbox, transcripts dropped in a folder are ingested first (each once)."""
     from codegen.producer import producer_named
     from runtime.checkpoint_service import CheckpointReport
     from runtime.cli_output import checkpoint_json, print_checkpoint
@@ -355,6 +369,8 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
     from runtime.watch import Watcher
     from users.checkpoint import Unchanged
 
+    if inbox is None and (inbox_user is not None or llm or model is not None or base_url is not None):
+        raise InputError("--user, --llm, --model and --base-url go with --inbox")
     chosen = None if producer is None else producer_named(producer)
     mem = memory()
     from runtime.settings import load_settings
@@ -377,18 +393,35 @@ def watch(users: list[str] = typer.Argument(None), debounce: float = typer.Optio
         else:
             err.print(f"{user}: checkpoint error: {outcome}", markup=False)
 
+    def report_inbox(outcome: InboxOutcome) -> None:
+        if as_json:
+            sys.stdout.write(json.dumps({"inbox": outcome.to_json()}, ensure_ascii=False, default=str) + "\n")
+            sys.stdout.flush()
+        else:
+            (err if outcome.failed else out).print(outcome.line(), markup=False)
+
     for name in users or []:
         check_user_id(name)
+    feed = None
+    if inbox is not None:  # loaded only then: the transcript readers are not cheap to import
+        from runtime.inbox_watch import InboxWatch
+
+        feed = InboxWatch(mem.inbox(inbox, inbox_user, users or None, llm=llm, model=model, base_url=base_url),
+                          report_inbox, settle_s=settle)
     stop = threading.Event()
     watcher = Watcher(mem, mem.workspace.facts_db, users or None, report, debounce,
-                      policy, tick, producer=chosen)
+                      policy, tick, producer=chosen, inbox=feed)
     try:
         with stop_signals():
             if not as_json:
-                out.print(f"watching {mem.workspace.facts_db} (Ctrl-C to stop)")
+                out.print(f"watching {mem.workspace.facts_db}" + (f" and inbox {inbox}" if inbox else "")
+                          + " (Ctrl-C to stop)", markup=False)
             watcher.run_until(stop)
     except KeyboardInterrupt:
         stop.set()
+    finally:
+        if feed is not None:
+            feed.inbox.close()
     if not as_json:
         out.print("stopped")
 

@@ -103,8 +103,10 @@ class FactsService:
 
     def ingest_transcript(self, user: str, path: Path, *, user_only: bool = False, again: bool = False,
                           allow_retype: bool = False, llm: bool = False, model: str | None = None,
-                          base_url: str | None = None, retry_failed: bool = False) -> IngestReport:
-        """Ingest a chat transcript (documented on `Memory.ingest_transcript`)."""
+                          base_url: str | None = None, retry_failed: bool = False,
+                          name: str | None = None) -> IngestReport:
+        """Ingest a chat transcript (documented on `Memory.ingest_transcript`); `name` is what
+        the report and a recorded extraction failure call the file (default: `path`)."""
         from factlog.extract import RuleExtractor
         from factlog.ingest import sourced_transcript_facts
 
@@ -114,12 +116,13 @@ class FactsService:
                 raise InputError("--retry-failed, --model and --base-url go with --llm")
             items = sourced_transcript_facts(path, RuleExtractor(), user_only=user_only)
             done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
-            return IngestReport(user, str(path), done.stored, done.skipped)
+            return IngestReport(user, name or str(path), done.stored, done.skipped)
         return self._ingest_with_model(user, path, user_only=user_only, again=again, allow_retype=allow_retype,
-                                       model=model, base_url=base_url, retry_failed=retry_failed)
+                                       model=model, base_url=base_url, retry_failed=retry_failed, name=name)
 
     def _ingest_with_model(self, user: str, path: Path, *, user_only: bool, again: bool, allow_retype: bool,
-                           model: str | None, base_url: str | None, retry_failed: bool) -> IngestReport:
+                           model: str | None, base_url: str | None, retry_failed: bool,
+                           name: str | None) -> IngestReport:
         from codegen.llm.endpoint import Endpoint, EndpointConfig, Usage
         from codegen.llm.extract import LlmExtractor
         from runtime.llm_ingest import ingest_with_model
@@ -133,8 +136,8 @@ class FactsService:
         with Endpoint(config, usage) as endpoint:
             stored, skipped, report = ingest_with_model(
                 self.facts, user, path, LlmExtractor(endpoint), usage, user_only=user_only, again=again,
-                retry_failed=retry_failed, allow_retype=allow_retype)
-        return IngestReport(user, str(path), stored, skipped, report)
+                retry_failed=retry_failed, allow_retype=allow_retype, name=name)
+        return IngestReport(user, name or str(path), stored, skipped, report)
 
     def extraction_failures(self, user: str, *, include_resolved: bool = False) -> list[ExtractionFailure]:
         """The user's recorded extraction failures (documented on `Memory.extraction_failures`)."""

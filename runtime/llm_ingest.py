@@ -140,8 +140,10 @@ def _range(run: list[Message]) -> Range:
 
 def ingest_with_model(store: FactStore, user: str, path: Path, extractor: ChunkExtractor, usage: Usage | None, *,
                       user_only: bool = False, again: bool = False, retry_failed: bool = False,
-                      allow_retype: bool = False) -> tuple[list[Fact], int, ExtractionReport]:
-    """(facts stored, facts skipped as already ingested, report); see the module docstring."""
+                      allow_retype: bool = False, name: str | None = None
+                      ) -> tuple[list[Fact], int, ExtractionReport]:
+    """(facts stored, facts skipped as already ingested, report); see the module docstring.
+    `name` is what a recorded failure calls the file (default: `path`)."""
     from codegen.llm.errors import ModelRequestRefused, ModelUnavailable, StructuredOutputError
 
     started = time.monotonic()
@@ -193,7 +195,7 @@ def ingest_with_model(store: FactStore, user: str, path: Path, extractor: ChunkE
                 kept = [(fact, source) for fact, source in raw_all if _within(fact, session, unit)]
                 done = store.append_extraction(
                     user, list(kept), again=again, allow_retype=allow_retype,
-                    failure=NewFailure(digest, str(path), session.session_id, reason, raw, first, last))
+                    failure=NewFailure(digest, name or str(path), session.session_id, reason, raw, first, last))
                 report.failed.append(FailedChunk(session.session_id, first, last, reason))
             stored += done.stored
             skipped += done.skipped

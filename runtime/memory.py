@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # the services load on first use: `uac add` must not import t
     from runtime.ask import AskResult
     from runtime.checkpoint_service import CheckpointReport, CheckpointService
     from runtime.forgetting import Forgetting
+    from runtime.inbox import Inbox, InboxOutcome
     from runtime.query_service import QueryService
     from runtime.recall import RecallResult
     from runtime.recall_service import RecallService
@@ -196,6 +197,28 @@ class Memory:
         """Sessions a model could not extract (kept as raw text facts), open ones unless
         `include_resolved`; `ingest_transcript(..., llm=True, retry_failed=True)` retries them."""
         return self.fact_log.extraction_failures(user, include_resolved=include_resolved)
+
+    def inbox(self, root: Path | str, user: str | None = None, users: list[str] | None = None, *,
+              llm: bool = False, model: str | None = None, base_url: str | None = None,
+              user_only: bool = False) -> Inbox:
+        """The inbox folder `root` (created if missing): transcripts dropped in `root/<user>/`
+        (or directly in `root`, for `user`) are ingested once each, offline or with `llm`
+        as `ingest_transcript` does, then moved to `root/.done/` — or, refused, to
+        `root/.failed/` with a one-line `.reason` file (runtime.inbox). `users` limits whose
+        files it takes. Bad options (a bad user id, no model with `llm`, another process
+        handling the inbox) raise InputError now; `close()` (or `with`) lets the inbox go.
+        `uac watch --inbox` watches one (runtime.inbox_watch)."""
+        from runtime.inbox import Inbox
+
+        return Inbox(self.fact_log, Path(root), user, users, llm=llm, model=model, base_url=base_url,
+                     user_only=user_only)
+
+    def ingest_inbox(self, root: Path | str, user: str | None = None, *, llm: bool = False,
+                     model: str | None = None, base_url: str | None = None) -> list[InboxOutcome]:
+        """Handle every file now in the inbox `root` (see `inbox`), each taken as complete:
+        drop files by renaming them in. A file a crash left half-handled goes first."""
+        with self.inbox(root, user, llm=llm, model=model, base_url=base_url) as inbox:
+            return inbox.handle_all()
 
     def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
         return self.fact_log.retract(user, fact_id, reason)

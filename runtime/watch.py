@@ -5,6 +5,10 @@ Writes to the log touch `facts.db` / `facts.db-wal`; each burst of changes (quie
 are due. A clock tick (`tick_s`) runs a pass too, with the constraints run even when no new
 version came, because alerts change with time (a document comes within 30 days of expiry).
 A failed checkpoint is reported and the watcher goes on; the last good version stays current.
+
+With an inbox (`runtime.inbox_watch.InboxWatch`), its folder is watched too: at start the
+files a crash left claimed are handled, then every loop turn (0.2 s) hands the complete
+dropped files to the inbox; when they stored new facts a pass runs at once.
 """
 
 from __future__ import annotations
@@ -12,13 +16,16 @@ from __future__ import annotations
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
 from codegen.producer import Producer
 from users.checkpoint import CheckpointPolicy
+
+if TYPE_CHECKING:
+    from runtime.inbox_watch import InboxWatch
 
 
 class Checkpointer(Protocol):
@@ -58,12 +65,14 @@ class Watcher:
     def __init__(self, memory: Checkpointer, log_path: Path, users: list[str] | None,
                  report: Callable[[str, object], None], debounce_s: float = 0.5,
                  policy: CheckpointPolicy = CheckpointPolicy(), tick_s: float | None = 3600.0,
-                 producer: Producer | str | None = None) -> None:
+                 producer: Producer | str | None = None, inbox: InboxWatch | None = None) -> None:
+        self._inbox = inbox
         self._memory, self._users, self._report = memory, users, report
         self._producer = producer  # None: the memory's default
         self._log_path, self._policy, self._tick_s = log_path, policy, tick_s
         self._pass_lock = threading.Lock()
         self._stopped = False
+        self.started = threading.Event()  # set once the observer watches (its inotify watches are armed)
         names = {log_path.name, log_path.name + "-wal"}
         self._handler = _Debounced(names, self.run_pass, debounce_s)
         self._observer = Observer()
@@ -84,6 +93,8 @@ class Watcher:
     def start(self) -> None:
         self._log_path.parent.mkdir(parents=True, exist_ok=True)
         self._observer.schedule(self._handler, str(self._log_path.parent), recursive=False)
+        if self._inbox is not None:
+            self._observer.schedule(self._inbox, str(self._inbox.inbox.root.resolve()), recursive=True)
         self._observer.start()
 
     def stop(self) -> None:
@@ -99,9 +110,18 @@ class Watcher:
     def run_until(self, stop: threading.Event) -> None:
         try:
             self.start()
+            self.started.set()
+            if self._inbox is not None:
+                with self._pass_lock:  # one writer at a time: the inbox never runs beside a pass
+                    self._inbox.start()
             self.run_pass(clock_tick=True)  # catch up on what was written while nobody watched
             last_tick = time.monotonic()
             while not stop.wait(0.2):
+                if self._inbox is not None:
+                    with self._pass_lock:
+                        handled = self._inbox.poll()
+                    if any(o.new_facts for o in handled):
+                        self.run_pass()
                 if self._tick_s is not None and time.monotonic() - last_tick >= self._tick_s:
                     last_tick = time.monotonic()
                     self.run_pass(clock_tick=True)
