@@ -164,7 +164,7 @@ def test_an_outage_keeps_raw_facts_lists_the_failure_and_the_file_is_handled(
         drop(inbox, f"{USER}/chat.json", TWO_SESSIONS)
         outcome: InboxOutcome = outcomes.wait_for(lambda o: True)
     assert not outcome.failed and outcome.report is not None and outcome.report.extraction is not None
-    assert [s for s, _ in outcome.report.extraction.failed] == ["s1", "s2"]
+    assert [chunk.session_id for chunk in outcome.report.extraction.failed] == ["s1", "s2"]
     done = inbox / ".done" / USER / "chat.json"
     assert outcome.moved_to == done and done.is_file()
     joined = " ".join(texts(mem))
