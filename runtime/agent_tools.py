@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from runtime.memory import Memory
 
 MAX_TOOL_CHARS: Final = 50_000  # a tool result's JSON text, at most (an agent's context is small)
-Progress = Callable[[float, "float | None", str], None]  # (progress, total, message)
+Progress = Callable[[str], None]  # a long tool names each stage it starts
 
 
 class ToolError(InputError):
@@ -196,9 +196,9 @@ def _checkpoint(mem: Memory, user: str, a: CheckpointArgs, progress: Progress) -
     from runtime.cli_output import checkpoint_json
 
     mem.require_user(user)
-    progress(0, 2, f"checkpoint of {user}: compiling and validating the log")
+    progress(f"checkpoint of {user}: compiling and validating the log")
     report = checkpoint_json(mem.checkpoint_and_alert(user, _moment(a.today)))
-    progress(2, 2, f"checkpoint of {user}: {report.get('outcome')}")
+    progress(f"checkpoint of {user}: {report.get('outcome')}")
     return report
 
 
@@ -250,7 +250,7 @@ def openai_tools() -> list[dict[str, Any]]:
                                               "parameters": t.input_schema()}} for t in TOOLS]
 
 
-def _no_progress(progress: float, total: float | None, message: str) -> None:
+def _no_progress(message: str) -> None:
     pass
 
 
