@@ -326,7 +326,8 @@ class ToolBox:
         except Exception as exc:  # a bug, or the machine: one line, the server goes on
             raise ToolError(f"{name}: unexpected error: {type(exc).__name__}: {exc}") from None
         if len(text) > self.max_chars:
-            raise ToolError(f"{name}: {too_large(f'{len(text):,} characters of JSON, over the tool limit of {self.max_chars:,}')}")
+            over = too_large(f"{len(text):,} characters of JSON, over the tool limit of {self.max_chars:,}")
+            raise ToolError(f"{name}: {over}")
         return text
 
     def call_json(self, name: str, arguments_json: str | None = None) -> str:

@@ -47,7 +47,8 @@ def mcp_cmd(user: Optional[str] = typer.Option(None, "--user", help="serve this 
 
 
 @app.command("tools")
-def tools_cmd(format: str = typer.Option("openai", "--format", help="openai (function-calling schemas) or mcp")) -> None:
+def tools_cmd(format: str = typer.Option("openai", "--format",
+                                         help="openai (function-calling schemas) or mcp")) -> None:
     """Print the agent tools' schemas: `--format openai` for a chat completion's `tools=`,
     `--format mcp` as an MCP server lists them."""
     from runtime.agent_tools import TOOLS, openai_tools

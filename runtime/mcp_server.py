@@ -22,6 +22,8 @@ from typing import Any, Final
 
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import INVALID_PARAMS
 
 from runtime.agent_tools import RESOURCE_PREFIX, RESOURCES, TOOLS, ToolBox, ToolError
 
@@ -104,7 +106,10 @@ class McpServer:
     async def _read_resource(self, ctx: ServerRequestContext[Any], params: types.ReadResourceRequestParams
                              ) -> types.ReadResourceResult:
         uri = str(params.uri)
-        text: str = await self._run(self.box.read_resource, uri)  # a ToolError becomes an MCP error
+        try:
+            text: str = await self._run(self.box.read_resource, uri)
+        except ToolError as exc:  # an error response (resources have no isError), one line
+            raise MCPError(INVALID_PARAMS, str(exc)) from None
         mime = "text/plain" if uri.endswith("/manifest") else "text/x-python"
         return types.ReadResourceResult(contents=[types.TextResourceContents(uri=uri, mime_type=mime, text=text)])
 
