@@ -9,7 +9,9 @@ streamable HTTP) and warmed with a few calls. Then, per query, alternating call 
 `Memory.query` in this process (the API: the baseline), `ToolBox.call_text` in this process
 (the tool dispatcher: validation, scope, JSON, the result limit), and `tools/call` through
 the MCP client of the SDK to the server process (the whole round trip). Prints p50/p90 (ms)
-of each and the p50 ratio and difference MCP vs API. Target: MCP p50 <= 10 ms.
+of each, its CPU per call (this process, plus the server process's own for MCP; the query
+workers, which do the same work on both paths, not counted), and the p50 ratio and
+difference MCP vs API. Target: MCP p50 <= 10 ms.
 """
 
 from __future__ import annotations
@@ -45,6 +47,28 @@ def p(samples: list[float], q: int) -> float:
     return statistics.quantiles(samples, n=100)[q - 1]
 
 
+def _servers() -> dict[int, str]:
+    """This process's children that are MCP servers: pid -> transport."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except (OSError, ValueError, IndexError):
+            continue
+        if ppid == os.getpid() and b"mcp" in cmdline:
+            found[int(entry.name)] = "mcp http" if b"--http" in cmdline else "mcp stdio"
+    return found
+
+
+def _cpu_ms(pid: int) -> float:
+    """A process's own CPU time (user + system), ms; its children not counted."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -66,7 +90,8 @@ async def _http_session(stack: AsyncExitStack, home: Path, env: dict[str, str]) 
     return await stack.enter_async_context(ClientSession(read, write))
 
 
-async def run(home: Path, runs: int, http: bool) -> dict[str, dict[str, list[float]]]:
+async def run(home: Path, runs: int, http: bool,
+              cpu_per_call: dict[str, dict[str, float]]) -> dict[str, dict[str, list[float]]]:
     from runtime.memory import Memory
 
     env = {"UAC_HOME": str(home), "UAC_WARM": "off", "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -87,19 +112,27 @@ async def run(home: Path, runs: int, http: bool) -> dict[str, dict[str, list[flo
                 for session in sessions.values():
                     await session.call_tool("query", {"expression": expression})
             rows: dict[str, list[float]] = {"api": [], "dispatcher": [], **{k: [] for k in sessions}}
+            cpu = dict.fromkeys(rows, 0.0)  # this process's CPU ms per kind of call
+            servers = {pid: (label, _cpu_ms(pid)) for pid, label in _servers().items()}
             for _ in range(runs):
-                started = perf_counter()
+                started, cpu_started = perf_counter(), time.process_time()
                 mem.query(USER, expression)
                 rows["api"].append((perf_counter() - started) * 1000)
-                started = perf_counter()
+                cpu["api"] += (time.process_time() - cpu_started) * 1000
+                started, cpu_started = perf_counter(), time.process_time()
                 box.call_text("query", {"expression": expression})
                 rows["dispatcher"].append((perf_counter() - started) * 1000)
+                cpu["dispatcher"] += (time.process_time() - cpu_started) * 1000
                 for label, session in sessions.items():
-                    started = perf_counter()
+                    started, cpu_started = perf_counter(), time.process_time()
                     result = await session.call_tool("query", {"expression": expression})
                     rows[label].append((perf_counter() - started) * 1000)
+                    cpu[label] += (time.process_time() - cpu_started) * 1000
                     assert not result.is_error, result
+            for pid, (label, before) in servers.items():
+                cpu[label] += _cpu_ms(pid) - before  # the server's own CPU (its query worker's not counted)
             samples[name] = rows
+            cpu_per_call[name] = {label: round(total / runs, 3) for label, total in cpu.items()}
     mem.close()
     return samples
 
@@ -120,18 +153,21 @@ def main() -> None:
         records = sum(mem.manifest(USER).record_counts().values())
         mem.close()
         print(f"user {USER}: {args.size:,} facts, {records:,} records (built in {built:.1f} s)")
-        results = asyncio.run(run(home, args.runs, args.http))
+        cpu: dict[str, dict[str, float]] = {}
+        results = asyncio.run(run(home, args.runs, args.http, cpu))
         report: dict[str, Any] = {}
         for name, rows in results.items():
             api = statistics.median(rows["api"])
             print(f"\n{name}:")
             for label, values in rows.items():
-                print(f"  {label:<11} p50 {statistics.median(values):7.3f} ms   p90 {p(values, 90):7.3f} ms")
+                print(f"  {label:<11} p50 {statistics.median(values):7.3f} ms   p90 {p(values, 90):7.3f} ms   "
+                      f"CPU {cpu[name][label]:6.3f} ms/call")
             for label in (k for k in rows if k.startswith("mcp")):
                 mcp = statistics.median(rows[label])
                 print(f"  {label} vs api: x{mcp / api:.2f}, +{mcp - api:.3f} ms; target p50 <= {TARGET_MS} ms: "
                       f"{'met' if mcp <= TARGET_MS else 'MISSED'}")
-            report[name] = {label: round(statistics.median(values), 3) for label, values in rows.items()}
+            report[name] = {"p50_ms": {label: round(statistics.median(values), 3) for label, values in rows.items()},
+                            "cpu_ms_per_call": cpu[name]}
         print("\n" + json.dumps(report))
     finally:
         if args.keep is None:

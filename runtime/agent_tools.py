@@ -212,6 +212,7 @@ class Tool:
     args: type[ToolArgs]
     handler: Callable[[Memory, str, Any, Progress], object]
     writes: bool = False  # appends facts or publishes versions
+    long: bool = False  # may take seconds (a model, a checkpoint): a server runs it off its event loop
 
     def input_schema(self) -> dict[str, Any]:
         """The arguments' JSON Schema (draft 2020-12), as pydantic writes it."""
@@ -223,12 +224,14 @@ TOOLS: Final[tuple[Tool, ...]] = (
          "`fields`). It is appended to the user's log; `checkpoint` makes it part of the typed module.",
          RememberArgs, _remember, writes=True),
     Tool("ingest_conversation", "Extract facts from a conversation (its messages) and remember them; the "
-         "same conversation again adds nothing.", IngestConversationArgs, _ingest_conversation, writes=True),
+         "same conversation again adds nothing.", IngestConversationArgs, _ingest_conversation, writes=True,
+         long=True),
     Tool("query", "Evaluate ONE safe Python expression over the user's typed module (collections such as "
          "`trips`, records with typed fields; read the `manifest` first) and return its value as JSON.",
          QueryArgs, _query),
     Tool("ask", "Answer a question about the user by code: a model reads the manifest and writes a query; "
-         "the answer cites the facts it rests on (recall context when code cannot answer).", AskArgs, _ask),
+         "the answer cites the facts it rests on (recall context when code cannot answer).", AskArgs, _ask,
+         long=True),
     Tool("recall", "Cited context for a question: the facts and records that match it, within a budget.",
          RecallArgs, _recall),
     Tool("alerts", "Run the user's constraints (deadlines, conflicts, expiries) over the current version: "
@@ -239,7 +242,8 @@ TOOLS: Final[tuple[Tool, ...]] = (
     Tool("diff", "What changed between two versions of the user's module (default: the current one against "
          "its parent), citing facts.", DiffArgs, _diff),
     Tool("checkpoint", "Compile the user's log into a new validated version (if anything changed), then run "
-         "the constraints. Can take seconds; reports progress.", CheckpointArgs, _checkpoint, writes=True),
+         "the constraints. Can take seconds; reports progress.", CheckpointArgs, _checkpoint, writes=True,
+         long=True),
 )
 BY_NAME: Final[Mapping[str, Tool]] = {tool.name: tool for tool in TOOLS}
 

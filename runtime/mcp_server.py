@@ -3,10 +3,11 @@ official `mcp` SDK over stdio or streamable HTTP on 127.0.0.1.
 
 The tools, their schemas and their dispatch all come from the one table (`TOOLS`) and its
 `ToolBox`: this module only translates. A failed call is a tool result with `isError`
-(the one-line `ToolError`), never a crashed server. Tool calls run one at a time on one
-worker thread (the `Memory` and its stores stay on it), so the event loop keeps answering
-while a checkpoint runs; a long call reports progress (each stage the handler names, and
-every `HEARTBEAT_S` seconds while it runs) to a client that asked for it.
+(the one-line `ToolError`), never a crashed server. Tool calls run one at a time (a lock):
+a quick one (a query, the manifest, ...) in the event loop's thread, which costs no thread
+switch; a long one (`Tool.long`: a checkpoint, a model call) on a worker thread, so the
+loop keeps answering meanwhile, reporting progress (each stage the handler names, and every
+`HEARTBEAT_S` seconds while it runs) to a client that asked for it.
 
 Resources: `uac://users/USER/manifest` and `uac://users/USER/source` for each user in scope
 with a published version.
@@ -25,7 +26,7 @@ from mcp.server import Server, ServerRequestContext
 from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import INVALID_PARAMS
 
-from runtime.agent_tools import RESOURCE_PREFIX, RESOURCES, TOOLS, ToolBox, ToolError
+from runtime.agent_tools import BY_NAME, RESOURCE_PREFIX, RESOURCES, TOOLS, ToolBox, ToolError
 
 HEARTBEAT_S: Final = 2.0
 SERVER_NAME: Final = "user-as-code"
@@ -47,6 +48,7 @@ class McpServer:
     def __init__(self, box: ToolBox) -> None:
         self.box = box
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uac-mcp")
+        self.busy = asyncio.Lock()  # one call at a time, wherever it runs
         self.tools = _tool_list()
         self.server: Server[Any] = Server(
             SERVER_NAME, instructions="A user's memory as a typed module. Read `manifest` first; `query` runs one "
@@ -78,15 +80,18 @@ class McpServer:
         def progress(message: str) -> None:  # on the worker thread
             asyncio.run_coroutine_threadsafe(report(message), loop).result(timeout=10)
 
-        job = asyncio.ensure_future(self._run(self.box.call_text, params.name, params.arguments or {}, progress))
-        started = loop.time()
+        arguments = params.arguments or {}
         try:
-            while True:
-                done, _ = await asyncio.wait({job}, timeout=HEARTBEAT_S)
-                if done:
-                    break
-                await report(f"{params.name}: running for {loop.time() - started:.0f} s")
-            text: str = job.result()
+            async with self.busy:
+                tool = BY_NAME.get(params.name)
+                if tool is None or not tool.long:  # (an unknown name: the box says so)
+                    text = self.box.call_text(params.name, arguments)
+                else:
+                    job = asyncio.ensure_future(self._run(self.box.call_text, params.name, arguments, progress))
+                    started = loop.time()
+                    while not (await asyncio.wait({job}, timeout=HEARTBEAT_S))[0]:
+                        await report(f"{params.name}: running for {loop.time() - started:.0f} s")
+                    text = job.result()
         except ToolError as exc:
             return _error(str(exc))
         except Exception as exc:  # never a crashed server
@@ -97,7 +102,8 @@ class McpServer:
 
     async def _list_resources(self, ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
                               ) -> types.ListResourcesResult:
-        users: list[str] = await self._run(self.box.resource_users)
+        async with self.busy:
+            users = self.box.resource_users()
         return types.ListResourcesResult(resources=[
             types.Resource(uri=f"{RESOURCE_PREFIX}{user}/{what}", name=f"{user} {what}", description=description,
                            mime_type="text/plain" if what == "manifest" else "text/x-python")
@@ -107,7 +113,8 @@ class McpServer:
                              ) -> types.ReadResourceResult:
         uri = str(params.uri)
         try:
-            text: str = await self._run(self.box.read_resource, uri)
+            async with self.busy:
+                text = self.box.read_resource(uri)
         except ToolError as exc:  # an error response (resources have no isError), one line
             raise MCPError(INVALID_PARAMS, str(exc)) from None
         mime = "text/plain" if uri.endswith("/manifest") else "text/x-python"
