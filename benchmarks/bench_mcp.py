@@ -129,10 +129,12 @@ async def run(home: Path, runs: int, http: bool,
                     rows[label].append((perf_counter() - started) * 1000)
                     cpu[label] += (time.process_time() - cpu_started) * 1000
                     assert not result.is_error, result
-            for pid, (label, before) in servers.items():
-                cpu[label] += _cpu_ms(pid) - before  # the server's own CPU (its query worker's not counted)
+            per_call = {label: round(total / runs, 3) for label, total in cpu.items()}
+            for pid, (label, before) in servers.items():  # the server's own CPU (its query worker's not counted)
+                per_call[f"{label} server"] = round((_cpu_ms(pid) - before) / runs, 3)
+                per_call[label] = round(per_call[label] + per_call[f"{label} server"], 3)
             samples[name] = rows
-            cpu_per_call[name] = {label: round(total / runs, 3) for label, total in cpu.items()}
+            cpu_per_call[name] = per_call
     mem.close()
     return samples
 
@@ -160,8 +162,9 @@ def main() -> None:
             api = statistics.median(rows["api"])
             print(f"\n{name}:")
             for label, values in rows.items():
+                server = cpu[name].get(f"{label} server")
                 print(f"  {label:<11} p50 {statistics.median(values):7.3f} ms   p90 {p(values, 90):7.3f} ms   "
-                      f"CPU {cpu[name][label]:6.3f} ms/call")
+                      f"CPU {cpu[name][label]:6.3f} ms/call" + ("" if server is None else f" ({server:.3f} server)"))
             for label in (k for k in rows if k.startswith("mcp")):
                 mcp = statistics.median(rows[label])
                 print(f"  {label} vs api: x{mcp / api:.2f}, +{mcp - api:.3f} ms; target p50 <= {TARGET_MS} ms: "
