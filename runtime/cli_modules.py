@@ -21,7 +21,6 @@ from factlog.errors import InputError
 from factlog.model import check_user_id, parse_iso_date
 from factlog.timeparse import parse_date, parse_datetime
 from runtime.cli_app import JsonOpt, State, app, emit_json, err, memory, out, say
-from runtime.version_json import diff_json, history_json, summary_json
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -122,6 +121,8 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
 
 def _manifest_json(manifest: Manifest) -> dict[str, object]:
     """What `meta.json` used to carry of a version's content, now read from its manifest."""
+    from runtime.version_json import summary_json
+
     return {**summary_json((manifest.record_counts(), manifest.quarantined)),
             "entities": dict(sorted(manifest.entities().items()))}
 
@@ -165,6 +166,8 @@ def history(user: str, as_json: bool = JsonOpt) -> None:
 
     mem = memory()
     if as_json:
+        from runtime.version_json import history_json
+
         emit_json(history_json(mem, user))
         return
     mem.require_user(user)
@@ -211,6 +214,8 @@ def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = 
         return
     result = mem.diff(user, a_num, b_num)
     if as_json:
+        from runtime.version_json import diff_json
+
         emit_json(diff_json(a_num, b_num, result))
         return
     out.print(f"diff {user} v{a_num} -> v{b_num}" + (" (the first version, against nothing)" if not a_num else ""),
