@@ -49,6 +49,7 @@ def __getattr__(name: str) -> object:
 
 
 def _app() -> typer.Typer:
+    import runtime.cli_agents  # noqa: F401  (registers `uac mcp` and `uac tools`)
     import runtime.cli_eval  # noqa: F401  (registers `uac eval`)
     import runtime.cli_facts  # noqa: F401  (registers the fact commands)
     import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)

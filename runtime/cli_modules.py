@@ -101,16 +101,11 @@ def show(user: str, version: Optional[str] = typer.Option(None, "--version"),
     print_quarantine(manifest.quarantined)
 
 
-def _summary_json(summary: tuple[dict[str, int], dict[int, str]]) -> dict[str, object]:
-    """A version's record counts and quarantine as `meta.json` listed them (keys sorted)."""
-    counts, quarantined = summary
-    return {"record_counts": dict(sorted(counts.items())),
-            "quarantined": dict(sorted((str(k), v) for k, v in quarantined.items()))}
-
-
 def _manifest_json(manifest: Manifest) -> dict[str, object]:
     """What `meta.json` used to carry of a version's content, now read from its manifest."""
-    return {**_summary_json((manifest.record_counts(), manifest.quarantined)),
+    from runtime.version_json import summary_json
+
+    return {**summary_json((manifest.record_counts(), manifest.quarantined)),
             "entities": dict(sorted(manifest.entities().items()))}
 
 
@@ -152,13 +147,14 @@ def history(user: str, as_json: bool = JsonOpt) -> None:
     from runtime.cli_output import quarantine_lines
 
     mem = memory()
+    if as_json:
+        from runtime.version_json import history_json
+
+        emit_json(history_json(mem, user))
+        return
     mem.require_user(user)
     versions = mem.versions.history(user)
     current = mem.versions.current(user)
-    if as_json:
-        emit_json([{**v.to_json(), **_summary_json(mem.versions.summary(v)),
-                    "current": current is not None and v.number == current.number} for v in versions])
-        return
     summaries = {v.number: mem.versions.summary(v) for v in versions}
     table = Table(title=f"{user}: {len(versions)} versions")
     any_quarantined = any(quarantined for _, quarantined in summaries.values())
@@ -200,7 +196,9 @@ def diff(user: str, a: Optional[str] = typer.Argument(None), b: Optional[str] = 
         return
     result = mem.diff(user, a_num, b_num)
     if as_json:
-        emit_json({"from": a_num, "to": b_num, **result.to_json()})
+        from runtime.version_json import diff_json
+
+        emit_json(diff_json(a_num, b_num, result))
         return
     out.print(f"diff {user} v{a_num} -> v{b_num}" + (" (the first version, against nothing)" if not a_num else ""),
               markup=False)

@@ -120,6 +120,26 @@ class FactsService:
         return self._ingest_with_model(user, path, user_only=user_only, again=again, allow_retype=allow_retype,
                                        model=model, base_url=base_url, retry_failed=retry_failed, name=name)
 
+    def ingest_conversation(self, user: str, session: Mapping[str, object], *, user_only: bool = False,
+                            again: bool = False, allow_retype: bool = False) -> IngestReport:
+        """Ingest one conversation given as data (documented on `Memory.ingest_conversation`)."""
+        import json
+
+        from factlog.extract import RuleExtractor
+        from factlog.ingest import sourced_session_facts
+        from factlog.sources import content_digest
+        from factlog.transcripts import order_sessions, sessions_from_data
+
+        check_user_id(user)
+        source = "conversation"
+        text = json.dumps(session, ensure_ascii=False, sort_keys=True, default=str)
+        digest = content_digest(text.encode("utf-8", "surrogatepass"))
+        items = []
+        for one in order_sessions(sessions_from_data(json.loads(text), source), source):
+            items += sourced_session_facts(one, digest, RuleExtractor(), user_only=user_only)
+        done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
+        return IngestReport(user, source, done.stored, done.skipped)
+
     def _ingest_with_model(self, user: str, path: Path, *, user_only: bool, again: bool, allow_retype: bool,
                            model: str | None, base_url: str | None, retry_failed: bool,
                            name: str | None) -> IngestReport:

@@ -18,7 +18,7 @@ import threading
 from datetime import date, datetime
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Callable, Generic, Iterator, Mapping, Sequence, TypeVar, overload
 
 from factlog.model import Fact, JsonValue, Provenance
 from factlog.store import ExtractionFailure, FactStore, VerifyReport
@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the services load on first use: `uac add` must not import t
     from constraints import Alert, AlertDiff, Constraint
     from constraints.user_loader import LoadFailure
     from runtime.agent_context import AgentContext
+    from runtime.agent_tools import ToolBox
     from runtime.alerts_service import AlertsService
     from runtime.ask import AskResult
     from runtime.checkpoint_service import CheckpointReport, CheckpointService
@@ -192,6 +193,19 @@ class Memory:
         return self.fact_log.ingest_transcript(user, path, user_only=user_only, again=again,
                                                allow_retype=allow_retype, llm=llm, model=model,
                                                base_url=base_url, retry_failed=retry_failed)
+
+    def ingest_conversation(self, user: str, session: Mapping[str, object], *, user_only: bool = False,
+                            again: bool = False, allow_retype: bool = False) -> IngestReport:
+        """One conversation given as data, in the transcript shape (`{"session_id": ...,
+        "timestamp": ..., "messages": [{"role": "user", "content": ...}, ...]}`), extracted by
+        rules and stored in one transaction; the same conversation again adds nothing unless
+        `again`.
+
+            mem.ingest_conversation("alice", {"session_id": "s1", "messages": [
+                {"role": "user", "content": "I moved to Berlin."}]})
+        """
+        return self.fact_log.ingest_conversation(user, session, user_only=user_only, again=again,
+                                                 allow_retype=allow_retype)
 
     def extraction_failures(self, user: str, *, include_resolved: bool = False) -> list[ExtractionFailure]:
         """Sessions a model could not extract (kept as raw text facts), open ones unless
@@ -363,6 +377,29 @@ class Memory:
         from runtime.ask import ask
 
         return ask(self, user, question, model=model, base_url=base_url, api_key=api_key)
+
+    def tools(self, users: Sequence[str] | None = None) -> ToolBox:
+        """The agent tools over this memory (`runtime.agent_tools`), scoped to `users` (None:
+        every user): what the MCP server serves and `call_tool` runs."""
+        from runtime.agent_tools import ToolBox
+
+        return ToolBox(self, users)
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The agent tools as OpenAI function-calling schemas, for `tools=` of a chat completion.
+
+            tools = mem.openai_tools()
+            content = mem.call_tool(call.function.name, call.function.arguments)
+        """
+        from runtime.agent_tools import openai_tools
+
+        return openai_tools()
+
+    def call_tool(self, name: str, arguments_json: str | None = None, *,
+                  users: Sequence[str] | None = None) -> str:
+        """Run one tool call (a chat completion's `tool_calls[i].function`) and return its JSON
+        result, or `{"error": "..."}` for a bad call; `users` scopes it. Never raises for a bad call."""
+        return self.tools(users).call_json(name, arguments_json)
 
     def gc(self, user: str | None = None, keep: int | None = None) -> list[GcReport]:
         """Remove versions beyond the retention (`keep`, else `retention.keep` of the
