@@ -204,7 +204,9 @@ def test_code_answer_comes_first(index: RecallIndex) -> None:
     assert result.context.splitlines()[0] == "code: sum(t.cost_usd for t in trips) = 2100.0 [facts 9, 10]"
     assert {i for item in result.items[1:] for i in item.fact_ids} == {9, 10}  # evidence still shown
     assert result.items[0].to_json() == {"source": "code", "text": "sum(t.cost_usd for t in trips) = 2100.0",
-                                         "fact_ids": [9, 10], "score": 1.0, "said": None, "superseded_by": None}
+                                         "fact_ids": [9, 10], "score": 1.0, "said": None, "superseded_by": None,
+                                         "session": None, "session_metadata": None, "entity": None,
+                                         "typed": False}
     assert result.to_json()["truncated_by"] == []
 
 
@@ -267,7 +269,9 @@ def test_the_current_record_comes_before_superseded_facts(index: RecallIndex) ->
     assert currency(index) == {9: 11, 10: 11, 11: None}
     question = "when does my passport expire and where am I flying?"
     # Before any checkpoint: the current fact first, the superseded ones marked.
-    lines = recall(index, "alice", question).context.splitlines()
+    shown = recall(index, "alice", question).context.splitlines()
+    assert shown[0] == "# typed: passport" and "# session desk, 2026-10-14" in shown
+    lines = [line for line in shown if not line.startswith("# ")]
     assert lines[0].startswith("fact 2025-02-12: Renewed my passport")
     assert {line.split(":")[0] for line in lines[1:]} == {"fact 2026-10-14 (superseded by 11)"}
     index.set_records("alice", 1, [
@@ -326,7 +330,8 @@ def test_fact_lines_show_when_they_were_said(index: RecallIndex) -> None:
                                     session_ts="2024-06-30T22:00:00"),
                                fact(2, "Piano lessons on Thursday")])
     result = recall(index, "alice", "piano")
-    assert sorted(result.context.splitlines()) == ["fact 2024-06-30: The piano needs tuning [facts 1]",
+    assert sorted(result.context.splitlines()) == ["# session s, 2024-06-30",
+                                                   "fact 2024-06-30: The piano needs tuning [facts 1]",
                                                    "fact 2025-02-03: Piano lessons on Thursday [facts 2]"]
     assert {item.to_json()["said"] for item in result.items} == {"2024-06-30", "2025-02-03"}
 

@@ -1,0 +1,112 @@
+"""What a recall question asks for: the kinds it names and whether it enumerates.
+
+A question *names a kind* when one of its words is a canonical kind (`factlog.vocabulary`),
+its module attribute, the plural of either, or a synonym from `SYNONYMS` ("meds",
+"prescriptions", "flights", "subscriptions" ...); recall then puts the typed records of that
+kind first.
+
+A question *enumerates* (it needs many facts, so recall widens its budgets) when any of:
+- it has a word of `ENUMERATING_WORDS` ("all", "every", "each", "everything", "list", ...);
+- it asks "how many";
+- it has "which" followed later by "and" ("which trips are booked and when do they leave?");
+- it starts a clause with "what are" / "what're" ("what are my subscriptions?");
+- it names a kind in the plural ("which medications am I on?").
+
+Widening (`widened`): the item and character budgets are multiplied by `WIDEN_FACTOR`, never
+past `MAX_WIDE_ITEMS` / `MAX_WIDE_CHARS` and never below what the caller gave; the time
+budget is not widened. A question is analysed on its first `MAX_QUESTION_WORDS` words only,
+so a huge question costs no more than a long one.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from factlog.vocabulary import CANONICAL
+
+WIDEN_FACTOR = 3
+MAX_WIDE_ITEMS = 60
+MAX_WIDE_CHARS = 12_000
+MAX_QUESTION_WORDS = 64
+ENUMERATING_WORDS = frozenset({"all", "every", "each", "everything", "list", "enumerate", "overview", "summary",
+                               "summarize", "summarise"})
+# Everyday words for a canonical kind (a kind absent from the vocabulary is ignored).
+SYNONYMS: dict[str, str] = {
+    "med": "medication", "meds": "medication", "medicine": "medication", "medicines": "medication",
+    "prescription": "medication", "prescriptions": "medication", "drug": "medication", "drugs": "medication",
+    "pill": "medication", "pills": "medication",
+    "allergic": "allergy",
+    "flight": "trip", "flights": "trip", "travel": "trip", "travels": "trip", "journey": "trip",
+    "journeys": "trip", "booking": "trip", "bookings": "trip",
+    "subscription": "subscription", "subscriptions": "subscription",
+    "meeting": "event", "meetings": "event",
+    "transfer": "payment", "transfers": "payment",
+    "car": "vehicle", "cars": "vehicle",
+    "family": "relative", "relatives": "relative",
+    "warranty": "document", "warranties": "document", "visa": "document", "visas": "document",
+    "policy": "document", "policies": "document", "licence": "document", "license": "document",
+}
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True)
+class Question:
+    """The kinds a question names (first mention first) and whether it enumerates."""
+
+    kinds: tuple[str, ...]
+    enumerates: bool
+
+
+def _singular(word: str) -> str:
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith("s") and not word.endswith("ss") and len(word) > 3:
+        return word[:-1]
+    return word
+
+
+def _kind_names() -> dict[str, str]:
+    """Every word that names a kind: kind, attribute, their singular forms, synonyms."""
+    names: dict[str, str] = {}
+    for kind, domain in CANONICAL.items():
+        for name in (kind, domain.attribute, _singular(domain.attribute)):
+            for form in (name, name.replace("_", " ")):
+                names.setdefault(form, kind)
+    for word, kind in SYNONYMS.items():
+        if kind in CANONICAL:
+            names.setdefault(word, kind)
+    return names
+
+
+_KIND_NAMES = _kind_names()
+
+
+def analyse(question: str) -> Question:
+    """The kinds `question` names and whether it enumerates (module docstring)."""
+    found = [w.lower() for w in _WORD.findall(question[: MAX_QUESTION_WORDS * 32])][:MAX_QUESTION_WORDS]
+    kinds: list[str] = []
+    plural = False
+    for word in found:
+        kind = _KIND_NAMES.get(word) or _KIND_NAMES.get(_singular(word))
+        if kind is None:
+            continue
+        if kind not in kinds:
+            kinds.append(kind)
+        plural = plural or (word != kind and _singular(word) != word)
+    pairs = set(zip(found, found[1:]))
+    enumerates = (
+        plural
+        or any(w in ENUMERATING_WORDS for w in found)
+        or ("how", "many") in pairs
+        or ("what", "are") in pairs
+        or ("what", "re") in pairs
+        or ("which" in found and "and" in found[found.index("which") + 1:])
+    )
+    return Question(tuple(kinds), enumerates)
+
+
+def widened(max_items: int, max_chars: int) -> tuple[int, int]:
+    """The item and character budgets of an enumerating question (module docstring)."""
+    return (max(max_items, min(max_items * WIDEN_FACTOR, MAX_WIDE_ITEMS)),
+            max(max_chars, min(max_chars * WIDEN_FACTOR, MAX_WIDE_CHARS)))
