@@ -329,12 +329,14 @@ def _typed_answer(budget: _Budget, chosen: list[_Candidate], pool: list[_Candida
     relevance order), then the rest in module order; they leave the evidence pool."""
     if not typed:
         return
-    matching = {c.hit.fact_ids: c for c in pool}
-    ordered = sorted(typed, key=lambda h: -matching[h.fact_ids].relevance if h.fact_ids in matching else 0.0)
+    matching = {(c.hit.source, c.hit.fact_ids): c for c in pool}
+    ordered = sorted(typed, key=lambda h: -matching[(h.source, h.fact_ids)].relevance
+                     if (h.source, h.fact_ids) in matching else 0.0)
     for hit in ordered:
         if budget.full():
             break
-        c = matching.get(hit.fact_ids) or _Candidate(hit, _clean(hit.text), 0.0, frozenset(words(hit.text)))
+        c = matching.get((hit.source, hit.fact_ids)) or _Candidate(hit, _clean(hit.text), 0.0,
+                                                                  frozenset(words(hit.text)))
         if budget.add(_item(c, c.relevance, typed=True)):
             chosen.append(c)
     taken = {c.hit.fact_ids for c in chosen}

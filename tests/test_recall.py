@@ -17,6 +17,7 @@ from factlog.liveness import superseders
 from factlog.model import Fact, JsonValue, Provenance
 from runtime.recall import CodeAnswer, recall
 from runtime.recall_index import RecallIndex, RecordText, record_texts
+from runtime.recall_question import analyse, widened
 
 FILLER = [
     "I bought groceries at the market on Saturday",
@@ -366,7 +367,7 @@ WORDS = ["piano", "tokyo", "trip", "dentist", "passport", "garden", "bees", "rom
 @given(
     texts=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=30).map(" ".join),
                    min_size=0, max_size=30),
-    question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+    question=st.lists(st.sampled_from(WORDS + ["all", "trips", "list"]), min_size=1, max_size=4).map(" ".join),
     max_items=st.integers(0, 12),
     max_chars=st.integers(0, 600),
     with_code=st.booleans(),
@@ -374,7 +375,9 @@ WORDS = ["piano", "tokyo", "trip", "dentist", "passport", "garden", "bees", "rom
 def test_gates_are_never_exceeded_and_citations_exist(
     texts: list[str], question: str, max_items: int, max_chars: int, with_code: bool
 ) -> None:
-    facts = [fact(i, t, kind="passport", fields={"number": t[:9]}) if i % 3 == 0 else fact(i, t)
+    facts = [fact(i, t, kind="passport", fields={"number": t[:9]}) if i % 3 == 0
+             else fact(i, t, session=f"s{i % 4}", message=i, session_ts=f"2025-01-0{i % 4 + 1}T10:00:00",
+                       fields={"session_metadata": {"business": t[:20]}}) if i % 3 == 1 else fact(i, t)
              for i, t in enumerate(texts, 1)]  # every third fact renews the passport
     code = CodeAnswer("len(trips)", "3", (1,)) if with_code and facts else None
     with tempfile.TemporaryDirectory() as tmp, RecallIndex(Path(tmp) / "r.db") as index:
@@ -384,9 +387,12 @@ def test_gates_are_never_exceeded_and_citations_exist(
                                        for t, f in zip(texts[:5], facts)])
         result = recall(index, "alice", question, code_answer=code, max_items=max_items,
                         max_chars=max_chars, max_ms=1000)
-    assert len(result.items) <= max_items
-    assert len(result.context) <= max_chars
-    assert result.context == "\n".join(item.line() for item in result.items)
+    wide_items, wide_chars = widened(max_items, max_chars) if analyse(question).enumerates else (max_items, max_chars)
+    assert len(result.items) <= wide_items
+    assert len(result.context) <= wide_chars
+    lines = result.context.splitlines()
+    assert [line for line in lines if not line.startswith("# ")] == [item.line() for item in result.items]
+    assert all(line.startswith(("# typed", "# session")) for line in lines if line.startswith("# "))
     known = {f.id for f in facts}
     assert all(set(item.fact_ids) <= known for item in result.items)
     assert all(item.superseded_by in known | {None} for item in result.items)
