@@ -38,7 +38,7 @@ from factlog.model import JsonValue
 from factlog.vocabulary import CANONICAL
 from runtime.citations import cite
 from runtime.recall_index import Hit, RecallIndex, SearchTimeout, printable_line, words
-from runtime.recall_question import analyse, widened
+from runtime.recall_question import analyse, expansion, widened
 from runtime.render_value import printable, to_text
 from runtime.safe_eval import QueryFailure, QueryResult
 
@@ -51,6 +51,7 @@ CANDIDATES_PER_ITEM = 5
 MIN_KEPT_CHARS = 16  # a truncated item keeps at least this much of its text, or is dropped
 ELLIPSIS = "…"
 TYPED_SHARE = 0.5  # the typed answer takes at most this share of the item budget (at least 1)
+MAX_QUESTION_CHARS = 4096  # words past this are not searched (the index takes 32 words at most)
 MAX_META_CHARS = 120  # a session header shows at most this much of the session's metadata
 _SPACE = re.compile(r"\s+")
 
@@ -287,7 +288,8 @@ def recall(
     typed: list[Hit] = []
     if not budget.full():
         try:
-            hits = index.search(user, question, kinds=kinds, since=since, until=until, session=session,
+            query = " ".join([question[:MAX_QUESTION_CHARS], *expansion(asked.kinds)])
+            hits = index.search(user, query, kinds=kinds, since=since, until=until, session=session,
                                 limit=max(max_items, 1) * CANDIDATES_PER_ITEM, deadline=deadline)
         except SearchTimeout:
             budget.gates.add("time")

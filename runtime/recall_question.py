@@ -12,6 +12,11 @@ A question *enumerates* (it needs many facts, so recall widens its budgets) when
 - it starts a clause with "what are" / "what're" ("what are my subscriptions?");
 - it names a kind in the plural ("which medications am I on?").
 
+Expansion (`expansion`): the text of a conversation rarely names the kind ("my flight to
+Tokyo", not "my trip"), so the words of `KIND_TERMS` of each named kind are searched too, after
+the question's own words, taken in turn from each kind (the index keeps the first
+`recall_index.MAX_QUERY_TOKENS` distinct words).
+
 Widening (`widened`): the item and character budgets are multiplied by `WIDEN_FACTOR`, never
 past `MAX_WIDE_ITEMS` / `MAX_WIDE_CHARS` and never below what the caller gave; the time
 budget is not widened. A question is analysed on its first `MAX_QUESTION_WORDS` words only,
@@ -46,6 +51,25 @@ SYNONYMS: dict[str, str] = {
     "family": "relative", "relatives": "relative",
     "warranty": "document", "warranties": "document", "visa": "document", "visas": "document",
     "policy": "document", "policies": "document", "licence": "document", "license": "document",
+}
+# Words that a sentence about the kind tends to use (searched as stemmed prefixes).
+KIND_TERMS: dict[str, tuple[str, ...]] = {
+    "trip": ("flight", "flying", "booked", "travel", "depart", "return", "hotel", "airline", "trip"),
+    "passport": ("passport", "expire", "expiry", "renew"),
+    "document": ("passport", "visa", "warranty", "insurance", "policy", "licence", "coverage", "expire"),
+    "medication": ("prescribed", "taking", "dose", "pharmacy", "tablet", "pill", "started", "daily"),
+    "allergy": ("allergic", "allergy", "reaction", "rash", "hives"),
+    "appointment": ("appointment", "dentist", "doctor", "clinic", "scheduled", "visit"),
+    "event": ("meeting", "weekly", "standup", "recurring", "class", "lunch", "every"),
+    "payment": ("payment", "paid", "transfer", "wire", "send", "invoice", "account"),
+    "bill": ("bill", "due", "autopay", "monthly", "statement", "payment"),
+    "subscription": ("subscription", "renew", "monthly", "trial", "cancel", "plan", "charged"),
+    "account": ("account", "bank", "checking", "savings", "card"),
+    "deadline": ("deadline", "due", "expires", "renewal", "until"),
+    "relative": ("daughter", "son", "wife", "husband", "mother", "father", "sister", "brother"),
+    "vehicle": ("car", "vehicle", "service", "mileage"),
+    "loyalty_program": ("member", "miles", "points", "rewards"),
+    "preference": ("prefer", "favourite", "favorite", "love", "hate"),
 }
 _WORD = re.compile(r"[^\W\d_]+")
 
@@ -104,6 +128,13 @@ def analyse(question: str) -> Question:
         or ("which" in found and "and" in found[found.index("which") + 1:])
     )
     return Question(tuple(kinds), enumerates)
+
+
+def expansion(kinds: tuple[str, ...]) -> list[str]:
+    """The `KIND_TERMS` of `kinds`, one from each kind in turn, without repeats."""
+    lists = [KIND_TERMS.get(kind, ()) for kind in kinds]
+    taken = [terms[i] for i in range(max(map(len, lists), default=0)) for terms in lists if i < len(terms)]
+    return list(dict.fromkeys(taken))
 
 
 def widened(max_items: int, max_chars: int) -> tuple[int, int]:

@@ -66,7 +66,7 @@ def test_an_enumerating_question_gets_more_than_a_single_one(index: RecallIndex)
 
 
 def test_the_typed_answer_comes_first_with_its_fact_ids(index: RecallIndex) -> None:
-    notes = [fact(i, f"The pharmacy said my medications refill on day {i}") for i in range(1, 13)]
+    notes = [fact(i, f"The pharmacy said my medications refill on day {i}") for i in range(60, 72)]
     index.sync_facts("alice", corpus(FILLER, start=50) + notes + medication_facts()[:3])
     # Before any checkpoint: the current typed facts of the kind.
     lines = recall(index, "alice", "what pills do I take?", max_ms=1000).context.splitlines()
