@@ -299,6 +299,9 @@ def recall(user: str, question: str,
            as_json: bool = JsonOpt) -> None:
     """Cited context for a prompt: the code answer, the typed records of the kinds the question
     names, then BM25 facts and records grouped by session and entity, under budget."""
+    from runtime.recall_question import check_question
+
+    question = check_question(question)
     result = memory().recall(user, question, expression=expr, max_items=max_items, max_chars=max_chars,
                              max_ms=max_ms, kinds=kind or None, since=parse_iso_date(since, "--since"),
                              until=parse_iso_date(until, "--until"), session=session, widen=widen)

@@ -28,12 +28,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from factlog.errors import InputError
 from factlog.vocabulary import CANONICAL
 
 WIDEN_FACTOR = 3
 MAX_WIDE_ITEMS = 60
 MAX_WIDE_CHARS = 12_000
 MAX_QUESTION_WORDS = 64
+MAX_CLI_QUESTION_CHARS = 20_000  # a question given on the command line (`check_question`)
 ENUMERATING_WORDS = frozenset({"all", "every", "each", "everything", "list", "enumerate", "overview", "summary",
                                "summarize", "summarise"})
 # Everyday words for a canonical kind (a kind absent from the vocabulary is ignored).
@@ -135,6 +137,19 @@ def expansion(kinds: tuple[str, ...]) -> list[str]:
     lists = [KIND_TERMS.get(kind, ()) for kind in kinds]
     taken = [terms[i] for i in range(max(map(len, lists), default=0)) for terms in lists if i < len(terms)]
     return list(dict.fromkeys(taken))
+
+
+def check_question(text: str) -> str:
+    """A question from the command line, or InputError (one line): not empty, at most
+    `MAX_CLI_QUESTION_CHARS` characters, no control character but tab and line breaks."""
+    if not text.strip():
+        raise InputError("question: empty; ask something, e.g. 'which medications am I on?'")
+    if len(text) > MAX_CLI_QUESTION_CHARS:
+        raise InputError(f"question: {len(text)} characters, over the limit of {MAX_CLI_QUESTION_CHARS}")
+    for position, char in enumerate(text):
+        if not char.isprintable() and char not in "\t\n\r" and not char.isspace():
+            raise InputError(f"question: control character U+{ord(char):04X} at position {position}")
+    return text
 
 
 def widened(max_items: int, max_chars: int) -> tuple[int, int]:
