@@ -122,8 +122,15 @@ def measure(split: str, max_ms: float) -> dict[str, Any]:
             user = f"u{n}"
             path = Path(tmp) / f"{user}.json"
             path.write_text(json.dumps({"sessions": scenario["sessions"]}), encoding="utf-8")
-            mem.ingest_transcript(user, path)
-            mem.checkpoint(user)
+            try:
+                mem.ingest_transcript(user, path)
+                mem.checkpoint(user)
+            except Exception as exc:  # a scenario the code cannot ingest fails; the rest still count
+                print(f"{scenario['id']}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                rows.append({"id": scenario["id"], "question": "", "labels": len(scenario["labels"]),
+                             "unlocated": 0, "surfaced": 0, "all": False, "items": 0, "chars": 0,
+                             "cpu_ms": 0.0, "error": f"{type(exc).__name__}: {exc}"[:300]})
+                continue
             place = {f.id: (f.provenance.session_id, f.provenance.message_index) for f in mem.log(user)}
             asked = question(scenario)
             start = time.process_time()
@@ -145,6 +152,7 @@ def summary(run: dict[str, Any]) -> dict[str, Any]:
     labels = sum(r["labels"] for r in rows)
     return {
         "scenarios": len(rows),
+        "errors": sum("error" in r for r in rows),
         "every_label_surfaced": sum(r["all"] for r in rows),
         "share_every": round(sum(r["all"] for r in rows) / len(rows), 3) if rows else 0.0,
         "labels": labels,
@@ -163,7 +171,10 @@ def run_with(tree: Path | None, split: str, max_ms: float) -> dict[str, Any]:
     if tree is not None:
         env["PYTHONPATH"] = str(tree.resolve()) + os.pathsep + env.get("PYTHONPATH", "")
     done = subprocess.run([sys.executable, __file__, "--split", split, "--max-ms", str(max_ms), "--json"],
-                          env=env, capture_output=True, text=True, check=True)
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        sys.exit(f"measuring {tree or 'this tree'} failed: {done.stderr.strip().splitlines()[-1:]}")
+    sys.stderr.write(done.stderr)
     result: dict[str, Any] = json.loads(done.stdout)
     return result
 
@@ -186,7 +197,7 @@ def main() -> None:
         if args.rows:
             for row in run["rows"]:
                 print(f"  {'ok  ' if row['all'] else 'MISS'} {row['surfaced']}/{row['labels']} {row['id']}: "
-                      f"{row['items']} items, {row['chars']} chars")
+                      f"{row['items']} items, {row['chars']} chars {row.get('error', '')}")
 
 
 if __name__ == "__main__":
