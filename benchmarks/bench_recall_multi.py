@@ -29,7 +29,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -77,9 +76,8 @@ def anchors(fields: dict[str, Any]) -> list[tuple[str, ...]]:
             continue
         text = str(value)
         day = _ISO_DAY.match(text)
-        if day:
-            parsed = date(int(day[1]), int(day[2]), int(day[3]))
-            found.append((MONTHS[parsed.month - 1][:3], str(parsed.day)))
+        if day and 1 <= int(day[2]) <= 12:
+            found.append((MONTHS[int(day[2]) - 1][:3], str(int(day[3]))))
             continue
         found += [(w,) for w in _WORD.findall(text.lower()) if len(w) >= 3 and w not in SKIP_WORDS]
     return found
