@@ -45,7 +45,7 @@ from factlog.recognizers import Values, recognize
 from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
 from factlog.transcripts import Message, Session
 from factlog.typed import Context, read_sentence
-from factlog.vocabulary import CANONICAL
+from factlog.vocabulary import CANONICAL, SESSION_METADATA
 
 # questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
 SMALL_TALK_QUESTION = re.compile(
@@ -70,9 +70,6 @@ SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bmy name is (?P<value>.+)", re.I, "full name"),
     )
 )
-
-
-SESSION_METADATA = "session_metadata"  # the field notes and typed facts keep their session's metadata in
 
 
 class Extractor(Protocol):

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["CANONICAL", "NOTE_ATTRIBUTE", "NOTE_CLASS", "PROVENANCE_FIELD", "Domain", "canonical"]
+__all__ = ["CANONICAL", "NOTE_ATTRIBUTE", "NOTE_CLASS", "PROVENANCE_FIELD", "SESSION_METADATA", "Domain", "canonical"]
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,10 @@ NOTE_ATTRIBUTE = "notes"
 
 # Every generated record carries its provenance under this field name.
 PROVENANCE_FIELD = "fact_ids"
+
+# Facts extracted from a conversation keep their session's metadata (e.g. the business the
+# user talked to) under this field name; recall indexes it.
+SESSION_METADATA = "session_metadata"
 
 
 def canonical(kind: str) -> Domain | None:

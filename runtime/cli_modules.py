@@ -274,11 +274,17 @@ def recall(user: str, question: str,
            since: Optional[str] = typer.Option(None, "--since", help="facts said on or after DATE"),
            until: Optional[str] = typer.Option(None, "--until", help="facts said on or before DATE"),
            session: Optional[str] = typer.Option(None, "--session", help="facts from this session id"),
+           widen: bool = typer.Option(True, "--widen/--no-widen",
+                                      help="widen the budgets when the question enumerates (\"all my ...\")"),
            as_json: bool = JsonOpt) -> None:
-    """Cited context for a prompt: the code answer plus BM25 facts and records, under budget."""
+    """Cited context for a prompt: the code answer, the typed records of the kinds the question
+    names, then BM25 facts and records grouped by session and entity, under budget."""
+    from runtime.recall_question import check_question
+
+    question = check_question(question)
     result = memory().recall(user, question, expression=expr, max_items=max_items, max_chars=max_chars,
                              max_ms=max_ms, kinds=kind or None, since=parse_iso_date(since, "--since"),
-                             until=parse_iso_date(until, "--until"), session=session)
+                             until=parse_iso_date(until, "--until"), session=session, widen=widen)
     emit_json(result.to_json()) if as_json else out.print(result.context or "(nothing found)", markup=False)
 
 

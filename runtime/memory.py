@@ -343,10 +343,12 @@ class Memory:
     def recall(self, user: str, question: str, *, expression: str | None = None,
                max_items: int = 8, max_chars: int = 2000, max_ms: float = 50,
                kinds: list[str] | None = None, since: date | None = None,
-               until: date | None = None, session: str | None = None) -> RecallResult:
+               until: date | None = None, session: str | None = None, widen: bool = True) -> RecallResult:
+        """Cited context for `question` (`runtime.recall`); an enumerating question widens the
+        item and character budgets unless `widen` is False."""
         return self.recalls.recall(user, question, expression=expression, max_items=max_items,
                                    max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
-                                   until=until, session=session)
+                                   until=until, session=session, widen=widen)
 
     # -- agents ------------------------------------------------------------------------
 

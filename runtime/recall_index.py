@@ -18,6 +18,11 @@ latest fact that superseded it. A free-text fact has no entity, but when the ext
 drew structured facts from it (its *twins*: same session, message and text, synced
 together) it is superseded as soon as one of them is. Currency is kept incrementally:
 each sync recomputes only the entities (and twins) it touched.
+
+Session metadata (the business or department the user talked to, kept by a fact in its
+field `session_metadata`) is indexed in a second FTS5 column, `meta`, so "what did the bank
+tell me" finds the facts of the sessions whose metadata names the bank; it is not part of the
+fact's shown text (recall shows it once, in the header of the fact's session group).
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ from factlog.identity import shared_identity
 from factlog.liveness import effective_day, killed_by, superseders
 from factlog.model import Fact, JsonValue, check_user_id
 from factlog.timeparse import day_of
-from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE
+from factlog.vocabulary import CANONICAL, NOTE_ATTRIBUTE, SESSION_METADATA
 from users.records import Record, collections, label, module_manifest
 
 HitSource = Literal["fact", "record"]
@@ -47,7 +52,8 @@ MAX_QUERY_TOKENS = 32
 MIN_PREFIX_CHARS = 4  # shorter tokens (and numbers) match whole words only
 RECORD_WEIGHT = 1.5  # a current record outranks a fact of equal BM25 relevance
 SUPERSEDED_WEIGHT = 0.5  # a superseded fact ranks below a current one of equal relevance
-SCHEMA_VERSION = 2  # `PRAGMA user_version`; an index of another version is rebuilt
+META_WEIGHT = 1.0  # BM25 weight of the session-metadata column (the text column weighs 1.0)
+SCHEMA_VERSION = 3  # `PRAGMA user_version`; an index of another version is rebuilt
 _WORD = re.compile(r"\w+")
 # Words that match nearly every fact and only dilute BM25; dropped from questions.
 STOPWORDS = frozenset(
@@ -81,14 +87,15 @@ CREATE TABLE docs (
     entity TEXT,              -- facts: the compiler's entity identity, if the fact has one
     field_names TEXT,         -- facts with an entity: JSON list of the names of their fields
     superseded_by INTEGER,    -- facts: the latest later fact of the entity restating a field
-    twin_of INTEGER           -- a structured fact extracted from a free-text fact: that fact's id
+    twin_of INTEGER,          -- a structured fact extracted from a free-text fact: that fact's id
+    meta TEXT                 -- facts: their session's metadata, rendered (`business: ...`)
 );
 CREATE INDEX docs_user_fact ON docs (user, fact_id);
 CREATE INDEX docs_user_source ON docs (user, source);
 CREATE INDEX docs_user_entity ON docs (user, entity) WHERE entity IS NOT NULL;
 CREATE INDEX docs_user_twin ON docs (user, twin_of) WHERE twin_of IS NOT NULL;
 CREATE VIRTUAL TABLE fts USING fts5(
-    body, content='docs', content_rowid='id', tokenize='porter unicode61'
+    body, meta, content='docs', content_rowid='id', tokenize='porter unicode61'
 );
 """
 
@@ -115,6 +122,9 @@ class Hit:
     score: float
     said: str | None = None
     superseded_by: int | None = None
+    session: str | None = None  # facts: their session id
+    meta: str | None = None  # facts: their session's metadata, rendered
+    entity: str | None = None  # facts: entity identity or kind; records: the module attribute
 
 
 class _Row(NamedTuple):
@@ -134,6 +144,7 @@ class _Row(NamedTuple):
     entity: str | None = None
     field_names: str | None = None
     twin_of: int | None = None
+    meta: str | None = None
 
 
 class SearchTimeout(Exception):
@@ -174,9 +185,25 @@ def _render_value(value: JsonValue) -> str:
 
 
 def fact_body(fact: Fact) -> str:
-    """What is indexed and shown for a fact: its text, then its field values."""
-    pairs = [f"{k}={_render_value(v)}" for k, v in fact.fields.items() if v is not None]
+    """What is indexed and shown for a fact: its text, then its field values (not its
+    session's metadata: `session_meta`)."""
+    pairs = [f"{k}={_render_value(v)}" for k, v in fact.fields.items() if v is not None and k != SESSION_METADATA]
     return f"{fact.text} ({'; '.join(pairs)})" if pairs else fact.text
+
+
+def session_meta(fact: Fact) -> str | None:
+    """The fact's session metadata as `business: First National Bank; channel: phone`, or None."""
+    meta = fact.fields.get(SESSION_METADATA)
+    if isinstance(meta, dict):
+        text = "; ".join(f"{k}: {_render_value(v)}" for k, v in meta.items() if v is not None)
+    else:
+        text = "" if meta is None else _render_value(meta)
+    return printable_line(text) or None
+
+
+def printable_line(text: str) -> str:
+    """`text` on one line: control characters and runs of white space become one space."""
+    return " ".join("".join(c if c.isprintable() else " " for c in text).split())
 
 
 def render_record(record: Record) -> str:
@@ -214,11 +241,27 @@ def _fact_row(row_id: int, fact: Fact, free_text: dict[tuple[str, int, str], int
     day = effective_day(fact)
     names = json.dumps(list(fact.fields)) if entity is not None else None
     return _Row(row_id, fact.user, "fact", fact.id, fact.kind, None, fact.provenance.session_id, day,
-                str(fact.id), fact_body(fact), said_on(fact), entity, names, twin)
+                str(fact.id), fact_body(fact), said_on(fact), entity, names, twin, session_meta(fact))
 
 
 def _note_fact(record: RecordText) -> int | None:
     return record.fact_ids[0] if record.attribute == NOTE_ATTRIBUTE and len(record.fact_ids) == 1 else None
+
+
+# The columns a Hit is built from (`_hit`), in order.
+_HIT_COLUMNS = ("d.source, d.body, d.fact_ids, d.said, d.superseded_by, d.session, d.meta, "
+                "coalesce(d.entity, d.kind, d.attribute)")
+
+
+def _hit(row: tuple[object, ...], score: float) -> Hit:
+    source, body, ids, said, by, session, meta, entity = row
+    return Hit("record" if source == "record" else "fact", str(body), _parse_ids(str(ids)), score,
+               _text_or_none(said), None if by is None else int(str(by)), _text_or_none(session),
+               _text_or_none(meta), _text_or_none(entity))
+
+
+def _text_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
 
 
 class RecallIndex:
@@ -376,10 +419,9 @@ class RecallIndex:
             return []
         where, args = self._filters(user, kinds, since, until, session)
         sql = (
-            "SELECT d.source, d.body, d.fact_ids, -bm25(fts) * CASE "
+            f"SELECT {_HIT_COLUMNS}, -bm25(fts, 1.0, {META_WEIGHT}) * CASE "
             f"WHEN d.source = 'record' AND d.attribute != '{NOTE_ATTRIBUTE}' THEN {RECORD_WEIGHT} "
-            f"WHEN d.superseded_by IS NOT NULL THEN {SUPERSEDED_WEIGHT} ELSE 1.0 END AS score, "
-            "d.said, d.superseded_by "
+            f"WHEN d.superseded_by IS NOT NULL THEN {SUPERSEDED_WEIGHT} ELSE 1.0 END AS score "
             "FROM fts CROSS JOIN docs AS d ON d.id = fts.rowid "
             f"WHERE fts MATCH ? AND {where} ORDER BY score DESC, d.id DESC LIMIT ?"
         )
@@ -387,7 +429,7 @@ class RecallIndex:
             self._db.set_progress_handler(lambda: time.monotonic() > deadline, 1000)
         try:
             terms, rare = self._terms(tokens, limit)
-            rows: list[tuple[HitSource, str, str, float, str | None, int | None]] = []
+            rows: list[tuple[object, ...]] = []
             if rare:
                 # Rows with a rare word; every word still counts in the score (rare ones twice).
                 rows = self._db.execute(sql, [f"({' OR '.join(rare)}) AND ({' OR '.join(terms)})", *args,
@@ -400,7 +442,28 @@ class RecallIndex:
             raise
         finally:
             self._db.set_progress_handler(None, 0)
-        return [Hit(src, body, _parse_ids(ids), float(score), said, by) for src, body, ids, score, said, by in rows]
+        return [_hit(row[:-1], float(str(row[-1]))) for row in rows]
+
+    def typed(self, user: str, kinds: Iterable[str], *, limit: int) -> list[Hit]:
+        """The typed state of `kinds`, in module order: the current module's records of their
+        attributes when it holds any, else the live facts of those kinds no later fact
+        superseded (before the first checkpoint). At most `limit`; scores are 1."""
+        check_user_id(user)
+        kind_list = [k for k in dict.fromkeys(kinds) if k in CANONICAL]
+        if not kind_list or limit <= 0:
+            return []
+        attrs = [CANONICAL[k].attribute for k in kind_list]
+        rows = self._db.execute(
+            f"SELECT {_HIT_COLUMNS} FROM docs AS d WHERE d.user = ? AND d.source = 'record' AND "
+            f"d.attribute IN ({','.join('?' * len(attrs))}) ORDER BY d.id LIMIT ?", (user, *attrs, limit)
+        ).fetchall()
+        if not rows:
+            rows = self._db.execute(
+                f"SELECT {_HIT_COLUMNS} FROM docs AS d WHERE d.user = ? AND d.source = 'fact' AND "
+                f"d.superseded_by IS NULL AND d.kind IN ({','.join('?' * len(kind_list))}) ORDER BY d.fact_id "
+                "LIMIT ?", (user, *kind_list, limit)
+            ).fetchall()
+        return [_hit(row, 1.0) for row in rows]
 
     def _terms(self, tokens: list[str], limit: int) -> tuple[list[str], list[str]]:
         """The FTS5 terms of the words (prefix terms, but whole words for common ones: those
@@ -460,7 +523,8 @@ class RecallIndex:
         self._db.executemany(
             f"INSERT INTO docs ({', '.join(_Row._fields)}) VALUES ({', '.join('?' * len(_Row._fields))})", rows
         )
-        self._db.executemany("INSERT INTO fts (rowid, body) VALUES (?, ?)", [(r.id, r.body) for r in rows])
+        self._db.executemany("INSERT INTO fts (rowid, body, meta) VALUES (?, ?, ?)",
+                             [(r.id, r.body, r.meta) for r in rows])
 
     def _delete_facts(self, user: str, fact_ids: Iterable[int]) -> list[tuple[str, int | None]]:
         """Delete the facts' rows; returns the entity and twin of each that had an entity."""
@@ -488,6 +552,6 @@ class RecallIndex:
     def _delete_where(self, where: str, args: tuple[object, ...]) -> int:
         """Delete docs rows and their tokens (external content needs the old text to unindex)."""
         self._db.execute(
-            f"INSERT INTO fts (fts, rowid, body) SELECT 'delete', id, body FROM docs WHERE {where}", args
+            f"INSERT INTO fts (fts, rowid, body, meta) SELECT 'delete', id, body, meta FROM docs WHERE {where}", args
         )
         return self._db.execute(f"DELETE FROM docs WHERE {where}", args).rowcount

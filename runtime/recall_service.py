@@ -34,7 +34,7 @@ class RecallService:
     def recall(self, user: str, question: str, *, expression: str | None = None,
                max_items: int = 8, max_chars: int = 2000, max_ms: float = 50,
                kinds: list[str] | None = None, since: date | None = None,
-               until: date | None = None, session: str | None = None) -> RecallResult:
+               until: date | None = None, session: str | None = None, widen: bool = True) -> RecallResult:
         self.facts.require_user(user)
         with self.versions.in_use():
             # Everything that can refuse runs before the derived index is written.
@@ -47,7 +47,7 @@ class RecallService:
                                       record_texts(self.modules.manifest_of(current)))
                 return recall(index, user, question, code_answer=code, max_items=max_items,
                               max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
-                              until=until, session=session)
+                              until=until, session=session, widen=widen)
 
     def _code_answer(self, user: str, expression: str) -> CodeAnswer:
         return code_answer(expression, self.queries.query(user, expression), self.modules.namespace(user))

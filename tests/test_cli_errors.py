@@ -232,3 +232,13 @@ def test_recall_refuses_before_it_writes_its_index(uac: Uac, home: Path) -> None
     one_error_line(uac("--home", str(home), "recall", "alicia", "trips"), "no such user 'alicia'")
     one_error_line(uac("--home", str(home), "recall", USER, "trips", "--expr", "__import__('os')"), "--expr")
     assert tree(home) == before
+
+
+@pytest.mark.parametrize(("question", "needle"), [
+    ("", "question: empty"), ("   \n", "question: empty"), ("trips\x00", "U+0000 at position 5"),
+    ("all my \x1b[31mtrips", "U+001B"), ("trip " * 5000, "over the limit of 20000"),
+])
+def test_recall_refuses_a_bad_question_in_one_line(uac: Uac, home: Path, question: str, needle: str) -> None:
+    before = tree(home)
+    one_error_line(uac("--home", str(home), "recall", USER, question), needle)
+    assert tree(home) == before

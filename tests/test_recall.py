@@ -17,6 +17,7 @@ from factlog.liveness import superseders
 from factlog.model import Fact, JsonValue, Provenance
 from runtime.recall import CodeAnswer, recall
 from runtime.recall_index import RecallIndex, RecordText, record_texts
+from runtime.recall_question import analyse, widened
 
 FILLER = [
     "I bought groceries at the market on Saturday",
@@ -204,7 +205,9 @@ def test_code_answer_comes_first(index: RecallIndex) -> None:
     assert result.context.splitlines()[0] == "code: sum(t.cost_usd for t in trips) = 2100.0 [facts 9, 10]"
     assert {i for item in result.items[1:] for i in item.fact_ids} == {9, 10}  # evidence still shown
     assert result.items[0].to_json() == {"source": "code", "text": "sum(t.cost_usd for t in trips) = 2100.0",
-                                         "fact_ids": [9, 10], "score": 1.0, "said": None, "superseded_by": None}
+                                         "fact_ids": [9, 10], "score": 1.0, "said": None, "superseded_by": None,
+                                         "session": None, "session_metadata": None, "entity": None,
+                                         "typed": False}
     assert result.to_json()["truncated_by"] == []
 
 
@@ -267,7 +270,9 @@ def test_the_current_record_comes_before_superseded_facts(index: RecallIndex) ->
     assert currency(index) == {9: 11, 10: 11, 11: None}
     question = "when does my passport expire and where am I flying?"
     # Before any checkpoint: the current fact first, the superseded ones marked.
-    lines = recall(index, "alice", question).context.splitlines()
+    shown = recall(index, "alice", question).context.splitlines()
+    assert shown[0] == "# typed: passport" and "# session desk, 2026-10-14" in shown
+    lines = [line for line in shown if not line.startswith("# ")]
     assert lines[0].startswith("fact 2025-02-12: Renewed my passport")
     assert {line.split(":")[0] for line in lines[1:]} == {"fact 2026-10-14 (superseded by 11)"}
     index.set_records("alice", 1, [
@@ -326,7 +331,8 @@ def test_fact_lines_show_when_they_were_said(index: RecallIndex) -> None:
                                     session_ts="2024-06-30T22:00:00"),
                                fact(2, "Piano lessons on Thursday")])
     result = recall(index, "alice", "piano")
-    assert sorted(result.context.splitlines()) == ["fact 2024-06-30: The piano needs tuning [facts 1]",
+    assert sorted(result.context.splitlines()) == ["# session s, 2024-06-30",
+                                                   "fact 2024-06-30: The piano needs tuning [facts 1]",
                                                    "fact 2025-02-03: Piano lessons on Thursday [facts 2]"]
     assert {item.to_json()["said"] for item in result.items} == {"2024-06-30", "2025-02-03"}
 
@@ -361,7 +367,7 @@ WORDS = ["piano", "tokyo", "trip", "dentist", "passport", "garden", "bees", "rom
 @given(
     texts=st.lists(st.lists(st.sampled_from(WORDS), min_size=1, max_size=30).map(" ".join),
                    min_size=0, max_size=30),
-    question=st.lists(st.sampled_from(WORDS), min_size=1, max_size=4).map(" ".join),
+    question=st.lists(st.sampled_from(WORDS + ["all", "trips", "list"]), min_size=1, max_size=4).map(" ".join),
     max_items=st.integers(0, 12),
     max_chars=st.integers(0, 600),
     with_code=st.booleans(),
@@ -369,7 +375,9 @@ WORDS = ["piano", "tokyo", "trip", "dentist", "passport", "garden", "bees", "rom
 def test_gates_are_never_exceeded_and_citations_exist(
     texts: list[str], question: str, max_items: int, max_chars: int, with_code: bool
 ) -> None:
-    facts = [fact(i, t, kind="passport", fields={"number": t[:9]}) if i % 3 == 0 else fact(i, t)
+    facts = [fact(i, t, kind="passport", fields={"number": t[:9]}) if i % 3 == 0
+             else fact(i, t, session=f"s{i % 4}", message=i, session_ts=f"2025-01-0{i % 4 + 1}T10:00:00",
+                       fields={"session_metadata": {"business": t[:20]}}) if i % 3 == 1 else fact(i, t)
              for i, t in enumerate(texts, 1)]  # every third fact renews the passport
     code = CodeAnswer("len(trips)", "3", (1,)) if with_code and facts else None
     with tempfile.TemporaryDirectory() as tmp, RecallIndex(Path(tmp) / "r.db") as index:
@@ -379,9 +387,12 @@ def test_gates_are_never_exceeded_and_citations_exist(
                                        for t, f in zip(texts[:5], facts)])
         result = recall(index, "alice", question, code_answer=code, max_items=max_items,
                         max_chars=max_chars, max_ms=1000)
-    assert len(result.items) <= max_items
-    assert len(result.context) <= max_chars
-    assert result.context == "\n".join(item.line() for item in result.items)
+    wide_items, wide_chars = widened(max_items, max_chars) if analyse(question).enumerates else (max_items, max_chars)
+    assert len(result.items) <= wide_items
+    assert len(result.context) <= wide_chars
+    lines = result.context.splitlines()
+    assert [line for line in lines if not line.startswith("# ")] == [item.line() for item in result.items]
+    assert all(line.startswith(("# typed", "# session")) for line in lines if line.startswith("# "))
     known = {f.id for f in facts}
     assert all(set(item.fact_ids) <= known for item in result.items)
     assert all(item.superseded_by in known | {None} for item in result.items)
