@@ -31,7 +31,7 @@ def medication_facts(start: int = 100) -> list[Fact]:
 
 
 @pytest.mark.parametrize(("question", "enumerates", "kinds"), [
-    ("what are all my subscriptions and what do they cost?", True, ()),
+    ("what are all my subscriptions and what do they cost?", True, ("subscription",)),
     ("which medications am I on?", True, ("medication",)),
     ("list my trips", True, ("trip",)),
     ("which trip is booked and when does it leave?", True, ("trip",)),
