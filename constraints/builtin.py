@@ -18,6 +18,7 @@ from datetime import date, datetime
 from functools import cache
 from typing import TypeVar
 
+from constraints.conversation_fields import is_going, is_users
 from constraints.document_rules import warranty_expiring
 from constraints.medicines import (
     AllergyIndex,
@@ -83,7 +84,8 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
     """The passport must be valid for each upcoming international trip (critical when not),
     for as long as the destination country requires (the bundled country table: critical when
     not), and with 180 days to spare after arrival, as many countries and carriers expect (a
-    warning)."""
+    warning). Only the user's own trips that go ahead are checked against the user's passport:
+    not someone else's (`subject`), not planned or cancelled ones (`booking_status`)."""
     passport = read_one(module, PassportRecord)
     expiry = _passport_expiry(passport)
     home = home_of(passport)
@@ -92,9 +94,11 @@ def passport_valid_for_trips(module: object, now: datetime) -> Iterator[Finding]
     if trips and not any(t.has("is_international") or t.has("country") for t in trips):
         raise MissingInput("trip records have neither 'is_international' nor 'country'")
     today = now.date()
+    if not is_users(passport):
+        return
     for trip in trips:
         departure = trip.departure_date
-        if departure is None:
+        if departure is None or not (is_users(trip) and is_going(trip)):
             continue
         back = max(trip.return_date or departure, departure)
         if back < today:

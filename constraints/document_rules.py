@@ -6,7 +6,6 @@ from collections.abc import Iterator
 from datetime import datetime
 
 from constraints.model import Finding, constraint
-from constraints.optional_fields import optional_text
 from constraints.phrases import in_days
 from constraints.records import fold, person_of
 from constraints.views import DocumentRecord, read_all, reads, require
@@ -36,7 +35,7 @@ def warranty_expiring(module: object, now: datetime) -> Iterator[Finding]:
         days = (expiry - today).days
         if not 0 <= days <= WARRANTY_SOON_DAYS:
             continue
-        item = optional_text(warranty, "item")
+        item = warranty.item
         holder = warranty.holder
         owner = f"{holder}'s" if person_of(holder) else "your"
         what = f"the warranty on {owner} {item}" if item else f"{owner} warranty"

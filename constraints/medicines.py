@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from constraints.model import Finding, MissingInput, Severity, constraint
-from constraints.optional_fields import optional_text
 from constraints.phrases import whose
 from constraints.record_memo import RecordMemo
 from constraints.records import fold, person_of
@@ -147,7 +146,7 @@ class Taken:
 
 def _taken(source: object) -> Taken:
     medication = MedicationRecord(source)
-    stopped = fold(optional_text(medication, "status")) in STOPPED
+    stopped = fold(medication.status) in STOPPED
     return Taken(medication, medication_drugs(medication), person_of(medication.person), medication.end_date, stopped)
 
 

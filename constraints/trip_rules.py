@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from constraints.conversation_fields import is_going, is_users
 from constraints.model import Finding, MissingInput, constraint
-from constraints.optional_fields import optional_day
 from constraints.phrases import days_words
 from constraints.places import home_of, is_international, trip_country
 from constraints.records import fold, person_of
@@ -47,7 +47,8 @@ def _passport(module: object) -> PassportRecord | None:
 def schengen_90_180(module: object, now: datetime) -> Iterator[Finding]:
     """Stays in Schengen countries adding up to more than 90 days in some 180-day period that
     ends today or later (entry and exit days count; for a passport from outside the EU and
-    the Schengen area). One alert, for the first such day, naming the stays counted."""
+    the Schengen area). One alert, for the first such day, naming the stays counted. Only
+    the user's trips that go ahead count (not someone else's, not planned or cancelled)."""
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     if trips and not any(t.has("country") or t.has("destination") for t in trips):
@@ -60,7 +61,7 @@ def schengen_90_180(module: object, now: datetime) -> Iterator[Finding]:
     stays = []
     for trip in trips:
         departure = trip.departure_date
-        if departure is None or departure > last:
+        if departure is None or departure > last or not (is_users(trip) and is_going(trip)):
             continue
         end = max(trip.return_date or departure, departure)
         if end < first:
@@ -127,14 +128,16 @@ def _policy_words(policy: _Policy) -> str:
 def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
     """An upcoming international trip that the user's insurance (documents of kind
     "insurance") covers only in part: a policy in force during the trip ends before its
-    return (or starts after its departure), and no other policy covers the whole trip."""
+    return (or starts after its departure), and no other policy covers the whole trip. Only
+    the user's trips that go ahead, and the user's own policies, count."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "kind", "expiry_date")
     policies = []
     for document in documents:
         end = document.expiry_date
-        if is_travel_insurance(document.kind) and end is not None and not person_of(document.holder):
-            policies.append(_Policy(optional_day(document, "start_date"), end, document))
+        if is_travel_insurance(document.kind) and end is not None and not person_of(document.holder) \
+                and is_users(document):
+            policies.append(_Policy(document.start_date, end, document))
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     if not policies:
@@ -143,7 +146,7 @@ def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
     today = now.date()
     for trip in trips:
         departure = trip.departure_date
-        if departure is None:
+        if departure is None or not (is_users(trip) and is_going(trip)):
             continue
         back = max(trip.return_date or departure, departure)
         if back < today or not is_international(trip, home, trip_country(trip)):

@@ -275,22 +275,27 @@ class ProfileRecord(View[ProfileField], kind="profile"):
     birth_date = Day()
 
 
-PassportField = Literal["number", "country", "issue_date", "expiry_date"]
+PassportField = Literal["number", "country", "issue_date", "expiry_date", "subject"]
 
 
-class PassportRecord(View[PassportField], kind="passport"):
+class PassportRecord(View[PassportField], kind="passport", extra=("subject",)):
+    """`subject` is not in the vocabulary: conversations name whom a record is about."""
+
     __slots__ = ()
     number = Text()
     country = Text()
     issue_date = Day()
     expiry_date = Day()
+    subject = Text()
 
 
 DocumentField = Literal["kind", "number", "holder", "expiry_date", "country", "issue_date", "start_date", "item",
-                        "provider", "purchase_date"]
+                        "provider", "purchase_date", "subject"]
 
 
-class DocumentRecord(View[DocumentField], kind="document"):
+class DocumentRecord(View[DocumentField], kind="document", extra=("subject",)):
+    """`subject`: whom the document is about (as for passports)."""
+
     __slots__ = ()
     kind = Text()
     number = Text()
@@ -302,14 +307,17 @@ class DocumentRecord(View[DocumentField], kind="document"):
     item = Text()
     provider = Text()
     purchase_date = Day()
+    subject = Text()
 
 
 TripField = Literal["destination", "country", "purpose", "booking_ref", "carrier", "departure_date",
                     "return_date", "is_international", "cost_usd", "departure_time", "return_time",
-                    "booking_status", "confirmation"]
+                    "booking_status", "confirmation", "subject"]
 
 
-class TripRecord(View[TripField], kind="trip"):
+class TripRecord(View[TripField], kind="trip", extra=("subject",)):
+    """`subject`: who travels (as for passports)."""
+
     __slots__ = ()
     destination = Text()
     country = Text()
@@ -324,6 +332,7 @@ class TripRecord(View[TripField], kind="trip"):
     return_time = Text()
     booking_status = Text()
     confirmation = Text()
+    subject = Text()
 
 
 LoyaltyProgramField = Literal["program", "number"]
