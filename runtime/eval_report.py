@@ -134,15 +134,11 @@ class Change:
 
 
 def read_report(path: Path) -> dict[str, Any]:
-    """A report file, checked enough to compare: InputError naming the file otherwise."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: cannot read the report ({exc.__class__.__name__})") from None
-    try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise InputError(f"{path}: not JSON ({exc})") from None
+    """A report file, checked enough to compare: InputError naming the file otherwise (read
+    under the same size, encoding and nesting limits as a case file)."""
+    from runtime.eval_cases import read_json_file
+
+    data, _ = read_json_file(path, "cases")
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("cases"), list):
         raise InputError(f"{path}: not a `uac eval` report (format {FORMAT} with a 'cases' list)")
     for index, case in enumerate(data["cases"]):

@@ -360,3 +360,15 @@ def test_the_layer1_transcripts_all_ingest_and_validate(uac: Uac, tmp_path: Path
     code, data = run_json(uac, "eval", "transcripts", str(shared_data),
                           "--report", str(tmp_path / "r.json"), "--workers", "2")
     assert code == 0 and data["summary"]["validated"] == 20, [c for c in data["cases"] if c["status"] != "pass"]
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, "\udcff", '{"format": 1, "cases": 3}'])
+def test_a_bad_report_file_is_one_line_not_a_crash(tmp_path: Path, text: str) -> None:
+    from factlog.errors import InputError
+    from runtime.eval_report import read_report
+
+    path = tmp_path / "report.json"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    with pytest.raises(InputError) as caught:
+        read_report(path)
+    assert "\n" not in str(caught.value) and str(path) in str(caught.value)
