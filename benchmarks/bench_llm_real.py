@@ -262,6 +262,19 @@ def write_report(out: Path, rows: list[dict[str, Any]], total: dict[str, Any], s
     scratch.replace(out)
 
 
+def resumed(out: Path | None, settings: dict[str, Any]) -> tuple[list[dict[str, Any]], float]:
+    """The finished cases of an earlier run's report and the seconds they took — only when
+    it ran with the same settings; a case that ended in an error is run again."""
+    if out is None or not out.exists():
+        return [], 0.0
+    report = json.loads(out.read_text())
+    if report.get("settings") != settings:
+        raise SystemExit(f"--resume: {out} was written with other settings: {report.get('settings')}")
+    rows = [row for row in report.get("cases", []) if not row.get("error")]
+    seconds = float(report.get("total", {}).get("seconds", 0.0)) if len(rows) == len(report.get("cases", [])) else 0.0
+    return rows, seconds
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path, default=DATA)
@@ -273,6 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base-url", default=None, help="a running OpenAI-compatible server instead of the local model")
     parser.add_argument("--model", default=None, help="with --base-url: the model name")
     parser.add_argument("--out", type=Path, default=None, help="keep the JSON report here, updated after every case")
+    parser.add_argument("--resume", action="store_true",
+                        help="with --out: keep the cases the report already holds (same settings) and run the rest")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if (args.base_url is None) != (args.model is None):
@@ -291,11 +306,14 @@ def main(argv: list[str] | None = None) -> int:
     proc: subprocess.Popen[str] | None = None
     settings = {"max_tokens": args.max_tokens, "max_repairs": args.max_repairs, "ctx": args.ctx,
                 "model": args.model or "local gemma-3-270m", "cases": [p.stem for p in cases]}
-    rows: list[dict[str, Any]] = []
-    started = time.perf_counter()
+    rows, before = resumed(args.out, settings) if args.resume else ([], 0.0)
+    done = {row["case"] for row in rows}
+    started = time.perf_counter() - before
     try:
         with tempfile.TemporaryDirectory() as work:
             for number, path in enumerate(cases, start=1):
+                if path.stem in done:
+                    continue
                 if args.base_url is not None:
                     base_url, model = args.base_url, args.model
                 elif proc is None or proc.poll() is not None:  # (re)start the server
