@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from pg_server import NoServer, PgServer
 from scripted_llm import ScriptedLLM
 
 from factlog.sqlite import SqliteFactStore
@@ -26,6 +27,30 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):  
     report = outcome.get_result()
     if report.skipped and os.environ.get("UAC_REQUIRE_DATA") == "1" and MISSING_DATA in str(report.longrepr):
         report.outcome = "failed"
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[PgServer]:
+    """One throwaway PostgreSQL server for the whole run (tests/pg_server.py), started on first
+    use. Tests that need it skip with the reason when none can be started here, unless
+    UAC_REQUIRE_POSTGRES=1 (CI sets it): then they fail."""
+    try:
+        server = PgServer.start()
+    except NoServer as exc:
+        if os.environ.get("UAC_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"no PostgreSQL server could be started: {exc}")
+        pytest.skip(f"no PostgreSQL server could be started: {exc}")
+    yield server
+    server.destroy()
+
+
+_pg_databases = iter(range(1, 1_000_000))
+
+
+@pytest.fixture
+def pg_url(pg_server: PgServer) -> str:
+    """The URL of a new, empty database on the test server (one per test)."""
+    return pg_server.create_database(f"uac_test_{os.getpid()}_{next(_pg_databases)}")
 
 
 @pytest.fixture(autouse=True)
