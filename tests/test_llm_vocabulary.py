@@ -220,3 +220,65 @@ def test_a_refused_chat_passport_goes_back_to_the_model_never_quarantines_the_fa
     finally:
         mem.close()
 
+
+
+NIGHTS = ("\n    @property\n    def nights(self) -> int | None:\n        return (self.return_date - self.departure_date).days "
+          "if self.return_date is not None and self.departure_date is not None else None\n")
+
+
+def test_a_vocabulary_class_is_offered_for_properties_once_it_holds_records(
+        home: Path, scripted_llm: ScriptedLLM) -> None:
+    """The class module of a kind the chat created is the generated one at first; the next
+    checkpoint shows it to the model once, like a compiled class: a rewrite that keeps every
+    field is taken (its `@property` runs in queries) and kept without asking again; one that
+    changes a field is refused and the generated class stays."""
+    generated = vocabulary_class(USER, "trip").source
+    prompts: list[str] = []
+
+    def model(prompt: str) -> dict[str, str]:
+        prompts.append(prompt)
+        files = chat_model(prompt)
+        if "\n### trip.py\n" in prompt:
+            files["trip.py"] = generated.rstrip("\n") + "\n" + NIGHTS
+        return files
+
+    mem = Memory.open(home)
+    try:
+        _chat(mem, scripted_llm)
+        scripted_llm.respond = lambda request: answer(model(_prompt(request)))
+        mem.add(USER, "Hello again.")
+        second = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(second, Published), second
+        assert "\n### trip.py\n" in prompts[-1] and "\n### passport.py\n" in prompts[-1]
+        files = mem.versions.files(USER, second.version.number)
+        assert "def nights" in files["trip.py"] and files["passport.py"] != vocabulary_class(USER, "passport").source
+        assert mem.query(USER, "[t.nights for t in trips]").value == [13]
+        mem.add(USER, "One more remark.")
+        third = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(third, Published), third
+        assert "\n### trip.py\n" not in prompts[-1]  # kept, not asked again
+        assert mem.versions.files(USER, third.version.number)["trip.py"] == files["trip.py"]
+    finally:
+        mem.close()
+
+
+def test_a_vocabulary_class_rewrite_that_changes_a_field_is_refused(home: Path, scripted_llm: ScriptedLLM) -> None:
+    generated = vocabulary_class(USER, "trip").source
+
+    def model(prompt: str) -> dict[str, str]:
+        files = chat_model(prompt)
+        if "\n### trip.py\n" in prompt:
+            files["trip.py"] = generated.replace("    purpose: str | None = None\n", "    purpose: int = 0\n")
+        return files
+
+    mem = Memory.open(home)
+    try:
+        _chat(mem, scripted_llm)
+        scripted_llm.respond = lambda request: answer(model(_prompt(request)))
+        mem.add(USER, "Hello again.")
+        second = mem.checkpoint(USER, LlmProducer())
+        assert isinstance(second, Published), second
+        assert second.version.meta.usage["class_modules_refused"] == 1
+        assert mem.versions.files(USER, second.version.number)["trip.py"] == generated
+    finally:
+        mem.close()

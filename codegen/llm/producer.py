@@ -12,7 +12,9 @@ Per checkpoint:
 - the model may also place facts into any kind of the canonical vocabulary the package
   has no class for (`overlay.vocabulary_collections`): the class module is then the
   compiler's, generated from the vocabulary, and a singular kind (passport) is one value,
-  offered only while no structured record of it exists;
+  offered only while no structured record of it exists; once a version holds records of
+  such a kind, its generated class module is offered for rewriting like a compiled one
+  (the same signature rule);
 - what it assigned in earlier versions is carried forward from the previous version's
   files; a record citing a fact that is no longer live is dropped.
 The prompt holds the agent manifest of the fresh compiled files (`prompts.package_summary`,
@@ -114,6 +116,7 @@ class LlmProducer:
             counts["records_carried"] += len(kept.items)
             counts["records_dropped"] += dropped
         to_write = self._class_modules(files, previous, colls)
+        kept_classes = self._vocabulary_class_modules(previous, offered, carried, to_write)
         owned = set(to_write) | {f"{c.records_module}.py" for c in (*colls.values(), *offered.values())}
         singular = {f"{c.records_module}.py" for c in offered.values() if c.singular}
         try:
@@ -130,7 +133,8 @@ class LlmProducer:
             raise
         asked = usage.get("calls", 0.0) > 0
         files = self._overlay(files, colls, to_write, answer, carried, usage, asked)
-        files["__init__.py"] = self._vocabulary(files, offered, answer, carried, usage)
+        files["__init__.py"] = self._vocabulary(files, offered, answer, carried, usage,
+                                                VocabularyClasses(to_write, kept_classes, asked))
         return Produced(files, usage, compiled.settle)
 
     # ------------------------------------------------------------------ the answer
@@ -149,6 +153,26 @@ class LlmProducer:
             else:
                 to_write[name] = files[name]
         return to_write
+
+    @staticmethod
+    def _vocabulary_class_modules(previous: Mapping[str, str], offered: Mapping[str, Collection],
+                                  carried: Mapping[str, Records], to_write: dict[str, str]) -> dict[str, str]:
+        """The class modules of vocabulary kinds the previous version already holds records of:
+        the model's rewrite of the previous version when it kept the generated signature
+        (returned, kept as it is), else the generated module, added to `to_write` (the model
+        is asked once to add a docstring and properties, as for a compiled class)."""
+        kept: dict[str, str] = {}
+        for attribute, collection in offered.items():
+            name = f"{collection.module}.py"
+            before = previous.get(name)
+            if before is None or collection.generated is None or not carried.get(attribute, Records((), ())).items:
+                continue
+            if model_written(before) and class_signature(before, collection.class_name) == \
+                    class_signature(collection.generated, collection.class_name):
+                kept[name] = before
+            else:
+                to_write[name] = collection.generated
+        return kept
 
     def _answer(self, request: ProducerRequest, endpoint: Endpoint, files: Mapping[str, str],
                 colls: Mapping[str, Collection], offered: Mapping[str, Collection], to_write: Mapping[str, str],
@@ -234,7 +258,7 @@ class LlmProducer:
 
     @staticmethod
     def _vocabulary(files: dict[str, str], offered: Mapping[str, Collection], answer: Mapping[str, str],
-                    carried: Mapping[str, Records], usage: dict[str, float]) -> str:
+                    carried: Mapping[str, Records], usage: dict[str, float], classes: VocabularyClasses) -> str:
         """Lay the records of vocabulary kinds the package has no class for over `files`: the
         class module the compiler generates from the vocabulary (never the model's), the
         records module (the answer verbatim, or what was carried), and the new names in
@@ -260,10 +284,35 @@ class LlmProducer:
                     joined[attribute] = (collection.records_module, lists)
             if text is None or collection.generated is None:
                 continue
-            files[f"{collection.module}.py"] = collection.generated
+            files[f"{collection.module}.py"] = classes.module(collection, answer, usage)
             files[name] = with_records_mark(text)
             added[attribute] = collection
         return joined_init(with_new_collections(files["__init__.py"], added), joined)
+
+
+@dataclasses.dataclass(frozen=True)
+class VocabularyClasses:
+    """Where a vocabulary kind's class module comes from: the model's rewrite asked for this
+    time (taken only with the generated signature), the model's module of the previous
+    version, or the generated one (marked as shown when the model was asked and left it)."""
+
+    to_write: Mapping[str, str]
+    kept: Mapping[str, str]
+    asked: bool
+
+    def module(self, collection: Collection, answer: Mapping[str, str], usage: dict[str, float]) -> str:
+        name = f"{collection.module}.py"
+        generated = collection.generated or ""
+        if name in self.kept:
+            return self.kept[name]
+        if name in self.to_write and name in answer:
+            taken = take_class_module(answer[name], generated, collection.class_name)
+            if taken is not None:
+                return taken
+            usage["class_modules_refused"] = usage.get("class_modules_refused", 0.0) + 1
+        elif name in self.to_write and self.asked:
+            return marked(generated)
+        return generated
 
 
 def _compiler_feedback(request: ProducerRequest) -> ValidationFailure | None:
