@@ -19,28 +19,28 @@ import os
 import sqlite3
 import threading
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from factlog.errors import InputError, NotFound
-from factlog.fact_rows import FactReader
-from factlog.field_types import check_and_record
-from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
-from factlog.limits import MAX_FACT_ID
-from factlog.migrations import MIGRATIONS, migrate
-from factlog.model import Fact, NewFact, check_user_id
-from factlog.sources import erase as erase_bookkeeping
-from factlog.sources import known_sources, record_sources
-from factlog.chain_rules import KEY_HINT, KEY_SETTING as _KEY_SETTING, WRONG_KEY as _WRONG_KEY
+from factlog.chain_rules import KEY_HINT
+from factlog.chain_rules import KEY_SETTING as _KEY_SETTING
+from factlog.chain_rules import WRONG_KEY as _WRONG_KEY
 from factlog.chain_rules import chain_problem as _chain_problem
 from factlog.chain_rules import check_import_hash as _check_import_hash
 from factlog.chain_rules import fact_to_row as _fact_to_row
 from factlog.chain_rules import missing_tail as _missing_tail
 from factlog.chain_rules import utc_now as _utc_now
 from factlog.chain_rules import with_hash as _with_hash
+from factlog.errors import InputError, NotFound
+from factlog.fact_rows import FactReader
+from factlog.field_types import check_and_record
+from factlog.hashing import GENESIS, key_fingerprint
+from factlog.limits import MAX_FACT_ID
+from factlog.migrations import MIGRATIONS, migrate
+from factlog.model import Fact, NewFact, check_user_id
+from factlog.sources import erase as erase_bookkeeping
+from factlog.sources import known_sources, record_sources
 from factlog.store import Appended, ExtractionFailure, NewFailure, VerifyReport
-
 
 _IDS_PER_QUERY = 500  # bound parameters per `IN (...)` query (SQLite allows 32,766)
 _ROWS_PER_PAGE = 5000  # rows a log read holds as rows at once (each page becomes facts before the next)

@@ -143,7 +143,8 @@ BEGIN
 END $$;
 CREATE TRIGGER facts_raise_high_water AFTER INSERT ON facts FOR EACH ROW EXECUTE FUNCTION facts_raise_high_water();
 
--- id_high_water follows the log: set only to the user's newest id, never lowered.
+-- id_high_water follows the log: created at 0 (a row to lock) or at the user's newest id, raised
+-- only to the newest id, never lowered.
 CREATE FUNCTION high_water_check() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     newest BIGINT;
@@ -156,7 +157,7 @@ BEGIN
     END IF;
     SELECT MAX(id) INTO newest FROM facts WHERE user_id = NEW.user_id;
     IF TG_OP = 'INSERT' THEN
-        IF NEW.last_id <> COALESCE(newest, 0) THEN
+        IF NEW.last_id <> 0 AND NEW.last_id <> COALESCE(newest, 0) THEN
             RAISE EXCEPTION 'the id high-water mark is set only by appending a fact';
         END IF;
         RETURN NEW;

@@ -13,11 +13,16 @@ from factlog.store import FactStore
 @pytest.fixture(params=STORE_FACTORIES, ids=lambda factory: factory.__name__.removesuffix("_kit"))
 def new_kit(request: pytest.FixtureRequest,
             tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], StoreKit]]:
-    """Makes new, empty stores of the implementation under test (closed when the test ends)."""
+    """Makes new, empty stores of the implementation under test (closed when the test ends).
+    A kit that needs the PostgreSQL server asks for it (the `pg_server` fixture, which skips
+    the test, with its reason, where no server can be started)."""
     made: list[StoreKit] = []
 
+    def server() -> object:
+        return request.getfixturevalue("pg_server")
+
     def make() -> StoreKit:
-        made.append(request.param(tmp_path_factory.mktemp("store")))
+        made.append(request.param(tmp_path_factory.mktemp("store"), server))
         return made[-1]
 
     yield make
