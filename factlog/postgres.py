@@ -116,12 +116,14 @@ class PostgresFactStore:
     # -- transactions and retries -----------------------------------------------------
 
     def _run(self, work: Callable[[Conn], T], *, empty: T | None = None, snapshot: bool = False,
-             committed: Callable[[Conn, T], bool] | None = None, write: bool = False) -> T:
+             committed: Callable[[Conn, T], bool] | None = None, write: bool = False,
+             pipelined: bool = False) -> T:
         """`work` in one transaction, run again after a transient failure (see module). Reads
         of a read-only store return `empty` while the database has no schema; `snapshot`: one
         consistent view for the whole transaction (REPEATABLE READ). For a write,
         `committed(conn, result)` tells whether a result whose COMMIT got no answer was
-        stored; without it such a write raises `Unavailable`."""
+        stored; without it such a write raises `Unavailable`. `pipelined`: in pipeline mode
+        (a statement waits for the server only when its rows are read)."""
         deadline = time.monotonic() + self._retry_seconds
         delay = 0.05
         while True:
@@ -138,7 +140,11 @@ class PostgresFactStore:
                             if not self._has_schema(conn):
                                 return empty  # type: ignore[return-value]
                             self._schema = True
-                        result = work(conn)
+                        if pipelined:
+                            with conn.pipeline():  # statements whose rows are not read go out together
+                                result = work(conn)
+                        else:
+                            result = work(conn)
                         sent = write
                     return result
             except psycopg.OperationalError as exc:
@@ -249,7 +255,7 @@ class PostgresFactStore:
             return Appended([], 0)
         self._check_writable()
         return self._run(lambda conn: self._append_sourced(conn, user, items, again, allow_retype),
-                         write=True, committed=self._appended)
+                         write=True, committed=self._appended, pipelined=True)
 
     def _appended(self, conn: Conn, done: Appended) -> bool:
         """Whether an append whose COMMIT got no answer is stored: its first fact, with its hash.
@@ -362,7 +368,7 @@ class PostgresFactStore:
                                   "it may or may not be stored (run the ingest again)")
             return self._appended(conn, done)
 
-        return self._run(work, write=True, committed=committed)
+        return self._run(work, write=True, committed=committed, pipelined=True)
 
     @staticmethod
     def _record_failure(conn: Conn, user: str, failure: NewFailure, ids: list[int], now: str) -> None:
