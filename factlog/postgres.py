@@ -78,6 +78,15 @@ _BY_USER = 'user_id COLLATE "C"'  # users sort by code point, as Python sorts th
 _RETRY_STATES = ("08", "57P01", "57P02", "57P03", "40")
 
 
+def _probe(url: str) -> None:
+    """One direct connection first, so that a server that is not there fails at once (the
+    pool would keep trying until its timeout)."""
+    try:
+        psycopg.connect(url, connect_timeout=10).close()
+    except psycopg.Error as exc:
+        raise Unavailable(f"cannot reach PostgreSQL at {redacted(url)}: {first_line(exc)}") from None
+
+
 def _transient(exc: psycopg.OperationalError) -> bool:
     state = exc.sqlstate
     return state is None or state.startswith(_RETRY_STATES)
@@ -96,6 +105,7 @@ class PostgresFactStore:
         self._key = chain_key
         self._retry_seconds = retry_seconds
         self._schema = not read_only
+        _probe(url)
         self._pool: ConnectionPool = open_pool(url, max_size=pool_size, name="uac-facts")
         try:
             if not read_only:

@@ -18,6 +18,7 @@ from factlog.sqlite import SqliteFactStore
 from factlog.store import FactStore
 
 SQLITE_SCHEME = "sqlite"
+STORE_SCHEMES = (SQLITE_SCHEME, *POSTGRES_SCHEMES)  # what `open_store` opens
 
 
 def store_scheme(location: str | Path) -> str:
