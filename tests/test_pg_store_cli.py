@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-
 from pg_server import free_port
 
 Uac = Callable[..., Any]
