@@ -278,25 +278,52 @@ class PostgresFactStore:
 
     def _append_sourced(self, conn: Conn, user: str, items: Sequence[tuple[NewFact, str | None]], again: bool,
                         allow_retype: bool, check: Callable[[Conn], None] | None = None) -> Appended:
-        key = self._write_key(conn) if items else None
-        mark = self._lock_user(conn, user)
+        if not items:
+            self._lock_user(conn, user)
+            if check is not None:
+                check(conn)
+            return Appended([], 0)
+        key, head, prev_hash = self._begin_append(conn, user)
         if check is not None:
             check(conn)
-        if not items:
-            return Appended([], 0)
         db = PgConnection(conn)
         known = known_sources(db, user, [s for _, s in items if s is not None])
         todo = [(f, s) for f, s in items if again or s is None or s not in known]
-        stored = self._insert(conn, key, user, mark, [f for f, _ in todo]) if todo else []
+        stored = self._insert(conn, key, user, head, prev_hash, [f for f, _ in todo]) if todo else []
         if stored:
             check_and_record(db, user, [f for f, _ in todo], stored[0].id, allow_retype)
         record_sources(db, user, [(s, fact.id) for (_, s), fact in zip(todo, stored)
                                   if s is not None and s not in known])
         return Appended(stored, len(items) - len(todo))
 
-    def _insert(self, conn: Conn, key: bytes | None, user: str, mark: int, facts: Sequence[NewFact]) -> list[Fact]:
-        last, prev_hash = self._last(conn, user)
-        head = max(mark, last)
+    def _begin_append(self, conn: Conn, user: str) -> tuple[bytes | None, int, str]:
+        """The key to chain with, the user's last id ever given and the hash to continue, with
+        the user locked. Unkeyed, the keying lock, the key check, the user's lock and the
+        tail read go to the server together (one round trip in pipeline mode): the server
+        runs them in order, so the tail is read once the lock is held."""
+        meta: psycopg.Cursor[Any] | None = None
+        if self._key is None:
+            conn.execute("SELECT pg_advisory_xact_lock_shared(%s)", (KEYING_LOCK,))
+            meta = conn.execute("SELECT value FROM log_meta WHERE name = %s", (KEY_SETTING,))
+            key = None
+        else:
+            key = self._write_key(conn)
+        locked = conn.execute("SELECT last_id FROM id_high_water WHERE user_id = %s FOR UPDATE", (user,))
+        tail = conn.execute("SELECT id, hash FROM facts WHERE user_id = %s ORDER BY id DESC LIMIT 1", (user,))
+        if meta is not None and meta.fetchone() is not None:
+            raise InputError(f"this log is chained with a key and none is configured: {KEY_HINT}")
+        row = locked.fetchone()
+        if row is None:  # the user's first write: create the row, lock it, then read the tail
+            mark = self._lock_user(conn, user)
+            last, prev_hash = self._last(conn, user)
+        else:
+            mark = int(row[0])
+            found = tail.fetchone()
+            last, prev_hash = (0, GENESIS) if found is None else (int(found[0]), str(found[1]))
+        return key, max(mark, last), prev_hash
+
+    def _insert(self, conn: Conn, key: bytes | None, user: str, head: int, prev_hash: str,
+                facts: Sequence[NewFact]) -> list[Fact]:
         targets = [f.retracts for f in facts if f.retracts is not None]
         retracted = {r[0] for r in conn.execute(
             "SELECT retracts FROM facts WHERE user_id = %s AND retracts = ANY(%s)", (user, targets))} \
