@@ -39,3 +39,12 @@ def kit(new_kit: Callable[[], StoreKit]) -> StoreKit:
 def store(kit: StoreKit) -> FactStore:
     """One connection to a new, empty store (this overrides the SQLite-only `store` fixture)."""
     return kit.open()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The real-process races on PostgreSQL take a minute on a shared machine: they run with
+    the slow tests (`-m slow`); `tests/test_pg_faults.py` keeps a small multi-process race in
+    the default run."""
+    for item in items:
+        if "test_contract_processes" in item.nodeid and "[postgres]" in item.nodeid:
+            item.add_marker(pytest.mark.slow)
