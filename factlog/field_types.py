@@ -27,7 +27,6 @@ whole kind. A refusal names the facts a fold of the live log cites.
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Sequence
@@ -35,6 +34,7 @@ from typing import Sequence
 from factlog.errors import InputError
 from factlog.kinds import normalize_kind
 from factlog.model import JsonValue, NewFact
+from factlog.sql_conn import SqlConnection
 from factlog.value_types import (
     CONFLICT,
     SCALARS,
@@ -121,7 +121,7 @@ def fold_types(kind: str, name: str, types: Sequence[PyType]) -> PyType | None:
 class _Tables:
     """The two tables' rows of the kinds touched, loaded on first use, written back once."""
 
-    def __init__(self, db: sqlite3.Connection, user: str) -> None:
+    def __init__(self, db: SqlConnection, user: str) -> None:
         self.db, self.user = db, user
         self.loaded: set[str] = set()
         self.types: dict[Key, Established] = {}
@@ -259,7 +259,7 @@ class _Tables:
             e.dirty = False
 
 
-def check_and_record(db: sqlite3.Connection, user: str, facts: Sequence[NewFact], first_id: int,
+def check_and_record(db: SqlConnection, user: str, facts: Sequence[NewFact], first_id: int,
                      allow_retype: bool) -> None:
     """Inside the append transaction: refuse a retype (unless allowed), then record the new
     facts' types. `first_id` is the id the first of `facts` got (they are inserted, not
@@ -272,7 +272,7 @@ def check_and_record(db: sqlite3.Connection, user: str, facts: Sequence[NewFact]
         _check_and_record(db, user, facts, first_id, allow_retype)
 
 
-def _check_and_record(db: sqlite3.Connection, user: str, facts: Sequence[NewFact], first_id: int,
+def _check_and_record(db: SqlConnection, user: str, facts: Sequence[NewFact], first_id: int,
                       allow_retype: bool) -> None:
     _refresh(db, user, upto=first_id - 1)
     tables = _Tables(db, user)
@@ -292,7 +292,7 @@ def _check_and_record(db: sqlite3.Connection, user: str, facts: Sequence[NewFact
     _set_position(db, user, first_id + len(facts) - 1)
 
 
-def refresh(db: sqlite3.Connection, user: str, upto: int | None = None) -> None:
+def refresh(db: SqlConnection, user: str, upto: int | None = None) -> None:
     """Bring the tables up to fact `upto` (default: the user's head): facts appended or
     imported since, retractions included. Tables that disagree with the log are rebuilt."""
     try:
@@ -302,12 +302,12 @@ def refresh(db: sqlite3.Connection, user: str, upto: int | None = None) -> None:
         _refresh(db, user, upto)
 
 
-def _forget_types(db: sqlite3.Connection, user: str) -> None:
+def _forget_types(db: SqlConnection, user: str) -> None:
     for table in ("field_types", "field_value_types", "field_types_position"):
         db.execute(f"DELETE FROM {table} WHERE user = ?", (user,))
 
 
-def _refresh(db: sqlite3.Connection, user: str, upto: int | None = None) -> None:
+def _refresh(db: SqlConnection, user: str, upto: int | None = None) -> None:
     row = db.execute("SELECT position FROM field_types_position WHERE user = ?", (user,)).fetchone()
     position = int(row[0]) if row else 0
     head = upto if upto is not None else \
@@ -326,7 +326,7 @@ def _refresh(db: sqlite3.Connection, user: str, upto: int | None = None) -> None
     _set_position(db, user, head)
 
 
-def _cited(db: sqlite3.Connection, user: str, kind: str, name: str, before: int) -> list[int]:
+def _cited(db: SqlConnection, user: str, kind: str, name: str, before: int) -> list[int]:
     """The facts a fold of the live log before `before` cites for `kind`.`name`: the first
     live ones giving it a value, up to the one that retyped it (read only to word a refusal)."""
     cited: list[int] = []
@@ -362,12 +362,12 @@ def _refusal(refused: _Refused, cited: list[int]) -> str:
             f"refused (use --allow-retype to change its type deliberately)")
 
 
-def _set_position(db: sqlite3.Connection, user: str, position: int) -> None:
+def _set_position(db: SqlConnection, user: str, position: int) -> None:
     db.execute("INSERT INTO field_types_position (user, position) VALUES (?, ?) "
                "ON CONFLICT (user) DO UPDATE SET position = excluded.position", (user, position))
 
 
-def established(db: sqlite3.Connection, user: str, kind: str) -> dict[str, Established]:
+def established(db: SqlConnection, user: str, kind: str) -> dict[str, Established]:
     """The established field types of one kind (for messages and tests)."""
     refresh(db, user)
     tables = _Tables(db, user)

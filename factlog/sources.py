@@ -20,8 +20,9 @@ behind the first's write lock, finds every source taken.
 from __future__ import annotations
 
 import hashlib
-import sqlite3
 from typing import Iterable, Sequence
+
+from factlog.sql_conn import SqlConnection
 
 _BATCH = 500  # SQLite host parameters per IN (...) query
 
@@ -38,7 +39,7 @@ def transcript_source(digest: str, session_id: str, message_index: int | None, n
     return f"transcript:{digest}:{session_id}:{'' if message_index is None else message_index}:{n}"
 
 
-def known_sources(db: sqlite3.Connection, user: str, sources: Sequence[str]) -> set[str]:
+def known_sources(db: SqlConnection, user: str, sources: Sequence[str]) -> set[str]:
     found: set[str] = set()
     for start in range(0, len(sources), _BATCH):
         chunk = sources[start:start + _BATCH]
@@ -48,12 +49,12 @@ def known_sources(db: sqlite3.Connection, user: str, sources: Sequence[str]) -> 
     return found
 
 
-def record_sources(db: sqlite3.Connection, user: str, pairs: Iterable[tuple[str, int]]) -> None:
+def record_sources(db: SqlConnection, user: str, pairs: Iterable[tuple[str, int]]) -> None:
     db.executemany("INSERT INTO fact_sources (user, source, fact_id) VALUES (?, ?, ?)",
                    [(user, source, fid) for source, fid in pairs])
 
 
-def erase(db: sqlite3.Connection, user: str) -> None:
+def erase(db: SqlConnection, user: str) -> None:
     """`forget`: the user's sources, established field types and recorded extraction
     failures (which hold the model's raw text) go with their facts."""
     for table in ("fact_sources", "field_types", "field_value_types", "field_types_position",

@@ -19,24 +19,28 @@ import os
 import sqlite3
 import threading
 from dataclasses import replace
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from factlog.chain_rules import KEY_HINT
+from factlog.chain_rules import KEY_SETTING as _KEY_SETTING
+from factlog.chain_rules import WRONG_KEY as _WRONG_KEY
+from factlog.chain_rules import chain_problem as _chain_problem
+from factlog.chain_rules import check_import_hash as _check_import_hash
+from factlog.chain_rules import fact_to_row as _fact_to_row
+from factlog.chain_rules import missing_tail as _missing_tail
+from factlog.chain_rules import utc_now as _utc_now
+from factlog.chain_rules import with_hash as _with_hash
 from factlog.errors import InputError, NotFound
 from factlog.fact_rows import FactReader
 from factlog.field_types import check_and_record
-from factlog.hashing import GENESIS, canonical_json, content_hash, key_fingerprint
+from factlog.hashing import GENESIS, key_fingerprint
 from factlog.limits import MAX_FACT_ID
 from factlog.migrations import MIGRATIONS, migrate
 from factlog.model import Fact, NewFact, check_user_id
 from factlog.sources import erase as erase_bookkeeping
 from factlog.sources import known_sources, record_sources
 from factlog.store import Appended, ExtractionFailure, NewFailure, VerifyReport
-
-_KEY_SETTING = "chain_key_fingerprint"
-_WRONG_KEY = "the configured chain key is not the key this log was chained with"
-KEY_HINT = "set UAC_CHAIN_KEY, or UAC_CHAIN_KEY_FILE, or put it in chain.key next to facts.db (mode 0600)"
 
 _IDS_PER_QUERY = 500  # bound parameters per `IN (...)` query (SQLite allows 32,766)
 _ROWS_PER_PAGE = 5000  # rows a log read holds as rows at once (each page becomes facts before the next)
@@ -46,22 +50,8 @@ _COLUMNS = (
 )
 
 
-def _utc_now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
-
-
 def _row_to_fact(row: sqlite3.Row | tuple[Any, ...]) -> Fact:
     return FactReader().fact(row)
-
-
-def _fact_to_row(fact: Fact) -> tuple[Any, ...]:
-    p = fact.provenance
-    return (
-        fact.user, fact.id, fact.recorded_at, fact.text, fact.kind, canonical_json(fact.fields),
-        fact.key, fact.valid_from.isoformat() if fact.valid_from else None,
-        fact.valid_to.isoformat() if fact.valid_to else None, fact.retracts,
-        p.session_id, p.message_index, p.role, p.session_ts, fact.prev_hash, fact.hash,
-    )
 
 
 class SqliteFactStore:
@@ -547,13 +537,6 @@ class SqliteFactStore:
             self._db.close()
 
 
-def _with_hash(key: bytes | None, fact: Fact) -> Fact:
-    """`fact` (just built here, with an empty hash, and not yet seen by anyone) given its
-    hash in place: a copy per fact (`dataclasses.replace`) was a tenth of a batch append."""
-    object.__setattr__(fact, "hash", content_hash(fact.body(), key))
-    return fact
-
-
 def _open_read_only(path: Path) -> sqlite3.Connection:
     if not path.exists():  # nothing written yet: an empty log, in memory
         db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
@@ -583,38 +566,3 @@ def _open_read_only(path: Path) -> sqlite3.Connection:
     # Unwritable and older: read it as it is (the store checks which tables exist).
     return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, isolation_level=None,
                            check_same_thread=False)
-
-
-def _check_import_hash(fact: Fact, key: bytes | None) -> bool:
-    """An imported fact must carry the hash this workspace would give it, or (into a keyed
-    workspace) a plain hash that matches its content: True means it must be re-chained."""
-    body = fact.body()
-    if content_hash(body, key) == fact.hash:
-        return False
-    where = f"fact {fact.user}/{fact.id}"
-    if key is None:
-        raise InputError(f"{where}: its hash does not match its content: it was changed, or it comes from a "
-                         f"log chained with a key ({KEY_HINT} to import it)")
-    if content_hash(body) == fact.hash:
-        return True
-    raise InputError(f"{where}: its hash does not match its content under this workspace's chain key "
-                     "(it was changed, or chained with another key)")
-
-
-def _missing_tail(stored: int, mark: int) -> str:
-    if stored > mark:
-        return f"fact {stored} is above the id high-water mark {mark} (the mark was tampered with)"
-    gone = f"fact {mark} is" if stored + 1 == mark else f"facts {stored + 1}-{mark} are"
-    return f"the log once held facts up to id {mark}; {gone} missing (deleted behind the log's back)"
-
-
-def _chain_problem(fact: Fact, expected_id: int, expected_prev: str, key: bytes | None) -> str | None:
-    if fact.id != expected_id:
-        return f"expected fact id {expected_id}, found {fact.id} (a fact is missing)"
-    if fact.prev_hash != expected_prev:
-        return "prev_hash does not match the hash of the fact before it"
-    if content_hash(fact.body(), key) != fact.hash:
-        what = "its keyed hash (the fact was changed, or re-hashed without the key)" if key \
-            else "its hash (the fact was changed after it was written)"
-        return f"content does not match {what}"
-    return None

@@ -105,13 +105,13 @@ def _usage_message(exc: typer.TyperException) -> str:
 
 
 def _command_name(args: list[str]) -> str | None:
-    """The command word of `args` (after the root's `--home`), None when an option comes first."""
+    """The command word of `args` (after the root's `--home`, `--store`), None when an option comes first."""
     at = 0
     while at < len(args):
         token = args[at]
-        if token == "--home":
+        if token in ("--home", "--store"):
             at += 2
-        elif token.startswith("--home="):
+        elif token.startswith(("--home=", "--store=")):
             at += 1
         else:
             return None if token.startswith("-") else token

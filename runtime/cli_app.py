@@ -60,20 +60,25 @@ READ_ONLY_COMMANDS = frozenset({"log", "users", "verify", "export", "show", "his
 
 class State:
     home: Optional[str] = None
+    store: Optional[str] = None
     debug: bool = False
     command: Optional[str] = None
     mem: Optional[Memory] = None
 
     @classmethod
     def reset(cls) -> None:
-        cls.home, cls.debug, cls.command, cls.mem = None, False, None, None
+        cls.home, cls.store, cls.debug, cls.command, cls.mem = None, None, False, None, None
 
 
 @app.callback()
 def _root(ctx: typer.Context, home: Optional[str] = typer.Option(
         None, "--home", envvar="UAC_HOME", help="Workspace folder (default ~/.uac)."),
+          store: Optional[str] = typer.Option(
+        None, "--store", envvar="UAC_STORE",
+        help="Where the fact log lives: postgresql://user@host/db (default: facts.db in the workspace)."),
           debug: bool = typer.Option(False, "--debug", help="On an unexpected error, show the traceback.")) -> None:
     State.home = home
+    State.store = store
     State.debug = State.debug or debug
     State.command = ctx.invoked_subcommand
 
@@ -83,7 +88,7 @@ def memory() -> Memory:
     if State.mem is None:
         from runtime.memory import Memory
 
-        State.mem = Memory.open(State.home, read_only=State.command in READ_ONLY_COMMANDS)
+        State.mem = Memory.open(State.home, read_only=State.command in READ_ONLY_COMMANDS, store=State.store)
     return State.mem
 
 

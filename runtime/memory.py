@@ -143,9 +143,10 @@ class Memory:
         return Forgetting(self.facts, self.versions, [self.checkpoints, self.recalls, self.modules, self.queries])
 
     @staticmethod
-    def open(home: Path | str | None = None, *, read_only: bool = False) -> Memory:
-        """`read_only`: never create or write the workspace (its log is opened `mode=ro`)."""
-        return Memory(Workspace.at(home, read_only=read_only))
+    def open(home: Path | str | None = None, *, read_only: bool = False, store: str | None = None) -> Memory:
+        """`read_only`: never create or write the workspace (its log is opened `mode=ro`).
+        `store`: where the fact log lives (default `UAC_STORE`, else the home's facts.db)."""
+        return Memory(Workspace.at(home, read_only=read_only, store=store))
 
     def close(self) -> None:
         """Stop the services that were started (query workers, caches), then the log."""

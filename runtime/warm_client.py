@@ -67,8 +67,8 @@ def parse_line(args: list[str]) -> Line | None:
             i += 1
         else:
             return None
-    if i >= len(args) or args[i] not in ROUTED or "--help" in args:
-        return None
+    if i >= len(args) or args[i] not in ROUTED or "--help" in args or os.environ.get("UAC_STORE"):
+        return None  # (a worker serves its home's own log, never another store)
     if home is None:
         home = os.environ.get("UAC_HOME") or "~/.uac"
     if not home.strip():

@@ -1,0 +1,72 @@
+"""The rules of the hash-chained log that every store applies the same way: the row a fact is
+stored as, how a new fact gets its hash, what `verify` reports for a broken chain or a missing
+tail, how an imported fact's hash is checked, and the chain key's messages."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from factlog.errors import InputError
+from factlog.hashing import canonical_json, content_hash
+from factlog.model import Fact
+
+KEY_SETTING = "chain_key_fingerprint"
+WRONG_KEY = "the configured chain key is not the key this log was chained with"
+KEY_HINT = "set UAC_CHAIN_KEY, or UAC_CHAIN_KEY_FILE, or put it in chain.key next to facts.db (mode 0600)"
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def fact_to_row(fact: Fact) -> tuple[Any, ...]:
+    p = fact.provenance
+    return (
+        fact.user, fact.id, fact.recorded_at, fact.text, fact.kind, canonical_json(fact.fields),
+        fact.key, fact.valid_from.isoformat() if fact.valid_from else None,
+        fact.valid_to.isoformat() if fact.valid_to else None, fact.retracts,
+        p.session_id, p.message_index, p.role, p.session_ts, fact.prev_hash, fact.hash,
+    )
+
+
+def with_hash(key: bytes | None, fact: Fact) -> Fact:
+    """`fact` (just built here, with an empty hash, and not yet seen by anyone) given its
+    hash in place: a copy per fact (`dataclasses.replace`) was a tenth of a batch append."""
+    object.__setattr__(fact, "hash", content_hash(fact.body(), key))
+    return fact
+
+
+def check_import_hash(fact: Fact, key: bytes | None) -> bool:
+    """An imported fact must carry the hash this workspace would give it, or (into a keyed
+    workspace) a plain hash that matches its content: True means it must be re-chained."""
+    body = fact.body()
+    if content_hash(body, key) == fact.hash:
+        return False
+    where = f"fact {fact.user}/{fact.id}"
+    if key is None:
+        raise InputError(f"{where}: its hash does not match its content: it was changed, or it comes from a "
+                         f"log chained with a key ({KEY_HINT} to import it)")
+    if content_hash(body) == fact.hash:
+        return True
+    raise InputError(f"{where}: its hash does not match its content under this workspace's chain key "
+                     "(it was changed, or chained with another key)")
+
+
+def missing_tail(stored: int, mark: int) -> str:
+    if stored > mark:
+        return f"fact {stored} is above the id high-water mark {mark} (the mark was tampered with)"
+    gone = f"fact {mark} is" if stored + 1 == mark else f"facts {stored + 1}-{mark} are"
+    return f"the log once held facts up to id {mark}; {gone} missing (deleted behind the log's back)"
+
+
+def chain_problem(fact: Fact, expected_id: int, expected_prev: str, key: bytes | None) -> str | None:
+    if fact.id != expected_id:
+        return f"expected fact id {expected_id}, found {fact.id} (a fact is missing)"
+    if fact.prev_hash != expected_prev:
+        return "prev_hash does not match the hash of the fact before it"
+    if content_hash(fact.body(), key) != fact.hash:
+        what = "its keyed hash (the fact was changed, or re-hashed without the key)" if key \
+            else "its hash (the fact was changed after it was written)"
+        return f"content does not match {what}"
+    return None
