@@ -123,16 +123,10 @@ class McpServer:
     # -- transports --------------------------------------------------------------------
 
     async def serve_stdio(self) -> None:
-        """Over stdin and stdout: on the event loop when they are pipes or sockets
-        (`runtime.mcp_stdio`), else through the SDK's own threaded transport."""
         from mcp.server.stdio import stdio_server
 
-        from runtime.mcp_stdio import event_loop_stdio
-
-        async with event_loop_stdio() as wire:
-            streams: tuple[Any, Any] = (None, None) if wire is None else wire
-            async with stdio_server(*streams) as (read, write):
-                await self.server.run(read, write, self.server.create_initialization_options())
+        async with stdio_server() as (read, write):
+            await self.server.run(read, write, self.server.create_initialization_options())
 
     async def serve_http(self, port: int) -> None:
         """Streamable HTTP at http://127.0.0.1:PORT/mcp (localhost only); one line on stderr
