@@ -160,14 +160,15 @@ def _text(case: Mapping[str, Any], key: str) -> str:
 
 
 def summary(rows: list[CaseRow]) -> dict[str, Any]:
-    validated = sum(1 for row in rows if row.status == "pass")
+    validated = sum(1 for row in rows if row.extra.get("validation") in ("published", "unchanged"))
     terms = found = 0
     for row in rows:
         proxy = row.extra.get("proxy_rubric_terms")
         if isinstance(proxy, dict):
             terms += int(proxy["terms"])  # type: ignore[arg-type]
             found += int(proxy["in_recall"])  # type: ignore[arg-type]
-    return {"cases": len(rows), "validated": validated, "errors": sum(1 for r in rows if r.status == "error"),
+    return {"cases": len(rows), "validated": validated, "passed": sum(1 for r in rows if r.status == "pass"),
+            "errors": sum(1 for r in rows if r.status == "error"),
             "validated_rate": rate(validated, len(rows)),
             "facts": sum(_int(r.extra.get("facts")) for r in rows),
             "typed_facts": sum(_int(r.extra.get("typed_facts")) for r in rows),

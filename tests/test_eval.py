@@ -380,6 +380,7 @@ def test_transcripts_llm_answers_from_memory_and_a_judge_scores(uac: Uac, tmp_pa
     assert outage["status"] == "error" and outage["detail"].startswith("model: ") and "HTTP 500" in outage["detail"]
     assert outage["validation"] == "published" and "judge" not in outage  # the run went on, the row kept its facts
     assert low["status"] == "fail" and low["detail"].startswith("judge: 0.20 < 0.5: the number is missing")
+    assert data["summary"]["validated"] == 3 and data["summary"]["passed"] == 1  # the judge decides the pass
     summary = data["summary"]["judge"]
     assert summary["judged"] == 2 and summary["mean_score"] == 0.55 and summary["at_pass_score"] == 1
     assert summary["model_errors"] == 1 and summary["tokens"] == judged["tokens"] + low["tokens"]
