@@ -2,6 +2,7 @@
 through the in-process API, in one run.
 
 Run: .venv/bin/python benchmarks/bench_mcp.py [--size 10000] [--runs 200] [--http] [--keep DIR]
+     [--baseline-code DIR]
 
 A user of `--size` facts (9 in 10 trips; benchmarks/bench_query.py's `build`) is published
 once; `uac mcp --user bench` is started over stdio (and, with `--http`, a second one on
@@ -12,6 +13,10 @@ the MCP client of the SDK to the server process (the whole round trip). Prints p
 of each, its CPU per call (this process, plus the server process's own for MCP; the query
 workers, which do the same work on both paths, not counted), and the p50 ratio and
 difference MCP vs API. Target: MCP p50 <= 10 ms.
+
+`--baseline-code DIR` also starts a stdio server from another checkout of the code (e.g. a
+worktree of main: its folder goes first on the server's PYTHONPATH) and times it in the
+same alternation, so a change to the server is measured paired against the code before it.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 QUERIES = (("count", "len(trips)"),
            ("sum 2024", "sum(t.cost_usd for t in trips if t.departure_date.year == 2024)"))
 UAC = ["-c", "from runtime.cli import main; main()"]
+UAC_BASELINE = ["-c", "from runtime.cli import main; main()  # baseline"]  # told apart in /proc
 TARGET_MS = 10.0
 
 
@@ -59,7 +65,8 @@ def _servers() -> dict[int, str]:
         except (OSError, ValueError, IndexError):
             continue
         if ppid == os.getpid() and b"mcp" in cmdline:
-            found[int(entry.name)] = "mcp http" if b"--http" in cmdline else "mcp stdio"
+            found[int(entry.name)] = ("mcp http" if b"--http" in cmdline else
+                                      "mcp baseline" if any(b"# baseline" in arg for arg in cmdline) else "mcp stdio")
     return found
 
 
@@ -90,8 +97,8 @@ async def _http_session(stack: AsyncExitStack, home: Path, env: dict[str, str]) 
     return await stack.enter_async_context(ClientSession(read, write))
 
 
-async def run(home: Path, runs: int, http: bool,
-              cpu_per_call: dict[str, dict[str, float]]) -> dict[str, dict[str, list[float]]]:
+async def run(home: Path, runs: int, http: bool, cpu_per_call: dict[str, dict[str, float]],
+              baseline: Path | None = None) -> dict[str, dict[str, list[float]]]:
     from runtime.memory import Memory
 
     env = {"UAC_HOME": str(home), "UAC_WARM": "off", "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -102,6 +109,12 @@ async def run(home: Path, runs: int, http: bool,
     async with AsyncExitStack() as stack:
         read, write = await stack.enter_async_context(stdio_client(params))
         sessions = {"mcp stdio": await stack.enter_async_context(ClientSession(read, write))}
+        if baseline is not None:
+            base_env = {**env, "PYTHONPATH": os.pathsep.join([str(baseline), *sys.path])}
+            base_params = StdioServerParameters(command=sys.executable, args=[*UAC_BASELINE, "mcp", "--user", USER],
+                                                env=base_env)
+            read, write = await stack.enter_async_context(stdio_client(base_params))
+            sessions["mcp baseline"] = await stack.enter_async_context(ClientSession(read, write))
         if http:
             sessions["mcp http"] = await _http_session(stack, home, env)
         for session in sessions.values():
@@ -145,6 +158,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--http", action="store_true", help="also time a streamable HTTP server")
     parser.add_argument("--keep", type=Path, default=None, help="keep the built workspace here (reused)")
+    parser.add_argument("--baseline-code", type=Path, default=None,
+                        help="also time a stdio server running the code of this checkout (paired)")
     args = parser.parse_args()
     home = args.keep or Path(tempfile.mkdtemp(prefix="bench-mcp-"))
     try:
@@ -156,7 +171,7 @@ def main() -> None:
         mem.close()
         print(f"user {USER}: {args.size:,} facts, {records:,} records (built in {built:.1f} s)")
         cpu: dict[str, dict[str, float]] = {}
-        results = asyncio.run(run(home, args.runs, args.http, cpu))
+        results = asyncio.run(run(home, args.runs, args.http, cpu, args.baseline_code))
         report: dict[str, Any] = {}
         for name, rows in results.items():
             api = statistics.median(rows["api"])
@@ -169,6 +184,10 @@ def main() -> None:
                 mcp = statistics.median(rows[label])
                 print(f"  {label} vs api: x{mcp / api:.2f}, +{mcp - api:.3f} ms; target p50 <= {TARGET_MS} ms: "
                       f"{'met' if mcp <= TARGET_MS else 'MISSED'}")
+            if "mcp baseline" in rows:
+                ours, theirs = statistics.median(rows["mcp stdio"]), statistics.median(rows["mcp baseline"])
+                print(f"  mcp stdio vs mcp baseline: p50 x{ours / theirs:.2f} ({ours - theirs:+.3f} ms), CPU "
+                      f"{cpu[name]['mcp stdio']:.3f} vs {cpu[name]['mcp baseline']:.3f} ms/call")
             report[name] = {"p50_ms": {label: round(statistics.median(values), 3) for label, values in rows.items()},
                             "cpu_ms_per_call": cpu[name]}
         print("\n" + json.dumps(report))

@@ -270,7 +270,8 @@ def _validation_line(tool: str, exc: ValidationError) -> str:
 RESOURCE_PREFIX: Final = "uac://users/"
 RESOURCES: Final[Mapping[str, str]] = {
     "manifest": "The agent manifest of the user's current module (text).",
-    "source": "The current module's source: every file of the package, each after a `# ==== NAME` line.",
+    "source": "The current module's source: every file of the package, each after a `# ==== NAME` line "
+              "(cut, with a note saying what was left out, beyond the tool result limit).",
 }
 
 
@@ -350,7 +351,9 @@ class ToolBox:
         return [n for n in names if self.mem.versions.current(n) is not None]
 
     def read_resource(self, uri: str) -> str:
-        """`uac://users/USER/manifest` or `uac://users/USER/source`; scope-checked as tools are."""
+        """`uac://users/USER/manifest` or `uac://users/USER/source`; scope-checked as tools are.
+        The source is held to `max_chars` as a tool result is: an oversized one is cut with a
+        note (`source_text`)."""
         rest = uri[len(RESOURCE_PREFIX):] if uri.startswith(RESOURCE_PREFIX) else ""
         user, _, what = rest.partition("/")
         if what not in RESOURCES or not user:
@@ -364,6 +367,43 @@ class ToolBox:
             if info is None:
                 raise InputError(f"user {user!r} has no published version yet: checkpoint first")
             files = self.mem.versions.files(user, info.number)
-            return "".join(f"# ==== {name}\n{text}\n" for name, text in sorted(files.items()))
         except UacError as exc:
             raise ToolError(f"{uri}: {exc}") from None
+        return source_text(files, self.max_chars)
+
+
+CUT_RESERVE: Final = 1000  # room kept for the note: five names of at most 128 characters, and the counts
+CUT_NOTE: Final = ("# ==== cut: {shown:,} of {total:,} characters shown (the limit is {limit:,}); "
+                   "left out: {left}. Read the data with the `query` tool, its shape with `manifest`.\n")
+
+
+def source_text(files: Mapping[str, str], limit: int) -> str:
+    """A version's files, each after a `# ==== NAME` line, sorted by name, at most `limit`
+    characters: whole files while they fit, then the next one cut at a line end, then a
+    last `# ==== cut:` line saying how much was shown and which files were left out."""
+    parts = [f"# ==== {name}\n{text}\n" for name, text in sorted(files.items())]
+    total = sum(map(len, parts))
+    if total <= limit:
+        return "".join(parts)
+    names = sorted(files)
+    room = max(0, limit - CUT_RESERVE)
+    kept: list[str] = []
+    shown = 0
+    left: list[str] = []
+    for name, part in zip(names, parts):
+        if left:
+            left.append(name)
+        elif shown + len(part) <= room:
+            kept.append(part)
+            shown += len(part)
+        else:
+            head = part[:room - shown]
+            head = head[:head.rfind("\n") + 1]
+            if head.count("\n") > 1:  # more than the `# ==== NAME` line
+                kept.append(head)
+                shown += len(head)
+                left.append(f"the rest of {name}")
+            else:
+                left.append(name)
+    listed = ", ".join(left[:5]) + (f" and {len(left) - 5} more file(s)" if len(left) > 5 else "")
+    return "".join(kept) + CUT_NOTE.format(shown=shown, total=total, limit=limit, left=listed)

@@ -179,9 +179,13 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
 
 @eval_app.command("transcripts")
 def eval_transcripts(folder: Path = typer.Argument(..., help="a folder of three-layer YAML cases"),
-                     producer: Optional[str] = ProducerOpt, report: Optional[Path] = ReportOpt,
+                     producer: Optional[str] = ProducerOpt,
+                     llm: bool = typer.Option(False, "--llm", help="answer each question from memory and "
+                                                                   "score it with an LLM judge"),
+                     model: Optional[str] = ModelOpt, base_url: Optional[str] = BaseUrlOpt,
+                     report: Optional[Path] = ReportOpt,
                      workers: int = WorkersOpt, as_json: bool = JsonOpt) -> None:
-    """Three-layer transcript cases, offline: ingest, validate, and a rubric-term proxy."""
+    """Three-layer transcript cases: ingest, validate, a rubric-term proxy; --llm: an LLM judge."""
     from time import perf_counter
 
     from runtime.eval_report import now_iso
@@ -190,7 +194,11 @@ def eval_transcripts(folder: Path = typer.Argument(..., help="a folder of three-
 
     check_workers(workers)
     report_path = _report_path("transcripts", report)
-    options = _options(producer)
+    options = _options(producer, judge=llm, model=model, base_url=base_url)
+    if llm:
+        from codegen.llm import EndpointConfig
+
+        EndpointConfig.resolve(base_url=base_url, model=model)  # no model configured: exit 2, nothing run
     files = case_files(folder)
     started_at, started = now_iso(), perf_counter()
     rows = run_cases([str(path) for path in files], run_transcript_case, options, id_key="test_id",
@@ -201,9 +209,14 @@ def eval_transcripts(folder: Path = typer.Argument(..., help="a folder of three-
     lines = [f"transcripts: {found['validated']}/{found['cases']} ingested and validated; {found['facts']} facts "
              f"({found['typed_facts']} typed), {found['notes']} notes; {found['seconds_per_case']} s per case",
              f"proxy (no judge): {proxy['found']}/{proxy['terms']} rubric key terms in the recalled context"]
-    settings = {"folder": folder.name, "workers": workers}
+    judge = found.get("judge")
+    if judge:
+        lines.append(f"judge: mean score {judge['mean_score']} over {judge['judged']} case(s), "
+                     f"{judge['at_pass_score']} at {judge['pass_score']} or above; {judge['tokens_per_case']} tokens "
+                     f"and {judge['model_seconds_per_case']} s of model time per case")
+    settings = {"folder": folder.name, "llm": llm, "workers": workers}
     _finish("transcripts", rows, found, options, settings, started_at, perf_counter() - started, report_path,
-            as_json, False, lines)
+            as_json, llm, lines)
 
 
 def _mark_duplicates(rows: list[CaseRow]) -> None:

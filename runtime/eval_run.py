@@ -38,6 +38,7 @@ class EvalOptions:
     producer: str | None = None  # a registered producer's name; None: the compiler
     ask: bool = False  # analytical: answer through `uac ask` when a case has no expression
     llm_extract: bool = False  # alerts: extract conversations with the model
+    judge: bool = False  # transcripts: answer the question from memory and have the model judge it
     model: str | None = None
     base_url: str | None = None
 

@@ -10,6 +10,11 @@ Without a model there is no judge: as a clearly labelled **proxy**, the row list
 key terms of the rubric (`evaluation_criteria`, `expected_behavior`: identifier-like
 tokens, dollar amounts and full dates that the transcript itself says) appear in the
 context `uac recall` gives for `user_question`. The proxy does not decide the status.
+
+With a model (`--llm`, `EvalOptions.judge`): the question is answered from memory and an LLM
+judge scores the answer against the rubric (`runtime.eval_judge`); the case passes when it
+validated and scored at least `PASS_SCORE`. A model that cannot be reached, or a judge whose
+answer stays invalid after the one re-ask, makes that case an error row (the run goes on).
 """
 
 from __future__ import annotations
@@ -21,9 +26,11 @@ from pathlib import Path
 from time import perf_counter
 from typing import Any
 
+from codegen.llm import ModelUnavailable, StructuredOutputError
 from factlog.errors import InputError
 from factlog.model import JsonValue
 from runtime.eval_cases import CaseError
+from runtime.eval_judge import PASS_SCORE, Judged, answer_and_judge
 from runtime.eval_report import CaseRow, rate
 from runtime.eval_run import EvalOptions, case_memory, case_user
 
@@ -121,24 +128,47 @@ def run_transcript_case(index: int, item: object, root: str, options: EvalOption
         spoken = "\n".join(str(m.get("content", "")) for h in histories if isinstance(h, dict)
                            for m in h.get("messages") or [] if isinstance(m, dict))
         terms = rubric_terms(data, spoken)
+        judged: Judged | None = None
         if isinstance(question, str) and question.strip():
             recalled = mem.recall(user, question, max_items=RECALL_ITEMS, max_chars=RECALL_CHARS, max_ms=500)
             found = [t for t in terms if _present(t, recalled.context)]
             extra["proxy_rubric_terms"] = {"terms": len(terms), "in_recall": len(found),
                                            "missing": [t for t in terms if t not in found]}
+            if options.judge:
+                try:
+                    judged = answer_and_judge(mem, user, question.strip(), criteria=_text(data, "evaluation_criteria"),
+                                              expected=_text(data, "expected_behavior"), context=recalled.context,
+                                              model=options.model, base_url=options.base_url)
+                except (ModelUnavailable, StructuredOutputError) as exc:
+                    return CaseRow(label, "error", f"model: {' '.join(str(exc).split())[:500]}",
+                                   perf_counter() - started, None, extra)
+                extra["judge"] = judged.to_json()
+        elif options.judge:
+            return CaseRow(label, "error", "no 'user_question' to answer and judge", perf_counter() - started, None,
+                           extra)
     status = "pass" if isinstance(result, Published) or type(result).__name__ == "Unchanged" else "fail"
-    return CaseRow(label, status, "", perf_counter() - started, None, extra)  # type: ignore[arg-type]
+    detail = ""
+    if judged is not None and status == "pass" and judged.score < PASS_SCORE:
+        status, detail = "fail", f"judge: {judged.score:.2f} < {PASS_SCORE}: {' '.join(judged.reasons.split())[:300]}"
+    return CaseRow(label, status, detail, perf_counter() - started,  # type: ignore[arg-type]
+                   None if judged is None else judged.tokens, extra)
+
+
+def _text(case: Mapping[str, Any], key: str) -> str:
+    value = case.get(key)
+    return value.strip() if isinstance(value, str) else ""
 
 
 def summary(rows: list[CaseRow]) -> dict[str, Any]:
-    validated = sum(1 for row in rows if row.status == "pass")
+    validated = sum(1 for row in rows if row.extra.get("validation") in ("published", "unchanged"))
     terms = found = 0
     for row in rows:
         proxy = row.extra.get("proxy_rubric_terms")
         if isinstance(proxy, dict):
             terms += int(proxy["terms"])  # type: ignore[arg-type]
             found += int(proxy["in_recall"])  # type: ignore[arg-type]
-    return {"cases": len(rows), "validated": validated, "errors": sum(1 for r in rows if r.status == "error"),
+    return {"cases": len(rows), "validated": validated, "passed": sum(1 for r in rows if r.status == "pass"),
+            "errors": sum(1 for r in rows if r.status == "error"),
             "validated_rate": rate(validated, len(rows)),
             "facts": sum(_int(r.extra.get("facts")) for r in rows),
             "typed_facts": sum(_int(r.extra.get("typed_facts")) for r in rows),
@@ -146,7 +176,25 @@ def summary(rows: list[CaseRow]) -> dict[str, Any]:
             "proxy_rubric_terms_in_recall": {"terms": terms, "found": found, "rate": rate(found, terms),
                                              "note": "a proxy without a judge: rubric key terms present in "
                                                      "the recalled context"},
+            **_judge_summary(rows),
             "seconds_per_case": round(sum(r.seconds for r in rows) / len(rows), 3) if rows else 0.0}
+
+
+def _judge_summary(rows: list[CaseRow]) -> dict[str, Any]:
+    """With `--llm`: the judged cases, their mean score, those at `PASS_SCORE` or above, and
+    what the model calls cost (tokens and seconds, in all and per judged case)."""
+    verdicts: list[dict[str, Any]] = [row.extra["judge"] for row in rows  # type: ignore[misc]
+                                      if isinstance(row.extra.get("judge"), dict)]
+    if not verdicts:
+        return {}
+    scores = [float(v["score"]) for v in verdicts]
+    tokens = sum(_int(v.get("tokens")) for v in verdicts)
+    seconds = sum(float(v.get("model_seconds") or 0.0) for v in verdicts)
+    return {"judge": {"judged": len(verdicts), "mean_score": round(sum(scores) / len(scores), 3),
+                      "at_pass_score": sum(1 for s in scores if s >= PASS_SCORE), "pass_score": PASS_SCORE,
+                      "model_errors": sum(1 for r in rows if r.status == "error" and r.detail.startswith("model:")),
+                      "tokens": tokens, "tokens_per_case": round(tokens / len(verdicts), 1),
+                      "model_seconds": round(seconds, 3), "model_seconds_per_case": round(seconds / len(verdicts), 3)}}
 
 
 def _int(value: object) -> int:

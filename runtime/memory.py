@@ -1,9 +1,17 @@
 """The documented Python API: one `Memory` per workspace; the CLI is a thin layer over it.
 
-    from runtime.memory import Memory
-    mem = Memory.open("~/.uac")
-    mem.add("alice", "Flying to Tokyo", kind="trip", fields={"destination": "Tokyo"})
-    mem.log("alice")
+    >>> from runtime.memory import Memory
+    >>> fresh = Memory.open(tmp / "workspace")  # e.g. Memory.open("~/.uac"); made if missing
+    >>> fresh.add("bob", "Flying to Tokyo", kind="trip", fields={"destination": "Tokyo"}).id
+    1
+    >>> [fact.text for fact in fresh.log("bob")]
+    ['Flying to Tokyo']
+    >>> fresh.close()
+
+The examples of this module run as tests (tests/test_docstrings.py): in each, `tmp` is an
+empty folder and `mem` a `Memory` open on a workspace where `alice` has two published
+versions (v1: trips to Lisbon and Chicago in 2024, a passport, a note; v2: a trip to Tokyo
+in 2027 and a second note).
 
 `Memory` is a facade: it opens the workspace's stores and hands each job to a service with
 that one job (`runtime.facts_service`, `versions_service`, `checkpoint_service`,
@@ -144,8 +152,15 @@ class Memory:
 
     @staticmethod
     def open(home: Path | str | None = None, *, read_only: bool = False, store: str | None = None) -> Memory:
-        """`read_only`: never create or write the workspace (its log is opened `mode=ro`).
-        `store`: where the fact log lives (default `UAC_STORE`, else the home's facts.db)."""
+        """The workspace at `home` (default: UAC_HOME, else ~/.uac), made if missing;
+        `read_only`: never create or write the workspace (its log is opened `mode=ro`);
+        `store`: where the fact log lives (default `UAC_STORE`, else the home's facts.db).
+
+            >>> with_alice = Memory.open(mem.workspace.home, read_only=True)
+            >>> with_alice.users()
+            ['alice']
+            >>> with_alice.close()
+        """
         return Memory(Workspace.at(home, read_only=read_only, store=store))
 
     def close(self) -> None:
@@ -165,7 +180,15 @@ class Memory:
             allow_retype: bool = False) -> Fact:
         """Append one fact: free text, or structured when `kind` is given. `field_map` renames
         fields first (`{"amount": "amount_usd"}`); a value that changes its field's established
-        type is refused unless `allow_retype`."""
+        type is refused unless `allow_retype`.
+
+            >>> fact = mem.add("alice", "Flying to Oslo in May", kind="trip",
+            ...                fields={"destination": "Oslo", "departure_date": "2027-05-02"})
+            >>> fact.id, fact.kind, fact.fields["destination"]
+            (7, 'trip', 'Oslo')
+            >>> mem.add("alice", "I prefer aisle seats.").kind is None  # free text
+            True
+        """
         return self.fact_log.add(user, text, kind=kind, fields=fields, key=key, valid_from=valid_from,
                                  valid_to=valid_to, provenance=provenance, field_map=field_map,
                                  allow_retype=allow_retype)
@@ -202,8 +225,12 @@ class Memory:
         rules and stored in one transaction; the same conversation again adds nothing unless
         `again`.
 
-            mem.ingest_conversation("alice", {"session_id": "s1", "messages": [
-                {"role": "user", "content": "I moved to Berlin."}]})
+            >>> chat = {"session_id": "s1", "messages": [{"role": "user", "content": "I moved to Berlin."}]}
+            >>> len(mem.ingest_conversation("alice", chat).facts) > 0
+            True
+            >>> report = mem.ingest_conversation("alice", chat)  # the same conversation again
+            >>> len(report.facts), report.skipped > 0
+            (0, True)
         """
         return self.fact_log.ingest_conversation(user, session, user_only=user_only, again=again,
                                                  allow_retype=allow_retype)
@@ -236,18 +263,39 @@ class Memory:
             return inbox.handle_all()
 
     def retract(self, user: str, fact_id: int, reason: str | None = None) -> Fact:
+        """Withdraw fact `fact_id` by appending a retraction (the log itself never changes);
+        the next checkpoint leaves its record out.
+
+            >>> mem.retract("alice", 2, "the Chicago trip was cancelled").retracts
+            2
+        """
         return self.fact_log.retract(user, fact_id, reason)
 
     def forget(self, user: str) -> int:
-        """Erase a user everywhere: facts, versions, alert state, recall index."""
+        """Erase a user everywhere: facts, versions, alert state, recall index; the number
+        of facts erased.
+
+            >>> mem.forget("alice"), mem.users()
+            (6, [])
+        """
         return self.forgetting.forget(user)
 
     # -- reading facts -----------------------------------------------------------------
 
     def log(self, user: str, after: int = 0, upto: int | None = None) -> Iterator[Fact]:
+        """The user's facts in log order, those after position `after` up to `upto`.
+
+            >>> [(fact.id, fact.kind) for fact in mem.log("alice", after=4)]
+            [(5, 'trip'), (6, None)]
+        """
         return self.fact_log.log(user, after, upto)
 
     def users(self) -> list[str]:
+        """Every user with a fact in the log.
+
+            >>> mem.users()
+            ['alice']
+        """
         return self.fact_log.users()
 
     def require_user(self, user: str) -> None:
@@ -275,13 +323,29 @@ class Memory:
         """Produce and validate the user's package; publish a new version if anything changed.
         `producer`: a registered name or None (the workspace's: `producer` in settings.json,
         else the compiler), with the workspace's `llm` settings; or a producer object, used
-        as it is (`runtime.producer_choice.workspace_producer`)."""
+        as it is (`runtime.producer_choice.workspace_producer`).
+
+            >>> type(mem.checkpoint("alice")).__name__  # nothing new since v2
+            'Unchanged'
+            >>> _ = mem.add("alice", kind="trip", fields={"destination": "Oslo", "departure_date": "2027-05-02"})
+            >>> result = mem.checkpoint("alice")
+            >>> type(result).__name__, result.version.number
+            ('Published', 3)
+        """
         return self.checkpoints.checkpoint(user, producer)
 
     def checkpoint_and_alert(self, user: str, now: datetime | None = None,
                              on_new_alert: Callable[[Alert], None] | None = None,
                              producer: Producer | str | None = None) -> CheckpointReport:
-        """Checkpoint, then (on a new version) run every constraint and record the alert diff."""
+        """Checkpoint, then (on a new version) run every constraint and record the alert diff.
+
+            >>> _ = mem.add("alice", kind="trip", fields={"destination": "Oslo", "departure_date": "2027-05-02"})
+            >>> report = mem.checkpoint_and_alert("alice", now=datetime(2026, 12, 1, tzinfo=timezone.utc))
+            >>> report.result.version.number  # a new version: the constraints ran
+            3
+            >>> sorted(alert.message.split(" (")[0] for alert in report.alerts.raised)
+            ['passport expires 26 days after your Tokyo return', 'passport expires 60 days before your Oslo departure']
+        """
         return self.checkpoints.checkpoint_and_alert(user, now, on_new_alert, producer)
 
     def checkpoint_if_due(self, user: str, policy: CheckpointPolicy, now: datetime | None = None,
@@ -297,24 +361,44 @@ class Memory:
         return self.checkpoints.watch_step(user, policy, clock_tick, producer)
 
     def module(self, user: str, version: int | str | None = None) -> ModuleType:
-        """The user's typed module (current version by default); cached per version."""
+        """The user's typed module (current version by default); cached per version.
+
+            >>> module = mem.module("alice")
+            >>> [trip.destination for trip in module.trips], module.passport.expiry_date
+            (['Lisbon', 'Chicago', 'Tokyo'], datetime.date(2027, 3, 3))
+        """
         return self.modules.module(user, version)
 
     def manifest(self, user: str, version: int | str | None = None) -> Manifest:
         """The version's manifest (current version by default): its classes, collections and
-        records as data, read without importing the version."""
+        records as data, read without importing the version.
+
+            >>> mem.manifest("alice").record_counts()
+            {'passport': 1, 'trips': 3, 'notes': 2}
+            >>> mem.manifest("alice", 1).record_counts()["trips"]
+            2
+        """
         return self.modules.manifest(user, version)
 
     def manifest_of(self, info: VersionInfo) -> Manifest:
         return self.modules.manifest_of(info)
 
     def rollback(self, user: str, version: int | str) -> VersionInfo:
+        """Make an earlier version current again (nothing is deleted; the log is untouched).
+
+            >>> mem.rollback("alice", 1).number, len(mem.module("alice").trips)
+            (1, 2)
+        """
         return self.modules.rollback(user, version)
 
     def diff(self, user: str, a: int | str | None = None, b: int | str | None = None) -> ModuleDiff:
         """What changed from version `a` to `b` (default: the current version against its
         parent). A first version, which has no parent, is diffed against nothing: every
-        class and record shows as added."""
+        class and record shows as added.
+
+            >>> [(c.change, c.attribute, c.entity, c.fact_ids) for c in mem.diff("alice").records]
+            [('added', 'notes', 'note#6', [6]), ('added', 'trips', 'trip/tok', [5])]
+        """
         return self.modules.diff(user, a, b)
 
     def diff_pair(self, user: str, a: int | str | None, b: int | str | None) -> tuple[int, int]:
@@ -329,7 +413,16 @@ class Memory:
 
     def query(self, user: str, expression: str, version: int | str | None = None) -> QueryResult:
         """Evaluate a safe expression in a forked worker that holds the module: the in-process
-        guards bound ordinary work, the worker's kill and RLIMIT_AS bound the rest."""
+        guards bound ordinary work, the worker's kill and RLIMIT_AS bound the rest. A refused
+        or failing expression is a `QueryFailure` (`describe()` says why), never an exception.
+
+            >>> mem.query("alice", "sum(t.cost_usd for t in trips if t.departure_date.year == 2024)").value
+            1860.5
+            >>> mem.query("alice", "sorted(t.destination for t in trips)", version=1).value
+            ['Chicago', 'Lisbon']
+            >>> mem.query("alice", "__import__('os')").describe()
+            "query forbidden (column 1): names starting with '_' are not allowed (__import__)"
+        """
         return self.queries.query(user, expression, version)
 
     def constraints(self) -> tuple[list[Constraint], list[LoadFailure]]:
@@ -338,7 +431,16 @@ class Memory:
     def alerts(self, user: str, now: datetime | None = None,
                on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
         """Run every constraint over the current version; diff against the last run and keep it.
-        A user constraint file that fails to load is reported among the errors."""
+        A user constraint file that fails to load is reported among the errors. `on_new_alert`
+        is called once per alert raised by this run.
+
+            >>> raised = []
+            >>> diff = mem.alerts("alice", datetime(2026, 12, 1, tzinfo=timezone.utc), on_new_alert=raised.append)
+            >>> [alert.message[:44] for alert in raised]
+            ['passport expires 26 days after your Tokyo re']
+            >>> len(mem.alerts("alice", datetime(2026, 12, 2, tzinfo=timezone.utc)).still_active)  # no longer new
+            1
+        """
         return self.alert_runs.alerts(user, now, on_new_alert)
 
     def recall(self, user: str, question: str, *, expression: str | None = None,
@@ -346,7 +448,11 @@ class Memory:
                kinds: list[str] | None = None, since: date | None = None,
                until: date | None = None, session: str | None = None, widen: bool = True) -> RecallResult:
         """Cited context for `question` (`runtime.recall`); an enumerating question widens the
-        item and character budgets unless `widen` is False."""
+        item and character budgets unless `widen` is False.
+
+            >>> print(mem.recall("alice", "Who is my dentist?").context)
+            fact ...: The dentist is Dr. Alvarez on Elm Street [facts 6]
+        """
         return self.recalls.recall(user, question, expression=expression, max_items=max_items,
                                    max_chars=max_chars, max_ms=max_ms, kinds=kinds, since=since,
                                    until=until, session=session, widen=widen)
@@ -358,8 +464,11 @@ class Memory:
         is the compact manifest within `limit` characters (a cut says what it left out),
         `.data` the same uncut; the active alerts are those of the last constraint run.
 
-            context = mem.agent_manifest("alice")
-            prompt = context.text  # classes, fields, sizes, date ranges, alerts, version
+            >>> context = mem.agent_manifest("alice")
+            >>> print(context.text.splitlines()[0])
+            v2: 3 collections, 6 records. Names a query expression can read ...
+            >>> len(mem.agent_manifest("alice", limit=300).text) <= 300
+            True
         """
         from runtime.agent_context import agent_context
 
@@ -372,7 +481,9 @@ class Memory:
         """Answer `question` by code: the model reads the agent manifest (not the data) and
         writes one query expression, which the query sandbox runs; an error is fed back once.
         The result carries the expression, its value, the facts it rests on, recall context
-        when code could not answer, and the model calls' tokens and seconds.
+        when code could not answer, and the model calls' tokens and seconds. The model: the
+        arguments, else OPENAI_BASE_URL / UAC_MODEL, else the `llm` settings (it needs one, so
+        this example does not run as a test):
 
             result = mem.ask("alice", "How much did my 2024 trips cost?")
             result.value_text, result.expression, result.rests_on.fact_ids
@@ -383,16 +494,22 @@ class Memory:
 
     def tools(self, users: Sequence[str] | None = None) -> ToolBox:
         """The agent tools over this memory (`runtime.agent_tools`), scoped to `users` (None:
-        every user): what the MCP server serves and `call_tool` runs."""
+        every user): what the MCP server serves and `call_tool` runs.
+
+            >>> box = mem.tools(["alice"])
+            >>> box.call("query", {"expression": "len(trips)"})["value"]
+            3
+        """
         from runtime.agent_tools import ToolBox
 
         return ToolBox(self, users)
 
     def openai_tools(self) -> list[dict[str, Any]]:
-        """The agent tools as OpenAI function-calling schemas, for `tools=` of a chat completion.
+        """The agent tools as OpenAI function-calling schemas, for `tools=` of a chat completion
+        (`content = mem.call_tool(call.function.name, call.function.arguments)` runs a call).
 
-            tools = mem.openai_tools()
-            content = mem.call_tool(call.function.name, call.function.arguments)
+            >>> [tool["function"]["name"] for tool in mem.openai_tools()][:4]
+            ['remember', 'ingest_conversation', 'query', 'ask']
         """
         from runtime.agent_tools import openai_tools
 
@@ -401,7 +518,13 @@ class Memory:
     def call_tool(self, name: str, arguments_json: str | None = None, *,
                   users: Sequence[str] | None = None) -> str:
         """Run one tool call (a chat completion's `tool_calls[i].function`) and return its JSON
-        result, or `{"error": "..."}` for a bad call; `users` scopes it. Never raises for a bad call."""
+        result, or `{"error": "..."}` for a bad call; `users` scopes it. Never raises for a bad call.
+
+            >>> mem.call_tool("query", '{"expression": "len(trips)"}', users=["alice"])
+            '{"expression": "len(trips)", "value": 3, "elapsed_ms": ...}'
+            >>> mem.call_tool("query", '{"expr": "len(trips)"}', users=["alice"])
+            '{"error": "query: expression: Field required; expr: Extra inputs are not permitted"}'
+        """
         return self.tools(users).call_json(name, arguments_json)
 
     def gc(self, user: str | None = None, keep: int | None = None) -> list[GcReport]:
@@ -423,7 +546,11 @@ class Memory:
 
     def export(self, out: Path, user: str | None = None) -> int:
         """Write facts as JSONL, atomically (temp file, fsync, rename), to a regular file
-        outside the workspace."""
+        outside the workspace; the number of facts written. `import_` reads such a file.
+
+            >>> mem.export(tmp / "alice.jsonl", "alice")
+            6
+        """
         return self.fact_log.export(out, user)
 
     def import_(self, path: Path) -> int:

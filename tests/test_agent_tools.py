@@ -123,6 +123,25 @@ def test_result_limit(mem: Memory) -> None:
     assert box.call("query", {"expression": "len('x' * 2000)"})["value"] == 2000
 
 
+def test_source_resource_is_cut_to_the_limit_with_a_note(mem: Memory) -> None:
+    uri = f"uac://users/{USER}/source"
+    files = mem.versions.files(USER, mem.versions.current(USER).number)  # type: ignore[union-attr]
+    whole = "".join(f"# ==== {name}\n{text}\n" for name, text in sorted(files.items()))
+    assert mem.tools([USER]).read_resource(uri) == whole  # under the limit: every file, uncut
+    limit = 2500
+    assert len(whole) > limit
+    cut = ToolBox(mem, [USER], max_chars=limit).read_resource(uri)
+    assert len(cut) <= limit
+    body, note = cut[:cut.rindex("# ==== cut:")], cut[cut.rindex("# ==== cut:"):]
+    assert whole.startswith(body) and body.startswith("# ==== ")
+    assert note.count("\n") == 1 and note.endswith("\n")
+    assert f"of {len(whole):,} characters shown (the limit is 2,500); left out: " in note
+    shown = [line[7:] for line in body.splitlines() if line.startswith("# ==== ")]
+    left = [name for name in sorted(files) if name not in shown]
+    assert left and all(name in note for name in left[:5])
+    assert ToolBox(mem, [USER], max_chars=limit).read_resource(uri) == cut  # deterministic
+
+
 def test_unexpected_error_is_a_tool_error(mem: Memory, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken(*args: object, **kwargs: object) -> object:
         raise RuntimeError("disk on fire")

@@ -355,6 +355,55 @@ def test_transcripts_ingest_validate_and_report_the_proxy(uac: Uac, tmp_path: Pa
     assert r.code == 2 and "no such folder" in r.err
 
 
+def test_transcripts_llm_answers_from_memory_and_a_judge_scores(uac: Uac, tmp_path: Path,
+                                                               scripted_llm: ScriptedLLM) -> None:
+    from scripted_llm import Reply
+
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    for name, test_id in (("01.yaml", "judged"), ("02.yaml", "outage"), ("03.yaml", "low")):
+        (folder / name).write_text(CASE_YAML.replace("tiny_01", test_id))
+    not_by_code = json.dumps({"expression": "", "answerable": False, "reason": "only free text holds it"})
+    scripted_llm.queue(
+        not_by_code, "Your checking account number is 4429853327.",  # judged: ask, answer,
+        '{"score": 1.5, "reasons": "too generous"}', '{"score": 0.9, "reasons": "gives the number"}',  # judge x2
+        *[Reply(status=500)] * 3,  # outage: the ask's request and its two retries
+        not_by_code, "I do not know.", '{"score": 0.2, "reasons": "the number is missing"}')  # low
+    code, data = run_json(uac, "eval", "transcripts", str(folder), "--llm", "--report", str(tmp_path / "r.json"))
+    assert code == 1 and data["model"] == scripted_llm.model and data["settings"]["llm"] is True
+    judged, outage, low = data["cases"]
+    assert judged["status"] == "pass" and judged["validation"] == "published", judged
+    assert judged["judge"]["score"] == 0.9 and judged["judge"]["reasons"] == "gives the number"
+    assert judged["judge"]["answer"] == "Your checking account number is 4429853327."
+    assert judged["judge"]["answered_by"] == "recall" and judged["judge"]["calls"] == 4
+    assert judged["tokens"] == judged["judge"]["tokens"] > 0 and judged["judge"]["model_seconds"] >= 0
+    assert outage["status"] == "error" and outage["detail"].startswith("model: ") and "HTTP 500" in outage["detail"]
+    assert outage["validation"] == "published" and "judge" not in outage  # the run went on, the row kept its facts
+    assert low["status"] == "fail" and low["detail"].startswith("judge: 0.20 < 0.5: the number is missing")
+    assert data["summary"]["validated"] == 3 and data["summary"]["passed"] == 1  # the judge decides the pass
+    summary = data["summary"]["judge"]
+    assert summary["judged"] == 2 and summary["mean_score"] == 0.55 and summary["at_pass_score"] == 1
+    assert summary["model_errors"] == 1 and summary["tokens"] == judged["tokens"] + low["tokens"]
+    requests = [r.json for r in scripted_llm.chat_requests]
+    answer_prompt = json.dumps(requests[1]["messages"])
+    assert "What was my checking account number again?" in answer_prompt and "Recalled facts" in answer_prompt
+    judge_prompt, reask = json.dumps(requests[2]["messages"]), json.dumps(requests[3]["messages"])
+    assert "4429853327 and the $250.00 deposit" in judge_prompt and "Your checking account number" in judge_prompt
+    assert "not valid" in reask and "score" in reask
+    assert len(requests) == 10
+
+
+def test_transcripts_llm_needs_a_model(uac: Uac, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("OPENAI_BASE_URL", "UAC_MODEL", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
+    folder = tmp_path / "cases"
+    folder.mkdir()
+    (folder / "01.yaml").write_text(CASE_YAML)
+    r = uac("eval", "transcripts", str(folder), "--llm", "--report", str(tmp_path / "r.json"))
+    assert r.code == 2 and "no model configured" in r.err and r.err.count("\n") == 1
+    assert not (tmp_path / "r.json").exists()
+
+
 @pytest.mark.slow
 def test_the_layer1_transcripts_all_ingest_and_validate(uac: Uac, tmp_path: Path, shared_data: Path) -> None:
     code, data = run_json(uac, "eval", "transcripts", str(shared_data),
