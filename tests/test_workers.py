@@ -164,6 +164,27 @@ def test_one_sweep_turn_per_interval(queue: WorkQueue) -> None:
     assert queue.sweep({"alice": 3}) == []
 
 
+def test_every_write_through_a_memory_enqueues_its_user(queue: WorkQueue, mem: Memory, tmp_path: Path) -> None:
+    mem.enqueue_writes(queue.enqueue)
+    mem.add("alice", "likes tea")
+    assert row(queue, "alice")["wanted_position"] == 1
+    records = tmp_path / "trips.jsonl"
+    records.write_text('{"destination": "Oslo"}\n{"destination": "Rome"}\n', encoding="utf-8")
+    mem.ingest_records("alice", records, "trip")
+    mem.retract("alice", 1)
+    mem.ingest_conversation("bob", {"session_id": "s1", "messages": [{"role": "user", "content": "I moved to Berlin."}]})
+    assert row(queue, "alice")["wanted_position"] == mem.facts.head("alice") == 4
+    assert row(queue, "bob")["wanted_position"] == mem.facts.head("bob") > 0
+
+
+def test_a_write_is_kept_when_the_queue_cannot_be_reached(mem: Memory) -> None:
+    def down(heads: object) -> None:
+        raise OSError("queue down")
+
+    mem.enqueue_writes(down)
+    assert mem.add("alice", "likes tea").id == 1 and mem.facts.head("alice") == 1
+
+
 # -- workers on a workspace ------------------------------------------------------------------
 
 
