@@ -65,7 +65,7 @@ WITH picked AS (
     SELECT user_id FROM worker_jobs
     WHERE wanted_position > done_position
       AND ((lease_owner IS NULL AND due_at <= now()) OR (lease_owner IS NOT NULL AND lease_expires < now()))
-    ORDER BY due_at, user_id
+    ORDER BY CASE WHEN lease_owner IS NULL THEN due_at ELSE lease_expires END, user_id
     LIMIT 1
     FOR UPDATE SKIP LOCKED)
 UPDATE worker_jobs j

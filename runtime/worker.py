@@ -148,17 +148,27 @@ class Worker:
 
     def run_until(self, stop: threading.Event, *, max_jobs: int | None = None, exit_when_idle: bool = False) -> None:
         """Claim and run jobs until `stop` is set (checked between jobs)."""
-        self.maybe_sweep()
+        import psycopg
+
         while not stop.is_set():
             if max_jobs is not None and self.jobs >= max_jobs:
                 return
-            if self.run_one() is not None:
+            try:
+                self.maybe_sweep()
+                if self.run_one() is not None:
+                    continue
+                wait = self.queue.next_due_in()
+            except psycopg.Error as exc:  # the database restarts: wait, the pool reconnects
+                self.on_queue_error(exc)
+                stop.wait(min(5.0, self.poll_s * 10))
                 continue
-            self.maybe_sweep()
-            wait = self.queue.next_due_in()
             if wait is None and exit_when_idle:
                 return
             stop.wait(self.poll_s if wait is None else min(max(wait, 0.01), self.poll_s))
+
+    def on_queue_error(self, exc: BaseException) -> None:
+        sys.stderr.write(f"worker {self.owner}: the queue's database: {first_line(exc)}; trying again\n")
+        sys.stderr.flush()
 
 
 class _Renewer:

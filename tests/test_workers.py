@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Iterator
 
@@ -148,6 +149,18 @@ def test_failures_back_off_then_wait_for_new_facts(pg_url: str) -> None:
         assert q.status().failures == []
 
 
+def test_a_job_the_policy_delays_is_due_at_the_time_it_names(queue: WorkQueue) -> None:
+    queue.enqueue({"alice": 3})
+    job = queue.claim("w1")
+    assert job is not None
+    later = datetime.now(timezone.utc) + timedelta(hours=1)
+    assert queue.finish(job, 1, published=False, wait_until=later)
+    assert queue.claim("w1") is None
+    next_due = queue.next_due_in()
+    assert next_due is not None and 3500 < next_due <= 3600
+    assert queue.status().pending == 1 and row(queue, "alice")["done_position"] == 1
+
+
 def test_a_released_job_is_due_at_once_and_its_attempt_not_counted(queue: WorkQueue) -> None:
     queue.enqueue({"alice": 1})
     job = queue.claim("w1")
@@ -227,6 +240,25 @@ def test_a_worker_whose_lease_was_taken_over_does_not_publish_the_position_again
     assert late.status == "lost"
     assert [v.meta.log_position for v in mem.versions.history("alice")] == [3]
     assert row(queue, "alice")["publishes"] == 1
+
+
+def test_a_worker_waits_out_a_queue_database_that_is_down(queue: WorkQueue, mem: Memory,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    import psycopg
+
+    calls: list[str] = []
+    real_claim = queue.claim
+
+    def claim(owner: str) -> object:
+        calls.append(owner)
+        if len(calls) == 1:
+            raise psycopg.OperationalError("server closed the connection unexpectedly")
+        return real_claim(owner)
+
+    queue.claim = claim  # type: ignore[method-assign,assignment]
+    worker(queue, mem).run_until(threading.Event(), exit_when_idle=True)
+    assert calls == ["w1", "w1"]
+    assert "server closed the connection unexpectedly; trying again" in capsys.readouterr().err
 
 
 @pytest.mark.slow
