@@ -91,6 +91,22 @@ def one_run(server: PgServer, source: Path, heads: dict[str, int], workers: int,
         shutil.rmtree(home, ignore_errors=True)
 
 
+def queue_overhead(server: PgServer, jobs: int) -> float:
+    """Median milliseconds of one job's queue work (claim, then finish), no checkpoint."""
+    url = server.create_database(f"bench_workers_{os.getpid()}_queue")
+    with WorkQueue.open(url, debounce_s=0) as queue:
+        queue.enqueue({f"user{n:05d}": 1 for n in range(jobs)})
+        times = []
+        while True:
+            started = time.perf_counter()
+            job = queue.claim("bench")
+            if job is None:
+                break
+            queue.finish(job, 1, published=True)
+            times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--users", type=int, default=1000)
@@ -106,6 +122,8 @@ def main() -> int:
         heads = build_log(source, args.users, args.facts)
         print(f"log: {args.users} users x {args.facts} facts in {time.perf_counter() - started:.1f} s; "
               f"{os.cpu_count()} CPU(s)", flush=True)
+        print(f"queue work per job (claim + finish, {args.users} jobs): "
+              f"{queue_overhead(server, args.users):.2f} ms median", flush=True)
         runs_of: dict[int, list[tuple[float, float]]] = {n: [] for n in counts}
         for run in range(args.repeat):  # interleaved: each repeat runs every count once
             for workers in counts:
