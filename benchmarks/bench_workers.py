@@ -59,7 +59,19 @@ def build_log(home: Path, users: int, facts: int) -> dict[str, int]:
     return heads
 
 
-def one_run(server: PgServer, source: Path, heads: dict[str, int], workers: int, run: int) -> tuple[float, float]:
+def worker_command(home: Path, url: str, workers: int, pause_s: float) -> list[list[str]]:
+    """The processes of one run: `uac worker --concurrency N`, or with `pause_s` N workers whose
+    producer first waits that long (tests/slow_worker.py: a model's latency, no CPU)."""
+    if pause_s:
+        script = str(REPO / "tests" / "slow_worker.py")
+        return [[sys.executable, script, url, str(home), str(home / f"marker{n}"), str(pause_s), "60"]
+                for n in range(workers)]
+    return [[sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home), "worker", "--store",
+             url, "--concurrency", str(workers), "--until-idle", "--poll", "0.05", "--sweep", "3600"]]
+
+
+def one_run(server: PgServer, source: Path, heads: dict[str, int], workers: int, run: int,
+            pause_s: float = 0.0) -> tuple[float, float]:
     home = Path(tempfile.mkdtemp(prefix="uac-bench-workers-"))
     try:
         for name in os.listdir(source):
@@ -70,15 +82,14 @@ def one_run(server: PgServer, source: Path, heads: dict[str, int], workers: int,
             queue.enqueue(heads)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
-        done = subprocess.run([sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home),
-                               "worker", "--store", url, "--concurrency", str(workers), "--until-idle",
-                               "--poll", "0.05", "--sweep", "3600"],
-                              capture_output=True, text=True, cwd=REPO)
+        procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
+                 for command in worker_command(home, url, workers, pause_s)]
+        outputs = [proc.communicate() for proc in procs]
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        if done.returncode != 0:
-            raise SystemExit(f"workers failed: {done.stderr.strip()[-500:]}")
-        published = sum(1 for line in done.stdout.splitlines() if ": published " in line)
+        if any(proc.returncode != 0 for proc in procs):
+            raise SystemExit(f"workers failed: {' '.join(err for _, err in outputs).strip()[-500:]}")
+        published = sum(1 for out, _ in outputs for line in out.splitlines() if ": published " in line)
         if published != len(heads):
             raise SystemExit(f"expected {len(heads)} publishes, saw {published}")
         with WorkQueue.open(url) as queue:
@@ -113,6 +124,8 @@ def main() -> int:
     parser.add_argument("--facts", type=int, default=200)
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--pause", type=float, default=0.0,
+                        help="seconds each checkpoint's producer waits first (a model's latency)")
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     server = PgServer.start()
@@ -121,13 +134,13 @@ def main() -> int:
         started = time.perf_counter()
         heads = build_log(source, args.users, args.facts)
         print(f"log: {args.users} users x {args.facts} facts in {time.perf_counter() - started:.1f} s; "
-              f"{os.cpu_count()} CPU(s)", flush=True)
+              f"{os.cpu_count()} CPU(s); producer pause {args.pause:g} s", flush=True)
         print(f"queue work per job (claim + finish, {args.users} jobs): "
               f"{queue_overhead(server, args.users):.2f} ms median", flush=True)
         runs_of: dict[int, list[tuple[float, float]]] = {n: [] for n in counts}
         for run in range(args.repeat):  # interleaved: each repeat runs every count once
             for workers in counts:
-                wall, cpu = one_run(server, source, heads, workers, run)
+                wall, cpu = one_run(server, source, heads, workers, run, args.pause)
                 print(f"  run {run + 1}: {workers} worker(s): {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
                 runs_of[workers].append((wall, cpu))
         base: float | None = None

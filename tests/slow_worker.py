@@ -4,6 +4,7 @@ when the checkpoint reaches it, sleeps PAUSE_S, then compiles; the worker exits 
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -31,7 +32,7 @@ def main() -> None:
     stop = threading.Event()
     stop_on_signals(stop)
     options = WorkerOptions(queue_url=url, home=home, lease_s=lease_s, debounce_s=0, sweep_s=None, poll_s=0.05,
-                            exit_when_idle=True, name="slow")
+                            exit_when_idle=True, name=f"slow:{os.getpid()}")
     serve(options, stop, print_line, producer=PausingProducer(marker, pause_s))
 
 
