@@ -54,6 +54,7 @@ def _app() -> typer.Typer:
     import runtime.cli_facts  # noqa: F401  (registers the fact commands)
     import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)
     import runtime.cli_warm  # noqa: F401  (registers `uac warm`)
+    import runtime.cli_worker  # noqa: F401  (registers `uac worker`)
     from runtime.cli_app import app
 
     return app

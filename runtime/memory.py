@@ -171,6 +171,17 @@ class Memory:
                 service.close()
         self.facts.close()
 
+    def enqueue_writes(self, enqueue: Callable[[Mapping[str, int]], None]) -> None:
+        """After each write through this memory commits, hand `{user: log head}` of the users
+        it wrote to `enqueue` (a checkpoint queue's `runtime.work_queue.WorkQueue.enqueue`);
+        a failing `enqueue` never fails the write (runtime.queued_facts)."""
+        from typing import cast
+
+        from runtime.queued_facts import QueuedFacts
+
+        self.facts = cast(FactStore, QueuedFacts(self.facts, enqueue))
+        self.fact_log.facts = self.facts
+
     # -- writing facts ---------------------------------------------------------------
 
     def add(self, user: str, text: str | None = None, *, kind: str | None = None,
