@@ -1,7 +1,7 @@
 """`uac worker --store URL [--concurrency N]` and `uac worker status --store URL`: checkpoint
-workers over the PostgreSQL queue (runtime.worker, runtime.work_queue). The workspace
-(`--home`) holds the fact log and the versions the workers read and publish; `--store` is
-the database holding the queue."""
+workers over the PostgreSQL queue (runtime.worker, runtime.work_queue). `--store` is the
+PostgreSQL database holding the fact log and the queue; the workspace (`--home`) holds what
+the workers publish and cache locally."""
 
 from __future__ import annotations
 

@@ -204,7 +204,7 @@ def open_worker(options: WorkerOptions, report: Callable[[JobOutcome], None],
     from runtime.producer_choice import with_settings, workspace_producer
     from runtime.settings import load_settings
 
-    memory = Memory.open(options.home)
+    memory = Memory.open(options.home, store=options.queue_url)  # the queue's database holds the fact log too
     try:
         policy = load_settings(memory.workspace.home).policy(options.every_facts, options.every_seconds)
         chosen: Producer | str | None = producer

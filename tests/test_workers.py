@@ -30,8 +30,10 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 @contextmanager
-def opened(home: Path) -> Iterator[Memory]:
-    m = Memory.open(home)
+def opened(home: Path, store: str) -> Iterator[Memory]:
+    """The workspace at `home` with its fact log in the PostgreSQL database `store`, as
+    `uac worker --store` opens it."""
+    m = Memory.open(home, store=store)
     try:
         yield m
     finally:
@@ -337,7 +339,7 @@ def wait_for(path: Path, proc: subprocess.Popen[str], timeout: float = 120) -> N
 def test_a_worker_killed_mid_checkpoint_leaves_the_job_to_another_one_publish(
         pg_url: str, tmp_path: Path) -> None:
     home, marker = tmp_path / "home", tmp_path / "in-producer"
-    with opened(home) as mem_:
+    with opened(home, pg_url) as mem_:
         head = add_trips(mem_, "alice", 3)
     with WorkQueue.open(pg_url, debounce_s=0) as q:
         q.enqueue({"alice": head})
@@ -354,14 +356,14 @@ def test_a_worker_killed_mid_checkpoint_leaves_the_job_to_another_one_publish(
         assert "alice: published (version 1, log position 3)" in done.stdout
         job = row(q, "alice")
         assert (job["done_position"], job["publishes"], job["runs"], job["lease_owner"]) == (3, 1, 1, None)
-    with opened(home) as mem_:
+    with opened(home, pg_url) as mem_:
         assert [v.meta.log_position for v in mem_.versions.history("alice")] == [3]
 
 
 @pytest.mark.slow
 def test_sigterm_lets_the_job_finish_then_exits_0(pg_url: str, tmp_path: Path) -> None:
     home, marker = tmp_path / "home", tmp_path / "in-producer"
-    with opened(home) as mem_:
+    with opened(home, pg_url) as mem_:
         head = add_trips(mem_, "alice", 2)
     with WorkQueue.open(pg_url, debounce_s=0) as q:
         q.enqueue({"alice": head})
@@ -379,7 +381,7 @@ def test_sigterm_lets_the_job_finish_then_exits_0(pg_url: str, tmp_path: Path) -
 def test_two_worker_processes_racing_publish_each_position_once(pg_url: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
     users = [f"u{n}" for n in range(6)]
-    with opened(home) as mem_:
+    with opened(home, pg_url) as mem_:
         heads = {user: add_trips(mem_, user, 2) for user in users}
     with WorkQueue.open(pg_url, debounce_s=0) as q:
         q.enqueue(heads)
@@ -392,7 +394,7 @@ def test_two_worker_processes_racing_publish_each_position_once(pg_url: str, tmp
         assert [line.split(":")[0] for line in lines] == users  # each job ran once
         status = q.status()
         assert (status.pending, status.runs, status.publishes) == (0, 6, 6)
-    with opened(home) as mem_:
+    with opened(home, pg_url) as mem_:
         for user in users:
             assert [v.meta.log_position for v in mem_.versions.history(user)] == [2]
 
@@ -400,7 +402,7 @@ def test_two_worker_processes_racing_publish_each_position_once(pg_url: str, tmp
 @pytest.mark.slow
 def test_concurrency_runs_worker_processes_and_sigterm_stops_them(pg_url: str, tmp_path: Path) -> None:
     home = tmp_path / "home"
-    with opened(home) as mem_:
+    with opened(home, pg_url) as mem_:
         heads = {user: add_trips(mem_, user, 1) for user in ("a", "b", "c")}
     with WorkQueue.open(pg_url, debounce_s=0) as q:
         q.enqueue(heads)
