@@ -13,21 +13,33 @@ from collections.abc import Callable
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import documents, trips
+from factlog.typed import documents, events, medicines, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
 Reader = Callable[[str, Context], list[TypedFact]]
-READERS: tuple[tuple[str, Reader], ...] = ((documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read))
+READERS: tuple[tuple[str, Reader], ...] = (
+    (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
+    (medicines.MEDICATION, medicines.read_medications), (medicines.ALLERGY, medicines.read_allergies),
+    (events.DOMAIN, events.read),
+)
 
 
 # every reader needs one of these to find anything; most sentences have none
 _TRIGGERS = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (
-    *trips.TRIGGERS, *documents.TRIGGERS, CORRECTION)), re.I)
+    *trips.TRIGGERS, *documents.TRIGGERS, *medicines.TRIGGERS, *events.TRIGGERS, CORRECTION)), re.I)
 
 
 def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     """The typed facts `sentence` states in `context` (which it updates)."""
+    medicines.observe(sentence, context)
+    try:
+        return _read(sentence, context)
+    finally:
+        context.previous = sentence
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
     if _TRIGGERS.search(sentence) is None:
         return []
     facts: list[TypedFact] = []
