@@ -105,7 +105,8 @@ def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
         dated.append((event.source, event.title or event.location or "event", event.start, end))
     for appointment in read_present(module, AppointmentRecord) or ():
         start = appointment.start
-        if start is None or not _users(appointment.person, None) or (start.time() == time(0) and appointment.end is None):
+        if start is None or not _users(appointment.person, None) or \
+                (start.time() == time(0) and appointment.end is None):
             continue
         end = appointment.end if appointment.end is not None and appointment.end > start else \
             start + timedelta(minutes=DEFAULT_MINUTES)

@@ -51,7 +51,7 @@ _EVERY = re.compile(r"\b(?:every|each)\s+(?:week|(?:mon|tues|wednes|thurs|fri|sa
 NOUNS = re.compile(
     r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsal|"
     r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|game|match|"
-    r"(?:church )?service|session|check-?ups?|check|review|all-hands|offsite|off-site|workshop|"
+    r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|review|all-hands|offsite|off-site|workshop|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|follow-up|surgery|procedure|haircut|camp|"
     r"dentist|doctor|vet|orthodontist|pediatrician|technician|plumber|electrician)\b",
@@ -159,7 +159,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if kind == DOMAIN:
         if fields.get("title") is None:
             fields.pop("title", None)
-        where = _location(sentence)
+        where = _location(sentence, str(fields["title"]) if fields.get("title") else None)
         if where is not None:
             fields["location"] = where
     if person is not None:
@@ -170,6 +170,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if kind == APPOINTMENT:
         context.last[DOMAIN] = fact  # "Actually, 10:30" corrects it too
     return [fact]
+
+
+def fold_words(text: str) -> str:
+    return " ".join(w for w in text.casefold().split() if w not in ("the", "a", "an"))
 
 
 def _no_travel(sentence: str) -> str:
@@ -321,9 +325,18 @@ def _provider(sentence: str, context: Context) -> str | None:
     return context.care
 
 
-def _location(sentence: str) -> str | None:
+_STREET = re.compile(r"\bon\s+(?P<street>(?:[A-Z0-9][\w'-]*\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|"
+                     r"Lane|Ln|Drive|Dr|Way|Place|Pl)\b\.?)")
+
+
+def _location(sentence: str, title: str | None = None) -> str | None:
+    """Where the event is: "at the library on Oak", "in the fourth-floor boardroom"; a street
+    ("on Grant Street") when the place "at" names is the event's own title."""
     for match in _LOCATION.finditer(sentence):
         where = match.group("where")
+        if title is not None and (fold_words(where) in fold_words(title) or fold_words(title) in fold_words(where)):
+            street = _STREET.search(sentence)
+            return street.group("street").rstrip(".") if street is not None else None
         if _NOT_LOCATION.match(where) or _WEEKDAY.match(where.removeprefix("the ")):
             continue
         words = where.split()

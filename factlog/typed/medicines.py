@@ -61,6 +61,8 @@ _REACTIONS = re.compile(
     r"blisters|vomiting|nausea)\b",
     re.I,
 )
+_FACIAL = re.compile(r"\bswelling of (?:the |my |her |his )?(?P<part>face|lips|tongue|throat)\b", re.I)
+_PARTS = {"face": "facial", "lips": "lip", "tongue": "tongue", "throat": "throat"}
 _MILD = re.compile(r"\b(?P<degree>mild|severe)(?:ly)?\b", re.I)
 _NOT_ALLERGEN = frozenset(
     "it this that them something anything medicine medicines medication meds drugs the for my your his her our their "
@@ -281,7 +283,7 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     last = context.last.get(ALLERGY)
     if not ALLERGY_CUE.search(sentence):
         if not _is_allergy_answer(sentence, context):
-            return []
+            return _allergy_follow_up(sentence, context)
         first = _answer_name(sentence)
         assert first is not None
         corrected = last is not None and (CORRECTION.search(previous_sentence) is not None
@@ -322,6 +324,32 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     return [_allergy(sentence, context, allergen, None)]
 
 
+def _severity(sentence: str) -> str | None:
+    """The reactions a sentence names ("hives and facial swelling"), or how bad ("mild")."""
+    text = _FACIAL.sub(lambda m: f"{_PARTS[m.group('part').lower()]} swelling", sentence)
+    reactions = [" ".join(m.group(0).lower().split()) for m in re.finditer(
+        rf"\b(?:(?:facial|lip|tongue|throat) )?(?:{_REACTIONS.pattern[2:-2]})\b", text, re.I)]
+    degree = _MILD.search(sentence)
+    if reactions:
+        severity = " and ".join(dict.fromkeys(reactions))
+        return f"{degree.group('degree').lower()} {severity}" if degree else severity
+    return degree.group("degree").lower() if degree is not None else None
+
+
+def _allergy_follow_up(sentence: str, context: Context) -> list[TypedFact]:
+    """The session's last allergy with the reaction a sentence naming no allergen gives
+    ("The reaction in 2009 was hives and swelling of the face.")."""
+    last = context.last.get(ALLERGY)
+    if last is None or last.key is None or "severity" in last.fields or drug_names().search(sentence):
+        return []
+    if not re.search(r"\b(?:reaction|reacted|broke out|got|gave (?:me|her|him))\b", sentence, re.I):
+        return []
+    severity = _severity(sentence)
+    if severity is None:
+        return []
+    return [TypedFact(ALLERGY, last.key, {**last.fields, "severity": severity, "speaker": context.speaker})]
+
+
 def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact | None) -> TypedFact:
     generics = generic_names(allergen)
     named_class = class_id(allergen) if allergen.casefold() != "sulfa" else "sulfonamides"
@@ -333,13 +361,9 @@ def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact
         classes = tuple(c for c in classes if index.classes[c].allergy_group) or classes
     if classes:
         fields["drug_class"] = classes[0].replace("_", " ")
-    reactions = [m.group(0).lower() for m in _REACTIONS.finditer(sentence)]
-    degree = _MILD.search(sentence)
-    if reactions:
-        severity = " and ".join(dict.fromkeys(reactions))
-        fields["severity"] = f"{degree.group('degree').lower()} {severity}" if degree else severity
-    elif degree is not None:
-        fields["severity"] = degree.group("degree").lower()
+    severity = _severity(sentence)
+    if severity is not None:
+        fields["severity"] = severity
     subject, person = person_of(sentence, context, drug_names())
     if person is not None:
         fields["person"] = person
@@ -362,4 +386,4 @@ def observe(sentence: str, context: Context) -> None:
 
 
 # a sentence without one of these states no medication or allergy
-TRIGGERS = (ALLERGY_CUE, _AMOUNT, _FREQUENCY, _PRESCRIBED, _FOLLOW_COURSE, drug_names())
+TRIGGERS = (ALLERGY_CUE, _AMOUNT, _FREQUENCY, _PRESCRIBED, _FOLLOW_COURSE, _REACTIONS, drug_names())
