@@ -459,9 +459,10 @@ EventField = Literal["title", "location", "start", "end", "recurrence", "weekday
                      "person", "subject"]
 
 
-class EventRecord(View[EventField], kind="event", extra=("person", "subject")):
+class EventRecord(View[EventField], kind="event", extra=("person", "subject", "status")):
     """`person` is not in the vocabulary, but an event record that names one is read per person;
-    `subject`: whom an event read from conversation is about (as for trips)."""
+    `subject`: whom an event read from conversation is about (as for trips); `status`
+    "cancelled" for an occurrence of a weekly event called off ("no standup next Tuesday")."""
 
     __slots__ = ()
     title = Text()

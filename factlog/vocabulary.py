@@ -72,8 +72,7 @@ _DOMAINS = (
             name="str", relationship="str", birth_date="date"),
     _domain("schedule", "event", "Event", "events", False,
             title="str", location="str", start="datetime", end="datetime",
-            recurrence="str", weekday="str", start_time="str", end_time="str",  # weekly, tuesday, HH:MM
-            status="str"),  # status: cancelled for an occurrence called off ("no standup next Tuesday")
+            recurrence="str", weekday="str", start_time="str", end_time="str"),  # weekly, tuesday, HH:MM
     _domain("schedule", "deadline", "Deadline", "deadlines", False,
             title="str", due_date="date"),
     _domain("preferences", "preference", "Preference", "preferences", False,

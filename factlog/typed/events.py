@@ -51,7 +51,8 @@ _EVERY = re.compile(r"\b(?:every|each)\s+(?:week|(?:mon|tues|wednes|thurs|fri|sa
 NOUNS = re.compile(
     r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsal|"
     r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|game|match|"
-    r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|review|all-hands|offsite|off-site|workshop|"
+    r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|"
+    r"review|all-hands|offsite|off-site|workshop|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|follow-up|surgery|procedure|haircut|camp|"
     r"dentist|doctor|vet|orthodontist|pediatrician|technician|plumber|electrician)\b",
