@@ -79,13 +79,14 @@ _PAST = re.compile(r"\b(?:following|after|had|was|went|saw)\b", re.I)
 _MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
 _TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
-    "and or of for to in with about new also weekly standing no cancel some ugh ok okay so um uh oh well then "
+    "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
     "kindly please".split()
 )
 _LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:[A-Z0-9][\w'-]*|fourth-floor|[a-z]+-floor)"
                        r"(?:\s+(?:[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|office|street|st|"
                        r"ave|avenue|road|rd)){0,4})", re.I)
-_NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d|noon|night|evening|morning|am|pm|work|home)\b", re.I)
+_NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?$|"
+                           r"(?:noon|night|evening|morning|am|pm|work|home)\b)", re.I)
 TRIGGERS = (NOUNS, _EVERY, _RANGE)  # a sentence without one of these states no event
 
 
