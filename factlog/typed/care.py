@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from factlog.typed.common import RELATIONS
+from factlog.typed.drug_names import DrugNames
 from factlog.typed.model import Context
 from factlog.typed.places import place_name
 
@@ -59,7 +60,7 @@ def care_named(sentence: str) -> str | None:
     return max(found)[1] if found else None
 
 
-def _name(word: str, drugs: re.Pattern[str] | None = None) -> str | None:
+def _name(word: str, drugs: DrugNames | None = None) -> str | None:
     if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None:
         return None
     if drugs is not None and drugs.fullmatch(word):
@@ -67,7 +68,7 @@ def _name(word: str, drugs: re.Pattern[str] | None = None) -> str | None:
     return word[0].upper() + word[1:]
 
 
-def remember_people(sentence: str, context: Context, drugs: re.Pattern[str] | None = None) -> None:
+def remember_people(sentence: str, context: Context, drugs: DrugNames | None = None) -> None:
     """Note the relations "my husband Mike" gives and the person the sentence is about."""
     for match in _MY_RELATION.finditer(sentence):
         if match.group("name") and (name := _name(match.group("name"), drugs)) is not None:
@@ -82,7 +83,17 @@ def remember_people(sentence: str, context: Context, drugs: re.Pattern[str] | No
             return
 
 
-def person_of(sentence: str, context: Context, drugs: re.Pattern[str] | None = None) -> tuple[str, str | None]:
+def catch_up(context: Context, drugs: DrugNames | None = None) -> None:
+    """Bring `care`, `focus` and `relations` up to date with every sentence said so far."""
+    for sentence in context.said[context.heard:]:
+        remember_people(sentence, context, drugs)
+        care = care_named(sentence)
+        if care is not None:
+            context.care = care
+    context.heard = len(context.said)
+
+
+def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str | None]:
     """(subject, person) of a health or schedule sentence: ("user", None) for the user's own."""
     mine = _MY_RELATION.search(sentence)
     if mine is not None and re.search(rf"\b(?:my|our)\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"

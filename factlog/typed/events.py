@@ -35,8 +35,9 @@ from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
-from factlog.typed.care import care_named, person_of
+from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import conversation_fields
+from factlog.typed.drug_names import drug_names
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.trips import TRAVEL
 
@@ -94,6 +95,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user" or TRAVEL.search(sentence) and not NOUNS.search(_no_travel(sentence)):
         return []
     noun = NOUNS.search(sentence)
+    if noun is None and not _RANGE.search(sentence):
+        return []
+    catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
     weekday = _WEEKDAY.search(sentence)
     recurring = weekday is not None and (bool(_EVERY.search(sentence)) or bool(weekday.group("plural"))

@@ -26,28 +26,17 @@ from __future__ import annotations
 
 import re
 from datetime import date, timedelta
-from functools import cache
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS
 from factlog.reference.drugs import class_id, drug_classes, drug_index, generic_names
-from factlog.reference.tables import drug_table
-from factlog.typed.care import care_named, person_of, remember_people
+from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import CORRECTION, Cue, conversation_fields, dates_by_cue
+from factlog.typed.drug_names import Found, drug_names
 from factlog.typed.model import Context, TypedFact
 
 MEDICATION = "medication"
 ALLERGY = "allergy"
-
-
-@cache
-def drug_names() -> re.Pattern[str]:
-    """Every drug, brand and class name the table knows, as one case-insensitive pattern."""
-    index = drug_index()
-    names = {*index.member_classes, *index.brands, *index.class_names, *drug_table().brands}
-    names |= {"sulfa"}
-    alternatives = "|".join(re.escape(name) for name in sorted(names, key=len, reverse=True))
-    return re.compile(rf"(?<![\w-])(?:{alternatives})(?![\w-])", re.I)
 
 
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
@@ -122,6 +111,7 @@ def _mentions(sentence: str) -> list[tuple[int, int, str]]:
 def read_medications(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user":
         return []
+    catch_up(context, drug_names())
     care = care_named(sentence)
     facts: list[TypedFact] = []
     if ALLERGY_CUE.search(sentence) or _is_allergy_answer(sentence, context):
@@ -271,15 +261,17 @@ def _is_allergy_answer(sentence: str, context: Context) -> bool:
 _LEAD = re.compile(r"^\W*(?:(?:definitely|actually|no|sorry|oh|it's|its|it is|it was|i mean)\b[\s,]*)*", re.I)
 
 
-def _answer_name(sentence: str) -> re.Match[str] | None:
+def _answer_name(sentence: str) -> Found | None:
     """The drug or class name a sentence starts with, after "Definitely", "No," ..."""
-    return drug_names().match(sentence, _LEAD.match(sentence).end())  # type: ignore[union-attr]
+    lead = _LEAD.match(sentence)
+    return drug_names().match(sentence, lead.end() if lead is not None else 0)
 
 
 def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user":
         return []
-    previous_sentence = context.previous
+    catch_up(context, drug_names())
+    previous_sentence = context.said[-2] if len(context.said) > 1 else ""
     last = context.last.get(ALLERGY)
     if not ALLERGY_CUE.search(sentence):
         if not _is_allergy_answer(sentence, context):
@@ -377,13 +369,10 @@ def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact
     return TypedFact(ALLERGY, key, conversation_fields(context, subject, fields))
 
 
-def observe(sentence: str, context: Context) -> None:
-    """What every sentence tells later ones: the clinician it names and whom it is about."""
-    remember_people(sentence, context, drug_names())
-    care = care_named(sentence)
-    if care is not None:
-        context.care = care
-
-
 # a sentence without one of these states no medication or allergy
-TRIGGERS = (ALLERGY_CUE, _AMOUNT, _FREQUENCY, _PRESCRIBED, _FOLLOW_COURSE, _REACTIONS, drug_names())
+TRIGGERS = (ALLERGY_CUE, _AMOUNT, _FREQUENCY, _PRESCRIBED, _FOLLOW_COURSE, _REACTIONS)
+
+
+def names_a_drug(sentence: str) -> bool:
+    """The sentence names a drug, brand or class the table knows (the other trigger)."""
+    return bool(drug_names().finditer(sentence))
