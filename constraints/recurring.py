@@ -56,7 +56,7 @@ class Weekly:
             minutes=DEFAULT_MINUTES)).time()
         self.first = record.start.date() if record.start is not None else None
         self.last = record.end.date() if record.end is not None else None
-        self.title = record.title or record.location or "weekly event"
+        self.title = record.title or record.location or "event"
 
     def occurs(self, day: date, today: date, skipped: set[tuple[str | None, date]]) -> bool:
         return day.weekday() == self.weekday and day >= today and \
