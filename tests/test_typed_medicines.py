@@ -159,6 +159,11 @@ def test_interaction_raises_from_conversation() -> None:
         and "bleeding risk" in messages[0]
 
 
+def test_interaction_skipped_without_medications() -> None:
+    skipped = run_constraints(user_module(allergies=[]), NOW, [drug_interactions]).skipped
+    assert [s.constraint for s in skipped] == ["drug_interactions"]
+
+
 def test_interaction_not_raised_across_people_or_unrelated_classes() -> None:
     meds, allergies = records(("user", "mike started warfarin yesterday. 5mg"), ("user", "I took 2 advil today."))
     assert run(drug_interactions, meds, allergies)[0] == []
