@@ -37,7 +37,8 @@ from constraints.phrases import money as _money
 from constraints.phrases import whose as _whose
 from constraints.places import RequiredValidity, home_of, is_international, required_validity, trip_country
 from constraints.record_memo import RecordMemo
-from constraints.records import align, person_of
+from constraints.records import align, fold, person_of
+from constraints.recurring import recurring_conflicts
 from constraints.trip_rules import insurance_covers_trip, schengen_90_180
 from constraints.views import (
     AllergyRecord,
@@ -228,8 +229,9 @@ def _derive(view: type[AppointmentRecord] | type[EventRecord], reference: dateti
     def derive(source: object) -> _Derived:
         record = view(source)
         start, end = record.start, record.end
-        if start is None:
-            return None
+        if start is None or isinstance(record, EventRecord) and (
+                record.recurrence or fold(record.status) in ("cancelled", "canceled")):
+            return None  # weekly events are recurring_conflicts'; a cancelled occurrence takes no time
         if (start.tzinfo is None) is not naive:
             start = align(start, reference)
         if end is None:
@@ -486,6 +488,7 @@ BUILTIN: tuple[Constraint, ...] = (
     document_expiry,
     overlapping_trips,
     overlapping_schedule,
+    recurring_conflicts,
     medication_allergy,
     drug_interactions,
     schengen_90_180,

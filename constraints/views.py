@@ -455,11 +455,14 @@ class RelativeRecord(View[RelativeField], kind="relative"):
     birth_date = Day()
 
 
-EventField = Literal["title", "location", "start", "end", "recurrence", "weekday", "start_time", "end_time", "person"]
+EventField = Literal["title", "location", "start", "end", "recurrence", "weekday", "start_time", "end_time", "status",
+                     "person", "subject"]
 
 
-class EventRecord(View[EventField], kind="event", extra=("person",)):
-    """`person` is not in the vocabulary, but an event record that names one is read per person."""
+class EventRecord(View[EventField], kind="event", extra=("person", "subject", "status")):
+    """`person` is not in the vocabulary, but an event record that names one is read per person;
+    `subject`: whom an event read from conversation is about (as for trips); `status`
+    "cancelled" for an occurrence of a weekly event called off ("no standup next Tuesday")."""
 
     __slots__ = ()
     title = Text()
@@ -470,7 +473,9 @@ class EventRecord(View[EventField], kind="event", extra=("person",)):
     weekday = Text()
     start_time = Text()
     end_time = Text()
+    status = Text()
     person = Text()
+    subject = Text()
 
 
 DeadlineField = Literal["title", "due_date"]

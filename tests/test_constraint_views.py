@@ -54,9 +54,10 @@ def test_view_fields_are_the_vocabulary_fields_with_their_types(view: type[View[
     assert get_args(names) == tuple(fields)  # the names `require`/`reads` accept, for mypy
 
 
-def test_views_read_only_person_and_subject_beyond_the_vocabulary() -> None:
+def test_views_read_only_person_subject_and_status_beyond_the_vocabulary() -> None:
     assert {v.KIND: sorted(v.EXTRA) for v in VIEWS if v.EXTRA} == {
-        "event": ["person"], "passport": ["subject"], "document": ["subject"], "trip": ["subject"]}
+        "event": ["person", "status", "subject"], "passport": ["subject"], "document": ["subject"],
+        "trip": ["subject"]}
 
 
 def test_builtins_declare_canonical_attributes_and_view_fields() -> None:

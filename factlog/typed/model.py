@@ -7,7 +7,10 @@ corrects the earlier one), its `fields` the values the sentence states.
 A `Context` belongs to one session: its time (relative and year-less dates resolve
 against it), who is speaking, and what the session last talked about, per domain
 (`last`) and overall (`recent`, the target of a correction such as "actually it's the
-12th").
+12th"). Health and schedule readers also keep the clinician last named (`care`), the
+person other than the user the session is about (`focus`), the relations names were
+given ("my husband Mike") and the sentences so far ("No wait." before "Keflex."); these
+are brought up to date only when a reader needs them (`factlog.typed.care.catch_up`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,11 @@ class Context:
     last: dict[str, TypedFact] = field(default_factory=dict)  # domain name -> its last fact
     recent: TypedFact | None = None  # the last typed fact with a date or time
     purchase: tuple[str | None, str] | None = None  # (item, ISO date) of the last purchase mentioned
+    care: str | None = None  # the clinician or place of care last named ("Dr. Kim", "urgent care")
+    focus: str | None = None  # the person other than the user last named as the one concerned
+    relations: dict[str, str] = field(default_factory=dict)  # a name -> its relation ("Mike" -> "husband")
+    said: list[str] = field(default_factory=list)  # the session's sentences so far, this one last
+    heard: int = 0  # how many of `said` `care`, `focus` and `relations` reflect (read when needed)
 
     def remember(self, domain: str, fact: TypedFact) -> None:
         self.last[domain] = fact

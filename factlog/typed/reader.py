@@ -13,30 +13,45 @@ from collections.abc import Callable
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import documents, trips
+from factlog.typed import documents, events, medicines, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
 Reader = Callable[[str, Context], list[TypedFact]]
-READERS: tuple[tuple[str, Reader], ...] = ((documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read))
+READERS: tuple[tuple[str, Reader], ...] = (
+    (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
+    (medicines.MEDICATION, medicines.read_medications), (medicines.ALLERGY, medicines.read_allergies),
+    (events.DOMAIN, events.read),
+)
 
 
 # every reader needs one of these to find anything; most sentences have none
 _TRIGGERS = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (
     *trips.TRIGGERS, *documents.TRIGGERS, CORRECTION)), re.I)
+# readers run only on the sentences their own triggers find (so their cues cost the others nothing)
+_HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in medicines.TRIGGERS), re.I)
+_SCHEDULE = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in events.TRIGGERS), re.I)
+_OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
+    medicines.MEDICATION: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
+    medicines.ALLERGY: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
+    events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
+}
 
 
 def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     """The typed facts `sentence` states in `context` (which it updates)."""
-    if _TRIGGERS.search(sentence) is None:
-        return []
+    context.said.append(sentence)
+    triggered = _TRIGGERS.search(sentence) is not None
     facts: list[TypedFact] = []
     for domain, reader in READERS:
+        own = _OWN_TRIGGERS.get(domain)
+        if not (own(sentence) if own is not None else triggered):
+            continue
         found = reader(sentence, context)
         for fact in found:
             context.remember(domain, fact)
         facts += found
-    if not facts and context.recent is not None and CORRECTION.search(sentence):
+    if triggered and not facts and context.recent is not None and CORRECTION.search(sentence):
         corrected = _correction(sentence, context, context.recent)
         if corrected is not None:
             context.recent = corrected

@@ -1,0 +1,117 @@
+"""Who gives care and whom a health or schedule sentence is about, shared by the
+medication, allergy and event readers.
+
+- `care_named(sentence)`: the clinician or place of care a sentence names, the last one
+  when several ("Dr. Osei's office was closed, so we went to the urgent care" -> "urgent
+  care"); a named doctor wins over a bare specialty in the same phrase ("my urologist,
+  Dr. Kim" -> "Dr. Kim").
+- `person_of(sentence, context)`: whose the thing is, as (subject, person): ("user", None)
+  for the user's own; ("husband", "Mike") for "my husband Mike"; ("Lily", "Lily") for a
+  named person whose relation the session never gave. A sentence in the first person is
+  the user's; one in the third person without a name is about the session's `focus` (the
+  person other than the user it last named as the one something happens to), else the user's.
+- `remember_people(sentence, context)` updates `focus` and the names' relations.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.typed.common import RELATIONS
+from factlog.typed.drug_names import DrugNames
+from factlog.typed.model import Context
+from factlog.typed.places import place_name
+
+_RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
+_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
+_PLACES = re.compile(
+    r"\b(?P<care>urgent care|walk-in clinic|clinic|emergency room|ER(?=\b)|hospital|pharmacist|"
+    r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
+    r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
+    r"allergist|endocrinologist|gastroenterologist|nurse practitioner|physician|optometrist|"
+    r"ophthalmologist|podiatrist|therapist|surgeon|vet|veterinarian|GP))\b"
+)
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
+_MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
+# a name doing something, or something done for or to a name: who the sentence is about
+_NAME_SUBJECT = re.compile(
+    r"(?:^|[.;,]\s+|\b(?:and|so|but|then)\s+)(?P<name>[A-Za-z][a-z]+)(?:'s|’s)?\s+(?:is|was|has|had|started|starts|"
+    r"takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|reacted|began|"
+    r"stopped|finished|tested|picked)\b"
+)
+_HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
+_FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
+_NOT_NAMES = frozenset(
+    "i it that there what this these those he she they we you who which today tomorrow yesterday everyone "
+    "nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
+    "their doctor dr mom dad january february march april may june july august september october november "
+    "december monday tuesday wednesday thursday friday saturday sunday god lunch dinner camp kindly please thanks "
+    "thank just still really honestly definitely actually ugh".split()
+)
+
+
+def care_named(sentence: str) -> str | None:
+    """The clinician or place of care the sentence names last (a named doctor first)."""
+    found: list[tuple[int, str]] = [(m.start(), f"Dr. {m.group('name')}") for m in _DOCTOR.finditer(sentence)]
+    doctors = [start for start, _ in found]
+    for match in _PLACES.finditer(sentence):
+        if not any(abs(match.start() - start) < 20 for start in doctors):
+            found.append((match.start(), match.group("care")))
+    return max(found)[1] if found else None
+
+
+def _name(word: str, drugs: DrugNames | None = None) -> str | None:
+    if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None:
+        return None
+    if drugs is not None and drugs.fullmatch(word):
+        return None
+    return word[0].upper() + word[1:]
+
+
+def remember_people(sentence: str, context: Context, drugs: DrugNames | None = None) -> None:
+    """Note the relations "my husband Mike" gives and the person the sentence is about."""
+    for match in _MY_RELATION.finditer(sentence):
+        if match.group("name") and (name := _name(match.group("name"), drugs)) is not None:
+            context.relations[name] = match.group("rel").lower()
+            context.focus = name
+    for match in (*_NAME_SUBJECT.finditer(sentence), *_FOR_NAME.finditer(sentence)):
+        if _DOCTOR.search(sentence[max(0, match.start() - 8):match.end()]):
+            continue
+        name = _name(match.group("name"), drugs)
+        if name is not None and (match.group("name")[0].isupper() or name in context.relations):
+            context.focus = name
+            return
+
+
+def catch_up(context: Context, drugs: DrugNames | None = None) -> None:
+    """Bring `care`, `focus` and `relations` up to date with every sentence said so far."""
+    for sentence in context.said[context.heard:]:
+        remember_people(sentence, context, drugs)
+        care = care_named(sentence)
+        if care is not None:
+            context.care = care
+    context.heard = len(context.said)
+
+
+def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str | None]:
+    """(subject, person) of a health or schedule sentence: ("user", None) for the user's own."""
+    mine = _MY_RELATION.search(sentence)
+    if mine is not None and re.search(rf"\b(?:my|our)\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
+                                      rf"started|takes|took|needs|got|will|just|also)\b|,?\s+(?-i:[A-Z][a-z]+)\b)",
+                                      sentence, re.I):
+        rel = mine.group("rel").lower()
+        name = mine.group("name") and _name(mine.group("name"), drugs)
+        if name is None:
+            name = next((n for n, r in context.relations.items() if r == rel), None)
+        return rel, name or rel
+    for named in _NAME_SUBJECT.finditer(sentence):
+        if _DOCTOR.search(sentence[max(0, named.start() - 8):named.end()]):
+            continue
+        name = _name(named.group("name"), drugs)
+        if name is not None and (named.group("name")[0].isupper() or name in context.relations
+                                 or _HEALTH_VERB.match(sentence, named.end("name"))
+                                 and not _FIRST_PERSON.search(sentence)):
+            return context.relations.get(name, name), name
+    if _FIRST_PERSON.search(sentence) or context.focus is None:
+        return "user", None
+    return context.relations.get(context.focus, context.focus), context.focus
