@@ -38,7 +38,7 @@ from constraints.phrases import whose as _whose
 from constraints.places import RequiredValidity, home_of, is_international, required_validity, trip_country
 from constraints.record_memo import RecordMemo
 from constraints.records import align, person_of
-from constraints.trip_rules import insurance_covers_trip, schengen_90_180
+from constraints.trip_rules import insurance_covers_trip, schengen_90_180, visa_covers_trip
 from constraints.views import (
     AllergyRecord,
     AppointmentRecord,
@@ -490,6 +490,7 @@ BUILTIN: tuple[Constraint, ...] = (
     drug_interactions,
     schengen_90_180,
     insurance_covers_trip,
+    visa_covers_trip,
     warranty_expiring,
     conflicting_payments,
     bills_due,

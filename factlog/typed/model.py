@@ -6,8 +6,12 @@ corrects the earlier one), its `fields` the values the sentence states.
 
 A `Context` belongs to one session: its time (relative and year-less dates resolve
 against it), who is speaking, and what the session last talked about, per domain
-(`last`) and overall (`recent`, the target of a correction such as "actually it's the
-12th").
+(`last`), overall (`recent`, the target of a correction such as "actually it's the
+12th") and by topic (`topic`: the domain, or "hotel", of the last sentence that named
+one, so "April 10 to April 24" after "got travel insurance" is the insurance's).
+`pending` holds the naming fields of entities mentioned without values ("Work is sending
+me to Singapore"), given to the entity's first fact; `companions` the people the session
+says travel with the user ("for Emma and myself").
 """
 
 from __future__ import annotations
@@ -32,8 +36,13 @@ class Context:
     last: dict[str, TypedFact] = field(default_factory=dict)  # domain name -> its last fact
     recent: TypedFact | None = None  # the last typed fact with a date or time
     purchase: tuple[str | None, str] | None = None  # (item, ISO date) of the last purchase mentioned
+    topic: str | None = None  # the domain (or "hotel") the last sentence naming one was about
+    pending: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> naming fields, not yet stated
+    companions: list[str] = field(default_factory=list)  # who travels with the user this session
+    stated: set[str] = field(default_factory=set)  # keys of entities a fact has been given for
 
     def remember(self, domain: str, fact: TypedFact) -> None:
         self.last[domain] = fact
+        self.topic = domain
         if any(name.endswith(("_date", "_time")) for name in fact.fields):
             self.recent = fact
