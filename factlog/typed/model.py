@@ -10,7 +10,8 @@ against it), who is speaking, and what the session last talked about, per domain
 12th") and by topic (`topic`: the domain, or "hotel", of the last sentence that named
 one, so "April 10 to April 24" after "got travel insurance" is the insurance's).
 `pending` holds the naming fields of entities mentioned without values ("Work is sending
-me to Singapore"), given to the entity's first fact; `companions` the people the session
+me to Singapore"), given to the entity's first fact; `entities` the fields each entity's
+facts stated so far in the session; `companions` the people the session
 says travel with the user ("for Emma and myself").
 """
 
@@ -39,7 +40,7 @@ class Context:
     topic: str | None = None  # the domain (or "hotel") the last sentence naming one was about
     pending: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> naming fields, not yet stated
     companions: list[str] = field(default_factory=list)  # who travels with the user this session
-    stated: set[str] = field(default_factory=set)  # keys of entities a fact has been given for
+    entities: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> fields stated this session
 
     def remember(self, domain: str, fact: TypedFact) -> None:
         self.last[domain] = fact

@@ -132,6 +132,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     _companions(sentence, context)
     travel = TRAVEL.search(sentence)
     previous = context.last.get(DOMAIN)
+    known: dict[str, JsonValue] = {} if previous is None or previous.key is None else \
+        {**context.pending.get(previous.key, {}), **context.entities.get(previous.key, {})}
     triggered = travel or STRONG.search(sentence) or BOOKED.search(sentence) or FOLLOW_UP.search(sentence)
     correcting = previous is not None and CORRECTION.search(sentence) is not None
     place = find_place(sentence) if triggered or correcting else None
@@ -147,10 +149,13 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []  # a follow-up of the hotel or the document talked about
     key: str | None
     if place is not None:
+        if place[0] == place[1]:  # "Iberia to Spain ... a course in Andalusia": the more precise place
+            inside = any_place(_AIRLINE.sub(" ", sentence))
+            place = inside if inside is not None and inside[1] == place[1] else place
         key = place[0].casefold()
         fields: dict[str, JsonValue] = {"destination": place[0]}
-        if previous is not None and place[1] is not None and previous.fields.get("country") == place[1]:
-            if previous.fields.get("destination") == place[1] or correcting:
+        if previous is not None and place[1] is not None and known.get("country") == place[1]:
+            if known.get("destination") in (place[0], place[1]) or correcting:
                 key = previous.key or key  # "a flight to Japan", then "your flight to Tokyo": one trip
             elif place[0] == place[1]:  # "Andalusia", then "Iberia to Spain": the more precise place stays
                 key, fields = previous.key or key, {}
@@ -171,7 +176,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []  # the assistant's general travel talk is not the user's trip
     subject = trip_subject(sentence) if place is not None or previous is None else \
         str(previous.fields.get("subject", "user"))
-    if key is not None and set(fields) <= NAMING and key not in context.stated:
+    if key is not None and set(fields) <= NAMING and key not in context.entities:
         # named only ("Work is sending me to Singapore"): what later sentences are about
         context.pending[key] = {**context.pending.get(key, {}), **fields}
         context.last[DOMAIN] = TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
@@ -179,7 +184,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if key is not None:
         fields = {**context.pending.pop(key, {}), **fields}
-        context.stated.add(key)
+        if "confirmation" in fields and context.entities.get(key, {}).get("confirmation") not in (None, fields[
+                "confirmation"]) and not flight:
+            del fields["confirmation"]  # a second code without a flight named is the hotel's or the car's
+        context.entities[key] = {**context.entities.get(key, {}), **fields}
     fact = TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
     if subject != "user" or key is None:
         return [fact]
