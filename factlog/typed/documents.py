@@ -18,7 +18,7 @@ import re
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
 from factlog.timeparse import try_date
-from factlog.typed.common import Cue, add_months, conversation_fields, dates_by_cue, duration_months, subject_of
+from factlog.typed.common import RELATIONS, Cue, add_months, conversation_fields, dates_by_cue, duration_months, subject_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 
@@ -30,14 +30,16 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))"),
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
-        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b"),
+        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|"
+                      r"(?<!privacy )(?<!return )(?<!refund )(?<!cancellation )\bpolicy\b"),
         ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b"),
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
     )
 )
 EXPIRY = re.compile(
     r"\b(?:expir\w*|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
-    r"ends?|ending|lapses?|renewal (?:date|due)|due for renewal|until|till|through|thru|to)\b",
+    r"ends?|ending|finish\w*|lapses?|renewal (?:date|due)|due for renewal|(?:must )?leave by|until|till|through|"
+    r"thru|to)\b",
     re.I,
 )
 CUES = (
@@ -46,8 +48,12 @@ CUES = (
     Cue("issue", re.compile(r"\b(?:issued|issue date|renewed)\b", re.I)),
     Cue("purchase", re.compile(r"\b(?:bought|purchased|got it|picked up|ordered)\b", re.I)),
 )
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru)|good (?:until|through)|runs? out|"
-                            r"lapses?)\b", re.I)
+# a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
+_DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
+                    r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
+_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru|from)|valid(?=\s+\d)|good (?:until|through)|"
+                            r"runs? out|runs? (?:from|until|till|through|to)|lapses?|ends? on|finish\w*|(?:must )?leave by|"
+                            r"cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
 _NUMBER = re.compile(
     r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*(?P<id>[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
 )
@@ -57,15 +63,15 @@ _PURCHASE = re.compile(
     r"(?P<item>(?:[A-Za-z0-9][\w'-]*\s*){1,4}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
     re.I,
 )
-# a sentence without one of these is about no document
-TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE)
 _ITEM_STOP = frozenset("my the a an our his her their this that its travel's".split())
 _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
     r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
-    r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
+    r"AppleCare|Asurion|SquareTrade|Best Buy|Costco|Explorer)\b"
 )
+# a sentence without one of these is about no document
+TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, _NUMBER, _PROVIDERS, _DATED)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -74,18 +80,29 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
     previous = context.last.get(DOMAIN)
     if kind is None:
-        if previous is None or not _STATES_EXPIRY.search(sentence):
+        if previous is None:
+            return []
+        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not sentence.endswith("?")
+        if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
         subject = str(previous.fields.get("subject", "user"))
         fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+        number = _NUMBER.search(sentence)
+        if number is not None and any(ch.isdigit() for ch in number.group("id")):
+            fields["number"] = number.group("id")  # "Grant number is 0691-2284-7731."
+        provider = _PROVIDERS.search(sentence)
+        if following and provider is not None and previous.fields.get("kind") in ("insurance", "warranty"):
+            fields["provider"] = provider.group("name")  # "Travel Guard, the Preferred plan."
         if not fields:
             return []
         if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
             fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
         return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields))]
-    if context.speaker == "assistant" and not _YOUR.search(sentence):
+    if context.speaker == "assistant" and not _YOUR.search(sentence) and not _RECAP.search(sentence):
         return []  # the assistant's general advice names no document of the user's
     subject = subject_of(sentence, context)
+    if kind not in _PERSONAL and subject not in RELATIONS:
+        subject = "user"
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
     if kind == "warranty" and purchase is None and context.purchase is not None:
@@ -120,6 +137,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if subject != "user":
         fields["holder"] = subject
     qualifier = country if kind == "visa" else item
+    if kind == "insurance" and _NEW.search(sentence):
+        qualifier = "new"  # "my new job's insurance starts 1 February": not the policy talked about
     key = "/".join(part.casefold() for part in (kind, subject if subject != "user" else None, qualifier) if part)
     if previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
@@ -151,8 +170,8 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
     if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and len(found["start"]) > 1:
         fields["expiry_date"] = found["start"][1]
     bare = found.get("", [])
-    if kind == "insurance" and bare and "expiry_date" in fields and "start_date" not in fields:
-        fields["start_date"] = bare[0]
+    if kind in ("insurance", "visa") and bare and "expiry_date" in fields and "start_date" not in fields:
+        fields["start_date"] = bare[0]  # "valid 1/15 to 2/3"
     if bare and not fields:
         if kind == "insurance" and len(bare) > 1:
             fields["start_date"], fields["expiry_date"] = bare[0], bare[1]
@@ -215,13 +234,23 @@ def _country(sentence: str) -> str | None:
         folded = word.casefold().rstrip(".")
         if folded in ADJECTIVES and (word[0].isupper() or folded == "schengen"):
             return ADJECTIVES[folded]
-        if word[0].isupper() and len(word) > 3 and country_of(word) == word:
-            return word
+        if len(word) > 3 and (found := country_of(word)) is not None and found.casefold() == folded:
+            return found
     return None
 
 
 _NAMING = ("kind", "holder", "item", "country")
+# "her school term ends on June 20": something else's end, not the document's
+_OTHER_THING = re.compile(
+    r"\b(?:[A-Z][a-z]+(?:'s|’s)|my|her|his|their|our)\s+(?!(?:new\s+)?(?:expiry|expiration|validity|visa|policy|"
+    r"coverage|cover|plan|warranty|passport|licen[cs]e|insurance|card|one)\b)[a-z]+(?:\s+[a-z]+)?\s+"
+    r"(?:ends?|expires?|finish\w*|runs?|lapses?)\b")
+# personal documents: "Emma's passport" is Emma's; "Bosch's warranty" or "Lowe's" is the user's
+_PERSONAL = frozenset({"passport", "visa", "drivers_licence", "id_card"})
+_NEW = re.compile(r"\bnew\s+(?:job|employer|policy|insurance|plan|company)\b", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
+# an assistant's recap of what the user said: "Saved: Vietnam e-visa valid January 15, 2026 to ..."
+_RECAP = re.compile(r"^\W*(?:noted|saved|recorded|updated|got it|confirmed|so)\b", re.I)
 _ISSUER = re.compile(r"\b(?P<adj>[A-Z][A-Za-z.]+)\s+passports?\b")
 
 

@@ -22,7 +22,7 @@ READERS: tuple[tuple[str, Reader], ...] = ((documents.DOMAIN, documents.read), (
 
 
 # every reader needs one of these to find anything; most sentences have none
-_TRIGGERS = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (
+_TRIGGERS = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', pattern.pattern)})" for pattern in (
     *trips.TRIGGERS, *documents.TRIGGERS, CORRECTION)), re.I)
 
 
