@@ -55,7 +55,7 @@ _STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru|fro
                             r"runs? out|runs? (?:from|until|till|through|to)|lapses?|ends? on|finish\w*|(?:must )?leave by|"
                             r"cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
 _NUMBER = re.compile(
-    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*(?P<id>[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
+    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
 )
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
@@ -68,7 +68,7 @@ _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
     r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
-    r"AppleCare|Asurion|SquareTrade|Best Buy|Costco|Explorer)\b"
+    r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
 )
 # a sentence without one of these is about no document
 TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, _NUMBER, _PROVIDERS, _DATED)
@@ -97,7 +97,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             return []
         if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
             fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
-        return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields))]
+        return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields), context.business)]
     if context.speaker == "assistant" and not _YOUR.search(sentence) and not _RECAP.search(sentence):
         return []  # the assistant's general advice names no document of the user's
     subject = subject_of(sentence, context)
@@ -147,16 +147,21 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if set(fields) <= {"kind", "item", "holder", "country"}:
         _mention(context, DOMAIN, key, {**fields, "subject": subject})
         return []
-    facts.append(_typed(DOMAIN, key, conversation_fields(context, subject, fields)))
+    facts.append(_typed(DOMAIN, key, conversation_fields(context, subject, fields), context.business))
     return facts
 
 
 def _mention(context: Context, kind: str, key: str, fields: dict[str, JsonValue]) -> None:
     """A document named without values: what a later "it expires ..." is about."""
     context.last[DOMAIN] = TypedFact(kind, key, fields)
+    context.topic = DOMAIN
 
 
-def _typed(kind: str, key: str | None, fields: dict[str, JsonValue]) -> TypedFact:
+def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: str | None = None) -> TypedFact:
+    """The fact; an insurance policy or warranty without a provider, stated in a session with
+    a business (the insurer's phone line), is that business's."""
+    if business is not None and fields.get("kind") in ("insurance", "warranty") and "provider" not in fields:
+        fields = {**fields, "provider": business}
     return TypedFact(kind, key, fields)
 
 

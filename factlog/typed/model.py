@@ -34,6 +34,7 @@ class TypedFact:
 class Context:
     timestamp: datetime | None
     speaker: str = "user"
+    business: str | None = None  # whom the user talked to (the session's metadata), e.g. an insurer
     last: dict[str, TypedFact] = field(default_factory=dict)  # domain name -> its last fact
     recent: TypedFact | None = None  # the last typed fact with a date or time
     purchase: tuple[str | None, str] | None = None  # (item, ISO date) of the last purchase mentioned
