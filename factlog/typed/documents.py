@@ -59,19 +59,30 @@ _NUMBER = re.compile(
 )
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
-    r"\b(?:bought|purchased|got|ordered|picked up)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
-    r"(?P<item>(?:[A-Za-z0-9][\w'-]*\s*){1,4}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
+    r"\b(?:bought|purchased|got|ordered|picked up|put in|installed)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
+    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
     re.I,
 )
-_ITEM_STOP = frozenset("my the a an our his her their this that its travel's".split())
+_ITEM_STOP = frozenset("my the a an our his her their this that its travel's your by".split())
 _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
     r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
     r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
 )
+# "record a purchase: a Whirlpool refrigerator from Home Depot", "a Bosch 300 Series dishwasher bought at ..."
+_PURCHASED = (
+    re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
+               r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
+    re.compile(r"\b(?:a|an)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
+               r"(?:bought|purchased|ordered|delivered|installed)\b"),
+)
+_ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
+_MAKER = re.compile(r"\b(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+(?:(?:[\w-]+[- ](?:year|month)|limited|"
+                    r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
+_NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
-TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, _NUMBER, _PROVIDERS, _DATED)
+TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -105,10 +116,16 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         subject = "user"
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
-    if kind == "warranty" and purchase is None and context.purchase is not None:
-        item = item or context.purchase[0]
+    maker = _maker(sentence, item or (purchase[0] if purchase else None)) if kind == "warranty" else None
+    if item is not None and maker is not None and item.casefold() == maker.casefold():
+        item = None  # "your Dell warranty": the maker's, on the item talked about
+    if kind == "warranty" and context.purchase is not None:
+        if purchase is None:
+            item = item or context.purchase[0]
         if "purchase_date" not in fields:
             fields["purchase_date"] = context.purchase[1]
+        if context.purchase_number is not None:
+            fields["number"] = context.purchase_number
     if kind == "warranty" and "expiry_date" not in fields:
         months = duration_months(sentence)
         bought = try_date(str(fields.get("purchase_date", "")))
@@ -121,6 +138,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     provider = _PROVIDERS.search(sentence)
     if provider is not None and kind in ("insurance", "warranty"):
         fields["provider"] = provider.group("name")
+    elif maker is not None:
+        fields["provider"] = maker
+    if kind in ("warranty", "certificate"):
+        country = None  # "a French-door refrigerator"
     if kind == "passport" and subject == "user":
         if country is not None:
             fields["country"] = country
@@ -136,11 +157,14 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         fields["item"] = item
     if subject != "user":
         fields["holder"] = subject
-    qualifier = country if kind == "visa" else item
+    qualifier = country if kind == "visa" else maker.casefold() if maker is not None else item
     if kind == "insurance" and _NEW.search(sentence):
         qualifier = "new"  # "my new job's insurance starts 1 February": not the policy talked about
     key = "/".join(part.casefold() for part in (kind, subject if subject != "user" else None, qualifier) if part)
-    if previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
+    if kind == "warranty" and maker is None and previous is not None and previous.key and \
+            previous.fields.get("kind") == "warranty" and (item is None or fold(item) == fold(previous.fields.get("item"))):
+        key = previous.key  # the recap of the warranty just talked about
+    elif previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
         key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
         fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
@@ -149,6 +173,22 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     facts.append(_typed(DOMAIN, key, conversation_fields(context, subject, fields), context.business))
     return facts
+
+
+def fold(value: JsonValue) -> str | None:
+    return value.casefold() if isinstance(value, str) else None
+
+
+def _maker(sentence: str, item: str | None) -> str | None:
+    """Who gives a warranty: the name before "warranty" ("Bosch's one-year warranty"), or for
+    "the manufacturer's warranty" the brand the item starts with."""
+    for match in _MAKER.finditer(sentence):
+        name = match.group("name")
+        if name.split()[0].casefold() not in _NOT_MAKERS:
+            return name
+    if re.search(r"\bmanufacturer(?:'s|’s)\s+warranty", sentence, re.I) and item and item[:1].isupper():
+        return item.split()[0]
+    return None
 
 
 def _mention(context: Context, kind: str, key: str, fields: dict[str, JsonValue]) -> None:
@@ -192,14 +232,17 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
 
 def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
-    match = _PURCHASE.search(sentence)
+    match = _PURCHASE.search(sentence) or next((m for p in _PURCHASED if (m := p.search(sentence))), None)
     if match is None:
         return None
-    dates = recognize(sentence[match.start():], context.timestamp).dates
+    dates = recognize(sentence[match.start():], context.timestamp).dates or \
+        recognize(sentence, context.timestamp).dates
     if not dates:
         return None
     item = " ".join(match.group("item").split()) or None
     context.purchase = (item, dates[0])
+    order = _ORDER.search(sentence)
+    context.purchase_number = order.group("id") if order is not None else None
     return context.purchase
 
 
@@ -209,7 +252,8 @@ _INSURANCE_KINDS = re.compile(
 )
 _NOT_ITEM = frozenset(
     "is has had have with got get came comes come it on a an full limited extended manufacturer manufacturer's "
-    "standard its new still under out of he she they we i you".split()
+    "standard its new still under out of he she they we i you your by hardware labor labour parts manufacturer's "
+    "one-year two-year".split()
 )
 _DURATION_WORD = re.compile(r"\d|\b(?:year|month|day|week)s?\b", re.I)
 
@@ -226,7 +270,9 @@ def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
     match = _ITEM_BEFORE.search(sentence)
     if match is None:
         return None
-    words = [w for w in match.group("item").split() if w.lower() not in _ITEM_STOP]
+    words = match.group("item").split()
+    last = max((i for i, w in enumerate(words) if w.lower() in _ITEM_STOP), default=-1)
+    words = [w for w in words[last + 1:] if w.lower() not in _ITEM_STOP]  # "covered by your warranty": none
     words = [w for w in words if w.lower() not in _NOT_ITEM and not _DURATION_WORD.search(w)]
     if kind == "warranty" and context_item is not None and not words:
         return context_item

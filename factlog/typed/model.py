@@ -38,6 +38,7 @@ class Context:
     last: dict[str, TypedFact] = field(default_factory=dict)  # domain name -> its last fact
     recent: TypedFact | None = None  # the last typed fact with a date or time
     purchase: tuple[str | None, str] | None = None  # (item, ISO date) of the last purchase mentioned
+    purchase_number: str | None = None  # its order number, if stated
     topic: str | None = None  # the domain (or "hotel") the last sentence naming one was about
     pending: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> naming fields, not yet stated
     companions: list[str] = field(default_factory=list)  # who travels with the user this session
