@@ -167,8 +167,8 @@ _TRIP_SPANS: RecordMemo[object, Span[TripRecord] | None] = RecordMemo(_trip_span
 @constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), reads=(TripRecord.ATTRIBUTE,), clock="date",
             fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
-    """Upcoming trips whose dates overlap (a return day may be the next departure day): one
-    alert per group of trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
+    """The user's upcoming trips whose dates overlap (a return day may be the next departure
+    day; someone else's trip, `subject`, overlaps none of the user's): one alert per group of trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
 
     The alert's id is the group's earliest-booked trip (`_anchor`): a trip joining the group
     updates its message; two groups merging keep the older one's id (the other resolves);
@@ -177,7 +177,7 @@ def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     require(trips, "trip", "departure_date")
     today = now.date()
     spans = [span for span in _TRIP_SPANS.values([trip.source for trip in trips])
-             if span is not None and span.end >= today]
+             if span is not None and span.end >= today and is_users(span.item)]
     for group in overlapping_groups(spans):
         if len(group) == 2:
             message = f"{_trip_words(group[0])} overlaps {_trip_words(group[1])}"

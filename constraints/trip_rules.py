@@ -127,8 +127,8 @@ def _policy_words(policy: _Policy) -> str:
             per_record=TripRecord.ATTRIBUTE,
             fields=dict([reads(DocumentRecord, "kind", "expiry_date"), reads(TripRecord, "departure_date")]))
 def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
-    """An upcoming trip not known to be domestic (international, or with no passport country
-    to tell) that the user's insurance (documents of kind "insurance") covers only in part: a policy in force during the trip ends before its
+    """An upcoming international trip that the user's insurance (documents of kind
+    "insurance") covers only in part: a policy in force during the trip ends before its
     return (or starts after its departure), and no other policy covers the whole trip. Only
     the user's trips that go ahead, and the user's own policies, count."""
     documents = read_all(module, DocumentRecord)
@@ -150,7 +150,7 @@ def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
         if departure is None or not (is_users(trip) and is_going(trip)):
             continue
         back = max(trip.return_date or departure, departure)
-        if back < today or not _maybe_abroad(trip, home):
+        if back < today or not is_international(trip, home, trip_country(trip)):
             continue
         overlapping = [p for p in policies if p.end >= departure and (p.start is None or p.start <= back)]
         if not overlapping or any(p.start is None or p.start <= departure for p in overlapping if p.end >= back):
@@ -158,11 +158,6 @@ def insurance_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
         policy = max(overlapping, key=lambda p: (p.end, -(p.start or departure).toordinal()))
         yield Finding("warning", _gap_words(policy, trip, departure, back), (policy.document.source, trip.source),
                       due=departure)
-
-
-def _maybe_abroad(trip: TripRecord, home: str | None) -> bool:
-    """International, or not known to be domestic: no flag and no passport country to compare."""
-    return is_international(trip, home, trip_country(trip)) or (home is None and trip.is_international is None)
 
 
 def _gap_words(policy: _Policy, trip: TripRecord, departure: date, back: date) -> str:
