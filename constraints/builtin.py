@@ -38,7 +38,12 @@ from constraints.phrases import whose as _whose
 from constraints.places import RequiredValidity, home_of, is_international, required_validity, trip_country
 from constraints.record_memo import RecordMemo
 from constraints.records import align, person_of
-from constraints.trip_rules import insurance_covers_trip, schengen_90_180, visa_covers_trip
+from constraints.trip_rules import (
+    insurance_covers_trip,
+    others_passports_for_trips,
+    schengen_90_180,
+    visa_covers_trip,
+)
 from constraints.views import (
     AllergyRecord,
     AppointmentRecord,
@@ -168,7 +173,8 @@ _TRIP_SPANS: RecordMemo[object, Span[TripRecord] | None] = RecordMemo(_trip_span
             fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     """The user's upcoming trips whose dates overlap (a return day may be the next departure
-    day; someone else's trip, `subject`, overlaps none of the user's): one alert per group of trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
+    day; someone else's trip, `subject`, overlaps none of the user's): one alert per group of
+    trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
 
     The alert's id is the group's earliest-booked trip (`_anchor`): a trip joining the group
     updates its message; two groups merging keep the older one's id (the other resolves);
@@ -491,6 +497,7 @@ BUILTIN: tuple[Constraint, ...] = (
     schengen_90_180,
     insurance_covers_trip,
     visa_covers_trip,
+    others_passports_for_trips,
     warranty_expiring,
     conflicting_payments,
     bills_due,

@@ -18,7 +18,15 @@ import re
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
 from factlog.timeparse import try_date
-from factlog.typed.common import RELATIONS, Cue, add_months, conversation_fields, dates_by_cue, duration_months, subject_of
+from factlog.typed.common import (
+    RELATIONS,
+    Cue,
+    add_months,
+    conversation_fields,
+    dates_by_cue,
+    duration_months,
+    subject_of,
+)
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 
@@ -51,11 +59,12 @@ CUES = (
 # a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
 _DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
                     r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru|from)|valid(?=\s+\d)|good (?:until|through)|"
-                            r"runs? out|runs? (?:from|until|till|through|to)|lapses?|ends? on|finish\w*|(?:must )?leave by|"
-                            r"cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
+_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru|from)|valid(?=\s+\d)|"
+                            r"good (?:until|through)|runs? out|runs? (?:from|until|till|through|to)|lapses?|"
+                            r"ends? on|finish\w*|(?:must )?leave by|cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
 _NUMBER = re.compile(
-    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
+    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*"
+    r"(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
 )
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
@@ -161,8 +170,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if kind == "insurance" and _NEW.search(sentence):
         qualifier = "new"  # "my new job's insurance starts 1 February": not the policy talked about
     key = "/".join(part.casefold() for part in (kind, subject if subject != "user" else None, qualifier) if part)
+    same_item = previous is not None and (item is None or fold(item) == fold(previous.fields.get("item")))
     if kind == "warranty" and maker is None and previous is not None and previous.key and \
-            previous.fields.get("kind") == "warranty" and (item is None or fold(item) == fold(previous.fields.get("item"))):
+            previous.fields.get("kind") == "warranty" and same_item:
         key = previous.key  # the recap of the warranty just talked about
     elif previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:

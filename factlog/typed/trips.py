@@ -29,7 +29,6 @@ from factlog.typed.common import (
     confirmation_code,
     conversation_fields,
     dates_by_cue,
-    subject_of,
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
@@ -114,7 +113,8 @@ RANGE = re.compile(
     re.I,
 )
 _AIRLINE_WORDS = re.compile(_AIRLINE.pattern, re.I)  # the prefilter's spelling; `_AIRLINE` decides
-TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS)  # a sentence without one of these is about no trip
+# a sentence without one of these is about no trip
+TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
