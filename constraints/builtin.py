@@ -19,7 +19,7 @@ from functools import cache
 from typing import TypeVar
 
 from constraints.conversation_fields import is_going, is_users
-from constraints.document_rules import warranty_expiring
+from constraints.document_rules import is_warranty, warranty_expiring
 from constraints.medicines import (
     AllergyIndex,
     allergies_with_drugs,
@@ -376,9 +376,11 @@ def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
             per_record=DocumentRecord.ATTRIBUTE,
             fields=dict([reads(DocumentRecord, "expiry_date")]))
 def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
-    """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired."""
+    """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired;
+    not warranties, which `warranty_expiring` owns."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "expiry_date")
+    documents = [document for document in documents if not is_warranty(document.kind)]
     for document, expiry, days in _dated(documents, lambda document: document.expiry_date, now):
         severity = _expiry_severity(days)
         if severity is None:

@@ -94,7 +94,21 @@ _NOT_MAKERS = frozenset("the my your our his her their its this that a an one tw
 TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
 
 
+_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b", re.I)
+# where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
+_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*warrant)|;\s+", re.I)
+
+
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    """The document facts of the sentence; one sentence naming two warranties is read clause by clause."""
+    if len(_WARRANTY_WORD.findall(sentence)) > 1:
+        clauses = [part for part in _CLAUSE.split(sentence) if part.strip()]
+        if len(clauses) > 1:
+            return [fact for clause in clauses for fact in _read(clause, context)]
+    return _read(sentence, context)
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
     facts: list[TypedFact] = []
     purchase = _purchase(sentence, context)
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
@@ -126,7 +140,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
     maker = _maker(sentence, item or (purchase[0] if purchase else None)) if kind == "warranty" else None
-    if item is not None and maker is not None and item.casefold() == maker.casefold():
+    if item is not None and maker is not None and re.sub(r"(?:'s|’s)$", "", item).casefold() == maker.casefold():
         item = None  # "your Dell warranty": the maker's, on the item talked about
     if kind == "warranty" and context.purchase is not None:
         if purchase is None:
