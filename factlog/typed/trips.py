@@ -50,7 +50,7 @@ STRONG = re.compile(
 FOLLOW_UP = re.compile(
     r"\b(?:leav\w*|depart\w*|fly(?:ing)? out|flights?|outbound|return(?:ing)?|back|fly(?:ing)? home|"
     r"head(?:ing)? home|coming home|get home|lands?|landing|boarding|takes? off|tickets?|confirmation|"
-    r"(?:booking |confirmation )?code)\b",
+    r"(?:booking |confirmation )?code|(?:booking )?(?:reference|ref)|record locator|pnr|conf)\b",
     re.I,
 )
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
