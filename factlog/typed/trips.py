@@ -127,30 +127,34 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if HOTEL.search(sentence) and not flight:
         context.topic = "hotel"  # "the hotel is ...; the confirmation is 884120": not the flight's
         return []
-    if INSURANCE.search(sentence) and not flight and not BOOKED.search(sentence):
+    booked, follow_up = BOOKED.search(sentence), FOLLOW_UP.search(sentence)
+    if INSURANCE.search(sentence) and not flight and not booked:
         return []  # "travel insurance for Italy": the document's, not a trip
     _companions(sentence, context)
     travel = TRAVEL.search(sentence)
+    strong = STRONG.search(sentence)
     previous = context.last.get(DOMAIN)
     known: dict[str, JsonValue] = {} if previous is None or previous.key is None else \
         {**context.pending.get(previous.key, {}), **context.entities.get(previous.key, {})}
-    triggered = travel or STRONG.search(sentence) or BOOKED.search(sentence) or FOLLOW_UP.search(sentence)
+    triggered = travel or strong or booked or follow_up
     correcting = previous is not None and CORRECTION.search(sentence) is not None
     place = find_place(sentence) if triggered or correcting else None
-    if place is not None and place[1] is None and not STRONG.search(sentence):
+    if place is not None and place[1] is None and not strong:
         place = None
-    if place is None and (travel or flight or BOOKED.search(sentence) or FOLLOW_UP.search(sentence)):
-        place = any_place(_AIRLINE.sub(" ", sentence))
-    adds = TOTAL.search(sentence) is not None or (RANGE.search(sentence) is not None and len(sentence.split()) <= 10)
+    without_airlines = _AIRLINE.sub(" ", sentence) if flight else sentence
+    if place is None and (travel or flight or booked or follow_up):
+        place = any_place(without_airlines)
+    total = TOTAL.search(sentence)
+    adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
     if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence):
         return []
     if place is None and context.topic in ("hotel", "document") and not flight and \
-            not (context.topic == "hotel" and TOTAL.search(sentence)):
+            not (context.topic == "hotel" and total):
         return []  # a follow-up of the hotel or the document talked about
     key: str | None
     if place is not None:
         if place[0] == place[1]:  # "Iberia to Spain ... a course in Andalusia": the more precise place
-            inside = any_place(_AIRLINE.sub(" ", sentence))
+            inside = any_place(without_airlines)
             place = inside if inside is not None and inside[1] == place[1] else place
         key = place[0].casefold()
         fields: dict[str, JsonValue] = {"destination": place[0]}
@@ -161,10 +165,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
                 key, fields = previous.key or key, {}
         if place[1] is not None:
             fields["country"] = place[1]
-    elif previous is not None and (travel or flight or adds or FOLLOW_UP.search(sentence)):
+    elif previous is not None and (travel or flight or adds or follow_up):
         key = previous.key
         fields = {}
-    elif context.speaker == "assistant" and previous is not None and BOOKED.search(sentence):
+    elif context.speaker == "assistant" and previous is not None and booked:
         key, fields = previous.key, {}
     else:
         return []
