@@ -19,7 +19,7 @@ from functools import cache
 from typing import TypeVar
 
 from constraints.conversation_fields import is_going, is_users
-from constraints.document_rules import warranty_expiring
+from constraints.document_rules import is_warranty, warranty_expiring
 from constraints.medicines import (
     AllergyIndex,
     allergies_with_drugs,
@@ -39,7 +39,12 @@ from constraints.places import RequiredValidity, home_of, is_international, requ
 from constraints.record_memo import RecordMemo
 from constraints.records import align, fold, person_of
 from constraints.recurring import recurring_conflicts
-from constraints.trip_rules import insurance_covers_trip, schengen_90_180
+from constraints.trip_rules import (
+    insurance_covers_trip,
+    others_passports_for_trips,
+    schengen_90_180,
+    visa_covers_trip,
+)
 from constraints.views import (
     AllergyRecord,
     AppointmentRecord,
@@ -168,8 +173,9 @@ _TRIP_SPANS: RecordMemo[object, Span[TripRecord] | None] = RecordMemo(_trip_span
 @constraint(name="overlapping_trips", needs=(TripRecord.ATTRIBUTE,), reads=(TripRecord.ATTRIBUTE,), clock="date",
             fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
-    """Upcoming trips whose dates overlap (a return day may be the next departure day): one
-    alert per group of trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
+    """The user's upcoming trips whose dates overlap (a return day may be the next departure
+    day; someone else's trip, `subject`, overlaps none of the user's): one alert per group of
+    trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
 
     The alert's id is the group's earliest-booked trip (`_anchor`): a trip joining the group
     updates its message; two groups merging keep the older one's id (the other resolves);
@@ -178,7 +184,7 @@ def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     require(trips, "trip", "departure_date")
     today = now.date()
     spans = [span for span in _TRIP_SPANS.values([trip.source for trip in trips])
-             if span is not None and span.end >= today]
+             if span is not None and span.end >= today and is_users(span.item)]
     for group in overlapping_groups(spans):
         if len(group) == 2:
             message = f"{_trip_words(group[0])} overlaps {_trip_words(group[1])}"
@@ -372,9 +378,11 @@ def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
             per_record=DocumentRecord.ATTRIBUTE,
             fields=dict([reads(DocumentRecord, "expiry_date")]))
 def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
-    """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired."""
+    """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired;
+    not warranties, which `warranty_expiring` owns."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "expiry_date")
+    documents = [document for document in documents if not is_warranty(document.kind)]
     for document, expiry, days in _dated(documents, lambda document: document.expiry_date, now):
         severity = _expiry_severity(days)
         if severity is None:
@@ -493,6 +501,8 @@ BUILTIN: tuple[Constraint, ...] = (
     drug_interactions,
     schengen_90_180,
     insurance_covers_trip,
+    visa_covers_trip,
+    others_passports_for_trips,
     warranty_expiring,
     conflicting_payments,
     bills_due,

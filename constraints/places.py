@@ -39,14 +39,19 @@ def home_of(passport: PassportRecord | None) -> str | None:
     return None if passport is None else country_key(passport.country)
 
 
+# the home of a passport that names no country: the holder the country table's rules are for
+ASSUMED_HOME = "united states"
+
+
 def is_international(trip: TripRecord, home: str | None, found: Country | None) -> bool:
     """The explicit flag wins; without one, a trip abroad is one whose country (`found`, the
-    trip's `trip_country`, else its `country` as given) differs from the passport's."""
+    trip's `trip_country`, else its `country` as given) differs from the passport's, or, with
+    no passport country known, from the United States (whose passport holders the country
+    table's entry rules are written for)."""
     flag = trip.is_international
     if flag is not None:
         return flag
-    if home is None:
-        return False
+    home = ASSUMED_HOME if home is None else home
     country = found.name.casefold() if found is not None else fold(trip.country)
     return country is not None and country != home
 

@@ -1,5 +1,6 @@
-"""Built-in constraints over trips and the country table: the Schengen 90/180-day rule and
-travel insurance that ends before a trip does."""
+"""Built-in constraints over trips and the country table: the Schengen 90/180-day rule,
+travel insurance that ends before a trip does, a visa that does not cover a trip to its
+country, and someone else's passport too short for their trip."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from datetime import date, datetime, timedelta
 from constraints.conversation_fields import is_going, is_users
 from constraints.model import Finding, MissingInput, constraint
 from constraints.phrases import days_words
-from constraints.places import home_of, is_international, trip_country
+from constraints.places import country_key, home_of, is_international, required_validity, trip_country
 from constraints.records import fold, person_of
 from constraints.views import DocumentRecord, PassportRecord, TripRecord, read_all, read_present, reads, require
 from factlog.reference.countries import country_of_place, schengen_rule
@@ -170,3 +171,110 @@ def _gap_words(policy: _Policy, trip: TripRecord, departure: date, back: date) -
     return (f"{what} ends {policy.end}, {days_words(short)} before your {place} return ({back}): "
             f"the last {days_words(short)} of the trip are not covered")
 
+
+
+# --- visas --------------------------------------------------------------------------------
+
+
+def _visa_country(document: DocumentRecord) -> str | None:
+    """The visa's country for comparison ("schengen area" for a Schengen visa), or None."""
+    name = fold(document.country)
+    if name is None:
+        return None
+    return "schengen area" if "schengen" in name else country_key(document.country)
+
+
+@constraint(name="visa_covers_trip", needs=(DocumentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
+            reads=(DocumentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE), clock="date",
+            per_record=TripRecord.ATTRIBUTE,
+            fields=dict([reads(DocumentRecord, "kind", "country", "expiry_date"),
+                         reads(TripRecord, "departure_date")]))
+def visa_covers_trip(module: object, now: datetime) -> Iterator[Finding]:
+    """An upcoming trip to a country the user holds a visa for (a document of kind "visa"
+    with that `country`; a Schengen visa for any Schengen country) that the visa does not
+    cover: it ends before the return or starts after the departure, and no other visa for
+    that country covers the whole trip (critical). Only the user's trips that go ahead and
+    the user's own visas count; a trip to a country with no visa on record is not judged."""
+    documents = read_all(module, DocumentRecord)
+    require(documents, "document", "kind", "expiry_date")
+    visas = [d for d in documents if fold(d.kind) == "visa" and d.expiry_date is not None
+             and not person_of(d.holder) and is_users(d) and _visa_country(d) is not None]
+    trips = read_all(module, TripRecord)
+    require(trips, "trip", "departure_date")
+    today = now.date()
+    for trip in trips:
+        departure = trip.departure_date
+        if departure is None or not visas or not (is_users(trip) and is_going(trip)):
+            continue
+        back = max(trip.return_date or departure, departure)
+        country = trip_country(trip)
+        if back < today or country is None:
+            continue
+        names = {country.name.casefold(), *(("schengen area",) if country.schengen else ())}
+        held = [v for v in visas if _visa_country(v) in names]
+        if not held or any((v.start_date is None or v.start_date <= departure) and v.expiry_date is not None
+                           and v.expiry_date >= back for v in held):
+            continue
+        visa = max(held, key=lambda v: (v.expiry_date or departure, -(v.start_date or departure).toordinal()))
+        yield Finding("critical", _visa_words(visa, trip, departure, back), (visa.source, trip.source),
+                      due=departure)
+
+
+def _visa_words(visa: DocumentRecord, trip: TripRecord, departure: date, back: date) -> str:
+    place = trip.destination or trip.country or "the trip"
+    what = f"your {visa.country} visa" + (f" {visa.number}" if visa.number else "")
+    start, end = visa.start_date, visa.expiry_date
+    if start is not None and start > departure:
+        late = (start - departure).days
+        return (f"{what} starts {start}, {days_words(late)} after your {place} departure ({departure}): "
+                f"entry before then is not covered")
+    assert end is not None
+    short = (back - end).days
+    return (f"{what} ends {end}, {days_words(short)} before your {place} return ({back}); "
+            f"leave by {end} or extend the visa")
+
+
+# --- other people's passports ----------------------------------------------------------------
+
+
+@constraint(name="others_passports_for_trips", needs=(DocumentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
+            reads=(DocumentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE, PassportRecord.ATTRIBUTE), clock="date",
+            per_record=TripRecord.ATTRIBUTE,
+            fields=dict([reads(DocumentRecord, "kind", "holder", "expiry_date"),
+                         reads(TripRecord, "departure_date")]))
+def others_passports_for_trips(module: object, now: datetime) -> Iterator[Finding]:
+    """Someone else's passport (a document of kind "passport" with a `holder`) that does not
+    last through an upcoming international trip of theirs (a trip whose `subject` is the
+    holder), or not as long as the country requires (the bundled table): critical."""
+    documents = read_all(module, DocumentRecord)
+    require(documents, "document", "kind", "expiry_date")
+    passports = {fold(d.holder): d for d in documents
+                 if fold(d.kind) == "passport" and person_of(d.holder) and d.expiry_date is not None}
+    trips = read_all(module, TripRecord)
+    require(trips, "trip", "departure_date")
+    if not passports:
+        return
+    home = home_of(_passport(module))
+    today = now.date()
+    for trip in trips:
+        passport = passports.get(fold(trip.subject))
+        departure = trip.departure_date
+        if passport is None or departure is None or not is_going(trip):
+            continue
+        back = max(trip.return_date or departure, departure)
+        country = trip_country(trip)
+        expiry = passport.expiry_date
+        if back < today or expiry is None or not is_international(trip, home, country):
+            continue
+        who, place = passport.holder, trip.destination or trip.country or "international"
+        if expiry < back:
+            leg, when = ("departure", departure) if expiry < departure else ("return", back)
+            yield Finding("critical", f"{who}'s passport expires {expiry}, {days_words((when - expiry).days)} "
+                          f"before {who}'s {place} {leg} ({when})", (passport.source, trip.source), due=departure)
+            continue
+        required = None if country is None else required_validity(country, departure, back)
+        if required is not None and expiry < required.until:
+            yield Finding("critical", f"{who}'s passport expires {expiry}; for {who}'s {place} trip "
+                          f"({departure} – {back}) {required.country.name} requires {required.rule}, to "
+                          f"{required.until}: {days_words((required.until - expiry).days)} short",
+                          (passport.source, trip.source), due=departure)

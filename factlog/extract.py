@@ -84,7 +84,8 @@ class RuleExtractor:
     def extract(self, session: Session, *, user_only: bool) -> list[NewFact]:
         facts: list[NewFact] = []
         previous: Message | None = None
-        context = Context(session.timestamp)
+        business = session.metadata.get("business")
+        context = Context(session.timestamp, business=business if isinstance(business, str) else None)
         for message in session.messages:
             context.speaker = message.role
             if message.role == "user":
@@ -126,11 +127,14 @@ class RuleExtractor:
 
 
 _CODE_QUESTION = re.compile(r"\b(?:confirmation|booking|reservation|reference|locator|record)\b", re.I)
+_POLICY_QUESTION = re.compile(r"\bpolicy\b", re.I)
 _BARE_CODE = re.compile(r"^\W*(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,11}\W*$")
 
 
 def _reading(question: str, answer: str) -> str | None:
     """What an answer says in full when it is a bare code answering a question about one."""
+    if _BARE_CODE.match(answer) and _POLICY_QUESTION.search(question):
+        return f"Policy number {answer.strip().strip('.!')}."
     if _BARE_CODE.match(answer) and _CODE_QUESTION.search(question):
         return f"Confirmation number {answer.strip().strip('.!')}."
     return None

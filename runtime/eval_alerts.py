@@ -28,7 +28,7 @@ from typing import Any
 from factlog.model import JsonValue, NewFact
 from factlog.timeparse import try_datetime
 from runtime.eval_cases import CaseError
-from runtime.eval_labels import Extraction, Label, TypedFact, kind_of
+from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, kind_of
 from runtime.eval_report import CaseRow, group_rates, rate
 from runtime.eval_run import EvalOptions, case_memory, case_user
 
@@ -188,7 +188,7 @@ def run_alerts_case(index: int, item: object, root: str, options: EvalOptions) -
             stored, used = _ingest(mem, user, spec, mem.workspace.home / "sessions", options)
             if used is not None:
                 tokens = (tokens or 0) + used
-            typed += [TypedFact(f.provenance.session_id, kind_of(f.kind), dict(f.fields or {}))
+            typed += [TypedFact(f.provenance.session_id, kind_of(f.kind), dict(f.fields or {}), f.key)
                       for f in stored if f.kind is not None]
             result = mem.checkpoint(user, producer)
             if isinstance(result, Failed):
@@ -205,7 +205,7 @@ def run_alerts_case(index: int, item: object, root: str, options: EvalOptions) -
         status, detail = "fail", "; ".join(problems + ([detail] if detail else []))
     if case.labels is not None:
         extraction = Extraction()
-        missed = extraction.add(typed, list(case.labels))
+        missed = extraction.add(entity_states(typed), list(case.labels))
         extra["extraction"] = extraction.raw()  # type: ignore[assignment]
         if missed:
             extra["missed_labels"] = [{"session_id": m.session_id, "kind": m.kind, "fields": dict(m.fields)}

@@ -1,9 +1,19 @@
 """Extraction precision and recall per kind against hand-labelled facts (`uac eval alerts`).
 
-A typed fact (one with a `kind`) matches a label when the kind (normalised), the session
-and every field the label gives agree after normalising (`same_value`); each fact matches
-at most one label. Per kind: precision = matched facts / typed facts, recall = matched
-labels / labels, over the scenarios that carry `labels`.
+A label is an entity as a careful reader knows it after a session (one trip with its
+destination, dates and booking state), so what is compared with it is the same: the
+entity's state (`entity_states`) — the merged fields of every typed fact of its kind and
+key up to and including that session, later values winning, as compiling merges them —
+for each entity a session's facts touch. Facts without a key are entities of their own.
+
+A session that restates an entity without changing it (the assistant repeating a known
+expiry) gives no state: labels, too, repeat an entity only where a session changes it.
+Who said it (`speaker`) and the session's metadata are not part of the comparison.
+
+A state matches a label when the kind (normalised), the session and every field the label
+gives agree after normalising (`same_value`); each state matches at most one label. Per
+kind: precision = matched states / states, recall = matched labels / labels, over the
+scenarios that carry `labels`.
 """
 
 from __future__ import annotations
@@ -26,6 +36,54 @@ class TypedFact:
     session_id: str | None
     kind: str
     fields: Mapping[str, JsonValue]
+    key: str | None = None
+
+
+def entity_states(facts: list[TypedFact]) -> list[TypedFact]:
+    """For each session (in the order `facts`, which are in log order, reach it) and each
+    entity (kind and key) its facts touch: the entity's merged fields so far, as one fact."""
+    merged: dict[tuple[str, str], dict[str, JsonValue]] = {}
+    before: dict[tuple[str, str], dict[str, JsonValue]] = {}  # each entity's fields before the current session
+    session_of: dict[tuple[str, str], str | None] = {}
+    touched: dict[tuple[str | None, str, str], None] = {}
+    keyless: list[tuple[int, TypedFact]] = []
+    states: dict[tuple[str | None, str, str], TypedFact] = {}
+    before_session: dict[tuple[str | None, str, str], dict[str, JsonValue]] = {}
+    order: list[tuple[str | None, str, str] | int] = []
+    for position, fact in enumerate(facts):
+        if fact.key is None:
+            keyless.append((position, fact))
+            order.append(position)
+            continue
+        entity = (fact.kind, fact.key)
+        if session_of.get(entity, fact.session_id) != fact.session_id or entity not in merged:
+            before[entity] = dict(merged.get(entity, {}))
+        session_of[entity] = fact.session_id
+        merged[entity] = {**merged.get(entity, {}), **fact.fields}
+        slot = (fact.session_id, fact.kind, fact.key)
+        if slot not in touched:
+            touched[slot] = None
+            order.append(slot)
+            before_session[slot] = before[entity]
+        states[slot] = TypedFact(fact.session_id, fact.kind, dict(merged[entity]), fact.key)
+    alone = dict(keyless)
+    out = []
+    for item in order:
+        if isinstance(item, int):
+            out.append(alone[item])
+            continue
+        state = states[item]
+        was = before_session[item]
+        if not was or _compared(was) != _compared(dict(state.fields)):
+            out.append(state)
+    return out
+
+
+_NOT_COMPARED = ("speaker", "session_metadata")
+
+
+def _compared(fields: Mapping[str, JsonValue]) -> dict[str, JsonValue]:
+    return {name: value for name, value in fields.items() if name not in _NOT_COMPARED}
 
 
 @dataclass(frozen=True)

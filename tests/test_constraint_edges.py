@@ -141,7 +141,11 @@ def test_international_by_flag_or_by_country() -> None:
     assert validity(20, same, country=" Mongolia ") == []
     assert validity(20, abroad, country="Mongolia") == [
         ("warning", f"passport expires 10 days after your Almaty return (expiry {day(20)}); {RULE}")]
-    assert validity(20, abroad) == []  # no home country, no flag: not known to be abroad
+    # no home country, no flag: the country table's holder (United States) is assumed
+    assert validity(20, abroad) == [
+        ("warning", f"passport expires 10 days after your Almaty return (expiry {day(20)}); {RULE}")]
+    at_home = Trip(departure_date=day(10), country="USA", destination="Denver", fact_ids=[5])
+    assert validity(20, at_home) == []
 
 
 def test_passport_validity_names_what_is_missing() -> None:

@@ -7,12 +7,17 @@ from __future__ import annotations
 
 import pytest
 from constraint_records import Document, Passport, user_module
-from test_constraints import alerts, day
+from test_constraints import alerts, day, skip_reason
 from test_table_constraints import StatusMedication, with_fields
 
-from constraints.builtin import passport_valid_for_trips
+from constraints.builtin import document_expiry, overlapping_trips, passport_valid_for_trips
 from constraints.medicines import drug_interactions
-from constraints.trip_rules import insurance_covers_trip, schengen_90_180
+from constraints.trip_rules import (
+    insurance_covers_trip,
+    others_passports_for_trips,
+    schengen_90_180,
+    visa_covers_trip,
+)
 
 Trip = with_fields("trip", "subject")
 SubjectPassport = with_fields("passport", "subject")
@@ -81,3 +86,82 @@ def test_a_stopped_medication_is_not_current() -> None:
 
     assert len(alerts(drug_interactions, user_module(medications=meds("current")))) == 1
     assert alerts(drug_interactions, user_module(medications=meds("stopped"))) == []
+
+
+# --- visas, other people's passports, overlaps -------------------------------------------------
+
+Visa = with_fields("document", "start_date", "country", "subject")
+
+
+def bengaluru(**extra: object) -> object:
+    return Trip(destination="Bengaluru", country="India", departure_date=day(20), return_date=day(35), fact_ids=[7],
+                **extra)
+
+
+def test_a_visa_ending_before_the_return_raises() -> None:
+    visa = Visa(kind="visa", country="India", number="EB-1", start_date=day(-10), expiry_date=day(30), fact_ids=[3])
+    [alert] = alerts(visa_covers_trip, user_module(documents=[visa], trips=[bengaluru()]))
+    assert alert.severity == "critical" and alert.fact_ids == (3, 7) and alert.due == day(20)
+    assert alert.message == (f"your India visa EB-1 ends {day(30)}, 5 days before your Bengaluru return ({day(35)}); "
+                             f"leave by {day(30)} or extend the visa")
+    late = Visa(kind="visa", country="India", start_date=day(22), expiry_date=day(90), fact_ids=[3])
+    [alert] = alerts(visa_covers_trip, user_module(documents=[late], trips=[bengaluru()]))
+    assert f"starts {day(22)}, 2 days after your Bengaluru departure" in alert.message
+
+
+@pytest.mark.parametrize("documents", [
+    [Visa(kind="visa", country="India", expiry_date=day(60), fact_ids=[3])],  # covers the trip
+    [Visa(kind="visa", country="India", expiry_date=day(30), fact_ids=[3]),  # another visa covers it
+     Visa(kind="visa", country="india", start_date=day(0), expiry_date=day(200), fact_ids=[4])],
+    [Visa(kind="visa", country="Vietnam", expiry_date=day(30), fact_ids=[3])],  # another country's
+    [Visa(kind="visa", country="India", holder="Mia", expiry_date=day(30), fact_ids=[3])],  # someone else's
+])
+def test_covered_or_unrelated_visas_raise_nothing(documents: list[object]) -> None:
+    assert alerts(visa_covers_trip, user_module(documents=documents, trips=[bengaluru()])) == []
+    short = [Visa(kind="visa", country="India", expiry_date=day(30), fact_ids=[3])]
+    for extra in ({"booking_status": "planned"}, {"subject": "son"}):
+        assert alerts(visa_covers_trip, user_module(documents=short, trips=[bengaluru(**extra)])) == []
+
+
+def test_a_schengen_visa_covers_schengen_countries() -> None:
+    visa = Visa(kind="visa", country="Schengen Area", expiry_date=day(25), fact_ids=[3])
+    paris = Trip(destination="Paris", departure_date=day(20), return_date=day(30), fact_ids=[7])
+    [alert] = alerts(visa_covers_trip, user_module(documents=[visa], trips=[paris]))
+    assert "Paris return" in alert.message
+
+
+def test_visa_check_skips_without_documents_or_trips() -> None:
+    assert "documents" in skip_reason(visa_covers_trip, user_module(trips=[bengaluru()]))
+    visa = Visa(kind="visa", country="India", expiry_date=day(30), fact_ids=[3])
+    assert "trips" in skip_reason(visa_covers_trip, user_module(documents=[visa]))
+
+
+def cancun(subject: str) -> object:
+    return Trip(destination="Cancún", country="Mexico", departure_date=day(20), return_date=day(27), fact_ids=[7],
+                subject=subject)
+
+
+def test_someone_elses_passport_against_their_trip() -> None:
+    emma = SubjectDocument(kind="passport", holder="Emma", subject="Emma", expiry_date=day(10), fact_ids=[3])
+    mine = Passport(number="X1", country="USA", expiry_date=day(3000), fact_ids=[1])
+    [alert] = alerts(others_passports_for_trips, user_module(passport=mine, documents=[emma],
+                                                             trips=[cancun("user"), cancun("Emma")]))
+    assert alert.severity == "critical" and alert.fact_ids == (3, 7)
+    assert alert.message == f"Emma's passport expires {day(10)}, 10 days before Emma's Cancún departure ({day(20)})"
+    assert alerts(others_passports_for_trips, user_module(passport=mine, documents=[emma],
+                                                          trips=[cancun("user"), cancun("Noah")])) == []
+    valid = SubjectDocument(kind="passport", holder="Emma", subject="Emma", expiry_date=day(2000), fact_ids=[3])
+    assert alerts(others_passports_for_trips, user_module(passport=mine, documents=[valid],
+                                                          trips=[cancun("Emma")])) == []
+    assert "documents" in skip_reason(others_passports_for_trips, user_module(trips=[cancun("Emma")]))
+
+
+def test_someone_elses_trip_overlaps_none_of_the_users() -> None:
+    assert alerts(overlapping_trips, user_module(trips=[cancun("user"), cancun("Emma")])) == []
+    assert len(alerts(overlapping_trips, user_module(trips=[cancun("user"), cancun("me")]))) == 1
+
+
+def test_warranties_are_left_to_warranty_expiring() -> None:
+    documents = [Document(kind="warranty", expiry_date=day(20), fact_ids=[3]),
+                 Document(kind="visa", expiry_date=day(20), fact_ids=[4])]
+    assert [a.fact_ids for a in alerts(document_expiry, user_module(documents=documents))] == [(4,)]

@@ -10,7 +10,7 @@ import pytest
 from scripted_llm import ScriptedLLM
 
 from runtime.eval_alerts import Expected, judge, scenario
-from runtime.eval_labels import Extraction, Label, TypedFact, normal
+from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, normal
 from runtime.eval_score import score
 
 Uac = Callable[..., Any]
@@ -278,6 +278,24 @@ def test_extraction_counts_and_normalising() -> None:
     found = counts.to_json()
     assert found["passport"] == {"facts": 1, "labels": 1, "matched": 1, "precision": 1.0, "recall": 1.0}
     assert found["trip"] == {"facts": 2, "labels": 2, "matched": 1, "precision": 0.5, "recall": 0.5}
+
+
+def test_labels_are_compared_with_entity_states_per_session() -> None:
+    facts = [TypedFact("s1", "trip", {"destination": "Tokyo", "speaker": "user"}, "tokyo"),
+             TypedFact("s1", "trip", {"departure_date": "2025-03-14"}, "tokyo"),
+             TypedFact("s1", "passport", {"expiry_date": "2025-03-19"}, "passport"),
+             TypedFact("s2", "trip", {"departure_date": "2025-03-14", "speaker": "assistant"}, "tokyo"),  # restated
+             TypedFact("s3", "trip", {"return_date": "2025-03-24"}, "tokyo"),
+             TypedFact("s3", "note", {"dates": ["2025-03-01"]})]
+    states = entity_states(facts)
+    assert [(s.session_id, s.kind, dict(s.fields)) for s in states] == [
+        ("s1", "trip", {"destination": "Tokyo", "speaker": "user", "departure_date": "2025-03-14"}),
+        ("s1", "passport", {"expiry_date": "2025-03-19"}),
+        ("s3", "trip", {"destination": "Tokyo", "speaker": "assistant", "departure_date": "2025-03-14",
+                        "return_date": "2025-03-24"}),
+        ("s3", "note", {"dates": ["2025-03-01"]})]
+    label = Label("s3", "trip", {"destination": "Tokyo", "departure_date": "2025-03-14", "return_date": "2025-03-24"})
+    assert Extraction().add(states, [label]) == [] and Extraction().add(facts, [label]) == [label]
 
 
 # -- compare --------------------------------------------------------------------------------

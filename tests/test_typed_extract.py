@@ -50,7 +50,8 @@ def shape(facts: list[NewFact]) -> list[tuple[str | None, str | None, dict[str, 
                              "return_date": "2025-03-02", "booking_status": "booked"})]),
         ("We're flying Delta to Paris next Friday at 9:40 AM and coming back at 6 pm.",
          [("trip", "paris", {"destination": "Paris", "country": "France", "departure_date": "2025-01-17",
-                             "departure_time": "09:40", "return_time": "18:00", "carrier": "Delta"})]),
+                             "departure_time": "09:40", "return_time": "18:00", "carrier": "Delta",
+                             "booking_status": "booked"})]),  # a carrier on a date: a booked flight
         ("I'm thinking about a trip to Tokyo in the spring.",
          [("trip", "tokyo", {"destination": "Tokyo", "country": "Japan", "booking_status": "planned"})]),
         ("We had to cancel our trip to Rome.",
@@ -137,6 +138,108 @@ def test_typed_sentences_keep_other_values_in_a_note() -> None:
     assert returning[1].fields["return_date"] == "2025-02-09" and returning[1].key == "miami"
     [only] = RuleExtractor().extract(session(("user", "My passport expires on March 5, 2025.")), user_only=True)
     assert only.kind == "passport"  # every value is held by a typed field: no note
+
+
+# --- trips and documents as conversations state them (issue 11) -------------------------
+
+
+def test_a_place_named_alone_waits_for_the_trips_values() -> None:
+    facts = typed(("user", "Work is sending me to Singapore."), ("user", "Flying out December 2nd, 2025."),
+                  ("user", "Confirmation SQ2RT8. It's for the client workshop."),
+                  ("assistant", "Saved: confirmation SQ2RT8, purpose: client workshop."))
+    assert [f.key for f in facts] == ["singapore"] * 3
+    assert shape(facts)[0][2] == {"destination": "Singapore", "country": "Singapore", "departure_date": "2025-12-02"}
+    assert facts[-1].fields["purpose"] == "client workshop" and facts[-1].fields["confirmation"] == "SQ2RT8"
+    assert typed(("user", "Work is sending me to Singapore.")) == []  # a place alone: no trip's values yet
+
+
+def test_booking_codes_carriers_and_dates_said_alone() -> None:
+    facts = typed(("user", "Booked Italy! Thursday April 10 to Thursday April 24."), ("user", "ITA Airways."),
+                  ("user", "Into Rome, out of Milan."), ("user", "No wait, it's into Milan and out of Rome."),
+                  ("user", "The booking reference is AZ7K2M."))
+    assert {f.key for f in facts} == {"italy"}
+    merged = {k: v for f in facts for k, v in f.fields.items() if k not in ("subject", "speaker")}
+    assert merged == {"destination": "Milan", "country": "Italy", "booking_status": "booked",
+                      "departure_date": "2025-04-10", "return_date": "2025-04-24", "carrier": "ITA Airways",
+                      "confirmation": "AZ7K2M"}
+
+
+def test_the_hotels_confirmation_is_not_the_flights() -> None:
+    facts = typed(("user", "Booked my flight to Miami for my cousin's wedding. Confirmation is PZ4Q9R."),
+                  ("user", "The hotel is the Grand Oasis; the confirmation is 884120."),
+                  ("assistant", "Reserved: Palmer House Hilton, check-in May 29, check-out May 30."),
+                  ("assistant", "Confirmation 88213476."))
+    assert [f.fields.get("confirmation") for f in facts] == [None, "PZ4Q9R"]
+    assert facts[0].fields["subject"] == "user" and facts[0].fields["purpose"] == "cousin's wedding"
+
+
+def test_who_travels_with_the_user_gets_the_trip_too() -> None:
+    facts = typed(("user", "I have now booked a holiday for Emma and myself."),
+                  ("user", "Cancún, Mexico, with American Airlines. We depart Friday, July 11 and return July 18."))
+    assert {(f.key, f.fields["subject"]) for f in facts} == {("cancún", "user"), ("cancún/emma", "Emma")}
+    assert typed(("user", "My son is flying to Denver on March 3."))[0].fields["subject"] == "son"
+
+
+def test_a_country_after_its_city_keeps_the_city() -> None:
+    facts = typed(("user", "Booked a painting course in Andalusia, Iberia, September 15 to October 20."),
+                  ("assistant", "Noted: Iberia to Spain, September 15 to October 20, 2025."))
+    assert {f.fields.get("destination") for f in facts} <= {"Andalusia", None} and {f.key for f in facts} == {
+        "andalusia"}
+
+
+def test_insurance_follow_ups_are_the_policys_not_the_trips() -> None:
+    facts = typed(("user", "Got travel insurance for Italy. Travel Guard, the Preferred plan."),
+                  ("assistant", "What are the coverage dates?"),
+                  ("user", "April 10 to April 24, matches the trip exactly."))
+    assert {f.kind for f in facts} == {"document"}
+    merged = {k: v for f in facts for k, v in f.fields.items() if k not in ("subject", "speaker")}
+    assert merged == {"kind": "insurance", "item": "travel", "country": "Italy", "provider": "Travel Guard",
+                      "start_date": "2025-04-10", "expiry_date": "2025-04-24"}
+
+
+def test_policy_numbers_and_the_insurers_own_line() -> None:
+    facts = typed(("user", "I purchased a policy online this morning."),
+                  ("assistant", "Could I have the policy number, please?"), ("user", "WN-88213407."),
+                  ("assistant", "Cover starts on August 2, 2025 and ends on August 16, 2025."),
+                  metadata={"business": "World Nomads"})
+    merged = {k: v for f in facts for k, v in f.fields.items() if k not in ("subject", "speaker", "session_metadata")}
+    assert merged == {"kind": "insurance", "number": "WN-88213407", "provider": "World Nomads",
+                      "start_date": "2025-08-02", "expiry_date": "2025-08-16"}
+
+
+def test_a_new_employers_insurance_is_another_policy() -> None:
+    facts = typed(("user", "My company insurance, Cigna Global, it finish 31 December 2025."),
+                  ("user", "From January I have new job but insurance start only 1 February."))
+    assert [(f.key, f.fields.get("expiry_date"), f.fields.get("start_date")) for f in facts] == [
+        ("insurance", "2025-12-31", None), ("insurance/new", None, "2025-02-01")]
+
+
+def test_visa_validity_said_in_pieces() -> None:
+    facts = typed(("user", "vietnam evisa approved!!"), ("user", "valid 1/15 to 2/3"))
+    assert shape(facts) == [("document", "visa/vietnam", {"kind": "visa", "country": "Vietnam",
+                                                          "expiry_date": "2025-02-03", "start_date": "2025-01-15"})]
+    facts = typed(("user", "Good news, the Australian visitor visa came through."),
+                  ("user", "Single stay, I must leave by March 4."), ("user", "Sorry, March 14."),
+                  ("user", "Grant number is 0691-2284-7731."),
+                  ("user", "Please also note that her school term ends on June 20."))
+    merged = {k: v for f in facts for k, v in f.fields.items() if k not in ("subject", "speaker")}
+    assert merged == {"kind": "visa", "country": "Australia", "expiry_date": "2025-03-14", "number": "0691-2284-7731"}
+
+
+def test_warranty_from_a_recorded_purchase_and_its_maker() -> None:
+    facts = typed(("user", "Please record a purchase: a Whirlpool French-door refrigerator from Home Depot, "
+                           "delivered today, $2,199."),
+                  ("user", "The manufacturer's warranty is two years, and I have the order number HD-W66418203."))
+    assert shape(facts) == [("document", "warranty/whirlpool", {
+        "kind": "warranty", "purchase_date": "2025-01-10", "number": "HD-W66418203", "expiry_date": "2027-01-10",
+        "provider": "Whirlpool", "item": "Whirlpool French-door refrigerator"})]
+
+
+def test_two_warranties_in_one_sentence() -> None:
+    facts = typed(("user", "Ace Plumbing put in a new Rheem 50-gallon on Thursday, the 9th. The tank has a six-year "
+                           "Rheem warranty, but Ace's labor warranty is only one year."))
+    assert [(f.key, f.fields["expiry_date"]) for f in facts] == [("warranty/rheem", "2031-01-09"),
+                                                                 ("warranty/ace", "2026-01-09")]
 
 
 def test_extraction_is_deterministic() -> None:

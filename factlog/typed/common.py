@@ -45,7 +45,8 @@ PLANNED = re.compile(
 )
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
 CONFIRMATION = re.compile(
-    r"\b(?:confirmation|booking|reservation|record locator|locator|pnr|reference|code(?=\s+is|:))"
+    r"\b(?:(?:booking|reservation|confirmation)\s+)?"
+    r"(?:confirmation|booking|reservation|record locator|locator|pnr|reference|ref\b|conf\b|code(?=\s+is|:))"
     r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
     re.I,
 )

@@ -18,7 +18,15 @@ import re
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
 from factlog.timeparse import try_date
-from factlog.typed.common import Cue, add_months, conversation_fields, dates_by_cue, duration_months, subject_of
+from factlog.typed.common import (
+    RELATIONS,
+    Cue,
+    add_months,
+    conversation_fields,
+    dates_by_cue,
+    duration_months,
+    subject_of,
+)
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 
@@ -30,14 +38,16 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))"),
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
-        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b"),
+        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|"
+                      r"(?<!privacy )(?<!return )(?<!refund )(?<!cancellation )\bpolicy\b"),
         ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b"),
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
     )
 )
 EXPIRY = re.compile(
     r"\b(?:expir\w*|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
-    r"ends?|ending|lapses?|renewal (?:date|due)|due for renewal|until|till|through|thru|to)\b",
+    r"ends?|ending|finish\w*|lapses?|renewal (?:date|due)|due for renewal|(?:must )?leave by|until|till|through|"
+    r"thru|to)\b",
     re.I,
 )
 CUES = (
@@ -46,52 +56,99 @@ CUES = (
     Cue("issue", re.compile(r"\b(?:issued|issue date|renewed)\b", re.I)),
     Cue("purchase", re.compile(r"\b(?:bought|purchased|got it|picked up|ordered)\b", re.I)),
 )
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru)|good (?:until|through)|runs? out|"
-                            r"lapses?)\b", re.I)
+# a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
+_DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
+                    r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
+_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru|from)|valid(?=\s+\d)|"
+                            r"good (?:until|through)|runs? out|runs? (?:from|until|till|through|to)|lapses?|"
+                            r"ends? on|finish\w*|(?:must )?leave by|cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
 _NUMBER = re.compile(
-    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*(?P<id>[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
+    r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*"
+    r"(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
 )
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
-    r"\b(?:bought|purchased|got|ordered|picked up)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
-    r"(?P<item>(?:[A-Za-z0-9][\w'-]*\s*){1,4}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
+    r"\b(?:bought|purchased|got|ordered|picked up|put in|installed)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
+    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
     re.I,
 )
-# a sentence without one of these is about no document
-TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE)
-_ITEM_STOP = frozenset("my the a an our his her their this that its travel's".split())
+_ITEM_STOP = frozenset("my the a an our his her their this that its travel's your by".split())
 _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
     r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
     r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
 )
+# "record a purchase: a Whirlpool refrigerator from Home Depot", "a Bosch 300 Series dishwasher bought at ..."
+_PURCHASED = (
+    re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
+               r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
+    re.compile(r"\b(?:a|an)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
+               r"(?:bought|purchased|ordered|delivered|installed)\b"),
+)
+_ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
+_MAKER = re.compile(r"\b(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+(?:(?:[\w-]+[- ](?:year|month)|limited|"
+                    r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
+_NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
+# a sentence without one of these is about no document
+TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
+
+
+_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b", re.I)
+# where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
+_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*warrant)|;\s+", re.I)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    """The document facts of the sentence; one sentence naming two warranties is read clause by clause."""
+    if len(_WARRANTY_WORD.findall(sentence)) > 1:
+        clauses = [part for part in _CLAUSE.split(sentence) if part.strip()]
+        if len(clauses) > 1:
+            return [fact for clause in clauses for fact in _read(clause, context)]
+    return _read(sentence, context)
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
     facts: list[TypedFact] = []
     purchase = _purchase(sentence, context)
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
     previous = context.last.get(DOMAIN)
     if kind is None:
-        if previous is None or not _STATES_EXPIRY.search(sentence):
+        if previous is None:
+            return []
+        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not sentence.endswith("?")
+        if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
         subject = str(previous.fields.get("subject", "user"))
         fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+        number = _NUMBER.search(sentence)
+        if number is not None and any(ch.isdigit() for ch in number.group("id")):
+            fields["number"] = number.group("id")  # "Grant number is 0691-2284-7731."
+        provider = _PROVIDERS.search(sentence)
+        if following and provider is not None and previous.fields.get("kind") in ("insurance", "warranty"):
+            fields["provider"] = provider.group("name")  # "Travel Guard, the Preferred plan."
         if not fields:
             return []
         if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
             fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
-        return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields))]
-    if context.speaker == "assistant" and not _YOUR.search(sentence):
+        return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields), context.business)]
+    if context.speaker == "assistant" and not _YOUR.search(sentence) and not _RECAP.search(sentence):
         return []  # the assistant's general advice names no document of the user's
     subject = subject_of(sentence, context)
+    if kind not in _PERSONAL and subject not in RELATIONS:
+        subject = "user"
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
-    if kind == "warranty" and purchase is None and context.purchase is not None:
-        item = item or context.purchase[0]
+    maker = _maker(sentence, item or (purchase[0] if purchase else None)) if kind == "warranty" else None
+    if item is not None and maker is not None and re.sub(r"(?:'s|’s)$", "", item).casefold() == maker.casefold():
+        item = None  # "your Dell warranty": the maker's, on the item talked about
+    if kind == "warranty" and context.purchase is not None:
+        if purchase is None:
+            item = item or context.purchase[0]
         if "purchase_date" not in fields:
             fields["purchase_date"] = context.purchase[1]
+        if context.purchase_number is not None:
+            fields["number"] = context.purchase_number
     if kind == "warranty" and "expiry_date" not in fields:
         months = duration_months(sentence)
         bought = try_date(str(fields.get("purchase_date", "")))
@@ -104,6 +161,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     provider = _PROVIDERS.search(sentence)
     if provider is not None and kind in ("insurance", "warranty"):
         fields["provider"] = provider.group("name")
+    elif maker is not None:
+        fields["provider"] = maker
+    if kind in ("warranty", "certificate"):
+        country = None  # "a French-door refrigerator"
     if kind == "passport" and subject == "user":
         if country is not None:
             fields["country"] = country
@@ -119,25 +180,52 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         fields["item"] = item
     if subject != "user":
         fields["holder"] = subject
-    qualifier = country if kind == "visa" else item
+    qualifier = country if kind == "visa" else maker.casefold() if maker is not None else item
+    if kind == "insurance" and _NEW.search(sentence):
+        qualifier = "new"  # "my new job's insurance starts 1 February": not the policy talked about
     key = "/".join(part.casefold() for part in (kind, subject if subject != "user" else None, qualifier) if part)
-    if previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
+    same_item = previous is not None and (item is None or fold(item) == fold(previous.fields.get("item")))
+    if kind == "warranty" and maker is None and previous is not None and previous.key and \
+            previous.fields.get("kind") == "warranty" and same_item:
+        key = previous.key  # the recap of the warranty just talked about
+    elif previous is not None and previous.kind == DOMAIN and qualifier is None and previous.key and \
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
         key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
         fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
     if set(fields) <= {"kind", "item", "holder", "country"}:
         _mention(context, DOMAIN, key, {**fields, "subject": subject})
         return []
-    facts.append(_typed(DOMAIN, key, conversation_fields(context, subject, fields)))
+    facts.append(_typed(DOMAIN, key, conversation_fields(context, subject, fields), context.business))
     return facts
+
+
+def fold(value: JsonValue) -> str | None:
+    return value.casefold() if isinstance(value, str) else None
+
+
+def _maker(sentence: str, item: str | None) -> str | None:
+    """Who gives a warranty: the name before "warranty" ("Bosch's one-year warranty"), or for
+    "the manufacturer's warranty" the brand the item starts with."""
+    for match in _MAKER.finditer(sentence):
+        name = match.group("name")
+        if name.split()[0].casefold() not in _NOT_MAKERS:
+            return name
+    if re.search(r"\bmanufacturer(?:'s|’s)\s+warranty", sentence, re.I) and item and item[:1].isupper():
+        return item.split()[0]
+    return None
 
 
 def _mention(context: Context, kind: str, key: str, fields: dict[str, JsonValue]) -> None:
     """A document named without values: what a later "it expires ..." is about."""
     context.last[DOMAIN] = TypedFact(kind, key, fields)
+    context.topic = DOMAIN
 
 
-def _typed(kind: str, key: str | None, fields: dict[str, JsonValue]) -> TypedFact:
+def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: str | None = None) -> TypedFact:
+    """The fact; an insurance policy or warranty without a provider, stated in a session with
+    a business (the insurer's phone line), is that business's."""
+    if business is not None and fields.get("kind") in ("insurance", "warranty") and "provider" not in fields:
+        fields = {**fields, "provider": business}
     return TypedFact(kind, key, fields)
 
 
@@ -151,8 +239,8 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
     if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and len(found["start"]) > 1:
         fields["expiry_date"] = found["start"][1]
     bare = found.get("", [])
-    if kind == "insurance" and bare and "expiry_date" in fields and "start_date" not in fields:
-        fields["start_date"] = bare[0]
+    if kind in ("insurance", "visa") and bare and "expiry_date" in fields and "start_date" not in fields:
+        fields["start_date"] = bare[0]  # "valid 1/15 to 2/3"
     if bare and not fields:
         if kind == "insurance" and len(bare) > 1:
             fields["start_date"], fields["expiry_date"] = bare[0], bare[1]
@@ -168,14 +256,17 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
 
 def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
-    match = _PURCHASE.search(sentence)
+    match = _PURCHASE.search(sentence) or next((m for p in _PURCHASED if (m := p.search(sentence))), None)
     if match is None:
         return None
-    dates = recognize(sentence[match.start():], context.timestamp).dates
+    dates = recognize(sentence[match.start():], context.timestamp).dates or \
+        recognize(sentence, context.timestamp).dates
     if not dates:
         return None
     item = " ".join(match.group("item").split()) or None
     context.purchase = (item, dates[0])
+    order = _ORDER.search(sentence)
+    context.purchase_number = order.group("id") if order is not None else None
     return context.purchase
 
 
@@ -185,7 +276,8 @@ _INSURANCE_KINDS = re.compile(
 )
 _NOT_ITEM = frozenset(
     "is has had have with got get came comes come it on a an full limited extended manufacturer manufacturer's "
-    "standard its new still under out of he she they we i you".split()
+    "standard its new still under out of he she they we i you your by hardware labor labour parts manufacturer's "
+    "one-year two-year".split()
 )
 _DURATION_WORD = re.compile(r"\d|\b(?:year|month|day|week)s?\b", re.I)
 
@@ -202,7 +294,9 @@ def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
     match = _ITEM_BEFORE.search(sentence)
     if match is None:
         return None
-    words = [w for w in match.group("item").split() if w.lower() not in _ITEM_STOP]
+    words = match.group("item").split()
+    last = max((i for i, w in enumerate(words) if w.lower() in _ITEM_STOP), default=-1)
+    words = [w for w in words[last + 1:] if w.lower() not in _ITEM_STOP]  # "covered by your warranty": none
     words = [w for w in words if w.lower() not in _NOT_ITEM and not _DURATION_WORD.search(w)]
     if kind == "warranty" and context_item is not None and not words:
         return context_item
@@ -215,13 +309,23 @@ def _country(sentence: str) -> str | None:
         folded = word.casefold().rstrip(".")
         if folded in ADJECTIVES and (word[0].isupper() or folded == "schengen"):
             return ADJECTIVES[folded]
-        if word[0].isupper() and len(word) > 3 and country_of(word) == word:
-            return word
+        if len(word) > 3 and (found := country_of(word)) is not None and found.casefold() == folded:
+            return found
     return None
 
 
 _NAMING = ("kind", "holder", "item", "country")
+# "her school term ends on June 20": something else's end, not the document's
+_OTHER_THING = re.compile(
+    r"\b(?:[A-Z][a-z]+(?:'s|’s)|my|her|his|their|our)\s+(?!(?:new\s+)?(?:expiry|expiration|validity|visa|policy|"
+    r"coverage|cover|plan|warranty|passport|licen[cs]e|insurance|card|one)\b)[a-z]+(?:\s+[a-z]+)?\s+"
+    r"(?:ends?|expires?|finish\w*|runs?|lapses?)\b")
+# personal documents: "Emma's passport" is Emma's; "Bosch's warranty" or "Lowe's" is the user's
+_PERSONAL = frozenset({"passport", "visa", "drivers_licence", "id_card"})
+_NEW = re.compile(r"\bnew\s+(?:job|employer|policy|insurance|plan|company)\b", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
+# an assistant's recap of what the user said: "Saved: Vietnam e-visa valid January 15, 2026 to ..."
+_RECAP = re.compile(r"^\W*(?:noted|saved|recorded|updated|got it|confirmed|so)\b", re.I)
 _ISSUER = re.compile(r"\b(?P<adj>[A-Z][A-Za-z.]+)\s+passports?\b")
 
 

@@ -6,11 +6,17 @@ corrects the earlier one), its `fields` the values the sentence states.
 
 A `Context` belongs to one session: its time (relative and year-less dates resolve
 against it), who is speaking, and what the session last talked about, per domain
-(`last`) and overall (`recent`, the target of a correction such as "actually it's the
-12th"). Health and schedule readers also keep the clinician last named (`care`), the
-person other than the user the session is about (`focus`), the relations names were
-given ("my husband Mike") and the sentences so far ("No wait." before "Keflex."); these
-are brought up to date only when a reader needs them (`factlog.typed.care.catch_up`).
+(`last`), overall (`recent`, the target of a correction such as "actually it's the
+12th") and by topic (`topic`: the domain, or "hotel", of the last sentence that named
+one, so "April 10 to April 24" after "got travel insurance" is the insurance's).
+`pending` holds the naming fields of entities mentioned without values ("Work is sending
+me to Singapore"), given to the entity's first fact; `entities` the fields each entity's
+facts stated so far in the session; `companions` the people the session
+says travel with the user ("for Emma and myself"). Health and schedule readers also keep
+the clinician last named (`care`), the person other than the user the session is about
+(`focus`), the relations names were given ("my husband Mike") and the sentences so far
+("No wait." before "Keflex."); these are brought up to date only when a reader needs them
+(`factlog.typed.care.catch_up`).
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ class TypedFact:
 class Context:
     timestamp: datetime | None
     speaker: str = "user"
+    business: str | None = None  # whom the user talked to (the session's metadata), e.g. an insurer
     last: dict[str, TypedFact] = field(default_factory=dict)  # domain name -> its last fact
     recent: TypedFact | None = None  # the last typed fact with a date or time
     purchase: tuple[str | None, str] | None = None  # (item, ISO date) of the last purchase mentioned
@@ -40,8 +47,14 @@ class Context:
     relations: dict[str, str] = field(default_factory=dict)  # a name -> its relation ("Mike" -> "husband")
     said: list[str] = field(default_factory=list)  # the session's sentences so far, this one last
     heard: int = 0  # how many of `said` `care`, `focus` and `relations` reflect (read when needed)
+    purchase_number: str | None = None  # its order number, if stated
+    topic: str | None = None  # the domain (or "hotel") the last sentence naming one was about
+    pending: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> naming fields, not yet stated
+    companions: list[str] = field(default_factory=list)  # who travels with the user this session
+    entities: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> fields stated this session
 
     def remember(self, domain: str, fact: TypedFact) -> None:
         self.last[domain] = fact
+        self.topic = domain
         if any(name.endswith(("_date", "_time")) for name in fact.fields):
             self.recent = fact

@@ -20,17 +20,19 @@ from factlog.model import JsonValue
 from factlog.recognizers import recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import (
+    _NOT_NAMES,
+    _RELATION,
     BOOKED,
+    CORRECTION,
     Cue,
     booking_status,
     confirmation_code,
     conversation_fields,
     dates_by_cue,
-    subject_of,
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.places import any_place, find_place
+from factlog.typed.places import any_place, find_place, place_name
 
 DOMAIN = "trip"
 TRAVEL = re.compile(
@@ -42,13 +44,13 @@ TRAVEL = re.compile(
 STRONG = re.compile(
     r"\b(?:fly(?:ing)? (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
     r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|"
-    r"(?:sending|send|sent|taking|take|took) (?:me|us) to)\s+[A-Z]",
+    r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in)\s+[A-Z]",
     re.I,
 )
 FOLLOW_UP = re.compile(
     r"\b(?:leav\w*|depart\w*|fly(?:ing)? out|flights?|outbound|return(?:ing)?|back|fly(?:ing)? home|"
     r"head(?:ing)? home|coming home|get home|lands?|landing|boarding|takes? off|tickets?|confirmation|"
-    r"(?:booking |confirmation )?code)\b",
+    r"(?:booking |confirmation )?code|(?:booking )?(?:reference|ref)|record locator|pnr|conf)\b",
     re.I,
 )
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
@@ -76,35 +78,97 @@ _FLIGHT_CODE = re.compile(r"\b(?P<code>DL|UA|AA|WN|B6|AS|BA|AF|LH|JL|NH|AC|EK)\s
 _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "Southwest", "B6": "JetBlue",
           "AS": "Alaska Airlines", "BA": "British Airways", "AF": "Air France", "LH": "Lufthansa",
           "JL": "Japan Airlines", "NH": "ANA", "AC": "Air Canada", "EK": "Emirates"}
-TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED)  # a sentence without one of these is about no trip
+HOTEL = re.compile(r"\b(?:hotel|motel|hostel|resort|airbnb|lodging|check-?in|check-?out|Hilton|Marriott|Hyatt|"
+                   r"Sheraton|Westin|Holiday Inn)\b", re.I)
+FLIGHT = re.compile(r"\b(?:fly|flying|flight|flights|airlines?|plane|outbound|layover)\b", re.I)
+INSURANCE = re.compile(r"\b(?:insurance|insured|policy|coverage)\b", re.I)
+# an assistant's recap of what the user said: "Noted: Air France to Paris, March 3 to March 30"
+RECAP = re.compile(r"^\W*(?:noted|saved|recorded|updated|booked|got it|confirmed|so)\b", re.I)
+NAMING = frozenset({"destination", "country"})
+_TRAVELLED = r"(?:flight|trip|ticket|plane|vacation|holiday|travel)"
+_OTHERS_TRIP = re.compile(
+    rf"\b(?:my|our)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?(?:'s|’s|s')\s+(?:\w+\s+)?{_TRAVELLED}|"
+    rf"\b(?:my|our)\s+(?P<rel2>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is\s+|was\s+|will\s+be\s+)?"
+    r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs)\b|"
+    rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:\w+\s+)?{_TRAVELLED}",
+    re.I,
+)
+_WITH = re.compile(
+    r"\b(?:for|with)\s+(?:my\s+\w+\s+)?(?P<name>[A-Z][a-z]+)\s+and\s+(?:myself|me)\b|"
+    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b|\byou and (?P<name3>[A-Z][a-z]+)\b")
+PURPOSE = re.compile(
+    r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
+    r"\bfor (?:the|a|an|my|our) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
+    r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
+    r"expo|trade show|tournament|concert|festival|birthday|anniversary))\b|"
+    r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b",
+    re.I,
+)
+# the sentence adds to the trip talked about: its total, or its dates alone ("Thursday April 10 to April 24")
+TOTAL = re.compile(r"\b(?:total (?:came to|comes to|is|was|of)|(?:air)?fare (?:is|was|came to))\b", re.I)
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
+RANGE = re.compile(
+    rf"\b(?:{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?|\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH})\b[^.;]{{0,30}}?"
+    rf"(?:\bto\b|\bthrough\b|\buntil\b|\btill\b|-|–)\s*(?:\w+day,?\s+)?(?:{_MONTH}\s+)?\d{{1,2}}\b",
+    re.I,
+)
+_AIRLINE_WORDS = re.compile(_AIRLINE.pattern, re.I)  # the prefilter's spelling; `_AIRLINE` decides
+# a sentence without one of these is about no trip
+TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS)
 # an amount is the trip's cost only in a sentence about what its travel cost
-COST = re.compile(r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
+COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
+                  r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
                   r"\b(?:cost|costs|was|were|came to|total|paid|for)\b|\b(?:paid|spent)\b[^.;]*?"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip)\b|\bfare\b", re.I)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    flight = FLIGHT.search(sentence) or _AIRLINE.search(sentence)
+    if HOTEL.search(sentence) and not flight:
+        context.topic = "hotel"  # "the hotel is ...; the confirmation is 884120": not the flight's
+        return []
+    booked, follow_up = BOOKED.search(sentence), FOLLOW_UP.search(sentence)
+    if INSURANCE.search(sentence) and not flight and not booked:
+        return []  # "travel insurance for Italy": the document's, not a trip
+    _companions(sentence, context)
     travel = TRAVEL.search(sentence)
-    place = find_place(sentence) if travel or STRONG.search(sentence) else None
-    if place is not None and place[1] is None and not STRONG.search(sentence):
+    strong = STRONG.search(sentence)
+    previous = context.last.get(DOMAIN)
+    known: dict[str, JsonValue] = {} if previous is None or previous.key is None else \
+        {**context.pending.get(previous.key, {}), **context.entities.get(previous.key, {})}
+    triggered = travel or strong or booked or follow_up
+    correcting = previous is not None and CORRECTION.search(sentence) is not None
+    place = find_place(sentence) if triggered or correcting else None
+    if place is not None and place[1] is None and not strong:
         place = None
-    if place is None and (travel or BOOKED.search(sentence) or FOLLOW_UP.search(sentence)):
-        place = any_place(_AIRLINE.sub(" ", sentence))
+    without_airlines = _AIRLINE.sub(" ", sentence) if flight else sentence
+    if place is None and (travel or flight or booked or follow_up):
+        place = any_place(without_airlines)
+    total = TOTAL.search(sentence)
+    adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
     if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence):
         return []
-    previous = context.last.get(DOMAIN)
+    if place is None and context.topic in ("hotel", "document") and not flight and \
+            not (context.topic == "hotel" and total):
+        return []  # a follow-up of the hotel or the document talked about
     key: str | None
     if place is not None:
+        if place[0] == place[1]:  # "Iberia to Spain ... a course in Andalusia": the more precise place
+            inside = any_place(without_airlines)
+            place = inside if inside is not None and inside[1] == place[1] else place
         key = place[0].casefold()
-        if previous is not None and previous.fields.get("destination") == place[1] == previous.fields.get("country"):
-            key = previous.key or key  # "a flight to Japan", then "your flight to Tokyo": one trip
         fields: dict[str, JsonValue] = {"destination": place[0]}
+        if previous is not None and place[1] is not None and known.get("country") == place[1]:
+            if known.get("destination") in (place[0], place[1]) or correcting:
+                key = previous.key or key  # "a flight to Japan", then "your flight to Tokyo": one trip
+            elif place[0] == place[1]:  # "Andalusia", then "Iberia to Spain": the more precise place stays
+                key, fields = previous.key or key, {}
         if place[1] is not None:
             fields["country"] = place[1]
-    elif previous is not None and (travel or FOLLOW_UP.search(sentence)):
+    elif previous is not None and (travel or flight or adds or follow_up):
         key = previous.key
         fields = {}
-    elif context.speaker == "assistant" and previous is not None and BOOKED.search(sentence):
+    elif context.speaker == "assistant" and previous is not None and booked:
         key, fields = previous.key, {}
     else:
         return []
@@ -112,11 +176,47 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if place is None and not fields:
         return []
     if context.speaker == "assistant" and (previous is None or previous.key != key) and \
-            fields.get("booking_status") != "booked":
+            fields.get("booking_status") != "booked" and not RECAP.search(sentence):
         return []  # the assistant's general travel talk is not the user's trip
-    subject = subject_of(sentence, context) if place is not None or previous is None else \
+    subject = trip_subject(sentence) if place is not None or previous is None else \
         str(previous.fields.get("subject", "user"))
-    return [TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))]
+    if key is not None and set(fields) <= NAMING and key not in context.entities:
+        # named only ("Work is sending me to Singapore"): what later sentences are about
+        context.pending[key] = {**context.pending.get(key, {}), **fields}
+        context.last[DOMAIN] = TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
+        context.topic = DOMAIN
+        return []
+    if key is not None:
+        fields = {**context.pending.pop(key, {}), **fields}
+        if "confirmation" in fields and context.entities.get(key, {}).get("confirmation") not in (None, fields[
+                "confirmation"]) and not flight:
+            del fields["confirmation"]  # a second code without a flight named is the hotel's or the car's
+        context.entities[key] = {**context.entities.get(key, {}), **fields}
+    fact = TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
+    if subject != "user" or key is None:
+        return [fact]
+    return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
+              for who in context.companions), fact]
+
+
+def trip_subject(sentence: str) -> str:
+    """Who travels: someone else only when the sentence says so ("my daughter's flight", "my
+    son is flying"); "for my cousin's wedding" is the user's trip."""
+    match = _OTHERS_TRIP.search(sentence)
+    if match is None:
+        return "user"
+    name = match.group("name")
+    if name is not None:
+        return "user" if name.lower() in _NOT_NAMES or place_name(name) is not None else name
+    return str(match.group("rel") or match.group("rel2")).lower()
+
+
+def _companions(sentence: str, context: Context) -> None:
+    """Remember who travels with the user ("for Emma and myself", "you and Emma fly")."""
+    for match in _WITH.finditer(sentence):
+        name = match.group("name") or match.group("name2") or match.group("name3")
+        if name and name.lower() not in _NOT_NAMES and place_name(name) is None and name not in context.companions:
+            context.companions.append(name)
 
 
 def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
@@ -136,18 +236,25 @@ def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
     if times.get("return"):
         fields["return_time"] = times["return"][0]
     status = booking_status(sentence)
+    airline = _AIRLINE.search(sentence)
+    flight_code = _FLIGHT_CODE.search(sentence)
     code = confirmation_code(sentence)
     if code is not None:
         fields["confirmation"] = code
         status = status if status == "cancelled" else "booked"
+    if status is None and "departure_date" in fields and (airline is not None or flight_code is not None):
+        status = "booked"  # "I'm flying Air France on Monday March 3": a flight on a date is booked
     if status is not None:
         fields["booking_status"] = status
-    airline = _AIRLINE.search(sentence)
-    flight_code = _FLIGHT_CODE.search(sentence)
     if airline is not None:
         fields["carrier"] = airline.group("name")
     elif flight_code is not None:
         fields["carrier"] = _CODES[flight_code.group("code")]
+    purpose = PURPOSE.search(sentence)
+    if purpose is not None:
+        whom = purpose.group("whom")
+        stated = purpose.group("stated") or purpose.group("event")
+        fields["purpose"] = f"visit {whom.lower()}" if whom else " ".join(str(stated).split())
     if COST.search(sentence):
         amounts = recognize(sentence, context.timestamp).amounts_usd
         if amounts:
