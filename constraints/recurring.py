@@ -81,6 +81,7 @@ def _users(person: str | None, subject: str | None) -> bool:
 
 
 @constraint(name="recurring_conflicts", clock="date",
+            reads=(EventRecord.ATTRIBUTE, AppointmentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
             fields=dict([reads(EventRecord, "recurrence", "weekday", "start_time")]))
 def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
     """A dated event, appointment or booked flight during an occurrence of a weekly event."""
