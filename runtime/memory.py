@@ -93,14 +93,29 @@ class Memory:
     """Each service is made on first use (and its modules imported then): appending a fact
     loads the fact log and nothing of the compiler, validator or query machinery."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, *, store: str | None = None) -> None:
+        """`store`: a PostgreSQL URL whose database keeps the published versions and the
+        alert state (`users.pg_versions`, shared by every machine; the home caches them);
+        None: they live in the home."""
         self._making = threading.RLock()
         self.workspace = workspace
+        self.store_url: str | None = None
+        if store is not None:
+            from factlog.errors import InputError
+            from factlog.pg import is_postgres_url, redacted
+
+            if not is_postgres_url(store):
+                raise InputError(f"not a PostgreSQL URL: {redacted(store)} (postgresql://user@host:port/database)")
+            self.store_url = store
         self.facts: FactStore = workspace.open_facts()
         self.fact_log = FactsService(self.facts, lambda: self.versions, workspace)
 
     @made_once
     def versions(self) -> VersionStore:
+        if self.store_url is not None:
+            from users.pg_versions import open_versions
+
+            return open_versions(self.store_url, self.workspace.users_dir, code_dir=self.workspace.code_dir)
         from users.store import VersionStore
 
         return VersionStore(self.workspace.users_dir, code_dir=self.workspace.code_dir)
@@ -121,7 +136,15 @@ class Memory:
     def alert_runs(self) -> AlertsService:
         from runtime.alerts_service import AlertsService
 
-        return AlertsService(self.workspace.home, self.versions, self.modules)
+        shared = None
+        if self.store_url is not None:
+            from constraints.pg_alert_state import PgAlertStates
+            from users.pg_versions import PgVersionStore
+
+            versions = self.versions
+            assert isinstance(versions, PgVersionStore)
+            shared = PgAlertStates(versions.pool)
+        return AlertsService(self.workspace.home, self.versions, self.modules, shared)
 
     @made_once
     def checkpoints(self) -> CheckpointService:
@@ -143,9 +166,10 @@ class Memory:
         return Forgetting(self.facts, self.versions, [self.checkpoints, self.recalls, self.modules, self.queries])
 
     @staticmethod
-    def open(home: Path | str | None = None, *, read_only: bool = False) -> Memory:
-        """`read_only`: never create or write the workspace (its log is opened `mode=ro`)."""
-        return Memory(Workspace.at(home, read_only=read_only))
+    def open(home: Path | str | None = None, *, read_only: bool = False, store: str | None = None) -> Memory:
+        """`read_only`: never create or write the workspace (its log is opened `mode=ro`).
+        `store`: a PostgreSQL URL for the versions and alert state (see `Memory`)."""
+        return Memory(Workspace.at(home, read_only=read_only), store=store)
 
     def close(self) -> None:
         """Stop the services that were started (query workers, caches), then the log."""
@@ -153,6 +177,10 @@ class Memory:
             service = self.__dict__.get(name)
             if service is not None:
                 service.close()
+        versions = self.__dict__.get("versions")
+        close_versions = getattr(versions, "close", None)
+        if close_versions is not None:
+            close_versions()
         self.facts.close()
 
     # -- writing facts ---------------------------------------------------------------
@@ -364,7 +392,7 @@ class Memory:
 
         self.require_user(user)
         info = self.modules.info(user, version)
-        return agent_context(user, info.number, self.manifest_of(info), self.alert_runs.state_path(user), limit)
+        return agent_context(user, info.number, self.manifest_of(info), self.alert_runs.state(user), limit)
 
     def ask(self, user: str, question: str, *, model: str | None = None, base_url: str | None = None,
             api_key: str | None = None) -> AskResult:
