@@ -1,0 +1,178 @@
+"""Versions and alert state in PostgreSQL (`users.pg_versions`, `constraints.pg_alert_state`):
+two homes on one database behave as two machines sharing one store."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
+
+from factlog.errors import InputError, NotFound
+from runtime.memory import Memory
+from users.checkpoint import Published, Unchanged
+from users.pg_versions import PgVersionStore
+from users.versions import PublishMeta
+
+NOW = datetime(2025, 1, 1, tzinfo=timezone.utc)
+
+
+def _facts(mem: Memory, user: str = "alice") -> None:
+    mem.add(user, "Flying to Tokyo", kind="trip",
+            fields={"destination": "Tokyo", "departure_date": "2025-01-15", "cost_usd": 1200})
+    mem.add(user, "Passport", kind="document",
+            fields={"document_type": "passport", "expiry_date": "2025-01-20"})
+
+
+def _pg(mem: Memory) -> PgVersionStore:
+    store = mem.versions
+    assert isinstance(store, PgVersionStore)
+    return store
+
+
+@pytest.fixture
+def homes(tmp_path: Path, pg_url: str):  # type: ignore[no-untyped-def]
+    one = Memory.open(tmp_path / "one", store=pg_url)
+    two = Memory.open(tmp_path / "two", store=pg_url)
+    yield one, two
+    one.close()
+    two.close()
+
+
+def test_a_version_published_by_one_home_is_queried_by_another_without_compiling(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    _facts(one)
+    assert isinstance(one.checkpoint("alice"), Published)
+    assert two.query("alice", "len(trips)").value == 1
+    assert two.checkpoints.__dict__.get("_validator") is None  # nothing was compiled or validated there
+    assert _pg(two).fetched == 1
+    assert (two.workspace.users_dir / "alice" / "v000001" / "__init__.py").is_file()
+    assert [e.action for e in two.versions.events("alice")] == ["publish"]
+    assert two.versions.users() == ["alice"]
+
+
+def test_the_other_home_sees_a_rollback_and_diffs_history(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    _facts(one)
+    one.checkpoint("alice")
+    one.add("alice", "Flying to Paris", kind="trip", fields={"destination": "Paris", "departure_date": "2025-03-01"})
+    assert isinstance(one.checkpoint("alice"), Published)
+    assert two.query("alice", "len(trips)").value == 2
+    one.rollback("alice", 1)
+    assert two.versions.current("alice").number == 1  # type: ignore[union-attr]
+    assert two.query("alice", "len(trips)").value == 1
+    assert [v.number for v in two.versions.history("alice")] == [1, 2]
+    assert [c.change for c in two.diff("alice", 1, 2).records] == ["added"]
+    assert [e.action for e in two.versions.events("alice")] == ["publish", "publish", "rollback"]
+
+
+def test_a_home_does_not_publish_a_log_position_another_published(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    _facts(one)
+    _facts(two)  # the same log in both homes: the same log position
+    assert isinstance(one.checkpoint("alice"), Published)
+    assert isinstance(two.checkpoint("alice"), Unchanged)
+    assert [v.number for v in one.versions.history("alice")] == [1]
+
+
+def _publish(url: str, home: str, start: multiprocessing.synchronize.Event, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
+    from users.pg_versions import open_versions
+
+    store = open_versions(url, Path(home))
+    start.wait()
+    info = store.publish_if_newer("alice", {"__init__.py": f"X = {os.getpid()}\n"},
+                                  PublishMeta(log_position=5, input_hash="0" * 64, producer="test"))
+    out.put(None if info is None else info.number)
+    store.close()
+
+
+def test_concurrent_publishes_of_one_log_position_from_two_processes_make_one_version(
+        tmp_path: Path, pg_url: str) -> None:
+    ctx = multiprocessing.get_context("fork")
+    start, out = ctx.Event(), ctx.Queue()
+    procs = [ctx.Process(target=_publish, args=(pg_url, str(tmp_path / f"h{i}"), start, out)) for i in range(2)]
+    for proc in procs:
+        proc.start()
+    start.set()
+    for proc in procs:
+        proc.join(30)
+        assert proc.exitcode == 0
+    results = sorted([out.get(timeout=5), out.get(timeout=5)], key=lambda r: r or 0)
+    assert results == [None, 1]
+    mem = Memory.open(tmp_path / "reader", store=pg_url)
+    assert [v.number for v in mem.versions.history("alice")] == [1]
+    mem.close()
+
+
+def test_a_tampered_cache_file_is_refetched_never_imported(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    _facts(one)
+    one.checkpoint("alice")
+    assert two.query("alice", "len(trips)").value == 1
+    two.close()
+    init = two.workspace.users_dir / "alice" / "v000001" / "__init__.py"
+    os.chmod(init, 0o644)
+    init.write_text("raise SystemExit('tampered code ran')\n")
+    three = Memory.open(two.workspace.home, store=one.store_url)
+    try:
+        assert three.query("alice", "len(trips)").value == 1
+        assert _pg(three).fetched == 1
+        assert "tampered" not in init.read_text()
+        assert three.versions.verify("alice") == []
+    finally:
+        three.close()
+
+
+def test_a_missing_cache_file_is_refetched(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    _facts(one)
+    one.checkpoint("alice")
+    info = two.versions.current("alice")
+    assert info is not None
+    os.chmod(info.path, 0o755)
+    next(p for p in info.path.iterdir() if p.name.endswith(".py") and p.name != "__init__.py").unlink()
+    assert two.query("alice", "len(trips)").value == 1
+
+
+def test_forget_removes_everything_in_postgresql_and_both_caches(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    _facts(one)
+    one.checkpoint_and_alert("alice", NOW)
+    assert two.query("alice", "len(trips)").value == 1
+    one.forget("alice")
+    with _pg(one).pool.connection() as conn:
+        for table in ("versions", "version_blobs", "version_pointers", "version_events", "alert_states"):
+            assert conn.execute(f"SELECT count(*) FROM {table}").fetchone() == (0,), table
+    assert two.versions.current("alice") is None
+    assert not two.versions._numbers(two.workspace.users_dir / "alice")
+    with pytest.raises(NotFound):
+        two.module("alice")
+
+
+def test_an_alert_raised_on_one_home_is_not_raised_again_on_another(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    _facts(one)
+    first = one.checkpoint_and_alert("alice", NOW)
+    assert first.alerts is not None and first.alerts.raised
+    again = two.alerts("alice", NOW)
+    assert not again.raised and again.still_active
+    assert not (two.workspace.users_dir / "alice" / "alerts.json").exists()
+    assert two.agent_manifest("alice").alerts_version == 1
+
+
+def test_a_checkpoint_that_read_the_log_before_a_forget_elsewhere_does_not_publish(homes) -> None:  # type: ignore[no-untyped-def]
+    from users.store import ForgottenMeanwhile
+
+    one, two = homes
+    epoch = two.versions.epoch()
+    one.forget("bob")
+    with pytest.raises(ForgottenMeanwhile):
+        two.versions.publish_if_newer("bob", {"__init__.py": "X = 1\n"}, PublishMeta(log_position=1, input_hash="0" * 64, producer="t"),
+                                      epoch=epoch)
+
+
+def test_a_store_that_is_not_postgresql_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="not a PostgreSQL URL"):
+        Memory.open(tmp_path / "h", store="sqlite:///x")
