@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from store_packages import PER_CHUNK, manifest, meta, package
 
 from factlog.errors import InputError, NotFound
 from runtime.memory import Memory
@@ -41,40 +42,47 @@ def homes(tmp_path: Path, pg_url: str):  # type: ignore[no-untyped-def]
     two.close()
 
 
+def _hand_published(mem: Memory, chunks: int = 2, position: int = 1) -> None:
+    """A package with a parted manifest (a tree of pieces), published without compiling."""
+    mem.versions.publish("alice", package(chunks), meta(position), manifest=manifest(chunks))
+
+
 def test_a_version_published_by_one_home_is_queried_by_another_without_compiling(homes) -> None:  # type: ignore[no-untyped-def]
     one, two = homes
     _facts(one)
-    assert isinstance(one.checkpoint("alice"), Published)
+    first = one.checkpoint_and_alert("alice", NOW)
+    assert isinstance(first.result, Published)
     assert two.query("alice", "len(trips)").value == 1
     assert two.checkpoints.__dict__.get("_validator") is None  # nothing was compiled or validated there
     assert _pg(two).fetched == 1
     assert (two.workspace.users_dir / "alice" / "v000001" / "__init__.py").is_file()
     assert [e.action for e in two.versions.events("alice")] == ["publish"]
     assert two.versions.users() == ["alice"]
+    # the alert state is PostgreSQL's: what one home announced, the other does not again
+    assert first.alerts is not None and first.alerts.raised
+    again = two.alerts("alice", NOW)
+    assert not again.raised and again.still_active
+    assert not (two.workspace.users_dir / "alice" / "alerts.json").exists()
+    assert two.agent_manifest("alice").alerts_version == 1
+    # the same log in the other home: its log position is published already
+    _facts(two)
+    assert isinstance(two.checkpoint("alice"), Unchanged)
+    assert [v.number for v in one.versions.history("alice")] == [1]
 
 
 def test_the_other_home_sees_a_rollback_and_diffs_history(homes) -> None:  # type: ignore[no-untyped-def]
     one, two = homes
-    _facts(one)
-    one.checkpoint("alice")
-    one.add("alice", "Flying to Paris", kind="trip", fields={"destination": "Paris", "departure_date": "2025-03-01"})
-    assert isinstance(one.checkpoint("alice"), Published)
-    assert two.query("alice", "len(trips)").value == 2
+    _hand_published(one, 2, 1)
+    one.versions.publish("alice", package(3), meta(2), manifest=manifest(3))
+    assert two.query("alice", "len(trips)").value == 3 * PER_CHUNK
     one.rollback("alice", 1)
     assert two.versions.current("alice").number == 1  # type: ignore[union-attr]
-    assert two.query("alice", "len(trips)").value == 1
+    assert two.query("alice", "len(trips)").value == 2 * PER_CHUNK
     assert [v.number for v in two.versions.history("alice")] == [1, 2]
-    assert [c.change for c in two.diff("alice", 1, 2).records] == ["added"]
+    assert {c.change for c in two.diff("alice", 1, 2).records} == {"added"}
+    assert two.manifest("alice", 2).collections["trips"].size == 3 * PER_CHUNK
     assert [e.action for e in two.versions.events("alice")] == ["publish", "publish", "rollback"]
-
-
-def test_a_home_does_not_publish_a_log_position_another_published(homes) -> None:  # type: ignore[no-untyped-def]
-    one, two = homes
-    _facts(one)
-    _facts(two)  # the same log in both homes: the same log position
-    assert isinstance(one.checkpoint("alice"), Published)
-    assert isinstance(two.checkpoint("alice"), Unchanged)
-    assert [v.number for v in one.versions.history("alice")] == [1]
+    assert two.versions.verify("alice") == []
 
 
 def _publish(url: str, home: str, start: multiprocessing.synchronize.Event, out: multiprocessing.Queue) -> None:  # type: ignore[type-arg]
@@ -108,16 +116,15 @@ def test_concurrent_publishes_of_one_log_position_from_two_processes_make_one_ve
 
 def test_a_tampered_cache_file_is_refetched_never_imported(homes) -> None:  # type: ignore[no-untyped-def]
     one, two = homes
-    _facts(one)
-    one.checkpoint("alice")
-    assert two.query("alice", "len(trips)").value == 1
+    _hand_published(one)
+    assert two.query("alice", "len(trips)").value == 2 * PER_CHUNK
     two.close()
     init = two.workspace.users_dir / "alice" / "v000001" / "__init__.py"
     os.chmod(init, 0o644)
     init.write_text("raise SystemExit('tampered code ran')\n")
     three = Memory.open(two.workspace.home, store=one.store_url)
     try:
-        assert three.query("alice", "len(trips)").value == 1
+        assert three.query("alice", "len(trips)").value == 2 * PER_CHUNK
         assert _pg(three).fetched == 1
         assert "tampered" not in init.read_text()
         assert three.versions.verify("alice") == []
@@ -127,20 +134,21 @@ def test_a_tampered_cache_file_is_refetched_never_imported(homes) -> None:  # ty
 
 def test_a_missing_cache_file_is_refetched(homes) -> None:  # type: ignore[no-untyped-def]
     one, two = homes
-    _facts(one)
-    one.checkpoint("alice")
+    _hand_published(one)
     info = two.versions.current("alice")
     assert info is not None
     os.chmod(info.path, 0o755)
-    next(p for p in info.path.iterdir() if p.name.endswith(".py") and p.name != "__init__.py").unlink()
-    assert two.query("alice", "len(trips)").value == 1
+    (info.path / "trip_001.py").unlink()
+    assert two.query("alice", "len(trips)").value == 2 * PER_CHUNK
 
 
 def test_forget_removes_everything_in_postgresql_and_both_caches(homes) -> None:  # type: ignore[no-untyped-def]
     one, two = homes
-    _facts(one)
-    one.checkpoint_and_alert("alice", NOW)
-    assert two.query("alice", "len(trips)").value == 1
+    _hand_published(one)
+    one.alerts("alice", NOW)
+    assert two.query("alice", "len(trips)").value == 2 * PER_CHUNK
+    with _pg(one).pool.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM alert_states").fetchone() == (1,)
     one.forget("alice")
     with _pg(one).pool.connection() as conn:
         for table in ("versions", "version_blobs", "version_pointers", "version_events", "alert_states"):
@@ -149,17 +157,6 @@ def test_forget_removes_everything_in_postgresql_and_both_caches(homes) -> None:
     assert not two.versions._numbers(two.workspace.users_dir / "alice")
     with pytest.raises(NotFound):
         two.module("alice")
-
-
-def test_an_alert_raised_on_one_home_is_not_raised_again_on_another(homes) -> None:  # type: ignore[no-untyped-def]
-    one, two = homes
-    _facts(one)
-    first = one.checkpoint_and_alert("alice", NOW)
-    assert first.alerts is not None and first.alerts.raised
-    again = two.alerts("alice", NOW)
-    assert not again.raised and again.still_active
-    assert not (two.workspace.users_dir / "alice" / "alerts.json").exists()
-    assert two.agent_manifest("alice").alerts_version == 1
 
 
 def test_a_checkpoint_that_read_the_log_before_a_forget_elsewhere_does_not_publish(homes) -> None:  # type: ignore[no-untyped-def]
