@@ -173,3 +173,29 @@ def test_a_checkpoint_that_read_the_log_before_a_forget_elsewhere_does_not_publi
 def test_a_store_that_is_not_postgresql_is_refused(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="not a PostgreSQL URL"):
         Memory.open(tmp_path / "h", store="sqlite:///x")
+
+
+def test_a_cached_meta_json_rewritten_to_match_tampered_code_is_not_trusted(homes) -> None:  # type: ignore[no-untyped-def]
+    import hashlib
+    import json
+
+    one, two = homes
+    _hand_published(one)
+    folder = two.workspace.users_dir / "alice"
+    assert two.versions.current("alice") is not None
+    two.close()
+    version = folder / "v000001"
+    os.chmod(version, 0o755)
+    evil = "raise SystemExit('tampered code ran')\n"
+    for name in ("__init__.py", "meta.json"):
+        (version / name).unlink()  # its blob keeps the published bytes
+    (version / "__init__.py").write_text(evil)
+    data = json.loads(one.versions.get("alice", 1).meta_bytes())
+    data["file_sha256"]["__init__.py"] = hashlib.sha256(evil.encode()).hexdigest()
+    (version / "meta.json").write_text(json.dumps(data))
+    three = Memory.open(two.workspace.home, store=one.store_url)
+    try:
+        assert three.query("alice", "len(trips)").value == 2 * PER_CHUNK
+        assert "tampered" not in (version / "__init__.py").read_text()
+    finally:
+        three.close()

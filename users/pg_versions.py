@@ -51,7 +51,7 @@ from factlog import durable as fsio
 from factlog.errors import InputError, NotFound
 from factlog.model import check_user_id
 from users.gc import GcReport
-from users.integrity import MANIFEST_FILE, IntegrityError
+from users.integrity import MANIFEST_FILE, IntegrityError, package_digest
 from users.manifest_parts import referenced
 from users.piece_store import tree_reader
 from users.store import CURRENT_FILE, VersionStore
@@ -68,7 +68,8 @@ SQL_FOLDER = Path(__file__).resolve().parent / "pg_sql"
 VERSION_LOCK = 0x75616302  # pg_advisory_xact_lock(VERSION_LOCK, hashtext(user)): one writer per user
 ALERT_LOCK = 0x75616303  # the same for a user's alert state (`constraints.pg_alert_state`)
 
-Row = tuple[int, str, str]  # number, created_at, files_sha256: a version's identity
+Row = tuple[int, str, str, str | None]  # number, created_at, files_sha256, manifest_sha256: a version's identity
+IDENTITY = "number, created_at, files_sha256, manifest_sha256"
 
 
 def open_versions(url: str, root: Path, *, code_dir: Path | None = None) -> PgVersionStore:
@@ -83,6 +84,10 @@ def open_versions(url: str, root: Path, *, code_dir: Path | None = None) -> PgVe
         pool.close()
         raise
     return PgVersionStore(root, pool, code_dir=code_dir, owns_pool=True)
+
+
+def _row(found: tuple[Any, ...]) -> Row:
+    return int(found[0]), str(found[1]), str(found[2]), None if found[3] is None else str(found[3])
 
 
 def lock_user(conn: Connection[Any], key: int, user: str) -> None:
@@ -188,19 +193,24 @@ class PgVersionStore(VersionStore):
     # -- the cache -----------------------------------------------------------------------
 
     def _remote(self, conn: Connection[Any], user: str) -> tuple[dict[int, Row], int | None]:
-        rows = conn.execute("SELECT number, created_at, files_sha256 FROM versions WHERE user_id = %s",
-                            (user,)).fetchall()
+        rows = conn.execute(f"SELECT {IDENTITY} FROM versions WHERE user_id = %s", (user,)).fetchall()
         pointer = conn.execute("SELECT number FROM version_pointers WHERE user_id = %s", (user,)).fetchone()
-        return {int(r[0]): (int(r[0]), str(r[1]), str(r[2])) for r in rows}, \
+        return {int(r[0]): _row(r) for r in rows}, \
             None if pointer is None or pointer[0] is None else int(pointer[0])
 
     def _cached(self, user: str, folder: Path, row: Row) -> VersionInfo | None:
-        """The cached version of `row`, if the cache holds that very version."""
+        """The cached version of `row`, if the cache holds that very version: the same
+        identity, and per-file hashes that make up PostgreSQL's files hash (so the hashes
+        the files are checked against are PostgreSQL's, whatever the cached meta.json says)."""
         try:
             info = self._read_info(user, folder / version_name(row[0]))
         except (NotFound, InputError):
             return None
-        return info if (info.number, info.created_at, info.files_sha256) == row else None
+        if (info.number, info.created_at, info.files_sha256, info.manifest_sha256) != row:
+            return None
+        if info.file_sha256 and package_digest(info.file_sha256) != info.files_sha256:
+            return None
+        return info
 
     def _sync(self, user: str, folder: Path, conn: Connection[Any], want: set[int] | None = None) -> None:
         """Bring the cache of `user` in line with PostgreSQL (called holding both locks):
@@ -287,14 +297,14 @@ class PgVersionStore(VersionStore):
         if self._holding(user) is not None:
             return super().current(user)
         folder = self.user_dir(user)
-        rows = self._query("SELECT v.number, v.created_at, v.files_sha256 FROM version_pointers p "
+        rows = self._query("SELECT v.number, v.created_at, v.files_sha256, v.manifest_sha256 FROM version_pointers p "
                            "JOIN versions v ON v.user_id = p.user_id AND v.number = p.number "
                            "WHERE p.user_id = %s", (user,))
         if not rows:
             if folder.is_dir() and self._numbers(folder):
                 self._resync(user)  # the cache holds versions PostgreSQL no longer has
             return None
-        row: Row = (int(rows[0][0]), str(rows[0][1]), str(rows[0][2]))
+        row = _row(rows[0])
         cached = self._cached(user, folder, row)
         if cached is None or self._current_number_or_none(folder) != row[0]:
             self._resync(user, set())
@@ -311,11 +321,10 @@ class PgVersionStore(VersionStore):
             if n not in self._numbers(folder):
                 self._sync(user, folder, conn, {n})
             return super().get(user, n)
-        rows = self._query("SELECT number, created_at, files_sha256 FROM versions WHERE user_id = %s AND number = %s",
-                           (user, n))
+        rows = self._query(f"SELECT {IDENTITY} FROM versions WHERE user_id = %s AND number = %s", (user, n))
         if not rows:
             raise NotFound(f"user {user!r} has no version {number}")
-        cached = self._cached(user, folder, (n, str(rows[0][1]), str(rows[0][2])))
+        cached = self._cached(user, folder, _row(rows[0]))
         if cached is not None:
             return cached
         self._resync(user, {n})
