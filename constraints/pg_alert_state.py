@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from constraints.kept_state import render
 from constraints.state import HISTORY_LIMIT, AlertState
-from users.pg_versions import ALERT_LOCK, lock_user
+from users.pg_versions import ALERT_LOCK, connection, lock_user
 
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
@@ -40,7 +40,7 @@ class PgAlertStates:
 
     def load(self, user: str) -> AlertState:
         """The user's last recorded state (empty when none), without locking."""
-        with self.pool.connection() as conn:
+        with connection(self.pool) as conn:
             row = conn.execute("SELECT state FROM alert_states WHERE user_id = %s", (user,)).fetchone()
         return AlertState() if row is None else self._parse(user, bytes(row[0]))
 
@@ -48,7 +48,7 @@ class PgAlertStates:
     def held(self, user: str) -> Iterator[Held]:
         """The user's state and a function saving the next one, under the user's lock;
         committed on exit."""
-        with self.pool.connection() as conn:
+        with connection(self.pool) as conn:
             lock_user(conn, ALERT_LOCK, user)
             row = conn.execute("SELECT state FROM alert_states WHERE user_id = %s", (user,)).fetchone()
             state = AlertState() if row is None else self._parse(user, bytes(row[0]))

@@ -90,6 +90,22 @@ def _row(found: tuple[Any, ...]) -> Row:
     return int(found[0]), str(found[1]), str(found[2]), None if found[3] is None else str(found[3])
 
 
+@contextlib.contextmanager
+def connection(pool: ConnectionPool) -> Iterator[Connection[Any]]:
+    """A connection of `pool` (committed on exit, rolled back on an error); the server
+    unreachable or lost meanwhile is `Unavailable` (one line; nothing was committed)."""
+    import psycopg
+    from psycopg_pool import PoolTimeout
+
+    from factlog.pg import Unavailable, first_line
+
+    try:
+        with pool.connection() as conn:
+            yield conn
+    except (psycopg.OperationalError, PoolTimeout) as exc:
+        raise Unavailable(f"PostgreSQL is unavailable: {first_line(exc)}") from None
+
+
 def lock_user(conn: Connection[Any], key: int, user: str) -> None:
     """Take the transaction-level advisory lock `key` on `user` (released at commit)."""
     conn.execute("SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (key, user))
@@ -121,7 +137,7 @@ class PgVersionStore(VersionStore):
         """The home's lock on the user, and PostgreSQL's; the cache brought in line with
         PostgreSQL (stale versions removed, the current one materialised) before yielding.
         The transaction commits on exit, unless `_commit` already did."""
-        with super()._locked(user) as folder, self.pool.connection() as conn:
+        with super()._locked(user) as folder, connection(self.pool) as conn:
             lock_user(conn, VERSION_LOCK, user)
             self._sync(user, folder, conn)
             held: dict[str, Connection[Any]] = self._held.__dict__.setdefault("users", {})
@@ -280,7 +296,7 @@ class PgVersionStore(VersionStore):
                 self._sync(user, folder, conn, want)
 
     def _query(self, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
-        with self.pool.connection() as conn:
+        with connection(self.pool) as conn:
             return conn.execute(sql, args).fetchall()
 
     # -- reading -------------------------------------------------------------------------
@@ -377,7 +393,7 @@ class PgVersionStore(VersionStore):
         """Delete the user's rows in PostgreSQL (versions, blobs, pointer, events, alert
         state) and replace the epoch, in one transaction; then erase the cache."""
         check_user_id(user)
-        with self.pool.connection() as conn:
+        with connection(self.pool) as conn:
             lock_user(conn, VERSION_LOCK, user)
             lock_user(conn, ALERT_LOCK, user)
             gone = 0
