@@ -199,3 +199,24 @@ def test_a_cached_meta_json_rewritten_to_match_tampered_code_is_not_trusted(home
         assert "tampered" not in (version / "__init__.py").read_text()
     finally:
         three.close()
+
+
+def test_a_publish_that_fails_in_postgresql_leaves_it_as_it_was_and_the_cache_recovers(
+        homes, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    one, _two = homes
+    store = _pg(one)
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the server went away")
+
+    with monkeypatch.context() as patch:
+        patch.setattr(PgVersionStore, "_store_version", broken)
+        with pytest.raises(RuntimeError):
+            _hand_published(one)
+    with store.pool.connection() as conn:
+        assert conn.execute("SELECT count(*) FROM versions").fetchone() == (0,)
+        assert conn.execute("SELECT count(*) FROM version_pointers").fetchone() == (0,)
+    assert store.current("alice") is None
+    _hand_published(one)  # the folder the failed publish left is removed, its number taken again
+    assert [v.number for v in store.history("alice")] == [1]
+    assert one.query("alice", "len(trips)").value == 2 * PER_CHUNK
