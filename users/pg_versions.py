@@ -288,11 +288,22 @@ class PgVersionStore(VersionStore):
         self._known_info(info)
         self.fetched += 1
 
-    def _resync(self, user: str, want: set[int] | None = None) -> None:
+    @contextlib.contextmanager
+    def _synced(self, user: str) -> Iterator[tuple[Path, Connection[Any]]]:
+        """The user's folder and the connection holding their lock: this thread's, if it
+        holds it already (taking it again would wait for itself), else taken now."""
+        conn = self._holding(user)
+        if conn is not None:
+            yield self.user_dir(user), conn
+            return
         with self._locked(user) as folder:
+            conn = self._holding(user)
+            assert conn is not None
+            yield folder, conn
+
+    def _resync(self, user: str, want: set[int] | None = None) -> None:
+        with self._synced(user) as (folder, conn):
             if want is None or want:
-                conn = self._holding(user)
-                assert conn is not None
                 self._sync(user, folder, conn, want)
 
     def _query(self, sql: str, args: tuple[object, ...]) -> list[tuple[Any, ...]]:
@@ -377,9 +388,7 @@ class PgVersionStore(VersionStore):
 
     def _refetch(self, info: VersionInfo) -> None:
         """Remove the cached version `info` and write it again from PostgreSQL."""
-        with self._locked(info.user) as folder:
-            conn = self._holding(info.user)
-            assert conn is not None
+        with self._synced(info.user) as (folder, conn):
             if info.number in self._numbers(folder):
                 self._remove(info.user, folder, [info.number])
             self._sync(info.user, folder, conn, {info.number})
