@@ -191,7 +191,12 @@ class PgVersionStore(VersionStore):
         missing = [sha for sha in tree if sha not in have]
         if missing:
             with tree_reader(folder) as blob:
-                rows += [(user, sha, blob(sha)) for sha in missing]
+                for sha in missing:
+                    data = blob(sha)
+                    if hashlib.sha256(data).hexdigest() != sha:  # never share a damaged cache's bytes
+                        raise IntegrityError(f"the cached manifest piece {sha[:12]} of {user} changed; "
+                                             "run uac verify")
+                    rows.append((user, sha, data))
         if rows:
             with conn.cursor() as cur:
                 cur.executemany("INSERT INTO version_blobs (user_id, sha256, data) VALUES (%s, %s, %s) "
