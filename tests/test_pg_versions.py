@@ -220,3 +220,21 @@ def test_a_publish_that_fails_in_postgresql_leaves_it_as_it_was_and_the_cache_re
     _hand_published(one)  # the folder the failed publish left is removed, its number taken again
     assert [v.number for v in store.history("alice")] == [1]
     assert one.query("alice", "len(trips)").value == 2 * PER_CHUNK
+
+
+def test_an_alert_state_is_not_written_for_a_user_without_versions(homes) -> None:  # type: ignore[no-untyped-def]
+    from constraints.pg_alert_state import PgAlertStates
+    from constraints.state import AlertState
+
+    one, _two = homes
+    states = PgAlertStates(_pg(one).pool)
+    with states.held("bob") as (state, save):  # a run that raced bob's forget
+        save(AlertState(evaluated_at=NOW, version=1))
+    assert states.load("bob") == AlertState()
+
+
+def test_gc_of_a_postgresql_store_is_refused(homes) -> None:  # type: ignore[no-untyped-def]
+    one, _two = homes
+    _hand_published(one)
+    with pytest.raises(InputError, match="not supported"):
+        one.gc("alice", 1)
