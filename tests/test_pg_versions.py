@@ -47,6 +47,7 @@ def _hand_published(mem: Memory, chunks: int = 2, position: int = 1) -> None:
     mem.versions.publish("alice", package(chunks), meta(position), manifest=manifest(chunks))
 
 
+@pytest.mark.slow  # a first checkpoint in a new home: mypy without a cache
 def test_a_version_published_by_one_home_is_queried_by_another_without_compiling(homes) -> None:  # type: ignore[no-untyped-def]
     one, two = homes
     _facts(one)
@@ -68,6 +69,31 @@ def test_a_version_published_by_one_home_is_queried_by_another_without_compiling
     _facts(two)
     assert isinstance(two.checkpoint("alice"), Unchanged)
     assert [v.number for v in one.versions.history("alice")] == [1]
+
+
+FIRST_CITY = """
+from constraints import Finding, constraint
+
+
+@constraint(name="first_city", needs=("trips",))
+def first_city(module, now):
+    for t in module.trips[:1]:
+        yield Finding("warning", f"{t.city} comes first", records=(t,))
+"""
+
+
+def test_an_alert_announced_by_one_home_is_not_announced_again_by_another(homes) -> None:  # type: ignore[no-untyped-def]
+    one, two = homes
+    for mem in (one, two):
+        (mem.workspace.home / "constraints").mkdir()
+        (mem.workspace.home / "constraints" / "first_city.py").write_text(FIRST_CITY)
+    _hand_published(one)
+    first = one.alerts("alice", NOW)
+    assert [a.constraint for a in first.raised] == ["first_city"]
+    again = two.alerts("alice", NOW)
+    assert not again.raised and [a.constraint for a in again.still_active] == ["first_city"]
+    assert not (two.workspace.users_dir / "alice" / "alerts.json").exists()
+    assert two.agent_manifest("alice").alerts_version == 1
 
 
 def test_the_other_home_sees_a_rollback_and_diffs_history(homes) -> None:  # type: ignore[no-untyped-def]
