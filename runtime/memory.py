@@ -94,19 +94,17 @@ class Memory:
     loads the fact log and nothing of the compiler, validator or query machinery."""
 
     def __init__(self, workspace: Workspace, *, store: str | None = None) -> None:
-        """`store`: a PostgreSQL URL whose database keeps the published versions and the
-        alert state (`users.pg_versions`, shared by every machine; the home caches them);
-        None: they live in the home."""
+        """`store` (else the workspace's store, where it has one): a PostgreSQL URL keeps the
+        published versions and the alert state in that database (`users.pg_versions`,
+        shared by every machine; the home caches them); otherwise they live in the home."""
         self._making = threading.RLock()
         self.workspace = workspace
+        location = store if store is not None else getattr(workspace, "store", None)
         self.store_url: str | None = None
-        if store is not None:
-            from factlog.errors import InputError
-            from factlog.pg import is_postgres_url, redacted
+        if location is not None:
+            from factlog.pg import is_postgres_url
 
-            if not is_postgres_url(store):
-                raise InputError(f"not a PostgreSQL URL: {redacted(store)} (postgresql://user@host:port/database)")
-            self.store_url = store
+            self.store_url = location if is_postgres_url(location) else None
         self.facts: FactStore = workspace.open_facts()
         self.fact_log = FactsService(self.facts, lambda: self.versions, workspace)
 

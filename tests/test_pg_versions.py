@@ -66,7 +66,8 @@ def test_a_version_published_by_one_home_is_queried_by_another_without_compiling
     assert not (two.workspace.users_dir / "alice" / "alerts.json").exists()
     assert two.agent_manifest("alice").alerts_version == 1
     # the same log in the other home: its log position is published already
-    _facts(two)
+    if two.facts.head("alice") == 0:  # a fact log of its own: the same facts, the same log position
+        _facts(two)
     assert isinstance(two.checkpoint("alice"), Unchanged)
     assert [v.number for v in one.versions.history("alice")] == [1]
 
@@ -194,11 +195,6 @@ def test_a_checkpoint_that_read_the_log_before_a_forget_elsewhere_does_not_publi
     with pytest.raises(ForgottenMeanwhile):
         two.versions.publish_if_newer("bob", {"__init__.py": "X = 1\n"}, PublishMeta(log_position=1, input_hash="0" * 64, producer="t"),
                                       epoch=epoch)
-
-
-def test_a_store_that_is_not_postgresql_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(InputError, match="not a PostgreSQL URL"):
-        Memory.open(tmp_path / "h", store="sqlite:///x")
 
 
 def test_a_cached_meta_json_rewritten_to_match_tampered_code_is_not_trusted(homes) -> None:  # type: ignore[no-untyped-def]
