@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -115,6 +116,21 @@ def diff_alerts(previous: Iterable[Alert], current: Iterable[Alert]) -> AlertDif
     )
 
 
+def _next_state(state: AlertState, result: RunResult, now: datetime,
+                version: int | None) -> tuple[AlertState, AlertDiff]:
+    """The state after a run with `result` over `state`, and the diff between the two."""
+    errored = {e.constraint for e in result.errors}
+    current = list(result.alerts) + [a for a in state.alerts() if a.constraint in errored]
+    diff = diff_alerts(state.alerts(), current)
+    earlier = {a.alert.id: a for a in state.active}
+    active = tuple(map(lambda a: _still(a, earlier.get(a.id), now, version), current))
+    resolved = tuple(
+        ResolvedAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version, now, version)
+        for a in diff.resolved
+    )
+    return AlertState(active, state.history + resolved, now, version), diff
+
+
 def evaluate_and_record(
     module: object,
     now: datetime,
@@ -124,6 +140,7 @@ def evaluate_and_record(
     on_new_alert: Callable[[Alert], None] | None = None,
     kept: KeptStates | None = None,
     results: KeptResults | None = None,
+    shared: AbstractContextManager[tuple[AlertState, Callable[[AlertState], None]]] | None = None,
 ) -> AlertDiff:
     """Run, diff against the stored state, store the new state, then announce the news:
     raised alerts, then escalated ones (an alert that got more severe is news too).
@@ -134,25 +151,23 @@ def evaluate_and_record(
     failing callback cannot wedge the state (each alert is announced at most once). Runs
     over the same state file are serialised (a lock file beside it), so none is lost.
     `kept`: the states this process keeps (read again only when the file changed);
-    `results`: what the constraints found last (`run_constraints`).
+    `results`: what the constraints found last (`run_constraints`). `shared`: the state
+    kept elsewhere (`constraints.pg_alert_state`), held (read, then saved) instead of the
+    file's.
     """
     result = run_constraints(module, now, constraints, results)
-    with exclusive_lock(state_path.with_name(state_path.name + ".lock")):
-        state = AlertState.load(state_path) if kept is None else kept.load(state_path)
-        errored = {e.constraint for e in result.errors}
-        current = list(result.alerts) + [a for a in state.alerts() if a.constraint in errored]
-        diff = diff_alerts(state.alerts(), current)
-        earlier = {a.alert.id: a for a in state.active}
-        active = tuple(map(lambda a: _still(a, earlier.get(a.id), now, version), current))
-        resolved = tuple(
-            ResolvedAlert(a, earlier[a.id].raised_at, earlier[a.id].raised_version, now, version)
-            for a in diff.resolved
-        )
-        new_state = AlertState(active, state.history + resolved, now, version)
-        if kept is None:
-            new_state.save(state_path)
-        else:
-            kept.save(state_path, new_state)
+    if shared is not None:
+        with shared as (state, save):
+            new_state, diff = _next_state(state, result, now, version)
+            save(new_state)
+    else:
+        with exclusive_lock(state_path.with_name(state_path.name + ".lock")):
+            state = AlertState.load(state_path) if kept is None else kept.load(state_path)
+            new_state, diff = _next_state(state, result, now, version)
+            if kept is None:
+                new_state.save(state_path)
+            else:
+                kept.save(state_path, new_state)
     if on_new_alert is not None:
         for alert in diff.news:
             on_new_alert(alert)

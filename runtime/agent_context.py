@@ -1,14 +1,13 @@
 """What an agent is told about a user's module: the agent manifest of a version
 (`codegen.agent_manifest`) with the alerts the constraints left active.
 
-The alerts are those the last constraint run recorded (`alerts.json`, read, never
+The alerts are those the last constraint run recorded (`alerts.json`, or PostgreSQL's; read, never
 written: a manifest changes nothing); `alerts_version` says which version that run saw.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
 from codegen.agent_manifest import DEFAULT_LIMIT, agent_manifest, agent_manifest_data
 from codegen.manifest import Manifest
@@ -35,11 +34,10 @@ class AgentContext:
         return {"user": self.user, **self.data, "alerts_version": self.alerts_version, "text": self.text}
 
 
-def agent_context(user: str, version: int, manifest: Manifest, alert_state: Path,
+def agent_context(user: str, version: int, manifest: Manifest, state: AlertState,
                   limit: int = DEFAULT_LIMIT) -> AgentContext:
     """The agent manifest of `manifest` (version `version`) with the active alerts of the
-    state file `alert_state`."""
-    state = AlertState.load(alert_state)
+    recorded alert `state`."""
     alerts = [alert_line(a) for a in state.alerts()]
     return AgentContext(user, version, agent_manifest(manifest, version=version, alerts=alerts, limit=limit),
                         agent_manifest_data(manifest, version=version, alerts=alerts), state.version)

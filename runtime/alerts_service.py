@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from constraints import (
     BUILTIN,
@@ -20,10 +20,14 @@ from constraints import (
 from constraints.builtin import drop_kept
 from constraints.kept_results import KeptResults
 from constraints.kept_state import KeptStates
+from constraints.state import AlertState
 from constraints.user_loader import LoadFailure
 from runtime.versions_service import VersionsService
 from users.store import VersionStore
 from users.versions import VersionInfo
+
+if TYPE_CHECKING:
+    from constraints.pg_alert_state import PgAlertStates
 
 
 class AlertsService:
@@ -31,8 +35,12 @@ class AlertsService:
     for the runs of this process, each user's alert state (`KeptStates`: re-read when the
     file changed) and what the constraints found last (`KeptResults`)."""
 
-    def __init__(self, home: Path, versions: VersionStore, modules: VersionsService) -> None:
+    def __init__(self, home: Path, versions: VersionStore, modules: VersionsService,
+                 shared: PgAlertStates | None = None) -> None:
+        """`shared`: the alert states kept in PostgreSQL (instead of each user's
+        `alerts.json`), for a workspace whose versions are there."""
         self.home = home
+        self.shared = shared
         self.versions = versions
         self.modules = modules
         self.kept_states = KeptStates()
@@ -49,6 +57,12 @@ class AlertsService:
 
     def state_path(self, user: str) -> Path:
         return self.versions.user_dir(user) / "alerts.json"
+
+    def state(self, user: str) -> AlertState:
+        """The alert state the last constraint run recorded (read, never written)."""
+        if self.shared is not None:
+            return self.shared.load(user)
+        return AlertState.load(self.state_path(user))
 
     def constraints(self) -> tuple[list[Constraint], list[LoadFailure]]:
         loaded = load_user_constraints(self.home)
@@ -69,6 +83,7 @@ class AlertsService:
         moment = now or datetime.now(timezone.utc)
         results = self._results.setdefault(info.user, KeptResults())
         diff = evaluate_and_record(self.modules.module_of(info), moment, constraints, self.state_path(info.user),
-                                   info.number, on_new_alert, kept=self.kept_states, results=results)
+                                   info.number, on_new_alert, kept=self.kept_states, results=results,
+                                   shared=None if self.shared is None else self.shared.held(info.user))
         broken = tuple(ConstraintFailure(f"constraints/{f.name}", f.error) for f in failures)
         return replace(diff, errors=broken + diff.errors)

@@ -101,14 +101,27 @@ class Memory:
     """Each service is made on first use (and its modules imported then): appending a fact
     loads the fact log and nothing of the compiler, validator or query machinery."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def __init__(self, workspace: Workspace, *, store: str | None = None) -> None:
+        """`store` (else the workspace's store, where it has one): a PostgreSQL URL keeps the
+        published versions and the alert state in that database (`users.pg_versions`,
+        shared by every machine; the home caches them); otherwise they live in the home."""
         self._making = threading.RLock()
         self.workspace = workspace
+        location = store if store is not None else workspace.store
+        self.store_url: str | None = None
+        if location is not None:
+            from factlog.pg import is_postgres_url
+
+            self.store_url = location if is_postgres_url(location) else None
         self.facts: FactStore = workspace.open_facts()
         self.fact_log = FactsService(self.facts, lambda: self.versions, workspace)
 
     @made_once
     def versions(self) -> VersionStore:
+        if self.store_url is not None:
+            from users.pg_versions import open_versions
+
+            return open_versions(self.store_url, self.workspace.users_dir, code_dir=self.workspace.code_dir)
         from users.store import VersionStore
 
         return VersionStore(self.workspace.users_dir, code_dir=self.workspace.code_dir)
@@ -129,7 +142,15 @@ class Memory:
     def alert_runs(self) -> AlertsService:
         from runtime.alerts_service import AlertsService
 
-        return AlertsService(self.workspace.home, self.versions, self.modules)
+        shared = None
+        if self.store_url is not None:
+            from constraints.pg_alert_state import PgAlertStates
+            from users.pg_versions import PgVersionStore
+
+            versions = self.versions
+            assert isinstance(versions, PgVersionStore)
+            shared = PgAlertStates(versions.pool)
+        return AlertsService(self.workspace.home, self.versions, self.modules, shared)
 
     @made_once
     def checkpoints(self) -> CheckpointService:
@@ -169,6 +190,10 @@ class Memory:
             service = self.__dict__.get(name)
             if service is not None:
                 service.close()
+        versions = self.__dict__.get("versions")
+        close_versions = getattr(versions, "close", None)
+        if close_versions is not None:
+            close_versions()
         self.facts.close()
 
     def enqueue_writes(self, enqueue: Callable[[Mapping[str, int]], None]) -> None:
@@ -485,7 +510,7 @@ class Memory:
 
         self.require_user(user)
         info = self.modules.info(user, version)
-        return agent_context(user, info.number, self.manifest_of(info), self.alert_runs.state_path(user), limit)
+        return agent_context(user, info.number, self.manifest_of(info), self.alert_runs.state(user), limit)
 
     def ask(self, user: str, question: str, *, model: str | None = None, base_url: str | None = None,
             api_key: str | None = None) -> AskResult:

@@ -621,7 +621,7 @@ class VersionStore:
                 cache.forget_stored()
             manifest_bytes, parts = (None, {}) if manifest is None else split(manifest, cache, walks)
             fsio.remove_temp_entries(folder)
-            number = max(self._numbers(folder), default=0) + 1
+            number = self._next_number(user, folder)
             file_sha256 = dict(sorted(hashes.items())) if hashes is not None and hashes.keys() == encoded.keys() \
                 else file_hashes(encoded)
             info = VersionInfo(
@@ -639,6 +639,12 @@ class VersionStore:
             self._known_info(info)
             if manifest_bytes is not None:
                 cache.published(_base(info))
+            try:
+                self._commit(folder, "publish", info, info.parent, info.created_at, encoded, manifest_bytes)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(pointer)
+                raise
             _point(folder, pointer)
             self._log(folder, "publish", info.number, info.parent, info.created_at)
         return info
@@ -753,6 +759,18 @@ class VersionStore:
             raise
         return pointer
 
+    def _next_number(self, user: str, folder: Path) -> int:
+        """The number of the user's next version (called holding the user's lock): the one
+        after the newest, so numbers are never reused."""
+        return max(self._numbers(folder), default=0) + 1
+
+    def _commit(self, folder: Path, action: Literal["publish", "rollback"], info: VersionInfo,
+                previous: int | None, at: str, files: Mapping[str, bytes] | None = None,
+                manifest: bytes | None = None) -> None:
+        """Called holding the user's lock once a version is durable in its folder (publish)
+        or chosen (rollback), just before `current` moves: a store shared by several machines
+        records it there (`users.pg_versions`); raising leaves `current` where it was."""
+
     def _log(self, folder: Path, action: Literal["publish", "rollback"], version: int, previous: int | None,
              at: str) -> None:
         from users.events import VersionEvent
@@ -768,8 +786,10 @@ class VersionStore:
         with self._locked(user) as folder:
             info = self.get(user, number)
             previous = self._current_number(folder)
+            at = _now()
+            self._commit(folder, "rollback", info, previous, at)
             fsio.replace_file(folder / CURRENT_FILE, (info.name + "\n").encode("ascii"))
-            self._log(folder, "rollback", info.number, previous, _now())
+            self._log(folder, "rollback", info.number, previous, at)
         return info
 
     def gc(self, user: str, keep: int | None = None) -> GcReport:

@@ -1,0 +1,67 @@
+"""Alert state kept in PostgreSQL (table `alert_states`, created by the version store's
+migrations, `users/pg_sql/`), so that a constraint run on any machine diffs against the
+last run on every machine: an alert announced by one is not announced again by another.
+
+A user's state is one document, exactly as `alerts.json` holds it (`kept_state.render`,
+read back by `AlertState.parse`). A run holds a transaction-level advisory lock on the user
+from reading the state to writing the new one (`held`), so runs on many machines are
+serialised as runs of one home are by the state file's lock. A state is written only while
+the user still has a version in PostgreSQL, under the same lock `forget` takes: a run that
+raced a forget writes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from constraints.kept_state import render
+from constraints.state import HISTORY_LIMIT, AlertState
+from users.pg_versions import ALERT_LOCK, connection, lock_user
+
+if TYPE_CHECKING:
+    from psycopg_pool import ConnectionPool
+
+Held = tuple[AlertState, Callable[[AlertState], None]]
+
+
+def state_bytes(state: AlertState) -> bytes:
+    """The state as `alerts.json` would hold it (history bounded)."""
+    return render(replace(state, history=state.history[-HISTORY_LIMIT:]), {}, {}).encode("utf-8")
+
+
+class PgAlertStates:
+    """Each user's alert state in the database of `pool`."""
+
+    def __init__(self, pool: ConnectionPool) -> None:
+        self.pool = pool
+
+    def load(self, user: str) -> AlertState:
+        """The user's last recorded state (empty when none), without locking."""
+        with connection(self.pool) as conn:
+            row = conn.execute("SELECT state FROM alert_states WHERE user_id = %s", (user,)).fetchone()
+        return AlertState() if row is None else self._parse(user, bytes(row[0]))
+
+    @contextlib.contextmanager
+    def held(self, user: str) -> Iterator[Held]:
+        """The user's state and a function saving the next one, under the user's lock;
+        committed on exit."""
+        with connection(self.pool) as conn:
+            lock_user(conn, ALERT_LOCK, user)
+            row = conn.execute("SELECT state FROM alert_states WHERE user_id = %s", (user,)).fetchone()
+            state = AlertState() if row is None else self._parse(user, bytes(row[0]))
+
+            def save(new: AlertState) -> None:
+                conn.execute(
+                    "INSERT INTO alert_states (user_id, state) SELECT %s, %s "
+                    "WHERE EXISTS (SELECT 1 FROM versions WHERE user_id = %s) "
+                    "ON CONFLICT (user_id) DO UPDATE SET state = EXCLUDED.state",
+                    (user, state_bytes(new), user))
+
+            yield state, save
+
+    @staticmethod
+    def _parse(user: str, data: bytes) -> AlertState:
+        return AlertState.parse(data, source=f"the alert state of {user} in PostgreSQL")
