@@ -1,7 +1,7 @@
 """The storage interface of the fact log.
 
-The embedded default is `factlog.sqlite.SqliteFactStore`; `factlog.stores.open_store` opens a
-store from its location, and a server database can implement the same protocol. Appends are
+The embedded default is `factlog.sqlite.SqliteFactStore`, the server store
+`factlog.postgres.PostgresFactStore`; `factlog.stores.open_store` opens one from its location. Appends are
 all-or-nothing per call; nothing is ever updated in place; `forget` is the only destructive
 operation and it erases a user entirely. An id is never given out twice: appends continue
 after the highest id the user ever had, even if facts were deleted behind the store's back

@@ -113,7 +113,6 @@ def test_open_store_takes_a_path_or_a_sqlite_url(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("location, message", [
-    ("postgresql://db.example/uac", "unknown fact store postgresql://"),
     ("mysql://x/y", "unknown fact store mysql://"),
     ("sqlite://server/path.db", "names a local file"),
 ])
