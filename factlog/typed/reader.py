@@ -13,17 +13,18 @@ from collections.abc import Callable
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import documents, trips
+from factlog.typed import documents, money, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
 Reader = Callable[[str, Context], list[TypedFact]]
-READERS: tuple[tuple[str, Reader], ...] = ((documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read))
+READERS: tuple[tuple[str, Reader], ...] = ((documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
+                                           (money.DOMAIN, money.read))
 
 
 # every reader needs one of these to find anything; most sentences have none
 _TRIGGERS = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (
-    *trips.TRIGGERS, *documents.TRIGGERS, CORRECTION)), re.I)
+    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, CORRECTION)), re.I)
 
 
 def read_sentence(sentence: str, context: Context) -> list[TypedFact]:

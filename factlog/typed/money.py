@@ -1,0 +1,515 @@
+"""Money from a sentence: subscriptions (vendor, amount, cadence, next charge, trial end,
+status), bills and card balances, payment instructions (payee, amount, from and to
+account, who asked, date, reference, status), accounts (institution, kind, last four
+digits), deadlines ("the board pack is due on the 18th") and promotional periods ("0% for
+15 months", "6 months no interest") as deadlines.
+
+Entities and keys:
+- a subscription is keyed by its vendor; a sentence naming none ("gonna cancel before it
+  charges again") is about the session's last subscription;
+- a payment instruction is keyed by payee and the session's day, so corrections within a
+  session update one instruction while instructions of different sessions stay apart
+  (conflicting instructions are found across them); a cancellation ("kill the autopay",
+  "no payment be released") is its own instruction with status "cancelled";
+- a card's balance is a bill (payee "<institution> card", `recurring` false), its
+  promotion a deadline titled "<institution> card promotional period ends";
+- an account is keyed by its last four digits.
+
+Status words: a subscription is "cancelled" (done), "cancelling" (meant: "I will cancel",
+"you plan to cancel"), "trial" or "active"; a question ("cancel spotify for me?") states
+no intent. A payment is "done" (past tense), "cancelled" or "pending". The assistant's
+sentences count only where they confirm the user's own thing ("Noted: ...", "you plan to
+...", "your ..."), never as general advice.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from factlog.model import JsonValue
+from factlog.recognizers import NUMBER_WORDS, recognize
+from factlog.timeparse import try_date
+from factlog.typed.common import RELATIONS, add_months, conversation_fields
+from factlog.typed.model import Context, TypedFact
+
+DOMAIN = "money"
+
+VENDORS = (
+    "Netflix", "Spotify", "Hulu", "Amazon Prime", "Prime Video", "Walmart+", "Disney+", "Disney Plus", "HBO Max",
+    "YouTube Premium", "YouTube TV", "Apple Music", "Apple TV+", "Apple One", "iCloud", "Paramount+",
+    "Peacock", "Audible", "Kindle Unlimited", "Adobe", "Microsoft 365", "Office 365", "Dropbox", "Google One",
+    "ChatGPT Plus", "Peloton", "Costco", "Sam's Club", "Xbox Game Pass", "PlayStation Plus", "Nintendo Switch Online",
+    "Duolingo", "Headspace", "Calm", "Strava", "New York Times", "NYT", "Washington Post", "Patreon", "Sling",
+    "DoorDash DashPass", "DashPass", "Uber One", "Instacart+", "Crunchyroll", "SiriusXM", "Planet Fitness",
+)
+BILLERS = (
+    "Verizon", "AT&T", "T-Mobile", "Comcast", "Xfinity", "Spectrum", "PG&E", "Con Edison", "ConEd",
+    "Duke Energy", "National Grid", "Geico", "GEICO", "State Farm", "Progressive",
+)
+INSTITUTIONS = (
+    "Chase", "Citi", "Citibank", "Capital One", "Wayfair", "Best Buy", "Bank of America", "Wells Fargo",
+    "American Express", "Amex", "Discover", "First Republic", "Synchrony", "Apple Card", "US Bank", "U.S. Bank",
+    "PNC", "TD Bank", "Ally", "Barclays", "Target", "Navy Federal", "Schwab", "Fidelity", "Marcus",
+)
+
+
+def _names(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternatives = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+    return re.compile(rf"(?<![\w+])(?P<name>{alternatives})(?![\w]|\+(?!\w))", re.I)
+
+
+_VENDOR = _names(VENDORS)
+_BILLER = _names(BILLERS)
+_INSTITUTION = _names(INSTITUTIONS)
+_CANONICAL = {name.casefold(): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}
+
+SUBSCRIPTION_WORDS = re.compile(
+    r"\b(?:subscri\w+|membership|free trial|trial|renew\w*|auto-?renew\w*|billed|bills|charges? again|"
+    r"premium plan)\b", re.I)
+PAYMENT_WORDS = re.compile(
+    r"\b(?:pay|pays|paying|paid|payment|payments|wire|wired|wiring|transfer\w*|send|sending|sent|autopay|"
+    r"zelle|venmo|rent|mortgage|invoice)\b", re.I)
+BALANCE_WORDS = re.compile(r"\b(?:balance|left on|owe|owing|remaining|paid off|pay off)\b|\bleft\b(?=\W*$)", re.I)
+PROMO = re.compile(
+    r"(?:\b0\s?%|\bzero percent\b|\bno interest\b|\binterest[- ]free\b|\bintro(?:ductory)?\b|"
+    r"\bpromo(?:tional|tion)?\b|\bdeferred interest\b|\bsame as cash\b)", re.I)
+DUE = re.compile(
+    r"\b(?:the|my|our)\s+(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z][\w'&+-]*){0,6}?)\s+(?:is|are)\s+due\b", re.I)
+CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
+CANCEL_DONE = re.compile(
+    r"(?<!unless )(?<!if )(?<!not )\b(?:cancell?ed|canceled|unsubscribed)\b(?!\s+(?:before|by))", re.I)
+INTENT = re.compile(
+    r"\b(?:will|'ll|gonna|going to|intend\w* to|plan\w* to|want to|meant to|need to|have to|should|"
+    r"mentioned|said you'?d|about to|before it)\b", re.I)
+_CONFIRMING = re.compile(
+    r"^\W*(?:noted|recorded|confirmed|saved|updated|understood|got it|done)\b|\byou(?:r|'d|'ll)?\b", re.I)
+# a sentence without one of these is about no money (named groups dropped: reader.py joins them)
+TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
+    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE))
+
+_MONTHLY = re.compile(r"\b(?:monthly|a month|per month|/\s?mo(?:nth)?|each month|every month)\b", re.I)
+_YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|a year|per year|/\s?yr|/\s?year|each year|every year)\b", re.I)
+_WEEKLY = re.compile(r"\b(?:weekly|a week|per week|every week)\b", re.I)
+_TRIAL_END = re.compile(r"\b(?:converts?|ends?|ending|until|expires?|runs out)\b", re.I)
+_CHARGE = re.compile(r"\b(?:renew\w*|bill\w*|charge\w*|due|on(?= the \d| \w+ \d)|the(?= \d))", re.I)
+_ASSISTANT_INTENT = re.compile(r"\byou(?:'d| would| will|'ll| plan| intend| want| mentioned| said| are going)\b", re.I)
+_TRIAL = re.compile(r"\b(?:free trial|trial)\b", re.I)
+_TRIAL_DAYS = re.compile(
+    rf"\b(?P<n>\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?P<unit>days?|weeks?|months?)\b", re.I)
+_MONTHS_SPAN = re.compile(rf"\b(?P<n>\d{{1,2}}|{'|'.join(['one', *NUMBER_WORDS])})[- ]months?\b", re.I)
+_DAY_OF_MONTH = re.compile(r"\b(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", re.I)
+_LAST4 = re.compile(
+    r"(?:\bending(?:\s+(?:in|with))?|\bfinish\w*\s+with|\bx|#|\bchecking|\bsavings)\s*(?P<d>\d{4})\b", re.I)
+_AMOUNT_FALLBACK = re.compile(
+    r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
+    r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
+    r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
+_ZERO = re.compile(r"\b(?:balance (?:is|of) (?:zero|nothing|\$?0(?:\.00)?)\b|paid (?:it )?off|zero balance)", re.I)
+_QUESTION = re.compile(r"\?\s*$")
+_REQUESTER = (
+    re.compile(r"\brequested by (?P<who>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"),
+    re.compile(r"(?P<who>\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:,\s+[^,]{3,40},)?\s+(?:has |had )?"
+               r"(?:asked|instructed|requested|wants|told|says|said)\b"),
+    re.compile(rf"\b(?:my\s+|our\s+)?(?P<who>{'|'.join(RELATIONS)})\s+(?:has |had )?"
+               r"(?:asked|instructed|requested|wants|told|says|said)\b", re.I),
+)
+_NOT_PEOPLE = frozenset("i it he she they we you that this there please also".split())
+_PAYEE = re.compile(
+    r"\b(?:to|pay|paying|send|sending|wire|wiring)\s+(?:the\s+[a-z]+,\s+)?"
+    r"(?P<name>[A-Z][\w&.'-]*(?:\s+(?:[A-Z][\w&.'-]*|&))*)")
+_ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
+_FROM = re.compile(
+    r"\bfrom\s+(?:my\s+|our\s+|the\s+|his\s+|her\s+|their\s+)?(?P<acct>(?:[\w']+\s+){0,3}?"
+    r"(?:checking|savings|account|card|visa|mastercard|amex)(?:\s+(?:at\s+)?(?-i:[A-Z])[\w ]*?)?"
+    r"(?:\s+ending(?:\s+in)?\s+\d{4}|\s+\d{4})?)(?=\s+(?:on|to|for|by|against|this|the)\b|[,.;!]|$)", re.I)
+_METHOD = re.compile(r"\bby\s+(?P<m>Zelle|Venmo|PayPal|wire|check|cheque|ACH|Cash App)\b", re.I)
+_REFERENCE = re.compile(r"\binvoice\s+(?:number\s+|no\.?\s+|#\s?)?(?P<ref>[A-Z0-9][A-Z0-9-]{2,15})\b")
+_AMENDING = re.compile(r"\b(?:actually|updated|make (?:it|that)|correction)\b", re.I)
+_PAST = re.compile(r"\b(?:paid|transferred|moved|sent|wired|made the payment|put)\b", re.I)
+_STOP_PAYMENT = re.compile(r"\b(?:no payment (?:be |is |to be )?released|kill the|cancel(?:led)? the|stop the|"
+                           r"be cancell?ed|hold (?:the|off))\b", re.I)
+_NO_PAYMENT = re.compile(r"\b(?:estimated tax payment|payment is due|payments? are due)\b", re.I)
+_BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "Thursday", "Saturday", "Sunday",
+                                  "August", "April", "The", "Please", "Zelle", "Venmo"})
+
+
+def read(sentence: str, context: Context) -> list[TypedFact]:
+    """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
+    facts: list[TypedFact] = []
+    for clause in _CLAUSE.split(sentence):
+        if clause.strip():
+            facts += _read_clause(clause, context)
+    return facts
+
+
+_CLAUSE = re.compile(r"(?<=[.;?!])\s+(?=\S)")
+
+
+def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
+    if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
+        return []  # the assistant's general advice names nothing of the user's
+    facts: list[TypedFact] = []
+    due = DUE.search(sentence)
+    if due is not None:
+        facts += _due(sentence, context, due)
+    if _INSTITUTION.search(sentence) or context.last.get("card") is not None:
+        facts += _card(sentence, context)
+    facts += _subscription(sentence, context)
+    if not facts or all(f.kind == "account" for f in facts):
+        facts += _payment(sentence, context)
+    facts += _accounts(sentence, context)
+    return facts
+
+
+# --- values -------------------------------------------------------------------------
+
+
+def amounts(sentence: str, context: Context) -> list[float]:
+    """The sentence's money amounts, in text order: the recognisers' ("$5,000", "$1.2k"),
+    else "1,650 dollar", "11.99" or "900 left"."""
+    found = recognize(sentence, context.timestamp).amounts_usd
+    if found:
+        return found
+    out = []
+    for match in _AMOUNT_FALLBACK.finditer(sentence):
+        raw = match.group("num") or match.group("num2") or match.group("num3")
+        out.append(float(raw.replace(",", "") + ((match.group("dec") or "") if match.group("num") else "")))
+    return out
+
+
+def _dates(sentence: str, context: Context) -> list[str]:
+    return recognize(sentence, context.timestamp).dates
+
+
+def _today(context: Context) -> date | None:
+    return context.timestamp.date() if context.timestamp is not None else None
+
+
+def next_day_of_month(day: int, today: date) -> date | None:
+    """The first date on or after `today` falling on day-of-month `day`."""
+    for offset in range(0, 3):
+        year, month = divmod(today.month - 1 + offset, 12)
+        try:
+            candidate = date(today.year + year, month + 1, day)
+        except ValueError:
+            continue
+        if candidate >= today:
+            return candidate
+    return None
+
+
+def _charge_date(sentence: str, context: Context) -> str | None:
+    dates = _dates(sentence, context)
+    if dates:
+        return dates[0]
+    match = _DAY_OF_MONTH.search(sentence)
+    today = _today(context)
+    if match is None or today is None:
+        return None
+    day = next_day_of_month(int(match.group("dd")), today)
+    return day.isoformat() if day is not None else None
+
+
+def _number(raw: str) -> int:
+    raw = raw.lower()
+    return int(raw) if raw.isdigit() else 1 if raw in ("a", "an", "one") else NUMBER_WORDS[raw]
+
+
+def _canonical(name: str) -> str:
+    return _CANONICAL.get(name.casefold(), name)
+
+
+# --- subscriptions -------------------------------------------------------------------
+
+
+def _subscription(sentence: str, context: Context) -> list[TypedFact]:
+    vendor_match = _VENDOR.search(sentence)
+    previous = context.last.get("subscription")
+    if vendor_match is not None:
+        vendor = _canonical(vendor_match.group("name"))
+    elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)):
+        vendor = str(previous.fields["vendor"])
+    else:
+        return []
+    fields: dict[str, JsonValue] = {"vendor": vendor}
+    found = amounts(sentence, context)
+    if found:
+        fields["amount_usd"] = found[0]
+    cadence = "monthly" if _MONTHLY.search(sentence) else "yearly" if _YEARLY.search(sentence) else \
+        "weekly" if _WEEKLY.search(sentence) else None
+    if cadence is not None:
+        fields["cadence"] = cadence
+    trial = _TRIAL.search(sentence)
+    today = _today(context)
+    if trial is not None:
+        cue = _TRIAL_END.search(sentence)
+        dates = _dates(sentence[cue.start():], context) if cue is not None else []
+        span = _TRIAL_DAYS.search(sentence)
+        if dates:
+            fields["promo_end_date"] = dates[0]
+        elif span is not None and today is not None:
+            n, unit = _number(span.group("n")), span.group("unit").lower()
+            end = add_months(today, n) if unit.startswith("month") else \
+                today + timedelta(days=n * (7 if unit.startswith("week") else 1))
+            fields["promo_end_date"] = end.isoformat()
+    elif (cue := _CHARGE.search(sentence)) is not None:
+        charge = _charge_date(sentence[cue.start():], context)
+        if charge is not None:
+            fields["due_date"] = charge
+    status = _subscription_status(sentence, context, trial is not None)
+    if status is not None:
+        fields["status"] = status
+    key = vendor.casefold()
+    fact = TypedFact("subscription", key, conversation_fields(context, "user", fields))
+    context.last["subscription"] = fact
+    if set(fields) == {"vendor"}:
+        return []  # named only: what a later "gonna cancel" is about
+    return [fact]
+
+
+def _subscription_status(sentence: str, context: Context, trial: bool) -> str | None:
+    if CANCEL_DONE.search(sentence) and not INTENT.search(sentence):
+        return "cancelled"
+    if CANCEL.search(sentence):
+        if _QUESTION.search(sentence):
+            return None  # "cancel spotify for me?": asked, not decided
+        if context.speaker == "assistant" and not _ASSISTANT_INTENT.search(sentence):
+            return None
+        return "cancelling"
+    if trial:
+        return "trial"
+    if re.search(r"\b(?:signed up|subscribed|renews|billed|membership)\b", sentence, re.I):
+        return "active"
+    return None
+
+
+# --- cards: balances and promotions ------------------------------------------------------
+
+
+def _card_name(sentence: str) -> str | None:
+    """The institution of the card the sentence is about: the one after "to" or "on" when
+    several are named ("from my Capital One card to a Chase Slate card" -> Chase)."""
+    names = list(_INSTITUTION.finditer(sentence))
+    if not names:
+        return None
+    for match in names:
+        if re.search(r"\b(?:to|on|onto)\s+(?:a|an|the|my|our)?\s*(?:new\s+)?$", sentence[: match.start()], re.I):
+            return _canonical(match.group("name"))
+    return _canonical(names[-1].group("name"))
+
+
+def _card(sentence: str, context: Context) -> list[TypedFact]:
+    name = _card_name(sentence)
+    previous = context.last.get("card")
+    if name is None:
+        if previous is None:
+            return []
+        name = str(previous.fields["payee"]).removesuffix(" card")
+    facts: list[TypedFact] = []
+    promo = PROMO.search(sentence)
+    if promo is not None:
+        end = _promo_end(sentence, context)
+        if end is not None:
+            fields: dict[str, JsonValue] = {"title": f"{name} card promotional period ends", "due_date": end}
+            facts.append(TypedFact("deadline", f"promotion/{name.casefold()}",
+                                   conversation_fields(context, "user", fields)))
+    balance = None
+    if _QUESTION.search(sentence):
+        pass
+    elif _ZERO.search(sentence):
+        balance = 0.0
+    elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
+            or re.search(r"\bon the \w+ card\b", sentence, re.I) or \
+            (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
+        if not re.search(r"\badded to\b|\bfee\b", sentence, re.I):
+            found = amounts(sentence, context)
+            balance = found[-1] if found and re.search(r"\bstarting balance\b|\bwait\b|\bactually\b", sentence, re.I) \
+                else found[0] if found else None
+    if balance is not None:
+        payee = f"{name} card"
+        bill: dict[str, JsonValue] = {"payee": payee, "amount_usd": balance, "recurring": False}
+        fact = TypedFact("bill", f"balance/{payee.casefold()}", conversation_fields(context, "user", bill))
+        facts.append(fact)
+    if facts or _INSTITUTION.search(sentence) and re.search(r"\bcard\b", sentence, re.I):
+        context.last["card"] = TypedFact("bill", None, {"payee": f"{name} card"})
+    return facts
+
+
+def _promo_end(sentence: str, context: Context) -> str | None:
+    today = _today(context)
+    dates = _dates(sentence, context)
+    ends = re.search(r"\b(?:ends?|ending(?!\s+(?:in\s+)?\d)|until|through|expires?)\b", sentence, re.I)
+    if ends is not None:
+        later = [d for d in recognize(sentence[ends.start():], context.timestamp).dates]
+        if later:
+            return _not_before(later[0], sentence, today)
+    span = _MONTHS_SPAN.search(sentence)
+    if span is not None and today is not None:
+        return add_months(today, _number(span.group("n"))).isoformat()
+    return _not_before(dates[0], sentence, today) if dates and ends is not None else None
+
+
+def _not_before(day_text: str, sentence: str, today: date | None) -> str:
+    """A promotion's end read as before the session is a later year's ("the April 2026
+    statement, April 5th" said in 2024)."""
+    day = try_date(day_text)
+    if day is None or today is None or day >= today:
+        return day_text
+    year = re.search(r"\b(20\d\d)\b", sentence)
+    target = int(year.group(1)) if year is not None and int(year.group(1)) >= today.year else None
+    try:
+        if target is not None:
+            return day.replace(year=target).isoformat()
+        while day < today:
+            day = day.replace(year=day.year + 1)
+    except ValueError:
+        return day_text
+    return day.isoformat()
+
+
+# --- deadlines and bills stated as due ---------------------------------------------------
+
+
+def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFact]:
+    when = _charge_date(sentence[match.end():], context)
+    if when is None:
+        return []
+    title = " ".join(match.group("title").split())
+    found = amounts(sentence, context)
+    if found:
+        payee = re.sub(r"\s+of$", "", title)
+        fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
+        return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
+    return [TypedFact("deadline", f"deadline/{title.casefold()}",
+                      conversation_fields(context, "user", {"title": title, "due_date": when}))]
+
+
+# --- payments ------------------------------------------------------------------------
+
+
+def _payment(sentence: str, context: Context) -> list[TypedFact]:
+    previous = context.last.get("payment")
+    amending = previous is not None and _AMENDING.search(sentence) is not None
+    if not (PAYMENT_WORDS.search(sentence) or amending) or _NO_PAYMENT.search(sentence) or _QUESTION.search(sentence):
+        return []
+    payee = _payee(sentence)
+    if payee is None:
+        if previous is None:
+            return []
+        payee = str(previous.fields["payee"])
+    fields: dict[str, JsonValue] = {"payee": payee}
+    found = amounts(sentence, context)
+    if found:
+        fields["amount_usd"] = found[-1] if re.search(r"\bactually\b", sentence, re.I) else found[0]
+    who = _requester(sentence)
+    cancelled = _STOP_PAYMENT.search(sentence) is not None
+    if who is None and cancelled and previous is not None and "requested_by" in previous.fields:
+        who = str(previous.fields["requested_by"])
+    if who is not None:
+        fields["requested_by"] = who
+    elif previous is None and context.speaker == "user":
+        fields["requested_by"] = "user"
+    source = _FROM.search(sentence)
+    if source is not None:
+        account = " ".join(source.group("acct").split())
+        if re.match(r"(?:her|his)\b", sentence[source.start() + 5:].lstrip(), re.I) and who is not None:
+            account = f"{who}'s {account}"
+        fields["from_account"] = account
+    target = _to_account(sentence)
+    if target is not None:
+        fields["to_account"] = target
+    when = _charge_date(sentence, context)
+    if when is not None:
+        fields["scheduled_date"] = when
+    reference = _REFERENCE.search(sentence)
+    if reference is not None:
+        fields["reference"] = reference.group("ref")
+    elif re.search(r"\bautopay\b", sentence, re.I):
+        fields["reference"] = "autopay"
+    fields["status"] = "cancelled" if cancelled else "done" if _PAST.search(sentence) and not \
+        re.search(r"\b(?:will|going to|gonna|schedule|on \w+ \d|pay on)\b", sentence, re.I) else "pending"
+    if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
+            and payee not in ("rent", "mortgage") and not _BILLER.search(sentence):
+        return []
+    day = _today(context)
+    key = f"{payee.casefold()}/{day.isoformat() if day else ''}" + ("/cancel" if cancelled else "")
+    if previous is not None and previous.key == key:
+        fields = {**{k: v for k, v in previous.fields.items() if k in ("requested_by", "reference")}, **fields}
+    fact = TypedFact("payment", key, conversation_fields(context, "user", fields))
+    if not cancelled:
+        context.last["payment"] = fact
+    return [fact]
+
+
+def _payee(sentence: str) -> str | None:
+    biller = _BILLER.search(sentence) or _VENDOR.search(sentence)
+    if biller is not None:
+        return _canonical(biller.group("name"))
+    if re.search(r"\brent\b", sentence, re.I):
+        return "rent"
+    if re.search(r"\bmortgage\b", sentence, re.I):
+        return "mortgage"
+    account = _ACCOUNT_PAYEE.search(sentence)
+    if account is not None:
+        return account.group("name")
+    for match in _PAYEE.finditer(sentence):
+        name = match.group("name").rstrip(",").strip()
+        if name.endswith(".") and not name.endswith(("Co.", "Inc.", "Ltd.", "Corp.")):
+            name = name[:-1]
+        words = name.split()
+        if words and words[0] not in _BUSINESS_PAYEE_STOP and not _INSTITUTION.fullmatch(name):
+            return name
+    named = re.search(r"\bthe\s+(?:painter|plumber|contractor|electrician|landlord|nanny|tutor),\s+"
+                      r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)", sentence)
+    if named is not None:
+        return named.group("name")
+    return None
+
+
+def _requester(sentence: str) -> str | None:
+    for pattern in _REQUESTER:
+        match = pattern.search(sentence)
+        if match is not None and match.group("who").casefold() not in _NOT_PEOPLE:
+            who = match.group("who")
+            return who.lower() if who.lower() in RELATIONS else who
+    return None
+
+
+def _to_account(sentence: str) -> str | None:
+    for match in _LAST4.finditer(sentence):
+        before = sentence[: match.start()]
+        to_at, from_at = before.rfind(" to "), before.rfind(" from ")
+        if to_at > from_at:
+            institution = _INSTITUTION.search(sentence, to_at)
+            kind = re.search(r"\b(payroll|checking|savings|operating)\b", sentence[to_at: match.start()], re.I)
+            parts = [p for p in (institution.group("name") if institution and institution.start() < match.start()
+                                 else None, kind.group(1).lower() if kind else None) if p]
+            return " ".join([*parts, match.group("d")])
+    method = _METHOD.search(sentence)
+    if method is not None and method.group("m").lower() not in ("wire", "check", "cheque"):
+        return method.group("m")
+    return None
+
+
+# --- accounts ------------------------------------------------------------------------
+
+
+def _accounts(sentence: str, context: Context) -> list[TypedFact]:
+    facts = []
+    for match in _LAST4.finditer(sentence):
+        if context.speaker == "assistant":
+            break
+        digits = match.group("d")
+        clause = sentence[max(0, match.start() - 60): match.end()]
+        fields: dict[str, JsonValue] = {"last4": digits}
+        institutions = list(_INSTITUTION.finditer(clause))
+        if institutions:
+            fields["institution"] = _canonical(institutions[-1].group("name"))
+        kind = list(re.finditer(r"\b(checking|savings|operating|payroll|visa|mastercard|credit card|debit card)\b",
+                                clause, re.I))
+        if kind:
+            word = kind[-1].group(1)
+            fields["kind"] = word if word[0].isupper() or word.lower() not in ("visa", "mastercard") else word.title()
+        facts.append(TypedFact("account", f"account/{digits}", conversation_fields(context, "user", fields)))
+    return facts
