@@ -75,7 +75,8 @@ PROMO = re.compile(
     r"(?:\b0\s?%|\bzero percent\b|\bno interest\b|\binterest[- ]free\b|\bintro(?:ductory)?\b|"
     r"\bpromo(?:tional|tion)?\b|\bdeferred interest\b|\bsame as cash\b)", re.I)
 DUE = re.compile(
-    r"\b(?:the|my|our)\s+(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z][\w'&+-]*){0,6}?)\s+(?:is|are)\s+due\b", re.I)
+    r"\b(?:the|my|our)\s+(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z][\w'&+-]*){0,6}?"
+    r"(?:\s+of\s+\$?\d[\d,]*(?:\.\d\d)?)?)\s+(?:is|are)\s+due\b", re.I)
 CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
 CANCEL_DONE = re.compile(
     r"(?<!unless )(?<!if )(?<!not )\b(?:cancell?ed|canceled|unsubscribed)\b(?!\s+(?:before|by))", re.I)
@@ -125,6 +126,7 @@ _FROM = re.compile(
     r"(?:\s+ending(?:\s+in)?\s+\d{4}|\s+\d{4})?)(?=\s+(?:on|to|for|by|against|this|the)\b|[,.;!]|$)", re.I)
 _METHOD = re.compile(r"\bby\s+(?P<m>Zelle|Venmo|PayPal|wire|check|cheque|ACH|Cash App)\b", re.I)
 _REFERENCE = re.compile(r"\binvoice\s+(?:number\s+|no\.?\s+|#\s?)?(?P<ref>[A-Z0-9][A-Z0-9-]{2,15})\b")
+_CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks)\b)")  # "$85 on the 20th from checking"
 _AMENDING = re.compile(r"\b(?:actually|updated|make (?:it|that)|correction)\b", re.I)
 _PAST = re.compile(r"\b(?:paid|transferred|moved|sent|wired|made the payment|put)\b", re.I)
 _STOP_PAYMENT = re.compile(r"\b(?:no payment (?:be |is |to be )?released|kill the|cancel(?:led)? the|stop the|"
@@ -137,13 +139,26 @@ _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "T
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
     facts: list[TypedFact] = []
-    for clause in _CLAUSE.split(sentence):
-        if clause.strip():
-            facts += _read_clause(clause, context)
+    for clause in clauses(sentence):
+        facts += _read_clause(clause, context)
     return facts
 
 
-_CLAUSE = re.compile(r"(?<=[.;?!])\s+(?=\S)")
+_CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
+_ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
+
+
+def clauses(sentence: str) -> list[str]:
+    """The sentence cut after "." ";" "?" "!" (not after "Co." or "Dr.")."""
+    out: list[str] = []
+    start = 0
+    for match in _CLAUSE_END.finditer(sentence):
+        if _ABBREVIATION.search(sentence[start:match.end()].rstrip()):
+            continue
+        out.append(sentence[start:match.end()].strip())
+        start = match.end()
+    out.append(sentence[start:].strip())
+    return [clause for clause in out if clause]
 
 
 def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
@@ -378,9 +393,10 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     title = " ".join(match.group("title").split())
     found = amounts(sentence, context)
     if found:
-        payee = re.sub(r"\s+of$", "", title)
+        payee = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
+    title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
     return [TypedFact("deadline", f"deadline/{title.casefold()}",
                       conversation_fields(context, "user", {"title": title, "due_date": when}))]
 
@@ -390,7 +406,8 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
 
 def _payment(sentence: str, context: Context) -> list[TypedFact]:
     previous = context.last.get("payment")
-    amending = previous is not None and _AMENDING.search(sentence) is not None
+    amending = previous is not None and (_AMENDING.search(sentence) is not None
+                                         or _CONTINUING.match(sentence) is not None)
     if not (PAYMENT_WORDS.search(sentence) or amending) or _NO_PAYMENT.search(sentence) or _QUESTION.search(sentence):
         return []
     payee = _payee(sentence)
