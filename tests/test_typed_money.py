@@ -15,7 +15,7 @@ from constraints.builtin import conflicting_payments
 from constraints.model import Alert
 from constraints.money_rules import promotion_ending_with_balance, subscription_charge_before_cancel
 from factlog.extract import RuleExtractor
-from factlog.model import JsonValue, NewFact
+from factlog.model import JsonValue
 from factlog.sentences import split_sentences
 from factlog.transcripts import Message, Session
 from factlog.typed import Context, read_sentence
@@ -64,7 +64,7 @@ def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, 
          "operating account at First Republic ending 2291 on April 15, against their invoice AX-3318.",
          [("payment", "apex supply co./2025-05-02",
            {"payee": "Apex Supply Co.", "amount_usd": 8500.0, "requested_by": "Maria Lopez",
-            "from_account": "operating account at First Republic ending 2291", "scheduled_date": "2025-04-15",
+            "from_account": "First Republic operating 2291", "scheduled_date": "2025-04-15",
             "reference": "AX-3318", "status": "pending"}),
           ("account", "account/2291", {"last4": "2291", "institution": "First Republic", "kind": "operating"})]),
     ],

@@ -87,7 +87,8 @@ _CONFIRMING = re.compile(
     r"^\W*(?:noted|recorded|confirmed|saved|updated|understood|got it|done)\b|\byou(?:r|'d|'ll)?\b", re.I)
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
-    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE))
+    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE,
+    re.compile(r"\b(?:bought|purchased|purchase|ordered|installed by|put in)\b", re.I)))
 
 _MONTHLY = re.compile(r"\b(?:monthly|a month|per month|/\s?mo(?:nth)?|each month|every month)\b", re.I)
 _YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|a year|per year|/\s?yr|/\s?year|each year|every year)\b", re.I)
@@ -404,7 +405,37 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
 # --- payments ------------------------------------------------------------------------
 
 
+_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in)\b", re.I)
+_STORE = re.compile(
+    r"\b(?:at|from|by|went to)\s+(?:the\s+)?(?P<store>(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){0,3})")
+_ORDER = re.compile(r"\border(?:\s+(?:number|no\.?|#))?\s*(?P<ref>[A-Z0-9][A-Z0-9-]{5,20})\b")
+
+
+def _purchase(sentence: str, context: Context) -> list[TypedFact]:
+    """A purchase with its price and seller ("got a Bosch for $849 at Lowe's"): a payment made."""
+    if _BOUGHT.search(sentence) is None or _QUESTION.search(sentence):
+        return []
+    store = next((m.group("store") for m in _STORE.finditer(sentence)
+                  if m.group("store").split()[0] not in _BUSINESS_PAYEE_STOP), None)
+    found = amounts(sentence, context)
+    if store is None or not found:
+        return []
+    fields: dict[str, JsonValue] = {"payee": store, "amount_usd": found[-1], "status": "done"}
+    when = _dates(sentence, context)
+    if when:
+        fields["scheduled_date"] = when[0]
+    order = _ORDER.search(sentence)
+    if order is not None:
+        fields["reference"] = order.group("ref")
+    day = _today(context)
+    key = f"{store.casefold()}/{day.isoformat() if day else ''}"
+    return [TypedFact("payment", key, conversation_fields(context, "user", fields))]
+
+
 def _payment(sentence: str, context: Context) -> list[TypedFact]:
+    bought = _purchase(sentence, context)
+    if bought:
+        return bought
     previous = context.last.get("payment")
     amending = previous is not None and (_AMENDING.search(sentence) is not None
                                          or _CONTINUING.match(sentence) is not None)
@@ -429,9 +460,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         fields["requested_by"] = "user"
     source = _FROM.search(sentence)
     if source is not None:
-        account = " ".join(source.group("acct").split())
+        account = account_name(source.group("acct"))
         if re.match(r"(?:her|his)\b", sentence[source.start() + 5:].lstrip(), re.I) and who is not None:
             account = f"{who}'s {account}"
+        if account == "same account" and previous is not None and "from_account" in previous.fields:
+            account = str(previous.fields["from_account"])
         fields["from_account"] = account
     target = _to_account(sentence)
     if target is not None:
@@ -482,6 +515,22 @@ def _payee(sentence: str) -> str | None:
     if named is not None:
         return named.group("name")
     return None
+
+
+_ACCOUNT_KIND = re.compile(r"\b(checking|savings|operating|payroll|credit card|debit card|card|visa|mastercard|amex)\b",
+                           re.I)
+
+
+def account_name(text: str) -> str:
+    """An account as "<institution> <kind> <last four>", each part when stated
+    ("operating account at First Republic ending 2291" -> "First Republic operating 2291")."""
+    institution = _INSTITUTION.search(text)
+    kind = _ACCOUNT_KIND.search(text)
+    digits = re.search(r"\b(\d{4})\b", text)
+    parts = [_canonical(institution.group("name")) if institution else None,
+             kind.group(1).lower() if kind else None, digits.group(1) if digits else None]
+    named = " ".join(part for part in parts if part)
+    return named or " ".join(text.split())
 
 
 def _requester(sentence: str) -> str | None:
