@@ -52,8 +52,7 @@ def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, 
         ("cancelled spotify sat. got the email.",
          [("subscription", "spotify", {"vendor": "Spotify", "status": "cancelled"})]),
         ("Also record that the home insurance premium of $1,420 is due on March 1.",
-         [("bill", "bill/home insurance premium",
-           {"payee": "home insurance premium", "amount_usd": 1420.0, "due_date": "2025-03-01"})]),
+         [("bill", "bill/home insurance", {"payee": "home insurance", "amount_usd": 1420.0, "due_date": "2025-03-01"})]),
         ("Please also note that the quarterly board pack is due on the 18th.",
          [("deadline", "deadline/quarterly board pack", {"title": "quarterly board pack", "due_date": "2025-05-18"})]),
         ("bought the couch. $1850 on the wayfair card. 6 months no interest",
@@ -116,6 +115,16 @@ def test_extraction_is_deterministic_and_loses_no_sentence() -> None:
     assert payments[-1]["amount_usd"] == 1250.0 and payments[-1]["from_account"] == "checking"
     balances = [f.fields["amount_usd"] for f in first if f.kind == "bill"]
     assert balances[-1] == 2380.0
+
+
+def test_corrections_and_weekdays_update_one_payment() -> None:
+    facts = money(("user", "Send the painter, Luis Ortega, $1,200 from checking on Friday."),
+                  ("user", "Make it Thursday the 3rd."),
+                  ("assistant", "Updated: $1,250 to Luis Ortega from checking on Thursday, July 3, 2025."),
+                  ts=datetime(2025, 7, 1, 9, 0))
+    assert {key for _, key, _ in facts} == {"luis ortega/2025-07-01"}
+    assert [f.get("scheduled_date") for _, _, f in facts] == ["2025-07-04", "2025-07-03", "2025-07-03"]
+    assert facts[-1][2]["amount_usd"] == 1250.0
 
 
 def test_reader_keeps_the_speaker() -> None:

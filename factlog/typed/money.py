@@ -88,11 +88,13 @@ _CONFIRMING = re.compile(
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
     _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE,
-    re.compile(r"\b(?:bought|purchased|purchase|ordered|installed by|put in)\b", re.I)))
+    re.compile(r"\b(?:bought|purchased|purchase|ordered|installed by|put in|actually|updated|make (?:it|that)|"
+               r"correction|ends|no (?:more|further) charges)\b", re.I)))
 
 _MONTHLY = re.compile(r"\b(?:monthly|a month|per month|/\s?mo(?:nth)?|each month|every month)\b", re.I)
 _YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|a year|per year|/\s?yr|/\s?year|each year|every year)\b", re.I)
 _WEEKLY = re.compile(r"\b(?:weekly|a week|per week|every week)\b", re.I)
+_ACCESS_ENDS = re.compile(r"\b(?:ends|no (?:more|further) charges)\b", re.I)
 _TRIAL_END = re.compile(r"\b(?:converts?|ends?|ending|until|expires?|runs out)\b", re.I)
 _CHARGE = re.compile(r"\b(?:renew\w*|bill\w*|charge\w*|due|on(?= the \d| \w+ \d)|the(?= \d))", re.I)
 _ASSISTANT_INTENT = re.compile(r"\byou(?:'d| would| will|'ll| plan| intend| want| mentioned| said| are going)\b", re.I)
@@ -215,12 +217,22 @@ def next_day_of_month(day: int, today: date) -> date | None:
     return None
 
 
+_WEEKDAY = re.compile(r"\bon\s+(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
+_WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
+
+
 def _charge_date(sentence: str, context: Context) -> str | None:
+    """The first date the sentence gives: a full or relative one, "on the 15th" (the next
+    15th), or "on Friday" (the next Friday after the session's day)."""
     dates = _dates(sentence, context)
     if dates:
         return dates[0]
-    match = _DAY_OF_MONTH.search(sentence)
     today = _today(context)
+    weekday = _WEEKDAY.search(sentence)
+    if weekday is not None and today is not None:
+        ahead = (_WEEKDAYS.index(weekday.group("day").lower()) - today.weekday()) % 7 or 7
+        return (today + timedelta(days=ahead)).isoformat()
+    match = _DAY_OF_MONTH.search(sentence)
     if match is None or today is None:
         return None
     day = next_day_of_month(int(match.group("dd")), today)
@@ -244,7 +256,8 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     previous = context.last.get("subscription")
     if vendor_match is not None:
         vendor = _canonical(vendor_match.group("name"))
-    elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)):
+    elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
+                                   or _ACCESS_ENDS.search(sentence)):
         vendor = str(previous.fields["vendor"])
     else:
         return []
@@ -269,8 +282,8 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
             end = add_months(today, n) if unit.startswith("month") else \
                 today + timedelta(days=n * (7 if unit.startswith("week") else 1))
             fields["promo_end_date"] = end.isoformat()
-    elif (cue := _CHARGE.search(sentence)) is not None:
-        charge = _charge_date(sentence[cue.start():], context)
+    elif (cue := _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence)) is not None:
+        charge = _charge_date(sentence[cue.start():], context) or _charge_date(sentence, context)
         if charge is not None:
             fields["due_date"] = charge
     status = _subscription_status(sentence, context, trial is not None)
@@ -394,7 +407,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     title = " ".join(match.group("title").split())
     found = amounts(sentence, context)
     if found:
-        payee = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
+        payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
@@ -460,7 +473,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         fields["requested_by"] = "user"
     source = _FROM.search(sentence)
     if source is not None:
-        account = account_name(source.group("acct"))
+        account = account_name(source.group("acct"), context)
         if re.match(r"(?:her|his)\b", sentence[source.start() + 5:].lstrip(), re.I) and who is not None:
             account = f"{who}'s {account}"
         if account == "same account" and previous is not None and "from_account" in previous.fields:
@@ -521,12 +534,16 @@ _ACCOUNT_KIND = re.compile(r"\b(checking|savings|operating|payroll|credit card|d
                            re.I)
 
 
-def account_name(text: str) -> str:
+def account_name(text: str, context: Context) -> str:
     """An account as "<institution> <kind> <last four>", each part when stated
-    ("operating account at First Republic ending 2291" -> "First Republic operating 2291")."""
+    ("operating account at First Republic ending 2291" -> "First Republic operating 2291");
+    an account the session already named by its last four digits keeps that name."""
     institution = _INSTITUTION.search(text)
     kind = _ACCOUNT_KIND.search(text)
     digits = re.search(r"\b(\d{4})\b", text)
+    known = context.last.get(f"account/{digits.group(1)}") if digits else None
+    if known is not None:
+        return str(known.fields["name"])
     parts = [_canonical(institution.group("name")) if institution else None,
              kind.group(1).lower() if kind else None, digits.group(1) if digits else None]
     named = " ".join(part for part in parts if part)
@@ -562,20 +579,37 @@ def _to_account(sentence: str) -> str | None:
 
 
 def _accounts(sentence: str, context: Context) -> list[TypedFact]:
+    """Accounts the user names: by their last four digits ("checking 0417", "card ending
+    7713"), or by institution and kind ("my checking, the Bank of America")."""
+    if context.speaker == "assistant":
+        return []
     facts = []
     for match in _LAST4.finditer(sentence):
-        if context.speaker == "assistant":
-            break
         digits = match.group("d")
         clause = sentence[max(0, match.start() - 60): match.end()]
         fields: dict[str, JsonValue] = {"last4": digits}
         institutions = list(_INSTITUTION.finditer(clause))
         if institutions:
             fields["institution"] = _canonical(institutions[-1].group("name"))
-        kind = list(re.finditer(r"\b(checking|savings|operating|payroll|visa|mastercard|credit card|debit card)\b",
-                                clause, re.I))
-        if kind:
-            word = kind[-1].group(1)
+        kinds = list(re.finditer(r"\b(checking|savings|operating|payroll|visa|mastercard|credit card|debit card)\b",
+                                 clause, re.I))
+        if kinds:
+            word = kinds[-1].group(1)
             fields["kind"] = word if word[0].isupper() or word.lower() not in ("visa", "mastercard") else word.title()
         facts.append(TypedFact("account", f"account/{digits}", conversation_fields(context, "user", fields)))
+        if context.last.get(f"account/{digits}") is None:
+            context.last[f"account/{digits}"] = TypedFact("account", None, {"name": account_name(clause, context)})
+    named = next((m for m in (p.search(sentence) for p in _NAMED_ACCOUNTS) if m is not None), None)
+    if not facts and named is not None:
+        institution, kind = _canonical(named.group("name")), named.group("kind").lower()
+        key = f"account/{institution.casefold()}/{kind}"
+        fields = {"institution": institution, "kind": kind}
+        facts.append(TypedFact("account", key, conversation_fields(context, "user", fields)))
     return facts
+
+
+# "my checking, the Bank of America", "my Chase savings": an account without its digits
+_NAMED_ACCOUNTS = (
+    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + _INSTITUTION.pattern, re.I),
+    re.compile(r"\b(?:my|our)\s+" + _INSTITUTION.pattern + r"\s+(?P<kind>checking|savings)\b", re.I),
+)
