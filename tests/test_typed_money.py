@@ -203,3 +203,12 @@ def test_conflicting_instructions_across_accounts_and_cancellations() -> None:
                              "payment Maria Lopez asked for (AX-3318 $8,500.00 2025-11-03)")
     own = Payment(payee="Apex Supply Co.", requested_by="Maria Lopez", status="cancelled", fact_ids=[6])
     assert found(conflicting_payments, user_module(payments=[wire, own])) == []
+
+
+def test_notes_keep_durations_and_other_currencies() -> None:
+    facts = RuleExtractor().extract(session(("user", "Recovery takes 8–12 weeks and the brace was €40.")),
+                                    user_only=False)
+    [note] = [f for f in facts if f.kind is None]
+    assert note.fields["durations"] == [{"min": 8, "max": 12, "unit": "weeks"}]
+    assert note.fields["amounts_other"] == [{"value": 40.0, "currency": "EUR"}]
+    assert "amounts_usd" not in note.fields and "counts" not in note.fields
