@@ -212,3 +212,15 @@ def test_notes_keep_durations_and_other_currencies() -> None:
     assert note.fields["durations"] == [{"min": 8, "max": 12, "unit": "weeks"}]
     assert note.fields["amounts_other"] == [{"value": 40.0, "currency": "EUR"}]
     assert "amounts_usd" not in note.fields and "counts" not in note.fields
+
+
+def test_a_card_balance_and_its_promotion() -> None:
+    facts = money(("user", "I moved my $5,300 card balance to a Citi Diamond Preferred, 0% for 21 months."),
+                  ("user", "Please also note that a transfer fee of 3%, that is $144, was added to the balance."),
+                  ("assistant", "Noted: a $144 balance-transfer fee, for a starting balance of $5,444."),
+                  ts=datetime(2024, 7, 9, 13, 0))
+    assert facts == [
+        ("deadline", "promotion/citi", {"title": "Citi card promotional period ends", "due_date": "2026-04-09"}),
+        ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5300.0, "recurring": False}),
+        ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5444.0, "recurring": False}),
+    ]

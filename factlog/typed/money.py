@@ -351,7 +351,10 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
             or re.search(r"\bon the \w+ card\b", sentence, re.I) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
-        if not re.search(r"\badded to\b|\bfee\b", sentence, re.I):
+        stated = _BALANCE_IS.search(sentence)
+        if stated is not None:
+            balance = float(stated.group("n").replace(",", ""))
+        elif not re.search(r"\badded to\b|\bfee\b", sentence, re.I):
             found = amounts(sentence, context)
             balance = found[-1] if found and re.search(r"\bstarting balance\b|\bwait\b|\bactually\b", sentence, re.I) \
                 else found[0] if found else None
@@ -363,6 +366,10 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     if facts or _INSTITUTION.search(sentence) and re.search(r"\bcard\b", sentence, re.I):
         context.last["card"] = TypedFact("bill", None, {"payee": f"{name} card"})
     return facts
+
+
+_BALANCE_IS = re.compile(r"\bbalance\s+(?:is\s+|was\s+|of\s+|now\s+|:\s*)+(?:about\s+|around\s+)?\$\s?"
+                         r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\d+(?:\.\d\d)?)\b", re.I)
 
 
 def _promo_end(sentence: str, context: Context) -> str | None:
