@@ -141,12 +141,17 @@ _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "T
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
+    if _GATE.search(sentence) is None:
+        return []
     facts: list[TypedFact] = []
     for clause in clauses(sentence):
         facts += _read_clause(clause, context)
     return facts
 
 
+# a sentence without one of these states no money, even about the session's last subscription or payment
+_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, _ACCESS_ENDS, _LAST4)) + r"|\$\s?\d|[€£]",
+                   re.I)
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
 
