@@ -224,3 +224,12 @@ def test_a_card_balance_and_its_promotion() -> None:
         ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5300.0, "recurring": False}),
         ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5444.0, "recurring": False}),
     ]
+
+
+def test_a_correction_after_a_trip_is_the_trips() -> None:
+    facts = RuleExtractor().extract(session(
+        ("user", "Send the painter, Luis Ortega, $1,200 from checking on Friday."),
+        ("user", "I booked a flight to Tokyo on June 20."),
+        ("user", "Actually, it's the 12th.")), user_only=False)
+    last = [f for f in facts if f.kind is not None][-1]
+    assert (last.kind, last.fields.get("departure_date")) == ("trip", "2025-06-12")

@@ -463,7 +463,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return bought
     previous = context.last.get("payment")
     amending = previous is not None and (_AMENDING.search(sentence) is not None
-                                         or _CONTINUING.match(sentence) is not None)
+                                         or _CONTINUING.match(sentence) is not None) \
+        and (context.recent is None or context.recent.kind == "payment" or bool(amounts(sentence, context)))
     if not (PAYMENT_WORDS.search(sentence) or amending) or _NO_PAYMENT.search(sentence) or _QUESTION.search(sentence):
         return []
     payee = _payee(sentence)
