@@ -18,7 +18,7 @@ With `user_only=False`, assistant sentences that state recognisable values (not 
 become facts too, with role "assistant" in their provenance.
 
 Typed facts (`factlog.typed`): every sentence is also read by the domain readers (trips,
-documents) with a per-session context; a sentence that states typed facts becomes those
+documents, money) with a per-session context; a sentence that states typed facts becomes those
 facts (kind, key, fields with `subject` and `speaker`, the sentence as text), plus a note
 with its recognised values when some value is held by no typed field; any other sentence
 stays as above. A sentence whose "my X is V" attribute already maps to a canonical field

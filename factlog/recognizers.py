@@ -12,7 +12,9 @@ stored in a free-text fact's `fields` (keys present only when non-empty):
      "counts": [{"value": 24, "unit": "sessions"}],
      "emails": ["a@b.com"],
      "phones": ["503-555-8924"],       # as written
-     "identifiers": ["CLM-2024-894327"]}
+     "identifiers": ["CLM-2024-894327"],
+     "amounts_other": [{"value": 40.0, "currency": "EUR"}],   # euros and pounds, never converted
+     "durations": [{"min": 8, "max": 12, "unit": "weeks"}]}   # ranges of days/weeks/months/years
 
 Each recogniser blanks out what it matched so that later ones do not read it again
 (a phone is not also an identifier, "$2,500" is not also a count).
@@ -91,6 +93,15 @@ AMOUNTS = (
         re.I,
     ),
 )
+OTHER_CURRENCY = (
+    re.compile(rf"(?P<sign>[€£])\s?{_NUM}{_SCALE}", re.I),
+    re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?P<sign>euros?|eur|pounds? sterling|gbp)\b", re.I),
+)
+_CURRENCY = {"€": "EUR", "£": "GBP", "euro": "EUR", "euros": "EUR", "eur": "EUR", "gbp": "GBP",
+             "pound sterling": "GBP", "pounds sterling": "GBP"}
+DURATION_RANGE = re.compile(
+    r"(?<![\w.$,/-])(?P<low>\d{1,4})\s*(?:[-–—]|to)\s*(?P<high>\d{1,4})\s*"
+    r"(?P<unit>days?|weeks?|months?|years?)\b", re.I)
 CENTS = re.compile(rf"(?<![\w.$,]){_NUM}\s+cents\b", re.I)
 PERCENT = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(?:%|percent\b)", re.I)
 LABELLED_ID = re.compile(
@@ -122,6 +133,8 @@ class Values:
     emails: list[str] = field(default_factory=list)
     phones: list[str] = field(default_factory=list)
     identifiers: list[str] = field(default_factory=list)
+    amounts_other: list[dict[str, JsonValue]] = field(default_factory=list)
+    durations: list[dict[str, JsonValue]] = field(default_factory=list)
 
     def to_fields(self) -> dict[str, JsonValue]:
         out: dict[str, JsonValue] = {}
@@ -137,6 +150,8 @@ def recognize(text: str, base: datetime | None = None) -> Values:
     found = _scan(text, base)[0]
     fresh = Values(**{name: list(items) for name, items in vars(found).items()})
     fresh.counts = [dict(count) for count in found.counts]
+    fresh.amounts_other = [dict(amount) for amount in found.amounts_other]
+    fresh.durations = [dict(duration) for duration in found.durations]
     return fresh
 
 
@@ -158,6 +173,9 @@ def _scan(text: str, base: datetime | None) -> tuple[Values, list[tuple[int, str
     values.dates = _unique([d for _, d in dates])
     times = _take(work, TIME, _time)
     values.times = _unique(_values(times))
+    values.durations = _values(_take(work, DURATION_RANGE, _duration))
+    other = [found for pattern in OTHER_CURRENCY for found in _take(work, pattern, _other_amount)]
+    values.amounts_other = _values(sorted(other, key=lambda item: item[0]))
     amounts = _take(work, CENTS, lambda m: _bounded(_number(m) / 100))
     for pattern in AMOUNTS:
         amounts += _take(work, pattern, _amount)
@@ -282,6 +300,20 @@ _SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 
 def _amount(match: re.Match[str]) -> float | None:
     scale = (match.group("scale") or "").lower()
     return _bounded(_number(match) * _SCALES.get(scale, 1.0))
+
+
+def _other_amount(match: re.Match[str]) -> dict[str, JsonValue] | None:
+    value = _amount(match)
+    currency = _CURRENCY[match.group("sign").lower()]
+    return None if value is None else {"value": value, "currency": currency}
+
+
+def _duration(match: re.Match[str]) -> dict[str, JsonValue] | None:
+    low, high = int(match.group("low")), int(match.group("high"))
+    if low >= high:
+        return None
+    unit = match.group("unit").lower()
+    return {"min": low, "max": high, "unit": unit if unit.endswith("s") else unit + "s"}
 
 
 def _bounded(number: float) -> float | None:

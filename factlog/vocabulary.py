@@ -64,6 +64,7 @@ _DOMAINS = (
             scheduled_date="date", from_account="str", to_account="str"),
     _domain("finance", "subscription", "Subscription", "subscriptions", False,  # cadence: monthly, yearly, ...
             vendor="str", amount_usd="float", cadence="str", due_date="date", promo_end_date="date", status="str"),
+            # status: active, trial, cancelling (the user means to cancel) or cancelled; due_date: next charge
     _domain("finance", "bill", "Bill", "bills", False,
             payee="str", amount_usd="float", due_date="date", recurring="bool"),
     _domain("vehicles", "vehicle", "Vehicle", "vehicles", False,

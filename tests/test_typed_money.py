@@ -1,0 +1,235 @@
+"""Typed money from conversation (`factlog.typed.money` through `RuleExtractor`): sentence
+in, typed facts out; the session's last subscription, card and payment carried between
+sentences; the assistant's confirmations kept, its advice not; determinism; nothing lost;
+and the money constraints (raising, not raising, skipped)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from constraint_records import Bill, Deadline, Payment, days_from, record_class, user_module
+
+from constraints import Constraint, run_constraints
+from constraints.builtin import conflicting_payments
+from constraints.model import Alert
+from constraints.money_rules import promotion_ending_with_balance, subscription_charge_before_cancel
+from factlog.extract import RuleExtractor
+from factlog.model import JsonValue
+from factlog.sentences import split_sentences
+from factlog.transcripts import Message, Session
+from factlog.typed import Context, read_sentence
+from factlog.typed.money import amounts
+
+TS = datetime(2025, 5, 2, 21, 0)
+MONEY = ("payment", "bill", "subscription", "deadline", "account")
+
+
+def session(*turns: tuple[str, str], ts: datetime = TS) -> Session:
+    return Session("s1", ts, [Message(role, text, i) for i, (role, text) in enumerate(turns)], {})
+
+
+def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, str | None, dict[str, JsonValue]]]:
+    facts = RuleExtractor().extract(session(*turns, ts=ts), user_only=False)
+    return [(f.kind, f.key, {k: v for k, v in f.fields.items() if k not in ("subject", "speaker")})
+            for f in facts if f.kind in MONEY]
+
+
+# --- sentence in, typed facts out (each of these gave no typed fact before) -------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Please record that my Amazon Prime membership renews annually on February 3 at $139.00.",
+         [("subscription", "amazon prime", {"vendor": "Amazon Prime", "amount_usd": 139.0, "cadence": "yearly",
+                                            "due_date": "2025-02-03", "status": "active"})]),
+        ("also spotify 11.99 on the 3rd",
+         [("subscription", "spotify", {"vendor": "Spotify", "amount_usd": 11.99, "due_date": "2025-05-03"})]),
+        ("I signed up for the Hulu free trial tonight, thirty days, and then it's $18.99 a month.",
+         [("subscription", "hulu", {"vendor": "Hulu", "amount_usd": 18.99, "cadence": "monthly",
+                                    "promo_end_date": "2025-06-01", "status": "trial"})]),
+        ("cancelled spotify sat. got the email.",
+         [("subscription", "spotify", {"vendor": "Spotify", "status": "cancelled"})]),
+        ("Also record that the home insurance premium of $1,420 is due on March 1.",
+         [("bill", "bill/home insurance", {"payee": "home insurance", "amount_usd": 1420.0, "due_date": "2025-03-01"})]),
+        ("Please also note that the quarterly board pack is due on the 18th.",
+         [("deadline", "deadline/quarterly board pack", {"title": "quarterly board pack", "due_date": "2025-05-18"})]),
+        ("bought the couch. $1850 on the wayfair card. 6 months no interest",
+         [("bill", "balance/wayfair card", {"payee": "Wayfair card", "amount_usd": 1850.0, "recurring": False}),
+          ("deadline", "promotion/wayfair",
+           {"title": "Wayfair card promotional period ends", "due_date": "2025-11-02"})]),
+        ("Maria Lopez, our operations partner, has asked that we wire $8,500 to Apex Supply Co. from the "
+         "operating account at First Republic ending 2291 on April 15, against their invoice AX-3318.",
+         [("payment", "apex supply co./2025-05-02",
+           {"payee": "Apex Supply Co.", "amount_usd": 8500.0, "requested_by": "Maria Lopez",
+            "from_account": "First Republic operating 2291", "scheduled_date": "2025-04-15",
+            "reference": "AX-3318", "status": "pending"}),
+          ("account", "account/2291", {"last4": "2291", "institution": "First Republic", "kind": "operating"})]),
+    ],
+)
+def test_sentence_gives_money_facts(sentence: str, expected: object) -> None:
+    assert money(("user", sentence)) == expected
+
+
+def test_amounts_money_and_not_money() -> None:
+    context = Context(TS)
+    assert amounts("It was $5,000 and then $1.2k more", context) == [5000.0, 1200.0]
+    assert amounts("the rent is 1,650 dollar", context) == [1650.0]
+    assert amounts("still like 900 left on the wayfair card", context) == [900.0]
+    assert amounts("a 4K screen", context) == [] and amounts("the 30K service is due", context) == []
+
+
+def test_session_carries_the_subject_of_money() -> None:
+    facts = money(("user", "done with netflix, nothing to watch. gonna cancel before it charges again"))
+    assert facts == [("subscription", "netflix", {"vendor": "Netflix", "status": "cancelling"})]
+    wife = money(("user", "set up autopay for verizon. $85 on the 20th from checking 0417"),
+                 ("user", "wife says shes paying verizon from her card on the 18th. told me to kill the autopay"))
+    kinds = [(kind, fields.get("status"), fields.get("requested_by")) for kind, _, fields in wife if kind == "payment"]
+    assert kinds == [("payment", "pending", "user"), ("payment", "pending", "user"),
+                     ("payment", "pending", "wife"), ("payment", "cancelled", "wife")]
+
+
+def test_a_question_or_advice_states_no_cancellation() -> None:
+    asked = money(("user", "cancel spotify for me? renews the 8th, $11.99"),
+                  ("assistant", "I can't cancel it for you, but: Account page > Manage plan > Cancel Premium."))
+    assert [fields.get("status") for _, _, fields in asked] == ["active"]
+    confirmed = money(("user", "Hulu is $18.99 a month."),
+                      ("assistant", "Understood - you plan to cancel Hulu before the next charge on May 15, 2025."))
+    assert confirmed[-1] == ("subscription", "hulu", {"vendor": "Hulu", "due_date": "2025-05-15",
+                                                      "status": "cancelling"})
+
+
+def test_extraction_is_deterministic_and_loses_no_sentence() -> None:
+    turns = (("user", "Send the painter, Luis Ortega, $1,200 from checking on Friday. Hmm, actually $1,250."),
+             ("assistant", "Noted: pay Luis Ortega $1,250 from checking on Friday, May 9, 2025."),
+             ("user", "Citi balance check: about $2,300 left. Wait, $2,380 with this month's statement."))
+    first = RuleExtractor().extract(session(*turns), user_only=False)
+    again = RuleExtractor().extract(session(*turns), user_only=False)
+    assert first == again
+    cited = {f.text for f in first}
+    for _, text in turns:
+        for sentence in split_sentences(text):
+            assert sentence in cited, sentence
+    payments = [f.fields for f in first if f.kind == "payment"]
+    assert payments[-1]["amount_usd"] == 1250.0 and payments[-1]["from_account"] == "checking"
+    balances = [f.fields["amount_usd"] for f in first if f.kind == "bill"]
+    assert balances[-1] == 2380.0
+
+
+def test_corrections_and_weekdays_update_one_payment() -> None:
+    facts = money(("user", "Send the painter, Luis Ortega, $1,200 from checking on Friday."),
+                  ("user", "Make it Thursday the 3rd."),
+                  ("assistant", "Updated: $1,250 to Luis Ortega from checking on Thursday, July 3, 2025."),
+                  ts=datetime(2025, 7, 1, 9, 0))
+    assert {key for _, key, _ in facts} == {"luis ortega/2025-07-01"}
+    assert [f.get("scheduled_date") for _, _, f in facts] == ["2025-07-04", "2025-07-03", "2025-07-03"]
+    assert facts[-1][2]["amount_usd"] == 1250.0
+
+
+def test_reader_keeps_the_speaker() -> None:
+    context = Context(TS, speaker="assistant")
+    [fact] = read_sentence("Noted: Spotify, $11.99 monthly, billed on the 3rd.", context)
+    assert fact.fields["speaker"] == "assistant" and fact.fields["due_date"] == "2025-05-03"
+
+
+# --- constraints ---------------------------------------------------------------------------
+
+NOW = datetime(2025, 10, 29, 22, 0)
+day = days_from(NOW.date())
+Subscription = record_class("subscription")
+
+
+def found(rule: Constraint, module: object) -> list[Alert]:
+    result = run_constraints(module, NOW, [rule])
+    assert not result.errors and not result.skipped, (result.errors, result.skipped)
+    return list(result.alerts)
+
+
+def skipped(rule: Constraint, module: object) -> bool:
+    result = run_constraints(module, NOW, [rule])
+    return [s.constraint for s in result.skipped] == [rule.name] and not result.alerts
+
+
+def test_subscription_charging_before_a_decided_cancellation() -> None:
+    hulu = Subscription(vendor="Hulu", amount_usd=18.99, cadence="monthly", promo_end_date=day(4),
+                        status="cancelling", fact_ids=[1])
+    [alert] = found(subscription_charge_before_cancel, user_module(subscriptions=[hulu]))
+    assert alert.message == ("you meant to cancel Hulu, but the free trial ends and it starts charging ($18.99) "
+                             "on 2025-11-02, in 4 days (today is 2025-10-29): cancel before then")
+    # a monthly renewal already past moves to next month
+    netflix = Subscription(vendor="Netflix", cadence="monthly", due_date=day(-26), status="cancelling", fact_ids=[2])
+    [alert] = found(subscription_charge_before_cancel, user_module(subscriptions=[netflix]))
+    assert "it renews on 2025-11-03, in 5 days" in alert.message
+    kept = Subscription(vendor="Hulu", promo_end_date=day(4), status="active", fact_ids=[3])
+    later = Subscription(vendor="Hulu", promo_end_date=day(13), status="cancelling", fact_ids=[4])
+    done = Subscription(vendor="Hulu", promo_end_date=day(4), status="cancelled", fact_ids=[5])
+    assert found(subscription_charge_before_cancel, user_module(subscriptions=[kept, later, done])) == []
+    bare = record_class("subscription", without=("status",))
+    assert skipped(subscription_charge_before_cancel, user_module(subscriptions=[bare(vendor="Hulu")]))
+    assert skipped(subscription_charge_before_cancel, user_module(bills=[]))
+
+
+def test_promotion_ending_with_an_open_balance() -> None:
+    promo = Deadline(title="Wayfair card promotional period ends", due_date=day(27), fact_ids=[1])
+    owed = Bill(payee="Wayfair card", amount_usd=900.0, recurring=False, fact_ids=[2])
+    [alert] = found(promotion_ending_with_balance, user_module(deadlines=[promo], bills=[owed]))
+    assert alert.message == ("the promotional rate on your Wayfair card ends on 2025-11-25, in 27 days "
+                             "(today is 2025-10-29), with $900.00 still owed: pay it off before then or "
+                             "interest applies")
+    paid = Bill(payee="Wayfair card", amount_usd=0.0, recurring=False, fact_ids=[3])
+    far = Deadline(title="Wayfair card promotional period ends", due_date=day(120), fact_ids=[4])
+    other = Bill(payee="Chase card", amount_usd=500.0, recurring=False, fact_ids=[5])
+    assert found(promotion_ending_with_balance, user_module(deadlines=[promo], bills=[paid, other])) == []
+    assert found(promotion_ending_with_balance, user_module(deadlines=[far], bills=[owed])) == []
+    assert skipped(promotion_ending_with_balance, user_module(deadlines=[promo]))
+
+
+def test_conflicting_instructions_across_accounts_and_cancellations() -> None:
+    autopay = Payment(payee="Verizon", amount_usd=85.0, from_account="checking 0417", reference="autopay",
+                      requested_by="user", status="pending", fact_ids=[1])
+    card = Payment(payee="Verizon", from_account="wife's card", requested_by="user", status="pending", fact_ids=[2])
+    [alert] = found(conflicting_payments, user_module(payments=[autopay, card]))
+    assert alert.message == ("2 pending payments to Verizon disagree: from accounts checking 0417 vs wife's card; "
+                             "it may be paid twice")
+    same = Payment(payee="Verizon", from_account="checking ending 0417", requested_by="user", status="pending",
+                   fact_ids=[3])
+    assert found(conflicting_payments, user_module(payments=[autopay, same])) == []
+    wire = Payment(payee="Apex Supply Co.", amount_usd=8500.0, reference="AX-3318", requested_by="Maria Lopez",
+                   scheduled_date=day(5), status="pending", fact_ids=[4])
+    stop = Payment(payee="Apex Supply Co.", requested_by="Greg Tanaka", status="cancelled", fact_ids=[5])
+    [alert] = found(conflicting_payments, user_module(payments=[wire, stop]))
+    assert alert.message == ("payment instructions for Apex Supply Co. conflict: Greg Tanaka asked to cancel the "
+                             "payment Maria Lopez asked for (AX-3318 $8,500.00 2025-11-03)")
+    own = Payment(payee="Apex Supply Co.", requested_by="Maria Lopez", status="cancelled", fact_ids=[6])
+    assert found(conflicting_payments, user_module(payments=[wire, own])) == []
+
+
+def test_notes_keep_durations_and_other_currencies() -> None:
+    facts = RuleExtractor().extract(session(("user", "Recovery takes 8–12 weeks and the brace was €40.")),
+                                    user_only=False)
+    [note] = [f for f in facts if f.kind is None]
+    assert note.fields["durations"] == [{"min": 8, "max": 12, "unit": "weeks"}]
+    assert note.fields["amounts_other"] == [{"value": 40.0, "currency": "EUR"}]
+    assert "amounts_usd" not in note.fields and "counts" not in note.fields
+
+
+def test_a_card_balance_and_its_promotion() -> None:
+    facts = money(("user", "I moved my $5,300 card balance to a Citi Diamond Preferred, 0% for 21 months."),
+                  ("user", "Please also note that a transfer fee of 3%, that is $144, was added to the balance."),
+                  ("assistant", "Noted: a $144 balance-transfer fee, for a starting balance of $5,444."),
+                  ts=datetime(2024, 7, 9, 13, 0))
+    assert facts == [
+        ("deadline", "promotion/citi", {"title": "Citi card promotional period ends", "due_date": "2026-04-09"}),
+        ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5300.0, "recurring": False}),
+        ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5444.0, "recurring": False}),
+    ]
+
+
+def test_a_correction_after_a_trip_is_the_trips() -> None:
+    facts = RuleExtractor().extract(session(
+        ("user", "Send the painter, Luis Ortega, $1,200 from checking on Friday."),
+        ("user", "I booked a flight to Tokyo on June 20."),
+        ("user", "Actually, it's the 12th.")), user_only=False)
+    last = [f for f in facts if f.kind is not None][-1]
+    assert (last.kind, last.fields.get("departure_date")) == ("trip", "2025-06-12")
