@@ -44,6 +44,11 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
               webhook_attempts: int = typer.Option(5, "--webhook-attempts", min=1, max=20,
                                                    help="tries per webhook delivery")) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs): tenants' API keys, per-tenant users."""
+    import os
+
+    from factlog.errors import InputError
+    from factlog.pg import is_postgres_url
+    from factlog.sqlite import SqliteFactStore
     from runtime.http_api import HttpApi, serve
     from runtime.memory import Memory
     from runtime.webhooks import WebhookSender
@@ -51,11 +56,18 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
 
     workspace = Workspace.at(State.home)
     if store is not None:
+        if not is_postgres_url(store):
+            raise InputError("--store names a PostgreSQL server (postgresql://...); the embedded store is the "
+                             "workspace's own facts.db (--home)")
         from factlog.stores import open_store
 
-        open_store(store).close()  # a store this version cannot open is refused here, in one line
-    tenants = registry(store)
+        open_store(store).close()  # a store this version cannot open (or reach) is refused here, in one line
+        os.environ["UAC_STORE"] = store  # the workspace opens its fact log there
     mem = Memory(workspace)
+    if store is not None and isinstance(mem.facts, SqliteFactStore):
+        mem.close()
+        raise InputError("this workspace does not open a PostgreSQL fact store yet")
+    tenants = registry(store)
     api = HttpApi(mem, tenants, rate=rate, burst=burst, max_body_bytes=max_body,
                   sender=WebhookSender(tenants, attempts=webhook_attempts))
     try:

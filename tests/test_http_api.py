@@ -6,7 +6,13 @@ a receiver on 127.0.0.1."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import socket
+import subprocess
+import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
@@ -332,3 +338,58 @@ def test_pg_registry_keeps_tenants_keys_and_deliveries(pg_url: str) -> None:
         assert [t.name for t in again.tenants()] == ["acme"]
     finally:
         again.close()
+
+
+UAC = [sys.executable, "-c", "from runtime.cli import main; main()"]
+
+
+def test_serve_refuses_a_store_it_cannot_open_in_one_line(tmp_path: Path) -> None:
+    for store in ("/some/file.db", "postgresql://nobody@127.0.0.1:1/none"):
+        done = subprocess.run([*UAC, "--home", str(tmp_path / "home"), "serve", "--port", "1", "--store", store],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+@pytest.mark.slow
+def test_real_server_delivers_a_checkpoints_alerts_to_the_webhook(tmp_path: Path) -> None:
+    """`uac serve` (uvicorn on 127.0.0.1): a checkpoint raising an alert is posted, signed, by
+    the server's own sender thread; Ctrl-C stops the server cleanly."""
+    import httpx
+
+    home = tmp_path / "home"
+    receiver = Receiver(fail_first=1)  # the first attempt fails: the retry delivers it
+    registry = open_registry(home)
+    registry.add_tenant("a")
+    key = registry.add_key("a")[1]
+    secret = registry.set_webhook("a", receiver.url)
+    registry.close()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([*UAC, "--home", str(home), "serve", "--port", str(port)], stderr=subprocess.PIPE,
+                              env={**os.environ, "UAC_WARM": "off"})
+    try:
+        assert server.stderr is not None
+        assert "serving the HTTP API" in server.stderr.readline().decode()
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", headers={"Authorization": f"Bearer {key}"},
+                          timeout=120) as http:
+            assert http.get("/v1/health").json() == {"status": "ok"}
+            assert http.post("/v1/users/alice/facts", json=PASSPORT).status_code == 201
+            assert http.post("/v1/users/alice/checkpoint", json={"today": TODAY}).json()["outcome"] == "published"
+        deadline = time.monotonic() + 60
+        while len(receiver.requests) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        raw, body = receiver.requests[1]
+        assert verify_signature(secret or "", raw[TIMESTAMP_HEADER.lower()], raw[SIGNATURE_HEADER.lower()], body)
+        assert json.loads(body)["user"] == "alice"
+    finally:
+        server.send_signal(signal.SIGINT)
+        assert server.wait(timeout=60) == 0
+        receiver.close()
+    registry = open_registry(home)
+    try:
+        [delivery] = registry.deliveries("a")
+        assert (delivery.status, delivery.attempts) == ("delivered", 2)
+    finally:
+        registry.close()
