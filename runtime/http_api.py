@@ -11,9 +11,11 @@ module only authenticates, translates names and maps errors. For every request, 
 4. the path's user is put in the caller's tenant namespace (`Tenant.internal_user`): a
    tenant names only its own users, so another tenant's user is, to it, a user that does not
    exist — the same status and body, byte for byte, as a name nobody uses;
-5. the tool runs on the one worker thread that owns the `Memory` (calls run one at a time,
-   as in the MCP server), and its JSON comes back with the internal id replaced by the
-   tenant's name for the user.
+5. the tool runs, one call at a time (a lock), as in the MCP server: a quick one (a query,
+   the manifest, ...) in the event loop's thread, which costs no thread switch; a long one
+   (`Tool.long`: a checkpoint, a model call) on a worker thread, so the loop keeps answering
+   meanwhile; its JSON comes back with the internal id replaced by the tenant's name for
+   the user.
 
 Every error is `{"error": "one line"}`: 400 bad input, 401, 403, 404 no such user, fact or
 version, 405, 413, 422 a body or query that does not fit the operation's schema, 429, 500
@@ -34,7 +36,6 @@ from fastapi import Depends, FastAPI, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, create_model
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from factlog.errors import InputError
@@ -86,6 +87,7 @@ class HttpApi:
         self.max_body_bytes = max_body_bytes
         self.sender = sender
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="uac-http")
+        self.busy = asyncio.Lock()  # one `Memory` call at a time, wherever it runs
 
     def close(self) -> None:
         self.worker.shutdown(wait=True)
@@ -95,7 +97,7 @@ class HttpApi:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise ApiError(401, "missing API key: send `Authorization: Bearer <key>`", {"WWW-Authenticate": "Bearer"})
-        who = await run_in_threadpool(self.registry.authenticate, token.strip())
+        who = self.registry.authenticate(token.strip())  # one indexed row: quicker than a thread switch
         if who is None:
             raise ApiError(401, "invalid or revoked API key", {"WWW-Authenticate": "Bearer"})
         wait = self.limiter.take(who.key_id)
@@ -117,7 +119,11 @@ class HttpApi:
         box = ToolBox(self.mem, [internal], tools=ALL_TOOLS)
         loop = asyncio.get_running_loop()
         try:
-            text = await loop.run_in_executor(self.worker, box.call_text, name, {**args, "user": internal})
+            async with self.busy:
+                if tool.long:
+                    text = await loop.run_in_executor(self.worker, box.call_text, name, {**args, "user": internal})
+                else:
+                    text = box.call_text(name, {**args, "user": internal})
         except ToolNotFound as exc:
             raise ApiError(404, str(exc).replace(internal, user)) from None
         except ToolError as exc:
@@ -129,8 +135,8 @@ class HttpApi:
         text = text.replace(internal, user)
         if name in ("alerts", "checkpoint") and who.tenant.webhook_url is not None:
             payload = alert_payload(who.tenant, user, name, json.loads(text))
-            if payload is not None and await run_in_threadpool(self.registry.record_delivery, who.tenant,
-                                                               payload) is not None and self.sender is not None:
+            if payload is not None and self.registry.record_delivery(who.tenant, payload) is not None \
+                    and self.sender is not None:
                 self.sender.wake()
         return Response(text, status_code=status, media_type="application/json")
 
@@ -140,7 +146,8 @@ class HttpApi:
             stored = set(self.mem.users()) | set(self.mem.versions.users())
             return sorted(own for own in (who.tenant.own_user(u) for u in stored) if own is not None)
 
-        return await asyncio.get_running_loop().run_in_executor(self.worker, names)
+        async with self.busy:
+            return names()
 
     def app(self) -> Asgi:
         """The ASGI application: the FastAPI app behind the body limit."""
