@@ -86,18 +86,42 @@ def receiver() -> Iterator[Receiver]:
     found.close()
 
 
+def publish_now(mem: Memory, user: str, stage: Path) -> None:
+    """Publish the user's log as a version directly (as benchmarks/bench_query.py builds one):
+    what a checkpoint publishes, without its seconds of type checking."""
+    from codegen.compile import compile_package
+    from codegen.loader import load_package, unload_package
+    from codegen.manifest import build_manifest, identity_from_facts
+    from users.versions import PublishMeta
+
+    log = list(mem.facts.facts(user))
+    package = compile_package(user, log)
+    stage.mkdir()
+    for name, text in package.files.items():
+        (stage / name).write_text(text, encoding="utf-8")
+    module = load_package(stage, "_http_api_stage")
+    manifest = build_manifest(vars(module), identity=identity_from_facts({f.id: f for f in log}),
+                              quarantined=package.quarantined)
+    unload_package("_http_api_stage")
+    mem.versions.publish(user, package.files, PublishMeta(log_position=package.log_position,
+                                                          input_hash=package.input_hash, producer="compiler"),
+                         manifest=manifest)
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory, receiver: Receiver) -> Iterator[dict[str, Any]]:
-    """Tenant `a` with user alice (a passport and a trip, checkpointed once: version 1, an
-    alert raised and recorded for a's webhook); tenant `b` with no users."""
-    served = Served(tmp_path_factory.mktemp("http") / "home")
+    """Tenant `a` with user alice (a passport and a trip; version 1; an alert run over HTTP
+    raised the passport alert, recorded for a's webhook); tenant `b` with no users."""
+    root = tmp_path_factory.mktemp("http")
+    served = Served(root / "home")
     a, a_ro, b = served.key("a"), served.key("a", read_only=True), served.key("b")
     secret = served.registry.set_webhook("a", receiver.url)
     c = served.client
     assert c.post("/v1/users/alice/facts", json=PASSPORT, headers=a).status_code == 201
     assert c.post("/v1/users/alice/facts", json=TRIP, headers=a).status_code == 201
-    report = c.post("/v1/users/alice/checkpoint", json={"today": TODAY}, headers=a)
-    assert report.status_code == 200 and report.json()["outcome"] == "published", report.text
+    publish_now(served.mem, served.registry.tenant("a").internal_user("alice"), root / "stage")
+    run = c.post("/v1/users/alice/alerts", json={"today": TODAY}, headers=a)
+    assert run.status_code == 200 and run.json()["raised"], run.text
     yield {"served": served, "c": c, "a": a, "a_ro": a_ro, "b": b, "secret": secret}
     served.close()
 
@@ -250,7 +274,7 @@ def test_limits_and_errors_are_one_json_line(tmp_path: Path) -> None:
 def test_alerts_reach_the_webhook_signed(world: dict[str, Any], receiver: Receiver) -> None:
     served: Served = world["served"]
     pending = served.registry.pending_deliveries()
-    assert len(pending) == 1  # the checkpoint of the fixture raised the passport alert
+    assert len(pending) == 1  # the alert run of the fixture raised the passport alert
     sender = WebhookSender(served.registry, attempts=3, base_delay_s=0.01)
     assert sender.deliver(pending[0]) == "delivered"
     raw, body = receiver.requests[-1]
@@ -262,7 +286,7 @@ def test_alerts_reach_the_webhook_signed(world: dict[str, Any], receiver: Receiv
                                 headers[SIGNATURE_HEADER], body)  # an old delivery replayed
     data = json.loads(body)
     assert headers[DELIVERY_HEADER] == str(pending[0].id)
-    assert data["tenant"] == "a" and data["user"] == "alice" and data["operation"] == "checkpoint"
+    assert data["tenant"] == "a" and data["user"] == "alice" and data["operation"] == "alerts"
     assert "passport_expiry" in {a["constraint"] for a in data["raised"]}
     assert served.registry.tenant("a").namespace not in body.decode()  # the tenant's names only
     [done] = served.registry.deliveries("a")
@@ -343,12 +367,15 @@ def test_pg_registry_keeps_tenants_keys_and_deliveries(pg_url: str) -> None:
 UAC = [sys.executable, "-c", "from runtime.cli import main; main()"]
 
 
-def test_serve_refuses_a_store_it_cannot_open_in_one_line(tmp_path: Path) -> None:
+def test_serve_refuses_a_store_it_cannot_open_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from runtime.cli import run
+
     for store in ("/some/file.db", "postgresql://nobody@127.0.0.1:1/none"):
-        done = subprocess.run([*UAC, "--home", str(tmp_path / "home"), "serve", "--port", "1", "--store", store],
-                              capture_output=True, text=True, timeout=120)
-        assert done.returncode == 2, done.stderr
-        assert done.stderr.startswith("error: ") and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+        with pytest.raises(SystemExit) as exited:
+            run(["--home", str(tmp_path / "home"), "serve", "--port", "1", "--store", store])
+        assert exited.value.code == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err
 
 
 @pytest.mark.slow
