@@ -316,6 +316,41 @@ def test_webhook_retries_with_backoff_and_records_failure(tmp_path: Path) -> Non
         dead.close()
 
 
+def test_the_sender_thread_sends_what_was_left_pending(tmp_path: Path) -> None:
+    """Deliveries recorded before the sender starts (a server stopped with them pending) are
+    sent when it starts."""
+    receiver = Receiver()
+    registry = open_registry(tmp_path / "home")
+    sender = WebhookSender(registry, attempts=2, base_delay_s=0.01)
+    try:
+        tenant = registry.add_tenant("a")
+        registry.set_webhook("a", receiver.url)
+        registry.record_delivery(tenant, '{"event": "alerts"}')
+        sender.start()
+        deadline = time.monotonic() + 30
+        while registry.pending_deliveries() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert [d.status for d in registry.deliveries("a")] == ["delivered"] and len(receiver.requests) == 1
+    finally:
+        sender.stop()
+        registry.close()
+        receiver.close()
+
+
+def test_token_bucket_refills_at_its_rate() -> None:
+    from runtime.http_limits import RateLimiter, retry_after
+
+    now = [100.0]
+    limiter = RateLimiter(rate=2.0, burst=2, clock=lambda: now[0])
+    assert [limiter.take("k"), limiter.take("k")] == [0.0, 0.0]
+    assert limiter.take("k") == pytest.approx(0.5) and retry_after(0.5) == "1"
+    assert limiter.take("other") == 0.0  # a bucket per key
+    now[0] += 0.5
+    assert limiter.take("k") == 0.0 and limiter.take("k") > 0
+    now[0] += 60
+    assert [limiter.take("k") for _ in range(3)][:2] == [0.0, 0.0]  # refilled up to the burst, no more
+
+
 def test_tenant_and_key_commands(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
@@ -340,7 +375,7 @@ def test_tenant_and_key_commands(tmp_path: Path) -> None:
         registry.close()
 
 
-def test_pg_registry_keeps_tenants_keys_and_deliveries(pg_url: str) -> None:
+def test_pg_registry_keeps_tenants_keys_and_deliveries(pg_url: str, tmp_path: Path) -> None:
     registry = open_registry(Path("unused"), pg_url)
     try:
         tenant = registry.add_tenant("acme")
@@ -360,6 +395,18 @@ def test_pg_registry_keeps_tenants_keys_and_deliveries(pg_url: str) -> None:
     again = open_registry(Path("unused"), pg_url)  # the migrations ran once; the data stays
     try:
         assert [t.name for t in again.tenants()] == ["acme"]
+        _, live = again.add_key("acme")
+        mem = Memory.open(tmp_path / "home")  # the API over a PostgreSQL registry
+        api = HttpApi(mem, again)
+        try:
+            with TestClient(api.app()) as client:
+                headers = {"Authorization": f"Bearer {live}"}
+                assert client.post("/v1/users/alice/facts", json={"text": "hi"}, headers=headers).status_code == 201
+                assert client.get("/v1/users", headers=headers).json() == {"users": ["alice"]}
+                assert client.get("/v1/users", headers={"Authorization": f"Bearer {token}"}).status_code == 401
+        finally:
+            api.close()
+            mem.close()
     finally:
         again.close()
 
