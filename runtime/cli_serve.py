@@ -28,10 +28,16 @@ def _home() -> Path:
     return Workspace.at(State.home).home
 
 
+def _store(store: Optional[str]) -> Optional[str]:
+    """This command's `--store` (or UAC_STORE), else the one given before the command."""
+    given = store if store is not None else getattr(State, "store", None)
+    return given if isinstance(given, str) else None
+
+
 def registry(store: Optional[str]) -> TenantRegistry:
     from runtime.tenants import open_registry
 
-    return open_registry(_home(), store)
+    return open_registry(_home(), _store(store))
 
 
 @app.command("serve")
@@ -54,7 +60,7 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
     from runtime.webhooks import WebhookSender
     from runtime.workspace import Workspace
 
-    workspace = Workspace.at(State.home)
+    store = _store(store)
     if store is not None:
         if not is_postgres_url(store):
             raise InputError("--store names a PostgreSQL server (postgresql://...); the embedded store is the "
@@ -63,7 +69,7 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
 
         open_store(store).close()  # a store this version cannot open (or reach) is refused here, in one line
         os.environ["UAC_STORE"] = store  # the workspace opens its fact log there
-    mem = Memory(workspace)
+    mem = Memory(Workspace.at(State.home))
     if store is not None and isinstance(mem.facts, SqliteFactStore):
         mem.close()
         raise InputError("this workspace does not open a PostgreSQL fact store yet")

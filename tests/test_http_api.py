@@ -417,7 +417,7 @@ UAC = [sys.executable, "-c", "from runtime.cli import main; main()"]
 def test_serve_refuses_a_store_it_cannot_open_in_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from runtime.cli import run
 
-    for store in ("/some/file.db", "postgresql://nobody@127.0.0.1:1/none"):
+    for store in ("/some/file.db", "mysql://nobody@127.0.0.1/none"):
         with pytest.raises(SystemExit) as exited:
             run(["--home", str(tmp_path / "home"), "serve", "--port", "1", "--store", store])
         assert exited.value.code == 2
