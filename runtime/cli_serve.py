@@ -22,10 +22,10 @@ StoreOpt = typer.Option(None, "--store", envvar="UAC_STORE",
                         help="The fact store (default: the workspace's facts.db); tenants and keys live beside it.")
 
 
-def _home() -> Path:
+def _home(create: bool) -> Path:
     from runtime.workspace import Workspace
 
-    return Workspace.at(State.home).home
+    return Workspace.at(State.home, read_only=not create).home
 
 
 def _store(store: Optional[str]) -> Optional[str]:
@@ -34,10 +34,12 @@ def _store(store: Optional[str]) -> Optional[str]:
     return given if isinstance(given, str) else None
 
 
-def registry(store: Optional[str]) -> TenantRegistry:
+def registry(store: Optional[str], create: bool = False) -> TenantRegistry:
+    """The tenants beside the fact log; without `create`, a workspace with none is refused
+    (NotFound) and nothing is made."""
     from runtime.tenants import open_registry
 
-    return open_registry(_home(), _store(store))
+    return open_registry(_home(create), _store(store), create=create)
 
 
 @app.command("serve")
@@ -73,7 +75,7 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
     if store is not None and isinstance(mem.facts, SqliteFactStore):
         mem.close()
         raise InputError("this workspace does not open a PostgreSQL fact store yet")
-    tenants = registry(store)
+    tenants = registry(store, create=True)
     api = HttpApi(mem, tenants, rate=rate, burst=burst, max_body_bytes=max_body,
                   sender=WebhookSender(tenants, attempts=webhook_attempts))
     try:
@@ -89,7 +91,10 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
 def tenants_add(name: str = typer.Argument(..., help="the tenant's name"), store: Optional[str] = StoreOpt,
                 as_json: bool = JsonOpt) -> None:
     """Add a tenant: its users live in a namespace of their own."""
-    reg = registry(store)
+    from runtime.tenants import check_tenant_name
+
+    check_tenant_name(name)
+    reg = registry(store, create=True)
     try:
         tenant = reg.add_tenant(name)
     finally:
@@ -100,12 +105,19 @@ def tenants_add(name: str = typer.Argument(..., help="the tenant's name"), store
 @tenants_app.command("list")
 def tenants_list(store: Optional[str] = StoreOpt, as_json: bool = JsonOpt) -> None:
     """The tenants, with their webhooks and keys."""
-    reg = registry(store)
+    from factlog.errors import NotFound
+
+    rows: list[dict[str, object]] = []
     try:
-        rows = [{"tenant": t.name, "webhook": t.webhook_url,
-                 "keys": sum(1 for k in reg.keys(t.name) if k.revoked is None)} for t in reg.tenants()]
-    finally:
-        reg.close()
+        reg = registry(store)
+    except NotFound:
+        reg = None
+    if reg is not None:
+        try:
+            rows = [{"tenant": t.name, "webhook": t.webhook_url,
+                     "keys": sum(1 for k in reg.keys(t.name) if k.revoked is None)} for t in reg.tenants()]
+        finally:
+            reg.close()
     if as_json:
         emit_json(rows)
         return

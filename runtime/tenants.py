@@ -307,10 +307,12 @@ class PgTenantRegistry(TenantRegistry):
         self.pool.close()
 
 
-def open_registry(home: Path, store: str | None = None) -> TenantRegistry:
+def open_registry(home: Path, store: str | None = None, *, create: bool = True) -> TenantRegistry:
     """The registry beside the fact log: PostgreSQL for a `postgresql://` store, else
-    `<home>/tenants.db` (the home is created if missing)."""
+    `<home>/tenants.db` (made, with the home, if missing; NotFound then unless `create`)."""
     if store is not None and is_postgres_url(store):
         return PgTenantRegistry(store)
+    if not create and not (home / SQLITE_FILE).is_file():
+        raise NotFound("no tenants in this workspace yet (`uac tenants add NAME` makes one)")
     home.mkdir(parents=True, exist_ok=True)
     return SqliteTenantRegistry(home / SQLITE_FILE)

@@ -20,6 +20,7 @@ from typing import Any, Iterator
 import pytest
 from fastapi.testclient import TestClient
 
+from factlog.errors import UacError
 from runtime.http_api import HttpApi
 from runtime.memory import Memory
 from runtime.tenants import MAX_USER_CHARS, TenantRegistry, open_registry
@@ -362,6 +363,9 @@ def test_tenant_and_key_commands(tmp_path: Path) -> None:
     def uac(*args: str) -> Any:
         return runner.invoke(app, ["--home", home, *args])
 
+    for refused in (("tenants", "add", "Not A Name"), ("keys", "add", "acme"), ("keys", "revoke", "0123456789ab")):
+        assert isinstance(uac(*refused).exception, UacError)
+    assert not (tmp_path / "home").exists()  # bad input writes nothing, not even the home
     assert uac("tenants", "add", "acme").exit_code == 0
     key = uac("keys", "add", "acme", "--read-only").output.strip()
     assert key.startswith("uac_")
