@@ -56,7 +56,6 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
 
     from factlog.errors import InputError
     from factlog.pg import is_postgres_url
-    from factlog.sqlite import SqliteFactStore
     from runtime.http_api import HttpApi, serve
     from runtime.memory import Memory
     from runtime.webhooks import WebhookSender
@@ -71,10 +70,10 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
 
         open_store(store).close()  # a store this version cannot open (or reach) is refused here, in one line
         os.environ["UAC_STORE"] = store  # the workspace opens its fact log there
-    mem = Memory(Workspace.at(State.home))
-    if store is not None and isinstance(mem.facts, SqliteFactStore):
-        mem.close()
+    workspace = Workspace.at(State.home)
+    if store is not None and getattr(workspace, "store", None) != store:
         raise InputError("this workspace does not open a PostgreSQL fact store yet")
+    mem = Memory(workspace)
     tenants = registry(store, create=True)
     api = HttpApi(mem, tenants, rate=rate, burst=burst, max_body_bytes=max_body,
                   sender=WebhookSender(tenants, attempts=webhook_attempts))
