@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Final, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from factlog.errors import InputError, UacError
+from factlog.errors import InputError, NotFound, UacError
 from factlog.model import check_user_id
 from runtime.result_budget import too_large
 
@@ -36,6 +36,10 @@ Progress = Callable[[str], None]  # a long tool names each stage it starts
 
 class ToolError(InputError):
     """A tool call that failed: one line, returned to the agent as a tool error."""
+
+
+class ToolNotFound(ToolError):
+    """A tool call naming a user, fact or version that does not exist."""
 
 
 # -- argument models -------------------------------------------------------------------
@@ -120,6 +124,19 @@ class CheckpointArgs(ToolArgs):
     today: date | None = Field(None, description="The day the constraints judge by (default: today).")
 
 
+class RetractArgs(ToolArgs):
+    fact_id: int = Field(ge=1, description="The fact to withdraw (a new fact records it; nothing is erased).")
+    reason: str | None = Field(None, max_length=1000, description="Why it no longer holds.")
+
+
+class ForgetArgs(ToolArgs):
+    pass
+
+
+class RollbackArgs(ToolArgs):
+    version: int = Field(ge=1, description="The version to make current again.")
+
+
 # -- handlers: each one `Memory` call, its result as JSON ---------------------------------
 
 
@@ -202,6 +219,23 @@ def _checkpoint(mem: Memory, user: str, a: CheckpointArgs, progress: Progress) -
     return report
 
 
+def _retract(mem: Memory, user: str, a: RetractArgs, progress: Progress) -> object:
+    mem.require_user(user)
+    fact = mem.retract(user, a.fact_id, a.reason)
+    return {"fact_id": fact.id, "retracts": fact.retracts, "text": fact.text}
+
+
+def _forget(mem: Memory, user: str, a: ForgetArgs, progress: Progress) -> object:
+    mem.require_user(user)
+    return {"forgotten_facts": mem.forget(user)}
+
+
+def _rollback(mem: Memory, user: str, a: RollbackArgs, progress: Progress) -> object:
+    mem.require_user(user)
+    info = mem.rollback(user, a.version)
+    return {"current_version": info.number, "log_position": info.meta.log_position}
+
+
 # -- the table ---------------------------------------------------------------------------
 
 
@@ -247,6 +281,18 @@ TOOLS: Final[tuple[Tool, ...]] = (
 )
 BY_NAME: Final[Mapping[str, Tool]] = {tool.name: tool for tool in TOOLS}
 
+# Operations a service offers its own callers (the HTTP API) but not an agent: they withdraw or
+# erase what is stored. Dispatched by the same `ToolBox` when it is given `ALL_TOOLS`.
+SERVICE_TOOLS: Final[tuple[Tool, ...]] = (
+    Tool("retract", "Withdraw one fact (a new fact records the retraction; nothing is erased).", RetractArgs,
+         _retract, writes=True),
+    Tool("forget", "Erase the user entirely: facts, versions, alert state, recall index.", ForgetArgs, _forget,
+         writes=True),
+    Tool("rollback", "Make an older version of the user's module current again.", RollbackArgs, _rollback,
+         writes=True),
+)
+ALL_TOOLS: Final[Mapping[str, Tool]] = {tool.name: tool for tool in TOOLS + SERVICE_TOOLS}
+
 
 def openai_tools() -> list[dict[str, Any]]:
     """The tools as OpenAI function-calling schemas (`tools=` of a chat completion)."""
@@ -261,7 +307,11 @@ def _no_progress(message: str) -> None:
 def _validation_line(tool: str, exc: ValidationError) -> str:
     """A validation error's first three problems, on one line:
     `query: expression: Field required; expr: Extra inputs are not permitted`."""
-    errors = exc.errors(include_url=False)
+    return problems_line(tool, exc.errors(include_url=False))
+
+
+def problems_line(tool: str, errors: Sequence[Mapping[str, Any]]) -> str:
+    """Validation problems (pydantic's `errors()`), the first three on one line."""
     lines = [f"{'.'.join(str(part) for part in e['loc']) or 'arguments'}: {e['msg']}" for e in errors[:3]]
     more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
     return f"{tool}: {'; '.join(lines)}{more}"
@@ -276,9 +326,11 @@ RESOURCES: Final[Mapping[str, str]] = {
 
 
 class ToolBox:
-    """The dispatcher over one `Memory`; `users`: the scope (None: every user)."""
+    """The dispatcher over one `Memory`; `users`: the scope (None: every user); `tools`: what it
+    dispatches (the agent tools unless given, e.g. `ALL_TOOLS`)."""
 
-    def __init__(self, mem: Memory, users: Sequence[str] | None = None, *, max_chars: int = MAX_TOOL_CHARS) -> None:
+    def __init__(self, mem: Memory, users: Sequence[str] | None = None, *, max_chars: int = MAX_TOOL_CHARS,
+                 tools: Mapping[str, Tool] = BY_NAME) -> None:
         if users is not None:
             if not users:
                 raise InputError("a scope needs at least one user")
@@ -287,6 +339,7 @@ class ToolBox:
         self.mem = mem
         self.users: tuple[str, ...] | None = None if users is None else tuple(dict.fromkeys(users))
         self.max_chars = max_chars
+        self.tools = tools
 
     def user_for(self, given: str | None) -> str:
         """The user a call acts for: `given`, checked against the scope, or the one user served."""
@@ -312,9 +365,9 @@ class ToolBox:
     def call_text(self, name: str, arguments: Mapping[str, Any] | str | None = None,
                   progress: Progress = _no_progress) -> str:
         """Run tool `name` and return its result as JSON text, at most `max_chars`."""
-        tool = BY_NAME.get(name)
+        tool = self.tools.get(name)
         if tool is None:
-            raise ToolError(f"unknown tool {name!r}; the tools: {', '.join(BY_NAME)}")
+            raise ToolError(f"unknown tool {name!r}; the tools: {', '.join(self.tools)}")
         try:
             if isinstance(arguments, str):
                 args = tool.args.model_validate_json(arguments or "{}")
@@ -326,6 +379,8 @@ class ToolBox:
         try:
             result = tool.handler(self.mem, user, args, progress)
             text = json.dumps(result, ensure_ascii=False, default=str)
+        except NotFound as exc:
+            raise ToolNotFound(f"{name}: {exc}") from None
         except UacError as exc:
             raise ToolError(f"{name}: {exc}") from None
         except Exception as exc:  # a bug, or the machine: one line, the server goes on

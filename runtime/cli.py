@@ -53,6 +53,7 @@ def _app() -> typer.Typer:
     import runtime.cli_eval  # noqa: F401  (registers `uac eval`)
     import runtime.cli_facts  # noqa: F401  (registers the fact commands)
     import runtime.cli_modules  # noqa: F401  (registers the version, query and alert commands)
+    import runtime.cli_serve  # noqa: F401  (registers `uac serve`, `uac tenants`, `uac keys`)
     import runtime.cli_warm  # noqa: F401  (registers `uac warm`)
     import runtime.cli_worker  # noqa: F401  (registers `uac worker`)
     from runtime.cli_app import app

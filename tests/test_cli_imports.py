@@ -57,7 +57,8 @@ CLI_LIBRARIES = {"typer", "click", "shellingham", "annotated_doc", "typing_exten
 NOT_FOR_QUERY = CHECKPOINT_ONLY | MODEL_ONLY | {"pydantic", "pydantic_core", "rich"}
 # Of our modules, `uac add` needs the fact log and the command layer.
 ADD_MODULES = {"runtime", "runtime.cli", "runtime.cli_agents", "runtime.cli_app", "runtime.cli_eval", "runtime.cli_facts",
-               "runtime.cli_modules", "runtime.cli_params", "runtime.cli_warm", "runtime.cli_worker", "runtime.memory", "runtime.facts_service",
+               "runtime.cli_modules", "runtime.cli_params", "runtime.cli_serve", "runtime.cli_warm",
+               "runtime.cli_worker", "runtime.memory", "runtime.facts_service",
                "runtime.workspace",
                "runtime.warm_client"}
 # A command the warm worker runs: the `uac` process loads the client and the standard library only.
