@@ -52,8 +52,6 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
               webhook_attempts: int = typer.Option(5, "--webhook-attempts", min=1, max=20,
                                                    help="tries per webhook delivery")) -> None:
     """Serve the HTTP API (OpenAPI docs at /docs): tenants' API keys, per-tenant users."""
-    import os
-
     from factlog.errors import InputError
     from factlog.pg import is_postgres_url
     from runtime.http_api import HttpApi, serve
@@ -62,17 +60,10 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
     from runtime.workspace import Workspace
 
     store = _store(store)
-    if store is not None:
-        if not is_postgres_url(store):
-            raise InputError("--store names a PostgreSQL server (postgresql://...); the embedded store is the "
-                             "workspace's own facts.db (--home)")
-        from factlog.stores import open_store
-
-        open_store(store).close()  # a store this version cannot open (or reach) is refused here, in one line
-        os.environ["UAC_STORE"] = store  # the workspace opens its fact log there
-    workspace = Workspace.at(State.home)
-    if store is not None and getattr(workspace, "store", None) != store:
-        raise InputError("this workspace does not open a PostgreSQL fact store yet")
+    if store is not None and not is_postgres_url(store):
+        raise InputError("--store names a PostgreSQL server (postgresql://...); the embedded store is the "
+                         "workspace's own facts.db (--home)")
+    workspace = Workspace.at(State.home, store=store)  # facts, versions and alert state there
     mem = Memory(workspace)
     tenants = registry(store, create=True)
     api = HttpApi(mem, tenants, rate=rate, burst=burst, max_body_bytes=max_body,
