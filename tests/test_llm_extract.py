@@ -27,8 +27,9 @@ TRANSCRIPT = {"sessions": [
         {"role": "user", "content": "I'm flying to Tokyo next Friday. My daughter's passport expires in June."},
     ]},
 ]}
-# what the offline extractor types in TRANSCRIPT (its facts are the raw fallback): "flying to Tokyo" is a trip
-OFFLINE_KINDS = (None, "profile", "trip")
+# what the offline extractor types in TRANSCRIPT (its facts are the raw fallback): "flying to Tokyo" is a
+# trip, the user's and the husband's allergies are allergies
+OFFLINE_KINDS = (None, "profile", "trip", "allergy")
 TWO_SESSIONS = {"sessions": [
     TRANSCRIPT["sessions"][0],
     {"id": "s2", "timestamp": "2024-11-20 09:00:00", "messages": [
@@ -269,13 +270,18 @@ def test_a_relative_date_without_a_session_time_is_refused(scripted_llm: Scripte
 
 
 def test_facts_the_log_refuses_fall_back_to_raw_text(uac: Uac, tmp_path: Path, scripted_llm: ScriptedLLM) -> None:
+    # an allergy's subject is a number here: the model's allergy of the husband (subject "husband
+    # Tom") is refused; the offline extractor reads no allergy in this session ("reacts badly to"
+    # is no allergy cue), so its facts are stored
     assert uac("add", "alice", "An allergy", "--kind", "allergy", "--field", "subject=5").code == 0
+    session = {**TRANSCRIPT["sessions"][0], "messages": [
+        {"role": "user", "content": "My husband Tom reacts badly to peanuts."}, *TRANSCRIPT["sessions"][0]["messages"][1:]]}
     scripted_llm.queue(GOOD)
-    r = uac("ingest", "alice", str(write(tmp_path, TRANSCRIPT)), "--llm")
-    assert r.code == 1 and "the log refused the model's facts" in r.out
+    r = uac("ingest", "alice", str(write(tmp_path, {"sessions": [session]})), "--llm")
+    assert r.code == 1 and "the log refused the model's facts" in r.out, r
     facts = log(uac)[1:]
     assert facts and all(f["kind"] in OFFLINE_KINDS for f in facts)
-    assert "penicillin" in " ".join(f["text"] for f in facts)
+    assert "peanuts" in " ".join(f["text"] for f in facts)
     [failure] = failures(uac)
     assert failure["raw"] == "" and failure["fact_ids"] == [f["id"] for f in facts]
 

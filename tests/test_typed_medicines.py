@@ -182,3 +182,9 @@ def test_allergy_raises_and_skips_from_conversation() -> None:
     assert run(medication_allergy, meds, allergies)[0] == []
     skipped = run_constraints(user_module(medications=meds), NOW, [medication_allergy]).skipped  # no allergies
     assert [s.constraint for s in skipped] == ["medication_allergy"]
+
+
+def test_two_allergies_in_one_sentence_keep_each_its_own_subject() -> None:
+    got = health(("user", "I'm allergic to penicillin, and my husband Tom is allergic to peanuts."))
+    assert [(key, fields.get("subject"), fields.get("allergen")) for _, key, fields in got] == [
+        ("penicillin", "user", "penicillin"), ("husband/peanuts", "husband", "peanuts")]

@@ -35,6 +35,7 @@ from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.timeparse import parse_date
 from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import conversation_fields
 from factlog.typed.drug_names import drug_names
@@ -210,7 +211,7 @@ def _starting(sentence: str, context: Context) -> date | None:
     if _TOMORROW.search(rest):
         return context.timestamp.date() + timedelta(days=1)
     dates = dates_and_times_at(rest, context.timestamp)[0]
-    return date.fromisoformat(dates[0][1]) if dates else None
+    return parse_date(dates[0][1]) if dates else None
 
 
 def _day(sentence: str, context: Context) -> date | None:
@@ -220,7 +221,7 @@ def _day(sentence: str, context: Context) -> date | None:
     today = context.timestamp.date()
     dates = [value for _, value in dates_and_times_at(sentence, context.timestamp)[0]]
     if dates:
-        return date.fromisoformat(dates[-1] if _MOVE.search(sentence) else dates[0])
+        return parse_date(dates[-1] if _MOVE.search(sentence) else dates[0])
     if _TOMORROW.search(sentence):
         return today + timedelta(days=1)
     later = _IN_WEEKS.search(sentence)

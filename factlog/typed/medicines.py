@@ -25,11 +25,12 @@ restate what the user said.
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS
 from factlog.reference.drugs import class_id, drug_classes, drug_index, generic_names
+from factlog.timeparse import parse_date
 from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import CORRECTION, Cue, conversation_fields, dates_by_cue
 from factlog.typed.drug_names import Found, drug_names
@@ -211,7 +212,7 @@ def _dates_and_status(sentence: str, context: Context, part: str) -> dict[str, J
         fields["start_date"] = start
     days = _course_days(sentence)
     if days is not None and start is not None:
-        fields["end_date"] = (date.fromisoformat(start) + timedelta(days=days - 1)).isoformat()
+        fields["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
     if _STOPPED.search(sentence):
         fields["status"] = "stopped"
     elif _PLANNED.search(sentence):
@@ -236,7 +237,7 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact, care: str |
             start = context.timestamp.date().isoformat()
             added["start_date"] = start
         if isinstance(start, str):
-            added["end_date"] = (date.fromisoformat(start) + timedelta(days=days - 1)).isoformat()
+            added["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
     if care is not None and re.search(r"\b(?:give|gave|prescribed|prescribes)\s+(?:it|them|this|that)\b",
                                       sentence, re.I):
         added["prescriber"] = care
@@ -267,9 +268,19 @@ def _answer_name(sentence: str) -> Found | None:
     return drug_names().match(sentence, lead.end() if lead is not None else 0)
 
 
+_ALLERGY_CLAUSES = re.compile(r",?\s+(?:and|but)\s+(?=(?:my|our|his|her|their|I|I'm)\b)|;\s*", re.I)
+
+
 def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user":
         return []
+    clauses = _ALLERGY_CLAUSES.split(sentence)
+    if len(clauses) > 1 and sum(1 for c in clauses if ALLERGY_CUE.search(c)) > 1:  # one allergy a clause:
+        return [fact for clause in clauses for fact in _read_allergy(clause, context)]  # each its own subject
+    return _read_allergy(sentence, context)
+
+
+def _read_allergy(sentence: str, context: Context) -> list[TypedFact]:
     catch_up(context, drug_names())
     previous_sentence = context.said[-2] if len(context.said) > 1 else ""
     last = context.last.get(ALLERGY)

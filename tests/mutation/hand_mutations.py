@@ -159,9 +159,9 @@ MUTATIONS: tuple[HandMutation, ...] = (
       "HMAC under a fixed key instead of the chain key"),
     M("H07", HASHING, "hmac.new(key, _FINGERPRINT_LABEL", "hmac.new(b'', _FINGERPRINT_LABEL", HASH_TESTS,
       "the key fingerprint does not depend on the key"),
-    M("H08", "factlog/sqlite.py", 'object.__setattr__(fact, "hash", content_hash(fact.body(), key))',
+    M("H08", "factlog/chain_rules.py", 'object.__setattr__(fact, "hash", content_hash(fact.body(), key))',
       'object.__setattr__(fact, "hash", content_hash(fact.body()))', HASH_TESTS, "the store appends unkeyed hashes to a keyed log"),
-    M("H09", "factlog/sqlite.py", "    if content_hash(fact.body(), key) != fact.hash:\n        what",
+    M("H09", "factlog/chain_rules.py", "    if content_hash(fact.body(), key) != fact.hash:\n        what",
       "    if content_hash(fact.body()) != fact.hash and key is None:\n        what", HASH_TESTS,
       "verify does not check keyed hashes"),
     # --- codegen safety limits (codegen/safety_rules.py, codegen/safety.py) -------------------
