@@ -19,8 +19,9 @@ answer stays invalid after the one re-ask, makes that case an error row (the run
 
 from __future__ import annotations
 
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from time import perf_counter
@@ -28,7 +29,7 @@ from typing import Any
 
 from codegen.llm import ModelUnavailable, StructuredOutputError
 from factlog.errors import InputError
-from factlog.model import JsonValue
+from factlog.model import Fact, JsonValue
 from runtime.eval_cases import CaseError
 from runtime.eval_judge import PASS_SCORE, Judged, answer_and_judge
 from runtime.eval_report import CaseRow, rate
@@ -72,15 +73,21 @@ def rubric_terms(case: Mapping[str, Any], spoken: str) -> list[str]:
     return sorted(terms)
 
 
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
 def _present(term: str, context: str) -> bool:
     """A term in the recalled context: as written; an amount also without its `$` and commas;
     a date also as ISO."""
     text = context.casefold()
     if term.casefold() in text:
         return True
-    if term.startswith("$"):
-        plain = term[1:].replace(",", "")
-        return plain in text.replace(",", "")
+    if term.startswith("$"):  # an amount: the same number anywhere ("$2,199.00", "2199.0")
+        try:
+            wanted = float(term[1:].replace(",", ""))
+        except ValueError:
+            return False
+        return any(float(number) == wanted for number in _NUMBER.findall(text.replace(",", "")))
     match = _FULL_DATE.fullmatch(term)
     if match:
         try:
@@ -128,6 +135,7 @@ def run_transcript_case(index: int, item: object, root: str, options: EvalOption
         spoken = "\n".join(str(m.get("content", "")) for h in histories if isinstance(h, dict)
                            for m in h.get("messages") or [] if isinstance(m, dict))
         terms = rubric_terms(data, spoken)
+        extra["rubric_terms_typed"] = typed_terms(terms, facts)
         judged: Judged | None = None
         if isinstance(question, str) and question.strip():
             recalled = mem.recall(user, question, max_items=RECALL_ITEMS, max_chars=RECALL_CHARS, max_ms=500)
@@ -159,6 +167,17 @@ def _text(case: Mapping[str, Any], key: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def typed_terms(terms: list[str], facts: Sequence[Fact]) -> dict[str, JsonValue]:
+    """How many of the rubric's key terms the log holds as typed values: in the fields of a
+    typed fact (`in_typed_facts`), or of any fact, notes' extracted values included
+    (`in_fields`); the terms in no field are listed."""
+    typed = "\n".join(json.dumps(f.fields, ensure_ascii=False, default=str) for f in facts if f.kind is not None)
+    every = "\n".join(json.dumps(f.fields, ensure_ascii=False, default=str) for f in facts)
+    in_fields = [t for t in terms if _present(t, every)]
+    return {"terms": len(terms), "in_typed_facts": sum(1 for t in terms if _present(t, typed)),
+            "in_fields": len(in_fields), "in_no_field": [t for t in terms if t not in in_fields]}
+
+
 def summary(rows: list[CaseRow]) -> dict[str, Any]:
     validated = sum(1 for row in rows if row.extra.get("validation") in ("published", "unchanged"))
     terms = found = 0
@@ -176,8 +195,19 @@ def summary(rows: list[CaseRow]) -> dict[str, Any]:
             "proxy_rubric_terms_in_recall": {"terms": terms, "found": found, "rate": rate(found, terms),
                                              "note": "a proxy without a judge: rubric key terms present in "
                                                      "the recalled context"},
+            "rubric_terms_typed": _typed_summary(rows),
             **_judge_summary(rows),
             "seconds_per_case": round(sum(r.seconds for r in rows) / len(rows), 3) if rows else 0.0}
+
+
+def _typed_summary(rows: list[CaseRow]) -> dict[str, int]:
+    totals = {"terms": 0, "in_typed_facts": 0, "in_fields": 0}
+    for row in rows:
+        counts = row.extra.get("rubric_terms_typed")
+        if isinstance(counts, dict):
+            for name in totals:
+                totals[name] += _int(counts.get(name))
+    return totals
 
 
 def _judge_summary(rows: list[CaseRow]) -> dict[str, Any]:

@@ -367,6 +367,9 @@ def test_transcripts_ingest_validate_and_report_the_proxy(uac: Uac, tmp_path: Pa
     good, broken = data["cases"]
     assert good["id"] == "tiny_01" and good["status"] == "pass" and good["validation"] == "published"
     assert good["facts"] >= 2 and good["notes"] >= 1 and good["proxy_rubric_terms"]["terms"] == 2
+    # the account number and the deposit are typed values (a note's identifiers and amounts at least)
+    assert good["rubric_terms_typed"]["in_fields"] == 2 and good["rubric_terms_typed"]["in_no_field"] == []
+    assert data["summary"]["rubric_terms_typed"]["terms"] == 2
     assert broken["status"] == "error" and "messages" in broken["detail"]
     assert data["summary"]["validated"] == 1 and "proxy" in data["summary"]["proxy_rubric_terms_in_recall"]["note"]
     r = uac("eval", "transcripts", str(tmp_path / "nowhere"))
