@@ -34,6 +34,7 @@ import re
 import shutil
 import sys
 import threading
+import time
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -344,31 +345,52 @@ def _sync(files: Mapping[str, str], package_dir: Path, hashes: Mapping[str, str]
     except (OSError, ValueError):
         synced = {}
     record.unlink(missing_ok=True)  # rewritten below, once the files match it
+    floor = _mtime_floor(synced, package_dir)
     for stale in [*package_dir.glob("*.py"), *package_dir.glob("*.pyi")]:
         if stale.name not in files:  # gone, or switched between stub and source
             stale.unlink()
-    written: dict[str, list[object]] = {}
+    written: dict[str, object] = {MTIME_FLOOR: floor}
     for file, text in files.items():
         path = package_dir / file
         digest = hashes.get(file)
         known = synced.get(file)
+        data = text.encode("utf-8", "surrogatepass")
         try:
             st = path.stat()
             if digest is not None and known == [digest, st.st_size, st.st_mtime_ns]:
                 written[file] = known
                 continue
-            data = text.encode("utf-8", "surrogatepass")
             if path.read_bytes() != data:
-                path.write_bytes(data)
+                _write(path, data, floor)
         except FileNotFoundError:
-            data = text.encode("utf-8", "surrogatepass")
-            path.write_bytes(data)
+            _write(path, data, floor)
         if digest is not None:
             st = path.stat()
             written[file] = [digest, st.st_size, st.st_mtime_ns]
     temporary = record.with_suffix(".tmp")
     temporary.write_text(json.dumps(written), "utf-8")
     os.replace(temporary, record)
+
+
+MTIME_FLOOR = "//mtime"  # in the sync record: the whole second every file of the last sync was dated
+
+
+def _mtime_floor(synced: Mapping[str, object], package_dir: Path) -> int:
+    """The whole second to date the files this sync writes: after every second an earlier sync
+    dated a file with. mypy takes a module whose size and whole-second mtime match its cache as
+    unchanged without reading it, so a rewrite of the same size in the same second would be
+    checked as the old text; a later second makes it compare the hash. Without a record: after
+    every file here and after the present second."""
+    recorded = synced.get(MTIME_FLOOR)
+    if isinstance(recorded, int) and not isinstance(recorded, bool):
+        return max(recorded + 1, int(time.time()))
+    seconds = [int(p.stat().st_mtime) for p in package_dir.iterdir() if p.suffix in (".py", ".pyi")]
+    return max([*seconds, int(time.time())]) + 1
+
+
+def _write(path: Path, data: bytes, second: int) -> None:
+    path.write_bytes(data)
+    os.utime(path, ns=(second * 1_000_000_000, second * 1_000_000_000))
 
 
 def _parse(output: str, package_dir: Path) -> list[Problem]:
