@@ -1,9 +1,10 @@
 """Checkpoints per minute with 1, 2 and 4 checkpoint workers (`uac worker --concurrency N`)
 over many users (issue 14: 1,000 users x 200 facts; `--users`/`--facts` for a quick run).
 
-One fact log is written once; each run gets a fresh workspace holding a copy of it (no
-versions yet) and a new queue database on a throwaway PostgreSQL server (tests/pg_server.py),
-enqueues every user, and times `uac worker --concurrency N --until-idle` until it exits.
+One fact log is written once; each run imports it into a new database on a throwaway
+PostgreSQL server (tests/pg_server.py: the log, the queue, the versions), enqueues every
+user, and times N `uac worker --until-idle` processes, each with a home of its own as on N
+machines (`--shared-home`: `uac worker --concurrency N` on one home), until they exit.
 Prints, per worker count: the median wall seconds, checkpoints per minute, CPU seconds of
 the worker processes, and the ratio of throughput against 1 worker measured in the same run.
 
@@ -30,6 +31,7 @@ sys.path.insert(0, str(REPO))
 from pg_server import PgServer  # noqa: E402
 
 from factlog.records import structured_fact  # noqa: E402
+from factlog.stores import open_store  # noqa: E402
 from runtime.memory import Memory  # noqa: E402
 from runtime.work_queue import WorkQueue  # noqa: E402
 
@@ -59,31 +61,40 @@ def build_log(home: Path, users: int, facts: int) -> dict[str, int]:
     return heads
 
 
-def worker_command(home: Path, url: str, workers: int, pause_s: float) -> list[list[str]]:
-    """The processes of one run: `uac worker --concurrency N`, or with `pause_s` N workers whose
-    producer first waits that long (tests/slow_worker.py: a model's latency, no CPU)."""
+def worker_command(home: Path, url: str, workers: int, pause_s: float, shared_home: bool) -> list[list[str]]:
+    """The processes of one run: N `uac worker` processes, each with a home of its own (as on
+    N machines: the log, the queue and the versions are the database's, a home is a cache),
+    or `uac worker --concurrency N` on one shared home; with `pause_s`, N workers whose producer
+    first waits that long (tests/slow_worker.py: a model's latency, no CPU)."""
     if pause_s:
         script = str(REPO / "tests" / "slow_worker.py")
-        return [[sys.executable, script, url, str(home), str(home / f"marker{n}"), str(pause_s), "60"]
+        return [[sys.executable, script, url, str(home / f"w{n}"), str(home / f"marker{n}"), str(pause_s), "60"]
                 for n in range(workers)]
-    return [[sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home), "worker", "--store",
-             url, "--concurrency", str(workers), "--until-idle", "--poll", "0.05", "--sweep", "3600"]]
+    worker = ["worker", "--store", url, "--until-idle", "--poll", "0.05", "--sweep", "3600"]
+    if shared_home:
+        return [[sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home), *worker,
+                 "--concurrency", str(workers)]]
+    return [[sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home / f"w{n}"), *worker]
+            for n in range(workers)]
 
 
 def one_run(server: PgServer, source: Path, heads: dict[str, int], workers: int, run: int,
-            pause_s: float = 0.0) -> tuple[float, float]:
+            pause_s: float = 0.0, shared_home: bool = False) -> tuple[float, float]:
     home = Path(tempfile.mkdtemp(prefix="uac-bench-workers-"))
     try:
-        for name in os.listdir(source):
-            if name.startswith("facts.db"):
-                shutil.copy2(source / name, home / name)
         url = server.create_database(f"bench_workers_{os.getpid()}_{workers}_{run}")
+        built, shared = open_store(source / "facts.db"), open_store(url)  # the workers' log is the database's
+        try:
+            shared.import_facts(list(built.all_facts()))
+        finally:
+            built.close()
+            shared.close()
         with WorkQueue.open(url, debounce_s=0) as queue:
             queue.enqueue(heads)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
-                 for command in worker_command(home, url, workers, pause_s)]
+                 for command in worker_command(home, url, workers, pause_s, shared_home)]
         outputs = [proc.communicate() for proc in procs]
         wall = time.perf_counter() - started
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -124,6 +135,8 @@ def main() -> int:
     parser.add_argument("--facts", type=int, default=200)
     parser.add_argument("--workers", default="1,2,4")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--shared-home", action="store_true",
+                        help="the workers share one home (`--concurrency N`) instead of a home each")
     parser.add_argument("--pause", type=float, default=0.0,
                         help="seconds each checkpoint's producer waits first (a model's latency)")
     args = parser.parse_args()
@@ -140,7 +153,7 @@ def main() -> int:
         runs_of: dict[int, list[tuple[float, float]]] = {n: [] for n in counts}
         for run in range(args.repeat):  # interleaved: each repeat runs every count once
             for workers in counts:
-                wall, cpu = one_run(server, source, heads, workers, run, args.pause)
+                wall, cpu = one_run(server, source, heads, workers, run, args.pause, args.shared_home)
                 print(f"  run {run + 1}: {workers} worker(s): {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
                 runs_of[workers].append((wall, cpu))
         base: float | None = None
