@@ -326,14 +326,14 @@ def test_compare_prints_better_and_worse(uac: Uac, tmp_path: Path) -> None:
 # -- the whole shipped sets (slow: a checkpoint per case or session) -----------------------
 
 
-@pytest.mark.slow
+# CI runs the whole shipped set (issue 12), about 6-10 s on a quiet machine
 def test_the_whole_analytical_set_at_100_percent(uac: Uac, tmp_path: Path) -> None:
     code, data = run_json(uac, "eval", "analytical", str(ANALYTICAL), "--report", str(tmp_path / "r.json"),
                           "--workers", "2")
     assert code == 0 and data["summary"]["accuracy"] == 1.0, [c for c in data["cases"] if c["status"] != "pass"]
 
 
-@pytest.mark.slow
+# CI runs the whole shipped set (issue 12), about 6-10 s on a quiet machine
 def test_the_whole_facts_alerts_set_at_100_percent(uac: Uac, tmp_path: Path) -> None:
     code, data = run_json(uac, "eval", "alerts", str(ALERTS_FACTS), "--report", str(tmp_path / "r.json"))
     assert code == 0 and data["summary"]["pass_rate"] == 1.0, [c for c in data["cases"] if c["status"] != "pass"]
@@ -425,7 +425,7 @@ def test_transcripts_llm_needs_a_model(uac: Uac, tmp_path: Path, monkeypatch: py
     assert not (tmp_path / "r.json").exists()
 
 
-@pytest.mark.slow
+# CI runs the whole shipped set (issue 12), about 6-10 s on a quiet machine
 def test_the_layer1_transcripts_all_ingest_and_validate(uac: Uac, tmp_path: Path, shared_data: Path) -> None:
     code, data = run_json(uac, "eval", "transcripts", str(shared_data),
                           "--report", str(tmp_path / "r.json"), "--workers", "2")
