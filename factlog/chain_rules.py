@@ -1,9 +1,11 @@
 """The rules of the hash-chained log that every store applies the same way: the row a fact is
-stored as, how a new fact gets its hash, what `verify` reports for a broken chain or a missing
-tail, how an imported fact's hash is checked, and the chain key's messages."""
+stored as, how a new fact gets its hash, which retraction an append may make, what `verify`
+reports for a broken chain or a missing tail, how an imported fact's hash is checked, and the
+chain key's messages."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
@@ -70,3 +72,23 @@ def chain_problem(fact: Fact, expected_id: int, expected_prev: str, key: bytes |
             else "its hash (the fact was changed after it was written)"
         return f"content does not match {what}"
     return None
+
+
+def check_retraction(user: str, target: int, fid: int, retracted: set[int], batch: Sequence[Fact],
+                     stored_retracts: Callable[[int], tuple[bool, int | None]]) -> None:
+    """Refuse fact `fid`'s retraction of `target` unless `target` is an earlier fact (of this
+    append's `batch`, or stored: `stored_retracts(id)` says whether it is and what it retracts)
+    that is no retraction itself and not retracted yet (`retracted`)."""
+    if target >= fid or target < 1:
+        raise InputError(f"cannot retract fact {target} of user {user!r}: it does not exist")
+    earlier = next((f for f in batch if f.id == target), None)
+    if earlier is None:
+        found, target_retracts = stored_retracts(target)
+        if not found:
+            raise InputError(f"cannot retract fact {target} of user {user!r}: it does not exist")
+    else:
+        target_retracts = earlier.retracts
+    if target_retracts is not None:
+        raise InputError(f"fact {target} is itself a retraction; add the fact again instead")
+    if target in retracted:
+        raise InputError(f"fact {target} is already retracted")

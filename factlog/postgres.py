@@ -39,6 +39,7 @@ from factlog.chain_rules import (
     WRONG_KEY,
     chain_problem,
     check_import_hash,
+    check_retraction,
     fact_to_row,
     missing_tail,
     utc_now,
@@ -333,7 +334,8 @@ class PostgresFactStore:
         for offset, new in enumerate(facts, start=1):
             fid = head + offset
             if new.retracts is not None:
-                self._check_retraction(conn, user, new.retracts, fid, retracted, stored)
+                check_retraction(user, new.retracts, fid, retracted, stored,
+                                 lambda target: self._stored_retracts(conn, user, target))
                 retracted.add(new.retracts)
             fact = with_hash(key, Fact(
                 user=user, id=fid, recorded_at=recorded_at, text=new.text, kind=new.kind,
@@ -352,22 +354,9 @@ class PostgresFactStore:
         return (0, GENESIS) if row is None else (int(row[0]), str(row[1]))
 
     @staticmethod
-    def _check_retraction(conn: Conn, user: str, target: int, fid: int, retracted: set[int],
-                          batch: list[Fact]) -> None:
-        if target >= fid or target < 1:
-            raise InputError(f"cannot retract fact {target} of user {user!r}: it does not exist")
-        earlier = next((f for f in batch if f.id == target), None)
-        if earlier is None:
-            row = conn.execute("SELECT retracts FROM facts WHERE user_id = %s AND id = %s", (user, target)).fetchone()
-            if row is None:
-                raise InputError(f"cannot retract fact {target} of user {user!r}: it does not exist")
-            target_retracts = row[0]
-        else:
-            target_retracts = earlier.retracts
-        if target_retracts is not None:
-            raise InputError(f"fact {target} is itself a retraction; add the fact again instead")
-        if target in retracted:
-            raise InputError(f"fact {target} is already retracted")
+    def _stored_retracts(conn: Conn, user: str, target: int) -> tuple[bool, int | None]:
+        row = conn.execute("SELECT retracts FROM facts WHERE user_id = %s AND id = %s", (user, target)).fetchone()
+        return (False, None) if row is None else (True, row[0])
 
     def known_sources(self, user: str, sources: Sequence[str]) -> set[str]:
         check_user_id(user)

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from factlog.chain_rules import KEY_HINT
+from factlog.chain_rules import KEY_HINT, check_retraction
 from factlog.chain_rules import KEY_SETTING as _KEY_SETTING
 from factlog.chain_rules import WRONG_KEY as _WRONG_KEY
 from factlog.chain_rules import chain_problem as _chain_problem
@@ -254,7 +254,8 @@ class SqliteFactStore:
         for offset, new in enumerate(facts, start=1):
             fid = head + offset
             if new.retracts is not None:
-                self._check_retraction(user, new.retracts, fid, retracted, stored)
+                check_retraction(user, new.retracts, fid, retracted, stored,
+                                 lambda target: self._stored_retracts(user, target))
                 retracted.add(new.retracts)
             fact = _with_hash(key, Fact(
                 user=user, id=fid, recorded_at=recorded_at, text=new.text, kind=new.kind,
@@ -275,23 +276,9 @@ class SqliteFactStore:
             f"SELECT retracts FROM facts WHERE user = ? AND retracts IN ({marks})", (user, *targets))
         return {r[0] for r in rows}
 
-    def _check_retraction(self, user: str, target: int, fid: int, retracted: set[int],
-                          batch: list[Fact]) -> None:
-        if target >= fid:
-            raise InputError(f"cannot retract fact {target} of user {user!r}: it does not exist")
-        earlier = next((f for f in batch if f.id == target), None)
-        if earlier is None:
-            row = self._db.execute(
-                "SELECT retracts FROM facts WHERE user = ? AND id = ?", (user, target)).fetchone()
-            if row is None:
-                raise InputError(f"cannot retract fact {target} of user {user!r}: it does not exist")
-            target_retracts = row[0]
-        else:
-            target_retracts = earlier.retracts
-        if target_retracts is not None:
-            raise InputError(f"fact {target} is itself a retraction; add the fact again instead")
-        if target in retracted:
-            raise InputError(f"fact {target} is already retracted")
+    def _stored_retracts(self, user: str, target: int) -> tuple[bool, int | None]:
+        row = self._db.execute("SELECT retracts FROM facts WHERE user = ? AND id = ?", (user, target)).fetchone()
+        return (False, None) if row is None else (True, row[0])
 
     def import_facts(self, facts: Sequence[Fact]) -> int:
         """Restore exported facts exactly (ids, times, hashes). Facts already present with

@@ -147,7 +147,7 @@ MUTATIONS: tuple[HandMutation, ...] = (
       "pass", STORE_TESTS, "m002 gives the users of an existing log no mark"),
     M("I22", MIGRATIONS, 'db.execute("DELETE FROM forgetting")', "pass", STORE_TESTS,
       "m002 keeps a bypass row left behind in an old log"),
-    # --- fact hashing and the keyed chain (factlog/hashing.py, factlog/sqlite.py) ------------
+    # --- fact hashing and the keyed chain (factlog/hashing.py, factlog/chain_rules.py) -------
     M("H01", HASHING, "sort_keys=True", "sort_keys=False", HASH_TESTS, "keys hashed in insertion order"),
     M("H02", HASHING, 'separators=(",", ":")', 'separators=(", ", ": ")', HASH_TESTS,
       "canonical JSON with spaces"),
