@@ -11,7 +11,7 @@ from typing import Any
 
 from factlog.errors import InputError
 from factlog.hashing import canonical_json, content_hash
-from factlog.model import Fact
+from factlog.model import Fact, NewFact
 
 KEY_SETTING = "chain_key_fingerprint"
 WRONG_KEY = "the configured chain key is not the key this log was chained with"
@@ -92,3 +92,25 @@ def check_retraction(user: str, target: int, fid: int, retracted: set[int], batc
         raise InputError(f"fact {target} is itself a retraction; add the fact again instead")
     if target in retracted:
         raise InputError(f"fact {target} is already retracted")
+
+
+def chained(user: str, facts: Sequence[NewFact], head: int, prev_hash: str, key: bytes | None, retracted: set[int],
+            stored_retracts: Callable[[int], tuple[bool, int | None]]) -> list[Fact]:
+    """`facts` as the user's next facts after `head` (whose hash is `prev_hash`): numbered,
+    stamped with one time, each retraction checked (`check_retraction`; `retracted`: the
+    targets already retracted, updated) and each hashed onto the one before (`with_hash`)."""
+    recorded_at = utc_now()
+    stored: list[Fact] = []
+    for offset, new in enumerate(facts, start=1):
+        fid = head + offset
+        if new.retracts is not None:
+            check_retraction(user, new.retracts, fid, retracted, stored, stored_retracts)
+            retracted.add(new.retracts)
+        fact = with_hash(key, Fact(
+            user=user, id=fid, recorded_at=recorded_at, text=new.text, kind=new.kind,
+            fields=new.fields, key=new.key, valid_from=new.valid_from, valid_to=new.valid_to,
+            retracts=new.retracts, provenance=new.provenance, prev_hash=prev_hash, hash="",
+        ))
+        prev_hash = fact.hash
+        stored.append(fact)
+    return stored

@@ -38,8 +38,8 @@ from factlog.chain_rules import (
     KEY_SETTING,
     WRONG_KEY,
     chain_problem,
+    chained,
     check_import_hash,
-    check_retraction,
     fact_to_row,
     missing_tail,
     utc_now,
@@ -329,21 +329,8 @@ class PostgresFactStore:
         retracted = {r[0] for r in conn.execute(
             "SELECT retracts FROM facts WHERE user_id = %s AND retracts = ANY(%s)", (user, targets))} \
             if targets else set()
-        recorded_at = utc_now()
-        stored: list[Fact] = []
-        for offset, new in enumerate(facts, start=1):
-            fid = head + offset
-            if new.retracts is not None:
-                check_retraction(user, new.retracts, fid, retracted, stored,
-                                 lambda target: self._stored_retracts(conn, user, target))
-                retracted.add(new.retracts)
-            fact = with_hash(key, Fact(
-                user=user, id=fid, recorded_at=recorded_at, text=new.text, kind=new.kind,
-                fields=new.fields, key=new.key, valid_from=new.valid_from, valid_to=new.valid_to,
-                retracts=new.retracts, provenance=new.provenance, prev_hash=prev_hash, hash="",
-            ))
-            prev_hash = fact.hash
-            stored.append(fact)
+        stored = chained(user, facts, head, prev_hash, key, retracted,
+                         lambda target: self._stored_retracts(conn, user, target))
         conn.cursor().executemany(_INSERT, [fact_to_row(f) for f in stored])
         return stored
 

@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from factlog.chain_rules import KEY_HINT, check_retraction
+from factlog.chain_rules import KEY_HINT, chained
 from factlog.chain_rules import KEY_SETTING as _KEY_SETTING
 from factlog.chain_rules import WRONG_KEY as _WRONG_KEY
 from factlog.chain_rules import chain_problem as _chain_problem
@@ -249,21 +249,8 @@ class SqliteFactStore:
         key = self._write_key_locked()
         head, _, prev_hash = self._tail_locked(user)
         retracted = self._retracted_ids(user, [f.retracts for f in facts if f.retracts is not None])
-        recorded_at = _utc_now()
-        stored: list[Fact] = []
-        for offset, new in enumerate(facts, start=1):
-            fid = head + offset
-            if new.retracts is not None:
-                check_retraction(user, new.retracts, fid, retracted, stored,
-                                 lambda target: self._stored_retracts(user, target))
-                retracted.add(new.retracts)
-            fact = _with_hash(key, Fact(
-                user=user, id=fid, recorded_at=recorded_at, text=new.text, kind=new.kind,
-                fields=new.fields, key=new.key, valid_from=new.valid_from, valid_to=new.valid_to,
-                retracts=new.retracts, provenance=new.provenance, prev_hash=prev_hash, hash="",
-            ))
-            prev_hash = fact.hash
-            stored.append(fact)
+        stored = chained(user, facts, head, prev_hash, key, retracted,
+                         lambda target: self._stored_retracts(user, target))
         self._db.executemany(f"INSERT INTO facts ({_COLUMNS}) VALUES ({', '.join('?' * 16)})",
                              [_fact_to_row(f) for f in stored])
         return stored
