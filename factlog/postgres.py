@@ -23,7 +23,6 @@ a silent loss.
 from __future__ import annotations
 
 import hmac
-import json
 import os
 import time
 from dataclasses import replace
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, T
 import psycopg
 from psycopg import errors as pg_errors
 
+from factlog import failure_rows
 from factlog.chain_rules import (
     KEY_HINT,
     KEY_SETTING,
@@ -359,20 +359,17 @@ class PostgresFactStore:
         self._check_writable()
 
         def open_failure(conn: Conn) -> None:
-            if resolves is not None and conn.execute(
-                    "SELECT 1 FROM extraction_failures WHERE user_id = %s AND id = %s AND resolved_at IS NULL",
-                    (user, resolves)).fetchone() is None:
-                raise NotFound(f"user {user!r} has no open extraction failure {resolves}")
+            if resolves is not None:
+                failure_rows.check_open(PgConnection(conn), user, resolves)
 
         def work(conn: Conn) -> Appended:
             done = self._append_sourced(conn, user, items, again, allow_retype, open_failure)
             ids = [fact.id for fact in done.stored]
             now = utc_now()
             if resolves is not None:
-                conn.execute("UPDATE extraction_failures SET resolved_at = %s, resolved_by = %s "
-                             "WHERE user_id = %s AND id = %s", (now, json.dumps(ids), user, resolves))
+                failure_rows.resolve(PgConnection(conn), user, resolves, ids, now)
             if failure is not None:
-                self._record_failure(conn, user, failure, ids, now)
+                failure_rows.record(PgConnection(conn), user, failure, ids, now)
             return done
 
         def committed(conn: Conn, done: Appended) -> bool:
@@ -383,46 +380,11 @@ class PostgresFactStore:
 
         return self._run(work, write=True, committed=committed, pipelined=True)
 
-    @staticmethod
-    def _record_failure(conn: Conn, user: str, failure: NewFailure, ids: list[int], now: str) -> None:
-        row = conn.execute(
-            "SELECT id, fact_ids FROM extraction_failures WHERE user_id = %s AND source = %s AND session_id = %s "
-            "AND first_message IS NOT DISTINCT FROM %s AND last_message IS NOT DISTINCT FROM %s",
-            (user, failure.source, failure.session_id, failure.first_message, failure.last_message)).fetchone()
-        if row is not None:
-            kept = sorted(set(json.loads(row[1])) | set(ids))
-            conn.execute(
-                "UPDATE extraction_failures SET path = %s, reason = %s, raw = %s, failed_at = %s, "
-                "attempts = attempts + 1, fact_ids = %s, resolved_at = NULL, resolved_by = '[]' "
-                "WHERE user_id = %s AND id = %s",
-                (failure.path, failure.reason, failure.raw, now, json.dumps(kept), user, row[0]))
-            return
-        number = conn.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM extraction_failures WHERE user_id = %s",
-                              (user,)).fetchone()
-        assert number is not None
-        conn.execute(
-            "INSERT INTO extraction_failures (user_id, id, source, path, session_id, reason, raw, failed_at, "
-            "attempts, fact_ids, first_message, last_message) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 1, %s, %s, %s)",
-            (user, number[0], failure.source, failure.path, failure.session_id, failure.reason, failure.raw, now,
-             json.dumps(ids), failure.first_message, failure.last_message))
-
     def extraction_failures(self, user: str, *, source: str | None = None,
                             include_resolved: bool = False) -> list[ExtractionFailure]:
         check_user_id(user)
-        where = "user_id = %s" + (" AND source = %s" if source is not None else "") + \
-            ("" if include_resolved else " AND resolved_at IS NULL")
-        args = (user,) if source is None else (user, source)
-
-        def work(conn: Conn) -> list[ExtractionFailure]:
-            rows = conn.execute(
-                "SELECT user_id, id, source, path, session_id, reason, raw, failed_at, attempts, fact_ids, "
-                f"resolved_at, resolved_by, first_message, last_message FROM extraction_failures WHERE {where} "
-                "ORDER BY id", args).fetchall()
-            return [ExtractionFailure(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8],
-                                      tuple(json.loads(r[9])), r[10], tuple(json.loads(r[11])), r[12], r[13])
-                    for r in rows]
-
-        return self._run(work, empty=[])
+        return self._run(lambda conn: failure_rows.listed(PgConnection(conn), user, source, include_resolved),
+                         empty=[])
 
     # -- import and forget -------------------------------------------------------------
 

@@ -14,7 +14,6 @@ and `verify` without the key says it cannot check rather than calling every fact
 from __future__ import annotations
 
 import hmac
-import json
 import os
 import sqlite3
 import threading
@@ -22,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from factlog import failure_rows
 from factlog.chain_rules import KEY_HINT, chained
 from factlog.chain_rules import KEY_SETTING as _KEY_SETTING
 from factlog.chain_rules import WRONG_KEY as _WRONG_KEY
@@ -187,63 +187,31 @@ class SqliteFactStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                if resolves is not None and self._db.execute(
-                        "SELECT 1 FROM extraction_failures WHERE user = ? AND id = ? AND resolved_at IS NULL",
-                        (user, resolves)).fetchone() is None:
-                    raise NotFound(f"user {user!r} has no open extraction failure {resolves}")
+                if resolves is not None:
+                    failure_rows.check_open(self._db, user, resolves)
                 done = self._append_sourced_locked(user, items, again, allow_retype) if items else Appended([], 0)
                 ids = [fact.id for fact in done.stored]
                 now = _utc_now()
                 if resolves is not None:
-                    self._db.execute(
-                        "UPDATE extraction_failures SET resolved_at = ?, resolved_by = ? WHERE user = ? AND id = ?",
-                        (now, json.dumps(ids), user, resolves))
+                    failure_rows.resolve(self._db, user, resolves, ids, now)
                 if failure is not None:
-                    self._record_failure_locked(user, failure, ids, now)
+                    failure_rows.record(self._db, user, failure, ids, now)
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
         return done
 
-    def _record_failure_locked(self, user: str, failure: NewFailure, ids: list[int], now: str) -> None:
-        row = self._db.execute(
-            "SELECT id, fact_ids FROM extraction_failures WHERE user = ? AND source = ? AND session_id = ? "
-            "AND first_message IS ? AND last_message IS ?",
-            (user, failure.source, failure.session_id, failure.first_message, failure.last_message)).fetchone()
-        if row is not None:
-            kept = sorted(set(json.loads(row[1])) | set(ids))
-            self._db.execute(
-                "UPDATE extraction_failures SET path = ?, reason = ?, raw = ?, failed_at = ?, attempts = attempts + 1, "
-                "fact_ids = ?, resolved_at = NULL, resolved_by = '[]' WHERE user = ? AND id = ?",
-                (failure.path, failure.reason, failure.raw, now, json.dumps(kept), user, row[0]))
-            return
-        number = self._db.execute("SELECT COALESCE(MAX(id), 0) + 1 FROM extraction_failures WHERE user = ?",
-                                  (user,)).fetchone()[0]
-        self._db.execute(
-            "INSERT INTO extraction_failures (user, id, source, path, session_id, reason, raw, failed_at, attempts, "
-            "fact_ids, first_message, last_message) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)",
-            (user, number, failure.source, failure.path, failure.session_id, failure.reason, failure.raw, now,
-             json.dumps(ids), failure.first_message, failure.last_message))
-
     def extraction_failures(self, user: str, *, source: str | None = None,
                             include_resolved: bool = False) -> list[ExtractionFailure]:
         check_user_id(user)
-        where = "user = ?" + (" AND source = ?" if source is not None else "") + \
-            ("" if include_resolved else " AND resolved_at IS NULL")
-        args = (user,) if source is None else (user, source)
         with self._lock:
             columns = {row[1] for row in self._db.execute("PRAGMA table_info(extraction_failures)")}
             if not columns:
                 return []  # a log older than m005 opened read-only: nothing recorded
             # a log older than m006 opened read-only: every failure is a whole session's
-            ranges = "first_message, last_message" if "first_message" in columns else "NULL, NULL"
-            rows = self._db.execute(
-                "SELECT user, id, source, path, session_id, reason, raw, failed_at, attempts, fact_ids, "
-                f"resolved_at, resolved_by, {ranges} FROM extraction_failures WHERE {where} ORDER BY id",
-                args).fetchall()
-        return [ExtractionFailure(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], tuple(json.loads(r[9])),
-                                  r[10], tuple(json.loads(r[11])), r[12], r[13]) for r in rows]
+            ranges = failure_rows.RANGES if "first_message" in columns else "NULL, NULL"
+            return failure_rows.listed(self._db, user, source, include_resolved, ranges)
 
     def _append_locked(self, user: str, facts: Sequence[NewFact]) -> list[Fact]:
         key = self._write_key_locked()
