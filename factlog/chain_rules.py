@@ -5,13 +5,14 @@ chain key's messages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from typing import Any
 
 from factlog.errors import InputError
-from factlog.hashing import canonical_json, content_hash
+from factlog.hashing import GENESIS, canonical_json, content_hash
 from factlog.model import Fact, NewFact
+from factlog.store import VerifyReport
 
 KEY_SETTING = "chain_key_fingerprint"
 WRONG_KEY = "the configured chain key is not the key this log was chained with"
@@ -114,3 +115,28 @@ def chained(user: str, facts: Sequence[NewFact], head: int, prev_hash: str, key:
         prev_hash = fact.hash
         stored.append(fact)
     return stored
+
+
+def walked(facts: Iterable[Fact], key: bytes | None, marks: Mapping[str, int] | None) -> VerifyReport:
+    """`verify`'s walk over `facts` (by user, then id): each re-hashed and linked to the one
+    before it from fact 1 (`chain_problem`), then each user's last id compared with its
+    high-water mark (`marks`; None: a log without marks, its last ids)."""
+    checked = 0
+    current: str | None = None
+    expected_id, expected_prev = 1, GENESIS
+    last: dict[str, int] = {}
+    for fact in facts:
+        if fact.user != current:
+            current, expected_id, expected_prev = fact.user, 1, GENESIS
+        problem = chain_problem(fact, expected_id, expected_prev, key)
+        if problem:
+            return VerifyReport(checked, False, fact.user, fact.id, problem)
+        checked += 1
+        last[fact.user] = fact.id
+        expected_id, expected_prev = fact.id + 1, fact.hash
+    marks = last if marks is None else marks
+    for name in sorted(set(marks) | set(last)):
+        stored, mark = last.get(name, 0), marks.get(name, 0)
+        if stored != mark:
+            return VerifyReport(checked, False, name, stored + 1, missing_tail(stored, mark))
+    return VerifyReport(checked, True)

@@ -37,12 +37,11 @@ from factlog.chain_rules import (
     KEY_HINT,
     KEY_SETTING,
     WRONG_KEY,
-    chain_problem,
     chained,
     check_import_hash,
     fact_to_row,
-    missing_tail,
     utc_now,
+    walked,
     with_hash,
 )
 from factlog.errors import InputError, NotFound
@@ -547,28 +546,11 @@ class PostgresFactStore:
             if stray is not None:
                 return VerifyReport(0, False, stray[0], None,
                                     "a row in `forgetting` was left behind (the delete bypass is open)")
-            checked = 0
-            current: str | None = None
-            expected_id, expected_prev = 1, GENESIS
-            last: dict[str, int] = {}
             reader = FactReader()
             with conn.cursor(name="uac_verify") as cursor:
                 cursor.execute(f"SELECT {_COLUMNS} FROM facts{where} ORDER BY {_BY_USER}, id", args)
-                while rows := cursor.fetchmany(_ROWS_PER_PAGE):
-                    for fact in reader.facts(rows):
-                        if fact.user != current:
-                            current, expected_id, expected_prev = fact.user, 1, GENESIS
-                        problem = chain_problem(fact, expected_id, expected_prev, key)
-                        if problem:
-                            return VerifyReport(checked, False, fact.user, fact.id, problem)
-                        checked += 1
-                        last[fact.user] = fact.id
-                        expected_id, expected_prev = fact.id + 1, fact.hash
-            for name in sorted(set(marks) | set(last)):
-                stored, mark = last.get(name, 0), marks.get(name, 0)
-                if stored != mark:
-                    return VerifyReport(checked, False, name, stored + 1, missing_tail(stored, mark))
-            return VerifyReport(checked, True)
+                pages = iter(lambda: cursor.fetchmany(_ROWS_PER_PAGE), [])
+                return walked((fact for rows in pages for fact in reader.facts(rows)), key, marks)
 
         return self._run(work, empty=VerifyReport(0, True), snapshot=True)
 

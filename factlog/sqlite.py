@@ -22,13 +22,11 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from factlog import failure_rows
-from factlog.chain_rules import KEY_HINT, chained
+from factlog.chain_rules import KEY_HINT, chained, walked
 from factlog.chain_rules import KEY_SETTING as _KEY_SETTING
 from factlog.chain_rules import WRONG_KEY as _WRONG_KEY
-from factlog.chain_rules import chain_problem as _chain_problem
 from factlog.chain_rules import check_import_hash as _check_import_hash
 from factlog.chain_rules import fact_to_row as _fact_to_row
-from factlog.chain_rules import missing_tail as _missing_tail
 from factlog.chain_rules import utc_now as _utc_now
 from factlog.chain_rules import with_hash as _with_hash
 from factlog.errors import InputError, NotFound
@@ -441,26 +439,7 @@ class SqliteFactStore:
                 return VerifyReport(0, False, stray[0], None,
                                     "a row in `forgetting` was left behind (the delete bypass is open)")
             cursor = self._db.execute(f"SELECT {_COLUMNS} FROM facts{where} ORDER BY user, id", args)
-            checked = 0
-            current_user: str | None = None
-            expected_id, expected_prev = 1, GENESIS
-            last: dict[str, int] = {}
-            for row in cursor:
-                fact = _row_to_fact(row)
-                if fact.user != current_user:
-                    current_user, expected_id, expected_prev = fact.user, 1, GENESIS
-                problem = _chain_problem(fact, expected_id, expected_prev, key)
-                if problem:
-                    return VerifyReport(checked, False, fact.user, fact.id, problem)
-                checked += 1
-                last[fact.user] = fact.id
-                expected_id, expected_prev = fact.id + 1, fact.hash
-        marks = last if marks is None else marks
-        for name in sorted(set(marks) | set(last)):
-            stored, mark = last.get(name, 0), marks.get(name, 0)
-            if stored != mark:
-                return VerifyReport(checked, False, name, stored + 1, _missing_tail(stored, mark))
-        return VerifyReport(checked, True)
+            return walked((_row_to_fact(row) for row in cursor), key, marks)
 
     def _verify_key_locked(self) -> bytes | None | VerifyReport:
         recorded = self._recorded_fingerprint()
