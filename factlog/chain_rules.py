@@ -6,6 +6,7 @@ chain key's messages."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Any
 
@@ -140,3 +141,17 @@ def walked(facts: Iterable[Fact], key: bytes | None, marks: Mapping[str, int] | 
         if stored != mark:
             return VerifyReport(checked, False, name, stored + 1, missing_tail(stored, mark))
     return VerifyReport(checked, True)
+
+
+def rechained(fact: Fact, key: bytes | None, source_tail: dict[str, tuple[int, str]],
+              stored_hash: Callable[[str, int], str | None]) -> Fact:
+    """An unkeyed export's fact, hashed under this log's key onto the stored fact before it
+    (`stored_hash(user, id)`). The plain chain must link up within the export (checked here,
+    `source_tail`: each user's last exported id and hash so far) before it is trusted."""
+    last_id, last_hash = source_tail.get(fact.user, (0, GENESIS))
+    if fact.id != last_id + 1 or fact.prev_hash != last_hash:
+        raise InputError(f"fact {fact.user}/{fact.id}: re-chaining an unkeyed export under the chain key "
+                         "needs the user's whole log from fact 1, in order")
+    source_tail[fact.user] = (fact.id, fact.hash)
+    prev = (stored_hash(fact.user, fact.id - 1) if fact.id > 1 else None) or GENESIS
+    return with_hash(key, replace(fact, prev_hash=prev, hash=""))

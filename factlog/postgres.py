@@ -25,7 +25,6 @@ from __future__ import annotations
 import hmac
 import os
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
@@ -40,9 +39,9 @@ from factlog.chain_rules import (
     chained,
     check_import_hash,
     fact_to_row,
+    rechained,
     utc_now,
     walked,
-    with_hash,
 )
 from factlog.errors import InputError, NotFound
 from factlog.fact_rows import FactReader
@@ -406,7 +405,8 @@ class PostgresFactStore:
             with conn.transaction():  # a savepoint: a refusal by the database becomes an InputError
                 for fact in facts:
                     if check_import_hash(fact, key):
-                        fact = self._rechained(conn, fact, key, source_tail)
+                        fact = rechained(fact, key, source_tail,
+                                         lambda name, number: self._stored_hash(conn, name, number))
                     if fact.user not in marks:
                         marks[fact.user] = self._lock_user(conn, fact.user)
                     row = conn.execute("SELECT hash FROM facts WHERE user_id = %s AND id = %s",
@@ -428,18 +428,9 @@ class PostgresFactStore:
         return added
 
     @staticmethod
-    def _rechained(conn: Conn, fact: Fact, key: bytes | None, source_tail: dict[str, tuple[int, str]]) -> Fact:
-        last_id, last_hash = source_tail.get(fact.user, (0, GENESIS))
-        if fact.id != last_id + 1 or fact.prev_hash != last_hash:
-            raise InputError(f"fact {fact.user}/{fact.id}: re-chaining an unkeyed export under the chain key "
-                             "needs the user's whole log from fact 1, in order")
-        source_tail[fact.user] = (fact.id, fact.hash)
-        prev = GENESIS
-        if fact.id > 1:
-            row = conn.execute("SELECT hash FROM facts WHERE user_id = %s AND id = %s",
-                               (fact.user, fact.id - 1)).fetchone()
-            prev = GENESIS if row is None else str(row[0])
-        return with_hash(key, replace(fact, prev_hash=prev, hash=""))
+    def _stored_hash(conn: Conn, user: str, fact_id: int) -> str | None:
+        row = conn.execute("SELECT hash FROM facts WHERE user_id = %s AND id = %s", (user, fact_id)).fetchone()
+        return None if row is None else str(row[0])
 
     def forget(self, user: str) -> int:
         """Erase the user (facts, mark, sources, field types, extraction failures) in one

@@ -17,18 +17,16 @@ import hmac
 import os
 import sqlite3
 import threading
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from factlog import failure_rows
-from factlog.chain_rules import KEY_HINT, chained, walked
+from factlog.chain_rules import KEY_HINT, chained, rechained, walked
 from factlog.chain_rules import KEY_SETTING as _KEY_SETTING
 from factlog.chain_rules import WRONG_KEY as _WRONG_KEY
 from factlog.chain_rules import check_import_hash as _check_import_hash
 from factlog.chain_rules import fact_to_row as _fact_to_row
 from factlog.chain_rules import utc_now as _utc_now
-from factlog.chain_rules import with_hash as _with_hash
 from factlog.errors import InputError, NotFound
 from factlog.fact_rows import FactReader
 from factlog.field_types import check_and_record
@@ -252,7 +250,7 @@ class SqliteFactStore:
                 for fact in facts:
                     check_user_id(fact.user)
                     if _check_import_hash(fact, key):
-                        fact = self._rechained_locked(fact, key, source_tail)
+                        fact = rechained(fact, key, source_tail, self._stored_hash)
                     row = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?",
                                            (fact.user, fact.id)).fetchone()
                     if row is not None:
@@ -275,21 +273,9 @@ class SqliteFactStore:
                 raise
         return added
 
-    def _rechained_locked(self, fact: Fact, key: bytes | None,
-                          source_tail: dict[str, tuple[int, str]]) -> Fact:
-        """An unkeyed export's fact, hashed under this workspace's key. The plain chain must
-        link up within the export (checked here) before it is trusted and re-chained."""
-        last_id, last_hash = source_tail.get(fact.user, (0, GENESIS))
-        if fact.id != last_id + 1 or fact.prev_hash != last_hash:
-            raise InputError(f"fact {fact.user}/{fact.id}: re-chaining an unkeyed export under the chain key "
-                             "needs the user's whole log from fact 1, in order")
-        source_tail[fact.user] = (fact.id, fact.hash)
-        prev = GENESIS
-        if fact.id > 1:
-            row = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?",
-                                   (fact.user, fact.id - 1)).fetchone()
-            prev = GENESIS if row is None else str(row[0])
-        return _with_hash(key, replace(fact, prev_hash=prev, hash=""))
+    def _stored_hash(self, user: str, fact_id: int) -> str | None:
+        row = self._db.execute("SELECT hash FROM facts WHERE user = ? AND id = ?", (user, fact_id)).fetchone()
+        return None if row is None else str(row[0])
 
     def forget(self, user: str) -> int:
         """Erase the user: their facts and their id high-water mark go in one statement
