@@ -65,6 +65,7 @@ from constraints.views import (
     require,
     require_value,
 )
+from constraints.warranty_faults import warranty_fault_open
 
 PASSPORT_SPARE_DAYS = 180  # validity many countries require after arrival
 EXPIRY_THRESHOLDS: tuple[tuple[int, Severity], ...] = ((30, "critical"), (60, "warning"), (90, "info"))
@@ -548,6 +549,7 @@ BUILTIN: tuple[Constraint, ...] = (
     visa_covers_trip,
     others_passports_for_trips,
     warranty_expiring,
+    warranty_fault_open,
     conflicting_payments,
     subscription_charge_before_cancel,
     promotion_ending_with_balance,

@@ -45,6 +45,7 @@ from factlog.recognizers import Values, recognize
 from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
 from factlog.transcripts import Message, Session
 from factlog.typed import Context, read_sentence
+from factlog.typed.prior import Prior
 from factlog.vocabulary import CANONICAL, SESSION_METADATA
 
 # questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
@@ -79,13 +80,19 @@ class Extractor(Protocol):
 
 
 class RuleExtractor:
-    """Offline extraction: sentence splitting, value recognisers and question/answer pairing."""
+    """Offline extraction: sentence splitting, value recognisers and question/answer pairing.
+    `prior`: what the user's earlier sessions said (`factlog.typed.prior`), for sentences
+    that refer back to an entity without naming it."""
+
+    def __init__(self, prior: Prior | None = None) -> None:
+        self.prior = prior if prior is not None else Prior()
 
     def extract(self, session: Session, *, user_only: bool) -> list[NewFact]:
         facts: list[NewFact] = []
         previous: Message | None = None
         business = session.metadata.get("business")
-        context = Context(session.timestamp, business=business if isinstance(business, str) else None)
+        context = Context(session.timestamp, business=business if isinstance(business, str) else None,
+                          prior=self.prior)
         for message in session.messages:
             context.speaker = message.role
             if message.role == "user":
@@ -93,6 +100,8 @@ class RuleExtractor:
             elif message.role == "assistant" and not user_only:
                 facts += self._assistant_turn(session, message, context)
             previous = message
+        for fact in facts:  # what the next session may refer back to
+            self.prior.add(self.prior.seen, fact.kind, fact.key, fact.fields)
         return facts
 
     def _user_turn(self, session: Session, message: Message, previous: Message | None,

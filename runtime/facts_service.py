@@ -21,6 +21,7 @@ from factlog.records import (
     unused_mappings,
 )
 from factlog.store import FactStore, VerifyReport
+from factlog.typed.prior import Prior
 from runtime.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -63,6 +64,7 @@ class FactsService:
         self.facts = facts
         self.versions = versions
         self.workspace = workspace
+        self._priors: dict[str, Prior] = {}
 
     # -- writing facts ---------------------------------------------------------------
 
@@ -114,7 +116,7 @@ class FactsService:
         if not llm:
             if retry_failed or model is not None or base_url is not None:
                 raise InputError("--retry-failed, --model and --base-url go with --llm")
-            items = sourced_transcript_facts(path, RuleExtractor(), user_only=user_only)
+            items = sourced_transcript_facts(path, RuleExtractor(self.prior(user)), user_only=user_only)
             done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
             return IngestReport(user, name or str(path), done.stored, done.skipped)
         return self._ingest_with_model(user, path, user_only=user_only, again=again, allow_retype=allow_retype,
@@ -135,10 +137,23 @@ class FactsService:
         text = json.dumps(session, ensure_ascii=False, sort_keys=True, default=str)
         digest = content_digest(text.encode("utf-8", "surrogatepass"))
         items = []
+        extractor = RuleExtractor(self.prior(user))
         for one in order_sessions(sessions_from_data(json.loads(text), source), source):
-            items += sourced_session_facts(one, digest, RuleExtractor(), user_only=user_only)
+            items += sourced_session_facts(one, digest, extractor, user_only=user_only)
         done = self.facts.append_sourced(user, items, again=again, allow_retype=allow_retype)
         return IngestReport(user, source, done.stored, done.skipped)
+
+    def prior(self, user: str) -> Prior:
+        """What the user's stored facts say about trips and documents (`factlog.typed.prior`),
+        for the offline extractor; kept per user and brought up to date with the facts
+        appended since (rebuilt when the log shrank: a forgotten user)."""
+        prior = self._priors.get(user)
+        head = self.facts.head(user)
+        if prior is None or head < prior.seen:
+            prior = self._priors[user] = Prior()
+        for fact in self.facts.facts(user, after=prior.seen):
+            prior.add(fact.id, fact.kind, fact.key, fact.fields or {})
+        return prior.copy()  # the extractor adds its own sessions' facts to its copy
 
     def _ingest_with_model(self, user: str, path: Path, *, user_only: bool, again: bool, allow_retype: bool,
                            model: str | None, base_url: str | None, retry_failed: bool,

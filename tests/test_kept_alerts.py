@@ -175,24 +175,24 @@ def test_only_what_changed_runs_again() -> None:
             for i in range(1, 200)]
     trips = [Trip(destination="x", country="FR", departure_date=today + timedelta(days=i), fact_ids=[1000 + i])
              for i in range(30)]
-    # judged one by one: each document by document_expiry and warranty_expiring; each trip by
+    # judged one by one: each document by document_expiry, warranty_expiring and warranty_fault_open; each trip by
     # insurance_covers_trip, visa_covers_trip and others_passports_for_trips, which read the
     # documents too (passport_valid_for_trips lacks a passport)
     per_document = {c.name for c in BUILTIN if c.per_record == "documents"}
-    assert per_document == {"document_expiry", "warranty_expiring"}
+    assert per_document == {"document_expiry", "warranty_expiring", "warranty_fault_open"}
     kept = KeptResults()
     run_constraints(user_module(documents=docs, trips=trips), now, BUILTIN, kept)
-    assert kept.judged == 2 * len(docs) + 3 * len(trips)
+    assert kept.judged == 3 * len(docs) + 3 * len(trips)
     runs = kept.runs
     judged = kept.judged
     docs = [*docs, Document(kind="lease", number="new", expiry_date=today, fact_ids=[5000])]
     again = run_constraints(user_module(documents=docs, trips=trips), now + timedelta(hours=1), BUILTIN, kept)
-    assert kept.judged == judged + 2 + 3 * len(trips)  # the new document; the trips against the new documents
+    assert kept.judged == judged + 3 + 3 * len(trips)  # the new document; the trips against the new documents
     assert kept.runs == runs + 1  # overlapping_schedule (its clock is the moment) runs; trips' are kept
     assert any(a.id == "document_expiry:f5000" for a in again.alerts)
     judged = kept.judged
     run_constraints(user_module(documents=docs, trips=trips), now + timedelta(days=1), BUILTIN, kept)
-    assert kept.judged == judged + 2 * len(docs) + 3 * len(trips)  # another day: judged again
+    assert kept.judged == judged + 3 * len(docs) + 3 * len(trips)  # another day: judged again
 
 
 def test_constraints_declaring_nothing_run_every_time() -> None:

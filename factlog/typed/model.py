@@ -16,7 +16,8 @@ says travel with the user ("for Emma and myself"). Health and schedule readers a
 the clinician last named (`care`), the person other than the user the session is about
 (`focus`), the relations names were given ("my husband Mike") and the sentences so far
 ("No wait." before "Keflex."); these are brought up to date only when a reader needs them
-(`factlog.typed.care.catch_up`).
+(`factlog.typed.care.catch_up`). `prior` holds what earlier sessions said about trips and
+documents, so "Qantas moved my return" names the Sydney trip booked last week.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from factlog.model import JsonValue
+from factlog.typed.prior import Prior
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,7 @@ class Context:
     pending: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> naming fields, not yet stated
     companions: list[str] = field(default_factory=list)  # who travels with the user this session
     entities: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> fields stated this session
+    prior: Prior = field(default_factory=Prior)  # the entities earlier sessions stated (factlog.typed.prior)
 
     def remember(self, domain: str, fact: TypedFact) -> None:
         self.last[domain] = fact

@@ -15,9 +15,10 @@ Booking state: cancelled > planned ("thinking about", "might") > booked ("booked
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import recognize
+from factlog.recognizers import NUMBER_WORDS, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     _NOT_NAMES,
@@ -136,6 +137,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     previous = context.last.get(DOMAIN)
     known: dict[str, JsonValue] = {} if previous is None or previous.key is None else \
         {**context.pending.get(previous.key, {}), **context.entities.get(previous.key, {})}
+    referred = referred_trip(sentence, context) if previous is None else None
+    if referred is not None:  # "Qantas moved my return": the trip an earlier session booked
+        previous, known = TypedFact(DOMAIN, referred[0], referred[1]), referred[1]
     triggered = travel or strong or booked or follow_up
     correcting = previous is not None and CORRECTION.search(sentence) is not None
     place = find_place(sentence) if triggered or correcting else None
@@ -159,7 +163,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         key = place[0].casefold()
         fields: dict[str, JsonValue] = {"destination": place[0]}
         if previous is not None and place[1] is not None and known.get("country") == place[1]:
-            if known.get("destination") in (place[0], place[1]) or correcting:
+            if referred is not None and known.get("destination") != place[0]:
+                key, fields = previous.key or key, {}  # "my friend in Rome ... pushed my return": the Milan trip
+            elif known.get("destination") in (place[0], place[1]) or correcting:
                 key = previous.key or key  # "a flight to Japan", then "your flight to Tokyo": one trip
             elif place[0] == place[1]:  # "Andalusia", then "Iberia to Spain": the more precise place stays
                 key, fields = previous.key or key, {}
@@ -173,6 +179,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     else:
         return []
     fields.update(_details(sentence, context))
+    fields.update(_shifted(sentence, known, fields))
     if place is None and not fields:
         return []
     if context.speaker == "assistant" and (previous is None or previous.key != key) and \
@@ -197,6 +204,44 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return [fact]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
               for who in context.companions), fact]
+
+
+# a change to a booked trip, not a new one: "moved my return", "pushed it back a week", "rebooked"
+CHANGED = re.compile(
+    r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|rebook\w*|reschedul\w*|push(?:ed|ing)?|extend\w*|delay\w*|"
+    r"postpon\w*|bump(?:ed)?|switch(?:ed)?|new (?:return|departure|flight|date|dates|time)|instead|now)\b", re.I)
+# a leg cancelled and replaced is no cancelled trip: "they cancelled my return flight and moved me"
+_REPLACED = re.compile(r"\b(?:mov(?:ed|ing)|rebook\w*|put (?:me|us) on|new (?:flight|return|departure)|"
+                       r"reschedul\w*|instead)\b|\b(?:return|outbound|connecting|inbound) flight\b", re.I)
+
+
+def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonValue]] | None:
+    """The earlier session's trip a sentence refers back to: one with its confirmation code,
+    or, in a sentence about changing a trip ("moved my return"), one with the carrier or
+    country it names, or the only trip still ahead; None when none is clearly meant."""
+    today = context.timestamp.date().isoformat() if context.timestamp is not None else ""
+    ahead = [(key, fields) for key, fields in context.prior.of_kind(DOMAIN)
+             if fields.get("booking_status") != "cancelled" and fields.get("subject", "user") == "user"
+             and str(fields.get("return_date") or fields.get("departure_date") or "9999") >= today]
+    if not ahead:
+        return None
+    code = confirmation_code(sentence) or next(
+        (token for token in re.findall(r"\b[A-Z0-9]{6}\b", sentence) if any(ch.isdigit() for ch in token)), None)
+    by_code = [trip for trip in ahead if code is not None and trip[1].get("confirmation") == code]
+    if by_code:
+        return by_code[-1]
+    if not CHANGED.search(sentence) and not CUES[0].pattern.search(sentence):
+        return None
+    airline = _AIRLINE.search(sentence)
+    if airline is not None:
+        carrier = airline.group("name").casefold()
+        named = [trip for trip in ahead if str(trip[1].get("carrier", "")).casefold() == carrier]
+        return named[-1] if len(named) == 1 else None
+    place = any_place(sentence)
+    if place is not None:
+        named = [trip for trip in ahead if place[1] is not None and trip[1].get("country") == place[1]]
+        return named[-1] if len(named) == 1 and CHANGED.search(sentence) else None
+    return ahead[-1] if len(ahead) == 1 and FOLLOW_UP.search(sentence) else None
 
 
 def trip_subject(sentence: str) -> str:
@@ -236,6 +281,8 @@ def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
     if times.get("return"):
         fields["return_time"] = times["return"][0]
     status = booking_status(sentence)
+    if status == "cancelled" and _REPLACED.search(sentence):
+        status = None
     airline = _AIRLINE.search(sentence)
     flight_code = _FLIGHT_CODE.search(sentence)
     code = confirmation_code(sentence)
@@ -260,6 +307,36 @@ def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
         if amounts:
             fields["cost_usd"] = amounts[0]
     return fields
+
+
+_COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
+_SHIFT = re.compile(
+    rf"\b(?:push\w*|mov\w*|extend\w*|delay\w*|postpon\w*|bump\w*|stay\w*|chang\w*)\b[^.;]{{0,40}}?"
+    rf"\b(?:by\s+)?(?:exactly\s+|another\s+|an extra\s+)?(?P<n>\d{{1,2}}|{_COUNT})\s+"
+    r"(?P<unit>day|week|night)s?\b(?:\s+(?P<way>later|earlier|longer|sooner|back|forward|up))?", re.I)
+
+
+def _shifted(sentence: str, known: dict[str, JsonValue], fields: dict[str, JsonValue]) -> dict[str, JsonValue]:
+    """A return (or departure) moved by a stated length ("pushed my return back a week",
+    "extended by three days") from the date an earlier sentence gave; {} when the sentence
+    gives the new date itself or says no length."""
+    if "return_date" in fields or "departure_date" in fields:
+        return {}
+    match = _SHIFT.search(sentence)
+    if match is None:
+        return {}
+    leg = "return_date" if CUES[0].pattern.search(sentence) or match.group("way") in ("longer", None) and \
+        re.search(r"\b(?:stay|extend)", sentence, re.I) else "departure_date" if re.search(
+            r"\b(?:departure|outbound|leav\w*)\b", sentence, re.I) else None
+    day = try_date(str(known.get(leg or "", "")))
+    if leg is None or day is None:
+        return {}
+    raw = match.group("n").lower()
+    n = int(raw) if raw.isdigit() else 1 if raw in ("a", "an", "one") else NUMBER_WORDS[raw]
+    days = n * 7 if match.group("unit").lower() == "week" else n
+    if (match.group("way") or "").lower() in ("earlier", "sooner", "forward", "up"):
+        days = -days
+    return {leg: (day + timedelta(days=days)).isoformat()}
 
 
 def _return_after_departure(fields: dict[str, JsonValue]) -> None:

@@ -1,0 +1,51 @@
+"""What earlier sessions said about the entities a later session may refer to without
+naming them ("Qantas moved my return to March 22", "the Bosch is leaking"): each typed
+entity's merged fields, in log order, later values winning (as compiling merges them).
+
+`Prior` is built once per ingest from the user's stored facts (`add` each, in id order)
+and handed to `RuleExtractor`, which adds each session's typed facts to it after the
+session (so the sessions of one transcript see each other); readers see it as
+`Context.prior`. A retracted fact's
+values stay (the retraction is rare and the prior is only a hint for choosing an
+entity's key, never a fact itself).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from factlog.model import JsonValue
+
+# the kinds whose entities a later session refers back to
+KINDS = frozenset({"trip", "document", "passport"})
+
+
+@dataclass
+class Prior:
+    entities: dict[tuple[str, str], dict[str, JsonValue]] = field(default_factory=dict)
+    seen: int = 0  # the last fact id added
+
+    def add(self, fact_id: int, kind: str | None, key: str | None, fields: Mapping[str, JsonValue]) -> None:
+        self.seen = max(self.seen, fact_id)
+        if kind not in KINDS or key is None:
+            return
+        entity = (kind, key)
+        merged = self.entities.pop(entity, {})  # re-inserted: the most recently stated entity is last
+        merged.update({name: value for name, value in fields.items() if name != "session_metadata"})
+        self.entities[entity] = merged
+
+    def copy(self) -> Prior:
+        return Prior({entity: dict(fields) for entity, fields in self.entities.items()}, self.seen)
+
+    def of_kind(self, kind: str) -> list[tuple[str, dict[str, JsonValue]]]:
+        """(key, fields) of each entity of `kind`, the most recently stated last."""
+        return [(key, fields) for (k, key), fields in self.entities.items() if k == kind]
+
+
+def prior_of(facts: Iterable[tuple[int, str | None, str | None, Mapping[str, JsonValue]]]) -> Prior:
+    """The prior of (id, kind, key, fields) facts in id order."""
+    prior = Prior()
+    for fact_id, kind, key, fields in facts:
+        prior.add(fact_id, kind, key, fields)
+    return prior
