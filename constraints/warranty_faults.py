@@ -42,7 +42,7 @@ FIXED = re.compile(r"\b(?:fixed|repaired|replaced (?:it|the)|resolved|works (?:a
                    r"sorted (?:it )?out|good as new)\b", re.I)
 _NOT_FIXED = re.compile(r"\b(?:not|n't|never|yet|still)\b[^.;]{0,12}$", re.I)
 _GENERIC = frozenset("the and new series model plan warranty extended limited standard labor labour parts unit "
-                     "with inch gallon tank installation year month".split())
+                     "with inch gallon tank installation year month of to in on at by for my our it its".split())
 
 
 @constraint(name="warranty_fault_open", needs=(DocumentRecord.ATTRIBUTE,),
@@ -75,7 +75,7 @@ def warranty_fault_open(module: object, now: datetime) -> Iterator[Finding]:
 def item_words(warranty: DocumentRecord) -> frozenset[str]:
     """The words that name the warranty's item: of its item and provider, without generic ones."""
     text = f"{warranty.item or ''} {warranty.provider or ''}"
-    return frozenset(word for word in re.findall(r"[a-z][a-z'-]{2,}", text.casefold()) if word not in _GENERIC)
+    return frozenset(word for word in re.findall(r"[a-z][a-z0-9'-]+", text.casefold()) if word not in _GENERIC)
 
 
 def open_fault(notes: list[tuple[int, str]], words: frozenset[str]) -> str | None:

@@ -62,10 +62,12 @@ PHONE = re.compile(
 )
 ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<mm>\d{2})-(?P<dd>\d{2})(?![\d-])")
 NUMERIC_DATE = re.compile(r"(?<![\d/.])(?P<mm>\d{1,2})/(?P<dd>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/])")
+_THIS_YEAR = r"(?:,?\s+(?P<rel>this|next) year\b)"  # "the 2nd of August this year"
 MONTH_DAY = re.compile(
-    rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR}\b)?", re.I
+    rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I
 )
-DAY_MONTH = re.compile(rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b)?", re.I)
+DAY_MONTH = re.compile(
+    rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I)
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
@@ -242,6 +244,8 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
     day = int(groups["dd"])
     year_text = groups.get("year")
+    if groups.get("rel") is not None and base is not None:  # "this year", "next year"
+        return _safe_date(base.year + (groups["rel"].lower() == "next"), month, day)
     if year_text is not None:
         year = int(year_text) + (2000 if len(year_text) == 2 else 0)
         return _safe_date(year, month, day)

@@ -40,7 +40,7 @@ BOOKED = re.compile(
 PLANNED = re.compile(
     r"\b(?:thinking (?:about|of)|might|maybe|perhaps|planning|plan (?:to|on)|considering|hoping|hope to|"
     r"would (?:like|love)|'d (?:like|love)|want to|wanna|looking (?:at|into)|dreaming|someday|could|"
-    r"not sure|if i|haven't booked|have not booked|not booked|yet to book|need to book|should i)\b",
+    r"not sure|if i|haven'?t booked|have not booked|not booked|didn'?t book|yet to book|need to book|should i)\b",
     re.I,
 )
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
@@ -75,15 +75,24 @@ def subject_of(sentence: str, context: Context) -> str:
     return "user"
 
 
+def named_relation(sentence: str) -> str | None:
+    """The name a sentence gives a relation's thing ("my son Daniel's passport" -> "Daniel"), or None."""
+    match = _POSSESSIVE.search(sentence)
+    name = match.group("name") if match is not None else None
+    return name if name is not None and name.lower() not in _NOT_NAMES else None
+
+
 @dataclass(frozen=True)
 class Cue:
     name: str
     pattern: re.Pattern[str]
 
 
-def dates_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...]) -> dict[str, list[str]]:
-    """The sentence's dates, each listed under the last cue before it ("" when none is)."""
-    return _by_cue(sentence, cues, dates_and_times_at(sentence, context.timestamp)[0])
+def dates_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...],
+                 extra: tuple[tuple[int, str], ...] = ()) -> dict[str, list[str]]:
+    """The sentence's dates (and the `extra` (position, ISO date) a reader found itself),
+    each listed under the last cue before it ("" when none is)."""
+    return _by_cue(sentence, cues, sorted([*dates_and_times_at(sentence, context.timestamp)[0], *extra]))
 
 
 def times_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...]) -> dict[str, list[str]]:

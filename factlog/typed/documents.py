@@ -25,6 +25,7 @@ from factlog.typed.common import (
     conversation_fields,
     dates_by_cue,
     duration_months,
+    named_relation,
     subject_of,
 )
 from factlog.typed.model import Context, TypedFact
@@ -69,7 +70,8 @@ _NUMBER = re.compile(
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
     r"\b(?:bought|purchased|got|ordered|picked up|put in|installed)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
-    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|[,.;!]|$)",
+    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)"
+    r"(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|\s+\d{1,2}/\d|[,.;!]|$)",
     re.I,
 )
 _ITEM_STOP = frozenset("my the a an our his her their this that its travel's your by".split())
@@ -89,6 +91,7 @@ _PURCHASED = (
 _ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
 _MAKER = re.compile(r"\b(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+(?:(?:[\w-]+[- ](?:year|month)|limited|"
                     r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
+_STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
 TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
@@ -120,6 +123,11 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
         subject = str(previous.fields.get("subject", "user"))
+        if subject != "user" and _MINE.search(sentence):  # "Mine is valid until 2033": the user's own
+            fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+            if previous.fields.get("kind") == "passport" and fields:
+                return [TypedFact("passport", "passport", conversation_fields(context, "user", fields))]
+            return []
         fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
         number = _NUMBER.search(sentence)
         if number is not None and any(ch.isdigit() for ch in number.group("id")):
@@ -132,11 +140,14 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
             fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
         return [_typed(previous.kind, previous.key, conversation_fields(context, subject, fields), context.business)]
-    if context.speaker == "assistant" and not _YOUR.search(sentence) and not _RECAP.search(sentence):
+    if context.speaker == "assistant" and not _YOUR.search(sentence) and not _RECAP.search(sentence) and \
+            context.business is None:  # the business the user called speaks of the user's own policy
         return []  # the assistant's general advice names no document of the user's
     subject = subject_of(sentence, context)
     if kind not in _PERSONAL and subject not in RELATIONS:
         subject = "user"
+    elif subject in RELATIONS and kind in _PERSONAL:
+        subject = named_relation(sentence) or subject  # "my son Daniel's passport": Daniel's
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
     maker = _maker(sentence, item or (purchase[0] if purchase else None)) if kind == "warranty" else None
@@ -159,10 +170,12 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if number is not None and any(ch.isdigit() for ch in number.group("id")):
         fields["number"] = number.group("id")
     provider = _PROVIDERS.search(sentence)
-    if provider is not None and kind in ("insurance", "warranty"):
-        fields["provider"] = provider.group("name")
-    elif maker is not None:
+    if provider is not None and _STORE.search(sentence, 0, provider.start()):
+        provider = None  # "bought at Costco": where it was bought, not who covers it
+    if maker is not None:
         fields["provider"] = maker
+    elif provider is not None and kind in ("insurance", "warranty"):
+        fields["provider"] = provider.group("name")
     if kind in ("warranty", "certificate"):
         country = None  # "a French-door refrigerator"
     if kind == "passport" and subject == "user":
@@ -203,9 +216,16 @@ def fold(value: JsonValue) -> str | None:
     return value.casefold() if isinstance(value, str) else None
 
 
+_MAKER_AFTER = re.compile(r"\bwarranty\s+(?:from|by|through|with|via)\s+(?:the\s+)?(?P<name>[A-Z][\w&-]+)")
+
+
 def _maker(sentence: str, item: str | None) -> str | None:
-    """Who gives a warranty: the name before "warranty" ("Bosch's one-year warranty"), or for
-    "the manufacturer's warranty" the brand the item starts with."""
+    """Who gives a warranty: the name before "warranty" ("Bosch's one-year warranty") or
+    after it ("a 2 yr warranty from LG"), or for "the manufacturer's warranty" the brand the
+    item starts with."""
+    after = _MAKER_AFTER.search(sentence)
+    if after is not None and after.group("name").casefold() not in _NOT_MAKERS:
+        return after.group("name")
     for match in _MAKER.finditer(sentence):
         name = match.group("name")
         if name.split()[0].casefold() not in _NOT_MAKERS:
@@ -277,7 +297,7 @@ _INSURANCE_KINDS = re.compile(
 _NOT_ITEM = frozenset(
     "is has had have with got get came comes come it on a an full limited extended manufacturer manufacturer's "
     "standard its new still under out of he she they we i you your by hardware labor labour parts manufacturer's "
-    "one-year two-year".split()
+    "one-year two-year yr yrs mo mos".split()
 )
 _DURATION_WORD = re.compile(r"\d|\b(?:year|month|day|week)s?\b", re.I)
 
@@ -324,6 +344,7 @@ _OTHER_THING = re.compile(
 _PERSONAL = frozenset({"passport", "visa", "drivers_licence", "id_card"})
 _NEW = re.compile(r"\bnew\s+(?:job|employer|policy|insurance|plan|company)\b", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
+_MINE = re.compile(r"^\W*(?:and\s+)?(?:mine|my own)\b|\b(?:mine|my own one) (?:is|was|expires|runs|lasts)\b", re.I)
 # an assistant's recap of what the user said: "Saved: Vietnam e-visa valid January 15, 2026 to ..."
 _RECAP = re.compile(r"^\W*(?:noted|saved|recorded|updated|got it|confirmed|so)\b", re.I)
 _ISSUER = re.compile(r"\b(?P<adj>[A-Z][A-Za-z.]+)\s+passports?\b")

@@ -15,10 +15,10 @@ Booking state: cancelled > planned ("thinking about", "might") > booked ("booked
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import date, timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS, recognize
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     _NOT_NAMES,
@@ -70,15 +70,30 @@ AIRLINES = (
     "easyJet", "Air New Zealand", "Aeromexico", "Aeroméxico", "Etihad", "EVA Air", "LATAM Airlines", "LATAM",
     "ITA Airways", "Vietnam Airlines", "Thai Airways", "Air India", "Avianca", "Copa Airlines", "Finnair",
     "SAS", "TAP Air Portugal", "Icelandair", "WestJet", "Sun Country", "Allegiant", "Breeze",
+    "EgyptAir", "Ethiopian Airlines", "Kenya Airways", "Royal Air Maroc", "South African Airways", "Saudia",
+    "Gulf Air", "Oman Air", "El Al", "Aegean Airlines", "Swiss International Air Lines", "Austrian Airlines",
+    "Brussels Airlines", "LOT Polish Airlines", "Norwegian Air", "Vueling", "Wizz Air", "Eurowings", "Jet2",
+    "Porter Airlines", "Air Transat", "Volaris", "Viva Aerobus", "China Airlines", "China Eastern", "China Southern",
+    "Air China", "Hainan Airlines", "Asiana", "Philippine Airlines", "Cebu Pacific", "Garuda Indonesia",
+    "Malaysia Airlines", "AirAsia", "Jetstar", "Virgin Australia", "IndiGo", "Air Tahiti Nui", "Fiji Airways",
+    "Starlux", "Zipair", "Aerolineas Argentinas", "Aerolíneas Argentinas", "JetSMART", "Caribbean Airlines",
+    "Bahamasair", "Cayman Airways", "Air Europa", "French Bee", "Air Serbia", "Croatia Airlines", "airBaltic",
+    "flydubai", "Air Arabia",
 )
 _AIRLINE = re.compile(
     r"\b(?P<name>" + "|".join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))
     + r")\b(?!\s+(?:States|Kingdom|Arab|Nations))"
 )
-_FLIGHT_CODE = re.compile(r"\b(?P<code>DL|UA|AA|WN|B6|AS|BA|AF|LH|JL|NH|AC|EK)\s?\d{1,4}\b")
 _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "Southwest", "B6": "JetBlue",
           "AS": "Alaska Airlines", "BA": "British Airways", "AF": "Air France", "LH": "Lufthansa",
-          "JL": "Japan Airlines", "NH": "ANA", "AC": "Air Canada", "EK": "Emirates"}
+          "JL": "Japan Airlines", "NH": "ANA", "AC": "Air Canada", "EK": "Emirates", "KL": "KLM",
+          "QF": "Qantas", "SQ": "Singapore Airlines", "CX": "Cathay Pacific", "TK": "Turkish Airlines",
+          "QR": "Qatar Airways", "EY": "Etihad", "IB": "Iberia", "EI": "Aer Lingus", "VS": "Virgin Atlantic",
+          "FR": "Ryanair", "U2": "easyJet", "NZ": "Air New Zealand", "AM": "Aeromexico", "KE": "Korean Air",
+          "MS": "EgyptAir", "LX": "Swiss", "OS": "Austrian Airlines", "AY": "Finnair", "TP": "TAP Air Portugal",
+          "FI": "Icelandair", "WS": "WestJet", "HA": "Hawaiian Airlines", "F9": "Frontier", "NK": "Spirit"}
+# a flight number: the carrier's code and digits, written "UA 837" or "UA837" (not "TP8K4R", a booking code)
+_FLIGHT_CODE = re.compile(r"\b(?P<code>" + "|".join(_CODES) + r")\s?\d{1,4}\b(?![A-Z])")
 HOTEL = re.compile(r"\b(?:hotel|motel|hostel|resort|airbnb|lodging|check-?in|check-?out|Hilton|Marriott|Hyatt|"
                    r"Sheraton|Westin|Holiday Inn)\b", re.I)
 FLIGHT = re.compile(r"\b(?:fly|flying|flight|flights|airlines?|plane|outbound|layover)\b", re.I)
@@ -115,7 +130,9 @@ RANGE = re.compile(
 )
 _AIRLINE_WORDS = re.compile(_AIRLINE.pattern, re.I)  # the prefilter's spelling; `_AIRLINE` decides
 # a sentence without one of these is about no trip
-TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS)
+_PLANS_TO_GO = re.compile(r"\b(?:thinking (?:about|of)|might|maybe|planning (?:on|to)|considering|hoping to|want to|"
+                          r"would like to|'d like to|wanna) (?:\w+ ){0,2}?(?:go|going|head (?:out|over|there))\b", re.I)
+TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -171,16 +188,18 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
                 key, fields = previous.key or key, {}
         if place[1] is not None:
             fields["country"] = place[1]
-    elif previous is not None and (travel or flight or adds or follow_up):
+    elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)):
         key = previous.key
         fields = {}
     elif context.speaker == "assistant" and previous is not None and booked:
         key, fields = previous.key, {}
     else:
         return []
-    fields.update(_details(sentence, context))
-    fields.update(_shifted(sentence, known, fields))
-    if place is None and not fields:
+    question = QUESTION.search(sentence) is not None and not booked
+    if not question:  # "how long is the flight to Tokyo?" names a place, and books nothing
+        fields.update(_details(sentence, context, known))
+        fields.update(_shifted(sentence, known, fields))
+    if place is None and not fields or question and (key is None or key in context.entities):
         return []
     if context.speaker == "assistant" and (previous is None or previous.key != key) and \
             fields.get("booking_status") != "booked" and not RECAP.search(sentence):
@@ -204,6 +223,18 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return [fact]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
               for who in context.companions), fact]
+
+
+QUESTION = re.compile(r"\?\s*$|^\W*(?:how|what|when|where|which|why|is|are|do|does|did|can|could|should|would|"
+                      r"will|any|anything)\b(?!.*\b(?:booked|confirmed)\b)", re.I)
+# "thinking about going in April": a trip only right after one was named
+_WEAK = re.compile(r"\b(?:go|going|head(?:ing)? (?:out|over|there)|do it|book(?:ing)? it)\b", re.I)
+
+
+def _weak(sentence: str, context: Context, previous: TypedFact) -> bool:
+    """A sentence saying only how far the trip just named is planned ("thinking about going")."""
+    return context.topic == DOMAIN and previous.key in context.pending and _WEAK.search(sentence) is not None \
+        and booking_status(sentence) is not None
 
 
 # a change to a booked trip, not a new one: "moved my return", "pushed it back a week", "rebooked"
@@ -264,9 +295,9 @@ def _companions(sentence: str, context: Context) -> None:
             context.companions.append(name)
 
 
-def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
+def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> dict[str, JsonValue]:
     fields: dict[str, JsonValue] = {}
-    dates = dates_by_cue(sentence, context, CUES)
+    dates = dates_by_cue(sentence, context, CUES, _days_of_month(sentence, context, known))
     going, back = dates.get("", []), dates.get("return", [])
     if going:
         fields["departure_date"] = going[0]
@@ -275,6 +306,14 @@ def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
     if back:
         fields["return_date"] = back[0]
     _return_after_departure(fields)
+    if "return_date" not in fields and isinstance(fields.get("departure_date"), str):
+        length = _LENGTH.search(sentence)
+        start = try_date(str(fields["departure_date"]))
+        if length is not None and start is not None:  # "two weeks starting June 3"
+            raw = (length.group("n") or length.group("n2")).lower()
+            n = int(raw) if raw.isdigit() else 1 if raw in ("a", "an", "one") else NUMBER_WORDS[raw]
+            days = n * 7 if (length.group("unit") or length.group("unit2")).lower().startswith("week") else n
+            fields["return_date"] = (start + timedelta(days=days)).isoformat()
     times = times_by_cue(sentence, context, CUES)
     if times.get(""):
         fields["departure_time"] = times[""][0]
@@ -310,6 +349,44 @@ def _details(sentence: str, context: Context) -> dict[str, JsonValue]:
 
 
 _COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
+# how long a trip lasts, said with its start: "two weeks starting June 3", "June 3 for ten days"
+_LENGTH = re.compile(
+    rf"\b(?P<n>\d{{1,2}}|{_COUNT})[- ](?P<unit>weeks?|days?|nights?)\s+(?:starting|from|beginning|leaving|departing)\b|"
+    rf"\bfor\s+(?:about\s+)?(?P<n2>\d{{1,2}}|{_COUNT})\s+(?P<unit2>weeks?|days?|nights?)\b", re.I)
+# a day of the month alone: "out the 3rd, back the 17th" (not "Thursday the 3rd", not "the 2nd of August")
+_DAY_ONLY = re.compile(
+    r"(?<!day )(?<!day, )\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
+    r"sep|oct|nov|dec)[a-z]*\b)", re.I)
+
+
+def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue]) -> tuple[tuple[int, str], ...]:
+    """(position, ISO date) of each day of the month said alone: on or after the date before
+    it in the sentence, else after the trip's known departure, else after the session's day."""
+    if context.timestamp is None:
+        return ()
+    found = dates_and_times_at(sentence, context.timestamp)[0]
+    out: list[tuple[int, str]] = []
+    for match in _DAY_ONLY.finditer(sentence):
+        before = [day for start, day in [*found, *out] if start < match.start()]
+        anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
+            context.timestamp.date()
+        day = _on_or_after(anchor, int(match.group("dd")))
+        if day is not None:
+            out.append((match.start(), day.isoformat()))
+    return tuple(out)
+
+
+def _on_or_after(anchor: date, dd: int) -> date | None:
+    """The first day numbered `dd` on or after `anchor` (within two months)."""
+    for months in range(3):
+        year, month = divmod(anchor.month - 1 + months, 12)
+        try:
+            day = date(anchor.year + year, month + 1, dd)
+        except ValueError:
+            continue
+        if day >= anchor:
+            return day
+    return None
 _SHIFT = re.compile(
     rf"\b(?:push\w*|mov\w*|extend\w*|delay\w*|postpon\w*|bump\w*|stay\w*|chang\w*)\b[^.;]{{0,40}}?"
     rf"\b(?:by\s+)?(?:exactly\s+|another\s+|an extra\s+)?(?P<n>\d{{1,2}}|{_COUNT})\s+"
