@@ -205,11 +205,27 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
         key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
         fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
+    elif qualifier is None and (previous is None or previous.kind != DOMAIN or previous.key != key):
+        key = _earlier(context, kind, subject) or key  # "your warranty runs to April 2": the Whirlpool's
     if set(fields) <= {"kind", "item", "holder", "country"}:
         _mention(context, DOMAIN, key, {**fields, "subject": subject})
         return []
     facts.append(_typed(DOMAIN, key, conversation_fields(context, subject, fields), context.business))
     return facts
+
+
+def _earlier(context: Context, kind: str, subject: str) -> str | None:
+    """The key of the one document of `kind` (and `subject`) earlier sessions stated, or of
+    the one of them whose item or provider this session named; None otherwise."""
+    found = [(key, fields) for key, fields in context.prior.of_kind(DOMAIN)
+             if fields.get("kind") == kind and fields.get("subject", "user") == subject]
+    if len(found) == 1:
+        return found[0][0]
+    said = " ".join(context.said).casefold()
+    names = {key: [str(fields[name]).casefold() for name in ("item", "provider") if isinstance(fields.get(name), str)]
+             for key, fields in found}
+    named = [key for key, words in names.items() if any(re.search(rf"\b{re.escape(w)}\b", said) for w in words)]
+    return named[0] if len(named) == 1 else None
 
 
 def fold(value: JsonValue) -> str | None:

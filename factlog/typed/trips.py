@@ -100,7 +100,8 @@ FLIGHT = re.compile(r"\b(?:fly|flying|flight|flights|airlines?|plane|outbound|la
 INSURANCE = re.compile(r"\b(?:insurance|insured|policy|coverage)\b", re.I)
 # an assistant's recap of what the user said: "Noted: Air France to Paris, March 3 to March 30"
 RECAP = re.compile(r"^\W*(?:noted|saved|recorded|updated|booked|got it|confirmed|so)\b", re.I)
-NAMING = frozenset({"destination", "country"})
+NAMING = frozenset({"destination", "country", "is_international"})
+HOME = "United States"  # whose trips are domestic when the user's passport names no other country
 _TRAVELLED = r"(?:flight|trip|ticket|plane|vacation|holiday|travel)"
 _OTHERS_TRIP = re.compile(
     rf"\b(?:my|our)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?(?:'s|’s|s')\s+(?:\w+\s+)?{_TRAVELLED}|"
@@ -188,6 +189,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
                 key, fields = previous.key or key, {}
         if place[1] is not None:
             fields["country"] = place[1]
+            if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
+                    None, HOME):
+                fields["is_international"] = False  # the country table's rules are a U.S. traveller's
     elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)):
         key = previous.key
         fields = {}
@@ -341,7 +345,7 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         whom = purpose.group("whom")
         stated = purpose.group("stated") or purpose.group("event")
         fields["purpose"] = f"visit {whom.lower()}" if whom else " ".join(str(stated).split())
-    if COST.search(sentence):
+    if COST.search(sentence) and not _BOUND.search(sentence):
         amounts = recognize(sentence, context.timestamp).amounts_usd
         if amounts:
             fields["cost_usd"] = amounts[0]
@@ -414,6 +418,11 @@ def _shifted(sentence: str, known: dict[str, JsonValue], fields: dict[str, JsonV
     if (match.group("way") or "").lower() in ("earlier", "sooner", "forward", "up"):
         days = -days
     return {leg: (day + timedelta(days=days)).isoformat()}
+
+
+# a bound is no price: "I looked at flights and they were over $1,600"
+_BOUND = re.compile(r"\b(?:over|under|more than|less than|at least|upwards of|starting (?:at|from)|from)\s+"
+                    r"(?:\$|\d[\d,.]*\s*(?:dollars|bucks|usd)\b)", re.I)
 
 
 def _return_after_departure(fields: dict[str, JsonValue]) -> None:
