@@ -40,7 +40,8 @@ BOOKED = re.compile(
 PLANNED = re.compile(
     r"\b(?:thinking (?:about|of)|might|maybe|perhaps|planning|plan (?:to|on)|considering|hoping|hope to|"
     r"would (?:like|love)|'d (?:like|love)|want to|wanna|looking (?:at|into)|dreaming|someday|could|"
-    r"not sure|if i|haven'?t booked|have not booked|not booked|didn'?t book|yet to book|need to book|should i)\b",
+    r"not sure|if i|haven'?t booked|have not booked|not booked|didn'?t book|yet to book|need to book|should i|"
+    r"nothing(?:'s| is)? booked|not booking|no booking|not yet booked|before booking)\b",
     re.I,
 )
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)

@@ -89,8 +89,11 @@ _PURCHASED = (
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
 )
 _ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
-_MAKER = re.compile(r"\b(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+(?:(?:[\w-]+[- ](?:year|month)|limited|"
+_MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+"
+                    r"(?:(?:[\w-]+[- ](?:year|month)|limited|"
                     r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
+# a booking's code is the trip's, not the document's: "Booking reference is AT7RB5"
+_BOOKING_CODE = re.compile(r"\b(?:booking|reservation|confirmation|record locator|pnr|flight)\b", re.I)
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
@@ -130,7 +133,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             return []
         fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
         number = _NUMBER.search(sentence)
-        if number is not None and any(ch.isdigit() for ch in number.group("id")):
+        if number is not None and any(ch.isdigit() for ch in number.group("id")) and not _BOOKING_CODE.search(sentence):
             fields["number"] = number.group("id")  # "Grant number is 0691-2284-7731."
         provider = _PROVIDERS.search(sentence)
         if following and provider is not None and previous.fields.get("kind") in ("insurance", "warranty"):
@@ -153,6 +156,12 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     maker = _maker(sentence, item or (purchase[0] if purchase else None)) if kind == "warranty" else None
     if item is not None and maker is not None and re.sub(r"(?:'s|’s)$", "", item).casefold() == maker.casefold():
         item = None  # "your Dell warranty": the maker's, on the item talked about
+    if item is not None and kind == "warranty" and (named := _PROVIDERS.search(sentence)) is not None and \
+            item.casefold() == named.group("name").casefold():
+        item = None  # "your SquareTrade extended warranty": the provider's, on the item talked about
+    if item is not None and kind == "warranty" and purchase is None and context.purchase is not None and \
+            maker is not None and maker.casefold() in item.casefold():
+        item = context.purchase[0]  # "It carries Dyson's one-year warranty": the item just bought
     if kind == "warranty" and context.purchase is not None:
         if purchase is None:
             item = item or context.purchase[0]
@@ -167,7 +176,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             fields["expiry_date"] = add_months(bought, months).isoformat()
     country = _passport_country(sentence) if kind == "passport" else _country(sentence)
     number = _NUMBER.search(sentence)
-    if number is not None and any(ch.isdigit() for ch in number.group("id")):
+    if number is not None and any(ch.isdigit() for ch in number.group("id")) and not _BOOKING_CODE.search(sentence):
         fields["number"] = number.group("id")
     provider = _PROVIDERS.search(sentence)
     if provider is not None and _STORE.search(sentence, 0, provider.start()):
@@ -313,7 +322,7 @@ _INSURANCE_KINDS = re.compile(
 _NOT_ITEM = frozenset(
     "is has had have with got get came comes come it on a an full limited extended manufacturer manufacturer's "
     "standard its new still under out of he she they we i you your by hardware labor labour parts manufacturer's "
-    "one-year two-year yr yrs mo mos".split()
+    "one-year two-year yr yrs mo mos carries carry includes include offers gives covered covers".split()
 )
 _DURATION_WORD = re.compile(r"\d|\b(?:year|month|day|week)s?\b", re.I)
 

@@ -171,7 +171,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence):
         return []
     if place is None and context.topic in ("hotel", "document") and not flight and \
-            not (context.topic == "hotel" and total):
+            not (context.topic == "hotel" and total) and not (context.topic == "document" and _FLIGHT_CODE_WORDS.search(
+                sentence) and confirmation_code(sentence)):
         return []  # a follow-up of the hotel or the document talked about
     key: str | None
     if place is not None:
@@ -357,6 +358,13 @@ _COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
 _LENGTH = re.compile(
     rf"\b(?P<n>\d{{1,2}}|{_COUNT})[- ](?P<unit>weeks?|days?|nights?)\s+(?:starting|from|beginning|leaving|departing)\b|"
     rf"\bfor\s+(?:about\s+)?(?P<n2>\d{{1,2}}|{_COUNT})\s+(?P<unit2>weeks?|days?|nights?)\b", re.I)
+# "Booking reference is AT7RB5" after talk of the insurance: still the booking's
+_FLIGHT_CODE_WORDS = re.compile(r"\b(?:booking|reservation|record locator|pnr|flight)\b", re.I)
+# the end of a range in one month: "June 10 to 24", "March 3-9"
+_SAME_MONTH_END = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\s*(?:to|-|–|through|thru|"
+    r"until|till)\s*(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:/|:|am|pm|a\.m|p\.m|(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|"
+    r"aug|sep|oct|nov|dec)))", re.I)
 # a day of the month alone: "out the 3rd, back the 17th" (not "Thursday the 3rd", not "the 2nd of August")
 _DAY_ONLY = re.compile(
     r"(?<!day )(?<!day, )\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
@@ -370,14 +378,14 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
         return ()
     found = dates_and_times_at(sentence, context.timestamp)[0]
     out: list[tuple[int, str]] = []
-    for match in _DAY_ONLY.finditer(sentence):
-        before = [day for start, day in [*found, *out] if start < match.start()]
+    for match in [*_DAY_ONLY.finditer(sentence), *_SAME_MONTH_END.finditer(sentence)]:
+        before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
         anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
             context.timestamp.date()
         day = _on_or_after(anchor, int(match.group("dd")))
         if day is not None:
-            out.append((match.start(), day.isoformat()))
-    return tuple(out)
+            out.append((match.start("dd"), day.isoformat()))
+    return tuple(sorted(out))
 
 
 def _on_or_after(anchor: date, dd: int) -> date | None:
