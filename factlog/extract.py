@@ -137,15 +137,19 @@ class RuleExtractor:
 
 _CODE_QUESTION = re.compile(r"\b(?:confirmation|booking|reservation|reference|locator|record)\b", re.I)
 _POLICY_QUESTION = re.compile(r"\bpolicy\b", re.I)
-_BARE_CODE = re.compile(r"^\W*(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,11}\W*$")
+_BARE_CODE = re.compile(r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay)\W+)?(?:(?:it'?s|it is|that'?s|that is)\s+)?"
+                        r"(?P<code>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,11})\W*$", re.I)
 
 
 def _reading(question: str, answer: str) -> str | None:
     """What an answer says in full when it is a bare code answering a question about one."""
-    if _BARE_CODE.match(answer) and _POLICY_QUESTION.search(question):
-        return f"Policy number {answer.strip().strip('.!')}."
-    if _BARE_CODE.match(answer) and _CODE_QUESTION.search(question):
-        return f"Confirmation number {answer.strip().strip('.!')}."
+    bare = _BARE_CODE.match(answer)
+    if bare is None or not bare.group("code").isupper() and not bare.group("code").isdigit():
+        return None
+    if _POLICY_QUESTION.search(question):
+        return f"Policy number {bare.group('code')}."
+    if _CODE_QUESTION.search(question):
+        return f"Confirmation number {bare.group('code')}."
     return None
 
 

@@ -103,11 +103,14 @@ def find_place(text: str) -> tuple[str, str | None] | None:
             known = place_name(candidate)
             if known is not None:
                 return known, country_of(candidate)
-        if unknown is None:
+        if unknown is None and words[0].casefold().rstrip(".,") not in _CALENDAR:  # "flight to March 22": a date
             unknown = (" ".join(words).rstrip(".,"), None)
     return unknown
 
 
+_CALENDAR = frozenset("january february march april may june july august september october november december jan feb "
+                      "mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
+                      "sunday today tomorrow tonight".split())
 # a place one leaves from or passes through is not where one goes
 _PASSING = re.compile(r"\b(?:via|through|from|out of|departing|connecting (?:in|through)|layover in|stopover in)\s+$",
                       re.I)

@@ -230,8 +230,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
               for who in context.companions), fact]
 
 
-QUESTION = re.compile(r"\?\s*$|^\W*(?:how|what|when|where|which|why|is|are|do|does|did|can|could|should|would|"
-                      r"will|any|anything)\b(?!.*\b(?:booked|confirmed)\b)", re.I)
+QUESTION = re.compile(r"\?\s*$|^\W*(?:how|what|when|where|which|why)\b|^\W*(?:is|are|do|does|did|can|could|should|"
+                      r"would|will)\s+(?:i|you|we|it|there|they|he|she|that|this|my|the)\b", re.I)
 # "thinking about going in April": a trip only right after one was named
 _WEAK = re.compile(r"\b(?:go|going|head(?:ing)? (?:out|over|there)|do it|book(?:ing)? it)\b", re.I)
 
@@ -277,7 +277,7 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     if place is not None:
         named = [trip for trip in ahead if place[1] is not None and trip[1].get("country") == place[1]]
         return named[-1] if len(named) == 1 and CHANGED.search(sentence) else None
-    return ahead[-1] if len(ahead) == 1 and FOLLOW_UP.search(sentence) else None
+    return ahead[-1] if len(ahead) == 1 and (FOLLOW_UP.search(sentence) or TRAVEL.search(sentence)) else None
 
 
 def trip_subject(sentence: str) -> str:
@@ -346,6 +346,8 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         whom = purpose.group("whom")
         stated = purpose.group("stated") or purpose.group("event")
         fields["purpose"] = f"visit {whom.lower()}" if whom else " ".join(str(stated).split())
+    if fields.get("booking_status") in ("booked", "planned") and context.timestamp is not None:
+        _ahead(sentence, fields, context.timestamp.date())
     if COST.search(sentence) and not _BOUND.search(sentence):
         amounts = recognize(sentence, context.timestamp).amounts_usd
         if amounts:
@@ -431,6 +433,22 @@ def _shifted(sentence: str, known: dict[str, JsonValue], fields: dict[str, JsonV
 # a bound is no price: "I looked at flights and they were over $1,600"
 _BOUND = re.compile(r"\b(?:over|under|more than|less than|at least|upwards of|starting (?:at|from)|from)\s+"
                     r"(?:\$|\d[\d,.]*\s*(?:dollars|bucks|usd)\b)", re.I)
+
+
+_YEAR_SAID = re.compile(r"\b(?:19|20)\d\d\b|\d{1,2}/\d{1,2}/\d{2,4}")
+
+
+def _ahead(sentence: str, fields: dict[str, JsonValue], today: date) -> None:
+    """A trip booked or planned is ahead: a year-less departure read as past ("Booked Paris
+    Dec 20", said in February) is next year's, and its return with it."""
+    going = try_date(str(fields.get("departure_date", "")))
+    if going is None or going >= today or _YEAR_SAID.search(sentence):
+        return
+    for name in ("departure_date", "return_date"):
+        day = try_date(str(fields.get(name, "")))
+        if day is not None:
+            fields[name] = (day.replace(year=day.year + 1) if (day.month, day.day) != (2, 29)
+                            else day.replace(year=day.year + 1, day=28)).isoformat()
 
 
 def _return_after_departure(fields: dict[str, JsonValue]) -> None:

@@ -1,0 +1,303 @@
+"""Trips and travel documents from conversation, by phrasing family: booking state, cities
+to countries, dates in many forms, carriers and codes, questions and plans that book
+nothing, other people's documents, and sessions that refer back to an earlier session's
+trip or warranty (`factlog.typed.prior`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from factlog.extract import RuleExtractor
+from factlog.model import JsonValue, NewFact
+from factlog.transcripts import Message, Session
+from factlog.typed import Context, read_sentence
+from factlog.typed.prior import Prior
+
+TS = datetime(2026, 2, 10, 12, 0)  # a Tuesday
+
+
+def read(*sentences: str, at: datetime = TS, prior: Prior | None = None) -> list[dict[str, JsonValue]]:
+    """The typed fields of each fact the user's sentences state, in one session."""
+    context = Context(at, prior=prior or Prior())
+    out = []
+    for sentence in sentences:
+        out += [{"fact": f.kind, "key": f.key, **f.fields} for f in read_sentence(sentence, context)]
+    return out
+
+
+def trips(*sentences: str, at: datetime = TS, prior: Prior | None = None) -> list[dict[str, JsonValue]]:
+    return [f for f in read(*sentences, at=at, prior=prior) if f["fact"] == "trip"]
+
+
+def sessions(*turns: list[tuple[str, str]], business: str | None = None) -> list[list[NewFact]]:
+    """Each session's typed facts, the sessions read in order by one extractor."""
+    extractor = RuleExtractor()
+    out = []
+    for n, messages in enumerate(turns):
+        session = Session(f"s{n + 1}", datetime(2026, 1, 5 + 10 * n, 9),
+                          [Message(role, text, i) for i, (role, text) in enumerate(messages)],
+                          {"business": business} if business else {})
+        out.append([f for f in extractor.extract(session, user_only=False) if f.kind is not None])
+    return out
+
+
+# --- booking state -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "I booked a flight to Amsterdam for March 3.",
+    "Flights to Amsterdam are confirmed for March 3.",
+    "Got our tickets to Amsterdam, we leave March 3!",
+    "Just bought plane tickets to Amsterdam, March 3.",
+    "Amsterdam is locked in: March 3.",
+])
+def test_booked_phrasings(sentence: str) -> None:
+    [trip] = trips(sentence)
+    assert trip["destination"] == "Amsterdam" and trip["country"] == "Netherlands"
+    assert trip["booking_status"] == "booked" and trip["departure_date"] == "2026-03-03"
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'm thinking about a trip to Lisbon in May.",
+    "We might fly to Lisbon in May.",
+    "Looking at flights to Lisbon for May.",
+    "Maybe a trip to Lisbon in May, haven't booked anything.",
+    "Considering a trip to Lisbon, nothing booked yet.",
+    "would love to visit Lisbon someday",
+])
+def test_planned_phrasings(sentence: str) -> None:
+    [trip] = trips(sentence)
+    assert trip["destination"] == "Lisbon" and trip["booking_status"] == "planned"
+
+
+def test_a_cancelled_trip_and_a_cancelled_leg_that_was_rebooked() -> None:
+    assert trips("We had to cancel our trip to Rome.")[0]["booking_status"] == "cancelled"
+    [moved] = trips("I booked Rome for March 3.", "They cancelled my return flight and moved me to the 12th.")[1:]
+    assert "booking_status" not in moved and moved["return_date"] == "2026-03-12"
+
+
+def test_a_named_place_then_only_the_plan() -> None:
+    assert trips("how long is the flight to tokyo from lax") == []
+    [trip] = trips("how long is the flight to tokyo from lax", "thinking about going in april maybe")
+    assert trip == {**trip, "destination": "Tokyo", "country": "Japan", "booking_status": "planned"}
+
+
+@pytest.mark.parametrize("sentence", [
+    "How long is the flight to Tokyo?",
+    "how long is the flight to Tokyo on March 3",
+    "What's the weather like in Paris in April?",
+    "Is it expensive to fly to Rome on May 2?",
+    "Do I need a visa to travel to Vietnam?",
+    "I travel to Asia twice a year for work.",
+    "My coworker just came back from Phuket.",
+    "I'm going to be late on March 3.",
+])
+def test_questions_habits_and_others_trips_book_nothing(sentence: str) -> None:
+    assert trips(sentence) == []
+
+
+# --- cities, countries, carriers ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "place", "country", "carrier"), [
+    ("Booked KLM to Amsterdam for March 3.", "Amsterdam", "Netherlands", "KLM"),
+    ("Booked Qantas to Sydney, out March 3.", "Sydney", "Australia", "Qantas"),
+    ("EgyptAir to Cairo, booked for March 3.", "Cairo", "Egypt", "EgyptAir"),
+    ("Booked Royal Air Maroc to Marrakech on March 3.", "Marrakech", "Morocco", "Royal Air Maroc"),
+    ("I'm on UA 837 to Tokyo on March 3, booked.", "Tokyo", "Japan", "United"),
+    ("Booked TAP Air Portugal into Lisbon on March 3 and home from Porto on the 14th.", "Lisbon", "Portugal",
+     "TAP Air Portugal"),
+])
+def test_cities_countries_and_carriers(sentence: str, place: str, country: str, carrier: str) -> None:
+    [trip] = trips(sentence)
+    assert (trip["destination"], trip["country"], trip["carrier"]) == (place, country, carrier)
+
+
+def test_a_domestic_trip_is_marked_so_unless_the_passport_is_foreign() -> None:
+    assert trips("Booked a flight to Honolulu for March 3.")[0]["is_international"] is False
+    assert "is_international" not in trips("Booked a flight to Paris for March 3.")[0]
+    korean = Prior()
+    korean.add(1, "passport", "passport", {"country": "South Korea"})
+    assert "is_international" not in trips("Booked a flight to Honolulu for March 3.", prior=korean)[0]
+
+
+# --- dates in many forms -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "going", "back"), [
+    ("Booked Paris, out the 3rd back the 17th.", "2026-03-03", "2026-03-17"),
+    ("Booked Paris from 6/3 to 6/17.", "2026-06-03", "2026-06-17"),
+    ("Booked Paris, two weeks starting June 3.", "2026-06-03", "2026-06-17"),
+    ("Booked Paris June 10 to 24.", "2026-06-10", "2026-06-24"),
+    ("Booked Paris March 3-9.", "2026-03-03", "2026-03-09"),
+    ("Booked a flight to Paris leaving March 3 for ten days.", "2026-03-03", "2026-03-13"),
+    ("Booked Paris Dec 20, back Jan 6.", "2026-12-20", "2027-01-06"),
+    ("Booked Paris in two weeks, back on the 27th.", "2026-02-24", "2026-02-27"),
+])
+def test_dates_in_many_forms(sentence: str, going: str, back: str) -> None:
+    [trip] = trips(sentence)
+    assert (trip["departure_date"], trip["return_date"]) == (going, back)
+
+
+def test_a_return_given_alone_follows_the_departure() -> None:
+    [first, second] = trips("Booked Paris for March 28.", "Back on the 9th.")
+    assert first["departure_date"] == "2026-03-28" and second["return_date"] == "2026-04-09"
+
+
+def test_a_bound_is_no_cost_and_a_price_is() -> None:
+    assert "cost_usd" not in trips("Looking at flights to Lisbon, they were over $1,600.")[0]
+    assert trips("Booked Lisbon for March 3, the flights cost $1,145.")[0]["cost_usd"] == 1145.0
+
+
+# --- codes and read-backs ----------------------------------------------------------------
+
+
+def test_codes_from_the_user_and_from_the_assistant() -> None:
+    [booked, code] = sessions([("user", "Booked Bangkok on Thai Airways, July 7 to July 21."),
+                               ("assistant", "What's your booking reference?"), ("user", "It's TG44RX.")])[0]
+    assert booked.key == code.key == "bangkok" and code.fields["confirmation"] == "TG44RX"
+    [_, read_back] = sessions([("user", "Booked Bangkok on Thai Airways, July 7 to July 21."),
+                               ("assistant", "Saved: your confirmation number is TG44RX.")])[0]
+    assert read_back.fields["confirmation"] == "TG44RX" and read_back.fields["speaker"] == "assistant"
+
+
+# --- later sessions refer back -------------------------------------------------------------
+
+
+def booked(**fields: JsonValue) -> Prior:
+    prior = Prior()
+    prior.add(1, "trip", "sydney", {"destination": "Sydney", "country": "Australia", "carrier": "Qantas",
+                                    "departure_date": "2026-02-20", "return_date": "2026-03-12",
+                                    "booking_status": "booked", "confirmation": "QF7Z3W", **fields})
+    return prior
+
+
+@pytest.mark.parametrize("sentences", [
+    ("Qantas moved my return to March 22.",),
+    ("Ugh, Qantas emailed.", "New return is March 22."),
+    ("QF7Z3W: return is now March 22.",),
+    ("My friend in Melbourne wants me to stay, so I moved my return to March 22.",),
+    ("I changed my return flight to March 22.",),
+])
+def test_a_moved_return_updates_the_booked_trip(sentences: tuple[str, ...]) -> None:
+    found = trips(*sentences, at=datetime(2026, 1, 20), prior=booked())
+    assert found and all(f["key"] == "sydney" for f in found)
+    assert found[-1]["return_date"] == "2026-03-22" and "destination" not in found[-1]
+
+
+def test_pushed_back_a_week_counts_from_the_known_return() -> None:
+    [trip] = trips("I pushed my return back exactly one week.", at=datetime(2026, 1, 20), prior=booked())
+    assert trip["key"] == "sydney" and trip["return_date"] == "2026-03-19"
+    [trip] = trips("We extended the trip by three days.", at=datetime(2026, 1, 20), prior=booked())
+    assert trip["return_date"] == "2026-03-15"
+
+
+@pytest.mark.parametrize(("sentences", "prior"), [
+    (("New return is March 22.",), booked(booking_status="cancelled")),  # a cancelled trip is not meant
+    (("New return is March 22.",), booked(return_date="2026-01-02")),  # a trip that is over
+    (("I booked Melbourne for March 22.",), booked()),  # a new trip in the same country, no change named
+    (("The weather in Sydney is lovely.",), booked()),
+])
+def test_no_earlier_trip_is_meant(sentences: tuple[str, ...], prior: Prior) -> None:
+    assert all(f["key"] != "sydney" for f in trips(*sentences, at=datetime(2026, 1, 20), prior=prior))
+
+
+def test_two_trips_ahead_and_no_name_is_ambiguous() -> None:
+    prior = booked()
+    prior.add(2, "trip", "tokyo", {"destination": "Tokyo", "country": "Japan", "booking_status": "booked",
+                                   "departure_date": "2026-04-01", "return_date": "2026-04-10"})
+    assert trips("New return is March 22.", at=datetime(2026, 1, 20), prior=prior) == []
+
+
+# --- documents -----------------------------------------------------------------------------
+
+
+def documents(*sentences: str, prior: Prior | None = None) -> list[dict[str, JsonValue]]:
+    return [f for f in read(*sentences, prior=prior) if f["fact"] in ("document", "passport")]
+
+
+def test_a_family_members_passport_keeps_holder_and_the_users_own_is_the_users() -> None:
+    [son, mine] = documents("My son Daniel's passport expires on 9 April 2026.",
+                            "Mine is valid until 3 May 2033.")
+    assert son == {**son, "fact": "document", "key": "passport/daniel", "holder": "Daniel", "kind": "passport",
+                   "expiry_date": "2026-04-09"}
+    assert mine == {**mine, "fact": "passport", "key": "passport", "expiry_date": "2033-05-03", "subject": "user"}
+
+
+@pytest.mark.parametrize(("sentence", "start", "end"), [
+    ("My Egypt e-visa is valid from 1 March until 30 March.", "2026-03-01", "2026-03-30"),
+    ("My Egypt visa: valid 3/1 to 3/30.", "2026-03-01", "2026-03-30"),
+    ("Egyptian visa approved, good from March 1 through March 30.", "2026-03-01", "2026-03-30"),
+])
+def test_visa_validity(sentence: str, start: str, end: str) -> None:
+    [visa] = documents(sentence)
+    assert (visa["kind"], visa["country"], visa["start_date"], visa["expiry_date"]) == ("visa", "Egypt", start, end)
+
+
+def test_the_business_on_the_line_states_the_users_policy() -> None:
+    [policy, dates] = sessions([("user", "Hi, I bought a plan on your website."),
+                                ("assistant", "I can see the Essential plan, policy number SW-30718842."),
+                                ("assistant", "Your coverage starts June 3, 2026 and ends June 14, 2026.")],
+                               business="SafetyWing")[0]
+    assert policy.fields["number"] == "SW-30718842"
+    assert (dates.fields["start_date"], dates.fields["expiry_date"]) == ("2026-06-03", "2026-06-14")
+    assert dates.key == policy.key and dates.fields["provider"] == "SafetyWing"
+
+
+def test_without_a_business_the_assistants_general_advice_is_no_policy() -> None:
+    assert sessions([("user", "Should I get travel insurance?"),
+                     ("assistant", "A policy usually covers cancellation; it starts June 3 if you buy now.")])[0] == []
+
+
+@pytest.mark.parametrize(("sentence", "item", "provider", "expiry"), [
+    ("save this: bought the LG OLED TV 3/14/24 at costco, 2 yr warranty from LG", "LG OLED TV", "LG", "2026-03-14"),
+    ("I bought a Samsung washer on May 5, 2025. It has a one-year warranty from Samsung.", "Samsung washer",
+     "Samsung", "2026-05-05"),
+    ("I bought a Dyson V15 vacuum on 2 February 2024. It carries Dyson's one-year warranty.", "Dyson V15 vacuum",
+     "Dyson", "2025-02-02"),
+])
+def test_warranty_from_purchase_and_term(sentence: str, item: str, provider: str, expiry: str) -> None:
+    sentences = [part.strip() + "." for part in sentence.split(". ") if part.strip()] if ". " in sentence else [sentence]
+    warranty = documents(*sentences)[-1]
+    assert (warranty["item"], warranty["provider"], warranty["expiry_date"]) == (item, provider, expiry)
+
+
+def test_an_extended_warranty_is_its_own_entity() -> None:
+    found = documents("I bought a Dyson V15 vacuum on 2 February 2024.",
+                      "It carries Dyson's one-year warranty, and I also purchased a two-year extended warranty "
+                      "from SquareTrade.")
+    assert {f["provider"]: f["expiry_date"] for f in found} == {"Dyson": "2025-02-02", "SquareTrade": "2026-02-02"}
+
+
+def test_an_unqualified_warranty_is_the_one_an_earlier_session_stated() -> None:
+    prior = Prior()
+    prior.add(1, "document", "warranty/whirlpool", {"kind": "warranty", "item": "Whirlpool refrigerator",
+                                                    "provider": "Whirlpool", "expiry_date": "2027-04-02"})
+    prior.add(2, "document", "warranty/bosch", {"kind": "warranty", "item": "Bosch dishwasher", "provider": "Bosch"})
+    [found] = documents("The ice maker on the Whirlpool stopped.", "Your warranty runs to April 2, 2027.",
+                        prior=prior)
+    assert found["key"] == "warranty/whirlpool"
+
+
+def test_a_booking_reference_after_insurance_talk_is_the_trips() -> None:
+    found = read("Booked Marrakech on Royal Air Maroc, June 12 to June 26.",
+                 "My travel insurance covers those dates, it ends June 30.", "Booking reference is AT7RB5.")
+    assert found[-1]["fact"] == "trip" and found[-1]["confirmation"] == "AT7RB5"
+    assert all("number" not in f for f in found if f["fact"] == "document")
+
+
+def test_this_year_and_next_year() -> None:
+    [passport] = documents("My passport runs out on the 2nd of August this year.")
+    assert passport["expiry_date"] == "2026-08-02"
+    [passport] = documents("My passport expires March 3 next year.")
+    assert passport["expiry_date"] == "2027-03-03"
+
+
+def test_later_sessions_see_the_earlier_ones_in_one_transcript() -> None:
+    first, second = sessions([("user", "Booked Sydney on Qantas, Feb 20 to March 12. Confirmation QF7Z3W.")],
+                             [("user", "Qantas moved my return to March 22.")])
+    assert {f.key for f in first} == {"sydney"}
+    [moved] = second
+    assert moved.key == "sydney" and moved.fields["return_date"] == "2026-03-22"
