@@ -301,3 +301,43 @@ def test_later_sessions_see_the_earlier_ones_in_one_transcript() -> None:
     assert {f.key for f in first} == {"sydney"}
     [moved] = second
     assert moved.key == "sydney" and moved.fields["return_date"] == "2026-03-22"
+
+
+# --- whose, and what names a warranty --------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "My husband is flying to London for work, March 3 to March 10, British Airways.",
+    "Noted: your husband's British Airways trip to London, March 3 to March 10.",
+    "My daughter Emma's flight to London leaves March 3.",
+])
+def test_someone_elses_trip_keeps_its_traveller(sentence: str) -> None:
+    assert all(f["subject"] != "user" for f in trips(sentence))
+
+
+def test_a_date_is_no_companion_and_a_bare_code_after_code_is_the_booking() -> None:
+    [trip] = trips("I buy the ticket to Lima! LATAM, I go 15 February and I come back 10 March. Code LA9XW2.")
+    assert trip["key"] == "lima" and trip["confirmation"] == "LA9XW2"
+    assert trips("Booked Lima, promo code SAVE20 worked.")[0].get("confirmation") is None
+
+
+@pytest.mark.parametrize(("sentences", "expected"), [
+    (("AppleCare+ on my MacBook Air runs out June 30, 2026.",),
+     {"item": "MacBook Air", "provider": "AppleCare", "expiry_date": "2026-06-30"}),
+    (("I purchased a Sony soundbar on January 18, 2025.",
+      "It includes a one-year Sony warranty, and I added a three-year protection plan from Best Buy."),
+     {"item": "Sony soundbar", "provider": "Best Buy", "expiry_date": "2028-01-18"}),
+])
+def test_what_names_a_warranty(sentences: tuple[str, ...], expected: dict[str, JsonValue]) -> None:
+    warranty = documents(*sentences)[-1]
+    assert warranty == {**warranty, **expected}
+
+
+def test_a_warranty_bought_at_a_store_is_the_makers() -> None:
+    [warranty] = documents("I bought a Bosch dishwasher at Costco on May 2, 2025, with a 2-year Bosch warranty.")
+    assert warranty["provider"] == "Bosch" and warranty["expiry_date"] == "2027-05-02"
+
+
+def test_the_assistant_naming_a_relations_passport_is_not_the_users() -> None:
+    found = documents("Noted: your daughter's passport expires on July 2, 2026.")
+    assert found and all(f["fact"] == "document" and f["holder"] == "daughter" for f in found)

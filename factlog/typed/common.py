@@ -22,10 +22,11 @@ RELATIONS = (
     "stepdaughter mother-in-law father-in-law"
 ).split()
 _RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
-_POSSESSIVE = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})(?:'s|’s|s'|\s+(?P<name>[A-Z][a-z]+)(?:'s|’s))", re.I)
+_POSSESSIVE = re.compile(
+    rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:'s|’s|s'|\s+(?P<name>[A-Z][a-z]+)(?:'s|’s))", re.I)
 _NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+(?!\w+\s+(?:rules|requirements|policy))")
 _PERSON_DOES = re.compile(
-    rf"\b(?:my|our)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is|was|will be|has|had|'s|just|also)\b", re.I
+    rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is|was|will be|has|had|'s|just|also)\b", re.I
 )
 _NOT_NAMES = frozenset(
     "i it that there what here let today tomorrow everyone nobody someone one who mom dad".split()
@@ -47,7 +48,9 @@ PLANNED = re.compile(
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
 CONFIRMATION = re.compile(
     r"\b(?:(?:booking|reservation|confirmation)\s+)?"
-    r"(?:confirmation|booking|reservation|record locator|locator|pnr|reference|ref\b|conf\b|code(?=\s+is|:))"
+    r"(?:confirmation|booking|reservation|record locator|locator|pnr|reference|ref\b|conf\b|code(?=\s+is|:)|"
+    r"(?<!promo )(?<!discount )(?<!coupon )(?<!zip )(?<!postal )(?<!area )(?<!access )(?<!door )(?<!gate )"
+    r"(?<!dress )(?<!country )code(?=\s+(?=[A-Z0-9]*\d)[A-Z0-9]{5,8}\b))"
     r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
     re.I,
 )

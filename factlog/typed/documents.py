@@ -67,6 +67,11 @@ _NUMBER = re.compile(
     r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*"
     r"(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
 )
+_ITEM_AFTER = re.compile(
+    r"\b(?:warranty|applecare\+?|protection plan|coverage|extended plan)\s+(?:on|for)\s+"
+    r"(?:my|the|our|his|her|this|that)\s+"
+    r"(?:new\s+)?(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)"
+    r"(?=\s+(?:runs|expires|ends|is|was|lasts|until|through|covers|will|from|by|and)\b|\s*[,.;!]|\s*$)", re.I)
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
     r"\b(?:bought|purchased|got|ordered|picked up|put in|installed)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
@@ -94,15 +99,18 @@ _MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>[A-Z][\w
                     r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
 # a booking's code is the trip's, not the document's: "Booking reference is AT7RB5"
 _BOOKING_CODE = re.compile(r"\b(?:booking|reservation|confirmation|record locator|pnr|flight)\b", re.I)
+_COVER_FROM = re.compile(r"\b(?:warranty|plan|coverage|protection|insurance|policy)\s+(?:from|through|by|with|via)\s+$",
+                         re.I)
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
 TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
 
 
-_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b", re.I)
+_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b", re.I)
 # where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
-_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*warrant)|;\s+", re.I)
+_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection plan|"
+                     r"applecare))|;\s+", re.I)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -179,7 +187,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if number is not None and any(ch.isdigit() for ch in number.group("id")) and not _BOOKING_CODE.search(sentence):
         fields["number"] = number.group("id")
     provider = _PROVIDERS.search(sentence)
-    if provider is not None and _STORE.search(sentence, 0, provider.start()):
+    if provider is not None and _STORE.search(sentence, 0, provider.start()) and \
+            not _COVER_FROM.search(sentence, 0, provider.start()):
         provider = None  # "bought at Costco": where it was bought, not who covers it
     if maker is not None:
         fields["provider"] = maker
@@ -202,11 +211,14 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         fields["item"] = item
     if subject != "user":
         fields["holder"] = subject
-    qualifier = country if kind == "visa" else maker.casefold() if maker is not None else item
+    covering = fields.get("provider") if kind == "warranty" else None  # "a protection plan from Best Buy"
+    qualifier = country if kind == "visa" else maker.casefold() if maker is not None else \
+        covering.casefold() if isinstance(covering, str) else item
     if kind == "insurance" and _NEW.search(sentence):
         qualifier = "new"  # "my new job's insurance starts 1 February": not the policy talked about
     key = "/".join(part.casefold() for part in (kind, subject if subject != "user" else None, qualifier) if part)
-    same_item = previous is not None and (item is None or fold(item) == fold(previous.fields.get("item")))
+    same_item = previous is not None and (item is None or fold(item) == fold(previous.fields.get("item"))) and \
+        fold(fields.get("provider")) in (None, fold(previous.fields.get("provider")))
     if kind == "warranty" and maker is None and previous is not None and previous.key and \
             previous.fields.get("kind") == "warranty" and same_item:
         key = previous.key  # the recap of the warranty just talked about
@@ -241,7 +253,8 @@ def fold(value: JsonValue) -> str | None:
     return value.casefold() if isinstance(value, str) else None
 
 
-_MAKER_AFTER = re.compile(r"\bwarranty\s+(?:from|by|through|with|via)\s+(?:the\s+)?(?P<name>[A-Z][\w&-]+)")
+_MAKER_AFTER = re.compile(r"\b(?:warranty|plan|coverage)\s+(?:from|by|through|with|via)\s+(?:the\s+)?"
+                          r"(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)")
 
 
 def _maker(sentence: str, item: str | None) -> str | None:
@@ -336,6 +349,9 @@ def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
         return kinds.group(0).lower() if kinds is not None else None
     if kind not in ("warranty", "certificate"):
         return None
+    after = _ITEM_AFTER.search(sentence) if kind == "warranty" else None
+    if after is not None:  # "AppleCare+ on my MacBook Air runs out June 30"
+        return after.group("item")
     match = _ITEM_BEFORE.search(sentence)
     if match is None:
         return None

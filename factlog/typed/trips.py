@@ -104,10 +104,10 @@ NAMING = frozenset({"destination", "country", "is_international"})
 HOME = "United States"  # whose trips are domestic when the user's passport names no other country
 _TRAVELLED = r"(?:flight|trip|ticket|plane|vacation|holiday|travel)"
 _OTHERS_TRIP = re.compile(
-    rf"\b(?:my|our)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?(?:'s|’s|s')\s+(?:\w+\s+)?{_TRAVELLED}|"
-    rf"\b(?:my|our)\s+(?P<rel2>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is\s+|was\s+|will\s+be\s+)?"
+    rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?(?:'s|’s|s')\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|"
+    rf"\b(?:my|our|your)\s+(?P<rel2>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is\s+|was\s+|will\s+be\s+)?"
     r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs)\b|"
-    rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:\w+\s+)?{_TRAVELLED}",
+    rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}",
     re.I,
 )
 _WITH = re.compile(
@@ -292,11 +292,16 @@ def trip_subject(sentence: str) -> str:
     return str(match.group("rel") or match.group("rel2")).lower()
 
 
+_CALENDAR = frozenset("january february march april may june july august september october november december "
+                      "monday tuesday wednesday thursday friday saturday sunday".split())
+
+
 def _companions(sentence: str, context: Context) -> None:
     """Remember who travels with the user ("for Emma and myself", "you and Emma fly")."""
     for match in _WITH.finditer(sentence):
         name = match.group("name") or match.group("name2") or match.group("name3")
-        if name and name.lower() not in _NOT_NAMES and place_name(name) is None and name not in context.companions:
+        if name and name.lower() not in _NOT_NAMES and place_name(name) is None and name not in context.companions \
+                and name.lower() not in _CALENDAR:
             context.companions.append(name)
 
 
