@@ -341,3 +341,29 @@ def test_a_warranty_bought_at_a_store_is_the_makers() -> None:
 def test_the_assistant_naming_a_relations_passport_is_not_the_users() -> None:
     found = documents("Noted: your daughter's passport expires on July 2, 2026.")
     assert found and all(f["fact"] == "document" and f["holder"] == "daughter" for f in found)
+
+
+def test_her_passport_is_the_person_named_before_and_never_the_users() -> None:
+    [passport] = documents("My daughter Sofia is going to Paris with her school.", "Her passport expires on April 1.")
+    assert passport == {**passport, "fact": "document", "holder": "Sofia", "expiry_date": "2026-04-01"}
+    assert documents("Her passport expires on April 1.") == []  # whose, nothing says
+
+
+def test_a_name_a_city_also_has_is_still_a_name_before_a_passport_or_a_trip() -> None:
+    [passport] = documents("Noted: Sofia's passport expires on April 1, 2026.")
+    assert passport["fact"] == "document" and passport["holder"] == "Sofia"
+    assert trips("My daughter Sofia is flying to Paris on March 3.")[0]["subject"] == "Sofia"
+
+
+def test_an_eta_is_a_visa_and_a_booking_after_it_is_the_trips() -> None:
+    found = read("My Kenya eTA is approved, it's good from July 1 to August 1.",
+                 "Booked Kenya Airways to Nairobi, July 10 to July 24, reference KQ2ZF6.")
+    visa = [f for f in found if f["fact"] == "document"]
+    assert visa and all(f["expiry_date"] == "2026-08-01" and "number" not in f for f in visa)
+    assert [f["confirmation"] for f in found if f["fact"] == "trip"] == ["KQ2ZF6"]
+
+
+def test_a_later_session_extending_the_trip_by_days() -> None:
+    first, second = sessions([("user", "Booked Kenya Airways to Nairobi, July 10 to July 24, reference KQ2ZF6.")],
+                             [("user", "The safari company offered more, so I extended my trip by ten days.")])
+    assert second and second[-1].key == "nairobi" and second[-1].fields["return_date"] == "2026-08-03"

@@ -36,7 +36,8 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.I))
     for kind, pattern in (
         ("passport", r"\bpassports?\b"),
-        ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))"),
+        ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))|"
+                 r"(?-i:\be?TA\b|\bESTA\b)|\belectronic travel authori[sz]ation\b|\beVisitor\b"),
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
         ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|"
@@ -74,7 +75,8 @@ _ITEM_AFTER = re.compile(
     r"(?=\s+(?:runs|expires|ends|is|was|lasts|until|through|covers|will|from|by|and)\b|\s*[,.;!]|\s*$)", re.I)
 _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|warranty|certificat\w*)", re.I)
 _PURCHASE = re.compile(
-    r"\b(?:bought|purchased|got|ordered|picked up|put in|installed)\s+(?:a|an|the|my|our|this|that)\s+(?:new\s+)?"
+    r"\b(?:bought|purchased|got|ordered|picked up|put in|installed|(?<!to )(?<!will )(?<!'ll )buy)\s+"
+    r"(?:(?:a|an|the|my|our|this|that)\s+(?:new\s+)?|new\s+)"
     r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)"
     r"(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|\s+\d{1,2}/\d|[,.;!]|$)",
     re.I,
@@ -130,7 +132,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if kind is None:
         if previous is None:
             return []
-        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not sentence.endswith("?")
+        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not sentence.endswith("?") and \
+            not _TRIP_WORDS.search(sentence)  # "Booked Kenya Airways to Nairobi, July 10 to 24": the trip's
         if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
         subject = str(previous.fields.get("subject", "user"))
@@ -155,6 +158,13 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             context.business is None:  # the business the user called speaks of the user's own policy
         return []  # the assistant's general advice names no document of the user's
     subject = subject_of(sentence, context)
+    holder = _HOLDER.search(sentence) if subject == "user" and kind in _PERSONAL else None
+    if holder is not None and holder.group("name").lower() not in _NOT_NAMES_HERE | {"my", "your", "the"}:
+        subject = holder.group("name")  # "Sofia's passport": Sofia's, though a city is called Sofia
+    if subject == "user" and kind in _PERSONAL and _THEIRS.search(sentence):
+        subject = _person_named_before(context) or ""  # "her passport expires April 1": Sofia's, named before
+        if not subject:
+            return []  # whose, the session does not say: not the user's
     if kind not in _PERSONAL and subject not in RELATIONS:
         subject = "user"
     elif subject in RELATIONS and kind in _PERSONAL:
@@ -226,8 +236,9 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
         key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
         fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
-    elif qualifier is None and (previous is None or previous.kind != DOMAIN or previous.key != key):
-        key = _earlier(context, kind, subject) or key  # "your warranty runs to April 2": the Whirlpool's
+    elif (qualifier is None or (DOMAIN, key) not in context.prior.entities) and \
+            (previous is None or previous.kind != DOMAIN or previous.key != key):
+        key = _earlier(context, kind, subject, fields) or key  # "your warranty runs to April 2": the Whirlpool's
     if set(fields) <= {"kind", "item", "holder", "country"}:
         _mention(context, DOMAIN, key, {**fields, "subject": subject})
         return []
@@ -235,11 +246,33 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     return facts
 
 
-def _earlier(context: Context, kind: str, subject: str) -> str | None:
-    """The key of the one document of `kind` (and `subject`) earlier sessions stated, or of
-    the one of them whose item or provider this session named; None otherwise."""
+_TRIP_WORDS = re.compile(r"\b(?:booked|flights?|fly|flying|airlines?|airways|depart\w*|itinerary)\b", re.I)
+_NOT_NAMES_HERE = frozenset("is was has had and or will just also who".split())
+_HOLDER = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+(?:\w+\s+)?(?:passport|visa|e-?visa|licen[cs]e)\b")
+_THEIRS = re.compile(r"\b(?:her|his|their)\s+(?:\w+\s+)?(?:passports?|visas?|licen[cs]es?|id)\b", re.I)
+_RELATION_NAMED = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(re.escape, RELATIONS))}))"
+                             r"(?:\s+(?P<name>[A-Z][a-z]+))?\b")
+
+
+def _person_named_before(context: Context) -> str | None:
+    """The person other than the user the session last named ("my daughter Sofia" -> Sofia,
+    "my son" -> son), for "her passport"; None when none was."""
+    for said in reversed(context.said[:-1]):
+        found = list(_RELATION_NAMED.finditer(said))
+        if found:
+            name = found[-1].group("name")
+            return name if name is not None and name.lower() not in _NOT_NAMES_HERE else found[-1].group("rel").lower()
+    return None
+
+
+def _earlier(context: Context, kind: str, subject: str, stated: dict[str, JsonValue]) -> str | None:
+    """The key of the one document of `kind` (and `subject`) earlier sessions stated that
+    agrees with what the sentence states (item, provider, country), or of the one of them
+    whose item or provider this session named; None otherwise."""
     found = [(key, fields) for key, fields in context.prior.of_kind(DOMAIN)
-             if fields.get("kind") == kind and fields.get("subject", "user") == subject]
+             if fields.get("kind") == kind and fields.get("subject", "user") == subject
+             and all(fold(fields.get(name)) in (None, fold(stated.get(name))) or name not in stated
+                     for name in ("item", "provider", "country"))]
     if len(found) == 1:
         return found[0][0]
     said = " ".join(context.said).casefold()

@@ -104,8 +104,9 @@ NAMING = frozenset({"destination", "country", "is_international"})
 HOME = "United States"  # whose trips are domestic when the user's passport names no other country
 _TRAVELLED = r"(?:flight|trip|ticket|plane|vacation|holiday|travel)"
 _OTHERS_TRIP = re.compile(
-    rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?(?:'s|’s|s')\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|"
-    rf"\b(?:my|our|your)\s+(?P<rel2>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is\s+|was\s+|will\s+be\s+)?"
+    rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:\s+(?P<n1>(?-i:[A-Z][a-z]+)))?(?:'s|’s|s')\s+(?:[\w-]+\s+){{0,3}}"
+    rf"{_TRAVELLED}|"
+    rf"\b(?:my|our|your)\s+(?P<rel2>{_RELATION})(?:\s+(?P<n2>(?-i:[A-Z][a-z]+)))?\s+(?:is\s+|was\s+|will\s+be\s+)?"
     r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs)\b|"
     rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}",
     re.I,
@@ -115,7 +116,7 @@ _WITH = re.compile(
     r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b|\byou and (?P<name3>[A-Z][a-z]+)\b")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
-    r"\bfor (?:the|a|an|my|our) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
+    r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
     r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
     r"expo|trade show|tournament|concert|festival|birthday|anniversary))\b|"
     r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b",
@@ -211,6 +212,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []  # the assistant's general travel talk is not the user's trip
     subject = trip_subject(sentence) if place is not None or previous is None else \
         str(previous.fields.get("subject", "user"))
+    if subject == "user" and previous is not None and key == previous.key:
+        subject = str(previous.fields.get("subject", "user"))  # "Sofia's trip", then "France requires ...": hers
+    if context.speaker == "assistant" and set(fields) <= NAMING and referred is None:
+        return []  # the assistant naming the country again states nothing
     if key is not None and set(fields) <= NAMING and key not in context.entities:
         # named only ("Work is sending me to Singapore"): what later sentences are about
         context.pending[key] = {**context.pending.get(key, {}), **fields}
@@ -289,6 +294,9 @@ def trip_subject(sentence: str) -> str:
     name = match.group("name")
     if name is not None:
         return "user" if name.lower() in _NOT_NAMES or place_name(name) is not None else name
+    named = match.group("n1") or match.group("n2")  # "my daughter Sofia is flying": Sofia, as her passport says
+    if named is not None and named.lower() not in _NOT_NAMES and named.lower() not in _CALENDAR:
+        return named  # after "my daughter" a capitalised word is her name, even one a city has
     return str(match.group("rel") or match.group("rel2")).lower()
 
 
