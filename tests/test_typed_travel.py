@@ -14,6 +14,7 @@ from factlog.model import JsonValue, NewFact
 from factlog.transcripts import Message, Session
 from factlog.typed import Context, read_sentence
 from factlog.typed.prior import Prior
+from runtime.memory import Memory
 
 TS = datetime(2026, 2, 10, 12, 0)  # a Tuesday
 
@@ -367,3 +368,18 @@ def test_a_later_session_extending_the_trip_by_days() -> None:
     first, second = sessions([("user", "Booked Kenya Airways to Nairobi, July 10 to July 24, reference KQ2ZF6.")],
                              [("user", "The safari company offered more, so I extended my trip by ten days.")])
     assert second and second[-1].key == "nairobi" and second[-1].fields["return_date"] == "2026-08-03"
+
+
+# --- the prior across ingests --------------------------------------------------------------
+
+
+def test_separate_ingests_see_the_stored_trip_and_a_forgotten_user_starts_again(mem: Memory) -> None:
+    mem.ingest_conversation("ana", {"session_id": "s1", "timestamp": "2026-01-05T09:00:00", "messages": [
+        {"role": "user", "content": "Booked Sydney on Qantas, Feb 20 to March 12. Confirmation QF7Z3W."}]})
+    moved = {"session_id": "s2", "timestamp": "2026-01-25T09:00:00", "messages": [
+        {"role": "user", "content": "Qantas moved my return to March 22."}]}
+    [fact] = [f for f in mem.ingest_conversation("ana", moved).facts if f.kind == "trip"]
+    assert fact.key == "sydney" and fact.fields["return_date"] == "2026-03-22"
+    mem.forget("ana")
+    again = mem.ingest_conversation("ana", moved).facts
+    assert again and [f for f in again if f.kind == "trip"] == []  # stored as a note: no trip to move
