@@ -6,6 +6,7 @@ database) is decided where the workspace opens it.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Mapping
@@ -65,6 +66,7 @@ class FactsService:
         self.versions = versions
         self.workspace = workspace
         self._priors: dict[str, Prior] = {}
+        self._priors_lock = threading.Lock()
 
     # -- writing facts ---------------------------------------------------------------
 
@@ -147,13 +149,14 @@ class FactsService:
         """What the user's stored facts say about trips and documents (`factlog.typed.prior`),
         for the offline extractor; kept per user and brought up to date with the facts
         appended since (rebuilt when the log shrank: a forgotten user)."""
-        prior = self._priors.get(user)
-        head = self.facts.head(user)
-        if prior is None or head < prior.seen:
-            prior = self._priors[user] = Prior()
-        for fact in self.facts.facts(user, after=prior.seen):
-            prior.add(fact.id, fact.kind, fact.key, fact.fields or {})
-        return prior.copy()  # the extractor adds its own sessions' facts to its copy
+        with self._priors_lock:
+            prior = self._priors.get(user)
+            head = self.facts.head(user)
+            if prior is None or head < prior.seen:
+                prior = self._priors[user] = Prior()
+            for fact in self.facts.facts(user, after=prior.seen):
+                prior.add(fact.id, fact.kind, fact.key, fact.fields or {})
+            return prior.copy()  # the extractor adds its own sessions' facts to its copy
 
     def _ingest_with_model(self, user: str, path: Path, *, user_only: bool, again: bool, allow_retype: bool,
                            model: str | None, base_url: str | None, retry_failed: bool,
