@@ -32,7 +32,10 @@ FAULT = re.compile(
     r"broke|broken|breaking down|leak\w*|drip\w*|puddle|flood\w*|dirty water|standing water|"
     r"(?:weird|strange|loud|grinding|clicking|buzzing|rattling|squealing) (?:noise|sound)s?|error code|faulty|"
     r"malfunction\w*|dead pixels?|cracked|swell\w*|overheat\w*|flicker\w*|keeps? (?:shutting|turning off|"
-    r"restarting|crashing|beeping|tripping|freezing)|lift(?:ing|s)? (?:up|at)|rust\w*)\b",
+    r"restarting|crashing|beeping|tripping|freezing)|lift(?:ing|s)? (?:up|at)|rust\w*|spark\w*|"
+    r"smell\w* (?:like )?burn\w*|burning smell|no (?:hot water|heat|ice|sound|picture|power)|"
+    r"making (?:a|an|this) (?:\w+ )?(?:noise|sound)|(?:shows?|showing|throws?|throwing) (?:an? )?error|"
+    r"not (?:heating|cooling|draining|spinning|charging|working) (?:properly|right|anymore)?|died)\b",
     re.I,
 )
 _NOT_FAULT = re.compile(r"\b(?:no|never|without|hasn't|has not|haven't|not a single|zero)\b[^.;]{0,25}"

@@ -383,3 +383,29 @@ def test_separate_ingests_see_the_stored_trip_and_a_forgotten_user_starts_again(
     mem.forget("ana")
     again = mem.ingest_conversation("ana", moved).facts
     assert again and [f for f in again if f.kind == "trip"] == []  # stored as a note: no trip to move
+
+
+@pytest.mark.parametrize(("sentence", "companion"), [
+    ("My wife and I booked a flight to Rome for March 3.", "wife"),
+    ("Booked Rome for March 3 with my son Leo.", "Leo"),
+    ("Booked flights for me and my daughter to Paris, March 3.", "daughter"),
+    ("I have now booked a holiday to Rome for Emma and myself, March 3.", "Emma"),
+])
+def test_who_travels_along_gets_the_trip_too(sentence: str, companion: str) -> None:
+    assert {f["subject"] for f in trips(sentence)} == {"user", companion}
+
+
+@pytest.mark.parametrize("sentence", [
+    "Booked Southwest to Denver, July 25 to August 3, staying with my aunt.",
+    "Booked Rome March 3, no wait, I mixed it up with my sister's dates.",
+    "Flying to Miami June 13 for my cousin's wedding.",
+    "I booked Rome for March 3 and my husband is staying home.",
+    "I booked a flight to Rome on March 3 to visit my sister.",
+])
+def test_relations_named_but_not_travelling(sentence: str) -> None:
+    assert {f["subject"] for f in trips(sentence)} == {"user"}
+
+
+def test_a_purchase_month_without_a_day_gives_the_earliest_expiry_and_no_purchase_day() -> None:
+    [warranty] = documents("I bought my TV in March 2023 and it has a 2-year warranty.")
+    assert warranty == {**warranty, "item": "TV", "expiry_date": "2025-03-01"} and "purchase_date" not in warranty

@@ -14,9 +14,10 @@ range ("from March 1 to March 20") is start and end.
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from factlog.model import JsonValue
-from factlog.recognizers import recognize
+from factlog.recognizers import MONTHS, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     RELATIONS,
@@ -171,6 +172,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         subject = named_relation(sentence) or subject  # "my son Daniel's passport": Daniel's
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
+    if kind == "warranty" and item is None and purchase is None and (buying := _PURCHASE.search(sentence)):
+        item = " ".join(buying.group("item").split())  # "I bought my TV in March 2023": the TV, day unsaid
     maker = _maker(sentence, item or (purchase[0] if purchase else None)) if kind == "warranty" else None
     if item is not None and maker is not None and re.sub(r"(?:'s|’s)$", "", item).casefold() == maker.casefold():
         item = None  # "your Dell warranty": the maker's, on the item talked about
@@ -192,6 +195,11 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         bought = try_date(str(fields.get("purchase_date", "")))
         if months is not None and bought is not None:
             fields["expiry_date"] = add_months(bought, months).isoformat()
+        elif months is not None and (month := _MONTH_YEAR.search(sentence)) is not None:
+            # "bought it in March 2023, 2-year warranty": the day is not said; the term ends in
+            # March 2025, from its first day (the earliest it can end), and no purchase day is guessed
+            start = date(int(month.group("year")), MONTHS[month.group("month").lower().rstrip(".")], 1)
+            fields["expiry_date"] = add_months(start, months).isoformat()
     country = _passport_country(sentence) if kind == "passport" else _country(sentence)
     number = _NUMBER.search(sentence)
     if number is not None and any(ch.isdigit() for ch in number.group("id")) and not _BOOKING_CODE.search(sentence):
@@ -246,6 +254,9 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     return facts
 
 
+_MONTH_YEAR = re.compile(r"\b(?:bought|purchased|got|ordered|since)\b[^.;]{0,40}?\b(?:in\s+)?(?P<month>"
+                         + "|".join(sorted(MONTHS, key=len, reverse=True))
+                         + r")\.?,?\s+(?P<year>(?:19|20)\d\d)\b", re.I)
 _TRIP_WORDS = re.compile(r"\b(?:booked|flights?|fly|flying|airlines?|airways|depart\w*|itinerary)\b", re.I)
 _NOT_NAMES_HERE = frozenset("is was has had and or will just also who".split())
 _HOLDER = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+(?:\w+\s+)?(?:passport|visa|e-?visa|licen[cs]e)\b")

@@ -304,12 +304,25 @@ _CALENDAR = frozenset("january february march april may june july august septemb
                       "monday tuesday wednesday thursday friday saturday sunday".split())
 
 
+# a relation travelling along: "flying with my wife", "for me and my son Leo", "my husband and I"
+_WITH_RELATION = re.compile(
+    rf"(?:(?<!stay )(?<!staying )(?<!stays )(?<!live )(?<!lives )(?<!living )(?<!meet )(?<!dinner )(?<!lunch )"
+    rf"(?<!up )\bwith|\b(?:for|with)\s+(?i:me|myself)\s+and)\s+(?i:my|our)\s+"
+    rf"(?P<rel>(?i:{_RELATION}))(?:\s+(?P<name>[A-Z][a-z]+))?\b(?!'s|’s)|"
+    rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b")
+
+
 def _companions(sentence: str, context: Context) -> None:
-    """Remember who travels with the user ("for Emma and myself", "you and Emma fly")."""
-    for match in _WITH.finditer(sentence):
-        name = match.group("name") or match.group("name2") or match.group("name3")
-        if name and name.lower() not in _NOT_NAMES and place_name(name) is None and name not in context.companions \
-                and name.lower() not in _CALENDAR:
+    """Remember who travels with the user ("for Emma and myself", "you and Emma fly", "with
+    my wife", "my son Leo and I"): the name when given, else the relation."""
+    found = [match.group("name") or match.group("name2") or match.group("name3") for match in _WITH.finditer(sentence)]
+    if TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence):
+        found += [match.group("name") or match.group("name2") or (match.group("rel") or match.group("rel2")).lower()
+                  for match in _WITH_RELATION.finditer(sentence)]
+    for name in found:
+        if name and name.lower() not in _NOT_NAMES and name not in context.companions \
+                and name.lower() not in _CALENDAR and (name.islower() or place_name(name) is None or
+                                                       re.search(rf"\b(?:{_RELATION})\s+{name}\b", sentence, re.I)):
             context.companions.append(name)
 
 
