@@ -409,3 +409,19 @@ def test_relations_named_but_not_travelling(sentence: str) -> None:
 def test_a_purchase_month_without_a_day_gives_the_earliest_expiry_and_no_purchase_day() -> None:
     [warranty] = documents("I bought my TV in March 2023 and it has a 2-year warranty.")
     assert warranty == {**warranty, "item": "TV", "expiry_date": "2025-03-01"} and "purchase_date" not in warranty
+
+
+@pytest.mark.parametrize(("sentence", "expiry"), [
+    ("passport exp. 2026-05-04", "2026-05-04"),
+    ("My passport is up for renewal on June 3rd.", "2026-06-03"),
+    ("I renewed my passport last week; the new one expires in 2036, on March 5.", "2036-03-05"),
+    ("The passport I have now is valid until 12 May 2026.", "2026-05-12"),
+])
+def test_passport_expiry_phrasings(sentence: str, expiry: str) -> None:
+    [passport] = documents(sentence)
+    assert passport["fact"] == "passport" and passport["expiry_date"] == expiry
+
+
+def test_a_relation_who_booked_travels_unless_they_booked_for_the_user() -> None:
+    assert trips("My sister booked a trip to Bali for June 3.")[0]["subject"] == "sister"
+    assert trips("My sister booked me a flight to Bali for June 3.")[0]["subject"] == "user"

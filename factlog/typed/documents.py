@@ -48,7 +48,8 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     )
 )
 EXPIRY = re.compile(
-    r"\b(?:expir\w*|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
+    r"\b(?:expir\w*|exp\b\.?|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
+    r"up for renewal|"
     r"ends?|ending|finish\w*|lapses?|renewal (?:date|due)|due for renewal|(?:must )?leave by|until|till|through|"
     r"thru|to)\b",
     re.I,
@@ -62,7 +63,8 @@ CUES = (
 # a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
 _DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
                     r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|valid (?:until|till|through|thru|from)|valid(?=\s+\d)|"
+_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|exp\b\.?|up for renewal|valid (?:until|till|through|thru|from)|"
+                            r"valid(?=\s+\d)|"
                             r"good (?:until|through)|runs? out|runs? (?:from|until|till|through|to)|lapses?|"
                             r"ends? on|finish\w*|(?:must )?leave by|cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
 _NUMBER = re.compile(
@@ -332,6 +334,22 @@ def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: s
 
 
 def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
+    fields = _cued_dates(sentence, context, kind)
+    expiry = try_date(str(fields.get("expiry_date", "")))
+    years = set(_YEAR.findall(sentence))
+    if expiry is not None and len(years) == 1 and str(expiry.year) not in years and \
+            not any(year in value for value in fields.values() if isinstance(value, str) for year in years):
+        try:  # "the new one expires in 2036, on March 5": the year said apart from its day
+            fields["expiry_date"] = expiry.replace(year=int(years.pop())).isoformat()
+        except ValueError:
+            pass
+    return fields
+
+
+_YEAR = re.compile(r"(?<![\d/-])(?:19|20)\d\d(?![\d/-])")
+
+
+def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
     found = dates_by_cue(sentence, context, CUES)
     fields: dict[str, JsonValue] = {}
     for cue, name in (("expiry", "expiry_date"), ("start", "start_date"), ("issue", "issue_date"),

@@ -107,7 +107,8 @@ _OTHERS_TRIP = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:\s+(?P<n1>(?-i:[A-Z][a-z]+)))?(?:'s|’s|s')\s+(?:[\w-]+\s+){{0,3}}"
     rf"{_TRAVELLED}|"
     rf"\b(?:my|our|your)\s+(?P<rel2>{_RELATION})(?:\s+(?P<n2>(?-i:[A-Z][a-z]+)))?\s+(?:is\s+|was\s+|will\s+be\s+)?"
-    r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs)\b|"
+    r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs|"
+    r"booked(?!\s+(?:me|us|for (?:me|us))\b)|bought|is visiting|visits|is taking)\b|"
     rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}",
     re.I,
 )
