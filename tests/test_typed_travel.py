@@ -425,3 +425,22 @@ def test_passport_expiry_phrasings(sentence: str, expiry: str) -> None:
 def test_a_relation_who_booked_travels_unless_they_booked_for_the_user() -> None:
     assert trips("My sister booked a trip to Bali for June 3.")[0]["subject"] == "sister"
     assert trips("My sister booked me a flight to Bali for June 3.")[0]["subject"] == "user"
+
+
+@pytest.mark.parametrize("sentence", [
+    "Is my passport still valid for a trip to Mexico on April 3?",
+    "Does my visa cover March 20?",
+    "Please charge it to my Visa ending 2087, it renews on February 3.",
+])
+def test_questions_and_cards_state_no_document(sentence: str) -> None:
+    assert documents(sentence) == []
+
+
+def test_renewals_and_the_assistant_stating_the_users_flight() -> None:
+    [car] = documents("My car insurance renews on April 1.")
+    assert car == {**car, "kind": "insurance", "item": "car", "expiry_date": "2026-04-01"}
+    context = Context(TS, speaker="assistant")
+    [flight] = read_sentence("Your flight to Tokyo departs at 10:05 AM on March 3.", context)
+    assert flight.fields["departure_time"] == "10:05" and flight.fields["speaker"] == "assistant"
+    assert read_sentence("If a flight to Paris is delayed, you may be owed compensation.",
+                         Context(TS, speaker="assistant")) == []

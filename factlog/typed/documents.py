@@ -37,7 +37,8 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, re.compile(pattern, re.I))
     for kind, pattern in (
         ("passport", r"\bpassports?\b"),
-        ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points))|"
+        ("visa", r"\b(?:e-?)?visas?\b(?!\s+(?:card|credit|debit|signature|gift|rewards|points|account|[x*#]|\d|"
+                 r"(?:ending|ends)\s+(?:in\s+)?\d))|"
                  r"(?-i:\be?TA\b|\bESTA\b)|\belectronic travel authori[sz]ation\b|\beVisitor\b"),
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
@@ -49,7 +50,7 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 EXPIRY = re.compile(
     r"\b(?:expir\w*|exp\b\.?|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
-    r"up for renewal|"
+    r"up for renewal|renews(?:\s+on)?|"
     r"ends?|ending|finish\w*|lapses?|renewal (?:date|due)|due for renewal|(?:must )?leave by|until|till|through|"
     r"thru|to)\b",
     re.I,
@@ -63,7 +64,7 @@ CUES = (
 # a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
 _DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
                     r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|exp\b\.?|up for renewal|valid (?:until|till|through|thru|from)|"
+_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|exp\b\.?|up for renewal|renews|valid (?:until|till|through|thru|from)|"
                             r"valid(?=\s+\d)|"
                             r"good (?:until|through)|runs? out|runs? (?:from|until|till|through|to)|lapses?|"
                             r"ends? on|finish\w*|(?:must )?leave by|cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
@@ -131,6 +132,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     facts: list[TypedFact] = []
     purchase = _purchase(sentence, context)
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
+    if _ASKS.search(sentence):
+        return []  # "Is my passport still valid on April 3?" states no expiry
     previous = context.last.get(DOMAIN)
     if kind is None:
         if previous is None:
@@ -346,7 +349,11 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
     return fields
 
 
-_YEAR = re.compile(r"(?<![\d/-])(?:19|20)\d\d(?![\d/-])")
+# a question about a document states nothing about it; a tag question ("..., right?") still does
+_ASKS = re.compile(r"^\W*(?:how|what|when|where|which|why|is|are|do|does|did|can|could|should|would|will)\s+"
+                   r"(?:i|you|we|it|there|they|he|she|that|this|my|the|our|his|her)\b|"
+                   r"(?<!right)(?<!correct)(?<!isn't it)(?<!doesn't it)(?<!ok)\?\s*$", re.I)
+_YEAR = re.compile(r"(?<![\d/-])(?:19[5-9]\d|20[0-4]\d)(?![\d/-])")  # not a card's last four ("ending 2087")
 
 
 def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:

@@ -98,6 +98,8 @@ HOTEL = re.compile(r"\b(?:hotel|motel|hostel|resort|airbnb|lodging|check-?in|che
                    r"Sheraton|Westin|Holiday Inn)\b", re.I)
 FLIGHT = re.compile(r"\b(?:fly|flying|flight|flights|airlines?|plane|outbound|layover)\b", re.I)
 INSURANCE = re.compile(r"\b(?:insurance|insured|policy|coverage)\b", re.I)
+# the assistant stating the user's own booking: "Your flight to Tokyo departs at 10:05 on March 3"
+_YOURS = re.compile(r"\byour (?:\w+ )?(?:flight|trip|booking|reservation|itinerary|return|departure)\b", re.I)
 # an assistant's recap of what the user said: "Noted: Air France to Paris, March 3 to March 30"
 RECAP = re.compile(r"^\W*(?:noted|saved|recorded|updated|booked|got it|confirmed|so)\b", re.I)
 NAMING = frozenset({"destination", "country", "is_international"})
@@ -209,7 +211,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if place is None and not fields or question and (key is None or key in context.entities):
         return []
     if context.speaker == "assistant" and (previous is None or previous.key != key) and \
-            fields.get("booking_status") != "booked" and not RECAP.search(sentence):
+            fields.get("booking_status") != "booked" and not RECAP.search(sentence) and not _YOURS.search(sentence):
         return []  # the assistant's general travel talk is not the user's trip
     subject = trip_subject(sentence) if place is not None or previous is None else \
         str(previous.fields.get("subject", "user"))
