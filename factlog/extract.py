@@ -135,14 +135,32 @@ class RuleExtractor:
         return facts
 
 
+def recognize_dates_or_days(text: str) -> bool:
+    """Whether a short answer names a date or a day of the month ("the 3rd", "March 12")."""
+    return bool(re.search(r"\b\d{1,2}(?:st|nd|rd|th)\b", text)) or bool(recognize(text).dates) or bool(
+        re.search(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d", text, re.I))
+
+
 _CODE_QUESTION = re.compile(r"\b(?:confirmation|booking|reservation|reference|locator|record)\b", re.I)
 _POLICY_QUESTION = re.compile(r"\bpolicy\b", re.I)
 _BARE_CODE = re.compile(r"^\W*(?:(?:yes|yeah|yep|sure|ok|okay)\W+)?(?:(?:it'?s|it is|that'?s|that is)\s+)?"
                         r"(?P<code>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,11})\W*$", re.I)
 
 
+_WHEN_QUESTION = re.compile(r"\bwhen\s+(?:do|does|will|are|did)\s+(?:you|they|we|he|she)\s+(?:\w+\s+)?"
+                            r"(?P<leg>leave|leaving|fly out|depart|departing|go|return|returning|come back|"
+                            r"coming back|get back|fly back|fly home)\b", re.I)
+_SHORT_DATE = re.compile(r"^\W*(?:on\s+)?(?:the\s+)?\w+(?:\s+\w+){0,3}\W*$")
+
+
 def _reading(question: str, answer: str) -> str | None:
-    """What an answer says in full when it is a bare code answering a question about one."""
+    """What an answer says in full when it is a bare code answering a question about one,
+    or a bare date answering when the user leaves or comes back ("The 3rd." -> "Leaving the 3rd.")."""
+    when = _WHEN_QUESTION.search(question)
+    if when is not None and _SHORT_DATE.match(answer) and recognize_dates_or_days(answer):
+        leg = when.group("leg").lower()
+        back = leg.startswith(("return", "come", "coming", "get", "fly back", "fly home"))
+        return f"{'Back' if back else 'Leaving'} {answer.strip()}"
     bare = _BARE_CODE.match(answer)
     if bare is None or not bare.group("code").isupper() and not bare.group("code").isdigit():
         return None

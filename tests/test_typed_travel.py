@@ -444,3 +444,28 @@ def test_renewals_and_the_assistant_stating_the_users_flight() -> None:
     assert flight.fields["departure_time"] == "10:05" and flight.fields["speaker"] == "assistant"
     assert read_sentence("If a flight to Paris is delayed, you may be owed compensation.",
                          Context(TS, speaker="assistant")) == []
+
+
+@pytest.mark.parametrize(("turns", "leg", "day"), [
+    ([("user", "I booked a flight to Tokyo."), ("assistant", "When do you leave?"), ("user", "The 3rd.")],
+     "departure_date", "2026-02-03"),  # the next 3rd after the session (January 5)
+    ([("user", "I booked a flight to Tokyo."), ("assistant", "When are you coming back?"), ("user", "On March 12.")],
+     "return_date", "2026-03-12"),
+])
+def test_a_bare_date_answering_when_is_the_trips(turns: list[tuple[str, str]], leg: str, day: str) -> None:
+    [named, answered] = sessions(turns)[0]
+    assert answered.key == named.key == "tokyo" and answered.fields[leg] == day
+
+
+@pytest.mark.parametrize(("sentences", "item", "provider"), [
+    (("The Samsung fridge we bought on 6/1/2024 came with a 1-year warranty.",), "Samsung fridge", "Samsung"),
+    (("I bought a Bosch dishwasher on May 2, 2025.", "It has a one-year warranty."), "Bosch dishwasher", "Bosch"),
+])
+def test_a_branded_items_warranty_is_the_brands(sentences: tuple[str, ...], item: str, provider: str) -> None:
+    warranty = documents(*sentences)[-1]
+    assert (warranty["item"], warranty["provider"]) == (item, provider)
+
+
+def test_no_brand_is_guessed_from_a_product_name_or_a_store() -> None:
+    assert "provider" not in documents("I bought a MacBook Air on May 2, 2025.", "It has a one-year warranty.")[-1]
+    assert "provider" not in documents("I bought a dishwasher at Costco on May 2, 2025, 2-year warranty.")[-1]

@@ -98,6 +98,9 @@ _PURCHASED = (
                r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
     re.compile(r"\b(?:a|an)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
+    # "the Samsung fridge we bought on 6/1/2024"
+    re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"
+               r"(?:bought|purchased|got|ordered)\b"),
 )
 _ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
 _MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+"
@@ -107,6 +110,10 @@ _MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>[A-Z][\w
 _BOOKING_CODE = re.compile(r"\b(?:booking|reservation|confirmation|record locator|pnr|flight)\b", re.I)
 _COVER_FROM = re.compile(r"\b(?:warranty|plan|coverage|protection|insurance|policy)\s+(?:from|through|by|with|via)\s+$",
                          re.I)
+# an item named by its brand and then what it is ("Samsung fridge", "Dell XPS 14 laptop"), not "MacBook Air"
+_BRAND = re.compile(r"^([A-Z][\w&-]*)\s+(?:\S+\s+)*[a-z][\w-]*$")
+_STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|Best|IKEA|Ikea|Sears|Kohl's|Macy's|"
+                          r"The|My|Our|New|Old)$")
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
@@ -217,6 +224,9 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         fields["provider"] = maker
     elif provider is not None and kind in ("insurance", "warranty"):
         fields["provider"] = provider.group("name")
+    if kind == "warranty" and "provider" not in fields and context.business is None and isinstance(item, str) and \
+            (brand := _BRAND.match(item)) is not None and not _STORE_NAMES.search(brand.group(1)):
+        fields["provider"] = brand.group(1)  # "a Samsung fridge ... 1-year warranty": Samsung's
     if kind in ("warranty", "certificate"):
         country = None  # "a French-door refrigerator"
     if kind == "passport" and subject == "user":
