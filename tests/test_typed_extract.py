@@ -99,8 +99,9 @@ def test_assistant_confirmation_is_a_fact_spoken_by_the_assistant() -> None:
 
 def test_warranty_expiry_from_purchase_date_and_term() -> None:
     [fact] = typed(("user", "I bought a Samsung fridge on March 3, 2024. It came with a 1-year warranty."))
-    assert shape([fact]) == [("document", "warranty/samsung fridge", {
-        "kind": "warranty", "purchase_date": "2024-03-03", "expiry_date": "2025-03-03", "item": "Samsung fridge"})]
+    assert shape([fact]) == [("document", "warranty/samsung", {  # a branded item's warranty is the brand's
+        "kind": "warranty", "purchase_date": "2024-03-03", "expiry_date": "2025-03-03", "item": "Samsung fridge",
+        "provider": "Samsung"})]
 
 
 # --- a session: carry-over and corrections ---------------------------------------------
