@@ -469,3 +469,26 @@ def test_a_branded_items_warranty_is_the_brands(sentences: tuple[str, ...], item
 def test_no_brand_is_guessed_from_a_product_name_or_a_store() -> None:
     assert "provider" not in documents("I bought a MacBook Air on May 2, 2025.", "It has a one-year warranty.")[-1]
     assert "provider" not in documents("I bought a dishwasher at Costco on May 2, 2025, 2-year warranty.")[-1]
+
+
+@pytest.mark.parametrize("sentence", [
+    "We cancelled the Japan trip, work got crazy.",
+    "Sadly we are not going to Tokyo anymore.",
+    "The Tokyo trip is off.",
+])
+def test_a_later_session_cancelling_the_trip_cancels_that_trip(sentence: str) -> None:
+    _, later = sessions([("user", "Booked Tokyo on ANA, March 3 to March 12. Confirmation NH7QX2.")],
+                        [("user", sentence)])
+    assert [(f.key, f.fields["booking_status"]) for f in later] == [("tokyo", "cancelled")]
+
+
+def test_a_new_trip_in_the_same_country_is_its_own() -> None:
+    _, later = sessions([("user", "Booked Tokyo on ANA, March 3 to March 12. Confirmation NH7QX2.")],
+                        [("user", "I also booked Osaka for May 3.")])
+    assert [f.key for f in later] == ["osaka"]
+
+
+@pytest.mark.parametrize("place", ["San Juan, Puerto Rico", "Maui", "the Outer Banks"])
+def test_us_territories_and_holiday_places_are_domestic(place: str) -> None:
+    [trip] = trips(f"Booked a flight to {place} for March 3.")
+    assert trip["country"] == "United States" and trip["is_international"] is False

@@ -45,7 +45,9 @@ PLANNED = re.compile(
     r"nothing(?:'s| is)? booked|not booking|no booking|not yet booked|before booking)\b",
     re.I,
 )
-CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling))\b", re.I)
+CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling)|"
+                       r"(?:not|n't) (?:going|flying|traveling|travelling)(?: to [\w ]{1,30}?)? any ?more|"
+                       r"(?:trip|vacation|holiday) is off)\b", re.I)
 CONFIRMATION = re.compile(
     r"\b(?:(?:booking|reservation|confirmation)\s+)?"
     r"(?:confirmation|booking|reservation|record locator|locator|pnr|reference|ref\b|conf\b|code(?=\s+is|:)|"

@@ -28,6 +28,12 @@ ALIASES: Mapping[str, str] = MappingProxyType({
     "Hawaii": "United States", "Alaska": "United States", "Florida": "United States",
     "California": "United States", "Texas": "United States", "Colorado": "United States",
     "Arizona": "United States", "Tuscany": "Italy", "Andalusia": "Spain", "Quebec": "Canada",
+    # U.S. territories and holiday places the table does not list (a trip there is domestic for a U.S. passport)
+    "Puerto Rico": "United States", "Guam": "United States", "US Virgin Islands": "United States",
+    "St. Thomas": "United States", "St. Croix": "United States", "Outer Banks": "United States",
+    "Nags Head": "United States", "Cape Cod": "United States", "Martha's Vineyard": "United States",
+    "Lake Tahoe": "United States", "Myrtle Beach": "United States", "Yellowstone": "United States",
+    "Grand Canyon": "United States", "Maui": "United States", "Kauai": "United States",
 })
 
 # adjectives that name a country ("a Japanese visa", "my US passport")

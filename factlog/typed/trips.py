@@ -253,7 +253,8 @@ def _weak(sentence: str, context: Context, previous: TypedFact) -> bool:
 # a change to a booked trip, not a new one: "moved my return", "pushed it back a week", "rebooked"
 CHANGED = re.compile(
     r"\b(?:mov(?:e|ed|ing)|chang(?:e|ed|ing)|rebook\w*|reschedul\w*|push(?:ed|ing)?|extend\w*|delay\w*|"
-    r"postpon\w*|bump(?:ed)?|switch(?:ed)?|new (?:return|departure|flight|date|dates|time)|instead|now)\b", re.I)
+    r"postpon\w*|bump(?:ed)?|switch(?:ed)?|new (?:return|departure|flight|date|dates|time)|instead|now|"
+    r"cancel+(?:ed|ing)?|called off|scrapped|not going|no longer)\b", re.I)
 # a leg cancelled and replaced is no cancelled trip: "they cancelled my return flight and moved me"
 _REPLACED = re.compile(r"\b(?:mov(?:ed|ing)|rebook\w*|put (?:me|us) on|new (?:flight|return|departure)|"
                        r"reschedul\w*|instead)\b|\b(?:return|outbound|connecting|inbound) flight\b", re.I)
