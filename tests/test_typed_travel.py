@@ -492,3 +492,10 @@ def test_a_new_trip_in_the_same_country_is_its_own() -> None:
 def test_us_territories_and_holiday_places_are_domestic(place: str) -> None:
     [trip] = trips(f"Booked a flight to {place} for March 3.")
     assert trip["country"] == "United States" and trip["is_international"] is False
+
+
+def test_an_old_passport_is_not_the_one_held_and_hers_is_hers() -> None:
+    [new] = documents("My old passport expired on May 1, 2020.", "The new one is valid until March 2, 2032.")
+    assert new == {**new, "fact": "passport", "expiry_date": "2032-03-02"}
+    [emma] = documents("Emma needs a new passport; hers expires June 3.")
+    assert emma == {**emma, "fact": "document", "holder": "Emma", "expiry_date": "2026-06-03"}

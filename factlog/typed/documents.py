@@ -174,8 +174,13 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     holder = _HOLDER.search(sentence) if subject == "user" and kind in _PERSONAL else None
     if holder is not None and holder.group("name").lower() not in _NOT_NAMES_HERE | {"my", "your", "the"}:
         subject = holder.group("name")  # "Sofia's passport": Sofia's, though a city is called Sofia
+    if kind == "passport" and _OLD.search(sentence) and not _NEW_ONE.search(sentence):
+        _mention(context, "passport", "passport", {"subject": "user"})  # "the new one ..." follows
+        return []  # "my old passport expired in 2020": not the passport the user holds
     if subject == "user" and kind in _PERSONAL and _THEIRS.search(sentence):
-        subject = _person_named_before(context) or ""  # "her passport expires April 1": Sofia's, named before
+        opener = _OPENER.match(sentence)  # "Emma needs a new passport; hers expires June 3"
+        subject = (opener.group("name") if opener is not None and opener.group("name").lower() not in _NOT_NAMES_HERE
+                   else None) or _person_named_before(context) or ""  # "her passport": Sofia's, named before
         if not subject:
             return []  # whose, the session does not say: not the user's
     if kind not in _PERSONAL and subject not in RELATIONS:
@@ -275,7 +280,11 @@ _MONTH_YEAR = re.compile(r"\b(?:bought|purchased|got|ordered|since)\b[^.;]{0,40}
 _TRIP_WORDS = re.compile(r"\b(?:booked|flights?|fly|flying|airlines?|airways|depart\w*|itinerary)\b", re.I)
 _NOT_NAMES_HERE = frozenset("is was has had and or will just also who".split())
 _HOLDER = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+(?:\w+\s+)?(?:passport|visa|e-?visa|licen[cs]e)\b")
-_THEIRS = re.compile(r"\b(?:her|his|their)\s+(?:\w+\s+)?(?:passports?|visas?|licen[cs]es?|id)\b", re.I)
+_THEIRS = re.compile(r"\b(?:her|his|their)\s+(?:\w+\s+)?(?:passports?|visas?|licen[cs]es?|id)\b|"
+                     r"\b(?:hers|his|theirs)\s+(?:expires?|is|runs|was)\b", re.I)
+_OPENER = re.compile(r"^\W*(?P<name>[A-Z][a-z]{2,})\s+(?:needs|has|is|was|got|just|also|will|still)\b")
+_OLD = re.compile(r"\b(?:old|previous|former|last)\s+(?:\w+\s+)?passport\b", re.I)
+_NEW_ONE = re.compile(r"\bnew\s+(?:one|passport)\b", re.I)
 _RELATION_NAMED = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(re.escape, RELATIONS))}))"
                              r"(?:\s+(?P<name>[A-Z][a-z]+))?\b")
 
