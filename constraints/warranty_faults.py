@@ -76,9 +76,21 @@ def warranty_fault_open(module: object, now: datetime) -> Iterator[Finding]:
 
 
 def item_words(warranty: DocumentRecord) -> frozenset[str]:
-    """The words that name the warranty's item: of its item and provider, without generic ones."""
-    text = f"{warranty.item or ''} {warranty.provider or ''}"
-    return frozenset(word for word in re.findall(r"[a-z][a-z0-9'-]+", text.casefold()) if word not in _GENERIC)
+    """The words that name the warranty's item: its item's words other than its brand (the
+    provider, or the capitalised word before what the item is: "the Samsung phone" is not the
+    Samsung washer),
+    without generic ones; the brand and provider only when the item says nothing else."""
+    item, provider = warranty.item or "", warranty.provider or ""
+    brand = set(_words(provider))
+    parts = item.split()
+    if len(parts) > 1 and parts[0][:1].isupper() and parts[-1][:1].islower():  # "Samsung washer", not "MacBook Air"
+        brand |= set(_words(parts[0]))
+    own = frozenset(_words(item)) - brand
+    return own or frozenset(_words(f"{item} {provider}"))
+
+
+def _words(text: str) -> list[str]:
+    return [word for word in re.findall(r"[a-z][a-z0-9'-]+", text.casefold()) if word not in _GENERIC]
 
 
 def open_fault(notes: list[tuple[int, str]], words: frozenset[str]) -> str | None:

@@ -70,3 +70,13 @@ def test_without_notes_or_other_documents_nothing_is_raised_and_without_document
     assert "documents" in skip_reason(warranty_fault_open, user_module(trips=[]))
     Kindless = record_class("document", without=("kind",))
     assert "'kind'" in skip_reason(warranty_fault_open, user_module(documents=[Kindless(expiry_date=day(2))]))
+
+
+def test_the_brand_alone_names_another_product_of_it() -> None:
+    washer = Warranty(kind="warranty", item="Samsung washer", provider="Samsung", expiry_date=day(40), fact_ids=[3])
+    phone = notes("My Samsung phone screen cracked.")
+    assert alerts(warranty_fault_open, user_module(documents=[washer], notes=phone)) == []
+    assert len(alerts(warranty_fault_open, user_module(documents=[washer], notes=notes("The washer is leaking.")))) == 1
+    macbook = Warranty(kind="warranty", item="MacBook Air", provider="AppleCare", expiry_date=day(40), fact_ids=[3])
+    keys = notes("Three keys on the MacBook stopped working.")
+    assert len(alerts(warranty_fault_open, user_module(documents=[macbook], notes=keys))) == 1
