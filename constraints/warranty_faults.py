@@ -2,8 +2,9 @@
 the warranty runs out within 60 days (beyond the 30 days `warranty_expiring` owns).
 
 A fault is read from the user's notes (the sentences no reader typed), in log order,
-after the warranty was first recorded: a note naming the item (a word of its `item` or
-`provider`, "the Bosch", "the dishwasher"), or one of the next `_NEARBY` notes after such
+after the warranty was first recorded: a note naming the item (`item_words`: "the
+dishwasher"; the brand alone only when the item says nothing else), or one of the next
+`_NEARBY` notes after such
 a note (the sentences that follow "Remember the Bosch?"), that states a fault ("leaking",
 "stopped working", "won't drain") is an open fault; a later such note saying it was
 fixed or replaced closes it. Sentences about buying, or about an old item, state none.
