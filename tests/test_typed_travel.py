@@ -499,3 +499,18 @@ def test_an_old_passport_is_not_the_one_held_and_hers_is_hers() -> None:
     assert new == {**new, "fact": "passport", "expiry_date": "2032-03-02"}
     [emma] = documents("Emma needs a new passport; hers expires June 3.")
     assert emma == {**emma, "fact": "document", "holder": "Emma", "expiry_date": "2026-06-03"}
+
+
+@pytest.mark.parametrize(("sentences", "start", "end"), [
+    (("My travel insurance is through AIG and covers March 1-20.",), "2026-03-01", "2026-03-20"),
+    (("My policy covers me from March 1 until March 20.",), "2026-03-01", "2026-03-20"),
+    (("Travel insurance with Allianz covers Feb 3 - Feb 20.",), "2026-02-03", "2026-02-20"),
+])
+def test_insurance_coverage_phrasings(sentences: tuple[str, ...], start: str, end: str) -> None:
+    [policy] = documents(*sentences)
+    assert (policy["kind"], policy["start_date"], policy["expiry_date"]) == ("insurance", start, end)
+
+
+def test_coverage_that_stops_is_its_end() -> None:
+    [policy] = documents("My insurance coverage stops on March 31 when I leave my job.")
+    assert policy["expiry_date"] == "2026-03-31"

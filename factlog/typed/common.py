@@ -106,6 +106,32 @@ def times_by_cue(sentence: str, context: Context, cues: tuple[Cue, ...]) -> dict
     return _by_cue(sentence, cues, dates_and_times_at(sentence, context.timestamp)[1])
 
 
+# the end of a range in one month: "June 10 to 24", "March 1-20"
+SAME_MONTH_END = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\s*(?:to|-|–|through|thru|"
+    r"until|till)\s*(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:/|:|am|pm|a\.m|p\.m|(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|"
+    r"aug|sep|oct|nov|dec)))", re.I)
+
+
+def same_month_ends(sentence: str, context: Context) -> tuple[tuple[int, str], ...]:
+    """(position, ISO date) of each range end said as a day alone after a date of the same
+    month ("March 1-20" -> March 20 of March 1's year)."""
+    found = dates_and_times_at(sentence, context.timestamp)[0]
+    out = []
+    for match in SAME_MONTH_END.finditer(sentence):
+        before = [day for start, day in found if start < match.start("dd")]
+        start_day = try_date(before[-1]) if before else None
+        if start_day is None:
+            continue
+        try:
+            end = start_day.replace(day=int(match.group("dd")))
+        except ValueError:
+            continue
+        if end > start_day:
+            out.append((match.start("dd"), end.isoformat()))
+    return tuple(out)
+
+
 def _by_cue(sentence: str, cues: tuple[Cue, ...], found: list[tuple[int, str]]) -> dict[str, list[str]]:
     if not found:
         return {}

@@ -27,6 +27,7 @@ from factlog.typed.common import (
     dates_by_cue,
     duration_months,
     named_relation,
+    same_month_ends,
     subject_of,
 )
 from factlog.typed.model import Context, TypedFact
@@ -50,21 +51,22 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 )
 EXPIRY = re.compile(
     r"\b(?:expir\w*|exp\b\.?|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
-    r"up for renewal|renews(?:\s+on)?|"
+    r"up for renewal|renews(?:\s+on)?|stops?|terminat\w*|"
     r"ends?|ending|finish\w*|lapses?|renewal (?:date|due)|due for renewal|(?:must )?leave by|until|till|through|"
     r"thru|to)\b",
     re.I,
 )
 CUES = (
     Cue("expiry", EXPIRY),
-    Cue("start", re.compile(r"\b(?:start\w*|begin\w*|effective|from|coverage starts)\b", re.I)),
+    Cue("start", re.compile(r"\b(?:start\w*|begin\w*|effective|from|coverage starts|covers|covering)\b", re.I)),
     Cue("issue", re.compile(r"\b(?:issued|issue date|renewed)\b", re.I)),
     Cue("purchase", re.compile(r"\b(?:bought|purchased|got it|picked up|ordered)\b", re.I)),
 )
 # a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
 _DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
                     r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|exp\b\.?|up for renewal|renews|valid (?:until|till|through|thru|from)|"
+_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|exp\b\.?|up for renewal|renews|cover(?:age)? stops|terminat\w*|"
+                            r"valid (?:until|till|through|thru|from)|"
                             r"valid(?=\s+\d)|"
                             r"good (?:until|through)|runs? out|runs? (?:from|until|till|through|to)|lapses?|"
                             r"ends? on|finish\w*|(?:must )?leave by|cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
@@ -376,7 +378,7 @@ _YEAR = re.compile(r"(?<![\d/-])(?:19[5-9]\d|20[0-4]\d)(?![\d/-])")  # not a car
 
 
 def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
-    found = dates_by_cue(sentence, context, CUES)
+    found = dates_by_cue(sentence, context, CUES, same_month_ends(sentence, context))
     fields: dict[str, JsonValue] = {}
     for cue, name in (("expiry", "expiry_date"), ("start", "start_date"), ("issue", "issue_date"),
                       ("purchase", "purchase_date")):

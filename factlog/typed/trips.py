@@ -25,6 +25,7 @@ from factlog.typed.common import (
     _RELATION,
     BOOKED,
     CORRECTION,
+    SAME_MONTH_END,
     Cue,
     booking_status,
     confirmation_code,
@@ -392,11 +393,6 @@ _LENGTH = re.compile(
     rf"\bfor\s+(?:about\s+)?(?P<n2>\d{{1,2}}|{_COUNT})\s+(?P<unit2>weeks?|days?|nights?)\b", re.I)
 # "Booking reference is AT7RB5" after talk of the insurance: still the booking's
 _FLIGHT_CODE_WORDS = re.compile(r"\b(?:booking|reservation|record locator|pnr|flight)\b", re.I)
-# the end of a range in one month: "June 10 to 24", "March 3-9"
-_SAME_MONTH_END = re.compile(
-    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\s*(?:to|-|–|through|thru|"
-    r"until|till)\s*(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:/|:|am|pm|a\.m|p\.m|(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|"
-    r"aug|sep|oct|nov|dec)))", re.I)
 # a day of the month alone: "out the 3rd, back the 17th" (not "Thursday the 3rd", not "the 2nd of August")
 _DAY_ONLY = re.compile(
     r"(?<!day )(?<!day, )\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
@@ -410,7 +406,7 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
         return ()
     found = dates_and_times_at(sentence, context.timestamp)[0]
     out: list[tuple[int, str]] = []
-    for match in [*_DAY_ONLY.finditer(sentence), *_SAME_MONTH_END.finditer(sentence)]:
+    for match in [*_DAY_ONLY.finditer(sentence), *SAME_MONTH_END.finditer(sentence)]:
         before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
         anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
             context.timestamp.date()
