@@ -13,14 +13,14 @@ from collections.abc import Callable
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import documents, events, medicines, money, trips
+from factlog.typed import allergies, documents, events, medicines, money, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
 Reader = Callable[[str, Context], list[TypedFact]]
 READERS: tuple[tuple[str, Reader], ...] = (
     (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
-    (medicines.MEDICATION, medicines.read_medications), (medicines.ALLERGY, medicines.read_allergies),
+    (medicines.MEDICATION, medicines.read_medications), (allergies.ALLERGY, allergies.read_allergies),
     (events.DOMAIN, events.read), (money.DOMAIN, money.read),
 )
 
@@ -29,11 +29,11 @@ READERS: tuple[tuple[str, Reader], ...] = (
 _TRIGGERS = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', pattern.pattern)})" for pattern in (
     *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, CORRECTION)), re.I)
 # readers run only on the sentences their own triggers find (so their cues cost the others nothing)
-_HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in medicines.TRIGGERS), re.I)
+_HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (*medicines.TRIGGERS, *allergies.TRIGGERS)), re.I)
 _SCHEDULE = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in events.TRIGGERS), re.I)
 _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     medicines.MEDICATION: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
-    medicines.ALLERGY: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
+    allergies.ALLERGY: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
 }
 
