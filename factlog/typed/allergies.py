@@ -135,9 +135,14 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     return _read(sentence, context)
 
 
+_REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
+                      r"remember|keep|list)\b", re.I)
+
+
 def _statement(sentence: str) -> str:
-    """The sentence without its question clauses ("I'm allergic to penicillin, is Keflex ok?")."""
-    if not sentence.rstrip().endswith("?"):
+    """The sentence without its question clauses ("I'm allergic to penicillin, is Keflex ok?");
+    a request to note something ("Can you add that X gives him hives?") is a statement."""
+    if not sentence.rstrip().endswith("?") or _REQUEST.search(sentence):
         return sentence
     return ", ".join(part for part in re.split(r"\s*[,;]\s*|\s+but\s+", sentence)
                      if part and not _QUESTION_CLAUSE.search(part))

@@ -25,7 +25,8 @@ from factlog.typed.places import place_name
 _RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 _DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
 _PLACES = re.compile(
-    r"\b(?P<care>urgent care|walk-in clinic|clinic|emergency room|ER(?=\b)|hospital|pharmacist|"
+    r"\b(?P<care>urgent care|walk-in clinic|clinic|oral surgeon|nurse practitioner|emergency room|ER(?=\b)|hospital|"
+    r"pharmacist|"
     r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
     r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
     r"allergist|endocrinologist|gastroenterologist|nurse practitioner|physician|optometrist|"
@@ -39,6 +40,18 @@ _NAME_SUBJECT = re.compile(
     r"takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|reacted|began|"
     r"stopped|finished|tested|picked)\b"
 )
+# the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
+_RELATION_DOES = re.compile(
+    rf"(?:\b(?:my|our)\s+(?P<rel>{_RELATION})|(?:^|[.;,]\s+|\b(?:and|so|but)\s+)(?P<bare>(?-i:Mom|Mum|Dad|Grandma|Grandpa)))"
+    r"(?:'s|’s|\s+(?:is|was|has|had|moved|takes|took|started|needs|got|gets|woke|came|went|says|said|will|just|also|"
+    r"broke|reacted|began|stopped|finished|can|cannot|can't))\b",
+    re.I,
+)
+# a named person's thing: "Noah's pediatrician", "Lily's dose"
+_NAME_OWNS = re.compile(
+    r"\b(?P<name>(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
+    r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
+    r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
 _FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
@@ -74,7 +87,14 @@ def remember_people(sentence: str, context: Context, drugs: DrugNames | None = N
         if match.group("name") and (name := _name(match.group("name"), drugs)) is not None:
             context.relations[name] = match.group("rel").lower()
             context.focus = name
-    for match in (*_NAME_SUBJECT.finditer(sentence), *_FOR_NAME.finditer(sentence)):
+    for does in _RELATION_DOES.finditer(sentence):
+        if not does.group("rel") or not _MY_RELATION.search(sentence[does.start():does.end()]) \
+                or not re.match(r"\s+(?-i:[A-Z])", sentence[does.end("rel"):]):
+            rel = (does.group("rel") or does.group("bare")).lower()
+            if rel not in context.relations.values():
+                context.relations[rel] = rel
+            context.focus = next((n for n, r in context.relations.items() if r == rel), rel)
+    for match in (*_NAME_SUBJECT.finditer(sentence), *_FOR_NAME.finditer(sentence), *_NAME_OWNS.finditer(sentence)):
         if _DOCTOR.search(sentence[max(0, match.start() - 8):match.end()]):
             continue
         name = _name(match.group("name"), drugs)
@@ -111,6 +131,12 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
         if name is not None and (named.group("name")[0].isupper() or name in context.relations
                                  or _HEALTH_VERB.match(sentence, named.end("name"))
                                  and not _FIRST_PERSON.search(sentence)):
+            return context.relations.get(name, name), name
+    for owns in _NAME_OWNS.finditer(sentence):
+        if _DOCTOR.search(sentence[max(0, owns.start() - 8):owns.end()]):
+            continue
+        name = _name(owns.group("name"), drugs)
+        if name is not None and not _FIRST_PERSON.search(sentence[:owns.start()]):
             return context.relations.get(name, name), name
     if _FIRST_PERSON.search(sentence) or context.focus is None:
         return "user", None

@@ -103,10 +103,20 @@ def amount(text: str) -> str | None:
 
 
 def frequency(text: str) -> str | None:
-    """The first frequency a text gives, in a normal wording ("3x/day" -> "three times a day")."""
+    """The first frequency a text gives, in a normal wording ("3x/day" -> "three times a day"),
+    with "as needed" when that follows it ("every 6 hours as needed")."""
     found = FREQUENCY.search(text)
     if found is None:
         return None
+    first = _frequency(found)
+    if first != "as needed":
+        later = FREQUENCY.search(text, found.end())
+        if later is not None and _frequency(later) == "as needed":
+            return f"{first} as needed"
+    return first
+
+
+def _frequency(found: re.Match[str]) -> str:
     if found.group("times"):
         raw = found.group("digit") or " ".join(found.group("times").casefold().split())
         per = found.group("per").casefold()
@@ -119,8 +129,25 @@ def frequency(text: str) -> str | None:
     return _FIXED.get(fixed, fixed)
 
 
+_LOADING = re.compile(
+    rf"^\W*(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\b[^.;]{{0,20}}?\b(?P<first>one|two|three|four|[1-4])\s+(?:{_FORMS})\s+"
+    rf"(?:today|the first day|on (?:the )?first day|on day (?:one|1)|first)\b,?\s+(?:and\s+)?then\s+"
+    rf"(?P<then>one|two|three|four|[1-4])\b(?:\s+(?:{_FORMS}))?",
+    re.I,
+)
+
+
 def dose(text: str) -> str | None:
-    """Amount and frequency, as far as the text gives them."""
+    """Amount and frequency, as far as the text gives them; a first-day dose and the one after
+    ("250 milligrams, two tablets today and then one daily" -> "500 mg then 250 mg daily")."""
+    loading = _LOADING.search(text)
+    if loading is not None:
+        strength = float(loading.group("n").replace(",", ""))
+        unit = _unit(loading.group("unit"))
+        first, then = (_COUNT_WORDS[loading.group(g).casefold()] * strength for g in ("first", "then"))
+        how_often = frequency(text[loading.end():])
+        later = f"{_number(f'{then:g}')} {unit}" + (f" {how_often}" if how_often else "")
+        return f"{_number(f'{first:g}')} {unit} then {later}"
     how_much = amount(text)
     how_often = frequency(text)
     if how_much and how_often:

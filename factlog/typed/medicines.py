@@ -39,7 +39,7 @@ from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
 from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import Cue, conversation_fields, dates_by_cue
-from factlog.typed.doses import AMOUNT, FREQUENCY, amount_before, course_days, dose, frequency
+from factlog.typed.doses import AMOUNT, FREQUENCY, amount, amount_before, course_days, dose, frequency
 from factlog.typed.drug_names import DrugNames, drug_names
 from factlog.typed.model import Context, TypedFact
 
@@ -85,7 +85,13 @@ _QUESTION_CLAUSE = re.compile(
     re.I,
 )
 _BOUNDARY = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|so|while|because|although)\b", re.I)
-_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|plus|&|as well as|\+)?\s*(?:,\s*)?(?:and\s+|also\s+|the\s+|my\s+)*$", re.I)
+_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|plus|&|as well as|\+)?\s*(?:,\s*)?(?:and\s+|also\s+|the\s+|my\s+|a\s+|an\s+|"
+                        r"some\s+)*$", re.I)
+_LIST_TAIL = re.compile(r",?\s+(?:and|plus|as well as|&)\s+(?:also\s+)?(?:a|an|some|the|my|his|her)?\s*$", re.I)
+_REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
+                      r"remember|keep|list)\b", re.I)
+_CORRECTED = re.compile(r"\b(?:wait|no|sorry|i mean|i meant|actually|correction|make that|scratch that)\b[,.!]?\s+",
+                        re.I)
 _MINE = re.compile(r"\b(?:my|his|her|our)\s+(?:daily\s+|usual\s+|regular\s+)?$", re.I)
 _MED_QUESTION = re.compile(
     r"\b(?:prescri\w*|start(?:ed)? (?:you|him|her) on|put (?:you|him|her) on|take|taking|medication|medicine|meds|"
@@ -98,8 +104,13 @@ _END = Cue("end", re.compile(r"\b(?:until|till|through|thru|to|ending|ends|stopp
 _TODAY = re.compile(r"\b(?:today|this morning|tonight|first dose)\b", re.I)
 _WEEKDAY = re.compile(rf"\b(?P<lead>last|this|next|on|since|until|till|through)?\s*"
                       rf"(?P<weekday>(?:{'|'.join(WEEKDAYS)})day)\b", re.I)
-_FOLLOW_UP_DOSE = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|it's|its|it is|that's|now|and)\b[\s,.]*)*"
-                             r"(?:\d|one|two|three|half|a\b|once|twice)", re.I)
+_FOLLOW_UP_LEAD = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|oh|um|uh|ok|okay|hmm|yeah|correction|make that|"
+                             r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose)\b[\s,.:!]*)*", re.I)
+_FOLLOW_UP_DOSE = re.compile(rf"{_FOLLOW_UP_LEAD.pattern}(?:\d|one|two|three|half|a\b|once|twice)", re.I)
+_BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|times|x\b|%|am\b|pm\b|:|years?|months?|"
+                          r"o'clock|"
+                          r"dollars|bucks|percent|kg|lbs?|pounds|minutes|mins))",
+                          re.I)
 _FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b", re.I)
 _FOLLOW_STOP = re.compile(r"\b(?:stopped|quit|finished|discontinued|done with)\s+(?:it|them|that|those|taking it)\b",
                           re.I)
@@ -173,15 +184,16 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         before = sentence[mentions[i - 1].end if i else 0:mention.start]
         after = sentence[mention.end:mentions[i + 1].start if i + 1 < len(mentions) else len(sentence)]
         clause = _clause(sentence, mention)
-        joined = i > 0 and _LIST_JOIN.match(before) is not None
-        if _NOT_TAKEN.search(clause[0]) or (sentence.rstrip().endswith("?") and _QUESTION_CLAUSE.search(
-                clause[0] + clause[1]) and not _MINE.search(before)):
+        joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
+        if _NOT_TAKEN.search(clause[0]) or (sentence.rstrip().endswith("?") and not _REQUEST.search(sentence)
+                                            and _QUESTION_CLAUSE.search(clause[0] + clause[1])
+                                            and not _MINE.search(before)):
             status = None
             continue
         status = _status(before, after, status if joined else None, previous_switch=i > 0 and bool(
             _SWITCH_FROM.search(sentence[:mentions[i - 1].start])))
         name = "/".join(mention.generics)
-        how = dose(after) or _with_frequency(amount_before(before), after)
+        how = _corrected_dose(after) or _with_frequency(amount_before(before), after)
         taken = recap or asked or joined or how is not None or status is not None or _MINE.search(before) \
             or _TAKING.search(before) or _TAKING.search(after)
         if not taken:
@@ -208,6 +220,16 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             known.update(fields)
         facts.append(TypedFact(MEDICATION, key, conversation_fields(context, subject, fields)))
     return facts
+
+
+def _corrected_dose(after: str) -> str | None:
+    """The dose the words after a drug give, the last one when corrected ("2 tabs ... wait no, 1 tab")."""
+    corrections = [m.end() for m in _CORRECTED.finditer(after)]
+    for start in reversed(corrections):
+        found = dose(after[start:])
+        if found is not None:
+            return found
+    return dose(after)
 
 
 def _with_frequency(amount: str | None, after: str) -> str | None:
@@ -245,7 +267,8 @@ def _status(before: str, after: str, inherited: str | None, *, previous_switch: 
     if cues:
         return cues[-1][1]
     if re.match(r"^\W*(?:[-–—,]\s*)?(?:which\s+)?(?:i\s+|we\s+|he\s+|she\s+)?(?:stopped|quit|discontinued|"
-                r"finished)\b|^[^.]*\b(?:was|were|got) (?:stopped|discontinued)\b", after, re.I):
+                r"finished)\b|^[^.]*\b(?:was|were|got) (?:stopped|discontinued)\b", after, re.I) \
+            or _FOLLOW_STOP.search(after):
         return "stopped"
     if re.search(r"\b(?:will start|starts? (?:tomorrow|next)|starting (?:tomorrow|next))\b", after, re.I):
         return "planned"
@@ -325,7 +348,8 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     ("Doctor Nguyen give it.") or a stop ("I stopped it yesterday.")."""
     added: dict[str, JsonValue] = {}
     if _FOLLOW_UP_DOSE.search(sentence) and not re.search(r"\b(?:for later|later)\b", sentence, re.I):
-        how = dose(sentence)
+        how = _follow_up_dose(sentence[_FOLLOW_UP_LEAD.match(sentence).end():],  # type: ignore[union-attr]
+                              previous.fields.get("dose"))
         if how is not None:
             added["dose"] = how
     days = course_days(sentence) if _FOLLOW_COURSE.match(sentence) else None
@@ -350,6 +374,22 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     fields = {**previous.fields, **added, "speaker": context.speaker}
     context.entities.setdefault(f"{MEDICATION}:{previous.key}", {}).update(added)
     return TypedFact(MEDICATION, previous.key, fields)
+
+
+def _follow_up_dose(text: str, before: JsonValue) -> str | None:
+    """A dose said on its own, completed by the dose it corrects: "its 150 now" after
+    "100 mg daily" -> "150 mg daily"."""
+    how_much = amount(text)
+    if how_much is None and isinstance(before, str) and (bare := _BARE_NUMBER.match(text)) is not None:
+        unit = AMOUNT.search(before)
+        how_much = f"{bare.group('n')} {unit.group('unit') if unit is not None else 'mg'}"
+    how_often = frequency(text)
+    if isinstance(before, str):
+        how_much = how_much or amount(before)
+        how_often = how_often or (frequency(before) if how_much != amount(before) or how_much is None else None)
+    if how_much and how_often:
+        return f"{how_much} {how_often}"
+    return how_much or how_often
 
 
 _YOUR = re.compile(r"\byour\b", re.I)
@@ -400,7 +440,7 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 
 
 # a sentence without one of these states no medication (drug names are the other trigger)
-TRIGGERS = (AMOUNT, FREQUENCY, _NEW, _FOLLOW_COURSE, _FOLLOW_STOP)
+TRIGGERS = (AMOUNT, FREQUENCY, _NEW, _FOLLOW_COURSE, _FOLLOW_STOP, _FOLLOW_UP_DOSE)
 
 
 def names_a_drug(sentence: str) -> bool:
