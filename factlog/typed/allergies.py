@@ -34,7 +34,8 @@ ALLERGY = "allergy"
 
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
 _REACTION_WORDS = (r"hives|rash(?:es)?|swelling|swell(?:ed|s)? up|swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
-                   r"itch(?:ing|y)|wheezing|throat (?:closing|closed|swelling|swelled)|trouble breathing|"
+                   r"itch(?:ing|y)|wheezing|"
+                   r"throat (?:closing|closed|swelling|swelled|swell(?:s|ed)?(?: up| shut)?|closes|tightening)|trouble breathing|"
                    r"(?:couldn't|could not|can't) breathe|difficulty breathing|blisters|vomiting|nausea|welts")
 _REACTIONS = re.compile(rf"\b(?:{_REACTION_WORDS})\b", re.I)
 # a drug named as what caused a reaction: "X gives me hives", "a rash from X", "reacted badly to X"
@@ -67,6 +68,7 @@ _ALLERGEN_SPAN = re.compile(
 )
 _SPAN_END = re.compile(r"\b(?:but|because|since|which|so|when|after|from|i|it|that|she|he|they|was|is|gives?|"
                        r"gave|makes?|made)\b|,\s*(?:and\s+)?(?:i|it|she|he|they|the|my)\b", re.I)
+_LIST_ITEMS = re.compile(r"\s*(?:,|\band\b|\bor\b|/|&)\s*", re.I)
 _WORD_OF = re.compile(r"\b(?P<what>[A-Za-z][\w-]*)\s+allerg(?:y|ies)\b", re.I)
 _NOT_ALLERGEN = frozenset(
     "it this that them something anything medicine medicines medication medications meds drugs drug the for my your "
@@ -85,10 +87,15 @@ _NORMAL_REACTION = {"rashes": "rash", "swelled up": "swelling", "swell up": "swe
                     "couldn't breathe": "trouble breathing", "could not breathe": "trouble breathing",
                     "can't breathe": "trouble breathing", "difficulty breathing": "trouble breathing",
                     "throat closed": "throat swelling", "throat closing": "throat swelling",
-                    "throat swelled": "throat swelling", "welts": "hives"}
+                    "throat swelled": "throat swelling", "throat swell": "throat swelling",
+                    "throat swells": "throat swelling", "throat swell up": "throat swelling",
+                    "throat swelled up": "throat swelling", "throat swell shut": "throat swelling",
+                    "throat swelled shut": "throat swelling", "throat closes": "throat swelling",
+                    "throat tightening": "throat swelling", "welts": "hives"}
 _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|confirmed|understood|"
                     r"i(?:'ve| have) (?:noted|added|recorded|updated|logged|saved))\b", re.I)
-_LEAD = re.compile(r"^\W*(?:(?:definitely|actually|no|sorry|oh|it's|its|it is|it was|i mean)\b[\s,]*)*", re.I)
+_LEAD = re.compile(r"^\W*(?:(?:definitely|actually|no|sorry|oh|it's|its|it is|it was|i mean|just|only|yes|yeah|yep|"
+                   r"um|uh|well)\b[\s,]*)*", re.I)
 _ALLERGY_CLAUSES = re.compile(r",?\s+(?:and|but)\s+(?=(?:my|our|his|her|their|I|I'm)\b)|;\s*", re.I)
 _PRESCRIBED = re.compile(r"\b(?:prescrib\w*|take|taking|took|gave|started|put (?:me|him|her) on)\b", re.I)
 
@@ -110,7 +117,8 @@ def _reaction_cause(sentence: str) -> Found | None:
 
 def is_allergy_answer(sentence: str, context: Context) -> bool:
     """A sentence that starts with a drug or class name while the session asks about allergies."""
-    if ALLERGY not in context.last:
+    asked = context.said[-2] if len(context.said) > 1 else ""
+    if ALLERGY not in context.last and not (asked.endswith("?") and ALLERGY_CUE.search(asked)):
         return False
     first = _answer_name(sentence)
     if first is None:
@@ -179,11 +187,13 @@ def _allergens(sentence: str) -> list[str]:
         end = _SPAN_END.search(what)
         what = what[:end.start()] if end is not None and end.start() > 0 else what
         named = _specific(drug_names().finditer(what))
+        others = [item for item in _LIST_ITEMS.split(what) if item.strip() and not drug_names().search(item)]
+        for item in others:  # "penicillin, latex": each item of a list is an allergen
+            words = [w for w in re.findall(r"[A-Za-z][\w-]*", item) if w.casefold() not in _NOT_ALLERGEN]
+            if words and len(item.split()) <= 3 and (named or item is others[0]):
+                named.append(words[0])
         if named:
             return named
-        words = [w for w in re.findall(r"[A-Za-z][\w-]*", what) if w.casefold() not in _NOT_ALLERGEN]
-        if words:
-            return [words[0]]
     found = _WORD_OF.search(sentence)
     if found is not None and found.group("what").casefold() not in _NOT_ALLERGEN and not re.search(
             rf"\b(?:the|her|his|their|your)\s+{re.escape(found.group('what'))}\s+allerg", sentence, re.I):

@@ -36,9 +36,9 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|i
 _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,]\s+|\b(?:and|so|but|then)\s+)(?P<name>[A-Za-z][a-z]+)(?:'s|’s)?\s+(?:is|was|has|had|started|starts|"
-    r"takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|reacted|began|"
-    r"stopped|finished|tested|picked)\b"
+    r"(?:^|[.;,]\s+|\b(?:and|so|but|then)\s+)(?P<name>[A-Za-z][a-z]+)(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
+    r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
+    r"reacted|began|stopped|finished|tested|picked)\b)"
 )
 # the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
 _RELATION_DOES = re.compile(
@@ -59,7 +59,7 @@ _NOT_NAMES = frozenset(
     "nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
     "their doctor dr mom dad january february march april may june july august september october november "
     "december monday tuesday wednesday thursday friday saturday sunday god lunch dinner camp kindly please thanks "
-    "thank just still really honestly definitely actually ugh".split()
+    "thank just still really honestly definitely actually ugh let here where how pharmacist nurse doc".split()
 )
 
 
@@ -74,7 +74,8 @@ def care_named(sentence: str) -> str | None:
 
 
 def _name(word: str, drugs: DrugNames | None = None) -> str | None:
-    if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None:
+    if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None \
+            or _PLACES.fullmatch(word.lower()) or _PLACES.fullmatch(word):
         return None
     if drugs is not None and drugs.fullmatch(word):
         return None

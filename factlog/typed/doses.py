@@ -155,10 +155,18 @@ def dose(text: str) -> str | None:
     return how_much or how_often
 
 
+_TRAILING = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\s+(?:of\s+)?(?:the\s+|my\s+|a\s+)?$", re.I)
+
+
+def trailing_amount(text: str) -> re.Match[str] | None:
+    """An amount a text ends with (the next drug's: "daily and 20 mg" atorvastatin)."""
+    return _TRAILING.search(text)
+
+
 def amount_before(text: str) -> str | None:
     """An amount right before a drug name: "I take 20mg of" -> "20 mg"; a count of tablets
     ("took two" Tylenol) -> "two tablets"."""
-    found = re.search(rf"(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\s+(?:of\s+)?(?:the\s+|my\s+|a\s+)?$", text, re.I)
+    found = _TRAILING.search(text)
     if found is None:
         count = re.search(r"\b(?:took|take|takes|taking|swallowed|popped|had)\s+(?P<n>two|three|four|[2-4])\s+$",
                           text, re.I)

@@ -39,7 +39,16 @@ from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
 from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import Cue, conversation_fields, dates_by_cue
-from factlog.typed.doses import AMOUNT, FREQUENCY, amount, amount_before, course_days, dose, frequency
+from factlog.typed.doses import (
+    AMOUNT,
+    FREQUENCY,
+    amount,
+    amount_before,
+    course_days,
+    dose,
+    frequency,
+    trailing_amount,
+)
 from factlog.typed.drug_names import DrugNames, drug_names
 from factlog.typed.model import Context, TypedFact
 
@@ -49,12 +58,13 @@ SUPPLEMENTS = ("vitamin D", "vitamin D3", "vitamin B12", "vitamin C", "vitamin B
                "fish oil", "omega-3", "iron", "magnesium", "calcium", "melatonin", "folic acid", "zinc", "biotin",
                "probiotic", "probiotics", "turmeric", "glucosamine", "potassium")
 _TAKING = re.compile(
-    r"\b(?:takes?|taking|took|on|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
+    r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
-    r"capsules?|said|told|got|get|gets|need|needs|needed|had|has|have)\b",
+    r"capsules?|got|had|ran out)\b",
     re.I,
 )
+_ON = re.compile(r"\b(?:on|onto)\s+(?:the\s+|my\s+|a\s+|some\s+)?$", re.I)
 _NEW = re.compile(
     r"\b(?:prescrib\w*|said (?:to )?take|told (?:me|him|her|us) to take|gave (?:me|him|her)|give it|gave it|"
     r"started|starting|put (?:me|him|her) on|been started on|took|switch\w*|chang\w*|replac\w*)\b",
@@ -69,11 +79,12 @@ _STOP = re.compile(
 _SWITCH_FROM = re.compile(
     r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
 _SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
-_PLANNED = re.compile(r"\b(?:will start|going to start|to be started|start(?:ing|s)? (?:next|tomorrow|on)|"
-                      r"should start|supposed to start|begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
+_PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
+                      r"start(?:ing|s)? (?:next|tomorrow|on)|should start|supposed to start|begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _NOT_TAKEN = re.compile(
     r"\b(?:thinking (?:about|of)|considering|wondering|might|maybe|perhaps|whether|if (?:i|he|she|we|they)\b|"
-    r"in case|asked? (?:\w+ ){0,3}about|instead of|rather than|never (?:taken|took|had|been on)|"
+    r"in case|asked? (?:\w+ ){0,3}about|warn\w*|not to (?:take|use|mix)|instead of|rather than|"
+    r"never (?:taken|took|had|been on)|"
     r"(?:don't|do not|didn't|did not|won't|will not|haven't|have not|doesn't|does not|not) (?:take|taken|use|need|"
     r"want|on|have)|avoid\w*|recommend\w*|suggest\w*|mention\w*|could try|try|read about|heard|what about|"
     r"allergic)\b",
@@ -99,8 +110,13 @@ _MED_QUESTION = re.compile(
 _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|confirmed|understood|"
                     r"i(?:'ve| have) (?:noted|added|recorded|updated|logged|saved))\b", re.I)
 _START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from|took|took it|first dose)\b", re.I))
-_END = Cue("end", re.compile(r"\b(?:until|till|through|thru|to|ending|ends|stopped|stop|quit|finished|done|"
+_END = Cue("end", re.compile(r"\b(?:until|till|through|thru|ending|ends|stopped|stop|quit|finished|done|"
                              r"last dose)\b", re.I))
+_FROM_TO = re.compile(r"\bfrom\b.+\b(?:to|until|till|through|thru)\b|\bfrom\b.+\d\s*[-–]\s*\w", re.I)
+_LAST_NIGHT = re.compile(r"\blast night\b", re.I)
+_VAGUE = re.compile(r"\b(?:last|this|past) (?:week|month|year|spring|summer|fall|autumn|winter)\b|"
+                    r"\b(?:a few|several|couple(?: of)?|some) (?:days|weeks|months|years) ago\b|"
+                    r"\bearlier this (?:week|month|year)\b", re.I)
 _TODAY = re.compile(r"\b(?:today|this morning|tonight|first dose)\b", re.I)
 _WEEKDAY = re.compile(rf"\b(?P<lead>last|this|next|on|since|until|till|through)?\s*"
                       rf"(?P<weekday>(?:{'|'.join(WEEKDAYS)})day)\b", re.I)
@@ -193,9 +209,10 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         status = _status(before, after, status if joined else None, previous_switch=i > 0 and bool(
             _SWITCH_FROM.search(sentence[:mentions[i - 1].start])))
         name = "/".join(mention.generics)
-        how = _corrected_dose(after) or _with_frequency(amount_before(before), after)
+        own = after[:trailing.start()] if i + 1 < len(mentions) and (trailing := trailing_amount(after)) else after
+        how = _with_frequency(amount_before(before), own) or _corrected_dose(own)
         taken = recap or asked or joined or how is not None or status is not None or _MINE.search(before) \
-            or _TAKING.search(before) or _TAKING.search(after)
+            or _ON.search(before) or _TAKING.search(clause[0]) or _TAKING.search(clause[1])
         if not taken:
             continue
         if previous is not None and previous.fields.get("name") == name and how is None and status is None \
@@ -283,7 +300,7 @@ def _weekday(sentence: str, today: date) -> tuple[str, date] | None:
     weekday = WEEKDAYS.index(found.group("weekday").lower()[:-3])
     lead = (found.group("lead") or "").lower()
     ahead = lead in ("next", "until", "till", "through") or bool(
-        re.search(r"\b(?:will|start(?:s|ing)? (?:on )?$)", sentence[:found.start()], re.I))
+        re.search(r"(?:\bwill\b|'ll\b|\bstart(?:s|ing)? (?:on )?$)", sentence[:found.start()], re.I))
     if ahead:
         return lead, today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
     return lead, today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
@@ -295,7 +312,14 @@ def _dates_and_status(sentence: str, context: Context, before: str, status: str)
     found = dates_by_cue(sentence, context, (_START, _END))
     start: str | None = found["start"][0] if found.get("start") else None
     end: str | None = found["end"][0] if found.get("end") else None
+    if end is None and len(found.get("start", [])) == 2 and _FROM_TO.search(sentence):  # "from March 3 to March 10"
+        end = found["start"][1]
     loose = found.get("", [])
+    if today is not None and _LAST_NIGHT.search(sentence) and not (start or end or loose):
+        loose = [(today - timedelta(days=1)).isoformat()]
+    if _VAGUE.search(sentence) and len(loose) + (start is not None) + (end is not None) == 1:
+        start = end = None  # "last week": no day to give
+        loose = []
     day = _weekday(sentence, today) if today is not None and not (start or end or loose) else None
     if day is not None:
         lead, when = day
@@ -309,7 +333,11 @@ def _dates_and_status(sentence: str, context: Context, before: str, status: str)
     if past_dose and start is None and loose:
         start = loose[0]
     if past_dose and start is None and today is not None:
-        start = _previous_day(context) or today.isoformat()
+        start = _previous_day(context)
+        if start is None and course_days(sentence) is not None and not _TODAY.search(sentence):
+            fields["status"] = "stopped"  # "I took amoxicillin for 10 days in January": a past course
+            return fields
+        start = start or today.isoformat()
     if status == "stopped" and end is None and loose and not past_dose:
         end = loose[0]
     if start is None and loose and status != "stopped" and re.search(r"\b(?:start|since|began|begin)", sentence, re.I):
@@ -352,7 +380,7 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
                               previous.fields.get("dose"))
         if how is not None:
             added["dose"] = how
-    days = course_days(sentence) if _FOLLOW_COURSE.match(sentence) else None
+    days = course_days(sentence) if _FOLLOW_COURSE.match(sentence) or "dose" in added else None
     if days is not None:
         start = previous.fields.get("start_date")
         if not isinstance(start, str) and context.timestamp is not None:
