@@ -35,7 +35,8 @@ ALLERGY = "allergy"
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
 _REACTION_WORDS = (r"hives|rash(?:es)?|swelling|swell(?:ed|s)? up|swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
                    r"itch(?:ing|y)|wheezing|"
-                   r"throat (?:closing|closed|swelling|swelled|swell(?:s|ed)?(?: up| shut)?|closes|tightening)|trouble breathing|"
+                   r"throat (?:closing|closed|swelling|swelled|swell(?:s|ed)?(?: up| shut)?|closes|tightening)|"
+                   r"trouble breathing|"
                    r"(?:couldn't|could not|can't) breathe|difficulty breathing|blisters|vomiting|nausea|welts")
 _REACTIONS = re.compile(rf"\b(?:{_REACTION_WORDS})\b", re.I)
 # a drug named as what caused a reaction: "X gives me hives", "a rash from X", "reacted badly to X"

@@ -80,7 +80,8 @@ _SWITCH_FROM = re.compile(
     r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
 _SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
-                      r"start(?:ing|s)? (?:next|tomorrow|on)|should start|supposed to start|begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
+                      r"start(?:ing|s)? (?:next|tomorrow|on)|should start|supposed to start|"
+                      r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _NOT_TAKEN = re.compile(
     r"\b(?:thinking (?:about|of)|considering|wondering|might|maybe|perhaps|whether|if (?:i|he|she|we|they)\b|"
     r"in case|asked? (?:\w+ ){0,3}about|warn\w*|not to (?:take|use|mix)|instead of|rather than|"
