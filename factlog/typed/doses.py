@@ -166,6 +166,9 @@ def trailing_amount(text: str) -> re.Match[str] | None:
 def amount_before(text: str) -> str | None:
     """An amount right before a drug name: "I take 20mg of" -> "20 mg"; a count of tablets
     ("took two" Tylenol) -> "two tablets"."""
+    for times in _TIMES_STRENGTH.finditer(text):
+        if re.fullmatch(r"\s*(?:of\s+)?(?:the\s+|my\s+)?", text[times.end():]):
+            return amount(times.group(0))  # "took 2 x 200mg" Advil
     found = _TRAILING.search(text)
     if found is None:
         count = re.search(r"\b(?:took|take|takes|taking|swallowed|popped|had)\s+(?P<n>two|three|four|[2-4])\s+$",

@@ -80,7 +80,7 @@ _SWITCH_FROM = re.compile(
     r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
 _SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
-                      r"start(?:ing|s)? (?:next|tomorrow|on)|should start|supposed to start|"
+                      r"start(?:ing|s)? (?:next|tomorrow)|should start|supposed to start|"
                       r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _NOT_TAKEN = re.compile(
     r"\b(?:thinking (?:about|of)|considering|wondering|might|maybe|perhaps|whether|if (?:i|he|she|we|they)\b|"
@@ -251,7 +251,7 @@ def _corrected_dose(after: str) -> str | None:
 
 
 def _with_frequency(amount: str | None, after: str) -> str | None:
-    how_often = frequency(after)
+    how_often = frequency(after) or ("daily" if re.match(r"^\s*(?:a|per|each) day\b", after, re.I) else None)
     return None if amount is None else f"{amount} {how_often}" if how_often else amount
 
 
