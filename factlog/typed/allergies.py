@@ -53,7 +53,8 @@ _CAUSES = re.compile(
 _TREATS = re.compile(r"\bfor\s+(?:the|a|my|his|her|this|that)?\s*(?:\w+\s+)?(?:hives|rash|itch\w*|swelling)\b", re.I)
 _NOT_ALLERGIC = re.compile(
     r"\b(?:not|n't|never been|no(?: known| other| drug)*)\s+(?:really\s+|actually\s+)?(?:an?\s+)?"
-    r"(?:allergic|allerg(?:y|ies))\b|\bnkda\b|\bnever (?:had|reacted|been)\b|\boutgrew\b|\btested negative\b|"
+    r"(?:allergic|allerg(?:y|ies))\b|\bno\s+[\w-]+\s+allerg|\bnkda\b|\bnever (?:had|reacted|been)\b|\boutgrew\b|"
+    r"\btested negative\b|"
     r"\bnot (?:a\s+)?(?:true|real)\b|\bthought (?:i|he|she|they) (?:was|were) allergic\b|"
     r"\b(?:if|whether|in case|might be|may be|could be)\b[^.;]{0,25}\ballerg|\bno (?:reaction|problems?|issues?)\b",
     re.I,
@@ -64,12 +65,14 @@ _QUESTION_CLAUSE = re.compile(
     re.I,
 )
 _ALLERGEN_SPAN = re.compile(
-    r"\b(?:allergic\s+to|allerg(?:y|ies)\s+(?:to|is|are|include|:)|allerg(?:y|ies)\s*[:-])\s*(?P<what>[^.;!?]*)",
+    r"\b(?:allergic\s+to|allerg(?:y|ies)\s+(?:to|include|:)|allerg(?:y|ies)\s*[:-]|"
+    r"allerg(?:y|ies)\s+(?P<be>is|are))\s*(?P<what>[^.;!?]*)",
     re.I,
 )
 _SPAN_END = re.compile(r"\b(?:but|because|since|which|so|when|after|from|i|it|that|she|he|they|was|is|gives?|"
                        r"gave|makes?|made)\b|,\s*(?:and\s+)?(?:i|it|she|he|they|the|my)\b", re.I)
 _LIST_ITEMS = re.compile(r"\s*(?:,|\band\b|\bor\b|/|&)\s*", re.I)
+_ABBREVIATIONS = {"pcn": "penicillin", "sulpha": "sulfa"}
 _WORD_OF = re.compile(r"\b(?P<what>[A-Za-z][\w-]*)\s+allerg(?:y|ies)\b", re.I)
 _NOT_ALLERGEN = frozenset(
     "it this that them something anything medicine medicines medication medications meds drugs drug the for my your "
@@ -188,13 +191,22 @@ def _allergens(sentence: str) -> list[str]:
         end = _SPAN_END.search(what)
         what = what[:end.start()] if end is not None and end.start() > 0 else what
         named = _specific(drug_names().finditer(what))
-        others = [item for item in _LIST_ITEMS.split(what) if item.strip() and not drug_names().search(item)]
+        if span.group("be") and not named:  # "the allergy is on file": no allergen named there
+            return _word_allergen(sentence)
+        others = [item for item in _LIST_ITEMS.split(re.sub(r"\([^)]*\)", "", what))
+                  if item.strip() and not drug_names().search(item) and not _REACTIONS.search(item)
+                  and not _DEGREE.search(item)]
         for item in others:  # "penicillin, latex": each item of a list is an allergen
             words = [w for w in re.findall(r"[A-Za-z][\w-]*", item) if w.casefold() not in _NOT_ALLERGEN]
             if words and len(item.split()) <= 3 and (named or item is others[0]):
                 named.append(words[0])
         if named:
             return named
+    return _word_allergen(sentence)
+
+
+def _word_allergen(sentence: str) -> list[str]:
+    """ "X allergy", else the drugs the sentence names."""
     found = _WORD_OF.search(sentence)
     if found is not None and found.group("what").casefold() not in _NOT_ALLERGEN and not re.search(
             rf"\b(?:the|her|his|their|your)\s+{re.escape(found.group('what'))}\s+allerg", sentence, re.I):
@@ -255,7 +267,8 @@ def _allergen_fields(allergen: str) -> dict[str, JsonValue]:
     if generics and named_class is None:
         fields: dict[str, JsonValue] = {"allergen": "/".join(generics)}
     else:
-        fields = {"allergen": _CLASS_WORDS.sub("", allergen.lower()) if named_class else allergen.lower()}
+        said = _CLASS_WORDS.sub("", allergen.lower()) if named_class else allergen.lower()
+        fields = {"allergen": _ABBREVIATIONS.get(said, said)}
     classes = (named_class,) if named_class is not None else drug_classes(allergen)
     index = drug_index()
     if named_class is None:
@@ -294,6 +307,21 @@ _YOUR = re.compile(r"\byour\b", re.I)
 _YOU = re.compile(r"\byou(?:'re| are)\b", re.I)
 
 
+def _same_allergen(context: Context, fields: dict[str, JsonValue]) -> dict[str, JsonValue] | None:
+    """The one allergy this session named with this allergen, whoever's ("Lily" and "your daughter")."""
+    found = [{**known, "_key": key.split(":", 1)[1]} for key, known in context.entities.items()
+             if key.startswith(f"{ALLERGY}:") and known.get("allergen") == fields["allergen"]]
+    return found[0] if len(found) == 1 else None
+
+
+def _named_before(context: Context, allergen: str) -> bool:
+    generics = set(generic_names(allergen))
+    word = re.compile(rf"\b{re.escape(allergen)}\b", re.I)
+    return any(word.search(said) or generics and any(set(generic_names(f.group(0))) & generics
+                                                     for f in drug_names().finditer(said))
+               for said in context.said[:-1])
+
+
 def _recap(sentence: str, context: Context) -> list[TypedFact]:
     """What the assistant's confirmation adds to an allergy the user named this session."""
     if not states_allergy(sentence) or _NOT_ALLERGIC.search(sentence):
@@ -304,18 +332,25 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
     for allergen in _allergens(sentence):
         fields = _allergen_fields(allergen)
         key = _key(fields, subject)
-        known = context.entities.get(f"{ALLERGY}:{key}")
-        if known is None:
-            continue
+        known = context.entities.get(f"{ALLERGY}:{key}") or _same_allergen(context, fields)
         found = severity(sentence)
+        if known is None:  # one the user's words named but no reading of them found
+            if _named_before(context, allergen):
+                fields.update({"severity": found} if found is not None else {})
+                fields.update({"person": person} if person is not None else {})
+                context.entities[f"{ALLERGY}:{key}"] = dict(fields)
+                out.append(TypedFact(ALLERGY, key, conversation_fields(context, subject, fields)))
+            continue
+        key = str(known.get("_key", key))
         added: dict[str, JsonValue] = {}
         if found is not None and "severity" not in known:
             added["severity"] = found
         if person is not None and "person" not in known:
             added["person"] = person
         if added:
-            known.update(added)
-            out.append(TypedFact(ALLERGY, key, conversation_fields(context, subject, dict(known))))
+            stored = context.entities.setdefault(f"{ALLERGY}:{key}", {})
+            stored.update({**{k: v for k, v in known.items() if k != "_key"}, **added})
+            out.append(TypedFact(ALLERGY, key, conversation_fields(context, subject, dict(stored))))
     return out
 
 

@@ -65,6 +65,8 @@ _TAKING = re.compile(
     re.I,
 )
 _ON = re.compile(r"\b(?:on|onto)\s+(?:the\s+|my\s+|a\s+|some\s+)?$", re.I)
+_CHANGE = re.compile(r"\b(?:up(?:ped)?|bump\w*|increas\w*|rais\w*|lower\w*|decreas\w*|doubl\w*|halv\w*|cut|"
+                     r"reduc\w*|chang\w*|adjust\w*|went)\b", re.I)
 _NEW = re.compile(
     r"\b(?:prescrib\w*|said (?:to )?take|told (?:me|him|her|us) to take|gave (?:me|him|her)|give it|gave it|"
     r"started|starting|put (?:me|him|her) on|been started on|took|switch\w*|chang\w*|replac\w*)\b",
@@ -211,7 +213,7 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             _SWITCH_FROM.search(sentence[:mentions[i - 1].start])))
         name = "/".join(mention.generics)
         own = after[:trailing.start()] if i + 1 < len(mentions) and (trailing := trailing_amount(after)) else after
-        how = _with_frequency(amount_before(before), own) or _corrected_dose(own)
+        how = _with_frequency(amount_before(before), own) or _corrected_dose(own) or _changed_to(before, own)
         taken = recap or asked or joined or how is not None or status is not None or _MINE.search(before) \
             or _ON.search(before) or _TAKING.search(clause[0]) or _TAKING.search(clause[1])
         if not taken:
@@ -248,6 +250,14 @@ def _corrected_dose(after: str) -> str | None:
         if found is not None:
             return found
     return dose(after)
+
+
+def _changed_to(before: str, after: str) -> str | None:
+    """A dose changed to a bare number: "upped my Lexapro to 20" -> "20 mg"."""
+    found = re.match(r"^\s*(?:up |down )?to\s+(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|times|%))", after, re.I)
+    if found is None or not _CHANGE.search(before):
+        return None
+    return f"{found.group('n')} mg"
 
 
 def _with_frequency(amount: str | None, after: str) -> str | None:
