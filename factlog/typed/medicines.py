@@ -41,7 +41,6 @@ from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import Cue, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
-    FREQUENCY,
     amount,
     amount_before,
     course_days,
@@ -57,6 +56,7 @@ MEDICATION = "medication"
 SUPPLEMENTS = ("vitamin D", "vitamin D3", "vitamin B12", "vitamin C", "vitamin B6", "vitamin E", "multivitamin",
                "fish oil", "omega-3", "iron", "magnesium", "calcium", "melatonin", "folic acid", "zinc", "biotin",
                "probiotic", "probiotics", "turmeric", "glucosamine", "potassium")
+SUPPLEMENTS_FOLDED = frozenset(SUPPLEMENTS)
 _TAKING = re.compile(
     r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
@@ -154,7 +154,9 @@ def _mentions(sentence: str) -> list[Mention]:
     ("a Z-Pak, azithromycin 250 milligrams" -> azithromycin, read from its last naming)."""
     found = [Mention(f.start(), f.end(), f.group(0), generic_names(f.group(0)))
              for f in drug_names().finditer(sentence)]
-    found += [Mention(f.start(), f.end(), f.group(0), (f.group(0).lower(),))
+    canonical = {name.casefold(): name for name in SUPPLEMENTS}
+    found += [Mention(f.start(), f.end(), f.group(0), (canonical.get(" ".join(f.group(0).casefold().split()),
+                                                                     f.group(0).lower()),))
               for f in supplement_names().finditer(sentence)]
     found = sorted((m for m in found if m.generics), key=lambda m: m.start)
     out: list[Mention] = []
@@ -214,8 +216,9 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         name = "/".join(mention.generics)
         own = after[:trailing.start()] if i + 1 < len(mentions) and (trailing := trailing_amount(after)) else after
         how = _with_frequency(amount_before(before), own) or _corrected_dose(own) or _changed_to(before, own)
-        taken = recap or asked or joined or how is not None or status is not None or _MINE.search(before) \
-            or _ON.search(before) or _TAKING.search(clause[0]) or _TAKING.search(clause[1])
+        loose = not set(mention.generics) <= set(SUPPLEMENTS_FOLDED)  # "my iron levels" is no iron taken
+        taken = recap or asked or joined or how is not None or status is not None or _TAKING.search(clause[0]) \
+            or _TAKING.search(clause[1]) or loose and (_MINE.search(before) or _ON.search(before))
         if not taken:
             continue
         if previous is not None and previous.fields.get("name") == name and how is None and status is None \
@@ -479,7 +482,9 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 
 
 # a sentence without one of these states no medication (drug names are the other trigger)
-TRIGGERS = (AMOUNT, FREQUENCY, _NEW, _FOLLOW_COURSE, _FOLLOW_STOP, _FOLLOW_UP_DOSE)
+_FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
+                              r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, _NEW, _FOLLOW_COURSE, _FOLLOW_STOP, _FOLLOW_UP_DOSE)  # FREQUENCY's words
 
 
 def names_a_drug(sentence: str) -> bool:

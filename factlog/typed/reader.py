@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
@@ -31,9 +32,17 @@ _TRIGGERS = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', patt
 # readers run only on the sentences their own triggers find (so their cues cost the others nothing)
 _HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (*medicines.TRIGGERS, *allergies.TRIGGERS)), re.I)
 _SCHEDULE = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in events.TRIGGERS), re.I)
+
+
+@lru_cache(maxsize=8)
+def _health(text: str) -> bool:
+    """The sentence may state a medication or an allergy (asked once for both readers)."""
+    return _HEALTH.search(text) is not None or medicines.names_a_drug(text)
+
+
 _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
-    medicines.MEDICATION: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
-    allergies.ALLERGY: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
+    medicines.MEDICATION: _health,
+    allergies.ALLERGY: _health,
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
 }
 
