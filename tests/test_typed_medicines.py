@@ -391,3 +391,25 @@ def test_a_combination_product_clashes_through_each_of_its_drugs() -> None:
                               ("user", "She started Bactrim DS twice a day today."))
     messages, _ = run(drug_interactions, meds, allergies)
     assert len(messages) == 1 and "sulfamethoxazole" in messages[0]
+
+
+def test_a_yes_to_the_assistants_question_states_what_it_asked() -> None:
+    found = health(("assistant", "Are you still taking Coumadin 5 mg daily?"), ("user", "Yes."))
+    assert found[-1][2]["name"] == "warfarin" and found[-1][2]["dose"] == "5 mg daily"
+    found = health(("assistant", "Did you stop the Coumadin?"), ("user", "Yes, last week."))
+    assert found[-1][2]["status"] == "stopped" and "end_date" not in found[-1][2]
+    assert health(("assistant", "Is ibuprofen ok for you?"), ("user", "No.")) == []
+    found = health(("assistant", "Is that a penicillin allergy?"), ("user", "Yep."))
+    assert [(k, f["allergen"]) for k, _, f in found] == [("allergy", "penicillin")]
+    found = health(("assistant", "Are you allergic to any medications?"), ("user", "Yes, penicillin."))
+    assert [(k, f["allergen"]) for k, _, f in found] == [("allergy", "penicillin")]
+
+
+def test_the_assistants_confirmation_of_an_allergy_the_reader_missed() -> None:
+    found = health(("user", "I have a thing with penicillin."), ("assistant", "Noted: allergic to penicillin (hives)."))
+    assert [(f["allergen"], f["severity"]) for _, _, f in found] == [("penicillin", "hives")]
+    assert health(("user", "I asked whether I might be allergic to penicillin."),
+                  ("assistant", "Understood: no penicillin allergy on your side.")) == []
+    found = health(("user", "Lily is allergic to penicillin."),
+                   ("assistant", "Noted: your daughter Lily is allergic to penicillin, rash."))
+    assert {key for _, key, _ in found} == {"lily/penicillin"} and found[-1][2]["severity"] == "rash"

@@ -141,6 +141,11 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     catch_up(context, drug_names())
     if context.speaker != "user":
         return _recap(sentence, context) if _RECAP.search(sentence) else []
+    asked = context.said[-2] if len(context.said) > 1 else ""
+    if _AFFIRM.match(sentence) and asked.endswith("?") and ALLERGY_CUE.search(asked) and not states_allergy(sentence) \
+            and not drug_names().search(sentence):
+        # "Is that a penicillin allergy?" "Yes."
+        return _read(_YOU.sub("I am", _YOUR.sub("my", asked[:-1] + ".")), context)
     clauses = _ALLERGY_CLAUSES.split(sentence)
     if len(clauses) > 1 and sum(1 for c in clauses if ALLERGY_CUE.search(c)) > 1:  # one allergy a clause:
         return [fact for clause in clauses for fact in _read(clause, context)]  # each its own subject
@@ -303,6 +308,8 @@ def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact
     return TypedFact(ALLERGY, key, conversation_fields(context, subject, fields))
 
 
+_AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|right|exactly)\b"
+                     r"(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
 _YOU = re.compile(r"\byou(?:'re| are)\b", re.I)
 

@@ -116,6 +116,8 @@ _START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from|took|too
 _END = Cue("end", re.compile(r"\b(?:until|till|through|thru|ending|ends|stopped|stop|quit|finished|done|"
                              r"last dose)\b", re.I))
 _FROM_TO = re.compile(r"\bfrom\b.+\b(?:to|until|till|through|thru)\b|\bfrom\b.+\d\s*[-–]\s*\w", re.I)
+AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
+                    r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _LAST_NIGHT = re.compile(r"\blast night\b", re.I)
 _VAGUE = re.compile(r"\b(?:last|this|past) (?:week|month|year|spring|summer|fall|autumn|winter)\b|"
                     r"\b(?:a few|several|couple(?: of)?|some) (?:days|weeks|months|years) ago\b|"
@@ -186,6 +188,10 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
     if states_allergy(sentence) or is_allergy_answer(sentence, context):
         return []
     mentions = _mentions(sentence)
+    if not mentions and AFFIRM.match(sentence):  # "Are you still taking Coumadin 5 mg?" "Yes."
+        asked = context.said[-2] if len(context.said) > 1 else ""
+        if asked.endswith("?") and not states_allergy(asked) and (named := _mentions(asked)):
+            return _read(asked[:-1] + ".", context, named, recap=True)
     if not mentions:
         previous = context.last.get(MEDICATION)
         update = None if previous is None else _follow_up(sentence, context, previous)
@@ -484,7 +490,7 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
                               r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
-TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, _NEW, _FOLLOW_COURSE, _FOLLOW_STOP, _FOLLOW_UP_DOSE)  # FREQUENCY's words
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, _NEW, _FOLLOW_COURSE, _FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM)  # FREQUENCY's words
 
 
 def names_a_drug(sentence: str) -> bool:
