@@ -413,3 +413,33 @@ def test_the_assistants_confirmation_of_an_allergy_the_reader_missed() -> None:
     found = health(("user", "Lily is allergic to penicillin."),
                    ("assistant", "Noted: your daughter Lily is allergic to penicillin, rash."))
     assert {key for _, key, _ in found} == {"lily/penicillin"} and found[-1][2]["severity"] == "rash"
+
+
+@pytest.mark.parametrize(("turns", "expected"), [
+    ((("user", "Meds: lisinopril 10, metformin 500 BID, Lipitor 20 qhs"),),
+     {"lisinopril": "10 mg", "metformin": "500 mg twice a day", "atorvastatin": "20 mg at bedtime"}),
+    ((("user", "I am currently taking the following: Coumadin 5 mg daily; Lipitor 20 mg at night."),),
+     {"warfarin": "5 mg daily", "atorvastatin": "20 mg at night"}),
+    ((("user", "I take 10mg lisinopril daily and 20 mg atorvastatin at night."),),
+     {"lisinopril": "10 mg daily", "atorvastatin": "20 mg at night"}),
+    ((("user", "half a tablet of Ambien at night"),), {"zolpidem": "half tablet at night"}),
+    ((("user", "Doc upped my Lexapro to 20."),), {"escitalopram": "20 mg"}),
+])
+def test_lists_of_medications_each_with_its_own_dose(turns: tuple[tuple[str, str], ...],
+                                                     expected: dict[str, str]) -> None:
+    assert {f["name"]: f.get("dose") for _, _, f in health(*turns)} == expected
+
+
+def test_ends_and_last_doses() -> None:
+    assert one("Took my last dose of Cipro today.") | {} == {
+        "name": "ciprofloxacin", "drug_class": "fluoroquinolones", "end_date": "2025-03-17", "status": "stopped",
+        "subject": "user"}
+    assert one("The Cipro course ends on Friday.")["end_date"] == "2025-03-21"
+    found = health(("user", "Started Keflex today."), ("user", "I'll be on it for 2 weeks."))
+    assert found[-1][2]["end_date"] == "2025-03-30"
+
+
+def test_a_named_childs_medication() -> None:
+    assert one("We picked up Lily's Augmentin from Walgreens.")["person"] == "Lily"
+    assert one("Dr. Osei said Lily can take Tylenol for the fever.")["person"] == "Lily"
+    assert one("I'm on birth control and Zoloft.")["name"] == "sertraline"

@@ -36,7 +36,7 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|i
 _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,]\s+|\b(?:and|so|but|then)\s+)(?P<name>[A-Za-z][a-z]+)(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
+    r"(?:^|[.;,]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
     r"reacted|began|stopped|finished|tested|picked)\b)"
 )
@@ -52,6 +52,7 @@ _NAME_OWNS = re.compile(
     r"\b(?P<name>(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
     r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
     r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
+_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:'s|’s)\s+")
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
 _FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
@@ -96,7 +97,7 @@ def remember_people(sentence: str, context: Context, drugs: DrugNames | None = N
                 context.relations[rel] = rel
             context.focus = next((n for n, r in context.relations.items() if r == rel), rel)
     for match in (*_NAME_SUBJECT.finditer(sentence), *_FOR_NAME.finditer(sentence), *_NAME_OWNS.finditer(sentence)):
-        if _DOCTOR.search(sentence[max(0, match.start() - 8):match.end()]):
+        if _DOCTOR.search(sentence[max(0, match.start("name") - 8):match.end()]):
             continue
         name = _name(match.group("name"), drugs)
         if name is not None and (match.group("name")[0].isupper() or name in context.relations):
@@ -126,14 +127,17 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
             name = next((n for n, r in context.relations.items() if r == rel), None)
         return rel, name or rel
     for named in _NAME_SUBJECT.finditer(sentence):
-        if _DOCTOR.search(sentence[max(0, named.start() - 8):named.end()]):
+        if _DOCTOR.search(sentence[max(0, named.start("name") - 8):named.end()]):
             continue
         name = _name(named.group("name"), drugs)
         if name is not None and (named.group("name")[0].isupper() or name in context.relations
                                  or _HEALTH_VERB.match(sentence, named.end("name"))
                                  and not _FIRST_PERSON.search(sentence)):
             return context.relations.get(name, name), name
-    for owns in _NAME_OWNS.finditer(sentence):
+    owned = [*_NAME_OWNS.finditer(sentence)]
+    if drugs is not None:  # "Lily's Augmentin"
+        owned += [m for m in _NAME_POSSESSIVE.finditer(sentence) if drugs.match(sentence, m.end())]
+    for owns in owned:
         if _DOCTOR.search(sentence[max(0, owns.start() - 8):owns.end()]):
             continue
         name = _name(owns.group("name"), drugs)

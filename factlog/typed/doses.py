@@ -40,14 +40,15 @@ _TIMES = {"once": "once", "one time": "once", "twice": "twice", "two times": "tw
 FREQUENCY = re.compile(
     r"\b(?P<times>once|twice|one time|two times|three times|four times|(?P<digit>[1-4])\s*(?:x|times))\s*"
     r"(?:(?:a|per|in|each|every|/)\s*)?(?P<per>day|daily|a day|/\s*day)\b|"
-    r"\b(?P<abbrev>b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d)\b\.?|"
+    r"\b(?P<abbrev>b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|q\.?h\.?s|h\.?s|q\.?am|q\.?pm)\b\.?|"
     r"\b(?P<fixed>every (?:morning|evening|night|day|other day|\d+(?:\s*(?:-|to)\s*\d+)? hours|week)|"
     r"each (?:morning|evening|night|day)|daily|nightly|weekly|once a week|as needed|when needed|if needed|prn|"
     r"as necessary|at bedtime|at night|before bed|in the (?:morning|evening))\b|"
     r"(?<=\d)\s*(?P<bare>a day|per day)\b|(?:mg|mcg|units?|iu)\s+(?P<bare2>a day|per day)\b",
     re.I,
 )
-_ABBREVIATIONS = {"bid": "twice a day", "tid": "three times a day", "qid": "four times a day", "qd": "once a day"}
+_ABBREVIATIONS = {"bid": "twice a day", "tid": "three times a day", "qid": "four times a day", "qd": "once a day",
+                  "qhs": "at bedtime", "hs": "at bedtime", "qam": "every morning", "qpm": "every evening"}
 _FIXED = {"every day": "daily", "each day": "daily", "when needed": "as needed", "if needed": "as needed",
           "prn": "as needed", "as necessary": "as needed", "each morning": "every morning",
           "each evening": "every evening", "each night": "every night"}
@@ -166,6 +167,10 @@ def trailing_amount(text: str) -> re.Match[str] | None:
 def amount_before(text: str) -> str | None:
     """An amount right before a drug name: "I take 20mg of" -> "20 mg"; a count of tablets
     ("took two" Tylenol) -> "two tablets"."""
+    form = re.search(rf"\b(?:one|two|three|four|half(?: a)?|a|an|[1-4])\s+(?:{_FORMS})\s+of\s+(?:the\s+|my\s+)?$",
+                     text, re.I)
+    if form is not None:
+        return amount(form.group(0))  # "half a tablet of" Ambien
     for times in _TIMES_STRENGTH.finditer(text):
         if re.fullmatch(r"\s*(?:of\s+)?(?:the\s+|my\s+)?", text[times.end():]):
             return amount(times.group(0))  # "took 2 x 200mg" Advil

@@ -61,7 +61,7 @@ _TAKING = re.compile(
     r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
-    r"capsules?|got|had|ran out)\b",
+    r"capsules?|got|had|ran out|(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
 _ON = re.compile(r"\b(?:on|onto)\s+(?:the\s+|my\s+|a\s+|some\s+)?$", re.I)
@@ -75,7 +75,7 @@ _NEW = re.compile(
 _STOP = re.compile(
     r"\b(?:stopped|stop(?:ping)?|quit|discontinued|came off|went off|(?:taken|took) (?:me |him |her )?off|"
     r"no longer (?:on|taking|take)|not (?:on|taking) (?:the |my )?\S+ anymore|finished|done with|used to take|"
-    r"ran out of|got off)\b",
+    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet))\b",
     re.I,
 )
 _SWITCH_FROM = re.compile(
@@ -118,6 +118,7 @@ _END = Cue("end", re.compile(r"\b(?:until|till|through|thru|ending|ends|stopped|
 _FROM_TO = re.compile(r"\bfrom\b.+\b(?:to|until|till|through|thru)\b|\bfrom\b.+\d\s*[-–]\s*\w", re.I)
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
                     r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
+_ENDS = re.compile(r"\b(?:ends?|ending|finishes|runs? out|last dose is|through|until|till)\b", re.I)
 _LAST_NIGHT = re.compile(r"\blast night\b", re.I)
 _VAGUE = re.compile(r"\b(?:last|this|past) (?:week|month|year|spring|summer|fall|autumn|winter)\b|"
                     r"\b(?:a few|several|couple(?: of)?|some) (?:days|weeks|months|years) ago\b|"
@@ -132,7 +133,9 @@ _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|
                           r"o'clock|"
                           r"dollars|bucks|percent|kg|lbs?|pounds|minutes|mins))",
                           re.I)
-_FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b", re.I)
+_FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b|"
+                            r"\b(?:on|take|taking|use|using) (?:it|them|this|that) for\s+(?:the\s+next\s+)?\w+\s+"
+                            r"(?:days?|weeks?)\b", re.I)
 _FOLLOW_STOP = re.compile(r"\b(?:stopped|quit|finished|discontinued|done with)\s+(?:it|them|that|those|taking it)\b",
                           re.I)
 _THEN_COURSE = re.compile(r"\btoday\b[^.]*\bthen\b[^.]*\bfor\b", re.I)
@@ -319,6 +322,8 @@ def _weekday(sentence: str, today: date) -> tuple[str, date] | None:
         return None
     weekday = WEEKDAYS.index(found.group("weekday").lower()[:-3])
     lead = (found.group("lead") or "").lower()
+    ending = _ENDS.search(sentence[:found.start()]) is not None
+    lead = "until" if ending and lead in ("", "on") else lead
     ahead = lead in ("next", "until", "till", "through") or bool(
         re.search(r"(?:\bwill\b|'ll\b|\bstart(?:s|ing)? (?:on )?$)", sentence[:found.start()], re.I))
     if ahead:
@@ -360,6 +365,8 @@ def _dates_and_status(sentence: str, context: Context, before: str, status: str)
         start = start or today.isoformat()
     if status == "stopped" and end is None and loose and not past_dose:
         end = loose[0]
+    if status == "stopped" and end is None and today is not None and _TODAY.search(sentence):
+        end = today.isoformat()
     if start is None and loose and status != "stopped" and re.search(r"\b(?:start|since|began|begin)", sentence, re.I):
         start = loose[0]
     if start is None and today is not None and status != "stopped" and (
@@ -400,7 +407,7 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
                               previous.fields.get("dose"))
         if how is not None:
             added["dose"] = how
-    days = course_days(sentence) if _FOLLOW_COURSE.match(sentence) or "dose" in added else None
+    days = course_days(sentence) if _FOLLOW_COURSE.search(sentence) or "dose" in added else None
     if days is not None:
         start = previous.fields.get("start_date")
         if not isinstance(start, str) and context.timestamp is not None:
