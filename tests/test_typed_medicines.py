@@ -443,3 +443,20 @@ def test_a_named_childs_medication() -> None:
     assert one("We picked up Lily's Augmentin from Walgreens.")["person"] == "Lily"
     assert one("Dr. Osei said Lily can take Tylenol for the fever.")["person"] == "Lily"
     assert one("I'm on birth control and Zoloft.")["name"] == "sertraline"
+
+
+@pytest.mark.parametrize(("sentence", "dates"), [
+    ("I'm not taking Coumadin anymore.", {}),
+    ("I'm not on the Eliquis any more.", {}),
+    ("I don't take ibuprofen anymore.", {}),
+    ("I'm off the naproxen now.", {}),
+    ("I was on Zoloft for two years.", {}),
+    ("I had a Z-Pak in January.", {}),
+    ("I had Cipro last year and was fine.", {}),
+    ("I've been off lisinopril since March 1.", {"end_date": "2025-03-01"}),
+    ("Mike doesn't take his warfarin anymore.", {}),
+])
+def test_no_longer_taken(sentence: str, dates: dict[str, str]) -> None:
+    got = one(sentence)
+    assert got["status"] == "stopped"
+    assert {k: got[k] for k in ("start_date", "end_date") if k in got} == dates

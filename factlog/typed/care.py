@@ -38,7 +38,7 @@ _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<na
 _NAME_SUBJECT = re.compile(
     r"(?:^|[.;,]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
-    r"reacted|began|stopped|finished|tested|picked)\b)"
+    r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit)\b)"
 )
 # the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
 _RELATION_DOES = re.compile(

@@ -52,6 +52,9 @@ from factlog.typed.drug_names import DrugNames, drug_names
 from factlog.typed.model import Context, TypedFact
 
 MEDICATION = "medication"
+MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+               "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+               "dec")
 
 SUPPLEMENTS = ("vitamin D", "vitamin D3", "vitamin B12", "vitamin C", "vitamin B6", "vitamin E", "multivitamin",
                "fish oil", "omega-3", "iron", "magnesium", "calcium", "melatonin", "folic acid", "zinc", "biotin",
@@ -75,9 +78,13 @@ _NEW = re.compile(
 _STOP = re.compile(
     r"\b(?:stopped|stop(?:ping)?|quit|discontinued|came off|went off|(?:taken|took) (?:me |him |her )?off|"
     r"no longer (?:on|taking|take)|not (?:on|taking) (?:the |my )?\S+ anymore|finished|done with|used to take|"
-    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet))\b",
+    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking))\b|"
+    r"\boff\s+(?:of\s+)?(?:the\s+|my\s+|his\s+|her\s+)?$",
     re.I,
 )
+# "I'm not taking Coumadin anymore", "Mike doesn't take his warfarin any more"
+_NO_MORE = re.compile(r"(?:\bnot|n't|\bno longer)\s+(?:\w+\s+)?(?:taking|take|on|using|use)\b", re.I)
+_ANYMORE = re.compile(r"^[^.;]*?\b(?:any ?more|these days|now)\b", re.I)
 _SWITCH_FROM = re.compile(
     r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
 _SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
@@ -119,6 +126,9 @@ _FROM_TO = re.compile(r"\bfrom\b.+\b(?:to|until|till|through|thru)\b|\bfrom\b.+\
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
                     r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _ENDS = re.compile(r"\b(?:ends?|ending|finishes|runs? out|last dose is|through|until|till)\b", re.I)
+_LONG_AGO = re.compile(rf"\b(?:last (?:year|month|spring|summer|fall|autumn|winter)|years? ago|months? ago|"
+                       rf"as a (?:kid|child|baby)|when (?:i|he|she) was|in (?:{'|'.join(MONTH_NAMES)})|back in)\b",
+                       re.I)
 _LAST_NIGHT = re.compile(r"\blast night\b", re.I)
 _VAGUE = re.compile(r"\b(?:last|this|past) (?:week|month|year|spring|summer|fall|autumn|winter)\b|"
                     r"\b(?:a few|several|couple(?: of)?|some) (?:days|weeks|months|years) ago\b|"
@@ -215,13 +225,14 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         after = sentence[mention.end:mentions[i + 1].start if i + 1 < len(mentions) else len(sentence)]
         clause = _clause(sentence, mention)
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
-        if _NOT_TAKEN.search(clause[0]) or (sentence.rstrip().endswith("?") and not _REQUEST.search(sentence)
-                                            and _QUESTION_CLAUSE.search(clause[0] + clause[1])
-                                            and not _MINE.search(before)):
+        no_more = _NO_MORE.search(clause[0]) is not None and _ANYMORE.search(clause[1]) is not None
+        if not no_more and (_NOT_TAKEN.search(clause[0]) or (
+                sentence.rstrip().endswith("?") and not _REQUEST.search(sentence)
+                and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
             status = None
             continue
-        status = _status(before, after, status if joined else None, previous_switch=i > 0 and bool(
-            _SWITCH_FROM.search(sentence[:mentions[i - 1].start])))
+        status = "stopped" if no_more else _status(before, after, status if joined else None, previous_switch=i > 0 and
+                                                   bool(_SWITCH_FROM.search(sentence[:mentions[i - 1].start])))
         name = "/".join(mention.generics)
         own = after[:trailing.start()] if i + 1 < len(mentions) and (trailing := trailing_amount(after)) else after
         how = _with_frequency(amount_before(before), own) or _corrected_dose(own) or _changed_to(before, own)
@@ -354,7 +365,11 @@ def _dates_and_status(sentence: str, context: Context, before: str, status: str)
             end = when.isoformat()
         else:
             start = when.isoformat()
-    past_dose = re.search(r"\btook\s*(?:(?:a|an|one|two|three|some|my|the|\d+)\s+)?$", before, re.I) is not None
+    past_dose = re.search(r"\b(?:took|had)\s*(?:(?:a|an|one|two|three|some|my|the|\d+)\s+)?$", before,
+                          re.I) is not None
+    if past_dose and not (start or end or loose) and _LONG_AGO.search(sentence):
+        fields["status"] = "stopped"  # "I had a Z-Pak in January", "took Cipro last year": no day to give
+        return fields
     if past_dose and start is None and loose:
         start = loose[0]
     if past_dose and start is None and today is not None:
@@ -363,6 +378,8 @@ def _dates_and_status(sentence: str, context: Context, before: str, status: str)
             fields["status"] = "stopped"  # "I took amoxicillin for 10 days in January": a past course
             return fields
         start = start or today.isoformat()
+    if status == "stopped" and end is None and start is not None and not past_dose:
+        start, end = None, start  # "been off lisinopril since March 1"
     if status == "stopped" and end is None and loose and not past_dose:
         end = loose[0]
     if status == "stopped" and end is None and today is not None and _TODAY.search(sentence):
