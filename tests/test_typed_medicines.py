@@ -460,3 +460,20 @@ def test_no_longer_taken(sentence: str, dates: dict[str, str]) -> None:
     got = one(sentence)
     assert got["status"] == "stopped"
     assert {k: got[k] for k in ("start_date", "end_date") if k in got} == dates
+
+
+def test_terse_and_assistant_heavy_sessions() -> None:
+    found = health(("user", "need to log a new med"), ("assistant", "Sure, what is it?"), ("user", "nardil"),
+                   ("assistant", "Got it, phenelzine (Nardil). What dose?"), ("user", "15 three times a day"))
+    assert found[-1][2]["name"] == "phenelzine" and found[-1][2]["dose"] == "15 mg three times a day"
+    found = health(("user", "rough cold. grabbed some Delsym at cvs"))
+    assert [f["name"] for _, _, f in found] == ["dextromethorphan"]
+    found = health(("user", "hey so my kid (Sam, 4) got prescribed amoxicillin for an ear infection."),
+                   ("user", "250mg 2x a day x 10 days"))
+    assert found[-1][1] == "kid/amoxicillin" and found[-1][2]["person"] == "Sam"
+    assert found[-1][2]["dose"] == "250 mg twice a day" and found[-1][2]["end_date"] == "2025-03-26"
+    found = health(("user", "Update on Dad: the cardiologist has him on Eliquis now, 5 twice a day."),
+                   ("assistant", "Noted: your dad takes Eliquis (apixaban) 5 mg twice a day."))
+    assert found[-1][2]["dose"] == "5 mg twice a day" and found[-1][2]["person"] == "dad"
+    assert "start_date" not in one("Got my refill of Lexapro today, same dose as before.")
+    assert "start_date" not in one("My doctor wants me on a statin, so I started rosuvastatin 10 mg this week.")

@@ -33,10 +33,10 @@ _PLACES = re.compile(
     r"ophthalmologist|podiatrist|therapist|surgeon|vet|veterinarian|GP))\b"
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
-_MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
+_MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
+    r"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
     r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit)\b)"
 )
@@ -119,7 +119,7 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
     """(subject, person) of a health or schedule sentence: ("user", None) for the user's own."""
     mine = _MY_RELATION.search(sentence)
     if mine is not None and re.search(rf"\b(?:my|our)\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
-                                      rf"started|takes|took|needs|got|will|just|also)\b|,?\s+(?-i:[A-Z][a-z]+)\b)",
+                                      rf"started|takes|took|needs|got|will|just|also)\b|,?\s+\(?(?-i:[A-Z][a-z]+)\b)",
                                       sentence, re.I):
         rel = mine.group("rel").lower()
         name = mine.group("name") and _name(mine.group("name"), drugs)

@@ -52,7 +52,9 @@ _ABBREVIATIONS = {"bid": "twice a day", "tid": "three times a day", "qid": "four
 _FIXED = {"every day": "daily", "each day": "daily", "when needed": "as needed", "if needed": "as needed",
           "prn": "as needed", "as necessary": "as needed", "each morning": "every morning",
           "each evening": "every evening", "each night": "every night"}
-_BARE = re.compile(rf"^[\s,:(-]*(?P<n>\d{{2,4}}|\d+\.\d+)\b(?!\s*(?:days?|weeks?|x\b|times|hours?|%|[-/]|{_UNIT}\b))",
+_BARE = re.compile(rf"^[\s,:(-]*(?P<n>\d{{2,4}}|\d+\.\d+|\d(?=\s*(?:once|twice|three times|four times|daily|every|"
+                   rf"a day|per day|bid|tid|qid|qd|at bedtime|at night|nightly)\b))\b"
+                   rf"(?!\s*(?:days?|weeks?|x\b|times|hours?|%|[-/]|{_UNIT}\b))",
                    re.I)
 _COURSE = re.compile(
     rf"\bfor\s+(?:the\s+next\s+|another\s+)?(?P<n>\d{{1,2}}|a|an|one|{'|'.join(NUMBER_WORDS)})\s+"

@@ -64,7 +64,8 @@ _TAKING = re.compile(
     r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
-    r"capsules?|got|had|ran out|(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
+    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|"
+    r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
 _ON = re.compile(r"\b(?:on|onto)\s+(?:the\s+|my\s+|a\s+|some\s+)?$", re.I)
@@ -129,6 +130,7 @@ _ENDS = re.compile(r"\b(?:ends?|ending|finishes|runs? out|last dose is|through|u
 _LONG_AGO = re.compile(rf"\b(?:last (?:year|month|spring|summer|fall|autumn|winter)|years? ago|months? ago|"
                        rf"as a (?:kid|child|baby)|when (?:i|he|she) was|in (?:{'|'.join(MONTH_NAMES)})|back in)\b",
                        re.I)
+_REFILL = re.compile(r"\brefill", re.I)
 _LAST_NIGHT = re.compile(r"\blast night\b", re.I)
 _VAGUE = re.compile(r"\b(?:last|this|past) (?:week|month|year|spring|summer|fall|autumn|winter)\b|"
                     r"\b(?:a few|several|couple(?: of)?|some) (?:days|weeks|months|years) ago\b|"
@@ -386,7 +388,8 @@ def _dates_and_status(sentence: str, context: Context, before: str, status: str)
         end = today.isoformat()
     if start is None and loose and status != "stopped" and re.search(r"\b(?:start|since|began|begin)", sentence, re.I):
         start = loose[0]
-    if start is None and today is not None and status != "stopped" and (
+    if start is None and today is not None and status != "stopped" and not _VAGUE.search(sentence) \
+            and not _REFILL.search(sentence) and (
             _NEW.search(sentence) or course_days(sentence) is not None or _TODAY.search(sentence)):
         start = today.isoformat()
     if past_dose and start is not None and today is not None and parse_date(start) < today:
@@ -491,7 +494,7 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
         added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known}
         said_dose, own_dose = fact.fields.get("dose"), known.get("dose")
         if isinstance(said_dose, str) and isinstance(own_dose, str) and said_dose != own_dose \
-                and said_dose.startswith(own_dose):
+                and (said_dose.startswith(own_dose) or said_dose.endswith(own_dose)):
             added["dose"] = said_dose
         if added:
             context.entities.setdefault(f"{MEDICATION}:{fact.key}", {}).update({**known, **added})
