@@ -116,7 +116,8 @@ _CORRECTED = re.compile(r"\b(?:wait|no|sorry|i mean|i meant|actually|correction|
                         re.I)
 _MINE = re.compile(r"\b(?:my|his|her|our)\s+(?:daily\s+|usual\s+|regular\s+)?$", re.I)
 _MED_QUESTION = re.compile(
-    r"\b(?:prescri\w*|start(?:ed)? (?:you|him|her) on|put (?:you|him|her) on|take|taking|medication|medicine|meds|"
+    r"\b(?:prescri\w*|start(?:ed)? (?:you|him|her) on|put (?:you|him|her) on|take|taking|medications?|medicines?|meds?|"
+    r"drugs?|pills?|"
     r"blood thinner|antibiotic|give (?:you|him|her)|what (?:did|do) (?:they|you))\b", re.I)
 _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|confirmed|understood|"
                     r"i(?:'ve| have) (?:noted|added|recorded|updated|logged|saved))\b", re.I)
@@ -302,7 +303,8 @@ def _clause(sentence: str, mention: Mention) -> tuple[str, str]:
 def _answers_question(sentence: str, context: Context, first: Mention) -> bool:
     """The sentence starts with the drug and answers a question about medication ("Eliquis.")."""
     asked = context.said[-2] if len(context.said) > 1 else ""
-    return asked.rstrip().endswith("?") and _MED_QUESTION.search(asked) is not None and \
+    topic = context.said[-3] if len(context.said) > 2 else ""  # "need to log a new med" / "what is it?"
+    return asked.rstrip().endswith("?") and bool(_MED_QUESTION.search(asked) or _MED_QUESTION.search(topic)) and \
         re.match(r"^\W*(?:(?:um|uh|oh|well|yes|yeah|ya|yep|they|he|she)\W+)*$", sentence[:first.start],
                  re.I) is not None
 
