@@ -13,32 +13,29 @@ general knowledge ("acetaminophen is the preferred pain reliever") are not taken
 Fields: `name` the generic name(s), "/"-joined for a combination ("Augmentin" ->
 "amoxicillin/clavulanate"); `drug_class` the first class of its generics that the alerts
 use (an interaction or an allergy group; else the first), as lower-case words; `dose`
-(`factlog.typed.doses`); `start_date` (after a start cue, else the session's day for a new
-prescription, course or dose taken today); `end_date` (start + course - 1 day, a date
-after "until", or the day a stopped drug stopped); `status`: "stopped" ("stopped", "quit",
-"finished", "switched from", a single dose taken on an earlier day), "planned" ("will
-start", a start date after the session's day), else "current"; `prescriber` (the doctor or
+(`factlog.typed.doses`); `status`, `start_date` and `end_date` (`factlog.typed.med_status`;
+"I'm not taking X anymore" is stopped too); `prescriber` (the doctor or
 place of care the sentence or, for a new prescription, the session last named); whose it
 is: `subject` and `person` (`factlog.typed.care`). A sentence naming no drug that gives a
 dose, a course, a prescriber or a stop ("stopped it yesterday") updates the session's last
 medication. The assistant's confirmation ("Noted: Eliquis 5 mg twice a day") adds only
-what the user's words left out, for a drug named earlier in the session.
+what the user's words left out, for a drug named earlier in the session; a "Yes." to the
+assistant's question ("Are you still taking Coumadin 5 mg?") states what it asked.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import timedelta
 from functools import cache
 
 from factlog.model import JsonValue
-from factlog.recognizers import WEEKDAYS
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
 from factlog.typed.care import care_named, catch_up, person_of
-from factlog.typed.common import Cue, conversation_fields, dates_by_cue
+from factlog.typed.common import conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
     amount,
@@ -49,12 +46,10 @@ from factlog.typed.doses import (
     trailing_amount,
 )
 from factlog.typed.drug_names import DrugNames, drug_names
+from factlog.typed.med_status import FOLLOW_STOP, NEW, SWITCH_FROM, TODAY, dates_and_status, status_of
 from factlog.typed.model import Context, TypedFact
 
 MEDICATION = "medication"
-MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-               "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
-               "dec")
 
 SUPPLEMENTS = ("vitamin D", "vitamin D3", "vitamin B12", "vitamin C", "vitamin B6", "vitamin E", "multivitamin",
                "fish oil", "omega-3", "iron", "magnesium", "calcium", "melatonin", "folic acid", "zinc", "biotin",
@@ -71,27 +66,9 @@ _TAKING = re.compile(
 _ON = re.compile(r"\b(?:on|onto)\s+(?:the\s+|my\s+|a\s+|some\s+)?$", re.I)
 _CHANGE = re.compile(r"\b(?:up(?:ped)?|bump\w*|increas\w*|rais\w*|lower\w*|decreas\w*|doubl\w*|halv\w*|cut|"
                      r"reduc\w*|chang\w*|adjust\w*|went)\b", re.I)
-_NEW = re.compile(
-    r"\b(?:prescrib\w*|said (?:to )?take|told (?:me|him|her|us) to take|gave (?:me|him|her)|give it|gave it|"
-    r"started|starting|put (?:me|him|her) on|been started on|took|switch\w*|chang\w*|replac\w*)\b",
-    re.I,
-)
-_STOP = re.compile(
-    r"\b(?:stopped|stop(?:ping)?|quit|discontinued|came off|went off|(?:taken|took) (?:me |him |her )?off|"
-    r"no longer (?:on|taking|take)|not (?:on|taking) (?:the |my )?\S+ anymore|finished|done with|used to take|"
-    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking))\b|"
-    r"\boff\s+(?:of\s+)?(?:the\s+|my\s+|his\s+|her\s+)?$",
-    re.I,
-)
 # "I'm not taking Coumadin anymore", "Mike doesn't take his warfarin any more"
 _NO_MORE = re.compile(r"(?:\bnot|n't|\bno longer)\s+(?:\w+\s+)?(?:taking|take|on|using|use)\b", re.I)
 _ANYMORE = re.compile(r"^[^.;]*?\b(?:any ?more|these days|now)\b", re.I)
-_SWITCH_FROM = re.compile(
-    r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
-_SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
-_PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
-                      r"start(?:ing|s)? (?:next|tomorrow)|should start|supposed to start|"
-                      r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _NOT_TAKEN = re.compile(
     r"\b(?:thinking (?:about|of)|considering|wondering|might|maybe|perhaps|whether|if (?:i|he|she|we|they)\b|"
     r"in case|asked? (?:\w+ ){0,3}about|warn\w*|not to (?:take|use|mix)|instead of|rather than|"
@@ -121,24 +98,8 @@ _MED_QUESTION = re.compile(
     r"blood thinner|antibiotic|give (?:you|him|her)|what (?:did|do) (?:they|you))\b", re.I)
 _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|confirmed|understood|"
                     r"i(?:'ve| have) (?:noted|added|recorded|updated|logged|saved))\b", re.I)
-_START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from|took|took it|first dose)\b", re.I))
-_END = Cue("end", re.compile(r"\b(?:until|till|through|thru|ending|ends|stopped|stop|quit|finished|done|"
-                             r"last dose)\b", re.I))
-_FROM_TO = re.compile(r"\bfrom\b.+\b(?:to|until|till|through|thru)\b|\bfrom\b.+\d\s*[-–]\s*\w", re.I)
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
                     r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
-_ENDS = re.compile(r"\b(?:ends?|ending|finishes|runs? out|last dose is|through|until|till)\b", re.I)
-_LONG_AGO = re.compile(rf"\b(?:last (?:year|month|spring|summer|fall|autumn|winter)|years? ago|months? ago|"
-                       rf"as a (?:kid|child|baby)|when (?:i|he|she) was|in (?:{'|'.join(MONTH_NAMES)})|back in)\b",
-                       re.I)
-_REFILL = re.compile(r"\brefill", re.I)
-_LAST_NIGHT = re.compile(r"\blast night\b", re.I)
-_VAGUE = re.compile(r"\b(?:last|this|past) (?:week|month|year|spring|summer|fall|autumn|winter)\b|"
-                    r"\b(?:a few|several|couple(?: of)?|some) (?:days|weeks|months|years) ago\b|"
-                    r"\bearlier this (?:week|month|year)\b", re.I)
-_TODAY = re.compile(r"\b(?:today|this morning|tonight|first dose)\b", re.I)
-_WEEKDAY = re.compile(rf"\b(?P<lead>last|this|next|on|since|until|till|through)?\s*"
-                      rf"(?P<weekday>(?:{'|'.join(WEEKDAYS)})day)\b", re.I)
 _FOLLOW_UP_LEAD = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|oh|um|uh|ok|okay|hmm|yeah|correction|make that|"
                              r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose)\b[\s,.:!]*)*", re.I)
 _FOLLOW_UP_DOSE = re.compile(rf"{_FOLLOW_UP_LEAD.pattern}(?:\d|one|two|three|half|a\b|once|twice)", re.I)
@@ -149,9 +110,6 @@ _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|
 _FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b|"
                             r"\b(?:on|take|taking|use|using) (?:it|them|this|that) for\s+(?:the\s+next\s+)?\w+\s+"
                             r"(?:days?|weeks?)\b", re.I)
-_FOLLOW_STOP = re.compile(r"\b(?:stopped|quit|finished|discontinued|done with)\s+(?:it|them|that|those|taking it)\b",
-                          re.I)
-_THEN_COURSE = re.compile(r"\btoday\b[^.]*\bthen\b[^.]*\bfor\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -234,8 +192,9 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
                 and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
             status = None
             continue
-        status = "stopped" if no_more else _status(before, after, status if joined else None, previous_switch=i > 0 and
-                                                   bool(_SWITCH_FROM.search(sentence[:mentions[i - 1].start])))
+        switched = i > 0 and bool(SWITCH_FROM.search(sentence[:mentions[i - 1].start]))
+        status = "stopped" if no_more else status_of(before, after, status if joined else None,
+                                                     previous_switch=switched)
         name = "/".join(mention.generics)
         own = after[:trailing.start()] if i + 1 < len(mentions) and (trailing := trailing_amount(after)) else after
         how = _with_frequency(amount_before(before), own) or _corrected_dose(own) or _changed_to(before, own)
@@ -245,7 +204,7 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         if not taken:
             continue
         if previous is not None and previous.fields.get("name") == name and how is None and status is None \
-                and not _NEW.search(sentence) and course_days(sentence) is None:
+                and not NEW.search(sentence) and course_days(sentence) is None:
             continue  # "the bottle says cefdinir": the drug just named, nothing new
         fields: dict[str, JsonValue] = {"name": name}
         found_class = drug_class(mention.generics)
@@ -253,8 +212,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             fields["drug_class"] = found_class
         if how is not None:
             fields["dose"] = how
-        fields.update(_dates_and_status(sentence, context, before, status or "current"))
-        new = _NEW.search(sentence) or course_days(sentence) is not None or _TODAY.search(sentence)
+        fields.update(dates_and_status(sentence, context, before, status or "current"))
+        new = NEW.search(sentence) or course_days(sentence) is not None or TODAY.search(sentence)
         prescriber = care if care is not None else context.care if new and not recap else None
         if prescriber is not None and fields["status"] != "stopped":
             fields["prescriber"] = prescriber
@@ -309,116 +268,6 @@ def _answers_question(sentence: str, context: Context, first: Mention) -> bool:
                  re.I) is not None
 
 
-def _status(before: str, after: str, inherited: str | None, *, previous_switch: bool) -> str | None:
-    """stopped / planned / current from the words before the drug (the last cue wins), a stop
-    said after it ("Zoloft, stopped that"), or the drug listed before it."""
-    if previous_switch and _SWITCH_TO.match(before):
-        return "current"
-    if _SWITCH_FROM.search(before):
-        return "stopped"
-    cues = sorted([(m.start(), "stopped") for m in _STOP.finditer(before)]
-                  + [(m.start(), "planned") for m in _PLANNED.finditer(before)]
-                  + [(m.start(), "current") for m in _NEW.finditer(before)])
-    if cues:
-        return cues[-1][1]
-    if re.match(r"^\W*(?:[-–—,]\s*)?(?:which\s+)?(?:i\s+|we\s+|he\s+|she\s+)?(?:stopped|quit|discontinued|"
-                r"finished)\b|^[^.]*\b(?:was|were|got) (?:stopped|discontinued)\b", after, re.I) \
-            or _FOLLOW_STOP.search(after):
-        return "stopped"
-    if re.search(r"\b(?:will start|starts? (?:tomorrow|next)|starting (?:tomorrow|next))\b", after, re.I):
-        return "planned"
-    return inherited
-
-
-def _weekday(sentence: str, today: date) -> tuple[str, date] | None:
-    """ "started Monday" (the last one), "until Friday" (the next one): (lead, day)."""
-    found = _WEEKDAY.search(sentence)
-    if found is None:
-        return None
-    weekday = WEEKDAYS.index(found.group("weekday").lower()[:-3])
-    lead = (found.group("lead") or "").lower()
-    ending = _ENDS.search(sentence[:found.start()]) is not None
-    lead = "until" if ending and lead in ("", "on") else lead
-    ahead = lead in ("next", "until", "till", "through") or bool(
-        re.search(r"(?:\bwill\b|'ll\b|\bstart(?:s|ing)? (?:on )?$)", sentence[:found.start()], re.I))
-    if ahead:
-        return lead, today + timedelta(days=(weekday - today.weekday() - 1) % 7 + 1)
-    return lead, today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
-
-
-def _dates_and_status(sentence: str, context: Context, before: str, status: str) -> dict[str, JsonValue]:
-    fields: dict[str, JsonValue] = {}
-    today = context.timestamp.date() if context.timestamp is not None else None
-    found = dates_by_cue(sentence, context, (_START, _END))
-    start: str | None = found["start"][0] if found.get("start") else None
-    end: str | None = found["end"][0] if found.get("end") else None
-    if end is None and len(found.get("start", [])) == 2 and _FROM_TO.search(sentence):  # "from March 3 to March 10"
-        end = found["start"][1]
-    loose = found.get("", [])
-    if today is not None and _LAST_NIGHT.search(sentence) and not (start or end or loose):
-        loose = [(today - timedelta(days=1)).isoformat()]
-    if _VAGUE.search(sentence) and len(loose) + (start is not None) + (end is not None) == 1:
-        start = end = None  # "last week": no day to give
-        loose = []
-    day = _weekday(sentence, today) if today is not None and not (start or end or loose) else None
-    if day is not None:
-        lead, when = day
-        if lead in ("until", "till", "through"):
-            end = when.isoformat()
-        elif status == "stopped":
-            end = when.isoformat()
-        else:
-            start = when.isoformat()
-    past_dose = re.search(r"\b(?:took|had)\s*(?:(?:a|an|one|two|three|some|my|the|\d+)\s+)?$", before,
-                          re.I) is not None
-    if past_dose and not (start or end or loose) and _LONG_AGO.search(sentence):
-        fields["status"] = "stopped"  # "I had a Z-Pak in January", "took Cipro last year": no day to give
-        return fields
-    if past_dose and start is None and loose:
-        start = loose[0]
-    if past_dose and start is None and today is not None:
-        start = _previous_day(context)
-        if start is None and course_days(sentence) is not None and not _TODAY.search(sentence):
-            fields["status"] = "stopped"  # "I took amoxicillin for 10 days in January": a past course
-            return fields
-        start = start or today.isoformat()
-    if status == "stopped" and end is None and start is not None and not past_dose:
-        start, end = None, start  # "been off lisinopril since March 1"
-    if status == "stopped" and end is None and loose and not past_dose:
-        end = loose[0]
-    if status == "stopped" and end is None and today is not None and _TODAY.search(sentence):
-        end = today.isoformat()
-    if start is None and loose and status != "stopped" and re.search(r"\b(?:start|since|began|begin)", sentence, re.I):
-        start = loose[0]
-    if start is None and today is not None and status != "stopped" and not _VAGUE.search(sentence) \
-            and not _REFILL.search(sentence) and (
-            _NEW.search(sentence) or course_days(sentence) is not None or _TODAY.search(sentence)):
-        start = today.isoformat()
-    if past_dose and start is not None and today is not None and parse_date(start) < today:
-        status, end = "stopped", start
-    if start is not None and today is not None and parse_date(start) > today and status == "current":
-        status = "planned"
-    if start is not None:
-        fields["start_date"] = start
-    days = course_days(sentence)
-    if days is not None and start is not None and end is None:
-        days += 1 if _THEN_COURSE.search(sentence) else 0
-        end = (parse_date(start) + timedelta(days=days - 1)).isoformat()
-    if end is not None:
-        fields["end_date"] = end
-    fields["status"] = status
-    return fields
-
-
-def _previous_day(context: Context) -> str | None:
-    """A day before today the sentence before this one gave ("Had a headache yesterday. Took two Tylenol.")."""
-    if len(context.said) < 2 or context.timestamp is None:
-        return None
-    earlier = dates_by_cue(context.said[-2], context, ())
-    days = [d for values in earlier.values() for d in values if parse_date(d) < context.timestamp.date()]
-    return days[0] if days else None
-
-
 def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFact | None:
     """The session's last medication with what a sentence naming no drug adds: a dose
     ("It's 5 milligrams twice a day for now."), a course ("For two weeks."), a prescriber
@@ -441,7 +290,7 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     if care is not None and re.search(r"\b(?:give|gave|prescribed|prescribes)\s+(?:it|them|this|that)\b",
                                       sentence, re.I):
         added["prescriber"] = care
-    if _FOLLOW_STOP.search(sentence):
+    if FOLLOW_STOP.search(sentence):
         added["status"] = "stopped"
         stopped = dates_by_cue(sentence, context, ())
         if stopped.get(""):
@@ -519,7 +368,7 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
                               r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
-TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, _NEW, _FOLLOW_COURSE, _FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM)  # FREQUENCY's words
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM)  # FREQUENCY's words
 
 
 def names_a_drug(sentence: str) -> bool:
