@@ -477,3 +477,24 @@ def test_terse_and_assistant_heavy_sessions() -> None:
     assert found[-1][2]["dose"] == "5 mg twice a day" and found[-1][2]["person"] == "dad"
     assert "start_date" not in one("Got my refill of Lexapro today, same dose as before.")
     assert "start_date" not in one("My doctor wants me on a statin, so I started rosuvastatin 10 mg this week.")
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("I'm allergic to both penicillin and amoxicillin.", [("penicillin", None), ("amoxicillin", None)]),
+    ("I am allergic to sulfa drugs like Bactrim.", [("sulfamethoxazole/trimethoprim", None)]),
+    ("Drug allergies: penicillin (rash), erythromycin (stomach upset)", [("penicillin", "rash"),
+                                                                        ("erythromycin", None)]),
+    ("Allergic to: PCN, sulfa, latex", [("penicillin", None), ("sulfa", None), ("latex", None)]),
+    ("I'm allergic to Advil and Aleve.", [("ibuprofen", None), ("naproxen", None)]),
+    ("Aspirin makes me wheeze.", [("aspirin", "wheezing")]),
+    ("I'm sensitive to codeine, it makes me really nauseous.", [("codeine", "nausea")]),
+    ("My son broke out in hives after taking Augmentin last year.", [("amoxicillin/clavulanate", "hives")]),
+])
+def test_several_allergens_each_with_its_reaction(sentence: str, expected: list[tuple[str, str | None]]) -> None:
+    found = [f for kind, _, f in health(("user", sentence)) if kind == "allergy"]
+    assert [(f["allergen"], f.get("severity")) for f in found] == expected
+
+
+def test_an_allergy_list_answering_the_assistant() -> None:
+    found = health(("assistant", "Any drug allergies?"), ("user", "Penicillin - hives."))
+    assert [(f["allergen"], f.get("severity")) for _, _, f in found] == [("penicillin", "hives")]

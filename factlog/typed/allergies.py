@@ -34,7 +34,7 @@ ALLERGY = "allergy"
 
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
 _REACTION_WORDS = (r"hives|rash(?:es)?|swelling|swell(?:ed|s)? up|swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
-                   r"itch(?:ing|y)|wheezing|"
+                   r"itch(?:ing|y)|wheez\w*|nause\w*|"
                    r"throat (?:closing|closed|swelling|swelled|swell(?:s|ed)?(?: up| shut)?|closes|tightening)|"
                    r"trouble breathing|"
                    r"(?:couldn't|could not|can't) breathe|difficulty breathing|blisters|vomiting|nausea|welts")
@@ -95,7 +95,8 @@ _NORMAL_REACTION = {"rashes": "rash", "swelled up": "swelling", "swell up": "swe
                     "throat swells": "throat swelling", "throat swell up": "throat swelling",
                     "throat swelled up": "throat swelling", "throat swell shut": "throat swelling",
                     "throat swelled shut": "throat swelling", "throat closes": "throat swelling",
-                    "throat tightening": "throat swelling", "welts": "hives"}
+                    "throat tightening": "throat swelling", "welts": "hives", "wheeze": "wheezing",
+                    "wheezes": "wheezing", "wheezy": "wheezing", "nauseous": "nausea", "nauseated": "nausea"}
 _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|confirmed|understood|"
                     r"i(?:'ve| have) (?:noted|added|recorded|updated|logged|saved))\b", re.I)
 _LEAD = re.compile(r"^\W*(?:(?:definitely|actually|no|sorry|oh|it's|its|it is|it was|i mean|just|only|yes|yeah|yep|"
@@ -128,7 +129,7 @@ def is_allergy_answer(sentence: str, context: Context) -> bool:
     if first is None:
         return False
     rest = sentence[first.end():]
-    return bool(re.match(r"^\s*(?:[.,;!]|$)", rest)) and not _PRESCRIBED.search(sentence) and \
+    return bool(re.match(r"^\s*(?:[.,;!:(\-–—]|$)", rest)) and not _PRESCRIBED.search(sentence) and \
         not AMOUNT.search(sentence) and not FREQUENCY.search(sentence)
 
 
@@ -185,7 +186,24 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if not allergens:  # the session talks about allergies: what a later "penicillin." answers
         context.last.setdefault(ALLERGY, TypedFact(ALLERGY, None, {}))
         return []
-    return [_allergy(sentence, context, allergen, None) for allergen in allergens]
+    if len(allergens) == 1:
+        return [_allergy(sentence, context, allergens[0], None)]
+    segments = _segments(sentence, allergens)
+    own = [severity(segment) for segment in segments]
+    if not any(own):  # "allergic to penicillin and sulfa, hives with both": one severity for all
+        return [_allergy(sentence, context, allergen, None) for allergen in allergens]
+    return [_allergy(sentence, context, allergen, None, found) for allergen, found in zip(allergens, own, strict=True)]
+
+
+def _segments(sentence: str, allergens: list[str]) -> list[str]:
+    """Each allergen's words: from where it is named to where the next one is."""
+    starts = []
+    for allergen in allergens:
+        found = re.search(rf"\b{re.escape(allergen)}\b", sentence, re.I)
+        starts.append(found.start() if found is not None else -1)
+    if any(start < 0 for start in starts) or starts != sorted(starts):
+        return [sentence] * len(allergens)
+    return [sentence[start:end] for start, end in zip(starts, [*starts[1:], len(sentence)], strict=True)]
 
 
 def _allergens(sentence: str) -> list[str]:
@@ -195,7 +213,7 @@ def _allergens(sentence: str) -> list[str]:
         what = span.group("what")
         end = _SPAN_END.search(what)
         what = what[:end.start()] if end is not None and end.start() > 0 else what
-        named = _specific(drug_names().finditer(what))
+        named = _specific(drug_names().finditer(what), what)
         if span.group("be") and not named:  # "the allergy is on file": no allergen named there
             return _word_allergen(sentence)
         others = [item for item in _LIST_ITEMS.split(re.sub(r"\([^)]*\)", "", what))
@@ -219,16 +237,26 @@ def _word_allergen(sentence: str) -> list[str]:
     if found is not None and re.search(rf"\b(?:the|her|his|their|your)\s+{re.escape(found.group('what'))}\s+allerg",
                                        sentence, re.I):
         return []  # "aware of the penicillin allergy": one already stated
-    return _specific(drug_names().finditer(sentence))
+    return _specific(drug_names().finditer(sentence), sentence)
 
 
-def _specific(found: tuple[Found, ...]) -> list[str]:
-    """The drugs named; a class named alongside a drug of it is the drug's ("sulfa, Bactrim")."""
-    names = [f.group(0) for f in found if generic_names(f.group(0)) or class_id(f.group(0))]
-    drugs = [n for n in names if generic_names(n)]
-    covered = {c for n in drugs for c in drug_classes(n)}
-    classes = [n for n in names if not generic_names(n) and _class_of(n) not in covered]
-    return list(dict.fromkeys([*drugs, *classes]))
+def _specific(found: tuple[Found, ...], text: str = "") -> list[str]:
+    """The drugs and classes named, in order; a class given an example of it is the example's
+    ("sulfa medicine, Bactrim", "sulfa drugs like Bactrim"), but "penicillin and amoxicillin" are two."""
+    named = [f for f in found if generic_names(f.group(0)) or class_id(f.group(0))]
+    kept: list[str] = []
+    for i, f in enumerate(named):
+        name = f.group(0)
+        if not generic_names(name):
+            example = next((g for g in named[i + 1:i + 2] if _class_of(name) in drug_classes(g.group(0))), None)
+            if example is not None and _EXAMPLE.match(text[f.end():example.start()]):
+                continue
+        kept.append(name)
+    return list(dict.fromkeys(kept))
+
+
+_EXAMPLE = re.compile(r"^\s*(?:drugs?|medicines?|medications?|meds|antibiotics?)?\s*(?:,|\(|-|:|like|such as|"
+                      r"e\.g\.|i\.e\.|namely|especially|including|in particular)", re.I)
 
 
 def _class_of(name: str) -> str | None:
@@ -289,9 +317,11 @@ def _key(fields: dict[str, JsonValue], subject: str) -> str:
     return allergen if subject == "user" else f"{subject.casefold()}/{allergen}"
 
 
-def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact | None) -> TypedFact:
+def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact | None,
+             own: str | None = "") -> TypedFact:
+    """`own`: the severity of this allergen's words when the sentence names several ("" reads the sentence)."""
     fields = _allergen_fields(allergen)
-    found = severity(sentence)
+    found = severity(sentence) if own == "" else own
     if found is not None:
         fields["severity"] = found
     subject, person = person_of(sentence, context, drug_names())
