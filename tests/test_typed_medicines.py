@@ -498,3 +498,12 @@ def test_several_allergens_each_with_its_reaction(sentence: str, expected: list[
 def test_an_allergy_list_answering_the_assistant() -> None:
     found = health(("assistant", "Any drug allergies?"), ("user", "Penicillin - hives."))
     assert [(f["allergen"], f.get("severity")) for _, _, f in found] == [("penicillin", "hives")]
+
+
+def test_a_medication_got_for_someone_is_theirs() -> None:
+    got = one("I picked up amoxicillin for Emma, 5 ml twice a day.")
+    assert (got["subject"], got["person"], got["dose"]) == ("Emma", "Emma", "5 mL twice a day")
+    got = one("The pediatrician prescribed Augmentin for my son, 400 mg twice a day.")
+    assert (got["subject"], got["person"]) == ("son", "son")
+    assert one("I take metoprolol for my heart.")["subject"] == "user"
+    assert one("I got Tylenol for the fever.")["subject"] == "user"

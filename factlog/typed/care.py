@@ -146,3 +146,24 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
     if _FIRST_PERSON.search(sentence) or context.focus is None:
         return "user", None
     return context.relations.get(context.focus, context.focus), context.focus
+
+
+_FOR_PERSON = re.compile(rf"\bfor\s+(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<relname>(?-i:[A-Z][a-z]+))\b)?|"
+                         r"\bfor\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
+
+
+def person_for(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str] | None:
+    """(subject, person) of a thing got "for my son" or "for Emma"; None when none is named."""
+    found = _FOR_PERSON.search(sentence)
+    if found is None:
+        return None
+    if found.group("rel"):
+        rel = found.group("rel").lower()
+        name = found.group("relname") and _name(found.group("relname"), drugs)
+        name = name or next((n for n, r in context.relations.items() if r == rel), None)
+        return rel, name or rel
+    name = _name(found.group("name"), drugs)
+    if name is None or _DOCTOR.search(sentence[max(0, found.start("name") - 8):found.end()]):
+        return None
+    return context.relations.get(name, name), name
+

@@ -34,7 +34,7 @@ from factlog.model import JsonValue
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
-from factlog.typed.care import care_named, catch_up, person_of
+from factlog.typed.care import care_named, catch_up, person_for, person_of
 from factlog.typed.common import conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
@@ -175,7 +175,7 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
 
 def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bool) -> list[TypedFact]:
     text = _YOU.sub("I am", _YOUR.sub("my", sentence)) if recap else sentence
-    subject, person = person_of(text, context, drug_names())
+    subject, person = person_for(text, context, drug_names()) or person_of(text, context, drug_names())
     care = care_named(sentence)
     previous = context.last.get(MEDICATION)
     asked = _answers_question(sentence, context, mentions[0])
