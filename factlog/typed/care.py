@@ -10,7 +10,9 @@ medication, allergy and event readers.
   named person whose relation the session never gave. A sentence in the first person is
   the user's; one in the third person without a name is about the session's `focus` (the
   person other than the user it last named as the one something happens to), else the user's.
-- `remember_people(sentence, context)` updates `focus` and the names' relations.
+- `person_for(sentence, context)`: whose a thing got "for my son" or "for Emma" is, or None.
+- `remember_people(sentence, context)` updates `focus` and the names' relations ("my husband
+  Mike", "My mom moved in", "Mom has a UTI", "Noah's pediatrician").
 """
 
 from __future__ import annotations
