@@ -507,3 +507,19 @@ def test_a_medication_got_for_someone_is_theirs() -> None:
     assert (got["subject"], got["person"]) == ("son", "son")
     assert one("I take metoprolol for my heart.")["subject"] == "user"
     assert one("I got Tylenol for the fever.")["subject"] == "user"
+
+
+@pytest.mark.parametrize(("sentence", "allergen", "severity"), [
+    ("I had angioedema on lisinopril years ago, my tongue swelled up.", "lisinopril", "angioedema and tongue swelling"),
+    ("Lisinopril made my lips swell.", "lisinopril", "lip swelling"),
+    ("My face swelled up after I took Bactrim.", "sulfamethoxazole/trimethoprim", "facial swelling"),
+])
+def test_reactions_blamed_on_a_drug(sentence: str, allergen: str, severity: str) -> None:
+    assert [(f["allergen"], f["severity"]) for k, _, f in health(("user", sentence)) if k == "allergy"] == [
+        (allergen, severity)]
+
+
+def test_a_reaction_blamed_on_something_else_is_no_drug_allergy() -> None:
+    found = health(("user", "I'm on lisinopril and got hives from the new detergent."))
+    assert [k for k, _, _ in found] == ["medication"]
+    assert health(("user", "I got a rash on my arm.")) == []

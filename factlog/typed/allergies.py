@@ -33,23 +33,29 @@ from factlog.typed.model import Context, TypedFact
 ALLERGY = "allergy"
 
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
-_REACTION_WORDS = (r"hives|rash(?:es)?|swelling|swell(?:ed|s)? up|swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
+_REACTION_WORDS = (r"angioedema|hives|(?:face|lips?|tongue|eyes?) swell(?:s|ed)?|rash(?:es)?|swelling|"
+                   r"swell(?:ed|s)? up|"
+                   r"swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
                    r"itch(?:ing|y)|wheez\w*|nause\w*|"
                    r"throat (?:closing|closed|swelling|swelled|swell(?:s|ed)?(?: up| shut)?|closes|tightening)|"
                    r"trouble breathing|"
                    r"(?:couldn't|could not|can't) breathe|difficulty breathing|blisters|vomiting|nausea|welts")
 _REACTIONS = re.compile(rf"\b(?:{_REACTION_WORDS})\b", re.I)
+# "angioedema on lisinopril", "a rash with the Bactrim"
+_REACTION_ON = re.compile(rf"\b(?:{_REACTION_WORDS}|reaction)\s+(?:\w+\s+){{0,2}}?(?:on|with)\s+(?:the\s+|my\s+)?$",
+                          re.I)
 # a drug named as what caused a reaction: "X gives me hives", "a rash from X", "reacted badly to X"
 _REACTS = re.compile(
     r"\b(?:react(?:s|ed)?\s+(?:really\s+|very\s+)?(?:badly|bad|poorly)?\s*to|(?:bad\s+|allergic\s+|severe\s+)?"
     r"reactions?\s+(?:to|from|with)|sensitive\s+to|(?:can't|cannot|can not)\s+(?:take|have|tolerate))\b",
     re.I,
 )
-_CAUSES = re.compile(
-    r"\b(?:gives?|gave|makes?|made|giving|causes?|caused)\s+(?:me|him|her|them|us|my\s+\w+)\b|"
-    r"\b(?:from|after|because of|when (?:i|he|she|they) (?:took|take|had))\b",
-    re.I,
-)
+# the drug a reaction is blamed on is right after "from", "after", "on" ... or does the giving itself
+_CAUSE_BEFORE = re.compile(
+    r"\b(?:from|after|because of|due to|while on|(?:when|after|while) (?:i|he|she|they|we) (?:took|take|had|"
+    r"started)|taking|took|started)\s+(?:the\s+|my\s+|his\s+|her\s+|some\s+|a\s+|an\s+)?$", re.I)
+_CAUSE_AFTER = re.compile(r"\s*(?:\([^)]*\)\s*)?(?:always\s+|once\s+|also\s+)?(?:gives?|gave|makes?|made|giving|"
+                          r"causes?|caused|broke)\b", re.I)
 _TREATS = re.compile(r"\bfor\s+(?:the|a|my|his|her|this|that)?\s*(?:\w+\s+)?(?:hives|rash|itch\w*|swelling)\b", re.I)
 _NOT_ALLERGIC = re.compile(
     r"\b(?:not|n't|never been|no(?: known| other| drug)*)\s+(?:really\s+|actually\s+)?(?:an?\s+)?"
@@ -79,9 +85,11 @@ _NOT_ALLERGEN = frozenset(
     "his her our their any no other of these those some food seasonal an a bad severe mild known a lot lots many "
     "several few all kinds most really very also and nothing".split())
 _CLASS_WORDS = re.compile(r"\s+(?:drugs?|medicines?|medications?|meds|antibiotics?|family|class|group)$", re.I)
-_FACIAL = re.compile(r"\bswelling of (?:the |my |her |his )?(?P<part>face|lips|tongue|throat)\b|"
-                     r"\b(?P<part2>face|lips|tongue|throat) (?:swelled|swelling|swollen|got swollen|blew up)\b", re.I)
-_PARTS = {"face": "facial", "lips": "lip", "tongue": "tongue", "throat": "throat"}
+_FACIAL = re.compile(r"\bswelling of (?:the |my |her |his )?(?P<part>face|lips?|tongue|throat|eyes?)\b|"
+                     r"\b(?P<part2>face|lips?|tongue|throat|eyes?) (?:swell\w*|swollen|got swollen|blew up|puffed up)"
+                     r"(?: up| shut)?\b", re.I)
+_PARTS = {"face": "facial", "lips": "lip", "lip": "lip", "tongue": "tongue", "throat": "throat", "eye": "eye",
+          "eyes": "eye"}
 _DEGREE = re.compile(r"\b(?P<mild>mild(?:ly)?|slight(?:ly)?|a (?:little|bit))\b|"
                      r"\b(?P<severe>severe(?:ly)?|very bad|really bad|bad|terrible|awful|serious(?:ly)?|horrible)\b",
                      re.I)
@@ -113,11 +121,15 @@ def states_allergy(sentence: str) -> bool:
 
 def _reaction_cause(sentence: str) -> Found | None:
     """The drug a reaction is blamed on: "Bactrim gives me hives", "a rash after amoxicillin"."""
-    if not _REACTIONS.search(sentence) or _TREATS.search(sentence) or not _CAUSES.search(sentence):
+    if not _REACTIONS.search(sentence) or _TREATS.search(sentence):
         return None
-    named = [found for found in drug_names().finditer(sentence) if generic_names(found.group(0))
-             or class_id(found.group(0))]
-    return named[0] if named else None
+    for found in drug_names().finditer(sentence):
+        if not (generic_names(found.group(0)) or class_id(found.group(0))):
+            continue
+        if _CAUSE_BEFORE.search(sentence, 0, found.start()) or _CAUSE_AFTER.match(sentence, found.end()) \
+                or _REACTION_ON.search(sentence, 0, found.start()):
+            return found
+    return None
 
 
 def is_allergy_answer(sentence: str, context: Context) -> bool:
@@ -267,7 +279,7 @@ def severity(sentence: str) -> str | None:
     """The reactions a sentence names ("hives and facial swelling"), and how bad ("mild", "severe")."""
     text = _FACIAL.sub(lambda m: f"{_PARTS[(m.group('part') or m.group('part2')).lower()]} swelling", sentence)
     reactions: list[str] = []
-    for m in re.finditer(rf"\b(?:(?:facial|lip|tongue|throat) )?(?:{_REACTION_WORDS})\b", text, re.I):
+    for m in re.finditer(rf"\b(?:(?:facial|lip|tongue|throat|eye) )?(?:{_REACTION_WORDS})\b", text, re.I):
         word = " ".join(m.group(0).casefold().split())
         reactions.append(_NORMAL_REACTION.get(word, word))
     reactions = [r for r in dict.fromkeys(reactions) if not (r == "swelling" and any(
