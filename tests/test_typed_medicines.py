@@ -523,3 +523,18 @@ def test_a_reaction_blamed_on_something_else_is_no_drug_allergy() -> None:
     found = health(("user", "I'm on lisinopril and got hives from the new detergent."))
     assert [k for k, _, _ in found] == ["medication"]
     assert health(("user", "I got a rash on my arm.")) == []
+
+
+@pytest.mark.parametrize(("sentence", "taken"), [
+    ("I took Tylenol, not Advil, because of my Coumadin.", {"acetaminophen": "2025-03-17", "warfarin": None}),
+    ("I know I can't have ibuprofen with the warfarin, so I used Tylenol.", {"acetaminophen": None}),
+    ("No Advil for me since I'm on Eliquis.", {"apixaban": None}),
+    ("The doctor said no NSAIDs, so no ibuprofen or Aleve.", {}),
+    ("I avoided the Advil and took acetaminophen instead.", {"acetaminophen": "2025-03-17"}),
+    ("My pharmacist said Tylenol is safer than Advil with warfarin.", {}),
+    ("Can't take aspirin because of the blood thinner.", {}),
+])
+def test_drugs_avoided_are_not_taken_and_no_allergy(sentence: str, taken: dict[str, str | None]) -> None:
+    found = health(("user", sentence))
+    assert [k for k, _, _ in found if k == "allergy"] == []
+    assert {f["name"]: f.get("start_date") for _, _, f in found} == taken

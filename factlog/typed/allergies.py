@@ -47,9 +47,11 @@ _REACTION_ON = re.compile(rf"\b(?:{_REACTION_WORDS}|reaction)\s+(?:\w+\s+){{0,2}
 # a drug named as what caused a reaction: "X gives me hives", "a rash from X", "reacted badly to X"
 _REACTS = re.compile(
     r"\b(?:react(?:s|ed)?\s+(?:really\s+|very\s+)?(?:badly|bad|poorly)?\s*to|(?:bad\s+|allergic\s+|severe\s+)?"
-    r"reactions?\s+(?:to|from|with)|sensitive\s+to|(?:can't|cannot|can not)\s+(?:take|have|tolerate))\b",
+    r"reactions?\s+(?:to|from|with)|sensitive\s+to|(?:can't|cannot|can not)\s+tolerate)\b",
     re.I,
 )
+# "can't take X" is an allergy only with a reaction ("it makes my throat swell"), else a caution
+_CANT_TAKE = re.compile(r"(?:\bcannot|\bcan not|\bcan't|n't)\s+(?:take|have|use)\b", re.I)
 # the drug a reaction is blamed on is right after "from", "after", "on" ... or does the giving itself
 _CAUSE_BEFORE = re.compile(
     r"\b(?:from|after|because of|due to|while on|(?:when|after|while) (?:i|he|she|they|we) (?:took|take|had|"
@@ -116,7 +118,8 @@ _PRESCRIBED = re.compile(r"\b(?:prescrib\w*|take|taking|took|gave|started|put (?
 def states_allergy(sentence: str) -> bool:
     """The sentence talks about an allergy or a reaction to a drug (the medication reader
     leaves it to this one)."""
-    return bool(ALLERGY_CUE.search(sentence) or _REACTS.search(sentence) or _reaction_cause(sentence) is not None)
+    return bool(ALLERGY_CUE.search(sentence) or _REACTS.search(sentence) or _reaction_cause(sentence) is not None
+                or _CANT_TAKE.search(sentence) and _REACTIONS.search(sentence) and not _TREATS.search(sentence))
 
 
 def _reaction_cause(sentence: str) -> Found | None:
@@ -249,7 +252,14 @@ def _word_allergen(sentence: str) -> list[str]:
     if found is not None and re.search(rf"\b(?:the|her|his|their|your)\s+{re.escape(found.group('what'))}\s+allerg",
                                        sentence, re.I):
         return []  # "aware of the penicillin allergy": one already stated
-    return _specific(drug_names().finditer(sentence), sentence)
+    cue = _REACTS.search(sentence) or _CANT_TAKE.search(sentence)
+    if cue is not None:  # "I react badly to codeine", "can't take aspirin, it makes my throat swell"
+        after = sentence[cue.end():]
+        stop = _SPAN_END.search(after)
+        what = after[:stop.start()] if stop is not None else after
+        return _specific(drug_names().finditer(what), what)[:2]
+    cause = _reaction_cause(sentence)
+    return [cause.group(0)] if cause is not None else []
 
 
 def _specific(found: tuple[Found, ...], text: str = "") -> list[str]:

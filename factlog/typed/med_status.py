@@ -40,7 +40,7 @@ _STOP = re.compile(
 )
 SWITCH_FROM = re.compile(
     r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
-_SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
+SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
                       r"start(?:ing|s)? (?:next|tomorrow)|should start|supposed to start|"
                       r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
@@ -68,7 +68,7 @@ FOLLOW_STOP = re.compile(r"\b(?:stopped|quit|finished|discontinued|done with)\s+
 def status_of(before: str, after: str, inherited: str | None, *, previous_switch: bool) -> str | None:
     """stopped / planned / current from the words before the drug (the last cue wins), a stop
     said after it ("Zoloft, stopped that"), or the drug listed before it."""
-    if previous_switch and _SWITCH_TO.match(before):
+    if previous_switch and SWITCH_TO.match(before):
         return "current"
     if SWITCH_FROM.search(before):
         return "stopped"
@@ -102,7 +102,10 @@ def _weekday(sentence: str, today: date) -> tuple[str, date] | None:
     return lead, today - timedelta(days=(today.weekday() - weekday - 1) % 7 + 1)
 
 
-def dates_and_status(sentence: str, context: Context, before: str, status: str) -> dict[str, JsonValue]:
+def dates_and_status(sentence: str, context: Context, before: str, status: str, *, new: bool = True
+                     ) -> dict[str, JsonValue]:
+    """The status and days of the drug named after `before`; `new`: its words start it (a
+    prescription, a course, a dose today), so it starts on the session's day when no day is said."""
     fields: dict[str, JsonValue] = {}
     today = context.timestamp.date() if context.timestamp is not None else None
     found = dates_by_cue(sentence, context, (_START, _END))
@@ -147,8 +150,7 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str) 
     if start is None and loose and status != "stopped" and re.search(r"\b(?:start|since|began|begin)", sentence, re.I):
         start = loose[0]
     if start is None and today is not None and status != "stopped" and not _VAGUE.search(sentence) \
-            and not _REFILL.search(sentence) and (
-            NEW.search(sentence) or course_days(sentence) is not None or TODAY.search(sentence)):
+            and not _REFILL.search(sentence) and new:
         start = today.isoformat()
     if past_dose and start is not None and today is not None and parse_date(start) < today:
         status, end = "stopped", start

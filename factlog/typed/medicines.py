@@ -46,7 +46,7 @@ from factlog.typed.doses import (
     trailing_amount,
 )
 from factlog.typed.drug_names import DrugNames, drug_names
-from factlog.typed.med_status import FOLLOW_STOP, NEW, SWITCH_FROM, TODAY, dates_and_status, status_of
+from factlog.typed.med_status import FOLLOW_STOP, NEW, SWITCH_FROM, SWITCH_TO, TODAY, dates_and_status, status_of
 from factlog.typed.model import Context, TypedFact
 
 MEDICATION = "medication"
@@ -59,7 +59,7 @@ _TAKING = re.compile(
     r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
-    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|"
+    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|"
     r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
@@ -68,12 +68,14 @@ _CHANGE = re.compile(r"\b(?:up(?:ped)?|bump\w*|increas\w*|rais\w*|lower\w*|decre
                      r"reduc\w*|chang\w*|adjust\w*|went)\b", re.I)
 # "I'm not taking Coumadin anymore", "Mike doesn't take his warfarin any more"
 _NO_MORE = re.compile(r"(?:\bnot|n't|\bno longer)\s+(?:\w+\s+)?(?:taking|take|on|using|use)\b", re.I)
+_NOT_THIS = re.compile(r"(?:\bnot|\bno)\s+(?:the\s+|any\s+|more\s+)?$", re.I)  # "Tylenol, not Advil", "no Advil"
 _ANYMORE = re.compile(r"^[^.;]*?\b(?:any ?more|these days|now)\b", re.I)
 _NOT_TAKEN = re.compile(
     r"\b(?:thinking (?:about|of)|considering|wondering|might|maybe|perhaps|whether|if (?:i|he|she|we|they)\b|"
     r"in case|asked? (?:\w+ ){0,3}about|warn\w*|not to (?:take|use|mix)|instead of|rather than|"
     r"never (?:taken|took|had|been on)|"
-    r"(?:don't|do not|didn't|did not|won't|will not|haven't|have not|doesn't|does not|not) (?:take|taken|use|need|"
+    r"(?:don't|do not|didn't|did not|won't|will not|haven't|have not|doesn't|does not|not|can't|cannot|can not|"
+    r"shouldn't|should not|mustn't|must not) (?:take|taken|use|need|"
     r"want|on|have)|avoid\w*|recommend\w*|suggest\w*|mention\w*|could try|try|read about|heard|what about|"
     r"allergic)\b",
     re.I,
@@ -181,17 +183,20 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
     asked = _answers_question(sentence, context, mentions[0])
     facts: list[TypedFact] = []
     status: str | None = None
+    skipped = started = False
     for i, mention in enumerate(mentions):
         before = sentence[mentions[i - 1].end if i else 0:mention.start]
         after = sentence[mention.end:mentions[i + 1].start if i + 1 < len(mentions) else len(sentence)]
         clause = _clause(sentence, mention)
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
-        no_more = _NO_MORE.search(clause[0]) is not None and _ANYMORE.search(clause[1]) is not None
-        if not no_more and (_NOT_TAKEN.search(clause[0]) or (
+        near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
+        no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
+        if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped) or (
                 sentence.rstrip().endswith("?") and not _REQUEST.search(sentence)
                 and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
-            status = None
+            status, skipped = None, True
             continue
+        skipped = False
         switched = i > 0 and bool(SWITCH_FROM.search(sentence[:mentions[i - 1].start]))
         status = "stopped" if no_more else status_of(before, after, status if joined else None,
                                                      previous_switch=switched)
@@ -212,8 +217,11 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             fields["drug_class"] = found_class
         if how is not None:
             fields["dose"] = how
-        fields.update(dates_and_status(sentence, context, before, status or "current"))
-        new = NEW.search(sentence) or course_days(sentence) is not None or TODAY.search(sentence)
+        new = bool(NEW.search(before) or course_days(own) is not None or TODAY.search(clause[0] + clause[1])
+                   or joined and started or switched and SWITCH_TO.match(before) is not None
+                   or i == 0 and (course_days(sentence) is not None or TODAY.search(sentence)))
+        started = new
+        fields.update(dates_and_status(sentence, context, before, status or "current", new=new))
         prescriber = care if care is not None else context.care if new and not recap else None
         if prescriber is not None and fields["status"] != "stopped":
             fields["prescriber"] = prescriber
