@@ -538,3 +538,11 @@ def test_drugs_avoided_are_not_taken_and_no_allergy(sentence: str, taken: dict[s
     found = health(("user", sentence))
     assert [k for k, _, _ in found if k == "allergy"] == []
     assert {f["name"]: f.get("start_date") for _, _, f in found} == taken
+
+
+def test_a_corrected_drug_name_replaces_the_one_just_named() -> None:
+    found = health(("user", "I'm taking Zoloft 50 mg daily. Sorry, I meant Lexapro."))
+    assert {key for _, key, _ in found} == {"sertraline"}  # one entity: no wrong drug left behind
+    assert found[-1][2]["name"] == "escitalopram" and found[-1][2]["dose"] == "50 mg daily"
+    found = health(("user", "I'm taking Zoloft 50 mg daily."), ("user", "Actually, I also take Lipitor 20 mg."))
+    assert [f["name"] for _, _, f in found] == ["sertraline", "atorvastatin"]

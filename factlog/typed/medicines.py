@@ -35,7 +35,7 @@ from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
 from factlog.typed.care import care_named, catch_up, person_for, person_of
-from factlog.typed.common import conversation_fields, dates_by_cue
+from factlog.typed.common import CORRECTION, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
     amount,
@@ -172,7 +172,31 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
         previous = context.last.get(MEDICATION)
         update = None if previous is None else _follow_up(sentence, context, previous)
         return [update] if update is not None else []
+    previous = context.last.get(MEDICATION)
+    lead = CORRECTION.search(sentence)
+    if previous is not None and lead is not None and len(mentions) == 1 \
+            and previous.fields.get("name") != "/".join(mentions[0].generics) \
+            and _RENAMING.match(sentence[lead.end():mentions[0].start]) and not _ALSO.search(sentence):
+        return [_renamed(context, previous, mentions[0])]  # "Zoloft. Sorry, I meant Lexapro."
     return _read(sentence, context, mentions, recap=False)
+
+
+_RENAMING = re.compile(r"^\W*(?:(?:i meant|i mean|it's|it is|it was|its|that's|that is|make that|the|no|not|wait|"
+                       r"sorry)\b\W*)*$", re.I)
+_ALSO = re.compile(r"\b(?:also|too|as well|another|plus|and)\b", re.I)
+
+
+def _renamed(context: Context, previous: TypedFact, mention: Mention) -> TypedFact:
+    """The session's last medication, corrected to another drug (the same entity, so the
+    wrong name leaves no medication behind)."""
+    fields: dict[str, JsonValue] = {**previous.fields, "name": "/".join(mention.generics), "speaker": context.speaker}
+    found_class = drug_class(mention.generics)
+    if found_class is not None:
+        fields["drug_class"] = found_class
+    else:
+        fields.pop("drug_class", None)
+    context.entities.setdefault(f"{MEDICATION}:{previous.key}", {}).update(fields)
+    return TypedFact(MEDICATION, previous.key, fields)
 
 
 def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bool) -> list[TypedFact]:
