@@ -274,11 +274,15 @@ def serve(api: HttpApi, host: str, port: int) -> None:
 
     if api.sender is not None:
         api.sender.start()
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    import threading
+
+    main_thread = threading.current_thread() is threading.main_thread()  # where signals are handled
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
         asyncio.run(main())
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
         if api.sender is not None:
             api.sender.stop()
         api.close()
