@@ -12,7 +12,7 @@ raced a forget writes nothing.
 An `outbox` (`runtime.webhooks.webhook_outbox`) is handed the run's diff on the state's own
 connection when the state is written, so what it records (a webhook delivery) commits with
 the state or not at all: a new alert is recorded exactly once however many workers run the
-user, and again by the retry of a run killed before its commit (which wrote no state).
+user; a run killed before its commit leaves neither, and the next run raises it again.
 """
 
 from __future__ import annotations
