@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import documents, events, medicines, money, trips
+from factlog.typed import documents, events, medicines, money, payments, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
@@ -21,7 +21,7 @@ Reader = Callable[[str, Context], list[TypedFact]]
 READERS: tuple[tuple[str, Reader], ...] = (
     (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
     (medicines.MEDICATION, medicines.read_medications), (medicines.ALLERGY, medicines.read_allergies),
-    (events.DOMAIN, events.read), (money.DOMAIN, money.read),
+    (events.DOMAIN, events.read), (payments.DOMAIN, payments.read), (money.DOMAIN, money.read),
 )
 
 
