@@ -421,7 +421,7 @@ class SubscriptionRecord(View[SubscriptionField], kind="subscription"):
     status = Text()
 
 
-BillField = Literal["payee", "amount_usd", "due_date", "recurring"]
+BillField = Literal["payee", "amount_usd", "due_date", "recurring", "autopay"]
 
 
 class BillRecord(View[BillField], kind="bill"):
@@ -430,6 +430,7 @@ class BillRecord(View[BillField], kind="bill"):
     amount_usd = Number()
     due_date = Day()
     recurring = Flag()
+    autopay = Flag()
 
 
 VehicleField = Literal["make", "model", "plate", "vin", "year", "next_service_date"]
