@@ -324,8 +324,10 @@ def _due_soon(module: object, now: datetime, view: type[Due], what: str) -> Iter
             per_record=BillRecord.ATTRIBUTE,
             fields=dict([reads(BillRecord, "due_date", "amount_usd")]))
 def bills_due(module: object, now: datetime) -> Iterator[Finding]:
-    """Bills due within 7 days (warning) or overdue (critical)."""
+    """Bills due within 7 days (warning) or overdue (critical); not those on autopay."""
     for bill, due, days in _due_soon(module, now, BillRecord, "bill"):
+        if bill.autopay:
+            continue  # paid automatically: never due on the user's side
         payee = bill.payee or "a payee"
         amount = _money(bill.amount_usd)
         if days < 0:
