@@ -5,6 +5,7 @@ and the money constraints (raising, not raising, skipped)."""
 
 from __future__ import annotations
 
+from dataclasses import make_dataclass
 from datetime import datetime
 
 import pytest
@@ -55,9 +56,10 @@ def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, 
         ("Please also note that the quarterly board pack is due on the 18th.",
          [("deadline", "deadline/quarterly board pack", {"title": "quarterly board pack", "due_date": "2025-05-18"})]),
         ("bought the couch. $1850 on the wayfair card. 6 months no interest",
-         [("bill", "balance/wayfair card", {"payee": "Wayfair card", "amount_usd": 1850.0, "recurring": False}),
+         [("bill", "balance/wayfair", {"payee": "Wayfair store credit card", "amount_usd": 1850.0,
+                                       "recurring": False}),
           ("deadline", "promotion/wayfair",
-           {"title": "Wayfair card promotional period ends", "due_date": "2025-11-02"})]),
+           {"title": "Wayfair store credit card 6-month no-interest promotion ends", "due_date": "2025-11-02"})]),
     ],
 )
 def test_sentence_gives_money_facts(sentence: str, expected: object) -> None:
@@ -177,7 +179,148 @@ def test_a_card_balance_and_its_promotion() -> None:
                   ("assistant", "Noted: a $144 balance-transfer fee, for a starting balance of $5,444."),
                   ts=datetime(2024, 7, 9, 13, 0))
     assert facts == [
-        ("deadline", "promotion/citi", {"title": "Citi card promotional period ends", "due_date": "2026-04-09"}),
-        ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5300.0, "recurring": False}),
-        ("bill", "balance/citi card", {"payee": "Citi card", "amount_usd": 5444.0, "recurring": False}),
+        ("deadline", "promotion/citi",
+         {"title": "Citi Diamond Preferred credit card 0% intro APR ends", "due_date": "2026-04-09"}),
+        ("bill", "balance/citi", {"payee": "Citi Diamond Preferred credit card", "amount_usd": 5300.0,
+                                  "recurring": False}),
+        ("bill", "balance/citi", {"payee": "Citi Diamond Preferred credit card", "amount_usd": 5444.0,
+                                  "recurring": False}),
     ]
+
+
+# --- phrasing families: bills, subscriptions, promotions (and what is not one) ---------------
+
+BILL_TS = datetime(2025, 5, 2, 21, 0)
+
+
+def kinds_fields(*turns: tuple[str, str], ts: datetime = BILL_TS) -> list[tuple[str | None, dict[str, JsonValue]]]:
+    return [(kind, fields) for kind, _, fields in money(*turns, ts=ts) if kind in ("bill", "subscription", "deadline")]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("my ConEd bill of $182.40 is due the 15th", {"amount_usd": 182.4, "due_date": "2025-05-15"}),
+        ("Con Edison bill came: $182.40, due on May 17. Late fee $10 after.",
+         {"payee": "Con Edison", "amount_usd": 182.4, "due_date": "2025-05-17"}),
+        ("geico renewal came in the mail. 1,250 bucks for six months, due in two weeks",
+         {"payee": "GEICO", "amount_usd": 1250.0, "due_date": "2025-05-16"}),
+        ("the electric bill is $143, due May 20", {"payee": "electric", "amount_usd": 143.0, "due_date": "2025-05-20"}),
+        ("phone bill is $85/mo with t-mobile, comes out on the 28th automatically",
+         {"payee": "T-Mobile", "amount_usd": 85.0, "due_date": "2025-05-28", "recurring": True, "autopay": True}),
+        ("Spectrum bill is USD 64.20, due the 19th", {"payee": "Spectrum", "amount_usd": 64.2, "due_date": "2025-05-19"}),
+    ],
+)
+def test_bills_in_many_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:
+    [(kind, fields)] = kinds_fields(("user", sentence))
+    assert kind == "bill" and {name: fields.get(name) for name in expected} == expected
+
+
+def test_a_bill_put_on_autopay_later_in_the_session() -> None:
+    facts = kinds_fields(("user", "Spectrum bill is $64.20, due the 19th."),
+                         ("user", "It's on autopay from my checking, so nothing for me to do."))
+    assert facts[-1] == ("bill", {"payee": "Spectrum", "autopay": True, "recurring": True})
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Adobe is $239.88/yr, it renew every year on Aug 3.",
+         {"vendor": "Adobe", "amount_usd": 239.88, "cadence": "yearly", "due_date": "2025-08-03", "status": "active"}),
+        ("Also Dropbox, 11.99 dollars each month, they take the money on the 21.",
+         {"vendor": "Dropbox", "amount_usd": 11.99, "cadence": "monthly", "due_date": "2025-05-21"}),
+        ("I pay USD 40 for Audible, billed quarterly", {"amount_usd": 40.0, "cadence": "quarterly"}),
+        ("I cancelled Hulu yesterday", {"vendor": "Hulu", "status": "cancelled"}),
+        ("I started a Peacock free trial, need to cancel before the trial ends on the 9th",
+         {"vendor": "Peacock", "promo_end_date": "2025-05-09", "status": "cancelling"}),
+        ("My sister has HBO Max at $16.99/mo and she says she'll cancel it before it renews on the 12th.",
+         {"vendor": "HBO Max", "subject": "sister", "status": "cancelling", "due_date": "2025-05-12"}),
+    ],
+)
+def test_subscriptions_in_many_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:
+    facts = RuleExtractor().extract(session(("user", sentence)), user_only=False)
+    [fields] = [f.fields for f in facts if f.kind == "subscription"]
+    assert {name: fields.get(name) for name in expected} == expected
+
+
+def test_a_free_span_after_naming_the_trial() -> None:
+    facts = kinds_fields(("user", "started peacock free trial today. 3 weeks free then 7.99 a month"),
+                         ("user", "gonna cancel b4 it ends"), ts=datetime(2025, 8, 20, 22, 0))
+    assert facts[1][1] == {"vendor": "Peacock", "amount_usd": 7.99, "cadence": "monthly",
+                           "promo_end_date": "2025-09-10", "status": "trial"}
+    assert facts[-1][1]["status"] == "cancelling"
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I'm thinking about signing up for Disney+ for the kids.",
+        "should I get YouTube Premium? it's $13.99 a month",
+        "ugh still haven't cancelled peacock",
+        "I got a 4K TV for the living room",
+        "the car is due for its 30K service",
+        "What's the average electric bill in Ohio?",
+        "If the water bill is over $100 I'll call them.",
+        "Duolingo is free and good for daily practice; Babbel costs about $14 a month.",
+    ],
+)
+def test_not_a_bill_or_subscription(sentence: str) -> None:
+    assert kinds_fields(("user", sentence)) == []
+
+
+def test_assistant_advice_names_no_subscription() -> None:
+    assert kinds_fields(("assistant", "Duolingo is free; Babbel costs about $14 a month but is more structured.")) == []
+
+
+@pytest.mark.parametrize(
+    ("turns", "title", "due", "balance"),
+    [
+        ((("user", "putting it on CareCredit: $2,400, six months special financing, no interest if it's paid in "
+                   "full by August 14."),),
+         "CareCredit credit card 6-month no-interest promotion ends", "2025-08-14", 2400.0),
+        ((("user", "put the new fridge on the home depot card, 1.2k"), ("user", "yes 0% APR for 12 months")),
+         "Home Depot store credit card 0% intro APR ends", "2026-05-02", 1200.0),
+        ((("user", "I have transferred a balance of $4,800 to a Chase Slate Edge card ending 7713, 0% APR for 15 "
+                   "months, so the promotional period ends on August 1, 2026."),),
+         "Chase Slate Edge credit card 0% intro APR ends", "2026-08-01", 4800.0),
+    ],
+)
+def test_promotions_and_their_balances(turns: tuple[tuple[str, str], ...], title: str, due: str,
+                                       balance: float) -> None:
+    facts = kinds_fields(*turns)
+    deadlines = [fields for kind, fields in facts if kind == "deadline"]
+    bills = [fields for kind, fields in facts if kind == "bill"]
+    assert (deadlines[-1]["title"], deadlines[-1]["due_date"]) == (title, due)
+    assert bills[-1]["amount_usd"] == balance and bills[-1]["recurring"] is False
+
+
+def test_a_zero_balance_and_a_later_restatement_keep_the_promotion() -> None:
+    facts = kinds_fields(("user", "home depot card is at zero now, cleared it with my bonus"),
+                         ("assistant", "Confirmed: Home Depot card balance $0 as of May 2, 2025 - no interest will be "
+                                       "charged when the promotion ends."))
+    assert [kind for kind, _ in facts] == ["bill", "bill"]
+    assert all(fields["amount_usd"] == 0.0 for _, fields in facts)
+
+
+def test_autopay_bills_are_never_due_and_others_subscriptions_raise_nothing() -> None:
+    from constraints.builtin import bills_due
+    soon = Bill(payee="Spectrum", amount_usd=64.2, due_date=day(-3), autopay=True, fact_ids=[1])
+    manual = Bill(payee="Con Edison", amount_usd=182.4, due_date=day(3), fact_ids=[2])
+    [alert] = found(bills_due, user_module(bills=[soon, manual]))
+    assert "Con Edison" in alert.message
+    with_subject = make_dataclass("Subscription", [("subject", str, "user")], bases=(Subscription,), frozen=True,
+                                  kw_only=True)
+    sisters = with_subject(vendor="HBO Max", due_date=day(3), status="cancelling", subject="sister", fact_ids=[3])
+    assert found(subscription_charge_before_cancel, user_module(subscriptions=[sisters])) == []
+    quarterly = Subscription(vendor="Audible", cadence="quarterly", due_date=day(-88), status="cancelling",
+                             fact_ids=[4])
+    [alert] = found(subscription_charge_before_cancel, user_module(subscriptions=[quarterly]))
+    assert "in 4 days" in alert.message
+
+
+def test_a_promotion_matches_the_card_by_its_name() -> None:
+    promo = Deadline(title="Chase Slate Edge credit card 0% intro APR ends", due_date=day(30), fact_ids=[1])
+    owed = Bill(payee="Chase Slate credit card", amount_usd=3150.0, recurring=False, fact_ids=[2])
+    other = Bill(payee="Capital One credit card", amount_usd=500.0, recurring=False, fact_ids=[3])
+    [alert] = found(promotion_ending_with_balance, user_module(deadlines=[promo], bills=[owed, other]))
+    assert "$3,150.00 still owed" in alert.message

@@ -34,6 +34,7 @@ from factlog.typed.money import (
     amounts,
     cadence_of,
     clauses,
+    is_ahead,
 )
 
 DOMAIN = "bills"
@@ -51,13 +52,14 @@ _AUTOPAY = re.compile(r"\b(?:auto-?pay|automatic(?:ally)?(?:\s+payments?)?|auto-
 _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
                           r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b",
                           re.I)
+_PAYS = re.compile(r"\b(?:pay|pays|paying|paid|send|sending|sent)\b", re.I)
 _FEE = re.compile(r"\b(?:late\s+)?fee\b", re.I)
 _NOT_A_BILL = re.compile(
     r"\b(?:if|unless|would|might|could|thinking (?:about|of)|in case|whether|should i|what if|usually|average|"
     r"estimate[sd]?|budget)\b", re.I)
 _OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})(?:'s|’s)\s", re.I)
-_MONEY_NUMBER = re.compile(r"\$\s?\d|\b\d[\d,]*(?:\.\d\d)?\s*(?:dollars?|bucks|usd)\b|\busd\s?\d|\b\d+\.\d\d\b|\d\s?k\b",
-                           re.I)
+_MONEY_NUMBER = re.compile(
+    r"\$\s?\d|\b\d[\d,]*(?:\.\d\d)?\s*(?:dollars?|bucks|usd)\b|\busd\s?\d|\b\d+\.\d\d\b|\d\s?k\b", re.I)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -78,10 +80,11 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
     due = DUE.search(sentence)
     if due is not None and amounts(sentence, context):
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
-    payee = _payee(sentence)
+    payee = named = _payee(sentence)
     previous = context.last.get(DOMAIN)
     if payee is None:
-        if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)):
+        if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
+                                    or (previous.key is None and _amount(sentence, context) is not None)):
             return []
         payee = str(previous.fields["payee"])  # "It's on autopay from my checking"
     fields: dict[str, JsonValue] = {"payee": payee}
@@ -89,9 +92,11 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if amount is not None:
         fields["amount_usd"] = amount
     cue = _DUE_CUE.search(sentence)
+    if cue is not None and cue.group(0).lower() == "on" and _PAYS.search(sentence):
+        cue = None  # "paying verizon from her card on the 18th": when it is paid, not when it is due
     when = _charge_date(sentence[cue.start():], context) if cue is not None else None
     today = _today(context)
-    if when is not None and (today is None or when >= today.isoformat()):
+    if when is not None and is_ahead(when, sentence, today):
         fields["due_date"] = when
     if _AUTOPAY_OFF.search(sentence):
         fields["autopay"] = False
@@ -100,9 +105,9 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
         fields["recurring"] = True
     if cadence_of(sentence) in ("monthly", "quarterly", "semiannual", "yearly", "weekly") and "autopay" not in fields:
         fields["recurring"] = True
-    if set(fields) <= {"payee", "recurring"} and previous is None:
-        return []  # a biller named, nothing about a bill
-    if set(fields) == {"payee"}:
+    if set(fields) <= {"payee", "recurring"}:
+        if named is not None and previous is None:
+            context.last[DOMAIN] = TypedFact("bill", None, {"payee": payee})  # "geico renewal came." then the amount
         return []
     subject = _subject(sentence, context, previous if payee == (previous.fields["payee"] if previous else None)
                        else None)

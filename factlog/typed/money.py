@@ -41,7 +41,7 @@ VENDORS = (
     "NordVPN", "ExpressVPN", "1Password", "LastPass", "Evernote", "Zoom", "Noom", "HelloFresh", "Blue Apron",
     "ClassPass", "Equinox", "Orangetheory", "Scribd", "Blinkist", "BetterHelp", "Ring Protect", "SimpliSafe",
     "Norton", "McAfee", "Backblaze", "Squarespace", "Chewy Autoship", "BarkBox", "Ipsy", "FabFitFun",
-    "Dollar Shave Club", "Hims", "Spotify Premium", "Netflix Premium",
+    "Dollar Shave Club", "Hims",
 )
 BILLERS = (
     "Verizon", "AT&T", "T-Mobile", "Comcast", "Xfinity", "Spectrum", "PG&E", "Con Edison", "ConEd",
@@ -130,8 +130,8 @@ _AMOUNT_FALLBACK = re.compile(
     r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
     r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
     r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
-_ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|paid (?:it |that |the \w+ )?off|"
-                   r"zero balance|(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it|paid (?:it )?in full\b(?! by))",
+_ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|"
+                   r"paid (?:it |that |the \w+ )?off|zero balance|(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it|paid (?:it )?in full\b(?! by))",
                    re.I)
 _QUESTION = re.compile(r"\?\s*$")
 
@@ -265,6 +265,8 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "thinking about signing up for Disney+": nothing had yet
     if _QUESTION.search(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
         return []  # "is it still $9.99 a month?"
+    if _PRICE_TALK.search(sentence) and not _FIRST_PERSON.search(sentence):
+        return []  # "Babbel costs about $14 a month": a price, not the user's subscription
     subject = _owner(sentence, context)
     if vendor_match is None and previous is not None:
         subject = str(previous.fields.get("subject", subject))
@@ -293,8 +295,8 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
             fields["promo_end_date"] = end.isoformat()
     elif (cue := _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence)) is not None:
         charge = _charge_date(sentence[cue.start():], context) or _charge_date(sentence, context)
-        if charge is not None and (today is None or charge >= today.isoformat()):
-            fields["due_date"] = charge  # a charge is ahead: "cancelled it last week" dates no charge
+        if charge is not None and is_ahead(charge, sentence, today):
+            fields["due_date"] = charge
     status = _subscription_status(sentence, context, trial is not None)
     if status is not None:
         fields["status"] = status
@@ -306,8 +308,19 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
+_PRICE_TALK = re.compile(r"\b(?:costs?|priced|price|goes for|runs about|starts? at)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|we|my|our|me|us)\b", re.I)
 _FREE_SPAN = re.compile(
     rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b", re.I)
+
+
+_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d", re.I)
+
+
+def is_ahead(day: str, sentence: str, today: date | None) -> bool:
+    """A charge or due date: one not before the session, or one the sentence names by
+    month ("renews annually on February 3"); "cancelled it last week" dates no charge."""
+    return today is None or day >= today.isoformat() or _MONTH_NAME.search(sentence) is not None
 
 
 def cadence_of(sentence: str) -> str | None:
@@ -395,7 +408,9 @@ def _promotion_title(card: str, sentence: str) -> str:
     return f"{card} {months}no-interest promotion ends"
 
 
-_ON_CARD = re.compile(r"\b(?:on|onto|to|with|charged|put)\s+(?:the|my|our|a|an)?\s*" + _INSTITUTION.pattern, re.I)
+# "put it on CareCredit", "$1850 on the wayfair card" (not "went to Lowe's", "wire it to the Chase account")
+_ON_CARD = re.compile(r"\b(?:on|onto)\s+(?:the|my|our|a|an)?\s*" + _INSTITUTION.pattern +
+                      r"(?!\s+(?:account|checking|savings)\b)", re.I)
 
 
 def _card(sentence: str, context: Context) -> list[TypedFact]:
