@@ -131,7 +131,8 @@ _AMOUNT_FALLBACK = re.compile(
     r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
     r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
 _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|"
-                   r"paid (?:it |that |the \w+ )?off|zero balance|(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it|paid (?:it )?in full\b(?! by))",
+                   r"paid (?:it |that |the \w+ )?off|zero balance|(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|"
+                   r"cleared it|paid (?:it )?in full\b(?! by))",
                    re.I)
 _QUESTION = re.compile(r"\?\s*$")
 
