@@ -18,7 +18,7 @@ from datetime import date, datetime, timedelta
 from constraints.model import Finding, constraint
 from constraints.phrases import in_days, money
 from constraints.records import fold, person_of
-from constraints.views import BillRecord, DeadlineRecord, SubscriptionRecord, read_all, reads, require
+from constraints.views import BillRecord, DeadlineRecord, PaymentRecord, SubscriptionRecord, read_all, reads, require
 
 CANCEL_SOON_DAYS = 10  # a charge this close to a decided cancellation is worth a reminder
 PROMO_SOON_DAYS = 60  # a promotion this close to its end with money still owed
@@ -93,6 +93,28 @@ def same_card(payee: str, title: str) -> bool:
     bill, promotion = card_words(payee), card_words(title)
     short, long = sorted((bill, promotion), key=len)
     return bool(short) and long[: len(short)] == short
+
+
+PAID_WITHIN_DAYS = 40  # a payment this close to a bill's due date is that bill's
+
+
+def covered_by_payment(bill: BillRecord, payments: list[PaymentRecord]) -> bool:
+    """A payment to the bill's payee covers it: pending (to be paid) or done, dated (if at
+    all) within 40 days of the due date, and not an instruction since cancelled (a
+    cancelled payment to the payee with the same reference, e.g. "kill the autopay")."""
+    payee = fold(bill.payee)
+    if payee is None:
+        return False
+    mine = [p for p in payments if fold(p.payee) == payee]
+    cancelled = {fold(p.reference) for p in mine if fold(p.status) == "cancelled"}
+    for payment in mine:
+        status = fold(payment.status)
+        if status not in ("pending", "done") or (status == "pending" and fold(payment.reference) in cancelled):
+            continue
+        day = payment.scheduled_date
+        if day is None or bill.due_date is None or abs((day - bill.due_date).days) <= PAID_WITHIN_DAYS:
+            return True
+    return False
 
 
 def is_promotion(title: str | None) -> bool:

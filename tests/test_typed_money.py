@@ -9,7 +9,7 @@ from dataclasses import make_dataclass
 from datetime import datetime
 
 import pytest
-from constraint_records import Bill, Deadline, days_from, record_class, user_module
+from constraint_records import Bill, Deadline, Payment, days_from, record_class, user_module
 
 from constraints import Constraint, run_constraints
 from constraints.model import Alert
@@ -261,6 +261,7 @@ def test_a_free_span_after_naming_the_trial() -> None:
         "the car is due for its 30K service",
         "What's the average electric bill in Ohio?",
         "If the water bill is over $100 I'll call them.",
+        "paid the electric bill this morning, $143",
         "Duolingo is free and good for daily practice; Babbel costs about $14 a month.",
     ],
 )
@@ -324,3 +325,19 @@ def test_a_promotion_matches_the_card_by_its_name() -> None:
     other = Bill(payee="Capital One credit card", amount_usd=500.0, recurring=False, fact_ids=[3])
     [alert] = found(promotion_ending_with_balance, user_module(deadlines=[promo], bills=[owed, other]))
     assert "$3,150.00 still owed" in alert.message
+
+
+def test_a_bill_covered_by_a_payment_is_not_due() -> None:
+    from constraints.builtin import bills_due
+    bill = Bill(payee="Verizon", amount_usd=85.0, due_date=day(3), fact_ids=[1])
+    wife = Payment(payee="Verizon", from_account="wife's card", scheduled_date=day(1), status="pending", fact_ids=[2])
+    autopay = Payment(payee="Verizon", reference="autopay", status="pending", fact_ids=[3])
+    killed = Payment(payee="Verizon", reference="autopay", status="cancelled", fact_ids=[4])
+    paid = Payment(payee="Verizon", status="done", scheduled_date=day(-2), fact_ids=[5])
+    long_ago = Payment(payee="Verizon", status="done", scheduled_date=day(-90), fact_ids=[6])
+    assert found(bills_due, user_module(bills=[bill], payments=[wife])) == []
+    assert found(bills_due, user_module(bills=[bill], payments=[autopay])) == []
+    assert found(bills_due, user_module(bills=[bill], payments=[paid])) == []
+    assert len(found(bills_due, user_module(bills=[bill], payments=[autopay, killed]))) == 1
+    assert len(found(bills_due, user_module(bills=[bill], payments=[long_ago]))) == 1
+    assert len(found(bills_due, user_module(bills=[bill]))) == 1

@@ -52,6 +52,7 @@ _AUTOPAY = re.compile(r"\b(?:auto-?pay|automatic(?:ally)?(?:\s+payments?)?|auto-
 _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
                           r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b",
                           re.I)
+_PAID = re.compile(r"\b(?:paid|settled|took care of|cleared)\b", re.I)
 _PAYS = re.compile(r"\b(?:pay|pays|paying|paid|send|sending|sent)\b", re.I)
 _FEE = re.compile(r"\b(?:late\s+)?fee\b", re.I)
 _NOT_A_BILL = re.compile(
@@ -77,6 +78,8 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
         return []  # the assistant's general advice names nothing of the user's
     if _QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
         return []
+    if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
+        return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
     due = DUE.search(sentence)
     if due is not None and amounts(sentence, context):
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
