@@ -28,6 +28,7 @@ from factlog.typed.money import (
     _CONFIRMING,
     _QUESTION,
     DUE,
+    DUE_BARE,
     _canonical,
     _charge_date,
     _today,
@@ -43,12 +44,12 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
             r"utility|utilities|heating|(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance|insurance")
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b", re.I)
-_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopay|auto-pay|automatically|late fee|renewal|statement|"
+_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatically|late fee|renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
 _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|on(?=\s+(?:the\s+)?\d|\s+\w+\s+\d))",
                       re.I)
-_AUTOPAY = re.compile(r"\b(?:auto-?pay|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own)\b", re.I)
+_AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own)\b", re.I)
 _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
                           r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b",
                           re.I)
@@ -80,7 +81,7 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
         return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
-    due = DUE.search(sentence)
+    due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None and amounts(sentence, context):
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
     payee = named = _payee(sentence)

@@ -23,7 +23,7 @@ from datetime import date, timedelta
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, recognize
 from factlog.timeparse import try_date
-from factlog.typed.common import RELATIONS, add_months, conversation_fields
+from factlog.typed.common import RELATIONS, add_months, conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
 
 DOMAIN = "money"
@@ -78,9 +78,14 @@ PROMO = re.compile(
     r"(?:\b0\s?%|\bzero percent\b|\bno interest\b|\binterest[- ]free\b|\bintro(?:ductory)?\b|"
     r"\bpromo(?:tional|tion)?\b|\bdeferred interest\b|\bsame as cash\b|\bspecial financing\b|"
     r"\bpaid in full by\b)", re.I)
-DUE = re.compile(
-    r"\b(?:the|my|our)\s+(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z][\w'&+-]*){0,6}?"
-    r"(?:\s+of\s+\$?\d[\d,]*(?:\.\d\d)?)?)\s+(?:is|are)\s+due\b", re.I)
+_DUE_TITLE = (
+    r"(?P<title>(?!(?:it|it's|that|this|which|what|everything|nothing|one|when|rent|payment)\b)[A-Za-z][\w'&+-]*"
+    r"(?:\s+[A-Za-z][\w'&+-]*){0,6}?(?:\s+of\s+\$?\d[\d,]*(?:\.\d\d)?)?)\s+(?:(?:is|are)\s+)?due\b"
+    r"(?!\s+(?:to|for)\b)")
+# "the board pack is due on the 18th"; else, from the clause's start or a colon, "expense report due Friday"
+DUE = re.compile(r"\b(?:the|my|our|his|her|their)\s+" + _DUE_TITLE, re.I)
+DUE_BARE = re.compile(r"(?:^\W*(?:(?:also|and|plus|oh|ok|okay)\W+)?|[,;:]\s+)" + _DUE_TITLE, re.I)
+_NOT_DEADLINE = re.compile(r"\b(?:baby|period|rain|storm|snow|bill|bills|premium|invoice)\b|\bdue to\b", re.I)
 CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
 CANCEL_DONE = re.compile(
     r"(?<!unless )(?<!if )(?<!not )(?<!n't )(?<!never )(?<!not yet )\b(?:cancell?ed|canceled|unsubscribed)\b"
@@ -99,7 +104,7 @@ _CONFIRMING = re.compile(
     r"^\W*(?:noted|recorded|confirmed|saved|updated|understood|got it|done)\b|\byou(?:r|'d|'ll)?\b", re.I)
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
-    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE,
+    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE, DUE_BARE,
     re.compile(r"\b(?:bought|purchased|purchase|ordered|installed by|put in|actually|updated|make (?:it|that)|"
                r"correction|ends|no (?:more|further) charges)\b", re.I)))
 
@@ -171,7 +176,7 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
-    due = DUE.search(sentence)
+    due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None:
         facts += _due(sentence, context, due)
     if _INSTITUTION.search(sentence) or context.last.get("card") is not None:
@@ -217,7 +222,8 @@ def next_day_of_month(day: int, today: date) -> date | None:
     return None
 
 
-_WEEKDAY = re.compile(r"\bon\s+(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
+_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until)\s+(?:this\s+)?(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
+                      re.I)
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 
 
@@ -251,14 +257,38 @@ def _canonical(name: str) -> str:
 # --- subscriptions -------------------------------------------------------------------
 
 
+_NAMED_SERVICE = re.compile(
+    r"\b(?:(?:my|our|the)\s+(?P<a>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})\s+(?:subscription|membership)"
+    r"|(?:subscription|membership)\s+(?:to|at|with)\s+(?P<b>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})"
+    r"|(?:subscribed to|signed up for|unsubscribed from)\s+(?P<c>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2}))",
+    re.I)
+_NOT_SERVICES = frozenset("premium family basic standard annual monthly student pro plus the a an my our i "
+                          "free trial gold silver".split())
+
+
+def _service(sentence: str) -> str | None:
+    """A service the user names by a capitalised name the vendor list lacks ("my Medium
+    membership", "subscribed to Masterclass")."""
+    match = _NAMED_SERVICE.search(sentence)
+    if match is None:
+        return None
+    name = match.group("a") or match.group("b") or match.group("c")
+    words = [w for w in name.split() if w.casefold() not in _NOT_SERVICES]
+    return " ".join(words) if words and len(words) == len(name.split()) else None
+
+
 def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     vendor_match = _VENDOR.search(sentence)
     previous = context.last.get("subscription")
+    service = _service(sentence) if vendor_match is None else None
     if vendor_match is not None:
         vendor = _canonical(vendor_match.group("name"))
+    elif service is not None:
+        vendor = service
     elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
                                    or _ACCESS_ENDS.search(sentence) or _FREE_SPAN.search(sentence)
-                                   or (cadence_of(sentence) and amounts(sentence, context))):
+                                   or (cadence_of(sentence) and amounts(sentence, context))
+                                   or (_CONTINUES.search(sentence) and amounts(sentence, context))):
         vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     else:
         return []
@@ -269,7 +299,7 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     if _PRICE_TALK.search(sentence) and not _FIRST_PERSON.search(sentence):
         return []  # "Babbel costs about $14 a month": a price, not the user's subscription
     subject = _owner(sentence, context)
-    if vendor_match is None and previous is not None:
+    if vendor_match is None and service is None and previous is not None:
         subject = str(previous.fields.get("subject", subject))
     fields: dict[str, JsonValue] = {"vendor": vendor}
     found = [value for value in amounts(sentence, context) if value > 0]
@@ -294,7 +324,8 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
             end = add_months(today, n) if unit.startswith("month") else \
                 today + timedelta(days=n * (7 if unit.startswith("week") else 1))
             fields["promo_end_date"] = end.isoformat()
-    elif (cue := _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence)) is not None:
+    elif (cue := _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence) or _CANCEL_BEFORE.search(sentence)) \
+            is not None:
         charge = _charge_date(sentence[cue.start():], context) or _charge_date(sentence, context)
         if charge is not None and is_ahead(charge, sentence, today):
             fields["due_date"] = charge
@@ -309,13 +340,18 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
+_CONTINUES = re.compile(r"\b(?:charge\w*|bill\w*|renew\w*|then it's|after that|goes up|converts?)\b", re.I)
+_CANCEL_BEFORE = re.compile(r"(?<=\bcancel)\b.{0,30}?\bbefore\b", re.I)  # "cancel X before the 20th"
+_RENEW_OFF = re.compile(r"\b(?:turned|switched|shut)\s+off\s+(?:the\s+)?auto-?renew\w*|\bauto-?renew\w*\s+(?:is\s+)?"
+                        r"(?:off|turned off|disabled)", re.I)
 _PRICE_TALK = re.compile(r"\b(?:costs?|priced|price|goes for|runs about|starts? at)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|we|my|our|me|us)\b", re.I)
 _FREE_SPAN = re.compile(
     rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b", re.I)
 
 
-_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d", re.I)
+_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d|"
+                         r"(?<![\d/])\d{1,2}/\d{1,2}(?![\d/])", re.I)
 
 
 def is_ahead(day: str, sentence: str, today: date | None) -> bool:
@@ -349,7 +385,7 @@ def _owner(sentence: str, context: Context) -> str:
 def _subscription_status(sentence: str, context: Context, trial: bool) -> str | None:
     if _NOT_DONE.search(sentence):
         return None  # "still haven't cancelled": the decision stands, nothing new
-    if CANCEL_DONE.search(sentence) and not INTENT.search(sentence):
+    if (CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence)) and not INTENT.search(sentence):
         return "cancelled"
     if CANCEL.search(sentence):
         if _QUESTION.search(sentence):
@@ -438,7 +474,7 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     elif _ZERO.search(sentence):
         balance = 0.0
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
-            or re.search(r"\bon the \w+ card\b", sentence, re.I) or _ON_CARD.search(sentence) or \
+            or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) or _ON_CARD.search(sentence) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence)
         if stated is not None:
@@ -494,15 +530,31 @@ def _not_before(day_text: str, sentence: str, today: date | None) -> str:
 
 
 def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFact]:
-    when = _charge_date(sentence[match.end():], context)
-    if when is None:
+    """ "the quarterly board pack is due on the 18th", "Noted: February expense report due
+    March 10": a deadline (its subject from "Emma's", "my daughter's"), or a bill when it
+    states an amount. A restatement with the same date (the assistant's "Noted: ...") is
+    the session's last deadline, retitled."""
+    if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):
+        return []
+    when = _charge_date(sentence[match.end() - 3:], context)  # from "due" on: "due Friday"
+    if when is None or not is_ahead(when, sentence, _today(context)):
         return []
     title = " ".join(match.group("title").split())
     found = amounts(sentence, context)
+    if not found and _NOT_DEADLINE.search(title):
+        return []  # "the baby is due in March"; a bill without an amount is the bills reader's
     if found:
         payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
-    return [TypedFact("deadline", f"deadline/{title.casefold()}",
-                      conversation_fields(context, "user", {"title": title, "due_date": when}))]
+    previous = context.last.get("deadline")
+    same = previous is not None and previous.key is not None and previous.key.startswith("deadline/") \
+        and previous.fields.get("due_date") == when
+    subject = str(previous.fields.get("subject", "user")) if same and previous is not None else \
+        subject_of(sentence, context)
+    key = previous.key if same and previous is not None and previous.key is not None else \
+        f"deadline/{title.casefold()}"
+    fact = TypedFact("deadline", key, conversation_fields(context, subject, {"title": title, "due_date": when}))
+    context.last["deadline"] = fact
+    return [fact]
