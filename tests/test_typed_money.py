@@ -341,3 +341,77 @@ def test_a_bill_covered_by_a_payment_is_not_due() -> None:
     assert len(found(bills_due, user_module(bills=[bill], payments=[autopay, killed]))) == 1
     assert len(found(bills_due, user_module(bills=[bill], payments=[long_ago]))) == 1
     assert len(found(bills_due, user_module(bills=[bill]))) == 1
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("expense report due Friday", {"title": "expense report", "due_date": "2025-05-09"}),
+        ("Reminder: library books due on the 12th", {"title": "library books", "due_date": "2025-05-12"}),
+        ("my taxes are due June 16", {"title": "taxes", "due_date": "2025-06-16"}),
+        ("Emma's science project is due next Tuesday",
+         {"title": "Emma's science project", "due_date": "2025-05-06", "subject": "Emma"}),
+    ],
+)
+def test_deadlines_in_many_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:
+    facts = RuleExtractor().extract(session(("user", sentence)), user_only=False)
+    [fields] = [f.fields for f in facts if f.kind == "deadline"]
+    assert {name: fields.get(name) for name in expected} == expected
+
+
+@pytest.mark.parametrize("sentence", ["The baby is due in March", "when is the report due?",
+                                      "the flight was delayed due to weather",
+                                      "If the essay is due Monday I'll start tonight."])
+def test_not_a_deadline(sentence: str) -> None:
+    assert kinds_fields(("user", sentence)) == []
+
+
+def test_the_assistants_restatement_retitles_the_same_deadline() -> None:
+    facts = money(("user", "Please also note that my expense report for February is due on the 10th."),
+                  ("assistant", "Noted: February expense report due March 10, 2025."), ts=datetime(2025, 3, 3, 10, 0))
+    assert [(key, fields["title"]) for _, key, fields in facts] == [
+        ("deadline/expense report for february", "expense report for February"),
+        ("deadline/expense report for february", "February expense report")]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("turned off auto-renew on Xbox Game Pass", {"vendor": "Xbox Game Pass", "status": "cancelled"}),
+        ("Remind me to cancel Paramount+ before the 20th",
+         {"vendor": "Paramount+", "status": "cancelling", "due_date": "2025-05-20"}),
+        ("My Medium membership is $5 a month", {"vendor": "Medium", "amount_usd": 5.0, "cadence": "monthly"}),
+        ("Hulu + Live TV charges me $82.99 every month on the 5th",
+         {"vendor": "Hulu", "amount_usd": 82.99, "cadence": "monthly", "due_date": "2025-05-05"}),
+    ],
+)
+def test_more_subscription_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:
+    facts = RuleExtractor().extract(session(("user", sentence)), user_only=False)
+    [fields] = [f.fields for f in facts if f.kind == "subscription"]
+    assert {name: fields.get(name) for name in expected} == expected
+
+
+def test_a_trial_and_its_price_in_the_next_clause() -> None:
+    facts = kinds_fields(("user", "Just signed up for a 7-day free trial of Paramount+; it'll charge $11.99 after"))
+    assert [fields.get("promo_end_date") for _, fields in facts] == ["2025-05-09", None]
+    assert facts[-1][1]["amount_usd"] == 11.99
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Electric bill: $212.37, due 3/15", {"payee": "electric", "amount_usd": 212.37, "due_date": "2025-03-15"}),
+        ("The PG&E bill is $143 and it's due Thursday", {"payee": "PG&E", "due_date": "2025-05-08"}),
+        ("Verizon autopays $85 on the 20th", {"payee": "Verizon", "autopay": True, "due_date": "2025-05-20"}),
+        ("Car insurance premium of $612 due on the 1st", {"amount_usd": 612.0, "due_date": "2025-06-01"}),
+    ],
+)
+def test_more_bill_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:
+    test_bills_in_many_phrasings(sentence, expected)
+
+
+def test_financed_and_paid_down_balances() -> None:
+    facts = kinds_fields(("user", "I financed the mattress through Synchrony, 18 months no interest, $2,100."),
+                         ("user", "Paid it down to $450 on the Synchrony card"))
+    assert facts[0][1]["title"] == "Synchrony credit card 18-month no-interest promotion ends"
+    assert [fields["amount_usd"] for kind, fields in facts if kind == "bill"] == [2100.0, 450.0]

@@ -21,7 +21,7 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS, recognize
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import RELATIONS, add_months, conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
@@ -85,6 +85,7 @@ _DUE_TITLE = (
 # "the board pack is due on the 18th"; else, from the clause's start or a colon, "expense report due Friday"
 DUE = re.compile(r"\b(?:the|my|our|his|her|their)\s+" + _DUE_TITLE, re.I)
 DUE_BARE = re.compile(r"(?:^\W*(?:(?:also|and|plus|oh|ok|okay)\W+)?|[,;:]\s+)" + _DUE_TITLE, re.I)
+_IF = re.compile(r"^\W*(?:if|unless|in case)\b|\b(?:if|unless)\s+(?:the|my|our|it|it's)\b", re.I)
 _NOT_DEADLINE = re.compile(r"\b(?:baby|period|rain|storm|snow|bill|bills|premium|invoice)\b|\bdue to\b", re.I)
 CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
 CANCEL_DONE = re.compile(
@@ -229,20 +230,19 @@ _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 
 def _charge_date(sentence: str, context: Context) -> str | None:
     """The first date the sentence gives: a full or relative one, "on the 15th" (the next
-    15th), or "on Friday" (the next Friday after the session's day)."""
-    dates = _dates(sentence, context)
-    if dates:
-        return dates[0]
+    15th), or "on Friday" (the next Friday after the session's day), whichever comes first."""
+    found = list(dates_and_times_at(sentence, context.timestamp)[0])
     today = _today(context)
     weekday = _WEEKDAY.search(sentence)
     if weekday is not None and today is not None:
         ahead = (_WEEKDAYS.index(weekday.group("day").lower()) - today.weekday()) % 7 or 7
-        return (today + timedelta(days=ahead)).isoformat()
+        found.append((weekday.start(), (today + timedelta(days=ahead)).isoformat()))
     match = _DAY_OF_MONTH.search(sentence)
-    if match is None or today is None:
-        return None
-    day = next_day_of_month(int(match.group("dd") or match.group("bare")), today)
-    return day.isoformat() if day is not None else None
+    if match is not None and today is not None:
+        day = next_day_of_month(int(match.group("dd") or match.group("bare")), today)
+        if day is not None:
+            found.append((match.start(), day.isoformat()))
+    return min(found)[1] if found else None
 
 
 def _number(raw: str) -> int:
@@ -260,7 +260,8 @@ def _canonical(name: str) -> str:
 _NAMED_SERVICE = re.compile(
     r"\b(?:(?:my|our|the)\s+(?P<a>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})\s+(?:subscription|membership)"
     r"|(?:subscription|membership)\s+(?:to|at|with)\s+(?P<b>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})"
-    r"|(?:subscribed to|signed up for|unsubscribed from)\s+(?P<c>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2}))",
+    r"|(?:subscribed to|signed up for|unsubscribed from)\s+"
+    r"(?P<c>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2}))",
     re.I)
 _NOT_SERVICES = frozenset("premium family basic standard annual monthly student pro plus the a an my our i "
                           "free trial gold silver".split())
@@ -474,7 +475,8 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     elif _ZERO.search(sentence):
         balance = 0.0
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
-            or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) or _ON_CARD.search(sentence) or \
+            or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
+            or _ON_CARD.search(sentence) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence)
         if stated is not None:
@@ -534,7 +536,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     March 10": a deadline (its subject from "Emma's", "my daughter's"), or a bill when it
     states an amount. A restatement with the same date (the assistant's "Noted: ...") is
     the session's last deadline, retitled."""
-    if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):
+    if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence) or _IF.search(sentence):
         return []
     when = _charge_date(sentence[match.end() - 3:], context)  # from "due" on: "due Friday"
     if when is None or not is_ahead(when, sentence, _today(context)):
