@@ -415,3 +415,30 @@ def test_financed_and_paid_down_balances() -> None:
                          ("user", "Paid it down to $450 on the Synchrony card"))
     assert facts[0][1]["title"] == "Synchrony credit card 18-month no-interest promotion ends"
     assert [fields["amount_usd"] for kind, fields in facts if kind == "bill"] == [2100.0, 450.0]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "payee", "balance"),
+    [
+        ("My Chase Freedom card has a $0 balance now.", "Chase Freedom credit card", 0.0),
+        ("I paid the Best Buy card in full yesterday.", "Best Buy store credit card", 0.0),
+        ("I paid off the Wayfair card!", "Wayfair store credit card", 0.0),
+        ("Bought the sofa with Synchrony financing - no interest if paid in full within 12 months, $3,100",
+         "Synchrony credit card", 3100.0),
+        ("Interest-free for 24 months on the Apple Card, $1,999 for the MacBook.", "Apple Card", 1999.0),
+        ("deferred interest promo on the Lowe's card expires 9/1, still $700 owed", "Lowe's store credit card", 700.0),
+    ],
+)
+def test_card_balances_zero_or_owed(sentence: str, payee: str, balance: float) -> None:
+    bills = [fields for kind, fields in kinds_fields(("user", sentence)) if kind == "bill"]
+    assert [(fields["payee"], fields["amount_usd"]) for fields in bills] == [(payee, balance)]
+
+
+def test_a_promotion_ending_in_a_month_ends_on_its_first_day() -> None:
+    facts = kinds_fields(("user", "The 0% intro APR on my Discover card ends in March 2026, and I still have $2,300."))
+    assert facts[0] == ("deadline", {"title": "Discover credit card 0% intro APR ends", "due_date": "2026-03-01"})
+
+
+@pytest.mark.parametrize("sentence", ["Is 0% APR worth it?", "I'm thinking of moving my balance to a 0% card."])
+def test_no_promotion_asked_or_imagined(sentence: str) -> None:
+    assert kinds_fields(("user", sentence)) == []

@@ -136,10 +136,9 @@ _AMOUNT_FALLBACK = re.compile(
     r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
     r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
     r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
-_ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|"
-                   r"paid (?:it |that |the \w+ )?off|zero balance|(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|"
-                   r"cleared it|paid (?:it )?in full\b(?! by))",
-                   re.I)
+_ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
+                   r"paid (?:it |that |(?:the|my) [\w' ]{1,30}? )?(?:off|in full)\b(?!\s+(?:by|within|before|in)\b)|"
+                   r"(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it)|\$0(?:\.00)? balance\b", re.I)
 _QUESTION = re.compile(r"\?\s*$")
 
 
@@ -422,6 +421,8 @@ def _card_name(sentence: str) -> str | None:
                                                         sentence[: match.start()], re.I)), names[-1])
     issuer = _canonical(chosen.group("name"))
     product = _PRODUCT.match(sentence, chosen.end())
+    if issuer.endswith("Card"):
+        return issuer  # "Apple Card"
     if product is not None:
         return f"{issuer} {product.group('product').strip()} credit card"
     return f"{issuer} store credit card" if issuer.casefold() in STORES else f"{issuer} credit card"
@@ -472,7 +473,8 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     balance = None
     if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):
         pass
-    elif _ZERO.search(sentence):
+    elif (zero := _ZERO.search(sentence)) is not None and not re.search(r"\b(?:if|unless|when)\b[^,.;]*$",
+                                                                        sentence[: zero.start()], re.I):
         balance = 0.0
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
             or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
@@ -497,6 +499,11 @@ _BALANCE_IS = re.compile(r"\bbalance\s+(?:is\s+|was\s+|of\s+|now\s+|:\s*)+(?:abo
                          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\d+(?:\.\d\d)?)\b", re.I)
 
 
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_YEAR = re.compile(
+    r"\b(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(?P<year>20\d\d)\b", re.I)
+
+
 def _promo_end(sentence: str, context: Context) -> str | None:
     today = _today(context)
     ends = re.search(r"\b(?:ends?|ending(?!\s+(?:in\s+)?\d)|until|through|expires?|in full by|by)\b", sentence, re.I)
@@ -504,6 +511,10 @@ def _promo_end(sentence: str, context: Context) -> str | None:
         later = [d for d in recognize(sentence[ends.start():], context.timestamp).dates]
         if later:
             return _not_before(later[0], sentence, today)
+        month = _MONTH_YEAR.search(sentence, ends.start())
+        if month is not None:  # "ends in March 2026": its first day, the earlier reading
+            number = _MONTHS.index(month.group("month")[:3].lower()) + 1
+            return date(int(month.group("year")), number, 1).isoformat()
     span = _MONTHS_SPAN.search(sentence)
     if span is not None and today is not None:
         return add_months(today, _number(span.group("n"))).isoformat()
