@@ -442,3 +442,11 @@ def test_a_promotion_ending_in_a_month_ends_on_its_first_day() -> None:
 @pytest.mark.parametrize("sentence", ["Is 0% APR worth it?", "I'm thinking of moving my balance to a 0% card."])
 def test_no_promotion_asked_or_imagined(sentence: str) -> None:
     assert kinds_fields(("user", sentence)) == []
+
+
+def test_a_renewal_that_happened_dates_the_next_one() -> None:
+    facts = kinds_fields(("user", "I renewed my Costco membership today, $65 for the year."),
+                         ("assistant", "Noted: Costco renewed May 2, 2025, at $65 a year; the next renewal is "
+                                       "May 2, 2026."))
+    assert [fields["due_date"] for _, fields in facts] == ["2026-05-02", "2026-05-02"]
+    assert kinds_fields(("user", "Spotify charged me today.")) == []  # no cadence: no next charge, nothing typed

@@ -110,8 +110,8 @@ TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) fo
                r"correction|ends|no (?:more|further) charges)\b", re.I)))
 
 _MONTHLY = re.compile(r"(?:\b(?:monthly|a month|per month|each month|every month|a mo)\b|/\s?mo(?:nth)?\b)", re.I)
-_YEARLY = re.compile(r"(?:\b(?:annual(?:ly)?|yearly|a year|per year|each year|every year|a yr)\b|/\s?y(?:ea)?r\b)",
-                     re.I)
+_YEARLY = re.compile(r"(?:\b(?:annual(?:ly)?|yearly|a year|per year|each year|every year|a yr|for the year|"
+                     r"per annum)\b|/\s?y(?:ea)?r\b)", re.I)
 _WEEKLY = re.compile(r"\b(?:weekly|a week|per week|every week)\b", re.I)
 _QUARTERLY = re.compile(r"\b(?:quarterly|every (?:3|three) months|each quarter|a quarter|per quarter)\b|/\s?qtr\b",
                         re.I)
@@ -324,9 +324,11 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
             end = add_months(today, n) if unit.startswith("month") else \
                 today + timedelta(days=n * (7 if unit.startswith("week") else 1))
             fields["promo_end_date"] = end.isoformat()
-    elif (cue := _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence) or _CANCEL_BEFORE.search(sentence)) \
-            is not None:
+    elif (cue := _NEXT_CHARGE.search(sentence) or _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence)
+          or _CANCEL_BEFORE.search(sentence)) is not None:
         charge = _charge_date(sentence[cue.start():], context) or _charge_date(sentence, context)
+        if charge is not None and _NEXT_CHARGE.search(sentence) is None and _CHARGED.search(sentence) is not None:
+            charge = _next_charge(charge, cadence)  # "renewed today, $65 for the year": the next is a year on
         if charge is not None and is_ahead(charge, sentence, today):
             fields["due_date"] = charge
     status = _subscription_status(sentence, context, trial is not None)
@@ -358,6 +360,21 @@ def is_ahead(day: str, sentence: str, today: date | None) -> bool:
     """A charge or due date: one not before the session, or one the sentence names by
     month ("renews annually on February 3"); "cancelled it last week" dates no charge."""
     return today is None or day >= today.isoformat() or _MONTH_NAME.search(sentence) is not None
+
+
+_NEXT_CHARGE = re.compile(r"\bnext\s+(?:renewal|charge|billing(?:\s+date)?|bill|payment)\b", re.I)
+_CHARGED = re.compile(r"\b(?:renewed|was (?:charged|billed)|charged me|got charged|just paid|paid)\b", re.I)
+_CADENCE_MONTHS = {"monthly": 1, "quarterly": 3, "semiannual": 6, "yearly": 12}
+
+
+def _next_charge(day_text: str, cadence: str | None) -> str | None:
+    """The charge after one that happened on `day_text`, a cadence on; None without one."""
+    day = try_date(day_text)
+    if day is None or cadence is None:
+        return None
+    if cadence == "weekly":
+        return (day + timedelta(days=7)).isoformat()
+    return add_months(day, _CADENCE_MONTHS[cadence]).isoformat()
 
 
 def cadence_of(sentence: str) -> str | None:
