@@ -450,3 +450,14 @@ def test_a_renewal_that_happened_dates_the_next_one() -> None:
                                        "May 2, 2026."))
     assert [fields["due_date"] for _, fields in facts] == ["2026-05-02", "2026-05-02"]
     assert kinds_fields(("user", "Spotify charged me today.")) == []  # no cadence: no next charge, nothing typed
+
+
+def test_other_peoples_bills_keep_their_subject_and_past_bills_are_not_due() -> None:
+    assert kinds_fields(("user", "The electric bill last month was $180.")) == []
+    assert kinds_fields(("user", "My neighbor's electric bill was $400 last month!")) == []
+    facts = money(("user", "Emma's phone bill is $40, due the 9th"),
+                  ("user", "My daughter's phone bill with AT&T is $65, due the 22nd"))
+    subjects = [f.fields["subject"] for f in RuleExtractor().extract(
+        session(("user", "Emma's phone bill is $40, due the 9th")), user_only=False) if f.kind == "bill"]
+    assert subjects == ["Emma"]
+    assert [key for _, key, _ in facts] == ["bill/emma/phone", "bill/daughter/at&t"]

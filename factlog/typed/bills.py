@@ -59,7 +59,11 @@ _FEE = re.compile(r"\b(?:late\s+)?fee\b", re.I)
 _NOT_A_BILL = re.compile(
     r"\b(?:if|unless|would|might|could|thinking (?:about|of)|in case|whether|should i|what if|usually|average|"
     r"estimate[sd]?|budget)\b", re.I)
-_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})(?:'s|’s)\s", re.I)
+_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)}|[a-z]+)(?:'s|’s)\s", re.I)
+_NAMED_OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z])[a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:bill|premium)\b", re.I)
+_LAST_PERIOD = re.compile(r"\b(?:was|were|came to|came out to)\b.*\b(?:last|ago|previous)\b|"
+                          r"\b(?:last|previous) (?:month|year|quarter|winter|summer)(?:'s\b|\b.*\b(?:was|were)\b)",
+                          re.I)
 _MONEY_NUMBER = re.compile(
     r"\$\s?\d|\b\d[\d,]*(?:\.\d\d)?\s*(?:dollars?|bucks|usd)\b|\busd\s?\d|\b\d+\.\d\d\b|\d\s?k\b", re.I)
 
@@ -109,13 +113,15 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
         fields["recurring"] = True
     if cadence_of(sentence) in ("monthly", "quarterly", "semiannual", "yearly", "weekly") and "autopay" not in fields:
         fields["recurring"] = True
+    if "due_date" not in fields and _LAST_PERIOD.search(sentence):
+        return []  # "the electric bill last month was $180": a past bill, nothing due
     if set(fields) <= {"payee", "recurring"}:
         if named is not None and previous is None:
             context.last[DOMAIN] = TypedFact("bill", None, {"payee": payee})  # "geico renewal came." then the amount
         return []
     subject = _subject(sentence, context, previous if payee == (previous.fields["payee"] if previous else None)
                        else None)
-    key = f"bill/{payee.casefold()}" if subject == "user" else f"bill/{subject}/{payee.casefold()}"
+    key = f"bill/{payee.casefold()}" if subject == "user" else f"bill/{subject.casefold()}/{payee.casefold()}"
     return [TypedFact("bill", key, conversation_fields(context, subject, fields))]
 
 
@@ -148,4 +154,9 @@ def _subject(sentence: str, context: Context, previous: TypedFact | None) -> str
     if context.speaker == "assistant":
         return str(previous.fields.get("subject", "user")) if previous is not None else "user"
     match = _OWNER.search(sentence)
-    return match.group("rel").lower() if match is not None else "user"
+    if match is not None:
+        return match.group("rel").lower()
+    named = _NAMED_OWNER.search(sentence)
+    if named is not None and _BILLER.fullmatch(named.group("name")) is None:
+        return named.group("name")  # "Emma's phone bill"
+    return "user"
