@@ -461,3 +461,22 @@ def test_other_peoples_bills_keep_their_subject_and_past_bills_are_not_due() -> 
         session(("user", "Emma's phone bill is $40, due the 9th")), user_only=False) if f.kind == "bill"]
     assert subjects == ["Emma"]
     assert [key for _, key, _ in facts] == ["bill/emma/phone", "bill/daughter/at&t"]
+
+
+@pytest.mark.parametrize(
+    ("turns", "expected"),
+    [
+        ((("user", "The GEICO auto policy renews on April 12; the six-month premium is $1,214.50."),),
+         {"payee": "GEICO", "amount_usd": 1214.5, "due_date": "2025-04-12"}),
+        ((("user", "My State Farm homeowners premium, $1,830 a year, is due by July 1."),),
+         {"payee": "State Farm", "amount_usd": 1830.0, "due_date": "2025-07-01", "recurring": True}),
+        ((("user", "renters insurance is 15 bucks a month through Lemonade, it auto-renews on the 3rd"),),
+         {"payee": "Lemonade", "amount_usd": 15.0, "due_date": "2025-05-03", "recurring": True}),
+    ],
+)
+def test_insurance_premiums_and_renewals(turns: tuple[tuple[str, str], ...], expected: dict[str, JsonValue]) -> None:
+    merged: dict[str, JsonValue] = {}
+    for kind, fields in kinds_fields(*turns):
+        if kind == "bill":
+            merged |= fields
+    assert {name: merged.get(name) for name in expected} == expected

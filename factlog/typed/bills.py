@@ -43,8 +43,10 @@ DOMAIN = "bills"
 _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone)?|mobile|internet|wifi|cable|"
             r"utility|utilities|heating|(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance|insurance")
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
-_DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b", re.I)
-_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatically|late fee|renewal|statement|"
+_DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
+                        r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b", re.I)
+_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatically|renews?|auto-renews?|late fee|"
+                   r"renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
 _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|on(?=\s+(?:the\s+)?\d|\s+\w+\s+\d))",
@@ -92,7 +94,8 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
     previous = context.last.get(DOMAIN)
     if payee is None:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
-                                    or (previous.key is None and _amount(sentence, context) is not None)):
+                                    or ((previous.key is None or _BILL_NOUN.search(sentence))
+                                        and _amount(sentence, context) is not None)):
             return []
         payee = str(previous.fields["payee"])  # "It's on autopay from my checking"
     fields: dict[str, JsonValue] = {"payee": payee}
@@ -122,7 +125,9 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
     subject = _subject(sentence, context, previous if payee == (previous.fields["payee"] if previous else None)
                        else None)
     key = f"bill/{payee.casefold()}" if subject == "user" else f"bill/{subject.casefold()}/{payee.casefold()}"
-    return [TypedFact("bill", key, conversation_fields(context, subject, fields))]
+    fact = TypedFact("bill", key, conversation_fields(context, subject, fields))
+    context.last[DOMAIN] = fact  # the next clause's ("...; the six-month premium is $1,214.50")
+    return [fact]
 
 
 def _payee(sentence: str) -> str | None:
@@ -132,7 +137,7 @@ def _payee(sentence: str) -> str | None:
         return _canonical(biller.group("name"))
     described = _DESCRIBED.search(sentence)
     if described is not None:
-        return " ".join(described.group("what").lower().split())
+        return " ".join((described.group("what") or described.group("policy")).lower().split())
     return None
 
 

@@ -45,7 +45,9 @@ VENDORS = (
 )
 BILLERS = (
     "Verizon", "AT&T", "T-Mobile", "Comcast", "Xfinity", "Spectrum", "PG&E", "Con Edison", "ConEd",
-    "Duke Energy", "National Grid", "Geico", "GEICO", "State Farm", "Progressive",
+    "Duke Energy", "National Grid", "Geico", "GEICO", "State Farm", "Progressive", "Allstate", "Liberty Mutual",
+    "USAA", "Nationwide", "Lemonade", "Farmers Insurance", "Travelers", "Cox", "Optimum", "Eversource",
+    "Dominion Energy", "SoCal Edison", "Southern California Edison", "Xcel Energy", "Mint Mobile", "Cricket",
 )
 INSTITUTIONS = (
     "Chase", "Citi", "Citibank", "Capital One", "Wayfair", "Best Buy", "Bank of America", "Wells Fargo",
@@ -79,7 +81,8 @@ PROMO = re.compile(
     r"\bpromo(?:tional|tion)?\b|\bdeferred interest\b|\bsame as cash\b|\bspecial financing\b|"
     r"\bpaid in full by\b)", re.I)
 _DUE_TITLE = (
-    r"(?P<title>(?!(?:it|it's|that|this|which|what|everything|nothing|one|when|rent|payment)\b)[A-Za-z][\w'&+-]*"
+    r"(?P<title>(?!(?:it|it's|that|this|which|what|everything|nothing|one|when|rent|payment|is|are|was|were|and|"
+    r"but|or|so|also|now|still|all|then|they|he|she|we|i)\b)[A-Za-z][\w'&+-]*"
     r"(?:\s+[A-Za-z][\w'&+-]*){0,6}?(?:\s+of\s+\$?\d[\d,]*(?:\.\d\d)?)?)\s+(?:(?:is|are)\s+)?due\b"
     r"(?!\s+(?:to|for)\b)")
 # "the board pack is due on the 18th"; else, from the clause's start or a colon, "expense report due Friday"
