@@ -84,6 +84,7 @@ _SCALE = r"(?:\s?(?P<scale>k|thousand|m|mm|million|b|bn|billion)\b)?"
 AMOUNTS = (
     re.compile(rf"\$\s?{_NUM}{_SCALE}", re.I),
     re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?:dollars|bucks|usd)\b", re.I),
+    re.compile(rf"\bUSD\s?{_NUM}{_SCALE}", re.I),  # "USD 40"
     # bare "2.5k", but not retirement plans ("401k") nor "2.5k miles"
     re.compile(
         rf"(?<![\w.$,])(?!(?:401|403|457)k){_NUM}\s?(?P<scale>k)\b"

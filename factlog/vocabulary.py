@@ -66,7 +66,8 @@ _DOMAINS = (
             vendor="str", amount_usd="float", cadence="str", due_date="date", promo_end_date="date", status="str"),
             # status: active, trial, cancelling (the user means to cancel) or cancelled; due_date: next charge
     _domain("finance", "bill", "Bill", "bills", False,
-            payee="str", amount_usd="float", due_date="date", recurring="bool"),
+            payee="str", amount_usd="float", due_date="date", recurring="bool", autopay="bool"),
+            # autopay: paid automatically (never overdue)
     _domain("vehicles", "vehicle", "Vehicle", "vehicles", False,
             make="str", model="str", plate="str", vin="str", year="int", next_service_date="date"),
     _domain("family", "relative", "Relative", "relatives", False,

@@ -53,7 +53,7 @@ KINDS: dict[str, set[str]] = {
     "account": {"institution", "kind", "last4"},
     "payment": {"payee", "reference", "status", "requested_by", "amount_usd", "scheduled_date", "from_account",
                 "to_account"},
-    "bill": {"payee", "amount_usd", "due_date", "recurring"},
+    "bill": {"payee", "amount_usd", "due_date", "recurring", "autopay"},
     "vehicle": {"make", "model", "plate", "vin", "year", "next_service_date"},
     "relative": {"name", "relationship", "birth_date"},
     "event": {"title", "location", "start", "end", "recurrence", "weekday", "start_time", "end_time"},

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import documents, events, medicines, money, trips
+from factlog.typed import bills, documents, events, medicines, money, payments, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
@@ -21,13 +21,14 @@ Reader = Callable[[str, Context], list[TypedFact]]
 READERS: tuple[tuple[str, Reader], ...] = (
     (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
     (medicines.MEDICATION, medicines.read_medications), (medicines.ALLERGY, medicines.read_allergies),
-    (events.DOMAIN, events.read), (money.DOMAIN, money.read),
+    (events.DOMAIN, events.read), (payments.DOMAIN, payments.read), (money.DOMAIN, money.read),
+    (bills.DOMAIN, bills.read),
 )
 
 
 # every reader needs one of these to find anything; most sentences have none
 _TRIGGERS = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', pattern.pattern)})" for pattern in (
-    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, CORRECTION)), re.I)
+    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, *bills.TRIGGERS, CORRECTION)), re.I)
 # readers run only on the sentences their own triggers find (so their cues cost the others nothing)
 _HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in medicines.TRIGGERS), re.I)
 _SCHEDULE = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in events.TRIGGERS), re.I)
