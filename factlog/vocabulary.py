@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["CANONICAL", "NOTE_ATTRIBUTE", "NOTE_CLASS", "PROVENANCE_FIELD", "SESSION_METADATA", "Domain", "canonical"]
+__all__ = ["CANONICAL", "NOTE_ATTRIBUTE", "NOTE_CLASS", "NOTE_FIELDS", "NOTE_REQUIRED", "PROVENANCE_FIELD",
+           "SESSION_METADATA", "Domain", "canonical"]
 
 
 @dataclass(frozen=True)
@@ -85,6 +86,19 @@ CANONICAL: Mapping[str, Domain] = MappingProxyType({d.kind: d for d in _DOMAINS}
 # Free-text facts that fit no class become notes: `notes: list[Note]`.
 NOTE_CLASS = "Note"
 NOTE_ATTRIBUTE = "notes"
+
+# A note's fields: its text, the values its sentence states (as `factlog.recognizers` found
+# them; USD amounts apart from other currencies, which are never converted), who said it and
+# in which session (from the fact's provenance). `factlog.note_fields` reads them from a
+# kind-less fact. Every record gives the NOTE_REQUIRED ones; a list the fact does not give
+# is empty (so `sum(a for n in notes for a in n.amounts_usd)` works), a scalar None.
+NOTE_FIELDS: Mapping[str, str] = MappingProxyType({
+    "text": "str", "dates": "list[date]", "times": "list[str]",  # times: HH:MM
+    "amounts_usd": "list[float]", "amounts_eur": "list[float]", "amounts_gbp": "list[float]",
+    "percentages": "list[float]", "identifiers": "list[str]", "emails": "list[str]", "phones": "list[str]",
+    "speaker": "str", "session_id": "str",  # speaker: user, assistant, ... (the provenance's role)
+})
+NOTE_REQUIRED = frozenset({"text", "dates"})
 
 # Every generated record carries its provenance under this field name.
 PROVENANCE_FIELD = "fact_ids"
