@@ -50,7 +50,7 @@ _DOMAINS = (
             departure_time="str", return_time="str", booking_status="str", confirmation="str"),
             # departure_time / return_time: HH:MM; booking_status: booked, planned or cancelled
     _domain("travel", "loyalty_program", "LoyaltyProgram", "loyalty_programs", False,
-            program="str", number="str"),
+            program="str", number="str", provider="str", tier="str"),  # provider: the airline or hotel chain
     _domain("health", "allergy", "Allergy", "allergies", False,
             allergen="str", drug_class="str", severity="str", person="str"),
     _domain("health", "medication", "Medication", "medications", False,
@@ -71,7 +71,8 @@ _DOMAINS = (
     _domain("vehicles", "vehicle", "Vehicle", "vehicles", False,
             make="str", model="str", plate="str", vin="str", year="int", next_service_date="date"),
     _domain("family", "relative", "Relative", "relatives", False,
-            name="str", relationship="str", birth_date="date"),
+            name="str", relationship="str", birth_date="date", age="int", birthday="str"),
+            # relationship: daughter, husband, mother, child, ...; age as stated; birthday: MM-DD without a year
     _domain("schedule", "event", "Event", "events", False,
             title="str", location="str", start="datetime", end="datetime",
             recurrence="str", weekday="str", start_time="str", end_time="str"),  # weekly, tuesday, HH:MM
@@ -79,6 +80,7 @@ _DOMAINS = (
             title="str", due_date="date"),
     _domain("preferences", "preference", "Preference", "preferences", False,
             topic="str", value="str", condition="str"),
+            # topic: seat, diet, bed, airline, stops, flight time, contact; condition e.g. "long flights"
 )
 
 CANONICAL: Mapping[str, Domain] = MappingProxyType({d.kind: d for d in _DOMAINS})
