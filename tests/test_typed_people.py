@@ -148,6 +148,8 @@ def test_not_home_cities(sentence: str) -> None:
     ("Can you add my AAdvantage # 7GH2291 to the booking?",
      {"program": "AAdvantage", "provider": "American Airlines", "number": "7GH2291"}),
     ("I have Platinum status on Marriott Bonvoy.", {"program": "Marriott Bonvoy", "tier": "Platinum"}),
+    ("I'm a United MileagePlus member, Premier Gold, number is XK449210.",
+     {"program": "MileagePlus", "tier": "Premier Gold", "number": "XK449210"}),
 ])
 def test_loyalty_programs(sentence: str, expected: dict[str, JsonValue]) -> None:
     found = one("loyalty_program", sentence)
@@ -201,6 +203,12 @@ def test_a_relatives_preference_keeps_its_subject() -> None:
         {"topic": "seat", "value": "window", "condition": "long flights", "subject": "husband"}
     assert one("preference", "My daughter Emma is coming.", "She's vegetarian.")["subject"] == "daughter"
     assert one("preference", "Daniel prefers an aisle seat on long flights.")["subject"] == "Daniel"
+
+
+def test_two_people_two_preferences_in_one_sentence() -> None:
+    found = people("Daniel prefers an aisle seat on long flights; I prefer the window.")
+    assert [(f["subject"], f["value"], f.get("condition")) for _, f in found] == \
+        [("Daniel", "aisle", "long flights"), ("user", "window", None)]
 
 
 def test_the_assistant_confirming_a_preference() -> None:

@@ -78,7 +78,7 @@ _MY_REL_NAME = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!'s|’
                           re.I)
 _NAME_MY_REL = re.compile(rf"\b(?P<name>{_NAME})(?:,\s*|\s+\()(?:who(?:'s| is)\s+)?{_OWN}\s+(?P<adj>{_ADJ}*)"
                           rf"(?P<rel>{_REL})\b", re.I)
-_REL_IS_NAMED = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?:'s|’s)\s+name\s+is\s+(?P<name>{_NAME})\b"
+_REL_IS_NAMED = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?:'s|’s)?\s+name\s+is\s+(?P<name>{_NAME})\b"
                            rf"|\b{_OWN}\s+(?P<adj2>{_ADJ}*)(?P<rel2>{_REL})\s+is\s+(?:called|named)\s+(?P<name2>{_NAME})\b",
                            re.I)
 _MY_RELS_NAMES = re.compile(
@@ -92,13 +92,14 @@ _AGE_AFTER = re.compile(
     r"^(?:['’]s\s+|,?\s+(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
     rf"(?:is|turned|aged?)\s+))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
     rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)]|$|and\b|but\b|now\b|so\b|too\b|already\b))", re.I)
+_LEAD = r"^\W*(?:(?:sorry|no|wait|actually|i mean|i meant|oops|oh|and|also)\b[,!.]?\s*)*"  # "Sorry, I mean her ..."
 _PRONOUN_AGE = re.compile(
-    rf"^\W*(?P<pronoun>she|he)(?:'s|’s|\s+is|\s+turned|\s+just\s+turned)\s+(?:now\s+|only\s+|just\s+)?(?P<n>{_NUM})"
+    rf"{_LEAD}(?P<pronoun>she|he)(?:'s|’s|\s+is|\s+turned|\s+just\s+turned)\s+(?:now\s+|only\s+|just\s+)?(?P<n>{_NUM})"
     rf"(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?=\s*(?:[.,;!)]|$|and\b|but\b|now\b|so\b))", re.I)
 _BIRTHDAY = re.compile(
     r"^['’]s\s+(?:birthday|bday|b-day|date of birth|dob)(?!\s+(?:party|dinner|present|gift|card|cake|trip|"
     rf"celebration|lunch|plans?))\b|\b(?:was|were)\s+born\b|\bturns\s+{_NUM}\s+on\b", re.I)
-_PRONOUN_BIRTHDAY = re.compile(r"^\W*(?:(?P<pronoun>she|he)\s+was\s+born|(?P<pronoun2>her|his)\s+(?:birthday|bday|"
+_PRONOUN_BIRTHDAY = re.compile(rf"{_LEAD}(?:(?P<pronoun>she|he)\s+was\s+born|(?P<pronoun2>her|his)\s+(?:birthday|bday|"
                                r"date of birth)(?!\s+(?:party|dinner|present|gift|card|cake)))\b", re.I)
 _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
@@ -127,6 +128,15 @@ PROGRAMS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("Asia Miles", "Cathay Pacific", (), ()),
     ("Skywards", "Emirates", (), ()),
     ("Privilege Club", "Qatar Airways", (), ()),
+    ("SKYPASS", "Korean Air", (), ()),
+    ("ANA Mileage Club", "ANA", (), ("All Nippon Airways",)),
+    ("JAL Mileage Bank", "Japan Airlines", ("Mileage Bank",), ("JAL",)),
+    ("Qantas Frequent Flyer", "Qantas", (), ()),
+    ("Miles&Smiles", "Turkish Airlines", ("Miles & Smiles", "Miles and Smiles"), ()),
+    ("Flying Club", "Virgin Atlantic", (), ()),
+    ("Etihad Guest", "Etihad", (), ()),
+    ("LifeMiles", "Avianca", (), ()),
+    ("HawaiianMiles", "Hawaiian Airlines", (), ()),
     ("Marriott Bonvoy", "Marriott", ("Bonvoy",), ()),
     ("Hilton Honors", "Hilton", ("HHonors",), ()),
     ("World of Hyatt", "Hyatt", (), ()),
@@ -138,21 +148,24 @@ PROGRAMS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
 )
 
 
-def _alternatives(names: list[tuple[str, int]]) -> re.Pattern[str]:
+def _alternatives(names: list[tuple[str, int]]) -> tuple[re.Pattern[str], dict[str, int]]:
+    """One pattern for the names (longest first), and each name's (case-folded) program."""
     ordered = sorted(names, key=lambda item: len(item[0]), reverse=True)
-    return re.compile("|".join(rf"(?P<p{index}_{n}>(?<![\w-]){re.escape(name)}(?![\w-]))"
-                               for n, (name, index) in enumerate(ordered)), re.I)
+    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(name) for name, _ in ordered) + r")(?![\w-])", re.I)
+    return pattern, {name.casefold(): index for name, index in names}
 
 
-_PROGRAM_NAMES = _alternatives([(name, i) for i, p in enumerate(PROGRAMS) for name in (p[0], *p[2])])
-_PROVIDER_NAMES = _alternatives([(name, i) for i, p in enumerate(PROGRAMS) for name in (p[1], *p[3])])
+_AIRLINE_PROGRAMS = 23  # the first ones are airlines, the rest hotels, cars and rail
+_PROGRAM_NAMES, _PROGRAM_OF = _alternatives([(name, i) for i, p in enumerate(PROGRAMS) for name in (p[0], *p[2])])
+_PROVIDER_NAMES, _PROVIDER_OF = _alternatives([(name, i) for i, p in enumerate(PROGRAMS) for name in (p[1], *p[3])])
 _LOYALTY_CUE = re.compile(r"\b(?:frequent[- ]fl(?:y|i)er|loyalty|rewards?|miles|mileage|member(?:ship)?|elite|"
                           r"status|medallion|points|tier)\b", re.I)
 _MEMBER = re.compile(r"\b(?:I'm|I am|I've been|we're|we are)\s+(?:a\s+|an\s+)?(?:[\w&'-]+\s+){0,3}"
                      r"(?:member|elite|enrolled)\b|\b(?:I|we)\s+(?:just\s+)?(?:signed up|joined|enrolled)\b"
                      r"|\b(?:my|our)\s+(?:[\w&'-]+\s+){0,3}(?:account|membership|number|status)\b", re.I)
 _NUMBER = re.compile(r"(?<![\w$.,/-])(?=(?:[A-Z-]*\d){5})(?P<number>[A-Z]{0,3}\d[\dA-Z-]{4,15}[\dA-Z])(?![\w$%/-]|,\d)")
-_TIER = re.compile(r"\b(?P<tier>executive platinum|platinum pro|a-list preferred|a-list|1k|silver|gold|platinum|"
+_TIER = re.compile(r"\b(?P<tier>executive platinum|platinum pro|a-list preferred|a-list|"
+                   r"premier (?:silver|gold|platinum|1k)|1k|silver|gold|platinum|"
                    r"diamond|titanium|ambassador|globalist|explorist|discoverist|mosaic|premier|emerald|"
                    r"president's circle)\b(?!\s+(?:card|amex|visa|credit))", re.I)
 
@@ -175,7 +188,7 @@ _DIET = re.compile(rf"(?:(?-i:\bim)|{_PERSON}(?:'m|’m|\s+am|'s|’s|\s+is|'re|
                    r"meals?|recipes?|dish|dishes|cafe|bakery|version|one|ones|pizza|burger)\b)", re.I)
 _BED = re.compile(rf"{_PERSON}{_GAP}{_PREFER}\s+(?:an?\s+|the\s+)?(?P<v>king|queen|two queens|two doubles|double|twin)"
                   r"(?:[- ]size)?\s+(?:beds?|room)\b", re.I)
-_CARRIERS = "|".join(sorted((re.escape(name) for p in PROGRAMS[:14] for name in (p[1], *p[3])), key=len,
+_CARRIERS = "|".join(sorted((re.escape(name) for p in PROGRAMS[:_AIRLINE_PROGRAMS] for name in (p[1], *p[3])), key=len,
                            reverse=True))
 _AIRLINE = re.compile(rf"{_PERSON}{_GAP}(?:(?:always|usually|only|mostly|prefer to|'d rather)\s+)+fly\s+"
                       rf"(?P<v>{_CARRIERS})\b|{_PERSON}{_GAP}{_PREFER}\s+(?:flying\s+|to fly\s+)?(?P<v2>{_CARRIERS})\b"
@@ -404,20 +417,15 @@ def _profile(text: str, context: Context) -> list[TypedFact]:
 # -- loyalty programs ---------------------------------------------------------------------
 
 
-def _program_at(match: re.Match[str]) -> int:
-    group = next(name for name, value in match.groupdict().items() if value is not None)
-    return int(group[1:].split("_")[0])
-
-
 def _loyalty(text: str, context: Context) -> list[TypedFact]:
     found = _PROGRAM_NAMES.search(text)
-    index: int | None = _program_at(found) if found is not None else None
+    index: int | None = _PROGRAM_OF[found.group(0).casefold()] if found is not None else None
     end = found.end() if found is not None else 0
     if index is None:
         provider = _PROVIDER_NAMES.search(text)
         if provider is None or not _LOYALTY_CUE.search(text):
             return []
-        index, end = _program_at(provider), provider.end()
+        index, end = _PROVIDER_OF[provider.group(0).casefold()], provider.end()
     program, provider_name = PROGRAMS[index][0], PROGRAMS[index][1]
     fields: dict[str, JsonValue] = {"program": program, "provider": provider_name}
     number = next((m.group("number") for m in _NUMBER.finditer(text, end)), None) or \
@@ -440,7 +448,7 @@ def _loyalty(text: str, context: Context) -> list[TypedFact]:
 
 
 def _tier(word: str) -> str:
-    special = {"1k": "1K", "a-list": "A-List", "a-list preferred": "A-List Preferred"}
+    special = {"1k": "1K", "a-list": "A-List", "a-list preferred": "A-List Preferred", "premier 1k": "Premier 1K"}
     return special.get(word.casefold(), " ".join(part.capitalize() for part in word.split()))
 
 
@@ -470,13 +478,13 @@ def _preferences(text: str, context: Context) -> list[TypedFact]:
                 continue
             key = "/".join(["preference", topic, *([str(fields["condition"])] if "condition" in fields else []),
                             *([] if subject == "user" else [subject.casefold()])])
-            facts.append(TypedFact("preference", key, conversation_fields(context, subject, fields)))
-            break
+            if all(fact.key != key for fact in facts):
+                facts.append(TypedFact("preference", key, conversation_fields(context, subject, fields)))
     return facts
 
 
 def _carrier(value: str) -> str:
-    for program, provider, _, others in PROGRAMS[:14]:
+    for program, provider, _, others in PROGRAMS[:_AIRLINE_PROGRAMS]:
         if value.casefold() in (provider.casefold(), *(o.casefold() for o in others)):
             return provider
     return value
