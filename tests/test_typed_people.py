@@ -117,6 +117,8 @@ def test_another_persons_age_is_not_the_relatives() -> None:
     ("we just moved to Denver last year", "Denver"),
     ("I currently live in New York City with two cats.", "New York City"),
     ("I live in Boise.", "Boise"),
+    ("I'm based out of Chicago these days.", "Chicago"),
+    ("We live here in Phoenix.", "Phoenix"),
 ])
 def test_home_city(sentence: str, city: str) -> None:
     assert one("profile", sentence) == {"home_city": city, "subject": "user"}
@@ -186,6 +188,9 @@ def test_not_loyalty_programs(sentence: str) -> None:
     ("I prefer aisle seats.", {"topic": "seat", "value": "aisle"}),
     ("I always prefer the window.", {"topic": "seat", "value": "window"}),
     ("I'm an aisle person.", {"topic": "seat", "value": "aisle"}),
+    ("I'm a window seat kind of person.", {"topic": "seat", "value": "window"}),
+    ("I've been vegan since 2019.", {"topic": "diet", "value": "vegan"}),
+    ("We eat vegetarian at home.", {"topic": "diet", "value": "vegetarian"}),
     ("I'd rather have the aisle on long flights.", {"topic": "seat", "value": "aisle", "condition": "long flights"}),
     ("I prefer a king bed.", {"topic": "bed", "value": "king"}),
     ("I always fly Delta.", {"topic": "airline", "value": "Delta"}),

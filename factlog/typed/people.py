@@ -106,7 +106,7 @@ _YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 # -- where the user lives
 _HOME = re.compile(
     r"\b(?:I|[Ww]e)(?:'m|’m|'re|’re|\s+am|\s+are)?\s+(?:(?:currently|now|still|actually|also|both)\s+)?"
-    r"(?:live|reside|based|living|residing)\s+in\s+(?:the\s+)?(?P<city>[A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,2})"
+    r"(?:live|reside|based|living|residing)\s+(?:here\s+)?(?:in|out\s+of)\s+(?:the\s+)?(?P<city>[A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,2})"
     r"|\b(?:I|[Ww]e)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+"
     r"(?P<moved>[A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,2})")
 _NOT_PLACE = frozenset("the a an i january february march april may june july august september october november "
@@ -179,10 +179,11 @@ _PREFER = (r"(?:(?:['’]d|would|always|usually|generally|really|definitely|stro
 _SEAT = re.compile(rf"{_PERSON}{_GAP}(?:always\s+|usually\s+)?{_PREFER}\s+(?:to\s+(?:sit|be)\s+(?:in|on|by)\s+)?"
                    r"(?:an?\s+|the\s+)?(?P<v>aisle|window|exit[- ]row|bulkhead)(?:\s+seats?)?\b"
                    rf"|{_PERSON}(?:'m|’m|\s+am|'s|’s|\s+is|'re|\s+are)\s+(?:an?\s+)?(?:(?:total|definitely|always)\s+)?"
-                   r"(?P<v2>aisle|window)(?:[- ]seat)?\s+(?:person|guy|girl|gal|fan|sitter)\b", re.I)
+                   r"(?P<v2>aisle|window)(?:[- ]seat)?\s+(?:kind of\s+|type of\s+|sort of\s+)?"
+                   r"(?:person|guy|girl|gal|fan|sitter)\b", re.I)
 _DIETS = ("vegetarian", "vegan", "pescatarian", "gluten-free", "kosher", "halal", "dairy-free", "lactose-free")
 _DIET = re.compile(rf"(?:(?-i:\bim)|{_PERSON}(?:'m|’m|\s+am|'s|’s|\s+is|'re|\s+are|\s+eats?|\s+keeps?|"
-                   r"\s+(?:has|have)\s+been|\s+(?:went|go|goes|gone|turned)|\s+(?:eat|eats)\s+only|\s+follows?\s+an?))\s+"
+                   r"\s+(?:has|have)\s+been|['’]ve\s+been|\s+(?:went|go|goes|gone|turned)|\s+(?:eat|eats)\s+only|\s+follows?\s+an?))\s+"
                    r"(?:(?:a|an|strictly|strict|fully|completely|now|also|100%|totally)\s+)*"
                    rf"(?P<v>{'|'.join(_DIETS)})\b(?!-|\s+(?:restaurant|restaurants|option|options|menu|place|food|"
                    r"meals?|recipes?|dish|dishes|cafe|bakery|version|one|ones|pizza|burger)\b)", re.I)
