@@ -66,6 +66,9 @@ MONTH_DAY = re.compile(
     rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR}\b)?", re.I
 )
 DAY_MONTH = re.compile(rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b)?", re.I)
+# the year first ("valid until 2029, 1 February", "expires in 2033, March 3rd"), not a year closing a date
+YEAR_FIRST = tuple(re.compile(rf"(?<!\d,\s)(?<!\d\s)(?<!\d,)\b{_YEAR},\s+{day}", re.I) for day in (
+    rf"{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b", rf"(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"))
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
@@ -211,7 +214,7 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
 def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
-    for pattern in (ISO_DATE, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
+    for pattern in (ISO_DATE, *YEAR_FIRST, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
             day = _absolute(match, base)
             if day is not None:
