@@ -29,7 +29,6 @@ event. Travel sentences are the trip reader's.
 
 from __future__ import annotations
 
-import calendar
 import re
 from datetime import date, timedelta
 
@@ -37,27 +36,36 @@ from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
 from factlog.timeparse import parse_date
 from factlog.typed.care import care_named, catch_up, person_of
-from factlog.typed.common import conversation_fields
+from factlog.typed.common import DAY_ONLY, conversation_fields
 from factlog.typed.drug_names import drug_names
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.trips import TRAVEL
+from factlog.typed.recurrence import (
+    ENDED,
+    WEEKDAY,
+    WEEKDAYS,
+    cadence,
+    minutes_long,
+    plus_minutes,
+    series_end,
+    starting,
+    weekday_name,
+    weekdays_named,
+)
+from factlog.typed.trips import FLIGHT, TRAVEL
 
 DOMAIN = "event"
 APPOINTMENT = "appointment"
-WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_WEEKDAY = re.compile(
-    r"\b(?P<day>mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?(?P<plural>s)?\b\.?", re.I
-)
-_EVERY = re.compile(r"\b(?:every|each)\s+(?:week|(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b|\bweekly\b|"
-                    r"\bstanding\b", re.I)
 NOUNS = re.compile(
-    r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsal|"
+    r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsals?|"
     r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|game|match|"
     r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|"
-    r"review|all-hands|offsite|off-site|workshop|"
+    r"review|all-hands|offsite|off-site|workshop|seminar|webinar|course|tutoring|choir|yoga|pilates|"
+    r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
-    r"visit|consultation|exam|physical|screening|scan|follow-up|surgery|procedure|haircut|camp|"
-    r"dentist|doctor|vet|orthodontist|pediatrician|technician|plumber|electrician)\b",
+    r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
+    r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
+    r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
+    r"electrician)\b",
     re.I,
 )
 _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|"
@@ -72,56 +80,86 @@ _RANGE = re.compile(
 _AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon)(?::(?P<m>\d{2}))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-])", re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
-_EVENING = re.compile(r"\b(?:evening|night|nights|afternoon|pm|p\.m\.)\b", re.I)
+_EVENING = re.compile(r"\b(?:evening|evenings|night|nights|afternoon|afternoons|pm|p\.m\.)\b", re.I)
 _MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
 _IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)
-_UNTIL_END = re.compile(r"\b(?:through|thru|until|till)\s+the\s+end\s+of\s+(?P<month>[A-Za-z]+)\b", re.I)
 _PAST = re.compile(r"\b(?:following|after|had|was|went|saw)\b", re.I)
 _MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
+# not a plan of the user's: "maybe a haircut thursday if I can get one", "thinking about yoga"
+_HYPOTHETICAL = re.compile(
+    r"\b(?:maybe|might|perhaps|thinking (?:about|of)|considering|if i (?:can|could|get|have)|hoping to|"
+    r"would (?:like|love) to|i'd (?:like|love) to|not sure (?:if|whether)|wondering (?:if|whether)|"
+    r"should i|in case)\b",
+    re.I,
+)
+_QUESTION = re.compile(r"^\W*(?:is|are|do|does|did|when|what|which|should|how|where|am i|will)\b[^.!]*\?\s*$", re.I)
+_NEXT_ONE = re.compile(r"\b(?:next|first) (?:one|session|class|lesson|meeting)\s+(?:is|will be)\b", re.I)
+_LASTS = re.compile(r"\b(?:lasts?|runs?|takes?|it(?:'s| is)|for)\b", re.I)
+_FUTURE = re.compile(r"\b(?:will|next|on|until|till|through|after)\s+(?:end|finish|be over)|"
+                     r"\b(?:ends|finishes)\b", re.I)
+_PURPOSE = re.compile(r"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w'-]+\s+){0,2}?"
+                      r"(?=(?:conference|convention|offsite|off-site|wedding|workshop|meeting|interview|"
+                      r"seminar|show|concert)\b)\w+", re.I)
+_LAST_DAY = re.compile(r"\b(?:through|thru|to|until|-|–)\s*(?:the\s+)?(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b"
+                       r"(?!\s*(?::|[ap]\.?m\b|pm|am|\d))",
+                       re.I)
 _TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
-    "kindly please".split()
+    "kindly please other second biweekly".split()
 )
-_LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:[A-Z0-9][\w'-]*|fourth-floor|[a-z]+-floor)"
-                       r"(?:\s+(?:[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|office|street|st|"
-                       r"ave|avenue|road|rd)){0,4})", re.I)
+_LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
+                       r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
+                       r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?$|"
                            r"(?:noon|night|evening|morning|am|pm|work|home)\b)", re.I)
-TRIGGERS = (NOUNS, _EVERY, _RANGE)  # a sentence without one of these states no event
+_LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
+TRIGGERS = (NOUNS, _RANGE, _NEXT_ONE, _LENGTH)  # a sentence without one of these states no event
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker != "user" or TRAVEL.search(sentence) and not NOUNS.search(_no_travel(sentence)):
+    if context.speaker == "assistant":
+        return _confirmed_title(sentence, context)
+    if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence):
+        return []
+    if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence):
         return []
     noun = NOUNS.search(sentence)
-    if noun is None and not _RANGE.search(sentence):
+    if noun is None and not _RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
+            minutes_long(sentence) is None:
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
-    weekday = _WEEKDAY.search(sentence)
-    recurring = weekday is not None and (bool(_EVERY.search(sentence)) or bool(weekday.group("plural"))
-                                         or re.search(r"\bon\s+\w+days\b", sentence, re.I) is not None)
+    names = weekdays_named(sentence)
+    how_often = cadence(sentence, names)
+    if how_often is not None and names and _dated_weekday(sentence):
+        how_often = None  # "on Saturday the 24th": one day, not a series
+    recurring = how_often is not None
     times = _times(sentence)
+    named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
     if noun is None:
-        if previous is not None and times and re.match(r"^\W*(?:actually|sorry|no|wait|it's|its|make that|"
-                                                       r"correction)\b", sentence, re.I):
-            return [_update_times(previous, times, context)]
-        if not (recurring and times):
+        if previous is not None and named is None:
+            update = _update(previous, sentence, times, context)
+            if update is not None:
+                return [update]
+        if named is not None:
+            previous = named  # "I signed up for a pottery class. It's on Tuesday evenings 7 to 9."
+        elif not (recurring and (times or names)):
             return []
+    if noun is not None and _ends_series(sentence, noun) and not times and not _FUTURE.search(sentence):
+        return [_ended(sentence, noun, context)]
     day = _day(sentence, context)
     if not recurring and day is None and not times:
+        if noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
+            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": _title(sentence, noun)})
         return []
     if not recurring and day is not None and _PAST.search(sentence) and day <= (_today(context) or day):
         return []  # "following today's appointment": one that took place
-    if not recurring and day is None and noun is not None and not _EVERY.search(sentence):
-        if previous is None or times is None:
+    if not recurring and day is None and noun is not None:
+        if previous is None or not times:
             return []
-    subject, person = person_of(sentence, context)
-    if subject == "user" and context.focus is not None and noun is not None and \
-            re.search(rf"\b(?:his|her)\s+(?:\w+\s+)?(?:{NOUNS.pattern})", sentence, re.I):
-        subject, person = context.relations.get(context.focus, context.focus), context.focus
+    subject, person = _whose(sentence, context, noun)
     title = _title(sentence, noun) if noun is not None else None
     if title is None and previous is not None:
         title = str(previous.fields.get("title") or previous.fields.get("provider") or "") or None
@@ -132,29 +170,15 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         fields = {"title": title, "start": day.isoformat(), "status": "cancelled"}
         key = f"{(title or 'event').casefold()}/{day.isoformat()}"
     elif recurring:
-        assert weekday is not None
-        name = _weekday_name(weekday.group("day"))
-        first = _first_on_or_after(_starting(sentence, context) or _today(context), WEEKDAYS.index(name))
-        fields = {"title": title, "recurrence": "weekly", "weekday": name}
-        if times:
-            fields["start_time"] = times[0]
-            if len(times) > 1:
-                fields["end_time"] = times[1]
-        if first is not None:
-            fields["start"] = f"{first.isoformat()}T{times[0]}:00" if times else first.isoformat()
-        end = _UNTIL_END.search(sentence)
-        if end is not None and end.group("month").lower() in _MONTHS and context.timestamp is not None:
-            month = _MONTHS.index(end.group("month").lower()) + 1
-            year = context.timestamp.year + (1 if month < context.timestamp.month else 0)
-            fields["end"] = date(year, month, calendar.monthrange(year, month)[1]).isoformat()
-        key = (title or name).casefold()
+        assert how_often is not None
+        fields = {"title": title, **_series(sentence, context, how_often, names, times)}
+        key = (title or (names[0] if names else "event")).casefold()
     else:
         if day is None:
             return []
-        fields = {"start": f"{day.isoformat()}T{times[0]}:00" if times else day.isoformat()}
-        if times and len(times) > 1:
-            fields["end"] = f"{day.isoformat()}T{times[1]}:00"
-        if _APPOINTMENT.search(sentence) or noun is None:
+        fields = _dated(sentence, day, times)
+        if _APPOINTMENT.search(sentence if noun is not None or previous is None else
+                               f"{sentence} {previous.fields.get('title') or 'appointment'}"):
             kind = APPOINTMENT
             provider = _provider(sentence, context)
             if provider is not None:
@@ -174,9 +198,173 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if subject != "user":
         key = f"{subject.casefold()}/{key}"
     fact = TypedFact(kind, key, conversation_fields(context, subject, fields))
+    context.last.pop(_NAMED, None)
     if kind == APPOINTMENT:
         context.last[DOMAIN] = fact  # "Actually, 10:30" corrects it too
     return [fact]
+
+
+_NOT_MODIFIERS = frozenset("weekly biweekly daily monthly recurring regular usual next new first last upcoming "
+                           "same whole standing today tomorrow tonight".split())
+
+
+def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's confirmation that names the session's last event more fully ("standup"
+    -> "Got it: weekly team standup on Tuesdays") gives that event the fuller title."""
+    previous = context.last.get(DOMAIN)
+    title = previous.fields.get("title") if previous is not None and previous.kind == DOMAIN else None
+    if previous is None or not isinstance(title, str) or not title:
+        return []
+    match = re.search(rf"(?<![\w'’-])(?P<word>[A-Za-z][a-z-]+)\s+{re.escape(title)}\b", sentence, re.I)
+    if match is None:
+        return []
+    word = match.group("word")
+    if word.casefold() in _TITLE_STOP or word.casefold() in _NOT_MODIFIERS or WEEKDAY.fullmatch(word):
+        return []
+    return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": f"{word} {title}", "speaker": "assistant"})]
+
+
+def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
+    subject, person = person_of(sentence, context)
+    if subject == "user" and context.focus is not None and noun is not None and \
+            re.search(rf"\b(?:his|her)\s+(?:\w+\s+)?(?:{NOUNS.pattern})", sentence, re.I):
+        subject, person = context.relations.get(context.focus, context.focus), context.focus
+    return subject, person
+
+
+_NAMED = "event named"  # `Context.last` slot: an event named without a day or time, for the next sentence
+_TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
+                        rf"leaving)\b|\b[A-Z]{{2}}\s?\d{{2,4}}\b", re.I)
+
+
+def _event_beside_travel(sentence: str) -> bool:
+    """A travel sentence also names an event of its own ("flight Tuesday, dentist Friday at 3"),
+    not only the trip's purpose ("booked Denver for the conference")."""
+    rest = _no_travel(_PURPOSE.sub(" ", sentence))
+    return NOUNS.search(rest) is not None
+
+
+def _dated_weekday(sentence: str) -> bool:
+    """A weekday comes with its date ("Saturday the 24th", "Tuesday, March 18", "tues 3/18"):
+    one day, not a series."""
+    return any(_WEEKDAY_DATE.match(sentence, m.end()) for m in WEEKDAY.finditer(sentence))
+
+
+_WEEKDAY_DATE = re.compile(r",?\s*(?:the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+"
+                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|"
+                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
+
+
+def _series(sentence: str, context: Context, how_often: str, names: list[str],
+            times: list[str]) -> dict[str, JsonValue]:
+    """The fields of a recurring event: recurrence, weekday(s), times, first and last day."""
+    fields: dict[str, JsonValue] = {"recurrence": how_often}
+    if names:
+        fields["weekday"] = ", ".join(names)
+    if times:
+        fields["start_time"] = times[0]
+        end_time = times[1] if len(times) > 1 else None
+        length = minutes_long(sentence)
+        if end_time is None and length is not None:
+            end_time = plus_minutes(times[0], length)
+        if end_time is not None:
+            fields["end_time"] = end_time
+    today = _today(context)
+    if today is None:
+        return fields
+    begins = starting(sentence, today) or today
+    first = min((_first_on_or_after(begins, WEEKDAYS.index(name)) for name in names), default=None)
+    if first is not None:
+        fields["start"] = f"{first.isoformat()}T{times[0]}:00" if times else first.isoformat()
+    last = series_end(sentence, today, first)
+    if last is not None:
+        fields["end"] = last.isoformat()
+    return fields
+
+
+def _dated(sentence: str, day: date, times: list[str]) -> dict[str, JsonValue]:
+    """`start` and `end` of a one-off event: the day, its times, or its length ("90 min")."""
+    fields: dict[str, JsonValue] = {"start": f"{day.isoformat()}T{times[0]}:00" if times else day.isoformat()}
+    if times and len(times) > 1:
+        fields["end"] = f"{day.isoformat()}T{times[1]}:00"
+    elif times:
+        length = minutes_long(sentence)
+        end_time = plus_minutes(times[0], length) if length is not None else None
+        if end_time is not None:
+            fields["end"] = f"{day.isoformat()}T{end_time}:00"
+    else:
+        last = _LAST_DAY.search(sentence)
+        if last is not None and int(last.group("dd")) > day.day:
+            try:
+                fields["end"] = day.replace(day=int(last.group("dd"))).isoformat()
+            except ValueError:
+                pass
+    return fields
+
+
+_NEGATED = re.compile(r"\b(?:not|never|n't|haven't|hasn't|didn't|won't|isn't|almost|nearly)\b", re.I)
+
+
+def _ends_series(sentence: str, noun: re.Match[str]) -> bool:
+    """The sentence says the named series is over: "my pottery class ended", "we stopped the
+    tutoring" (the verb next to the event's name, and not negated)."""
+    for match in ENDED.finditer(sentence):
+        between = sentence[noun.end():match.start()] if noun.end() <= match.start() else \
+            sentence[match.end():noun.start()] if match.end() <= noun.start() else None
+        if between is None or len(between) > 25 or _NEGATED.search(between) or \
+                _NEGATED.search(sentence[max(0, match.start() - 12):match.start()]):
+            continue
+        return True
+    return False
+
+
+def _ended(sentence: str, noun: re.Match[str], context: Context) -> TypedFact:
+    """ "my pottery class ended last week": the whole series is off from now on."""
+    subject, person = _whose(sentence, context, noun)
+    title = _title(sentence, noun)
+    fields: dict[str, JsonValue] = {"title": title, "status": "ended"}
+    if person is not None:
+        fields["person"] = person
+    key = title.casefold() if subject == "user" else f"{subject.casefold()}/{title.casefold()}"
+    return TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
+
+
+def _update(previous: TypedFact, sentence: str, times: list[str], context: Context) -> TypedFact | None:
+    """A sentence naming no event that changes the session's last one: corrected times
+    ("Actually wait, it's 8:30 to 9:30"), the next occurrence ("Next one is on 9 April"),
+    its length ("it runs two hours")."""
+    if times and re.match(r"^\W*(?:actually|sorry|no|wait|it's|its|make that|correction)\b", sentence, re.I):
+        return _update_times(previous, times, context)
+    today = _today(context)
+    if _NEXT_ONE.search(sentence) and "recurrence" in previous.fields and today is not None:
+        day = starting(sentence, today)
+        if day is None:
+            return None
+        clock = times[0] if times else previous.fields.get("start_time")
+        fields = dict(previous.fields)
+        fields["start"] = f"{day.isoformat()}T{clock}:00" if isinstance(clock, str) else day.isoformat()
+        fields["speaker"] = context.speaker
+        return TypedFact(previous.kind, previous.key, fields)
+    length = minutes_long(sentence)
+    if length is not None and not times and _LASTS.search(sentence):
+        fields = dict(previous.fields)
+        begins = fields.get("start_time")
+        start = fields.get("start")
+        if isinstance(begins, str) and "end_time" not in fields:
+            end_time = plus_minutes(begins, length)
+            if end_time is None:
+                return None
+            fields["end_time"] = end_time
+        elif isinstance(start, str) and len(start) > 10 and "end" not in fields:
+            end_time = plus_minutes(start[11:16], length)
+            if end_time is None:
+                return None
+            fields["end"] = f"{start[:10]}T{end_time}:00"
+        else:
+            return None
+        fields["speaker"] = context.speaker
+        return TypedFact(previous.kind, previous.key, fields)
+    return None
 
 
 def fold_words(text: str) -> str:
@@ -191,27 +379,8 @@ def _today(context: Context) -> date | None:
     return context.timestamp.date() if context.timestamp is not None else None
 
 
-def _weekday_name(word: str) -> str:
-    folded = word.casefold()[:3]
-    return next(name for name in WEEKDAYS if name.startswith(folded))
-
-
-def _first_on_or_after(start: date | None, weekday: int) -> date | None:
-    if start is None:
-        return None
+def _first_on_or_after(start: date, weekday: int) -> date:
     return start + timedelta(days=(weekday - start.weekday()) % 7)
-
-
-def _starting(sentence: str, context: Context) -> date | None:
-    """The day a recurring event starts: "starting tmrw", "from March 4"."""
-    match = re.search(r"\b(?:starting|from|beginning|effective|as of)\b(?P<rest>.*)", sentence, re.I)
-    if match is None or context.timestamp is None:
-        return None
-    rest = match.group("rest")
-    if _TOMORROW.search(rest):
-        return context.timestamp.date() + timedelta(days=1)
-    dates = dates_and_times_at(rest, context.timestamp)[0]
-    return parse_date(dates[0][1]) if dates else None
 
 
 def _day(sentence: str, context: Context) -> date | None:
@@ -229,9 +398,19 @@ def _day(sentence: str, context: Context) -> date | None:
         raw = later.group("n").lower()
         n = int(raw) if raw.isdigit() else 1 if raw in ("a", "one") else NUMBER_WORDS[raw]
         return today + timedelta(days=n * 7 if later.group("unit").lower().startswith("w") else n)
-    weekday = _WEEKDAY.search(sentence)
-    if weekday is not None and not weekday.group("plural"):
-        target = WEEKDAYS.index(_weekday_name(weekday.group("day")))
+    day_only = DAY_ONLY.search(sentence)
+    if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
+        for offset in (0, 1):
+            year, month = divmod(today.year * 12 + today.month - 1 + offset, 12)
+            try:
+                found = date(year, month + 1, int(day_only.group("dd")))
+            except ValueError:
+                continue
+            if found >= today:
+                return found
+    weekday = WEEKDAY.search(sentence)
+    if weekday is not None and not weekday.group("plural") and not weekday.group("part"):
+        target = WEEKDAYS.index(weekday_name(weekday.group("day")))
         ahead = (target - today.weekday()) % 7 or 7
         return today + timedelta(days=ahead)
     return None
@@ -250,9 +429,22 @@ def _clock(hour: str, minute: str | None, marker: str | None, evening: bool) -> 
     return h, m
 
 
+_INLINE_CORRECTION = re.compile(r"(?<=\w)[,;.]?\s+(?:no\s+wait|no,?\s+sorry|sorry|i\s+mean|no|actually|make\s+that|"
+                                r"correction)\b[,:]?", re.I)
+
+
 def _times(sentence: str) -> list[str]:
-    """[start] or [start, end] as HH:MM, or [] when the sentence gives no time of day."""
+    """[start] or [start, end] as HH:MM, or [] when the sentence gives no time of day; after
+    an inline correction ("at 10, no wait, 10:30") the corrected time."""
     evening = _EVENING.search(sentence) is not None and _MORNING.search(sentence) is None
+    for fix in reversed(list(_INLINE_CORRECTION.finditer(sentence))):
+        corrected = _times_in(sentence[fix.end():], evening)
+        if corrected:
+            return corrected
+    return _times_in(sentence, evening)
+
+
+def _times_in(sentence: str, evening: bool) -> list[str]:
     for match in _RANGE.finditer(sentence):
         before = sentence[:match.start()]
         if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
@@ -307,7 +499,7 @@ def _title(sentence: str, noun: re.Match[str]) -> str:
     words = re.findall(r"[\w'-]+", sentence[:noun.start()])
     kept: list[str] = []
     for word in reversed(words[-2:]):
-        if word.casefold() in _TITLE_STOP or _WEEKDAY.fullmatch(word) or word[0].isdigit() or \
+        if word.casefold() in _TITLE_STOP or WEEKDAY.fullmatch(word) or word[0].isdigit() or \
                 word.casefold().endswith("'s"):
             break
         kept.insert(0, word)
@@ -323,13 +515,23 @@ def _title(sentence: str, noun: re.Match[str]) -> str:
 def _provider(sentence: str, context: Context) -> str | None:
     technician = re.search(r"\b(?:(?P<who>[A-Z][\w&'-]+)\s+)?technician\b", sentence)
     if technician is not None:
-        return f"{technician.group('who')} technician" if technician.group("who") else "technician"
+        company = technician.group("who") or _company(sentence)
+        return f"{company} technician" if company else "technician"
     named = care_named(sentence)
     if named is not None:
         return named
     if re.search(r"\b(?:dental|teeth)\b", sentence, re.I):
         return "dentist"
     return context.care
+
+
+def _company(sentence: str) -> str | None:
+    """The firm a technician comes from: "I contacted Whirlpool and a technician ...",
+    "a technician from Bosch"."""
+    match = re.search(r"\b(?:contacted|called|rang|emailed|from|with)\s+(?P<who>(?-i:[A-Z][\w&'-]+))", sentence)
+    if match is None or match.group("who").casefold() in _TITLE_STOP or WEEKDAY.fullmatch(match.group("who")):
+        return None
+    return match.group("who")
 
 
 _STREET = re.compile(r"\bon\s+(?P<street>(?:[A-Z0-9][\w'-]*\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|"
@@ -344,10 +546,13 @@ def _location(sentence: str, title: str | None = None) -> str | None:
         if title is not None and (fold_words(where) in fold_words(title) or fold_words(title) in fold_words(where)):
             street = _STREET.search(sentence)
             return street.group("street").rstrip(".") if street is not None else None
-        if _NOT_LOCATION.match(where) or _WEEKDAY.match(where.removeprefix("the ")):
+        if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")):
             continue
         words = where.split()
         while words and words[0].casefold() in ("the", "their", "his", "her", "our", "my"):
             words.pop(0)
+        if "on" in words[1:] and words[0][:1].isupper():  # "Core Motion on 3rd Ave": venue, street
+            cut = words.index("on", 1)
+            return f"{' '.join(words[:cut])}, {' '.join(words[cut + 1:])}" if words[cut + 1:] else " ".join(words[:cut])
         return " ".join(words) or None
     return None
