@@ -51,7 +51,7 @@ from factlog.typed.recurrence import (
     weekday_name,
     weekdays_named,
 )
-from factlog.typed.trips import FLIGHT, TRAVEL
+from factlog.typed.trips import AIRLINES, FLIGHT, TRAVEL
 
 DOMAIN = "event"
 APPOINTMENT = "appointment"
@@ -234,14 +234,16 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
 
 _NAMED = "event named"  # `Context.last` slot: an event named without a day or time, for the next sentence
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
-                        rf"leaving)\b|\b[A-Z]{{2}}\s?\d{{2,4}}\b", re.I)
+                        rf"leaving)\b|\b[A-Z]{{2}}\s?\d{{2,4}}\b|"
+                        rf"\b(?-i:{'|'.join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))})\b", re.I)
 
 
 def _event_beside_travel(sentence: str) -> bool:
-    """A travel sentence also names an event of its own ("flight Tuesday, dentist Friday at 3"),
-    not only the trip's purpose ("booked Denver for the conference")."""
+    """A travel sentence also names an event of its own, with its own time or an appointment
+    ("flight Tuesday, dentist Friday", "fly out Monday; choir is Thursday at 7"), not only
+    the trip's purpose ("booked Denver for the conference", "a painting course in Andalusia")."""
     rest = _no_travel(_PURPOSE.sub(" ", sentence))
-    return NOUNS.search(rest) is not None
+    return NOUNS.search(rest) is not None and (_APPOINTMENT.search(rest) is not None or bool(_times(rest)))
 
 
 def _dated_weekday(sentence: str) -> bool:
