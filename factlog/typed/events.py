@@ -69,7 +69,8 @@ NOUNS = re.compile(
     re.I,
 )
 _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|"
-                          r"technician|dentist|dental|doctor|Dr\.?)\b", re.I)
+                          r"technician|dentist|dental|doctor|Dr\.?|orthodontist|pediatrician|dermatologist|"
+                          r"optometrist|chiropractor|vet)\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ping)?\b", re.I)
 _RANGE = re.compile(
@@ -80,7 +81,8 @@ _RANGE = re.compile(
 _AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon)(?::(?P<m>\d{2}))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-])", re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
-_EVENING = re.compile(r"\b(?:evening|evenings|night|nights|afternoon|afternoons|pm|p\.m\.)\b", re.I)
+_EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
+                      r"concert|gig|show|drinks|opera|musical|movie)\b", re.I)
 _MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
 _IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)
@@ -93,6 +95,9 @@ _HYPOTHETICAL = re.compile(
     r"should i|in case)\b",
     re.I,
 )
+_SERIES_ENDS = re.compile(r"\b(?:ends|finishes|wraps up|will (?:end|finish|wrap up)|runs (?:until|through|till)|"
+                          r"last (?:class|session|lesson|meeting|one) (?:is|will be))\b", re.I)
+_NO_LONGER = re.compile(r"\b(?:used to|as a (?:kid|child|teen)|back when|when i was (?:a|in|young|little))\b", re.I)
 _QUESTION = re.compile(r"^\W*(?:is|are|do|does|did|when|what|which|should|how|where|am i|will)\b[^.!]*\?\s*$", re.I)
 _NEXT_ONE = re.compile(r"\b(?:next|first) (?:one|session|class|lesson|meeting)\s+(?:is|will be)\b", re.I)
 _LASTS = re.compile(r"\b(?:lasts?|runs?|takes?|it(?:'s| is)|for)\b", re.I)
@@ -107,7 +112,8 @@ _LAST_DAY = re.compile(r"\b(?:through|thru|to|until|-|–)\s*(?:the\s+)?(?P<dd>\
 _TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
-    "kindly please other second biweekly".split()
+    "kindly please other second biweekly last first final quit stopped dropped finished ended joined started signed up attend "
+    "attending go going take taking do doing skip skipping booked book hour hours minute minutes min mins".split()
 )
 _LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
                        r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
@@ -115,17 +121,20 @@ _LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?$|"
                            r"(?:noon|night|evening|morning|am|pm|work|home)\b)", re.I)
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
+_NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
+_GENERIC = frozenset("class classes lesson lessons session meeting one course".split())
 TRIGGERS = (NOUNS, _RANGE, _NEXT_ONE, _LENGTH)  # a sentence without one of these states no event
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant":
         return _confirmed_title(sentence, context)
-    if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence):
+    if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence) and \
+            (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
-    if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence):
+    if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence) or _NO_LONGER.search(sentence):
         return []
-    noun = NOUNS.search(sentence)
+    noun = _NOUN_PHRASE.search(sentence)
     if noun is None and not _RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
             minutes_long(sentence) is None:
         return []
@@ -133,8 +142,6 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     previous = context.last.get(DOMAIN)
     names = weekdays_named(sentence)
     how_often = cadence(sentence, names)
-    if how_often is not None and names and _dated_weekday(sentence):
-        how_often = None  # "on Saturday the 24th": one day, not a series
     recurring = how_often is not None
     times = _times(sentence)
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
@@ -150,12 +157,15 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if noun is not None and _ends_series(sentence, noun) and not times and not _FUTURE.search(sentence):
         return [_ended(sentence, noun, context)]
     day = _day(sentence, context)
+    if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
+        return [_ending(sentence, noun, day, context)]  # "my pottery class ends on May 30"
     if not recurring and day is None and not times:
         if noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
             context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": _title(sentence, noun)})
         return []
-    if not recurring and day is not None and _PAST.search(sentence) and day <= (_today(context) or day):
-        return []  # "following today's appointment": one that took place
+    if not recurring and day is not None and (day < (_today(context) or day) or
+                                              _PAST.search(sentence) and day == _today(context)):
+        return []  # "following today's appointment", "the meeting lasted 2 hours yesterday": it took place
     if not recurring and day is None and noun is not None:
         if previous is None or not times:
             return []
@@ -226,6 +236,8 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
 
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
+    if person is not None and (NOUNS.fullmatch(person) or WEEKDAY.fullmatch(person)):
+        subject, person = "user", None  # "Therapy is biweekly": the event's name, not a person's
     if subject == "user" and context.focus is not None and noun is not None and \
             re.search(rf"\b(?:his|her)\s+(?:\w+\s+)?(?:{NOUNS.pattern})", sentence, re.I):
         subject, person = context.relations.get(context.focus, context.focus), context.focus
@@ -234,7 +246,7 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
 
 _NAMED = "event named"  # `Context.last` slot: an event named without a day or time, for the next sentence
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
-                        rf"leaving)\b|\b[A-Z]{{2}}\s?\d{{2,4}}\b|"
+                        rf"leaving)\b|\b(?-i:[A-Z]{{2}})\s?\d{{2,4}}\b|\b[a-z]{{2}}\d{{3,4}}\b|"
                         rf"\b(?-i:{'|'.join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))})\b", re.I)
 
 
@@ -244,17 +256,6 @@ def _event_beside_travel(sentence: str) -> bool:
     the trip's purpose ("booked Denver for the conference", "a painting course in Andalusia")."""
     rest = _no_travel(_PURPOSE.sub(" ", sentence))
     return NOUNS.search(rest) is not None and (_APPOINTMENT.search(rest) is not None or bool(_times(rest)))
-
-
-def _dated_weekday(sentence: str) -> bool:
-    """A weekday comes with its date ("Saturday the 24th", "Tuesday, March 18", "tues 3/18"):
-    one day, not a series."""
-    return any(_WEEKDAY_DATE.match(sentence, m.end()) for m in WEEKDAY.finditer(sentence))
-
-
-_WEEKDAY_DATE = re.compile(r",?\s*(?:the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+"
-                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|"
-                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
 def _series(sentence: str, context: Context, how_often: str, names: list[str],
@@ -274,6 +275,8 @@ def _series(sentence: str, context: Context, how_often: str, names: list[str],
     today = _today(context)
     if today is None:
         return fields
+    if how_often == "monthly":
+        return fields  # which week of the month: no first day computed
     begins = starting(sentence, today) or today
     first = min((_first_on_or_after(begins, WEEKDAYS.index(name)) for name in names), default=None)
     if first is not None:
@@ -320,11 +323,23 @@ def _ends_series(sentence: str, noun: re.Match[str]) -> bool:
     return False
 
 
-def _ended(sentence: str, noun: re.Match[str], context: Context) -> TypedFact:
+def _ending(sentence: str, noun: re.Match[str], day: date, context: Context) -> TypedFact:
+    """ "my pottery class ends on May 30": the series' last day."""
+    return _ended(sentence, noun, context, {"end": day.isoformat()})
+
+
+def _ended(sentence: str, noun: re.Match[str], context: Context,
+           change: dict[str, JsonValue] | None = None) -> TypedFact:
     """ "my pottery class ended last week": the whole series is off from now on."""
     subject, person = _whose(sentence, context, noun)
     title = _title(sentence, noun)
-    fields: dict[str, JsonValue] = {"title": title, "status": "ended"}
+    previous = context.last.get(DOMAIN)
+    if title.casefold() in _GENERIC and previous is not None and previous.kind == DOMAIN and previous.key and \
+            isinstance(previous.fields.get("title"), str):
+        return TypedFact(DOMAIN, previous.key, conversation_fields(  # "The last class is on April 29"
+            context, str(previous.fields.get("subject") or subject), {"title": previous.fields["title"],
+                                                                      **(change or {"status": "ended"})}))
+    fields: dict[str, JsonValue] = {"title": title, **(change or {"status": "ended"})}
     if person is not None:
         fields["person"] = person
     key = title.casefold() if subject == "user" else f"{subject.casefold()}/{title.casefold()}"
@@ -413,6 +428,8 @@ def _day(sentence: str, context: Context) -> date | None:
     weekday = WEEKDAY.search(sentence)
     if weekday is not None and not weekday.group("plural") and not weekday.group("part"):
         target = WEEKDAYS.index(weekday_name(weekday.group("day")))
+        if _PAST.search(sentence) and not _MOVE.search(sentence):  # "I had a great time at choir on Thursday"
+            return today - timedelta(days=(today.weekday() - target) % 7 or 7)
         ahead = (target - today.weekday()) % 7 or 7
         return today + timedelta(days=ahead)
     return None
@@ -514,6 +531,10 @@ def _title(sentence: str, noun: re.Match[str]) -> str:
     return text
 
 
+_CLINICIAN = re.compile(r"\b(?:dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|"
+                        r"cardiologist|gynecologist|physiotherapist|chiropractor|vet|GP)\b", re.I)
+
+
 def _provider(sentence: str, context: Context) -> str | None:
     technician = re.search(r"\b(?:(?P<who>[A-Z][\w&'-]+)\s+)?technician\b", sentence)
     if technician is not None:
@@ -524,6 +545,9 @@ def _provider(sentence: str, context: Context) -> str | None:
         return named
     if re.search(r"\b(?:dental|teeth)\b", sentence, re.I):
         return "dentist"
+    clinician = _CLINICIAN.search(sentence)
+    if clinician is not None:
+        return clinician.group(0).lower()
     return context.care
 
 

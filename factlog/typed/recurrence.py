@@ -4,7 +4,8 @@ and until when: the recurrence half of `factlog.typed.events`.
 - Weekdays: "tuesdays", "Tue", "thurs", "mon/wed/fri", "Tuesdays and Thursdays",
   "Monday, Wednesday and Friday" -> the weekday names in week order.
 - Cadence: "every other Thursday", "every second", "every two weeks", "biweekly",
-  "fortnightly" -> "biweekly"; "every", "each", "weekly", a plural weekday ("Tuesdays",
+  "fortnightly" -> "biweekly"; "monthly", "every first Monday", "the second Tuesday of the
+  month" -> "monthly"; "every", "each", "weekly", a plural weekday ("Tuesdays",
   "Tuesday evenings"), "on Mondays", or two weekdays or more with no date -> "weekly";
   "twice a week" with no weekday -> "twice weekly".
 - Length: "2 hours", "90 min", "an hour and a half", "one hour", "45-minute" -> minutes.
@@ -30,10 +31,17 @@ WEEKDAY = re.compile(
     r"(?P<part>\s+(?:mornings|afternoons|evenings|nights))?(?![\w-])\.?",
     re.I,
 )
+_WEEKDAY_DATE = re.compile(r",?\s*(?:the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+"
+                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|"
+                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
+_WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?:to|through|thru|-)\s+friday\b",
+                       re.I)
 _BIWEEKLY = re.compile(r"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|(?=\w+day))|\bbi-?weekly\b|"
                        r"\bfortnightly\b|\bevery\s+fortnight\b", re.I)
 _WEEKLY = re.compile(r"\b(?:every|each)\s+(?:week\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|\bweekly\b|"
                      r"\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
+_MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
+                      r"\b(?:every|each|the)\s+(?:first|1st|third|3rd|fourth|4th|last)\s+\w+day\b", re.I)
 _TWICE = re.compile(r"\b(?:twice|two\s+times)\s+a\s+week\b", re.I)
 _COUNT = rf"\d{{1,3}}|an?|one|{'|'.join(NUMBER_WORDS)}"
 _HOURS = re.compile(rf"\b(?P<n>{_COUNT}|\d+\.5)[- ](?:(?P<half>and[- ]a[- ]half)[- ])?(?:hours?|hrs?|h)\b"
@@ -67,20 +75,28 @@ def weekday_name(word: str) -> str:
 
 
 def weekdays_named(sentence: str) -> list[str]:
-    """The weekdays the sentence names, in week order ("mon/wed/fri" -> three)."""
-    found = {weekday_name(m.group("day")) for m in WEEKDAY.finditer(sentence)}
+    """The weekdays the sentence names, in week order ("mon/wed/fri" -> three), but not those
+    that come with a date ("Saturday the 24th", "Tuesday, March 18", "wed 9/17": one day)."""
+    found = {weekday_name(m.group("day")) for m in WEEKDAY.finditer(sentence)
+             if not _WEEKDAY_DATE.match(sentence, m.end())}
+    if _WORKDAYS.search(sentence):
+        found |= set(WEEKDAYS[:5])
     return [name for name in WEEKDAYS if name in found]
 
 
 def cadence(sentence: str, weekdays: list[str]) -> str | None:
     """ "weekly", "biweekly", "twice weekly" (no weekday named), or None for a one-off."""
+    if _MONTHLY.search(sentence):
+        return "monthly"
     if _BIWEEKLY.search(sentence):
         return "biweekly"
     if _TWICE.search(sentence) and not weekdays:
         return "twice weekly"
     if not weekdays:
         return "weekly" if re.search(r"\b(?:every|each)\s+week\b|\bweekly\b", sentence, re.I) else None
-    plural = any(m.group("plural") or m.group("part") for m in WEEKDAY.finditer(sentence))
+    plural = any((m.group("plural") or m.group("part")) and not _WEEKDAY_DATE.match(sentence, m.end())
+                 for m in WEEKDAY.finditer(sentence)) or \
+        _WORKDAYS.search(sentence) is not None
     if _WEEKLY.search(sentence) or _TWICE.search(sentence) or plural or len(weekdays) > 1:
         return "weekly"
     return None
