@@ -113,7 +113,8 @@ _TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
     "kindly please other second biweekly last first final quit stopped dropped finished ended joined started "
-    "signed up attend attending go going take taking do doing skip skipping booked book hour hours minute minutes min mins".split()
+    "signed up attend attending go going take taking do doing skip skipping booked book hour hours minute minutes "
+    "min mins".split()
 )
 _LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
                        r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
