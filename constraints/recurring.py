@@ -10,7 +10,8 @@ compared). It does not occur:
   `status` "cancelled" is on ("no standup next Tuesday");
 - at all once it has ended: its own `status` is "ended" (or "cancelled", "stopped"), or an
   event with its head word and such a status and no day says so ("we stopped the
-  tutoring"); an `end` day bounds it as before.
+  tutoring"); an `end` day bounds it, its own or that of an event with its head word and
+  neither a start nor a recurrence ("the pottery class ends on May 30").
 
 What clashes with an occurrence:
 - a dated event or appointment (not recurring, not cancelled) whose time overlaps it (an
@@ -123,12 +124,19 @@ def _running(events: list[EventRecord]) -> list[Series]:
     """The user's recurring events that have not ended."""
     over = {(head(e.title), person_of(e.person) or person_of(e.subject)) for e in events
             if _ended(e) and not e.recurrence}
+    last_days: dict[str | None, date] = {}  # "the last class is on April 29", read as its own record
+    for event in events:
+        if event.end is not None and event.start is None and not event.recurrence and \
+                _users(event.person, event.subject):
+            last_days[head(event.title)] = min(event.end.date(), last_days.get(head(event.title), date.max))
     running = []
     for event in events:
         series = _series(event)
         if series is None or not _users(event.person, event.subject) or fold(event.status) in ENDED or \
                 (head(event.title), "") in over:
             continue
+        if head(event.title) in last_days:
+            series.last = min(series.last or date.max, last_days[head(event.title)])
         running.append(series)
     return running
 

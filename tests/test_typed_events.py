@@ -149,3 +149,235 @@ def test_skipped_without_weekly_events() -> None:
     assert run(trips=[flight()]) == ([], ["recurring_conflicts"])
     dated = Event(title="review", start=datetime(2025, 3, 18, 14, 0), fact_ids=[6])
     assert run(events=[dated], trips=[flight()]) == ([], ["recurring_conflicts"])
+
+
+# --- phrasing families ------------------------------------------------------------------
+# TS is Monday 2025-03-03; "start" is the first occurrence on or after the day a series starts.
+
+@pytest.mark.parametrize(
+    ("sentence", "key", "expected"),
+    [
+        ("I have choir every other Thursday at 7pm.", "choir",
+         {"title": "choir", "recurrence": "biweekly", "weekday": "thursday", "start_time": "19:00",
+          "start": "2025-03-06T19:00:00"}),
+        ("Therapy is biweekly on Fridays at 3, starting March 14.", "therapy",
+         {"title": "Therapy", "recurrence": "biweekly", "weekday": "friday", "start_time": "15:00",
+          "start": "2025-03-14T15:00:00"}),
+        ("I see my therapist every 2 weeks on Mondays at 5.", "therapist",
+         {"title": "therapist", "recurrence": "biweekly", "weekday": "monday", "start_time": "17:00",
+          "start": "2025-03-03T17:00:00"}),
+        ("My yoga class is Mon/Wed/Fri 6-7am.", "yoga class",
+         {"title": "yoga class", "recurrence": "weekly", "weekday": "monday, wednesday, friday", "start_time": "06:00",
+          "end_time": "07:00", "start": "2025-03-03T06:00:00"}),
+        ("Tennis lessons twice a week, Tuesdays and Thursdays 6 to 7 pm.", "tennis lessons",
+         {"title": "Tennis lessons", "recurrence": "weekly", "weekday": "tuesday, thursday", "start_time": "18:00",
+          "end_time": "19:00", "start": "2025-03-04T18:00:00"}),
+        ("math tutoring tues and thurs 4-5pm until the end of may", "math tutoring",
+         {"title": "math tutoring", "recurrence": "weekly", "weekday": "tuesday, thursday", "start_time": "16:00",
+          "end_time": "17:00", "start": "2025-03-04T16:00:00", "end": "2025-05-31"}),
+        ("Guitar lessons on Tuesday evenings 7 to 9.", "guitar lessons",
+         {"title": "Guitar lessons", "recurrence": "weekly", "weekday": "tuesday", "start_time": "19:00",
+          "end_time": "21:00", "start": "2025-03-04T19:00:00"}),
+        ("Book club meets weekly on Saturdays at 10.", "book club",
+         {"title": "Book club", "recurrence": "weekly", "weekday": "saturday", "start_time": "10:00",
+          "start": "2025-03-08T10:00:00"}),
+        ("We have standup every weekday at 9:30.", "standup",
+         {"title": "standup", "recurrence": "weekly", "weekday": "monday, tuesday, wednesday, thursday, friday",
+          "start_time": "09:30", "start": "2025-03-03T09:30:00"}),
+        ("Signed up for a ceramics course, Thursdays 6-8pm, for 8 weeks starting March 6.", "ceramics course",
+         {"title": "ceramics course", "recurrence": "weekly", "weekday": "thursday", "start_time": "18:00",
+          "end_time": "20:00", "start": "2025-03-06T18:00:00", "end": "2025-04-30"}),
+        ("Piano lessons every Wednesday at 4:30 until April 30.", "piano lessons",
+         {"title": "Piano lessons", "recurrence": "weekly", "weekday": "wednesday", "start_time": "16:30",
+          "start": "2025-03-05T16:30:00", "end": "2025-04-30"}),
+        ("My pottery class is weekly on Saturdays at 10, no wait, 10:30, and it runs two hours.", "pottery class",
+         {"title": "pottery class", "recurrence": "weekly", "weekday": "saturday", "start_time": "10:30",
+          "end_time": "12:30", "start": "2025-03-08T10:30:00"}),
+        ("Choir practice Thursday nights 7-9, every week, at St. Mark's Church.", "choir practice",
+         {"title": "Choir practice", "recurrence": "weekly", "weekday": "thursday", "start_time": "19:00",
+          "end_time": "21:00", "start": "2025-03-06T19:00:00", "location": "St. Mark's Church"}),
+        ("I go to a spin class twice a week.", "spin class", {"title": "spin class", "recurrence": "twice weekly"}),
+        ("Board meeting on the second Tuesday of the month at 6pm.", "board meeting",
+         {"title": "Board meeting", "recurrence": "monthly", "weekday": "tuesday", "start_time": "18:00"}),
+        ("My physical therapy is every Friday at 8:30 at Core Motion on 3rd Ave.", "physical therapy",
+         {"title": "physical therapy", "recurrence": "weekly", "weekday": "friday", "start_time": "08:30",
+          "start": "2025-03-07T08:30:00", "location": "Core Motion, 3rd Ave"}),
+        # series that end
+        ("My pottery class ended last week.", "pottery class", {"title": "pottery class", "status": "ended"}),
+        ("We stopped the tutoring, way too expensive.", "tutoring", {"title": "tutoring", "status": "ended"}),
+        ("I quit choir in January.", "choir", {"title": "choir", "status": "ended"}),
+        ("The Spanish course is over, finally.", "spanish course", {"title": "Spanish course", "status": "ended"}),
+        ("My pottery class ends on May 30.", "pottery class", {"title": "pottery class", "end": "2025-05-30"}),
+        # dated events and their lengths
+        ("MRI on March 12 at 2:30pm, it takes 45 minutes.", "mri",
+         {"title": "MRI", "start": "2025-03-12T14:30:00", "end": "2025-03-12T15:15:00"}),
+        ("The Coldplay show is on the 14th at 8pm.", "coldplay show",
+         {"title": "Coldplay show", "start": "2025-03-14T20:00:00"}),
+        ("Got tickets for the Taylor Swift concert on April 12 at 7:30pm.", "taylor swift concert",
+         {"title": "Taylor Swift concert", "start": "2025-04-12T19:30:00"}),
+        ("The conference runs March 18 to 20 in Austin.", "conference",
+         {"title": "conference", "start": "2025-03-18", "end": "2025-03-20", "location": "Austin"}),
+        ("Haircut Friday 10am, 90 min.", "haircut",
+         {"title": "Haircut", "start": "2025-03-07T10:00:00", "end": "2025-03-07T11:30:00"}),
+        ("I have a 2 hour workshop on Friday at 1pm.", "workshop",
+         {"title": "workshop", "start": "2025-03-07T13:00:00", "end": "2025-03-07T15:00:00"}),
+        ("We're having a party on Saturday at 8!", "party", {"title": "party", "start": "2025-03-08T20:00:00"}),
+        ("Cancel my piano lesson this Wednesday.", "piano lesson/2025-03-05",
+         {"title": "piano lesson", "start": "2025-03-05", "status": "cancelled"}),
+    ],
+)
+def test_phrasing_families(sentence: str, key: str, expected: dict[str, JsonValue]) -> None:
+    assert schedule(("user", sentence)) == [("event", key, expected)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "key", "expected"),
+    [
+        ("Dentist appointment next Tuesday at 3.", "dentist", {"start": "2025-03-04T15:00:00", "provider": "dentist"}),
+        ("My dermatologist appointment is March 20 at 11:15.", "dermatologist",
+         {"start": "2025-03-20T11:15:00", "provider": "dermatologist"}),
+        ("Vet appt for the dog tmrw 4pm", "vet", {"start": "2025-03-04T16:00:00", "provider": "vet"}),
+        ("I have contacted Whirlpool and a technician is scheduled for Friday, March 7, between 8 and noon.",
+         "whirlpool technician", {"start": "2025-03-07T08:00:00", "end": "2025-03-07T12:00:00",
+                                  "provider": "Whirlpool technician"}),
+        ("The dentist give me appointment on 23 April at 4:30 pm.", "dentist",
+         {"start": "2025-04-23T16:30:00", "provider": "dentist"}),
+    ],
+)
+def test_appointments(sentence: str, key: str, expected: dict[str, JsonValue]) -> None:
+    assert schedule(("user", sentence)) == [("appointment", key, expected)]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Maybe I'll sign up for yoga on Tuesdays at 6.",  # hypothetical
+    "I'm thinking about joining the choir on Thursday nights.",
+    "maybe also a haircut thursday at 4 if I can get one",
+    "Is my piano lesson on Wednesday at 4?",  # questions
+    "When is the dentist appointment?",
+    "I used to have guitar lessons on Mondays.",  # a past habit
+    "The meeting lasted 2 hours yesterday.",  # took place
+    "I had a great time at choir on Thursday.",
+    "The concert was amazing last night.",
+    "I haven't finished the book for book club.",  # not a series ending
+    "I need to schedule a dentist appointment sometime next month.",  # no day yet
+    "booked austin for the offsite. united wed 9/17 dep 7:10am, back sat 9/20",  # the trip's purpose
+    "Booked a painting course in Andalusia, Iberia, September 15 to October 20.",
+    "Flying to Boston Thursday at 6am, back Sunday.",
+    "It costs 240 dollars, 2 to 3 people.",
+])
+def test_not_an_event(sentence: str) -> None:
+    assert schedule(("user", sentence)) == []
+
+
+def test_a_series_named_first_then_detailed() -> None:
+    found = schedule(("user", "So I finally signed up for a pottery class, which I've wanted forever."),
+                     ("user", "It's on Tuesday evenings 7 to 9 at the Clay Loft, for 8 weeks starting March 4."))
+    assert found == [("event", "pottery class", {
+        "title": "pottery class", "recurrence": "weekly", "weekday": "tuesday", "start_time": "19:00",
+        "end_time": "21:00", "start": "2025-03-04T19:00:00", "end": "2025-04-28", "location": "Clay Loft"})]
+
+
+def test_the_next_occurrence_and_the_length_update_the_series() -> None:
+    found = schedule(("user", "I have therapy every other Wednesday at 4 pm."), ("user", "It lasts one hour."),
+                     ("user", "Next one is on 12 March."))
+    assert [f[1] for f in found] == ["therapy"] * 3
+    assert found[-1][2] == {"title": "therapy", "recurrence": "biweekly", "weekday": "wednesday",
+                                 "start_time": "16:00", "end_time": "17:00", "start": "2025-03-12T16:00:00"}
+
+
+def test_the_last_class_ends_the_series_named_before() -> None:
+    found = schedule(("user", "I have a pottery class every Tuesday at 7pm."), ("user", "The last class is on April 29."))
+    assert found[-1] == ("event", "pottery class", {"title": "pottery class", "end": "2025-04-29"})
+
+
+def test_an_assistant_confirmation_gives_the_fuller_title() -> None:
+    found = facts(("user", "ugh standup got moved. tuesdays 2-4pm now, every week, starting tmrw"),
+                  ("assistant", "Got it: weekly team standup on Tuesdays, 2:00-4:00 PM, starting March 4."))
+    events = [f for f in found if f.kind == "event"]
+    assert [(f.key, f.fields["title"], f.fields["speaker"]) for f in events] == [
+        ("standup", "standup", "user"), ("standup", "team standup", "assistant")]
+    plain = facts(("user", "standup is tues 2-4 every week"), ("assistant", "Saved: weekly standup on Tuesdays."))
+    assert [f.fields["title"] for f in plain if f.kind == "event"] == ["standup"]
+
+
+def test_a_family_members_series_keeps_its_subject() -> None:
+    [(kind, key, fields)] = schedule(("user", "My daughter Mia has swim lessons every Monday from 5 to 6 pm at the Y."))
+    assert (kind, key, fields["person"], fields["weekday"], fields["start_time"]) == \
+        ("event", "daughter/swim lessons", "Mia", "monday", "17:00")
+
+
+# --- recurring_conflicts: biweekly, several weekdays, ended series, days away -------------
+
+CHOIR = Event(title="city choir", recurrence="weekly", weekday="thursday", start_time="18:30", end_time="20:30",
+              fact_ids=[7])
+
+
+def trip(**extra: object) -> object:
+    fields: dict[str, object] = {"destination": "Lisbon", "carrier": "TAP Air Portugal",
+                                 "departure_date": date(2025, 3, 17), "return_date": date(2025, 3, 23),
+                                 "booking_status": "booked", "fact_ids": [8]}
+    return Trip(**(fields | extra))
+
+
+def test_the_days_away_of_a_trip_miss_the_occurrences_between() -> None:
+    [message], _ = run(events=[CHOIR], trips=[trip()])
+    assert message == ("your TAP Air Portugal trip to Lisbon has you away from Monday 2025-03-17 to Sunday "
+                       "2025-03-23, so you miss your weekly city choir (Thursdays 18:30-20:30) on Thursday 2025-03-20")
+
+
+@pytest.mark.parametrize("away", [
+    trip(departure_date=date(2025, 3, 14), return_date=date(2025, 3, 20)),  # back on the Thursday, no time
+    trip(departure_date=date(2025, 3, 14), return_date=date(2025, 3, 20), return_time="09:00"),  # back by then
+    trip(booking_status="planned"),  # not booked
+    trip(subject="husband"),
+    trip(return_date=None),  # no return: only the departure flight is compared
+])
+def test_days_away_that_do_not_clash(away: object) -> None:
+    assert run(events=[CHOIR], trips=[away])[0] == []
+
+
+def test_the_return_flight_landing_after_the_occurrence_starts_clashes() -> None:
+    back_late = trip(departure_date=date(2025, 3, 14), return_date=date(2025, 3, 20), return_time="18:00")
+    [message], _ = run(events=[CHOIR], trips=[back_late])
+    assert "Thursday 2025-03-20 (return flight 18:00)" in message and "on Thursday 2025-03-20" in message
+
+
+def test_several_weekdays_each_occur() -> None:
+    lessons = Event(title="spanish lessons", recurrence="weekly", weekday="monday, wednesday, friday",
+                    start_time="06:00", end_time="07:00", fact_ids=[9])
+    early = flight(departure_date=date(2025, 3, 19), departure_time="07:10")  # a Wednesday
+    [message], _ = run(events=[lessons], trips=[early])
+    assert "departs Wednesday 2025-03-19 at 07:10 (at the airport from 05:10" in message and \
+        "weekly spanish lessons (Mondays, Wednesdays, Fridays 06:00-07:00)" in message
+
+
+def test_a_biweekly_series_counts_its_weeks_from_its_start() -> None:
+    therapy = Event(title="therapy", recurrence="biweekly", weekday="wednesday", start_time="16:00",
+                    end_time="17:00", start=datetime(2025, 3, 12, 16, 0), fact_ids=[10])
+    on_week = Appointment(provider="dentist", start=datetime(2025, 3, 26, 16, 30), fact_ids=[11])
+    off_week = Appointment(provider="dentist", start=datetime(2025, 3, 19, 16, 30), fact_ids=[12])
+    [message], _ = run(events=[therapy], appointments=[on_week, off_week])
+    assert message == ("appointment with dentist on Wednesday 2025-03-26 16:30-17:30 overlaps your every-other-week "
+                       "therapy (Wednesdays 16:00-17:00, every other week from 2025-03-12)")
+    unanchored = Event(title="therapy", recurrence="biweekly", weekday="wednesday", start_time="16:00", fact_ids=[13])
+    assert run(events=[unanchored], appointments=[on_week])[0] == []  # its weeks are unknown
+
+
+def test_an_ended_series_no_longer_clashes() -> None:
+    ended = Event(title="standup", recurrence="weekly", weekday="tuesday", start_time="14:00", end_time="16:00",
+                  status="ended", fact_ids=[14])
+    assert run(events=[ended], trips=[flight()]) == ([], ["recurring_conflicts"])
+    stopped = Event(title="Standups", status="ended", fact_ids=[15])  # "we stopped the standups": by head word
+    assert run(events=[STANDUP, stopped], trips=[flight()]) == ([], ["recurring_conflicts"])
+    someone_elses = Event(title="standup", status="ended", subject="husband", fact_ids=[16])
+    assert len(run(events=[STANDUP, someone_elses], trips=[flight()])[0]) == 1
+
+
+def test_a_series_past_its_end_day_does_not_clash() -> None:
+    short = Event(title="standup", recurrence="weekly", weekday="tuesday", start_time="14:00", end_time="16:00",
+                  end=datetime(2025, 3, 17), fact_ids=[17])
+    assert run(events=[short], trips=[flight()])[0] == []
+    last_day = Event(title="team standup", end=datetime(2025, 3, 11), fact_ids=[19])  # "the last one is March 11"
+    assert run(events=[STANDUP, last_day], trips=[flight()])[0] == []
+    monthly = Event(title="board", recurrence="monthly", weekday="tuesday", start_time="14:00", fact_ids=[18])
+    assert run(events=[monthly], trips=[flight()]) == ([], ["recurring_conflicts"])
