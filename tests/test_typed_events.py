@@ -197,6 +197,24 @@ def test_skipped_without_weekly_events() -> None:
          {"title": "Choir practice", "recurrence": "weekly", "weekday": "thursday", "start_time": "19:00",
           "end_time": "21:00", "start": "2025-03-06T19:00:00", "location": "St. Mark's Church"}),
         ("I go to a spin class twice a week.", "spin class", {"title": "spin class", "recurrence": "twice weekly"}),
+        ("My Thursday spin class is at 6am.", "spin class",
+         {"title": "spin class", "recurrence": "weekly", "weekday": "thursday", "start_time": "06:00",
+          "start": "2025-03-06T06:00:00"}),
+        ("Rotary meets at noon on Tuesdays.", "rotary",
+         {"title": "Rotary", "recurrence": "weekly", "weekday": "tuesday", "start_time": "12:00",
+          "start": "2025-03-04T12:00:00"}),
+        ("I volunteer at the animal shelter Sundays 1-4.", "animal shelter volunteering",
+         {"title": "animal shelter volunteering", "recurrence": "weekly", "weekday": "sunday", "start_time": "13:00",
+          "end_time": "16:00", "start": "2025-03-09T13:00:00", "location": "animal shelter"}),
+        ("There's a recurring sprint review every other Friday 2-3pm starting March 14.", "sprint review",
+         {"title": "sprint review", "recurrence": "biweekly", "weekday": "friday", "start_time": "14:00",
+          "end_time": "15:00", "start": "2025-03-14T14:00:00"}),
+        ("I coach little league Saturdays 9 to noon through June.", "little league",
+         {"title": "little league", "recurrence": "weekly", "weekday": "saturday", "start_time": "09:00",
+          "end_time": "12:00", "start": "2025-03-08T09:00:00", "end": "2025-06-30"}),
+        ("Sunday service at 10 every week.", "service",
+         {"title": "service", "recurrence": "weekly", "weekday": "sunday", "start_time": "10:00",
+          "start": "2025-03-09T10:00:00"}),
         ("Board meeting on the second Tuesday of the month at 6pm.", "board meeting",
          {"title": "Board meeting", "recurrence": "monthly", "weekday": "tuesday", "start_time": "18:00"}),
         ("My physical therapy is every Friday at 8:30 at Core Motion on 3rd Ave.", "physical therapy",
@@ -264,6 +282,8 @@ def test_appointments(sentence: str, key: str, expected: dict[str, JsonValue]) -
     "Booked a painting course in Andalusia, Iberia, September 15 to October 20.",
     "Flying to Boston Thursday at 6am, back Sunday.",
     "It costs 240 dollars, 2 to 3 people.",
+    "I'll call the dentist on Friday at 9.",  # a to-do, not an appointment
+    "Need to book a haircut for Saturday at 10.",
 ])
 def test_not_an_event(sentence: str) -> None:
     assert schedule(("user", sentence)) == []

@@ -61,6 +61,8 @@ NOUNS = re.compile(
     r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|"
     r"review|all-hands|offsite|off-site|workshop|seminar|webinar|course|tutoring|choir|yoga|pilates|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
+    r"bible study|study group|date night|little league|mass|(?:weekly|standing|team|client|sales|zoom|video|"
+    r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+meets\b)|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
@@ -97,6 +99,8 @@ _HYPOTHETICAL = re.compile(
 )
 _SERIES_ENDS = re.compile(r"\b(?:ends|finishes|wraps up|will (?:end|finish|wrap up)|runs (?:until|through|till)|"
                           r"last (?:class|session|lesson|meeting|one) (?:is|will be))\b", re.I)
+_TO_DO = re.compile(r"\b(?:'ll|will|need to|have to|must|should|gotta|going to|remind me to|want to)\s+"
+                    r"(?:call|phone|ring|email|text|contact|book|schedule|make|set up|arrange)\b", re.I)
 _NO_LONGER = re.compile(r"\b(?:used to|as a (?:kid|child|teen)|back when|when i was (?:a|in|young|little))\b", re.I)
 _QUESTION = re.compile(r"^\W*(?:is|are|do|does|did|when|what|which|should|how|where|am i|will)\b[^.!]*\?\s*$", re.I)
 _NEXT_ONE = re.compile(r"\b(?:next|first) (?:one|session|class|lesson|meeting)\s+(?:is|will be)\b", re.I)
@@ -112,14 +116,15 @@ _LAST_DAY = re.compile(r"\b(?:through|thru|to|until|-|–)\s*(?:the\s+)?(?P<dd>\
 _TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
-    "kindly please other second biweekly last first final quit stopped dropped finished ended joined started "
+    "kindly please other second biweekly recurring night morning evening afternoon coach teach lead run host play "
+    "last first final quit stopped dropped finished ended joined started "
     "signed up attend attending go going take taking do doing skip skipping booked book hour hours minute minutes "
     "min mins".split()
 )
 _LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
                        r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
                        r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
-_NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?$|"
+_NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
                            r"(?:noon|night|evening|morning|am|pm|work|home)\b)", re.I)
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
 _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
@@ -133,7 +138,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence) and \
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
-    if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence) or _NO_LONGER.search(sentence):
+    if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence) or _NO_LONGER.search(sentence) or \
+            _TO_DO.search(sentence):
         return []
     noun = _NOUN_PHRASE.search(sentence)
     if noun is None and not _RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
@@ -143,6 +149,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     previous = context.last.get(DOMAIN)
     names = weekdays_named(sentence)
     how_often = cadence(sentence, names)
+    if how_often is None and noun is not None and names and _CALENDAR_NAME.search(sentence[:noun.end()]):
+        how_often = "weekly"  # "my Thursday spin class is at 6am": the class that is on Thursdays
     recurring = how_often is not None
     times = _times(sentence)
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
@@ -245,6 +253,9 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
     return subject, person
 
 
+_CALENDAR_NAME = re.compile(r"\b(?:my|our)\s+(?:usual\s+|regular\s+|weekly\s+)?"
+                            r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+                            r"(?:\s+(?:morning|afternoon|evening|night))?\s+(?:[\w-]+\s+)?[\w-]+$", re.I)
 _NAMED = "event named"  # `Context.last` slot: an event named without a day or time, for the next sentence
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
                         rf"leaving)\b|\b(?-i:[A-Z]{{2}})\s?\d{{2,4}}\b|\b[a-z]{{2}}\d{{3,4}}\b|"
@@ -525,7 +536,8 @@ def _title(sentence: str, noun: re.Match[str]) -> str:
         kept.insert(0, word)
     text = " ".join([*kept, noun.group(0)])
     if re.match(r"^volunteer", noun.group(0), re.I):
-        after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every)\b|$)",
+        after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every|each|weekly|"
+                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|\d)\b|$)",
                          sentence[noun.end():], re.I)
         if after is not None:
             text = f"{after.group('what')} volunteering"
@@ -550,6 +562,23 @@ def _provider(sentence: str, context: Context) -> str | None:
     if clinician is not None:
         return clinician.group(0).lower()
     return context.care
+
+
+_PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with".split())
+
+
+def _place_words(words: list[str]) -> list[str]:
+    """A place's words, up to the first that is a weekday, a number or a schedule word
+    ("the animal shelter Sundays 1-4" -> "the animal shelter")."""
+    kept: list[str] = []
+    for word in words:
+        if WEEKDAY.fullmatch(word) or (kept and word[:1].isdigit() and not re.match(r"\d+(?:st|nd|rd|th)$", word)) \
+                or word.casefold() in _PLACE_END:
+            break
+        kept.append(word)
+    while kept and kept[-1].casefold() in ("on", "of"):
+        kept.pop()
+    return kept
 
 
 def _company(sentence: str) -> str | None:
@@ -578,6 +607,9 @@ def _location(sentence: str, title: str | None = None) -> str | None:
         words = where.split()
         while words and words[0].casefold() in ("the", "their", "his", "her", "our", "my"):
             words.pop(0)
+        words = _place_words(words)
+        if not words:
+            continue
         if "on" in words[1:] and words[0][:1].isupper():  # "Core Motion on 3rd Ave": venue, street
             cut = words.index("on", 1)
             return f"{' '.join(words[:cut])}, {' '.join(words[cut + 1:])}" if words[cut + 1:] else " ".join(words[:cut])

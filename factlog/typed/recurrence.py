@@ -9,7 +9,7 @@ and until when: the recurrence half of `factlog.typed.events`.
   "Tuesday evenings"), "on Mondays", or two weekdays or more with no date -> "weekly";
   "twice a week" with no weekday -> "twice weekly".
 - Length: "2 hours", "90 min", "an hour and a half", "one hour", "45-minute" -> minutes.
-- Series end: "until / through the end of May" (the month's last day), "until May 30",
+- Series end: "until / through the end of May", "through June" (the month's last day), "until May 30",
   "for 8 weeks starting March 3" (the day before the ninth week starts: start + 8*7 - 1).
 - Ended: "my pottery class ended last week", "we stopped the tutoring", "I quit choir",
   "the course is over": the whole series is off (not one occurrence).
@@ -47,7 +47,8 @@ _COUNT = rf"\d{{1,3}}|an?|one|{'|'.join(NUMBER_WORDS)}"
 _HOURS = re.compile(rf"\b(?P<n>{_COUNT}|\d+\.5)[- ](?:(?P<half>and[- ]a[- ]half)[- ])?(?:hours?|hrs?|h)\b"
                     rf"(?:\s+and\s+(?P<m>\d{{1,2}})\s+min(?:ute)?s?)?", re.I)
 _MINUTES = re.compile(rf"\b(?P<n>{_COUNT})[- ]?(?:minutes?|mins?)\b", re.I)
-_UNTIL_END = re.compile(r"\b(?:through|thru|until|till|to)\s+the\s+end\s+of\s+(?P<month>[A-Za-z]+)\b", re.I)
+_UNTIL_END = re.compile(r"\b(?:(?:through|thru|until|till|to)\s+the\s+end\s+of|through|thru|until|till)\s+"
+                        r"(?P<month>[A-Za-z]+)\b(?!\.?\s*\d)", re.I)
 _UNTIL = re.compile(r"\b(?:through|thru|until|till|ends?\s+(?:on\s+)?|ending(?:\s+on)?|last\s+one\s+is(?:\s+on)?)\s+"
                     r"(?P<rest>.*)", re.I)
 _FOR_WEEKS = re.compile(rf"\bfor\s+(?P<n>{_COUNT})\s+(?P<unit>weeks?|months?)\b", re.I)
