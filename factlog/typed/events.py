@@ -59,7 +59,7 @@ NOUNS = re.compile(
     r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsals?|"
     r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|game|match|"
     r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|"
-    r"review|all-hands|offsite|off-site|workshop|seminar|webinar|course|tutoring|choir|yoga|pilates|"
+    r"review|all-hands|offsite|off-site|workshop|seminar|webinar|(?<!\bof )course|tutoring|choir|yoga|pilates|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"bible study|study group|date night|little league|mass|(?:weekly|standing|team|client|sales|zoom|video|"
     r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+meets\b)|"
