@@ -6,12 +6,13 @@ A recurring event (`recurrence` "weekly" or "biweekly", one `weekday` or several
 the days it runs) occurs on each such weekday from today on; a biweekly one every other
 week counted from its `start` (without a `start` its weeks are unknown and it is not
 compared). It does not occur:
-- on a day an event with its title (or the same head word: "standup", "team standup") and
-  `status` "cancelled" is on ("no standup next Tuesday");
+- on a day an event naming it (`same_event`: "standup" and "team standup", "Pottery" and
+  "pottery class") with `status` "cancelled" is on ("no standup next Tuesday"), or in the
+  week of such a day that is not one of its weekdays ("no pottery next week");
 - at all once it has ended: its own `status` is "ended" (or "cancelled", "stopped"), or an
-  event with its head word and such a status and no day says so ("we stopped the
-  tutoring"); an `end` day bounds it, its own or that of an event with its head word and
-  neither a start nor a recurrence ("the pottery class ends on May 30").
+  event naming it with such a status and no day says so ("we stopped the tutoring"); an
+  `end` day bounds it, its own or that of an event naming it with neither a start nor a
+  recurrence ("the pottery class ends on May 30").
 
 What clashes with an occurrence:
 - a dated event or appointment (not recurring, not cancelled) whose time overlaps it (an
@@ -58,10 +59,17 @@ def _clock(text: str | None) -> time | None:
         return None
 
 
-def head(title: str | None) -> str | None:
-    """The word an event is known by: the last of its title, singular ("team standups" -> "standup")."""
+def words_of(title: str | None) -> frozenset[str]:
+    """A title's words, case-folded and singular ("Team Standups" -> {"team", "standup"})."""
     words = re.findall(r"[a-z0-9]+", (title or "").casefold())
-    return words[-1].removesuffix("es" if words[-1].endswith("sses") else "s") if words else None
+    return frozenset(w.removesuffix("es" if w.endswith("sses") else "s") if len(w) > 3 else w for w in words)
+
+
+def same_event(title: str | None, other: str | None) -> bool:
+    """One title names the other's event: the words of one are all in the other ("standup" and
+    "team standup", "Pottery" and "pottery class"; not "staff meeting" and "team meeting")."""
+    mine, theirs = words_of(title), words_of(other)
+    return bool(mine) and bool(theirs) and (mine <= theirs or theirs <= mine)
 
 
 class Series:
@@ -80,13 +88,19 @@ class Series:
         self.last = record.end.date() if record.end is not None else None
         self.title = record.title or record.location or "event"
 
-    def occurs(self, day: date, today: date, skipped: set[tuple[str | None, date]]) -> bool:
+    def occurs(self, day: date, today: date, skipped: list[tuple[str, date]]) -> bool:
         if day.weekday() not in self.weekdays or day < today or (self.first is not None and day < self.first) or \
                 (self.last is not None and day > self.last):
             return False
         if self.interval > 1 and (self.first is None or (day - self.first).days // 7 % self.interval):
             return False
-        return (fold(self.title), day) not in skipped and (head(self.title), day) not in skipped
+        return not any(same_event(title, self.title) and self._cancels(off, day) for title, off in skipped)
+
+    def _cancels(self, off: date, day: date) -> bool:
+        """A cancellation on `off` calls off the occurrence on `day`: the same day, or a day of
+        the same week the series does not occur on ("no pottery next week" read as its Monday)."""
+        return off == day or (off.weekday() not in self.weekdays and
+                              off.isocalendar()[:2] == day.isocalendar()[:2])
 
     def window(self, day: date) -> tuple[datetime, datetime] | None:
         if self.begins is None or self.ends is None:
@@ -116,27 +130,20 @@ def _users(person: str | None, subject: str | None) -> bool:
     return not person_of(person) and not person_of(subject)
 
 
-def _ended(record: EventRecord) -> bool:
-    return fold(record.status) in ENDED and record.start is None
-
-
 def _running(events: list[EventRecord]) -> list[Series]:
     """The user's recurring events that have not ended."""
-    over = {(head(e.title), person_of(e.person) or person_of(e.subject)) for e in events
-            if _ended(e) and not e.recurrence}
-    last_days: dict[str | None, date] = {}  # "the last class is on April 29", read as its own record
-    for event in events:
-        if event.end is not None and event.start is None and not event.recurrence and \
-                _users(event.person, event.subject):
-            last_days[head(event.title)] = min(event.end.date(), last_days.get(head(event.title), date.max))
+    users = [e for e in events if _users(e.person, e.subject) and not e.recurrence and e.start is None]
+    over = [e.title for e in users if fold(e.status) in ENDED]
+    last_days = [(e.title, e.end.date()) for e in users if e.end is not None]  # "the last class is on April 29"
     running = []
     for event in events:
         series = _series(event)
         if series is None or not _users(event.person, event.subject) or fold(event.status) in ENDED or \
-                (head(event.title), "") in over:
+                any(same_event(title, event.title) for title in over):
             continue
-        if head(event.title) in last_days:
-            series.last = min(series.last or date.max, last_days[head(event.title)])
+        for title, last in last_days:
+            if same_event(title, event.title):
+                series.last = min(series.last or date.max, last)
         running.append(series)
     return running
 
@@ -177,9 +184,8 @@ def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
     if not series:
         raise MissingInput("no event of the user's recurs on a weekday and is still running")
     today = now.date()
-    skipped = {(fold(e.title), e.start.date()) for e in events
-               if fold(e.status) in CANCELLED and e.start is not None and e.title}
-    skipped |= {(head(title), day) for title, day in skipped}
+    skipped = [(e.title, e.start.date()) for e in events
+               if fold(e.status) in CANCELLED and e.start is not None and e.title and not e.recurrence]
     for item, words, start, end in _dated(module, events):
         start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
         for rule in series:
@@ -206,7 +212,7 @@ def _flight(trip: TripRecord) -> str:
     return f"your {flight}{where}"
 
 
-def _flight_clash(trip: TripRecord, rule: Series, today: date, skipped: set[tuple[str | None, date]]) -> Finding | None:
+def _flight_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple[str, date]]) -> Finding | None:
     """The departure's airport time and first hours in the air overlap the occurrence that day."""
     departs, leaves = trip.departure_date, _clock(trip.departure_time)
     if departs is None or leaves is None or not rule.occurs(departs, today, skipped):
@@ -221,7 +227,7 @@ def _flight_clash(trip: TripRecord, rule: Series, today: date, skipped: set[tupl
                               f"{rule.words()}", (rule.record.source, trip.source), due=departs)
 
 
-def _away_clash(trip: TripRecord, rule: Series, today: date, skipped: set[tuple[str | None, date]]) -> Finding | None:
+def _away_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple[str, date]]) -> Finding | None:
     """Occurrences on the days the user is away: after the departure day, before the return
     day, and on the return day before the return flight lands."""
     departs, back = trip.departure_date, trip.return_date

@@ -401,3 +401,31 @@ def test_a_series_past_its_end_day_does_not_clash() -> None:
     assert run(events=[STANDUP, last_day], trips=[flight()])[0] == []
     monthly = Event(title="board", recurrence="monthly", weekday="tuesday", start_time="14:00", fact_ids=[18])
     assert run(events=[monthly], trips=[flight()]) == ([], ["recurring_conflicts"])
+
+
+def test_a_cancelled_week_calls_off_that_weeks_occurrence() -> None:
+    found = schedule(("user", "I have a pottery class every Tuesday at 7pm."), ("user", "Pottery is cancelled next week."))
+    assert found[-1] == ("event", "pottery/2025-03-11", {"title": "Pottery", "start": "2025-03-11", "status": "cancelled"})
+    [(_, key, fields)] = schedule(("user", "No pottery next week, the teacher is sick."))
+    assert (key, fields["start"]) == ("pottery/2025-03-10", "2025-03-10")  # the week's Monday: its weekday unknown
+    week = Event(title="pottery", start=datetime(2025, 3, 17), status="cancelled", fact_ids=[20])
+    other_week = Event(title="pottery", start=datetime(2025, 3, 24), status="cancelled", fact_ids=[21])
+    pottery = Event(title="pottery class", recurrence="weekly", weekday="tuesday", start_time="14:00",
+                    end_time="16:00", fact_ids=[22])
+    assert run(events=[pottery, week], trips=[flight()])[0] == []
+    assert len(run(events=[pottery, other_week], trips=[flight()])[0]) == 1
+
+
+def test_a_cancellation_or_an_ending_names_the_series_by_its_words() -> None:
+    meeting = Event(title="team meeting", recurrence="weekly", weekday="tuesday", start_time="14:00",
+                    end_time="16:00", fact_ids=[23])
+    staff_off = Event(title="staff meeting", start=datetime(2025, 3, 18), status="cancelled", fact_ids=[24])
+    assert len(run(events=[meeting, staff_off], trips=[flight()])[0]) == 1  # another meeting
+    off = Event(title="Meetings", start=datetime(2025, 3, 18), status="cancelled", fact_ids=[25])
+    assert run(events=[meeting, off], trips=[flight()])[0] == []
+
+
+def test_the_class_named_again_updates_the_series_times() -> None:
+    found = schedule(("user", "My pottery class is on Tuesdays."), ("user", "The class runs from 6 to 8."))
+    assert found[-1][1] == "pottery class" and (found[-1][2]["start_time"], found[-1][2]["end_time"]) == \
+        ("18:00", "20:00")

@@ -67,14 +67,15 @@ NOUNS = re.compile(
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
-    r"electrician)\b",
+    r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
+    r"crossfit|gym|bowling)\b",
     re.I,
 )
 _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|"
                           r"technician|dentist|dental|doctor|Dr\.?|orthodontist|pediatrician|dermatologist|"
                           r"optometrist|chiropractor|vet)\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
-                     r"\bcalled off\b|\bskip(?:ping)?\b", re.I)
+                     r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
 _RANGE = re.compile(
     r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon)(?::(?P<m1>\d{2}))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
     r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon)(?::(?P<m2>\d{2}))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
@@ -118,8 +119,8 @@ _TITLE_STOP = frozenset(
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
     "kindly please other second biweekly recurring night morning evening afternoon coach teach lead run host play "
     "last first final quit stopped dropped finished ended joined started "
-    "signed up attend attending go going take taking do doing skip skipping booked book hour hours minute minutes "
-    "min mins".split()
+    "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
+    "hour hours minute minutes min mins".split()
 )
 _LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
                        r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
@@ -166,6 +167,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if noun is not None and _ends_series(sentence, noun) and not times and not _FUTURE.search(sentence):
         return [_ended(sentence, noun, context)]
     day = _day(sentence, context)
+    if noun is not None and _CANCEL.search(sentence) and re.search(r"\b(?:this|next)\s+week\b", sentence, re.I):
+        day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
         return [_ending(sentence, noun, day, context)]  # "my pottery class ends on May 30"
     if not recurring and day is None and not times:
@@ -178,6 +181,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if not recurring and day is None and noun is not None:
         if previous is None or not times:
             return []
+        if "recurrence" in previous.fields and _same_event(_title(sentence, noun), previous):
+            return [_update_times(previous, times, context)]  # "The class runs from 7 to 9."
     subject, person = _whose(sentence, context, noun)
     title = _title(sentence, noun) if noun is not None else None
     if title is None and previous is not None:
@@ -241,6 +246,29 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
     if word.casefold() in _TITLE_STOP or word.casefold() in _NOT_MODIFIERS or WEEKDAY.fullmatch(word):
         return []
     return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": f"{word} {title}", "speaker": "assistant"})]
+
+
+def _same_event(title: str, previous: TypedFact) -> bool:
+    """`title` names the event `previous` is ("the class" for "pottery class")."""
+    known = str(previous.fields.get("title") or "").casefold()
+    return bool(known) and (title.casefold() in _GENERIC or title.casefold() == known
+                            or known.endswith(f" {title.casefold()}"))
+
+
+def _cancelled_week(sentence: str, context: Context) -> date | None:
+    """The day of the week "this week" / "next week" names: the session's last weekly event's
+    weekday in it, else the week's Monday (`recurring_conflicts` reads a cancelled day that
+    is not the series' weekday as cancelling that week's occurrence)."""
+    week = re.search(r"\b(?P<which>this|next)\s+week\b", sentence, re.I)
+    today = _today(context)
+    if week is None or today is None:
+        return None
+    monday = today - timedelta(days=today.weekday()) + timedelta(days=7 if week.group("which").lower() == "next" else 0)
+    previous = context.last.get(DOMAIN)
+    names = re.findall(r"[a-z]+", str(previous.fields.get("weekday") or "")) if previous is not None else []
+    if names and names[0] in WEEKDAYS:
+        return monday + timedelta(days=WEEKDAYS.index(names[0]))
+    return monday
 
 
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
