@@ -103,7 +103,8 @@ _SERIES_ENDS = re.compile(r"\b(?:ends|finishes|wraps up|will (?:end|finish|wrap 
 _TO_DO = re.compile(r"\b(?:'ll|will|need to|have to|must|should|gotta|going to|remind me to|want to)\s+"
                     r"(?:call|phone|ring|email|text|contact|book|schedule|make|set up|arrange)\b", re.I)
 _NO_LONGER = re.compile(r"\b(?:used to|as a (?:kid|child|teen)|back when|when i was (?:a|in|young|little))\b", re.I)
-_QUESTION = re.compile(r"^\W*(?:is|are|do|does|did|when|what|which|should|how|where|am i|will)\b[^.!]*\?\s*$", re.I)
+_QUESTION = re.compile(r"^\W*(?:(?:is|are|do|does|did|when|what|which|should|how|where|am i|will)\b[^.!]*\?\s*$|"
+                       r"(?:can|could|may|should) i\b|is it (?:ok|okay|fine|safe)\b)", re.I)
 _NEXT_ONE = re.compile(r"\b(?:next|first) (?:one|session|class|lesson|meeting)\s+(?:is|will be)\b", re.I)
 _LASTS = re.compile(r"\b(?:lasts?|runs?|takes?|it(?:'s| is)|for)\b", re.I)
 _FUTURE = re.compile(r"\b(?:will|next|on|until|till|through|after)\s+(?:end|finish|be over)|"
@@ -129,6 +130,8 @@ _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)
                            r"(?:noon|night|evening|morning|am|pm|work|home)\b)", re.I)
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
 _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
+_ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
+                       r"zumba|crossfit|gym|bowling|yoga|pilates", re.I)
 _GENERIC = frozenset("class classes lesson lessons session meeting one course".split())
 TRIGGERS = (NOUNS, _RANGE, _NEXT_ONE, _LENGTH)  # a sentence without one of these states no event
 
@@ -171,6 +174,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
         return [_ending(sentence, noun, day, context)]  # "my pottery class ends on May 30"
+    if not recurring and not times and noun is not None and _ACTIVITY.fullmatch(noun.group(0)) and \
+            not _CANCEL.search(sentence):
+        return []  # "do the gym tmrw": a bare activity on a day is no appointment
     if not recurring and day is None and not times:
         if noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
             context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": _title(sentence, noun)})
