@@ -212,6 +212,11 @@ def test_skipped_without_weekly_events() -> None:
         ("I coach little league Saturdays 9 to noon through June.", "little league",
          {"title": "little league", "recurrence": "weekly", "weekday": "saturday", "start_time": "09:00",
           "end_time": "12:00", "start": "2025-03-08T09:00:00", "end": "2025-06-30"}),
+        ("Got two tickets for Hamilton on Wednesday, March 26 at 7:30pm!", "hamilton",
+         {"title": "Hamilton", "start": "2025-03-26T19:30:00"}),
+        ("Tuesday yoga at 7am, every single week, an hour long.", "yoga",
+         {"title": "yoga", "recurrence": "weekly", "weekday": "tuesday", "start_time": "07:00", "end_time": "08:00",
+          "start": "2025-03-04T07:00:00"}),
         ("Sunday service at 10 every week.", "service",
          {"title": "service", "recurrence": "weekly", "weekday": "sunday", "start_time": "10:00",
           "start": "2025-03-09T10:00:00"}),
@@ -283,6 +288,8 @@ def test_appointments(sentence: str, key: str, expected: dict[str, JsonValue]) -
     "Flying to Boston Thursday at 6am, back Sunday.",
     "It costs 240 dollars, 2 to 3 people.",
     "I'll call the dentist on Friday at 9.",  # a to-do, not an appointment
+    "I bought tickets to Denver for March 13 at 9am.",  # a trip's tickets
+    "can i still do the gym tmrw",
     "Need to book a haircut for Saturday at 10.",
 ])
 def test_not_an_event(sentence: str) -> None:

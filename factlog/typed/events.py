@@ -39,6 +39,7 @@ from factlog.typed.care import care_named, catch_up, person_of
 from factlog.typed.common import DAY_ONLY, conversation_fields
 from factlog.typed.drug_names import drug_names
 from factlog.typed.model import Context, TypedFact
+from factlog.typed.places import place_name
 from factlog.typed.recurrence import (
     ENDED,
     WEEKDAY,
@@ -61,7 +62,9 @@ NOUNS = re.compile(
     r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|"
     r"review|all-hands|offsite|off-site|workshop|seminar|webinar|(?<!\bof )course|tutoring|choir|yoga|pilates|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
-    r"bible study|study group|date night|little league|mass|(?:weekly|standing|team|client|sales|zoom|video|"
+    r"bible study|study group|date night|little league|mass|orchestra|band|scouts|youth group|sunday school|"
+    r"tickets? (?:for|to) (?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)(?:\s+(?:show|concert|gig|game|"
+    r"match|play|musical|tour))?|(?:weekly|standing|team|client|sales|zoom|video|"
     r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+meets\b)|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
@@ -146,6 +149,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             _TO_DO.search(sentence):
         return []
     noun = _NOUN_PHRASE.search(sentence)
+    if noun is not None and _to_a_place(noun.group(0)):
+        return []  # "tickets to Denver": a trip's
     if noun is None and not _RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
             minutes_long(sentence) is None:
         return []
@@ -254,6 +259,11 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
     return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": f"{word} {title}", "speaker": "assistant"})]
 
 
+def _to_a_place(noun: str) -> bool:
+    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:the\s+)?(?P<name>.+)", noun, re.I)
+    return ticket is not None and place_name(ticket.group("name")) is not None
+
+
 def _same_event(title: str, previous: TypedFact) -> bool:
     """`title` names the event `previous` is ("the class" for "pottery class")."""
     known = str(previous.fields.get("title") or "").casefold()
@@ -279,7 +289,8 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
 
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
-    if person is not None and (NOUNS.fullmatch(person) or WEEKDAY.fullmatch(person)):
+    if person is not None and (NOUNS.fullmatch(person) or WEEKDAY.fullmatch(person) or
+                               noun is not None and person.casefold() in noun.group(0).casefold()):
         subject, person = "user", None  # "Therapy is biweekly": the event's name, not a person's
     if subject == "user" and context.focus is not None and noun is not None and \
             re.search(rf"\b(?:his|her)\s+(?:\w+\s+)?(?:{NOUNS.pattern})", sentence, re.I):
@@ -561,6 +572,9 @@ def _update_times(previous: TypedFact, times: list[str], context: Context) -> Ty
 def _title(sentence: str, noun: re.Match[str]) -> str:
     """The event's name: the noun and up to two words before it that name it ("Executive
     Committee", "Rotary lunch", "physical therapy", "INR check")."""
+    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:the\s+)?(?P<name>.+)", noun.group(0), re.I)
+    if ticket is not None:
+        return ticket.group("name")  # "tickets for the Coldplay show" -> "Coldplay show"
     words = re.findall(r"[\w'-]+", sentence[:noun.start()])
     kept: list[str] = []
     for word in reversed(words[-2:]):

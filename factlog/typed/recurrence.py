@@ -38,8 +38,8 @@ _WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?
                        re.I)
 _BIWEEKLY = re.compile(r"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|(?=\w+day))|\bbi-?weekly\b|"
                        r"\bfortnightly\b|\bevery\s+fortnight\b", re.I)
-_WEEKLY = re.compile(r"\b(?:every|each)\s+(?:week\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|\bweekly\b|"
-                     r"\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
+_WEEKLY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:week\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
+                     r"\bweekly\b|\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
 _MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
                       r"\b(?:every|each|the)\s+(?:first|1st|third|3rd|fourth|4th|last)\s+\w+day\b", re.I)
 _TWICE = re.compile(r"\b(?:twice|two\s+times)\s+a\s+week\b", re.I)
@@ -94,7 +94,7 @@ def cadence(sentence: str, weekdays: list[str]) -> str | None:
     if _TWICE.search(sentence) and not weekdays:
         return "twice weekly"
     if not weekdays:
-        return "weekly" if re.search(r"\b(?:every|each)\s+week\b|\bweekly\b", sentence, re.I) else None
+        return "weekly" if re.search(r"\b(?:every|each)\s+(?:single\s+)?week\b|\bweekly\b", sentence, re.I) else None
     plural = any((m.group("plural") or m.group("part")) and not _WEEKDAY_DATE.match(sentence, m.end())
                  for m in WEEKDAY.finditer(sentence)) or \
         _WORKDAYS.search(sentence) is not None
