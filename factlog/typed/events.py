@@ -71,7 +71,7 @@ NOUNS = re.compile(
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
-    r"crossfit|gym|bowling)\b",
+    r"crossfit|gym|bowling|shifts?|(?-i:[A-Z][a-z]+) school)\b",
     re.I,
 )
 _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|"
@@ -80,11 +80,12 @@ _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consult
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
 _RANGE = re.compile(
-    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon)(?::(?P<m1>\d{2}))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
-    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon)(?::(?P<m2>\d{2}))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
+    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon|midday)(?:[:.](?P<m1>\d{2}))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
+    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon|midday)(?:[:.](?P<m2>\d{2}))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
     re.I,
 )
-_AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon)(?::(?P<m>\d{2}))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-])", re.I)
+_AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>\d{2}))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-]|\.\d)",
+                 re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
 _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
@@ -121,7 +122,7 @@ _LAST_DAY = re.compile(r"\b(?:through|thru|to|until|-|–)\s*(?:the\s+)?(?P<dd>\
 _TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
-    "kindly please other second biweekly recurring night morning evening afternoon coach teach lead run host play "
+    "kindly please other second biweekly recurring per night morning evening afternoon coach teach lead run host play "
     "last first final quit stopped dropped finished ended joined started "
     "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
     "hour hours minute minutes min mins".split()
@@ -130,7 +131,7 @@ _LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-
                        r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
                        r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
-                           r"(?:noon|night|evening|morning|am|pm|work|home)\b)", re.I)
+                           r"(?:noon|midday|night|evening|morning|am|pm|work|home)\b)", re.I)
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
 _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
 _ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
@@ -156,7 +157,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
-    names = weekdays_named(sentence)
+    names = weekdays_named(_corrected(sentence, WEEKDAY))
     how_often = cadence(sentence, names)
     if how_often is None and noun is not None and names and _CALENDAR_NAME.search(sentence[:noun.end()]):
         how_often = "weekly"  # "my Thursday spin class is at 6am": the class that is on Thursdays
@@ -464,7 +465,8 @@ def _day(sentence: str, context: Context) -> date | None:
     today = context.timestamp.date()
     dates = [value for _, value in dates_and_times_at(sentence, context.timestamp)[0]]
     if dates:
-        return parse_date(dates[-1] if _MOVE.search(sentence) else dates[0])
+        fixed = [value for _, value in dates_and_times_at(_corrected(sentence, None, context), context.timestamp)[0]]
+        return parse_date(dates[-1] if _MOVE.search(sentence) else fixed[0] if fixed else dates[0])
     if _TOMORROW.search(sentence):
         return today + timedelta(days=1)
     later = _IN_WEEKS.search(sentence)
@@ -472,7 +474,7 @@ def _day(sentence: str, context: Context) -> date | None:
         raw = later.group("n").lower()
         n = int(raw) if raw.isdigit() else 1 if raw in ("a", "one") else NUMBER_WORDS[raw]
         return today + timedelta(days=n * 7 if later.group("unit").lower().startswith("w") else n)
-    day_only = DAY_ONLY.search(sentence)
+    day_only = DAY_ONLY.search(_corrected(sentence, DAY_ONLY))
     if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
         for offset in (0, 1):
             year, month = divmod(today.year * 12 + today.month - 1 + offset, 12)
@@ -493,7 +495,7 @@ def _day(sentence: str, context: Context) -> date | None:
 
 
 def _clock(hour: str, minute: str | None, marker: str | None, evening: bool) -> tuple[int, int]:
-    h = 12 if hour.lower() == "noon" else int(hour)
+    h = 12 if hour.lower() in ("noon", "midday") else int(hour)
     m = int(minute) if minute else 0
     pm = marker.lower().startswith("p") if marker else None
     if pm is None:
@@ -507,6 +509,17 @@ def _clock(hour: str, minute: str | None, marker: str | None, evening: bool) -> 
 
 _INLINE_CORRECTION = re.compile(r"(?<=\w)[,;.]?\s+(?:no\s+wait|no,?\s+sorry|sorry|i\s+mean|no|actually|make\s+that|"
                                 r"correction)\b[,:]?", re.I)
+
+
+def _corrected(sentence: str, pattern: re.Pattern[str] | None, context: Context | None = None) -> str:
+    """The words after the sentence's last inline correction when they give what `pattern`
+    finds (or, without one, a date): "every Tuesday, sorry, Wednesday" -> "Wednesday"."""
+    for fix in reversed(list(_INLINE_CORRECTION.finditer(sentence))):
+        tail = sentence[fix.end():]
+        if pattern is not None and pattern.search(tail) or \
+                pattern is None and context is not None and dates_and_times_at(tail, context.timestamp)[0]:
+            return tail
+    return sentence
 
 
 def _times(sentence: str) -> list[str]:
@@ -530,7 +543,7 @@ def _times_in(sentence: str, evening: bool) -> list[str]:
             continue
         a1, a2 = match.group("a1"), match.group("a2")
         end = _clock(h2, match.group("m2"), a2, evening)
-        if a1 is None and a2 is not None and h1.lower() != "noon":
+        if a1 is None and a2 is not None and h1.isdigit():
             hour1 = int(h1)
             start = _clock(h1, match.group("m1"), a2, evening)
             if start > end:  # "11 to 1pm"
@@ -543,7 +556,7 @@ def _times_in(sentence: str, evening: bool) -> list[str]:
             continue
         return [f"{start[0]:02d}:{start[1]:02d}", f"{end[0]:02d}:{end[1]:02d}"]
     at = _AT.search(sentence)
-    if at is not None and int(at.group("h") if at.group("h").isdigit() else 12) <= 12:
+    if at is not None and (not at.group("h").isdigit() or int(at.group("h")) <= 12):
         h, m = _clock(at.group("h"), at.group("m"), at.group("a"), evening)
         return [f"{h:02d}:{m:02d}"]
     found = [value for _, value in dates_and_times_at(sentence, None)[1]]
