@@ -80,11 +80,11 @@ _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consult
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
 _RANGE = re.compile(
-    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon|midday)(?:[:.](?P<m1>\d{2}))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
-    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon|midday)(?:[:.](?P<m2>\d{2}))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
+    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon|midday)(?:[:.](?P<m1>[0-5]\d))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
+    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon|midday)(?:[:.](?P<m2>[0-5]\d))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
     re.I,
 )
-_AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>\d{2}))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-]|\.\d)",
+_AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-]|\.\d)",
                  re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
@@ -539,7 +539,8 @@ def _times_in(sentence: str, evening: bool) -> list[str]:
         if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
             continue
         h1, h2 = match.group("h1"), match.group("h2")
-        if (h1.isdigit() and int(h1) > 12 and not match.group("m1")) or (h2.isdigit() and int(h2) > 24):
+        if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1"))) or \
+                (h2.isdigit() and int(h2) > 23):
             continue
         a1, a2 = match.group("a1"), match.group("a2")
         end = _clock(h2, match.group("m2"), a2, evening)
