@@ -1,30 +1,45 @@
 """Appointments, meetings and events from a sentence, recurring ones included ("every
-Tuesday 2-4 PM", "standing meeting on Mondays at 10"), with dates and times against the
-session's timestamp.
+Tuesday 2-4 PM", "every other Thursday", "Mon/Wed/Fri 6-7am"), with dates and times
+against the session's timestamp. How often, which weekdays, how long and until when are
+`factlog.typed.recurrence`'s.
 
-A sentence is about an event when it names one (`NOUNS`: meeting, standup, class,
-appointment, cleaning, ...) with a day, a weekday or a time; a sentence naming none that
-gives a time or time range ("Actually wait, it's 8:30 to 9:30") updates the session's last
-event. Travel sentences are the trip reader's.
+A sentence is about an event when it names one (`NOUNS`: meeting, standup, class, lessons,
+choir, concert, MRI, appointment, "tickets for Hamilton", ...) with a day, a weekday or a
+time. A sentence naming none updates the session's last event: corrected times ("Actually
+wait, it's 8:30 to 9:30"), the next occurrence ("Next one is on 9 April"), a length ("It
+lasts one hour"); or details the event named just before without them ("I signed up for a
+pottery class. It's on Tuesday evenings 7 to 9."). Not read: travel sentences whose event
+is the trip's purpose ("booked Denver for the conference"), hypotheticals ("maybe",
+"thinking about", "if I can get one"), questions, to-dos ("I'll call the dentist"), past
+habits ("used to") and events that took place.
 
-- Recurring: "every <weekday>", "<weekday>s", "on Mondays", "weekly": `recurrence`
-  "weekly", `weekday` (lower case), `start_time` / `end_time` (HH:MM), `start` the first
-  occurrence on or after the day it starts ("starting tmrw", else the session's day) at
-  its start time, `end` the day "through the end of June" names.
-- Dated: `start` (ISO date-time, or date without a time), `end` when a range gives an end
-  time; weekdays ("thurs", "next tues") are the next such day after the session's day,
-  "tmrw" the day after, "in 3 wks" 21 days later; "move it from April 2 to April 9" keeps
-  the last date.
-- Times: "2-4pm", "from 10:00 to 11:30 AM", "noon to 1:30", "8 to 9" (morning unless
-  "evening", "night", "pm"; an hour from 1 to 6 without one is afternoon), "between 8 and
-  noon", "at 10", "9am".
+- Recurring: `recurrence` ("weekly", "biweekly", "monthly", "twice weekly"), `weekday` (one
+  or several, "monday, wednesday, friday"), `start_time` / `end_time` (HH:MM; a length
+  gives the end), `start` the first occurrence on or after the day it starts ("starting
+  tmrw", else the session's day), `end` the last day ("through the end of June", "for 8
+  weeks"). "My Thursday spin class" is the weekly one.
+- A series that is over ("my pottery class ended last week", "we stopped the tutoring") is
+  an event with `title` and `status` "ended"; "the last class is on April 29" gives its
+  `end` (a generic "class" names the session's last event).
+- Dated: `start` (ISO date-time, or date without a time), `end` from a range, a length
+  ("90 min") or a day range ("March 18 to 20"); weekdays ("thurs", "next tues") are the
+  next such day after the session's day (the last one in a past-tense sentence), "tmrw"
+  the day after, "the 14th" the next 14th, "in 3 wks" 21 days later; "move it from April 2
+  to April 9" keeps the last date; an inline correction ("the 13th, no sorry, the 20th";
+  "every Tuesday, sorry, Wednesday") keeps the corrected value.
+- Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "noon to 1:30", "8 to 9" (morning
+  unless "evening", "night", "pm" or an evening outing such as a concert; an hour from 1 to
+  6 without one is afternoon), "between 8 and noon", "at 10", "9am".
 - An appointment (`kind` appointment: "appointment", "appt", a cleaning or checkup, a
-  clinician or technician named) has `provider` (the clinician named, the session's last
-  one, or "dentist" for a dental visit); other events have `title` and `location`.
-- "no standup next tues", "cancel my Thursday squash game": the occurrence on that day is
-  an event with `status` "cancelled" (its own entity: the recurring one stays).
-- `subject` / `person` as for medications (`factlog.typed.care`); the assistant's words
-  are not read here.
+  clinician or technician named) has `provider` (the clinician named, "Whirlpool
+  technician", the session's last one, or "dentist" for a dental visit); other events have
+  `title` and `location` ("Core Motion on 3rd Ave" -> "Core Motion, 3rd Ave").
+- "no standup next tues", "cancel my Thursday squash game", "pottery is cancelled next
+  week": the occurrence on that day is an event with `status` "cancelled" (its own entity:
+  the recurring one stays).
+- `subject` / `person` as for medications (`factlog.typed.care`). Of the assistant's words
+  only a confirmation naming the session's last event more fully is read ("Got it: weekly
+  team standup ..." gives "standup" the title "team standup").
 """
 
 from __future__ import annotations
@@ -33,11 +48,11 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
-from factlog.timeparse import parse_date
-from factlog.typed.care import care_named, catch_up, person_of
-from factlog.typed.common import DAY_ONLY, conversation_fields
+from factlog.typed.care import catch_up, person_of
+from factlog.typed.common import conversation_fields
 from factlog.typed.drug_names import drug_names
+from factlog.typed.event_names import TITLE_STOP, location_of, provider_of, title_of
+from factlog.typed.event_times import PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
 from factlog.typed.recurrence import (
@@ -49,7 +64,6 @@ from factlog.typed.recurrence import (
     plus_minutes,
     series_end,
     starting,
-    weekday_name,
     weekdays_named,
 )
 from factlog.typed.trips import AIRLINES, FLIGHT, TRAVEL
@@ -79,22 +93,6 @@ _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consult
                           r"optometrist|chiropractor|vet)\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
-_RANGE = re.compile(
-    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon|midday)(?:[:.](?P<m1>[0-5]\d))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
-    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon|midday)(?:[:.](?P<m2>[0-5]\d))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
-    re.I,
-)
-_AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?"
-                 r"(?![\w/:-]|\.\d)", re.I)
-_MONTHS = ("january february march april may june july august september october november december").split()
-_MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
-_EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
-                      r"concert|gig|show|drinks|opera|musical|movie)\b", re.I)
-_MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
-_TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
-_IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)
-_PAST = re.compile(r"\b(?:following|after|had|was|went|saw)\b", re.I)
-_MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
 # not a plan of the user's: "maybe a haircut thursday if I can get one", "thinking about yoga"
 _HYPOTHETICAL = re.compile(
     r"\b(?:maybe|might|perhaps|thinking (?:about|of)|considering|if i (?:can|could|get|have)|hoping to|"
@@ -119,25 +117,12 @@ _PURPOSE = re.compile(r"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w'-]+\s
 _LAST_DAY = re.compile(r"\b(?:through|thru|to|until|-|–)\s*(?:the\s+)?(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b"
                        r"(?!\s*(?::|[ap]\.?m\b|pm|am|\d))",
                        re.I)
-_TITLE_STOP = frozenset(
-    "my the a an his her our their your this that next every each on at is was has have got i we he she they "
-    "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
-    "kindly please other second biweekly recurring per night morning evening afternoon coach teach lead run host play "
-    "last first final quit stopped dropped finished ended joined started "
-    "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
-    "hour hours minute minutes min mins".split()
-)
-_LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
-                       r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
-                       r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
-_NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
-                           r"(?:noon|midday|night|evening|morning|am|pm|work|home)\b)", re.I)
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
 _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
 _ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
                        r"zumba|crossfit|gym|bowling|yoga|pilates", re.I)
 _GENERIC = frozenset("class classes lesson lessons session meeting one course".split())
-TRIGGERS = (NOUNS, _RANGE, _NEXT_ONE, _LENGTH)  # a sentence without one of these states no event
+TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH)  # a sentence without one of these states no event
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -152,17 +137,17 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     noun = _NOUN_PHRASE.search(sentence)
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
-    if noun is None and not _RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
+    if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
             minutes_long(sentence) is None:
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
-    names = weekdays_named(_corrected(sentence, WEEKDAY))
+    names = weekdays_named(corrected(sentence, WEEKDAY))
     how_often = cadence(sentence, names)
     if how_often is None and noun is not None and names and _CALENDAR_NAME.search(sentence[:noun.end()]):
         how_often = "weekly"  # "my Thursday spin class is at 6am": the class that is on Thursdays
     recurring = how_often is not None
-    times = _times(sentence)
+    times = times_of(sentence)
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
     if noun is None:
         if previous is not None and named is None:
@@ -175,7 +160,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             return []
     if noun is not None and _ends_series(sentence, noun) and not times and not _FUTURE.search(sentence):
         return [_ended(sentence, noun, context)]
-    day = _day(sentence, context)
+    day = day_of(sentence, context)
     if noun is not None and _CANCEL.search(sentence) and re.search(r"\b(?:this|next)\s+week\b", sentence, re.I):
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
@@ -185,18 +170,18 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "do the gym tmrw": a bare activity on a day is no appointment
     if not recurring and day is None and not times:
         if noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
-            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": _title(sentence, noun)})
+            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, noun)})
         return []
-    if not recurring and day is not None and (day < (_today(context) or day) or
-                                              _PAST.search(sentence) and day == _today(context)):
+    if not recurring and day is not None and (day < (today_of(context) or day) or
+                                              PAST.search(sentence) and day == today_of(context)):
         return []  # "following today's appointment", "the meeting lasted 2 hours yesterday": it took place
     if not recurring and day is None and noun is not None:
         if previous is None or not times:
             return []
-        if "recurrence" in previous.fields and _same_event(_title(sentence, noun), previous):
+        if "recurrence" in previous.fields and _same_event(title_of(sentence, noun), previous):
             return [_update_times(previous, times, context)]  # "The class runs from 7 to 9."
     subject, person = _whose(sentence, context, noun)
-    title = _title(sentence, noun) if noun is not None else None
+    title = title_of(sentence, noun) if noun is not None else None
     if title is None and previous is not None:
         title = str(previous.fields.get("title") or previous.fields.get("provider") or "") or None
     cancelled = _CANCEL.search(sentence)
@@ -216,7 +201,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if _APPOINTMENT.search(sentence if noun is not None or previous is None else
                                f"{sentence} {previous.fields.get('title') or 'appointment'}"):
             kind = APPOINTMENT
-            provider = _provider(sentence, context)
+            provider = provider_of(sentence, context)
             if provider is not None:
                 fields["provider"] = provider
             key = (provider or title or "appointment").casefold()
@@ -226,7 +211,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if kind == DOMAIN:
         if fields.get("title") is None:
             fields.pop("title", None)
-        where = _location(sentence, str(fields["title"]) if fields.get("title") else None)
+        where = location_of(sentence, str(fields["title"]) if fields.get("title") else None)
         if where is not None:
             fields["location"] = where
     if person is not None:
@@ -255,7 +240,7 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
     if match is None:
         return []
     word = match.group("word")
-    if word.casefold() in _TITLE_STOP or word.casefold() in _NOT_MODIFIERS or WEEKDAY.fullmatch(word):
+    if word.casefold() in TITLE_STOP or word.casefold() in _NOT_MODIFIERS or WEEKDAY.fullmatch(word):
         return []
     return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": f"{word} {title}", "speaker": "assistant"})]
 
@@ -277,7 +262,7 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
     weekday in it, else the week's Monday (`recurring_conflicts` reads a cancelled day that
     is not the series' weekday as cancelling that week's occurrence)."""
     week = re.search(r"\b(?P<which>this|next)\s+week\b", sentence, re.I)
-    today = _today(context)
+    today = today_of(context)
     if week is None or today is None:
         return None
     monday = today - timedelta(days=today.weekday()) + timedelta(days=7 if week.group("which").lower() == "next" else 0)
@@ -313,7 +298,7 @@ def _event_beside_travel(sentence: str) -> bool:
     ("flight Tuesday, dentist Friday", "fly out Monday; choir is Thursday at 7"), not only
     the trip's purpose ("booked Denver for the conference", "a painting course in Andalusia")."""
     rest = _no_travel(_PURPOSE.sub(" ", sentence))
-    return NOUNS.search(rest) is not None and (_APPOINTMENT.search(rest) is not None or bool(_times(rest)))
+    return NOUNS.search(rest) is not None and (_APPOINTMENT.search(rest) is not None or bool(times_of(rest)))
 
 
 def _series(sentence: str, context: Context, how_often: str, names: list[str],
@@ -330,13 +315,13 @@ def _series(sentence: str, context: Context, how_often: str, names: list[str],
             end_time = plus_minutes(times[0], length)
         if end_time is not None:
             fields["end_time"] = end_time
-    today = _today(context)
+    today = today_of(context)
     if today is None:
         return fields
     if how_often == "monthly":
         return fields  # which week of the month: no first day computed
     begins = starting(sentence, today) or today
-    first = min((_first_on_or_after(begins, WEEKDAYS.index(name)) for name in names), default=None)
+    first = min((first_on_or_after(begins, WEEKDAYS.index(name)) for name in names), default=None)
     if first is not None:
         fields["start"] = f"{first.isoformat()}T{times[0]}:00" if times else first.isoformat()
     last = series_end(sentence, today, first)
@@ -390,7 +375,7 @@ def _ended(sentence: str, noun: re.Match[str], context: Context,
            change: dict[str, JsonValue] | None = None) -> TypedFact:
     """ "my pottery class ended last week": the whole series is off from now on."""
     subject, person = _whose(sentence, context, noun)
-    title = _title(sentence, noun)
+    title = title_of(sentence, noun)
     previous = context.last.get(DOMAIN)
     if title.casefold() in _GENERIC and previous is not None and previous.kind == DOMAIN and previous.key and \
             isinstance(previous.fields.get("title"), str):
@@ -410,7 +395,7 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     its length ("it runs two hours")."""
     if times and re.match(r"^\W*(?:actually|sorry|no|wait|it's|its|make that|correction)\b", sentence, re.I):
         return _update_times(previous, times, context)
-    today = _today(context)
+    today = today_of(context)
     if _NEXT_ONE.search(sentence) and "recurrence" in previous.fields and today is not None:
         day = starting(sentence, today)
         if day is None:
@@ -442,126 +427,8 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     return None
 
 
-def fold_words(text: str) -> str:
-    return " ".join(w for w in text.casefold().split() if w not in ("the", "a", "an"))
-
-
 def _no_travel(sentence: str) -> str:
     return TRAVEL.sub(" ", sentence)
-
-
-def _today(context: Context) -> date | None:
-    return context.timestamp.date() if context.timestamp is not None else None
-
-
-def _first_on_or_after(start: date, weekday: int) -> date:
-    return start + timedelta(days=(weekday - start.weekday()) % 7)
-
-
-def _day(sentence: str, context: Context) -> date | None:
-    """The day a dated event is on (None when the sentence names none)."""
-    if context.timestamp is None:
-        return None
-    today = context.timestamp.date()
-    dates = [value for _, value in dates_and_times_at(sentence, context.timestamp)[0]]
-    if dates:
-        fixed = [value for _, value in dates_and_times_at(_corrected(sentence, None, context), context.timestamp)[0]]
-        return parse_date(dates[-1] if _MOVE.search(sentence) else fixed[0] if fixed else dates[0])
-    if _TOMORROW.search(sentence):
-        return today + timedelta(days=1)
-    later = _IN_WEEKS.search(sentence)
-    if later is not None:
-        raw = later.group("n").lower()
-        n = int(raw) if raw.isdigit() else 1 if raw in ("a", "one") else NUMBER_WORDS[raw]
-        return today + timedelta(days=n * 7 if later.group("unit").lower().startswith("w") else n)
-    day_only = DAY_ONLY.search(_corrected(sentence, DAY_ONLY))
-    if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
-        for offset in (0, 1):
-            year, month = divmod(today.year * 12 + today.month - 1 + offset, 12)
-            try:
-                found = date(year, month + 1, int(day_only.group("dd")))
-            except ValueError:
-                continue
-            if found >= today:
-                return found
-    weekday = WEEKDAY.search(sentence)
-    if weekday is not None and not weekday.group("plural") and not weekday.group("part"):
-        target = WEEKDAYS.index(weekday_name(weekday.group("day")))
-        if _PAST.search(sentence) and not _MOVE.search(sentence):  # "I had a great time at choir on Thursday"
-            return today - timedelta(days=(today.weekday() - target) % 7 or 7)
-        ahead = (target - today.weekday()) % 7 or 7
-        return today + timedelta(days=ahead)
-    return None
-
-
-def _clock(hour: str, minute: str | None, marker: str | None, evening: bool) -> tuple[int, int]:
-    h = 12 if hour.lower() in ("noon", "midday") else int(hour)
-    m = int(minute) if minute else 0
-    pm = marker.lower().startswith("p") if marker else None
-    if pm is None:
-        pm = evening or 1 <= h <= 6
-    if pm and h < 12:
-        h += 12
-    if marker and not pm and h == 12:
-        h = 0
-    return h, m
-
-
-_INLINE_CORRECTION = re.compile(r"(?<=\w)[,;.]?\s+(?:no\s+wait|no,?\s+sorry|sorry|i\s+mean|no|actually|make\s+that|"
-                                r"correction)\b[,:]?", re.I)
-
-
-def _corrected(sentence: str, pattern: re.Pattern[str] | None, context: Context | None = None) -> str:
-    """The words after the sentence's last inline correction when they give what `pattern`
-    finds (or, without one, a date): "every Tuesday, sorry, Wednesday" -> "Wednesday"."""
-    for fix in reversed(list(_INLINE_CORRECTION.finditer(sentence))):
-        tail = sentence[fix.end():]
-        if pattern is not None and pattern.search(tail) or \
-                pattern is None and context is not None and dates_and_times_at(tail, context.timestamp)[0]:
-            return tail
-    return sentence
-
-
-def _times(sentence: str) -> list[str]:
-    """[start] or [start, end] as HH:MM, or [] when the sentence gives no time of day; after
-    an inline correction ("at 10, no wait, 10:30") the corrected time."""
-    evening = _EVENING.search(sentence) is not None and _MORNING.search(sentence) is None
-    for fix in reversed(list(_INLINE_CORRECTION.finditer(sentence))):
-        corrected = _times_in(sentence[fix.end():], evening)
-        if corrected:
-            return corrected
-    return _times_in(sentence, evening)
-
-
-def _times_in(sentence: str, evening: bool) -> list[str]:
-    for match in _RANGE.finditer(sentence):
-        before = sentence[:match.start()]
-        if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
-            continue
-        h1, h2 = match.group("h1"), match.group("h2")
-        if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1"))) or \
-                (h2.isdigit() and int(h2) > 23):
-            continue
-        a1, a2 = match.group("a1"), match.group("a2")
-        end = _clock(h2, match.group("m2"), a2, evening)
-        if a1 is None and a2 is not None and h1.isdigit():
-            hour1 = int(h1)
-            start = _clock(h1, match.group("m1"), a2, evening)
-            if start > end:  # "11 to 1pm"
-                start = (hour1 % 12, start[1])
-        else:
-            start = _clock(h1, match.group("m1"), a1, evening if a1 is None and a2 is None else False)
-            if a1 is None and a2 is None and start > end and end[0] < 12:
-                end = (end[0] + 12, end[1])
-        if start == end:
-            continue
-        return [f"{start[0]:02d}:{start[1]:02d}", f"{end[0]:02d}:{end[1]:02d}"]
-    at = _AT.search(sentence)
-    if at is not None and (not at.group("h").isdigit() or int(at.group("h")) <= 12):
-        h, m = _clock(at.group("h"), at.group("m"), at.group("a"), evening)
-        return [f"{h:02d}:{m:02d}"]
-    found = [value for _, value in dates_and_times_at(sentence, None)[1]]
-    return found[:1]
 
 
 def _update_times(previous: TypedFact, times: list[str], context: Context) -> TypedFact:
@@ -581,99 +448,3 @@ def _update_times(previous: TypedFact, times: list[str], context: Context) -> Ty
                 fields["end"] = f"{start[:10]}T{times[1]}:00"
     fields["speaker"] = context.speaker
     return TypedFact(previous.kind, previous.key, fields)
-
-
-def _title(sentence: str, noun: re.Match[str]) -> str:
-    """The event's name: the noun and up to two words before it that name it ("Executive
-    Committee", "Rotary lunch", "physical therapy", "INR check")."""
-    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:the\s+)?(?P<name>.+)", noun.group(0), re.I)
-    if ticket is not None:
-        return ticket.group("name")  # "tickets for the Coldplay show" -> "Coldplay show"
-    words = re.findall(r"[\w'-]+", sentence[:noun.start()])
-    kept: list[str] = []
-    for word in reversed(words[-2:]):
-        if word.casefold() in _TITLE_STOP or WEEKDAY.fullmatch(word) or word[0].isdigit() or \
-                word.casefold().endswith("'s"):
-            break
-        kept.insert(0, word)
-    text = " ".join([*kept, noun.group(0)])
-    if re.match(r"^volunteer", noun.group(0), re.I):
-        after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every|each|weekly|"
-                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|\d)\b|$)",
-                         sentence[noun.end():], re.I)
-        if after is not None:
-            text = f"{after.group('what')} volunteering"
-    return text
-
-
-_CLINICIAN = re.compile(r"\b(?:dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|"
-                        r"cardiologist|gynecologist|physiotherapist|chiropractor|vet|GP)\b", re.I)
-
-
-def _provider(sentence: str, context: Context) -> str | None:
-    technician = re.search(r"\b(?:(?P<who>[A-Z][\w&'-]+)\s+)?technician\b", sentence)
-    if technician is not None:
-        company = technician.group("who") or _company(sentence)
-        return f"{company} technician" if company else "technician"
-    named = care_named(sentence)
-    if named is not None:
-        return named
-    if re.search(r"\b(?:dental|teeth)\b", sentence, re.I):
-        return "dentist"
-    clinician = _CLINICIAN.search(sentence)
-    if clinician is not None:
-        return clinician.group(0).lower()
-    return context.care
-
-
-_PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with".split())
-
-
-def _place_words(words: list[str]) -> list[str]:
-    """A place's words, up to the first that is a weekday, a number or a schedule word
-    ("the animal shelter Sundays 1-4" -> "the animal shelter")."""
-    kept: list[str] = []
-    for word in words:
-        if WEEKDAY.fullmatch(word) or (kept and word[:1].isdigit() and not re.match(r"\d+(?:st|nd|rd|th)$", word)) \
-                or word.casefold() in _PLACE_END:
-            break
-        kept.append(word)
-    while kept and kept[-1].casefold() in ("on", "of"):
-        kept.pop()
-    return kept
-
-
-def _company(sentence: str) -> str | None:
-    """The firm a technician comes from: "I contacted Whirlpool and a technician ...",
-    "a technician from Bosch"."""
-    match = re.search(r"\b(?:contacted|called|rang|emailed|from|with)\s+(?P<who>(?-i:[A-Z][\w&'-]+))", sentence)
-    if match is None or match.group("who").casefold() in _TITLE_STOP or WEEKDAY.fullmatch(match.group("who")):
-        return None
-    return match.group("who")
-
-
-_STREET = re.compile(r"\bon\s+(?P<street>(?:[A-Z0-9][\w'-]*\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|"
-                     r"Lane|Ln|Drive|Dr|Way|Place|Pl)\b\.?)")
-
-
-def _location(sentence: str, title: str | None = None) -> str | None:
-    """Where the event is: "at the library on Oak", "in the fourth-floor boardroom"; a street
-    ("on Grant Street") when the place "at" names is the event's own title."""
-    for match in _LOCATION.finditer(sentence):
-        where = match.group("where")
-        if title is not None and (fold_words(where) in fold_words(title) or fold_words(title) in fold_words(where)):
-            street = _STREET.search(sentence)
-            return street.group("street").rstrip(".") if street is not None else None
-        if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")):
-            continue
-        words = where.split()
-        while words and words[0].casefold() in ("the", "their", "his", "her", "our", "my"):
-            words.pop(0)
-        words = _place_words(words)
-        if not words:
-            continue
-        if "on" in words[1:] and words[0][:1].isupper():  # "Core Motion on 3rd Ave": venue, street
-            cut = words.index("on", 1)
-            return f"{' '.join(words[:cut])}, {' '.join(words[cut + 1:])}" if words[cut + 1:] else " ".join(words[:cut])
-        return " ".join(words) or None
-    return None
