@@ -61,7 +61,8 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
 
 
 _CLINICIAN = re.compile(r"\b(?:dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|"
-                        r"cardiologist|gynecologist|physiotherapist|chiropractor|vet|GP)\b", re.I)
+                        r"cardiologist|gynecologist|physiotherapist|physio|chiropractor|vet|GP|therapist|psychiatrist|"
+                        r"counsel+or|plumber|electrician|handyman|repairman|installer|cable guy)\b", re.I)
 
 
 def provider_of(sentence: str, context: Context) -> str | None:
@@ -80,6 +81,7 @@ def provider_of(sentence: str, context: Context) -> str | None:
     return context.care
 
 
+_MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.I)
 _PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with".split())
 
 
@@ -89,7 +91,7 @@ def _place_words(words: list[str]) -> list[str]:
     kept: list[str] = []
     for word in words:
         if WEEKDAY.fullmatch(word) or (kept and word[:1].isdigit() and not re.match(r"\d+(?:st|nd|rd|th)$", word)) \
-                or word.casefold() in _PLACE_END:
+                or word.casefold() in _PLACE_END or kept and _MONTH.fullmatch(word):
             break
         kept.append(word)
     while kept and kept[-1].casefold() in ("on", "of"):

@@ -85,12 +85,15 @@ NOUNS = re.compile(
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
-    r"crossfit|gym|bowling|shifts?|(?-i:[A-Z][a-z]+) school)\b",
+    r"crossfit|gym|bowling|shifts?|(?-i:[A-Z][a-z]+) school|physio|psychiatrist|cardiologist|handyman|repairman|"
+    r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+))\b",
     re.I,
 )
 _APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|"
                           r"technician|dentist|dental|doctor|Dr\.?|orthodontist|pediatrician|dermatologist|"
-                          r"optometrist|chiropractor|vet)\b", re.I)
+                          r"optometrist|chiropractor|vet|therapist|physio|physiotherapist|psychiatrist|counsel+or|"
+                          r"cardiologist|gynecologist|plumber|electrician|handyman|repairman|installer|cable guy)\b",
+                          re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
 # not a plan of the user's: "maybe a haircut thursday if I can get one", "thinking about yoga"
@@ -275,6 +278,9 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
 
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
+    parent = re.search(r"\b(?P<who>mom|mum|dad|grandma|grandpa)(?:'s|’s)\s", sentence, re.I)
+    if subject == "user" and parent is not None:  # "Mom's cardiologist appointment"
+        return parent.group("who").lower(), parent.group("who").lower()
     if person is not None and (NOUNS.fullmatch(person) or WEEKDAY.fullmatch(person) or
                                noun is not None and person.casefold() in noun.group(0).casefold()):
         subject, person = "user", None  # "Therapy is biweekly": the event's name, not a person's
