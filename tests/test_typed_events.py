@@ -308,6 +308,8 @@ def test_appointments(sentence: str, key: str, expected: dict[str, JsonValue]) -
     "I'll call the dentist on Friday at 9.",  # a to-do, not an appointment
     "I bought tickets to Denver for March 13 at 9am.",  # a trip's tickets
     "can i still do the gym tmrw",
+    "Dr. Brennan, the hematologist, wants to see me in six weeks.",  # no time: not booked yet
+    "Also my flu shot is done, got it Saturday.",  # took place
     "Need to book a haircut for Saturday at 10.",
 ])
 def test_not_an_event(sentence: str) -> None:

@@ -36,7 +36,7 @@ _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|aft
 _MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
 _IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)
-PAST = re.compile(r"\b(?:following|after|had|was|went|saw)\b", re.I)
+PAST = re.compile(r"\b(?:following|after|had|was|went|saw|is done|got it|already (?:had|did|went))\b", re.I)
 MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
 
 

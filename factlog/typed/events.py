@@ -168,9 +168,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
         return [_ending(sentence, noun, day, context)]  # "my pottery class ends on May 30"
-    if not recurring and not times and noun is not None and _ACTIVITY.fullmatch(noun.group(0)) and \
+    if not recurring and not times and noun is not None and (_ACTIVITY.fullmatch(noun.group(0)) or
+                                                             noun.group(0).startswith("Dr")) and \
             not _CANCEL.search(sentence):
-        return []  # "do the gym tmrw": a bare activity on a day is no appointment
+        return []  # "do the gym tmrw", "Dr. Brennan wants to see me in six weeks": no time, no appointment
     if not recurring and day is None and not times:
         if noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
             context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, noun)})
