@@ -29,6 +29,7 @@ RANGE = re.compile(
 )
 _AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?"
                  r"(?![\w/:-]|\.\d)", re.I)
+_BARE = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2}):(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m\.?)?(?![\w:/-])", re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
 _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
@@ -149,6 +150,10 @@ def _times_in(sentence: str, evening: bool) -> list[str]:
     at = _AT.search(sentence)
     if at is not None and (not at.group("h").isdigit() or int(at.group("h")) <= 12):
         h, m = _clock(at.group("h"), at.group("m"), at.group("a"), evening)
+        return [f"{h:02d}:{m:02d}"]
+    bare = _BARE.search(sentence)
+    if bare is not None and int(bare.group("h")) <= 12:  # "thurs 5:30": afternoon, as "at 5:30"
+        h, m = _clock(bare.group("h"), bare.group("m"), bare.group("a"), evening)
         return [f"{h:02d}:{m:02d}"]
     found = [value for _, value in dates_and_times_at(sentence, None)[1]]
     return found[:1]

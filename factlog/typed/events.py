@@ -161,7 +161,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             previous = named  # "I signed up for a pottery class. It's on Tuesday evenings 7 to 9."
         elif not (recurring and (times or names)):
             return []
-    if noun is not None and _ends_series(sentence, noun) and not times and not _FUTURE.search(sentence):
+    if noun is not None and not times and not _FUTURE.search(sentence) and \
+            (_ends_series(sentence, noun) or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence)):
         return [_ended(sentence, noun, context)]
     day = day_of(sentence, context)
     if noun is not None and _CANCEL.search(sentence) and re.search(r"\b(?:this|next)\s+week\b", sentence, re.I):
@@ -357,6 +358,8 @@ def _dated(sentence: str, day: date, times: list[str]) -> dict[str, JsonValue]:
     return fields
 
 
+_FOR_GOOD = re.compile(r"\b(?:for good|permanently|altogether|indefinitely|for the rest of the (?:year|season|term))\b",
+                       re.I)
 _NEGATED = re.compile(r"\b(?:not|never|n't|haven't|hasn't|didn't|won't|isn't|almost|nearly)\b", re.I)
 
 

@@ -36,9 +36,10 @@ _WEEKDAY_DATE = re.compile(r",?\s*(?:the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1
                            r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 _WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?:to|through|thru|-)\s+friday\b",
                        re.I)
-_BIWEEKLY = re.compile(r"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|(?=\w+day))|\bbi-?weekly\b|"
+_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b"
+_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|(?={_DAY}))|\bbi-?weekly\b|"
                        r"\bfortnightly\b|\bevery\s+fortnight\b", re.I)
-_WEEKLY = re.compile(r"\b(?:every|each)\s+(?:single\s+)?(?:week\b|(?:mon|tues|wednes|thurs|fri|satur|sun)day)|"
+_WEEKLY = re.compile(rf"\b(?:every|each)\s+(?:single\s+)?(?:week\b|{_DAY})|"
                      r"\bweekly\b|\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
 _MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
                       r"\b(?:every|each|the)\s+(?:first|1st|third|3rd|fourth|4th|last)\s+\w+day\b", re.I)
