@@ -60,9 +60,13 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
     return text
 
 
-_CLINICIAN = re.compile(r"\b(?:dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|"
-                        r"cardiologist|gynecologist|physiotherapist|physio|chiropractor|vet|GP|therapist|psychiatrist|"
-                        r"counsel+or|plumber|electrician|handyman|repairman|installer|cable guy)\b", re.I)
+CLINICIANS = (r"dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|cardiologist|gynecologist|"
+              r"allergist|neurologist|oncologist|urologist|podiatrist|audiologist|endocrinologist|rheumatologist|"
+              r"gastroenterologist|hematologist|nephrologist|pulmonologist|surgeon|midwife|ob-?gyn|"
+              r"physiotherapist|physio|chiropractor|vet|GP|therapist|psychiatrist|counsel+or|"
+              r"(?:eye|family|foot|skin) doctor")  # a clinician's noun: the provider of an appointment with one
+TRADES = r"technician|plumber|electrician|handyman|repairman|installer|cable guy"  # who comes to fix something
+_CLINICIAN = re.compile(rf"\b(?:{CLINICIANS}|{TRADES})\b", re.I)
 
 
 def provider_of(sentence: str, context: Context) -> str | None:
@@ -71,7 +75,7 @@ def provider_of(sentence: str, context: Context) -> str | None:
         company = technician.group("who") or _company(sentence)
         return f"{company} technician" if company else "technician"
     named = care_named(sentence)
-    if named is not None:
+    if named is not None and not WEEKDAY.fullmatch(named.split()[-1]):  # not "Dr. Friday" from "doctor Friday"
         return named
     if re.search(r"\b(?:dental|teeth)\b", sentence, re.I):
         return "dentist"

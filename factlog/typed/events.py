@@ -51,7 +51,7 @@ from factlog.model import JsonValue
 from factlog.typed.care import catch_up, person_of
 from factlog.typed.common import conversation_fields
 from factlog.typed.drug_names import drug_names
-from factlog.typed.event_names import TITLE_STOP, location_of, provider_of, title_of
+from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, provider_of, title_of
 from factlog.typed.event_times import PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
@@ -86,14 +86,11 @@ NOUNS = re.compile(
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
     r"crossfit|gym|bowling|shifts?|(?-i:[A-Z][a-z]+) school|physio|psychiatrist|cardiologist|handyman|repairman|"
-    r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+))\b",
+    r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
     re.I,
 )
-_APPOINTMENT = re.compile(r"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|"
-                          r"technician|dentist|dental|doctor|Dr\.?|orthodontist|pediatrician|dermatologist|"
-                          r"optometrist|chiropractor|vet|therapist|physio|physiotherapist|psychiatrist|counsel+or|"
-                          r"cardiologist|gynecologist|plumber|electrician|handyman|repairman|installer|cable guy)\b",
-                          re.I)
+_APPOINTMENT = re.compile(rf"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|dental|doctor|"
+                          rf"Dr\.?|{CLINICIANS}|{TRADES})\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
 # not a plan of the user's: "maybe a haircut thursday if I can get one", "thinking about yoga"
@@ -278,11 +275,24 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
     return monday
 
 
+_OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z][a-z]{2,}))(?:'s|’s)\s+(?:[\w-]+\s+)?(?:appointments?|appt|lessons?|"
+                    r"class(?:es)?|practice|recital|game|match|check-?up|cleaning|therapy|session|tutoring|camp)\b",
+                    re.I)
+_NOT_OWNER = re.compile(r"today|tomorrow|tonight|yesterday|this|next|last|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
+                        r"january|february|march|april|may|june|july|august|september|october|november|december|"
+                        r"everyone|nobody|someone|it|that|there|what|let", re.I)
+
+
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
     parent = re.search(r"\b(?P<who>mom|mum|dad|grandma|grandpa)(?:'s|’s)\s", sentence, re.I)
     if subject == "user" and parent is not None:  # "Mom's cardiologist appointment"
         return parent.group("who").lower(), parent.group("who").lower()
+    owner = _OWNER.search(sentence)
+    if subject == "user" and owner is not None and not _NOT_OWNER.fullmatch(owner.group("name")) and \
+            place_name(owner.group("name")) is None and not NOUNS.fullmatch(owner.group("name")):
+        name = owner.group("name")  # "moved Jake's appointment to Monday"
+        return context.relations.get(name, name), name
     if person is not None and (NOUNS.fullmatch(person) or WEEKDAY.fullmatch(person) or
                                noun is not None and person.casefold() in noun.group(0).casefold()):
         subject, person = "user", None  # "Therapy is biweekly": the event's name, not a person's
