@@ -18,7 +18,8 @@ What clashes with an occurrence:
 - a dated event or appointment (not recurring, not cancelled) whose time overlaps it (an
   item without an end lasts `DEFAULT_MINUTES`; one with only a day is not compared);
 - a booked flight on that day: the user is at the airport `AIRPORT_HOURS` before departure
-  and in the air at least `FLIGHT_HOURS` after it;
+  and in the air at least `FLIGHT_HOURS` after it, or away for the rest of the day when
+  the trip returns on a later day;
 - the days away of a booked trip: an occurrence after the departure day and before the
   return day (any time of day), or on the return day before the return flight has landed
   (`return_time` + `FLIGHT_HOURS`).
@@ -220,11 +221,13 @@ def _flight_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tup
     window = rule.window(departs)
     moment = datetime.combine(departs, leaves)
     airport, landed = moment - timedelta(hours=AIRPORT_HOURS), moment + timedelta(hours=FLIGHT_HOURS)
-    if window is not None and not (airport < window[1] and landed > window[0]):
+    away = trip.return_date is not None and trip.return_date > departs  # gone for the rest of the day
+    if window is not None and not (airport < window[1] and (away or landed > window[0])):
         return None
+    gone = f"away until {trip.return_date:%Y-%m-%d}" if away else f"in the air until at least {landed:%H:%M}"
     return Finding("warning", f"{_flight(trip)} departs {departs:%A %Y-%m-%d} at {leaves:%H:%M} (at the airport "
-                              f"from {airport:%H:%M}, in the air until at least {landed:%H:%M}), during your "
-                              f"{rule.words()}", (rule.record.source, trip.source), due=departs)
+                              f"from {airport:%H:%M}, {gone}), during your {rule.words()}",
+                   (rule.record.source, trip.source), due=departs)
 
 
 def _away_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple[str, date]]) -> Finding | None:

@@ -471,3 +471,11 @@ def test_the_class_named_again_updates_the_series_times() -> None:
     found = schedule(("user", "My pottery class is on Tuesdays."), ("user", "The class runs from 6 to 8."))
     assert found[-1][1] == "pottery class" and (found[-1][2]["start_time"], found[-1][2]["end_time"]) == \
         ("18:00", "20:00")
+
+
+def test_leaving_for_days_misses_a_later_occurrence_that_day() -> None:
+    morning = flight(departure_time="09:00", return_date=date(2025, 3, 21))
+    [message], _ = run(events=[STANDUP], trips=[morning])
+    assert "departs Tuesday 2025-03-18 at 09:00 (at the airport from 07:00, away until 2025-03-21)" in message
+    assert run(events=[STANDUP], trips=[flight(departure_time="09:00")])[0] == []  # back the same day: landed
+    assert run(events=[STANDUP], trips=[flight(departure_time="19:30", return_date=date(2025, 3, 21))])[0] == []
