@@ -1,0 +1,207 @@
+"""Guard checks a fixed namespace makes needless, proven once and left out of the compiled query.
+
+A query worker's child evaluates every query over the same namespace, which no query can
+change (no assignment, no mutating method is reachable). Over it, `NamespaceShapes` proves,
+once per child and lazily:
+
+- that a namespace list (exactly `list`) holds items all of one exact type `C`, a record class
+  or a type of the allowlist (`str`, `date`, ...);
+- that a dataclass field of those items (or of a record the namespace holds) holds values all
+  of one exact type `T` (computed from the data: one pass over the list per field asked for).
+
+`ShapedRewriter` then compiles `t.f` plainly, with no `_q_attr` call, wherever `t` is proven
+to be exactly of a type `K` and `f` is among the attributes `Guard.attr` reads at once for
+`K` (`query_guard.attribute_table`): the guard would have called `getattr(t, "f")` and
+nothing else, so the answer, the errors and the budget (attribute reads never count as work)
+are the same. `t` is proven when it is the target of `for t in NAME` over such a list, NAME
+being the namespace's (not a lambda's or comprehension's name shadowing it), or a record the
+namespace holds; `t.f` is proven by the field's proof. `s.m(...)` on a proven `s` skips
+`_q_method` when `m` is in the allowlist of `s`'s type. Anything not proven keeps its guard.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import Final
+
+from runtime import query_policy as P
+from runtime.query_compile import (
+    CompiledQuery,
+    Rewriter,
+    checked_tree,
+    guarded_method,
+    guarded_path,
+    loop_guarded,
+    rewritten,
+)
+from runtime.query_guard import attribute_table
+
+MAX_COMPILED: Final = 256  # specialised queries kept per namespace
+_Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
+
+
+@dataclass(frozen=True)
+class Known:
+    """Every value the expression can take is exactly of type `kind`; with `domain`, it is
+    moreover one of the items of the namespace's list `domain` (or the record `domain`)."""
+
+    kind: type
+    domain: str | None = None
+
+
+def public_names(namespace: Mapping[str, object]) -> dict[str, object]:
+    return {k: v for k, v in namespace.items() if not k.startswith("_")}
+
+
+def record_classes(public: Mapping[str, object]) -> set[type]:
+    """Dataclasses and enums the namespace exports or holds at its top level."""
+    found: set[type] = set()
+    for value in public.values():
+        if isinstance(value, list) and value:
+            value = value[0]
+        if isinstance(value, type):
+            if dataclasses.is_dataclass(value) or issubclass(value, Enum):
+                found.add(value)
+        elif dataclasses.is_dataclass(value) or isinstance(value, Enum):
+            found.add(type(value))
+    return found
+
+
+class NamespaceShapes:
+    """Proofs over one namespace that stays as it is (a query worker's child holds one)."""
+
+    def __init__(self, namespace: Mapping[str, object]) -> None:
+        self.namespace = namespace
+        self.public = public_names(namespace)
+        self.record_classes = frozenset(record_classes(self.public))
+        self.table = attribute_table(self.record_classes)
+        self._items: dict[str, Known | None] = {}
+        self._fields: dict[tuple[str, str], type | None] = {}
+        self._compiled: dict[str, CompiledQuery] = {}
+
+    def compile(self, expression: str) -> CompiledQuery:
+        """The expression checked and rewritten with the proven checks left out; raises
+        `QueryRejected` exactly as `compile_query` does."""
+        compiled = self._compiled.get(expression)
+        if compiled is None:
+            tree, free = checked_tree(expression)
+            compiled = rewritten(tree, free, ShapedRewriter(self))
+            if len(self._compiled) >= MAX_COMPILED:
+                del self._compiled[next(iter(self._compiled))]
+            self._compiled[expression] = compiled
+        return compiled
+
+    def items(self, name: str) -> Known | None:
+        """What iterating the namespace's `name` yields, if proven."""
+        if name not in self._items:
+            value = self.public.get(name)
+            known = None
+            if type(value) is list and value:
+                kind = type(value[0])
+                if kind in self.table and all(type(item) is kind for item in value):
+                    known = Known(kind, name)
+            self._items[name] = known
+        return self._items[name]
+
+    def value(self, name: str) -> Known | None:
+        """The namespace's `name` itself, if it is a record."""
+        value = self.public.get(name)
+        kind = type(value)
+        return Known(kind, name) if kind in self.record_classes else None
+
+    def field(self, owner: Known, name: str) -> Known | None:
+        """`x.name` for every `x` of `owner`: the one exact type its values have, if proven."""
+        domain = owner.domain
+        if domain is None or not dataclasses.is_dataclass(owner.kind) \
+                or name not in {f.name for f in dataclasses.fields(owner.kind)}:
+            return None
+        key = (domain, name)
+        if key not in self._fields:
+            value = self.public[domain]
+            records = value if type(value) is list else [value]
+            kinds = {type(getattr(record, name, _Missing())) for record in records}
+            self._fields[key] = kinds.pop() if len(kinds) == 1 and _Missing not in kinds else None
+        kind = self._fields[key]
+        return None if kind is None else Known(kind)
+
+
+class _Missing:
+    """Stands for an attribute a record does not have (never proven)."""
+
+
+class ShapedRewriter(Rewriter):
+    """`Rewriter` that tracks which names are proven (`scope`, innermost binding wins)."""
+
+    def __init__(self, shapes: NamespaceShapes) -> None:
+        self.shapes = shapes
+        self.scope: dict[str, Known | None] = {}  # names bound by lambdas and comprehensions
+
+    def known(self, node: ast.expr) -> Known | None:
+        if not isinstance(node, ast.Name):
+            return None
+        if node.id in self.scope:
+            return self.scope[node.id]
+        return self.shapes.value(node.id)
+
+    def plain(self, base: ast.expr, known: Known | None, names: list[str], then: bool
+              ) -> tuple[ast.expr, Known | None, list[str]]:
+        """Read the proven prefix of `base.names...` plainly; return it, what it is (proven
+        only if something is read from it `then`), and the names left."""
+        for index, name in enumerate(names):
+            if known is None or name not in self.shapes.table.get(known.kind, ()):
+                return base, None, names[index:]
+            base = ast.copy_location(ast.Attribute(value=base, attr=name, ctx=ast.Load()), base)
+            known = self.shapes.field(known, name) if then or index + 1 < len(names) else None
+        return base, known, []
+
+    def reach(self, base: ast.expr, names: list[str]) -> ast.expr:
+        known = self.known(base)
+        done, _, rest = self.plain(self.visit(base), known, names, then=False)
+        return guarded_path(done, rest)
+
+    def reach_method(self, base: ast.expr, chain: list[str], last: str) -> ast.expr:
+        known = self.known(base)
+        done, owner, rest = self.plain(self.visit(base), known, chain, then=True)
+        if not rest and owner is not None and last in P.READ_ATTRIBUTES.get(owner.kind, ()):
+            return ast.copy_location(ast.Attribute(value=done, attr=last, ctx=ast.Load()), done)
+        return guarded_method(done, rest, last)
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        args = node.args
+        args.defaults = [self.visit(d) for d in args.defaults]  # evaluated where it stands
+        args.kw_defaults = [None if d is None else self.visit(d) for d in args.kw_defaults]
+        bound = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        outer = self.scope
+        self.scope = {**outer, **{a.arg: None for a in bound if a is not None}}
+        node.body = self.visit(node.body)
+        self.scope = outer
+        return node
+
+    def visit_comprehension_owner(self, node: _Comprehension) -> ast.AST:
+        """Each iterable sees the targets bound before it (none, for the first: it is
+        evaluated outside), each condition and the element the targets bound so far."""
+        outer = self.scope
+        self.scope = inner = dict(outer)
+        for generator in node.generators:
+            iterable = generator.iter
+            items = self.shapes.items(iterable.id) \
+                if isinstance(iterable, ast.Name) and iterable.id not in self.scope else None
+            generator.iter = loop_guarded(self.visit(iterable))
+            target = generator.target
+            if isinstance(target, ast.Name):
+                inner[target.id] = items
+            else:
+                inner.update((n.id, None) for n in ast.walk(target) if isinstance(n, ast.Name))
+            generator.ifs = [self.visit(condition) for condition in generator.ifs]
+        if isinstance(node, ast.DictComp):
+            node.key, node.value = self.visit(node.key), self.visit(node.value)
+        else:
+            node.elt = self.visit(node.elt)
+        self.scope = outer
+        return node
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_comprehension_owner
