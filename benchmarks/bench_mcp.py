@@ -111,8 +111,10 @@ async def run(home: Path, runs: int, http: bool, cpu_per_call: dict[str, dict[st
         sessions = {"mcp stdio": await stack.enter_async_context(ClientSession(read, write))}
         if baseline is not None:
             base_env = {**env, "PYTHONPATH": os.pathsep.join([str(baseline), *sys.path])}
+            # In its folder: `python -c` puts the working folder first on sys.path, ahead of
+            # PYTHONPATH, so started from this checkout it would run this checkout's code.
             base_params = StdioServerParameters(command=sys.executable, args=[*UAC_BASELINE, "mcp", "--user", USER],
-                                                env=base_env)
+                                                env=base_env, cwd=str(baseline.resolve()))
             read, write = await stack.enter_async_context(stdio_client(base_params))
             sessions["mcp baseline"] = await stack.enter_async_context(ClientSession(read, write))
         if http:

@@ -41,6 +41,9 @@ from runtime.query_compile import (
 from runtime.query_guard import attribute_table
 
 MAX_COMPILED: Final = 256  # specialised queries kept per namespace
+# Query builtins (runtime.query_builtins) that, given one iterable and `key=`, call the key
+# with the iterable's items and nothing else, and never hand the key on.
+KEYED_BUILTINS: Final = frozenset({"min", "max", "sorted"})
 _Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
 
 
@@ -139,6 +142,7 @@ class ShapedRewriter(Rewriter):
     def __init__(self, shapes: NamespaceShapes) -> None:
         self.shapes = shapes
         self.scope: dict[str, Known | None] = {}  # names bound by lambdas and comprehensions
+        self.keys: dict[int, Known] = {}  # id of a key lambda -> what its parameter is
 
     def known(self, node: ast.expr) -> Known | None:
         if not isinstance(node, ast.Name):
@@ -170,6 +174,23 @@ class ShapedRewriter(Rewriter):
             return ast.copy_location(ast.Attribute(value=done, attr=last, ctx=ast.Load()), done)
         return guarded_method(done, rest, last)
 
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        """`max(NAME, key=lambda t: ...)` (or `min`, `sorted`) over a proven namespace list:
+        the key is called with the list's items only, so `t` is proven in its body."""
+        func, args = node.func, node.args
+        if isinstance(func, ast.Name) and func.id in KEYED_BUILTINS and not self.bound(func.id) \
+                and len(args) == 1 and isinstance(args[0], ast.Name) and not self.bound(args[0].id):
+            items = self.shapes.items(args[0].id)
+            for keyword in node.keywords:
+                if items is not None and keyword.arg == "key" and _one_parameter(keyword.value):
+                    self.keys[id(keyword.value)] = items
+        return super().visit_Call(node)
+
+    def bound(self, name: str) -> bool:
+        """`name` is not the builtin or the namespace's: a lambda or comprehension binds it,
+        or (for a builtin's name) the namespace holds one of that name."""
+        return name in self.scope or (name in KEYED_BUILTINS and name in self.shapes.public)
+
     def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
         args = node.args
         args.defaults = [self.visit(d) for d in args.defaults]  # evaluated where it stands
@@ -177,6 +198,9 @@ class ShapedRewriter(Rewriter):
         bound = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
         outer = self.scope
         self.scope = {**outer, **{a.arg: None for a in bound if a is not None}}
+        key = self.keys.pop(id(node), None)
+        if key is not None:
+            self.scope[args.args[0].arg] = key
         node.body = self.visit(node.body)
         self.scope = outer
         return node
@@ -205,3 +229,9 @@ class ShapedRewriter(Rewriter):
         return node
 
     visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = visit_comprehension_owner
+
+
+def _one_parameter(node: ast.expr) -> bool:
+    """`lambda t: ...`, whose first positional parameter is `t` (the key is called with one
+    item, which binds there, whatever other parameters or defaults the lambda has)."""
+    return isinstance(node, ast.Lambda) and len(node.args.args) == 1 and not node.args.posonlyargs

@@ -82,6 +82,13 @@ QUERIES = [
     "[t.nope for t in trips]",
     "[t.destination.format_map({}) for t in trips]",
     "max(trips, key=lambda t: t.cost_usd).destination",
+    "sorted(trips, key=lambda t: (t.departure_date, t.destination), reverse=True)[0].fact_ids",
+    "min(trips, key=lambda t: t.return_date.day)",  # None for some: the guard says so
+    "max(impostors, key=lambda t: t.cost_usd)",
+    "min(trips, trips, key=lambda t: t.cost_usd)",  # the key gets the lists
+    "max(trips, key=lambda a, /, t=impostors[0]: t.cost_usd)",  # `t` is never the item
+    "(lambda max: max(trips, key=lambda t: t.cost_usd))(lambda x, key: key(impostors[0]))",
+    "[max(trips, key=lambda t: t.cost_usd) for trips in [impostors]]",
     "[t for t in trips if t.cost_usd > 1e9]",
     "f'{[t.country for t in trips][0]:>5}'",
     "sorted({t.country for t in trips})",
@@ -116,10 +123,25 @@ def _guard_calls(code: CodeType) -> set[str]:
     ("[n.title() for n in notes]", {"_q_loop"}),
     ("[d.year for d in days]", {"_q_loop", "_q_attr"}),
     ("impostors[0].cost_usd", {"_q_attr"}),
+    ("max(trips, key=lambda t: t.cost_usd).destination", {"_q_call", "_q_attr"}),
+    ("sorted(trips, key=lambda t: t.departure_date.year)", {"_q_call"}),
+    ("max(impostors, key=lambda t: t.cost_usd)", {"_q_call", "_q_attr"}),
+    ("min(trips, trips, key=lambda t: t.cost_usd)", {"_q_call", "_q_attr"}),
+    ("max(trips, key=lambda t, u=1: t.cost_usd)", {"_q_call", "_q_attr"}),
+    ("max(trips, key=lambda a, /, t=impostors[0]: t.cost_usd)", {"_q_call", "_q_attr"}),
+    ("max(trips, key=lambda t, *a, **k: t.cost_usd)", {"_q_call"}),
+    ("(lambda max: max(trips, key=lambda t: t.cost_usd))(len)", {"_q_call", "_q_attr"}),
+    ("(lambda trips: max(trips, key=lambda t: t.cost_usd))(impostors)", {"_q_call", "_q_attr"}),
 ])
 def test_checks_are_left_out_only_where_proven(query: str, left: set[str]) -> None:
     names = namespace()
     assert _guard_calls(NamespaceShapes(names).compile(query).code) == left
+
+
+def test_a_namespace_name_that_shadows_a_builtin_proves_no_key() -> None:
+    names = {**namespace(), "sorted": lambda items, key: [key(i) for i in IMPOSTORS]}
+    code = NamespaceShapes(names).compile("sorted(trips, key=lambda t: t.cost_usd)").code
+    assert _guard_calls(code) == {"_q_call", "_q_attr"}
 
 
 def test_proofs_are_lazy_and_kept() -> None:
