@@ -14,9 +14,11 @@ to be exactly of a type `K` and `f` is among the attributes `Guard.attr` reads a
 `K` (`query_guard.attribute_table`): the guard would have called `getattr(t, "f")` and
 nothing else, so the answer, the errors and the budget (attribute reads never count as work)
 are the same. `t` is proven when it is the target of `for t in NAME` over such a list, NAME
-being the namespace's (not a lambda's or comprehension's name shadowing it), or a record the
-namespace holds; `t.f` is proven by the field's proof. `s.m(...)` on a proven `s` skips
-`_q_method` when `m` is in the allowlist of `s`'s type. Anything not proven keeps its guard.
+being the namespace's (not a lambda's or comprehension's name shadowing it), the parameter of
+the key lambda in `max(NAME, key=lambda t: ...)` (`min`, `sorted`: the builtins call it with
+the list's items only), or a record the namespace holds; `t.f` is proven by the field's
+proof. `s.m(...)` on a proven `s` skips `_q_method` when `m` is in the allowlist of `s`'s
+type. Anything not proven keeps its guard; loops, calls and operators keep theirs.
 """
 
 from __future__ import annotations

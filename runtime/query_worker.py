@@ -23,6 +23,10 @@ expanded, characters, nesting, integer digits): the child checks them before
 pickling, so an oversized answer never travels, and the parent checks the
 unpickled value again before anyone renders or walks it.
 
+The child's namespace never changes (no query can change it; the parent's later changes
+do not reach it), so the child evaluates with `runtime.query_shapes`: proofs built after the
+fork, over what the child holds, leave needless guard checks out of the compiled query.
+
 Only Linux gets the child (it relies on fork, /proc and RLIMIT_AS); elsewhere
 `run` evaluates in-process with the soft limits only.
 
