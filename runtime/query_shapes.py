@@ -25,9 +25,11 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from types import MemberDescriptorType
 from typing import Final
 
 from runtime import query_policy as P
@@ -121,8 +123,7 @@ class NamespaceShapes:
     def field(self, owner: Known, name: str) -> Known | None:
         """`x.name` for every `x` of `owner`: the one exact type its values have, if proven."""
         domain = owner.domain
-        if domain is None or not dataclasses.is_dataclass(owner.kind) \
-                or name not in {f.name for f in dataclasses.fields(owner.kind)}:
+        if domain is None or not _stored_field(owner.kind, name):
             return None
         key = (domain, name)
         if key not in self._fields:
@@ -132,6 +133,15 @@ class NamespaceShapes:
             self._fields[key] = kinds.pop() if len(kinds) == 1 and _Missing not in kinds else None
         kind = self._fields[key]
         return None if kind is None else Known(kind)
+
+
+def _stored_field(kind: type, name: str) -> bool:
+    """A dataclass field read straight from the instance: no property or other descriptor
+    of the class computes it (its value could change from one read to the next)."""
+    if not dataclasses.is_dataclass(kind) or name not in {f.name for f in dataclasses.fields(kind)}:
+        return False
+    found = inspect.getattr_static(kind, name, None)
+    return isinstance(found, MemberDescriptorType) or not hasattr(type(found), "__get__")
 
 
 class _Missing:

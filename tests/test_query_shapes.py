@@ -156,6 +156,31 @@ def test_proofs_are_lazy_and_kept() -> None:
     assert len(shapes._compiled) == MAX_COMPILED
 
 
+@dataclass
+class Shifty:
+    """A field a property computes: its values are not proven, whatever they are now."""
+
+    when: date
+    cost: float = 0.0
+
+
+setattr(Shifty, "when", property(lambda self: self.__dict__["_when"],
+                                 lambda self, value: self.__dict__.__setitem__("_when", value)))
+
+
+@dataclass(frozen=True, slots=True)
+class Slotted:
+    when: date
+
+
+def test_a_field_a_property_computes_is_not_proven_a_slot_is() -> None:
+    shapes = NamespaceShapes({"shifty": [Shifty(when=date(2024, 1, 1))],
+                              "slotted": [Slotted(when=date(2024, 1, 1))]})
+    assert _guard_calls(shapes.compile("[s.when.year for s in shifty]").code) == {"_q_loop", "_q_attr"}
+    assert _guard_calls(shapes.compile("[s.cost.real for s in shifty]").code) == {"_q_loop"}
+    assert _guard_calls(shapes.compile("[s.when.year for s in slotted]").code) == {"_q_loop"}
+
+
 def test_a_list_that_is_not_exactly_a_list_proves_nothing() -> None:
     class Trips(list[Trip]):
         pass
