@@ -18,7 +18,8 @@ being the namespace's (not a lambda's or comprehension's name shadowing it), the
 the key lambda in `max(NAME, key=lambda t: ...)` (`min`, `sorted`: the builtins call it with
 the list's items only), or a record the namespace holds; `t.f` is proven by the field's
 proof. `s.m(...)` on a proven `s` skips `_q_method` when `m` is in the allowlist of `s`'s
-type. Anything not proven keeps its guard; loops, calls and operators keep theirs.
+type, and `s.lower()` (`STR_RESULTS`) on a proven `str` is a proven `str`. Anything not
+proven keeps its guard; loops, calls and operators keep theirs.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from runtime import query_policy as P
 from runtime.query_compile import (
     CompiledQuery,
     Rewriter,
+    attribute_chain,
     checked_tree,
     guarded_method,
     guarded_path,
@@ -48,6 +50,11 @@ MAX_COMPILED: Final = 256  # specialised queries kept per namespace
 # Query builtins (runtime.query_builtins) that, given one iterable and `key=`, call the key
 # with the iterable's items and nothing else, and never hand the key on.
 KEYED_BUILTINS: Final = frozenset({"min", "max", "sorted"})
+# `str` methods (all in the allowlist) whose result, for an exact `str`, is an exact `str`.
+STR_RESULTS: Final = frozenset({
+    "lower", "upper", "title", "capitalize", "casefold", "swapcase",
+    "strip", "lstrip", "rstrip", "removeprefix", "removesuffix",
+})
 _Comprehension = ast.ListComp | ast.SetComp | ast.GeneratorExp | ast.DictComp
 
 
@@ -157,11 +164,22 @@ class ShapedRewriter(Rewriter):
         self.keys: dict[int, Known] = {}  # id of a key lambda -> what its parameter is
 
     def known(self, node: ast.expr) -> Known | None:
-        if not isinstance(node, ast.Name):
-            return None
-        if node.id in self.scope:
-            return self.scope[node.id]
-        return self.shapes.value(node.id)
+        """What `node` (not yet rewritten) is, if proven: a name, or `s.lower()` and the like
+        on a proven exact `str`."""
+        if isinstance(node, ast.Name):
+            if node.id in self.scope:
+                return self.scope[node.id]
+            return self.shapes.value(node.id)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            base, names = attribute_chain(node.func)
+            owner = self.known(base)
+            for name in names[:-1]:
+                if owner is None or name not in self.shapes.table.get(owner.kind, ()):
+                    return None
+                owner = self.shapes.field(owner, name)
+            if owner is not None and owner.kind is str and names[-1] in STR_RESULTS:
+                return Known(str)
+        return None
 
     def plain(self, base: ast.expr, known: Known | None, names: list[str], then: bool
               ) -> tuple[ast.expr, Known | None, list[str]]:

@@ -11,7 +11,8 @@ from types import CodeType, SimpleNamespace
 import pytest
 import trip_module
 
-from runtime.query_shapes import MAX_COMPILED, NamespaceShapes
+from runtime import query_policy as P
+from runtime.query_shapes import MAX_COMPILED, STR_RESULTS, NamespaceShapes
 from runtime.query_worker import QueryWorker
 from runtime.safe_eval import QueryFailure, QueryResult, QuerySuccess, evaluate
 
@@ -78,6 +79,11 @@ QUERIES = [
     "[n.title() for n in notes]",
     "[n.replace('a', 'b') for n in notes]",
     "[n.format() for n in notes]",
+    "[n.strip().upper().split() for n in notes]",
+    "len([t for t in trips if t.destination.lower().startswith('c')])",
+    "[t.destination.replace('C', 'K').lower().title() for t in trips]",
+    "[t.destination.lower().format_map({}) for t in trips]",
+    "[t.destination.lower().ljust(10**9) for t in trips]",
     "[t.departure_date.nope for t in trips]",
     "[t.nope for t in trips]",
     "[t.destination.format_map({}) for t in trips]",
@@ -123,6 +129,12 @@ def _guard_calls(code: CodeType) -> set[str]:
     ("[n.title() for n in notes]", {"_q_loop"}),
     ("[d.year for d in days]", {"_q_loop", "_q_attr"}),
     ("impostors[0].cost_usd", {"_q_attr"}),
+    ("len([t for t in trips if t.destination.lower().startswith('p')])", {"_q_call", "_q_loop"}),
+    ("[n.strip().upper().split() for n in notes]", {"_q_loop"}),
+    ("[t.destination.replace('a', 'b').lower() for t in trips]", {"_q_loop", "_q_method"}),
+    ("[t.destination.split()[0].lower() for t in trips]", {"_q_loop", "_q_method"}),
+    ("[t.cost_usd.conjugate().real for t in trips]", {"_q_loop", "_q_attr"}),
+    ("[d.isoformat().lower() for d in days]", {"_q_loop", "_q_method"}),
     ("max(trips, key=lambda t: t.cost_usd).destination", {"_q_call", "_q_attr"}),
     ("sorted(trips, key=lambda t: t.departure_date.year)", {"_q_call"}),
     ("max(impostors, key=lambda t: t.cost_usd)", {"_q_call", "_q_attr"}),
@@ -136,6 +148,12 @@ def _guard_calls(code: CodeType) -> set[str]:
 def test_checks_are_left_out_only_where_proven(query: str, left: set[str]) -> None:
     names = namespace()
     assert _guard_calls(NamespaceShapes(names).compile(query).code) == left
+
+
+def test_str_results_are_allowlisted_str_methods() -> None:
+    assert STR_RESULTS <= P.READ_ATTRIBUTES[str]
+    assert all(type(getattr(" Ab ", name)("x") if name.startswith("remove") else getattr(" Ab ", name)()) is str
+               for name in STR_RESULTS)
 
 
 def test_a_namespace_name_that_shadows_a_builtin_proves_no_key() -> None:
