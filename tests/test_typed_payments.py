@@ -1,0 +1,106 @@
+"""Typed payment instructions and accounts from conversation (`factlog.typed.payments`
+through `RuleExtractor`): who asked, how much, from which account, to whom, when, which
+invoice; corrections within a session; cancellations; what must not be read as an
+instruction; and the `conflicting_payments` constraint (raising, not raising, skipped)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from constraint_records import Payment, days_from, user_module
+
+from constraints import Constraint, run_constraints
+from constraints.builtin import conflicting_payments
+from constraints.model import Alert
+from factlog.extract import RuleExtractor
+from factlog.model import JsonValue
+from factlog.transcripts import Message, Session
+
+TS = datetime(2025, 5, 2, 21, 0)
+MONEY = ("payment", "account")
+
+
+def session(*turns: tuple[str, str], ts: datetime = TS) -> Session:
+    return Session("s1", ts, [Message(role, text, i) for i, (role, text) in enumerate(turns)], {})
+
+
+def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, str | None, dict[str, JsonValue]]]:
+    facts = RuleExtractor().extract(session(*turns, ts=ts), user_only=False)
+    return [(f.kind, f.key, {k: v for k, v in f.fields.items() if k not in ("subject", "speaker")})
+            for f in facts if f.kind in MONEY]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Maria Lopez, our operations partner, has asked that we wire $8,500 to Apex Supply Co. from the "
+         "operating account at First Republic ending 2291 on April 15, against their invoice AX-3318.",
+         [("payment", "apex supply co./2025-05-02",
+           {"payee": "Apex Supply Co.", "amount_usd": 8500.0, "requested_by": "Maria Lopez",
+            "from_account": "First Republic operating 2291", "scheduled_date": "2025-04-15",
+            "reference": "AX-3318", "status": "pending"}),
+          ("account", "account/2291", {"last4": "2291", "institution": "First Republic", "kind": "operating"})]),
+    ],
+)
+def test_sentence_gives_payment_facts(sentence: str, expected: object) -> None:
+    assert money(("user", sentence)) == expected
+
+
+def test_a_spouse_changes_how_a_bill_is_paid() -> None:
+    wife = money(("user", "set up autopay for verizon. $85 on the 20th from checking 0417"),
+                 ("user", "wife says shes paying verizon from her card on the 18th. told me to kill the autopay"))
+    kinds = [(kind, fields.get("status"), fields.get("requested_by")) for kind, _, fields in wife if kind == "payment"]
+    assert kinds == [("payment", "pending", "user"), ("payment", "pending", "user"),
+                     ("payment", "pending", "wife"), ("payment", "cancelled", "wife")]
+
+
+def test_corrections_and_weekdays_update_one_payment() -> None:
+    facts = money(("user", "Send the painter, Luis Ortega, $1,200 from checking on Friday."),
+                  ("user", "Make it Thursday the 3rd."),
+                  ("assistant", "Updated: $1,250 to Luis Ortega from checking on Thursday, July 3, 2025."),
+                  ts=datetime(2025, 7, 1, 9, 0))
+    assert {key for _, key, _ in facts} == {"luis ortega/2025-07-01"}
+    assert [f.get("scheduled_date") for _, _, f in facts] == ["2025-07-04", "2025-07-03", "2025-07-03"]
+    assert facts[-1][2]["amount_usd"] == 1250.0
+
+
+def test_a_correction_after_a_trip_is_the_trips() -> None:
+    facts = RuleExtractor().extract(session(
+        ("user", "Send the painter, Luis Ortega, $1,200 from checking on Friday."),
+        ("user", "I booked a flight to Tokyo on June 20."),
+        ("user", "Actually, it's the 12th.")), user_only=False)
+    last = [f for f in facts if f.kind is not None][-1]
+    assert (last.kind, last.fields.get("departure_date")) == ("trip", "2025-06-12")
+
+
+# --- constraints ---------------------------------------------------------------------------
+
+NOW = datetime(2025, 10, 29, 22, 0)
+day = days_from(NOW.date())
+
+
+def found(rule: Constraint, module: object) -> list[Alert]:
+    result = run_constraints(module, NOW, [rule])
+    assert not result.errors and not result.skipped, (result.errors, result.skipped)
+    return list(result.alerts)
+
+
+def test_conflicting_instructions_across_accounts_and_cancellations() -> None:
+    autopay = Payment(payee="Verizon", amount_usd=85.0, from_account="checking 0417", reference="autopay",
+                      requested_by="user", status="pending", fact_ids=[1])
+    card = Payment(payee="Verizon", from_account="wife's card", requested_by="user", status="pending", fact_ids=[2])
+    [alert] = found(conflicting_payments, user_module(payments=[autopay, card]))
+    assert alert.message == ("2 pending payments to Verizon disagree: from accounts checking 0417 vs wife's card; "
+                             "it may be paid twice")
+    same = Payment(payee="Verizon", from_account="checking ending 0417", requested_by="user", status="pending",
+                   fact_ids=[3])
+    assert found(conflicting_payments, user_module(payments=[autopay, same])) == []
+    wire = Payment(payee="Apex Supply Co.", amount_usd=8500.0, reference="AX-3318", requested_by="Maria Lopez",
+                   scheduled_date=day(5), status="pending", fact_ids=[4])
+    stop = Payment(payee="Apex Supply Co.", requested_by="Greg Tanaka", status="cancelled", fact_ids=[5])
+    [alert] = found(conflicting_payments, user_module(payments=[wire, stop]))
+    assert alert.message == ("payment instructions for Apex Supply Co. conflict: Greg Tanaka asked to cancel the "
+                             "payment Maria Lopez asked for (AX-3318 $8,500.00 2025-11-03)")
+    own = Payment(payee="Apex Supply Co.", requested_by="Maria Lopez", status="cancelled", fact_ids=[6])
+    assert found(conflicting_payments, user_module(payments=[wire, own])) == []
