@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from constraint_records import Payment, days_from, user_module
+from constraint_records import Payment, days_from, record_class, user_module
 
 from constraints import Constraint, run_constraints
 from constraints.builtin import conflicting_payments
@@ -104,3 +104,48 @@ def test_conflicting_instructions_across_accounts_and_cancellations() -> None:
                              "payment Maria Lopez asked for (AX-3318 $8,500.00 2025-11-03)")
     own = Payment(payee="Apex Supply Co.", requested_by="Maria Lopez", status="cancelled", fact_ids=[6])
     assert found(conflicting_payments, user_module(payments=[wire, own])) == []
+
+
+def test_a_second_invoice_or_next_months_payment_is_not_a_conflict() -> None:
+    first = Payment(payee="Mike", amount_usd=1250.0, reference="318", to_account="Venmo", status="pending", fact_ids=[1])
+    second = Payment(payee="Mike", amount_usd=1200.0, reference="331", to_account="Zelle", status="pending",
+                     fact_ids=[2])
+    assert found(conflicting_payments, user_module(payments=[first, second])) == []
+    april = Payment(payee="Parkview Management", amount_usd=2150.0, scheduled_date=day(3), status="pending",
+                    fact_ids=[3])
+    may = Payment(payee="Parkview Management", amount_usd=2200.0, scheduled_date=day(33), status="pending",
+                  fact_ids=[4])
+    assert found(conflicting_payments, user_module(payments=[april, may])) == []
+    # the same invoice asked for twice, differently, is one obligation: it conflicts
+    again = Payment(payee="Mike", amount_usd=1250.0, reference="318", to_account="Zelle", status="pending",
+                    fact_ids=[5])
+    [alert] = found(conflicting_payments, user_module(payments=[first, second, again]))
+    assert alert.message == "2 pending payments to Mike disagree: to accounts Venmo vs Zelle; it may be paid twice"
+
+
+def test_an_invoice_someone_already_paid() -> None:
+    planned = Payment(payee="Dan Pruitt", amount_usd=6400.0, reference="2207", requested_by="user",
+                      from_account="joint checking", scheduled_date=day(2), status="pending", fact_ids=[1])
+    paid = Payment(payee="Dan", reference="2207", requested_by="husband", from_account="husband's savings",
+                   scheduled_date=day(-1), status="done", fact_ids=[2])
+    [alert] = found(conflicting_payments, user_module(payments=[planned, paid]))
+    assert alert.message == ("payment instructions for Dan Pruitt conflict: invoice 2207 was already paid by husband "
+                             "on 2025-10-28; the pending payment (2207 $6,400.00 2025-10-31) would pay it twice")
+    assert alert.fact_ids == (1, 2)
+    # the user's own planned payment, reported done from the same account, is that payment
+    mine = Payment(payee="Dan Pruitt", reference="2207", from_account="joint checking", status="done", fact_ids=[3])
+    other_invoice = Payment(payee="Dan Pruitt", reference="2210", requested_by="husband", status="done", fact_ids=[4])
+    assert found(conflicting_payments, user_module(payments=[planned, mine, other_invoice])) == []
+
+
+def test_payees_named_shorter_are_the_same_payee() -> None:
+    wire = Payment(payee="Apex Supply Co.", amount_usd=8500.0, requested_by="Maria Lopez", status="pending",
+                   fact_ids=[1])
+    stop = Payment(payee="Apex", requested_by="Greg Tanaka", status="cancelled", fact_ids=[2])
+    [alert] = found(conflicting_payments, user_module(payments=[wire, stop]))
+    assert alert.message.startswith("payment instructions for Apex Supply Co. conflict: Greg Tanaka asked to cancel")
+    unrelated = Payment(payee="Apex Roofing", requested_by="Greg Tanaka", status="cancelled", fact_ids=[3])
+    assert found(conflicting_payments, user_module(payments=[wire, unrelated])) == []
+    bare = record_class("payment", without=("status",))
+    result = run_constraints(user_module(payments=[bare(payee="Apex", fact_ids=[4])]), NOW, [conflicting_payments])
+    assert [s.constraint for s in result.skipped] == ["conflicting_payments"] and not result.alerts
