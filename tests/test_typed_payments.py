@@ -51,7 +51,7 @@ def test_a_spouse_changes_how_a_bill_is_paid() -> None:
     wife = money(("user", "set up autopay for verizon. $85 on the 20th from checking 0417"),
                  ("user", "wife says shes paying verizon from her card on the 18th. told me to kill the autopay"))
     kinds = [(kind, fields.get("status"), fields.get("requested_by")) for kind, _, fields in wife if kind == "payment"]
-    assert kinds == [("payment", "pending", "user"), ("payment", "pending", "user"),
+    assert kinds == [("payment", "pending", "user"), ("payment", None, "user"),  # "$85 on the 20th": no new status
                      ("payment", "pending", "wife"), ("payment", "cancelled", "wife")]
 
 

@@ -1,0 +1,185 @@
+"""Who is paid, who asked, and which invoice, in payment talk.
+
+- The payee: a known biller; the name after "to", "pay", "send", "wire", "Zelle" ("wire
+  $8,500 to Apex Supply Co.", "paid mike the electrician"); rent or mortgage when nothing
+  is named; a name owning the thing paid ("Sofia's invoice", "the Harbor Cabinets
+  deposit"); a name next to a trade ("the roofer, Dan Pruitt", "Mike, our electrician");
+  who sent the invoice ("Northgate sent an invoice"); an unnamed trade ("to the roofer");
+  or the requester for "pay her".
+- Who asked: "requested by X", "at X's request", "per X's email", "an email from X saying",
+  "X (has) asked / wants / told / emailed", "my boss emailed", and "he says" for the
+  person the session last named.
+- The reference: an invoice or order number ("invoice AX-3318", "inv 318", "invoice,
+  number 2207", "another invoice, #331", "her T-0228 invoice"); it holds a digit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.typed.common import RELATIONS
+from factlog.typed.model import Context
+from factlog.typed.money import _BILLER, _INSTITUTION, _VENDOR, _canonical
+
+TRADES = (
+    "painter plumber contractor electrician landlord landlady nanny tutor roofer carpenter gardener landscaper "
+    "mechanic babysitter sitter cleaner housekeeper accountant lawyer attorney dentist vet handyman builder mover "
+    "movers caterer photographer florist therapist coach trainer teacher school daycare supplier vendor architect "
+    "decorator installer exterminator"
+).split()
+_TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
+_ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",
+                          "bookkeeper", "landlord", "contractor", "lawyer", "partner"}, key=len, reverse=True))
+_NAME = r"(?-i:[A-Z][\w&.'’-]*(?:\s+(?:[A-Z][\w&.'’-]*|&)){0,4})"
+_STOP_WORDS = frozenset(
+    "So Well Now And But Then Oh Hey Hi Yes No Just Anyway Today Tomorrow Yesterday Sorry Actually "
+    "I A An The This That These Those It Its He She They We You Please Per My Our Your His Her Their Noted Recorded "
+    "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
+    "Friday Saturday Sunday January February March April May June July August September October November December "
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad".split())
+_PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|venmo|mail|mailed|" \
+    r"give|gave|owe|owes|reimburse|transfer\w*)"
+_EXPLICIT = re.compile(rf"\b{_PAY_VERB}\s+(?:the\s+(?:{_TRADE}),?\s+)?(?P<name>{_NAME})", re.I)
+_LOWER_NAMED = re.compile(rf"\b{_PAY_VERB}\s+(?P<name>[a-z]{{2,}})\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
+_OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
+                   r"(?:invoice|bill|deposit|payment|wire|transfer|check|cheque|fee|retainer)\b")
+_BESIDE_TRADE = re.compile(
+    rf"\b(?:the|my|our|his|her)\s+(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
+    re.I)
+_TRADE_AFTER = re.compile(rf"(?P<name>{_NAME}),?\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
+_SENDER = re.compile(
+    rf"\binvoice\s+from\s+(?:the\s+)?(?P<name>{_NAME})"
+    rf"|(?P<name2>{_NAME}),?\s+(?:just\s+|has\s+|also\s+)?(?:sent|emailed|dropped off|gave|texted|mailed|submitted|"
+    rf"issued)\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+|its\s+)?(?:new\s+|final\s+)?"
+    rf"(?:invoice|bill)"
+    rf"|(?P<name3>{_NAME}),?\s+(?:asks?|asked|wants|needs)\s+(?:me|us)\s+to\s+pay\b"
+    rf"|(?<![\w'])(?P<lower>(?!(?:he|she|they|it|who|someone|that|this|which|and|then|also|just|finally)\b)"
+    rf"(?-i:[a-z]{{3,}}))\s+(?:just\s+)?sent\s+(?:me\s+|us\s+)?(?:an?|another|the|his|her|their)\s+"
+    rf"(?:new\s+|final\s+)?invoice", re.I)
+_TO_TRADE = re.compile(rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>{_TRADE})\b", re.I)
+_ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
+_PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
+
+
+def _clean(name: str, possessive: bool = False) -> str | None:
+    name = name.strip().rstrip(",")
+    if name.endswith(".") and not name.endswith(("Co.", "Inc.", "Ltd.", "Corp.")):
+        name = name[:-1]
+    if possessive:
+        name = re.sub(r"['’](?:s|d|ll|m|ve|re)$", "", name)
+    words = name.split()
+    while words and words[-1] in _STOP_WORDS:
+        words.pop()
+    if not words or words[0] in _STOP_WORDS or _INSTITUTION.fullmatch(" ".join(words)):
+        return None
+    return " ".join(words)
+
+
+def payee_of(sentence: str, who: str | None) -> str | None:
+    """Whom the sentence pays (see the module's list), or None."""
+    biller = _BILLER.search(sentence) or _VENDOR.search(sentence)
+    if biller is not None:
+        return _canonical(biller.group("name"))
+    for pattern in (_EXPLICIT,):
+        for match in pattern.finditer(sentence):
+            name = _clean(match.group("name"))
+            if name is not None:
+                return name
+    lower = _LOWER_NAMED.search(sentence)
+    if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
+        return lower.group("name").title()
+    if re.search(r"\brent\b", sentence, re.I):
+        return "rent"
+    if re.search(r"\bmortgage\b", sentence, re.I):
+        return "mortgage"
+    for pattern in (_OWNS, _BESIDE_TRADE, _TRADE_AFTER, _SENDER):
+        for match in pattern.finditer(sentence):
+            raw = next(group for group in match.groups() if group is not None)
+            name = _clean(raw[:1].upper() + raw[1:])
+            if name is not None:
+                return name
+    trade = _TO_TRADE.search(sentence)
+    if trade is not None:
+        return trade.group("trade").lower()
+    account = _ACCOUNT_PAYEE.search(sentence)
+    if account is not None:
+        return account.group("name")
+    if _PRONOUN_PAYEE.search(sentence) and who is not None and who not in RELATIONS and who != "user":
+        return who
+    return None
+
+
+# --- who asked --------------------------------------------------------------------------
+
+_WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
+_ASKS = (r"(?:asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
+         r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang)\b")
+_REQUESTERS = (
+    re.compile(rf"\b(?:requested|asked|instructed)\s+by\s+{_WHO}", re.I),
+    re.compile(rf"\bat\s+(?:the\s+)?request\s+of\s+{_WHO}", re.I),
+    re.compile(rf"\bat\s+(?:your\s+|my\s+|our\s+)?{_WHO}['’]s\s+request", re.I),
+    re.compile(rf"\bper\s+{_WHO}", re.I),
+    re.compile(rf"\b(?:email|e-mail|text|message|note|call|voicemail|letter|memo)\s+from\s+{_WHO}", re.I),
+    re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?\s+"
+               rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+|then\s+)*(?:has\s+)?{_ASKS}", re.I),
+    re.compile(rf"(?P<name>{_NAME}),\s+[^,]{{3,40}},\s+(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
+    # the one who pays decides: "your wife will pay", "my husband already mailed"
+    re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
+               rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*)\b", re.I),
+)
+_PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}", re.I)
+_MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
+_NOT_PEOPLE = frozenset("i it he she they we you that this there please also who someone everyone".split())
+
+
+def _person(match: re.Match[str]) -> str | None:
+    role = match.groupdict().get("role") or match.groupdict().get("rel")
+    if role:
+        return role.lower()
+    name = match.groupdict().get("name")
+    if not name:
+        return None
+    cleaned = _clean(name, possessive=True)
+    if cleaned is None or cleaned.casefold() in _NOT_PEOPLE or any(
+            p.fullmatch(cleaned) for p in (_BILLER, _VENDOR, _INSTITUTION)):
+        return None
+    return cleaned
+
+
+def requester(sentence: str, context: Context) -> str | None:
+    """Who asked for the payment the sentence states, or None (the user, or not said)."""
+    for pattern in _REQUESTERS:
+        for match in pattern.finditer(sentence):
+            who = _person(match)
+            if who is not None:
+                return who
+    if _PRONOUN.search(sentence):
+        return last_person(context)
+    return None
+
+
+def last_person(context: Context) -> str | None:
+    """The person the session's earlier sentences last named ("My brother just called.")."""
+    for said in reversed(context.said[:-1]):
+        found = [who for match in _MENTION.finditer(said) if (who := _person(match)) is not None]
+        if found:
+            return found[-1]
+    return None
+
+
+# --- which invoice --------------------------------------------------------------------------
+
+_REFERENCE = re.compile(
+    r"\b(?:invoice|inv\.?)\s*,?\s*(?:number|no\.?|#)?\s*[:#]?\s*(?P<ref>[A-Z0-9][A-Z0-9-]{1,15})\b"
+    r"|\b(?P<ref2>[A-Z]{0,4}-?\d[A-Z0-9-]{1,14})\s+invoice\b"
+    r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
+    r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b", re.I)
+
+
+def reference(sentence: str) -> str | None:
+    """The invoice or order number the sentence names (it holds a digit), or None."""
+    for match in _REFERENCE.finditer(sentence):
+        ref = next(group for group in match.groups() if group is not None)
+        if any(ch.isdigit() for ch in ref) and not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)?", ref):
+            return ref
+    return None
