@@ -61,6 +61,8 @@ _NO_PAYMENT = re.compile(
     r"(?:paid|pay|pays|sent|send|owes?|reimburse[sd]?|venmo(?:ed)?|zelled) me\b|"
     r"(?:i|we) (?:sent|issued|emailed) (?:an |the |my |our )?invoice|"
     r"invoiced|refund|paycheck|salary|pay ?rise|pay ?raise|pay ?stub|payday|pay period)", re.I)
+_PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
+                         r"venmo|ach|installment|retainer|remittance)\b", re.I)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|whether|in case|suppose|supposing|what if|thinking (?:about|of)|considering|might|maybe|perhaps|"
     r"not sure|wondering|would it|should i|could i|do i|can i)\b", re.I)
@@ -135,6 +137,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []
     previous = context.last.get("payment")
     stop = _STOP.search(sentence)
+    if stop is not None and not (_PAID_THING.search(sentence) or (previous is not None and re.search(
+            r"\b(?:it|that|this)\b", sentence[stop.start():], re.I))):
+        stop = None  # "cancel our trip" stops no payment
     cancelled = stop is not None
     found = amounts(sentence, context)
     ref = reference(sentence)
