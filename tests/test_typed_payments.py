@@ -149,3 +149,132 @@ def test_payees_named_shorter_are_the_same_payee() -> None:
     bare = record_class("payment", without=("status",))
     result = run_constraints(user_module(payments=[bare(payee="Apex", fact_ids=[4])]), NOW, [conflicting_payments])
     assert [s.constraint for s in result.skipped] == ["conflicting_payments"] and not result.alerts
+
+
+# --- phrasing families (merged per entity, as compiling merges them) -----------------------
+
+
+def merged(*turns: tuple[str, str], ts: datetime = TS) -> dict[str, dict[str, JsonValue]]:
+    """Each payment entity's fields after the session (later facts win)."""
+    out: dict[str, dict[str, JsonValue]] = {}
+    for kind, key, fields in money(*turns, ts=ts):
+        if kind == "payment" and key is not None:
+            out[key] = {**out.get(key, {}), **fields}
+    return out
+
+
+def one_payment(*turns: tuple[str, str], ts: datetime = TS) -> dict[str, JsonValue]:
+    states = merged(*turns, ts=ts)
+    assert len(states) == 1, states
+    return next(iter(states.values()))
+
+
+# TS is Friday, May 2, 2025
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        # who asked
+        ("My boss emailed: wire $4,000 to Kestrel Design from the business checking on Monday.",
+         {"payee": "Kestrel Design", "amount_usd": 4000.0, "requested_by": "boss",
+          "from_account": "business checking", "scheduled_date": "2025-05-05", "status": "pending"}),
+        ("Per Anita Shah's email, please send $950 to Lumen Print by ACH tomorrow.",
+         {"payee": "Lumen Print", "amount_usd": 950.0, "requested_by": "Anita Shah", "scheduled_date": "2025-05-03",
+          "status": "pending"}),
+        ("My sister asked me to Venmo her landlord, Tom Becker, $600 for her share of the rent.",
+         {"payee": "Tom Becker", "amount_usd": 600.0, "requested_by": "sister", "to_account": "Venmo"}),
+        ("Got a text from my dad asking me to pay the plumber $180 today.",
+         {"payee": "plumber", "amount_usd": 180.0, "requested_by": "dad", "scheduled_date": "2025-05-02"}),
+        ("The contractor, Rick Alvarez, wants the $2,500 deposit by Zelle before he orders the tile.",
+         {"payee": "Rick Alvarez", "amount_usd": 2500.0, "to_account": "Zelle"}),
+        # amounts
+        ("I'll pay Nina Park $1.2k for the photos on the 15th.",
+         {"payee": "Nina Park", "amount_usd": 1200.0, "scheduled_date": "2025-05-15", "requested_by": "user",
+          "status": "pending"}),
+        ("gonna send the roofer 1,250 bucks fri",
+         {"payee": "roofer", "amount_usd": 1250.0, "scheduled_date": "2025-05-09", "status": "pending"}),
+        # from which account
+        ("Transfer $3,000 out of the joint account to Harbor Title on May 9.",
+         {"payee": "Harbor Title", "amount_usd": 3000.0, "from_account": "joint", "scheduled_date": "2025-05-09"}),
+        ("Pay Verizon $85 from checking ending 4821 on the 20th.",
+         {"payee": "Verizon", "amount_usd": 85.0, "from_account": "checking 4821", "scheduled_date": "2025-05-20"}),
+        ("Please wire $12,000 from our Chase savings to Bayview Escrow on Tuesday.",
+         {"payee": "Bayview Escrow", "amount_usd": 12000.0, "from_account": "Chase savings",
+          "scheduled_date": "2025-05-06"}),
+        # to whom, how
+        ("Send $75 to the dog walker by Venmo.", {"payee": "dog walker", "amount_usd": 75.0, "to_account": "Venmo"}),
+        ("I need to wire $8,200 to Oakline Builders, account ending 3390 at Wells Fargo, by May 12.",
+         {"payee": "Oakline Builders", "amount_usd": 8200.0, "scheduled_date": "2025-05-12"}),
+        # references
+        ("Pay invoice #4471 from Greenway Landscaping, $640, next week.",
+         {"payee": "Greenway Landscaping", "amount_usd": 640.0, "reference": "4471"}),
+        ("Please ACH Delta Parts $2,310 for invoice DP-20931 on Thursday.",
+         {"payee": "Delta Parts", "amount_usd": 2310.0, "reference": "DP-20931", "scheduled_date": "2025-05-08"}),
+        # done
+        ("I paid the electrician, Sam Ortiz, $450 yesterday by check.",
+         {"payee": "Sam Ortiz", "amount_usd": 450.0, "status": "done", "scheduled_date": "2025-05-01"}),
+        ("Already zelled Priya $120 for the concert tickets this morning.",
+         {"payee": "Priya", "amount_usd": 120.0, "status": "done", "to_account": "Zelle",
+          "scheduled_date": "2025-05-02"}),
+        # stop
+        ("Don't pay the old Crestline invoice, they sent a corrected one.",
+         {"payee": "Crestline", "status": "cancelled"}),
+        ("Please hold the deposit to Summit Pools until the permit comes through.",
+         {"payee": "Summit Pools", "status": "cancelled"}),
+    ],
+)
+def test_payment_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:
+    state = one_payment(("user", sentence))
+    assert {name: state.get(name) for name in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "Should I pay the contractor $2,000 up front?",
+        "If I paid the plumber $300 today, would that leave enough for rent?",
+        "I'm thinking about sending my nephew $500 for graduation.",
+        "Maybe I'll pay off the card next month.",
+        "I get paid $3,100 on the 15th.",
+        "My client paid me $1,800 for the logo yesterday.",
+        "Dana venmoed me $40 for dinner.",
+        "I sent an invoice to Brightline for $2,400 today.",
+        "You should always pay attention to the fine print.",
+        "It pays to compare quotes from three roofers.",
+        "We had to cancel our trip to Rome.",
+        "The 4K monitor was on sale at Best Buy last week.",
+        "My salary goes into checking ending 7712 on Fridays.",
+    ],
+)
+def test_no_payment_instruction(sentence: str) -> None:
+    assert [k for k, _, _ in money(("user", sentence)) if k == "payment"] == []
+
+
+def test_assistant_advice_is_no_payment() -> None:
+    facts = money(("user", "What's the safest way to pay a contractor I don't know yet?"),
+                  ("assistant", "Pay by check or card rather than a wire, and never send the full $5,000 up front."))
+    assert facts == []
+
+
+def test_a_session_amends_one_instruction() -> None:
+    state = one_payment(
+        ("user", "Please send Marta Silva $900 for the cleaning from checking on Friday."),
+        ("user", "Sorry, it's $950, she added the windows."),
+        ("user", "Actually send it from savings instead."),
+        ("assistant", "Updated: $950 to Marta Silva from savings on Friday, May 9, 2025."))
+    assert {k: state.get(k) for k in ("payee", "amount_usd", "from_account", "scheduled_date", "status")} == {
+        "payee": "Marta Silva", "amount_usd": 950.0, "from_account": "savings", "scheduled_date": "2025-05-09",
+        "status": "pending"}
+
+
+def test_a_relayed_cancellation_names_who_asked() -> None:
+    states = merged(("user", "Our accountant just called."),
+                    ("user", "She says to stop the transfer to Ridgeway Capital, the paperwork isn't signed."))
+    [state] = states.values()
+    assert (state["payee"], state["status"], state["requested_by"]) == ("Ridgeway Capital", "cancelled", "accountant")
+
+
+def test_a_payee_account_is_no_account_of_the_users() -> None:
+    facts = money(("user", "The landlord emailed that rent now goes to a new account, Chase ending 5521."))
+    assert [k for k, _, _ in facts if k == "account"] == []
+    mine = money(("user", "Move $500 from checking 0417 to my savings ending 8830 on Monday."))
+    assert sorted(fields["last4"] for k, _, fields in mine if k == "account") == ["0417", "8830"]

@@ -36,7 +36,7 @@ _FROM = re.compile(
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
 _SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"
-                      r"|\b(?P<v>zelle|venmo)(?:d|ed)?\s+(?:it|him|her|them|the|\$|\d)", re.I)
+                      r"|\b(?P<v>zelle|venmo)(?:d|ed)?\s+(?:it|him|her|them|the|\$|\d|(?-i:[A-Z]))", re.I)
 _SERVICES = {"zelle": "Zelle", "venmo": "Venmo", "paypal": "PayPal", "cash app": "Cash App", "apple pay": "Apple Pay"}
 _SOMEONE_ELSES = re.compile(r"\b(?:new|his|her|their|another|different|someone)\b", re.I)
 _OURS = re.compile(r"\b(?:my|our|card)\b", re.I)

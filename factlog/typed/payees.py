@@ -25,7 +25,9 @@ TRADES = (
     "painter plumber contractor electrician landlord landlady nanny tutor roofer carpenter gardener landscaper "
     "mechanic babysitter sitter cleaner housekeeper accountant lawyer attorney dentist vet handyman builder mover "
     "movers caterer photographer florist therapist coach trainer teacher school daycare supplier vendor architect "
-    "decorator installer exterminator"
+    "decorator installer exterminator walker groomer nurse caregiver doctor surgeon orthodontist chiropractor "
+    "physiotherapist driver courier guide instructor consultant designer developer freelancer bookkeeper notary "
+    "surveyor inspector realtor broker agent"
 ).split()
 _TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
 _ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",
@@ -37,18 +39,23 @@ _STOP_WORDS = frozenset(
     "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
     "Friday Saturday Sunday January February March April May June July August September October November December "
     "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad".split())
-_PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|venmo|mail|mailed|" \
-    r"give|gave|owe|owes|reimburse|transfer\w*)"
-_EXPLICIT = re.compile(rf"\b{_PAY_VERB}\s+(?:the\s+(?:{_TRADE}),?\s+)?(?P<name>{_NAME})", re.I)
-_LOWER_NAMED = re.compile(rf"\b{_PAY_VERB}\s+(?P<name>[a-z]{{2,}})\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
-_OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
+_PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|zelled|venmo|" \
+    r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
+_VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
+_OBJECT = re.compile(
+    rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+)?(?P<name>{_NAME})", re.I)
+_LOWER_NAMED = re.compile(
+    rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out)\b)(?-i:[a-z]{{2,}}))"
+    rf"\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
+_OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:(?:old|new|last|first|second|final|"
+                   rf"latest|next|other|original|corrected|updated|revised)\s+)?(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
                    r"(?:invoice|bill|deposit|payment|wire|transfer|check|cheque|fee|retainer)\b")
 _BESIDE_TRADE = re.compile(
     rf"\b(?:the|my|our|his|her)\s+(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
     re.I)
 _TRADE_AFTER = re.compile(rf"(?P<name>{_NAME}),?\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _SENDER = re.compile(
-    rf"\binvoice\s+from\s+(?:the\s+)?(?P<name>{_NAME})"
+    rf"\binvoice\s+(?:(?:#|no\.?|number)\s*)?(?:[A-Z0-9-]*\d[A-Z0-9-]*\s+)?from\s+(?:the\s+)?(?P<name>{_NAME})"
     rf"|(?P<name2>{_NAME}),?\s+(?:just\s+|has\s+|also\s+)?(?:sent|emailed|dropped off|gave|texted|mailed|submitted|"
     rf"issued)\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+|its\s+)?(?:new\s+|final\s+)?"
     rf"(?:invoice|bill)"
@@ -56,7 +63,8 @@ _SENDER = re.compile(
     rf"|(?<![\w'])(?P<lower>(?!(?:he|she|they|it|who|someone|that|this|which|and|then|also|just|finally)\b)"
     rf"(?-i:[a-z]{{3,}}))\s+(?:just\s+)?sent\s+(?:me\s+|us\s+)?(?:an?|another|the|his|her|their)\s+"
     rf"(?:new\s+|final\s+)?invoice", re.I)
-_TO_TRADE = re.compile(rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>{_TRADE})\b", re.I)
+_TO_TRADE = re.compile(
+    rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE}))\b", re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
 _PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
 
@@ -80,11 +88,11 @@ def payee_of(sentence: str, who: str | None) -> str | None:
     biller = _BILLER.search(sentence) or _VENDOR.search(sentence)
     if biller is not None:
         return _canonical(biller.group("name"))
-    for pattern in (_EXPLICIT,):
-        for match in pattern.finditer(sentence):
-            name = _clean(match.group("name"))
-            if name is not None:
-                return name
+    for verb in _VERB.finditer(sentence):  # each verb in turn: "to Venmo her landlord, Tom Becker"
+        match = _OBJECT.match(sentence, verb.end())
+        name = _clean(match.group("name")) if match is not None else None
+        if name is not None:
+            return name
     lower = _LOWER_NAMED.search(sentence)
     if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
         return lower.group("name").title()

@@ -44,10 +44,10 @@ DOMAIN = "payments"  # not "payment": the reader keeps its last instruction unde
 
 # cues money's gate lacks: "mailed Dan a check", "hold the deposit", "inv 318"
 TRIGGERS = (re.compile(r"\b(?:mail\w*|gave|hold|deposit|inv|zelle\w*|venmo\w*|ach|paypal|owe|check|cheque|"
-                       r"dollars?|bucks|sorry|wrong|i meant|instead|\d+(?:\.\d)?k)\b", re.I),)
+                       r"dollars?|bucks|sorry|wrong|i meant|instead|\d+(?:\.\d)?k|mov(?:e|ed|ing))\b", re.I),)
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
-    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
+    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|mov(?:e|ed|ing)\s+(?=\$|\d)|(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
     r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\w+\s+){0,3}payment)\b",
     re.I)
 _BILLED = re.compile(r"\b(?:invoice|inv)\b", re.I)
