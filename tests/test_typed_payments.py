@@ -220,6 +220,28 @@ def one_payment(*turns: tuple[str, str], ts: datetime = TS) -> dict[str, JsonVal
          {"payee": "Crestline", "status": "cancelled"}),
         ("Please hold the deposit to Summit Pools until the permit comes through.",
          {"payee": "Summit Pools", "status": "cancelled"}),
+        ("hey can u remind me - owe jake 85 for the concert, sending it tmrw via venmo",
+         {"payee": "Jake", "amount_usd": 85.0, "to_account": "Venmo", "scheduled_date": "2025-05-03",
+          "status": "pending"}),
+        ("Wire $15,000 to Brightstone Capital LLC from the brokerage account on June 3, ref BC-7781.",
+         {"payee": "Brightstone Capital LLC", "from_account": "brokerage", "reference": "BC-7781"}),
+        ("My wife told me she already paid the daycare $1,150 for May from our joint account.",
+         {"payee": "daycare", "amount_usd": 1150.0, "requested_by": "wife", "from_account": "joint",
+          "status": "done"}),
+        ("Please schedule a payment of $2,450 to Evergreen HOA on the 1st from my Wells Fargo checking.",
+         {"payee": "Evergreen HOA", "from_account": "Wells Fargo checking", "scheduled_date": "2025-06-01"}),
+        ("I wrote a check to the piano teacher for $240 on Tuesday.",
+         {"payee": "piano teacher", "status": "done", "scheduled_date": "2025-04-29"}),
+        ("Our CFO, Dana Reyes, instructed us to release the $48,000 payment to Harbor Freightways on Monday.",
+         {"payee": "Harbor Freightways", "amount_usd": 48000.0, "requested_by": "Dana Reyes"}),
+        ("Noted: $320 to Kim's Cleaning by Zelle on Saturday, May 10, 2025, at your husband's request.",
+         {"payee": "Kim's Cleaning", "requested_by": "husband", "to_account": "Zelle", "scheduled_date": "2025-05-10"}),
+        ("Mortgage payment of $2,310 goes out of checking ending 9921 on the 1st.",
+         {"payee": "mortgage", "amount_usd": 2310.0, "from_account": "checking 9921"}),
+        ("i paid 1,250 bucks for the sofa at Crate & Barrel last saturday",
+         {"payee": "Crate & Barrel", "amount_usd": 1250.0, "status": "done", "scheduled_date": "2025-04-26"}),
+        ("Pay the $75 late fee to the city parking office today.", {"payee": "city parking office", "amount_usd": 75.0}),
+        ("Don't send anything to Apex until Greg signs off.", {"payee": "Apex", "status": "cancelled"}),
     ],
 )
 def test_payment_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:
@@ -243,6 +265,11 @@ def test_payment_phrasings(sentence: str, expected: dict[str, JsonValue]) -> Non
         "We had to cancel our trip to Rome.",
         "The 4K monitor was on sale at Best Buy last week.",
         "My salary goes into checking ending 7712 on Fridays.",
+        "Can you pay my Con Edison bill?",
+        "Yesterday my neighbor paid his roofer $9,000 in cash, crazy.",
+        "We paid 30 percent down on the car last year.",
+        "The invoice says $3,200 but I think it should be $2,300.",
+        "I'll probably pay Mark back for lunch at some point.",
     ],
 )
 def test_no_payment_instruction(sentence: str) -> None:
@@ -264,6 +291,15 @@ def test_a_session_amends_one_instruction() -> None:
     assert {k: state.get(k) for k in ("payee", "amount_usd", "from_account", "scheduled_date", "status")} == {
         "payee": "Marta Silva", "amount_usd": 950.0, "from_account": "savings", "scheduled_date": "2025-05-09",
         "status": "pending"}
+
+
+def test_a_pronoun_payee_is_the_person_named_before() -> None:
+    state = one_payment(("user", "The mechanic, Luis, says I owe $685 for the brakes. I'll pay him Friday by card."))
+    assert {k: state.get(k) for k in ("payee", "amount_usd", "from_account", "scheduled_date")} == {
+        "payee": "Luis", "amount_usd": 685.0, "from_account": "card", "scheduled_date": "2025-05-09"}
+    joe = one_payment(("user", "Joe wants the $400 for the bike, I told him I'd send it Monday."),
+                      ("user", "Wait, make it $380, he knocked off twenty."))
+    assert (joe["payee"], joe["amount_usd"], joe["scheduled_date"]) == ("Joe", 380.0, "2025-05-05")
 
 
 def test_a_relayed_cancellation_names_who_asked() -> None:

@@ -29,7 +29,7 @@ _OWNER = r"(?:my|our|the|his|her|their|a|an|its)"
 # "from checking ending 4821", "out of the joint account", "from her card", "from the operating
 # account at First Republic ending 2291", "from my Chase savings"
 _FROM = re.compile(
-    rf"\b(?:from|out of|using|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on)"
+    rf"\b(?:from|out of|using|by|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on)"
     rf"\s+(?P<owner>{_OWNER}\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?P<acct>(?:(?:{_QUALIFIER})\s+){{0,3}}{_KIND}"
     rf"(?:\s+(?:at|with)\s+(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}})?"
     rf"(?:,?\s+(?:ending|ends)(?:\s+(?:in|with))?\s+\d{{4}}|\s+(?:x|#)?\d{{4}})?)\b", re.I)

@@ -35,6 +35,7 @@ _ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistan
 _NAME = r"(?-i:[A-Z][\w&.'’-]*(?:\s+(?:[A-Z][\w&.'’-]*|&)){0,4})"
 _STOP_WORDS = frozenset(
     "So Well Now And But Then Oh Hey Hi Yes No Just Anyway Today Tomorrow Yesterday Sorry Actually "
+    "Don't Dont Do Can't Won't Didn't Doesn't Let Can Could Would Will Should Send Pay Wire Transfer Hold "
     "I A An The This That These Those It Its He She They We You Please Per My Our Your His Her Their Noted Recorded "
     "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
     "Friday Saturday Sunday January February March April May June July August September October November December "
@@ -60,11 +61,15 @@ _SENDER = re.compile(
     rf"issued)\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+|its\s+)?(?:new\s+|final\s+)?"
     rf"(?:invoice|bill)"
     rf"|(?P<name3>{_NAME}),?\s+(?:asks?|asked|wants|needs)\s+(?:me|us)\s+to\s+pay\b"
+    rf"|(?P<name4>{_NAME}),?\s+(?:wants|needs|is asking for|asked for|asks for|is owed)\s+(?:the\s+|his\s+|her\s+)?\$"
+    rf"|\bowe\s+(?P<lower2>(?!(?:him|her|them|it|the|you|me|us)\b)(?-i:[a-z]{{3,}}))\s+\$?\d"
     rf"|(?<![\w'])(?P<lower>(?!(?:he|she|they|it|who|someone|that|this|which|and|then|also|just|finally)\b)"
     rf"(?-i:[a-z]{{3,}}))\s+(?:just\s+)?sent\s+(?:me\s+|us\s+)?(?:an?|another|the|his|her|their)\s+"
     rf"(?:new\s+|final\s+)?invoice", re.I)
+_ORGS = "office|department|clinic|hospital|club|association|agency|center|centre|bureau|court|league|hoa|irs|dmv"
 _TO_TRADE = re.compile(
-    rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE}))\b", re.I)
+    rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
+    rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
 _PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
 
@@ -83,7 +88,7 @@ def _clean(name: str, possessive: bool = False) -> str | None:
     return " ".join(words)
 
 
-def payee_of(sentence: str, who: str | None) -> str | None:
+def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     """Whom the sentence pays (see the module's list), or None."""
     biller = _BILLER.search(sentence) or _VENDOR.search(sentence)
     if biller is not None:
@@ -112,8 +117,12 @@ def payee_of(sentence: str, who: str | None) -> str | None:
     account = _ACCOUNT_PAYEE.search(sentence)
     if account is not None:
         return account.group("name")
-    if _PRONOUN_PAYEE.search(sentence) and who is not None and who not in RELATIONS and who != "user":
-        return who
+    if _PRONOUN_PAYEE.search(sentence):
+        if who is not None and who not in RELATIONS and who != "user":
+            return who
+        named = last_person(context)  # "The mechanic, Luis, says I owe $685. I'll pay him Friday."
+        if named is not None and named not in RELATIONS:
+            return named
     return None
 
 
@@ -131,6 +140,8 @@ _REQUESTERS = (
     re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?\s+"
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+|then\s+)*(?:has\s+)?{_ASKS}", re.I),
     re.compile(rf"(?P<name>{_NAME}),\s+[^,]{{3,40}},\s+(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
+    re.compile(rf"\b(?:my|our|the)\s+(?:{_ROLES}|{_TRADE}|[a-z]+)\s*,\s+(?P<name>{_NAME}),\s+"
+               rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     # the one who pays decides: "your wife will pay", "my husband already mailed"
     re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
                rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*)\b", re.I),
@@ -181,7 +192,8 @@ _REFERENCE = re.compile(
     r"\b(?:invoice|inv\.?)\s*,?\s*(?:number|no\.?|#)?\s*[:#]?\s*(?P<ref>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\b(?P<ref2>[A-Z]{0,4}-?\d[A-Z0-9-]{1,14})\s+invoice\b"
     r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
-    r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b", re.I)
+    r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
+    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b", re.I)
 
 
 def reference(sentence: str) -> str | None:

@@ -47,8 +47,10 @@ TRIGGERS = (re.compile(r"\b(?:mail\w*|gave|hold|deposit|inv|zelle\w*|venmo\w*|ac
                        r"dollars?|bucks|sorry|wrong|i meant|instead|\d+(?:\.\d)?k|mov(?:e|ed|ing))\b", re.I),)
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
-    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|mov(?:e|ed|ing)\s+(?=\$|\d)|(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
-    r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\w+\s+){0,3}payment)\b",
+    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|mov(?:e|ed|ing)\s+(?=\$|\d)|owe|owes|owed|"
+    r"(?:goes|go|comes|come|going) out|auto-?debit\w*|direct debit|debited|drafted|"
+    r"(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
+    r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}payment)\b",
     re.I)
 _BILLED = re.compile(r"\b(?:invoice|inv)\b", re.I)
 _STOP = re.compile(
@@ -62,7 +64,7 @@ _NO_PAYMENT = re.compile(
     r"(?:i|we) (?:sent|issued|emailed) (?:an |the |my |our )?invoice|"
     r"invoiced|refund|paycheck|salary|pay ?rise|pay ?raise|pay ?stub|payday|pay period)", re.I)
 _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
-                         r"venmo|ach|installment|retainer|remittance)\b", re.I)
+                         r"venmo|ach|installment|retainer|remittance|send (?:anything|any money|money|funds))\b", re.I)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|whether|in case|suppose|supposing|what if|thinking (?:about|of)|considering|might|maybe|perhaps|"
     r"not sure|wondering|would it|should i|could i|do i|can i)\b", re.I)
@@ -83,6 +85,10 @@ _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu
                       r"(?:day|\.)?\b", re.I)
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _NOW = re.compile(r"\b(?:just now|today|this morning|this afternoon|tonight|earlier today)\b", re.I)
+_TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2morrow)\b", re.I)
+_BARE_AMOUNT = re.compile(r"\b(?:owe|pay|send|zelle|venmo)\s+(?:[a-z]+\s+)?(?P<n>\d{2,5})\b"
+                          r"(?!\s*(?:am|pm|%|st|nd|rd|th|percent|minutes?|hours?|days?|weeks?|months?|years?|"
+                          r"times)\b)", re.I)
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -141,7 +147,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
             r"\b(?:it|that|this)\b", sentence[stop.start():], re.I))):
         stop = None  # "cancel our trip" stops no payment
     cancelled = stop is not None
-    found = amounts(sentence, context)
+    found = amounts(sentence, context) or [float(m.group("n")) for m in _BARE_AMOUNT.finditer(sentence)]
     ref = reference(sentence)
     amending = previous is not None and (
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
@@ -153,7 +159,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if _HYPOTHETICAL.search(sentence) and not cancelled:
         return []
     who = requester(sentence, context)
-    payee = payee_of(sentence, who)
+    payee = payee_of(sentence, who, context)
     if payee is None:
         if previous is None:
             return []
@@ -245,6 +251,7 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
         return stated[0]
     weekday = _WEEKDAY.search(sentence)
     if weekday is not None and today is not None and (weekday.group(0).lower().startswith(("on ", "this ", "last "))
+                                                      or weekday.group(0).lower().endswith("day")
                                                       or weekday.group("day").lower() in ("tue", "tues", "thu",
                                                                                           "thur", "thurs", "fri")):
         index = _WEEKDAYS.index(weekday.group("day").lower()[:3])
@@ -258,15 +265,18 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
         return when
     if _NOW.search(sentence) and today is not None:
         return today.isoformat()
+    if _TOMORROW.search(sentence) and today is not None:
+        return (today + timedelta(days=1)).isoformat()
     return None
 
 
 # --- purchases --------------------------------------------------------------------------
 
 
-_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in)\b", re.I)
+_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in|spent|paid\b[^.;]*?\bfor)\b",
+                     re.I)
 _STORE = re.compile(
-    r"\b(?:at|from|by|went to)\s+(?:the\s+)?(?P<store>(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){0,3})")
+    r"\b(?:at|from|by|went to)\s+(?:the\s+)?(?P<store>(?-i:[A-Z])[\w'&-]*(?:\s+(?:(?-i:[A-Z])[\w'&-]*|&)){0,3})")
 _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "Thursday", "Saturday", "Sunday",
                                   "August", "April", "The", "Please", "Zelle", "Venmo"})
 
@@ -281,9 +291,9 @@ def _purchase(sentence: str, context: Context) -> list[TypedFact]:
     if store is None or not found:
         return []
     fields: dict[str, JsonValue] = {"payee": store, "amount_usd": found[-1], "status": "done"}
-    when = _dates(sentence, context)
-    if when:
-        fields["scheduled_date"] = when[0]
+    when = _when(sentence, context, "done")
+    if when is not None:
+        fields["scheduled_date"] = when
     order = reference(sentence)
     if order is not None:
         fields["reference"] = order
