@@ -62,7 +62,8 @@ _SENDER = re.compile(
     rf"(?:invoice|bill)"
     rf"|(?P<name3>{_NAME}),?\s+(?:asks?|asked|wants|needs)\s+(?:me|us)\s+to\s+pay\b"
     rf"|(?P<name4>{_NAME}),?\s+(?:wants|needs|is asking for|asked for|asks for|is owed)\s+(?:the\s+|his\s+|her\s+)?\$"
-    rf"|\bowe\s+(?P<lower2>(?!(?:him|her|them|it|the|you|me|us)\b)(?-i:[a-z]{{3,}}))\s+\$?\d"
+    rf"|\bowe\s+(?P<lower2>(?!(?:him|her|them|it|the|you|me|us|about|around|roughly|nearly|almost|over|under|like|"
+    rf"approximately|just|only|still|another|more|less|them|maybe|probably)\b)(?-i:[a-z]{{3,}}))\s+\$?\d"
     rf"|(?<![\w'])(?P<lower>(?!(?:he|she|they|it|who|someone|that|this|which|and|then|also|just|finally)\b)"
     rf"(?-i:[a-z]{{3,}}))\s+(?:just\s+)?sent\s+(?:me\s+|us\s+)?(?:an?|another|the|his|her|their)\s+"
     rf"(?:new\s+|final\s+)?invoice", re.I)

@@ -62,7 +62,9 @@ _NO_PAYMENT = re.compile(
     r"dividends|respects|tribute)|it pays|(?:get|gets|got|getting|i'm|i am|we were|i was) paid\b|"
     r"(?:paid|pay|pays|sent|send|owes?|reimburse[sd]?|venmo(?:ed)?|zelled) me\b|"
     r"(?:i|we) (?:sent|issued|emailed) (?:an |the |my |our )?invoice|"
-    r"invoiced|refund|paycheck|salary|pay ?rise|pay ?raise|pay ?stub|payday|pay period)", re.I)
+    r"invoiced|refund|paycheck|salary|pay ?rise|pay ?raise|pay ?stub|payday|pay period|back from|"
+    r"got (?:\S+ ){1,3}back)",
+    re.I)
 _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
                          r"venmo|ach|installment|retainer|remittance|send (?:anything|any money|money|funds))\b", re.I)
 _HYPOTHETICAL = re.compile(
@@ -202,6 +204,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         fields["status"] = status
     if not (acting or amending) and not (found and ref):
         return []  # "the invoice" alone: an invoice with its amount and number is owed, a bare mention is not
+    if previous is not None and not cancelled and set(fields) <= {"payee", "requested_by", "status"}:
+        return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
             and payee not in ("rent", "mortgage") and not _BILLER.search(sentence):
         return []
@@ -283,7 +287,7 @@ _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "T
 
 def _purchase(sentence: str, context: Context) -> list[TypedFact]:
     """A purchase with its price and seller ("got a Bosch for $849 at Lowe's"): a payment made."""
-    if _BOUGHT.search(sentence) is None or _QUESTION.search(sentence):
+    if _BOUGHT.search(sentence) is None or _QUESTION.search(sentence) or _NO_PAYMENT.search(sentence):
         return []
     store = next((m.group("store") for m in _STORE.finditer(sentence)
                   if m.group("store").split()[0] not in _BUSINESS_PAYEE_STOP), None)
