@@ -53,6 +53,11 @@ _ACT = re.compile(
     r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}payment)\b",
     re.I)
 _BILLED = re.compile(r"\b(?:invoice|inv)\b", re.I)
+_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in|spent|paid\b[^.;]*?\bfor)\b",
+                     re.I)
+# a sentence without one of these states no payment, unless it amends the session's last one
+_MAYBE = re.compile("|".join(f"(?:{p.pattern})" for p in (_ACT, PAYMENT_WORDS, _BILLED, _BOUGHT)) +
+                    r"|\b(?:hold|don't|do not|dont|never|not|cancel\w*|kill|stop|pause|deposit)\b", re.I)
 _STOP = re.compile(
     r"\b(?:no payment (?:be |is |to be |should be )?(?:released|made|sent)|kill the|cancel(?:led|ling)? (?:the|that|it|"
     r"this|my|our)|stop (?:the|that|it|payment)|be cancell?ed|hold (?:the|that|it|off|on)|put (?:\w+ )?on hold|"
@@ -93,28 +98,35 @@ _BARE_AMOUNT = re.compile(r"\b(?:owe|pay|send|zelle|venmo)\s+(?:[a-z]+\s+)?(?P<n
                           r"times)\b)", re.I)
 
 
+def triggered(sentence: str) -> bool:
+    """Whether the sentence may state a payment or an account (reader.py runs `read` only then)."""
+    return _GATE.search(sentence) is not None or TRIGGERS[0].search(sentence) is not None
+
+
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
-    if _GATE.search(sentence) is None and TRIGGERS[0].search(sentence) is None:
-        return []
-    probe = replace(context, last=dict(context.last))  # what money's reader will make of each clause
+    paying = _MAYBE.search(sentence) is not None or (
+        context.last.get("payment") is not None and (_AMENDING.search(sentence) or _CONTINUING.match(sentence)
+                                                     or _NUMBERED.search(sentence)))
+    probe = replace(context, last=dict(context.last)) if paying else None  # what money will make of each clause
     facts: list[TypedFact] = []
     for clause in clauses(sentence):
         facts += _read_clause(clause, context, probe)
     return facts
 
 
-def _read_clause(sentence: str, context: Context, probe: Context) -> list[TypedFact]:
+def _read_clause(sentence: str, context: Context, probe: Context | None) -> list[TypedFact]:
     if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
-    if not money._read_clause(sentence, probe):
+    if probe is not None and not money._read_clause(sentence, probe):
         for part in _instructions(sentence):
             facts += _payment(part, context)
     facts += accounts(sentence, context)
     return facts
 
 
+_NUMBERED = re.compile(r"\b(?:order|invoice|ref|reference|memo)\b", re.I)
 _CONTRAST = re.compile(r",?\s+\b(?:while|whereas)\b", re.I)
 
 
@@ -277,8 +289,6 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
 # --- purchases --------------------------------------------------------------------------
 
 
-_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in|spent|paid\b[^.;]*?\bfor)\b",
-                     re.I)
 _STORE = re.compile(
     r"\b(?:at|from|by|went to)\s+(?:the\s+)?(?P<store>(?-i:[A-Z])[\w'&-]*(?:\s+(?:(?-i:[A-Z])[\w'&-]*|&)){0,3})")
 _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "Thursday", "Saturday", "Sunday",

@@ -27,7 +27,7 @@ READERS: tuple[tuple[str, Reader], ...] = (
 
 # every reader needs one of these to find anything; most sentences have none
 _TRIGGERS = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', pattern.pattern)})" for pattern in (
-    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, *payments.TRIGGERS, CORRECTION)), re.I)
+    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, CORRECTION)), re.I)
 # readers run only on the sentences their own triggers find (so their cues cost the others nothing)
 _HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in medicines.TRIGGERS), re.I)
 _SCHEDULE = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in events.TRIGGERS), re.I)
@@ -35,6 +35,7 @@ _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     medicines.MEDICATION: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
     medicines.ALLERGY: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
+    payments.DOMAIN: payments.triggered,
 }
 
 
