@@ -4,11 +4,12 @@ differently, an invoice paid again, or a payment one person asked for that anoth
 asked to stop.
 
 Payees are one when one name starts the other ("Dan" and "Dan Pruitt", "Apex" and "Apex
-Supply Co."). Two instructions to a payee are for the same obligation unless both name a
-reference and the references differ (a second invoice is a second payment), or both are
-scheduled and at least `SEPARATE_DAYS` apart (next month's rent). An account named twice
-is one account when the last four digits agree, or when one name is inside the other
-("checking" and "checking 0417").
+Supply Co."); payments to different payees are compared when they name the same invoice or
+month's rent ("pay invoice NL-5582 to our new account"). Two instructions are for the same
+obligation unless both name a reference and the references differ (a second invoice is a
+second payment), or both are scheduled and at least `SEPARATE_DAYS` apart (next month's
+rent). An account named twice is one account when the last four digits agree, or when
+one name is inside the other ("checking" and "checking 0417").
 """
 
 from __future__ import annotations
@@ -60,22 +61,37 @@ def _one_payee(one: str, other: str) -> bool:
     return bool(shorter) and longer[: len(shorter)] == shorter
 
 
+def _telling(reference: str | None) -> str | None:
+    """A reference that names one obligation whoever is paid (an invoice number, "August
+    rent"), case-folded; not a generic one ("autopay")."""
+    if not reference:
+        return None
+    folded = " ".join(reference.casefold().split())
+    return folded if any(ch.isdigit() for ch in folded) or folded.endswith((" rent", " mortgage")) else None
+
+
+def _linked(one: PaymentRecord, other: PaymentRecord) -> bool:
+    if _one_payee(one.payee or "", other.payee or ""):
+        return True
+    reference = _telling(one.reference)
+    return reference is not None and reference == _telling(other.reference)
+
+
 def _by_payee(payments: list[PaymentRecord]) -> list[tuple[str, list[PaymentRecord]]]:
-    """The payments grouped by payee (in first-named order), each under its fullest name."""
-    groups: list[tuple[list[str], list[PaymentRecord]]] = []
+    """The payments grouped by payee, or by an invoice both name ("pay invoice NL-5582 to
+    our new account"), in first-named order, each group under its fullest payee name."""
+    groups: list[list[PaymentRecord]] = []
     for payment in payments:
-        payee = payment.payee
-        if payee is None or not payee.strip():
+        if payment.payee is None or not payment.payee.strip():
             continue
-        joined = [group for group in groups if any(_one_payee(payee, name) for name in group[0])]
-        names, members = [payee], [payment]
+        joined = [group for group in groups if any(_linked(payment, other) for other in group)]
+        members = [payment]
         for group in joined:
-            names += group[0]
-            members += group[1]
+            members += group
             groups.remove(group)
-        groups.append((names, sorted(members, key=payments.index)))
-    ordered = sorted(groups, key=lambda group: payments.index(group[1][0]))
-    return [(_longest(members), members) for _, members in ordered]
+        groups.append(sorted(members, key=payments.index))
+    ordered = sorted(groups, key=lambda group: payments.index(group[0]))
+    return [(_longest(members), members) for members in ordered]
 
 
 def _longest(members: list[PaymentRecord]) -> str:
@@ -106,15 +122,21 @@ def _obligations(pending: list[PaymentRecord]) -> list[list[PaymentRecord]]:
 
 
 def _disagreements(group: list[PaymentRecord]) -> list[str]:
-    """How pending payments for one obligation disagree: amounts, requesters, accounts."""
+    """How pending payments for one obligation disagree: payees, amounts, requesters, accounts."""
     conflicts = []
+    payees: list[str] = []
+    for payee in _distinct([p.payee for p in group]):
+        if not any(_one_payee(payee, other) for other in payees):
+            payees.append(payee)
+    if len(payees) > 1:
+        conflicts.append("payees " + " vs ".join(payees))
     amounts = sorted({round(a, 2) for p in group if (a := p.amount_usd) is not None})
     requesters = _distinct([p.requested_by for p in group])
     if len(amounts) > 1:
         conflicts.append("amounts " + " vs ".join(map(money, amounts)))
     if len({person_of(r) for r in requesters}) > 1:
         conflicts.append("requested by " + " vs ".join(requesters))
-    twice = False
+    twice = len(payees) > 1
     for side, values in (("from", [p.from_account for p in group]), ("to", [p.to_account for p in group])):
         differing = _accounts_differ(values)
         if differing:

@@ -314,3 +314,22 @@ def test_a_payee_account_is_no_account_of_the_users() -> None:
     assert [k for k, _, _ in facts if k == "account"] == []
     mine = money(("user", "Move $500 from checking 0417 to my savings ending 8830 on Monday."))
     assert sorted(fields["last4"] for k, _, fields in mine if k == "account") == ["0417", "8830"]
+
+
+def test_one_invoice_to_two_payees_conflicts() -> None:
+    usual = Payment(payee="Northgate Logistics", amount_usd=12750.0, reference="NL-5582", to_account="operating 4821",
+                    status="pending", fact_ids=[1])
+    rerouted = Payment(payee="Northgate Freight Services", reference="nl-5582", to_account="Wells Fargo 8812",
+                       status="pending", fact_ids=[2])
+    [alert] = found(conflicting_payments, user_module(payments=[usual, rerouted]))
+    assert alert.message.startswith("2 pending payments to Northgate Freight Services disagree: payees Northgate "
+                                    "Logistics vs Northgate Freight Services;")
+    gary = Payment(payee="Gary", reference="August rent", to_account="Zelle", status="pending", fact_ids=[3])
+    rent = Payment(payee="rent", reference="August rent", to_account="Chase 9043", status="pending", fact_ids=[4])
+    [alert] = found(conflicting_payments, user_module(payments=[gary, rent]))
+    assert "to accounts Zelle vs Chase 9043" in alert.message
+    # a generic reference links nothing: two autopays are two bills
+    verizon = Payment(payee="Verizon", reference="autopay", amount_usd=85.0, status="pending", fact_ids=[5])
+    netflix = Payment(payee="Netflix", reference="autopay", amount_usd=15.49, status="pending", fact_ids=[6])
+    may_rent = Payment(payee="rent", reference="May rent", to_account="Chase 9043", status="pending", fact_ids=[7])
+    assert found(conflicting_payments, user_module(payments=[verizon, netflix, gary, may_rent])) == []

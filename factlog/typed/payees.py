@@ -197,10 +197,27 @@ _REFERENCE = re.compile(
     r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b", re.I)
 
 
+_MONTHS = ("january february march april may june july august september october november december").split()
+_MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?|aug(?:ust)?|" \
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_PERIODS = (
+    re.compile(rf"\b{_MONTH}(?:['’]s)?\s+(?P<what>rent|mortgage)\b", re.I),
+    re.compile(rf"\b(?P<what>rent|mortgage)(?:\s+payment)?\s+(?:for|of)\s+{_MONTH}\b", re.I),
+    re.compile(rf"\b(?:from|in|for|starting|beginning)\s+{_MONTH},?\s+(?:the\s+|my\s+|our\s+)?(?P<what>rent|mortgage)\b",
+               re.I),
+)
+
+
 def reference(sentence: str) -> str | None:
-    """The invoice or order number the sentence names (it holds a digit), or None."""
+    """The invoice or order number the sentence names (it holds a digit), or the month a
+    rent or mortgage payment is for ("the rent for August" -> "August rent"), or None."""
     for match in _REFERENCE.finditer(sentence):
         ref = next(group for group in match.groups() if group is not None)
         if any(ch.isdigit() for ch in ref) and not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)?", ref):
             return ref
+    for pattern in _PERIODS:
+        period = pattern.search(sentence)
+        if period is not None:
+            month = next(name for name in _MONTHS if name.startswith(period.group("month").lower()[:3]))
+            return f"{month.title()} {period.group('what').lower()}"
     return None
