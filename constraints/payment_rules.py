@@ -148,14 +148,23 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
 
 
 def _paid_again(paid: PaymentRecord, planned: PaymentRecord) -> bool:
-    """`planned` pays the invoice `paid` already paid, and is not that same payment reported
-    done (another person, or other accounts)."""
-    if not (paid.reference and planned.reference and paid.reference.casefold() == planned.reference.casefold()):
+    """`planned` pays again what `paid` paid, and is not that payment reported done: the same
+    invoice paid by another person or from or to other accounts; or, where neither names an
+    invoice, the same amount within `SEPARATE_DAYS` paid by another person ("my husband
+    already sent the IRS payment")."""
+    other_payer = person_of(paid.requested_by) not in ("", person_of(planned.requested_by))
+    if paid.reference or planned.reference:
+        if not (paid.reference and planned.reference and paid.reference.casefold() == planned.reference.casefold()):
+            return False
+        return other_payer or bool(_accounts_differ([paid.from_account, planned.from_account])
+                                   or _accounts_differ([paid.to_account, planned.to_account]))
+    amounts = [a for a in (paid.amount_usd, planned.amount_usd) if a is not None]
+    if not amounts or (len(amounts) == 2 and round(amounts[0], 2) != round(amounts[1], 2)):
         return False
-    if person_of(paid.requested_by) != person_of(planned.requested_by):
-        return True
-    return bool(_accounts_differ([paid.from_account, planned.from_account])
-                or _accounts_differ([paid.to_account, planned.to_account]))
+    if paid.scheduled_date is not None and planned.scheduled_date is not None and \
+            abs((paid.scheduled_date - planned.scheduled_date).days) >= SEPARATE_DAYS:
+        return False
+    return other_payer
 
 
 def _describe(payment: PaymentRecord) -> str:
@@ -182,7 +191,9 @@ def conflicting_payments(module: object, now: datetime) -> Iterator[Finding]:
             for paid, planned in again:
                 by = f" by {paid.requested_by}" if person_of(paid.requested_by) else ""
                 when = f" on {paid.scheduled_date}" if paid.scheduled_date else ""
-                conflicts.append(f"invoice {paid.reference} was already paid{by}{when}; the pending payment "
+                what = f"invoice {paid.reference}" if paid.reference else f"{name} ({money(paid.amount_usd)})" \
+                    if paid.amount_usd else name
+                conflicts.append(f"{what} was already paid{by}{when}; the pending payment "
                                  f"({_describe(planned)}) would pay it twice")
             stopped = [(stop, planned) for stop in stops for planned in obligation
                        if person_of(stop.requested_by) and person_of(planned.requested_by)

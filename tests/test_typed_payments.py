@@ -333,3 +333,19 @@ def test_one_invoice_to_two_payees_conflicts() -> None:
     netflix = Payment(payee="Netflix", reference="autopay", amount_usd=15.49, status="pending", fact_ids=[6])
     may_rent = Payment(payee="rent", reference="May rent", to_account="Chase 9043", status="pending", fact_ids=[7])
     assert found(conflicting_payments, user_module(payments=[verizon, netflix, gary, may_rent])) == []
+
+
+def test_a_payment_someone_else_already_made_without_an_invoice_number() -> None:
+    planned = Payment(payee="IRS", amount_usd=4200.0, requested_by="accountant", from_account="savings",
+                      scheduled_date=day(5), status="pending", fact_ids=[1])
+    paid = Payment(payee="IRS", requested_by="husband", from_account="checking", scheduled_date=day(-3),
+                   status="done", fact_ids=[2])
+    [alert] = found(conflicting_payments, user_module(payments=[planned, paid]))
+    assert alert.message == ("payment instructions for IRS conflict: IRS was already paid by husband on 2025-10-26; "
+                             "the pending payment ($4,200.00 2025-11-03) would pay it twice")
+    # the user reporting their own planned payment done, another amount, or last month's payment: no conflict
+    mine = Payment(payee="IRS", amount_usd=4200.0, from_account="card", status="done", fact_ids=[3])
+    other_amount = Payment(payee="IRS", amount_usd=900.0, requested_by="husband", status="done", fact_ids=[4])
+    last_month = Payment(payee="IRS", amount_usd=4200.0, requested_by="husband", scheduled_date=day(-40),
+                         status="done", fact_ids=[5])
+    assert found(conflicting_payments, user_module(payments=[planned, mine, other_amount, last_month])) == []

@@ -44,7 +44,7 @@ _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiri
     r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
 _OBJECT = re.compile(
-    rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+)?(?P<name>{_NAME})", re.I)
+    rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+|the\s+)?(?P<name>{_NAME})", re.I)
 _LOWER_NAMED = re.compile(
     rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out)\b)(?-i:[a-z]{{2,}}))"
     rf"\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
