@@ -242,6 +242,18 @@ def one_payment(*turns: tuple[str, str], ts: datetime = TS) -> dict[str, JsonVal
          {"payee": "Crate & Barrel", "amount_usd": 1250.0, "status": "done", "scheduled_date": "2025-04-26"}),
         ("Pay the $75 late fee to the city parking office today.", {"payee": "city parking office", "amount_usd": 75.0}),
         ("Don't send anything to Apex until Greg signs off.", {"payee": "Apex", "status": "cancelled"}),
+        ("The CFO, Mark Holt, just told me not to pay Pinnacle until they fix the shipment.",
+         {"payee": "Pinnacle", "requested_by": "Mark Holt", "status": "cancelled"}),
+        ("my husband just venmoed Rosa $650 for this week from his account, so she'd get paid twice if my zelle "
+         "goes out friday",
+         {"payee": "Rosa", "amount_usd": 650.0, "requested_by": "husband", "from_account": "husband's account",
+          "to_account": "Venmo", "status": "done"}),
+        ("Got an email from Bella Catering saying their bank changed and to send the BC-221 payment to a new account "
+         "at Chase ending 9911 instead.",
+         {"payee": "Bella Catering", "requested_by": "Bella Catering", "reference": "BC-221",
+          "to_account": "Chase 9911"}),
+        ("My accountant, Priya Nair, asked me to send the quarterly estimated tax of $4,200 to the IRS on June 15.",
+         {"payee": "IRS", "amount_usd": 4200.0, "requested_by": "Priya Nair", "scheduled_date": "2025-06-15"}),
     ],
 )
 def test_payment_phrasings(sentence: str, expected: dict[str, JsonValue]) -> None:

@@ -84,8 +84,9 @@ def _clean(name: str, possessive: bool = False) -> str | None:
     words = name.split()
     while words and words[-1] in _STOP_WORDS:
         words.pop()
-    if not words or words[0] in _STOP_WORDS or _INSTITUTION.fullmatch(" ".join(words)):
-        return None
+    if not words or words[0] in _STOP_WORDS or _INSTITUTION.fullmatch(" ".join(words)) or \
+            any(ch.isdigit() for ch in words[0]):
+        return None  # "the BC-221 payment" names an invoice, not a payee
     return " ".join(words)
 
 
@@ -145,7 +146,8 @@ _REQUESTERS = (
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     # the one who pays decides: "your wife will pay", "my husband already mailed"
     re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
-               rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*)\b", re.I),
+               rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"
+               rf"transferred|wrote|gave)\b", re.I),
 )
 _PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}", re.I)
 _MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
@@ -192,6 +194,7 @@ def last_person(context: Context) -> str | None:
 _REFERENCE = re.compile(
     r"\b(?:invoice|inv\.?)\s*,?\s*(?:number|no\.?|#)?\s*[:#]?\s*(?P<ref>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\b(?P<ref2>[A-Z]{0,4}-?\d[A-Z0-9-]{1,14})\s+invoice\b"
+    r"|\b(?P<ref6>(?-i:[A-Z]{1,4})-?\d[A-Z0-9-]{1,14})\s+(?:payment|bill|order|wire|transfer)\b"
     r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
     r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b", re.I)

@@ -24,7 +24,7 @@ from datetime import timedelta
 from factlog.model import JsonValue
 from factlog.typed import money
 from factlog.typed.accounts import accounts, from_account, to_account
-from factlog.typed.common import conversation_fields
+from factlog.typed.common import RELATIONS, conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     _BILLER,
@@ -61,7 +61,7 @@ _MAYBE = re.compile("|".join(f"(?:{p.pattern})" for p in (_ACT, PAYMENT_WORDS, _
 _STOP = re.compile(
     r"\b(?:no payment (?:be |is |to be |should be )?(?:released|made|sent)|kill the|cancel(?:led|ling)? (?:the|that|it|"
     r"this|my|our)|stop (?:the|that|it|payment)|be cancell?ed|hold (?:the|that|it|off|on)|put (?:\w+ )?on hold|"
-    r"(?:don't|do not|dont|never|not) (?:pay|send|wire|release|transfer)|pause (?:the|it))\b", re.I)
+    r"(?:don't|do not|dont|never|not)(?: to)? (?:pay|send|wire|release|transfer)|pause (?:the|it))\b", re.I)
 _NO_PAYMENT = re.compile(
     r"\b(?:estimated tax payment|payment is due|payments? are due|pay(?:s|ing)? (?:attention|a visit|off|for itself|"
     r"dividends|respects|tribute)|it pays|(?:get|gets|got|getting|i'm|i am|we were|i was) paid\b|"
@@ -127,7 +127,7 @@ def _read_clause(sentence: str, context: Context, probe: Context | None) -> list
 
 
 _NUMBERED = re.compile(r"\b(?:order|invoice|ref|reference|memo)\b", re.I)
-_CONTRAST = re.compile(r",?\s+\b(?:while|whereas)\b", re.I)
+_CONTRAST = re.compile(r",?\s+\b(?:while|whereas)\b|,\s+(?:so|because|since|but|if|unless|though|although)\b", re.I)
 
 
 def _instructions(sentence: str) -> list[str]:
@@ -174,6 +174,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []
     who = requester(sentence, context)
     payee = payee_of(sentence, who, context)
+    if payee is None and who is not None and who not in RELATIONS and who != "user" and \
+            (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
+        payee = who  # "an email from Bella Catering saying to send the BC-221 payment to their new account"
     if payee is None:
         if previous is None:
             return []
