@@ -147,7 +147,8 @@ _REQUESTERS = (
     # the one who pays decides: "your wife will pay", "my husband already mailed"
     re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
                rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"
-               rf"transferred|wrote|gave)\b", re.I),
+               rf"transferred|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+)?"
+               rf"(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill))", re.I),
 )
 _PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}", re.I)
 _MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
