@@ -361,3 +361,29 @@ def test_a_payment_someone_else_already_made_without_an_invoice_number() -> None
     last_month = Payment(payee="IRS", amount_usd=4200.0, requested_by="husband", scheduled_date=day(-40),
                          status="done", fact_ids=[5])
     assert found(conflicting_payments, user_module(payments=[planned, mine, other_amount, last_month])) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("Picked up a Dyson V15 at Target yesterday for $649.",
+         {"payee": "Target", "amount_usd": 649.0, "status": "done", "scheduled_date": "2025-05-01"}),
+        ("We ordered a Samsung washer from Home Depot on March 3 for $899, order number WD-4471902.",
+         {"payee": "Home Depot", "amount_usd": 899.0, "scheduled_date": "2025-03-03", "reference": "WD-4471902"}),
+        ("The new iPhone was $1,099 at the Apple Store, I paid with my Chase Sapphire.",
+         {"payee": "Apple Store", "amount_usd": 1099.0, "status": "done"}),
+        ("Noted: a Bosch 500 dishwasher from Lowe's, $949, bought April 20, 2025.",
+         {"payee": "Lowe's", "amount_usd": 949.0, "scheduled_date": "2025-04-20"}),
+    ],
+)
+def test_a_purchase_is_a_payment_made(sentence: str, expected: dict[str, JsonValue]) -> None:
+    state = one_payment(("user", sentence))
+    assert {name: state.get(name) for name in expected} == expected
+
+
+def test_someone_elses_purchase_keeps_its_subject() -> None:
+    facts = RuleExtractor().extract(session(("user", "My daughter bought a laptop at Best Buy for $1,200.")),
+                                    user_only=False)
+    [payment] = [f for f in facts if f.kind == "payment"]
+    assert (payment.fields["payee"], payment.fields["subject"]) == ("Best Buy", "daughter")
+    assert money(("user", "I'm thinking of buying a new dishwasher at Lowe's for about $800.")) == []

@@ -53,8 +53,10 @@ _ACT = re.compile(
     r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}payment)\b",
     re.I)
 _BILLED = re.compile(r"\b(?:invoice|inv)\b", re.I)
-_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in|spent|paid\b[^.;]*?\bfor)\b",
-                     re.I)
+_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in|spent|picked up|grabbed|snagged|"
+                     r"splurged on|paid\b[^.;]*?\bfor|paid (?:\w+ )?with)\b", re.I)
+_BUYER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})\s+(?:\w+\s+)?(?:bought|purchased|ordered|got|"
+                    r"picked up|paid)\b", re.I)
 # a sentence without one of these states no payment, unless it amends the session's last one
 _MAYBE = re.compile("|".join(f"(?:{p.pattern})" for p in (_ACT, PAYMENT_WORDS, _BILLED, _BOUGHT)) +
                     r"|\b(?:hold|don't|do not|dont|never|not|cancel\w*|kill|stop|pause|deposit)\b", re.I)
@@ -316,6 +318,8 @@ def _purchase(sentence: str, context: Context) -> list[TypedFact]:
         fields["reference"] = order
     day = _today(context)
     key = f"{store.casefold()}/{day.isoformat() if day else ''}"
-    fact = TypedFact("payment", key, conversation_fields(context, "user", fields))
+    buyer = _BUYER.search(sentence)  # "my daughter bought a laptop at Best Buy": hers
+    fact = TypedFact("payment", key, conversation_fields(context, buyer.group("rel").lower() if buyer else "user",
+                                                         fields))
     context.last["payment"] = fact
     return [fact]
