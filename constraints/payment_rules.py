@@ -144,6 +144,11 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
             twice = True
     if twice:
         conflicts.append("it may be paid twice")
+    elif conflicts:  # one instruction alone naming where the money goes ("send it to my new account"): say so
+        named = _distinct([p.to_account for p in group])
+        if len(named) == 1 and any(p.to_account is None for p in group):
+            who = next(p.requested_by for p in group if p.to_account == named[0])
+            conflicts.append(f"only {who or 'one'} names the to account {named[0]}")
     return conflicts
 
 

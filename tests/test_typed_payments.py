@@ -36,7 +36,7 @@ def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, 
     [
         ("Maria Lopez, our operations partner, has asked that we wire $8,500 to Apex Supply Co. from the "
          "operating account at First Republic ending 2291 on April 15, against their invoice AX-3318.",
-         [("payment", "apex supply co./2025-05-02",
+         [("payment", "apex supply co./2025-05-02T21:00",
            {"payee": "Apex Supply Co.", "amount_usd": 8500.0, "requested_by": "Maria Lopez",
             "from_account": "First Republic operating 2291", "scheduled_date": "2025-04-15",
             "reference": "AX-3318", "status": "pending"}),
@@ -60,7 +60,7 @@ def test_corrections_and_weekdays_update_one_payment() -> None:
                   ("user", "Make it Thursday the 3rd."),
                   ("assistant", "Updated: $1,250 to Luis Ortega from checking on Thursday, July 3, 2025."),
                   ts=datetime(2025, 7, 1, 9, 0))
-    assert {key for _, key, _ in facts} == {"luis ortega/2025-07-01"}
+    assert {key for _, key, _ in facts} == {"luis ortega/2025-07-01T09:00"}
     assert [f.get("scheduled_date") for _, _, f in facts] == ["2025-07-04", "2025-07-03", "2025-07-03"]
     assert facts[-1][2]["amount_usd"] == 1250.0
 
@@ -387,3 +387,22 @@ def test_someone_elses_purchase_keeps_its_subject() -> None:
     [payment] = [f for f in facts if f.kind == "payment"]
     assert (payment.fields["payee"], payment.fields["subject"]) == ("Best Buy", "daughter")
     assert money(("user", "I'm thinking of buying a new dishwasher at Lowe's for about $800.")) == []
+
+
+def test_a_new_account_named_in_a_later_instruction_is_said() -> None:
+    first = Payment(payee="Jim Reyes", amount_usd=5000.0, requested_by="user", from_account="checking",
+                    status="pending", fact_ids=[1])
+    moved = Payment(payee="Jim", requested_by="Jim", to_account="Chase 1234", status="pending", fact_ids=[2])
+    [alert] = found(conflicting_payments, user_module(payments=[first, moved]))
+    assert alert.message == ("2 pending payments to Jim Reyes disagree: requested by user vs Jim; only Jim names the "
+                             "to account Chase 1234")
+
+
+def test_two_sessions_on_one_day_stay_two_instructions() -> None:
+    morning = money(("user", "I'm paying Dr. Lee's office the $380 for Sam's filling tomorrow on my Visa."),
+                    ts=datetime(2025, 2, 3, 10, 0))
+    evening = money(("user", "oh no my wife says she already paid Dr. Lee's office the $380 this afternoon"),
+                    ts=datetime(2025, 2, 3, 20, 0))
+    assert [(key, fields["payee"], fields["status"]) for _, key, fields in morning + evening] == [
+        ("dr. lee's office/2025-02-03T10:00", "Dr. Lee's office", "pending"),
+        ("dr. lee's office/2025-02-03T20:00", "Dr. Lee's office", "done")]

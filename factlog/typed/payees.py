@@ -45,6 +45,7 @@ _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiri
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
 _OBJECT = re.compile(
     rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+|the\s+)?(?P<name>{_NAME})", re.I)
+_PLACE = re.compile(r"\s+(office|clinic|practice|shop|store|firm|studio|salon|garage|team|company)\b", re.I)
 _LOWER_NAMED = re.compile(
     rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out)\b)(?-i:[a-z]{{2,}}))"
     rf"\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
@@ -98,8 +99,9 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     for verb in _VERB.finditer(sentence):  # each verb in turn: "to Venmo her landlord, Tom Becker"
         match = _OBJECT.match(sentence, verb.end())
         name = _clean(match.group("name")) if match is not None else None
-        if name is not None:
-            return name
+        if name is not None and match is not None:
+            place = _PLACE.match(sentence, match.end()) if name.endswith(("'s", "’s")) else None
+            return f"{name} {place.group(1).lower()}" if place is not None else name
     lower = _LOWER_NAMED.search(sentence)
     if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
         return lower.group("name").title()

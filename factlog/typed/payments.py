@@ -3,7 +3,7 @@ from and to account, who asked, date, reference and status; a purchase with its 
 and seller as a payment made; accounts by institution, kind and last four digits.
 
 Entities and keys:
-- a payment instruction is keyed by payee and the session's day, so corrections within a
+- a payment instruction is keyed by payee and the session's time, so corrections within a
   session update one instruction while instructions of different sessions stay apart
   (conflicting instructions are found across them); a cancellation ("kill the autopay",
   "no payment be released") is its own instruction with status "cancelled";
@@ -226,8 +226,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
             and payee not in ("rent", "mortgage") and not _BILLER.search(sentence):
         return []
-    day = _today(context)
-    key = f"{named.casefold()}/{day.isoformat() if day else ''}" + ("/cancel" if cancelled else "")
+    key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
     if previous is not None and previous.key == key:
         fields = {**{k: v for k, v in previous.fields.items() if k in ("requested_by", "reference")}, **fields}
     fact = TypedFact("payment", key, conversation_fields(context, "user", fields))
@@ -235,6 +234,12 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         context.last["payment"] = fact
     context.last[f"payee/{named.casefold()}"] = TypedFact("payment", key, {"payee": payee})
     return [fact]
+
+
+def _session(context: Context) -> str:
+    """The session's time to the minute: instructions of two sessions, even on one day, stay
+    two entities (a conflict is found across them)."""
+    return context.timestamp.isoformat(timespec="minutes") if context.timestamp is not None else ""
 
 
 def _session_name(payee: str, context: Context) -> tuple[str, str]:
@@ -316,8 +321,7 @@ def _purchase(sentence: str, context: Context) -> list[TypedFact]:
     order = reference(sentence)
     if order is not None:
         fields["reference"] = order
-    day = _today(context)
-    key = f"{store.casefold()}/{day.isoformat() if day else ''}"
+    key = f"{store.casefold()}/{_session(context)}"
     buyer = _BUYER.search(sentence)  # "my daughter bought a laptop at Best Buy": hers
     fact = TypedFact("payment", key, conversation_fields(context, buyer.group("rel").lower() if buyer else "user",
                                                          fields))
