@@ -290,7 +290,8 @@ def test_no_payment_instruction(sentence: str) -> None:
 
 def test_assistant_advice_is_no_payment() -> None:
     facts = money(("user", "What's the safest way to pay a contractor I don't know yet?"),
-                  ("assistant", "Pay by check or card rather than a wire, and never send the full $5,000 up front."))
+                  ("assistant", "Pay by check or card rather than a wire, and never send the full $5,000 up front."),
+                  ("assistant", "You could pay the contractor the $2,000 deposit by check to be safe."))
     assert facts == []
 
 

@@ -77,6 +77,8 @@ _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|whether|in case|suppose|supposing|what if|thinking (?:about|of)|considering|might|maybe|perhaps|"
     r"not sure|wondering|would it|should i|could i|do i|can i)\b", re.I)
+_ADVICE = re.compile(r"\b(?:could|should|might|may want|consider|recommend\w*|suggest\w*|best to|better to|"
+                     r"make sure|always|never|safest|safer|avoid|tip)\b", re.I)
 _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
     r"scratch that|my mistake|wrong|oops)\b", re.I)
@@ -174,6 +176,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if _HYPOTHETICAL.search(sentence) and not cancelled:
         return []
+    if context.speaker == "assistant" and _ADVICE.search(sentence):
+        return []  # "You could pay the contractor the $2,000 by check": advice, not the user's instruction
     who = requester(sentence, context)
     payee = payee_of(sentence, who, context)
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
