@@ -29,7 +29,6 @@ from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     _BILLER,
     _CONFIRMING,
-    _GATE,
     _QUESTION,
     PAYMENT_WORDS,
     _charge_date,
@@ -102,9 +101,19 @@ _BARE_AMOUNT = re.compile(r"\b(?:owe|pay|send|zelle|venmo)\s+(?:[a-z]+\s+)?(?P<n
                           r"times)\b)", re.I)
 
 
+# every payment or account sentence has one of these (a cheap test run on every sentence)
+_TRIGGER = re.compile(
+    r"\$\s?\d|[€£]|\b[x#]\d{4}\b|\b\d+(?:\.\d)?k\b|\b(?:pay\w*|paid|send\w*|sent|wir\w+|transfer\w*|zell\w*|"
+    r"venmo\w*|paypal|ach|autopay|invoice\w*|inv|deposit|rent|mortgage|owe[sd]?|check|cheque|mail\w*|bought|"
+    r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
+    r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
+    r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake)\b", re.I)
+
+
 def triggered(sentence: str) -> bool:
     """Whether the sentence may state a payment or an account (reader.py runs `read` only then)."""
-    return _GATE.search(sentence) is not None or TRIGGERS[0].search(sentence) is not None
+    return _TRIGGER.search(sentence) is not None
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
