@@ -41,9 +41,6 @@ from factlog.typed.payees import payee_of, reference, requester
 
 DOMAIN = "payments"  # not "payment": the reader keeps its last instruction under that name itself
 
-# cues money's gate lacks: "mailed Dan a check", "hold the deposit", "inv 318"
-TRIGGERS = (re.compile(r"\b(?:mail\w*|gave|hold|deposit|inv|zelle\w*|venmo\w*|ach|paypal|owe|check|cheque|"
-                       r"dollars?|bucks|sorry|wrong|i meant|instead|\d+(?:\.\d)?k|mov(?:e|ed|ing))\b", re.I),)
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
     r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|mov(?:e|ed|ing)\s+(?=\$|\d)|owe|owes|owed|"
