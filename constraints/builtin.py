@@ -30,7 +30,11 @@ from constraints.medicines import (
 )
 from constraints.medicines import drop_kept as drop_kept_medicines
 from constraints.model import Constraint, Finding, MissingInput, Severity, constraint, entity_key
-from constraints.money_rules import promotion_ending_with_balance, subscription_charge_before_cancel
+from constraints.money_rules import (
+    covered_by_payment,
+    promotion_ending_with_balance,
+    subscription_charge_before_cancel,
+)
 from constraints.overlaps import Span, overlapping_groups, overlapping_pairs
 from constraints.payment_rules import conflicting_payments
 from constraints.phrases import days_words as _days
@@ -56,6 +60,7 @@ from constraints.views import (
     EventRecord,
     MedicationRecord,
     PassportRecord,
+    PaymentRecord,
     TripRecord,
     VehicleRecord,
     read_all,
@@ -320,12 +325,17 @@ def _due_soon(module: object, now: datetime, view: type[Due], what: str) -> Iter
     yield from _dated(items, lambda record: record.due_date, now, DUE_SOON_DAYS)
 
 
-@constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,), reads=(BillRecord.ATTRIBUTE,), clock="date",
+@constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,), reads=(BillRecord.ATTRIBUTE, PaymentRecord.ATTRIBUTE),
+            clock="date",
             per_record=BillRecord.ATTRIBUTE,
             fields=dict([reads(BillRecord, "due_date", "amount_usd")]))
 def bills_due(module: object, now: datetime) -> Iterator[Finding]:
-    """Bills due within 7 days (warning) or overdue (critical)."""
+    """Bills due within 7 days (warning) or overdue (critical); not those on autopay or
+    covered by a payment to their payee (`money_rules.covered_by_payment`)."""
+    payments = read_present(module, PaymentRecord) or []
     for bill, due, days in _due_soon(module, now, BillRecord, "bill"):
+        if bill.autopay or covered_by_payment(bill, payments):
+            continue  # paid, or paid automatically: nothing due on the user's side
         payee = bill.payee or "a payee"
         amount = _money(bill.amount_usd)
         if days < 0:

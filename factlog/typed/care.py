@@ -60,6 +60,12 @@ def care_named(sentence: str) -> str | None:
     return max(found)[1] if found else None
 
 
+def given_name(word: str, drugs: DrugNames | None = None) -> str | None:
+    """`word` as a person's name (capitalised), or None for a common word, a relation, a
+    place or (given `drugs`) a drug."""
+    return _name(word, drugs)
+
+
 def _name(word: str, drugs: DrugNames | None = None) -> str | None:
     if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None:
         return None
