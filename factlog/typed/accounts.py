@@ -25,7 +25,7 @@ _KIND = r"(?:checking|savings|credit card|debit card|card|visa|mastercard|amex|a
 _WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
               r"trust|brokerage|money market|emergency|hsa|high-yield|high yield")
 _QUALIFIER = rf"(?:{_WORD_LIST}|old|other|second|same|(?-i:[A-Z])[\w'&]*)"
-_OWNER = r"(?:my|our|the|his|her|their|a|an|its)"
+_OWNER = r"(?:my|our|your|the|his|her|their|a|an|its)"
 # "from checking ending 4821", "out of the joint account", "from her card", "from the operating
 # account at First Republic ending 2291", "from my Chase savings"
 _FROM = re.compile(

@@ -20,6 +20,7 @@ import re
 from factlog.typed.common import RELATIONS
 from factlog.typed.model import Context
 from factlog.typed.money import _BILLER, _INSTITUTION, _VENDOR, _canonical
+from factlog.typed.places import place_name
 
 TRADES = (
     "painter plumber contractor electrician landlord landlady nanny tutor roofer carpenter gardener landscaper "
@@ -45,6 +46,8 @@ _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiri
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
 _OBJECT = re.compile(
     rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+|the\s+)?(?P<name>{_NAME})", re.I)
+_TRAVEL = re.compile(r"\b(?:fly\w*|flew|flight|trip|travel\w*|vacation|holiday|visit\w*|driv\w*|heading|going|"
+                     r"moving|moved|booked|hotel|airbnb)\b", re.I)
 _PLACE = re.compile(r"\s+(office|clinic|practice|shop|store|firm|studio|salon|garage|team|company)\b", re.I)
 _LOWER_NAMED = re.compile(
     rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out)\b)(?-i:[a-z]{{2,}}))"
@@ -99,6 +102,8 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     for verb in _VERB.finditer(sentence):  # each verb in turn: "to Venmo her landlord, Tom Becker"
         match = _OBJECT.match(sentence, verb.end())
         name = _clean(match.group("name")) if match is not None else None
+        if name is not None and place_name(name) is not None and _TRAVEL.search(sentence):
+            continue  # "flying to Seattle next Tuesday, already booked and paid"
         if name is not None and match is not None:
             place = _PLACE.match(sentence, match.end()) if name.endswith(("'s", "’s")) else None
             return f"{name} {place.group(1).lower()}" if place is not None else name
