@@ -51,6 +51,7 @@ _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     allergies.ALLERGY: _health,
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
     people.DOMAIN: lambda text: any(pattern.search(text) for pattern in _PEOPLE),
+    payments.DOMAIN: payments.triggered,
 }
 
 
