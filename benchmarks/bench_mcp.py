@@ -9,9 +9,10 @@ once; `uac mcp --user bench` is started over stdio (and, with `--http`, a second
 streamable HTTP) and warmed with a few calls. Then, per query, alternating call by call:
 `Memory.query` in this process (the API: the baseline), `ToolBox.call_text` in this process
 (the tool dispatcher: validation, scope, JSON, the result limit), and `tools/call` through
-the MCP client of the SDK to the server process (the whole round trip). Prints p50/p90 (ms)
+the MCP client of the SDK to the server process (the whole round trip; with several servers,
+they take turns going first). Prints p50/p90 (ms)
 of each, its CPU per call (this process, plus the server process's own for MCP; the query
-workers, which do the same work on both paths, not counted), and the p50 ratio and
+workers not counted in it, a server's own query worker shown apart), and the p50 ratio and
 difference MCP vs API. Target: MCP p50 <= 10 ms.
 
 `--baseline-code DIR` also starts a stdio server from another checkout of the code (e.g. a
@@ -70,6 +71,18 @@ def _servers() -> dict[int, str]:
     return found
 
 
+def _children_cpu_ms(pid: int) -> float:
+    """The CPU time of a process's live children (an MCP server's query worker), ms."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                total += _cpu_ms(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
 def _cpu_ms(pid: int) -> float:
     """A process's own CPU time (user + system), ms; its children not counted."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -111,8 +124,10 @@ async def run(home: Path, runs: int, http: bool, cpu_per_call: dict[str, dict[st
         sessions = {"mcp stdio": await stack.enter_async_context(ClientSession(read, write))}
         if baseline is not None:
             base_env = {**env, "PYTHONPATH": os.pathsep.join([str(baseline), *sys.path])}
+            # In its folder: `python -c` puts the working folder first on sys.path, ahead of
+            # PYTHONPATH, so started from this checkout it would run this checkout's code.
             base_params = StdioServerParameters(command=sys.executable, args=[*UAC_BASELINE, "mcp", "--user", USER],
-                                                env=base_env)
+                                                env=base_env, cwd=str(baseline.resolve()))
             read, write = await stack.enter_async_context(stdio_client(base_params))
             sessions["mcp baseline"] = await stack.enter_async_context(ClientSession(read, write))
         if http:
@@ -126,8 +141,8 @@ async def run(home: Path, runs: int, http: bool, cpu_per_call: dict[str, dict[st
                     await session.call_tool("query", {"expression": expression})
             rows: dict[str, list[float]] = {"api": [], "dispatcher": [], **{k: [] for k in sessions}}
             cpu = dict.fromkeys(rows, 0.0)  # this process's CPU ms per kind of call
-            servers = {pid: (label, _cpu_ms(pid)) for pid, label in _servers().items()}
-            for _ in range(runs):
+            servers = {pid: (label, _cpu_ms(pid), _children_cpu_ms(pid)) for pid, label in _servers().items()}
+            for run_index in range(runs):
                 started, cpu_started = perf_counter(), time.process_time()
                 mem.query(USER, expression)
                 rows["api"].append((perf_counter() - started) * 1000)
@@ -136,16 +151,20 @@ async def run(home: Path, runs: int, http: bool, cpu_per_call: dict[str, dict[st
                 box.call_text("query", {"expression": expression})
                 rows["dispatcher"].append((perf_counter() - started) * 1000)
                 cpu["dispatcher"] += (time.process_time() - cpu_started) * 1000
-                for label, session in sessions.items():
+                order = list(sessions.items())  # servers take turns going first: on a loaded
+                if run_index % 2:  # machine the call right after the in-process ones pays more
+                    order.reverse()
+                for label, session in order:
                     started, cpu_started = perf_counter(), time.process_time()
                     result = await session.call_tool("query", {"expression": expression})
                     rows[label].append((perf_counter() - started) * 1000)
                     cpu[label] += (time.process_time() - cpu_started) * 1000
                     assert not result.is_error, result
             per_call = {label: round(total / runs, 3) for label, total in cpu.items()}
-            for pid, (label, before) in servers.items():  # the server's own CPU (its query worker's not counted)
+            for pid, (label, before, worker_before) in servers.items():  # the server's own CPU
                 per_call[f"{label} server"] = round((_cpu_ms(pid) - before) / runs, 3)
                 per_call[label] = round(per_call[label] + per_call[f"{label} server"], 3)
+                per_call[f"{label} worker"] = round((_children_cpu_ms(pid) - worker_before) / runs, 3)
             samples[name] = rows
             cpu_per_call[name] = per_call
     mem.close()
@@ -179,7 +198,8 @@ def main() -> None:
             for label, values in rows.items():
                 server = cpu[name].get(f"{label} server")
                 print(f"  {label:<11} p50 {statistics.median(values):7.3f} ms   p90 {p(values, 90):7.3f} ms   "
-                      f"CPU {cpu[name][label]:6.3f} ms/call" + ("" if server is None else f" ({server:.3f} server)"))
+                      f"CPU {cpu[name][label]:6.3f} ms/call" + ("" if server is None else
+                      f" ({server:.3f} server; its query worker {cpu[name][f'{label} worker']:.3f})"))
             for label in (k for k in rows if k.startswith("mcp")):
                 mcp = statistics.median(rows[label])
                 print(f"  {label} vs api: x{mcp / api:.2f}, +{mcp - api:.3f} ms; target p50 <= {TARGET_MS} ms: "

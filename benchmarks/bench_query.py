@@ -2,10 +2,12 @@
 `--store`, `Memory.query` on stored users against the worker alone and SQLite.
 
 Run: .venv/bin/python benchmarks/bench_query.py [--records N] [--runs N]
-Prints p50/p90 (ms) per query for `runtime.safe_eval.evaluate`, for plain
-`eval` of the same expression, and for `runtime.query_worker.QueryWorker.run`
-(the same evaluation in a forked child with hard limits), with the p50 ratios
-safe / plain and worker / safe.
+Prints p50/p90 (ms) per query for `runtime.safe_eval.evaluate` (every check at run
+time), for plain `eval` of the same expression, for `evaluate` with the checks the
+namespace proves needless left out (`runtime.query_shapes`, warm: as a worker's child
+runs it), and for `runtime.query_worker.QueryWorker.run` (that evaluation in a forked
+child with hard limits), with the p50 ratios safe / plain, shaped / plain and
+worker / shaped.
 
 Run: .venv/bin/python benchmarks/bench_query.py --store [--sizes 10000 100000 300000]
      [--runs 100] [--cli-sizes 10000 100000] [--cli-runs 3] [--keep DIR]
@@ -37,6 +39,7 @@ from pathlib import Path
 from time import perf_counter
 from typing import Callable
 
+from runtime.query_shapes import NamespaceShapes
 from runtime.query_worker import QueryWorker
 from runtime.safe_eval import QuerySuccess, evaluate
 
@@ -254,26 +257,28 @@ def main() -> None:
     plain_scope = {**namespace, "date": date, "Counter": Counter, "statistics": statistics}
     print(f"{args.records:,} trips, {args.runs} runs each; times in ms")
     print(f"{'query':<60} {'eval p50':>8} {'p90':>7} {'safe p50':>8} {'p90':>7} "
-          f"{'wrkr p50':>8} {'p90':>7} {'s/e':>5} {'w/s':>5}")
-    safe_ratios, worker_ratios = [], []
+          f"{'shpd p50':>8} {'p90':>7} {'wrkr p50':>8} {'p90':>7} {'s/e':>5} {'p/e':>5} {'w/p':>5}")
+    safe_ratios, shaped_ratios, worker_ratios = [], [], []
+    shapes = NamespaceShapes(namespace)
     with QueryWorker(namespace) as worker:
         for query in QUERIES:
             result = evaluate(query, namespace)
             assert isinstance(result, QuerySuccess), (query, result)
             assert result.value == eval(query, dict(plain_scope)), query  # noqa: S307
-            in_child = worker.run(query)
-            assert isinstance(in_child, QuerySuccess) and in_child.value == result.value, query
+            for other in (evaluate(query, namespace, shapes=shapes), worker.run(query)):
+                assert isinstance(other, QuerySuccess) and other.value == result.value, query
             plain = timings(lambda: eval(query, dict(plain_scope)), args.runs)  # noqa: S307
             safe = timings(lambda: evaluate(query, namespace), args.runs)
+            shaped = timings(lambda: evaluate(query, namespace, shapes=shapes), args.runs)
             child = timings(lambda: worker.run(query), args.runs)
             safe_ratios.append(statistics.median(safe) / statistics.median(plain))
-            worker_ratios.append(statistics.median(child) / statistics.median(safe))
-            print(f"{query[:60]:<60} {statistics.median(plain):8.3f} {percentile(plain, 90):7.3f} "
-                  f"{statistics.median(safe):8.3f} {percentile(safe, 90):7.3f} "
-                  f"{statistics.median(child):8.3f} {percentile(child, 90):7.3f} "
-                  f"{safe_ratios[-1]:5.2f} {worker_ratios[-1]:5.2f}")
-    print(f"median ratio safe/plain: {statistics.median(safe_ratios):.2f}; "
-          f"worker/safe: {statistics.median(worker_ratios):.2f}")
+            shaped_ratios.append(statistics.median(shaped) / statistics.median(plain))
+            worker_ratios.append(statistics.median(child) / statistics.median(shaped))
+            print(f"{query[:60]:<60} " + " ".join(
+                f"{statistics.median(t):8.3f} {percentile(t, 90):7.3f}" for t in (plain, safe, shaped, child))
+                + f" {safe_ratios[-1]:5.2f} {shaped_ratios[-1]:5.2f} {worker_ratios[-1]:5.2f}")
+    print(f"median ratio safe/plain: {statistics.median(safe_ratios):.2f}; shaped/plain: "
+          f"{statistics.median(shaped_ratios):.2f}; worker/shaped: {statistics.median(worker_ratios):.2f}")
 
 if __name__ == "__main__":
     main()

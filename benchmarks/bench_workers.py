@@ -1,28 +1,44 @@
-"""Checkpoints per minute with 1, 2 and 4 checkpoint workers (`uac worker --concurrency N`)
-over many users (issue 14: 1,000 users x 200 facts; `--users`/`--facts` for a quick run).
+"""Checkpoints per minute with 1, 2 and 4 checkpoint workers (`uac worker`) over many users
+(issue 14: 1,000 users x 200 facts), measured over a fixed window so a full-size run fits in
+about ten minutes.
 
-One fact log is written once; each run imports it into a new database on a throwaway
-PostgreSQL server (tests/pg_server.py: the log, the queue, the versions), enqueues every
-user, and times N `uac worker --until-idle` processes, each with a home of its own as on N
-machines (`--shared-home`: `uac worker --concurrency N` on one home), until they exit.
-Prints, per worker count: the median wall seconds, checkpoints per minute, CPU seconds of
-the worker processes, and the ratio of throughput against 1 worker measured in the same run.
+The log is generated in memory (chained and hashed as an append would) and loaded once, by the
+PostgreSQL store's bulk import, into a template database on a throwaway server
+(tests/pg_server.py). Each run clones it (`CREATE DATABASE … TEMPLATE`: the log, then a new
+queue and no versions), enqueues every user, starts N `uac worker` processes, each with a home
+of its own as on N machines (`--shared-home`: `uac worker --concurrency N` on one home), and
+timestamps every job line they print. The window opens once every worker has finished its
+first job (start-up and first imports excluded) and lasts `--window` seconds, or until the
+queue is drained; the checkpoints finished inside it, per minute, are the throughput. Then
+SIGTERM: each worker finishes the job under way and exits 0, and the queue's counters are
+checked against the lines (every job published once, none failed).
 
-    python benchmarks/bench_workers.py --users 40 --facts 50 --repeat 1
+Prints, per run and then per worker count (medians over `--repeat` runs, interleaved): the
+checkpoints in the window, checkpoints per minute, the median seconds of one job, the CPU
+seconds per checkpoint of the worker processes, and the throughput against 1 worker measured
+in the same run.
+
+    python benchmarks/bench_workers.py                                   # 1,000 x 200, 120 s windows
+    python benchmarks/bench_workers.py --users 60 --facts 50 --window 30 # a quick check
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -30,38 +46,66 @@ sys.path.insert(0, str(REPO))
 
 from pg_server import PgServer  # noqa: E402
 
+from factlog.chain_rules import chained  # noqa: E402
+from factlog.hashing import GENESIS  # noqa: E402
+from factlog.model import Fact  # noqa: E402
 from factlog.records import structured_fact  # noqa: E402
 from factlog.stores import open_store  # noqa: E402
-from runtime.memory import Memory  # noqa: E402
 from runtime.work_queue import WorkQueue  # noqa: E402
 
 KINDS = ("trip", "expense", "document")
+JOB_LINE = re.compile(r"^(?P<user>\S+): (?P<status>\w+) .*\[(?P<seconds>[0-9.]+) s\]$")
 
 
-def build_log(home: Path, users: int, facts: int) -> dict[str, int]:
-    mem = Memory.open(home)
+def user_facts(user: str, facts: int) -> list[Fact]:
+    """The user's log as an append would store it: numbered, chained, hashed."""
+    batch = []
+    for n in range(facts):
+        kind = KINDS[n % len(KINDS)]
+        if kind == "trip":
+            fields = {"destination": f"city {n}", "cost_usd": float(n)}
+        elif kind == "expense":
+            fields = {"amount_usd": float(n % 97), "category": f"cat{n % 7}"}
+        else:
+            fields = {"name": f"doc {n}", "expires": f"20{30 + n % 60:02d}-01-01"}
+        batch.append(structured_fact(kind, fields, key=f"{kind}-{n}"))
+    return chained(user, batch, 0, GENESIS, None, set(), lambda target: (False, None))
+
+
+def load_template(server: PgServer, users: int, facts: int) -> tuple[str, dict[str, int], float, float]:
+    """The template database holding the log: (its name, each user's head, seconds to build
+    the facts, seconds to import them)."""
+    started = time.perf_counter()
+    log: list[Fact] = []
     heads = {}
+    for u in range(users):
+        user = f"user{u:04d}"
+        log.extend(user_facts(user, facts))
+        heads[user] = facts
+    built = time.perf_counter() - started
+    name = f"bench_workers_{os.getpid()}_log"
+    store = open_store(server.create_database(name))
     try:
-        for u in range(users):
-            user = f"user{u:04d}"
-            batch = []
-            for n in range(facts):
-                kind = KINDS[n % len(KINDS)]
-                if kind == "trip":
-                    fields = {"destination": f"city {n}", "cost_usd": float(n)}
-                elif kind == "expense":
-                    fields = {"amount_usd": float(n % 97), "category": f"cat{n % 7}"}
-                else:
-                    fields = {"name": f"doc {n}", "expires": f"20{30 + n % 60:02d}-01-01"}
-                batch.append(structured_fact(kind, fields, key=f"{kind}-{n}"))
-            mem.facts.append(user, batch)
-            heads[user] = mem.facts.head(user)
+        started = time.perf_counter()
+        if store.import_facts(log) != len(log):
+            raise SystemExit("the import stored fewer facts than it was given")
+        imported = time.perf_counter() - started
     finally:
-        mem.close()
-    return heads
+        store.close()
+    return name, heads, built, imported
 
 
-def worker_command(home: Path, url: str, workers: int, pause_s: float, shared_home: bool) -> list[list[str]]:
+def clone(server: PgServer, template: str, name: str) -> str:
+    import psycopg
+
+    with psycopg.connect(server.url("postgres"), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        conn.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    server.databases.append(name)
+    return server.url(name)
+
+
+def worker_commands(home: Path, url: str, workers: int, pause_s: float, shared_home: bool) -> list[list[str]]:
     """The processes of one run: N `uac worker` processes, each with a home of its own (as on
     N machines: the log, the queue and the versions are the database's, a home is a cache),
     or `uac worker --concurrency N` on one shared home; with `pause_s`, N workers whose producer
@@ -70,46 +114,115 @@ def worker_command(home: Path, url: str, workers: int, pause_s: float, shared_ho
         script = str(REPO / "tests" / "slow_worker.py")
         return [[sys.executable, script, url, str(home / f"w{n}"), str(home / f"marker{n}"), str(pause_s), "60"]
                 for n in range(workers)]
-    worker = ["worker", "--store", url, "--until-idle", "--poll", "0.05", "--sweep", "3600"]
+    worker = ["worker", "--store", url, "--until-idle", "--poll", "0.05", "--sweep", "3600", "--debounce", "0"]
+    uac = [sys.executable, "-c", "from runtime.cli import main; main()"]
     if shared_home:
-        return [[sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home), *worker,
-                 "--concurrency", str(workers)]]
-    return [[sys.executable, "-c", "from runtime.cli import main; main()", "--home", str(home / f"w{n}"), *worker]
-            for n in range(workers)]
+        return [[*uac, "--home", str(home), *worker, "--concurrency", str(workers)]]
+    return [[*uac, "--home", str(home / f"w{n}"), *worker] for n in range(workers)]
 
 
-def one_run(server: PgServer, source: Path, heads: dict[str, int], workers: int, run: int,
-            pause_s: float = 0.0, shared_home: bool = False) -> tuple[float, float]:
+@dataclass
+class Lines:
+    """Job lines as they arrive: (arrival time, process number, status, job seconds)."""
+
+    jobs: list[tuple[float, int, str, float]] = field(default_factory=list)
+    other: list[str] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def read(self, number: int, proc: subprocess.Popen[str]) -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            match = JOB_LINE.match(line.strip())
+            with self.lock:
+                if match is None:
+                    self.other.append(line.strip())
+                else:
+                    self.jobs.append((time.perf_counter(), number, match["status"], float(match["seconds"])))
+
+    def snapshot(self) -> list[tuple[float, int, str, float]]:
+        with self.lock:
+            return list(self.jobs)
+
+
+@dataclass(frozen=True)
+class Run:
+    workers: int
+    warm_s: float  # from start until every worker had finished a job
+    window_s: float
+    in_window: int  # checkpoints (published) finished inside the window
+    job_s: float  # median seconds of one published job, inside the window
+    cpu_per_checkpoint: float
+    published: int  # over the whole run
+
+    @property
+    def per_minute(self) -> float:
+        return self.in_window / self.window_s * 60 if self.window_s > 0 else 0.0
+
+
+def one_run(server: PgServer, template: str, heads: dict[str, int], workers: int, number: int, window: float,
+            pause_s: float, shared_home: bool, warm_limit: float) -> Run:
     home = Path(tempfile.mkdtemp(prefix="uac-bench-workers-"))
+    procs: list[subprocess.Popen[str]] = []
+    logs: list[IO[str]] = []
     try:
-        url = server.create_database(f"bench_workers_{os.getpid()}_{workers}_{run}")
-        built, shared = open_store(source / "facts.db"), open_store(url)  # the workers' log is the database's
-        try:
-            shared.import_facts(list(built.all_facts()))
-        finally:
-            built.close()
-            shared.close()
+        url = clone(server, template, f"bench_workers_{os.getpid()}_{workers}_{number}")
         with WorkQueue.open(url, debounce_s=0) as queue:
             queue.enqueue(heads)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        lines = Lines()
         started = time.perf_counter()
-        procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO)
-                 for command in worker_command(home, url, workers, pause_s, shared_home)]
-        outputs = [proc.communicate() for proc in procs]
-        wall = time.perf_counter() - started
+        logs = [(home / f"stderr{n}").open("w+") for n in range(workers)]
+        procs = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=log, text=True, cwd=REPO,
+                                  start_new_session=True)
+                 for command, log in zip(worker_commands(home, url, workers, pause_s, shared_home), logs)]
+        readers = [threading.Thread(target=lines.read, args=(n, p), daemon=True) for n, p in enumerate(procs)]
+        for reader in readers:
+            reader.start()
+
+        def warm() -> bool:  # every worker finished a job (one shared process: N jobs)
+            jobs = lines.snapshot()
+            return len(jobs) >= workers if shared_home else len({n for _, n, _, _ in jobs}) == workers
+
+        while not warm() and all(p.poll() is None for p in procs):
+            if time.perf_counter() - started > warm_limit:
+                raise SystemExit(f"{workers} worker(s) not all warm after {warm_limit:.0f} s")
+            time.sleep(0.05)
+        opened = time.perf_counter()
+        while time.perf_counter() - opened < window and all(p.poll() is None for p in procs):
+            time.sleep(0.05)
+        closed = min(time.perf_counter(), opened + window)
+        for proc in procs:
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGTERM)  # the job under way finishes, then exit 0
+        for proc in procs:
+            proc.wait(timeout=600)
+        for reader in readers:
+            reader.join()
+        errors = [log.seek(0) or log.read() for log in logs]
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if any(proc.returncode != 0 for proc in procs):
-            raise SystemExit(f"workers failed: {' '.join(err for _, err in outputs).strip()[-500:]}")
-        published = sum(1 for out, _ in outputs for line in out.splitlines() if ": published " in line)
-        if published != len(heads):
-            raise SystemExit(f"expected {len(heads)} publishes, saw {published}")
+            raise SystemExit(f"workers failed: {' '.join(errors).strip()[-500:]}")
+        jobs = lines.snapshot()
+        statuses = {status for _, _, status, _ in jobs}
+        if statuses - {"published"}:
+            raise SystemExit(f"jobs other than publishes: {sorted(statuses)}; {lines.other[-3:]}")
         with WorkQueue.open(url) as queue:
             status = queue.status()
-        if status.pending or status.publishes != len(heads):
-            raise SystemExit(f"queue not drained: {status.as_json()}")
+        if status.failures or status.publishes != len(jobs) or status.runs != len(jobs):
+            raise SystemExit(f"the queue disagrees with the workers' lines ({len(jobs)}): {status.as_json()}")
+        inside = [seconds for at, _, _, seconds in jobs if opened <= at <= closed]
+        last = max(at for at, _, _, _ in jobs)
+        window_s = (min(closed, last) if status.pending == 0 else closed) - opened  # a drained queue ends it
         cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        return wall, cpu
+        return Run(workers, opened - started, window_s, len(inside),
+                   statistics.median(inside) if inside else float("nan"), cpu / max(len(jobs), 1), len(jobs))
     finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+        for log in logs:
+            log.close()
         shutil.rmtree(home, ignore_errors=True)
 
 
@@ -134,7 +247,11 @@ def main() -> int:
     parser.add_argument("--users", type=int, default=1000)
     parser.add_argument("--facts", type=int, default=200)
     parser.add_argument("--workers", default="1,2,4")
+    parser.add_argument("--window", type=float, default=120.0,
+                        help="seconds of measurement per run, once every worker has finished a job")
     parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--warm-limit", type=float, default=300.0,
+                        help="seconds a run may take before every worker has finished a job")
     parser.add_argument("--shared-home", action="store_true",
                         help="the workers share one home (`--concurrency N`) instead of a home each")
     parser.add_argument("--pause", type=float, default=0.0,
@@ -142,30 +259,34 @@ def main() -> int:
     args = parser.parse_args()
     counts = [int(n) for n in args.workers.split(",")]
     server = PgServer.start()
-    source = Path(tempfile.mkdtemp(prefix="uac-bench-log-"))
     try:
-        started = time.perf_counter()
-        heads = build_log(source, args.users, args.facts)
-        print(f"log: {args.users} users x {args.facts} facts in {time.perf_counter() - started:.1f} s; "
-              f"{os.cpu_count()} CPU(s); producer pause {args.pause:g} s", flush=True)
+        template, heads, built, imported = load_template(server, args.users, args.facts)
+        total = args.users * args.facts
+        print(f"log: {args.users} users x {args.facts} facts = {total:,}: built in {built:.1f} s, imported in "
+              f"{imported:.1f} s ({total / imported:,.0f} facts/s); {os.cpu_count()} CPU(s); load "
+              f"{os.getloadavg()[0]:.1f}; producer pause {args.pause:g} s; window {args.window:g} s", flush=True)
         print(f"queue work per job (claim + finish, {args.users} jobs): "
               f"{queue_overhead(server, args.users):.2f} ms median", flush=True)
-        runs_of: dict[int, list[tuple[float, float]]] = {n: [] for n in counts}
-        for run in range(args.repeat):  # interleaved: each repeat runs every count once
+        runs_of: dict[int, list[Run]] = {n: [] for n in counts}
+        for number in range(args.repeat):  # interleaved: each repeat runs every count once
             for workers in counts:
-                wall, cpu = one_run(server, source, heads, workers, run, args.pause, args.shared_home)
-                print(f"  run {run + 1}: {workers} worker(s): {wall:.1f} s wall, {cpu:.1f} s CPU", flush=True)
-                runs_of[workers].append((wall, cpu))
+                run = one_run(server, template, heads, workers, number, args.window, args.pause, args.shared_home,
+                              args.warm_limit)
+                print(f"  run {number + 1}: {workers} worker(s): warm after {run.warm_s:.1f} s; "
+                      f"{run.in_window} checkpoints in {run.window_s:.1f} s = {run.per_minute:.1f}/min; "
+                      f"job {run.job_s:.2f} s median; {run.cpu_per_checkpoint:.2f} CPU s per checkpoint "
+                      f"({run.published} in all)", flush=True)
+                runs_of[workers].append(run)
         base: float | None = None
-        print(f"{'workers':>7} {'median s':>9} {'ckpt/min':>9} {'CPU s':>7} {'vs 1':>6}")
+        print(f"{'workers':>7} {'ckpt/min':>9} {'job s':>7} {'CPU s/ckpt':>10} {'warm s':>7} {'vs 1':>6}")
         for workers in counts:
-            wall = statistics.median(w for w, _ in runs_of[workers])
-            cpu = statistics.median(c for _, c in runs_of[workers])
-            rate = args.users / wall * 60
+            runs = runs_of[workers]
+            rate = statistics.median(r.per_minute for r in runs)
             base = rate if base is None else base
-            print(f"{workers:>7} {wall:>9.1f} {rate:>9.1f} {cpu:>7.1f} {rate / base:>6.2f}")
+            print(f"{workers:>7} {rate:>9.1f} {statistics.median(r.job_s for r in runs):>7.2f} "
+                  f"{statistics.median(r.cpu_per_checkpoint for r in runs):>10.2f} "
+                  f"{statistics.median(r.warm_s for r in runs):>7.1f} {rate / base if base else 0.0:>6.2f}")
     finally:
-        shutil.rmtree(source, ignore_errors=True)
         server.destroy()
     return 0
 

@@ -57,20 +57,17 @@ from codegen.compile_state import (
     StateDb,
 )
 from codegen.gc_pause import gc_paused
-from codegen.live import note_dates
 from codegen.naming import NOTES_STEM, KindNames, kind_names, normalize_kind
 from codegen.quarantine import fact_problem, short_reason
 from codegen.record_source import entity_line_needs, line_plan, note_line
 from codegen.render import Export, Record, record_line
 from codegen.schema import (
-    STR,
     ClassSpec,
-    FieldSpec,
-    PyType,
     add_contribution,
     add_fields,
     coerce,
     contribution,
+    note_field_specs,
     spec_digest,
     spec_from_stats,
 )
@@ -79,19 +76,14 @@ from factlog.identity import kind_identity
 from factlog.liveness import effective_day
 from factlog.log_access import LogAccess, prefix_problem
 from factlog.model import Fact, check_user_id
+from factlog.note_fields import note_dates, note_extra
 from factlog.vocabulary import NOTE_ATTRIBUTE, NOTE_CLASS
 
 CHUNK_RECORDS = 500  # records (entities or notes) per chunk module, by ordinal
 CHUNK_IDS = CHUNK_RECORDS  # the former name
 _ENTITY_ORIGIN = "entity"  # quarantined because its entity's record could not be rendered
 
-NOTE_SPEC = ClassSpec(
-    KindNames("note", NOTE_CLASS, NOTE_ATTRIBUTE, NOTES_STEM, False),
-    (
-        FieldSpec("text", "text", STR, True, False),
-        FieldSpec("dates", "dates", PyType("list", PyType("date")), True, False),
-    ),
-)
+NOTE_SPEC = ClassSpec(KindNames("note", NOTE_CLASS, NOTE_ATTRIBUTE, NOTES_STEM, False), note_field_specs())
 
 
 def chunk_index(ordinal: int, chunk_records: int = CHUNK_RECORDS) -> int:
@@ -199,12 +191,12 @@ class _Batch:
             if problem is not None:
                 self._quarantine(fact.id, problem, origin)
                 return
-            dates = note_dates(fact)
+            note = NoteRow(fact.id, ordinal, fact.text, note_dates(fact), fact.hash, extra=note_extra(fact))
             try:
-                line, needs = note_line(fact.text, dates, fact.id)
+                line, needs = note_line(note.text, note.dates, note.extra, fact.id)
             except Exception:  # the general path renders it, or raises its own error
-                line, needs = record_line(NOTE_CLASS, Record((("text", fact.text), ("dates", list(dates))), (fact.id,)))
-            self.notes_added[fact.id] = NoteRow(fact.id, ordinal, fact.text, dates, fact.hash, line, _needs_text(needs))
+                line, needs = record_line(NOTE_CLASS, _note_record(note))
+            self.notes_added[fact.id] = note._replace(line=line, needs=_needs_text(needs))
             return
         kind = normalize_kind(fact.kind)
         ident = kind_identity(kind, fact.key, fact.id)
@@ -455,7 +447,7 @@ def class_doc(kind: str) -> str:
     return f"Records of kind {kind!r}; `fact_ids` cites the facts each one comes from."
 
 
-_NOTE_DOC = "A free-text fact that fits no class, with the dates it mentions."
+_NOTE_DOC = "A free-text fact that fits no class, with the values it states, who said it and in which session."
 
 
 def _with_hashes(entity: EntityRow) -> list[str]:
@@ -498,7 +490,7 @@ def _lined(batch: _Batch, spec: ClassSpec, digest: str, entities: Sequence[Entit
 
 
 def _note_record(note: NoteRow) -> Record:
-    return Record((("text", note.text), ("dates", list(note.dates))), (note.fact_id,))
+    return Record((("text", note.text), ("dates", list(note.dates)), *note.extra), (note.fact_id,))
 
 
 def _render_kind_chunks(writer: Writer, batch: _Batch, kind: str, spec: ClassSpec, digest: str,

@@ -6,7 +6,7 @@ Rows (all indexed, so loading and updating cost what the new facts touch, not th
 - `entities`: one row per identity ever seen (`factlog.identity.kind_identity`), with its
   kind, its ORDINAL (see `codegen.compile`) and its live member facts (id, effective day,
   hash, fields); an identity whose facts all died keeps its row, so its ordinal stays.
-- `notes`: the live kind-less facts, with their ordinal.
+- `notes`: the live kind-less facts, with their ordinal, dates and other typed fields.
 - `kinds`: per normalized kind the next ordinal, the number of live entities, the schema
   inputs (per field: how many entities hold it, how many hold a non-null value, the
   counts of the values' types, where it was first seen) and the digest of the class spec
@@ -36,7 +36,7 @@ from typing import Callable, Iterable, Iterator, NamedTuple, Sequence
 from factlog.model import JsonValue
 from factlog.timeparse import parse_date
 
-FORMAT = "3"
+FORMAT = "4"  # 4: notes keep their typed fields (`extra`)
 NOTES_KIND = ""  # the `kind` of note files in the `files` table
 CLASS_CHUNK = -1  # the `chunk` of a class module in the `files` table
 
@@ -47,7 +47,7 @@ CREATE TABLE IF NOT EXISTS entities(ident TEXT PRIMARY KEY, kind TEXT NOT NULL, 
     needs TEXT NOT NULL, cites TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS entities_by_ordinal ON entities(kind, live, ordinal);
 CREATE TABLE IF NOT EXISTS notes(fact_id INTEGER PRIMARY KEY, ordinal INTEGER NOT NULL, text TEXT NOT NULL,
-    dates TEXT NOT NULL, hash TEXT NOT NULL, line TEXT NOT NULL, needs TEXT NOT NULL);
+    dates TEXT NOT NULL, hash TEXT NOT NULL, line TEXT NOT NULL, needs TEXT NOT NULL, extra TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS notes_by_ordinal ON notes(ordinal);
 CREATE TABLE IF NOT EXISTS kinds(kind TEXT PRIMARY KEY, next_ordinal INTEGER NOT NULL, live_count INTEGER NOT NULL,
     stats TEXT NOT NULL, spec TEXT NOT NULL);
@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS files(name TEXT PRIMARY KEY, kind TEXT NOT NULL, chun
 CREATE INDEX IF NOT EXISTS files_by_chunk ON files(kind, chunk);
 """
 _TABLES = ("meta", "entities", "notes", "kinds", "quarantine", "retracted", "files")
+_NOTE_COLUMNS = "fact_id, ordinal, text, dates, hash, line, needs, extra"
 
 
 class NeedFull(Exception):
@@ -155,6 +156,7 @@ class NoteRow(NamedTuple):
     hash: str
     line: str = ""  # its record's source (`codegen.render.record_line`)
     needs: str = ""
+    extra: tuple[tuple[str, JsonValue], ...] = ()  # its other typed fields (`factlog.note_fields.note_extra`)
 
     def cites(self) -> tuple[tuple[int, str], ...]:
         return ((self.fact_id, self.hash),)
@@ -227,13 +229,14 @@ def _note_rows(notes: Iterable[NoteRow]) -> Iterator[tuple[object, ...]]:
         text = dates.get(n.dates)
         if text is None:
             text = dates[n.dates] = json.dumps([d.isoformat() for d in n.dates])
-        yield n.fact_id, n.ordinal, n.text, text, n.hash, n.line, n.needs
+        yield n.fact_id, n.ordinal, n.text, text, n.hash, n.line, n.needs, _COMPACT(n.extra) if n.extra else ""
 
 
 def _note(row: tuple[object, ...]) -> NoteRow:
-    fact_id, ordinal, text, dates, fact_hash, line, needs = row
+    fact_id, ordinal, text, dates, fact_hash, line, needs, extra = row
     return NoteRow(int(str(fact_id)), int(str(ordinal)), str(text),
-                   tuple(parse_date(d) for d in json.loads(str(dates))), str(fact_hash), str(line), str(needs))
+                   tuple(parse_date(d) for d in json.loads(str(dates))), str(fact_hash), str(line), str(needs),
+                   tuple((str(k), v) for k, v in json.loads(str(extra))) if extra else ())
 
 
 class StateDb:
@@ -249,6 +252,11 @@ class StateDb:
             self.conn.execute("PRAGMA journal_mode=WAL")
             self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(_SCHEMA)
+        if "extra" not in {str(row[1]) for row in self.conn.execute("PRAGMA table_info(notes)")}:
+            try:  # a state of format 3: its meta's format makes the next compile rebuild it
+                self.conn.execute("ALTER TABLE notes ADD COLUMN extra TEXT NOT NULL DEFAULT ''")
+            except sqlite3.OperationalError:  # another process added it first
+                pass
 
     def close(self) -> None:
         self.conn.close()
@@ -319,7 +327,7 @@ class StateDb:
 
     # notes
     def notes_in(self, lo: int | None = None, hi: int | None = None) -> list[NoteRow]:
-        columns = "fact_id, ordinal, text, dates, hash, line, needs"
+        columns = _NOTE_COLUMNS
         if lo is None or hi is None:
             rows = self.conn.execute(f"SELECT {columns} FROM notes ORDER BY ordinal")
         else:
@@ -328,13 +336,12 @@ class StateDb:
         return [_note(row) for row in rows.fetchall()]
 
     def note(self, fact_id: int) -> NoteRow | None:
-        rows = self.conn.execute("SELECT fact_id, ordinal, text, dates, hash, line, needs FROM notes "
-                                 "WHERE fact_id = ?", (fact_id,)).fetchall()
+        rows = self.conn.execute(f"SELECT {_NOTE_COLUMNS} FROM notes WHERE fact_id = ?", (fact_id,)).fetchall()
         return _note(rows[0]) if rows else None
 
     def put_notes(self, notes: Iterable[NoteRow]) -> None:
-        self._write("notes", "INSERT OR REPLACE INTO notes(fact_id, ordinal, text, dates, hash, line, needs) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?)", _note_rows(notes))
+        self._write("notes", f"INSERT OR REPLACE INTO notes({_NOTE_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    _note_rows(notes))
 
     def delete_notes(self, ids: Iterable[int]) -> None:
         self._write("notes", "DELETE FROM notes WHERE fact_id = ?", ((i,) for i in ids))

@@ -7,8 +7,8 @@ The compiler's reading of the log, by the facts' own rules in the fact log:
   names (a JSON null clears a field) and keeps the others.
 - Identity: `factlog.identity` (kinds normalized; kind + key is one entity, a singular
   canonical kind one per user, a kind without a key an entity of its own).
-- A fact without a kind is a free-text note; its dates come from `fields["dates"]` (ISO
-  dates, a string or a list) or else from `valid_from`.
+- A fact without a kind is a free-text note; its dates and other typed fields are
+  `factlog.note_fields`' reading.
 - `select_live` lists entities by their first live fact id (a reading for tests and tools);
   the compiler places records by ORDINAL, the order in which an identity first appears in
   the whole log (`codegen.compile`, rule in its docstring), kept in `codegen.compile_state`.
@@ -16,7 +16,6 @@ The compiler's reading of the log, by the facts' own rules in the fact log:
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Sequence
@@ -25,9 +24,7 @@ from codegen.naming import normalize_kind
 from factlog.identity import kind_identity
 from factlog.liveness import dead_ids, update_order
 from factlog.model import Fact, JsonValue
-from factlog.timeparse import try_date
-
-_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}", re.ASCII)
+from factlog.note_fields import note_dates as note_dates  # the rule lives in the fact log
 
 
 @dataclass
@@ -54,20 +51,6 @@ class LiveFacts:
     facts: list[Fact]  # live facts in id order
     entities: dict[str, list[Entity]]  # normalized kind -> entities by first fact id
     notes: list[NoteEntry]
-
-
-def note_dates(fact: Fact) -> tuple[date, ...]:
-    raw = fact.fields.get("dates")
-    items = raw if isinstance(raw, list) else [raw]
-    found: set[date] = set()
-    for item in items:
-        if isinstance(item, str) and _ISO_DATE.fullmatch(item):
-            day = try_date(item)
-            if day is not None:
-                found.add(day)
-    if not found and fact.valid_from is not None:
-        found.add(fact.valid_from)
-    return tuple(sorted(found))
 
 
 def select_live(facts: Sequence[Fact]) -> LiveFacts:

@@ -8,7 +8,7 @@ a JSON string in a date, datetime or time field maps to its literal through a ca
 same strings recur across records), every other value takes the literal the same rules
 give. A value it does not know (or that cannot be written) raises `Unhandled`, and the
 caller renders that record by the general path, so results and errors stay the general
-path's. `note_line` is the same for a note.
+path's. `note_line` is the same for a note (its text, dates and `factlog.note_fields` values).
 """
 
 from __future__ import annotations
@@ -147,8 +147,10 @@ def _needs_text(needs: set[str]) -> str:
     return text
 
 
-def note_line(text: str, dates: Sequence[date], fact_id: int) -> tuple[str, frozenset[str]]:
-    """`record_line(NOTE_CLASS, Record((("text", text), ("dates", list(dates))), (fact_id,)))`."""
+def note_line(text: str, dates: Sequence[date], extra: Sequence[tuple[str, JsonValue]],
+              fact_id: int) -> tuple[str, frozenset[str]]:
+    """`record_line(NOTE_CLASS, Record((("text", text), ("dates", list(dates)), *extra), (fact_id,)))`
+    for the values `factlog.note_fields.note_extra` gives: strings, and lists of strings or floats."""
     literals = []
     for day in dates:
         if type(day) is not date:
@@ -159,8 +161,26 @@ def note_line(text: str, dates: Sequence[date], fact_id: int) -> tuple[str, froz
                 _DATES.clear()
             known = _DATES[day] = py_literal(day)
         literals.append(known)
-    line = f"{NOTE_CLASS}(text={str_literal(text)}, dates=[{', '.join(literals)}], {PROVENANCE_FIELD}=[{fact_id}])"
+    args = "".join(f", {name}={_extra_literal(value)}" for name, value in extra)
+    line = (f"{NOTE_CLASS}(text={str_literal(text)}, dates=[{', '.join(literals)}]{args}, "
+            f"{PROVENANCE_FIELD}=[{fact_id}])")
     return line, _DATE_NEEDS if literals else _NO_NEEDS
+
+
+def _extra_literal(value: JsonValue) -> str:
+    if type(value) is str:
+        return str_literal(value)
+    if type(value) is not list:
+        raise Unhandled(type(value).__name__)
+    items = []
+    for item in value:
+        if type(item) is str:
+            items.append(str_literal(item))
+        elif type(item) is float and math.isfinite(item):
+            items.append(repr(item))
+        else:
+            raise Unhandled(type(item).__name__)
+    return f"[{', '.join(items)}]"
 
 
 _DATE_NEEDS = frozenset({"date"})

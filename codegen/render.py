@@ -150,8 +150,9 @@ def class_module(spec: ClassSpec, header: Header, class_doc: str, record: Record
     fields = [
         {
             "name": f.name,
-            "annotation": annotation(f.type, alias) + ("" if f.required else " | None"),
-            "required": f.required,
+            "annotation": annotation(f.type, alias) + ("" if f.required or f.empty_list else " | None"),
+            "default": "" if f.required else
+            f" = {alias['field']}(default_factory=list)" if f.empty_list else " = None",
             "comment": f"from {str_literal(f.original)}" if f.original != f.name else "",
         }
         for f in spec.fields

@@ -40,7 +40,7 @@ from factlog.value_types import join as join
 from factlog.value_types import string_type as string_type
 from factlog.value_types import type_from_text, type_to_text
 from factlog.value_types import type_of as type_of
-from factlog.vocabulary import CANONICAL
+from factlog.vocabulary import CANONICAL, NOTE_FIELDS, NOTE_REQUIRED
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class FieldSpec:
     type: PyType
     required: bool
     as_text: bool  # irreconcilable values: every value is kept as its original text
+    empty_list: bool = False  # not required, a list defaulting to empty (never None): the notes' lists
 
 
 @dataclass(frozen=True)
@@ -182,11 +183,23 @@ def infer_class(names: KindNames, entities: Sequence[Entity]) -> ClassSpec:
     return spec_from_stats(names, stats, len(entities))
 
 
+def note_field_specs() -> tuple[FieldSpec, ...]:
+    """The `Note` class's fields, as the vocabulary declares them (`NOTE_FIELDS`): the
+    NOTE_REQUIRED ones required, the other lists empty by default, the others None."""
+    specs = []
+    for name, annotation in NOTE_FIELDS.items():
+        field_type = type_from_text(annotation)
+        required = name in NOTE_REQUIRED
+        specs.append(FieldSpec(name, name, field_type, required, False,
+                               not required and field_type.base == "list"))
+    return tuple(specs)
+
+
 def spec_digest(spec: ClassSpec) -> str:
     """sha256 of everything a class module's text is made from."""
     text = json.dumps([spec.names.kind, spec.names.class_name, spec.names.attribute, spec.names.stem,
                        spec.names.singular, [[f.original, f.name, type_to_text(f.type), f.required, f.as_text]
-                                             for f in spec.fields]])
+                                             + ([True] if f.empty_list else []) for f in spec.fields]])
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

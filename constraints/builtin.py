@@ -30,8 +30,13 @@ from constraints.medicines import (
 )
 from constraints.medicines import drop_kept as drop_kept_medicines
 from constraints.model import Constraint, Finding, MissingInput, Severity, constraint, entity_key
-from constraints.money_rules import promotion_ending_with_balance, subscription_charge_before_cancel
+from constraints.money_rules import (
+    covered_by_payment,
+    promotion_ending_with_balance,
+    subscription_charge_before_cancel,
+)
 from constraints.overlaps import Span, overlapping_groups, overlapping_pairs
+from constraints.payment_rules import conflicting_payments
 from constraints.phrases import days_words as _days
 from constraints.phrases import in_days as _in_days
 from constraints.phrases import money as _money
@@ -321,12 +326,17 @@ def _due_soon(module: object, now: datetime, view: type[Due], what: str) -> Iter
     yield from _dated(items, lambda record: record.due_date, now, DUE_SOON_DAYS)
 
 
-@constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,), reads=(BillRecord.ATTRIBUTE,), clock="date",
+@constraint(name="bills_due", needs=(BillRecord.ATTRIBUTE,), reads=(BillRecord.ATTRIBUTE, PaymentRecord.ATTRIBUTE),
+            clock="date",
             per_record=BillRecord.ATTRIBUTE,
             fields=dict([reads(BillRecord, "due_date", "amount_usd")]))
 def bills_due(module: object, now: datetime) -> Iterator[Finding]:
-    """Bills due within 7 days (warning) or overdue (critical)."""
+    """Bills due within 7 days (warning) or overdue (critical); not those on autopay or
+    covered by a payment to their payee (`money_rules.covered_by_payment`)."""
+    payments = read_present(module, PaymentRecord) or []
     for bill, due, days in _due_soon(module, now, BillRecord, "bill"):
+        if bill.autopay or covered_by_payment(bill, payments):
+            continue  # paid, or paid automatically: nothing due on the user's side
         payee = bill.payee or "a payee"
         amount = _money(bill.amount_usd)
         if days < 0:
@@ -448,91 +458,6 @@ def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
             message = (f"{owner} medication {name} ({class_words(cross.caution)}) needs caution with {owner} "
                        f"allergy to {allergen} ({class_words(key)}): {cross.reason}")
             yield Finding("warning", message, (medication.source, allergy.source))
-
-
-def _distinct(values: list[str | None]) -> list[str]:
-    seen: dict[str, str] = {}
-    for text in values:
-        if text is not None:
-            seen.setdefault(text.casefold(), text)
-    return list(seen.values())
-
-
-def _accounts_differ(values: list[str | None]) -> list[str]:
-    """The distinct accounts named, when at least two are really different: the same last
-    digits, or one name inside the other ("checking" and "checking 0417"), are one account."""
-    named = _distinct(values)
-    kept: list[str] = []
-    for text in named:
-        digits, folded = "".join(ch for ch in text if ch.isdigit())[-4:], text.casefold()
-        if not any(_same_account(folded, digits, other) for other in kept):
-            kept.append(text)
-    return kept if len(kept) > 1 else []
-
-
-def _same_account(folded: str, digits: str, other: str) -> bool:
-    other_digits, other_folded = "".join(ch for ch in other if ch.isdigit())[-4:], other.casefold()
-    if digits and other_digits:
-        return digits == other_digits
-    return folded in other_folded or other_folded in folded
-
-
-@constraint(name="conflicting_payments", needs=(PaymentRecord.ATTRIBUTE,), reads=(PaymentRecord.ATTRIBUTE,),
-            clock="date",
-            fields=dict([reads(PaymentRecord, "payee", "status")]))
-def conflicting_payments(module: object, now: datetime) -> Iterator[Finding]:
-    """Pending payments to one payee that disagree on amount, reference, requester or the
-    accounts paid from or to (it may be paid twice); or a payment one person asked for
-    that another asked to cancel."""
-    payments = read_all(module, PaymentRecord)
-    require(payments, "payment", "payee", "status")
-    pending: dict[str, list[PaymentRecord]] = defaultdict(list)
-    cancelled: dict[str, list[PaymentRecord]] = defaultdict(list)
-    for payment in payments:
-        payee = payment.payee
-        status = fold(payment.status)
-        if payee is not None and status == "pending":
-            pending[payee.casefold()].append(payment)
-        elif payee is not None and status in ("cancelled", "canceled"):
-            cancelled[payee.casefold()].append(payment)
-    for payee, group in pending.items():
-        conflicts = []
-        if len(group) > 1:
-            amounts = sorted({round(a, 2) for p in group if (a := p.amount_usd) is not None})
-            references = _distinct([p.reference for p in group])
-            requesters = _distinct([p.requested_by for p in group])
-            if len(amounts) > 1:
-                conflicts.append("amounts " + " vs ".join(map(_money, amounts)))
-            if len(references) > 1:
-                conflicts.append("references " + " vs ".join(references))
-            if len(requesters) > 1:
-                conflicts.append("requested by " + " vs ".join(requesters))
-            twice = False
-            for side, values in (("from", [p.from_account for p in group]), ("to", [p.to_account for p in group])):
-                differing = _accounts_differ(values)
-                if differing:
-                    conflicts.append(f"{side} accounts " + " vs ".join(differing))
-                    twice = True
-            if twice:
-                conflicts.append("it may be paid twice")
-        stops = [(stop, paid) for stop in cancelled.get(payee, []) for paid in group
-                 if person_of(stop.requested_by) and person_of(paid.requested_by)
-                 and person_of(stop.requested_by) != person_of(paid.requested_by)]
-        for stop, paid in stops:
-            what = " ".join(w for w in (paid.reference, _money(paid.amount_usd) if paid.amount_usd else None,
-                                        str(paid.scheduled_date) if paid.scheduled_date else None) if w)
-            conflicts.append(f"{stop.requested_by} asked to cancel the payment {paid.requested_by} asked for"
-                             + (f" ({what})" if what else ""))
-        if not conflicts:
-            continue
-        cited = group + [stop for stop, _ in stops if stop not in group]
-        dates = [d for p in group if (d := p.scheduled_date) is not None]
-        name = group[0].payee or payee
-        head = f"{len(group)} pending payments to {name} disagree" if len(group) > 1 else \
-            f"payment instructions for {name} conflict"
-        message = f"{head}: {'; '.join(conflicts)}"
-        yield Finding("warning", message, tuple(p.source for p in cited), due=min(dates, default=None),
-                      key=f"payee={payee}")
 
 
 BUILTIN: tuple[Constraint, ...] = (

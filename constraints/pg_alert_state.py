@@ -8,6 +8,11 @@ from reading the state to writing the new one (`held`), so runs on many machines
 serialised as runs of one home are by the state file's lock. A state is written only while
 the user still has a version in PostgreSQL, under the same lock `forget` takes: a run that
 raced a forget writes nothing.
+
+An `outbox` (`runtime.webhooks.webhook_outbox`) is handed the run's diff on the state's own
+connection when the state is written, so what it records (a webhook delivery) commits with
+the state or not at all: a new alert is recorded exactly once however many workers run the
+user; a run killed before its commit leaves neither, and the next run raises it again.
 """
 
 from __future__ import annotations
@@ -15,16 +20,20 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from constraints.kept_state import render
 from constraints.state import HISTORY_LIMIT, AlertState
 from users.pg_versions import ALERT_LOCK, connection, lock_user
 
 if TYPE_CHECKING:
+    from psycopg import Connection
     from psycopg_pool import ConnectionPool
 
-Held = tuple[AlertState, Callable[[AlertState], None]]
+    from constraints.runner import AlertDiff
+
+Held: TypeAlias = "tuple[AlertState, Callable[[AlertState, AlertDiff], None]]"
+Outbox: TypeAlias = "Callable[[Connection[Any], str, AlertDiff], None]"  # (conn, user, diff), in its transaction
 
 
 def state_bytes(state: AlertState) -> bytes:
@@ -35,8 +44,9 @@ def state_bytes(state: AlertState) -> bytes:
 class PgAlertStates:
     """Each user's alert state in the database of `pool`."""
 
-    def __init__(self, pool: ConnectionPool) -> None:
+    def __init__(self, pool: ConnectionPool, outbox: Outbox | None = None) -> None:
         self.pool = pool
+        self.outbox = outbox
 
     def load(self, user: str) -> AlertState:
         """The user's last recorded state (empty when none), without locking."""
@@ -53,12 +63,14 @@ class PgAlertStates:
             row = conn.execute("SELECT state FROM alert_states WHERE user_id = %s", (user,)).fetchone()
             state = AlertState() if row is None else self._parse(user, bytes(row[0]))
 
-            def save(new: AlertState) -> None:
-                conn.execute(
+            def save(new: AlertState, diff: AlertDiff) -> None:
+                written = conn.execute(
                     "INSERT INTO alert_states (user_id, state) SELECT %s, %s "
                     "WHERE EXISTS (SELECT 1 FROM versions WHERE user_id = %s) "
                     "ON CONFLICT (user_id) DO UPDATE SET state = EXCLUDED.state",
-                    (user, state_bytes(new), user))
+                    (user, state_bytes(new), user)).rowcount
+                if written and self.outbox is not None:
+                    self.outbox(conn, user, diff)
 
             yield state, save
 

@@ -1,25 +1,37 @@
-"""The `recurring_conflicts` constraint: a dated event, appointment or flight of the user's
-that falls on an occurrence of one of the user's weekly events.
+"""The `recurring_conflicts` constraint: a dated event, appointment, flight or trip of the
+user's that falls on an occurrence of one of the user's recurring events.
 
-A weekly event (`recurrence` "weekly", a `weekday`, `start_time` and `end_time` as HH:MM;
-`start` and `end` optionally bound the weeks it runs) occurs on every such weekday from
-today on. An occurrence is skipped when an event with the same title (case-folded) and
-`status` "cancelled" is on that day ("no standup next Tuesday").
+A recurring event (`recurrence` "weekly" or "biweekly", one `weekday` or several
+"monday, wednesday, friday", `start_time` / `end_time` as HH:MM; `start` and `end` bound
+the days it runs) occurs on each such weekday from today on; a biweekly one every other
+week counted from its `start` (without a `start` its weeks are unknown and it is not
+compared). It does not occur:
+- on a day an event naming it (`same_event`: "standup" and "team standup", "Pottery" and
+  "pottery class") with `status` "cancelled" is on ("no standup next Tuesday"), or in the
+  week of such a day that is not one of its weekdays ("no pottery next week");
+- at all once it has ended: its own `status` is "ended" (or "cancelled", "stopped"), or an
+  event naming it with such a status and no day says so ("we stopped the tutoring"); an
+  `end` day bounds it, its own or that of an event naming it with neither a start nor a
+  recurrence ("the pottery class ends on May 30").
 
-- A dated event or appointment (not weekly, not cancelled) clashes when its time overlaps
-  the occurrence's (an item without an end lasts `DEFAULT_MINUTES`; one with only a day
-  and no time of day is not compared).
-- A booked flight (a trip going ahead with `departure_date` and `departure_time`) clashes
-  when the user must be at the airport (`AIRPORT_HOURS` before departure) before the
-  occurrence ends and is still in the air (`FLIGHT_HOURS` after departure) after it starts.
+What clashes with an occurrence:
+- a dated event or appointment (not recurring, not cancelled) whose time overlaps it (an
+  item without an end lasts `DEFAULT_MINUTES`; one with only a day is not compared);
+- a booked flight on that day: the user is at the airport `AIRPORT_HOURS` before departure
+  and in the air at least `FLIGHT_HOURS` after it, or away for the rest of the day when
+  the trip returns on a later day;
+- the days away of a booked trip: an occurrence after the departure day and before the
+  return day (any time of day), or on the return day before the return flight has landed
+  (`return_time` + `FLIGHT_HOURS`).
 
 Only the user's own schedule is compared (records whose `person` / `subject` name the
-user or no one): a relative's calendar is theirs to manage. Severity warning; the message
-states the two times compared.
+user or no one). Severity warning; the message states the occurrence and the times or
+days compared. One finding per clashing item and recurring event.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 
@@ -33,6 +45,9 @@ DEFAULT_MINUTES = 60
 AIRPORT_HOURS = 2
 FLIGHT_HOURS = 1
 CANCELLED = frozenset({"cancelled", "canceled", "skipped", "off"})
+ENDED = frozenset({"ended", "stopped", "finished", "cancelled", "canceled", "discontinued"})
+INTERVALS = {"weekly": 1, "every week": 1, "biweekly": 2, "every other week": 2, "fortnightly": 2}
+SHOWN_DAYS = 3  # occurrences a days-away message lists
 
 
 def _clock(text: str | None) -> time | None:
@@ -45,59 +60,101 @@ def _clock(text: str | None) -> time | None:
         return None
 
 
-class Weekly:
-    """A weekly event of the user's: its weekday, times and the days it runs."""
+def words_of(title: str | None) -> frozenset[str]:
+    """A title's words, case-folded and singular ("Team Standups" -> {"team", "standup"})."""
+    words = re.findall(r"[a-z0-9]+", (title or "").casefold())
+    return frozenset(w.removesuffix("es" if w.endswith("sses") else "s") if len(w) > 3 else w for w in words)
 
-    def __init__(self, record: EventRecord, weekday: int, begins: time, ends: time) -> None:
+
+def same_event(title: str | None, other: str | None) -> bool:
+    """One title names the other's event: the words of one are all in the other ("standup" and
+    "team standup", "Pottery" and "pottery class"; not "staff meeting" and "team meeting")."""
+    mine, theirs = words_of(title), words_of(other)
+    return bool(mine) and bool(theirs) and (mine <= theirs or theirs <= mine)
+
+
+class Series:
+    """A recurring event of the user's: its weekdays, times, weeks and the days it runs."""
+
+    def __init__(self, record: EventRecord, weekdays: list[int], interval: int, begins: time | None,
+                 ends: time | None) -> None:
         self.record = record
-        self.weekday = weekday
+        self.weekdays = weekdays
+        self.interval = interval
         self.begins = begins
-        self.ends = ends if ends > begins else (datetime.combine(date.min, begins) + timedelta(
-            minutes=DEFAULT_MINUTES)).time()
+        self.ends = ends if ends is None or begins is None or ends > begins else None
+        if self.ends is None and begins is not None:
+            self.ends = (datetime.combine(date.min, begins) + timedelta(minutes=DEFAULT_MINUTES)).time()
         self.first = record.start.date() if record.start is not None else None
         self.last = record.end.date() if record.end is not None else None
         self.title = record.title or record.location or "event"
 
-    def occurs(self, day: date, today: date, skipped: set[tuple[str | None, date]]) -> bool:
-        return day.weekday() == self.weekday and day >= today and \
-            (self.first is None or day >= self.first) and (self.last is None or day <= self.last) and \
-            (fold(self.title), day) not in skipped
+    def occurs(self, day: date, today: date, skipped: list[tuple[str, date]]) -> bool:
+        if day.weekday() not in self.weekdays or day < today or (self.first is not None and day < self.first) or \
+                (self.last is not None and day > self.last):
+            return False
+        if self.interval > 1 and (self.first is None or (day - self.first).days // 7 % self.interval):
+            return False
+        return not any(same_event(title, self.title) and self._cancels(off, day) for title, off in skipped)
+
+    def _cancels(self, off: date, day: date) -> bool:
+        """A cancellation on `off` calls off the occurrence on `day`: the same day, or a day of
+        the same week the series does not occur on ("no pottery next week" read as its Monday)."""
+        return off == day or (off.weekday() not in self.weekdays and
+                              off.isocalendar()[:2] == day.isocalendar()[:2])
+
+    def window(self, day: date) -> tuple[datetime, datetime] | None:
+        if self.begins is None or self.ends is None:
+            return None
+        return datetime.combine(day, self.begins), datetime.combine(day, self.ends)
 
     def words(self) -> str:
-        return f"weekly {self.title} ({WEEKDAYS[self.weekday].title()}s {self.begins:%H:%M}-{self.ends:%H:%M})"
+        days = ", ".join(f"{WEEKDAYS[d].title()}s" for d in self.weekdays)
+        hours = f" {self.begins:%H:%M}-{self.ends:%H:%M}" if self.begins is not None and self.ends else ""
+        if self.interval == 1:
+            return f"weekly {self.title} ({days}{hours})"
+        since = f", every other week from {self.first:%Y-%m-%d}" if self.first is not None else ""
+        return f"every-other-week {self.title} ({days}{hours}{since})"
 
 
-def _weekly(record: EventRecord) -> Weekly | None:
-    if fold(record.recurrence) not in ("weekly", "every week") or fold(record.weekday) not in WEEKDAYS:
+def _series(record: EventRecord) -> Series | None:
+    interval = INTERVALS.get(fold(record.recurrence) or "")
+    names = re.findall(r"[a-z]+", fold(record.weekday) or "")
+    weekdays = sorted({WEEKDAYS.index(n) for n in names if n in WEEKDAYS})
+    if interval is None or not weekdays:
         return None
     begins, ends = _clock(record.start_time), _clock(record.end_time)
-    if begins is None:
-        return None
-    return Weekly(record, WEEKDAYS.index(fold(record.weekday)), begins, ends or begins)
+    return Series(record, weekdays, interval, begins, ends)
 
 
 def _users(person: str | None, subject: str | None) -> bool:
     return not person_of(person) and not person_of(subject)
 
 
-@constraint(name="recurring_conflicts", clock="date",
-            reads=(EventRecord.ATTRIBUTE, AppointmentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
-            fields=dict([reads(EventRecord, "recurrence", "weekday", "start_time")]))
-def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
-    """A dated event, appointment or booked flight during an occurrence of a weekly event."""
-    events = read_present(module, EventRecord)
-    if events is None:
-        raise MissingInput("the module has no 'events'")
-    weekly = [w for e in events if _users(e.person, e.subject) and (w := _weekly(e)) is not None]
-    if not weekly:
-        raise MissingInput("no event of the user's is weekly with a weekday and a start time")
-    today = now.date()
-    skipped = {(fold(e.title), e.start.date()) for e in events
-               if fold(e.status) in CANCELLED and e.start is not None and e.title}
+def _running(events: list[EventRecord]) -> list[Series]:
+    """The user's recurring events that have not ended."""
+    users = [e for e in events if _users(e.person, e.subject) and not e.recurrence and e.start is None]
+    over = [e.title for e in users if fold(e.status) in ENDED]
+    last_days = [(e.title, e.end.date()) for e in users if e.end is not None]  # "the last class is on April 29"
+    running = []
+    for event in events:
+        series = _series(event)
+        if series is None or not _users(event.person, event.subject) or fold(event.status) in ENDED or \
+                any(same_event(title, event.title) for title in over):
+            continue
+        for title, last in last_days:
+            if same_event(title, event.title):
+                series.last = min(series.last or date.max, last)
+        running.append(series)
+    return running
+
+
+def _dated(module: object, events: list[EventRecord]) -> list[tuple[object, str, datetime, datetime]]:
+    """(record, what it is, start, end) of the user's one-off events and appointments with a time."""
     dated: list[tuple[object, str, datetime, datetime]] = []
     for event in events:
-        if event.start is None or _weekly(event) is not None or fold(event.status) in CANCELLED or \
-                not _users(event.person, event.subject) or event.recurrence:
+        if event.start is None or event.recurrence or fold(event.status) in CANCELLED | ENDED or \
+                not _users(event.person, event.subject):
             continue
         if event.start.time() == time(0) and event.end is None:
             continue  # a day without a time of day
@@ -113,32 +170,86 @@ def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
             start + timedelta(minutes=DEFAULT_MINUTES)
         words = f"appointment with {appointment.provider}" if appointment.provider else "appointment"
         dated.append((appointment.source, words, start, end))
-    for item, words, start, end in dated:
+    return dated
+
+
+@constraint(name="recurring_conflicts", clock="date",
+            reads=(EventRecord.ATTRIBUTE, AppointmentRecord.ATTRIBUTE, TripRecord.ATTRIBUTE),
+            fields=dict([reads(EventRecord, "recurrence", "weekday", "start_time")]))
+def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
+    """A dated event, appointment, booked flight or trip away during an occurrence of a recurring event."""
+    events = read_present(module, EventRecord)
+    if events is None:
+        raise MissingInput("the module has no 'events'")
+    series = _running(events)
+    if not series:
+        raise MissingInput("no event of the user's recurs on a weekday and is still running")
+    today = now.date()
+    skipped = [(e.title, e.start.date()) for e in events
+               if fold(e.status) in CANCELLED and e.start is not None and e.title and not e.recurrence]
+    for item, words, start, end in _dated(module, events):
         start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
-        for rule in weekly:
+        for rule in series:
             day = start.date()
-            if not rule.occurs(day, today, skipped):
+            window = rule.window(day)
+            if window is None or not rule.occurs(day, today, skipped):
                 continue
-            begins, ends = datetime.combine(day, rule.begins), datetime.combine(day, rule.ends)
-            if start < ends and end > begins:
+            if start < window[1] and end > window[0]:
                 message = (f"{words} on {day:%A %Y-%m-%d} {start:%H:%M}-{end:%H:%M} overlaps your "
                            f"{rule.words()}")
                 yield Finding("warning", message, (rule.record.source, item), due=day)
     for trip in read_present(module, TripRecord) or ():
-        departs, leaves = trip.departure_date, _clock(trip.departure_time)
-        if departs is None or leaves is None or not is_going(trip) or not is_users(trip):
+        if trip.departure_date is None or not is_going(trip) or not is_users(trip):
             continue
-        moment = datetime.combine(departs, leaves)
-        for rule in weekly:
-            if not rule.occurs(departs, today, skipped):
-                continue
-            begins, ends = datetime.combine(departs, rule.begins), datetime.combine(departs, rule.ends)
-            airport = moment - timedelta(hours=AIRPORT_HOURS)
-            landed = moment + timedelta(hours=FLIGHT_HOURS)
-            if airport < ends and landed > begins:
-                flight = " ".join(part for part in (trip.carrier, "flight") if part)
-                where = f" to {trip.destination}" if trip.destination else ""
-                message = (f"your {flight}{where} departs {departs:%A %Y-%m-%d} at {leaves:%H:%M} (at the airport "
-                           f"from {airport:%H:%M}, in the air until at least {landed:%H:%M}), during your "
-                           f"{rule.words()}")
-                yield Finding("warning", message, (rule.record.source, trip.source), due=departs)
+        for rule in series:
+            finding = _flight_clash(trip, rule, today, skipped) or _away_clash(trip, rule, today, skipped)
+            if finding is not None:
+                yield finding
+
+
+def _flight(trip: TripRecord) -> str:
+    flight = " ".join(part for part in (trip.carrier, "flight") if part)
+    where = f" to {trip.destination}" if trip.destination else ""
+    return f"your {flight}{where}"
+
+
+def _flight_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple[str, date]]) -> Finding | None:
+    """The departure's airport time and first hours in the air overlap the occurrence that day."""
+    departs, leaves = trip.departure_date, _clock(trip.departure_time)
+    if departs is None or leaves is None or not rule.occurs(departs, today, skipped):
+        return None
+    window = rule.window(departs)
+    moment = datetime.combine(departs, leaves)
+    airport, landed = moment - timedelta(hours=AIRPORT_HOURS), moment + timedelta(hours=FLIGHT_HOURS)
+    away = trip.return_date is not None and trip.return_date > departs  # gone for the rest of the day
+    if window is not None and not (airport < window[1] and (away or landed > window[0])):
+        return None
+    gone = f"away until {trip.return_date:%Y-%m-%d}" if away else f"in the air until at least {landed:%H:%M}"
+    return Finding("warning", f"{_flight(trip)} departs {departs:%A %Y-%m-%d} at {leaves:%H:%M} (at the airport "
+                              f"from {airport:%H:%M}, {gone}), during your {rule.words()}",
+                   (rule.record.source, trip.source), due=departs)
+
+
+def _away_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple[str, date]]) -> Finding | None:
+    """Occurrences on the days the user is away: after the departure day, before the return
+    day, and on the return day before the return flight lands."""
+    departs, back = trip.departure_date, trip.return_date
+    if departs is None or back is None or back <= departs:
+        return None
+    missed = [departs + timedelta(days=n) for n in range(1, (back - departs).days)
+              if rule.occurs(departs + timedelta(days=n), today, skipped)]
+    returns = _clock(trip.return_time)
+    window = rule.window(back)
+    if returns is not None and window is not None and rule.occurs(back, today, skipped) and \
+            window[0] < datetime.combine(back, returns) + timedelta(hours=FLIGHT_HOURS):
+        missed.append(back)
+    if not missed:
+        return None
+    days = ", ".join(f"{day:%A %Y-%m-%d}" for day in missed[:SHOWN_DAYS])
+    more = f" and {len(missed) - SHOWN_DAYS} more" if len(missed) > SHOWN_DAYS else ""
+    trip_words = _flight(trip).replace(" flight", " trip") if trip.carrier else \
+        f"your trip{' to ' + trip.destination if trip.destination else ''}"
+    back_words = f"{back:%A %Y-%m-%d}" + (f" (return flight {returns:%H:%M})" if returns is not None else "")
+    return Finding("warning", f"{trip_words} has you away from {departs:%A %Y-%m-%d} to {back_words}, "
+                              f"so you miss your {rule.words()} on {days}{more}",
+                   (rule.record.source, trip.source), due=missed[0])

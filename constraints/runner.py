@@ -140,7 +140,7 @@ def evaluate_and_record(
     on_new_alert: Callable[[Alert], None] | None = None,
     kept: KeptStates | None = None,
     results: KeptResults | None = None,
-    shared: AbstractContextManager[tuple[AlertState, Callable[[AlertState], None]]] | None = None,
+    shared: AbstractContextManager[tuple[AlertState, Callable[[AlertState, AlertDiff], None]]] | None = None,
 ) -> AlertDiff:
     """Run, diff against the stored state, store the new state, then announce the news:
     raised alerts, then escalated ones (an alert that got more severe is news too).
@@ -152,14 +152,14 @@ def evaluate_and_record(
     over the same state file are serialised (a lock file beside it), so none is lost.
     `kept`: the states this process keeps (read again only when the file changed);
     `results`: what the constraints found last (`run_constraints`). `shared`: the state
-    kept elsewhere (`constraints.pg_alert_state`), held (read, then saved) instead of the
-    file's.
+    kept elsewhere (`constraints.pg_alert_state`), held (read, then saved with the diff, so
+    what is announced can be recorded in the same transaction) instead of the file's.
     """
     result = run_constraints(module, now, constraints, results)
     if shared is not None:
         with shared as (state, save):
             new_state, diff = _next_state(state, result, now, version)
-            save(new_state)
+            save(new_state, diff)
     else:
         with exclusive_lock(state_path.with_name(state_path.name + ".lock")):
             state = AlertState.load(state_path) if kept is None else kept.load(state_path)

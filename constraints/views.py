@@ -408,10 +408,12 @@ class PaymentRecord(View[PaymentField], kind="payment"):
     to_account = Text()
 
 
-SubscriptionField = Literal["vendor", "amount_usd", "cadence", "due_date", "promo_end_date", "status"]
+SubscriptionField = Literal["vendor", "amount_usd", "cadence", "due_date", "promo_end_date", "status", "subject"]
 
 
-class SubscriptionRecord(View[SubscriptionField], kind="subscription"):
+class SubscriptionRecord(View[SubscriptionField], kind="subscription", extra=("subject",)):
+    """`subject`: whose subscription, when read from conversation ("sister")."""
+
     __slots__ = ()
     vendor = Text()
     amount_usd = Number()
@@ -419,9 +421,10 @@ class SubscriptionRecord(View[SubscriptionField], kind="subscription"):
     due_date = Day()
     promo_end_date = Day()
     status = Text()
+    subject = Text()
 
 
-BillField = Literal["payee", "amount_usd", "due_date", "recurring"]
+BillField = Literal["payee", "amount_usd", "due_date", "recurring", "autopay"]
 
 
 class BillRecord(View[BillField], kind="bill"):
@@ -430,6 +433,7 @@ class BillRecord(View[BillField], kind="bill"):
     amount_usd = Number()
     due_date = Day()
     recurring = Flag()
+    autopay = Flag()
 
 
 VehicleField = Literal["make", "model", "plate", "vin", "year", "next_service_date"]

@@ -123,6 +123,8 @@ class RuleExtractor:
     def _assistant_turn(self, session: Session, message: Message, context: Context) -> list[NewFact]:
         facts: list[NewFact] = []
         for sentence in split_sentences(message.content):
+            if sentence.endswith("?"):
+                context.said.append(sentence)  # what the user's answer answers ("Did they prescribe anything?")
             if sentence.endswith("?") or is_small_talk(sentence):
                 continue
             typed = _typed_facts(session, message, sentence, context)

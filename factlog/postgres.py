@@ -25,6 +25,7 @@ from __future__ import annotations
 import hmac
 import os
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
@@ -72,6 +73,7 @@ _COLUMNS = (
 )
 _INSERT = f"INSERT INTO facts ({_COLUMNS}) VALUES ({', '.join(['%s'] * 16)})"
 _BY_USER = 'user_id COLLATE "C"'  # users sort by code point, as Python sorts them
+_IMPORT_BATCH = 10_000  # rows an import sends in one pipeline
 # Errors after which the same transaction may be run again: the connection broke or the server
 # is going away (SQLSTATE class 08, 57P01-57P03), or the server rolled it back (class 40).
 _RETRY_STATES = ("08", "57P01", "57P02", "57P03", "40")
@@ -89,6 +91,17 @@ def _probe(url: str) -> None:
 def _transient(exc: psycopg.OperationalError) -> bool:
     state = exc.sqlstate
     return state is None or state.startswith(_RETRY_STATES)
+
+
+@dataclass
+class _ImportTail:
+    """A user's log as an import goes: its mark, its last fact, the hashes of its imported ids
+    that are stored (or on their way in)."""
+
+    mark: int
+    last_id: int
+    last_hash: str
+    stored: dict[int, str]
 
 
 class PostgresFactStore:
@@ -397,35 +410,67 @@ class PostgresFactStore:
         return self._run(lambda conn: self._import(conn, facts), write=True)
 
     def _import(self, conn: Conn, facts: Sequence[Fact]) -> int:
+        """The bulk path: per user, one lock, one read of its tail and one of the stored
+        hashes of the ids imported; the new rows go in pipelined, a batch at a time (the
+        database's triggers still check every row's id and chain)."""
         key = self._write_key(conn)
-        marks: dict[str, int] = {}
+        ids_of: dict[str, list[int]] = {}
+        for fact in facts:
+            ids_of.setdefault(fact.user, []).append(fact.id)
+        tails: dict[str, _ImportTail] = {}
         source_tail: dict[str, tuple[int, str]] = {}
+        rows: list[tuple[Any, ...]] = []
         added = 0
+
+        def stored_hash(user: str, number: int) -> str | None:
+            tail = tails.get(user)
+            return tail.stored.get(number) if tail is not None and number in tail.stored \
+                else self._stored_hash(conn, user, number)
+
         try:
             with conn.transaction():  # a savepoint: a refusal by the database becomes an InputError
                 for fact in facts:
                     if check_import_hash(fact, key):
-                        fact = rechained(fact, key, source_tail,
-                                         lambda name, number: self._stored_hash(conn, name, number))
-                    if fact.user not in marks:
-                        marks[fact.user] = self._lock_user(conn, fact.user)
-                    row = conn.execute("SELECT hash FROM facts WHERE user_id = %s AND id = %s",
-                                       (fact.user, fact.id)).fetchone()
-                    if row is not None:
-                        if row[0] != fact.hash:
+                        fact = rechained(fact, key, source_tail, stored_hash)
+                    tail = tails.get(fact.user)
+                    if tail is None:
+                        tail = tails[fact.user] = self._import_tail(conn, fact.user, ids_of[fact.user])
+                    known = tail.stored.get(fact.id)
+                    if known is not None:
+                        if known != fact.hash:
                             raise InputError(f"fact {fact.user}/{fact.id} differs from the stored fact with that id")
                         continue
-                    last, prev_hash = self._last(conn, fact.user)
-                    head = max(last, marks[fact.user])
-                    if fact.id != head + 1 or fact.prev_hash != prev_hash:
+                    head = max(tail.last_id, tail.mark)
+                    if fact.id != head + 1 or fact.prev_hash != tail.last_hash:
                         raise InputError(
                             f"fact {fact.user}/{fact.id} does not continue the stored log (head is {head})")
-                    conn.execute(_INSERT, fact_to_row(fact))
-                    marks[fact.user] = fact.id
+                    rows.append(fact_to_row(fact))
+                    tail.stored[fact.id] = tail.last_hash = fact.hash
+                    tail.last_id = tail.mark = fact.id
                     added += 1
+                    if len(rows) >= _IMPORT_BATCH:
+                        self._insert_rows(conn, rows)
+                self._insert_rows(conn, rows)
         except (pg_errors.IntegrityError, pg_errors.RaiseException) as exc:
             raise InputError(f"import refused by the database: {first_line(exc)}") from None
         return added
+
+    def _import_tail(self, conn: Conn, user: str, ids: list[int]) -> _ImportTail:
+        """The user locked for the import: its mark, its last fact and the stored hashes of `ids`."""
+        mark = self._lock_user(conn, user)
+        last_id, last_hash = self._last(conn, user)
+        stored = {int(r[0]): str(r[1]) for r in conn.execute(
+            "SELECT id, hash FROM facts WHERE user_id = %s AND id = ANY(%s)", (user, ids))}
+        return _ImportTail(mark, last_id, last_hash, stored)
+
+    @staticmethod
+    def _insert_rows(conn: Conn, rows: list[tuple[Any, ...]]) -> None:
+        """Insert `rows` in order, one statement each, pipelined (`executemany`): not one
+        multi-row statement (or COPY), whose rows' AFTER triggers, which raise the high-water
+        mark, would fire only at its end, after the next rows' checks); then empty the list."""
+        if rows:
+            conn.cursor().executemany(_INSERT, rows)
+            rows.clear()
 
     @staticmethod
     def _stored_hash(conn: Conn, user: str, fact_id: int) -> str | None:

@@ -68,6 +68,9 @@ MONTH_DAY = re.compile(
 )
 DAY_MONTH = re.compile(
     rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I)
+# the year first ("valid until 2029, 1 February", "expires in 2033, March 3rd"), not a year closing a date
+YEAR_FIRST = tuple(re.compile(rf"(?<!\d,\s)(?<!\d\s)(?<!\d,)\b{_YEAR},\s+{day}", re.I) for day in (
+    rf"{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b", rf"(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"))
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
@@ -86,6 +89,7 @@ _SCALE = r"(?:\s?(?P<scale>k|thousand|m|mm|million|b|bn|billion)\b)?"
 AMOUNTS = (
     re.compile(rf"\$\s?{_NUM}{_SCALE}", re.I),
     re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?:dollars|bucks|usd)\b", re.I),
+    re.compile(rf"\bUSD\s?{_NUM}{_SCALE}", re.I),  # "USD 40"
     # bare "2.5k", but not retirement plans ("401k") nor "2.5k miles"
     re.compile(
         rf"(?<![\w.$,])(?!(?:401|403|457)k){_NUM}\s?(?P<scale>k)\b"
@@ -212,7 +216,7 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
 def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
-    for pattern in (ISO_DATE, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
+    for pattern in (ISO_DATE, *YEAR_FIRST, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
             day = _absolute(match, base)
             if day is not None:

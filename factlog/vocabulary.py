@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
-__all__ = ["CANONICAL", "NOTE_ATTRIBUTE", "NOTE_CLASS", "PROVENANCE_FIELD", "SESSION_METADATA", "Domain", "canonical"]
+__all__ = ["CANONICAL", "NOTE_ATTRIBUTE", "NOTE_CLASS", "NOTE_FIELDS", "NOTE_REQUIRED", "PROVENANCE_FIELD",
+           "SESSION_METADATA", "Domain", "canonical"]
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ _DOMAINS = (
             departure_time="str", return_time="str", booking_status="str", confirmation="str"),
             # departure_time / return_time: HH:MM; booking_status: booked, planned or cancelled
     _domain("travel", "loyalty_program", "LoyaltyProgram", "loyalty_programs", False,
-            program="str", number="str"),
+            program="str", number="str", provider="str", tier="str"),  # provider: the airline or hotel chain
     _domain("health", "allergy", "Allergy", "allergies", False,
             allergen="str", drug_class="str", severity="str", person="str"),
     _domain("health", "medication", "Medication", "medications", False,
@@ -66,11 +67,13 @@ _DOMAINS = (
             vendor="str", amount_usd="float", cadence="str", due_date="date", promo_end_date="date", status="str"),
             # status: active, trial, cancelling (the user means to cancel) or cancelled; due_date: next charge
     _domain("finance", "bill", "Bill", "bills", False,
-            payee="str", amount_usd="float", due_date="date", recurring="bool"),
+            payee="str", amount_usd="float", due_date="date", recurring="bool", autopay="bool"),
+            # autopay: paid automatically (never overdue)
     _domain("vehicles", "vehicle", "Vehicle", "vehicles", False,
             make="str", model="str", plate="str", vin="str", year="int", next_service_date="date"),
     _domain("family", "relative", "Relative", "relatives", False,
-            name="str", relationship="str", birth_date="date"),
+            name="str", relationship="str", birth_date="date", age="int", birthday="str"),
+            # relationship: daughter, husband, mother, child, ...; age as stated; birthday: MM-DD without a year
     _domain("schedule", "event", "Event", "events", False,
             title="str", location="str", start="datetime", end="datetime",
             recurrence="str", weekday="str", start_time="str", end_time="str"),  # weekly, tuesday, HH:MM
@@ -78,6 +81,7 @@ _DOMAINS = (
             title="str", due_date="date"),
     _domain("preferences", "preference", "Preference", "preferences", False,
             topic="str", value="str", condition="str"),
+            # topic: seat, diet, bed, airline, stops, flight time, contact; condition e.g. "long flights"
 )
 
 CANONICAL: Mapping[str, Domain] = MappingProxyType({d.kind: d for d in _DOMAINS})
@@ -85,6 +89,19 @@ CANONICAL: Mapping[str, Domain] = MappingProxyType({d.kind: d for d in _DOMAINS}
 # Free-text facts that fit no class become notes: `notes: list[Note]`.
 NOTE_CLASS = "Note"
 NOTE_ATTRIBUTE = "notes"
+
+# A note's fields: its text, the values its sentence states (as `factlog.recognizers` found
+# them; USD amounts apart from other currencies, which are never converted), who said it and
+# in which session (from the fact's provenance). `factlog.note_fields` reads them from a
+# kind-less fact. Every record gives the NOTE_REQUIRED ones; a list the fact does not give
+# is empty (so `sum(a for n in notes for a in n.amounts_usd)` works), a scalar None.
+NOTE_FIELDS: Mapping[str, str] = MappingProxyType({
+    "text": "str", "dates": "list[date]", "times": "list[str]",  # times: HH:MM
+    "amounts_usd": "list[float]", "amounts_eur": "list[float]", "amounts_gbp": "list[float]",
+    "percentages": "list[float]", "identifiers": "list[str]", "emails": "list[str]", "phones": "list[str]",
+    "speaker": "str", "session_id": "str",  # speaker: user, assistant, ... (the provenance's role)
+})
+NOTE_REQUIRED = frozenset({"text", "dates"})
 
 # Every generated record carries its provenance under this field name.
 PROVENANCE_FIELD = "fact_ids"

@@ -65,6 +65,12 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
                          "workspace's own facts.db (--home)")
     workspace = Workspace.at(State.home, store=store)  # facts, versions and alert state there
     mem = Memory(workspace)
+    queue = None
+    if store is not None:  # writes enqueue their users for the checkpoint workers (`uac worker`)
+        from runtime.work_queue import WorkQueue
+
+        queue = WorkQueue.open(store)
+        mem.enqueue_writes(queue.enqueue)
     tenants = registry(store, create=True)
     api = HttpApi(mem, tenants, rate=rate, burst=burst, max_body_bytes=max_body,
                   sender=WebhookSender(tenants, attempts=webhook_attempts))
@@ -75,6 +81,8 @@ def serve_cmd(port: int = typer.Option(..., "--port", min=1, max=65535, help="th
     finally:
         mem.close()
         tenants.close()
+        if queue is not None:
+            queue.close()
 
 
 @tenants_app.command("add")

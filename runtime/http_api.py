@@ -247,8 +247,15 @@ def build_app(api: HttpApi) -> FastAPI:
     return app
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def serve(api: HttpApi, host: str, port: int) -> None:
-    """Serve until stopped; one line on stderr when it listens."""
+    """Serve until stopped; one line on stderr when it listens. SIGTERM stops it as Ctrl-C
+    does (uvicorn shuts down, then raises the signal again: here a KeyboardInterrupt, not the
+    default action that would end the process before the sender and the stores close)."""
+    import signal
     import sys
 
     import uvicorn
@@ -267,9 +274,15 @@ def serve(api: HttpApi, host: str, port: int) -> None:
 
     if api.sender is not None:
         api.sender.start()
+    import threading
+
+    main_thread = threading.current_thread() is threading.main_thread()  # where signals are handled
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main_thread else None
     try:
         asyncio.run(main())
     finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
         if api.sender is not None:
             api.sender.stop()
         api.close()

@@ -43,6 +43,12 @@ class CompiledQuery:
 @lru_cache(maxsize=1024)
 def compile_query(expression: str) -> CompiledQuery:
     """Raises QueryRejected; the result depends only on the text, so it is cached."""
+    tree, free = checked_tree(expression)
+    return rewritten(tree, free, Rewriter())
+
+
+def checked_tree(expression: str) -> tuple[ast.Expression, tuple[tuple[str, int, int], ...]]:
+    """The parsed, checked expression and its free names; raises QueryRejected."""
     if len(expression) > P.MAX_EXPRESSION_CHARS:
         raise QueryRejected("forbidden", f"expression is {len(expression):,} characters "
                             f"(limit {P.MAX_EXPRESSION_CHARS:,})")
@@ -57,8 +63,13 @@ def compile_query(expression: str) -> CompiledQuery:
     if _is_empty(tree):
         raise QueryRejected("syntax", "the expression is empty")
     ast.increment_lineno(tree, -1)
-    free = _check(tree)
-    tree = ast.fix_missing_locations(_Rewriter().visit(tree))
+    return tree, _check(tree)
+
+
+def rewritten(tree: ast.Expression, free: tuple[tuple[str, int, int], ...],
+              rewriter: Rewriter) -> CompiledQuery:
+    """Compile a checked tree once `rewriter` has routed it through the guards."""
+    tree = ast.fix_missing_locations(rewriter.visit(tree))
     code = compile(tree, FILENAME, "eval", dont_inherit=True)
     return CompiledQuery(code, free, frozenset(_nested_codes(code)))
 
@@ -135,11 +146,11 @@ def _check_format_spec(spec: ast.expr) -> None:
         raise _reject(spec, f"f-string format spec {text!r} is too wide")
 
 
-def _guard_call(name: str, *args: ast.expr) -> ast.Call:
+def guard_call(name: str, *args: ast.expr) -> ast.Call:
     return ast.Call(func=ast.Name(id=name, ctx=ast.Load()), args=list(args), keywords=[])
 
 
-def _attribute_chain(node: ast.Attribute) -> tuple[ast.expr, list[str]]:
+def attribute_chain(node: ast.Attribute) -> tuple[ast.expr, list[str]]:
     """`x.a.b` -> (x, ['a', 'b'])."""
     names: list[str] = []
     base: ast.expr = node
@@ -149,31 +160,55 @@ def _attribute_chain(node: ast.Attribute) -> tuple[ast.expr, list[str]]:
     return base, names[::-1]
 
 
-def _names(names: list[str]) -> ast.Tuple:
+def name_tuple(names: list[str]) -> ast.Tuple:
     return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())  # folded by compile
 
 
-class _Rewriter(ast.NodeTransformer):
+def guarded_path(base: ast.expr, names: list[str]) -> ast.expr:
+    """`base.a.b` read through the guard (`base` itself when `names` is empty)."""
+    if not names:
+        return base
+    if len(names) == 1:
+        return guard_call("_q_attr", base, ast.Constant(names[0]))
+    return guard_call("_q_path", base, name_tuple(names))
+
+
+def guarded_method(base: ast.expr, chain: list[str], last: str) -> ast.expr:
+    """`base.a.m` about to be called, through the guard (`chain` = ["a"], `last` = "m")."""
+    if not chain:
+        return guard_call("_q_method", base, ast.Constant(last))
+    return guard_call("_q_method_path", base, name_tuple(chain), ast.Constant(last))
+
+
+def loop_guarded(iterable: ast.expr) -> ast.expr:
+    return ast.copy_location(guard_call("_q_loop", iterable), iterable)
+
+
+class Rewriter(ast.NodeTransformer):
+    """Sends every attribute, call, loop and size-growing operator through a guard.
+
+    `reach` and `reach_method` are where a subclass may leave out a check it has proven
+    needless (runtime.query_shapes)."""
+
+    def reach(self, base: ast.expr, names: list[str]) -> ast.expr:
+        """`base.names[0].names[1]...`, `base` not yet visited."""
+        return guarded_path(self.visit(base), names)
+
+    def reach_method(self, base: ast.expr, chain: list[str], last: str) -> ast.expr:
+        """`base.chain....last` about to be called, `base` not yet visited."""
+        return guarded_method(self.visit(base), chain, last)
+
     def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        base, names = _attribute_chain(node)
-        base = self.visit(base)
-        if len(names) == 1:
-            checked = _guard_call("_q_attr", base, ast.Constant(node.attr))
-        else:
-            checked = _guard_call("_q_path", base, _names(names))
-        return ast.copy_location(checked, node)
+        base, names = attribute_chain(node)
+        return ast.copy_location(self.reach(base, names), node)
 
     def visit_Call(self, node: ast.Call) -> ast.AST:
         func = node.func
         if isinstance(func, ast.Attribute):
-            base, names = _attribute_chain(func)
-            if len(names) == 1:
-                checked = _guard_call("_q_method", self.visit(base), ast.Constant(func.attr))
-            else:
-                checked = _guard_call("_q_method_path", self.visit(base), _names(names[:-1]),
-                                      ast.Constant(names[-1]))
+            base, names = attribute_chain(func)
+            checked = self.reach_method(base, names[:-1], names[-1])
         else:
-            checked = _guard_call("_q_call", self.visit(func))
+            checked = guard_call("_q_call", self.visit(func))
         node.func = ast.copy_location(checked, func)
         node.args = [self.visit(a) for a in node.args]
         node.keywords = [self.visit(k) for k in node.keywords]
@@ -181,13 +216,13 @@ class _Rewriter(ast.NodeTransformer):
 
     def visit_comprehension(self, node: ast.comprehension) -> ast.AST:
         self.generic_visit(node)
-        node.iter = ast.copy_location(_guard_call("_q_loop", node.iter), node.iter)
+        node.iter = loop_guarded(node.iter)
         return node
 
     def visit_Starred(self, node: ast.Starred) -> ast.AST:
         self.generic_visit(node)
         if isinstance(node.ctx, ast.Load):
-            node.value = ast.copy_location(_guard_call("_q_consume", node.value), node.value)
+            node.value = ast.copy_location(guard_call("_q_consume", node.value), node.value)
         return node
 
     def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
@@ -195,11 +230,11 @@ class _Rewriter(ast.NodeTransformer):
         guard = _BINOP_GUARDS.get(type(node.op))
         if guard is None:
             return node
-        return ast.copy_location(_guard_call(guard, node.left, node.right), node)
+        return ast.copy_location(guard_call(guard, node.left, node.right), node)
 
     def visit_FormattedValue(self, node: ast.FormattedValue) -> ast.AST:
         self.generic_visit(node)
-        node.value = ast.copy_location(_guard_call("_q_formatted", node.value), node.value)
+        node.value = ast.copy_location(guard_call("_q_formatted", node.value), node.value)
         return node
 
 

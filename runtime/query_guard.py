@@ -86,6 +86,15 @@ def _record_attributes(cls: type) -> frozenset[str]:
     return frozenset(n for n in names if not n.startswith("_"))
 
 
+def attribute_table(record_classes: Iterable[type]) -> dict[type, frozenset[str]]:
+    """The attributes `Guard.attr` reads at once, by exact type of the object: the allowlist
+    of `query_policy.READ_ATTRIBUTES`, and each record class's public fields and properties."""
+    table = dict(P.READ_ATTRIBUTES)
+    for cls in record_classes:
+        table[cls] = _record_attributes(cls)
+    return table
+
+
 class Guard:
     """Checks and budget for one evaluation."""
 
@@ -101,9 +110,7 @@ class Guard:
         self.record_classes = set(record_classes)
         self.record_modules = {c.__module__ for c in self.record_classes}
         self.methods: dict[type, frozenset[str]] = dict(P.READ_ATTRIBUTES)
-        self.fast = dict(self.methods)
-        for cls in self.record_classes:
-            self.fast[cls] = _record_attributes(cls)
+        self.fast = attribute_table(self.record_classes)
         self.allowed_ids: set[int] = set()
         self.statistics: dict[str, Callable[..., object]] = {}
 

@@ -23,6 +23,10 @@ expanded, characters, nesting, integer digits): the child checks them before
 pickling, so an oversized answer never travels, and the parent checks the
 unpickled value again before anyone renders or walks it.
 
+The child's namespace never changes (no query can change it; the parent's later changes
+do not reach it), so the child evaluates with `runtime.query_shapes`: proofs built after the
+fork, over what the child holds, leave needless guard checks out of the compiled query.
+
 Only Linux gets the child (it relies on fork, /proc and RLIMIT_AS); elsewhere
 `run` evaluates in-process with the soft limits only.
 
@@ -55,6 +59,7 @@ from types import TracebackType
 from typing import Any, NoReturn
 
 from runtime import query_policy as P
+from runtime.query_shapes import NamespaceShapes
 from runtime.result_budget import ResultTooLarge, check_result
 from runtime.safe_eval import QueryFailure, QueryResult, QuerySuccess, evaluate
 
@@ -280,6 +285,7 @@ def _serve(requests: int, results: int, worker: QueryWorker) -> NoReturn:
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
         requests, results = _isolate(requests, results)
         _limit_memory(worker.memory_limit_mb)
+        shapes = NamespaceShapes(worker.namespace)  # this child's namespace never changes
         while True:
             try:
                 request = _read_frame(requests, 4, None)
@@ -287,7 +293,7 @@ def _serve(requests: int, results: int, worker: QueryWorker) -> NoReturn:
                 break
             result = within_budget(evaluate(request.decode("utf-8", "surrogatepass"),
                                             worker.namespace, time_limit_s=worker.time_limit_s,
-                                            memory_limit_mb=worker.memory_limit_mb))
+                                            memory_limit_mb=worker.memory_limit_mb, shapes=shapes))
             _write_frame(results, _encode(result, worker._records), 8)
     except MemoryError:
         status = _MEMORY_EXIT

@@ -14,6 +14,8 @@ The rules this module owns:
   put in its own namespace, so no tenant can name another tenant's users, let alone read them.
 - A webhook delivery is recorded before it is sent (pending), then marked delivered or
   failed: an alert is never dropped by a crash between the two (`pending_deliveries` resumes).
+  `record_delivery_on` records one on a caller's PostgreSQL connection, inside the caller's
+  transaction (a checkpoint worker's alert state, `runtime.webhooks.webhook_outbox`).
 
 The same SQL runs on both databases (`?` placeholders, rewritten for psycopg); the schema is
 `runtime/pg_sql/tenants/` on PostgreSQL (numbered migrations, `factlog.pg.migrate`).
@@ -30,13 +32,14 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Final, Sequence
 
 from factlog.errors import InputError, NotFound
 from factlog.model import check_user_id
 from factlog.pg import is_postgres_url
 
 if TYPE_CHECKING:
+    from psycopg import Connection
     from psycopg_pool import ConnectionPool
 
 TENANT_NAME: Final = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
@@ -46,6 +49,9 @@ NAMESPACE_CHARS: Final = 13  # "t" and 12 hex digits
 MAX_USER_CHARS: Final = 64 - NAMESPACE_CHARS - 1  # a tenant's user id, at most (the internal id is <= 64)
 PG_SQL: Final = Path(__file__).resolve().parent / "pg_sql" / "tenants"
 SQLITE_FILE: Final = "tenants.db"
+TENANT_COLUMNS: Final = "id, name, namespace, webhook_url, webhook_secret"
+INSERT_DELIVERY: Final = ("INSERT INTO webhook_deliveries (tenant_id, url, payload, status, attempts, created, "
+                          "updated) VALUES (?, ?, ?, 'pending', 0, ?, ?) RETURNING id")
 
 _SQLITE_SCHEMA: Final = (
     "CREATE TABLE IF NOT EXISTS tenants (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, "
@@ -156,15 +162,13 @@ class TenantRegistry:
 
     def tenant(self, name: str) -> Tenant:
         check_tenant_name(name)
-        rows = self._rows("SELECT id, name, namespace, webhook_url, webhook_secret FROM tenants WHERE name = ?",
-                          (name,))
+        rows = self._rows(f"SELECT {TENANT_COLUMNS} FROM tenants WHERE name = ?", (name,))
         if not rows:
             raise NotFound(f"no tenant {name!r} (`uac tenants add {name}` makes one)")
         return Tenant(*rows[0])
 
     def tenants(self) -> list[Tenant]:
-        return [Tenant(*row) for row in self._rows(
-            "SELECT id, name, namespace, webhook_url, webhook_secret FROM tenants ORDER BY name")]
+        return [Tenant(*row) for row in self._rows(f"SELECT {TENANT_COLUMNS} FROM tenants ORDER BY name")]
 
     def set_webhook(self, name: str, url: str | None) -> str | None:
         """Send the tenant's alerts to `url` (None: stop); returns the new signing secret."""
@@ -227,9 +231,7 @@ class TenantRegistry:
         if current.webhook_url is None:
             return None
         now = _now()
-        rows = self._write("INSERT INTO webhook_deliveries (tenant_id, url, payload, status, attempts, created, "
-                           "updated) VALUES (?, ?, ?, 'pending', 0, ?, ?) RETURNING id",
-                           (current.id, current.webhook_url, payload, now, now))
+        rows = self._write(INSERT_DELIVERY, (current.id, current.webhook_url, payload, now, now))
         return int(rows[0][0])
 
     def mark_delivery(self, delivery_id: int, status: str, attempts: int, error: str | None) -> None:
@@ -305,6 +307,28 @@ class PgTenantRegistry(TenantRegistry):
 
     def close(self) -> None:
         self.pool.close()
+
+
+def record_delivery_on(conn: Connection[Any], internal_user: str,
+                       payload_of: Callable[[Tenant, str], str | None]) -> int | None:
+    """Record a delivery to the webhook of the tenant whose user `internal_user` is, on a
+    PostgreSQL connection and inside its transaction (committed, or not, with it); the
+    payload is `payload_of(tenant, the tenant's name for the user)`. None when the user is
+    no tenant's, the tenant has no webhook, or the payload is None."""
+    namespace, dot, own = internal_user.partition(".")
+    if not dot or len(namespace) != NAMESPACE_CHARS:
+        return None
+    row = conn.execute(f"SELECT {TENANT_COLUMNS} FROM tenants WHERE namespace = %s", (namespace,)).fetchone()
+    if row is None or row[3] is None:
+        return None
+    tenant = Tenant(*row)
+    payload = payload_of(tenant, own)
+    if payload is None:
+        return None
+    now = _now()
+    recorded = conn.execute(INSERT_DELIVERY.replace("?", "%s"),
+                            (tenant.id, tenant.webhook_url, payload, now, now)).fetchone()
+    return None if recorded is None else int(recorded[0])
 
 
 def open_registry(home: Path, store: str | None = None, *, create: bool = True) -> TenantRegistry:

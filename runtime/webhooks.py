@@ -10,6 +10,12 @@ A delivery is a POST of a JSON body with three headers:
 attempt; a 2xx answer marks it delivered; anything else is retried after `base_delay_s`, then
 twice that, ... up to `attempts` tries, then it is marked failed with the last error. A server
 that stops with deliveries pending sends them when it starts again (at least once).
+
+Deliveries are recorded where alerts are found: the HTTP API records those its `alerts` runs
+and checkpoints report; a checkpoint worker's runs record theirs through `webhook_outbox`,
+in the transaction that writes the alert state (`deliver_from_alert_runs`), so each new
+alert is recorded once however many workers race and whichever of them is killed. The
+sender of `uac serve` posts both.
 """
 
 from __future__ import annotations
@@ -21,9 +27,16 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
-from runtime.tenants import Delivery, Tenant, TenantRegistry
+from constraints.alert_json import alert_json
+from runtime.tenants import PG_SQL, Delivery, Tenant, TenantRegistry, record_delivery_on
+
+if TYPE_CHECKING:
+    from psycopg import Connection
+
+    from constraints import AlertDiff
+    from runtime.memory import Memory
 
 SIGNATURE_HEADER: Final = "X-UAC-Signature"
 TIMESTAMP_HEADER: Final = "X-UAC-Timestamp"
@@ -61,6 +74,34 @@ def alert_payload(tenant: Tenant, user: str, operation: str, result: object) -> 
     data: dict[str, object] = {"event": "alerts", "tenant": tenant.name, "user": user, "operation": operation}
     data.update({name: alerts.get(name) or [] for name in ALERT_LISTS})
     return json.dumps(data, ensure_ascii=False, sort_keys=True)
+
+
+def webhook_outbox(conn: Connection[Any], user: str, diff: AlertDiff) -> None:
+    """Record a delivery of the news in `diff` (raised, escalated, resolved) for the stored
+    user `user`, on `conn` in its transaction, when the user is a tenant's with a webhook
+    (`constraints.pg_alert_state.PgAlertStates.outbox`)."""
+    lists = {name: [alert_json(alert) for alert in getattr(diff, name)] for name in ALERT_LISTS}
+    if not any(lists.values()):
+        return
+
+    def payload_of(tenant: Tenant, own: str) -> str | None:
+        payload = alert_payload(tenant, own, "checkpoint", {"alerts": lists})
+        return None if payload is None else payload.replace(user, own)  # as the HTTP API hides the stored id
+
+    record_delivery_on(conn, user, payload_of)
+
+
+def deliver_from_alert_runs(memory: Memory) -> bool:
+    """Make the alert runs of `memory` record webhook deliveries with their alert state;
+    False (nothing done) unless its alert states are in PostgreSQL, where the tenants are."""
+    from factlog.pg import migrate
+
+    shared = memory.alert_runs.shared
+    if shared is None:
+        return False
+    migrate(shared.pool, "tenants", PG_SQL)  # the tables the outbox reads and writes
+    shared.outbox = webhook_outbox
+    return True
 
 
 class WebhookSender:

@@ -1,10 +1,14 @@
 """`uac worker`: checkpoint workers that take due users from the PostgreSQL queue
 (`runtime.work_queue`) and run, per job, what `uac watch` runs per user: checkpoint with the
 configured producer when the policy says so, then the constraints on a new version, with
-the alerts recorded (`Memory.checkpoint_if_due`).
+the alerts recorded (`Memory.checkpoint_if_due`); a new alert of a tenant's user is recorded
+as a webhook delivery in the same transaction as the alert state (`runtime.webhooks`), which
+the sender of `uac serve` posts.
 
-A job covers the log up to the position of the version current after it ran; the queue
-keeps the job pending if facts came meanwhile or the policy waits for more. While a job
+A job covers the log up to the position of the version current after it ran, and runs the
+constraints over that version if no run has yet (a worker killed between a publish and its
+alert run leaves this to the retry); the queue keeps the job pending if facts came
+meanwhile or the policy waits for more. While a job
 runs, a thread renews its lease; a worker killed mid-job stops renewing, and another worker
 takes the job after the lease expires. The version store publishes at most once per log
 position (`publish_if_newer`), however many workers try.
@@ -114,6 +118,9 @@ class Worker:
             head = self.memory.facts.head(job.user)
             report = self.memory.checkpoint_if_due(job.user, self.policy, producer=self.producer)
             current = self.memory.versions.current(job.user)
+            if not isinstance(report.result, (Published, Failed)) and current is not None \
+                    and self.memory.alert_runs.state(job.user).version != current.number:
+                self.memory.alerts(job.user)  # a run that died between its publish and its alerts: catch up
         except Exception as exc:  # noqa: BLE001 - a job's failure is recorded, the worker goes on
             renewing.stop()
             error = f"{type(exc).__name__}: {first_line(exc)}"
@@ -203,9 +210,11 @@ def open_worker(options: WorkerOptions, report: Callable[[JobOutcome], None],
     from runtime.memory import Memory
     from runtime.producer_choice import with_settings, workspace_producer
     from runtime.settings import load_settings
+    from runtime.webhooks import deliver_from_alert_runs
 
     memory = Memory.open(options.home, store=options.queue_url)  # the queue's database holds the fact log too
     try:
+        deliver_from_alert_runs(memory)  # new alerts of a tenant's users: a webhook delivery each
         policy = load_settings(memory.workspace.home).policy(options.every_facts, options.every_seconds)
         chosen: Producer | str | None = producer
         if chosen is None:

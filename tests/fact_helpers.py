@@ -23,16 +23,18 @@ def make_fact(
     retracts: int | None = None,
     user: str = "alice",
     recorded_at: str = "2024-06-01T12:00:00+00:00",
+    provenance: Provenance | None = None,
 ) -> Fact:
     """A fact as the store would hand it back; the input is checked like `NewFact`."""
-    new = NewFact(text, kind, dict(fields or {}), key, valid_from, None, retracts, Provenance())
+    provenance = provenance or Provenance()
+    new = NewFact(text, kind, dict(fields or {}), key, valid_from, None, retracts, provenance)
     body: dict[str, Any] = {
         "user": user, "id": fact_id, "recorded_at": recorded_at, "text": new.text, "kind": new.kind,
         "fields": new.fields, "key": new.key, "valid_from": valid_from.isoformat() if valid_from else None,
-        "valid_to": None, "retracts": retracts, "provenance": Provenance().to_json(), "prev_hash": GENESIS,
+        "valid_to": None, "retracts": retracts, "provenance": provenance.to_json(), "prev_hash": GENESIS,
     }
     return Fact(user, fact_id, recorded_at, new.text, new.kind, new.fields, new.key, valid_from, None,
-                retracts, Provenance(), GENESIS, content_hash(body))
+                retracts, provenance, GENESIS, content_hash(body))
 
 
 def write_package(package: GeneratedPackage, directory: Path) -> Path:

@@ -77,7 +77,8 @@ def test_golden_user_shape_not_data(tmp_path: Path) -> None:
     assert "departure_date 2024-03-10" in text and "cost_usd" in text
     assert "X1234567" not in text and "plumber" not in text and "import os" not in text
     assert "fact_ids: list[int]" in text.splitlines()[0] and "fact_ids," not in text
-    assert text.startswith("v3: 6 collections, 8 records.")
+    assert text.startswith("v3: 6 collections, 9 records.")  # the golden notes: 3 (one with typed values)
+    assert "INV-2041" not in text and "roofer" not in text and "home-7" not in text
 
 
 def test_ten_kind_user_within_2000_characters_uncut(tmp_path: Path) -> None:

@@ -72,6 +72,10 @@ def test_long_sentences_are_cut_to_fact_size() -> None:
         ("Thursday the 21st works better", ["2024-11-21"]),
         ("next Thursday, November 21st", ["2024-11-21"]),  # the explicit date wins
         ("February 30th, 2025", []),
+        ("Mine expires in 2033, March 3rd.", ["2033-03-03"]),  # the year first
+        ("good until 2029, 1 February", ["2029-02-01"]),
+        ("We fly March 3, 2025, June 5 back", ["2025-03-03", "2024-06-05"]),  # 2025 closes the first date
+        ("in 2024, 12 people came", []),
     ],
 )
 def test_absolute_dates(text: str, dates: list[str]) -> None:

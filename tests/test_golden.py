@@ -15,7 +15,7 @@ from pathlib import Path
 from fact_helpers import make_fact
 
 from codegen.compile import compile_package
-from factlog.model import Fact
+from factlog.model import Fact, Provenance
 
 GOLDEN = Path(__file__).parent / "golden"
 EXPECTED = GOLDEN / "expected"
@@ -27,7 +27,8 @@ def golden_facts() -> list[Fact]:
     for item in json.loads((GOLDEN / "facts.json").read_text(encoding="utf-8")):
         valid_from = date.fromisoformat(item["valid_from"]) if item.get("valid_from") else None
         facts.append(make_fact(item["id"], item["text"], item.get("kind"), item.get("fields"), item.get("key"),
-                               valid_from, item.get("retracts"), user="golden"))
+                               valid_from, item.get("retracts"), user="golden",
+                               provenance=Provenance(**item["provenance"]) if "provenance" in item else None))
     return facts
 
 

@@ -11,14 +11,13 @@ import signal
 import socket
 import subprocess
 import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from webhook_receiver import Receiver
 
 from factlog.errors import UacError
 from runtime.http_api import HttpApi
@@ -29,36 +28,6 @@ from runtime.webhooks import DELIVERY_HEADER, SIGNATURE_HEADER, TIMESTAMP_HEADER
 TODAY = "2026-01-01"
 PASSPORT = {"kind": "passport", "fields": {"expiry_date": "2026-01-20", "country": "FR"}}
 TRIP = {"kind": "trip", "fields": {"destination": "Tokyo", "cost_usd": 1200, "departure_date": "2026-03-01"}}
-
-
-class Receiver:
-    """A webhook receiver on 127.0.0.1: answers `fail_first` requests with 500, then 200; keeps
-    every request (headers and body)."""
-
-    def __init__(self, fail_first: int = 0) -> None:
-        self.fail_first = fail_first
-        self.requests: list[tuple[dict[str, str], bytes]] = []
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
-                body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                outer.requests.append(({k.lower(): v for k, v in self.headers.items()}, body))
-                status = 500 if len(outer.requests) <= outer.fail_first else 200
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
 
 
 class Served:

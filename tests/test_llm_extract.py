@@ -29,7 +29,7 @@ TRANSCRIPT = {"sessions": [
 ]}
 # what the offline extractor types in TRANSCRIPT (its facts are the raw fallback): "flying to Tokyo" is a
 # trip, the user's and the husband's allergies are allergies
-OFFLINE_KINDS = (None, "profile", "trip", "allergy")
+OFFLINE_KINDS = (None, "profile", "trip", "allergy", "relative")  # "my husband Tom": a relative
 TWO_SESSIONS = {"sessions": [
     TRANSCRIPT["sessions"][0],
     {"id": "s2", "timestamp": "2024-11-20 09:00:00", "messages": [

@@ -103,3 +103,57 @@ def test_an_append_rolled_back_without_an_answer_is_run_again(pg_url: str,
     assert broken and [f.id for f in stored] == [1]
     assert [f.text for f in store.facts("alice")] == ["one"]
     store.close()
+
+
+def test_the_bulk_import_keeps_the_import_rules(pg_url: str, tmp_path: Any) -> None:
+    """Many users interleaved in one import, more rows than one pipeline batch, a fact given
+    twice, an import continuing a stored log, a gap refused, and an unkeyed export re-chained
+    under a key."""
+    from factlog import postgres
+    from factlog.errors import InputError
+    from factlog.hashing import content_hash
+    from factlog.sqlite import SqliteFactStore
+
+    def fresh(name: str) -> str:
+        admin = pg_url.rsplit("/", 1)[0] + "/postgres"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"CREATE DATABASE {name}")
+        return pg_url.rsplit("/", 1)[0] + "/" + name
+
+    source = SqliteFactStore(tmp_path / "facts.db")
+    for n in range(30):
+        for user in ("alice", "bob", "carol"):
+            source.append(user, [NewFact(f"{user} {n}")])
+    facts = list(source.all_facts())
+    source.close()
+    facts.sort(key=lambda f: (f.id, f.user))  # users interleaved
+    target = PostgresFactStore(pg_url)
+    original = postgres._IMPORT_BATCH
+    postgres._IMPORT_BATCH = 7  # several batches, one ending mid-user
+    try:
+        assert target.import_facts(facts[:40]) == 40
+        assert target.import_facts(facts[:40] + facts[40:] + [facts[50]]) == 50  # the repeat is skipped
+        assert target.import_facts(facts) == 0
+        assert target.verify().ok and [f.text for f in target.facts("bob")] == [f"bob {n}" for n in range(30)]
+        gap = PostgresFactStore(fresh("uac_import_gap"))
+        try:
+            with pytest.raises(InputError, match=r"alice/2 does not continue the stored log \(head is 0\)"):
+                gap.import_facts([f for f in facts if f.user != "alice" or f.id > 1])
+            assert gap.users() == []  # all or nothing
+        finally:
+            gap.close()
+    finally:
+        postgres._IMPORT_BATCH = original
+        target.close()
+    key = b"k" * 32
+    keyed = PostgresFactStore(fresh("uac_import_keyed"), chain_key=key)
+    try:
+        assert keyed.import_facts(facts) == 90  # re-chained under the key, link by link
+        assert keyed.import_facts(facts) == 0
+        stored = list(keyed.facts("carol"))
+        assert [f.hash for f in stored] == [content_hash(f.body(), key) for f in stored]
+        assert [f.prev_hash for f in stored[1:]] == [f.hash for f in stored[:-1]]
+        assert keyed.verify().ok
+    finally:
+        keyed.close()

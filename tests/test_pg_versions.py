@@ -245,13 +245,14 @@ def test_a_publish_that_fails_in_postgresql_leaves_it_as_it_was_and_the_cache_re
 
 
 def test_an_alert_state_is_not_written_for_a_user_without_versions(homes) -> None:  # type: ignore[no-untyped-def]
+    from constraints import AlertDiff
     from constraints.pg_alert_state import PgAlertStates
     from constraints.state import AlertState
 
     one, _two = homes
     states = PgAlertStates(_pg(one).pool)
     with states.held("bob") as (state, save):  # a run that raced bob's forget
-        save(AlertState(evaluated_at=NOW, version=1))
+        save(AlertState(evaluated_at=NOW, version=1), AlertDiff((), (), ()))
     assert states.load("bob") == AlertState()
 
 

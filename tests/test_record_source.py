@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 from codegen.compile import _entity_record
 from codegen.compile_state import EntityRow, Member
 from codegen.naming import KindNames
-from codegen.record_source import entity_line, line_plan, note_line
+from codegen.record_source import Unhandled, entity_line, line_plan, note_line
 from codegen.render import Record, record_line
 from codegen.schema import ClassSpec, FieldSpec, PyType
+from factlog.model import JsonValue
 from factlog.vocabulary import NOTE_CLASS
 
 temporal_text = st.one_of(
@@ -56,8 +57,23 @@ def test_entity_lines_match_the_general_path(entity: tuple[ClassSpec, dict[str, 
     assert fast == expected
 
 
-@given(st.text(max_size=40), st.lists(st.dates(), max_size=3, unique=True), st.integers(1, 10**9))
-def test_note_lines_match_the_general_path(text: str, dates: list[date], fact_id: int) -> None:
+note_extra = st.lists(st.tuples(st.sampled_from(["times", "amounts_usd", "speaker", "identifiers"]), st.one_of(
+    st.text(max_size=8), st.lists(st.text(max_size=6), max_size=3),
+    st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=3))), max_size=3, unique_by=lambda p: p[0])
+
+
+@given(st.text(max_size=40), st.lists(st.dates(), max_size=3, unique=True), note_extra, st.integers(1, 10**9))
+def test_note_lines_match_the_general_path(text: str, dates: list[date], extra: list[tuple[str, JsonValue]],
+                                           fact_id: int) -> None:
     days = tuple(sorted(dates))
-    assert note_line(text, days, fact_id) == record_line(NOTE_CLASS, Record((("text", text), ("dates", list(days))),
-                                                                            (fact_id,)))
+    assert note_line(text, days, extra, fact_id) == record_line(
+        NOTE_CLASS, Record((("text", text), ("dates", list(days)), *extra), (fact_id,)))
+
+
+def test_a_note_value_the_fast_path_does_not_know_is_refused() -> None:
+    for value in ([float("nan")], [1], {"a": 1}, [None], 3):
+        try:
+            note_line("x", (), [("amounts_usd", value)], 1)
+        except Unhandled:
+            continue
+        raise AssertionError(value)

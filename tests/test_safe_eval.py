@@ -15,8 +15,24 @@ from pathlib import Path
 import pytest
 import trip_module
 
+from runtime import safe_eval
+from runtime.query_shapes import NamespaceShapes
 from runtime.render_value import RenderTooLarge, to_jsonable, to_text
-from runtime.safe_eval import QueryFailure, QuerySuccess, evaluate
+from runtime.safe_eval import QueryFailure, QueryResult, QuerySuccess, evaluate
+
+
+@pytest.fixture(autouse=True, params=["guarded", "shaped"])
+def checks(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs twice: with every check at run time, and with the checks the namespace
+    proves needless left out (runtime.query_shapes), as a query worker's child evaluates."""
+    if request.param == "shaped":
+        monkeypatch.setitem(globals(), "evaluate", _shaped)
+
+
+def _shaped(expression: str, namespace: dict[str, object], *, time_limit_s: float = 1.0,
+            memory_limit_mb: int = 256) -> QueryResult:
+    return safe_eval.evaluate(expression, namespace, time_limit_s=time_limit_s,
+                              memory_limit_mb=memory_limit_mb, shapes=NamespaceShapes(namespace))
 
 
 class Trip(trip_module.Trip):

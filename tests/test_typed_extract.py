@@ -231,11 +231,12 @@ def test_warranty_from_a_recorded_purchase_and_its_maker() -> None:
     facts = typed(("user", "Please record a purchase: a Whirlpool French-door refrigerator from Home Depot, "
                            "delivered today, $2,199."),
                   ("user", "The manufacturer's warranty is two years, and I have the order number HD-W66418203."))
-    assert shape(facts) == [("payment", "home depot/2025-01-10", {  # the purchase is a payment made, too
+    assert shape(facts) == [("payment", "home depot/2025-01-10T09:00", {  # the purchase is a payment made, too
         "payee": "Home Depot", "amount_usd": 2199.0, "status": "done", "scheduled_date": "2025-01-10"}),
         ("document", "warranty/whirlpool", {
             "kind": "warranty", "purchase_date": "2025-01-10", "number": "HD-W66418203", "expiry_date": "2027-01-10",
-            "provider": "Whirlpool", "item": "Whirlpool French-door refrigerator"})]
+            "provider": "Whirlpool", "item": "Whirlpool French-door refrigerator"}),
+        ("payment", "home depot/2025-01-10T09:00", {"payee": "Home Depot", "reference": "HD-W66418203"})]
 
 
 def test_two_warranties_in_one_sentence() -> None:

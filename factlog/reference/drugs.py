@@ -15,9 +15,15 @@ from functools import cache, lru_cache
 
 from factlog.reference.tables import CrossReactivity, DrugClass, Interaction, drug_table, fold_name
 
-__all__ = ["DrugIndex", "class_id", "cross_reactions", "drug_classes", "drug_index", "generic_names", "interaction"]
+__all__ = ["DrugIndex", "class_id", "cross_reactions", "drug_classes", "drug_index", "generic_names", "interaction",
+           "name_words"]
 
-_WORD = re.compile(r"[a-z0-9][a-z0-9'.\-]*")
+_WORD = re.compile(r"#?[a-z0-9][a-z0-9'.\-]*")
+
+
+def name_words(text: str) -> str:
+    """A name as the index keys it: case-folded words ("Tylenol #3" -> "tylenol #3")."""
+    return " ".join(_WORD.findall(text.casefold()))
 
 
 @dataclass(frozen=True)
@@ -50,7 +56,7 @@ def drug_index() -> DrugIndex:
         classes={item.id: item for item in table.classes},
         class_names=class_names,
         member_classes={name: tuple(ids) for name, ids in members.items()},
-        brands={fold_name(brand): names for brand, names in table.brands.items()},
+        brands={name_words(brand): names for brand, names in table.brands.items()},
         interactions={frozenset(entry.classes): entry for entry in table.interactions},
         cross={allergy: tuple(entries) for allergy, entries in cross.items()},
     )
@@ -64,7 +70,11 @@ def _prefixes(text: str) -> list[str]:
 @lru_cache(maxsize=4096)
 def generic_names(name: str) -> tuple[str, ...]:
     """The generic names a drug name stands for: itself when the table lists it, a brand's
-    generics, () when the table knows neither."""
+    generics, () when the table knows neither. A combination written with "/" or "+"
+    ("amoxicillin/clavulanate") stands for each of its parts the table knows."""
+    if "/" in name or "+" in name:
+        parts = [part for part in re.split(r"\s*[/+]\s*", name) if part.strip()]
+        return tuple(dict.fromkeys(generic for part in parts for generic in generic_names(part)))
     index = drug_index()
     for candidate in _prefixes(name):
         if candidate in index.member_classes:

@@ -10,7 +10,9 @@ medication, allergy and event readers.
   named person whose relation the session never gave. A sentence in the first person is
   the user's; one in the third person without a name is about the session's `focus` (the
   person other than the user it last named as the one something happens to), else the user's.
-- `remember_people(sentence, context)` updates `focus` and the names' relations.
+- `person_for(sentence, context)`: whose a thing got "for my son" or "for Emma" is, or None.
+- `remember_people(sentence, context)` updates `focus` and the names' relations ("my husband
+  Mike", "My mom moved in", "Mom has a UTI", "Noah's pediatrician").
 """
 
 from __future__ import annotations
@@ -25,20 +27,34 @@ from factlog.typed.places import place_name
 _RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 _DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
 _PLACES = re.compile(
-    r"\b(?P<care>urgent care|walk-in clinic|clinic|emergency room|ER(?=\b)|hospital|pharmacist|"
+    r"\b(?P<care>urgent care|walk-in clinic|clinic|oral surgeon|nurse practitioner|emergency room|ER(?=\b)|hospital|"
+    r"pharmacist|"
     r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
     r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
     r"allergist|endocrinologist|gastroenterologist|nurse practitioner|physician|optometrist|"
     r"ophthalmologist|podiatrist|therapist|surgeon|vet|veterinarian|GP))\b"
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
-_MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
+_MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,]\s+|\b(?:and|so|but|then)\s+)(?P<name>[A-Za-z][a-z]+)(?:'s|’s)?\s+(?:is|was|has|had|started|starts|"
-    r"takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|reacted|began|"
-    r"stopped|finished|tested|picked)\b"
+    r"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
+    r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
+    r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit)\b)"
 )
+# the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
+_RELATION_DOES = re.compile(
+    rf"(?:\b(?:my|our)\s+(?P<rel>{_RELATION})|(?:^|[.;,]\s+|\b(?:and|so|but)\s+)(?P<bare>(?-i:Mom|Mum|Dad|Grandma|Grandpa)))"
+    r"(?:'s|’s|\s+(?:is|was|has|had|moved|takes|took|started|needs|got|gets|woke|came|went|says|said|will|just|also|"
+    r"broke|reacted|began|stopped|finished|can|cannot|can't))\b",
+    re.I,
+)
+# a named person's thing: "Noah's pediatrician", "Lily's dose"
+_NAME_OWNS = re.compile(
+    r"\b(?P<name>(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
+    r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
+    r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
+_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:'s|’s)\s+")
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
 _FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
@@ -46,7 +62,7 @@ _NOT_NAMES = frozenset(
     "nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
     "their doctor dr mom dad january february march april may june july august september october november "
     "december monday tuesday wednesday thursday friday saturday sunday god lunch dinner camp kindly please thanks "
-    "thank just still really honestly definitely actually ugh".split()
+    "thank just still really honestly definitely actually ugh let here where how pharmacist nurse doc".split()
 )
 
 
@@ -60,8 +76,15 @@ def care_named(sentence: str) -> str | None:
     return max(found)[1] if found else None
 
 
+def given_name(word: str, drugs: DrugNames | None = None) -> str | None:
+    """`word` as a person's name (capitalised), or None for a common word, a relation, a
+    place or (given `drugs`) a drug."""
+    return _name(word, drugs)
+
+
 def _name(word: str, drugs: DrugNames | None = None) -> str | None:
-    if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None:
+    if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None \
+            or _PLACES.fullmatch(word.lower()) or _PLACES.fullmatch(word):
         return None
     if drugs is not None and drugs.fullmatch(word):
         return None
@@ -74,8 +97,15 @@ def remember_people(sentence: str, context: Context, drugs: DrugNames | None = N
         if match.group("name") and (name := _name(match.group("name"), drugs)) is not None:
             context.relations[name] = match.group("rel").lower()
             context.focus = name
-    for match in (*_NAME_SUBJECT.finditer(sentence), *_FOR_NAME.finditer(sentence)):
-        if _DOCTOR.search(sentence[max(0, match.start() - 8):match.end()]):
+    for does in _RELATION_DOES.finditer(sentence):
+        if not does.group("rel") or not _MY_RELATION.search(sentence[does.start():does.end()]) \
+                or not re.match(r"\s+(?-i:[A-Z])", sentence[does.end("rel"):]):
+            rel = (does.group("rel") or does.group("bare")).lower()
+            if rel not in context.relations.values():
+                context.relations[rel] = rel
+            context.focus = next((n for n, r in context.relations.items() if r == rel), rel)
+    for match in (*_NAME_SUBJECT.finditer(sentence), *_FOR_NAME.finditer(sentence), *_NAME_OWNS.finditer(sentence)):
+        if _DOCTOR.search(sentence[max(0, match.start("name") - 8):match.end()]):
             continue
         name = _name(match.group("name"), drugs)
         if name is not None and (match.group("name")[0].isupper() or name in context.relations):
@@ -97,7 +127,7 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
     """(subject, person) of a health or schedule sentence: ("user", None) for the user's own."""
     mine = _MY_RELATION.search(sentence)
     if mine is not None and re.search(rf"\b(?:my|our)\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
-                                      rf"started|takes|took|needs|got|will|just|also)\b|,?\s+(?-i:[A-Z][a-z]+)\b)",
+                                      rf"started|takes|took|needs|got|will|just|also)\b|,?\s+\(?(?-i:[A-Z][a-z]+)\b)",
                                       sentence, re.I):
         rel = mine.group("rel").lower()
         name = mine.group("name") and _name(mine.group("name"), drugs)
@@ -105,13 +135,43 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
             name = next((n for n, r in context.relations.items() if r == rel), None)
         return rel, name or rel
     for named in _NAME_SUBJECT.finditer(sentence):
-        if _DOCTOR.search(sentence[max(0, named.start() - 8):named.end()]):
+        if _DOCTOR.search(sentence[max(0, named.start("name") - 8):named.end()]):
             continue
         name = _name(named.group("name"), drugs)
         if name is not None and (named.group("name")[0].isupper() or name in context.relations
                                  or _HEALTH_VERB.match(sentence, named.end("name"))
                                  and not _FIRST_PERSON.search(sentence)):
             return context.relations.get(name, name), name
+    owned = [*_NAME_OWNS.finditer(sentence)]
+    if drugs is not None:  # "Lily's Augmentin"
+        owned += [m for m in _NAME_POSSESSIVE.finditer(sentence) if drugs.match(sentence, m.end())]
+    for owns in owned:
+        if _DOCTOR.search(sentence[max(0, owns.start() - 8):owns.end()]):
+            continue
+        name = _name(owns.group("name"), drugs)
+        if name is not None and not _FIRST_PERSON.search(sentence[:owns.start()]):
+            return context.relations.get(name, name), name
     if _FIRST_PERSON.search(sentence) or context.focus is None:
         return "user", None
     return context.relations.get(context.focus, context.focus), context.focus
+
+
+_FOR_PERSON = re.compile(rf"\bfor\s+(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<relname>(?-i:[A-Z][a-z]+))\b)?|"
+                         r"\bfor\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
+
+
+def person_for(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str] | None:
+    """(subject, person) of a thing got "for my son" or "for Emma"; None when none is named."""
+    found = _FOR_PERSON.search(sentence)
+    if found is None:
+        return None
+    if found.group("rel"):
+        rel = found.group("rel").lower()
+        name = found.group("relname") and _name(found.group("relname"), drugs)
+        name = name or next((n for n, r in context.relations.items() if r == rel), None)
+        return rel, name or rel
+    name = _name(found.group("name"), drugs)
+    if name is None or _DOCTOR.search(sentence[max(0, found.start("name") - 8):found.end()]):
+        return None
+    return context.relations.get(name, name), name
+

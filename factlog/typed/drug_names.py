@@ -11,7 +11,7 @@ from functools import cache, lru_cache
 from factlog.reference.drugs import drug_index
 from factlog.reference.tables import drug_table
 
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9'-]*")
+_TOKEN = re.compile(r"#?[A-Za-z0-9][A-Za-z0-9'-]*")
 EXTRA_NAMES = ("sulfa",)  # a class word conversation uses that the table lists under another name
 
 
@@ -38,7 +38,7 @@ class DrugNames:
     `fullmatch` (the whole text is a name), whole words only, case-insensitively."""
 
     def __init__(self, names: set[str]) -> None:
-        self._names = frozenset(" ".join(name.casefold().split()) for name in names)
+        self._names = frozenset(" ".join(m.group(0) for m in _TOKEN.finditer(name.casefold())) for name in names)
         self._longest = max(len(name.split()) for name in self._names)
 
     def finditer(self, text: str, pos: int = 0) -> tuple[Found, ...]:

@@ -1,236 +1,316 @@
-"""Medications and allergies from a sentence, through the bundled drug table
-(`factlog.reference.drugs`).
+"""Medications from a sentence, through the bundled drug table (`factlog.reference.drugs`);
+allergies are `factlog.typed.allergies`.
 
-A medication is named by a drug or brand the table knows ("Coumadin", "amoxicillin 500");
-its `name` is the generic ("warfarin"), `drug_class` the table's first class for it as
-lower-case words ("anticoagulants", "ace inhibitors"). A sentence without a drug name that
-gives a dose, a course ("for two weeks") or a prescriber ("Doctor Nguyen give it") updates
-the session's last medication. Fields: `dose` ("400 mg three times a day", "one tablet
-twice a day"), `start_date` (a date after a start cue, else the session's day for a new
-prescription or course), `end_date` (start + course - 1 day), `status` (stopped for
-"stopped", "quit", "no longer"; planned for "will start"; else current), `prescriber`
-(the doctor or place of care the sentence or, for a new prescription, the session last
-named), and whose it is: `subject` and `person` (see `factlog.typed.care`).
+A medication is named by a drug or brand the table knows ("Coumadin", "amoxicillin 500",
+"Tylenol #3") or a common supplement ("vitamin D"), and is the user's (or a named
+person's) only when the sentence says it is taken: a dose or frequency, a taking or
+prescribing word ("take", "on", "prescribed", "started", "refill", "my Coumadin"), a stop
+("stopped", "came off", "switched from"), or the drug as the answer to the assistant's
+question about medication. Drugs in a question ("is ibuprofen safe with...?"), a
+hypothetical ("thinking about", "might", "instead of"), a negation ("I don't take") or
+general knowledge ("acetaminophen is the preferred pain reliever") are not taken.
 
-An allergy is "allergic to X", "X allergy", "allergy to X", or, once the session talks
-about allergies, a user's sentence that starts with a drug or class name ("penicillin.
-hives as a kid"). `allergen` is the generic name of a drug, the word said for a class
-("penicillin") or for anything else ("cats"); `drug_class` the table's class; `severity`
-the reactions named ("hives", "rash", "mild"). "not allergic to", "no allergy" state
-nothing; after a correction ("No wait." then "Keflex.") the new allergen replaces the
-session's last allergy (same entity). The assistant's words are never read here: they
-restate what the user said.
+Fields: `name` the generic name(s), "/"-joined for a combination ("Augmentin" ->
+"amoxicillin/clavulanate"); `drug_class` the first class of its generics that the alerts
+use (an interaction or an allergy group; else the first), as lower-case words; `dose`
+(`factlog.typed.doses`); `status`, `start_date` and `end_date` (`factlog.typed.med_status`;
+"I'm not taking X anymore" is stopped too); `prescriber` (the doctor or
+place of care the sentence or, for a new prescription, the session last named); whose it
+is: `subject` and `person` (`factlog.typed.care`). A sentence naming no drug that gives a
+dose, a course, a prescriber or a stop ("stopped it yesterday") updates the session's last
+medication. The assistant's confirmation ("Noted: Eliquis 5 mg twice a day") adds only
+what the user's words left out, for a drug named earlier in the session; a "Yes." to the
+assistant's question ("Are you still taking Coumadin 5 mg?") states what it asked.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import timedelta
+from functools import cache
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS
-from factlog.reference.drugs import class_id, drug_classes, drug_index, generic_names
+from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
-from factlog.typed.care import care_named, catch_up, person_of
-from factlog.typed.common import CORRECTION, Cue, conversation_fields, dates_by_cue
-from factlog.typed.drug_names import Found, drug_names
+from factlog.typed.allergies import is_allergy_answer, states_allergy
+from factlog.typed.care import care_named, catch_up, person_for, person_of
+from factlog.typed.common import CORRECTION, conversation_fields, dates_by_cue
+from factlog.typed.doses import (
+    AMOUNT,
+    amount,
+    amount_before,
+    course_days,
+    dose,
+    frequency,
+    trailing_amount,
+)
+from factlog.typed.drug_names import DrugNames, drug_names
+from factlog.typed.med_status import FOLLOW_STOP, NEW, SWITCH_FROM, SWITCH_TO, TODAY, dates_and_status, status_of
 from factlog.typed.model import Context, TypedFact
 
 MEDICATION = "medication"
-ALLERGY = "allergy"
 
-
-ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
-_NOT_ALLERGIC = re.compile(r"\b(?:not|n't|never been|no(?: known| other)?(?: drug)?)\s+(?:allergic|allerg(?:y|ies))\b",
-                           re.I)
-_ALLERGIC_TO = re.compile(r"\ballergic\s+to\s+(?:the\s+|a\s+|an\s+)?(?P<what>[A-Za-z][\w-]*(?:\s+[a-z][\w-]*)?)", re.I)
-_ALLERGY_OF = re.compile(r"\b(?P<what>[A-Za-z][\w-]*)\s+allerg(?:y|ies)\b|\ballergy\s+to\s+(?P<to>[A-Za-z][\w-]*)",
-                         re.I)
-_REACTIONS = re.compile(
-    r"\b(?:hives|rash|swelling|anaphylaxis|anaphylactic shock|itching|wheezing|throat (?:closing|swelling)|"
-    r"blisters|vomiting|nausea)\b",
+SUPPLEMENTS = ("vitamin D", "vitamin D3", "vitamin B12", "vitamin C", "vitamin B6", "vitamin E", "multivitamin",
+               "fish oil", "omega-3", "iron", "magnesium", "calcium", "melatonin", "folic acid", "zinc", "biotin",
+               "probiotic", "probiotics", "turmeric", "glucosamine", "potassium")
+SUPPLEMENTS_FOLDED = frozenset(SUPPLEMENTS)
+_TAKING = re.compile(
+    r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
+    r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
+    r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
+    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|"
+    r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
-_FACIAL = re.compile(r"\bswelling of (?:the |my |her |his )?(?P<part>face|lips|tongue|throat)\b", re.I)
-_PARTS = {"face": "facial", "lips": "lip", "tongue": "tongue", "throat": "throat"}
-_MILD = re.compile(r"\b(?P<degree>mild|severe)(?:ly)?\b", re.I)
-_NOT_ALLERGEN = frozenset(
-    "it this that them something anything medicine medicines medication meds drugs the for my your his her our their "
-    "any no other drug of these those some food seasonal".split())
-_FOOD_WORDS = re.compile(r"\b(?:medicine|medication|meds|drugs?|antibiotics?)\b", re.I)
-
-_UNITS = {"mg": "mg", "milligram": "mg", "milligrams": "mg", "mcg": "mcg", "microgram": "mcg", "micrograms": "mcg",
-          "ml": "mL", "milliliter": "mL", "milliliters": "mL", "millilitre": "mL", "millilitres": "mL",
-          "g": "g", "gram": "g", "grams": "g", "iu": "IU", "units": "units", "unit": "units"}
-_COUNTS = {"one": "one", "1": "one", "two": "two", "2": "two", "three": "three", "3": "three", "four": "four",
-           "4": "four", "half": "half", "a": "one"}
-_FORMS = r"tablets?|pills?|capsules?|caps|puffs?|drops?|teaspoons?|tsp|tablespoons?|sprays?|patch(?:es)?"
-_AMOUNT = re.compile(
-    r"(?<![\w.])(?P<n>\d+(?:\.\d+)?)\s*(?P<unit>mg|milligrams?|mcg|micrograms?|ml|milliliters?|millilitres?|"
-    r"iu|units?|grams?|g)\b",
+_ON = re.compile(r"\b(?:on|onto)\s+(?:the\s+|my\s+|a\s+|some\s+)?$", re.I)
+_CHANGE = re.compile(r"\b(?:up(?:ped)?|bump\w*|increas\w*|rais\w*|lower\w*|decreas\w*|doubl\w*|halv\w*|cut|"
+                     r"reduc\w*|chang\w*|adjust\w*|went)\b", re.I)
+# "I'm not taking Coumadin anymore", "Mike doesn't take his warfarin any more"
+_NO_MORE = re.compile(r"(?:\bnot|n't|\bno longer)\s+(?:\w+\s+)?(?:taking|take|on|using|use)\b", re.I)
+_NOT_THIS = re.compile(r"(?:\bnot|\bno)\s+(?:the\s+|any\s+|more\s+)?$", re.I)  # "Tylenol, not Advil", "no Advil"
+_ANYMORE = re.compile(r"^[^.;]*?\b(?:any ?more|these days|now)\b", re.I)
+_NOT_TAKEN = re.compile(
+    r"\b(?:thinking (?:about|of)|considering|wondering|might|maybe|perhaps|whether|if (?:i|he|she|we|they)\b|"
+    r"in case|asked? (?:\w+ ){0,3}about|warn\w*|not to (?:take|use|mix)|instead of|rather than|"
+    r"never (?:taken|took|had|been on)|"
+    r"(?:don't|do not|didn't|did not|won't|will not|haven't|have not|doesn't|does not|not|can't|cannot|can not|"
+    r"shouldn't|should not|mustn't|must not) (?:take|taken|use|need|"
+    r"want|on|have)|avoid\w*|recommend\w*|suggest\w*|mention\w*|could try|try|read about|heard|what about|"
+    r"allergic)\b",
     re.I,
 )
-_FORM_AMOUNT = re.compile(rf"\b(?P<n>one|two|three|four|half|a|[1-4])\s+(?P<form>{_FORMS})\b", re.I)
-_TIMES = {"once": "once", "1x": "once", "twice": "twice", "2x": "twice", "three times": "three times",
-          "3x": "three times", "3 times": "three times", "four times": "four times", "4x": "four times",
-          "4 times": "four times"}
-_FREQUENCY = re.compile(
-    r"\b(?P<times>once|twice|three times|four times|[1-4]\s*x|[1-4] times)\s+(?:(?:a|per|in|each)\s+)?"
-    r"(?P<per>day|daily)\b|\b(?P<fixed>every (?:morning|evening|night|day|other day|\d+ hours)|daily|as needed|"
-    r"at bedtime|nightly)\b",
+_QUESTION_CLAUSE = re.compile(
+    r"^\W*(?:and\s+|but\s+|so\s+|also\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|"
+    r"why|any)\b|\b(?:should|can|could|may|do) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b",
     re.I,
 )
-_COURSE = re.compile(
-    rf"\bfor\s+(?P<n>\d{{1,2}}|a|an|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|weeks?|wks?)\b|"
-    rf"(?<!\bin )(?<!\bevery )\b(?P<n2>\d{{1,2}}|{'|'.join(NUMBER_WORDS)})\s+(?P<unit2>days?|weeks?|wks?)\b(?!\s+ago)",
-    re.I,
-)
-_FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+\w+\s+(?:days?|weeks?)\b", re.I)
-_STOPPED = re.compile(r"\b(?:stopped|quit|discontinued|no longer (?:on|taking)|came off|went off|finished)\b", re.I)
-_PLANNED = re.compile(r"\b(?:will start|going to start|to be started|start(?:ing)? next|should start|might start)\b",
-                      re.I)
-_PRESCRIBED = re.compile(
-    r"\b(?:prescrib\w*|said (?:to )?take|told (?:me|him|her) to take|gave (?:me|him|her)|give it|gave it|"
-    r"started (?:me |him |her )?on|put (?:me|him|her) on|been started on|took)\b",
-    re.I,
-)
-_START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from)\b", re.I))
-_TODAY = re.compile(r"\b(?:today|this morning|tonight|first dose)\b", re.I)
-_FOLLOW_UP_DOSE = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|it's|its|it is|that's)\b[\s,.]*)*"
-                             r"(?:\d|one|two|three|half|a\b)", re.I)
+_BOUNDARY = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|so|while|because|although)\b", re.I)
+_LIST_JOIN = re.compile(r"^\s*(?:,|and|or|plus|&|as well as|\+)?\s*(?:,\s*)?(?:and\s+|also\s+|the\s+|my\s+|a\s+|an\s+|"
+                        r"some\s+)*$", re.I)
+_LIST_TAIL = re.compile(r",?\s+(?:and|plus|as well as|&)\s+(?:also\s+)?(?:a|an|some|the|my|his|her)?\s*$", re.I)
+_REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
+                      r"remember|keep|list)\b", re.I)
+_CORRECTED = re.compile(r"\b(?:wait|no|sorry|i mean|i meant|actually|correction|make that|scratch that)\b[,.!]?\s+",
+                        re.I)
+_MINE = re.compile(r"\b(?:my|his|her|our)\s+(?:daily\s+|usual\s+|regular\s+)?$", re.I)
+_MED_QUESTION = re.compile(
+    r"\b(?:prescri\w*|start(?:ed)? (?:you|him|her) on|put (?:you|him|her) on|take|taking|medications?|medicines?|meds?|"
+    r"drugs?|pills?|"
+    r"blood thinner|antibiotic|give (?:you|him|her)|what (?:did|do) (?:they|you))\b", re.I)
+_RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|confirmed|understood|"
+                    r"i(?:'ve| have) (?:noted|added|recorded|updated|logged|saved))\b", re.I)
+AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
+                    r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
+_FOLLOW_UP_LEAD = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|oh|um|uh|ok|okay|hmm|yeah|correction|make that|"
+                             r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose)\b[\s,.:!]*)*", re.I)
+_FOLLOW_UP_DOSE = re.compile(rf"{_FOLLOW_UP_LEAD.pattern}(?:\d|one|two|three|half|a\b|once|twice)", re.I)
+_BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|times|x\b|%|am\b|pm\b|:|years?|months?|"
+                          r"o'clock|"
+                          r"dollars|bucks|percent|kg|lbs?|pounds|minutes|mins))",
+                          re.I)
+_FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b|"
+                            r"\b(?:on|take|taking|use|using) (?:it|them|this|that) for\s+(?:the\s+next\s+)?\w+\s+"
+                            r"(?:days?|weeks?)\b", re.I)
 
 
-def _class_words(class_ids: tuple[str, ...]) -> str | None:
-    return class_ids[0].replace("_", " ") if class_ids else None
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    text: str
+    generics: tuple[str, ...]
 
 
-def _mentions(sentence: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) of each drug, brand or class name in the sentence."""
-    return [(m.start(), m.end(), m.group(0)) for m in drug_names().finditer(sentence)]
+@cache
+def supplement_names() -> DrugNames:
+    return DrugNames(set(SUPPLEMENTS))
+
+
+def _mentions(sentence: str) -> list[Mention]:
+    """Each drug, brand or supplement named, in order; a name again for the same drug is one mention
+    ("a Z-Pak, azithromycin 250 milligrams" -> azithromycin, read from its last naming)."""
+    found = [Mention(f.start(), f.end(), f.group(0), generic_names(f.group(0)))
+             for f in drug_names().finditer(sentence)]
+    canonical = {name.casefold(): name for name in SUPPLEMENTS}
+    found += [Mention(f.start(), f.end(), f.group(0), (canonical.get(" ".join(f.group(0).casefold().split()),
+                                                                     f.group(0).lower()),))
+              for f in supplement_names().finditer(sentence)]
+    found = sorted((m for m in found if m.generics), key=lambda m: m.start)
+    out: list[Mention] = []
+    for mention in found:
+        same = next((i for i, m in enumerate(out) if set(m.generics) & set(mention.generics)), None)
+        if same is None:
+            out.append(mention)
+        elif same == len(out) - 1:
+            out[same] = Mention(out[same].start, mention.end, out[same].text, out[same].generics)
+    return out
+
+
+def drug_class(generics: tuple[str, ...]) -> str | None:
+    """The class of these generics the alerts use first (one in an interaction or an allergy group)."""
+    index = drug_index()
+    used = {c for pair in index.interactions for c in pair} | {c for c, item in index.classes.items()
+                                                                 if item.allergy_group}
+    classes = [c for generic in generics for c in drug_classes(generic)]
+    chosen = next((c for c in classes if c in used), classes[0] if classes else None)
+    return None if chosen is None else chosen.replace("_", " ")
 
 
 def read_medications(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker != "user":
-        return []
     catch_up(context, drug_names())
-    care = care_named(sentence)
-    facts: list[TypedFact] = []
-    if ALLERGY_CUE.search(sentence) or _is_allergy_answer(sentence, context):
+    if context.speaker != "user":
+        return _recap(sentence, context) if _RECAP.search(sentence) and not states_allergy(sentence) else []
+    if states_allergy(sentence) or is_allergy_answer(sentence, context):
         return []
-    drugs = [(start, end, text, generic_names(text)) for start, end, text in _mentions(sentence)]
-    drugs = [item for item in drugs if item[3]]
+    mentions = _mentions(sentence)
+    if not mentions and AFFIRM.match(sentence):  # "Are you still taking Coumadin 5 mg?" "Yes."
+        asked = context.said[-2] if len(context.said) > 1 else ""
+        if asked.endswith("?") and not states_allergy(asked) and (named := _mentions(asked)):
+            return _read(asked[:-1] + ".", context, named, recap=True)
+    if not mentions:
+        previous = context.last.get(MEDICATION)
+        update = None if previous is None else _follow_up(sentence, context, previous)
+        return [update] if update is not None else []
     previous = context.last.get(MEDICATION)
-    if not drugs:
-        if previous is not None:
-            update = _follow_up(sentence, context, previous, care)
-            if update is not None:
-                facts.append(update)
-        return facts
-    by_generic: dict[str, tuple[int, int, str]] = {}
-    for start, end, text, generics in drugs:
-        key = "/".join(generics)
-        if key not in by_generic:
-            by_generic[key] = (start, end, text)
-    starts = sorted(start for start, _, _ in by_generic.values())
-    subject, person = person_of(sentence, context, drug_names())
-    for name, (start, end, text) in by_generic.items():
-        if previous is not None and previous.fields.get("name") == name and not _AMOUNT.search(sentence) \
-                and not _FREQUENCY.search(sentence) and not _is_new(sentence) and not _STOPPED.search(sentence):
+    lead = CORRECTION.search(sentence)
+    if previous is not None and lead is not None and len(mentions) == 1 \
+            and previous.fields.get("name") != "/".join(mentions[0].generics) \
+            and _RENAMING.match(sentence[lead.end():mentions[0].start]) and not _ALSO.search(sentence):
+        return [_renamed(context, previous, mentions[0])]  # "Zoloft. Sorry, I meant Lexapro."
+    return _read(sentence, context, mentions, recap=False)
+
+
+_RENAMING = re.compile(r"^\W*(?:(?:i meant|i mean|it's|it is|it was|its|that's|that is|make that|the|no|not|wait|"
+                       r"sorry)\b\W*)*$", re.I)
+_ALSO = re.compile(r"\b(?:also|too|as well|another|plus|and)\b", re.I)
+
+
+def _renamed(context: Context, previous: TypedFact, mention: Mention) -> TypedFact:
+    """The session's last medication, corrected to another drug (the same entity, so the
+    wrong name leaves no medication behind)."""
+    fields: dict[str, JsonValue] = {**previous.fields, "name": "/".join(mention.generics), "speaker": context.speaker}
+    found_class = drug_class(mention.generics)
+    if found_class is not None:
+        fields["drug_class"] = found_class
+    else:
+        fields.pop("drug_class", None)
+    context.entities.setdefault(f"{MEDICATION}:{previous.key}", {}).update(fields)
+    return TypedFact(MEDICATION, previous.key, fields)
+
+
+def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bool) -> list[TypedFact]:
+    text = _YOU.sub("I am", _YOUR.sub("my", sentence)) if recap else sentence
+    subject, person = person_for(text, context, drug_names()) or person_of(text, context, drug_names())
+    care = care_named(sentence)
+    previous = context.last.get(MEDICATION)
+    asked = _answers_question(sentence, context, mentions[0])
+    facts: list[TypedFact] = []
+    status: str | None = None
+    skipped = started = False
+    for i, mention in enumerate(mentions):
+        before = sentence[mentions[i - 1].end if i else 0:mention.start]
+        after = sentence[mention.end:mentions[i + 1].start if i + 1 < len(mentions) else len(sentence)]
+        clause = _clause(sentence, mention)
+        joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
+        near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
+        no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
+        if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped) or (
+                sentence.rstrip().endswith("?") and not _REQUEST.search(sentence)
+                and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
+            status, skipped = None, True
+            continue
+        skipped = False
+        switched = i > 0 and bool(SWITCH_FROM.search(sentence[:mentions[i - 1].start]))
+        status = "stopped" if no_more else status_of(before, after, status if joined else None,
+                                                     previous_switch=switched)
+        name = "/".join(mention.generics)
+        own = after[:trailing.start()] if i + 1 < len(mentions) and (trailing := trailing_amount(after)) else after
+        how = _with_frequency(amount_before(before), own) or _corrected_dose(own) or _changed_to(before, own)
+        loose = not set(mention.generics) <= set(SUPPLEMENTS_FOLDED)  # "my iron levels" is no iron taken
+        taken = recap or asked or joined or how is not None or status is not None or _TAKING.search(clause[0]) \
+            or _TAKING.search(clause[1]) or loose and (_MINE.search(before) or _ON.search(before))
+        if not taken:
+            continue
+        if previous is not None and previous.fields.get("name") == name and how is None and status is None \
+                and not NEW.search(sentence) and course_days(sentence) is None:
             continue  # "the bottle says cefdinir": the drug just named, nothing new
-        following = [s for s in starts if s > start]
-        part = sentence[end:following[0]] if following else sentence[end:]
         fields: dict[str, JsonValue] = {"name": name}
-        drug_class = _class_words(drug_classes(text))
-        if drug_class is not None:
-            fields["drug_class"] = drug_class
-        dose = _dose(part)
-        if dose is not None:
-            fields["dose"] = dose
-        fields.update(_dates_and_status(sentence, context, part))
-        prescriber = care if care is not None else context.care if _is_new(sentence) else None
-        if prescriber is not None:
+        found_class = drug_class(mention.generics)
+        if found_class is not None:
+            fields["drug_class"] = found_class
+        if how is not None:
+            fields["dose"] = how
+        new = bool(NEW.search(before) or course_days(own) is not None or TODAY.search(clause[0] + clause[1])
+                   or joined and started or switched and SWITCH_TO.match(before) is not None
+                   or i == 0 and (course_days(sentence) is not None or TODAY.search(sentence)))
+        started = new
+        fields.update(dates_and_status(sentence, context, before, status or "current", new=new))
+        prescriber = care if care is not None else context.care if new and not recap else None
+        if prescriber is not None and fields["status"] != "stopped":
             fields["prescriber"] = prescriber
         if person is not None:
             fields["person"] = person
         key = name if subject == "user" else f"{subject.casefold()}/{name}"
+        if not recap:
+            known = context.entities.setdefault(f"{MEDICATION}:{key}", {})
+            known.update(fields)
         facts.append(TypedFact(MEDICATION, key, conversation_fields(context, subject, fields)))
     return facts
 
 
-def _is_new(sentence: str) -> bool:
-    return bool(_PRESCRIBED.search(sentence) or _COURSE.search(sentence) or _TODAY.search(sentence))
+def _corrected_dose(after: str) -> str | None:
+    """The dose the words after a drug give, the last one when corrected ("2 tabs ... wait no, 1 tab")."""
+    corrections = [m.end() for m in _CORRECTED.finditer(after)]
+    for start in reversed(corrections):
+        found = dose(after[start:])
+        if found is not None:
+            return found
+    return dose(after)
 
 
-def _dose(text: str) -> str | None:
-    """ "400 mg three times a day" from the words after a drug name ("advil 400 3x a day")."""
-    amount = _AMOUNT.search(text)
-    words: str | None = None
-    if amount is not None:
-        words = f"{amount.group('n')} {_UNITS[amount.group('unit').lower()]}"
-    else:
-        form = _FORM_AMOUNT.search(text)
-        if form is not None:
-            count = _COUNTS[form.group("n").lower()]
-            noun = form.group("form").lower()
-            noun = noun if count != "one" else noun.rstrip("s") if not noun.endswith("ches") else noun[:-2]
-            words = f"{count} {noun}"
-        else:
-            bare = re.match(r"^[\s,]*(?P<n>\d{2,4})\b(?!\s*(?:days?|weeks?|x\b|times))", text)
-            if bare is not None:
-                words = f"{bare.group('n')} mg"
-    frequency = _FREQUENCY.search(text)
-    if frequency is not None:
-        if frequency.group("times"):
-            times = _TIMES.get(re.sub(r"\s+", "", frequency.group("times").lower()).replace("times", " times"),
-                               _TIMES.get(frequency.group("times").lower(), frequency.group("times").lower()))
-            per = "daily" if frequency.group("per").lower() == "daily" else "a day"
-            how = f"{times} {per}"
-        else:
-            how = frequency.group("fixed").lower()
-        words = f"{words} {how}" if words else None
-    return words
-
-
-def _course_days(text: str) -> int | None:
-    match = _COURSE.search(text)
-    if match is None:
+def _changed_to(before: str, after: str) -> str | None:
+    """A dose changed to a bare number: "upped my Lexapro to 20" -> "20 mg"."""
+    found = re.match(r"^\s*(?:up |down )?to\s+(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|times|%))", after, re.I)
+    if found is None or not _CHANGE.search(before):
         return None
-    raw = (match.group("n") or match.group("n2")).lower()
-    n = int(raw) if raw.isdigit() else 1 if raw in ("a", "an", "one") else NUMBER_WORDS[raw]
-    return n * 7 if (match.group("unit") or match.group("unit2")).lower().startswith("w") else n
+    return f"{found.group('n')} mg"
 
 
-def _dates_and_status(sentence: str, context: Context, part: str) -> dict[str, JsonValue]:
-    fields: dict[str, JsonValue] = {}
-    found = dates_by_cue(sentence, context, (_START,))
-    start: str | None = None
-    if found.get("start"):
-        start = found["start"][0]
-    elif context.timestamp is not None and _is_new(sentence):
-        start = context.timestamp.date().isoformat()
-    if start is not None:
-        fields["start_date"] = start
-    days = _course_days(sentence)
-    if days is not None and start is not None:
-        fields["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
-    if _STOPPED.search(sentence):
-        fields["status"] = "stopped"
-    elif _PLANNED.search(sentence):
-        fields["status"] = "planned"
-    else:
-        fields["status"] = "current"
-    return fields
+def _with_frequency(amount: str | None, after: str) -> str | None:
+    how_often = frequency(after) or ("daily" if re.match(r"^\s*(?:a|per|each) day\b", after, re.I) else None)
+    return None if amount is None else f"{amount} {how_often}" if how_often else amount
 
 
-def _follow_up(sentence: str, context: Context, previous: TypedFact, care: str | None) -> TypedFact | None:
+def _clause(sentence: str, mention: Mention) -> tuple[str, str]:
+    """The words of the mention's clause before and after it."""
+    starts = [m.end() for m in _BOUNDARY.finditer(sentence, 0, mention.start)]
+    begin = starts[-1] if starts else 0
+    end_match = _BOUNDARY.search(sentence, mention.end)
+    end = end_match.start() if end_match is not None else len(sentence)
+    return sentence[begin:mention.start], sentence[mention.end:end]
+
+
+def _answers_question(sentence: str, context: Context, first: Mention) -> bool:
+    """The sentence starts with the drug and answers a question about medication ("Eliquis.")."""
+    asked = context.said[-2] if len(context.said) > 1 else ""
+    topic = context.said[-3] if len(context.said) > 2 else ""  # "need to log a new med" / "what is it?"
+    return asked.rstrip().endswith("?") and bool(_MED_QUESTION.search(asked) or _MED_QUESTION.search(topic)) and \
+        re.match(r"^\W*(?:(?:um|uh|oh|well|yes|yeah|ya|yep|they|he|she)\W+)*$", sentence[:first.start],
+                 re.I) is not None
+
+
+def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFact | None:
     """The session's last medication with what a sentence naming no drug adds: a dose
-    ("It's 5 milligrams twice a day for now."), a course ("For two weeks.") or a prescriber."""
+    ("It's 5 milligrams twice a day for now."), a course ("For two weeks."), a prescriber
+    ("Doctor Nguyen give it.") or a stop ("I stopped it yesterday.")."""
     added: dict[str, JsonValue] = {}
     if _FOLLOW_UP_DOSE.search(sentence) and not re.search(r"\b(?:for later|later)\b", sentence, re.I):
-        dose = _dose(sentence)
-        if dose is not None:
-            added["dose"] = dose
-    days = _course_days(sentence) if _FOLLOW_COURSE.match(sentence) else None
+        how = _follow_up_dose(sentence[_FOLLOW_UP_LEAD.match(sentence).end():],  # type: ignore[union-attr]
+                              previous.fields.get("dose"))
+        if how is not None:
+            added["dose"] = how
+    days = course_days(sentence) if _FOLLOW_COURSE.search(sentence) or "dose" in added else None
     if days is not None:
         start = previous.fields.get("start_date")
         if not isinstance(start, str) and context.timestamp is not None:
@@ -238,152 +318,91 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact, care: str |
             added["start_date"] = start
         if isinstance(start, str):
             added["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
+    care = care_named(sentence)
     if care is not None and re.search(r"\b(?:give|gave|prescribed|prescribes)\s+(?:it|them|this|that)\b",
                                       sentence, re.I):
         added["prescriber"] = care
+    if FOLLOW_STOP.search(sentence):
+        added["status"] = "stopped"
+        stopped = dates_by_cue(sentence, context, ())
+        if stopped.get(""):
+            added["end_date"] = stopped[""][0]
     if not added:
         return None
     fields = {**previous.fields, **added, "speaker": context.speaker}
+    context.entities.setdefault(f"{MEDICATION}:{previous.key}", {}).update(added)
     return TypedFact(MEDICATION, previous.key, fields)
 
 
-def _is_allergy_answer(sentence: str, context: Context) -> bool:
-    """A sentence that starts with a drug or class name while the session asks about allergies."""
-    if ALLERGY not in context.last:
-        return False
-    first = _answer_name(sentence)
-    if first is None:
-        return False
-    rest = sentence[first.end():]
-    return bool(re.match(r"^\s*(?:[.,;!]|$)", rest)) and not _PRESCRIBED.search(sentence) and \
-        not _AMOUNT.search(sentence) and not _FREQUENCY.search(sentence)
+def _follow_up_dose(text: str, before: JsonValue) -> str | None:
+    """A dose said on its own, completed by the dose it corrects: "its 150 now" after
+    "100 mg daily" -> "150 mg daily"."""
+    how_much = amount(text)
+    if how_much is None and isinstance(before, str) and (bare := _BARE_NUMBER.match(text)) is not None:
+        unit = AMOUNT.search(before)
+        how_much = f"{bare.group('n')} {unit.group('unit') if unit is not None else 'mg'}"
+    how_often = frequency(text)
+    if isinstance(before, str):
+        how_much = how_much or amount(before)
+        how_often = how_often or (frequency(before) if how_much != amount(before) or how_much is None else None)
+    if how_much and how_often:
+        return f"{how_much} {how_often}"
+    return how_much or how_often
 
 
-_LEAD = re.compile(r"^\W*(?:(?:definitely|actually|no|sorry|oh|it's|its|it is|it was|i mean)\b[\s,]*)*", re.I)
+_YOUR = re.compile(r"\byour\b", re.I)
+_YOU = re.compile(r"\byou(?:'re| are)\b", re.I)
+_FILLED = ("dose", "start_date", "end_date", "prescriber", "person", "drug_class")
 
 
-def _answer_name(sentence: str) -> Found | None:
-    """The drug or class name a sentence starts with, after "Definitely", "No," ..."""
-    lead = _LEAD.match(sentence)
-    return drug_names().match(sentence, lead.end() if lead is not None else 0)
-
-
-_ALLERGY_CLAUSES = re.compile(r",?\s+(?:and|but)\s+(?=(?:my|our|his|her|their|I|I'm)\b)|;\s*", re.I)
-
-
-def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker != "user":
+def _recap(sentence: str, context: Context) -> list[TypedFact]:
+    """What the assistant's confirmation adds to a medication named earlier this session."""
+    mentions = _mentions(sentence)
+    if not mentions:
         return []
-    clauses = _ALLERGY_CLAUSES.split(sentence)
-    if len(clauses) > 1 and sum(1 for c in clauses if ALLERGY_CUE.search(c)) > 1:  # one allergy a clause:
-        return [fact for clause in clauses for fact in _read_allergy(clause, context)]  # each its own subject
-    return _read_allergy(sentence, context)
-
-
-def _read_allergy(sentence: str, context: Context) -> list[TypedFact]:
-    catch_up(context, drug_names())
-    previous_sentence = context.said[-2] if len(context.said) > 1 else ""
-    last = context.last.get(ALLERGY)
-    if not ALLERGY_CUE.search(sentence):
-        if not _is_allergy_answer(sentence, context):
-            return _allergy_follow_up(sentence, context)
-        first = _answer_name(sentence)
-        assert first is not None
-        corrected = last is not None and (CORRECTION.search(previous_sentence) is not None
-                                          or CORRECTION.search(sentence) is not None)
-        return [_allergy(sentence, context, first.group(0), last if corrected else None)]
-    if _NOT_ALLERGIC.search(sentence):
+    earlier = {g for said in context.said[:-1] for m in _mentions(said) for g in m.generics}
+    mentions = [m for m in mentions if set(m.generics) & earlier]
+    if not mentions:
         return []
-    match = _ALLERGIC_TO.search(sentence)
-    what: str | None = None
-    if match is not None:
-        what = match.group("what")
-    else:
-        of = _ALLERGY_OF.search(sentence)
-        if of is not None:
-            what = of.group("what") or of.group("to")
-            if re.search(rf"\b(?:the|her|his|their|your)\s+{re.escape(what)}\s+allerg", sentence, re.I):
-                return []  # "aware of the penicillin allergy": one already stated
-    if what is not None and what.split()[0].casefold() in _NOT_ALLERGEN:
-        what = None
-    if what is None:  # the session talks about allergies: what a later "penicillin." answers
-        context.last.setdefault(ALLERGY, TypedFact(ALLERGY, None, {}))
-        return []
-    named = drug_names().search(what)
-    if named is not None:
-        allergen = named.group(0)
-    else:
-        words = [w for w in what.split() if w.casefold() not in _NOT_ALLERGEN]
-        if not words or _FOOD_WORDS.search(what) and drug_names().search(sentence) is None:
-            named = drug_names().search(sentence)
-            if named is None:
-                context.last.setdefault(ALLERGY, TypedFact(ALLERGY, None, {}))
-                return []
-            allergen = named.group(0)
-        else:
-            allergen = words[0]
-    if named is None and drug_names().search(sentence) is not None and _FOOD_WORDS.search(what):
-        allergen = drug_names().search(sentence).group(0)  # type: ignore[union-attr]
-    return [_allergy(sentence, context, allergen, None)]
+    out: list[TypedFact] = []
+    for fact in _read(sentence, context, mentions, recap=True):
+        key = fact.key if f"{MEDICATION}:{fact.key}" in context.entities else _same_drug(context, fact)
+        known = {**context.entities.get(f"{MEDICATION}:{key}", {})} or _last_of(context, key)
+        fact = TypedFact(MEDICATION, key, fact.fields)
+        if not known:
+            if not any(name in fact.fields for name in ("dose", "start_date", "end_date", "prescriber")):
+                continue
+            out.append(fact)
+            continue
+        added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known}
+        said_dose, own_dose = fact.fields.get("dose"), known.get("dose")
+        if isinstance(said_dose, str) and isinstance(own_dose, str) and said_dose != own_dose \
+                and (said_dose.startswith(own_dose) or said_dose.endswith(own_dose)):
+            added["dose"] = said_dose
+        if added:
+            context.entities.setdefault(f"{MEDICATION}:{fact.key}", {}).update({**known, **added})
+            out.append(TypedFact(MEDICATION, fact.key, {**known, **added, "speaker": context.speaker}))
+    return out
 
 
-def _severity(sentence: str) -> str | None:
-    """The reactions a sentence names ("hives and facial swelling"), or how bad ("mild")."""
-    text = _FACIAL.sub(lambda m: f"{_PARTS[m.group('part').lower()]} swelling", sentence)
-    reactions = [" ".join(m.group(0).lower().split()) for m in re.finditer(
-        rf"\b(?:(?:facial|lip|tongue|throat) )?(?:{_REACTIONS.pattern[2:-2]})\b", text, re.I)]
-    degree = _MILD.search(sentence)
-    if reactions:
-        severity = " and ".join(dict.fromkeys(reactions))
-        return f"{degree.group('degree').lower()} {severity}" if degree else severity
-    return degree.group("degree").lower() if degree is not None else None
+def _same_drug(context: Context, fact: TypedFact) -> str | None:
+    """The key of the one medication this session named with the same drug ("Mike" and "your husband Mike")."""
+    keys = [key.split(":", 1)[1] for key, fields in context.entities.items()
+            if key.startswith(f"{MEDICATION}:") and fields.get("name") == fact.fields.get("name")]
+    return keys[0] if len(keys) == 1 else fact.key
 
 
-def _allergy_follow_up(sentence: str, context: Context) -> list[TypedFact]:
-    """The session's last allergy with the reaction a sentence naming no allergen gives
-    ("The reaction in 2009 was hives and swelling of the face.")."""
-    last = context.last.get(ALLERGY)
-    if last is None or last.key is None or "severity" in last.fields or drug_names().search(sentence):
-        return []
-    if not re.search(r"\b(?:reaction|reacted|broke out|got|gave (?:me|her|him))\b", sentence, re.I):
-        return []
-    severity = _severity(sentence)
-    if severity is None:
-        return []
-    return [TypedFact(ALLERGY, last.key, {**last.fields, "severity": severity, "speaker": context.speaker})]
+def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
+    last = context.last.get(MEDICATION)
+    return dict(last.fields) if last is not None and last.key == key else {}
 
 
-def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact | None) -> TypedFact:
-    generics = generic_names(allergen)
-    named_class = class_id(allergen) if allergen.casefold() != "sulfa" else "sulfonamides"
-    fields: dict[str, JsonValue] = {"allergen": "/".join(generics) if generics and named_class is None
-                                    else allergen.lower()}
-    classes = (named_class,) if named_class is not None else drug_classes(allergen)
-    index = drug_index()
-    if named_class is None:
-        classes = tuple(c for c in classes if index.classes[c].allergy_group) or classes
-    if classes:
-        fields["drug_class"] = classes[0].replace("_", " ")
-    severity = _severity(sentence)
-    if severity is not None:
-        fields["severity"] = severity
-    subject, person = person_of(sentence, context, drug_names())
-    if person is not None:
-        fields["person"] = person
-    key = str(fields["allergen"]) if subject == "user" else f"{subject.casefold()}/{fields['allergen']}"
-    last = context.last.get(ALLERGY)
-    if replaces is not None and replaces.key is not None:
-        key = replaces.key
-    elif last is not None and last.key is not None and last.fields.get("allergen") == fields["allergen"]:
-        key = last.key  # "Definitely Keflex, I broke out in hives": the allergy just named
-        fields = {**{k: v for k, v in last.fields.items() if k not in ("subject", "speaker")}, **fields}
-    return TypedFact(ALLERGY, key, conversation_fields(context, subject, fields))
-
-
-# a sentence without one of these states no medication or allergy
-TRIGGERS = (ALLERGY_CUE, _AMOUNT, _FREQUENCY, _PRESCRIBED, _FOLLOW_COURSE, _REACTIONS)
+# a sentence without one of these states no medication (drug names are the other trigger)
+_FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
+                              r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM)  # FREQUENCY's words
 
 
 def names_a_drug(sentence: str) -> bool:
-    """The sentence names a drug, brand or class the table knows (the other trigger)."""
-    return bool(drug_names().finditer(sentence))
+    """The sentence names a drug, brand, class or supplement the reader knows (the other trigger)."""
+    return bool(drug_names().finditer(sentence) or supplement_names().finditer(sentence))

@@ -1,25 +1,18 @@
 """Money from a sentence: subscriptions (vendor, amount, cadence, next charge, trial end,
-status), bills and card balances, payment instructions (payee, amount, from and to
-account, who asked, date, reference, status), accounts (institution, kind, last four
-digits), deadlines ("the board pack is due on the 18th") and promotional periods ("0% for
-15 months", "6 months no interest") as deadlines.
+status), bills and card balances, deadlines ("the board pack is due on the 18th") and
+promotional periods ("0% for 15 months", "6 months no interest") as deadlines; and the
+amount and date helpers `factlog.typed.payments` (payment instructions, accounts) shares.
 
 Entities and keys:
 - a subscription is keyed by its vendor; a sentence naming none ("gonna cancel before it
   charges again") is about the session's last subscription;
-- a payment instruction is keyed by payee and the session's day, so corrections within a
-  session update one instruction while instructions of different sessions stay apart
-  (conflicting instructions are found across them); a cancellation ("kill the autopay",
-  "no payment be released") is its own instruction with status "cancelled";
 - a card's balance is a bill (payee "<institution> card", `recurring` false), its
-  promotion a deadline titled "<institution> card promotional period ends";
-- an account is keyed by its last four digits.
+  promotion a deadline titled "<institution> card promotional period ends".
 
 Status words: a subscription is "cancelled" (done), "cancelling" (meant: "I will cancel",
 "you plan to cancel"), "trial" or "active"; a question ("cancel spotify for me?") states
-no intent. A payment is "done" (past tense), "cancelled" or "pending". The assistant's
-sentences count only where they confirm the user's own thing ("Noted: ...", "you plan to
-...", "your ..."), never as general advice.
+no intent. The assistant's sentences count only where they confirm the user's own thing
+("Noted: ...", "you plan to ...", "your ..."), never as general advice.
 """
 
 from __future__ import annotations
@@ -28,9 +21,9 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS, recognize
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
 from factlog.timeparse import try_date
-from factlog.typed.common import RELATIONS, add_months, conversation_fields
+from factlog.typed.common import RELATIONS, add_months, conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
 
 DOMAIN = "money"
@@ -42,16 +35,28 @@ VENDORS = (
     "ChatGPT Plus", "Peloton", "Costco", "Sam's Club", "Xbox Game Pass", "PlayStation Plus", "Nintendo Switch Online",
     "Duolingo", "Headspace", "Calm", "Strava", "New York Times", "NYT", "Washington Post", "Patreon", "Sling",
     "DoorDash DashPass", "DashPass", "Uber One", "Instacart+", "Crunchyroll", "SiriusXM", "Planet Fitness",
+    "Max", "ESPN+", "Fubo", "Philo", "Paramount Plus", "Apple Arcade", "Amazon Music", "Tidal", "Pandora",
+    "Grammarly", "Canva", "Notion", "LinkedIn Premium", "Babbel", "MasterClass", "Skillshare", "Coursera Plus",
+    "Wall Street Journal", "WSJ", "The Economist", "The Atlantic", "Substack", "Discord Nitro", "EA Play",
+    "NordVPN", "ExpressVPN", "1Password", "LastPass", "Evernote", "Zoom", "Noom", "HelloFresh", "Blue Apron",
+    "ClassPass", "Equinox", "Orangetheory", "Scribd", "Blinkist", "BetterHelp", "Ring Protect", "SimpliSafe",
+    "Norton", "McAfee", "Backblaze", "Squarespace", "Chewy Autoship", "BarkBox", "Ipsy", "FabFitFun",
+    "Dollar Shave Club", "Hims",
 )
 BILLERS = (
     "Verizon", "AT&T", "T-Mobile", "Comcast", "Xfinity", "Spectrum", "PG&E", "Con Edison", "ConEd",
-    "Duke Energy", "National Grid", "Geico", "GEICO", "State Farm", "Progressive",
+    "Duke Energy", "National Grid", "Geico", "GEICO", "State Farm", "Progressive", "Allstate", "Liberty Mutual",
+    "USAA", "Nationwide", "Lemonade", "Farmers Insurance", "Travelers", "Cox", "Optimum", "Eversource",
+    "Dominion Energy", "SoCal Edison", "Southern California Edison", "Xcel Energy", "Mint Mobile", "Cricket",
 )
 INSTITUTIONS = (
     "Chase", "Citi", "Citibank", "Capital One", "Wayfair", "Best Buy", "Bank of America", "Wells Fargo",
     "American Express", "Amex", "Discover", "First Republic", "Synchrony", "Apple Card", "US Bank", "U.S. Bank",
     "PNC", "TD Bank", "Ally", "Barclays", "Target", "Navy Federal", "Schwab", "Fidelity", "Marcus",
+    "CareCredit", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA", "PayPal Credit",
 )
+STORES = frozenset(name.casefold() for name in (
+    "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))
 
 
 def _names(names: tuple[str, ...]) -> re.Pattern[str]:
@@ -59,7 +64,7 @@ def _names(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w+])(?P<name>{alternatives})(?![\w]|\+(?!\w))", re.I)
 
 
-_VENDOR = _names(VENDORS)
+_VENDOR = re.compile(_names(VENDORS).pattern.replace("|Max|", "|(?-i:Max)|"), re.I)
 _BILLER = _names(BILLERS)
 _INSTITUTION = _names(INSTITUTIONS)
 _CANONICAL = {name.casefold(): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}
@@ -73,13 +78,29 @@ PAYMENT_WORDS = re.compile(
 BALANCE_WORDS = re.compile(r"\b(?:balance|left on|owe|owing|remaining|paid off|pay off)\b|\bleft\b(?=\W*$)", re.I)
 PROMO = re.compile(
     r"(?:\b0\s?%|\bzero percent\b|\bno interest\b|\binterest[- ]free\b|\bintro(?:ductory)?\b|"
-    r"\bpromo(?:tional|tion)?\b|\bdeferred interest\b|\bsame as cash\b)", re.I)
-DUE = re.compile(
-    r"\b(?:the|my|our)\s+(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z][\w'&+-]*){0,6}?"
-    r"(?:\s+of\s+\$?\d[\d,]*(?:\.\d\d)?)?)\s+(?:is|are)\s+due\b", re.I)
+    r"\bpromo(?:tional|tion)?\b|\bdeferred interest\b|\bsame as cash\b|\bspecial financing\b|"
+    r"\bpaid in full by\b)", re.I)
+_DUE_TITLE = (
+    r"(?P<title>(?!(?:it|it's|that|this|which|what|everything|nothing|one|when|rent|payment|is|are|was|were|and|"
+    r"but|or|so|also|now|still|all|then|they|he|she|we|i)\b)[A-Za-z][\w'&+-]*"
+    r"(?:\s+[A-Za-z][\w'&+-]*){0,6}?(?:\s+of\s+\$?\d[\d,]*(?:\.\d\d)?)?)\s+(?:(?:is|are)\s+)?due\b"
+    r"(?!\s+(?:to|for)\b)")
+# "the board pack is due on the 18th"; else, from the clause's start or a colon, "expense report due Friday"
+DUE = re.compile(r"\b(?:the|my|our|his|her|their)\s+" + _DUE_TITLE, re.I)
+DUE_BARE = re.compile(r"(?:^\W*(?:(?:also|and|plus|oh|ok|okay)\W+)?|[,;:]\s+)" + _DUE_TITLE, re.I)
+_IF = re.compile(r"^\W*(?:if|unless|in case)\b|\b(?:if|unless)\s+(?:the|my|our|it|it's)\b", re.I)
+_NOT_DEADLINE = re.compile(r"\b(?:baby|period|rain|storm|snow|bill|bills|premium|invoice)\b|\bdue to\b", re.I)
 CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
 CANCEL_DONE = re.compile(
-    r"(?<!unless )(?<!if )(?<!not )\b(?:cancell?ed|canceled|unsubscribed)\b(?!\s+(?:before|by))", re.I)
+    r"(?<!unless )(?<!if )(?<!not )(?<!n't )(?<!never )(?<!not yet )\b(?:cancell?ed|canceled|unsubscribed)\b"
+    r"(?!\s+(?:before|by))", re.I)
+# "still haven't cancelled", "not cancelled yet": neither done nor newly decided
+_NOT_DONE = re.compile(r"\b(?:haven't|hasn't|have not|has not|didn't|did not|never|not yet)\s+(?:\w+\s+)?"
+                       r"(?:cancell?ed|canceled|cancel)\b|\bnot (?:yet )?cancell?ed\b", re.I)
+# "thinking about signing up", "should I get": a subscription not (yet) had
+_HYPOTHETICAL = re.compile(
+    r"\b(?:thinking (?:about|of)|considering|might|maybe|wondering|if i|should i|would it|could i|debating|"
+    r"tempted|looking (?:at|into))\b", re.I)
 INTENT = re.compile(
     r"\b(?:will|'ll|gonna|going to|intend\w* to|plan\w* to|want to|meant to|need to|have to|should|"
     r"mentioned|said you'?d|about to|before it)\b", re.I)
@@ -87,13 +108,17 @@ _CONFIRMING = re.compile(
     r"^\W*(?:noted|recorded|confirmed|saved|updated|understood|got it|done)\b|\byou(?:r|'d|'ll)?\b", re.I)
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
-    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE,
+    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE, DUE_BARE,
     re.compile(r"\b(?:bought|purchased|purchase|ordered|installed by|put in|actually|updated|make (?:it|that)|"
                r"correction|ends|no (?:more|further) charges)\b", re.I)))
 
-_MONTHLY = re.compile(r"\b(?:monthly|a month|per month|/\s?mo(?:nth)?|each month|every month)\b", re.I)
-_YEARLY = re.compile(r"\b(?:annual(?:ly)?|yearly|a year|per year|/\s?yr|/\s?year|each year|every year)\b", re.I)
+_MONTHLY = re.compile(r"(?:\b(?:monthly|a month|per month|each month|every month|a mo)\b|/\s?mo(?:nth)?\b)", re.I)
+_YEARLY = re.compile(r"(?:\b(?:annual(?:ly)?|yearly|a year|per year|each year|every year|a yr|for the year|"
+                     r"per annum)\b|/\s?y(?:ea)?r\b)", re.I)
 _WEEKLY = re.compile(r"\b(?:weekly|a week|per week|every week)\b", re.I)
+_QUARTERLY = re.compile(r"\b(?:quarterly|every (?:3|three) months|each quarter|a quarter|per quarter)\b|/\s?qtr\b",
+                        re.I)
+_SEMIANNUAL = re.compile(r"\b(?:semi-?annual(?:ly)?|every (?:6|six) months|twice a year)\b", re.I)
 _ACCESS_ENDS = re.compile(r"\b(?:ends|no (?:more|further) charges)\b", re.I)
 _TRIAL_END = re.compile(r"\b(?:converts?|ends?|ending|until|expires?|runs out)\b", re.I)
 _CHARGE = re.compile(r"\b(?:renew\w*|bill\w*|charge\w*|due|on(?= the \d| \w+ \d)|the(?= \d))", re.I)
@@ -102,41 +127,22 @@ _TRIAL = re.compile(r"\b(?:free trial|trial)\b", re.I)
 _TRIAL_DAYS = re.compile(
     rf"\b(?P<n>\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?P<unit>days?|weeks?|months?)\b", re.I)
 _MONTHS_SPAN = re.compile(rf"\b(?P<n>\d{{1,2}}|{'|'.join(['one', *NUMBER_WORDS])})[- ]months?\b", re.I)
-_DAY_OF_MONTH = re.compile(r"\b(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", re.I)
+_DAY_OF_MONTH = re.compile(
+    r"\b(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b|\bon\s+the\s+(?P<bare>[1-9]|[12]\d|3[01])\b(?![.,:]?\d|\s*(?:%|"
+    r"of|days?|weeks?|months?|years?|am|pm|percent)\b)", re.I)
+# a charge that repeats ("7.99 a month", "$40/qtr") or a free span names money too
+TRIGGERS = (*TRIGGERS, *(re.compile(p.pattern, p.flags) for p in (_MONTHLY, _YEARLY, _QUARTERLY, _SEMIANNUAL)),
+            re.compile(r"\bfree\b", re.I))
 _LAST4 = re.compile(
     r"(?:\bending(?:\s+(?:in|with))?|\bfinish\w*\s+with|\bx|#|\bchecking|\bsavings)\s*(?P<d>\d{4})\b", re.I)
 _AMOUNT_FALLBACK = re.compile(
     r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
     r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
     r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
-_ZERO = re.compile(r"\b(?:balance (?:is|of) (?:zero|nothing|\$?0(?:\.00)?)\b|paid (?:it )?off|zero balance)", re.I)
+_ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
+                   r"paid (?:it |that |(?:the|my) [\w' ]{1,30}? )?(?:off|in full)\b(?!\s+(?:by|within|before|in)\b)|"
+                   r"(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it)|\$0(?:\.00)? balance\b", re.I)
 _QUESTION = re.compile(r"\?\s*$")
-_REQUESTER = (
-    re.compile(r"\brequested by (?P<who>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)"),
-    re.compile(r"(?P<who>\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)(?:,\s+[^,]{3,40},)?\s+(?:has |had )?"
-               r"(?:asked|instructed|requested|wants|told|says|said)\b"),
-    re.compile(rf"\b(?:my\s+|our\s+)?(?P<who>{'|'.join(RELATIONS)})\s+(?:has |had )?"
-               r"(?:asked|instructed|requested|wants|told|says|said)\b", re.I),
-)
-_NOT_PEOPLE = frozenset("i it he she they we you that this there please also".split())
-_PAYEE = re.compile(
-    r"\b(?:to|pay|paying|send|sending|wire|wiring)\s+(?:the\s+[a-z]+,\s+)?"
-    r"(?P<name>[A-Z][\w&.'-]*(?:\s+(?:[A-Z][\w&.'-]*|&))*)")
-_ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
-_FROM = re.compile(
-    r"\bfrom\s+(?:my\s+|our\s+|the\s+|his\s+|her\s+|their\s+)?(?P<acct>(?:[\w']+\s+){0,3}?"
-    r"(?:checking|savings|account|card|visa|mastercard|amex)(?:\s+(?:at\s+)?(?-i:[A-Z])[\w ]*?)?"
-    r"(?:\s+ending(?:\s+in)?\s+\d{4}|\s+\d{4})?)(?=\s+(?:on|to|for|by|against|this|the)\b|[,.;!]|$)", re.I)
-_METHOD = re.compile(r"\bby\s+(?P<m>Zelle|Venmo|PayPal|wire|check|cheque|ACH|Cash App)\b", re.I)
-_REFERENCE = re.compile(r"\binvoice\s+(?:number\s+|no\.?\s+|#\s?)?(?P<ref>[A-Z0-9][A-Z0-9-]{2,15})\b")
-_CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks)\b)")  # "$85 on the 20th from checking"
-_AMENDING = re.compile(r"\b(?:actually|updated|make (?:it|that)|correction)\b", re.I)
-_PAST = re.compile(r"\b(?:paid|transferred|moved|sent|wired|made the payment|put)\b", re.I)
-_STOP_PAYMENT = re.compile(r"\b(?:no payment (?:be |is |to be )?released|kill the|cancel(?:led)? the|stop the|"
-                           r"be cancell?ed|hold (?:the|off))\b", re.I)
-_NO_PAYMENT = re.compile(r"\b(?:estimated tax payment|payment is due|payments? are due)\b", re.I)
-_BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "Thursday", "Saturday", "Sunday",
-                                  "August", "April", "The", "Please", "Zelle", "Venmo"})
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -173,15 +179,12 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
-    due = DUE.search(sentence)
+    due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None:
         facts += _due(sentence, context, due)
     if _INSTITUTION.search(sentence) or context.last.get("card") is not None:
         facts += _card(sentence, context)
     facts += _subscription(sentence, context)
-    if not facts or all(f.kind == "account" for f in facts):
-        facts += _payment(sentence, context)
-    facts += _accounts(sentence, context)
     return facts
 
 
@@ -222,26 +225,26 @@ def next_day_of_month(day: int, today: date) -> date | None:
     return None
 
 
-_WEEKDAY = re.compile(r"\bon\s+(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b", re.I)
+_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until)\s+(?:this\s+)?(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
+                      re.I)
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 
 
 def _charge_date(sentence: str, context: Context) -> str | None:
     """The first date the sentence gives: a full or relative one, "on the 15th" (the next
-    15th), or "on Friday" (the next Friday after the session's day)."""
-    dates = _dates(sentence, context)
-    if dates:
-        return dates[0]
+    15th), or "on Friday" (the next Friday after the session's day), whichever comes first."""
+    found = list(dates_and_times_at(sentence, context.timestamp)[0])
     today = _today(context)
     weekday = _WEEKDAY.search(sentence)
     if weekday is not None and today is not None:
         ahead = (_WEEKDAYS.index(weekday.group("day").lower()) - today.weekday()) % 7 or 7
-        return (today + timedelta(days=ahead)).isoformat()
+        found.append((weekday.start(), (today + timedelta(days=ahead)).isoformat()))
     match = _DAY_OF_MONTH.search(sentence)
-    if match is None or today is None:
-        return None
-    day = next_day_of_month(int(match.group("dd")), today)
-    return day.isoformat() if day is not None else None
+    if match is not None and today is not None:
+        day = next_day_of_month(int(match.group("dd") or match.group("bare")), today)
+        if day is not None:
+            found.append((match.start(), day.isoformat()))
+    return min(found)[1] if found else None
 
 
 def _number(raw: str) -> int:
@@ -256,54 +259,153 @@ def _canonical(name: str) -> str:
 # --- subscriptions -------------------------------------------------------------------
 
 
+_NAMED_SERVICE = re.compile(
+    r"\b(?:(?:my|our|the)\s+(?P<a>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})\s+(?:subscription|membership)"
+    r"|(?:subscription|membership)\s+(?:to|at|with)\s+(?P<b>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})"
+    r"|(?:subscribed to|signed up for|unsubscribed from)\s+"
+    r"(?P<c>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2}))",
+    re.I)
+_NOT_SERVICES = frozenset("premium family basic standard annual monthly student pro plus the a an my our i "
+                          "free trial gold silver".split())
+
+
+def _service(sentence: str) -> str | None:
+    """A service the user names by a capitalised name the vendor list lacks ("my Medium
+    membership", "subscribed to Masterclass")."""
+    match = _NAMED_SERVICE.search(sentence)
+    if match is None:
+        return None
+    name = match.group("a") or match.group("b") or match.group("c")
+    words = [w for w in name.split() if w.casefold() not in _NOT_SERVICES]
+    return " ".join(words) if words and len(words) == len(name.split()) else None
+
+
 def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     vendor_match = _VENDOR.search(sentence)
     previous = context.last.get("subscription")
+    service = _service(sentence) if vendor_match is None else None
     if vendor_match is not None:
         vendor = _canonical(vendor_match.group("name"))
+    elif service is not None:
+        vendor = service
     elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
-                                   or _ACCESS_ENDS.search(sentence)):
-        vendor = str(previous.fields["vendor"])
+                                   or _ACCESS_ENDS.search(sentence) or _FREE_SPAN.search(sentence)
+                                   or (cadence_of(sentence) and amounts(sentence, context))
+                                   or (_CONTINUES.search(sentence) and amounts(sentence, context))):
+        vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     else:
         return []
+    if _HYPOTHETICAL.search(sentence) and not CANCEL.search(sentence):
+        return []  # "thinking about signing up for Disney+": nothing had yet
+    if _QUESTION.search(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
+        return []  # "is it still $9.99 a month?"
+    if _PRICE_TALK.search(sentence) and not _FIRST_PERSON.search(sentence):
+        return []  # "Babbel costs about $14 a month": a price, not the user's subscription
+    subject = _owner(sentence, context)
+    if vendor_match is None and service is None and previous is not None:
+        subject = str(previous.fields.get("subject", subject))
     fields: dict[str, JsonValue] = {"vendor": vendor}
-    found = amounts(sentence, context)
+    found = [value for value in amounts(sentence, context) if value > 0]
     if found:
         fields["amount_usd"] = found[0]
-    cadence = "monthly" if _MONTHLY.search(sentence) else "yearly" if _YEARLY.search(sentence) else \
-        "weekly" if _WEEKLY.search(sentence) else None
+    cadence = cadence_of(sentence)
     if cadence is not None:
         fields["cadence"] = cadence
-    trial = _TRIAL.search(sentence)
+    trial = _TRIAL.search(sentence) or _FREE_SPAN.search(sentence)
     today = _today(context)
     if trial is not None:
         cue = _TRIAL_END.search(sentence)
         dates = _dates(sentence[cue.start():], context) if cue is not None else []
         span = _TRIAL_DAYS.search(sentence)
+        day = _DAY_OF_MONTH.search(sentence[cue.start():]) if cue is not None else None
         if dates:
             fields["promo_end_date"] = dates[0]
+        elif day is not None and cue is not None:
+            fields["promo_end_date"] = _charge_date(sentence[cue.start():], context)
         elif span is not None and today is not None:
             n, unit = _number(span.group("n")), span.group("unit").lower()
             end = add_months(today, n) if unit.startswith("month") else \
                 today + timedelta(days=n * (7 if unit.startswith("week") else 1))
             fields["promo_end_date"] = end.isoformat()
-    elif (cue := _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence)) is not None:
+    elif (cue := _NEXT_CHARGE.search(sentence) or _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence)
+          or _CANCEL_BEFORE.search(sentence)) is not None:
         charge = _charge_date(sentence[cue.start():], context) or _charge_date(sentence, context)
-        if charge is not None:
+        if charge is not None and _NEXT_CHARGE.search(sentence) is None and _CHARGED.search(sentence) is not None:
+            charge = _next_charge(charge, cadence)  # "renewed today, $65 for the year": the next is a year on
+        if charge is not None and is_ahead(charge, sentence, today):
             fields["due_date"] = charge
     status = _subscription_status(sentence, context, trial is not None)
     if status is not None:
         fields["status"] = status
-    key = vendor.casefold()
-    fact = TypedFact("subscription", key, conversation_fields(context, "user", fields))
+    key = vendor.casefold() if subject == "user" else f"{subject.casefold()}/{vendor.casefold()}"
+    fact = TypedFact("subscription", key, conversation_fields(context, subject, fields))
     context.last["subscription"] = fact
     if set(fields) == {"vendor"}:
         return []  # named only: what a later "gonna cancel" is about
     return [fact]
 
 
+_CONTINUES = re.compile(r"\b(?:charge\w*|bill\w*|renew\w*|then it's|after that|goes up|converts?)\b", re.I)
+_CANCEL_BEFORE = re.compile(r"(?<=\bcancel)\b.{0,30}?\bbefore\b", re.I)  # "cancel X before the 20th"
+_RENEW_OFF = re.compile(r"\b(?:turned|switched|shut)\s+off\s+(?:the\s+)?auto-?renew\w*|\bauto-?renew\w*\s+(?:is\s+)?"
+                        r"(?:off|turned off|disabled)", re.I)
+_PRICE_TALK = re.compile(r"\b(?:costs?|priced|price|goes for|runs about|starts? at)\b", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|we|my|our|me|us)\b", re.I)
+_FREE_SPAN = re.compile(
+    rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b", re.I)
+
+
+_MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d|"
+                         r"(?<![\d/])\d{1,2}/\d{1,2}(?![\d/])", re.I)
+
+
+def is_ahead(day: str, sentence: str, today: date | None) -> bool:
+    """A charge or due date: one not before the session, or one the sentence names by
+    month ("renews annually on February 3"); "cancelled it last week" dates no charge."""
+    return today is None or day >= today.isoformat() or _MONTH_NAME.search(sentence) is not None
+
+
+_NEXT_CHARGE = re.compile(r"\bnext\s+(?:renewal|charge|billing(?:\s+date)?|bill|payment)\b", re.I)
+_CHARGED = re.compile(r"\b(?:renewed|was (?:charged|billed)|charged me|got charged|just paid|paid)\b", re.I)
+_CADENCE_MONTHS = {"monthly": 1, "quarterly": 3, "semiannual": 6, "yearly": 12}
+
+
+def _next_charge(day_text: str, cadence: str | None) -> str | None:
+    """The charge after one that happened on `day_text`, a cadence on; None without one."""
+    day = try_date(day_text)
+    if day is None or cadence is None:
+        return None
+    if cadence == "weekly":
+        return (day + timedelta(days=7)).isoformat()
+    return add_months(day, _CADENCE_MONTHS[cadence]).isoformat()
+
+
+def cadence_of(sentence: str) -> str | None:
+    """How often a charge repeats: monthly, quarterly, semiannual, yearly or weekly."""
+    for name, pattern in (("quarterly", _QUARTERLY), ("semiannual", _SEMIANNUAL), ("monthly", _MONTHLY),
+                          ("yearly", _YEARLY), ("weekly", _WEEKLY)):
+        if pattern.search(sentence):
+            return name
+    return None
+
+
+_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})\b(?:'s|\s+(?:has|had|pays|is paying|gets|"
+                    r"uses|subscribes|signed up|says|said|will|'ll|wants|is going|plans|cancell?ed|canceled))", re.I)
+
+
+def _owner(sentence: str, context: Context) -> str:
+    """Whose subscription or bill: "user", or the relation the sentence names as its owner
+    ("my sister has HBO Max", "my son's phone bill")."""
+    if context.speaker == "assistant":
+        return "user"
+    match = _OWNER.search(sentence)
+    return match.group("rel").lower() if match is not None else "user"
+
+
 def _subscription_status(sentence: str, context: Context, trial: bool) -> str | None:
-    if CANCEL_DONE.search(sentence) and not INTENT.search(sentence):
+    if _NOT_DONE.search(sentence):
+        return None  # "still haven't cancelled": the decision stands, nothing new
+    if (CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence)) and not INTENT.search(sentence):
         return "cancelled"
     if CANCEL.search(sentence):
         if _QUESTION.search(sentence):
@@ -313,7 +415,9 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
         return "cancelling"
     if trial:
         return "trial"
-    if re.search(r"\b(?:signed up|subscribed|renews|billed|membership)\b", sentence, re.I):
+    if re.search(r"\b(?:signed up|subscribed|subscription|renews?|renewal|billed|membership|"
+                 r"i (?:have|pay|got)|we (?:have|pay|got))\b", sentence, re.I) or \
+            (cadence_of(sentence) and amounts(sentence, context)):
         return "active"
     return None
 
@@ -321,16 +425,51 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
 # --- cards: balances and promotions ------------------------------------------------------
 
 
+_PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercard|Ending)\b)[A-Z][a-z]+\s?){1,3})"
+                      r"(?=\s*(?:credit\s+|store\s+)?card\b|\s+ending\b|\s*[,.:;]|\s*$)")
+
+
 def _card_name(sentence: str) -> str | None:
-    """The institution of the card the sentence is about: the one after "to" or "on" when
-    several are named ("from my Capital One card to a Chase Slate card" -> Chase)."""
+    """The card the sentence is about, named as its balance's payee: "<issuer> <product>
+    credit card" ("Chase Slate Edge credit card"), "<store> store credit card", else
+    "<issuer> credit card"; the issuer after "to" or "on" when several are named ("from my
+    Capital One card to a Chase Slate card" -> Chase)."""
     names = list(_INSTITUTION.finditer(sentence))
     if not names:
         return None
-    for match in names:
-        if re.search(r"\b(?:to|on|onto)\s+(?:a|an|the|my|our)?\s*(?:new\s+)?$", sentence[: match.start()], re.I):
-            return _canonical(match.group("name"))
-    return _canonical(names[-1].group("name"))
+    chosen = next((match for match in names if re.search(r"\b(?:to|on|onto)\s+(?:a|an|the|my|our)?\s*(?:new\s+)?$",
+                                                        sentence[: match.start()], re.I)), names[-1])
+    issuer = _canonical(chosen.group("name"))
+    product = _PRODUCT.match(sentence, chosen.end())
+    if issuer.endswith("Card"):
+        return issuer  # "Apple Card"
+    if product is not None:
+        return f"{issuer} {product.group('product').strip()} credit card"
+    return f"{issuer} store credit card" if issuer.casefold() in STORES else f"{issuer} credit card"
+
+
+def _same_card(name: str, known: str) -> bool:
+    """ "Chase Slate credit card" and "Chase Slate Edge credit card" are one card."""
+    short, long = sorted((_card_words(name), _card_words(known)), key=len)
+    return long[: len(short)] == short
+
+
+def _card_words(name: str) -> list[str]:
+    return re.sub(r"\s+(?:store\s+)?(?:credit\s+)?card$", "", name.casefold()).split()
+
+
+def _promotion_title(card: str, sentence: str) -> str:
+    """ "<card> 0% intro APR ends" or "<card> <N>-month no-interest promotion ends"."""
+    if re.search(r"\b0\s?%|\bzero percent\b|\bAPR\b|\bintro", sentence, re.I):
+        return f"{card} 0% intro APR ends"
+    span = _MONTHS_SPAN.search(sentence)
+    months = f"{_number(span.group('n'))}-month " if span is not None else ""
+    return f"{card} {months}no-interest promotion ends"
+
+
+# "put it on CareCredit", "$1850 on the wayfair card" (not "went to Lowe's", "wire it to the Chase account")
+_ON_CARD = re.compile(r"\b(?:on|onto)\s+(?:the|my|our|a|an)?\s*" + _INSTITUTION.pattern +
+                      r"(?!\s+(?:account|checking|savings)\b)", re.I)
 
 
 def _card(sentence: str, context: Context) -> list[TypedFact]:
@@ -339,37 +478,40 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     if name is None:
         if previous is None:
             return []
-        name = str(previous.fields["payee"]).removesuffix(" card")
+        name = str(previous.fields["payee"])
+    elif previous is not None and _same_card(name, str(previous.fields["payee"])):
+        name = max(name, str(previous.fields["payee"]), key=lambda n: len(_card_words(n)))
+    named = _INSTITUTION.match(name)
+    issuer = named.group("name").casefold() if named is not None else _card_words(name)[0]
     facts: list[TypedFact] = []
     promo = PROMO.search(sentence)
-    if promo is not None:
+    if promo is not None and not _QUESTION.search(sentence):
         end = _promo_end(sentence, context)
         if end is not None:
-            fields: dict[str, JsonValue] = {"title": f"{name} card promotional period ends", "due_date": end}
-            facts.append(TypedFact("deadline", f"promotion/{name.casefold()}",
-                                   conversation_fields(context, "user", fields)))
+            fields: dict[str, JsonValue] = {"title": _promotion_title(name, sentence), "due_date": end}
+            facts.append(TypedFact("deadline", f"promotion/{issuer}", conversation_fields(context, "user", fields)))
     balance = None
-    if _QUESTION.search(sentence):
+    if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):
         pass
-    elif _ZERO.search(sentence):
+    elif (zero := _ZERO.search(sentence)) is not None and not re.search(r"\b(?:if|unless|when)\b[^,.;]*$",
+                                                                        sentence[: zero.start()], re.I):
         balance = 0.0
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
-            or re.search(r"\bon the \w+ card\b", sentence, re.I) or \
+            or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
+            or _ON_CARD.search(sentence) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence)
         if stated is not None:
             balance = float(stated.group("n").replace(",", ""))
         elif not re.search(r"\badded to\b|\bfee\b", sentence, re.I):
-            found = amounts(sentence, context)
+            found = [value for value in amounts(sentence, context) if value > 0]
             balance = found[-1] if found and re.search(r"\bstarting balance\b|\bwait\b|\bactually\b", sentence, re.I) \
                 else found[0] if found else None
     if balance is not None:
-        payee = f"{name} card"
-        bill: dict[str, JsonValue] = {"payee": payee, "amount_usd": balance, "recurring": False}
-        fact = TypedFact("bill", f"balance/{payee.casefold()}", conversation_fields(context, "user", bill))
-        facts.append(fact)
+        bill: dict[str, JsonValue] = {"payee": name, "amount_usd": balance, "recurring": False}
+        facts.append(TypedFact("bill", f"balance/{issuer}", conversation_fields(context, "user", bill)))
     if facts or _INSTITUTION.search(sentence) and re.search(r"\bcard\b", sentence, re.I):
-        context.last["card"] = TypedFact("bill", None, {"payee": f"{name} card"})
+        context.last["card"] = TypedFact("bill", None, {"payee": name})
     return facts
 
 
@@ -377,18 +519,26 @@ _BALANCE_IS = re.compile(r"\bbalance\s+(?:is\s+|was\s+|of\s+|now\s+|:\s*)+(?:abo
                          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\d+(?:\.\d\d)?)\b", re.I)
 
 
+_MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_MONTH_YEAR = re.compile(
+    r"\b(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(?P<year>20\d\d)\b", re.I)
+
+
 def _promo_end(sentence: str, context: Context) -> str | None:
     today = _today(context)
-    dates = _dates(sentence, context)
-    ends = re.search(r"\b(?:ends?|ending(?!\s+(?:in\s+)?\d)|until|through|expires?)\b", sentence, re.I)
+    ends = re.search(r"\b(?:ends?|ending(?!\s+(?:in\s+)?\d)|until|through|expires?|in full by|by)\b", sentence, re.I)
     if ends is not None:
         later = [d for d in recognize(sentence[ends.start():], context.timestamp).dates]
         if later:
             return _not_before(later[0], sentence, today)
+        month = _MONTH_YEAR.search(sentence, ends.start())
+        if month is not None:  # "ends in March 2026": its first day, the earlier reading
+            number = _MONTHS.index(month.group("month")[:3].lower()) + 1
+            return date(int(month.group("year")), number, 1).isoformat()
     span = _MONTHS_SPAN.search(sentence)
     if span is not None and today is not None:
         return add_months(today, _number(span.group("n"))).isoformat()
-    return _not_before(dates[0], sentence, today) if dates and ends is not None else None
+    return None  # a date before the cue ("balance $0 as of May 1 ... when the promotion ends") is not its end
 
 
 def _not_before(day_text: str, sentence: str, today: date | None) -> str:
@@ -413,216 +563,31 @@ def _not_before(day_text: str, sentence: str, today: date | None) -> str:
 
 
 def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFact]:
-    when = _charge_date(sentence[match.end():], context)
-    if when is None:
+    """ "the quarterly board pack is due on the 18th", "Noted: February expense report due
+    March 10": a deadline (its subject from "Emma's", "my daughter's"), or a bill when it
+    states an amount. A restatement with the same date (the assistant's "Noted: ...") is
+    the session's last deadline, retitled."""
+    if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence) or _IF.search(sentence):
+        return []
+    when = _charge_date(sentence[match.end() - 3:], context)  # from "due" on: "due Friday"
+    if when is None or not is_ahead(when, sentence, _today(context)):
         return []
     title = " ".join(match.group("title").split())
     found = amounts(sentence, context)
+    if not found and _NOT_DEADLINE.search(title):
+        return []  # "the baby is due in March"; a bill without an amount is the bills reader's
     if found:
         payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
-    return [TypedFact("deadline", f"deadline/{title.casefold()}",
-                      conversation_fields(context, "user", {"title": title, "due_date": when}))]
-
-
-# --- payments ------------------------------------------------------------------------
-
-
-_BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in)\b", re.I)
-_STORE = re.compile(
-    r"\b(?:at|from|by|went to)\s+(?:the\s+)?(?P<store>(?-i:[A-Z])[\w'&-]*(?:\s+(?-i:[A-Z])[\w'&-]*){0,3})")
-_ORDER = re.compile(r"\border(?:\s+(?:number|no\.?|#))?\s*(?P<ref>[A-Z0-9][A-Z0-9-]{5,20})\b")
-
-
-def _purchase(sentence: str, context: Context) -> list[TypedFact]:
-    """A purchase with its price and seller ("got a Bosch for $849 at Lowe's"): a payment made."""
-    if _BOUGHT.search(sentence) is None or _QUESTION.search(sentence):
-        return []
-    store = next((m.group("store") for m in _STORE.finditer(sentence)
-                  if m.group("store").split()[0] not in _BUSINESS_PAYEE_STOP), None)
-    found = amounts(sentence, context)
-    if store is None or not found:
-        return []
-    fields: dict[str, JsonValue] = {"payee": store, "amount_usd": found[-1], "status": "done"}
-    when = _dates(sentence, context)
-    if when:
-        fields["scheduled_date"] = when[0]
-    order = _ORDER.search(sentence)
-    if order is not None:
-        fields["reference"] = order.group("ref")
-    day = _today(context)
-    key = f"{store.casefold()}/{day.isoformat() if day else ''}"
-    return [TypedFact("payment", key, conversation_fields(context, "user", fields))]
-
-
-def _payment(sentence: str, context: Context) -> list[TypedFact]:
-    bought = _purchase(sentence, context)
-    if bought:
-        return bought
-    previous = context.last.get("payment")
-    amending = previous is not None and (_AMENDING.search(sentence) is not None
-                                         or _CONTINUING.match(sentence) is not None) \
-        and (context.recent is None or context.recent.kind == "payment" or bool(amounts(sentence, context)))
-    if not (PAYMENT_WORDS.search(sentence) or amending) or _NO_PAYMENT.search(sentence) or _QUESTION.search(sentence):
-        return []
-    payee = _payee(sentence)
-    if payee is None:
-        if previous is None:
-            return []
-        payee = str(previous.fields["payee"])
-    fields: dict[str, JsonValue] = {"payee": payee}
-    found = amounts(sentence, context)
-    if found:
-        fields["amount_usd"] = found[-1] if re.search(r"\bactually\b", sentence, re.I) else found[0]
-    who = _requester(sentence)
-    cancelled = _STOP_PAYMENT.search(sentence) is not None
-    if who is None and cancelled and previous is not None and "requested_by" in previous.fields:
-        who = str(previous.fields["requested_by"])
-    if who is not None:
-        fields["requested_by"] = who
-    elif previous is None and context.speaker == "user":
-        fields["requested_by"] = "user"
-    source = _FROM.search(sentence)
-    if source is not None:
-        account = account_name(source.group("acct"), context)
-        if re.match(r"(?:her|his)\b", sentence[source.start() + 5:].lstrip(), re.I) and who is not None:
-            account = f"{who}'s {account}"
-        if account == "same account" and previous is not None and "from_account" in previous.fields:
-            account = str(previous.fields["from_account"])
-        fields["from_account"] = account
-    target = _to_account(sentence)
-    if target is not None:
-        fields["to_account"] = target
-    when = _charge_date(sentence, context)
-    if when is not None:
-        fields["scheduled_date"] = when
-    reference = _REFERENCE.search(sentence)
-    if reference is not None:
-        fields["reference"] = reference.group("ref")
-    elif re.search(r"\bautopay\b", sentence, re.I):
-        fields["reference"] = "autopay"
-    fields["status"] = "cancelled" if cancelled else "done" if _PAST.search(sentence) and not \
-        re.search(r"\b(?:will|going to|gonna|schedule|on \w+ \d|pay on)\b", sentence, re.I) else "pending"
-    if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
-            and payee not in ("rent", "mortgage") and not _BILLER.search(sentence):
-        return []
-    day = _today(context)
-    key = f"{payee.casefold()}/{day.isoformat() if day else ''}" + ("/cancel" if cancelled else "")
-    if previous is not None and previous.key == key:
-        fields = {**{k: v for k, v in previous.fields.items() if k in ("requested_by", "reference")}, **fields}
-    fact = TypedFact("payment", key, conversation_fields(context, "user", fields))
-    if not cancelled:
-        context.last["payment"] = fact
+    previous = context.last.get("deadline")
+    same = previous is not None and previous.key is not None and previous.key.startswith("deadline/") \
+        and previous.fields.get("due_date") == when
+    subject = str(previous.fields.get("subject", "user")) if same and previous is not None else \
+        subject_of(sentence, context)
+    key = previous.key if same and previous is not None and previous.key is not None else \
+        f"deadline/{title.casefold()}"
+    fact = TypedFact("deadline", key, conversation_fields(context, subject, {"title": title, "due_date": when}))
+    context.last["deadline"] = fact
     return [fact]
-
-
-def _payee(sentence: str) -> str | None:
-    biller = _BILLER.search(sentence) or _VENDOR.search(sentence)
-    if biller is not None:
-        return _canonical(biller.group("name"))
-    if re.search(r"\brent\b", sentence, re.I):
-        return "rent"
-    if re.search(r"\bmortgage\b", sentence, re.I):
-        return "mortgage"
-    account = _ACCOUNT_PAYEE.search(sentence)
-    if account is not None:
-        return account.group("name")
-    for match in _PAYEE.finditer(sentence):
-        name = match.group("name").rstrip(",").strip()
-        if name.endswith(".") and not name.endswith(("Co.", "Inc.", "Ltd.", "Corp.")):
-            name = name[:-1]
-        words = name.split()
-        if words and words[0] not in _BUSINESS_PAYEE_STOP and not _INSTITUTION.fullmatch(name):
-            return name
-    named = re.search(r"\bthe\s+(?:painter|plumber|contractor|electrician|landlord|nanny|tutor),\s+"
-                      r"(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)", sentence)
-    if named is not None:
-        return named.group("name")
-    return None
-
-
-_ACCOUNT_KIND = re.compile(r"\b(checking|savings|operating|payroll|credit card|debit card|card|visa|mastercard|amex)\b",
-                           re.I)
-
-
-def account_name(text: str, context: Context) -> str:
-    """An account as "<institution> <kind> <last four>", each part when stated
-    ("operating account at First Republic ending 2291" -> "First Republic operating 2291");
-    an account the session already named by its last four digits keeps that name."""
-    institution = _INSTITUTION.search(text)
-    kind = _ACCOUNT_KIND.search(text)
-    digits = re.search(r"\b(\d{4})\b", text)
-    known = context.last.get(f"account/{digits.group(1)}") if digits else None
-    if known is not None:
-        return str(known.fields["name"])
-    parts = [_canonical(institution.group("name")) if institution else None,
-             kind.group(1).lower() if kind else None, digits.group(1) if digits else None]
-    named = " ".join(part for part in parts if part)
-    return named or " ".join(text.split())
-
-
-def _requester(sentence: str) -> str | None:
-    for pattern in _REQUESTER:
-        match = pattern.search(sentence)
-        if match is not None and match.group("who").casefold() not in _NOT_PEOPLE:
-            who = match.group("who")
-            return who.lower() if who.lower() in RELATIONS else who
-    return None
-
-
-def _to_account(sentence: str) -> str | None:
-    for match in _LAST4.finditer(sentence):
-        before = sentence[: match.start()]
-        to_at, from_at = before.rfind(" to "), before.rfind(" from ")
-        if to_at > from_at:
-            institution = _INSTITUTION.search(sentence, to_at)
-            kind = re.search(r"\b(payroll|checking|savings|operating)\b", sentence[to_at: match.start()], re.I)
-            parts = [p for p in (institution.group("name") if institution and institution.start() < match.start()
-                                 else None, kind.group(1).lower() if kind else None) if p]
-            return " ".join([*parts, match.group("d")])
-    method = _METHOD.search(sentence)
-    if method is not None and method.group("m").lower() not in ("wire", "check", "cheque"):
-        return method.group("m")
-    return None
-
-
-# --- accounts ------------------------------------------------------------------------
-
-
-def _accounts(sentence: str, context: Context) -> list[TypedFact]:
-    """Accounts the user names: by their last four digits ("checking 0417", "card ending
-    7713"), or by institution and kind ("my checking, the Bank of America")."""
-    if context.speaker == "assistant":
-        return []
-    facts = []
-    for match in _LAST4.finditer(sentence):
-        digits = match.group("d")
-        clause = sentence[max(0, match.start() - 60): match.end()]
-        fields: dict[str, JsonValue] = {"last4": digits}
-        institutions = list(_INSTITUTION.finditer(clause))
-        if institutions:
-            fields["institution"] = _canonical(institutions[-1].group("name"))
-        kinds = list(re.finditer(r"\b(checking|savings|operating|payroll|visa|mastercard|credit card|debit card)\b",
-                                 clause, re.I))
-        if kinds:
-            word = kinds[-1].group(1)
-            fields["kind"] = word if word[0].isupper() or word.lower() not in ("visa", "mastercard") else word.title()
-        facts.append(TypedFact("account", f"account/{digits}", conversation_fields(context, "user", fields)))
-        if context.last.get(f"account/{digits}") is None:
-            context.last[f"account/{digits}"] = TypedFact("account", None, {"name": account_name(clause, context)})
-    named = next((m for m in (p.search(sentence) for p in _NAMED_ACCOUNTS) if m is not None), None)
-    if not facts and named is not None:
-        institution, kind = _canonical(named.group("name")), named.group("kind").lower()
-        key = f"account/{institution.casefold()}/{kind}"
-        fields = {"institution": institution, "kind": kind}
-        facts.append(TypedFact("account", key, conversation_fields(context, "user", fields)))
-    return facts
-
-
-# "my checking, the Bank of America", "my Chase savings": an account without its digits
-_NAMED_ACCOUNTS = (
-    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + _INSTITUTION.pattern, re.I),
-    re.compile(r"\b(?:my|our)\s+" + _INSTITUTION.pattern + r"\s+(?P<kind>checking|savings)\b", re.I),
-)

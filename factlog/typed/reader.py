@@ -1,4 +1,5 @@
-"""Reading one sentence of a session into typed facts: each domain reader in turn, then,
+"""Reading one sentence of a session into typed facts: each domain reader in turn (people's
+facts, `factlog.typed.people`, are never the session's topic), then,
 when none found anything, a correction of the session's last dated fact ("actually it's
 the 12th" gives the same entity the corrected date; its later fact wins).
 
@@ -10,31 +11,47 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import documents, events, medicines, money, trips
+from factlog.typed import allergies, bills, documents, events, medicines, money, payments, people, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
 Reader = Callable[[str, Context], list[TypedFact]]
 READERS: tuple[tuple[str, Reader], ...] = (
     (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
-    (medicines.MEDICATION, medicines.read_medications), (medicines.ALLERGY, medicines.read_allergies),
-    (events.DOMAIN, events.read), (money.DOMAIN, money.read),
+    (medicines.MEDICATION, medicines.read_medications), (allergies.ALLERGY, allergies.read_allergies),
+    (events.DOMAIN, events.read), (payments.DOMAIN, payments.read), (money.DOMAIN, money.read),
+    (bills.DOMAIN, bills.read), (people.DOMAIN, people.read),
 )
+# domains whose facts are not a topic or a correction's target (a relative named in a trip's
+# sentence leaves the trip the topic); their readers keep what they need themselves
+_NOT_TOPICS = frozenset({people.DOMAIN})
 
 
 # every reader needs one of these to find anything; most sentences have none
 _TRIGGERS = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', pattern.pattern)})" for pattern in (
-    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, CORRECTION)), re.I)
+    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, *bills.TRIGGERS, CORRECTION)), re.I)
 # readers run only on the sentences their own triggers find (so their cues cost the others nothing)
-_HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in medicines.TRIGGERS), re.I)
+_HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (*medicines.TRIGGERS, *allergies.TRIGGERS)), re.I)
 _SCHEDULE = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in events.TRIGGERS), re.I)
+_PEOPLE = tuple(people.TRIGGERS)
+
+
+@lru_cache(maxsize=8)
+def _health(text: str) -> bool:
+    """The sentence may state a medication or an allergy (asked once for both readers)."""
+    return _HEALTH.search(text) is not None or medicines.names_a_drug(text)
+
+
 _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
-    medicines.MEDICATION: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
-    medicines.ALLERGY: lambda text: _HEALTH.search(text) is not None or medicines.names_a_drug(text),
+    medicines.MEDICATION: _health,
+    allergies.ALLERGY: _health,
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
+    people.DOMAIN: lambda text: any(pattern.search(text) for pattern in _PEOPLE),
+    payments.DOMAIN: payments.triggered,
 }
 
 
@@ -48,7 +65,7 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
         if not (own(sentence) if own is not None else triggered):
             continue
         found = reader(sentence, context)
-        for fact in found:
+        for fact in found if domain not in _NOT_TOPICS else ():
             context.remember(domain, fact)
         facts += found
     if triggered and not facts and context.recent is not None and CORRECTION.search(sentence):

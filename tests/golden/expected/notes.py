@@ -2,7 +2,7 @@
 
 User: golden
 Compiled from: the field types of its records
-Input hash: sha256:944f06f17a436692448580e1a10b18290203749b8338e6f627f7847fb07e394a
+Input hash: sha256:76d1859b9782c3a9494524147d0051378799335df36e32be5e60cc91ccd4dec2
 Contents: class Note
 """
 
@@ -12,8 +12,18 @@ from datetime import date
 
 @dataclass(frozen=True, kw_only=True)
 class Note:
-    """A free-text fact that fits no class, with the dates it mentions."""
+    """A free-text fact that fits no class, with the values it states, who said it and in which session."""
 
     text: str
     dates: list[date]
+    times: list[str] = field(default_factory=list)
+    amounts_usd: list[float] = field(default_factory=list)
+    amounts_eur: list[float] = field(default_factory=list)
+    amounts_gbp: list[float] = field(default_factory=list)
+    percentages: list[float] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
+    emails: list[str] = field(default_factory=list)
+    phones: list[str] = field(default_factory=list)
+    speaker: str | None = None
+    session_id: str | None = None
     fact_ids: list[int] = field(default_factory=list)

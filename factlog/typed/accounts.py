@@ -1,0 +1,143 @@
+"""Accounts in payment talk: the account a payment comes from ("from checking ending 4821",
+"out of the joint account", "from her card"), the one it goes to ("to the payroll account
+ending 6604", "by Zelle"), their names, and the user's accounts as facts.
+
+An account is named "<institution> <words> <kind> <last four>", each part when stated, the
+word "account" and possessives left out ("the operating account at First Republic ending
+2291" -> "First Republic operating 2291", "our joint checking" -> "joint checking"); another
+person's account keeps the owner ("wife's card"). A payment service stands for the account
+paid to when nothing else is named ("by Zelle" -> "Zelle"); a rail (wire, ACH, check) does
+not. An account fact (`account`, keyed by its last four digits, else by institution and
+kind) is the user's own: an account someone asks to be paid into ("to a new account,
+Wells Fargo ending 8812") is only a payment's `to_account`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.model import JsonValue
+from factlog.typed.common import conversation_fields
+from factlog.typed.model import Context, TypedFact
+from factlog.typed.money import _INSTITUTION, _LAST4, _canonical
+
+_KIND = r"(?:checking|savings|credit card|debit card|card|visa|mastercard|amex|account|acct)"
+_WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
+              r"trust|brokerage|money market|emergency|hsa|high-yield|high yield")
+_QUALIFIER = rf"(?:{_WORD_LIST}|old|other|second|same|(?-i:[A-Z])[\w'&]*)"
+_OWNER = r"(?:my|our|your|the|his|her|their|a|an|its)"
+# "from checking ending 4821", "out of the joint account", "from her card", "from the operating
+# account at First Republic ending 2291", "from my Chase savings"
+_FROM = re.compile(
+    rf"\b(?:from|out of|using|by|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on)"
+    rf"\s+(?P<owner>{_OWNER}\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?P<acct>(?:(?:{_QUALIFIER})\s+){{0,3}}{_KIND}"
+    rf"(?:\s+(?:at|with)\s+(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}})?"
+    rf"(?:,?\s+(?:ending|ends)(?:\s+(?:in|with))?\s+\d{{4}}|\s+(?:x|#)?\d{{4}})?)\b", re.I)
+_ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
+_WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
+_SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"
+                      r"|\b(?P<v>zelle|venmo)(?:d|ed)?\s+(?:it|him|her|them|the|\$|\d|(?-i:[A-Z]))", re.I)
+_SERVICES = {"zelle": "Zelle", "venmo": "Venmo", "paypal": "PayPal", "cash app": "Cash App", "apple pay": "Apple Pay"}
+_SOMEONE_ELSES = re.compile(r"\b(?:new|his|her|their|another|different|someone)\b", re.I)
+_OURS = re.compile(r"\b(?:my|our|card)\b", re.I)
+
+
+def account_name(text: str, context: Context, owner: str | None = None) -> str:
+    """An account as "<institution> <words> <kind> <last four>", each part when stated;
+    an account the session already named by its last four digits keeps that name."""
+    institution = _INSTITUTION.search(text)
+    kinds = [m.group(1).lower() for m in _ACCOUNT_KIND.finditer(text) if m.group(1).lower() not in ("account", "acct")]
+    digits = re.search(r"(\d{4})\b", text)
+    known = context.last.get(f"account/{digits.group(1)}") if digits else None
+    if known is not None and owner is None:
+        return str(known.fields["name"])
+    words = [m.group(1).lower() for m in _WORDS.finditer(text)]
+    kind = kinds[0] if kinds else None
+    if kind in ("visa", "mastercard", "amex"):
+        kind = {"visa": "Visa", "mastercard": "Mastercard", "amex": "Amex"}[kind]
+    parts = [_canonical(institution.group("name")) if institution else None, *words, kind,
+             digits.group(1) if digits else None]
+    named = " ".join(part for part in parts if part)
+    if not named:
+        named = "account"
+    return f"{owner}'s {named}" if owner else named
+
+
+def from_account(sentence: str, context: Context, who: str | None) -> str | None:
+    """The account the sentence pays from; "her card" is the requester's when one is named."""
+    match = _FROM.search(sentence)
+    if match is None:
+        return None
+    possessive = (match.group("owner") or "").strip().lower()
+    owner = who if possessive in ("his", "her", "their") and who not in (None, "user") else match.group("poss")
+    return account_name(match.group("acct"), context, owner)
+
+
+def to_account(sentence: str) -> str | None:
+    """The account paid into: one named by its last four digits after "to", else the payment
+    service ("by Zelle")."""
+    for match in _LAST4.finditer(sentence):
+        before = sentence[: match.start()]
+        to_at, from_at = before.rfind(" to "), max(before.rfind(" from "), before.rfind(" out of "))
+        if to_at > from_at:
+            institution = _INSTITUTION.search(sentence, to_at)
+            kind = re.search(r"\b(payroll|checking|savings|operating|reserve|escrow|brokerage)\b",
+                             sentence[to_at: match.start()], re.I)
+            parts = [p for p in (_canonical(institution.group("name")) if institution
+                                 and institution.start() < match.start() else None,
+                                 kind.group(1).lower() if kind else None) if p]
+            return " ".join([*parts, match.group("d")])
+    service = _SERVICE.search(sentence)
+    if service is not None:
+        return _SERVICES[(service.group("m") or service.group("v")).lower()]
+    return None
+
+
+def someone_elses(sentence: str, start: int) -> bool:
+    """The account at `start` is one the user is asked to pay into (after "to a new account",
+    "to his account"), not the user's own."""
+    before = sentence[:start]
+    to_at, from_at = before.rfind(" to "), max(before.rfind(" from "), before.rfind(" out of "))
+    phrase = before[to_at:]
+    return to_at > from_at and _SOMEONE_ELSES.search(phrase) is not None and _OURS.search(phrase) is None
+
+
+def accounts(sentence: str, context: Context) -> list[TypedFact]:
+    """The user's accounts the sentence names: by their last four digits ("checking 0417",
+    "card ending 7713"), or by institution and kind ("my checking, the Bank of America")."""
+    if context.speaker == "assistant":
+        return []
+    facts = []
+    for match in _LAST4.finditer(sentence):
+        digits = match.group("d")
+        if someone_elses(sentence, match.start()):
+            continue
+        clause = sentence[max(0, match.start() - 60): match.end()]
+        clause = clause[max(clause.rfind(" to "), clause.rfind(" from "), 0):]  # this account's words only
+        fields: dict[str, JsonValue] = {"last4": digits}
+        institutions = list(_INSTITUTION.finditer(clause))
+        if institutions:
+            fields["institution"] = _canonical(institutions[-1].group("name"))
+        kinds = list(re.finditer(
+            r"\b(checking|savings|operating|payroll|reserve|escrow|brokerage|joint|visa|mastercard|amex|credit card|"
+            r"debit card)\b", clause, re.I))
+        if kinds:
+            word = kinds[-1].group(1)
+            fields["kind"] = word.title() if word.lower() in ("visa", "mastercard", "amex") else word.lower()
+        facts.append(TypedFact("account", f"account/{digits}", conversation_fields(context, "user", fields)))
+        if context.last.get(f"account/{digits}") is None:
+            context.last[f"account/{digits}"] = TypedFact("account", None, {"name": account_name(clause, context)})
+    named = next((m for m in (p.search(sentence) for p in _NAMED_ACCOUNTS) if m is not None), None)
+    if not facts and named is not None:
+        institution, kind = _canonical(named.group("name")), named.group("kind").lower()
+        key = f"account/{institution.casefold()}/{kind}"
+        facts.append(TypedFact("account", key, conversation_fields(context, "user", {"institution": institution,
+                                                                                      "kind": kind})))
+    return facts
+
+
+# "my checking, the Bank of America", "my Chase savings": an account without its digits
+_NAMED_ACCOUNTS = (
+    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + _INSTITUTION.pattern, re.I),
+    re.compile(r"\b(?:my|our)\s+" + _INSTITUTION.pattern + r"\s+(?P<kind>checking|savings)\b", re.I),
+)

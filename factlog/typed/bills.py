@@ -1,0 +1,167 @@
+"""Bills from a sentence: a utility, phone, internet or insurance bill with its payee,
+amount, due date, whether it repeats and whether it is paid automatically ("Con Edison
+bill, $182.40, due on March 17", "geico renewal came: 1,250 bucks, due in two weeks",
+"phone bill is $85/mo with t-mobile, comes out on the 28th automatically").
+
+Entities and keys: a bill is keyed by its payee ("bill/<payee>", as `factlog.typed.money`
+keys a bill stated as due), so the assistant's restatement and a later session's new
+amount or date update the same bill. The payee is the biller as named (BILLERS), else what
+the bill is for ("electric", "home insurance"); a sentence naming neither but saying the
+bill is on autopay ("It's on autopay from my checking") is about the session's last bill.
+
+Not read: questions, hypotheticals ("if the electric bill is over $200"), the assistant's
+general advice, a late fee's amount ("a late fee of $10 applies"), and card balances
+(`factlog.typed.money` reads those). Another person's bill keeps its subject ("my son's
+phone bill"). `recurring` is set only when the sentence says the bill repeats (monthly,
+autopay); `autopay` true when it is paid automatically, false when autopay is turned off.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.model import JsonValue
+from factlog.typed.common import RELATIONS, conversation_fields
+from factlog.typed.model import Context, TypedFact
+from factlog.typed.money import (
+    _BILLER,
+    _CONFIRMING,
+    _QUESTION,
+    DUE,
+    DUE_BARE,
+    _canonical,
+    _charge_date,
+    _today,
+    amounts,
+    cadence_of,
+    clauses,
+    is_ahead,
+)
+
+DOMAIN = "bills"
+
+_UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone)?|mobile|internet|wifi|cable|"
+            r"utility|utilities|heating|(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance|insurance")
+_BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
+_DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
+                        r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b", re.I)
+_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatically|renews?|auto-renews?|late fee|"
+                   r"renewal|statement|"
+                   r"comes out|drafts?|debited)\b", re.I)
+TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
+_DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|on(?=\s+(?:the\s+)?\d|\s+\w+\s+\d))",
+                      re.I)
+_AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own)\b", re.I)
+_AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
+                          r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b",
+                          re.I)
+_PAID = re.compile(r"\b(?:paid|settled|took care of|cleared)\b", re.I)
+_PAYS = re.compile(r"\b(?:pay|pays|paying|paid|send|sending|sent)\b", re.I)
+_FEE = re.compile(r"\b(?:late\s+)?fee\b", re.I)
+_NOT_A_BILL = re.compile(
+    r"\b(?:if|unless|would|might|could|thinking (?:about|of)|in case|whether|should i|what if|usually|average|"
+    r"estimate[sd]?|budget)\b", re.I)
+_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)}|[a-z]+)(?:'s|’s)\s", re.I)
+_NAMED_OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z])[a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:bill|premium)\b", re.I)
+_LAST_PERIOD = re.compile(r"\b(?:was|were|came to|came out to)\b.*\b(?:last|ago|previous)\b|"
+                          r"\b(?:last|previous) (?:month|year|quarter|winter|summer)(?:'s\b|\b.*\b(?:was|were)\b)",
+                          re.I)
+_MONEY_NUMBER = re.compile(
+    r"\$\s?\d|\b\d[\d,]*(?:\.\d\d)?\s*(?:dollars?|bucks|usd)\b|\busd\s?\d|\b\d+\.\d\d\b|\d\s?k\b", re.I)
+
+
+def read(sentence: str, context: Context) -> list[TypedFact]:
+    """Each clause in turn ("Spectrum bill is $64.20, due the 19th. It's on autopay")."""
+    if _CUES.search(sentence) is None:
+        return []
+    facts: list[TypedFact] = []
+    for clause in clauses(sentence):
+        facts += _read_clause(clause, context)
+    return facts
+
+
+def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
+    if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
+        return []  # the assistant's general advice names nothing of the user's
+    if _QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
+        return []
+    if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
+        return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
+    due = DUE.search(sentence) or DUE_BARE.search(sentence)
+    if due is not None and amounts(sentence, context):
+        return []  # "the home insurance premium of $1,420 is due on March 1": money's
+    payee = named = _payee(sentence)
+    previous = context.last.get(DOMAIN)
+    if payee is None:
+        if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
+                                    or ((previous.key is None or _BILL_NOUN.search(sentence))
+                                        and _amount(sentence, context) is not None)):
+            return []
+        payee = str(previous.fields["payee"])  # "It's on autopay from my checking"
+    fields: dict[str, JsonValue] = {"payee": payee}
+    amount = _amount(sentence, context)
+    if amount is not None:
+        fields["amount_usd"] = amount
+    cue = _DUE_CUE.search(sentence)
+    if cue is not None and cue.group(0).lower() == "on" and _PAYS.search(sentence):
+        cue = None  # "paying verizon from her card on the 18th": when it is paid, not when it is due
+    when = _charge_date(sentence[cue.start():], context) if cue is not None else None
+    today = _today(context)
+    if when is not None and is_ahead(when, sentence, today):
+        fields["due_date"] = when
+    if _AUTOPAY_OFF.search(sentence):
+        fields["autopay"] = False
+    elif _AUTOPAY.search(sentence):
+        fields["autopay"] = True
+        fields["recurring"] = True
+    if cadence_of(sentence) in ("monthly", "quarterly", "semiannual", "yearly", "weekly") and "autopay" not in fields:
+        fields["recurring"] = True
+    if "due_date" not in fields and _LAST_PERIOD.search(sentence):
+        return []  # "the electric bill last month was $180": a past bill, nothing due
+    if set(fields) <= {"payee", "recurring"}:
+        if named is not None and previous is None:
+            context.last[DOMAIN] = TypedFact("bill", None, {"payee": payee})  # "geico renewal came." then the amount
+        return []
+    subject = _subject(sentence, context, previous if payee == (previous.fields["payee"] if previous else None)
+                       else None)
+    key = f"bill/{payee.casefold()}" if subject == "user" else f"bill/{subject.casefold()}/{payee.casefold()}"
+    fact = TypedFact("bill", key, conversation_fields(context, subject, fields))
+    context.last[DOMAIN] = fact  # the next clause's ("...; the six-month premium is $1,214.50")
+    return [fact]
+
+
+def _payee(sentence: str) -> str | None:
+    """The biller as named, else what the bill is for ("electric", "home insurance")."""
+    biller = _BILLER.search(sentence)
+    if biller is not None:
+        return _canonical(biller.group("name"))
+    described = _DESCRIBED.search(sentence)
+    if described is not None:
+        return " ".join((described.group("what") or described.group("policy")).lower().split())
+    return None
+
+
+def _amount(sentence: str, context: Context) -> float | None:
+    """The bill's amount: the first money amount that is not a fee ("$182.40 ... a late fee
+    of $10" -> 182.40)."""
+    if _MONEY_NUMBER.search(sentence) is None:
+        return None
+    found = amounts(sentence, context)
+    fee = _FEE.search(sentence)
+    if fee is not None and len(found) > 1:
+        return found[0]
+    if fee is not None:
+        return None  # "a late fee of $10 applies after that date": the fee, not the bill
+    return found[0] if found and found[0] > 0 else None
+
+
+def _subject(sentence: str, context: Context, previous: TypedFact | None) -> str:
+    if context.speaker == "assistant":
+        return str(previous.fields.get("subject", "user")) if previous is not None else "user"
+    match = _OWNER.search(sentence)
+    if match is not None:
+        return match.group("rel").lower()
+    named = _NAMED_OWNER.search(sentence)
+    if named is not None and _BILLER.fullmatch(named.group("name")) is None:
+        return named.group("name")  # "Emma's phone bill"
+    return "user"

@@ -1,0 +1,194 @@
+"""Doses, how often and how long, as people say them about a medication.
+
+- `dose(text)`: "400 mg three times a day" from "advil 400 3x a day"; an amount ("5mg",
+  "1,000 units" -> "1000 IU", "2.5 milligrams"), a count of a strength ("two of 500 mg", "2 x 200mg",
+  "two 500 mg tablets" -> "1000 mg"), or a count of a form ("one tablet", "two puffs"),
+  then the first frequency ("twice daily", "3x/day", "bid", "every 6 hours", "as needed",
+  "every day" -> "daily", "four times in day" -> "four times a day"). A frequency alone is
+  a dose too; `amount_before(text)` reads an amount just before a drug name ("20mg of Lexapro").
+- `course_days(text)`: the length of a course ("for ten days", "x 10 days", "a 5-day
+  course", "for two weeks" -> 14), None when none is stated.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.recognizers import NUMBER_WORDS
+
+_UNITS = {"mg": "mg", "milligram": "mg", "milligrams": "mg", "mgs": "mg", "mcg": "mcg", "microgram": "mcg",
+          "micrograms": "mcg", "µg": "mcg", "ml": "mL", "milliliter": "mL", "milliliters": "mL", "millilitre": "mL",
+          "millilitres": "mL", "cc": "mL", "g": "g", "gram": "g", "grams": "g", "iu": "IU", "units": "IU",
+          "unit": "IU"}
+_UNIT = r"mg|mgs|milligrams?|mcg|micrograms?|µg|ml|milliliters?|millilitres?|cc|iu|units?|grams?|g"
+_NUMBER = r"\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?"
+_COUNT_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "1": 1, "2": 2, "3": 3, "4": 4}
+_COUNT_NAMES = {1: "one", 2: "two", 3: "three", 4: "four"}
+_FORMS = r"tablets?|tabs?|pills?|capsules?|caps|puffs?|drops?|teaspoons?|tsp|tablespoons?|sprays?|patch(?:es)?|" \
+         r"gummies|gummy|softgels?|lozenges?|injections?|shots?"
+AMOUNT = re.compile(rf"(?<![\w.,])(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\b", re.I)
+_TIMES_STRENGTH = re.compile(
+    rf"\b(?:(?P<count>one|two|three|four|[1-4])\s*(?:x|of|\*)\s*(?:the\s+)?|(?P<countw>two|three|four)\s+)"
+    rf"(?P<n>{_NUMBER})\s*"
+    rf"(?P<unit>{_UNIT})\b|"
+    rf"\b(?P<count2>two|three|four|[2-4])\s+(?:{_FORMS})\s+of\s+(?P<n2>{_NUMBER})\s*(?P<unit2>{_UNIT})\b",
+    re.I,
+)
+FORM_AMOUNT = re.compile(rf"\b(?P<n>one|two|three|four|half(?: a)?|a|an|[1-4])\s+(?P<form>{_FORMS})\b", re.I)
+_TIMES = {"once": "once", "one time": "once", "twice": "twice", "two times": "twice", "three times": "three times",
+          "four times": "four times", "1": "once", "2": "twice", "3": "three times", "4": "four times"}
+FREQUENCY = re.compile(
+    r"\b(?P<times>once|twice|one time|two times|three times|four times|(?P<digit>[1-4])\s*(?:x|times))\s*"
+    r"(?:(?:a|per|in|each|every|/)\s*)?(?P<per>day|daily|a day|/\s*day)\b|"
+    r"\b(?P<abbrev>b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|q\.?h\.?s|h\.?s|q\.?am|q\.?pm)\b\.?|"
+    r"\b(?P<fixed>every (?:morning|evening|night|day|other day|\d+(?:\s*(?:-|to)\s*\d+)? hours|week)|"
+    r"each (?:morning|evening|night|day)|daily|nightly|weekly|once a week|as needed|when needed|if needed|prn|"
+    r"as necessary|at bedtime|at night|before bed|in the (?:morning|evening))\b|"
+    r"(?<=\d)\s*(?P<bare>a day|per day)\b|(?:mg|mcg|units?|iu)\s+(?P<bare2>a day|per day)\b",
+    re.I,
+)
+_ABBREVIATIONS = {"bid": "twice a day", "tid": "three times a day", "qid": "four times a day", "qd": "once a day",
+                  "qhs": "at bedtime", "hs": "at bedtime", "qam": "every morning", "qpm": "every evening"}
+_FIXED = {"every day": "daily", "each day": "daily", "when needed": "as needed", "if needed": "as needed",
+          "prn": "as needed", "as necessary": "as needed", "each morning": "every morning",
+          "each evening": "every evening", "each night": "every night"}
+_BARE = re.compile(rf"^[\s,:(-]*(?P<n>\d{{2,4}}|\d+\.\d+|\d(?=\s*(?:once|twice|three times|four times|daily|every|"
+                   rf"a day|per day|bid|tid|qid|qd|at bedtime|at night|nightly)\b))\b"
+                   rf"(?!\s*(?:days?|weeks?|x\b|times|hours?|%|[-/]|{_UNIT}\b))",
+                   re.I)
+_COURSE = re.compile(
+    rf"\bfor\s+(?:the\s+next\s+|another\s+)?(?P<n>\d{{1,2}}|a|an|one|{'|'.join(NUMBER_WORDS)})\s+"
+    rf"(?P<unit>days?|weeks?|wks?)\b|"
+    rf"\bx\s*(?P<n3>\d{{1,2}})\s*(?P<unit3>days?|d|weeks?|wks?)\b|"
+    rf"(?<!\bin )(?<!\bevery )(?<!\bago )\b(?P<n2>\d{{1,2}}|{'|'.join(NUMBER_WORDS)})[\s-]+"
+    rf"(?P<unit2>days?|weeks?|wks?)\b"
+    rf"(?!\s+ago|\s+later|\s+before|\s+after|\s+from now)",
+    re.I,
+)
+
+
+def _number(text: str) -> str:
+    value = text.replace(",", "")
+    return value[:-2] if value.endswith(".0") else value
+
+
+def _unit(unit: str) -> str:
+    return _UNITS[unit.casefold()]
+
+
+def amount(text: str) -> str | None:
+    """The amount a text gives first: a count times a strength, an amount, or a count of a form."""
+    times = _TIMES_STRENGTH.search(text)
+    if times is not None:
+        count = _COUNT_WORDS[(times.group("count") or times.group("countw") or times.group("count2")).casefold()]
+        n, unit = (times.group("n"), times.group("unit")) if times.group("n") else \
+            (times.group("n2"), times.group("unit2"))
+        total = float(n.replace(",", "")) * count
+        return f"{_number(f'{total:g}')} {_unit(unit)}"
+    found = AMOUNT.search(text)
+    if found is not None:
+        return f"{_number(found.group('n'))} {_unit(found.group('unit'))}"
+    form = FORM_AMOUNT.search(text)
+    if form is not None:
+        raw = form.group("n").casefold()
+        noun = form.group("form").casefold()
+        noun = {"tab": "tablet", "tabs": "tablets", "caps": "capsules"}.get(noun, noun)
+        if raw.startswith("half"):
+            return f"half {noun.rstrip('s') if not noun.endswith('ches') else noun[:-2]}"
+        count = _COUNT_WORDS[raw]
+        if count == 1:
+            noun = noun[:-2] if noun.endswith("ches") else noun.rstrip("s") if noun not in ("gummies",) else "gummy"
+        return f"{_COUNT_NAMES[count]} {noun}"
+    bare = _BARE.match(text)
+    if bare is not None:
+        return f"{bare.group('n')} mg"
+    return None
+
+
+def frequency(text: str) -> str | None:
+    """The first frequency a text gives, in a normal wording ("3x/day" -> "three times a day"),
+    with "as needed" when that follows it ("every 6 hours as needed")."""
+    found = FREQUENCY.search(text)
+    if found is None:
+        return None
+    first = _frequency(found)
+    if first != "as needed":
+        later = FREQUENCY.search(text, found.end())
+        if later is not None and _frequency(later) == "as needed":
+            return f"{first} as needed"
+    return first
+
+
+def _frequency(found: re.Match[str]) -> str:
+    if found.group("times"):
+        raw = found.group("digit") or " ".join(found.group("times").casefold().split())
+        per = found.group("per").casefold()
+        return f"{_TIMES[raw]} {'daily' if per == 'daily' else 'a day'}"
+    if found.group("abbrev"):
+        return _ABBREVIATIONS[found.group("abbrev").casefold().replace(".", "")]
+    if found.group("bare") or found.group("bare2"):
+        return "daily"
+    fixed = " ".join(found.group("fixed").casefold().split())
+    return _FIXED.get(fixed, fixed)
+
+
+_LOADING = re.compile(
+    rf"^\W*(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\b[^.;]{{0,20}}?\b(?P<first>one|two|three|four|[1-4])\s+(?:{_FORMS})\s+"
+    rf"(?:today|the first day|on (?:the )?first day|on day (?:one|1)|first)\b,?\s+(?:and\s+)?then\s+"
+    rf"(?P<then>one|two|three|four|[1-4])\b(?:\s+(?:{_FORMS}))?",
+    re.I,
+)
+
+
+def dose(text: str) -> str | None:
+    """Amount and frequency, as far as the text gives them; a first-day dose and the one after
+    ("250 milligrams, two tablets today and then one daily" -> "500 mg then 250 mg daily")."""
+    loading = _LOADING.search(text)
+    if loading is not None:
+        strength = float(loading.group("n").replace(",", ""))
+        unit = _unit(loading.group("unit"))
+        first, then = (_COUNT_WORDS[loading.group(g).casefold()] * strength for g in ("first", "then"))
+        how_often = frequency(text[loading.end():])
+        later = f"{_number(f'{then:g}')} {unit}" + (f" {how_often}" if how_often else "")
+        return f"{_number(f'{first:g}')} {unit} then {later}"
+    how_much = amount(text)
+    how_often = frequency(text)
+    if how_much and how_often:
+        return f"{how_much} {how_often}"
+    return how_much or how_often
+
+
+_TRAILING = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\s+(?:of\s+)?(?:the\s+|my\s+|a\s+)?$", re.I)
+
+
+def trailing_amount(text: str) -> re.Match[str] | None:
+    """An amount a text ends with (the next drug's: "daily and 20 mg" atorvastatin)."""
+    return _TRAILING.search(text)
+
+
+def amount_before(text: str) -> str | None:
+    """An amount right before a drug name: "I take 20mg of" -> "20 mg"; a count of tablets
+    ("took two" Tylenol) -> "two tablets"."""
+    form = re.search(rf"\b(?:one|two|three|four|half(?: a)?|a|an|[1-4])\s+(?:{_FORMS})\s+of\s+(?:the\s+|my\s+)?$",
+                     text, re.I)
+    if form is not None:
+        return amount(form.group(0))  # "half a tablet of" Ambien
+    for times in _TIMES_STRENGTH.finditer(text):
+        if re.fullmatch(r"\s*(?:of\s+)?(?:the\s+|my\s+)?", text[times.end():]):
+            return amount(times.group(0))  # "took 2 x 200mg" Advil
+    found = _TRAILING.search(text)
+    if found is None:
+        count = re.search(r"\b(?:took|take|takes|taking|swallowed|popped|had)\s+(?P<n>two|three|four|[2-4])\s+$",
+                          text, re.I)
+        return None if count is None else f"{_COUNT_NAMES[_COUNT_WORDS[count.group('n').casefold()]]} tablets"
+    return f"{_number(found.group('n'))} {_unit(found.group('unit'))}"
+
+
+def course_days(text: str) -> int | None:
+    match = _COURSE.search(text)
+    if match is None:
+        return None
+    raw = (match.group("n") or match.group("n2") or match.group("n3")).casefold()
+    unit = (match.group("unit") or match.group("unit2") or match.group("unit3")).casefold()
+    n = int(raw) if raw.isdigit() else 1 if raw in ("a", "an", "one") else NUMBER_WORDS[raw]
+    return n * 7 if unit.startswith("w") else n

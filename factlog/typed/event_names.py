@@ -1,0 +1,139 @@
+"""What an event is called, where it is and with whom, for `factlog.typed.events`.
+
+- Title: the event's noun and up to two words before it that name it ("Executive
+  Committee", "Rotary lunch", "INR check"), "tickets for Hamilton" -> "Hamilton", "volunteer
+  at the food bank" -> "food bank volunteering".
+- Location: "at the library on Oak", "in the fourth-floor boardroom", "at Core Motion on
+  3rd Ave" -> "Core Motion, 3rd Ave"; it stops at a weekday, a number or a schedule word.
+- Provider of an appointment: a technician ("Whirlpool technician", from "I contacted
+  Whirlpool and a technician ..."), the clinician named, "dentist" for a dental visit, a
+  clinician's noun ("orthodontist"), else the session's last one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.typed.care import care_named
+from factlog.typed.model import Context
+from factlog.typed.recurrence import WEEKDAY
+
+TITLE_STOP = frozenset(
+    "my the a an his her our their your this that next every each on at is was has have got i we he she they "
+    "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
+    "kindly please other second biweekly recurring per night morning evening afternoon coach teach lead run host play "
+    "last first final quit stopped dropped finished ended joined started "
+    "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
+    "hour hours minute minutes min mins".split()
+)
+_LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
+                       r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
+                       r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
+_NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
+                           r"(?:noon|midday|night|evening|morning|am|pm|work|home)\b)", re.I)
+
+
+def fold_words(text: str) -> str:
+    return " ".join(w for w in text.casefold().split() if w not in ("the", "a", "an"))
+
+
+def title_of(sentence: str, noun: re.Match[str]) -> str:
+    """The event's name: the noun and up to two words before it that name it ("Executive
+    Committee", "Rotary lunch", "physical therapy", "INR check")."""
+    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:the\s+)?(?P<name>.+)", noun.group(0), re.I)
+    if ticket is not None:
+        return ticket.group("name")  # "tickets for the Coldplay show" -> "Coldplay show"
+    words = re.findall(r"[\w'-]+", sentence[:noun.start()])
+    kept: list[str] = []
+    for word in reversed(words[-2:]):
+        if word.casefold() in TITLE_STOP or WEEKDAY.fullmatch(word) or word[0].isdigit() or \
+                word.casefold().endswith("'s"):
+            break
+        kept.insert(0, word)
+    text = " ".join([*kept, noun.group(0)])
+    if re.match(r"^volunteer", noun.group(0), re.I):
+        after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every|each|weekly|"
+                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|\d)\b|$)",
+                         sentence[noun.end():], re.I)
+        if after is not None:
+            text = f"{after.group('what')} volunteering"
+    return text
+
+
+CLINICIANS = (r"dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|cardiologist|gynecologist|"
+              r"allergist|neurologist|oncologist|urologist|podiatrist|audiologist|endocrinologist|rheumatologist|"
+              r"gastroenterologist|hematologist|nephrologist|pulmonologist|surgeon|midwife|ob-?gyn|"
+              r"physiotherapist|physio|chiropractor|vet|GP|therapist|psychiatrist|counsel+or|"
+              r"(?:eye|family|foot|skin) doctor")  # a clinician's noun: the provider of an appointment with one
+TRADES = r"technician|plumber|electrician|handyman|repairman|installer|cable guy"  # who comes to fix something
+_CLINICIAN = re.compile(rf"\b(?:{CLINICIANS}|{TRADES})\b", re.I)
+
+
+def provider_of(sentence: str, context: Context) -> str | None:
+    technician = re.search(r"\b(?:(?P<who>[A-Z][\w&'-]+)\s+)?technician\b", sentence)
+    if technician is not None:
+        company = technician.group("who") or _company(sentence)
+        return f"{company} technician" if company else "technician"
+    named = care_named(sentence)
+    if named is not None and not WEEKDAY.fullmatch(named.split()[-1]):  # not "Dr. Friday" from "doctor Friday"
+        return named
+    if re.search(r"\b(?:dental|teeth)\b", sentence, re.I):
+        return "dentist"
+    clinician = _CLINICIAN.search(sentence)
+    if clinician is not None:
+        return clinician.group(0).lower()
+    return context.care
+
+
+_MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.I)
+_PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with".split())
+
+
+def _place_words(words: list[str]) -> list[str]:
+    """A place's words, up to the first that is a weekday, a number or a schedule word
+    ("the animal shelter Sundays 1-4" -> "the animal shelter")."""
+    kept: list[str] = []
+    for word in words:
+        if WEEKDAY.fullmatch(word) or (kept and word[:1].isdigit() and not re.match(r"\d+(?:st|nd|rd|th)$", word)) \
+                or word.casefold() in _PLACE_END or kept and _MONTH.fullmatch(word):
+            break
+        kept.append(word)
+    while kept and kept[-1].casefold() in ("on", "of"):
+        kept.pop()
+    return kept
+
+
+def _company(sentence: str) -> str | None:
+    """The firm a technician comes from: "I contacted Whirlpool and a technician ...",
+    "a technician from Bosch"."""
+    match = re.search(r"\b(?:contacted|called|rang|emailed|from|with)\s+(?P<who>(?-i:[A-Z][\w&'-]+))", sentence)
+    if match is None or match.group("who").casefold() in TITLE_STOP or WEEKDAY.fullmatch(match.group("who")):
+        return None
+    return match.group("who")
+
+
+_STREET = re.compile(r"\bon\s+(?P<street>(?:[A-Z0-9][\w'-]*\s+){1,3}(?:Street|St|Avenue|Ave|Road|Rd|Boulevard|Blvd|"
+                     r"Lane|Ln|Drive|Dr|Way|Place|Pl)\b\.?)")
+
+
+def location_of(sentence: str, title: str | None = None) -> str | None:
+    """Where the event is: "at the library on Oak", "in the fourth-floor boardroom"; a street
+    ("on Grant Street") when the place "at" names is the event's own title."""
+    for match in _LOCATION.finditer(sentence):
+        where = match.group("where")
+        if title is not None and (fold_words(where) in fold_words(title) or fold_words(title) in fold_words(where)):
+            street = _STREET.search(sentence)
+            return street.group("street").rstrip(".") if street is not None else None
+        if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")):
+            continue
+        words = where.split()
+        while words and words[0].casefold() in ("the", "their", "his", "her", "our", "my"):
+            words.pop(0)
+        words = _place_words(words)
+        if not words:
+            continue
+        if "on" in words[1:] and words[0][:1].isupper():  # "Core Motion on 3rd Ave": venue, street
+            cut = words.index("on", 1)
+            return f"{' '.join(words[:cut])}, {' '.join(words[cut + 1:])}" if words[cut + 1:] else " ".join(words[:cut])
+        return " ".join(words) or None
+    return None

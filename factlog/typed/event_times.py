@@ -1,0 +1,159 @@
+"""When an event is, for `factlog.typed.events`: its day against the session's timestamp
+and its times of day.
+
+- Days: a date the sentence gives ("move it from April 2 to April 9" keeps the last; an
+  inline correction, "the 13th, no sorry, the 20th", the corrected one), "tmrw", "in 3
+  wks", "the 14th" (the next 14th), a weekday (the next such day; the last one in a
+  past-tense sentence).
+- Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "noon to 1:30", "8 to 9" (morning
+  unless "evening", "night", "pm" or an evening outing such as a concert; an hour from 1 to
+  6 without one is afternoon), "between 8 and noon", "at 10", "9am"; hours 0-23 and
+  minutes 00-59 only.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.timeparse import parse_date
+from factlog.typed.common import DAY_ONLY
+from factlog.typed.model import Context
+from factlog.typed.recurrence import WEEKDAY, WEEKDAYS, weekday_name
+
+RANGE = re.compile(
+    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon|midday)(?:[:.](?P<m1>[0-5]\d))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
+    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon|midday)(?:[:.](?P<m2>[0-5]\d))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
+    re.I,
+)
+_AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?"
+                 r"(?![\w/:-]|\.\d)", re.I)
+_BARE = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2}):(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m\.?)?(?![\w:/-])", re.I)
+_MONTHS = ("january february march april may june july august september october november december").split()
+_MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
+_EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
+                      r"concert|gig|show|drinks|opera|musical|movie)\b", re.I)
+_MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
+_TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
+_IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)
+PAST = re.compile(r"\b(?:following|after|had|was|went|saw|is done|got it|already (?:had|did|went))\b", re.I)
+MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
+
+
+def today_of(context: Context) -> date | None:
+    return context.timestamp.date() if context.timestamp is not None else None
+
+
+def first_on_or_after(start: date, weekday: int) -> date:
+    return start + timedelta(days=(weekday - start.weekday()) % 7)
+
+
+def day_of(sentence: str, context: Context) -> date | None:
+    """The day a dated event is on (None when the sentence names none)."""
+    if context.timestamp is None:
+        return None
+    today = context.timestamp.date()
+    dates = [value for _, value in dates_and_times_at(sentence, context.timestamp)[0]]
+    if dates:
+        fixed = [value for _, value in dates_and_times_at(corrected(sentence, None, context), context.timestamp)[0]]
+        return parse_date(dates[-1] if MOVE.search(sentence) else fixed[0] if fixed else dates[0])
+    if _TOMORROW.search(sentence):
+        return today + timedelta(days=1)
+    later = _IN_WEEKS.search(sentence)
+    if later is not None:
+        raw = later.group("n").lower()
+        n = int(raw) if raw.isdigit() else 1 if raw in ("a", "one") else NUMBER_WORDS[raw]
+        return today + timedelta(days=n * 7 if later.group("unit").lower().startswith("w") else n)
+    day_only = DAY_ONLY.search(corrected(sentence, DAY_ONLY))
+    if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
+        for offset in (0, 1):
+            year, month = divmod(today.year * 12 + today.month - 1 + offset, 12)
+            try:
+                found = date(year, month + 1, int(day_only.group("dd")))
+            except ValueError:
+                continue
+            if found >= today:
+                return found
+    weekday = WEEKDAY.search(sentence)
+    if weekday is not None and not weekday.group("plural") and not weekday.group("part"):
+        target = WEEKDAYS.index(weekday_name(weekday.group("day")))
+        if PAST.search(sentence) and not MOVE.search(sentence):  # "I had a great time at choir on Thursday"
+            return today - timedelta(days=(today.weekday() - target) % 7 or 7)
+        ahead = (target - today.weekday()) % 7 or 7
+        return today + timedelta(days=ahead)
+    return None
+
+
+def _clock(hour: str, minute: str | None, marker: str | None, evening: bool) -> tuple[int, int]:
+    h = 12 if hour.lower() in ("noon", "midday") else int(hour)
+    m = int(minute) if minute else 0
+    pm = marker.lower().startswith("p") if marker else None
+    if pm is None:
+        pm = evening or 1 <= h <= 6
+    if pm and h < 12:
+        h += 12
+    if marker and not pm and h == 12:
+        h = 0
+    return h, m
+
+
+_INLINE_CORRECTION = re.compile(r"(?<=\w)[,;.]?\s+(?:no\s+wait|no,?\s+sorry|sorry|i\s+mean|no|actually|make\s+that|"
+                                r"correction)\b[,:]?", re.I)
+
+
+def corrected(sentence: str, pattern: re.Pattern[str] | None, context: Context | None = None) -> str:
+    """The words after the sentence's last inline correction when they give what `pattern`
+    finds (or, without one, a date): "every Tuesday, sorry, Wednesday" -> "Wednesday"."""
+    for fix in reversed(list(_INLINE_CORRECTION.finditer(sentence))):
+        tail = sentence[fix.end():]
+        if pattern is not None and pattern.search(tail) or \
+                pattern is None and context is not None and dates_and_times_at(tail, context.timestamp)[0]:
+            return tail
+    return sentence
+
+
+def times_of(sentence: str) -> list[str]:
+    """[start] or [start, end] as HH:MM, or [] when the sentence gives no time of day; after
+    an inline correction ("at 10, no wait, 10:30") the corrected time."""
+    evening = _EVENING.search(sentence) is not None and _MORNING.search(sentence) is None
+    for fix in reversed(list(_INLINE_CORRECTION.finditer(sentence))):
+        corrected = _times_in(sentence[fix.end():], evening)
+        if corrected:
+            return corrected
+    return _times_in(sentence, evening)
+
+
+def _times_in(sentence: str, evening: bool) -> list[str]:
+    for match in RANGE.finditer(sentence):
+        before = sentence[:match.start()]
+        if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
+            continue
+        h1, h2 = match.group("h1"), match.group("h2")
+        if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1"))) or \
+                (h2.isdigit() and int(h2) > 23):
+            continue
+        a1, a2 = match.group("a1"), match.group("a2")
+        end = _clock(h2, match.group("m2"), a2, evening)
+        if a1 is None and a2 is not None and h1.isdigit():
+            hour1 = int(h1)
+            start = _clock(h1, match.group("m1"), a2, evening)
+            if start > end:  # "11 to 1pm"
+                start = (hour1 % 12, start[1])
+        else:
+            start = _clock(h1, match.group("m1"), a1, evening if a1 is None and a2 is None else False)
+            if a1 is None and a2 is None and start > end and end[0] < 12:
+                end = (end[0] + 12, end[1])
+        if start == end:
+            continue
+        return [f"{start[0]:02d}:{start[1]:02d}", f"{end[0]:02d}:{end[1]:02d}"]
+    at = _AT.search(sentence)
+    if at is not None and (not at.group("h").isdigit() or int(at.group("h")) <= 12):
+        h, m = _clock(at.group("h"), at.group("m"), at.group("a"), evening)
+        return [f"{h:02d}:{m:02d}"]
+    bare = _BARE.search(sentence)
+    if bare is not None and int(bare.group("h")) <= 12:  # "thurs 5:30": afternoon, as "at 5:30"
+        h, m = _clock(bare.group("h"), bare.group("m"), bare.group("a"), evening)
+        return [f"{h:02d}:{m:02d}"]
+    found = [value for _, value in dates_and_times_at(sentence, None)[1]]
+    return found[:1]

@@ -1,0 +1,234 @@
+"""Who is paid, who asked, and which invoice, in payment talk.
+
+- The payee: a known biller; the name after "to", "pay", "send", "wire", "Zelle" ("wire
+  $8,500 to Apex Supply Co.", "paid mike the electrician"); rent or mortgage when nothing
+  is named; a name owning the thing paid ("Sofia's invoice", "the Harbor Cabinets
+  deposit"); a name next to a trade ("the roofer, Dan Pruitt", "Mike, our electrician");
+  who sent the invoice ("Northgate sent an invoice"); an unnamed trade ("to the roofer");
+  or the requester for "pay her".
+- Who asked: "requested by X", "at X's request", "per X's email", "an email from X saying",
+  "X (has) asked / wants / told / emailed", "my boss emailed", and "he says" for the
+  person the session last named.
+- The reference: an invoice or order number ("invoice AX-3318", "inv 318", "invoice,
+  number 2207", "another invoice, #331", "her T-0228 invoice"); it holds a digit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.typed.common import RELATIONS
+from factlog.typed.model import Context
+from factlog.typed.money import _BILLER, _INSTITUTION, _VENDOR, _canonical
+from factlog.typed.places import place_name
+
+TRADES = (
+    "painter plumber contractor electrician landlord landlady nanny tutor roofer carpenter gardener landscaper "
+    "mechanic babysitter sitter cleaner housekeeper accountant lawyer attorney dentist vet handyman builder mover "
+    "movers caterer photographer florist therapist coach trainer teacher school daycare supplier vendor architect "
+    "decorator installer exterminator walker groomer nurse caregiver doctor surgeon orthodontist chiropractor "
+    "physiotherapist driver courier guide instructor consultant designer developer freelancer bookkeeper notary "
+    "surveyor inspector realtor broker agent"
+).split()
+_TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
+_ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",
+                          "bookkeeper", "landlord", "contractor", "lawyer", "partner"}, key=len, reverse=True))
+_NAME = r"(?-i:[A-Z][\w&.'’-]*(?:\s+(?:[A-Z][\w&.'’-]*|&)){0,4})"
+_STOP_WORDS = frozenset(
+    "So Well Now And But Then Oh Hey Hi Yes No Just Anyway Today Tomorrow Yesterday Sorry Actually "
+    "Don't Dont Do Can't Won't Didn't Doesn't Let Can Could Would Will Should Send Pay Wire Transfer Hold "
+    "I A An The This That These Those It Its He She They We You Please Per My Our Your His Her Their Noted Recorded "
+    "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
+    "Friday Saturday Sunday January February March April May June July August September October November December "
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad".split())
+_PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|zelled|venmo|" \
+    r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
+_VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
+_OBJECT = re.compile(
+    rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+|the\s+)?(?P<name>{_NAME})", re.I)
+_TRAVEL = re.compile(r"\b(?:fly\w*|flew|flight|trip|travel\w*|vacation|holiday|visit\w*|driv\w*|heading|going|"
+                     r"moving|moved|booked|hotel|airbnb)\b", re.I)
+_PLACE = re.compile(r"\s+(office|clinic|practice|shop|store|firm|studio|salon|garage|team|company)\b", re.I)
+_LOWER_NAMED = re.compile(
+    rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out)\b)(?-i:[a-z]{{2,}}))"
+    rf"\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
+_OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:(?:old|new|last|first|second|final|"
+                   rf"latest|next|other|original|corrected|updated|revised)\s+)?(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
+                   r"(?:invoice|bill|deposit|payment|wire|transfer|check|cheque|fee|retainer)\b")
+_BESIDE_TRADE = re.compile(
+    rf"\b(?:the|my|our|his|her)\s+(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
+    re.I)
+_TRADE_AFTER = re.compile(rf"(?P<name>{_NAME}),?\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
+_SENDER = re.compile(
+    rf"\binvoice\s+(?:(?:#|no\.?|number)\s*)?(?:[A-Z0-9-]*\d[A-Z0-9-]*\s+)?from\s+(?:the\s+)?(?P<name>{_NAME})"
+    rf"|(?P<name2>{_NAME}),?\s+(?:just\s+|has\s+|also\s+)?(?:sent|emailed|dropped off|gave|texted|mailed|submitted|"
+    rf"issued)\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+|its\s+)?(?:new\s+|final\s+)?"
+    rf"(?:invoice|bill)"
+    rf"|(?P<name3>{_NAME}),?\s+(?:asks?|asked|wants|needs)\s+(?:me|us)\s+to\s+pay\b"
+    rf"|(?P<name4>{_NAME}),?\s+(?:wants|needs|is asking for|asked for|asks for|is owed)\s+(?:the\s+|his\s+|her\s+)?\$"
+    rf"|\bowe\s+(?P<lower2>(?!(?:him|her|them|it|the|you|me|us|about|around|roughly|nearly|almost|over|under|like|"
+    rf"approximately|just|only|still|another|more|less|them|maybe|probably)\b)(?-i:[a-z]{{3,}}))\s+\$?\d"
+    rf"|(?<![\w'])(?P<lower>(?!(?:he|she|they|it|who|someone|that|this|which|and|then|also|just|finally)\b)"
+    rf"(?-i:[a-z]{{3,}}))\s+(?:just\s+)?sent\s+(?:me\s+|us\s+)?(?:an?|another|the|his|her|their)\s+"
+    rf"(?:new\s+|final\s+)?invoice", re.I)
+_ORGS = "office|department|clinic|hospital|club|association|agency|center|centre|bureau|court|league|hoa|irs|dmv"
+_TO_TRADE = re.compile(
+    rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
+    rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
+_ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
+_PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
+
+
+def _clean(name: str, possessive: bool = False) -> str | None:
+    name = name.strip().rstrip(",")
+    if name.endswith(".") and not name.endswith(("Co.", "Inc.", "Ltd.", "Corp.")):
+        name = name[:-1]
+    if possessive:
+        name = re.sub(r"['’](?:s|d|ll|m|ve|re)$", "", name)
+    words = name.split()
+    while words and words[-1] in _STOP_WORDS:
+        words.pop()
+    if not words or words[0] in _STOP_WORDS or _INSTITUTION.fullmatch(" ".join(words)) or \
+            any(ch.isdigit() for ch in words[0]):
+        return None  # "the BC-221 payment" names an invoice, not a payee
+    return " ".join(words)
+
+
+def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
+    """Whom the sentence pays (see the module's list), or None."""
+    biller = _BILLER.search(sentence) or _VENDOR.search(sentence)
+    if biller is not None:
+        return _canonical(biller.group("name"))
+    for verb in _VERB.finditer(sentence):  # each verb in turn: "to Venmo her landlord, Tom Becker"
+        match = _OBJECT.match(sentence, verb.end())
+        name = _clean(match.group("name")) if match is not None else None
+        if name is not None and place_name(name) is not None and _TRAVEL.search(sentence):
+            continue  # "flying to Seattle next Tuesday, already booked and paid"
+        if name is not None and match is not None:
+            place = _PLACE.match(sentence, match.end()) if name.endswith(("'s", "’s")) else None
+            return f"{name} {place.group(1).lower()}" if place is not None else name
+    lower = _LOWER_NAMED.search(sentence)
+    if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
+        return lower.group("name").title()
+    if re.search(r"\brent\b", sentence, re.I):
+        return "rent"
+    if re.search(r"\bmortgage\b", sentence, re.I):
+        return "mortgage"
+    for pattern in (_OWNS, _BESIDE_TRADE, _TRADE_AFTER, _SENDER):
+        for match in pattern.finditer(sentence):
+            raw = next(group for group in match.groups() if group is not None)
+            name = _clean(raw[:1].upper() + raw[1:])
+            if name is not None:
+                return name
+    trade = _TO_TRADE.search(sentence)
+    if trade is not None:
+        return trade.group("trade").lower()
+    account = _ACCOUNT_PAYEE.search(sentence)
+    if account is not None:
+        return account.group("name")
+    if _PRONOUN_PAYEE.search(sentence):
+        if who is not None and who not in RELATIONS and who != "user":
+            return who
+        named = last_person(context)  # "The mechanic, Luis, says I owe $685. I'll pay him Friday."
+        if named is not None and named not in RELATIONS:
+            return named
+    return None
+
+
+# --- who asked --------------------------------------------------------------------------
+
+_WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
+_ASKS = (r"(?:asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
+         r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang)\b")
+_REQUESTERS = (
+    re.compile(rf"\b(?:requested|asked|instructed)\s+by\s+{_WHO}", re.I),
+    re.compile(rf"\bat\s+(?:the\s+)?request\s+of\s+{_WHO}", re.I),
+    re.compile(rf"\bat\s+(?:your\s+|my\s+|our\s+)?{_WHO}['’]s\s+request", re.I),
+    re.compile(rf"\bper\s+{_WHO}", re.I),
+    re.compile(rf"\b(?:email|e-mail|text|message|note|call|voicemail|letter|memo)\s+from\s+{_WHO}", re.I),
+    re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?\s+"
+               rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+|then\s+)*(?:has\s+)?{_ASKS}", re.I),
+    re.compile(rf"(?P<name>{_NAME}),\s+[^,]{{3,40}},\s+(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
+    re.compile(rf"\b(?:my|our|the)\s+(?:{_ROLES}|{_TRADE}|[a-z]+)\s*,\s+(?P<name>{_NAME}),\s+"
+               rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
+    # the one who pays decides: "your wife will pay", "my husband already mailed"
+    re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
+               rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"
+               rf"transferred|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+)?"
+               rf"(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill))", re.I),
+)
+_PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}", re.I)
+_MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
+_NOT_PEOPLE = frozenset("i it he she they we you that this there please also who someone everyone".split())
+
+
+def _person(match: re.Match[str]) -> str | None:
+    role = match.groupdict().get("role") or match.groupdict().get("rel")
+    if role:
+        return role.lower()
+    name = match.groupdict().get("name")
+    if not name:
+        return None
+    cleaned = _clean(name, possessive=True)
+    if cleaned is None or cleaned.casefold() in _NOT_PEOPLE or any(
+            p.fullmatch(cleaned) for p in (_BILLER, _VENDOR, _INSTITUTION)):
+        return None
+    return cleaned
+
+
+def requester(sentence: str, context: Context) -> str | None:
+    """Who asked for the payment the sentence states, or None (the user, or not said)."""
+    for pattern in _REQUESTERS:
+        for match in pattern.finditer(sentence):
+            who = _person(match)
+            if who is not None:
+                return who
+    if _PRONOUN.search(sentence):
+        return last_person(context)
+    return None
+
+
+def last_person(context: Context) -> str | None:
+    """The person the session's earlier sentences last named ("My brother just called.")."""
+    for said in reversed(context.said[:-1]):
+        found = [who for match in _MENTION.finditer(said) if (who := _person(match)) is not None]
+        if found:
+            return found[-1]
+    return None
+
+
+# --- which invoice --------------------------------------------------------------------------
+
+_REFERENCE = re.compile(
+    r"\b(?:invoice|inv\.?)\s*,?\s*(?:number|no\.?|#)?\s*[:#]?\s*(?P<ref>[A-Z0-9][A-Z0-9-]{1,15})\b"
+    r"|\b(?P<ref2>[A-Z]{0,4}-?\d[A-Z0-9-]{1,14})\s+invoice\b"
+    r"|\b(?P<ref6>(?-i:[A-Z]{1,4})-?\d[A-Z0-9-]{1,14})\s+(?:payment|bill|order|wire|transfer)\b"
+    r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
+    r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
+    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b", re.I)
+
+
+_MONTHS = ("january february march april may june july august september october november december").split()
+_MONTH = r"(?P<month>jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|(?-i:May)|june?|july?|aug(?:ust)?|" \
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+_PERIODS = (
+    re.compile(rf"\b{_MONTH}(?:['’]s)?\s+(?P<what>rent|mortgage)\b", re.I),
+    re.compile(rf"\b(?P<what>rent|mortgage)(?:\s+payment)?\s+(?:for|of)\s+{_MONTH}\b", re.I),
+    re.compile(rf"\b(?:from|in|for|starting|beginning)\s+{_MONTH},?\s+(?:the\s+|my\s+|our\s+)?(?P<what>rent|mortgage)\b",
+               re.I),
+)
+
+
+def reference(sentence: str) -> str | None:
+    """The invoice or order number the sentence names (it holds a digit), or the month a
+    rent or mortgage payment is for ("the rent for August" -> "August rent"), or None."""
+    for match in _REFERENCE.finditer(sentence):
+        ref = next(group for group in match.groups() if group is not None)
+        if any(ch.isdigit() for ch in ref) and not re.fullmatch(r"\d{1,2}(?:st|nd|rd|th)?", ref):
+            return ref
+    for pattern in _PERIODS:
+        period = pattern.search(sentence)
+        if period is not None:
+            month = next(name for name in _MONTHS if name.startswith(period.group("month").lower()[:3]))
+            return f"{month.title()} {period.group('what').lower()}"
+    return None

@@ -1,0 +1,511 @@
+"""People from a sentence: the user's relatives, where the user lives, loyalty programs and
+preferences.
+
+- `relative` (key `relative/<name>`, else `relative/<relationship>`; subject "user"): a
+  family member named with the relation ("my daughter Maya", "Tom, my husband,", "my kids
+  Ava and Ben", "my husband's name is Tom"), with `age` ("Maya is 12", "my 12-year-old
+  son Leo", "she's eleven", "Ava (8)"), `birthday` ("MM-DD": "Tom's birthday is June 3")
+  or `birth_date` when a year is given ("born March 3, 2015"). A relative needs a name, an
+  age or a birthday; a pronoun ("she's eleven") is the session's last relative when the
+  relation fits it. `relationship` is the family word, singular (mom -> mother, dad ->
+  father, grandma -> grandmother, kid -> child); friends, bosses and colleagues are not
+  relatives.
+- `profile` (singular): `home_city` from "I live in Seattle", "we're based in Austin", "we
+  just moved to Denver" (not "used to live", "moving to", "thinking of moving").
+- `loyalty_program` (key `loyalty/<program>[/<subject>]`): a program from the bundled table
+  (`PROGRAMS`: "Delta SkyMiles", "my frequent flyer number with United", "Marriott
+  Bonvoy"), with `provider`, `number` and `tier` ("Gold Medallion" -> "Gold"); it needs a
+  number, a tier or a membership ("I'm a Hilton Honors member"); "thinking of joining"
+  and questions without a number state none.
+- `preference` (key `preference/<topic>[/<condition>][/<subject>]`): `topic` and `value`
+  from a closed table: seat (aisle, window, exit row, bulkhead), diet (vegetarian, vegan,
+  ...), bed (king, queen), airline (a carrier), stops (nonstop), flight time (morning,
+  ...), contact (email, text, phone); `condition` "long flights" etc. when said. It needs a
+  person saying so ("I prefer", "I'm vegetarian", "my husband likes the window", "I'm an
+  aisle person"); negations ("I hate the middle seat"), hypotheticals and questions
+  state none.
+
+The assistant's sentences are read with "you" as the user ("Noted: you prefer aisle
+seats", "your husband Mike"). Relatives found are remembered in `context.entities`
+(`relative/<name>`) and the last one in `context.last[DOMAIN]`; whose thing a sentence is
+about comes from `factlog.typed.common.subject_of` and the care module's names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from factlog.model import JsonValue
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.typed.care import given_name
+from factlog.typed.common import PLANNED, conversation_fields, subject_of
+from factlog.typed.model import Context, TypedFact
+from factlog.typed.places import place_name
+
+DOMAIN = "people"
+
+_FAMILY = {
+    "daughter": "daughter", "son": "son", "wife": "wife", "husband": "husband", "partner": "partner",
+    "spouse": "spouse", "boyfriend": "boyfriend", "girlfriend": "girlfriend", "fiance": "fiance",
+    "fiancé": "fiance", "fiancee": "fiancee", "fiancée": "fiancee", "mom": "mother", "mother": "mother",
+    "mum": "mother", "mommy": "mother", "dad": "father", "father": "father", "daddy": "father",
+    "brother": "brother", "sister": "sister", "kid": "child", "child": "child", "grandson": "grandson",
+    "granddaughter": "granddaughter", "grandmother": "grandmother", "grandma": "grandmother",
+    "granny": "grandmother", "grandfather": "grandfather", "grandpa": "grandfather", "aunt": "aunt",
+    "uncle": "uncle", "niece": "niece", "nephew": "nephew", "cousin": "cousin", "stepson": "stepson",
+    "stepdaughter": "stepdaughter", "stepmother": "stepmother", "stepfather": "stepfather",
+    "mother-in-law": "mother-in-law", "father-in-law": "father-in-law", "sister-in-law": "sister-in-law",
+    "brother-in-law": "brother-in-law", "son-in-law": "son-in-law", "daughter-in-law": "daughter-in-law",
+}
+_PLURAL = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter", "twins": "child",
+           "boys": "son", "girls": "daughter", "parents": "", "grandkids": "", "grandchildren": ""}
+_SHE = frozenset("daughter wife mother sister granddaughter grandmother aunt niece stepdaughter stepmother "
+                 "girlfriend fiancee mother-in-law sister-in-law daughter-in-law".split())
+_HE = frozenset("son husband father brother grandson grandfather uncle nephew stepson stepfather boyfriend "
+                "fiance father-in-law brother-in-law son-in-law".split())
+
+_REL = "|".join(sorted(map(re.escape, _FAMILY), key=len, reverse=True))
+_RELS = "|".join(sorted(_PLURAL, key=len, reverse=True))
+_OWN = r"(?:my|our)"
+_AGE_WORD = "|".join(sorted(["one", *NUMBER_WORDS], key=len, reverse=True))
+_NUM = rf"(?:\d{{1,2}}|(?:{_AGE_WORD})(?:-(?:one|two|three|four|five|six|seven|eight|nine))?)"
+_ADJ = (rf"(?:(?:youngest|oldest|eldest|older|younger|little|big|baby|twin|late|teenage|adult|step|new|"
+        rf"{_NUM}[- ](?:year|yr)[- ]old)\s+)")
+_NAME = r"(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
+# "my daughter Maya", "my youngest son, Leo", "your husband Mike" (the assistant, read as "my")
+_MY_REL_NAME = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!'s|’s|-)(?:,\s*|\s+)(?P<name>{_NAME})\b",
+                          re.I)
+_NAME_MY_REL = re.compile(rf"\b(?P<name>{_NAME})(?:,\s*|\s+\()(?:who(?:'s| is)\s+)?{_OWN}\s+(?P<adj>{_ADJ}*)"
+                          rf"(?P<rel>{_REL})\b", re.I)
+_REL_IS_NAMED = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?:'s|’s)?\s+name\s+is\s+(?P<name>{_NAME})\b"
+                           rf"|\b{_OWN}\s+(?P<adj2>{_ADJ}*)(?P<rel2>{_REL})\s+is\s+(?:called|named)\s+(?P<name2>{_NAME})\b",
+                           re.I)
+_MY_RELS_NAMES = re.compile(
+    rf"\b{_OWN}\s+(?:(?:two|three|four|2|3|4)\s+)?(?P<rels>{_RELS}),?\s+"
+    rf"(?P<names>{_NAME}(?:\s*\(\d{{1,2}}\))?(?:,\s*{_NAME}(?:\s*\(\d{{1,2}}\))?)*,?\s+and\s+{_NAME}(?:\s*\(\d{{1,2}}\))?)",
+    re.I)
+_LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\))?")
+_MY_REL = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!-)\b", re.I)
+_YEAR_OLD = re.compile(rf"(?P<n>{_NUM})[- ](?:year|yr)[- ]old", re.I)
+_AGE_AFTER = re.compile(
+    r"^(?:['’]s\s+|,?\s+(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
+    rf"(?:is|turned|aged?)\s+))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
+    rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)]|$|and\b|but\b|now\b|so\b|too\b|already\b))", re.I)
+_LEAD = r"^\W*(?:(?:sorry|no|wait|actually|i mean|i meant|oops|oh|and|also)\b[,!.]?\s*)*"  # "Sorry, I mean her ..."
+_PRONOUN_AGE = re.compile(
+    rf"{_LEAD}(?P<pronoun>she|he)(?:'s|’s|\s+is|\s+turned|\s+just\s+turned)\s+(?:now\s+|only\s+|just\s+)?(?P<n>{_NUM})"
+    rf"(?:\s+(?:years?|yrs?)(?:\s+old)?)?(?=\s*(?:[.,;!)]|$|and\b|but\b|now\b|so\b))", re.I)
+_BIRTHDAY = re.compile(
+    r"^['’]s\s+(?:birthday|bday|b-day|date of birth|dob)(?!\s+(?:party|dinner|present|gift|card|cake|trip|"
+    rf"celebration|lunch|plans?))\b|\b(?:was|were)\s+born\b|\bturns\s+{_NUM}\s+on\b", re.I)
+_PRONOUN_BIRTHDAY = re.compile(rf"{_LEAD}(?:(?P<pronoun>she|he)\s+was\s+born|(?P<pronoun2>her|his)\s+(?:birthday|bday|"
+                               r"date of birth)(?!\s+(?:party|dinner|present|gift|card|cake)))\b", re.I)
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+# -- where the user lives
+_HOME = re.compile(
+    r"\b(?:I|[Ww]e)(?:'m|’m|'re|’re|\s+am|\s+are)?\s+(?:(?:currently|now|still|actually|also|both)\s+)?"
+    r"(?:live|reside|based|living|residing)\s+(?:here\s+)?(?:in|out\s+of)\s+(?:the\s+)?(?P<city>[A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,2})"
+    r"|\b(?:I|[Ww]e)\s+(?:just\s+|recently\s+|finally\s+)?(?:moved|relocated)\s+to\s+"
+    r"(?P<moved>[A-Z][\w.'-]+(?:\s+[A-Z][\w.'-]+){0,2})")
+_NOT_PLACE = frozenset("the a an i january february march april may june july august september october november "
+                       "december monday tuesday wednesday thursday friday saturday sunday".split())
+
+# -- loyalty programs: (program, provider, other names of the program, other names of the provider)
+PROGRAMS: tuple[tuple[str, str, tuple[str, ...], tuple[str, ...]], ...] = (
+    ("SkyMiles", "Delta", (), ("Delta Air Lines",)),
+    ("MileagePlus", "United", ("Mileage Plus",), ("United Airlines",)),
+    ("AAdvantage", "American Airlines", ("AAdvantage",), ("American",)),
+    ("Rapid Rewards", "Southwest", (), ("Southwest Airlines",)),
+    ("TrueBlue", "JetBlue", ("True Blue",), ()),
+    ("Mileage Plan", "Alaska Airlines", (), ("Alaska",)),
+    ("Aeroplan", "Air Canada", (), ()),
+    ("Flying Blue", "Air France-KLM", (), ("Air France", "KLM")),
+    ("Executive Club", "British Airways", ("Avios",), ("BA",)),
+    ("Miles & More", "Lufthansa", ("Miles and More",), ()),
+    ("KrisFlyer", "Singapore Airlines", (), ()),
+    ("Asia Miles", "Cathay Pacific", (), ()),
+    ("Skywards", "Emirates", (), ()),
+    ("Privilege Club", "Qatar Airways", (), ()),
+    ("SKYPASS", "Korean Air", (), ()),
+    ("ANA Mileage Club", "ANA", (), ("All Nippon Airways",)),
+    ("JAL Mileage Bank", "Japan Airlines", ("Mileage Bank",), ("JAL",)),
+    ("Qantas Frequent Flyer", "Qantas", (), ()),
+    ("Miles&Smiles", "Turkish Airlines", ("Miles & Smiles", "Miles and Smiles"), ()),
+    ("Flying Club", "Virgin Atlantic", (), ()),
+    ("Etihad Guest", "Etihad", (), ()),
+    ("LifeMiles", "Avianca", (), ()),
+    ("HawaiianMiles", "Hawaiian Airlines", (), ()),
+    ("Marriott Bonvoy", "Marriott", ("Bonvoy",), ()),
+    ("Hilton Honors", "Hilton", ("HHonors",), ()),
+    ("World of Hyatt", "Hyatt", (), ()),
+    ("IHG One Rewards", "IHG", ("IHG Rewards",), ()),
+    ("Wyndham Rewards", "Wyndham", (), ()),
+    ("Gold Plus Rewards", "Hertz", ("Hertz Gold",), ()),
+    ("Emerald Club", "National", (), ()),
+    ("Guest Rewards", "Amtrak", ("Amtrak Guest Rewards",), ()),
+)
+
+
+def _alternatives(names: list[tuple[str, int]]) -> tuple[re.Pattern[str], dict[str, int]]:
+    """One pattern for the names (longest first), and each name's (case-folded) program."""
+    ordered = sorted(names, key=lambda item: len(item[0]), reverse=True)
+    pattern = re.compile(r"(?<![\w-])(?:" + "|".join(re.escape(name) for name, _ in ordered) + r")(?![\w-])", re.I)
+    return pattern, {name.casefold(): index for name, index in names}
+
+
+_AIRLINE_PROGRAMS = 23  # the first ones are airlines, the rest hotels, cars and rail
+_PROGRAM_NAMES, _PROGRAM_OF = _alternatives([(name, i) for i, p in enumerate(PROGRAMS) for name in (p[0], *p[2])])
+_PROVIDER_NAMES, _PROVIDER_OF = _alternatives([(name, i) for i, p in enumerate(PROGRAMS) for name in (p[1], *p[3])])
+_LOYALTY_CUE = re.compile(r"\b(?:frequent[- ]fl(?:y|i)er|loyalty|rewards?|miles|mileage|member(?:ship)?|elite|"
+                          r"status|medallion|points|tier)\b", re.I)
+_MEMBER = re.compile(r"\b(?:I'm|I am|I've been|we're|we are)\s+(?:a\s+|an\s+)?(?:[\w&'-]+\s+){0,3}"
+                     r"(?:member|elite|enrolled)\b|\b(?:I|we)\s+(?:just\s+)?(?:signed up|joined|enrolled)\b"
+                     r"|\b(?:my|our)\s+(?:[\w&'-]+\s+){0,3}(?:account|membership|number|status)\b", re.I)
+_NUMBER = re.compile(r"(?<![\w$.,/-])(?=(?:[A-Z-]*\d){5})(?P<number>[A-Z]{0,3}\d[\dA-Z-]{4,15}[\dA-Z])(?![\w$%/-]|,\d)")
+_TIER = re.compile(r"\b(?P<tier>executive platinum|platinum pro|a-list preferred|a-list|"
+                   r"premier (?:silver|gold|platinum|1k)|1k|silver|gold|platinum|"
+                   r"diamond|titanium|ambassador|globalist|explorist|discoverist|mosaic|premier|emerald|"
+                   r"president's circle)\b(?!\s+(?:card|amex|visa|credit))", re.I)
+
+# -- preferences
+_PERSON = (rf"(?:\bI|\bwe|\b{_OWN}\s+(?:{_ADJ})*(?:{_REL})(?:\s+{_NAME})?|\b(?:she|he)|(?-i:\b[A-Z][a-z]+))")
+_GAP = r"(?:\s+|(?=['’]d\b))"  # "I prefer", "I'd rather"
+_PREFER = (r"(?:(?:['’]d|would|always|usually|generally|really|definitely|strongly|much|also|still|mostly|only)\s+)*"
+           r"(?:prefers?|preferred|likes?|loves?|(?:take|takes|pick|picks|choose|chooses|book|books|get|gets|"
+           r"request|requests|go for|goes for|ask for|asks for|sit in|sits in|sit by|sits by)(?=.{0,12}\b(?:always|"
+           r"usually)\b)|['’]d rather(?: have)?|rather have)")
+_SEAT = re.compile(rf"{_PERSON}{_GAP}(?:always\s+|usually\s+)?{_PREFER}\s+(?:to\s+(?:sit|be)\s+(?:in|on|by)\s+)?"
+                   r"(?:an?\s+|the\s+)?(?P<v>aisle|window|exit[- ]row|bulkhead)(?:\s+seats?)?\b"
+                   rf"|{_PERSON}(?:'m|’m|\s+am|'s|’s|\s+is|'re|\s+are)\s+(?:an?\s+)?(?:(?:total|definitely|always)\s+)?"
+                   r"(?P<v2>aisle|window)(?:[- ]seat)?\s+(?:kind of\s+|type of\s+|sort of\s+)?"
+                   r"(?:person|guy|girl|gal|fan|sitter)\b", re.I)
+_DIETS = ("vegetarian", "vegan", "pescatarian", "gluten-free", "kosher", "halal", "dairy-free", "lactose-free")
+_DIET = re.compile(rf"(?:(?-i:\bim)|{_PERSON}(?:'m|’m|\s+am|'s|’s|\s+is|'re|\s+are|\s+eats?|\s+keeps?|"
+                   r"\s+(?:has|have)\s+been|['’]ve\s+been|\s+(?:went|go|goes|gone|turned)|\s+(?:eat|eats)\s+only|\s+follows?\s+an?))\s+"
+                   r"(?:(?:a|an|strictly|strict|fully|completely|now|also|100%|totally)\s+)*"
+                   rf"(?P<v>{'|'.join(_DIETS)})\b(?!-|\s+(?:restaurant|restaurants|option|options|menu|place|food|"
+                   r"meals?|recipes?|dish|dishes|cafe|bakery|version|one|ones|pizza|burger)\b)", re.I)
+_BED = re.compile(rf"{_PERSON}{_GAP}{_PREFER}\s+(?:an?\s+|the\s+)?(?P<v>king|queen|two queens|two doubles|double|twin)"
+                  r"(?:[- ]size)?\s+(?:beds?|room)\b", re.I)
+_CARRIERS = "|".join(sorted((re.escape(name) for p in PROGRAMS[:_AIRLINE_PROGRAMS] for name in (p[1], *p[3])), key=len,
+                           reverse=True))
+_AIRLINE = re.compile(rf"{_PERSON}{_GAP}(?:(?:always|usually|only|mostly|prefer to|'d rather)\s+)+fly\s+"
+                      rf"(?P<v>{_CARRIERS})\b|{_PERSON}{_GAP}{_PREFER}\s+(?:flying\s+|to fly\s+)?(?P<v2>{_CARRIERS})\b"
+                      r"(?!\s+\w+\s+(?:card|number))", re.I)
+_STOPS = re.compile(rf"{_PERSON}{_GAP}(?:{_PREFER}|(?:always|usually|only)\s+(?:fly|book|take))\s+"
+                    r"(?P<v>nonstop|non-stop|direct)(?:\s+flights?)?\b", re.I)
+_FLIGHT_TIME = re.compile(rf"{_PERSON}{_GAP}{_PREFER}\s+(?:an?\s+)?(?P<v>morning|afternoon|evening|early|late|"
+                          r"red-eye|overnight)\s+(?:flights?|departures?)\b", re.I)
+_CONTACT = re.compile(rf"{_PERSON}{_GAP}{_PREFER}\s+(?:to be (?:contacted|reached)\s+|being (?:contacted|reached)\s+)?"
+                      r"(?:by|via|over|through)?\s*(?P<v>email|e-mail|text(?:ing|s)?|sms|phone|calls?)\b"
+                      r"|\bbest (?:way )?to (?:reach|contact) me is (?:by |via )?"
+                      r"(?P<v2>email|e-mail|text|phone|call)\b", re.I)
+_PREFERENCES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("seat", _SEAT), ("diet", _DIET), ("bed", _BED), ("airline", _AIRLINE), ("stops", _STOPS),
+    ("flight time", _FLIGHT_TIME), ("contact", _CONTACT),
+)
+_VALUES = {"exit-row": "exit row", "non-stop": "nonstop", "direct": "nonstop", "e-mail": "email", "texting": "text",
+           "texts": "text", "sms": "text", "call": "phone", "calls": "phone", "two doubles": "two doubles"}
+_CONDITION = re.compile(r"\b(?:on|for|during)\s+(?:any\s+)?(?P<c>(?:long|short|long-haul|short-haul|longer|shorter|"
+                        r"overnight|red-eye|international|domestic|transatlantic|business|work)\s+(?:flights?|trips?)|"
+                        r"flights? (?:over|longer than|under|shorter than) \w+ hours?)\b", re.I)
+_NEGATED = re.compile(r"\b(?:don't|do not|doesn't|does not|never|hate|hates|can't stand|avoid|avoids|not|no longer|"
+                      r"dislike|dislikes|won't|wasn't|used to|stopped|quit)\b", re.I)
+_IF = re.compile(r"\b(?:if|whether|unless|in case)\b", re.I)
+_QUESTION = re.compile(r"^\W*(?:do|does|did|is|are|am|can|could|would|should|will|what|which|how|where|who|any|"
+                       r"have|has)\b", re.I)
+_YOU = ((re.compile(r"\byou(?:'re|’re| are)\b", re.I), "I'm"), (re.compile(r"\byou(?:'ve|’ve)\b", re.I), "I've"),
+        (re.compile(r"\byour\b", re.I), "my"), (re.compile(r"\byourself\b", re.I), "myself"),
+        (re.compile(r"\byou\b", re.I), "I"))
+
+TRIGGERS = (
+    re.compile(rf"\b(?:{_REL}|{_RELS})\b", re.I),
+    re.compile(r"\b(?:live|living|reside|based|moved|relocated)\b", re.I),
+    _PROGRAM_NAMES, _LOYALTY_CUE,
+    re.compile(rf"\b(?:prefers?|preferred|rather|aisle|window|{'|'.join(_DIETS)}|king|queen|nonstop|direct|"
+               r"birthday|bday|born|years? old|year-old|turned|(?:is|'s) \d{1,2}\b|(?:she|he)(?:'s|’s|\s+is)\s+\w+\W*$|"
+               r"(?:always|usually|only|mostly) fly|(?:reach|contact) me)", re.I),
+)
+
+
+@dataclass(frozen=True)
+class _Person:
+    name: str | None
+    rel: str
+
+
+def read(sentence: str, context: Context) -> list[TypedFact]:
+    text = _as_user(sentence) if context.speaker == "assistant" else sentence
+    facts = _relatives(text, context)
+    facts += _profile(text, context)
+    facts += _loyalty(text, context)
+    facts += _preferences(text, context)
+    return facts
+
+
+def _as_user(sentence: str) -> str:
+    """An assistant's sentence with the user as "I" ("your husband" -> "my husband")."""
+    for pattern, replacement in _YOU:
+        sentence = pattern.sub(replacement, sentence)
+    return sentence
+
+
+# -- relatives ----------------------------------------------------------------------------
+
+
+def _relation(word: str) -> str:
+    return _FAMILY.get(word.casefold(), "")
+
+
+def _relatives(text: str, context: Context) -> list[TypedFact]:
+    found: dict[str, dict[str, JsonValue]] = {}  # key -> fields, in order
+    named: list[tuple[int, int, _Person]] = []  # (start, end, person) of each naming
+    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED):
+        for match in pattern.finditer(text):
+            rel = match.group("rel") or match.groupdict().get("rel2") or ""
+            raw = match.group("name") or match.groupdict().get("name2") or ""
+            name = given_name(raw)
+            if name is None or not _relation(rel) or any(start <= match.start() < end for start, end, _ in named):
+                continue
+            person = _Person(name, _relation(rel))
+            named.append((match.start(), match.end(), person))
+            fields = _add(found, context, person)
+            age = _YEAR_OLD.search(match.group("adj") or match.groupdict().get("adj2") or "")
+            if age is not None:
+                _set_age(fields, age.group("n"))
+    for match in _MY_RELS_NAMES.finditer(text):
+        rel = _PLURAL.get(match.group("rels").casefold(), "")
+        if not rel:
+            continue
+        for item in _LISTED.finditer(match.group("names")):
+            name = given_name(item.group("name"))
+            if name is not None and item.group("name").casefold() != "and":
+                fields = _add(found, context, _Person(name, rel))
+                if item.group("age"):
+                    _set_age(fields, item.group("age"))
+    _ages_and_birthdays(text, context, found, named)
+    return [TypedFact("relative", key, conversation_fields(context, "user", fields)) for key, fields in found.items()]
+
+
+def _key(person: _Person) -> str:
+    return f"relative/{(person.name or person.rel).casefold()}"
+
+
+def _add(found: dict[str, dict[str, JsonValue]], context: Context, person: _Person) -> dict[str, JsonValue]:
+    key = _key(person)
+    fields = found.setdefault(key, {})
+    if person.name is not None:
+        fields["name"] = person.name
+    fields["relationship"] = person.rel
+    context.entities[key] = {**context.entities.get(key, {}), "name": person.name, "relationship": person.rel}
+    context.last[DOMAIN] = TypedFact("relative", key, {"relationship": person.rel})
+    return fields
+
+
+def _known(name: str, context: Context) -> _Person | None:
+    """A name the session gave a relation to (here, or in the health and schedule readers)."""
+    stated = context.entities.get(f"relative/{name.casefold()}")
+    rel = stated.get("relationship") if stated else _relation(context.relations.get(name, ""))
+    return _Person(name, str(rel)) if rel else None
+
+
+def _ages_and_birthdays(text: str, context: Context, found: dict[str, dict[str, JsonValue]],
+                        named: list[tuple[int, int, _Person]]) -> None:
+    """Ages and birthdays said of a relative: named here, by name, or as "she"/"he"."""
+    subjects: list[tuple[int, _Person]] = [(end, person) for _, end, person in named]
+    for match in _MY_REL.finditer(text):
+        if not any(start <= match.start() < end for start, end, _ in named):
+            subjects.append((match.end(), _Person(_name_of(_relation(match.group("rel")), context),
+                                                  _relation(match.group("rel")))))
+    for match in re.finditer(rf"\b{_NAME}\b", text):
+        name = given_name(match.group(0))
+        person = _known(name, context) if name is not None else None
+        if person is not None and not any(start <= match.start() < end for start, end, _ in named):
+            subjects.append((match.end(), person))
+    pronoun = _PRONOUN_AGE.match(text) or _PRONOUN_BIRTHDAY.match(text)
+    last = _last_relative(context, pronoun) if pronoun is not None else None
+    if last is not None:
+        subjects.append((0, last))
+    starts = sorted(end for end, _ in subjects)
+    for end, person in subjects:
+        upto = next((start for start in starts if start > end), len(text))  # up to the next person named
+        rest = text[end:upto] if end else text
+        age = _AGE_AFTER.match(rest) if end else _PRONOUN_AGE.match(rest)
+        if age is not None and not _hypothetical(text):
+            _set_age(_add(found, context, person), age.group("n"))
+        born = _BIRTHDAY.search(rest) if end else _PRONOUN_BIRTHDAY.match(rest)
+        if born is not None and not _hypothetical(text):
+            _set_birthday(_add(found, context, person), text[:upto], end + born.end(), context)
+
+
+def _name_of(rel: str, context: Context) -> str | None:
+    """The name the session gave the one relative of this relation, if it gave one."""
+    names = [str(fields["name"]) for key, fields in context.entities.items()
+             if key.startswith("relative/") and fields.get("relationship") == rel and fields.get("name")]
+    return names[0] if len(set(names)) == 1 else None
+
+
+def _last_relative(context: Context, pronoun: re.Match[str]) -> _Person | None:
+    last = context.last.get(DOMAIN)
+    if last is None:
+        return None
+    rel = str(last.fields.get("relationship", ""))
+    said = (pronoun.group("pronoun") or pronoun.groupdict().get("pronoun2") or "").casefold()
+    if (said in ("she", "her") and rel in _HE) or (said in ("he", "his") and rel in _SHE):
+        return None
+    stated = context.entities.get(last.key or "", {})
+    name = stated.get("name")
+    return _Person(str(name) if name else None, rel)
+
+
+def _number(word: str) -> int | None:
+    word = word.casefold()
+    if word.isdigit():
+        return int(word)
+    total = 0
+    for part in word.split("-"):
+        value = 1 if part == "one" else NUMBER_WORDS.get(part)
+        if value is None or value == 12 and part == "dozen":
+            return None
+        total += value
+    return total
+
+
+def _set_age(fields: dict[str, JsonValue], word: str) -> None:
+    age = _number(word)
+    if age is not None and 0 < age < 120:
+        fields["age"] = age
+
+
+def _set_birthday(fields: dict[str, JsonValue], text: str, start: int, context: Context) -> None:
+    dates = [(at, day) for at, day in dates_and_times_at(text, context.timestamp)[0] if at >= start]
+    if not dates:
+        return
+    at, day = dates[0]
+    if _YEAR.search(text[at:at + 24]) and day[:4] in text[at:at + 24]:
+        fields["birth_date"] = day
+    else:
+        fields["birthday"] = day[5:]
+
+
+def _hypothetical(text: str) -> bool:
+    return _IF.search(text) is not None or PLANNED.search(text) is not None and "?" in text
+
+
+# -- profile ------------------------------------------------------------------------------
+
+
+def _profile(text: str, context: Context) -> list[TypedFact]:
+    match = _HOME.search(text)
+    if match is None or _IF.search(text[:match.start()]) or PLANNED.search(text[:match.start()]) \
+            or _QUESTION.match(text):
+        return []
+    words = (match.group("city") or match.group("moved")).split()
+    if re.search(r"\b(?:next|soon|in \w+ (?:weeks?|months?))\b", text[match.end():], re.I) and match.group("moved"):
+        return []
+    for size in range(len(words), 0, -1):
+        known = place_name(" ".join(words[:size]).rstrip(".,'"))
+        if known is not None:
+            return [TypedFact("profile", "profile", conversation_fields(context, "user", {"home_city": known}))]
+    city = " ".join(w.rstrip(".,'") for w in words[:2] if w.casefold() not in _NOT_PLACE)
+    if not city or words[0].casefold() in _NOT_PLACE:
+        return []
+    return [TypedFact("profile", "profile", conversation_fields(context, "user", {"home_city": city}))]
+
+
+# -- loyalty programs ---------------------------------------------------------------------
+
+
+def _loyalty(text: str, context: Context) -> list[TypedFact]:
+    found = _PROGRAM_NAMES.search(text)
+    index: int | None = _PROGRAM_OF[found.group(0).casefold()] if found is not None else None
+    end = found.end() if found is not None else 0
+    if index is None:
+        provider = _PROVIDER_NAMES.search(text)
+        if provider is None or not _LOYALTY_CUE.search(text):
+            return []
+        index, end = _PROVIDER_OF[provider.group(0).casefold()], provider.end()
+    program, provider_name = PROGRAMS[index][0], PROGRAMS[index][1]
+    fields: dict[str, JsonValue] = {"program": program, "provider": provider_name}
+    number = next((m.group("number") for m in _NUMBER.finditer(text, end)), None) or \
+        next((m.group("number") for m in _NUMBER.finditer(text[:end]) if _LOYALTY_CUE.search(text[m.end():end])), None)
+    if number is not None:
+        fields["number"] = number
+    tier = _TIER.search(text)
+    if tier is not None:
+        fields["tier"] = _tier(tier.group("tier"))
+    asked = _QUESTION.match(text) is not None or text.rstrip().endswith("?")
+    if number is None and (asked or PLANNED.search(text) or _NEGATED.search(text) or
+                           (tier is None and not _MEMBER.search(text))):
+        return []
+    subject = subject_of(text, context)
+    if subject.casefold() in (provider_name.casefold(), program.casefold()) or _PROGRAM_NAMES.fullmatch(subject) \
+            or _PROVIDER_NAMES.fullmatch(subject):
+        subject = "user"
+    key = f"loyalty/{program.casefold()}" + ("" if subject == "user" else f"/{subject.casefold()}")
+    return [TypedFact("loyalty_program", key, conversation_fields(context, subject, fields))]
+
+
+def _tier(word: str) -> str:
+    special = {"1k": "1K", "a-list": "A-List", "a-list preferred": "A-List Preferred", "premier 1k": "Premier 1K"}
+    return special.get(word.casefold(), " ".join(part.capitalize() for part in word.split()))
+
+
+# -- preferences --------------------------------------------------------------------------
+
+
+def _preferences(text: str, context: Context) -> list[TypedFact]:
+    if _QUESTION.match(text) or PLANNED.search(text) and not re.search(r"\bprefer", text, re.I):
+        return []
+    facts: list[TypedFact] = []
+    for topic, pattern in _PREFERENCES:
+        for match in pattern.finditer(text):
+            value = (match.group("v") or match.groupdict().get("v2") or "").casefold()
+            clause = text[max(0, text.rfind(",", 0, match.start()) + 1):match.end()]
+            if not value or _NEGATED.search(clause) or _NEGATED.search(text[match.start():match.end()]) \
+                    or _IF.search(text, 0, match.start()):
+                continue
+            value = _VALUES.get(value, value)
+            if topic == "airline":
+                value = _carrier(value)
+            fields: dict[str, JsonValue] = {"topic": topic, "value": value}
+            condition = _CONDITION.search(text, match.end()) if topic in ("seat", "stops", "flight time") else None
+            if condition is not None:
+                fields["condition"] = " ".join(condition.group("c").casefold().split())
+            subject = _subject(match.group(0), context, named_only=topic == "diet")  # "Chipotle is vegan"
+            if subject is None:
+                continue
+            key = "/".join(["preference", topic, *([str(fields["condition"])] if "condition" in fields else []),
+                            *([] if subject == "user" else [subject.casefold()])])
+            if all(fact.key != key for fact in facts):
+                facts.append(TypedFact("preference", key, conversation_fields(context, subject, fields)))
+    return facts
+
+
+def _carrier(value: str) -> str:
+    for program, provider, _, others in PROGRAMS[:_AIRLINE_PROGRAMS]:
+        if value.casefold() in (provider.casefold(), *(o.casefold() for o in others)):
+            return provider
+    return value
+
+
+def _subject(said: str, context: Context, named_only: bool) -> str | None:
+    """Whose preference `said` (the match) states: "user", a relation, a name (unless
+    `named_only`: then only a name the session gave a relation), or None (not a person)."""
+    head = re.split(r"['’]", said.split()[0])[0]
+    if head.casefold() in ("i", "we", "im") or re.match(r"best\b", said, re.I):
+        return "user"
+    mine = _MY_REL.match(said)
+    if mine is not None:
+        return _relation(mine.group("rel"))
+    if head.casefold() in ("she", "he"):
+        last = context.last.get(DOMAIN)
+        return str(last.fields.get("relationship")) if last is not None else None
+    name = given_name(head) if head[:1].isupper() else None
+    if name is None:
+        return None
+    person = _known(name, context)
+    return person.rel if person is not None else None if named_only else name
+

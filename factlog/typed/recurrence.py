@@ -1,0 +1,170 @@
+"""How often a schedule sentence says something happens, on which weekdays, for how long
+and until when: the recurrence half of `factlog.typed.events`.
+
+- Weekdays: "tuesdays", "Tue", "thurs", "mon/wed/fri", "Tuesdays and Thursdays",
+  "Monday, Wednesday and Friday" -> the weekday names in week order.
+- Cadence: "every other Thursday", "every second", "every two weeks", "biweekly",
+  "fortnightly" -> "biweekly"; "monthly", "every first Monday", "the second Tuesday of the
+  month" -> "monthly"; "every", "each", "weekly", a plural weekday ("Tuesdays",
+  "Tuesday evenings"), "on Mondays", or two weekdays or more with no date -> "weekly";
+  "twice a week" with no weekday -> "twice weekly".
+- Length: "2 hours", "90 min", "an hour and a half", "one hour", "45-minute" -> minutes.
+- Series end: "until / through the end of May", "through June" (the month's last day), "until May 30",
+  "for 8 weeks starting March 3" (the day before the ninth week starts: start + 8*7 - 1).
+- Ended: "my pottery class ended last week", "we stopped the tutoring", "I quit choir",
+  "the course is over": the whole series is off (not one occurrence).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from datetime import date, datetime, timedelta
+
+from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.timeparse import parse_date
+
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+MONTHS = "january february march april may june july august september october november december".split()
+WEEKDAY = re.compile(
+    r"(?<![\w-])(?P<day>mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?(?P<plural>s)?"
+    r"(?P<part>\s+(?:mornings|afternoons|evenings|nights))?(?![\w-])\.?",
+    re.I,
+)
+_WEEKDAY_DATE = re.compile(r",?\s*(?:the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+"
+                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|"
+                           r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
+_WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?:to|through|thru|-)\s+friday\b",
+                       re.I)
+_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b"
+_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|(?={_DAY}))|\bbi-?weekly\b|"
+                       r"\bfortnightly\b|\bevery\s+fortnight\b", re.I)
+_WEEKLY = re.compile(rf"\b(?:every|each)\s+(?:single\s+)?(?:week\b|{_DAY})|"
+                     r"\bweekly\b|\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
+_MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
+                      r"\b(?:every|each|the)\s+(?:first|1st|third|3rd|fourth|4th|last)\s+\w+day\b", re.I)
+_TWICE = re.compile(r"\b(?:twice|two\s+times)\s+a\s+week\b", re.I)
+_COUNT = rf"\d{{1,3}}|an?|one|{'|'.join(NUMBER_WORDS)}"
+_HOURS = re.compile(rf"\b(?P<n>{_COUNT}|\d+\.5)[- ](?:(?P<half>and[- ]a[- ]half)[- ])?(?:hours?|hrs?|h)\b"
+                    rf"(?:\s+and\s+(?P<m>\d{{1,2}})\s+min(?:ute)?s?)?", re.I)
+_MINUTES = re.compile(rf"\b(?P<n>{_COUNT})[- ]?(?:minutes?|mins?)\b", re.I)
+_UNTIL_END = re.compile(r"\b(?:(?:through|thru|until|till|to)\s+the\s+end\s+of|through|thru|until|till)\s+"
+                        r"(?P<month>[A-Za-z]+)\b(?!\.?\s*\d)", re.I)
+_UNTIL = re.compile(r"\b(?:through|thru|until|till|ends?\s+(?:on\s+)?|ending(?:\s+on)?|last\s+one\s+is(?:\s+on)?)\s+"
+                    r"(?P<rest>.*)", re.I)
+_FOR_WEEKS = re.compile(rf"\bfor\s+(?P<n>{_COUNT})\s+(?P<unit>weeks?|months?)\b", re.I)
+_STARTING = re.compile(r"\b(?:starting|from|beginning|begins|starts|effective|as of|first one is(?:\s+on)?|"
+                       r"next one is(?:\s+on)?)\b(?P<rest>.*)", re.I)
+ENDED = re.compile(
+    r"\b(?:ended|has ended|is over|are over|was over|finished|wrapped up|(?:stopped|quit|dropped|discontinued)"
+    r"(?:\s+(?:going\s+to|doing|taking|the|my|our|his|her))?|no longer (?:go(?:ing)? to|do|have|take|attend)|"
+    r"(?:got|was|were|has been|have been)\s+(?:cancell?ed|discontinued)\s+(?:for good|permanently|altogether)|"
+    r"(?:cancell?ed|dropped)\s+(?:it|the\s+\w+)?\s*(?:for good|permanently|altogether))\b",
+    re.I,
+)
+
+
+def number(raw: str) -> int:
+    folded = raw.lower()
+    if folded.isdigit():
+        return int(folded)
+    return 1 if folded in ("a", "an", "one") else NUMBER_WORDS.get(folded, 1)
+
+
+def weekday_name(word: str) -> str:
+    folded = word.casefold()[:3]
+    return next(name for name in WEEKDAYS if name.startswith(folded))
+
+
+def weekdays_named(sentence: str) -> list[str]:
+    """The weekdays the sentence names, in week order ("mon/wed/fri" -> three), but not those
+    that come with a date ("Saturday the 24th", "Tuesday, March 18", "wed 9/17": one day)."""
+    found = {weekday_name(m.group("day")) for m in WEEKDAY.finditer(sentence)
+             if not _WEEKDAY_DATE.match(sentence, m.end())}
+    if _WORKDAYS.search(sentence):
+        found |= set(WEEKDAYS[:5])
+    return [name for name in WEEKDAYS if name in found]
+
+
+def cadence(sentence: str, weekdays: list[str]) -> str | None:
+    """ "weekly", "biweekly", "twice weekly" (no weekday named), or None for a one-off."""
+    if _MONTHLY.search(sentence):
+        return "monthly"
+    if _BIWEEKLY.search(sentence):
+        return "biweekly"
+    if _TWICE.search(sentence) and not weekdays:
+        return "twice weekly"
+    if not weekdays:
+        return "weekly" if re.search(r"\b(?:every|each)\s+(?:single\s+)?week\b|\bweekly\b", sentence, re.I) else None
+    plural = any((m.group("plural") or m.group("part")) and not _WEEKDAY_DATE.match(sentence, m.end())
+                 for m in WEEKDAY.finditer(sentence)) or \
+        _WORKDAYS.search(sentence) is not None
+    if _WEEKLY.search(sentence) or _TWICE.search(sentence) or plural or len(weekdays) > 1:
+        return "weekly"
+    return None
+
+
+def minutes_long(sentence: str) -> int | None:
+    """How long the sentence says something lasts ("2 hours", "90 min", "an hour and a half")."""
+    hours = _HOURS.search(sentence)
+    if hours is not None:
+        raw = hours.group("n")
+        total = int(float(raw) * 60) if "." in raw else number(raw) * 60
+        if hours.group("half") or re.match(r"\s+and\s+a\s+half\b", sentence[hours.end():], re.I):
+            total += 30
+        if hours.group("m"):
+            total += int(hours.group("m"))
+        return total if 0 < total <= 24 * 60 else None
+    minutes = _MINUTES.search(sentence)
+    if minutes is not None:
+        total = number(minutes.group("n"))
+        return total if 0 < total <= 24 * 60 else None
+    return None
+
+
+def plus_minutes(clock: str, minutes: int) -> str | None:
+    """ "16:00" + 45 -> "16:45"; None past midnight."""
+    hours, mins = (int(part) for part in clock.split(":"))
+    total = hours * 60 + mins + minutes
+    return f"{total // 60:02d}:{total % 60:02d}" if total < 24 * 60 else None
+
+
+def starting(sentence: str, today: date) -> date | None:
+    """The day a series starts: "starting tmrw", "from March 4", "next one is on 9 April"."""
+    match = _STARTING.search(sentence)
+    if match is None:
+        return None
+    rest = match.group("rest")
+    if re.match(r"\W*(?:tmrw|tmr|tomorrow|tmw)\b", rest, re.I):
+        return today + timedelta(days=1)
+    if re.match(r"\W*(?:today|tonight)\b", rest, re.I):
+        return today
+    dates = dates_and_times_at(rest, _midday(today))[0]
+    return parse_date(dates[0][1]) if dates else None
+
+
+def series_end(sentence: str, today: date, first: date | None) -> date | None:
+    """The last day of a series: "until the end of June", "until May 30", "for 8 weeks"."""
+    end = _UNTIL_END.search(sentence)
+    if end is not None and end.group("month").lower() in MONTHS:
+        month = MONTHS.index(end.group("month").lower()) + 1
+        year = today.year + (1 if month < today.month else 0)
+        return date(year, month, calendar.monthrange(year, month)[1])
+    weeks = _FOR_WEEKS.search(sentence)
+    if weeks is not None:
+        n = number(weeks.group("n"))
+        begin = first or today
+        if weeks.group("unit").lower().startswith("w"):
+            return begin + timedelta(days=7 * n - 1)
+        return None
+    until = _UNTIL.search(sentence)
+    if until is not None:
+        dates = dates_and_times_at(until.group("rest"), _midday(today))[0]
+        if dates:
+            day = parse_date(dates[0][1])
+            return day if day >= today else None
+    return None
+
+
+def _midday(day: date) -> datetime:
+    return datetime(day.year, day.month, day.day, 12)
