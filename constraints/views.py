@@ -335,13 +335,15 @@ class TripRecord(View[TripField], kind="trip", extra=("subject",)):
     subject = Text()
 
 
-LoyaltyProgramField = Literal["program", "number"]
+LoyaltyProgramField = Literal["program", "number", "provider", "tier"]
 
 
 class LoyaltyProgramRecord(View[LoyaltyProgramField], kind="loyalty_program"):
     __slots__ = ()
     program = Text()
     number = Text()
+    provider = Text()
+    tier = Text()
 
 
 AllergyField = Literal["allergen", "drug_class", "severity", "person"]
@@ -449,7 +451,7 @@ class VehicleRecord(View[VehicleField], kind="vehicle"):
     next_service_date = Day()
 
 
-RelativeField = Literal["name", "relationship", "birth_date"]
+RelativeField = Literal["name", "relationship", "birth_date", "age", "birthday"]
 
 
 class RelativeRecord(View[RelativeField], kind="relative"):
@@ -457,6 +459,8 @@ class RelativeRecord(View[RelativeField], kind="relative"):
     name = Text()
     relationship = Text()
     birth_date = Day()
+    age = Integer()
+    birthday = Text()
 
 
 EventField = Literal["title", "location", "start", "end", "recurrence", "weekday", "start_time", "end_time", "status",
