@@ -74,11 +74,11 @@ class AlertsService:
         return [*BUILTIN, *loaded.constraints], list(loaded.failures)
 
     def alerts(self, user: str, now: datetime | None = None,
-               on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
+               on_new_alert: Callable[[Alert], None] | None = None, operation: str = "alerts") -> AlertDiff:
         """Run every constraint over the current version; diff against the last run and keep it.
         A user constraint file that fails to load is reported among the errors."""
         with self.versions.in_use():  # a forget waits, so no alert state outlives it
-            return self.alerts_of(self.modules.info(user), now, on_new_alert, "alerts")
+            return self.alerts_of(self.modules.info(user), now, on_new_alert, operation)
 
     def alerts_of(self, info: VersionInfo, now: datetime | None = None,
                   on_new_alert: Callable[[Alert], None] | None = None, operation: str = "checkpoint") -> AlertDiff:

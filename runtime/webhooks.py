@@ -87,7 +87,7 @@ def has_news(diff: AlertDiff) -> bool:
     return any(getattr(diff, name) for name in ALERT_LISTS)
 
 
-def webhook_outbox(conn: Connection[Any], user: str, diff: AlertDiff, operation: str = "checkpoint") -> None:
+def webhook_outbox(conn: Connection[Any], user: str, diff: AlertDiff, operation: str) -> None:
     """Record a delivery of the news in `diff` for the stored user `user`, on `conn` in its
     transaction, when the user is a tenant's with a webhook
     (`constraints.pg_alert_state.PgAlertStates.outbox`)."""
