@@ -98,6 +98,12 @@ class KeptStates:
             self._kept.pop(str(path), None)
 
 
+def state_bytes(state: AlertState) -> bytes:
+    """The state as `alerts.json` holds it once saved (history bounded): what `KeptStates.save`
+    and `AlertState.save` write, and what PostgreSQL keeps."""
+    return render(replace(state, history=state.history[-HISTORY_LIMIT:]), {}, {}).encode("utf-8")
+
+
 def render(state: AlertState, known: Texts, texts: Texts) -> str:
     """`state` as `AlertState.save` writes it (history already bounded). `known`: entry
     texts of the last write, by entry identity; `texts` gets the texts of this one."""

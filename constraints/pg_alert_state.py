@@ -10,20 +10,20 @@ the user still has a version in PostgreSQL, under the same lock `forget` takes: 
 raced a forget writes nothing.
 
 An `outbox` (`runtime.webhooks.webhook_outbox`) is handed the run's diff on the state's own
-connection when the state is written, so what it records (a webhook delivery) commits with
-the state or not at all: a new alert is recorded exactly once however many workers run the
-user; a run killed before its commit leaves neither, and the next run raises it again.
+connection when the state is written (by a worker's checkpoint and by the HTTP API's runs
+alike), so what it records (a webhook delivery) commits with the state or not at all: a new
+alert is recorded exactly once however many runs race; a run killed before its commit leaves
+neither, and the next run raises it again.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from constraints.kept_state import render
-from constraints.state import HISTORY_LIMIT, AlertState
+from constraints.kept_state import state_bytes
+from constraints.state import AlertState
 from users.pg_versions import ALERT_LOCK, connection, lock_user
 
 if TYPE_CHECKING:
@@ -33,12 +33,7 @@ if TYPE_CHECKING:
     from constraints.runner import AlertDiff
 
 Held: TypeAlias = "tuple[AlertState, Callable[[AlertState, AlertDiff], None]]"
-Outbox: TypeAlias = "Callable[[Connection[Any], str, AlertDiff], None]"  # (conn, user, diff), in its transaction
-
-
-def state_bytes(state: AlertState) -> bytes:
-    """The state as `alerts.json` would hold it (history bounded)."""
-    return render(replace(state, history=state.history[-HISTORY_LIMIT:]), {}, {}).encode("utf-8")
+Outbox: TypeAlias = "Callable[[Connection[Any], str, AlertDiff, str], None]"  # (conn, user, diff, operation)
 
 
 class PgAlertStates:
@@ -55,9 +50,10 @@ class PgAlertStates:
         return AlertState() if row is None else self._parse(user, bytes(row[0]))
 
     @contextlib.contextmanager
-    def held(self, user: str) -> Iterator[Held]:
+    def held(self, user: str, operation: str = "checkpoint") -> Iterator[Held]:
         """The user's state and a function saving the next one, under the user's lock;
-        committed on exit."""
+        committed on exit. `operation` (what ran the constraints: "checkpoint", "alerts") is
+        handed to the outbox."""
         with connection(self.pool) as conn:
             lock_user(conn, ALERT_LOCK, user)
             row = conn.execute("SELECT state FROM alert_states WHERE user_id = %s", (user,)).fetchone()
@@ -70,7 +66,7 @@ class PgAlertStates:
                     "ON CONFLICT (user_id) DO UPDATE SET state = EXCLUDED.state",
                     (user, state_bytes(new), user)).rowcount
                 if written and self.outbox is not None:
-                    self.outbox(conn, user, diff)
+                    self.outbox(conn, user, diff, operation)
 
             yield state, save
 

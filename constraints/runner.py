@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, replace
@@ -141,6 +142,7 @@ def evaluate_and_record(
     kept: KeptStates | None = None,
     results: KeptResults | None = None,
     shared: AbstractContextManager[tuple[AlertState, Callable[[AlertState, AlertDiff], None]]] | None = None,
+    staged: Callable[[AlertState, AlertDiff], AbstractContextManager[object]] | None = None,
 ) -> AlertDiff:
     """Run, diff against the stored state, store the new state, then announce the news:
     raised alerts, then escalated ones (an alert that got more severe is news too).
@@ -154,6 +156,9 @@ def evaluate_and_record(
     `results`: what the constraints found last (`run_constraints`). `shared`: the state
     kept elsewhere (`constraints.pg_alert_state`), held (read, then saved with the diff, so
     what is announced can be recorded in the same transaction) instead of the file's.
+    `staged(new_state, diff)`: entered, under the file's lock, around the save of the state
+    file (an outbox staging what it records before the save, confirming it after, dropping
+    it when the save fails).
     """
     result = run_constraints(module, now, constraints, results)
     if shared is not None:
@@ -164,10 +169,11 @@ def evaluate_and_record(
         with exclusive_lock(state_path.with_name(state_path.name + ".lock")):
             state = AlertState.load(state_path) if kept is None else kept.load(state_path)
             new_state, diff = _next_state(state, result, now, version)
-            if kept is None:
-                new_state.save(state_path)
-            else:
-                kept.save(state_path, new_state)
+            with contextlib.nullcontext() if staged is None else staged(new_state, diff):
+                if kept is None:
+                    new_state.save(state_path)
+                else:
+                    kept.save(state_path, new_state)
     if on_new_alert is not None:
         for alert in diff.news:
             on_new_alert(alert)

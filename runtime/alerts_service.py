@@ -3,10 +3,11 @@ diff against the last run, and the run recorded."""
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, TypeAlias
 
 from constraints import (
     BUILTIN,
@@ -29,6 +30,9 @@ from users.versions import VersionInfo
 if TYPE_CHECKING:
     from constraints.pg_alert_state import PgAlertStates
 
+# (user, operation, the new state, the diff): entered around the save of `alerts.json`
+FileOutbox: TypeAlias = Callable[[str, str, AlertState, AlertDiff], AbstractContextManager[object]]
+
 
 class AlertsService:
     """`home` holds the user's own constraint modules (`<home>/constraints/*.py`). Keeps,
@@ -45,6 +49,7 @@ class AlertsService:
         self.modules = modules
         self.kept_states = KeptStates()
         self._results: dict[str, KeptResults] = {}
+        self.file_outbox: FileOutbox | None = None  # what a run's news records, beside `alerts.json`
 
     def forget(self, user: str) -> None:
         """Drop what is kept of the user (the forget itself is coordinated by `Forgetting`)."""
@@ -69,21 +74,29 @@ class AlertsService:
         return [*BUILTIN, *loaded.constraints], list(loaded.failures)
 
     def alerts(self, user: str, now: datetime | None = None,
-               on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
+               on_new_alert: Callable[[Alert], None] | None = None, operation: str = "alerts") -> AlertDiff:
         """Run every constraint over the current version; diff against the last run and keep it.
         A user constraint file that fails to load is reported among the errors."""
         with self.versions.in_use():  # a forget waits, so no alert state outlives it
-            return self.alerts_of(self.modules.info(user), now, on_new_alert)
+            return self.alerts_of(self.modules.info(user), now, on_new_alert, operation)
 
     def alerts_of(self, info: VersionInfo, now: datetime | None = None,
-                  on_new_alert: Callable[[Alert], None] | None = None) -> AlertDiff:
+                  on_new_alert: Callable[[Alert], None] | None = None, operation: str = "checkpoint") -> AlertDiff:
         """`alerts` over version `info`, already read by the caller (who holds
-        `versions.in_use()`): a version just published runs on the module validated."""
+        `versions.in_use()`): a version just published runs on the module validated.
+        `operation` (a checkpoint's run, or an `alerts` run) is told to the outbox, which
+        records the news with the state: `shared.outbox` in PostgreSQL, else `file_outbox`."""
         constraints, failures = self.constraints()
         moment = now or datetime.now(timezone.utc)
         results = self._results.setdefault(info.user, KeptResults())
         diff = evaluate_and_record(self.modules.module_of(info), moment, constraints, self.state_path(info.user),
                                    info.number, on_new_alert, kept=self.kept_states, results=results,
-                                   shared=None if self.shared is None else self.shared.held(info.user))
+                                   shared=None if self.shared is None else self.shared.held(info.user, operation),
+                                   staged=None if self.file_outbox is None else self._staged(info.user, operation))
         broken = tuple(ConstraintFailure(f"constraints/{f.name}", f.error) for f in failures)
         return replace(diff, errors=broken + diff.errors)
+
+    def _staged(self, user: str, operation: str) -> Callable[[AlertState, AlertDiff], AbstractContextManager[object]]:
+        outbox = self.file_outbox
+        assert outbox is not None
+        return lambda state, diff: outbox(user, operation, state, diff)

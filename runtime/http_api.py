@@ -21,8 +21,10 @@ Every error is `{"error": "one line"}`: 400 bad input, 401, 403, 404 no such use
 version, 405, 413, 422 a body or query that does not fit the operation's schema, 429, 500
 a bug (never a traceback). The OpenAPI document is at `/openapi.json`, the docs at `/docs`.
 
-Alerts that an `alerts` run or a checkpoint reports as new, escalated or resolved are
-recorded as a delivery to the tenant's webhook, and the `WebhookSender` posts them.
+Alerts that an `alerts` run or a checkpoint finds new, escalated or resolved are recorded as
+a delivery to the tenant's webhook by the run itself, with its alert state
+(`runtime.webhooks.deliver_from_alert_runs`, as for checkpoint workers); the
+`WebhookSender` posts them.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from runtime.agent_tools import ALL_TOOLS, Tool, ToolBox, ToolError, ToolNotFoun
 from runtime.http_limits import MAX_BODY_BYTES, Asgi, BodyLimit, RateLimiter, retry_after
 from runtime.memory import Memory
 from runtime.tenants import Caller, TenantRegistry
-from runtime.webhooks import WebhookSender, alert_payload
+from runtime.webhooks import WebhookSender, deliver_from_alert_runs
 
 API_TITLE: Final = "user-as-code"
 DEFAULT_RATE: Final = 20.0  # requests a second per key, on average
@@ -83,6 +85,7 @@ class HttpApi:
                  sender: WebhookSender | None = None) -> None:
         self.mem = mem
         self.registry = registry
+        deliver_from_alert_runs(mem, registry)  # alert runs record their news for the tenant's webhook
         self.limiter = RateLimiter(rate, burst)
         self.max_body_bytes = max_body_bytes
         self.sender = sender
@@ -133,11 +136,8 @@ class HttpApi:
             data = json.loads(text)
             text = json.dumps([{k: v for k, v in entry.items() if k != hidden} for entry in data], ensure_ascii=False)
         text = text.replace(internal, user)
-        if name in ("alerts", "checkpoint") and who.tenant.webhook_url is not None:
-            payload = alert_payload(who.tenant, user, name, json.loads(text))
-            if payload is not None and self.registry.record_delivery(who.tenant, payload) is not None \
-                    and self.sender is not None:
-                self.sender.wake()
+        if name in ("alerts", "checkpoint") and self.sender is not None:
+            self.sender.wake()  # the run recorded a delivery with its alert state, if it had news
         return Response(text, status_code=status, media_type="application/json")
 
     async def users(self, who: Caller) -> list[str]:

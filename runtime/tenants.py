@@ -15,7 +15,9 @@ The rules this module owns:
 - A webhook delivery is recorded before it is sent (pending), then marked delivered or
   failed: an alert is never dropped by a crash between the two (`pending_deliveries` resumes).
   `record_delivery_on` records one on a caller's PostgreSQL connection, inside the caller's
-  transaction (a checkpoint worker's alert state, `runtime.webhooks.webhook_outbox`).
+  transaction (the alert state's, `runtime.webhooks.webhook_outbox`). In `tenants.db` a
+  delivery can be staged (`stage_delivery`: recorded, not sent) until the alert state file it
+  announces is saved (`confirm_delivery`), or dropped (`discard_delivery`).
 
 The same SQL runs on both databases (`?` placeholders, rewritten for psycopg); the schema is
 `runtime/pg_sql/tenants/` on PostgreSQL (numbered migrations, `factlog.pg.migrate`).
@@ -61,8 +63,10 @@ _SQLITE_SCHEMA: Final = (
     "revoked TEXT)",
     "CREATE TABLE IF NOT EXISTS webhook_deliveries (id INTEGER PRIMARY KEY, tenant_id INTEGER NOT NULL "
     "REFERENCES tenants (id), url TEXT NOT NULL, payload TEXT NOT NULL, status TEXT NOT NULL, "
-    "attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, created TEXT NOT NULL, updated TEXT NOT NULL)",
+    "attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, created TEXT NOT NULL, updated TEXT NOT NULL, "
+    "staged_user TEXT, staged_hash TEXT)",
 )
+_SQLITE_STAGED: Final = ("staged_user", "staged_hash")  # added to a tenants.db made before them
 
 
 @dataclass(frozen=True)
@@ -234,6 +238,14 @@ class TenantRegistry:
         rows = self._write(INSERT_DELIVERY, (current.id, current.webhook_url, payload, now, now))
         return int(rows[0][0])
 
+    def owner(self, internal_user: str) -> tuple[Tenant, str] | None:
+        """The tenant whose user the stored id `internal_user` is, and its name for the user."""
+        split = split_internal(internal_user)
+        if split is None:
+            return None
+        rows = self._rows(f"SELECT {TENANT_COLUMNS} FROM tenants WHERE namespace = ?", (split[0],))
+        return (Tenant(*rows[0]), split[1]) if rows else None
+
     def mark_delivery(self, delivery_id: int, status: str, attempts: int, error: str | None) -> None:
         self._write("UPDATE webhook_deliveries SET status = ?, attempts = ?, last_error = ?, updated = ? WHERE id = ?",
                     (status, attempts, None if error is None else error[:500], _now(), delivery_id))
@@ -266,6 +278,10 @@ class SqliteTenantRegistry(TenantRegistry):
         with self._lock:
             for statement in _SQLITE_SCHEMA:
                 self._db.execute(statement)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(webhook_deliveries)")}
+            for column in _SQLITE_STAGED:
+                if column not in columns:
+                    self._db.execute(f"ALTER TABLE webhook_deliveries ADD COLUMN {column} TEXT")
 
     def _rows(self, sql: str, params: Sequence[object] = ()) -> list[tuple[Any, ...]]:
         with self._lock:
@@ -281,6 +297,30 @@ class SqliteTenantRegistry(TenantRegistry):
                 raise
             self._db.execute("COMMIT")
             return rows
+
+    def stage_delivery(self, tenant: Tenant, payload: str, internal_user: str, state_hash: str) -> int:
+        """Record a delivery that is not to be sent yet: it waits for the user's alert state
+        with SHA-256 `state_hash` to be saved (`confirm_delivery`)."""
+        now = _now()
+        rows = self._write("INSERT INTO webhook_deliveries (tenant_id, url, payload, status, attempts, created, "
+                           "updated, staged_user, staged_hash) VALUES (?, ?, ?, 'staged', 0, ?, ?, ?, ?) RETURNING id",
+                           (tenant.id, tenant.webhook_url, payload, now, now, internal_user, state_hash))
+        return int(rows[0][0])
+
+    def confirm_delivery(self, delivery_id: int) -> None:
+        """The staged delivery's alert state is saved: send it."""
+        self._write("UPDATE webhook_deliveries SET status = 'pending', staged_user = NULL, staged_hash = NULL, "
+                    "updated = ? WHERE id = ? AND status = 'staged'", (_now(), delivery_id))
+
+    def discard_delivery(self, delivery_id: int) -> None:
+        """The staged delivery's alert state was not saved: it announces nothing."""
+        self._write("DELETE FROM webhook_deliveries WHERE id = ? AND status = 'staged'", (delivery_id,))
+
+    def staged_deliveries(self) -> list[tuple[int, str, str]]:
+        """(id, stored user id, state hash) of the deliveries still staged (a process died
+        between staging and confirming them)."""
+        return [(int(r[0]), r[1], r[2]) for r in self._rows(
+            "SELECT id, staged_user, staged_hash FROM webhook_deliveries WHERE status = 'staged' ORDER BY id")]
 
     def close(self) -> None:
         self._db.close()
@@ -309,15 +349,24 @@ class PgTenantRegistry(TenantRegistry):
         self.pool.close()
 
 
+def split_internal(internal_user: str) -> tuple[str, str] | None:
+    """(namespace, the tenant's name) of a stored user id in a tenant's namespace, else None."""
+    namespace, dot, own = internal_user.partition(".")
+    if not dot or len(namespace) != NAMESPACE_CHARS or not namespace.startswith("t"):
+        return None
+    return namespace, own
+
+
 def record_delivery_on(conn: Connection[Any], internal_user: str,
                        payload_of: Callable[[Tenant, str], str | None]) -> int | None:
     """Record a delivery to the webhook of the tenant whose user `internal_user` is, on a
     PostgreSQL connection and inside its transaction (committed, or not, with it); the
     payload is `payload_of(tenant, the tenant's name for the user)`. None when the user is
     no tenant's, the tenant has no webhook, or the payload is None."""
-    namespace, dot, own = internal_user.partition(".")
-    if not dot or len(namespace) != NAMESPACE_CHARS:
+    split = split_internal(internal_user)
+    if split is None:
         return None
+    namespace, own = split
     row = conn.execute(f"SELECT {TENANT_COLUMNS} FROM tenants WHERE namespace = %s", (namespace,)).fetchone()
     if row is None or row[3] is None:
         return None

@@ -11,15 +11,19 @@ attempt; a 2xx answer marks it delivered; anything else is retried after `base_d
 twice that, ... up to `attempts` tries, then it is marked failed with the last error. A server
 that stops with deliveries pending sends them when it starts again (at least once).
 
-Deliveries are recorded where alerts are found: the HTTP API records those its `alerts` runs
-and checkpoints report; a checkpoint worker's runs record theirs through `webhook_outbox`,
-in the transaction that writes the alert state (`deliver_from_alert_runs`), so each new
-alert is recorded once however many workers race and whichever of them is killed. The
-sender of `uac serve` posts both.
+Deliveries are recorded where alerts are found, by one rule (`news_payload`) and one hook
+(`deliver_from_alert_runs`) for every run: a checkpoint worker's, and the HTTP API's
+checkpoints and `alerts` runs. With the alert state in PostgreSQL, `webhook_outbox` records
+the delivery in the transaction that writes the state, so each new alert is recorded once
+however many runs race and whichever of them is killed. With the state in `alerts.json` (the
+embedded default), `FileOutbox` stages the delivery in `tenants.db` before the file is saved
+and confirms it after; `settle_staged` decides, when a server starts, what a killed process
+left staged. The sender of `uac serve` posts them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -27,15 +31,20 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, Final
 
 from constraints.alert_json import alert_json
-from runtime.tenants import PG_SQL, Delivery, Tenant, TenantRegistry, record_delivery_on
+from constraints.kept_state import state_bytes
+from factlog.durable import exclusive_lock
+from factlog.errors import UacError
+from runtime.tenants import PG_SQL, Delivery, SqliteTenantRegistry, Tenant, TenantRegistry, record_delivery_on
 
 if TYPE_CHECKING:
     from psycopg import Connection
 
     from constraints import AlertDiff
+    from constraints.state import AlertState
     from runtime.memory import Memory
 
 SIGNATURE_HEADER: Final = "X-UAC-Signature"
@@ -63,45 +72,95 @@ def verify_signature(secret: str, timestamp: str, signed: str, body: bytes, *, n
     return hmac.compare_digest(signature(secret, timestamp, body), signed)
 
 
-def alert_payload(tenant: Tenant, user: str, operation: str, result: object) -> str | None:
-    """The delivery body for the alerts an operation's result reports (an `alerts` run, or a
-    checkpoint's), None when nothing changed. `user` is the tenant's own name for the user."""
-    if not isinstance(result, dict):
-        return None
-    alerts = result.get("alerts") if operation == "checkpoint" else result
-    if not isinstance(alerts, dict) or not any(alerts.get(name) for name in ALERT_LISTS):
-        return None
-    data: dict[str, object] = {"event": "alerts", "tenant": tenant.name, "user": user, "operation": operation}
-    data.update({name: alerts.get(name) or [] for name in ALERT_LISTS})
-    return json.dumps(data, ensure_ascii=False, sort_keys=True)
-
-
-def webhook_outbox(conn: Connection[Any], user: str, diff: AlertDiff) -> None:
-    """Record a delivery of the news in `diff` (raised, escalated, resolved) for the stored
-    user `user`, on `conn` in its transaction, when the user is a tenant's with a webhook
-    (`constraints.pg_alert_state.PgAlertStates.outbox`)."""
+def news_payload(tenant: Tenant, own: str, stored: str, operation: str, diff: AlertDiff) -> str | None:
+    """The delivery body announcing a run's news (alerts raised, escalated, resolved) for the
+    tenant's user `own`, stored as `stored` (which never leaves); None when nothing changed.
+    `operation`: what ran the constraints ("checkpoint", or an "alerts" run)."""
     lists = {name: [alert_json(alert) for alert in getattr(diff, name)] for name in ALERT_LISTS}
     if not any(lists.values()):
-        return
-
-    def payload_of(tenant: Tenant, own: str) -> str | None:
-        payload = alert_payload(tenant, own, "checkpoint", {"alerts": lists})
-        return None if payload is None else payload.replace(user, own)  # as the HTTP API hides the stored id
-
-    record_delivery_on(conn, user, payload_of)
+        return None
+    data: dict[str, object] = {"event": "alerts", "tenant": tenant.name, "user": own, "operation": operation, **lists}
+    return json.dumps(data, ensure_ascii=False, sort_keys=True).replace(stored, own)
 
 
-def deliver_from_alert_runs(memory: Memory) -> bool:
-    """Make the alert runs of `memory` record webhook deliveries with their alert state;
-    False (nothing done) unless its alert states are in PostgreSQL, where the tenants are."""
-    from factlog.pg import migrate
+def has_news(diff: AlertDiff) -> bool:
+    return any(getattr(diff, name) for name in ALERT_LISTS)
 
+
+def webhook_outbox(conn: Connection[Any], user: str, diff: AlertDiff, operation: str) -> None:
+    """Record a delivery of the news in `diff` for the stored user `user`, on `conn` in its
+    transaction, when the user is a tenant's with a webhook
+    (`constraints.pg_alert_state.PgAlertStates.outbox`)."""
+    if has_news(diff):
+        record_delivery_on(conn, user, lambda tenant, own: news_payload(tenant, own, user, operation, diff))
+
+
+class FileOutbox:
+    """The outbox of alert states kept as files (`alerts.json`, the workspace's own store),
+    with the tenants in `tenants.db`: entered under the state file's lock around its save
+    (`AlertsService.file_outbox`). The delivery is staged before the save (keyed by the
+    SHA-256 of the state about to be written), confirmed after it, dropped if it fails; a
+    process killed in between leaves it staged, and `settle_staged` (when a server starts)
+    keeps it exactly when the file holds that state."""
+
+    def __init__(self, registry: SqliteTenantRegistry) -> None:
+        self.registry = registry
+
+    @contextlib.contextmanager
+    def __call__(self, user: str, operation: str, state: AlertState, diff: AlertDiff) -> Iterator[None]:
+        owner = self.registry.owner(user) if has_news(diff) else None
+        payload = None if owner is None or owner[0].webhook_url is None else \
+            news_payload(owner[0], owner[1], user, operation, diff)
+        if owner is None or payload is None:
+            yield
+            return
+        staged = self.registry.stage_delivery(owner[0], payload, user, hashlib.sha256(state_bytes(state)).hexdigest())
+        try:
+            yield
+        except BaseException:
+            self.registry.discard_delivery(staged)
+            raise
+        self.registry.confirm_delivery(staged)
+
+
+def settle_staged(memory: Memory, registry: SqliteTenantRegistry) -> tuple[int, int]:
+    """Settle the deliveries a killed process left staged: kept (to be sent) when the user's
+    `alerts.json` holds the state they announce, else dropped (the save never happened, and
+    the next run raises the alerts again). (kept, dropped)."""
+    kept = dropped = 0
+    for delivery_id, user, digest in registry.staged_deliveries():
+        try:
+            path = memory.alert_runs.state_path(user)
+        except UacError:
+            path = None
+        saved = False
+        if path is not None and path.parent.is_dir():
+            with exclusive_lock(path.with_name(path.name + ".lock")):  # a live run's save and confirm finish first
+                saved = path.is_file() and hashlib.sha256(path.read_bytes()).hexdigest() == digest
+                (registry.confirm_delivery if saved else registry.discard_delivery)(delivery_id)
+        else:
+            registry.discard_delivery(delivery_id)
+        kept, dropped = kept + saved, dropped + (not saved)
+    return kept, dropped
+
+
+def deliver_from_alert_runs(memory: Memory, registry: TenantRegistry | None = None) -> bool:
+    """Make the alert runs of `memory` record webhook deliveries with their alert state: in
+    its transaction when the states are in PostgreSQL (where the tenants are), else beside
+    the state file through `registry`'s `tenants.db` (settling what a killed process left
+    staged first). False (nothing done) when neither applies."""
     shared = memory.alert_runs.shared
-    if shared is None:
-        return False
-    migrate(shared.pool, "tenants", PG_SQL)  # the tables the outbox reads and writes
-    shared.outbox = webhook_outbox
-    return True
+    if shared is not None:
+        from factlog.pg import migrate
+
+        migrate(shared.pool, "tenants", PG_SQL)  # the tables the outbox reads and writes
+        shared.outbox = webhook_outbox
+        return True
+    if isinstance(registry, SqliteTenantRegistry):
+        settle_staged(memory, registry)
+        memory.alert_runs.file_outbox = FileOutbox(registry)
+        return True
+    return False
 
 
 class WebhookSender:

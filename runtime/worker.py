@@ -120,7 +120,8 @@ class Worker:
             current = self.memory.versions.current(job.user)
             if not isinstance(report.result, (Published, Failed)) and current is not None \
                     and self.memory.alert_runs.state(job.user).version != current.number:
-                self.memory.alerts(job.user)  # a run that died between its publish and its alerts: catch up
+                # a run that died between its publish and its alerts: catch up (the checkpoint's run)
+                self.memory.alert_runs.alerts(job.user, operation="checkpoint")
         except Exception as exc:  # noqa: BLE001 - a job's failure is recorded, the worker goes on
             renewing.stop()
             error = f"{type(exc).__name__}: {first_line(exc)}"

@@ -19,8 +19,8 @@ from runtime.worker import WorkerOptions, open_worker, print_line
 def main() -> None:
     url, home, marker = sys.argv[1], sys.argv[2], Path(sys.argv[3])
 
-    def dying(conn: Any, user: str, diff: AlertDiff) -> None:
-        webhook_outbox(conn, user, diff)
+    def dying(conn: Any, user: str, diff: AlertDiff, operation: str) -> None:
+        webhook_outbox(conn, user, diff, operation)
         marker.touch()
         time.sleep(600)
 

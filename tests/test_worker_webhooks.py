@@ -168,6 +168,7 @@ def test_a_worker_killed_before_its_alert_commit_leaves_one_delivery_to_the_retr
         assert run_worker(pg_url, mem, "w2") == ["unchanged"]
         [payload] = tenancy.payloads()
         assert [a["constraint"] for a in payload["raised"]] == ["passport_expiry"]
+        assert payload["operation"] == "checkpoint"  # the retry's run catches up the checkpoint's
         mem.add(tenancy.alice, "likes tea")
         assert run_worker(pg_url, mem, "w3") == ["published"]  # caught up: the alert is not news again
         assert len(tenancy.payloads()) == 1
