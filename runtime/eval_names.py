@@ -9,7 +9,8 @@ Which fields are what is declared here, once, from the vocabulary (`factlog.voca
 - **closed** fields (`CLOSED`: status, cadence, booking_status, relationship, drug_class, ...)
   and every field that is not a `str` in the vocabulary (dates, numbers, flags) or that the
   vocabulary does not list: as strictly as ever;
-- **clock** fields (`CLOCK`: HH:MM times, an MM-DD birthday): strictly;
+- **clock** fields (`CLOCK`: HH:MM times, an MM-DD birthday) and quantities (`QUANTITIES`:
+  a dose): strictly;
 - **identifiers** (`IDENTIFIERS`: confirmation codes, numbers, last four digits, ...): equal
   once case and separators (spaces, dashes, dots, slashes, parentheses, "#") are removed;
 - **drug names** (`DRUGS`: a medication's name, an allergen): the same generic names or the
@@ -36,6 +37,7 @@ from factlog.vocabulary import CANONICAL
 CLOSED = frozenset({"status", "cadence", "recurrence", "booking_status", "relationship", "kind", "topic",
                     "weekday", "drug_class", "severity", "tier"})
 CLOCK = frozenset({"departure_time", "return_time", "start_time", "end_time", "birthday"})
+QUANTITIES = frozenset({"dose"})  # an amount with its unit ("250 mg"): strictly, like numbers
 IDENTIFIERS = frozenset({"number", "booking_ref", "confirmation", "last4", "reference", "plate", "vin", "phone",
                          "email"})
 DRUGS = frozenset({("medication", "name"), ("allergy", "allergen")})
@@ -53,9 +55,9 @@ _IDENTIFIER_SEPARATORS = re.compile(r"[\s\-\u2010-\u2015./()#]+")
 @cache
 def name_fields() -> frozenset[tuple[str, str]]:
     """(kind, field) of every vocabulary field compared as a name: its `str` fields that are
-    not closed, clock, identifier, drug or place fields."""
+    not closed, clock, quantity, identifier, drug or place fields."""
     return frozenset((kind, name) for kind, domain in CANONICAL.items() for name, annotation in domain.fields.items()
-                     if annotation == "str" and name not in CLOSED | CLOCK | IDENTIFIERS | PLACES
+                     if annotation == "str" and name not in CLOSED | CLOCK | QUANTITIES | IDENTIFIERS | PLACES
                      and (kind, name) not in DRUGS)
 
 
