@@ -202,23 +202,35 @@ def matches_entity(fact: TypedFact, label: Label) -> bool:
 
 def entity_pairs(facts: list[TypedFact], labels: list[Label]) -> set[int]:
     """The label indices of a largest pairing of states with labels they match (`matches_entity`),
-    each state and label in one pair at most (augmenting paths, labels and states in order)."""
+    each state and label in one pair at most."""
     options = [[index for index, fact in enumerate(facts) if matches_entity(fact, label)] for label in labels]
-    holder: dict[int, int] = {}  # state index -> label index
+    return set(largest_matching(options).values())
 
-    def place(label: int, seen: set[int]) -> bool:
-        for state in options[label]:
-            if state in seen:
+
+def largest_matching(options: list[list[int]]) -> dict[int, int]:
+    """A largest matching of a bipartite graph, left node i joined to `options[i]`: right ->
+    left (Kuhn's augmenting paths, iterative)."""
+    holder: dict[int, int] = {}  # state index -> label index
+    for start in range(len(options)):
+        seen: set[int] = set()
+        path: list[tuple[int, int]] = []  # (label, state it would take), from `start` on
+        stack = [(start, iter(options[start]))]
+        while stack:
+            label, states = stack[-1]
+            state = next((s for s in states if s not in seen), None)
+            if state is None:  # no way on from this label: back up
+                stack.pop()
+                if path:
+                    path.pop()
                 continue
             seen.add(state)
-            if state not in holder or place(holder[state], seen):
-                holder[state] = label
-                return True
-        return False
-
-    for label in range(len(labels)):
-        place(label, set())
-    return set(holder.values())
+            path.append((label, state))
+            if state not in holder:  # a free state: shift every label on the path along
+                for taker, taken in path:
+                    holder[taken] = taker
+                break
+            stack.append((holder[state], iter(options[holder[state]])))
+    return holder
 
 
 def same_value(got: object, want: object) -> bool:
