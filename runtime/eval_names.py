@@ -21,9 +21,11 @@ Which fields are what is declared here, once, from the vocabulary (`factlog.voca
 - every other `str` field is a **name**: its content words (case and accents folded,
   punctuation and a possessive "'s" removed, a plural "s" dropped, the words of `STOPWORDS`
   and `GENERIC` left out) of one are a subset of the other's, and they share at least one
-  (a name of only generic words is compared strictly). So "Chase Sapphire credit card" and
-  "Chase Sapphire card" agree, "Chase Freedom" and "Chase Sapphire" do not, nor do
-  "Dr. Patel" and "Dr. Patil".
+  (a name of only generic words is compared strictly); an owner one of them names (the word
+  before "'s") must be a word of the other too, as whose thing it is tells entities apart.
+  So "Chase Sapphire credit card" and "Chase Sapphire card" agree, "Chase Freedom" and
+  "Chase Sapphire" do not, nor do "Dr. Patel" and "Dr. Patil", nor "savings" and
+  "husband's savings".
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ STOPWORDS = frozenset("the a an my our his her their your its of for to at on in
 # words naming what sort of thing it is, not which one ("Con Edison bill", "Chase credit card")
 GENERIC = frozenset("bill card credit account class appointment payment subscription membership plan".split())
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"([a-z0-9]+)('s\b|(?<=s)'(?!\w))?")  # a word, and its possessive
 _IDENTIFIER_SEPARATORS = re.compile(r"[\s\-\u2010-\u2015./()#]+")
 
 
@@ -75,10 +77,19 @@ def role(kind: str, field: str) -> str:
 def content_words(text: str) -> frozenset[str]:
     """A name's words as the comparison sees them ("Gary Morales (landlord)" -> gary, morale,
     landlord; "the Chase Sapphire credit card" -> chase, sapphire)."""
+    return frozenset(word for word, _ in _words(text))
+
+
+def owners(text: str) -> frozenset[str]:
+    """The content words a name marks as an owner ("husband's savings" -> husband)."""
+    return frozenset(word for word, owner in _words(text) if owner)
+
+
+def _words(text: str) -> list[tuple[str, bool]]:
     folded = unicodedata.normalize("NFKD", text.casefold().replace("\u2019", "'"))
-    plain = "".join(c for c in folded if not unicodedata.combining(c)).replace("'s ", " ").removesuffix("'s")
-    words = (_singular(word) for word in _WORD.findall(plain.replace("'", "")))
-    return frozenset(word for word in words if word not in STOPWORDS and word not in GENERIC)
+    plain = "".join(c for c in folded if not unicodedata.combining(c))
+    found = ((_singular(m.group(1)), m.group(2) is not None) for m in _WORD.finditer(plain))
+    return [(word, owner) for word, owner in found if word not in STOPWORDS and word not in GENERIC]
 
 
 def _singular(word: str) -> str:
@@ -88,11 +99,14 @@ def _singular(word: str) -> str:
 
 
 def same_name(got: str, want: str) -> bool:
-    """One name's content words are a subset of the other's and they share one; names of no
+    """One name's content words are a subset of the other's and they share one, and an owner
+    either names is a word of the other ("savings" is not "husband's savings"); names of no
     content words are compared as case- and space-folded text."""
     mine, theirs = content_words(got), content_words(want)
     if not mine or not theirs:
         return _folded(got) == _folded(want)
+    if not owners(got) <= theirs or not owners(want) <= mine:
+        return False
     return bool(mine & theirs) and (mine <= theirs or theirs <= mine)
 
 

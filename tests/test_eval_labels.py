@@ -11,7 +11,7 @@ from typing import Any, Callable
 import pytest
 
 from runtime.eval_labels import Extraction, Label, TypedFact, entity_pairs, largest_matching, matches, matches_entity
-from runtime.eval_names import content_words, name_fields, role, same_entity_value
+from runtime.eval_names import content_words, name_fields, owners, role, same_entity_value
 from runtime.eval_report import extraction_changes
 
 Uac = Callable[..., Any]
@@ -50,6 +50,9 @@ DIFFERENT = [  # (kind, field, extracted, labelled): not the same entity
     ("bill", "payee", "credit card", "Chase Sapphire credit card"),  # only generic words: compared strictly
     ("event", "title", "dentist appointment", "appointment"),
     ("payment", "from_account", "joint checking", "husband's savings"),
+    ("payment", "from_account", "savings", "husband's savings"),  # whose it is tells them apart
+    ("event", "title", "camp", "Lily's summer camp"),
+    ("payment", "requested_by", "user", "mom"),
     ("medication", "name", "warfarin", "apixaban"),  # one class, two drugs
     ("medication", "name", "Advil", "aspirin"),
     ("allergy", "allergen", "penicillin", "sulfa"),
@@ -93,6 +96,7 @@ def test_the_roles_come_from_the_vocabulary() -> None:
     assert ("medication", "name") not in name_fields() and ("bill", "payee") in name_fields()
     assert content_words("the Chase Sapphire credit card") == {"chase", "sapphire"}
     assert content_words("Gary Morales (landlord)") == {"gary", "morale", "landlord"}
+    assert owners("my husband’s savings") == {"husband"} and owners("parents' car") == {"parent"}
 
 
 def test_every_labelled_field_must_agree_and_kind_and_session_too() -> None:
