@@ -168,9 +168,12 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
              f"({found['false_alerts_on_negatives']} on negatives); {found['seconds_per_scenario']} s per scenario",
              _rates("by category", found["by_category"])]
     for kind, counts in found["extraction"].items():
-        shown = {k: "-" if counts[k] is None else counts[k] for k in ("precision", "recall")}
+        shown = {k: "-" if counts[k] is None else counts[k]
+                 for k in ("precision", "recall", "precision_entity", "recall_entity")}
         lines.append(f"extraction {kind}: precision {shown['precision']}, recall {shown['recall']} "
-                     f"({counts['matched']}/{counts['labels']} labels, {counts['facts']} typed facts)")
+                     f"({counts['matched']}/{counts['labels']} labels, {counts['facts']} typed facts); "
+                     f"as entities {shown['precision_entity']} / {shown['recall_entity']} "
+                     f"({counts['matched_entity']}/{counts['labels']})")
     settings = {"files": [file.name for file in files], "split": split, "llm_extract": llm_extract,
                 "workers": workers}
     _finish("alerts", rows, found, options, settings, started_at, perf_counter() - started, report_path, as_json,
@@ -233,16 +236,18 @@ def _mark_duplicates(rows: list[CaseRow]) -> None:
 def eval_compare(a: Path = typer.Argument(..., help="the earlier report"),
                  b: Path = typer.Argument(..., help="the later report"), as_json: bool = JsonOpt) -> None:
     """What got better and worse from report A to report B, case by case."""
-    from runtime.eval_report import compare, pass_rate, read_report
+    from runtime.eval_report import EXTRACTION_FIGURES, compare, extraction_changes, pass_rate, read_report
 
     first, second = read_report(a), read_report(b)
     changes = compare(first, second)
+    kinds = extraction_changes(first, second)
     (passed_a, total_a), (passed_b, total_b) = pass_rate(first), pass_rate(second)
     if as_json:
         emit_json({"a": {"passed": passed_a, "total": total_a, "git_revision": first.get("git_revision")},
                    "b": {"passed": passed_b, "total": total_b, "git_revision": second.get("git_revision")},
                    "changes": [{"id": c.id, "before": c.before, "after": c.after, "change": c.direction,
-                                "detail": c.detail} for c in changes]})
+                                "detail": c.detail} for c in changes],
+                   "extraction": [{"kind": k.kind, "before": k.before, "after": k.after} for k in kinds]})
         return
     say(f"A: {passed_a}/{total_a} pass; B: {passed_b}/{total_b} pass")
     for direction in ("better", "worse", "changed", "added", "removed"):
@@ -254,3 +259,10 @@ def eval_compare(a: Path = typer.Argument(..., help="the earlier report"),
                 say(f"  {change.id}: {change.before or '-'} -> {change.after or '-'}{detail}")
     if not changes:
         out.print("no case changed", markup=False)
+    if kinds:
+        say("extraction (precision / recall, strict; as entities):")
+    for kind in kinds:
+        before, after = ([("-" if f[name] is None else f"{f[name]:.2f}") for name in EXTRACTION_FIGURES]
+                         for f in (kind.before, kind.after))
+        say(f"  {kind.kind}: {before[0]} / {before[1]} -> {after[0]} / {after[1]}; "
+            f"{before[2]} / {before[3]} -> {after[2]} / {after[3]}")

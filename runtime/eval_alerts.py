@@ -205,11 +205,11 @@ def run_alerts_case(index: int, item: object, root: str, options: EvalOptions) -
         status, detail = "fail", "; ".join(problems + ([detail] if detail else []))
     if case.labels is not None:
         extraction = Extraction()
-        missed = extraction.add(entity_states(typed), list(case.labels))
+        missed, missed_entity = extraction.add_scenario(entity_states(typed), list(case.labels))
         extra["extraction"] = extraction.raw()  # type: ignore[assignment]
-        if missed:
-            extra["missed_labels"] = [{"session_id": m.session_id, "kind": m.kind, "fields": dict(m.fields)}
-                                      for m in missed]
+        for key, labels in (("missed_labels", missed), ("missed_labels_entity", missed_entity)):
+            if labels:
+                extra[key] = [{"session_id": m.session_id, "kind": m.kind, "fields": dict(m.fields)} for m in labels]
     return CaseRow(case.id, status, detail, perf_counter() - started, tokens, extra)  # type: ignore[arg-type]
 
 

@@ -14,6 +14,12 @@ A state matches a label when the kind (normalised), the session and every field 
 gives agree after normalising (`same_value`); each state matches at most one label. Per
 kind: precision = matched states / states, recall = matched labels / labels, over the
 scenarios that carry `labels`.
+
+Beside these strict figures, `precision_entity` / `recall_entity` compare entities rather
+than spellings (`matches_entity`): free-text names, places, drug names and identifiers agree
+by the rules of `runtime.eval_names` ("standup" is the "team standup"), every other field as
+strictly as before; states are paired with labels as a maximum matching, so a lenient
+pairing of one label never costs another its state.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ from datetime import date, datetime
 from factlog.kinds import normalize_kind
 from factlog.model import JsonValue
 from factlog.timeparse import try_date, try_datetime
+from runtime.eval_names import same_entity_value
 
 _SPACES = re.compile(r"\s+")
 _MONEY = re.compile(r"^[$€£]?\s*-?[\d,]*\.?\d+$")
@@ -99,11 +106,17 @@ class KindCounts:
     labels: int = 0
     matched_facts: int = 0
     matched_labels: int = 0
+    matched_entity: int = 0  # states paired with labels by the entity comparison (one each)
 
     def to_json(self) -> dict[str, JsonValue]:
         return {"facts": self.facts, "labels": self.labels, "matched": self.matched_labels,
-                "precision": round(self.matched_facts / self.facts, 4) if self.facts else None,
-                "recall": round(self.matched_labels / self.labels, 4) if self.labels else None}
+                "precision": _ratio(self.matched_facts, self.facts), "recall": _ratio(self.matched_labels, self.labels),
+                "matched_entity": self.matched_entity, "precision_entity": _ratio(self.matched_entity, self.facts),
+                "recall_entity": _ratio(self.matched_entity, self.labels)}
+
+
+def _ratio(part: int, whole: int) -> float | None:
+    return round(part / whole, 4) if whole else None
 
 
 @dataclass
@@ -113,7 +126,12 @@ class Extraction:
     kinds: dict[str, KindCounts] = field(default_factory=dict)
 
     def add(self, facts: list[TypedFact], labels: list[Label]) -> list[Label]:
-        """Count one scenario; the labels no fact matched."""
+        """Count one scenario; the labels no fact matched (strictly)."""
+        return self.add_scenario(facts, labels)[0]
+
+    def add_scenario(self, facts: list[TypedFact], labels: list[Label]) -> tuple[list[Label], list[Label]]:
+        """Count one scenario; the labels no fact matched strictly, and those no fact matched
+        as an entity."""
         free = list(facts)
         missed: list[Label] = []
         for fact in facts:
@@ -128,7 +146,10 @@ class Extraction:
             free.remove(found)
             counts.matched_labels += 1
             self._counts(found.kind).matched_facts += 1
-        return missed
+        paired = entity_pairs(facts, labels)
+        for index in paired:
+            self._counts(labels[index].kind).matched_entity += 1
+        return missed, [label for index, label in enumerate(labels) if index not in paired]
 
     def merge(self, other: Mapping[str, Mapping[str, int]]) -> None:
         for kind, counts in other.items():
@@ -137,10 +158,12 @@ class Extraction:
             mine.labels += counts["labels"]
             mine.matched_facts += counts["matched_facts"]
             mine.matched_labels += counts["matched_labels"]
+            mine.matched_entity += counts.get("matched_entity", 0)
 
     def raw(self) -> dict[str, dict[str, int]]:
         return {kind: {"facts": c.facts, "labels": c.labels, "matched_facts": c.matched_facts,
-                       "matched_labels": c.matched_labels} for kind, c in sorted(self.kinds.items())}
+                       "matched_labels": c.matched_labels, "matched_entity": c.matched_entity}
+                for kind, c in sorted(self.kinds.items())}
 
     def to_json(self) -> dict[str, JsonValue]:
         return {kind: counts.to_json() for kind, counts in sorted(self.kinds.items())}
@@ -160,6 +183,54 @@ def matches(fact: TypedFact, label: Label) -> bool:
     if fact.kind != label.kind or fact.session_id != label.session_id:
         return False
     return all(name in fact.fields and same_value(fact.fields[name], value) for name, value in label.fields.items())
+
+
+def matches_entity(fact: TypedFact, label: Label) -> bool:
+    """`matches`, but names, places, drug names and identifiers compared as entities
+    (`runtime.eval_names`)."""
+    if fact.kind != label.kind or fact.session_id != label.session_id:
+        return False
+    for name, value in label.fields.items():
+        if name not in fact.fields:
+            return False
+        got = fact.fields[name]
+        agree = same_entity_value(label.kind, name, got, value)
+        if not (same_value(got, value) if agree is None else agree or same_value(got, value)):
+            return False
+    return True
+
+
+def entity_pairs(facts: list[TypedFact], labels: list[Label]) -> set[int]:
+    """The label indices of a largest pairing of states with labels they match (`matches_entity`),
+    each state and label in one pair at most."""
+    options = [[index for index, fact in enumerate(facts) if matches_entity(fact, label)] for label in labels]
+    return set(largest_matching(options).values())
+
+
+def largest_matching(options: list[list[int]]) -> dict[int, int]:
+    """A largest matching of a bipartite graph, left node i joined to `options[i]`: right ->
+    left (Kuhn's augmenting paths, iterative)."""
+    holder: dict[int, int] = {}  # state index -> label index
+    for start in range(len(options)):
+        seen: set[int] = set()
+        path: list[tuple[int, int]] = []  # (label, state it would take), from `start` on
+        stack = [(start, iter(options[start]))]
+        while stack:
+            label, states = stack[-1]
+            state = next((s for s in states if s not in seen), None)
+            if state is None:  # no way on from this label: back up
+                stack.pop()
+                if path:
+                    path.pop()
+                continue
+            seen.add(state)
+            path.append((label, state))
+            if state not in holder:  # a free state: shift every label on the path along
+                for taker, taken in path:
+                    holder[taken] = taker
+                break
+            stack.append((holder[state], iter(options[holder[state]])))
+    return holder
 
 
 def same_value(got: object, want: object) -> bool:

@@ -5,7 +5,10 @@
      "cases": [{"id", "status": "pass|fail|error", "detail", "seconds", "tokens"?, ...}]}
 
 A case row may carry more keys (its type, n, category, ...); `compare` reads only `id` and
-`status` (and `detail` to show), so reports of different runs and versions compare.
+`status` (and `detail` to show), so reports of different runs and versions compare. Of an
+alerts report's summary it also reads the extraction figures per kind (`precision`,
+`recall`, and `precision_entity`, `recall_entity` where the report has them: older reports
+lack them and show "-").
 """
 
 from __future__ import annotations
@@ -166,3 +169,41 @@ def compare(a: dict[str, Any], b: dict[str, Any]) -> list[Change]:
 def pass_rate(data: dict[str, Any]) -> tuple[int, int]:
     cases = data["cases"]
     return sum(1 for case in cases if case["status"] == "pass"), len(cases)
+
+
+EXTRACTION_FIGURES = ("precision", "recall", "precision_entity", "recall_entity")
+
+
+@dataclass(frozen=True)
+class KindChange:
+    kind: str
+    before: dict[str, float | None]  # figure -> value; None: not in that report
+    after: dict[str, float | None]
+
+
+def extraction_changes(a: dict[str, Any], b: dict[str, Any]) -> list[KindChange]:
+    """Each kind whose extraction figures differ between the two reports' summaries (a kind
+    only one report has included), kinds sorted; reports without figures give none."""
+    first, second = _extraction(a), _extraction(b)
+    changes = []
+    for kind in sorted(set(first) | set(second)):
+        before, after = first.get(kind, _NO_FIGURES), second.get(kind, _NO_FIGURES)
+        if before != after:
+            changes.append(KindChange(kind, before, after))
+    return changes
+
+
+_NO_FIGURES: dict[str, float | None] = dict.fromkeys(EXTRACTION_FIGURES)
+
+
+def _extraction(data: dict[str, Any]) -> dict[str, dict[str, float | None]]:
+    summary = data.get("summary")
+    found = summary.get("extraction") if isinstance(summary, dict) else None
+    if not isinstance(found, dict):
+        return {}
+    return {str(kind): {name: _figure(counts.get(name)) for name in EXTRACTION_FIGURES}
+            for kind, counts in found.items() if isinstance(counts, dict)}
+
+
+def _figure(value: object) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None

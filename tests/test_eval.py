@@ -276,8 +276,10 @@ def test_extraction_counts_and_normalising() -> None:
     missed = counts.add(facts, labels)
     assert missed == [labels[2]]
     found = counts.to_json()
-    assert found["passport"] == {"facts": 1, "labels": 1, "matched": 1, "precision": 1.0, "recall": 1.0}
-    assert found["trip"] == {"facts": 2, "labels": 2, "matched": 1, "precision": 0.5, "recall": 0.5}
+    assert found["passport"] == {"facts": 1, "labels": 1, "matched": 1, "precision": 1.0, "recall": 1.0,
+                                 "matched_entity": 1, "precision_entity": 1.0, "recall_entity": 1.0}
+    assert found["trip"] == {"facts": 2, "labels": 2, "matched": 1, "precision": 0.5, "recall": 0.5,
+                             "matched_entity": 1, "precision_entity": 0.5, "recall_entity": 0.5}
 
 
 def test_labels_are_compared_with_entity_states_per_session() -> None:
