@@ -10,6 +10,7 @@ from datetime import datetime
 
 import pytest
 from constraint_records import Bill, Deadline, Payment, days_from, record_class, user_module
+from typed_sessions import TS, Extracted, extracted, session
 
 from constraints import Constraint, run_constraints
 from constraints.model import Alert
@@ -17,22 +18,14 @@ from constraints.money_rules import promotion_ending_with_balance, subscription_
 from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
 from factlog.sentences import split_sentences
-from factlog.transcripts import Message, Session
 from factlog.typed import Context, read_sentence
 from factlog.typed.money import amounts
 
-TS = datetime(2025, 5, 2, 21, 0)
 MONEY = ("payment", "bill", "subscription", "deadline", "account")
 
 
-def session(*turns: tuple[str, str], ts: datetime = TS) -> Session:
-    return Session("s1", ts, [Message(role, text, i) for i, (role, text) in enumerate(turns)], {})
-
-
-def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, str | None, dict[str, JsonValue]]]:
-    facts = RuleExtractor().extract(session(*turns, ts=ts), user_only=False)
-    return [(f.kind, f.key, {k: v for k, v in f.fields.items() if k not in ("subject", "speaker")})
-            for f in facts if f.kind in MONEY]
+def money(*turns: tuple[str, str], ts: datetime = TS) -> Extracted:
+    return extracted(MONEY, *turns, ts=ts)
 
 
 # --- sentence in, typed facts out (each of these gave no typed fact before) -------------------
@@ -190,10 +183,9 @@ def test_a_card_balance_and_its_promotion() -> None:
 
 # --- phrasing families: bills, subscriptions, promotions (and what is not one) ---------------
 
-BILL_TS = datetime(2025, 5, 2, 21, 0)
 
 
-def kinds_fields(*turns: tuple[str, str], ts: datetime = BILL_TS) -> list[tuple[str | None, dict[str, JsonValue]]]:
+def kinds_fields(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, dict[str, JsonValue]]]:
     return [(kind, fields) for kind, _, fields in money(*turns, ts=ts) if kind in ("bill", "subscription", "deadline")]
 
 

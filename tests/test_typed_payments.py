@@ -9,26 +9,19 @@ from datetime import datetime
 
 import pytest
 from constraint_records import Payment, days_from, record_class, user_module
+from typed_sessions import TS, Extracted, extracted, session
 
 from constraints import Constraint, run_constraints
 from constraints.builtin import conflicting_payments
 from constraints.model import Alert
 from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
-from factlog.transcripts import Message, Session
 
-TS = datetime(2025, 5, 2, 21, 0)
 MONEY = ("payment", "account")
 
 
-def session(*turns: tuple[str, str], ts: datetime = TS) -> Session:
-    return Session("s1", ts, [Message(role, text, i) for i, (role, text) in enumerate(turns)], {})
-
-
-def money(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, str | None, dict[str, JsonValue]]]:
-    facts = RuleExtractor().extract(session(*turns, ts=ts), user_only=False)
-    return [(f.kind, f.key, {k: v for k, v in f.fields.items() if k not in ("subject", "speaker")})
-            for f in facts if f.kind in MONEY]
+def money(*turns: tuple[str, str], ts: datetime = TS) -> Extracted:
+    return extracted(MONEY, *turns, ts=ts)
 
 
 @pytest.mark.parametrize(
