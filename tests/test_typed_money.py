@@ -184,7 +184,6 @@ def test_a_card_balance_and_its_promotion() -> None:
 # --- phrasing families: bills, subscriptions, promotions (and what is not one) ---------------
 
 
-
 def kinds_fields(*turns: tuple[str, str], ts: datetime = TS) -> list[tuple[str | None, dict[str, JsonValue]]]:
     return [(kind, fields) for kind, _, fields in money(*turns, ts=ts) if kind in ("bill", "subscription", "deadline")]
 
