@@ -19,7 +19,7 @@ import re
 from factlog.model import JsonValue
 from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.money import _INSTITUTION, _LAST4, _canonical
+from factlog.typed.money import INSTITUTION, LAST4, canonical_vendor
 
 _KIND = r"(?:checking|savings|credit card|debit card|card|visa|mastercard|amex|account|acct)"
 _WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
@@ -45,7 +45,7 @@ _OURS = re.compile(r"\b(?:my|our|card)\b", re.I)
 def account_name(text: str, context: Context, owner: str | None = None) -> str:
     """An account as "<institution> <words> <kind> <last four>", each part when stated;
     an account the session already named by its last four digits keeps that name."""
-    institution = _INSTITUTION.search(text)
+    institution = INSTITUTION.search(text)
     kinds = [m.group(1).lower() for m in _ACCOUNT_KIND.finditer(text) if m.group(1).lower() not in ("account", "acct")]
     digits = re.search(r"(\d{4})\b", text)
     known = context.last.get(f"account/{digits.group(1)}") if digits else None
@@ -55,7 +55,7 @@ def account_name(text: str, context: Context, owner: str | None = None) -> str:
     kind = kinds[0] if kinds else None
     if kind in ("visa", "mastercard", "amex"):
         kind = {"visa": "Visa", "mastercard": "Mastercard", "amex": "Amex"}[kind]
-    parts = [_canonical(institution.group("name")) if institution else None, *words, kind,
+    parts = [canonical_vendor(institution.group("name")) if institution else None, *words, kind,
              digits.group(1) if digits else None]
     named = " ".join(part for part in parts if part)
     if not named:
@@ -76,14 +76,14 @@ def from_account(sentence: str, context: Context, who: str | None) -> str | None
 def to_account(sentence: str) -> str | None:
     """The account paid into: one named by its last four digits after "to", else the payment
     service ("by Zelle")."""
-    for match in _LAST4.finditer(sentence):
+    for match in LAST4.finditer(sentence):
         before = sentence[: match.start()]
         to_at, from_at = before.rfind(" to "), max(before.rfind(" from "), before.rfind(" out of "))
         if to_at > from_at:
-            institution = _INSTITUTION.search(sentence, to_at)
+            institution = INSTITUTION.search(sentence, to_at)
             kind = re.search(r"\b(payroll|checking|savings|operating|reserve|escrow|brokerage)\b",
                              sentence[to_at: match.start()], re.I)
-            parts = [p for p in (_canonical(institution.group("name")) if institution
+            parts = [p for p in (canonical_vendor(institution.group("name")) if institution
                                  and institution.start() < match.start() else None,
                                  kind.group(1).lower() if kind else None) if p]
             return " ".join([*parts, match.group("d")])
@@ -108,16 +108,16 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant":
         return []
     facts = []
-    for match in _LAST4.finditer(sentence):
+    for match in LAST4.finditer(sentence):
         digits = match.group("d")
         if someone_elses(sentence, match.start()):
             continue
         clause = sentence[max(0, match.start() - 60): match.end()]
         clause = clause[max(clause.rfind(" to "), clause.rfind(" from "), 0):]  # this account's words only
         fields: dict[str, JsonValue] = {"last4": digits}
-        institutions = list(_INSTITUTION.finditer(clause))
+        institutions = list(INSTITUTION.finditer(clause))
         if institutions:
-            fields["institution"] = _canonical(institutions[-1].group("name"))
+            fields["institution"] = canonical_vendor(institutions[-1].group("name"))
         kinds = list(re.finditer(
             r"\b(checking|savings|operating|payroll|reserve|escrow|brokerage|joint|visa|mastercard|amex|credit card|"
             r"debit card)\b", clause, re.I))
@@ -129,7 +129,7 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
             context.last[f"account/{digits}"] = TypedFact("account", None, {"name": account_name(clause, context)})
     named = next((m for m in (p.search(sentence) for p in _NAMED_ACCOUNTS) if m is not None), None)
     if not facts and named is not None:
-        institution, kind = _canonical(named.group("name")), named.group("kind").lower()
+        institution, kind = canonical_vendor(named.group("name")), named.group("kind").lower()
         key = f"account/{institution.casefold()}/{kind}"
         facts.append(TypedFact("account", key, conversation_fields(context, "user", {"institution": institution,
                                                                                       "kind": kind})))
@@ -138,6 +138,6 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
 
 # "my checking, the Bank of America", "my Chase savings": an account without its digits
 _NAMED_ACCOUNTS = (
-    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + _INSTITUTION.pattern, re.I),
-    re.compile(r"\b(?:my|our)\s+" + _INSTITUTION.pattern + r"\s+(?P<kind>checking|savings)\b", re.I),
+    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + INSTITUTION.pattern, re.I),
+    re.compile(r"\b(?:my|our)\s+" + INSTITUTION.pattern + r"\s+(?P<kind>checking|savings)\b", re.I),
 )

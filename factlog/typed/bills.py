@@ -24,18 +24,18 @@ from factlog.model import JsonValue
 from factlog.typed.common import RELATIONS, conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
-    _BILLER,
-    _CONFIRMING,
-    _QUESTION,
+    BILLER,
+    CONFIRMING,
     DUE,
     DUE_BARE,
-    _canonical,
-    _charge_date,
-    _today,
+    ENDS_IN_QUESTION,
     amounts,
     cadence_of,
+    canonical_vendor,
+    charge_date,
     clauses,
     is_ahead,
+    session_day,
 )
 
 DOMAIN = "bills"
@@ -76,14 +76,14 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     facts: list[TypedFact] = []
     for clause in clauses(sentence):
-        facts += _read_clause(clause, context)
+        facts += read_clause(clause, context)
     return facts
 
 
-def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
+def read_clause(sentence: str, context: Context) -> list[TypedFact]:
+    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
-    if _QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
+    if ENDS_IN_QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
         return []
     if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
         return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
@@ -105,8 +105,8 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
     cue = _DUE_CUE.search(sentence)
     if cue is not None and cue.group(0).lower() == "on" and _PAYS.search(sentence):
         cue = None  # "paying verizon from her card on the 18th": when it is paid, not when it is due
-    when = _charge_date(sentence[cue.start():], context) if cue is not None else None
-    today = _today(context)
+    when = charge_date(sentence[cue.start():], context) if cue is not None else None
+    today = session_day(context)
     if when is not None and is_ahead(when, sentence, today):
         fields["due_date"] = when
     if _AUTOPAY_OFF.search(sentence):
@@ -132,9 +132,9 @@ def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
 
 def _payee(sentence: str) -> str | None:
     """The biller as named, else what the bill is for ("electric", "home insurance")."""
-    biller = _BILLER.search(sentence)
+    biller = BILLER.search(sentence)
     if biller is not None:
-        return _canonical(biller.group("name"))
+        return canonical_vendor(biller.group("name"))
     described = _DESCRIBED.search(sentence)
     if described is not None:
         return " ".join((described.group("what") or described.group("policy")).lower().split())
@@ -162,6 +162,6 @@ def _subject(sentence: str, context: Context, previous: TypedFact | None) -> str
     if match is not None:
         return match.group("rel").lower()
     named = _NAMED_OWNER.search(sentence)
-    if named is not None and _BILLER.fullmatch(named.group("name")) is None:
+    if named is not None and BILLER.fullmatch(named.group("name")) is None:
         return named.group("name")  # "Emma's phone bill"
     return "user"

@@ -64,9 +64,9 @@ def _names(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w+])(?P<name>{alternatives})(?![\w]|\+(?!\w))", re.I)
 
 
-_VENDOR = re.compile(_names(VENDORS).pattern.replace("|Max|", "|(?-i:Max)|"), re.I)
-_BILLER = _names(BILLERS)
-_INSTITUTION = _names(INSTITUTIONS)
+VENDOR = re.compile(_names(VENDORS).pattern.replace("|Max|", "|(?-i:Max)|"), re.I)
+BILLER = _names(BILLERS)
+INSTITUTION = _names(INSTITUTIONS)
 _CANONICAL = {name.casefold(): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}
 
 SUBSCRIPTION_WORDS = re.compile(
@@ -104,11 +104,11 @@ _HYPOTHETICAL = re.compile(
 INTENT = re.compile(
     r"\b(?:will|'ll|gonna|going to|intend\w* to|plan\w* to|want to|meant to|need to|have to|should|"
     r"mentioned|said you'?d|about to|before it)\b", re.I)
-_CONFIRMING = re.compile(
+CONFIRMING = re.compile(
     r"^\W*(?:noted|recorded|confirmed|saved|updated|understood|got it|done)\b|\byou(?:r|'d|'ll)?\b", re.I)
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
-    _VENDOR, _BILLER, _INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE, DUE_BARE,
+    VENDOR, BILLER, INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE, DUE_BARE,
     re.compile(r"\b(?:bought|purchased|purchase|ordered|installed by|put in|actually|updated|make (?:it|that)|"
                r"correction|ends|no (?:more|further) charges)\b", re.I)))
 
@@ -133,7 +133,7 @@ _DAY_OF_MONTH = re.compile(
 # a charge that repeats ("7.99 a month", "$40/qtr") or a free span names money too
 TRIGGERS = (*TRIGGERS, *(re.compile(p.pattern, p.flags) for p in (_MONTHLY, _YEARLY, _QUARTERLY, _SEMIANNUAL)),
             re.compile(r"\bfree\b", re.I))
-_LAST4 = re.compile(
+LAST4 = re.compile(
     r"(?:\bending(?:\s+(?:in|with))?|\bfinish\w*\s+with|\bx|#|\bchecking|\bsavings)\s*(?P<d>\d{4})\b", re.I)
 _AMOUNT_FALLBACK = re.compile(
     r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
@@ -142,7 +142,7 @@ _AMOUNT_FALLBACK = re.compile(
 _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
                    r"paid (?:it |that |(?:the|my) [\w' ]{1,30}? )?(?:off|in full)\b(?!\s+(?:by|within|before|in)\b)|"
                    r"(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it)|\$0(?:\.00)? balance\b", re.I)
-_QUESTION = re.compile(r"\?\s*$")
+ENDS_IN_QUESTION = re.compile(r"\?\s*$")
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -151,12 +151,12 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     facts: list[TypedFact] = []
     for clause in clauses(sentence):
-        facts += _read_clause(clause, context)
+        facts += read_clause(clause, context)
     return facts
 
 
 # a sentence without one of these states no money, even about the session's last subscription or payment
-_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, _ACCESS_ENDS, _LAST4)) + r"|\$\s?\d|[€£]",
+_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, _ACCESS_ENDS, LAST4)) + r"|\$\s?\d|[€£]",
                    re.I)
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
@@ -175,14 +175,14 @@ def clauses(sentence: str) -> list[str]:
     return [clause for clause in out if clause]
 
 
-def _read_clause(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
+def read_clause(sentence: str, context: Context) -> list[TypedFact]:
+    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None:
         facts += _due(sentence, context, due)
-    if _INSTITUTION.search(sentence) or context.last.get("card") is not None:
+    if INSTITUTION.search(sentence) or context.last.get("card") is not None:
         facts += _card(sentence, context)
     facts += _subscription(sentence, context)
     return facts
@@ -204,11 +204,11 @@ def amounts(sentence: str, context: Context) -> list[float]:
     return out
 
 
-def _dates(sentence: str, context: Context) -> list[str]:
+def dates_in(sentence: str, context: Context) -> list[str]:
     return recognize(sentence, context.timestamp).dates
 
 
-def _today(context: Context) -> date | None:
+def session_day(context: Context) -> date | None:
     return context.timestamp.date() if context.timestamp is not None else None
 
 
@@ -230,11 +230,11 @@ _WEEKDAY = re.compile(r"\b(?:on|due|by|before|until)\s+(?:this\s+)?(?P<day>mon|t
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 
 
-def _charge_date(sentence: str, context: Context) -> str | None:
+def charge_date(sentence: str, context: Context) -> str | None:
     """The first date the sentence gives: a full or relative one, "on the 15th" (the next
     15th), or "on Friday" (the next Friday after the session's day), whichever comes first."""
     found = list(dates_and_times_at(sentence, context.timestamp)[0])
-    today = _today(context)
+    today = session_day(context)
     weekday = _WEEKDAY.search(sentence)
     if weekday is not None and today is not None:
         ahead = (_WEEKDAYS.index(weekday.group("day").lower()) - today.weekday()) % 7 or 7
@@ -252,7 +252,7 @@ def _number(raw: str) -> int:
     return int(raw) if raw.isdigit() else 1 if raw in ("a", "an", "one") else NUMBER_WORDS[raw]
 
 
-def _canonical(name: str) -> str:
+def canonical_vendor(name: str) -> str:
     return _CANONICAL.get(name.casefold(), name)
 
 
@@ -281,11 +281,11 @@ def _service(sentence: str) -> str | None:
 
 
 def _subscription(sentence: str, context: Context) -> list[TypedFact]:
-    vendor_match = _VENDOR.search(sentence)
+    vendor_match = VENDOR.search(sentence)
     previous = context.last.get("subscription")
     service = _service(sentence) if vendor_match is None else None
     if vendor_match is not None:
-        vendor = _canonical(vendor_match.group("name"))
+        vendor = canonical_vendor(vendor_match.group("name"))
     elif service is not None:
         vendor = service
     elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
@@ -297,7 +297,7 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if _HYPOTHETICAL.search(sentence) and not CANCEL.search(sentence):
         return []  # "thinking about signing up for Disney+": nothing had yet
-    if _QUESTION.search(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
+    if ENDS_IN_QUESTION.search(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
         return []  # "is it still $9.99 a month?"
     if _PRICE_TALK.search(sentence) and not _FIRST_PERSON.search(sentence):
         return []  # "Babbel costs about $14 a month": a price, not the user's subscription
@@ -312,16 +312,16 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     if cadence is not None:
         fields["cadence"] = cadence
     trial = _TRIAL.search(sentence) or _FREE_SPAN.search(sentence)
-    today = _today(context)
+    today = session_day(context)
     if trial is not None:
         cue = _TRIAL_END.search(sentence)
-        dates = _dates(sentence[cue.start():], context) if cue is not None else []
+        dates = dates_in(sentence[cue.start():], context) if cue is not None else []
         span = _TRIAL_DAYS.search(sentence)
         day = _DAY_OF_MONTH.search(sentence[cue.start():]) if cue is not None else None
         if dates:
             fields["promo_end_date"] = dates[0]
         elif day is not None and cue is not None:
-            fields["promo_end_date"] = _charge_date(sentence[cue.start():], context)
+            fields["promo_end_date"] = charge_date(sentence[cue.start():], context)
         elif span is not None and today is not None:
             n, unit = _number(span.group("n")), span.group("unit").lower()
             end = add_months(today, n) if unit.startswith("month") else \
@@ -329,7 +329,7 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
             fields["promo_end_date"] = end.isoformat()
     elif (cue := _NEXT_CHARGE.search(sentence) or _CHARGE.search(sentence) or _ACCESS_ENDS.search(sentence)
           or _CANCEL_BEFORE.search(sentence)) is not None:
-        charge = _charge_date(sentence[cue.start():], context) or _charge_date(sentence, context)
+        charge = charge_date(sentence[cue.start():], context) or charge_date(sentence, context)
         if charge is not None and _NEXT_CHARGE.search(sentence) is None and _CHARGED.search(sentence) is not None:
             charge = _next_charge(charge, cadence)  # "renewed today, $65 for the year": the next is a year on
         if charge is not None and is_ahead(charge, sentence, today):
@@ -408,7 +408,7 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
     if (CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence)) and not INTENT.search(sentence):
         return "cancelled"
     if CANCEL.search(sentence):
-        if _QUESTION.search(sentence):
+        if ENDS_IN_QUESTION.search(sentence):
             return None  # "cancel spotify for me?": asked, not decided
         if context.speaker == "assistant" and not _ASSISTANT_INTENT.search(sentence):
             return None
@@ -434,12 +434,12 @@ def _card_name(sentence: str) -> str | None:
     credit card" ("Chase Slate Edge credit card"), "<store> store credit card", else
     "<issuer> credit card"; the issuer after "to" or "on" when several are named ("from my
     Capital One card to a Chase Slate card" -> Chase)."""
-    names = list(_INSTITUTION.finditer(sentence))
+    names = list(INSTITUTION.finditer(sentence))
     if not names:
         return None
     chosen = next((match for match in names if re.search(r"\b(?:to|on|onto)\s+(?:a|an|the|my|our)?\s*(?:new\s+)?$",
                                                         sentence[: match.start()], re.I)), names[-1])
-    issuer = _canonical(chosen.group("name"))
+    issuer = canonical_vendor(chosen.group("name"))
     product = _PRODUCT.match(sentence, chosen.end())
     if issuer.endswith("Card"):
         return issuer  # "Apple Card"
@@ -468,7 +468,7 @@ def _promotion_title(card: str, sentence: str) -> str:
 
 
 # "put it on CareCredit", "$1850 on the wayfair card" (not "went to Lowe's", "wire it to the Chase account")
-_ON_CARD = re.compile(r"\b(?:on|onto)\s+(?:the|my|our|a|an)?\s*" + _INSTITUTION.pattern +
+_ON_CARD = re.compile(r"\b(?:on|onto)\s+(?:the|my|our|a|an)?\s*" + INSTITUTION.pattern +
                       r"(?!\s+(?:account|checking|savings)\b)", re.I)
 
 
@@ -481,17 +481,17 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
         name = str(previous.fields["payee"])
     elif previous is not None and _same_card(name, str(previous.fields["payee"])):
         name = max(name, str(previous.fields["payee"]), key=lambda n: len(_card_words(n)))
-    named = _INSTITUTION.match(name)
+    named = INSTITUTION.match(name)
     issuer = named.group("name").casefold() if named is not None else _card_words(name)[0]
     facts: list[TypedFact] = []
     promo = PROMO.search(sentence)
-    if promo is not None and not _QUESTION.search(sentence):
+    if promo is not None and not ENDS_IN_QUESTION.search(sentence):
         end = _promo_end(sentence, context)
         if end is not None:
             fields: dict[str, JsonValue] = {"title": _promotion_title(name, sentence), "due_date": end}
             facts.append(TypedFact("deadline", f"promotion/{issuer}", conversation_fields(context, "user", fields)))
     balance = None
-    if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):
+    if ENDS_IN_QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):
         pass
     elif (zero := _ZERO.search(sentence)) is not None and not re.search(r"\b(?:if|unless|when)\b[^,.;]*$",
                                                                         sentence[: zero.start()], re.I):
@@ -510,7 +510,7 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     if balance is not None:
         bill: dict[str, JsonValue] = {"payee": name, "amount_usd": balance, "recurring": False}
         facts.append(TypedFact("bill", f"balance/{issuer}", conversation_fields(context, "user", bill)))
-    if facts or _INSTITUTION.search(sentence) and re.search(r"\bcard\b", sentence, re.I):
+    if facts or INSTITUTION.search(sentence) and re.search(r"\bcard\b", sentence, re.I):
         context.last["card"] = TypedFact("bill", None, {"payee": name})
     return facts
 
@@ -525,7 +525,7 @@ _MONTH_YEAR = re.compile(
 
 
 def _promo_end(sentence: str, context: Context) -> str | None:
-    today = _today(context)
+    today = session_day(context)
     ends = re.search(r"\b(?:ends?|ending(?!\s+(?:in\s+)?\d)|until|through|expires?|in full by|by)\b", sentence, re.I)
     if ends is not None:
         later = [d for d in recognize(sentence[ends.start():], context.timestamp).dates]
@@ -567,10 +567,10 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     March 10": a deadline (its subject from "Emma's", "my daughter's"), or a bill when it
     states an amount. A restatement with the same date (the assistant's "Noted: ...") is
     the session's last deadline, retitled."""
-    if _QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence) or _IF.search(sentence):
+    if ENDS_IN_QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence) or _IF.search(sentence):
         return []
-    when = _charge_date(sentence[match.end() - 3:], context)  # from "due" on: "due Friday"
-    if when is None or not is_ahead(when, sentence, _today(context)):
+    when = charge_date(sentence[match.end() - 3:], context)  # from "due" on: "due Friday"
+    if when is None or not is_ahead(when, sentence, session_day(context)):
         return []
     title = " ".join(match.group("title").split())
     found = amounts(sentence, context)

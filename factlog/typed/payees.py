@@ -19,7 +19,7 @@ import re
 
 from factlog.typed.common import RELATIONS
 from factlog.typed.model import Context
-from factlog.typed.money import _BILLER, _INSTITUTION, _VENDOR, _canonical
+from factlog.typed.money import BILLER, INSTITUTION, VENDOR, canonical_vendor
 from factlog.typed.places import place_name
 
 TRADES = (
@@ -88,7 +88,7 @@ def _clean(name: str, possessive: bool = False) -> str | None:
     words = name.split()
     while words and words[-1] in _STOP_WORDS:
         words.pop()
-    if not words or words[0] in _STOP_WORDS or _INSTITUTION.fullmatch(" ".join(words)) or \
+    if not words or words[0] in _STOP_WORDS or INSTITUTION.fullmatch(" ".join(words)) or \
             any(ch.isdigit() for ch in words[0]):
         return None  # "the BC-221 payment" names an invoice, not a payee
     return " ".join(words)
@@ -96,9 +96,9 @@ def _clean(name: str, possessive: bool = False) -> str | None:
 
 def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     """Whom the sentence pays (see the module's list), or None."""
-    biller = _BILLER.search(sentence) or _VENDOR.search(sentence)
+    biller = BILLER.search(sentence) or VENDOR.search(sentence)
     if biller is not None:
-        return _canonical(biller.group("name"))
+        return canonical_vendor(biller.group("name"))
     for verb in _VERB.finditer(sentence):  # each verb in turn: "to Venmo her landlord, Tom Becker"
         match = _OBJECT.match(sentence, verb.end())
         name = _clean(match.group("name")) if match is not None else None
@@ -171,7 +171,7 @@ def _person(match: re.Match[str]) -> str | None:
         return None
     cleaned = _clean(name, possessive=True)
     if cleaned is None or cleaned.casefold() in _NOT_PEOPLE or any(
-            p.fullmatch(cleaned) for p in (_BILLER, _VENDOR, _INSTITUTION)):
+            p.fullmatch(cleaned) for p in (BILLER, VENDOR, INSTITUTION)):
         return None
     return cleaned
 

@@ -27,15 +27,15 @@ from factlog.typed.accounts import accounts, from_account, to_account
 from factlog.typed.common import RELATIONS, conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
-    _BILLER,
-    _CONFIRMING,
-    _QUESTION,
+    BILLER,
+    CONFIRMING,
+    ENDS_IN_QUESTION,
     PAYMENT_WORDS,
-    _charge_date,
-    _dates,
-    _today,
     amounts,
+    charge_date,
     clauses,
+    dates_in,
+    session_day,
 )
 from factlog.typed.payees import payee_of, reference, requester
 
@@ -121,15 +121,15 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     probe = replace(context, last=dict(context.last)) if paying else None  # what money will make of each clause
     facts: list[TypedFact] = []
     for clause in clauses(sentence):
-        facts += _read_clause(clause, context, probe)
+        facts += read_clause(clause, context, probe)
     return facts
 
 
-def _read_clause(sentence: str, context: Context, probe: Context | None) -> list[TypedFact]:
-    if context.speaker == "assistant" and not _CONFIRMING.search(sentence):
+def read_clause(sentence: str, context: Context, probe: Context | None) -> list[TypedFact]:
+    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
-    if probe is not None and not money._read_clause(sentence, probe):
+    if probe is not None and not money.read_clause(sentence, probe):
         for part in _instructions(sentence):
             facts += _payment(part, context)
     facts += accounts(sentence, context)
@@ -163,7 +163,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     bought = _purchase(sentence, context)
     if bought:
         return bought
-    if _QUESTION.search(sentence) or _NO_PAYMENT.search(sentence):
+    if ENDS_IN_QUESTION.search(sentence) or _NO_PAYMENT.search(sentence):
         return []
     previous = context.last.get("payment")
     stop = _STOP.search(sentence)
@@ -220,7 +220,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     when = _when(scope, context, status)
     if when is not None:
         fields["scheduled_date"] = when
-        today = _today(context)
+        today = session_day(context)
         if status == "done" and today is not None and when > today.isoformat():
             status = "pending"  # "sent on the 20th" said on the 14th: not yet
     if ref is not None:
@@ -234,7 +234,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if previous is not None and not cancelled and set(fields) <= {"payee", "requested_by", "status"}:
         return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
-            and payee not in ("rent", "mortgage") and not _BILLER.search(sentence):
+            and payee not in ("rent", "mortgage") and not BILLER.search(sentence):
         return []
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
     if previous is not None and previous.key == key:
@@ -281,8 +281,8 @@ def _status(sentence: str, known: bool) -> str | None:
 def _when(sentence: str, context: Context, status: str | None) -> str | None:
     """The payment's date: a stated or relative one, a weekday (the next one, or the last
     one for a payment done), "just now" or "today" for the session's day."""
-    today = _today(context)
-    stated = _dates(sentence, context)
+    today = session_day(context)
+    stated = dates_in(sentence, context)
     if stated:
         return stated[0]
     weekday = _WEEKDAY.search(sentence)
@@ -296,7 +296,7 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
             return (today - timedelta(days=back)).isoformat()
         ahead = (index - today.weekday()) % 7 or 7
         return (today + timedelta(days=ahead)).isoformat()
-    when = _charge_date(sentence, context)
+    when = charge_date(sentence, context)
     if when is not None:
         return when
     if _NOW.search(sentence) and today is not None:
@@ -317,7 +317,7 @@ _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "T
 
 def _purchase(sentence: str, context: Context) -> list[TypedFact]:
     """A purchase with its price and seller ("got a Bosch for $849 at Lowe's"): a payment made."""
-    if _BOUGHT.search(sentence) is None or _QUESTION.search(sentence) or _NO_PAYMENT.search(sentence):
+    if _BOUGHT.search(sentence) is None or ENDS_IN_QUESTION.search(sentence) or _NO_PAYMENT.search(sentence):
         return []
     store = next((m.group("store") for m in _STORE.finditer(sentence)
                   if m.group("store").split()[0] not in _BUSINESS_PAYEE_STOP), None)
