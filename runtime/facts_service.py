@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Callable, Iterator, Mapping
 
 from factlog.durable import replace_file
 from factlog.errors import InputError, NotFound
+from factlog.liveness import live_ids
 from factlog.model import Fact, JsonValue, NewFact, Provenance, check_user_id, parse_iso_date
 from factlog.records import (
     check_field_map,
@@ -22,7 +23,7 @@ from factlog.records import (
     unused_mappings,
 )
 from factlog.store import FactStore, VerifyReport
-from factlog.typed.prior import Prior
+from factlog.typed.prior import Prior, prior_of
 from runtime.workspace import Workspace
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class FactsService:
         self.facts = facts
         self.versions = versions
         self.workspace = workspace
-        self._priors: dict[str, Prior] = {}
+        self._priors: dict[str, tuple[str, Prior]] = {}  # user -> (the hash of the last fact read, the prior)
         self._priors_lock = threading.Lock()
 
     # -- writing facts ---------------------------------------------------------------
@@ -146,17 +147,40 @@ class FactsService:
         return IngestReport(user, source, done.stored, done.skipped)
 
     def prior(self, user: str) -> Prior:
-        """What the user's stored facts say about trips and documents (`factlog.typed.prior`),
-        for the offline extractor; kept per user and brought up to date with the facts
-        appended since (rebuilt when the log shrank: a forgotten user)."""
+        """What the user's live stored facts say about trips and documents
+        (`factlog.typed.prior`), for the offline extractor: kept per user and brought up to date
+        with the facts appended since; built again from the live facts when a retraction
+        arrived, and when the log is no longer the one it read (the user forgotten, here or by
+        another process: the last fact it read is gone or has another hash), so a withdrawn or
+        forgotten fact never types a new one."""
         with self._priors_lock:
-            prior = self._priors.get(user)
-            head = self.facts.head(user)
-            if prior is None or head < prior.seen:
-                prior = self._priors[user] = Prior()
-            for fact in self.facts.facts(user, after=prior.seen):
+            kept = self._priors.get(user)
+            if kept is not None and kept[1].seen:
+                last = self.facts.facts_by_id(user, [kept[1].seen])
+                if not last or last[0].hash != kept[0]:
+                    kept = None
+            new = list(self.facts.facts(user, after=kept[1].seen if kept is not None else 0))
+            if kept is None or any(fact.retracts is not None for fact in new):
+                return self._rebuilt(user).copy()
+            prior = kept[1]
+            for fact in new:
                 prior.add(fact.id, fact.kind, fact.key, fact.fields or {})
+            if new:
+                self._priors[user] = (new[-1].hash, prior)
             return prior.copy()  # the extractor adds its own sessions' facts to its copy
+
+    def _rebuilt(self, user: str) -> Prior:
+        facts = list(self.facts.facts(user))
+        live = live_ids(facts)
+        prior = prior_of((fact.id, fact.kind, fact.key, fact.fields or {}) for fact in facts if fact.id in live)
+        prior.seen = facts[-1].id if facts else 0
+        self._priors[user] = (facts[-1].hash if facts else "", prior)
+        return prior
+
+    def forget(self, user: str) -> None:
+        """Drop what this service derived from `user` (`runtime.forgetting`)."""
+        with self._priors_lock:
+            self._priors.pop(user, None)
 
     def _ingest_with_model(self, user: str, path: Path, *, user_only: bool, again: bool, allow_retype: bool,
                            model: str | None, base_url: str | None, retry_failed: bool,

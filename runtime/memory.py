@@ -167,9 +167,10 @@ class Memory:
 
     @made_once
     def forgetting(self) -> Forgetting:
-        from runtime.forgetting import Forgetting
+        from runtime.forgetting import ForgetsUsers, Forgetting
 
-        return Forgetting(self.facts, self.versions, [self.checkpoints, self.recalls, self.modules, self.queries])
+        derived: list[ForgetsUsers] = [self.fact_log, self.checkpoints, self.recalls, self.modules, self.queries]
+        return Forgetting(self.facts, self.versions, derived)
 
     @staticmethod
     def open(home: Path | str | None = None, *, read_only: bool = False, store: str | None = None) -> Memory:

@@ -385,6 +385,49 @@ def test_separate_ingests_see_the_stored_trip_and_a_forgotten_user_starts_again(
     assert again and [f for f in again if f.kind == "trip"] == []  # stored as a note: no trip to move
 
 
+SYDNEY = {"session_id": "s1", "timestamp": "2026-01-05T09:00:00", "messages": [
+    {"role": "user", "content": "Booked Sydney on Qantas, Feb 20 to March 12. Confirmation QF7Z3W."}]}
+MOVED = {"session_id": "s2", "timestamp": "2026-01-25T09:00:00", "messages": [
+    {"role": "user", "content": "Qantas moved my return to March 22."}]}
+CHAT = {"session_id": "s0", "timestamp": "2026-01-04T09:00:00", "messages": [  # more facts than SYDNEY + MOVED
+    {"role": "user", "content": line} for line in (
+        "I like oolong tea.", "My cat is called Miso.", "I live near the river.", "I play chess on Sundays.",
+        "My favourite colour is green.", "I am learning Portuguese.", "I run three times a week.")]}
+
+
+def moved_trips(mem: Memory) -> list[str | None]:
+    """The trips "Qantas moved my return" updates (read again each time: `again`)."""
+    return [f.key for f in mem.ingest_conversation("ana", MOVED, again=True).facts if f.kind == "trip"]
+
+
+def test_a_retracted_trip_is_no_longer_there_to_move(mem: Memory) -> None:
+    mem.ingest_conversation("ana", SYDNEY)
+    assert moved_trips(mem) == ["sydney"]  # the prior is now kept for ana, with the moved return
+    for fact in [f for f in mem.log("ana") if f.kind == "trip"]:
+        mem.retract("ana", fact.id, "not my trip")
+    assert moved_trips(mem) == []
+
+
+def test_a_user_forgotten_then_written_again_starts_from_nothing(mem: Memory) -> None:
+    mem.ingest_conversation("ana", SYDNEY)
+    assert moved_trips(mem) == ["sydney"]
+    mem.forget("ana")
+    mem.ingest_conversation("ana", CHAT)  # new facts after the forget: the log is longer than before
+    assert moved_trips(mem) == []
+
+
+def test_a_forget_by_another_process_is_seen(mem: Memory) -> None:
+    mem.ingest_conversation("ana", SYDNEY)
+    assert moved_trips(mem) == ["sydney"]
+    other = Memory.open(mem.workspace.home)
+    try:
+        other.forget("ana")
+        other.ingest_conversation("ana", CHAT)
+    finally:
+        other.close()
+    assert moved_trips(mem) == []
+
+
 @pytest.mark.parametrize(("sentence", "companion"), [
     ("My wife and I booked a flight to Rome for March 3.", "wife"),
     ("Booked Rome for March 3 with my son Leo.", "Leo"),

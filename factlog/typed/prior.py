@@ -2,12 +2,10 @@
 naming them ("Qantas moved my return to March 22", "the Bosch is leaking"): each typed
 entity's merged fields, in log order, later values winning (as compiling merges them).
 
-`Prior` is built once per ingest from the user's stored facts (`add` each, in id order)
-and handed to `RuleExtractor`, which adds each session's typed facts to it after the
-session (so the sessions of one transcript see each other); readers see it as
-`Context.prior`. A retracted fact's
-values stay (the retraction is rare and the prior is only a hint for choosing an
-entity's key, never a fact itself).
+`Prior` is built from the user's live stored facts (`add` each, in id order; the caller,
+`runtime.facts_service`, leaves retracted ones out and forgets it with the user) and handed
+to `RuleExtractor`, which adds each session's typed facts to it after the session (so the
+sessions of one transcript see each other); readers see it as `Context.prior`.
 """
 
 from __future__ import annotations
