@@ -80,4 +80,4 @@ class DrugNames:
 def drug_names() -> DrugNames:
     """Every drug, brand and class name the table knows."""
     index = drug_index()
-    return DrugNames({*index.member_classes, *index.brands, *index.class_names, *drug_table().brands, *EXTRA_NAMES})
+    return DrugNames({*index.member_classes, *index.brands, *index.class_names, *drug_table().all_brands(), *EXTRA_NAMES})

@@ -34,12 +34,14 @@ NEW = re.compile(
 _STOP = re.compile(
     r"\b(?:stopped|stop(?:ping)?|quit|discontinued|came off|went off|(?:taken|took) (?:me |him |her )?off|"
     r"no longer (?:on|taking|take)|not (?:on|taking) (?:the |my )?\S+ anymore|finished|done with|used to take|"
-    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking))\b|"
+    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking)|paused|pausing|"
+    r"(?:put|putting) (?:\w+ )?on hold|holding off on|(?:taking|took) a break from)\b|"
     r"\boff\s+(?:of\s+)?(?:the\s+|my\s+|his\s+|her\s+)?$",
     re.I,
 )
 SWITCH_FROM = re.compile(
-    r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
+    r"\b(?:switch|chang|mov|swapp?|went(?!\s+(?:with|for|ahead))|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?"
+    r"(?:the\s+|my\s+)?$", re.I)
 SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
                       r"start(?:ing|s)? (?:next|tomorrow)|should start|supposed to start|"

@@ -34,7 +34,7 @@ from factlog.model import JsonValue
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
-from factlog.typed.care import care_named, catch_up, person_for, person_of
+from factlog.typed.care import care_named, catch_up, person_for, person_of, third_person_taker
 from factlog.typed.common import CORRECTION, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
@@ -59,7 +59,8 @@ _TAKING = re.compile(
     r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
-    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|"
+    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|sticking with|stick with|staying on|"
+    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|"
     r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
@@ -202,6 +203,8 @@ def _renamed(context: Context, previous: TypedFact, mention: Mention) -> TypedFa
 def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bool) -> list[TypedFact]:
     text = _YOU.sub("I am", _YOUR.sub("my", sentence)) if recap else sentence
     subject, person = person_for(text, context, drug_names()) or person_of(text, context, drug_names())
+    if subject == "user" and not recap and third_person_taker(sentence):
+        return []  # "He's on tramadol now" with no one named: someone's, not the user's
     care = care_named(sentence)
     previous = context.last.get(MEDICATION)
     asked = _answers_question(sentence, context, mentions[0])
@@ -216,7 +219,7 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
         if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped) or (
-                sentence.rstrip().endswith("?") and not _REQUEST.search(sentence)
+                _asked(sentence, mention) and not _REQUEST.search(sentence)
                 and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
             status, skipped = None, True
             continue
@@ -257,6 +260,13 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             known.update(fields)
         facts.append(TypedFact(MEDICATION, key, conversation_fields(context, subject, fields)))
     return facts
+
+
+def _asked(sentence: str, mention: Mention) -> bool:
+    """The mention is in a part of the sentence that ends with a question mark ("can you take
+    ibuprofen with prozac btw? my roommate has some")."""
+    end = re.search(r"[?.!]", sentence[mention.end:])
+    return end is not None and end.group(0) == "?" or sentence.rstrip().endswith("?") and end is None
 
 
 def _corrected_dose(after: str) -> str | None:
@@ -342,6 +352,8 @@ def _follow_up_dose(text: str, before: JsonValue) -> str | None:
         unit = AMOUNT.search(before)
         how_much = f"{bare.group('n')} {unit.group('unit') if unit is not None else 'mg'}"
     how_often = frequency(text)
+    if how_much is None and how_often is None:
+        return None  # "Three months minimum they reckon": no dose said
     if isinstance(before, str):
         how_much = how_much or amount(before)
         how_often = how_often or (frequency(before) if how_much != amount(before) or how_much is None else None)
