@@ -37,7 +37,7 @@ _NOT_DOCTOR_NAMES = frozenset(
     "again also just only then today tomorrow yesterday".split())
 _PLACES = re.compile(
     r"\b(?P<care>urgent care|walk-in clinic|(?:(?:student|sexual|mental|women's|community|family|travel|eye|skin|"
-    r"sleep|pain|allergy|asthma|diabetes|fertility|health|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
+    r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagulation|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
     r"oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
     r"pharmacist|"
     r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"

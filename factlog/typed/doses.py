@@ -147,7 +147,7 @@ def amount(text: str) -> str | None:
 
 
 # a limit is no frequency: "take one when it starts, max 2 a day"
-_LIMIT = re.compile(r"\b(?:max(?:imum)?|up to|no more than|at most|not more than)\s+(?:of\s+)?$", re.I)
+_LIMIT = re.compile(r"\b(?:max(?:imum)?|no more than|at most|not more than)\s+(?:of\s+)?$", re.I)
 
 
 def _first_frequency(text: str, pos: int = 0) -> re.Match[str] | None:

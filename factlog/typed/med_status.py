@@ -152,7 +152,7 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
     if start is None and loose and status != "stopped" and re.search(r"\b(?:start|since|began|begin)", sentence, re.I):
         start = loose[0]
     if start is None and today is not None and status != "stopped" and not _VAGUE.search(sentence) \
-            and not _REFILL.search(sentence) and new:
+            and not _REFILL.search(sentence) and new and not _LONG_AGO.search(sentence):  # "in July when I started"
         start = today.isoformat()
     if past_dose and start is not None and today is not None and parse_date(start) < today:
         status, end = "stopped", start

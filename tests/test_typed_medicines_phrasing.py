@@ -1,0 +1,195 @@
+"""Medication and allergy phrasing families (`factlog.typed.medicines`, `allergies`, `doses`,
+`care`, `drug_names`): another person's medication keeps its subject across sentences,
+questions inside a sentence, misspelt and non-U.S. drug names, doses in words, limits,
+pauses, allergies said without the word "allergic"; and what must NOT be read."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from factlog.extract import RuleExtractor
+from factlog.model import JsonValue
+from factlog.transcripts import Message, Session
+from factlog.typed.doses import dose
+from factlog.typed.drug_names import drug_names
+
+TS = datetime(2025, 3, 17, 21, 0)
+Found = list[tuple[str | None, dict[str, JsonValue]]]
+
+
+def health(*turns: tuple[str, str]) -> Found:
+    messages = [Message(role, text, i) for i, (role, text) in enumerate(turns)]
+    facts = RuleExtractor().extract(Session("s1", TS, messages), user_only=False)
+    return [(f.kind, {k: v for k, v in f.fields.items() if k != "speaker"})
+            for f in facts if f.kind in ("medication", "allergy")]
+
+
+def user(*sentences: str) -> Found:
+    return health(*(("user", s) for s in sentences))
+
+
+@pytest.mark.parametrize(("sentences", "subject"), [
+    (("My husband threw his back out.", "He's on tramadol now."), "husband"),
+    (("My husband had knee surgery on Friday.", "They put him on tramadol for the pain."), "husband"),
+    (("my wife got home from the dentist, they gave her tramadol 50mg",), "wife"),
+    (("Mom's doctor put her on Eliquis last week.",), "mom"),
+    (("My patient is on warfarin 5 mg.",), "patient"),
+    (("The kids are both on amoxicillin for ear infections.",), "kids"),
+    (("Ruby (she's 7) can't have sulfa drugs, she came up in big welts last time.",), "Ruby"),
+    (("Priya started sertraline 50 mg yesterday.",), "Priya"),
+])
+def test_another_persons_medication_keeps_its_subject(sentences: tuple[str, ...], subject: str) -> None:
+    found = user(*sentences)
+    assert found and all(fields["subject"] == subject for _, fields in found)
+
+
+@pytest.mark.parametrize("sentence", [
+    "He's on tramadol now, 50 mg every six hours.",
+    "They put him on tramadol for the pain.",
+    "She takes Xanax 0.5 mg at bedtime.",
+    "He's allergic to penicillin.",
+])
+def test_a_he_or_she_with_no_one_named_is_not_the_user(sentence: str) -> None:
+    assert all(fields["subject"] != "user" for _, fields in user(sentence))
+
+
+@pytest.mark.parametrize("sentences", [
+    ("I went with my husband to the pharmacy.", "I picked up my Lexapro 10 mg."),
+    ("The doctor was nice.", "He prescribed amoxicillin 500 mg three times a day."),
+    ("My husband drove me to urgent care.", "They gave me naproxen 500 mg twice a day."),
+])
+def test_the_users_own_medication_beside_other_people(sentences: tuple[str, ...]) -> None:
+    found = user(*sentences)
+    assert found and found[-1][1]["subject"] == "user"
+
+
+@pytest.mark.parametrize("sentence", [
+    "can you take ibuprofen with prozac btw? my roommate has some",
+    "Is it ok to take Advil with Eliquis?",
+    "would they ever give me Augmentin for this? isn't that a penicillin",
+    "My doctor might switch me to Nardil.",
+    "Dr. Ahn is thinking about putting me on lithium.",
+    "She said she's thinking about switching me to an MAOI like Nardil if the next month doesn't improve.",
+    "The clinic said take Tylenol instead, no Advil or Aleve.",
+])
+def test_questions_and_hypotheticals_take_nothing(sentence: str) -> None:
+    names = {fields["name"] for kind, fields in user(sentence) if kind == "medication"}
+    assert names <= {"acetaminophen"}
+
+
+@pytest.mark.parametrize(("sentence", "status"), [
+    ("I've paused my Lexapro for now.", "stopped"),
+    ("I used to take Zoloft.", "stopped"),
+    ("I finished the Cipro last week.", "stopped"),
+    ("They went with doxycycline 100 mg twice a day for a week.", "current"),
+    ("We're sticking with the Lexapro, I actually feel a lot better, so no Nardil.", "current"),
+])
+def test_status(sentence: str, status: str) -> None:
+    found = [fields for kind, fields in user(sentence) if kind == "medication"]
+    assert len(found) == 1 and found[0]["status"] == status
+
+
+def test_a_start_in_a_past_month_is_not_today() -> None:
+    found = user("I used to take ibuprofen every day but I stopped it in July when I started warfarin.")
+    warfarin = [fields for _, fields in found if fields.get("name") == "warfarin"]
+    assert warfarin and all("start_date" not in fields for fields in warfarin)
+
+
+@pytest.mark.parametrize(("word", "meant"), [
+    ("eloquis", "eliquis"), ("ibuprophen", "ibuprofen"), ("amoxicilin", "amoxicillin"), ("sertaline", "sertraline"),
+    ("lisinipril", "lisinopril"), ("amlodapine", "amlodipine"), ("Lipiter", "lipitor"),
+])
+def test_misspelt_drug_names(word: str, meant: str) -> None:
+    assert drug_names().misspelt(word) == meant
+
+
+@pytest.mark.parametrize("word", ["concert", "ambient", "reflex", "lasting", "settled", "Walter", "relaxing",
+                                  "metformine"])
+def test_words_that_are_no_misspelt_drug(word: str) -> None:
+    assert drug_names().misspelt(word) is None
+
+
+def test_a_dictated_medication() -> None:
+    found = user("ok uh note for my health stuff the cardiologist doctor brennan put me on eloquis five milligrams "
+                 "twice a day for the afib uh starting last friday")
+    assert found[0][1] | {} == {"name": "apixaban", "drug_class": "anticoagulants", "dose": "5 mg twice a day",
+                                "start_date": "2025-03-14", "status": "current", "prescriber": "Dr. Brennan",
+                                "subject": "user"}
+
+
+@pytest.mark.parametrize(("sentence", "name"), [
+    ("Doctor has given me Amoxyclav 625 twice daily for five days.", "amoxicillin/clavulanate"),
+    ("The GP put me on co-amoxiclav 625 three times a day.", "amoxicillin/clavulanate"),
+    ("My daughter's GP put her on Septrin, 5 mL twice a day.", "sulfamethoxazole/trimethoprim"),
+    ("I take co-codamol 30/500 when my back is bad, two tablets.", "acetaminophen/codeine"),
+])
+def test_names_used_outside_the_us(sentence: str, name: str) -> None:
+    assert [fields["name"] for kind, fields in user(sentence) if kind == "medication"] == [name]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("five milligrams twice a day", "5 mg twice a day"),
+    ("six hundred milligrams every six hours", "600 mg every six hours"),
+    ("seventy five mcg daily", "75 mcg daily"),
+    ("one hundred and twenty five mg", "125 mg"),
+    ("50mg, take one when it starts, max 2 a day", "50 mg"),
+    ("500 mg up to three times a day", "500 mg three times a day"),
+    ("two five hundred milligram tablets", None),
+])
+def test_doses_in_words_and_limits(text: str, expected: str | None) -> None:
+    assert dose(text) == expected
+
+
+@pytest.mark.parametrize(("sentence", "care"), [
+    ("the haematology clinic have put me on Xarelto, 20mg with my evening meal", "haematology clinic"),
+    ("went to the student health clinic and the doctor gave me sumatriptan 50mg", "student health clinic"),
+    ("my psychiatrist back home is dr. castellano and I take prozac 20mg every morning", "Dr. Castellano"),
+    ("Warfarin is 4 mg a day now, my anticoagulation clinic checks my INR.", "anticoagulation clinic"),
+])
+def test_prescribers(sentence: str, care: str) -> None:
+    assert user(sentence)[0][1]["prescriber"] == care
+
+
+def test_extended_release_is_no_emergency_room() -> None:
+    found = user("Isosorbide mononitrate ER (Imdur) 60 mg, one tablet every morning")
+    assert found and "prescriber" not in found[0][1]
+
+
+@pytest.mark.parametrize(("sentence", "allergen"), [
+    ("I can't have sulfa.", "sulfa"),
+    ("I can't take penicillin.", "penicillin"),
+    ("keflex put me in the ER a few years back, throat closed up.", "cephalexin"),
+    ("Codeine makes me break out.", "codeine"),
+    ("I am having allergy to penicillin since childhood only.", "penicillin"),
+])
+def test_allergies_said_many_ways(sentence: str, allergen: str) -> None:
+    found = user(sentence)
+    assert [(kind, fields["allergen"]) for kind, fields in found] == [("allergy", allergen)]
+
+
+@pytest.mark.parametrize("sentence", [
+    "I can't take Advil because of my stomach.",
+    "I can't take aspirin on my blood thinner.",
+    "can I have penicillin?",
+])
+def test_cautions_and_questions_are_no_allergy(sentence: str) -> None:
+    assert [kind for kind, _ in user(sentence) if kind == "allergy"] == []
+
+
+def test_a_confirmation_keeps_the_allergys_own_person() -> None:
+    found = health(("user", "For the record: my son Ben (9) is allergic to amoxicillin, it makes him break out all "
+                            "over. My daughter Maya (5) isn't allergic to anything."),
+                   ("assistant", "Noted: Ben, 9, is allergic to amoxicillin (breaks out in a rash). Maya, 5, has no "
+                                 "known allergies."))
+    assert [(f["subject"], f.get("person")) for _, f in found] == [("son", "Ben"), ("son", "Ben")]
+
+
+def test_a_yes_to_the_class_of_the_allergy_just_named_adds_none() -> None:
+    found = health(("user", "keflex put me in the ER a few years back, throat closed up."),
+                   ("assistant", "So that's an allergy to cephalexin (Keflex), a cephalosporin. Should I record it "
+                                 "as a cephalosporin allergy?"),
+                   ("user", "yep"))
+    assert {fields["allergen"] for _, fields in found} == {"cephalexin"}
+    assert all(kind == "allergy" for kind, _ in found)
