@@ -34,7 +34,8 @@ _NOT_DOCTOR_NAMES = frozenset(
     "has had will would can could should did does and but or at in on for about with from to the a an my his "
     "her their our office visit appointment note notes orders ordered recommended suggested switched started "
     "stopped increased decreased upped changed called sent wrote writes took takes checked who which that "
-    "again also just only then today tomorrow yesterday".split())
+    "again also just only then today tomorrow yesterday there here was were very really now first last next new "
+    "old nice young said wants thinks didn't doesn't isn't wasn't won't can't says".split())
 _PLACES = re.compile(
     r"\b(?P<care>urgent care|walk-in clinic|(?:(?:student|sexual|mental|women's|community|family|travel|eye|skin|"
     r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagulation|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
@@ -81,8 +82,10 @@ _NOT_NAMES = frozenset(
 
 def care_named(sentence: str) -> str | None:
     """The clinician or place of care the sentence names last (a named doctor first)."""
+    # a texted or dictated sentence writes names lower-case
+    typed_lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", sentence[1:])) is None
     found: list[tuple[int, str]] = [(m.start(), f"Dr. {_doctor_name(m)}") for m in _DOCTOR.finditer(sentence)
-                                    if _doctor_name(m)]
+                                    if _doctor_name(m) and (m.group("name") or typed_lower)]
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
@@ -92,7 +95,8 @@ def care_named(sentence: str) -> str | None:
 
 def _doctor_name(found: re.Match[str]) -> str | None:
     """The doctor's name as written, capitalised ("dr. castellano" -> "Castellano"); None for
-    a word after a lower-case "doctor" that is no name ("the doctor said")."""
+    a word after a lower-case "doctor" that is no name ("the doctor said"). Lower-case names
+    are read only from sentences with no capital letter after the first."""
     if found.group("name"):
         return found.group("name")
     word = found.group("lower")
