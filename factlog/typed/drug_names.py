@@ -47,6 +47,7 @@ class DrugNames:
         self._names = frozenset(" ".join(m.group(0) for m in _TOKEN.finditer(name.casefold())) for name in names)
         self._longest = max(len(name.split()) for name in self._names)
         self._sounds: dict[str, set[str]] = {}  # a name's sound key, and each with one letter left out -> names
+        self._seen: dict[str, str | None] = {}  # words already looked up -> the name they misspell
         for name in spellable or ():
             folded = name.casefold()
             if len(folded) >= _SPELT and folded.isalpha():
@@ -59,6 +60,13 @@ class DrugNames:
         folded = word.casefold()
         if len(folded) < _SPELT or not folded.isalpha() or not self._sounds or folded in self._names:
             return None
+        if folded not in self._seen:
+            if len(self._seen) > 50_000:
+                self._seen.clear()
+            self._seen[folded] = self._misspelt(folded)
+        return self._seen[folded]
+
+    def _misspelt(self, folded: str) -> str | None:
         key = _sound(folded)
         candidates = set(self._sounds.get(key, ()))
         for i in range(1, len(key) - 1):
