@@ -193,3 +193,35 @@ def test_a_yes_to_the_class_of_the_allergy_just_named_adds_none() -> None:
                    ("user", "yep"))
     assert {fields["allergen"] for _, fields in found} == {"cephalexin"}
     assert all(kind == "allergy" for kind, _ in found)
+
+
+@pytest.mark.parametrize(("sentences", "start", "status"), [
+    (("He wrote me a script for Cialis 5 mg daily.", "Starting tomorrow."), "2025-03-18", "planned"),
+    (("I got a new prescription for Lexapro 10 mg.", "I start it on Friday."), "2025-03-21", "planned"),
+])
+def test_a_start_said_in_the_next_sentence(sentences: tuple[str, ...], start: str, status: str) -> None:
+    last = user(*sentences)[-1][1]
+    assert (last["start_date"], last["status"]) == (start, status)
+
+
+def test_a_combination_written_with_a_slash_is_one_medication() -> None:
+    found = user("I take hydrocodone/acetaminophen 5-325 at night.")
+    assert [(f["name"], f["drug_class"]) for _, f in found] == [("hydrocodone/acetaminophen", "opioids")]
+
+
+@pytest.mark.parametrize(("sentence", "names"), [
+    ("The pharmacist said it's fine to take Claritin with lisinopril.", set()),
+    ("I take Claritin daily and it's fine to take with my lisinopril 10 mg.", {"loratadine", "lisinopril"}),
+])
+def test_advice_about_taking_is_no_taking(sentence: str, names: set[str]) -> None:
+    assert {f["name"] for _, f in user(sentence)} == names
+
+
+def test_a_doctor_wanting_someone_on_a_drug_is_planned() -> None:
+    found = user("My dad's cardiologist wants him on Plavix.")
+    assert [(f["subject"], f["status"]) for _, f in found] == [("dad", "planned")]
+
+
+def test_a_relatives_drug_by_possessive_in_a_first_person_sentence() -> None:
+    found = user("Remind me to pick up Mom's warfarin at 5.")
+    assert [f["subject"] for _, f in found] == ["mom"]

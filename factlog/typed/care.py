@@ -69,6 +69,7 @@ _NAME_OWNS = re.compile(
     r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
     r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
 _NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:'s|’s)\s+")
+_RELATION_POSSESSIVE = re.compile(rf"\b(?P<rel>{_RELATION})(?:'s|’s)\s+(?:(?:daily|usual|new|regular|old)\s+)?", re.I)
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
 _FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
@@ -176,6 +177,11 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
                                  or _HEALTH_VERB.match(sentence, named.end("name"))
                                  and not _FIRST_PERSON.search(sentence)):
             return context.relations.get(name, name), name
+    if drugs is not None:  # "Remind me to pick up Mom's warfarin"
+        for rel in _RELATION_POSSESSIVE.finditer(sentence):
+            if drugs.match(sentence, rel.end()):
+                word = rel.group("rel").lower()
+                return word, next((n for n, r in context.relations.items() if r == word), word)
     owned = [*_NAME_OWNS.finditer(sentence)]
     if drugs is not None:  # "Lily's Augmentin"
         owned += [m for m in _NAME_POSSESSIVE.finditer(sentence) if drugs.match(sentence, m.end())]

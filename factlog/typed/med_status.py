@@ -44,6 +44,7 @@ SWITCH_FROM = re.compile(
     r"(?:the\s+|my\s+)?$", re.I)
 SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
+                      r"wants? (?:me|him|her|us|them) (?:on|to (?:start|take|try))|"
                       r"start(?:ing|s)? (?:next|tomorrow)|should start|supposed to start|"
                       r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from|took|took it|first dose)\b", re.I))

@@ -81,6 +81,9 @@ _NOT_TAKEN = re.compile(
     r"allergic)\b",
     re.I,
 )
+# stance: advice about taking, not a taking: "the pharmacist said it's fine to take Claritin with lisinopril"
+_SAFE_TO_TAKE = re.compile(r"\b(?:it's|it is|its|that's|that is)\s+(?:fine|ok|okay|safe|alright|all right|not safe|"
+                           r"dangerous|bad)\s+to\s+(?:take|mix|use|combine)\b", re.I)
 _QUESTION_CLAUSE = re.compile(
     r"^\W*(?:and\s+|but\s+|so\s+|also\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|"
     r"why|any)\b|\b(?:should|can|could|may|do) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b",
@@ -110,6 +113,10 @@ _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|
                           r"o'clock|"
                           r"dollars|bucks|percent|kg|lbs?|pounds|minutes|mins))",
                           re.I)
+_FOLLOW_START = re.compile(r"^\W*(?:and\s+)?(?:(?:i'?m|i am|i'll|i will|we're|he's|she's|he'll|she'll|i|we|he|she)\s+)?"
+                           r"(?:starting|start(?:s|ing)?|beginning|begin(?:s|ning)?)\s+(?:it\s+|them\s+)?(?:on\s+)?"
+                           r"(?:tomorrow|today|tonight|next|this|on|monday|tuesday|wednesday|thursday|friday|saturday|"
+                           r"sunday|the\s+\d|\w+\s+\d)", re.I)
 _FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b|"
                             r"\b(?:on|take|taking|use|using) (?:it|them|this|that) for\s+(?:the\s+next\s+)?\w+\s+"
                             r"(?:days?|weeks?)\b", re.I)
@@ -137,7 +144,7 @@ def _mentions(sentence: str) -> list[Mention]:
     found += [Mention(f.start(), f.end(), f.group(0), (canonical.get(" ".join(f.group(0).casefold().split()),
                                                                      f.group(0).lower()),))
               for f in supplement_names().finditer(sentence)]
-    found = sorted((m for m in found if m.generics), key=lambda m: m.start)
+    found = _combined(sorted((m for m in found if m.generics), key=lambda m: m.start), sentence)
     out: list[Mention] = []
     for mention in found:
         same = next((i for i, m in enumerate(out) if set(m.generics) & set(mention.generics)), None)
@@ -145,6 +152,19 @@ def _mentions(sentence: str) -> list[Mention]:
             out.append(mention)
         elif same == len(out) - 1:
             out[same] = Mention(out[same].start, mention.end, out[same].text, out[same].generics)
+    return out
+
+
+def _combined(found: list[Mention], sentence: str) -> list[Mention]:
+    """Drugs written as one combination ("hydrocodone/acetaminophen", "amoxicillin + clavulanate") as one mention."""
+    out: list[Mention] = []
+    for mention in found:
+        last = out[-1] if out else None
+        if last is not None and re.fullmatch(r"\s*[/+]\s*", sentence[last.end:mention.start]):
+            out[-1] = Mention(last.start, mention.end, sentence[last.start:mention.end],
+                              tuple(dict.fromkeys((*last.generics, *mention.generics))))
+        else:
+            out.append(mention)
     return out
 
 
@@ -218,7 +238,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
-        if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped) or (
+        if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped)
+                            or _SAFE_TO_TAKE.search(sentence, 0, mention.start) and not _MINE.search(before) or (
                 _asked(sentence, mention) and not _REQUEST.search(sentence)
                 and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
             status, skipped = None, True
@@ -328,6 +349,11 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
             added["start_date"] = start
         if isinstance(start, str):
             added["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
+    if _FOLLOW_START.match(sentence) and "start_date" not in added:  # "Starting tomorrow."
+        said = re.sub(r"\b(start\w*|begin\w*)\s+(?:it|them)\s+", r"\1 ", sentence, flags=re.I)  # "start it on Friday"
+        when = dates_and_status(said, context, "", "current", new=False)
+        if "start_date" in when:
+            added.update({"start_date": when["start_date"], "status": when["status"]})
     care = care_named(sentence)
     if care is not None and re.search(r"\b(?:give|gave|prescribed|prescribes)\s+(?:it|them|this|that)\b",
                                       sentence, re.I):
@@ -412,7 +438,8 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
                               r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
-TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM)  # FREQUENCY's words
+# FREQUENCY's words
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START)
 
 
 def names_a_drug(sentence: str) -> bool:
