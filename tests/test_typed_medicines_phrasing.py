@@ -135,7 +135,7 @@ def test_names_used_outside_the_us(sentence: str, name: str) -> None:
     ("seventy five mcg daily", "75 mcg daily"),
     ("one hundred and twenty five mg", "125 mg"),
     ("50mg, take one when it starts, max 2 a day", "50 mg"),
-    ("500 mg up to three times a day", "500 mg three times a day"),
+    ("500 mg up to three times a day", "500 mg up to three times a day"),
     ("two five hundred milligram tablets", None),
 ])
 def test_doses_in_words_and_limits(text: str, expected: str | None) -> None:
@@ -225,3 +225,14 @@ def test_a_doctor_wanting_someone_on_a_drug_is_planned() -> None:
 def test_a_relatives_drug_by_possessive_in_a_first_person_sentence() -> None:
     found = user("Remind me to pick up Mom's warfarin at 5.")
     assert [f["subject"] for _, f in found] == ["mom"]
+
+
+@pytest.mark.parametrize(("sentences", "subjects"), [
+    (("I took him to urgent care and they put him on tramadol.",), []),
+    (("I gave her a Tylenol.",), []),
+    (("I took my husband to urgent care and they put him on tramadol 50 mg.",), ["husband"]),
+    (("My husband Raj hurt his back.", "I drove him to the clinic and they gave him tramadol 50 mg."), ["husband"]),
+    (("The doctor gave me amoxicillin and told me to finish it all.",), ["user"]),
+])
+def test_given_to_him_or_her_beside_an_i(sentences: tuple[str, ...], subjects: list[str]) -> None:
+    assert [f["subject"] for _, f in user(*sentences)] == subjects

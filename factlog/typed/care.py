@@ -207,14 +207,18 @@ _THE_KIDS = re.compile(r"\b(?:the|both|both of the|both of my|my)\s+(?P<kids>kid
 # another person as the one taking something, by pronoun: "He's on tramadol now", "they put him on it"
 _THIRD_TAKER = re.compile(
     r"\b(?:he|she)(?:'s|’s|\s+is|\s+was|\s+has|\s+had)?\s+(?:been\s+|now\s+|still\s+|also\s+)*(?:on|taking|takes|"
-    r"took|started|using|uses|allergic|reacts?|reacted)\b|"
-    r"\b(?:put|gave|give|given|started|prescribed|got|switched|keep|kept|moved|upped|took)\s+(?:him|her)\b|"
+    r"took|started|using|uses|allergic|reacts?|reacted)\b", re.I)
+_THIRD_GIVEN = re.compile(  # decisive even beside an "I": "I took him to urgent care and they put him on tramadol"
+    r"\b(?:put|gave|give|given|started|prescribed|switched|keep|kept|moved|upped)\s+(?:him|her)\s+(?:on\b|onto\b|"
+    r"some\b|a\b|an\b|(?-i:[A-Za-z]))|"
     r"\b(?:his|her)\s+(?:\w+\s+)?(?:meds?|medications?|medicines?|prescriptions?|dose|pills?|allerg\w+)\b", re.I)
 
 
 def third_person_taker(sentence: str) -> bool:
-    """The sentence makes a "he" or "she", and no "I", the one taking or reacting to a drug."""
-    return _THIRD_TAKER.search(sentence) is not None and not _FIRST_PERSON.search(sentence)
+    """The sentence makes a "he" or "she" the one taking or reacting to a drug: "put him on",
+    "his meds", or, with no "I" in it, "he's on"."""
+    return _THIRD_GIVEN.search(sentence) is not None or (
+        _THIRD_TAKER.search(sentence) is not None and not _FIRST_PERSON.search(sentence))
 
 
 _FOR_PERSON = re.compile(rf"\bfor\s+(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<relname>(?-i:[A-Z][a-z]+))\b)?|"

@@ -165,6 +165,8 @@ def frequency(text: str) -> str | None:
     if found is None:
         return None
     first = _frequency(found)
+    if found.group("times") and re.search(r"\bup to\s+$", text[:found.start()], re.I):
+        first = f"up to {first}"  # "up to three times a day": at most, as needed
     if first != "as needed":
         later = _first_frequency(text, found.end())
         if later is not None and _frequency(later) == "as needed":

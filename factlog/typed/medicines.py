@@ -224,7 +224,9 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
     text = _YOU.sub("I am", _YOUR.sub("my", sentence)) if recap else sentence
     subject, person = person_for(text, context, drug_names()) or person_of(text, context, drug_names())
     if subject == "user" and not recap and third_person_taker(sentence):
-        return []  # "He's on tramadol now" with no one named: someone's, not the user's
+        if context.focus is None:
+            return []  # "He's on tramadol now" with no one named: someone's, not the user's
+        subject, person = context.relations.get(context.focus, context.focus), context.focus
     care = care_named(sentence)
     previous = context.last.get(MEDICATION)
     asked = _answers_question(sentence, context, mentions[0])
