@@ -8,7 +8,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from test_typed_medicines import records, run
 
+from constraints.builtin import medication_allergy
+from constraints.medicines import drug_interactions
 from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
 from factlog.transcripts import Message, Session
@@ -236,3 +239,42 @@ def test_a_relatives_drug_by_possessive_in_a_first_person_sentence() -> None:
 ])
 def test_given_to_him_or_her_beside_an_i(sentences: tuple[str, ...], subjects: list[str]) -> None:
     assert [f["subject"] for _, f in user(*sentences)] == subjects
+
+
+@pytest.mark.parametrize(("turns", "expected"), [
+    ((("assistant", "I see a penicillin allergy on your chart. Is that still accurate?"), ("user", "yep")),
+     [("allergy", "penicillin")]),
+    ((("assistant", "So to confirm, you're taking Eliquis 5 mg twice daily?"), ("user", "correct")),
+     [("medication", "apixaban")]),
+    ((("assistant", "You're not taking any blood thinners, right?"), ("user", "right")), []),
+    ((("assistant", "Any allergies to medications?"), ("user", "nope none")), []),
+])
+def test_what_the_user_confirms(turns: tuple[tuple[str, str], ...], expected: list[tuple[str, str]]) -> None:
+    assert [(kind, f.get("allergen", f.get("name"))) for kind, f in health(*turns)] == expected
+
+
+@pytest.mark.parametrize("turns", [
+    (("user", "I'm allergic to cephalosporins."), ("user", "The dentist gave me cefdinir 300 mg twice a day.")),
+    (("user", "I can't have sulfa."), ("user", "Urgent care put me on Septrin twice a day for 5 days.")),
+    (("user", "NSAIDs give me hives."), ("user", "The orthopedist prescribed naproxen 500 mg twice a day.")),
+    (("user", "I'm allergic to macrolides."), ("user", "They gave me a Z-Pak today.")),
+    (("user", "I'm allergic to penicillin."), ("user", "the GP put me on co-amoxiclav 625 three times a day.")),
+])
+def test_a_class_allergy_raised_by_a_new_drug_of_that_class(turns: tuple[tuple[str, str], ...]) -> None:
+    meds, allergies = records(*turns)
+    assert len(run(medication_allergy, meds, allergies)[0]) == 1
+
+
+@pytest.mark.parametrize(("turns", "alerts"), [
+    ((("user", "I'm on sertraline 100 mg."), ("user", "My neurologist started me on Imitrex 50 mg as needed.")), 1),
+    ((("user", "I'm on warfarin 5mg."), ("user", "The dentist said take ibuprophen 600 every 6 hours.")), 1),
+    ((("user", "I take Nardil 15 mg three times a day."), ("user", "My GP prescribed sertraline 50 mg today.")), 1),
+    ((("user", "I'm on simvastatin 40 mg at night."),
+      ("user", "I was prescribed clarithromycin 500 mg twice a day for a week.")), 1),
+    ((("user", "My husband is on warfarin."), ("user", "I took ibuprofen 400 mg today.")), 0),
+    ((("user", "I'm on warfarin."), ("user", "My husband threw his back out."), ("user", "He's on ibuprofen now.")), 0),
+    ((("user", "I'm on Zoloft."), ("user", "Can you take tramadol with Zoloft?")), 0),
+])
+def test_a_new_prescription_that_clashes_by_class(turns: tuple[tuple[str, str], ...], alerts: int) -> None:
+    meds, allergies = records(*turns)
+    assert len(run(drug_interactions, meds, allergies)[0]) == alerts

@@ -184,6 +184,8 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user":
         return _recap(sentence, context) if _RECAP.search(sentence) else []
     asked = context.said[-2] if len(context.said) > 1 else ""
+    if _STILL_SO.match(asked) and len(context.said) > 2 and ALLERGY_CUE.search(context.said[-3]):
+        asked = f"{context.said[-3].rstrip('.!')}?"  # "I see a penicillin allergy on your chart. Is that accurate?"
     if _AFFIRM.match(sentence) and asked.endswith("?") and ALLERGY_CUE.search(asked) and not states_allergy(sentence) \
             and not drug_names().search(sentence):
         # "Is that a penicillin allergy?" "Yes."; "Should I record it as a cephalosporin allergy?" "yep"
@@ -395,6 +397,8 @@ def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact
     return TypedFact(ALLERGY, key, conversation_fields(context, subject, fields))
 
 
+_STILL_SO = re.compile(r"^\W*(?:is|was) (?:that|this|it) (?:still )?(?:right|correct|accurate|true|up to date)\W*$",
+                       re.I)
 _AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|right|exactly)\b"
                      r"(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
