@@ -166,6 +166,9 @@ def test_extended_release_is_no_emergency_room() -> None:
     ("keflex put me in the ER a few years back, throat closed up.", "cephalexin"),
     ("Codeine makes me break out.", "codeine"),
     ("I am having allergy to penicillin since childhood only.", "penicillin"),
+    ("Sulfa drugs — bad rash.", "sulfa"),
+    ("penicillin: hives as a kid", "penicillin"),
+    ("I break out in hives with Bactrim.", "sulfamethoxazole/trimethoprim"),
 ])
 def test_allergies_said_many_ways(sentence: str, allergen: str) -> None:
     found = user(sentence)

@@ -62,6 +62,9 @@ _CAUSE_BEFORE = re.compile(
     r"started)|taking|took|started)\s+(?:the\s+|my\s+|his\s+|her\s+|some\s+|a\s+|an\s+)?$", re.I)
 _CAUSE_AFTER = re.compile(r"\s*(?:\([^)]*\)\s*)?(?:always\s+|once\s+|also\s+)?(?:gives?|gave|makes?|made|giving|"
                           r"causes?|caused|broke|put|puts|landed|sent)\b", re.I)
+# a drug, a dash or colon, then the reaction: "Sulfa drugs — bad rash", "codeine: hives"
+_DASH_REACTION = re.compile(rf"\s*(?:drugs?|meds?|antibiotics?)?\s*(?:[—–:]|\s-)\s*(?:a\s+|an\s+)?(?:(?:bad|severe|mild|"
+                            rf"terrible|awful|really bad)\s+)?(?:{_REACTION_WORDS})\b", re.I)
 _TREATS = re.compile(r"\bfor\s+(?:the|a|my|his|her|this|that)?\s*(?:\w+\s+)?(?:hives|rash|itch\w*|swelling)\b", re.I)
 _NOT_ALLERGIC = re.compile(
     r"\b(?:not|n't|never been|no(?: known| other| drug)*)\s+(?:really\s+|actually\s+)?(?:an?\s+)?"
@@ -156,7 +159,7 @@ def _reaction_cause(sentence: str) -> Found | None:
         if not (generic_names(found.group(0)) or class_id(found.group(0))):
             continue
         if _CAUSE_BEFORE.search(sentence, 0, found.start()) or _CAUSE_AFTER.match(sentence, found.end()) \
-                or _REACTION_ON.search(sentence, 0, found.start()):
+                or _REACTION_ON.search(sentence, 0, found.start()) or _DASH_REACTION.match(sentence, found.end()):
             return found
     return None
 
