@@ -63,8 +63,8 @@ _CAUSE_BEFORE = re.compile(
 _CAUSE_AFTER = re.compile(r"\s*(?:\([^)]*\)\s*)?(?:always\s+|once\s+|also\s+)?(?:gives?|gave|makes?|made|giving|"
                           r"causes?|caused|broke|put|puts|landed|sent)\b", re.I)
 # a drug, a dash or colon, then the reaction: "Sulfa drugs — bad rash", "codeine: hives"
-_DASH_REACTION = re.compile(rf"\s*(?:drugs?|meds?|antibiotics?)?\s*(?:[—–:]|\s-)\s*(?:a\s+|an\s+)?(?:(?:bad|severe|mild|"
-                            rf"terrible|awful|really bad)\s+)?(?:{_REACTION_WORDS})\b", re.I)
+_DASH_REACTION = re.compile(rf"\s*(?:drugs?|meds?|antibiotics?)?\s*(?:[—–:]|\s-)\s*(?:a\s+|an\s+)?"
+                            rf"(?:(?:bad|severe|mild|terrible|awful|really bad)\s+)?(?:{_REACTION_WORDS})\b", re.I)
 _TREATS = re.compile(r"\bfor\s+(?:the|a|my|his|her|this|that)?\s*(?:\w+\s+)?(?:hives|rash|itch\w*|swelling)\b", re.I)
 _NOT_ALLERGIC = re.compile(
     r"\b(?:not|n't|never been|no(?: known| other| drug)*)\s+(?:really\s+|actually\s+)?(?:an?\s+)?"
