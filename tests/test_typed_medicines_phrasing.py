@@ -281,3 +281,17 @@ def test_a_class_allergy_raised_by_a_new_drug_of_that_class(turns: tuple[tuple[s
 def test_a_new_prescription_that_clashes_by_class(turns: tuple[tuple[str, str], ...], alerts: int) -> None:
     meds, allergies = records(*turns)
     assert len(run(drug_interactions, meds, allergies)[0]) == alerts
+
+
+@pytest.mark.parametrize(("sentence", "fields"), [
+    ("He wrote me a script for Cialis.", {"name": "tadalafil", "start_date": "2025-03-17", "status": "current"}),
+    ("Started the Xarelto on the 3rd.", {"name": "rivaroxaban", "start_date": "2025-03-03"}),
+    ("I stopped the Xarelto on the 20th.", {"end_date": "2025-02-20", "status": "stopped"}),
+])
+def test_prescriptions_and_days_of_the_month(sentence: str, fields: dict[str, str]) -> None:
+    found = user(sentence)
+    assert len(found) == 1 and {k: found[0][1].get(k) for k in fields} == fields
+
+
+def test_a_refill_filled_today_does_not_start_today() -> None:
+    assert "start_date" not in user("The pharmacy filled my Eliquis today.")[0][1]

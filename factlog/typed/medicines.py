@@ -60,7 +60,7 @@ _TAKING = re.compile(
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
     r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|sticking with|stick with|staying on|"
-    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|"
+    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|"
     r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
