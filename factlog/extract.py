@@ -58,6 +58,9 @@ SMALL_TALK_QUESTION = re.compile(
 YES_NO_QUESTION = re.compile(
     r"^(?:[^,?]{0,40},\s*)?(?:would|do|does|did|are|is|have|has|can|could|will|shall|should|may)\b", re.I
 )
+# a statement put to the user to confirm: "..., is that right?", "So to confirm, you're taking ...?"
+CONFIRMING = re.compile(r"\b(?:is|was) (?:that|this|it) (?:still )?(?:right|correct|accurate|true|up to date)\W*$|"
+                        r"\b(?:right|correct)\?\W*$|^\W*(?:so,?\s+|just\s+)?to confirm\b", re.I)
 # self-descriptions without "my X is": (pattern with a `value` group, attribute phrase)
 SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, flags), phrase)
@@ -111,7 +114,7 @@ class RuleExtractor:
         question = _open_question(previous)
         if question and sentences and not sentences[0].endswith("?"):
             answer = sentences.pop(0)
-            if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question):
+            if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question) or CONFIRMING.search(question):
                 facts += _typed_facts(session, message, answer, context, _reading(question, answer)) or \
                     _answer_facts(session, message, question, answer)
         for sentence in sentences:
