@@ -28,7 +28,8 @@ TRADES = (
     "movers caterer photographer florist therapist coach trainer teacher school daycare supplier vendor architect "
     "decorator installer exterminator walker groomer nurse caregiver doctor surgeon orthodontist chiropractor "
     "physiotherapist driver courier guide instructor consultant designer developer freelancer bookkeeper notary "
-    "surveyor inspector realtor broker agent"
+    "surveyor inspector realtor broker agent carer caretaker aide sub subcontractor tiler plasterer sparky tradie "
+    "chippy concreter fencer glazier welder bricklayer hvac"
 ).split()
 _TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
 _ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",
@@ -76,6 +77,7 @@ _TO_TRADE = re.compile(
     rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
     rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
+_ACCOUNT_AFTER = re.compile(r"\s*(?:\w+\s+)?(?:account|checking|savings|acct)\b", re.I)
 _PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
 
 
@@ -106,7 +108,11 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
             continue  # "flying to Seattle next Tuesday, already booked and paid"
         if name is not None and match is not None:
             place = _PLACE.match(sentence, match.end()) if name.endswith(("'s", "’s")) else None
-            return f"{name} {place.group(1).lower()}" if place is not None else name
+            if place is not None:
+                return f"{name} {place.group(1).lower()}"
+            if _ACCOUNT_AFTER.match(sentence, match.end()) or INSTITUTION.search(name):
+                continue  # "to Marcus Reed's BMO account": whose account, not whom the payment is for
+            return re.sub(r"['’]s$", "", name)
     lower = _LOWER_NAMED.search(sentence)
     if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
         return lower.group("name").title()
@@ -139,14 +145,15 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
 
 _WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
 _ASKS = (r"(?:asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
-         r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang)\b")
+         r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang|informs|informed|reckons|"
+         r"mentioned|mentions|reminded|reminds)\b")
 _REQUESTERS = (
     re.compile(rf"\b(?:requested|asked|instructed)\s+by\s+{_WHO}", re.I),
     re.compile(rf"\bat\s+(?:the\s+)?request\s+of\s+{_WHO}", re.I),
     re.compile(rf"\bat\s+(?:your\s+|my\s+|our\s+)?{_WHO}['’]s\s+request", re.I),
     re.compile(rf"\bper\s+{_WHO}", re.I),
     re.compile(rf"\b(?:email|e-mail|text|message|note|call|voicemail|letter|memo)\s+from\s+{_WHO}", re.I),
-    re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?\s+"
+    re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?,?\s+"
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+|then\s+)*(?:has\s+)?{_ASKS}", re.I),
     re.compile(rf"(?P<name>{_NAME}),\s+[^,]{{3,40}},\s+(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     re.compile(rf"\b(?:my|our|the)\s+(?:{_ROLES}|{_TRADE}|[a-z]+)\s*,\s+(?P<name>{_NAME}),\s+"
@@ -157,8 +164,12 @@ _REQUESTERS = (
                rf"transferred|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+)?"
                rf"(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill))", re.I),
 )
-_PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}", re.I)
+_PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}"
+                      rf"|\b(?:he|she)\s+(?:has\s+|had\s+|'s\s+|already\s+|just\s+|also\s+)*(?:paid|sent|settled|"
+                      rf"covered|transferred|wired|mailed|zelled|venmoed|is paying|will pay|'ll pay)\b", re.I)
+_PASSIVE = re.compile(r"\b(?:is|was|are|were|been|be|get|got|gets)\s+(?:already\s+|just\s+)?paid\s*$", re.I)
 _MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
+_MENTIONED = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b", re.I)
 _NOT_PEOPLE = frozenset("i it he she they we you that this there please also who someone everyone".split())
 
 
@@ -180,11 +191,16 @@ def requester(sentence: str, context: Context) -> str | None:
     """Who asked for the payment the sentence states, or None (the user, or not said)."""
     for pattern in _REQUESTERS:
         for match in pattern.finditer(sentence):
+            if _PASSIVE.search(match.group(0)):
+                continue  # "Tom Reyes is paid today": he is paid, he did not ask
             who = _person(match)
             if who is not None:
                 return who
-    if _PRONOUN.search(sentence):
-        return last_person(context)
+    pronoun = _PRONOUN.search(sentence)
+    if pronoun is not None:  # "my wife talked to Dave and she says ...": the one named before the pronoun
+        before = [who for match in _MENTIONED.finditer(sentence[: pronoun.start()])
+                  if (who := _person(match)) is not None]
+        return before[-1] if before else last_person(context)
     return None
 
 
@@ -205,7 +221,8 @@ _REFERENCE = re.compile(
     r"|\b(?P<ref6>(?-i:[A-Z]{1,4})-?\d[A-Z0-9-]{1,14})\s+(?:payment|bill|order|wire|transfer)\b"
     r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
-    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b", re.I)
+    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b"
+    r"|\b(?:pay|paying|send|sending|wire|hold|cancel)\s+(?-i:[A-Z])[\w&-]*['’]s\s+#?(?P<ref7>\d{3,8})\b", re.I)
 
 
 _MONTHS = ("january february march april may june july august september october november december").split()
