@@ -57,7 +57,7 @@ _OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:
                    rf"latest|next|other|original|corrected|updated|revised)\s+)?(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
                    r"(?:invoice|bill|deposit|payment|wire|transfer|check|cheque|fee|retainer)\b")
 _BESIDE_TRADE = re.compile(
-    rf"\b(?:the|my|our|his|her)\s+(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
+    rf"(?:\b(?:the|my|our|his|her)\s+|^\W*)(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
     re.I)
 _TRADE_AFTER = re.compile(rf"(?P<name>{_NAME}),?\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _SENDER = re.compile(
@@ -153,11 +153,12 @@ _REQUESTERS = (
     re.compile(rf"\bat\s+(?:your\s+|my\s+|our\s+)?{_WHO}['’]s\s+request", re.I),
     re.compile(rf"\bper\s+{_WHO}", re.I),
     re.compile(rf"\b(?:email|e-mail|text|message|note|call|voicemail|letter|memo)\s+from\s+{_WHO}", re.I),
-    re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?,?\s+"
+    re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?\s+"
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+|then\s+)*(?:has\s+)?{_ASKS}", re.I),
     re.compile(rf"(?P<name>{_NAME}),\s+[^,]{{3,40}},\s+(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     re.compile(rf"\b(?:my|our|the)\s+(?:{_ROLES}|{_TRADE}|[a-z]+)\s*,\s+(?P<name>{_NAME}),\s+"
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
+    re.compile(rf"(?P<name>{_NAME}),\s+(?:has\s+|just\s+|now\s+)*{_ASKS}"),  # "landlord (Priya) wants"
     # the one who pays decides: "your wife will pay", "my husband already mailed"
     re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
                rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"

@@ -110,6 +110,18 @@ _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]
 _THAT_ONE = re.compile(r"\b(?:that|the|this)\s+(?:transfer|payment|wire|deposit)\b", re.I)
 _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged|met|saw|heard|said)\b[^,.;]{0,30}"
                          r"\b(?:today|this morning|just now)\b", re.I)
+_WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+(?:the\s+|his\s+|her\s+|"
+                          r"their\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)  # "wants the top-up, $900"
+# a pasted notice that a payee's bank changed: "Hernandez Drywall has changed banks", then
+# "Bank: Citibank" and "Account ending: 7702" on lines of their own
+_NAME = r"(?-i:[A-Z][\w&.'’-]*(?:\s+(?:[A-Z][\w&.'’-]*|&)){0,4})"
+_BANK_CHANGE = re.compile(
+    rf"(?P<name>{_NAME})\s+(?:has|have|had)\s+(?:recently\s+)?(?:changed|switched|moved|updated)\s+(?:banks?\b|"
+    r"(?:its|their|our|his|her)\s+bank(?:ing)?\s+(?:details|account|information|info)|bank(?:ing)?\s+(?:details|accounts?))",
+    re.I)
+_BANK_LINE = re.compile(r"^\W*bank(?:\s+name)?\s*:\s*(?P<bank>[A-Z][\w&' .-]{1,40}?)\W*$", re.I)
+_ACCOUNT_LINE = re.compile(r"^\W*(?:account|acct)(?:\s+(?:number|no\.?|#))?(?:\s+ending(?:\s+in)?)?\s*:?\s*[*xX•.\s-]*"
+                           r"\d*?(?P<d>\d{4})\W*$", re.I)
 _AMOUNT_TO = re.compile(r"^\W*\$\s?\d[\d,.]*k?\s+to\s+(?-i:[A-Z])")  # "$2,800 to Brian Fitch on Friday"
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|\.)?\b", re.I)
@@ -128,7 +140,7 @@ _TRIGGER = re.compile(
     r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
-    r"cover\w*|settled|updated?|correction|oops|scratch|mistake)\b", re.I)
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct)\b", re.I)
 
 
 def triggered(sentence: str) -> bool:
@@ -149,6 +161,9 @@ def spoken_form(sentence: str) -> str:
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
     sentence = spoken_form(sentence)
+    noticed = _bank_notice(sentence, context)
+    if noticed is not None:
+        return noticed
     paying = _MAYBE.search(sentence) is not None or (
         context.last.get("payment") is not None and (_AMENDING.search(sentence) or _CONTINUING.match(sentence)
                                                      or _NUMBERED.search(sentence)))
@@ -157,6 +172,32 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     for clause in clauses(sentence):
         facts += read_clause(clause, context, probe)
     return facts
+
+
+def _bank_notice(sentence: str, context: Context) -> list[TypedFact] | None:
+    """A bank-change notice's lines: who changed banks (kept as the session's payee), then
+    the new bank and account, which update the payment the notice asks for. None when the
+    sentence is none of these."""
+    change = _BANK_CHANGE.search(sentence)
+    if change is not None:
+        name = change.group("name").strip()
+        context.last["bank-change"] = TypedFact("payment", None, {"payee": name})
+        return None  # the sentence may ask for the payment itself, read as usual
+    notice = context.last.get("bank-change")
+    if notice is None:
+        return None
+    bank = _BANK_LINE.match(sentence)
+    if bank is not None:
+        context.last["bank-change"] = TypedFact("payment", None, {**notice.fields, "bank": bank.group("bank").strip()})
+        return []
+    account = _ACCOUNT_LINE.match(sentence)
+    previous = context.last.get("payment")
+    if account is None or previous is None:
+        return None
+    target = " ".join(str(part) for part in (notice.fields.get("bank"), account.group("d")) if part)
+    fact = TypedFact("payment", previous.key, {**previous.fields, "to_account": target})
+    context.last["payment"] = fact
+    return [fact]
 
 
 def read_clause(sentence: str, context: Context, probe: Context | None) -> list[TypedFact]:
@@ -218,7 +259,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
         or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
-    acting = cancelled or _ACT.search(sentence) is not None or _AMOUNT_TO.search(sentence) is not None
+    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _WANTS_MONEY))
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
         return []
     if _HYPOTHETICAL.search(sentence) and not cancelled:
@@ -234,6 +275,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
             (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
         payee = who  # "an email from Bella Catering saying to send the BC-221 payment to their new account"
+    notice = context.last.get("bank-change")
+    if payee is None and notice is not None and re.search(r"\b(?:our|new)\s+(?:bank\s+)?account\b", sentence, re.I):
+        payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
+        who = who or payee
+        earlier = _earlier(payee, context) if previous is None else None
     if payee is None and previous is None and cancelled and _THAT_ONE.search(sentence):
         earlier = _latest_pending(context)  # "cancel that transfer from joint" (a session before)
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
@@ -298,8 +344,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if previous is not None and not cancelled and set(fields) <= {"payee", "requested_by", "status"}:
         return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
-            and payee not in ("rent", "mortgage") and not BILLER.search(sentence):
-        return []
+            and payee not in ("rent", "mortgage") and not BILLER.search(sentence) and notice is None:
+        return []  # (a bank-change notice names the new account on its next lines)
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
     said = context.last.get(f"payee/{named.casefold()}")
     amount = fields.get("amount_usd")
@@ -311,7 +357,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
             key = f"{said.key}/{amount:g}"  # "also sending Tom a separate $450": a second payment to one payee
         else:
             key = said.key
-    if earlier is not None and previous is None and not cancelled and _AMENDING.search(sentence) and \
+    if earlier is not None and previous is None and not cancelled and (_AMENDING.search(sentence) or _paid_as_planned(
+            fields, earlier[1])) and \
             fields.get("requested_by") in (None, "user") and earlier[1].get("requested_by") in (None, "user"):
         key = earlier[0]  # "actually make Brian's payment 3,200": the user's own correction supersedes
         fields = {**{k: v for k, v in earlier[1].items() if k in ("from_account", "scheduled_date", "to_account",
@@ -335,6 +382,14 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
 
 def _keys_said(context: Context) -> set[str]:
     return {str(f.key) for name, f in context.last.items() if name.startswith("payee/")}
+
+
+def _paid_as_planned(fields: dict[str, JsonValue], planned: dict[str, JsonValue]) -> bool:
+    """The user reports done the payment an earlier session planned ("I paid him the second
+    $2k today"): the same amount, or none said; the same instruction, now done."""
+    amount = fields.get("amount_usd")
+    return fields.get("status") == "done" and planned.get("status") == "pending" and \
+        (amount is None or amount == planned.get("amount_usd"))
 
 
 def _whose(sentence: str, theirs: re.Match[str] | None) -> str:
