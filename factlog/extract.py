@@ -158,7 +158,8 @@ _WHEN_QUESTION = re.compile(r"\bwhen\s+(?:do|does|will|are|did)\s+(?:you|they|we
 _SHORT_DATE = re.compile(r"^\W*(?:on\s+)?(?:the\s+)?\w+(?:\s+\w+){0,3}\W*$")
 
 
-_CHECK_BACK = re.compile(r"^\W*(?:just\s+)?(?:to\s+)?(?:confirm|double-check|check)(?:ing)?\b[\s:,;-]*(?:that\s+)?", re.I)
+_CHECK_BACK = re.compile(r"^\W*(?:just\s+)?(?:to\s+)?(?:confirm|double-check|check)(?:ing)?\b[\s:,;-]*(?:that\s+)?",
+                         re.I)
 _YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's right|thats right|right|exactly|confirmed)\b\W*$", re.I)
 
 

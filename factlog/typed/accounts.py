@@ -33,8 +33,9 @@ _FROM = re.compile(
     rf"\s+(?P<owner>{_OWNER}\s+)?(?:own\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?:own\s+)?(?P<acct>(?:(?:{_QUALIFIER})\s+){{0,3}}{_KIND}"
     rf"(?:\s+(?:at|with)\s+(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}})?"
     rf"(?:,?\s+(?:ending|ends)(?:\s+(?:in|with))?\s+\d{{4}}|\s+(?:x|#)?\d{{4}})?)\b", re.I)
-_FROM_WORD = re.compile(r"\b(?:from|out of)\s+(?:the\s+|my\s+|our\s+)?(?P<word>joint|business|operating|payroll|reserve|"
-                        r"household|emergency)\b(?=\s*(?:to|on|,|\.|$|and|for|by))", re.I)
+_FROM_WORD = re.compile(r"\b(?:from|out of)\s+(?:the\s+|my\s+|our\s+)?"
+                        r"(?P<word>joint|business|operating|payroll|reserve|household|emergency)\b"
+                        r"(?=\s*(?:to|on|,|\.|$|and|for|by))", re.I)
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
 _SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"

@@ -25,7 +25,6 @@ from factlog.model import JsonValue
 from factlog.typed import money
 from factlog.typed.accounts import account_name, accounts, from_account, held_by, holder, to_account
 from factlog.typed.common import RELATIONS, conversation_fields
-from factlog.typed.payees import TRADES
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
@@ -38,7 +37,7 @@ from factlog.typed.money import (
     dates_in,
     session_day,
 )
-from factlog.typed.payees import payee_of, reference, requester
+from factlog.typed.payees import TRADES, payee_of, reference, requester
 from factlog.typed.spoken import spoken_amounts
 
 DOMAIN = "payments"  # not "payment": the reader keeps its last instruction under that name itself
@@ -46,7 +45,8 @@ DOMAIN = "payments"  # not "payment": the reader keeps its last instruction unde
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
     r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|mov(?:e|ed|ing)\s+(?=\$|\d|[a-z]+\s+(?:hundred|thousand|grand)\b|(?:a|one)\s+grand\b)|owe|owes|owed|"
-    r"(?:goes|go|comes|come|going) out|put\s+(?:it|that|this|them)\s+on|(?:to\s+)?go\s+to(?=\s+(?-i:[A-Z]))|settle[ds]?|settling|auto-?debit\w*|direct debit|debited|drafted|"
+    r"(?:goes|go|comes|come|going) out|put\s+(?:it|that|this|them)\s+on|(?:to\s+)?go\s+to(?=\s+(?-i:[A-Z]))|"
+    r"settle[ds]?|settling|auto-?debit\w*|direct debit|debited|drafted|"
     r"(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
     r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}payment)\b",
     re.I)
@@ -95,7 +95,8 @@ _IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfe
                          re.I)  # "Put it on the Amex." is an instruction, not a payment made
 # the assistant restating a known instruction, or a consequence, instructs nothing new
 _RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked)\b"
-                       r"|\bwould\s+(?:\w+\s+){0,2}(?:pay|be paid|get paid)\b[^.;]*\b(?:twice|double|two times)\b", re.I)
+                       r"|\bwould\s+(?:\w+\s+){0,2}(?:pay|be paid|get paid)\b[^.;]*\b(?:twice|double|two times)\b",
+                       re.I)
 _CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or)\s+(?:\w+\s+){0,3}$", re.I)  # stance: "unless you cancel it"
 _MADE_AMOUNT = re.compile(r"\bmake\s+(?:it|that|(?:\w+['’]s\s+)?(?:payment|transfer|wire|deposit|one))\s+\$?"
                           r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
@@ -110,8 +111,9 @@ _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]
 _THAT_ONE = re.compile(r"\b(?:that|the|this)\s+(?:transfer|payment|wire|deposit)\b", re.I)
 _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged|met|saw|heard|said)\b[^,.;]{0,30}"
                          r"\b(?:today|this morning|just now)\b", re.I)
-_WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+(?:the\s+|his\s+|her\s+|"
-                          r"their\s+|my\s+|our\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)  # "wants the top-up, $900"
+# "landlord (Priya) wants the deposit top-up, $900"
+_WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
+                          r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
 # a pasted notice that a payee's bank changed: "Hernandez Drywall has changed banks", then
 # "Bank: Citibank" and "Account ending: 7702" on lines of their own
 _NAME = r"(?-i:[A-Z][\w&.'’-]*(?:\s+(?:[A-Z][\w&.'’-]*|&)){0,4})"
@@ -253,7 +255,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         stop = None  # "cancel our trip" stops no payment
     cancelled = stop is not None
     found = amounts(sentence, context) or spoken_amounts(sentence) or \
-        [float(m.group("n").replace(",", "")) for m in (*_MADE_AMOUNT.finditer(sentence), *_BARE_AMOUNT.finditer(sentence))]
+        [float(m.group("n").replace(",", ""))
+         for m in (*_MADE_AMOUNT.finditer(sentence), *_BARE_AMOUNT.finditer(sentence))]
     ref = reference(sentence)
     amending = previous is not None and (
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
@@ -353,7 +356,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if not cancelled and same_amount is not None and same_amount.key is not None:
         key = same_amount.key  # the assistant restating the $2,000 payment, not the $450 one
     elif said is not None and said.key is not None and not cancelled:
-        if not _AMENDING.search(sentence) and amount is not None and said.fields.get("amount_usd") not in (None, amount):
+        if not _AMENDING.search(sentence) and amount is not None and \
+                said.fields.get("amount_usd") not in (None, amount):
             key = f"{said.key}/{amount:g}"  # "also sending Tom a separate $450": a second payment to one payee
         else:
             key = said.key

@@ -23,7 +23,7 @@ _TEN = "|".join(_TENS)
 _UNDER_100 = rf"(?:(?:{_TEN})(?:[- ](?:{_UNIT}))?|{_UNIT})"  # "forty-five", "twelve"
 _UNDER_1000 = rf"(?:(?:{_UNIT}|a)\s+hundred(?:\s+(?:and\s+)?{_UNDER_100})?|{_UNDER_100})"
 _NUMBER = (rf"(?P<big>(?:{_UNDER_1000}|a)\s+thousand(?:\s+(?:and\s+)?{_UNDER_1000})?"
-           rf"|(?:{_UNIT}|{_TEN}(?:[- ](?:{_UNIT}))?)\s+hundred(?:\s+(?:and\s+)?{_UNDER_100})?)"
+           rf"|(?:{_UNIT}|(?:{_TEN})(?:[- ](?:{_UNIT}))?)\s+hundred(?:\s+(?:and\s+)?{_UNDER_100})?)"
            rf"|(?P<pair>(?:{_UNIT}|{_TEN})\s+(?:(?:{_TEN})(?:[- ](?:{_UNIT}))?|(?:oh[- ])?(?:{_UNIT})))"
            rf"|(?P<small>{_UNDER_100})")
 _ANY = re.sub(r"\(\?P<\w+>", "(?:", _NUMBER)  # the same number without its group names
@@ -36,7 +36,8 @@ _SPOKEN = re.compile(
     rf"(?P<g>\b(?:{_ANY})\b){_MONEY_AFTER}"
     rf"|(?P<grand>\b(?:{_ANY}|\d{{1,3}})\b)\s+grand\b(?P<half>\s+and\s+a\s+half)?"
     rf"|\b(?P<h>(?:a|one)\s+grand\s+and\s+a\s+half)\b"
-    rf"|{_PAY_BEFORE}(?:(?!(?:{_ANY})\b)\w+\s+)?(?P<p>\b(?:{_ANY})\b){_COUNTED}(?P<dollars>{_MONEY_AFTER})?", re.I)
+    rf"|{_PAY_BEFORE}(?:(?!(?:{_ANY})\b)\w+\s+)?(?P<p>\b(?:{_ANY})\b)(?!\s+grand\b){_COUNTED}"
+    rf"(?P<dollars>{_MONEY_AFTER})?", re.I)
 
 
 def _under_1000(text: str) -> int:
