@@ -101,6 +101,29 @@ def test_instructions_in_many_voices(ts: datetime, sentence: str, expected: dict
     assert one(sentence, ts) == [expected]
 
 
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("please wire 4,500 to Acme from the business checking on Friday",
+     {"payee": "Acme", "amount_usd": 4500.0, "from_account": "business checking", "scheduled_date": "2025-05-09"}),
+    ("send Mark the $300 I owe him out of savings", {"payee": "Mark", "amount_usd": 300.0, "from_account": "savings"}),
+    ("pay the contractor the second half, $2k, on the 1st",
+     {"payee": "contractor", "amount_usd": 2000.0, "scheduled_date": "2025-06-01"}),
+    ("my wife asked me to send her brother $250 on Monday from our joint account",
+     {"payee": "wife's brother", "amount_usd": 250.0, "requested_by": "wife", "from_account": "joint"}),
+    ("I need to transfer $1.2k to my landlord from my business account at Wells by the 10th",
+     {"payee": "landlord", "amount_usd": 1200.0, "from_account": "Wells business", "scheduled_date": "2025-05-10"}),
+    ("Our CFO emailed asking to change the vendor's bank details for the Acme payment to a new account ending 3321",
+     {"payee": "Acme", "requested_by": "cfo", "to_account": "3321", "status": "pending"}),
+    ("already paid the dentist $180 from the Amex yesterday",
+     {"payee": "dentist", "from_account": "Amex", "scheduled_date": "2025-05-04", "status": "done"}),
+    ("my brother paid his mechanic $600 yesterday",
+     {"payee": "mechanic", "amount_usd": 600.0, "status": "done", "subject": "brother"}),
+])
+def test_instruction_families(sentence: str, expected: dict[str, JsonValue]) -> None:
+    [payment] = one(sentence, datetime(2025, 5, 5, 9, 0))
+    assert {name: payment.get(name) for name in expected} == expected
+    assert "requested_by" not in payment if payment["subject"] != "user" else payment["requested_by"]
+
+
 def test_a_parents_account_makes_the_payment_hers() -> None:
     [facts] = sessions((datetime(2025, 7, 8, 20, 30), [(
         "user", "Her carer, Joy, gets $560 a fortnight and I'll pay the next lot on Thursday out of Mum's Westpac "
@@ -204,6 +227,32 @@ def test_cancel_that_transfer_is_the_earlier_sessions() -> None:
                                               "status": "cancelled", "subject": "user"}]
 
 
+@pytest.mark.parametrize(("later", "expected"), [
+    ("actually make it 3,200", {"amount_usd": 3200.0, "scheduled_date": "2025-05-09", "status": "pending"}),
+    ("Change of plan, pay Acme on the 20th instead", {"scheduled_date": "2025-05-20", "status": "pending"}),
+])
+def test_a_later_correction_without_a_name_is_the_users_last_instruction(
+        later: str, expected: dict[str, JsonValue]) -> None:
+    first, second = sessions(
+        (datetime(2025, 5, 5, 9, 0), [("user", "Pay Acme Supply $4,500 on Friday from checking ending 4417.")]),
+        (datetime(2025, 5, 7, 9, 0), [("user", later)]))
+    [(key, _)] = merged(first).items()
+    [(again, fields)] = merged(second).items()
+    assert again == key and {name: fields.get(name) for name in expected} == expected
+
+
+@pytest.mark.parametrize(("later", "who"), [
+    ("don't pay that invoice, it's a duplicate", "user"),
+    ("My boss says to hold the Acme payment until Monday", "boss"),
+])
+def test_a_later_stop_names_who_asked(later: str, who: str) -> None:
+    _, second = sessions(
+        (datetime(2025, 5, 5, 9, 0), [("user", "Pay Acme Supply $4,500 on Friday from checking ending 4417.")]),
+        (datetime(2025, 5, 7, 9, 0), [("user", later)]))
+    [fields] = merged(second).values()
+    assert (fields["payee"], fields["status"], fields["requested_by"]) == ("Acme Supply", "cancelled", who)
+
+
 def test_someone_else_already_paid_by_card_is_their_card() -> None:
     [facts] = sessions((datetime(2025, 10, 9, 17, 20), [
         ("user", "My partner informs me that she settled Thornbury's invoice in full yesterday, by card."),
@@ -224,6 +273,14 @@ def test_someone_else_already_paid_by_card_is_their_card() -> None:
     "might think about moving some into a CD later, not now",
     "we drove twelve hundred miles to see her",
     "I gather the arrangement for the 14th would therefore pay them twice.",
+    "thinking about sending Mark $300 from savings",
+    "should I pay the contractor $2k now?",
+    "my sister paid me back $200 yesterday",
+    "what if I moved twelve hundred to savings",
+    "if the invoice is right I'll pay Acme $4,500 Friday",
+    "the 4K monitor was $400 at Best Buy",
+    "I make twelve hundred a week",
+    "Mum's account is with Westpac",
 ])
 def test_no_instruction(sentence: str) -> None:
     assert one(sentence) == []

@@ -56,7 +56,7 @@ INSTITUTIONS = (
     "CareCredit", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA", "PayPal Credit",
     # banks abroad (issue 11, h-pay2): Australian, Canadian, British, Indian
     "Westpac", "Commonwealth Bank", "ANZ", "NAB", "BMO", "RBC", "Scotiabank", "HSBC", "Lloyds", "NatWest",
-    "Monzo", "SBI", "HDFC", "ICICI",
+    "Monzo", "SBI", "HDFC", "ICICI", "Wells",
 )
 STORES = frozenset(name.casefold() for name in (
     "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))

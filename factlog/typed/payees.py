@@ -51,7 +51,8 @@ _TRAVEL = re.compile(r"\b(?:fly\w*|flew|flight|trip|travel\w*|vacation|holiday|v
                      r"moving|moved|booked|hotel|airbnb)\b", re.I)
 _PLACE = re.compile(r"\s+(office|clinic|practice|shop|store|firm|studio|salon|garage|team|company)\b", re.I)
 _LOWER_NAMED = re.compile(
-    rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out)\b)(?-i:[a-z]{{2,}}))"
+    rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out|change|update|switch|"
+    rf"ask|tell|call|email|check|confirm|hold|stop|cancel)\b)(?-i:[a-z]{{2,}}))"
     rf"\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:(?:old|new|last|first|second|final|"
                    rf"latest|next|other|original|corrected|updated|revised)\s+)?(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
@@ -77,6 +78,9 @@ _TO_TRADE = re.compile(
     rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
     rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
+_KIN_PAYEE = re.compile(
+    rf"\b(?:pay|paying|send|sending|give|giving|transfer|wire|zelle|venmo|lend|loan)\s+(?P<owner>my|our|his|her|their)\s+"
+    rf"(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?!['’]s)", re.I)
 _ACCOUNT_AFTER = re.compile(r"\s*(?:\w+\s+)?(?:account|checking|savings|acct)\b", re.I)
 _PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
 
@@ -132,6 +136,11 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     account = _ACCOUNT_PAYEE.search(sentence)
     if account is not None:
         return account.group("name")
+    kin = _KIN_PAYEE.search(sentence)
+    if kin is not None:  # "send her brother $250": a relative is paid
+        owner = kin.group("owner").lower()
+        relation = kin.group("rel").lower()
+        return relation if owner in ("my", "our") else f"{who}'s {relation}" if who not in (None, "user") else None
     if _PRONOUN_PAYEE.search(sentence):
         if who is not None and who not in RELATIONS and who != "user":
             return who

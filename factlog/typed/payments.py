@@ -108,7 +108,12 @@ _THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relati
 _ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)", re.I)
 _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:my|our|the)\s+"
                            r"(?P<acct>(?:(?-i:[A-Z])[\w&]*\s+){0,2}(?:checking|savings|account|card)?)", re.I)
-_THAT_ONE = re.compile(r"\b(?:that|the|this)\s+(?:transfer|payment|wire|deposit)\b", re.I)
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:transfer|payment|wire|deposit|invoice|bill|check|cheque)\b"
+                       r"|\bthe\s+(?:transfer|payment|wire|deposit)\b", re.I)
+# "the CFO emailed asking to change the vendor's bank details": an instruction about where the money goes
+_NEW_DETAILS = re.compile(r"\b(?:chang\w*|updat\w*|switch\w*)\s+(?:the\s+|their\s+|his\s+|her\s+|its\s+)?"
+                          r"(?:[\w'’]+\s+)?(?:bank(?:ing)?|account|payment|wire|remittance)\s+(?:details|info\w*|account)",
+                          re.I)
 _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged|met|saw|heard|said)\b[^,.;]{0,30}"
                          r"\b(?:today|this morning|just now)\b", re.I)
 # "landlord (Priya) wants the deposit top-up, $900"
@@ -166,7 +171,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     noticed = _bank_notice(sentence, context)
     if noticed is not None:
         return noticed
-    paying = _MAYBE.search(sentence) is not None or (
+    paying = _MAYBE.search(sentence) is not None or _resumes(sentence, context) or (
         context.last.get("payment") is not None and (_AMENDING.search(sentence) or _CONTINUING.match(sentence)
                                                      or _NUMBERED.search(sentence)))
     probe = replace(context, last=dict(context.last)) if paying else None  # what money will make of each clause
@@ -262,7 +267,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
         or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
-    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _WANTS_MONEY))
+    amending = amending or (previous is None and _resumes(sentence, context))
+    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _WANTS_MONEY, _NEW_DETAILS))
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
         return []
     if _HYPOTHETICAL.search(sentence) and not cancelled:
@@ -283,7 +289,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
         who = who or payee
         earlier = _earlier(payee, context) if previous is None else None
-    if payee is None and previous is None and cancelled and _THAT_ONE.search(sentence):
+    if payee is None and previous is None and (cancelled and _THAT_ONE.search(sentence) or _AMENDING.search(sentence)
+                                               and (found or dates_in(sentence, context))):
         earlier = _latest_pending(context)  # "cancel that transfer from joint" (a session before)
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
     own = _OWN_TRANSFER.search(sentence) if payee is None and previous is None else None
@@ -386,6 +393,13 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
 
 def _keys_said(context: Context) -> set[str]:
     return {str(f.key) for name, f in context.last.items() if name.startswith("payee/")}
+
+
+def _resumes(sentence: str, context: Context) -> bool:
+    """The sentence corrects an earlier session's pending instruction without naming it
+    ("actually make it 3,200", "change of plan, the 20th instead")."""
+    return _AMENDING.search(sentence) is not None and _latest_pending(context) is not None and (
+        bool(_MADE_AMOUNT.search(sentence) or amounts(sentence, context) or dates_in(sentence, context)))
 
 
 def _paid_as_planned(fields: dict[str, JsonValue], planned: dict[str, JsonValue]) -> bool:
