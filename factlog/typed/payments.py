@@ -362,7 +362,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     same_amount = context.last.get(f"payee/{named.casefold()}/{amount}")
     if not cancelled and same_amount is not None and same_amount.key is not None:
         key = same_amount.key  # the assistant restating the $2,000 payment, not the $450 one
-    elif said is not None and said.key is not None and not cancelled:
+    elif said is not None and said.key is not None and not cancelled and not said.key.endswith("/cancel"):
         if not _AMENDING.search(sentence) and amount is not None and \
                 said.fields.get("amount_usd") not in (None, amount):
             key = f"{said.key}/{amount:g}"  # "also sending Tom a separate $450": a second payment to one payee
