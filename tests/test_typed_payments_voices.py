@@ -117,6 +117,21 @@ def test_instructions_in_many_voices(ts: datetime, sentence: str, expected: dict
      {"payee": "dentist", "from_account": "Amex", "scheduled_date": "2025-05-04", "status": "done"}),
     ("my brother paid his mechanic $600 yesterday",
      {"payee": "mechanic", "amount_usd": 600.0, "status": "done", "subject": "brother"}),
+    ("My husband wants me to venmo the babysitter $120 tonight.",
+     {"payee": "babysitter", "amount_usd": 120.0, "requested_by": "husband", "to_account": "Venmo"}),
+    ("I already transferred the $2,000 deposit to the venue last week from savings.",
+     {"payee": "venue", "amount_usd": 2000.0, "status": "done", "scheduled_date": "2025-04-28"}),
+    ("Please schedule a $3,400 payment to Lakeside Dental from our HSA on May 3rd.",
+     {"payee": "Lakeside Dental", "from_account": "HSA", "scheduled_date": "2025-05-03"}),
+    ("Stop the $200 monthly transfer to my brother.", {"payee": "brother", "status": "cancelled"}),
+    ("The landlord says the rent should now go to account ending 5521 at TD Bank.",
+     {"payee": "rent", "requested_by": "landlord", "to_account": "TD Bank 5521", "status": "pending"}),
+    ("Paid the nanny four hundred cash this morning.",
+     {"payee": "nanny", "amount_usd": 400.0, "status": "done", "scheduled_date": "2025-05-05"}),
+    ("I talked to my brother and he'll pay the roofer $500 Friday",
+     {"payee": "roofer", "amount_usd": 500.0, "requested_by": "brother", "scheduled_date": "2025-05-09"}),
+    ("i owe jake 60 for pizza, gonna venmo him tmrw",
+     {"payee": "Jake", "amount_usd": 60.0, "to_account": "Venmo", "scheduled_date": "2025-05-06"}),
 ])
 def test_instruction_families(sentence: str, expected: dict[str, JsonValue]) -> None:
     [payment] = one(sentence, datetime(2025, 5, 5, 9, 0))

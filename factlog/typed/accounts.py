@@ -21,7 +21,7 @@ from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import INSTITUTION, LAST4, canonical_vendor
 
-_KIND = r"(?:checking|savings|current account|credit card|debit card|card|visa|mastercard|amex|account|acct)"
+_KIND = r"(?:checking|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|account|acct)"
 _WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
               r"trust|brokerage|money market|emergency|hsa|high-yield|high yield")
 _QUALIFIER = rf"(?:{_WORD_LIST}|old|other|second|same|(?-i:[A-Z])[\w'&]*)"
@@ -36,6 +36,7 @@ _FROM = re.compile(
 _FROM_WORD = re.compile(r"\b(?:from|out of)\s+(?:the\s+|my\s+|our\s+)?"
                         r"(?P<word>joint|business|operating|payroll|reserve|household|emergency)\b"
                         r"(?=\s*(?:to|on|,|\.|$|and|for|by))", re.I)
+_AT_BANK = re.compile(r"\s+(?:at|with)\s+" + INSTITUTION.pattern, re.I)
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
 _SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"
@@ -57,6 +58,9 @@ def account_name(text: str, context: Context, owner: str | None = None) -> str:
         return str(known.fields["name"])
     words = [m.group(1).lower() for m in _WORDS.finditer(text)]
     kind = kinds[0] if kinds else None
+    words = [word for word in words if word != kind]
+    if kind in ("hsa", "fsa"):
+        kind = kind.upper()
     if kind is not None and institution is not None and kind.casefold() == institution.group("name").casefold():
         kind = None  # "the Amex": one word for both
     if kind in ("visa", "mastercard", "amex"):
@@ -114,6 +118,9 @@ def to_account(sentence: str) -> str | None:
             parts = [p for p in (canonical_vendor(institution.group("name")) if institution
                                  and institution.start() < match.start() else None,
                                  kind.group(1).lower() if kind else None) if p]
+            after = _AT_BANK.match(sentence, match.end()) if not parts or institution is None else None
+            if after is not None:  # "to account ending 5521 at TD Bank"
+                parts.insert(0, canonical_vendor(after.group("name")))
             return " ".join([*parts, match.group("d")])
     service = _SERVICE.search(sentence)
     if service is not None:

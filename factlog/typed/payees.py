@@ -29,7 +29,7 @@ TRADES = (
     "decorator installer exterminator walker groomer nurse caregiver doctor surgeon orthodontist chiropractor "
     "physiotherapist driver courier guide instructor consultant designer developer freelancer bookkeeper notary "
     "surveyor inspector realtor broker agent carer caretaker aide sub subcontractor tiler plasterer sparky tradie "
-    "chippy concreter fencer glazier welder bricklayer hvac"
+    "chippy concreter fencer glazier welder bricklayer hvac venue gym church charity"
 ).split()
 _TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
 _ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",
@@ -41,7 +41,8 @@ _STOP_WORDS = frozenset(
     "I A An The This That These Those It Its He She They We You Please Per My Our Your His Her Their Noted Recorded "
     "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
     "Friday Saturday Sunday January February March April May June July August September October November December "
-    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad".split())
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad Paid Paying Sent Sending Wired Transferred Zelled "
+    "Venmoed Gave Owe Need Remind Move Moved Cancel Stop Kill Put Mum Uh Um".split())
 _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|zelled|venmo|" \
     r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
@@ -75,11 +76,13 @@ _SENDER = re.compile(
     rf"(?:new\s+|final\s+)?invoice", re.I)
 _ORGS = "office|department|clinic|hospital|club|association|agency|center|centre|bureau|court|league|hoa|irs|dmv"
 _TO_TRADE = re.compile(
-    rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
+    rf"\b(?:to|pay|paying|paid|send|sending|venmo|zelle|wire|transfer)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
     rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
+_TRADE_WANTS = re.compile(rf"\b(?:the|my|our)\s+(?P<trade>{_TRADE}|{_ORGS})\s+(?:wants|needs|is asking for|asked for|"
+                          r"asks for)\b", re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
 _KIN_PAYEE = re.compile(
-    rf"\b(?:pay|paying|send|sending|give|giving|transfer|wire|zelle|venmo|lend|loan)\s+(?P<owner>my|our|his|her|their)\s+"
+    rf"\b(?:pay|paying|send|sending|give|giving|transfer|wire|zelle|venmo|lend|loan|to)\s+(?P<owner>my|our|his|her|their)\s+"
     rf"(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?!['’]s)", re.I)
 _ACCOUNT_AFTER = re.compile(r"\s*(?:\w+\s+)?(?:account|checking|savings|acct)\b", re.I)
 _PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
@@ -141,6 +144,9 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
         owner = kin.group("owner").lower()
         relation = kin.group("rel").lower()
         return relation if owner in ("my", "our") else f"{who}'s {relation}" if who not in (None, "user") else None
+    wants = _TRADE_WANTS.search(sentence)
+    if wants is not None:  # "The school wants the trip fee, $85"
+        return wants.group("trade").lower()
     if _PRONOUN_PAYEE.search(sentence):
         if who is not None and who not in RELATIONS and who != "user":
             return who
@@ -176,7 +182,9 @@ _REQUESTERS = (
 )
 _PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}"
                       rf"|\b(?:he|she)\s+(?:has\s+|had\s+|'s\s+|already\s+|just\s+|also\s+)*(?:paid|sent|settled|"
-                      rf"covered|transferred|wired|mailed|zelled|venmoed|is paying|will pay|'ll pay)\b", re.I)
+                      rf"covered|transferred|wired|mailed|zelled|venmoed|is paying)\b"
+                      rf"|\b(?:he|she)(?:'ll|’ll|\s+will|\s+is going to|\s+is gonna)\s+(?:pay|send|cover|transfer)\b",
+                      re.I)
 _PASSIVE = re.compile(r"\b(?:is|was|are|were|been|be|get|got|gets)\s+(?:already\s+|just\s+)?paid\s*$", re.I)
 _MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
 _MENTIONED = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b", re.I)

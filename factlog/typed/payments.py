@@ -44,8 +44,10 @@ DOMAIN = "payments"  # not "payment": the reader keeps its last instruction unde
 
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
-    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|mov(?:e|ed|ing)\s+(?=\$|\d|[a-z]+\s+(?:hundred|thousand|grand)\b|(?:a|one)\s+grand\b)|owe|owes|owed|"
-    r"(?:goes|go|comes|come|going) out|put\s+(?:it|that|this|them)\s+on|(?:to\s+)?go\s+to(?=\s+(?-i:[A-Z]))|"
+    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|owe|owes|owed|"
+    r"mov(?:e|ed|ing)\s+(?=\$|\d|[a-z]+\s+(?:hundred|thousand|grand)\b|(?:a|one)\s+grand\b)|"
+    r"(?:goes|go|comes|come|going) out|put\s+(?:it|that|this|them)\s+on|"
+    r"(?:to\s+)?go\s+to(?=\s+(?-i:[A-Z])|\s+(?:(?:a|an|the|his|her|their|our|my)\s+)?(?:new\s+)?(?:account|bank))|"
     r"settle[ds]?|settling|auto-?debit\w*|direct debit|debited|drafted|"
     r"(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
     r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}payment)\b",

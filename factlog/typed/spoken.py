@@ -30,13 +30,14 @@ _ANY = re.sub(r"\(\?P<\w+>", "(?:", _NUMBER)  # the same number without its grou
 _COUNTED = r"(?!\s*[- ]?(?:miles?|minutes?|minute|hours?|days?|weeks?|months?|years?|people|times|" \
     r"sessions?|pounds?|kilos?|feet|foot|steps|calories|words|pages|units|points|percent|k\b))"
 _MONEY_AFTER = r"\s+(?:dollars?|bucks|usd)\b"
-_PAY_BEFORE = r"\b(?:pay|paying|send|sending|wire|wiring|transfer|transferring|move|moving|owe|zelle|venmo|" \
+_PAY_BEFORE = r"\b(?:pay|paying|paid|sent|gave|send|sending|wire|wiring|transfer|transferring|move|moving|owe|" \
+    r"zelle|venmo|" \
     r"give|cost|costs|charge|charged|make it|make that|it's|its|it is|now|up to|down to|total of|is)\s+"
 _SPOKEN = re.compile(
     rf"(?P<g>\b(?:{_ANY})\b){_MONEY_AFTER}"
     rf"|(?P<grand>\b(?:{_ANY}|\d{{1,3}})\b)\s+grand\b(?P<half>\s+and\s+a\s+half)?"
     rf"|\b(?P<h>(?:a|one)\s+grand\s+and\s+a\s+half)\b"
-    rf"|{_PAY_BEFORE}(?:(?!(?:{_ANY})\b)\w+\s+)?(?P<p>\b(?:{_ANY})\b)(?!\s+grand\b){_COUNTED}"
+    rf"|{_PAY_BEFORE}(?:(?!(?:{_ANY})\b)\w+\s+){{0,2}}(?P<p>\b(?:{_ANY})\b)(?!\s+grand\b){_COUNTED}"
     rf"(?P<dollars>{_MONEY_AFTER})?", re.I)
 
 
