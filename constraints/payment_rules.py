@@ -54,9 +54,14 @@ def _same_account(one: str, other: str) -> bool:
     return folded in other_folded or other_folded in folded
 
 
+_TITLES = frozenset("aunt auntie uncle cousin grandma grandpa nana granny mr mr. mrs mrs. ms ms. dr dr. miss".split())
+
+
 def _one_payee(one: str, other: str) -> bool:
-    """ "Dan" and "Dan Pruitt" are one payee: one name's words start the other's."""
-    words, other_words = one.casefold().split(), other.casefold().split()
+    """ "Dan" and "Dan Pruitt" are one payee: one name's words start the other's (a title
+    left out: "Aunt Rita" is "Rita")."""
+    words, other_words = [[w for i, w in enumerate(name.casefold().split()) if i or w not in _TITLES]
+                          for name in (one, other)]
     shorter, longer = sorted((words, other_words), key=len)
     return bool(shorter) and longer[: len(shorter)] == shorter
 

@@ -130,6 +130,11 @@ def test_instructions_in_many_voices(ts: datetime, sentence: str, expected: dict
      {"payee": "nanny", "amount_usd": 400.0, "status": "done", "scheduled_date": "2025-05-05"}),
     ("I talked to my brother and he'll pay the roofer $500 Friday",
      {"payee": "roofer", "amount_usd": 500.0, "requested_by": "brother", "scheduled_date": "2025-05-09"}),
+    ("My accountant wants me to pay the county property tax, $3,215, by November 30 from savings.",
+     {"payee": "county property tax", "requested_by": "accountant", "scheduled_date": "2025-11-30"}),
+    ("Mom asked me to send Aunt Rita $400 for her birthday on Saturday, out of my savings.",
+     {"payee": "Aunt Rita", "requested_by": "mom", "scheduled_date": "2025-05-10"}),
+    ("Dad says don't send Rita anything", {"payee": "Rita", "requested_by": "dad", "status": "cancelled"}),
     ("i owe jake 60 for pizza, gonna venmo him tmrw",
      {"payee": "Jake", "amount_usd": 60.0, "to_account": "Venmo", "scheduled_date": "2025-05-06"}),
 ])
@@ -316,6 +321,15 @@ def test_someone_else_stopping_the_users_own_payment_conflicts() -> None:
                              "you asked for (5521 $640.00 2025-04-16)")
     own = Payment(payee="Brightline Print", requested_by="user", status="cancelled", fact_ids=[3])
     assert run_constraints(user_module(payments=[mine, own]), NOW, [conflicting_payments]).alerts == ()
+
+
+def test_a_title_does_not_make_another_payee() -> None:
+    gift = Payment(payee="Aunt Rita", amount_usd=400.0, requested_by="mom", status="pending", fact_ids=[1])
+    stop = Payment(payee="Rita", requested_by="dad", status="cancelled", fact_ids=[2])
+    [alert] = run_constraints(user_module(payments=[gift, stop]), NOW, [conflicting_payments]).alerts
+    assert alert.message.startswith("payment instructions for Aunt Rita conflict: dad asked to cancel")
+    other = Payment(payee="Uncle Rob", requested_by="dad", status="cancelled", fact_ids=[3])
+    assert run_constraints(user_module(payments=[gift, other]), NOW, [conflicting_payments]).alerts == ()
 
 
 def test_a_changed_date_and_a_new_account_conflict() -> None:

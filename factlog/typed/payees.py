@@ -79,7 +79,12 @@ _TO_TRADE = re.compile(
     rf"\b(?:to|pay|paying|paid|send|sending|venmo|zelle|wire|transfer)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
     rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
 _TRADE_WANTS = re.compile(rf"\b(?:the|my|our)\s+(?P<trade>{_TRADE}|{_ORGS})\s+(?:wants|needs|is asking for|asked for|"
-                          r"asks for)\b", re.I)
+                          r"asks for)\b(?!\s+(?:me|us|you|him|her|them)\b)", re.I)
+# "pay the county property tax": what is paid, when no one is named
+_TO_THING = re.compile(r"\b(?:pay|paying|paid|send|sending|cover|covering|covered)\s+"
+                       r"(?:the|my|our|his|her|their)\s+"
+                       r"(?P<thing>(?:(?-i:[a-z]+)\s+){0,3}?(?:tax|taxes|fee|fees|dues|tuition|fine|toll|levy|rates))\b",
+                       re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
 _KIN_PAYEE = re.compile(
     rf"\b(?:pay|paying|send|sending|give|giving|transfer|wire|zelle|venmo|lend|loan|to)\s+(?P<owner>my|our|his|her|their)\s+"
@@ -144,6 +149,9 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
         owner = kin.group("owner").lower()
         relation = kin.group("rel").lower()
         return relation if owner in ("my", "our") else f"{who}'s {relation}" if who not in (None, "user") else None
+    thing = _TO_THING.search(sentence)
+    if thing is not None:
+        return thing.group("thing").lower()
     wants = _TRADE_WANTS.search(sentence)
     if wants is not None:  # "The school wants the trip fee, $85"
         return wants.group("trade").lower()

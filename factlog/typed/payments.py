@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.typed import money
@@ -73,7 +73,8 @@ _NO_PAYMENT = re.compile(
     r"got (?:\S+ ){1,3}back)",
     re.I)
 _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
-                         r"venmo|ach|installment|retainer|remittance|send (?:anything|any money|money|funds))\b", re.I)
+                         r"venmo|ach|installment|retainer|remittance|"
+                         r"send (?:\w+ )?(?:anything|any money|money|funds))\b", re.I)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|whether|in case|suppose|supposing|what if|thinking (?:about|of)|considering|might|maybe|perhaps|"
     r"not sure|wondering|would it|should i|could i|do i|can i)\b", re.I)
@@ -486,6 +487,18 @@ def _status(sentence: str, known: bool) -> str | None:
     return None
 
 
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def _ahead(day: str, today: date | None) -> str:
+    """A pending payment's day stated without a year is not months in the past ("by November
+    30" said in May is this November, not last)."""
+    if today is None or day >= (today - timedelta(days=90)).isoformat():
+        return day
+    year, rest = day.split("-", 1)
+    return f"{int(year) + 1}-{rest}" if rest != "02-29" else day
+
+
 def _when(sentence: str, context: Context, status: str | None) -> str | None:
     """The payment's date: a stated or relative one, a weekday (the next one, or the last
     one for a payment done), "just now" or "today" for the session's day."""
@@ -494,7 +507,7 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
     stated = [day for day in dates_in(sentence, context)
               if not (told and today is not None and day == today.isoformat())]
     if stated:
-        return stated[0]
+        return _ahead(stated[0], today) if status == "pending" and not _YEAR.search(sentence) else stated[0]
     weekday = _WEEKDAY.search(sentence)
     if weekday is not None and today is not None and (weekday.group(0).lower().startswith(("on ", "this ", "last "))
                                                       or weekday.group(0).lower().endswith("day")
