@@ -83,7 +83,7 @@ _TRADE_WANTS = re.compile(rf"\b(?:the|my|our)\s+(?P<trade>{_TRADE}|{_ORGS})\s+(?
 # "pay the county property tax": what is paid, when no one is named
 _TO_THING = re.compile(r"\b(?:pay|paying|paid|send|sending|cover|covering|covered)\s+"
                        r"(?:the|my|our|his|her|their)\s+"
-                       r"(?P<thing>(?:(?-i:[a-z]+)\s+){0,3}?(?:tax|taxes|fee|fees|dues|tuition|fine|toll|levy|rates))\b",
+                       r"(?P<thing>(?:(?-i:[a-z]+)\s+){0,3}?(?:tax|taxes|tuition|fine|toll|levy|rates))\b",
                        re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
 _KIN_PAYEE = re.compile(
@@ -196,6 +196,8 @@ _PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}"
 _PASSIVE = re.compile(r"\b(?:is|was|are|were|been|be|get|got|gets)\s+(?:already\s+|just\s+)?paid\s*$", re.I)
 _MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
 _MENTIONED = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b", re.I)
+_FAMILY_NAMES = {"mummy": "mother", "mommy": "mother", "mama": "mother", "mam": "mother", "daddy": "father",
+                 "papa": "father", "nana": "grandmother", "granny": "grandmother", "grandad": "grandfather"}
 _NOT_PEOPLE = frozenset("i it he she they we you that this there please also who someone everyone".split())
 
 
@@ -207,6 +209,8 @@ def _person(match: re.Match[str]) -> str | None:
     if not name:
         return None
     cleaned = _clean(name, possessive=True)
+    if cleaned is not None and _FAMILY_NAMES.get(cleaned.casefold()):
+        return _FAMILY_NAMES[cleaned.casefold()]  # "Mummy called": mother
     if cleaned is None or cleaned.casefold() in _NOT_PEOPLE or any(
             p.fullmatch(cleaned) for p in (BILLER, VENDOR, INSTITUTION)):
         return None

@@ -108,7 +108,8 @@ _TRADE_WORD = "|".join(sorted(TRADES, key=len, reverse=True))
 _THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relative's own payment
     rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})(?:\s+(?-i:[A-Z])\w+)?\s+(?:is\s+|'s\s+|will\s+|already\s+)*"
     rf"(?:paying|pays|paid|pay|sending|sends|sent)\s+(?:his|her|their)\s+(?:own\s+)?(?P<trade>{_TRADE_WORD})\b", re.I)
-_ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)", re.I)
+_ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)"
+                   r"|,\s+(?=(?:she|he|they|we|i)\s+(?:has\s+|have\s+|had\s+|'s\s+)?already\b)", re.I)
 _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:my|our|the)\s+"
                            r"(?P<acct>(?:(?-i:[A-Z])[\w&]*\s+){0,2}(?:checking|savings|account|card)?)", re.I)
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:transfer|payment|wire|deposit|invoice|bill|check|cheque)\b"
@@ -283,6 +284,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
     if payee is None and re.search(r"\b(?:him|her|them)\b", sentence, re.I):
         payee = _known_payee_named(sentence, context)  # "Tom finished early so I paid him"
+    if payee is None and previous is None and re.search(r"\b(?:it|that|them)\b", sentence, re.I):
+        payee = next((str(f.fields["payee"]) for name, f in reversed(context.last.items())
+                      if name.startswith("payee/") and name.count("/") == 1), None)  # "... already transferred it"
     earlier = _earlier(payee, context) if previous is None else None
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
             (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
