@@ -301,6 +301,8 @@ def test_someone_else_already_paid_by_card_is_their_card() -> None:
     "the 4K monitor was $400 at Best Buy",
     "I make twelve hundred a week",
     "Mum's account is with Westpac",
+    "The dentist wants $200 for the crown.",
+    "My son wants the new iPhone, $999.",
 ])
 def test_no_instruction(sentence: str) -> None:
     assert one(sentence) == []

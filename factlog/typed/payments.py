@@ -272,7 +272,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
     amending = amending or (previous is None and _resumes(sentence, context))
-    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _WANTS_MONEY, _NEW_DETAILS))
+    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS)) or (
+        _WANTS_MONEY.search(sentence) is not None and requester(sentence, context) is not None)  # a person asks
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
         return []
     if _HYPOTHETICAL.search(sentence) and not cancelled:
