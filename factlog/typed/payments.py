@@ -38,6 +38,13 @@ from factlog.typed.money import (
     session_day,
 )
 from factlog.typed.payees import TRADES, payee_of, reference, requester
+from factlog.typed.payment_sessions import (
+    bank_notice,
+    earlier_instruction,
+    known_payee_named,
+    latest_pending,
+    paid_as_planned,
+)
 from factlog.typed.spoken import spoken_amounts
 
 DOMAIN = "payments"  # not "payment": the reader keeps its last instruction under that name itself
@@ -123,16 +130,6 @@ _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged
 # "landlord (Priya) wants the deposit top-up, $900"
 _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
                           r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
-# a pasted notice that a payee's bank changed: "Hernandez Drywall has changed banks", then
-# "Bank: Citibank" and "Account ending: 7702" on lines of their own
-_NAME = r"(?-i:[A-Z][\w&.'’-]*(?:\s+(?:[A-Z][\w&.'’-]*|&)){0,4})"
-_BANK_CHANGE = re.compile(
-    rf"(?P<name>{_NAME})\s+(?:has|have|had)\s+(?:recently\s+)?(?:changed|switched|moved|updated)\s+(?:banks?\b|"
-    r"(?:its|their|our|his|her)\s+bank(?:ing)?\s+(?:details|account|information|info)|bank(?:ing)?\s+(?:details|accounts?))",
-    re.I)
-_BANK_LINE = re.compile(r"^\W*bank(?:\s+name)?\s*:\s*(?P<bank>[A-Z][\w&' .-]{1,40}?)\W*$", re.I)
-_ACCOUNT_LINE = re.compile(r"^\W*(?:account|acct)(?:\s+(?:number|no\.?|#))?(?:\s+ending(?:\s+in)?)?\s*:?\s*[*xX•.\s-]*"
-                           r"\d*?(?P<d>\d{4})\W*$", re.I)
 _AMOUNT_TO = re.compile(r"^\W*\$\s?\d[\d,.]*k?\s+to\s+(?-i:[A-Z])")  # "$2,800 to Brian Fitch on Friday"
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|\.)?\b", re.I)
@@ -172,7 +169,7 @@ def spoken_form(sentence: str) -> str:
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
     sentence = spoken_form(sentence)
-    noticed = _bank_notice(sentence, context)
+    noticed = bank_notice(sentence, context)
     if noticed is not None:
         return noticed
     paying = _MAYBE.search(sentence) is not None or _resumes(sentence, context) or (
@@ -183,32 +180,6 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     for clause in clauses(sentence):
         facts += read_clause(clause, context, probe)
     return facts
-
-
-def _bank_notice(sentence: str, context: Context) -> list[TypedFact] | None:
-    """A bank-change notice's lines: who changed banks (kept as the session's payee), then
-    the new bank and account, which update the payment the notice asks for. None when the
-    sentence is none of these."""
-    change = _BANK_CHANGE.search(sentence)
-    if change is not None:
-        name = change.group("name").strip()
-        context.last["bank-change"] = TypedFact("payment", None, {"payee": name})
-        return None  # the sentence may ask for the payment itself, read as usual
-    notice = context.last.get("bank-change")
-    if notice is None:
-        return None
-    bank = _BANK_LINE.match(sentence)
-    if bank is not None:
-        context.last["bank-change"] = TypedFact("payment", None, {**notice.fields, "bank": bank.group("bank").strip()})
-        return []
-    account = _ACCOUNT_LINE.match(sentence)
-    previous = context.last.get("payment")
-    if account is None or previous is None:
-        return None
-    target = " ".join(str(part) for part in (notice.fields.get("bank"), account.group("d")) if part)
-    fact = TypedFact("payment", previous.key, {**previous.fields, "to_account": target})
-    context.last["payment"] = fact
-    return [fact]
 
 
 def read_clause(sentence: str, context: Context, probe: Context | None) -> list[TypedFact]:
@@ -284,11 +255,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     who = requester(sentence, context) if theirs is None else None
     payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
     if payee is None and re.search(r"\b(?:him|her|them)\b", sentence, re.I):
-        payee = _known_payee_named(sentence, context)  # "Tom finished early so I paid him"
+        payee = known_payee_named(sentence, context)  # "Tom finished early so I paid him"
     if payee is None and previous is None and re.search(r"\b(?:it|that|them)\b", sentence, re.I):
         payee = next((str(f.fields["payee"]) for name, f in reversed(context.last.items())
                       if name.startswith("payee/") and name.count("/") == 1), None)  # "... already transferred it"
-    earlier = _earlier(payee, context) if previous is None else None
+    earlier = earlier_instruction(payee, context) if previous is None else None
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
             (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
         payee = who  # "an email from Bella Catering saying to send the BC-221 payment to their new account"
@@ -296,10 +267,10 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if payee is None and notice is not None and re.search(r"\b(?:our|new)\s+(?:bank\s+)?account\b", sentence, re.I):
         payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
         who = who or payee
-        earlier = _earlier(payee, context) if previous is None else None
+        earlier = earlier_instruction(payee, context) if previous is None else None
     if payee is None and previous is None and (cancelled and _THAT_ONE.search(sentence) or _AMENDING.search(sentence)
                                                and (found or dates_in(sentence, context))):
-        earlier = _latest_pending(context)  # "cancel that transfer from joint" (a session before)
+        earlier = latest_pending(context)  # "cancel that transfer from joint" (a session before)
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
     own = _OWN_TRANSFER.search(sentence) if payee is None and previous is None else None
     if own is not None and own.group("acct").strip():
@@ -376,7 +347,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
             key = f"{said.key}/{amount:g}"  # "also sending Tom a separate $450": a second payment to one payee
         else:
             key = said.key
-    if earlier is not None and previous is None and not cancelled and (_AMENDING.search(sentence) or _paid_as_planned(
+    if earlier is not None and previous is None and not cancelled and (_AMENDING.search(sentence) or paid_as_planned(
             fields, earlier[1])) and \
             fields.get("requested_by") in (None, "user") and earlier[1].get("requested_by") in (None, "user"):
         key = earlier[0]  # "actually make Brian's payment 3,200": the user's own correction supersedes
@@ -406,16 +377,8 @@ def _keys_said(context: Context) -> set[str]:
 def _resumes(sentence: str, context: Context) -> bool:
     """The sentence corrects an earlier session's pending instruction without naming it
     ("actually make it 3,200", "change of plan, the 20th instead")."""
-    return _AMENDING.search(sentence) is not None and _latest_pending(context) is not None and (
+    return _AMENDING.search(sentence) is not None and latest_pending(context) is not None and (
         bool(_MADE_AMOUNT.search(sentence) or amounts(sentence, context) or dates_in(sentence, context)))
-
-
-def _paid_as_planned(fields: dict[str, JsonValue], planned: dict[str, JsonValue]) -> bool:
-    """The user reports done the payment an earlier session planned ("I paid him the second
-    $2k today"): the same amount, or none said; the same instruction, now done."""
-    amount = fields.get("amount_usd")
-    return fields.get("status") == "done" and planned.get("status") == "pending" and \
-        (amount is None or amount == planned.get("amount_usd"))
 
 
 def _whose(sentence: str, theirs: re.Match[str] | None) -> str:
@@ -424,40 +387,6 @@ def _whose(sentence: str, theirs: re.Match[str] | None) -> str:
     if theirs is not None:
         return holder(theirs.group("rel")) or theirs.group("rel").lower()
     return held_by(sentence) or "user"
-
-
-def _earlier(payee: str | None, context: Context) -> tuple[str, dict[str, JsonValue]] | None:
-    """The latest instruction to `payee` an earlier session stated (one name starting the
-    other), as (key, fields)."""
-    if payee is None:
-        return None
-    words = payee.casefold().split()
-    for key, fields in reversed(context.prior.of_kind("payment")):
-        other = str(fields.get("payee", "")).casefold().split()
-        shorter, longer = sorted((words, other), key=len)
-        if shorter and longer[: len(shorter)] == shorter and not key.endswith("/cancel"):
-            return key, fields
-    return None
-
-
-def _latest_pending(context: Context) -> tuple[str, dict[str, JsonValue]] | None:
-    return next(((key, fields) for key, fields in reversed(context.prior.of_kind("payment"))
-                 if fields.get("status") == "pending"), None)
-
-
-_CAPITALISED = re.compile(r"(?<![\w'])(?-i:[A-Z])[a-z][\w'-]*")
-
-
-def _known_payee_named(sentence: str, context: Context) -> str | None:
-    """A payee this or an earlier session paid, named in the sentence by its first word
-    ("Tom finished early so I paid him" -> "Tom Reyes")."""
-    known = [str(f.fields["payee"]) for name, f in context.last.items() if name.startswith("payee/")]
-    known += [str(fields["payee"]) for _, fields in context.prior.of_kind("payment") if "payee" in fields]
-    for word in _CAPITALISED.findall(sentence):
-        for name in reversed(known):
-            if name.split()[0].casefold() == word.casefold():
-                return name
-    return None
 
 
 def _session(context: Context) -> str:
