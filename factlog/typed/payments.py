@@ -103,7 +103,7 @@ _SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
 _SAME_DAY = re.compile(r"\bsame (?:day|date|time)\b", re.I)
 _IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfer|move|use|charge|make|zelle|venmo)\b",
                          re.I)  # "Put it on the Amex." is an instruction, not a payment made
-# the assistant restating a known instruction, or a consequence, instructs nothing new
+# stance: the assistant restating a known instruction, or a consequence, instructs nothing new
 _RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked)\b"
                        r"|\bwould\s+(?:\w+\s+){0,2}(?:pay|be paid|get paid)\b[^.;]*\b(?:twice|double|two times)\b",
                        re.I)
