@@ -1,0 +1,196 @@
+"""Stance: is a clause asserted as a fact by its speaker? The one owner of that rule.
+
+A reader types a sentence only when its speaker states it. These families say when a
+clause does not (each a compiled pattern and a predicate; readers ask the predicate and
+keep their genuine per-domain exceptions at the call site, e.g. money still reads a
+cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it):
+
+- question: the speaker asks. `ends_in_question` ("is it still $9.99 a month?");
+  `opens_as_question`, an inverted auxiliary ("is my passport", "do I have") or a wh-word
+  with an auxiliary ("when does", "how long is") at the start, so unpunctuated dictation
+  ("can I take advil with this") is asked too, while "When I land I'll call" is not;
+  `is_tag_question`, a statement asking to be confirmed ("..., right?"), is NOT asked;
+  `asks_permission` ("can I", "is it ok to"); `is_question_clause` for one clause of a
+  sentence that ends in "?" ("I'm on warfarin, is ibuprofen ok?": the second is asked);
+  `is_yes_no_question` and `is_small_talk_question` for the assistant's closing question.
+  A reported question ("I asked the bank whether ...") is a statement of what was asked.
+- request: the speaker asks the assistant to record something ("can you add that she's
+  allergic to latex?"): what it is to record is stated, so `is_request` lifts a question.
+- hypothetical: the speaker entertains it ("maybe", "might", "thinking about", "considering",
+  "wondering", "not sure", "what if", "tempted", "would like to"): nothing is the case yet.
+- conditional: the clause holds only if something else does ("if the invoice is right, pay
+  it", "unless it renews", "in case"); a relevance aside ("..., if that matters", "if you
+  need me") conditions no assertion and is no conditional.
+- asking oneself: "should I", "could I", "do I", "can I", "would it": the speaker weighs it.
+- plan: a tentative plan (`PLANNED`: "planning", "hoping", "haven't booked", "need to book");
+  `is_to_do`: a task the speaker means to do ("need to call the dentist"), not an event yet;
+  `states_intent`: a decision not yet carried out ("going to cancel", "will", "need to");
+  `restates_intent`: the assistant restating the user's ("you'd like to cancel").
+- advice: the assistant's general suggestion ("you could pay by check", "best to", "avoid").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_LEAD = r"^\W*(?:(?:and|but|so|also|oh|ok|okay|um|uh|well|hey|hi)\W+)*"
+_AUX = r"(?:is|are|am|was|were|do|does|did|can|could|should|would|will|shall|may|might|have|has|had)"
+_SUBJECT = (r"(?:i|you|we|it|there|they|he|she|that|this|these|those|my|your|our|his|her|their|the|a|an|any|"
+            r"anyone|anything|someone|something)")
+_WH = r"(?:how|what|when|where|which|why|who|whom|whose)"
+
+QUESTION_MARK = re.compile(r"\?\s*$")
+TAG_QUESTION = re.compile(r"(?:\bright|\bcorrect|\bisn't it|\bdoesn't it|\bok|\bokay|\byeah)\s*\?\s*$", re.I)
+OPENS_AS_QUESTION = re.compile(
+    rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|{_WH}(?:'s|'re|'d)\b|"
+    rf"{_WH}(?:\s+(?!{_SUBJECT}\b)[\w'-]+){{0,2}}\s+{_AUX}(?:n't)?\b)", re.I)
+PERMISSION = re.compile(r"\b(?:can|could|may|should) (?:i|we)\b|\bis it (?:ok|okay|fine|safe|alright|all right)\b",
+                        re.I)
+QUESTION_CLAUSE = re.compile(
+    rf"^\W*(?:(?:and|but|so|also)\s+)?(?:{_AUX}|what|how|which|why|any)\b|"
+    r"\b(?:should|can|could|may|do) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b", re.I)
+YES_NO_QUESTION = re.compile(
+    r"^(?:[^,?]{0,40},\s*)?(?:would|do|does|did|are|is|have|has|can|could|will|shall|should|may)\b", re.I)
+SMALL_TALK_QUESTION = re.compile(
+    r"\b(?:anything else|is (?:that|this|everything|it) (?:all )?(?:correct|right|ok|okay|acceptable|all)|"
+    r"(?:does|will|would) (?:that|this|it) (?:work|sound)|sound good|any (?:other |more )?questions|"
+    r"(?:can|may) i help|how are you|how can i help)\b", re.I)
+REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
+                     r"remember|keep|list)\b", re.I)
+HYPOTHETICAL = re.compile(
+    r"\b(?:maybe|might|perhaps|thinking (?:about|of)|considering|debating|tempted|wondering|not sure|"
+    r"hoping to|(?:would|'d) (?:like|love) to|suppose|supposing|what if)\b", re.I)
+CONDITIONAL = re.compile(r"\b(?:if|unless|in case|whether)\b", re.I)
+# "..., if that matters", "if you need me": the assertion holds either way
+_RELEVANCE = re.compile(
+    r"\b(?:if|in case)\s+(?:that|it|this)\s+(?:matters|helps|is relevant|makes a difference)\b|"
+    r"\bif (?:you|u) (?:need|want|wanna|have|like|ask)\b|\bif (?:needed|necessary|possible|anything|so)\b|"
+    r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b", re.I)
+SELF_ASK = re.compile(r"\b(?:should i|could i|can i|do i|would it)\b", re.I)
+REPORTED = re.compile(r"\b(?:asked|asking|wondered|inquired|enquired|checked)\b[^.;?]{0,40}?\b(?:if|whether)\b",
+                      re.I)
+PLANNED = re.compile(
+    r"\b(?:thinking (?:about|of)|might|maybe|perhaps|planning|plan (?:to|on)|considering|hoping|hope to|"
+    r"would (?:like|love)|'d (?:like|love)|want to|wanna|looking (?:at|into)|dreaming|someday|could|"
+    r"not sure|if i|haven'?t booked|have not booked|not booked|didn'?t book|yet to book|need to book|should i|"
+    r"nothing(?:'s| is)? booked|not booking|no booking|not yet booked|before booking)\b",
+    re.I,
+)
+TO_DO = re.compile(r"\b(?:'ll|will|need to|have to|must|should|gotta|going to|remind me to|want to)\s+"
+                   r"(?:call|phone|ring|email|text|contact|book|schedule|make|set up|arrange)\b", re.I)
+INTENT = re.compile(
+    r"\b(?:will|'ll|gonna|going to|intend\w* to|plan\w* to|want to|meant to|need to|have to|should|"
+    r"mentioned|said you'?d|about to|before it)\b", re.I)
+RESTATED_INTENT = re.compile(r"\byou(?:'d| would| will|'ll| plan| intend| want| mentioned| said| are going)\b",
+                             re.I)
+ADVICE = re.compile(r"\b(?:could|should|might|may want|consider|recommend\w*|suggest\w*|best to|better to|"
+                    r"make sure|always|never|safest|safer|avoid|tip)\b", re.I)
+
+
+def ends_in_question(text: str) -> bool:
+    """The clause ends in a question mark ("is it still $9.99 a month?")."""
+    return QUESTION_MARK.search(text) is not None
+
+
+def is_tag_question(text: str) -> bool:
+    """A statement asking only to be confirmed ("it expires in May, right?"): still stated."""
+    return TAG_QUESTION.search(text) is not None
+
+
+def opens_as_question(text: str) -> bool:
+    """Inverted auxiliary or wh-word with an auxiliary at the start ("do I have", "when does")."""
+    return OPENS_AS_QUESTION.match(text) is not None
+
+
+def is_question(text: str) -> bool:
+    """The speaker asks: a question mark that is no tag, or a question's opening."""
+    return ends_in_question(text) and not is_tag_question(text) or opens_as_question(text)
+
+
+def asks_permission(text: str) -> bool:
+    """ "can I take ...", "is it ok to ...": asks whether, states nothing."""
+    return PERMISSION.search(text) is not None
+
+
+def is_question_clause(clause: str) -> bool:
+    """One clause of a sentence ending in "?" is the asked one ("..., is Keflex ok?")."""
+    return QUESTION_CLAUSE.search(clause) is not None
+
+
+def is_yes_no_question(text: str) -> bool:
+    """A question a bare "yes" or "ok" answers ("Would you like the aisle?")."""
+    return YES_NO_QUESTION.match(text) is not None
+
+
+def is_small_talk_question(text: str) -> bool:
+    """A closing question whose answer carries nothing ("Anything else?", "Does that work?")."""
+    return SMALL_TALK_QUESTION.search(text) is not None
+
+
+def is_request(text: str) -> bool:
+    """A request to record something ("can you note that ..."): what follows is stated."""
+    return REQUEST.search(text) is not None
+
+
+def is_hypothetical(text: str) -> bool:
+    """Entertained, not the case ("maybe", "thinking about", "what if", "not sure")."""
+    return HYPOTHETICAL.search(text) is not None
+
+
+def is_conditional(text: str) -> bool:
+    """Holds only if something else does ("if the invoice checks out, pay it"); a relevance
+    aside ("if that matters") or a reported question ("I asked whether") is none."""
+    if CONDITIONAL.search(text) is None:
+        return False
+    plain = _RELEVANCE.sub(" ", REPORTED.sub(" ", text))
+    return CONDITIONAL.search(plain) is not None
+
+
+def asks_oneself(text: str) -> bool:
+    """The speaker weighs it ("should I", "do I", "would it")."""
+    return SELF_ASK.search(text) is not None
+
+
+def is_planned(text: str) -> bool:
+    """A tentative plan, not booked or done ("planning to", "haven't booked", "hoping")."""
+    return PLANNED.search(text) is not None
+
+
+def is_to_do(text: str) -> bool:
+    """A task the speaker means to do ("need to call the dentist"): no event yet."""
+    return TO_DO.search(text) is not None
+
+
+def states_intent(text: str) -> bool:
+    """A decision not yet carried out ("going to cancel", "need to", "will")."""
+    return INTENT.search(text) is not None
+
+
+def restates_intent(text: str) -> bool:
+    """The assistant restating the user's intent ("you'd like to cancel")."""
+    return RESTATED_INTENT.search(text) is not None
+
+
+def is_advice(text: str) -> bool:
+    """The assistant's general suggestion ("you could pay by check", "best to", "avoid")."""
+    return ADVICE.search(text) is not None
+
+
+@dataclass(frozen=True)
+class Stance:
+    """How a clause is said; `asserted` when none of the families applies."""
+
+    question: bool
+    request: bool
+    hypothetical: bool
+    conditional: bool
+
+    @property
+    def asserted(self) -> bool:
+        return self.request or not (self.question or self.hypothetical or self.conditional)
+
+
+def stance_of(text: str) -> Stance:
+    return Stance(question=is_question(text), request=is_request(text), hypothetical=is_hypothetical(text),
+                  conditional=is_conditional(text))

@@ -1,0 +1,210 @@
+"""factlog.typed.stance: whether a clause is asserted by its speaker, family by family."""
+
+from __future__ import annotations
+
+import pytest
+
+from factlog.typed import stance
+
+QUESTIONS = [
+    "Is my passport still valid on April 3?",
+    "is it still $9.99 a month?",
+    "How long is the flight to Tokyo?",
+    "when does the flight leave",  # dictated, no question mark
+    "Do I have the dentist on Tuesday",
+    "did the refill go through",
+    "can I take advil with this",
+    "What's the copay on that?",
+    "Where is my car insurance card",
+    "Who is my dentist again",
+    "Has the payment cleared?",
+    "Which one did I book?",
+    "Any chance you have the code?",
+    "So are we still on for Thursday?",
+    "uh what time does the pharmacy close",
+    "Could you tell me when it renews?",
+    "The appointment is at 3. Does that work?",
+]
+STATEMENTS = [
+    "When I land I'll call the hotel.",
+    "What I need is a new passport.",
+    "My passport expires in June, right?",  # a tag asks only to be confirmed
+    "It renews on the 3rd, correct?",
+    "It expires May 3, isn't it?",
+    "Have had my Global Entry since 2019.",
+    "I asked the bank whether the fee applies.",
+    "I asked the pharmacist if I can take it with food.",
+    "The pharmacist said it's fine.",
+    "When my passport is renewed I'll book.",
+    "How I pay it: from checking, on the 1st.",
+    "Is what she said, anyway.",
+]
+
+
+@pytest.mark.parametrize("text", QUESTIONS)
+def test_questions_are_asked(text: str) -> None:
+    assert stance.is_question(text)
+    assert not stance.stance_of(text).asserted
+
+
+@pytest.mark.parametrize("text", STATEMENTS[:-1])
+def test_statements_are_not_questions(text: str) -> None:
+    assert not stance.is_question(text)
+
+
+@pytest.mark.parametrize("text", ["My passport expires in June, right?", "It renews on the 3rd, correct?",
+                                  "it's the blue one ok?", "That's $40 a month, yeah?"])
+def test_tag_questions(text: str) -> None:
+    assert stance.ends_in_question(text) and stance.is_tag_question(text)
+
+
+@pytest.mark.parametrize("text", ["can I take ibuprofen with it", "Could we move it to Friday", "Is it ok to fly",
+                                  "is it safe with grapefruit", "May I bring my dog", "Should I renew now"])
+def test_asks_permission(text: str) -> None:
+    assert stance.asks_permission(text)
+
+
+@pytest.mark.parametrize("text", ["I can take it with food.", "She could not come.", "It is okay now."])
+def test_permission_must_not_match(text: str) -> None:
+    assert not stance.asks_permission(text)
+
+
+@pytest.mark.parametrize(("clause", "asked"), [
+    ("is Keflex ok", True), ("and can he take Advil", True), ("should I stop the statin", True),
+    ("any issue with grapefruit", True), ("what about amoxicillin", True), ("do they clash", True),
+    ("I'm allergic to penicillin", False), ("my husband takes warfarin", False), ("she started Zoloft", False),
+])
+def test_question_clauses(clause: str, asked: bool) -> None:
+    assert stance.is_question_clause(clause) is asked
+
+
+@pytest.mark.parametrize(("text", "yes_no"), [
+    ("Would you like the aisle seat?", True), ("Do you want me to set a reminder?", True),
+    ("Great, is the 3rd ok?", True), ("What is your date of birth?", False), ("When do you leave?", False),
+])
+def test_yes_no_questions(text: str, yes_no: bool) -> None:
+    assert stance.is_yes_no_question(text) is yes_no
+
+
+@pytest.mark.parametrize(("text", "small"), [
+    ("Anything else?", True), ("Does that work for you?", True), ("Is that correct?", True),
+    ("Any other questions?", True), ("How can I help today?", True),
+    ("What's the confirmation number?", False), ("When does it expire?", False),
+])
+def test_small_talk_questions(text: str, small: bool) -> None:
+    assert stance.is_small_talk_question(text) is small
+
+
+@pytest.mark.parametrize("text", ["Can you add that she's allergic to latex?", "could you please note the dose",
+                                  "Would you record that I stopped it?", "will you update my list",
+                                  "can you remember that it's 20 mg?"])
+def test_requests_to_record(text: str) -> None:
+    assert stance.is_request(text)
+    assert stance.stance_of(text).asserted or stance.is_question(text)
+
+
+@pytest.mark.parametrize("text", ["Can you tell me if it's safe?", "I added it myself.", "you can note that later"])
+def test_requests_must_not_match(text: str) -> None:
+    assert not stance.is_request(text)
+
+
+HYPOTHETICALS = [
+    "Maybe a haircut Thursday.", "I might get Disney+.", "Perhaps we'll go in May.",
+    "Thinking about signing up for Peloton.", "thinking of moving the dentist", "Considering the premium plan.",
+    "I'm debating whether to keep Hulu.", "Tempted to cancel Netflix.", "Wondering if I should get a visa.",
+    "Not sure the pharmacy has it.", "Hoping to see the cardiologist in March.", "I'd like to try yoga.",
+    "We would love to visit Lisbon.", "Suppose I pay it early.", "What if I pay it on the 3rd?",
+]
+
+
+@pytest.mark.parametrize("text", HYPOTHETICALS)
+def test_hypotheticals(text: str) -> None:
+    assert stance.is_hypothetical(text)
+    assert not stance.stance_of(text).asserted
+
+
+@pytest.mark.parametrize("text", ["I booked Lisbon for May.", "The dentist is Thursday at 3.",
+                                  "I'm taking 20 mg of Lipitor.", "My mightiest worry is the bill.",
+                                  "I paid the maybelline order."])
+def test_hypothetical_must_not_match(text: str) -> None:
+    assert not stance.is_hypothetical(text)
+
+
+CONDITIONALS = [
+    "If the invoice checks out, pay it.", "Pay Mike $500 unless he cancels.", "in case it renews, cancel it",
+    "Send the deposit if the contractor finishes.", "I'll cancel Hulu if the price goes up.",
+    "Whether or not it renews, I'm done with it.", "If I can get a slot, a haircut Thursday.",
+]
+
+
+@pytest.mark.parametrize("text", CONDITIONALS)
+def test_conditionals(text: str) -> None:
+    assert stance.is_conditional(text)
+
+
+@pytest.mark.parametrize("text", [
+    "My passport expires in June, if that matters.", "I have the dentist Tuesday at 3 if you need me.",
+    "I asked the bank whether the fee applies.", "I asked the pharmacist if I can take it with food.",
+    "It renews on the 3rd, if it helps.", "The card ends in 4242, in case you need it.",
+    "I pay $40 a month even if I don't use it.", "Rifle through the files.",
+])
+def test_conditional_must_not_match(text: str) -> None:
+    assert not stance.is_conditional(text)
+
+
+@pytest.mark.parametrize(("text", "weighs"), [
+    ("Should I renew it now?", True), ("could I pay it in two parts", True), ("Do I need a visa?", True),
+    ("would it be cheaper yearly", True), ("I should renew it.", False), ("It would be cheaper.", False),
+])
+def test_asks_oneself(text: str, weighs: bool) -> None:
+    assert stance.asks_oneself(text) is weighs
+
+
+@pytest.mark.parametrize(("text", "planned"), [
+    ("Planning a trip to Rome in May.", True), ("haven't booked the flights yet", True),
+    ("we need to book the hotel", True), ("Hoping to go in June.", True), ("someday Japan", True),
+    ("I booked Rome for May 3.", False), ("Flights are confirmed.", False),
+])
+def test_planned(text: str, planned: bool) -> None:
+    assert stance.is_planned(text) is planned
+
+
+@pytest.mark.parametrize(("text", "to_do"), [
+    ("I need to call the dentist.", True), ("remind me to book the vet", True), ("I'll email the plumber.", True),
+    ("gotta schedule a cleaning", True), ("Going to set up the appointment", True),
+    ("Dentist is Tuesday at 3.", False), ("I called the dentist.", False),
+])
+def test_to_do(text: str, to_do: bool) -> None:
+    assert stance.is_to_do(text) is to_do
+
+
+@pytest.mark.parametrize(("text", "intent"), [
+    ("I'm going to cancel Hulu.", True), ("I'll cancel it before it renews.", True),
+    ("I need to cancel Spotify.", True), ("I want to kill the autopay", True), ("planning to cancel it", True),
+    ("I cancelled Hulu yesterday.", False), ("Hulu was cancelled.", False),
+])
+def test_intent(text: str, intent: bool) -> None:
+    assert stance.states_intent(text) is intent
+
+
+@pytest.mark.parametrize(("text", "restated"), [
+    ("You'd like to cancel Hulu.", True), ("You mentioned cancelling it.", True), ("you said you'd stop it", True),
+    ("Your Hulu is cancelled.", False), ("Cancelled.", False),
+])
+def test_restated_intent(text: str, restated: bool) -> None:
+    assert stance.restates_intent(text) is restated
+
+
+@pytest.mark.parametrize(("text", "advice"), [
+    ("You could pay the contractor by check.", True), ("It's best to pay before the 5th.", True),
+    ("I'd recommend setting up autopay.", True), ("Make sure the account has funds.", True),
+    ("Avoid wiring to a new account.", True), ("Noted: $2,000 to the contractor on Friday.", False),
+    ("Your payment of $85 went out on the 3rd.", False),
+])
+def test_advice(text: str, advice: bool) -> None:
+    assert stance.is_advice(text) is advice
+
+
+def test_a_plain_statement_is_asserted() -> None:
+    found = stance.stance_of("My passport expires March 5, 2027.")
+    assert found.asserted and not (found.question or found.hypothetical or found.conditional or found.request)
