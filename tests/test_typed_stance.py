@@ -131,7 +131,7 @@ def test_hypothetical_must_not_match(text: str) -> None:
 
 
 CONDITIONALS = [
-    "If the invoice checks out, pay it.", "Pay Mike $500 unless he cancels.", "in case it renews, cancel it",
+    "If the invoice checks out, pay it.", "Unless he calls, pay Mike on Friday.", "in case it renews, cancel it",
     "Send the deposit if the contractor finishes.", "I'll cancel Hulu if the price goes up.",
     "Whether or not it renews, I'm done with it.", "If I can get a slot, a haircut Thursday.",
 ]
@@ -147,6 +147,7 @@ def test_conditionals(text: str) -> None:
     "I asked the bank whether the fee applies.", "I asked the pharmacist if I can take it with food.",
     "It renews on the 3rd, if it helps.", "The card ends in 4242, in case you need it.",
     "I pay $40 a month even if I don't use it.", "Rifle through the files.",
+    "It renews on the 5th unless I cancel.", "Pay Mike $500 unless he cancels.",
 ])
 def test_conditional_must_not_match(text: str) -> None:
     assert not stance.is_conditional(text)
@@ -203,6 +204,15 @@ def test_restated_intent(text: str, restated: bool) -> None:
 ])
 def test_advice(text: str, advice: bool) -> None:
     assert stance.is_advice(text) is advice
+
+
+@pytest.mark.parametrize(("text", "tentative"), [
+    ("thinking about signing up for Disney+", True), ("if I sign up it's $8 a month", True),
+    ("should I get the yearly plan", True), ("looking into switching to Verizon", True),
+    ("I signed up for Disney+ at $8 a month.", False), ("Netflix renews on the 5th unless I cancel.", False),
+])
+def test_tentative(text: str, tentative: bool) -> None:
+    assert stance.is_tentative(text) is tentative
 
 
 def test_a_plain_statement_is_asserted() -> None:

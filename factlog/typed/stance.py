@@ -19,8 +19,10 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
 - hypothetical: the speaker entertains it ("maybe", "might", "thinking about", "considering",
   "wondering", "not sure", "what if", "tempted", "would like to"): nothing is the case yet.
 - conditional: the clause holds only if something else does ("if the invoice is right, pay
-  it", "unless it renews", "in case"); a relevance aside ("..., if that matters", "if you
-  need me") conditions no assertion and is no conditional.
+  it", "Unless it renews, ...", "in case"); a relevance aside ("..., if that matters", "if you
+  need me"), "even if", "as if", a reported question ("I asked whether") and a trailing
+  "unless" ("it renews on the 5th unless I cancel": the default is stated) are none.
+- tentative (`is_tentative`): hypothetical, conditional or asking oneself.
 - asking oneself: "should I", "could I", "do I", "can I", "would it": the speaker weighs it.
 - plan: a tentative plan (`PLANNED`: "planning", "hoping", "haven't booked", "need to book");
   `is_to_do`: a task the speaker means to do ("need to call the dentist"), not an event yet;
@@ -60,8 +62,11 @@ REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|re
                      r"remember|keep|list)\b", re.I)
 HYPOTHETICAL = re.compile(
     r"\b(?:maybe|might|perhaps|thinking (?:about|of)|considering|debating|tempted|wondering|not sure|"
-    r"hoping to|(?:would|'d) (?:like|love) to|suppose|supposing|what if)\b", re.I)
-CONDITIONAL = re.compile(r"\b(?:if|unless|in case|whether)\b", re.I)
+    r"hoping to|(?:would|'d) (?:like|love) to|suppose|supposing|what if|looking into)\b", re.I)
+# a leading condition ("If ..., ...", "Unless ..."); mid-sentence only "if", "in case", "whether":
+# "it renews on the 5th unless I cancel" states the renewal
+CONDITIONAL = re.compile(r"^\W*(?:(?:and|but|so|oh|ok|okay)\W+)?(?:if|unless|in case|whether)\b|"
+                         r"\b(?:if|in case|whether)\b", re.I)
 # "..., if that matters", "if you need me": the assertion holds either way
 _RELEVANCE = re.compile(
     r"\b(?:if|in case)\s+(?:that|it|this)\s+(?:matters|helps|is relevant|makes a difference)\b|"
@@ -145,6 +150,11 @@ def is_conditional(text: str) -> bool:
         return False
     plain = _RELEVANCE.sub(" ", REPORTED.sub(" ", text))
     return CONDITIONAL.search(plain) is not None
+
+
+def is_tentative(text: str) -> bool:
+    """Hypothetical, conditional or weighed by the speaker: not (yet) the case."""
+    return is_hypothetical(text) or is_conditional(text) or asks_oneself(text)
 
 
 def asks_oneself(text: str) -> bool:
