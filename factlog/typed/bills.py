@@ -28,7 +28,6 @@ from factlog.typed.money import (
     CONFIRMING,
     DUE,
     DUE_BARE,
-    ENDS_IN_QUESTION,
     amounts,
     cadence_of,
     canonical_vendor,
@@ -37,6 +36,7 @@ from factlog.typed.money import (
     is_ahead,
     session_day,
 )
+from factlog.typed.stance import is_question
 
 DOMAIN = "bills"
 
@@ -83,7 +83,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant" and not CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
-    if ENDS_IN_QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
+    if is_question(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
         return []
     if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
         return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
