@@ -15,7 +15,8 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
   `is_yes_no_question` and `is_small_talk_question` for the assistant's closing question.
   A reported question ("I asked the bank whether ...") is a statement of what was asked.
 - request: the speaker asks the assistant to record something ("can you add that she's
-  allergic to latex?"): what it is to record is stated, so `is_request` lifts a question.
+  allergic to latex?", "can you put my team sync on the calendar?"): what it is to record is
+  stated, so a request is no question.
 - hypothetical: the speaker entertains it ("maybe", "might", "thinking about", "considering",
   "wondering", "not sure", "what if", "tempted", "would like to"): nothing is the case yet.
 - conditional: the clause holds only if something else does ("if the invoice is right, pay
@@ -109,8 +110,9 @@ def opens_as_question(text: str) -> bool:
 
 
 def is_question(text: str) -> bool:
-    """The speaker asks: a question mark that is no tag, or a question's opening."""
-    return ends_in_question(text) and not is_tag_question(text) or opens_as_question(text)
+    """The speaker asks: a question mark that is no tag, or a question's opening; a request
+    to record ("can you put my team sync on the calendar?") is no question."""
+    return (ends_in_question(text) and not is_tag_question(text) or opens_as_question(text)) and not is_request(text)
 
 
 def asks_permission(text: str) -> bool:
