@@ -76,6 +76,10 @@ _RELEVANCE = re.compile(
 SELF_ASK = re.compile(r"\b(?:should i|could i|can i|do i|would it)\b", re.I)
 REPORTED = re.compile(r"\b(?:asked|asking|wondered|inquired|enquired|checked)\b[^.;?]{0,40}?\b(?:if|whether)\b",
                       re.I)
+# the verbs that open a tentative plan ("thinking about going", "hoping to fly"), for readers'
+# triggers: `rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?go\b"`
+PLAN_OPENERS = (r"(?:thinking (?:about|of)|might|maybe|perhaps|planning (?:on|to)|plan (?:to|on)|considering|"
+                r"hoping to|hope to|want to|(?:would|'d) (?:like|love) to|wanna|debating|tempted to)")
 PLANNED = re.compile(
     r"\b(?:thinking (?:about|of)|might|maybe|perhaps|planning|plan (?:to|on)|considering|hoping|hope to|"
     r"would (?:like|love)|'d (?:like|love)|want to|wanna|looking (?:at|into)|dreaming|someday|could|"
