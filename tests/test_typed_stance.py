@@ -219,3 +219,28 @@ def test_tentative(text: str, tentative: bool) -> None:
 def test_a_plain_statement_is_asserted() -> None:
     found = stance.stance_of("My passport expires March 5, 2027.")
     assert found.asserted and not (found.question or found.hypothetical or found.conditional or found.request)
+
+
+# -- the readers ask stance ---------------------------------------------------------------
+
+def _kinds(*turns: tuple[str, str]) -> list[tuple[str | None, str | None]]:
+    from datetime import datetime
+
+    from factlog.extract import RuleExtractor
+    from factlog.transcripts import Message, Session
+
+    messages = [Message(role, text, i) for i, (role, text) in enumerate(turns)]
+    found = RuleExtractor().extract(Session("s1", datetime(2025, 3, 17, 21, 0), messages), user_only=False)
+    return [(f.kind, f.key) for f in found if f.kind is not None]
+
+
+@pytest.mark.parametrize("text", ["can I take advil with this", "not sure the doctor wants me on Lipitor",
+                                  "thinking about starting Zoloft", "debating whether to go back on Lexapro"])
+def test_medicines_asked_or_entertained_is_not_taken(text: str) -> None:
+    assert not any(kind == "medication" for kind, _ in _kinds(("user", text)))
+
+
+@pytest.mark.parametrize("text", ["Can you add that I take Lipitor 20 mg?",
+                                  "I take lisinopril 10 mg daily, if that matters."])
+def test_medicines_requests_and_asides_are_stated(text: str) -> None:
+    assert any(kind == "medication" for kind, _ in _kinds(("user", text)))

@@ -51,7 +51,8 @@ OPENS_AS_QUESTION = re.compile(
 PERMISSION = re.compile(r"\b(?:can|could|may|should) (?:i|we)\b|\bis it (?:ok|okay|fine|safe|alright|all right)\b",
                         re.I)
 QUESTION_CLAUSE = re.compile(
-    rf"^\W*(?:(?:and|but|so|also)\s+)?(?:{_AUX}|what|how|which|why|any)\b|"
+    r"^\W*(?:(?:and|but|so|also)\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|why|"
+    r"any)\b|"
     r"\b(?:should|can|could|may|do) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b", re.I)
 YES_NO_QUESTION = re.compile(
     r"^(?:[^,?]{0,40},\s*)?(?:would|do|does|did|are|is|have|has|can|could|will|shall|should|may)\b", re.I)
