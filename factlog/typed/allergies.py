@@ -29,6 +29,7 @@ from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.doses import AMOUNT, FREQUENCY
 from factlog.typed.drug_names import Found, drug_names
 from factlog.typed.model import Context, TypedFact
+from factlog.typed.stance import ends_in_question, is_question_clause, is_request
 
 ALLERGY = "allergy"
 
@@ -65,11 +66,6 @@ _NOT_ALLERGIC = re.compile(
     r"\btested negative\b|"
     r"\bnot (?:a\s+)?(?:true|real)\b|\bthought (?:i|he|she|they) (?:was|were) allergic\b|"
     r"\b(?:if|whether|in case|might be|may be|could be)\b[^.;]{0,25}\ballerg|\bno (?:reaction|problems?|issues?)\b",
-    re.I,
-)
-_QUESTION_CLAUSE = re.compile(
-    r"^\W*(?:and\s+|but\s+|so\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|why|any)\b|"
-    r"\b(?:should|can|could|may) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b",
     re.I,
 )
 _ALLERGEN_SPAN = re.compile(
@@ -138,7 +134,7 @@ def _reaction_cause(sentence: str) -> Found | None:
 def is_allergy_answer(sentence: str, context: Context) -> bool:
     """A sentence that starts with a drug or class name while the session asks about allergies."""
     asked = context.said[-2] if len(context.said) > 1 else ""
-    if ALLERGY not in context.last and not (asked.endswith("?") and ALLERGY_CUE.search(asked)):
+    if ALLERGY not in context.last and not (ends_in_question(asked) and ALLERGY_CUE.search(asked)):
         return False
     first = _answer_name(sentence)
     if first is None:
@@ -158,8 +154,8 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user":
         return _recap(sentence, context) if _RECAP.search(sentence) else []
     asked = context.said[-2] if len(context.said) > 1 else ""
-    if _AFFIRM.match(sentence) and asked.endswith("?") and ALLERGY_CUE.search(asked) and not states_allergy(sentence) \
-            and not drug_names().search(sentence):
+    if _AFFIRM.match(sentence) and ends_in_question(asked) and ALLERGY_CUE.search(asked) \
+            and not states_allergy(sentence) and not drug_names().search(sentence):
         # "Is that a penicillin allergy?" "Yes."
         return _read(_YOU.sub("I am", _YOUR.sub("my", asked[:-1] + ".")), context)
     clauses = _ALLERGY_CLAUSES.split(sentence)
@@ -168,17 +164,13 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     return _read(sentence, context)
 
 
-_REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
-                      r"remember|keep|list)\b", re.I)
-
-
 def _statement(sentence: str) -> str:
     """The sentence without its question clauses ("I'm allergic to penicillin, is Keflex ok?");
     a request to note something ("Can you add that X gives him hives?") is a statement."""
-    if not sentence.rstrip().endswith("?") or _REQUEST.search(sentence):
+    if not ends_in_question(sentence) or is_request(sentence):
         return sentence
     return ", ".join(part for part in re.split(r"\s*[,;]\s*|\s+but\s+", sentence)
-                     if part and not _QUESTION_CLAUSE.search(part))
+                     if part and not is_question_clause(part))
 
 
 def _read(sentence: str, context: Context) -> list[TypedFact]:
