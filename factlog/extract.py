@@ -46,18 +46,9 @@ from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
 from factlog.transcripts import Message, Session
 from factlog.typed import Context, read_sentence
 from factlog.typed.prior import Prior
+from factlog.typed.stance import ends_in_question, is_small_talk_question, is_yes_no_question
 from factlog.vocabulary import CANONICAL, SESSION_METADATA
 
-# questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
-SMALL_TALK_QUESTION = re.compile(
-    r"\b(?:anything else|is (?:that|this|everything|it) (?:all )?(?:correct|right|ok|okay|acceptable|all)|"
-    r"(?:does|will|would) (?:that|this|it) (?:work|sound)|sound good|any (?:other |more )?questions|"
-    r"(?:can|may) i help|how are you|how can i help)\b",
-    re.I,
-)
-YES_NO_QUESTION = re.compile(
-    r"^(?:[^,?]{0,40},\s*)?(?:would|do|does|did|are|is|have|has|can|could|will|shall|should|may)\b", re.I
-)
 # self-descriptions without "my X is": (pattern with a `value` group, attribute phrase)
 SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, flags), phrase)
@@ -109,9 +100,9 @@ class RuleExtractor:
         sentences = split_sentences(message.content)
         facts: list[NewFact] = []
         question = _open_question(previous)
-        if question and sentences and not sentences[0].endswith("?"):
+        if question and sentences and not ends_in_question(sentences[0]):
             answer = sentences.pop(0)
-            if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question):
+            if not is_acknowledgement(answer) or is_yes_no_question(question):
                 facts += _typed_facts(session, message, answer, context, _reading(question, answer)) or \
                     _answer_facts(session, message, question, answer)
         for sentence in sentences:
@@ -123,9 +114,9 @@ class RuleExtractor:
     def _assistant_turn(self, session: Session, message: Message, context: Context) -> list[NewFact]:
         facts: list[NewFact] = []
         for sentence in split_sentences(message.content):
-            if sentence.endswith("?"):
+            if ends_in_question(sentence):
                 context.said.append(sentence)  # what the user's answer answers ("Did they prescribe anything?")
-            if sentence.endswith("?") or is_small_talk(sentence):
+            if ends_in_question(sentence) or is_small_talk(sentence):
                 continue
             typed = _typed_facts(session, message, sentence, context)
             if typed:
@@ -202,7 +193,7 @@ def _open_question(previous: Message | None) -> str | None:
     if previous is None or previous.role != "assistant":
         return None
     sentences = split_sentences(previous.content)
-    if not sentences or not sentences[-1].endswith("?") or SMALL_TALK_QUESTION.search(sentences[-1]):
+    if not sentences or not ends_in_question(sentences[-1]) or is_small_talk_question(sentences[-1]):
         return None
     return sentences[-1]
 
