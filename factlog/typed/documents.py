@@ -32,7 +32,7 @@ from factlog.typed.common import (
 )
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
-from factlog.typed.stance import is_question
+from factlog.typed.stance import ends_in_question, is_question
 
 DOMAIN = "document"
 NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -148,7 +148,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if kind is None:
         if previous is None:
             return []
-        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not sentence.endswith("?") and \
+        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not ends_in_question(sentence) and \
             not _TRIP_WORDS.search(sentence)  # "Booked Kenya Airways to Nairobi, July 10 to 24": the trip's
         if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
