@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
 
+from factlog.extract import RuleExtractor
+from factlog.model import NewFact
+from factlog.transcripts import Message, Session
 from factlog.typed import stance
 
 QUESTIONS = [
@@ -211,6 +216,8 @@ def test_advice(text: str, advice: bool) -> None:
     ("thinking about signing up for Disney+", True), ("if I sign up it's $8 a month", True),
     ("should I get the yearly plan", True), ("looking into switching to Verizon", True),
     ("I signed up for Disney+ at $8 a month.", False), ("Netflix renews on the 5th unless I cancel.", False),
+    ("I asked the bank whether the $500 transfer went through.", True),
+    ("I checked with the pharmacy if the refill is ready.", True), ("I asked the bank for a new card.", False),
 ])
 def test_tentative(text: str, tentative: bool) -> None:
     assert stance.is_tentative(text) is tentative
@@ -223,15 +230,13 @@ def test_a_plain_statement_is_asserted() -> None:
 
 # -- the readers ask stance ---------------------------------------------------------------
 
-def _kinds(*turns: tuple[str, str]) -> list[tuple[str | None, str | None]]:
-    from datetime import datetime
-
-    from factlog.extract import RuleExtractor
-    from factlog.transcripts import Message, Session
-
+def _facts(*turns: tuple[str, str]) -> list[NewFact]:
     messages = [Message(role, text, i) for i, (role, text) in enumerate(turns)]
-    found = RuleExtractor().extract(Session("s1", datetime(2025, 3, 17, 21, 0), messages), user_only=False)
-    return [(f.kind, f.key) for f in found if f.kind is not None]
+    return RuleExtractor().extract(Session("s1", datetime(2025, 3, 17, 21, 0), messages), user_only=False)
+
+
+def _kinds(*turns: tuple[str, str]) -> list[tuple[str | None, str | None]]:
+    return [(f.kind, f.key) for f in _facts(*turns) if f.kind is not None]
 
 
 @pytest.mark.parametrize("text", ["can I take advil with this", "not sure the doctor wants me on Lipitor",
@@ -244,3 +249,33 @@ def test_medicines_asked_or_entertained_is_not_taken(text: str) -> None:
                                   "I take lisinopril 10 mg daily, if that matters."])
 def test_medicines_requests_and_asides_are_stated(text: str) -> None:
     assert any(kind == "medication" for kind, _ in _kinds(("user", text)))
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Can you put my team sync on the calendar? It's every Monday, 9 to 9:45.", "event"),  # a request states
+    ("My daughter Emma is 12, if that matters.", "relative"),
+    ("Netflix is $15.49 a month, right?", "subscription"),  # a tag question still states
+    ("Send Mike $500 from checking on Friday, in case you need it for the records.", "payment"),
+    ("The quarterly report is due March 18 unless the board moves it.", "deadline"),  # the default is stated
+])
+def test_readers_type_what_is_stated(text: str, kind: str) -> None:
+    assert kind in [k for k, _ in _kinds(("user", text))]
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Do I have the dentist on Tuesday at 3", "appointment"),  # dictated question, no "?"
+    ("Put the $2,400 crown on CareCredit, no interest if it's paid in full by August 14.", "appointment"),
+    ("I asked the bank whether the $500 transfer to Mike went through.", "payment"),
+    ("What if I pay the $1,200 to the contractor on Friday?", "payment"),
+    ("Tempted to sign up for Disney+ at $7.99 a month.", "subscription"),
+])
+def test_readers_type_nothing_asked_or_entertained(text: str, kind: str) -> None:
+    assert kind not in [k for k, _ in _kinds(("user", text))]
+
+
+@pytest.mark.parametrize(("text", "age"), [
+    ("My daughter Emma is 12, if that matters.", 12), ("If my daughter Emma is 12 by June, she flies free.", None),
+])
+def test_an_age_is_kept_beside_a_relevance_aside_not_in_a_condition(text: str, age: int | None) -> None:
+    found = [f for f in _facts(("user", text)) if f.kind == "relative"]
+    assert [f.fields.get("age") for f in found] == [age]

@@ -13,7 +13,6 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
   `asks_permission` ("can I", "is it ok to"); `is_question_clause` for one clause of a
   sentence that ends in "?" ("I'm on warfarin, is ibuprofen ok?": the second is asked);
   `is_yes_no_question` and `is_small_talk_question` for the assistant's closing question.
-  A reported question ("I asked the bank whether ...") is a statement of what was asked.
 - request: the speaker asks the assistant to record something ("can you add that she's
   allergic to latex?", "can you put my team sync on the calendar?"): what it is to record is
   stated, so a request is no question.
@@ -23,7 +22,9 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
   it", "Unless it renews, ...", "in case"); a relevance aside ("..., if that matters", "if you
   need me"), "even if", "as if", a reported question ("I asked whether") and a trailing
   "unless" ("it renews on the 5th unless I cancel": the default is stated) are none.
-- tentative (`is_tentative`): hypothetical, conditional or asking oneself.
+- reported question: "I asked the bank whether the transfer went through" is no question
+  and no conditional, but what was asked is not stated either (`reports_question`).
+- tentative (`is_tentative`): hypothetical, conditional, asking oneself or a reported question.
 - asking oneself: "should I", "could I", "do I", "can I", "would it": the speaker weighs it.
 - plan: a tentative plan (`PLANNED`: "planning", "hoping", "haven't booked", "need to book");
   `is_to_do`: a task the speaker means to do ("need to call the dentist"), not an event yet;
@@ -75,8 +76,8 @@ _RELEVANCE = re.compile(
     r"\bif (?:you|u) (?:need|want|wanna|have|like|ask)\b|\bif (?:needed|necessary|possible|anything|so)\b|"
     r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b", re.I)
 SELF_ASK = re.compile(r"\b(?:should i|could i|can i|do i|would it)\b", re.I)
-REPORTED = re.compile(r"\b(?:asked|asking|wondered|inquired|enquired|checked)\b[^.;?]{0,40}?\b(?:if|whether)\b",
-                      re.I)
+REPORTED = re.compile(r"\b(?:asked|asking|ask|asks|wondered|inquired|enquired|checked|checking|find out)\b"
+                      r"[^.;?]{0,40}?\b(?:if|whether)\b", re.I)
 # the verbs that open a tentative plan ("thinking about going", "hoping to fly"), for readers'
 # triggers: `rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?go\b"`
 PLAN_OPENERS = (r"(?:thinking (?:about|of)|might|maybe|perhaps|planning (?:on|to)|plan (?:to|on)|considering|"
@@ -159,9 +160,15 @@ def is_conditional(text: str) -> bool:
     return CONDITIONAL.search(plain) is not None
 
 
+def reports_question(text: str) -> bool:
+    """A reported question ("I asked the bank whether the transfer went through"): the asking is
+    stated, what was asked is not."""
+    return REPORTED.search(text) is not None
+
+
 def is_tentative(text: str) -> bool:
-    """Hypothetical, conditional or weighed by the speaker: not (yet) the case."""
-    return is_hypothetical(text) or is_conditional(text) or asks_oneself(text)
+    """Hypothetical, conditional, weighed by the speaker or asked of someone: not (yet) the case."""
+    return is_hypothetical(text) or is_conditional(text) or asks_oneself(text) or reports_question(text)
 
 
 def asks_oneself(text: str) -> bool:
