@@ -27,6 +27,9 @@ QUESTIONS = [
     "Any chance you have the code?",
     "So are we still on for Thursday?",
     "uh what time does the pharmacy close",
+    "Had you booked it already",
+    "was it the 3rd or the 4th",
+    "Have we paid the plumber",
     "Could you tell me when it renews?",
     "The appointment is at 3. Does that work?",
 ]
@@ -42,6 +45,10 @@ STATEMENTS = [
     "The pharmacist said it's fine.",
     "When my passport is renewed I'll book.",
     "How I pay it: from checking, on the 1st.",
+    "Had a rash from it last year.",  # subject dropped: a weak auxiliary asks only before a pronoun
+    "Do the $500 transfer to Mike on Friday.",
+    "Was the best trip we've had.",
+    "Have the tickets in my email.",
     "Is what she said, anyway.",
 ]
 

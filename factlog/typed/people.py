@@ -42,7 +42,7 @@ from factlog.typed.care import given_name
 from factlog.typed.common import conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
-from factlog.typed.stance import is_conditional, is_planned, is_question
+from factlog.typed.stance import ends_in_question, is_conditional, is_planned, is_question
 
 DOMAIN = "people"
 
@@ -389,7 +389,7 @@ def _set_birthday(fields: dict[str, JsonValue], text: str, start: int, context: 
 
 
 def _hypothetical(text: str) -> bool:
-    return is_conditional(text) or is_planned(text) and "?" in text
+    return is_conditional(text) or is_planned(text) and ends_in_question(text)
 
 
 # -- profile ------------------------------------------------------------------------------
