@@ -209,10 +209,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
-        questioned = ends_in_question(sentence) and not is_request(sentence) and \
-            is_question_clause(clause[0] + clause[1]) and not _MINE.search(before)
         if not no_more and (_NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
-                            (joined and skipped) or questioned):
+                            (joined and skipped) or _asked(sentence, clause, before)):
             status, skipped = None, True
             continue
         skipped = False
@@ -284,6 +282,12 @@ def _clause(sentence: str, mention: Mention) -> tuple[str, str]:
     end_match = _BOUNDARY.search(sentence, mention.end)
     end = end_match.start() if end_match is not None else len(sentence)
     return sentence[begin:mention.start], sentence[mention.end:end]
+
+
+def _asked(sentence: str, clause: tuple[str, str], before: str) -> bool:
+    """The drug is in the asked clause of a question ("I'm on warfarin, is ibuprofen ok?")."""
+    return ends_in_question(sentence) and not is_request(sentence) and \
+        is_question_clause(clause[0] + clause[1]) and not _MINE.search(before)
 
 
 def _answers_question(sentence: str, context: Context, first: Mention) -> bool:

@@ -83,6 +83,7 @@ _RELEVANCE = re.compile(
 SELF_ASK = re.compile(r"\b(?:should i|could i|can i|do i|would it)\b", re.I)
 REPORTED = re.compile(r"\b(?:asked|asking|ask|asks|wondered|inquired|enquired|checked|checking|find out)\b"
                       r"[^.;?]{0,40}?\b(?:if|whether)\b", re.I)
+_TENTATIVE_CUE = re.compile("|".join(p.pattern for p in (HYPOTHETICAL, CONDITIONAL, SELF_ASK)), re.I)
 # the verbs that open a tentative plan ("thinking about going", "hoping to fly"), for readers'
 # triggers: `rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?go\b"`
 PLAN_OPENERS = (r"(?:thinking (?:about|of)|might|maybe|perhaps|planning (?:on|to)|plan (?:to|on)|considering|"
@@ -173,6 +174,8 @@ def reports_question(text: str) -> bool:
 
 def is_tentative(text: str) -> bool:
     """Hypothetical, conditional, weighed by the speaker or asked of someone: not (yet) the case."""
+    if _TENTATIVE_CUE.search(text) is None:  # one scan for the common sentence that has none
+        return False
     return is_hypothetical(text) or is_conditional(text) or asks_oneself(text) or reports_question(text)
 
 
