@@ -10,8 +10,8 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
   with an auxiliary ("when does", "how long is") at the start, so unpunctuated dictation
   ("can I take advil with this") is asked too, while "When I land I'll call" is not;
   `is_tag_question`, a statement asking to be confirmed ("..., right?"), is NOT asked;
-  `asks_permission` ("can I", "is it ok to"); `is_question_clause` for one clause of a
-  sentence that ends in "?" ("I'm on warfarin, is ibuprofen ok?": the second is asked);
+  `is_question_clause` for one clause of a sentence that ends in "?" ("I'm on warfarin, is
+  ibuprofen ok?": the second is asked);
   `is_yes_no_question` and `is_small_talk_question` for the assistant's closing question.
 - request: the speaker asks the assistant to record something ("can you add that she's
   allergic to latex?", "can you put my team sync on the calendar?"): what it is to record is
@@ -54,8 +54,6 @@ TAG_QUESTION = re.compile(r"(?:\bright|\bcorrect|\bisn't it|\bdoesn't it|\bok|\b
 OPENS_AS_QUESTION = re.compile(
     rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|{_WEAK_AUX}(?:n't)?\s+{_PRONOUN}\b|{_WH}(?:'s|'re|'d)\b|"
     rf"{_WH}(?:\s+(?!{_SUBJECT}\b)[\w'-]+){{0,2}}\s+(?:{_AUX}|{_WEAK_AUX})(?:n't)?\b)", re.I)
-PERMISSION = re.compile(r"\b(?:can|could|may|should) (?:i|we)\b|\bis it (?:ok|okay|fine|safe|alright|all right)\b",
-                        re.I)
 QUESTION_CLAUSE = re.compile(
     r"^\W*(?:(?:and|but|so|also)\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|why|"
     r"any)\b|"
@@ -125,11 +123,6 @@ def is_question(text: str) -> bool:
     """The speaker asks: a question mark that is no tag, or a question's opening; a request
     to record ("can you put my team sync on the calendar?") is no question."""
     return (ends_in_question(text) and not is_tag_question(text) or opens_as_question(text)) and not is_request(text)
-
-
-def asks_permission(text: str) -> bool:
-    """ "can I take ...", "is it ok to ...": asks whether, states nothing."""
-    return PERMISSION.search(text) is not None
 
 
 def is_question_clause(clause: str) -> bool:
