@@ -46,21 +46,15 @@ from factlog.sentences import is_acknowledgement, is_small_talk, split_sentences
 from factlog.transcripts import Message, Session
 from factlog.typed import Context, read_sentence
 from factlog.typed.prior import Prior
+from factlog.typed.stance import (
+    checked_back,
+    ends_in_question,
+    is_check_back,
+    is_small_talk_question,
+    is_yes_no_question,
+)
 from factlog.vocabulary import CANONICAL, SESSION_METADATA
 
-# questions whose answer carries nothing worth keeping ("Will that work?" -> "Perfect.")
-SMALL_TALK_QUESTION = re.compile(
-    r"\b(?:anything else|is (?:that|this|everything|it) (?:all )?(?:correct|right|ok|okay|acceptable|all)|"
-    r"(?:does|will|would) (?:that|this|it) (?:work|sound)|sound good|any (?:other |more )?questions|"
-    r"(?:can|may) i help|how are you|how can i help)\b",
-    re.I,
-)
-YES_NO_QUESTION = re.compile(
-    r"^(?:[^,?]{0,40},\s*)?(?:would|do|does|did|are|is|have|has|can|could|will|shall|should|may)\b", re.I
-)
-# a statement put to the user to confirm: "..., is that right?", "So to confirm, you're taking ...?"
-CONFIRMING = re.compile(r"\b(?:is|was) (?:that|this|it) (?:still )?(?:right|correct|accurate|true|up to date)\W*$|"
-                        r"\b(?:right|correct)\?\W*$|^\W*(?:so,?\s+|just\s+)?to confirm\b", re.I)
 # self-descriptions without "my X is": (pattern with a `value` group, attribute phrase)
 SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, flags), phrase)
@@ -112,12 +106,12 @@ class RuleExtractor:
         sentences = split_sentences(message.content)
         facts: list[NewFact] = []
         question = _open_question(previous)
-        if question and sentences and not sentences[0].endswith("?"):
+        if question and sentences and not ends_in_question(sentences[0]):
             answer = sentences.pop(0)
-            checked = _checked_back(question, answer)
+            checked = checked_back(question) if _YES.match(answer) else None
             if checked is not None:  # "Just to confirm: $2,800 to Brian Fitch on Friday?" "yep"
                 facts += _typed_facts(session, message, answer, context, checked)
-            elif not is_acknowledgement(answer) or YES_NO_QUESTION.match(question) or CONFIRMING.search(question):
+            elif not is_acknowledgement(answer) or is_yes_no_question(question) or is_check_back(question):
                 facts += _typed_facts(session, message, answer, context, _reading(question, answer)) or \
                     _answer_facts(session, message, question, answer)
         for sentence in sentences:
@@ -129,9 +123,9 @@ class RuleExtractor:
     def _assistant_turn(self, session: Session, message: Message, context: Context) -> list[NewFact]:
         facts: list[NewFact] = []
         for sentence in split_sentences(message.content):
-            if sentence.endswith("?"):
+            if ends_in_question(sentence):
                 context.said.append(sentence)  # what the user's answer answers ("Did they prescribe anything?")
-            if sentence.endswith("?") or is_small_talk(sentence):
+            if ends_in_question(sentence) or is_small_talk(sentence):
                 continue
             typed = _typed_facts(session, message, sentence, context)
             if typed:
@@ -161,19 +155,7 @@ _WHEN_QUESTION = re.compile(r"\bwhen\s+(?:do|does|will|are|did)\s+(?:you|they|we
 _SHORT_DATE = re.compile(r"^\W*(?:on\s+)?(?:the\s+)?\w+(?:\s+\w+){0,3}\W*$")
 
 
-_CHECK_BACK = re.compile(r"^\W*(?:just\s+)?(?:to\s+)?(?:confirm|double-check|check)(?:ing)?\b[\s:,;-]*(?:that\s+)?",
-                         re.I)
 _YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's right|thats right|right|exactly|confirmed)\b\W*$", re.I)
-
-
-def _checked_back(question: str, answer: str) -> str | None:
-    """What the user confirms when the assistant checks a statement back ("Just to confirm:
-    $2,800 to Brian Fitch on Friday?" "yep" -> "$2,800 to Brian Fitch on Friday."), or None."""
-    check = _CHECK_BACK.match(question)
-    if check is None or _YES.match(answer) is None:
-        return None
-    stated = question[check.end():].rstrip(" ?")
-    return f"{stated[:1].upper()}{stated[1:]}." if stated else None
 
 
 def _reading(question: str, answer: str) -> str | None:
@@ -223,7 +205,7 @@ def _open_question(previous: Message | None) -> str | None:
     if previous is None or previous.role != "assistant":
         return None
     sentences = split_sentences(previous.content)
-    if not sentences or not sentences[-1].endswith("?") or SMALL_TALK_QUESTION.search(sentences[-1]):
+    if not sentences or not ends_in_question(sentences[-1]) or is_small_talk_question(sentences[-1]):
         return None
     return sentences[-1]
 

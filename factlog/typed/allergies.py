@@ -29,6 +29,7 @@ from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.doses import AMOUNT, FREQUENCY
 from factlog.typed.drug_names import Found, drug_names
 from factlog.typed.model import Context, TypedFact
+from factlog.typed.stance import ends_in_question, is_question_clause, is_request
 
 ALLERGY = "allergy"
 
@@ -72,11 +73,6 @@ _NOT_ALLERGIC = re.compile(
     r"\btested negative\b|"
     r"\bnot (?:a\s+)?(?:true|real)\b|\bthought (?:i|he|she|they) (?:was|were) allergic\b|"
     r"\b(?:if|whether|in case|might be|may be|could be)\b[^.;]{0,25}\ballerg|\bno (?:reaction|problems?|issues?)\b",
-    re.I,
-)
-_QUESTION_CLAUSE = re.compile(
-    r"^\W*(?:and\s+|but\s+|so\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|why|any)\b|"
-    r"\b(?:should|can|could|may) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b",
     re.I,
 )
 _ALLERGEN_SPAN = re.compile(
@@ -139,7 +135,7 @@ def _cant_have_class(sentence: str) -> str | None:
     """ "I can't have sulfa", "she can't take penicillin": an allergy class said after "can't
     take/have" with no other reason given; the class word, or None."""
     cue = _CANT_TAKE.search(sentence)
-    if cue is None or sentence.rstrip().endswith("?") or _OTHER_REASON.search(sentence, cue.end()):
+    if cue is None or ends_in_question(sentence) or _OTHER_REASON.search(sentence, cue.end()):
         return None
     rest = sentence[cue.end():]
     found = drug_names().match(sentence, cue.end() + len(rest) - len(rest.lstrip()))
@@ -167,7 +163,7 @@ def _reaction_cause(sentence: str) -> Found | None:
 def is_allergy_answer(sentence: str, context: Context) -> bool:
     """A sentence that starts with a drug or class name while the session asks about allergies."""
     asked = context.said[-2] if len(context.said) > 1 else ""
-    if ALLERGY not in context.last and not (asked.endswith("?") and ALLERGY_CUE.search(asked)):
+    if ALLERGY not in context.last and not (ends_in_question(asked) and ALLERGY_CUE.search(asked)):
         return False
     first = _answer_name(sentence)
     if first is None:
@@ -189,8 +185,8 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     asked = context.said[-2] if len(context.said) > 1 else ""
     if _STILL_SO.match(asked) and len(context.said) > 2 and ALLERGY_CUE.search(context.said[-3]):
         asked = f"{context.said[-3].rstrip('.!')}?"  # "I see a penicillin allergy on your chart. Is that accurate?"
-    if _AFFIRM.match(sentence) and asked.endswith("?") and ALLERGY_CUE.search(asked) and not states_allergy(sentence) \
-            and not drug_names().search(sentence):
+    if _AFFIRM.match(sentence) and ends_in_question(asked) and ALLERGY_CUE.search(asked) \
+            and not states_allergy(sentence) and not drug_names().search(sentence):
         # "Is that a penicillin allergy?" "Yes."; "Should I record it as a cephalosporin allergy?" "yep"
         # after "Keflex put me in the ER" is the allergy just named
         last = context.last.get(ALLERGY)
@@ -205,17 +201,13 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     return found
 
 
-_REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
-                      r"remember|keep|list)\b", re.I)
-
-
 def _statement(sentence: str) -> str:
     """The sentence without its question clauses ("I'm allergic to penicillin, is Keflex ok?");
     a request to note something ("Can you add that X gives him hives?") is a statement."""
-    if not sentence.rstrip().endswith("?") or _REQUEST.search(sentence):
+    if not ends_in_question(sentence) or is_request(sentence):
         return sentence
     return ", ".join(part for part in re.split(r"\s*[,;]\s*|\s+but\s+", sentence)
-                     if part and not _QUESTION_CLAUSE.search(part))
+                     if part and not is_question_clause(part))
 
 
 def _read(sentence: str, context: Context) -> list[TypedFact]:

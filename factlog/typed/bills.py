@@ -28,7 +28,6 @@ from factlog.typed.money import (
     CONFIRMING,
     DUE,
     DUE_BARE,
-    ENDS_IN_QUESTION,
     amounts,
     cadence_of,
     canonical_vendor,
@@ -37,6 +36,7 @@ from factlog.typed.money import (
     is_ahead,
     session_day,
 )
+from factlog.typed.stance import is_question, is_tentative
 
 DOMAIN = "bills"
 
@@ -58,9 +58,8 @@ _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* of
 _PAID = re.compile(r"\b(?:paid|settled|took care of|cleared)\b", re.I)
 _PAYS = re.compile(r"\b(?:pay|pays|paying|paid|send|sending|sent)\b", re.I)
 _FEE = re.compile(r"\b(?:late\s+)?fee\b", re.I)
-_NOT_A_BILL = re.compile(
-    r"\b(?:if|unless|would|might|could|thinking (?:about|of)|in case|whether|should i|what if|usually|average|"
-    r"estimate[sd]?|budget)\b", re.I)
+# an estimate, not a bill stated (a tentative sentence is none either: `stance.is_tentative`)
+_NOT_A_BILL = re.compile(r"\b(?:would|could|usually|average|estimate[sd]?|budget)\b", re.I)
 _OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)}|[a-z]+)(?:'s|’s)\s", re.I)
 _NAMED_OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z])[a-z]+)(?:'s|’s)\s+(?:\w+\s+){0,2}(?:bill|premium)\b", re.I)
 _LAST_PERIOD = re.compile(r"\b(?:was|were|came to|came out to)\b.*\b(?:last|ago|previous)\b|"
@@ -83,7 +82,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant" and not CONFIRMING.search(sentence):
         return []  # the assistant's general advice names nothing of the user's
-    if ENDS_IN_QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
+    if is_question(sentence) or is_tentative(sentence) or _NOT_A_BILL.search(sentence) or \
+            _CUES.search(sentence) is None:
         return []
     if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
         return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due

@@ -14,6 +14,7 @@ from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
 from factlog.timeparse import try_date
 from factlog.typed.model import Context
 from factlog.typed.places import ADJECTIVES, place_name
+from factlog.typed.stance import PLANNED
 
 RELATIONS = (
     "daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother "
@@ -36,13 +37,6 @@ BOOKED = re.compile(
     r"\b(?:booked|have (?:my |our |the )?(?:plane |flight )?tickets|got (?:my |our |the )?tickets|"
     r"bought (?:my |our |the )?(?:plane |flight )?tickets|purchased|reserved|confirmed|confirmation|"
     r"all set|locked in|paid for|i book)\b",
-    re.I,
-)
-PLANNED = re.compile(
-    r"\b(?:thinking (?:about|of)|might|maybe|perhaps|planning|plan (?:to|on)|considering|hoping|hope to|"
-    r"would (?:like|love)|'d (?:like|love)|want to|wanna|looking (?:at|into)|dreaming|someday|could|"
-    r"not sure|if i|haven'?t booked|have not booked|not booked|didn'?t book|yet to book|need to book|should i|"
-    r"nothing(?:'s| is)? booked|not booking|no booking|not yet booked|before booking)\b",
     re.I,
 )
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling)|"

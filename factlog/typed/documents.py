@@ -32,6 +32,7 @@ from factlog.typed.common import (
 )
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
+from factlog.typed.stance import ends_in_question, is_question
 
 DOMAIN = "document"
 NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -141,13 +142,13 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     facts: list[TypedFact] = []
     purchase = _purchase(sentence, context)
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
-    if _ASKS.search(sentence):
-        return []  # "Is my passport still valid on April 3?" states no expiry
+    if is_question(sentence):
+        return []  # "Is my passport still valid on April 3?" states no expiry; "..., right?" still does
     previous = context.last.get(DOMAIN)
     if kind is None:
         if previous is None:
             return []
-        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not sentence.endswith("?") and \
+        following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not ends_in_question(sentence) and \
             not _TRIP_WORDS.search(sentence)  # "Booked Kenya Airways to Nairobi, July 10 to 24": the trip's
         if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
@@ -370,10 +371,6 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
     return fields
 
 
-# a question about a document states nothing about it; a tag question ("..., right?") still does
-_ASKS = re.compile(r"^\W*(?:how|what|when|where|which|why|is|are|do|does|did|can|could|should|would|will)\s+"
-                   r"(?:i|you|we|it|there|they|he|she|that|this|my|the|our|his|her)\b|"
-                   r"(?<!right)(?<!correct)(?<!isn't it)(?<!doesn't it)(?<!ok)\?\s*$", re.I)
 _YEAR = re.compile(r"(?<![\d/-])(?:19[5-9]\d|20[0-4]\d)(?![\d/-])")  # not a card's last four ("ending 2087")
 
 

@@ -66,6 +66,7 @@ from factlog.typed.recurrence import (
     starting,
     weekdays_named,
 )
+from factlog.typed.stance import is_question, is_tentative, is_to_do
 from factlog.typed.trips import AIRLINES, FLIGHT, TRAVEL
 
 DOMAIN = "event"
@@ -93,20 +94,9 @@ _APPOINTMENT = re.compile(rf"\b(?:appointments?|appt|cleaning|check-?ups?|consul
                           rf"Dr\.?|{CLINICIANS}|{TRADES})\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
-# not a plan of the user's: "maybe a haircut thursday if I can get one", "thinking about yoga"
-_HYPOTHETICAL = re.compile(
-    r"\b(?:maybe|might|perhaps|thinking (?:about|of)|considering|if i (?:can|could|get|have)|hoping to|"
-    r"would (?:like|love) to|i'd (?:like|love) to|not sure (?:if|whether)|wondering (?:if|whether)|"
-    r"should i|in case)\b",
-    re.I,
-)
 _SERIES_ENDS = re.compile(r"\b(?:ends|finishes|wraps up|will (?:end|finish|wrap up)|runs (?:until|through|till)|"
                           r"last (?:class|session|lesson|meeting|one) (?:is|will be))\b", re.I)
-_TO_DO = re.compile(r"\b(?:'ll|will|need to|have to|must|should|gotta|going to|remind me to|want to)\s+"
-                    r"(?:call|phone|ring|email|text|contact|book|schedule|make|set up|arrange)\b", re.I)
 _NO_LONGER = re.compile(r"\b(?:used to|as a (?:kid|child|teen)|back when|when i was (?:a|in|young|little))\b", re.I)
-_QUESTION = re.compile(r"^\W*(?:(?:is|are|do|does|did|when|what|which|should|how|where|am i|will)\b[^.!]*\?\s*$|"
-                       r"(?:can|could|may|should) i\b|is it (?:ok|okay|fine|safe)\b)", re.I)
 _NEXT_ONE = re.compile(r"\b(?:next|first) (?:one|session|class|lesson|meeting)\s+(?:is|will be)\b", re.I)
 _LASTS = re.compile(r"\b(?:lasts?|runs?|takes?|it(?:'s| is)|for)\b", re.I)
 _FUTURE = re.compile(r"\b(?:will|next|on|until|till|through|after)\s+(?:end|finish|be over)|"
@@ -131,9 +121,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence) and \
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
-    if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence) or _NO_LONGER.search(sentence) or \
-            _TO_DO.search(sentence):
-        return []
+    if is_tentative(sentence) or is_question(sentence) or _NO_LONGER.search(sentence) or is_to_do(sentence):
+        return []  # not a plan of the user's: "maybe a haircut thursday if I can get one", "need to call the vet"
     noun = _NOUN_PHRASE.search(sentence)
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's

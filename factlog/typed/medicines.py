@@ -48,6 +48,7 @@ from factlog.typed.doses import (
 from factlog.typed.drug_names import DrugNames, drug_names
 from factlog.typed.med_status import FOLLOW_STOP, NEW, SWITCH_FROM, SWITCH_TO, TODAY, dates_and_status, status_of
 from factlog.typed.model import Context, TypedFact
+from factlog.typed.stance import ends_in_question, is_question_clause, is_request, is_tentative, judges_safety
 
 MEDICATION = "medication"
 
@@ -71,9 +72,9 @@ _CHANGE = re.compile(r"\b(?:up(?:ped)?|bump\w*|increas\w*|rais\w*|lower\w*|decre
 _NO_MORE = re.compile(r"(?:\bnot|n't|\bno longer)\s+(?:\w+\s+)?(?:taking|take|on|using|use)\b", re.I)
 _NOT_THIS = re.compile(r"(?:\bnot|\bno)\s+(?:the\s+|any\s+|more\s+)?$", re.I)  # "Tylenol, not Advil", "no Advil"
 _ANYMORE = re.compile(r"^[^.;]*?\b(?:any ?more|these days|now)\b", re.I)
+# besides a tentative mention (`stance.is_tentative`: "thinking about", "if he", "might")
 _NOT_TAKEN = re.compile(
-    r"\b(?:thinking (?:about|of)|considering|wondering|might|maybe|perhaps|whether|if (?:i|he|she|we|they)\b|"
-    r"in case|asked? (?:\w+ ){0,3}about|warn\w*|not to (?:take|use|mix)|instead of|rather than|"
+    r"\b(?:asked? (?:\w+ ){0,3}about|warn\w*|not to (?:take|use|mix)|instead of|rather than|"
     r"never (?:taken|took|had|been on)|"
     r"(?:don't|do not|didn't|did not|won't|will not|haven't|have not|doesn't|does not|not|can't|cannot|can not|"
     r"shouldn't|should not|mustn't|must not) (?:take|taken|use|need|"
@@ -81,20 +82,10 @@ _NOT_TAKEN = re.compile(
     r"allergic)\b",
     re.I,
 )
-# stance: advice about taking, not a taking: "the pharmacist said it's fine to take Claritin with lisinopril"
-_SAFE_TO_TAKE = re.compile(r"\b(?:it's|it is|its|that's|that is)\s+(?:fine|ok|okay|safe|alright|all right|not safe|"
-                           r"dangerous|bad)\s+to\s+(?:take|mix|use|combine)\b", re.I)
-_QUESTION_CLAUSE = re.compile(
-    r"^\W*(?:and\s+|but\s+|so\s+|also\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|"
-    r"why|any)\b|\b(?:should|can|could|may|do) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b",
-    re.I,
-)
 _BOUNDARY = re.compile(r"[,;:()]|\s[-–—]\s|\b(?:but|so|while|because|although)\b", re.I)
 _LIST_JOIN = re.compile(r"^\s*(?:,|and|or|plus|&|as well as|\+)?\s*(?:,\s*)?(?:and\s+|also\s+|the\s+|my\s+|a\s+|an\s+|"
                         r"some\s+)*$", re.I)
 _LIST_TAIL = re.compile(r",?\s+(?:and|plus|as well as|&)\s+(?:also\s+)?(?:a|an|some|the|my|his|her)?\s*$", re.I)
-_REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
-                      r"remember|keep|list)\b", re.I)
 _CORRECTED = re.compile(r"\b(?:wait|no|sorry|i mean|i meant|actually|correction|make that|scratch that)\b[,.!]?\s+",
                         re.I)
 _MINE = re.compile(r"\b(?:my|his|her|our)\s+(?:daily\s+|usual\s+|regular\s+)?$", re.I)
@@ -187,7 +178,7 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
     mentions = _mentions(sentence)
     if not mentions and AFFIRM.match(sentence):  # "Are you still taking Coumadin 5 mg?" "Yes."
         asked = context.said[-2] if len(context.said) > 1 else ""
-        if asked.endswith("?") and not states_allergy(asked) and (named := _mentions(asked)):
+        if ends_in_question(asked) and not states_allergy(asked) and (named := _mentions(asked)):
             return _read(asked[:-1] + ".", context, named, recap=True)
     if not mentions:
         previous = context.last.get(MEDICATION)
@@ -240,10 +231,9 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
-        if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped)
-                            or _SAFE_TO_TAKE.search(sentence, 0, mention.start) and not _MINE.search(before) or (
-                _asked(sentence, mention) and not _REQUEST.search(sentence)
-                and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
+        if not no_more and (_NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
+                            (joined and skipped) or judges_safety(sentence[:mention.start]) and not _MINE.search(before)
+                            or _asked(sentence, mention, clause, before)):
             status, skipped = None, True
             continue
         skipped = False
@@ -285,13 +275,6 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
     return facts
 
 
-def _asked(sentence: str, mention: Mention) -> bool:
-    """The mention is in a part of the sentence that ends with a question mark ("can you take
-    ibuprofen with prozac btw? my roommate has some")."""
-    end = re.search(r"[?.!]", sentence[mention.end:])
-    return end is not None and end.group(0) == "?" or sentence.rstrip().endswith("?") and end is None
-
-
 def _corrected_dose(after: str) -> str | None:
     """The dose the words after a drug give, the last one when corrected ("2 tabs ... wait no, 1 tab")."""
     corrections = [m.end() for m in _CORRECTED.finditer(after)]
@@ -324,11 +307,21 @@ def _clause(sentence: str, mention: Mention) -> tuple[str, str]:
     return sentence[begin:mention.start], sentence[mention.end:end]
 
 
+def _asked(sentence: str, mention: Mention, clause: tuple[str, str], before: str) -> bool:
+    """The drug is in the asked clause of a question ("I'm on warfarin, is ibuprofen ok?"), the
+    question being the part of the sentence the mention is in ("can you take ibuprofen with
+    prozac btw? my roommate has some")."""
+    end = re.search(r"[?.!]", sentence[mention.end:])
+    in_question = end.group(0) == "?" if end is not None else ends_in_question(sentence)
+    return in_question and not is_request(sentence) and is_question_clause(clause[0] + clause[1]) and \
+        not _MINE.search(before)
+
+
 def _answers_question(sentence: str, context: Context, first: Mention) -> bool:
     """The sentence starts with the drug and answers a question about medication ("Eliquis.")."""
     asked = context.said[-2] if len(context.said) > 1 else ""
     topic = context.said[-3] if len(context.said) > 2 else ""  # "need to log a new med" / "what is it?"
-    return asked.rstrip().endswith("?") and bool(_MED_QUESTION.search(asked) or _MED_QUESTION.search(topic)) and \
+    return ends_in_question(asked) and bool(_MED_QUESTION.search(asked) or _MED_QUESTION.search(topic)) and \
         re.match(r"^\W*(?:(?:um|uh|oh|well|yes|yeah|ya|yep|they|he|she)\W+)*$", sentence[:first.start],
                  re.I) is not None
 

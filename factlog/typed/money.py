@@ -25,6 +25,16 @@ from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import RELATIONS, add_months, conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
+from factlog.typed.stance import (
+    QUESTION_MARK,
+    asks_oneself,
+    is_conditional,
+    is_hypothetical,
+    is_question,
+    is_tentative,
+    restates_intent,
+    states_intent,
+)
 
 DOMAIN = "money"
 
@@ -91,7 +101,6 @@ _DUE_TITLE = (
 # "the board pack is due on the 18th"; else, from the clause's start or a colon, "expense report due Friday"
 DUE = re.compile(r"\b(?:the|my|our|his|her|their)\s+" + _DUE_TITLE, re.I)
 DUE_BARE = re.compile(r"(?:^\W*(?:(?:also|and|plus|oh|ok|okay)\W+)?|[,;:]\s+)" + _DUE_TITLE, re.I)
-_IF = re.compile(r"^\W*(?:if|unless|in case)\b|\b(?:if|unless)\s+(?:the|my|our|it|it's)\b", re.I)
 _NOT_DEADLINE = re.compile(r"\b(?:baby|period|rain|storm|snow|bill|bills|premium|invoice)\b|\bdue to\b", re.I)
 CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
 CANCEL_DONE = re.compile(
@@ -100,13 +109,6 @@ CANCEL_DONE = re.compile(
 # "still haven't cancelled", "not cancelled yet": neither done nor newly decided
 _NOT_DONE = re.compile(r"\b(?:haven't|hasn't|have not|has not|didn't|did not|never|not yet)\s+(?:\w+\s+)?"
                        r"(?:cancell?ed|canceled|cancel)\b|\bnot (?:yet )?cancell?ed\b", re.I)
-# "thinking about signing up", "should I get": a subscription not (yet) had
-_HYPOTHETICAL = re.compile(
-    r"\b(?:thinking (?:about|of)|considering|might|maybe|wondering|if i|should i|would it|could i|debating|"
-    r"tempted|looking (?:at|into))\b", re.I)
-INTENT = re.compile(
-    r"\b(?:will|'ll|gonna|going to|intend\w* to|plan\w* to|want to|meant to|need to|have to|should|"
-    r"mentioned|said you'?d|about to|before it)\b", re.I)
 CONFIRMING = re.compile(
     r"^\W*(?:noted|recorded|confirmed|saved|updated|understood|got it|done)\b|\byou(?:r|'d|'ll)?\b", re.I)
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
@@ -125,7 +127,6 @@ _SEMIANNUAL = re.compile(r"\b(?:semi-?annual(?:ly)?|every (?:6|six) months|twice
 _ACCESS_ENDS = re.compile(r"\b(?:ends|no (?:more|further) charges)\b", re.I)
 _TRIAL_END = re.compile(r"\b(?:converts?|ends?|ending|until|expires?|runs out)\b", re.I)
 _CHARGE = re.compile(r"\b(?:renew\w*|bill\w*|charge\w*|due|on(?= the \d| \w+ \d)|the(?= \d))", re.I)
-_ASSISTANT_INTENT = re.compile(r"\byou(?:'d| would| will|'ll| plan| intend| want| mentioned| said| are going)\b", re.I)
 _TRIAL = re.compile(r"\b(?:free trial|trial)\b", re.I)
 _TRIAL_DAYS = re.compile(
     rf"\b(?P<n>\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?P<unit>days?|weeks?|months?)\b", re.I)
@@ -145,7 +146,7 @@ _AMOUNT_FALLBACK = re.compile(
 _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
                    r"paid (?:it |that |(?:the|my) [\w' ]{1,30}? )?(?:off|in full)\b(?!\s+(?:by|within|before|in)\b)|"
                    r"(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it)|\$0(?:\.00)? balance\b", re.I)
-ENDS_IN_QUESTION = re.compile(r"\?\s*$")
+ENDS_IN_QUESTION = QUESTION_MARK  # for readers not yet asking factlog.typed.stance
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -298,9 +299,9 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     else:
         return []
-    if _HYPOTHETICAL.search(sentence) and not CANCEL.search(sentence):
-        return []  # "thinking about signing up for Disney+": nothing had yet
-    if ENDS_IN_QUESTION.search(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
+    if is_tentative(sentence) and not CANCEL.search(sentence):
+        return []  # "thinking about signing up for Disney+": nothing had yet; a cancellation is decided
+    if is_question(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
         return []  # "is it still $9.99 a month?"
     if _PRICE_TALK.search(sentence) and not _FIRST_PERSON.search(sentence):
         return []  # "Babbel costs about $14 a month": a price, not the user's subscription
@@ -408,12 +409,12 @@ def _owner(sentence: str, context: Context) -> str:
 def _subscription_status(sentence: str, context: Context, trial: bool) -> str | None:
     if _NOT_DONE.search(sentence):
         return None  # "still haven't cancelled": the decision stands, nothing new
-    if (CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence)) and not INTENT.search(sentence):
+    if (CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence)) and not states_intent(sentence):
         return "cancelled"
     if CANCEL.search(sentence):
-        if ENDS_IN_QUESTION.search(sentence):
+        if is_question(sentence):
             return None  # "cancel spotify for me?": asked, not decided
-        if context.speaker == "assistant" and not _ASSISTANT_INTENT.search(sentence):
+        if context.speaker == "assistant" and not restates_intent(sentence):
             return None
         return "cancelling"
     if trial:
@@ -488,13 +489,14 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     issuer = named.group("name").casefold() if named is not None else _card_words(name)[0]
     facts: list[TypedFact] = []
     promo = PROMO.search(sentence)
-    if promo is not None and not ENDS_IN_QUESTION.search(sentence):
+    if promo is not None and not is_question(sentence):
         end = _promo_end(sentence, context)
         if end is not None:
             fields: dict[str, JsonValue] = {"title": _promotion_title(name, sentence), "due_date": end}
             facts.append(TypedFact("deadline", f"promotion/{issuer}", conversation_fields(context, "user", fields)))
     balance = None
-    if ENDS_IN_QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):
+    if is_question(sentence) or is_hypothetical(sentence) or asks_oneself(sentence) or \
+            is_conditional(sentence) and promo is None:  # a promotion's terms ("if paid in full by") are no condition
         pass
     elif (zero := _ZERO.search(sentence)) is not None and not re.search(r"\b(?:if|unless|when)\b[^,.;]*$",
                                                                         sentence[: zero.start()], re.I):
@@ -570,7 +572,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     March 10": a deadline (its subject from "Emma's", "my daughter's"), or a bill when it
     states an amount. A restatement with the same date (the assistant's "Noted: ...") is
     the session's last deadline, retitled."""
-    if ENDS_IN_QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence) or _IF.search(sentence):
+    if is_question(sentence) or is_tentative(sentence):
         return []
     when = charge_date(sentence[match.end() - 3:], context)  # from "due" on: "due Friday"
     if when is None or not is_ahead(when, sentence, session_day(context)):

@@ -29,7 +29,6 @@ from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
     CONFIRMING,
-    ENDS_IN_QUESTION,
     PAYMENT_WORDS,
     amounts,
     charge_date,
@@ -46,6 +45,7 @@ from factlog.typed.payment_sessions import (
     paid_as_planned,
 )
 from factlog.typed.spoken import spoken_amounts
+from factlog.typed.stance import is_advice, is_question, is_tentative
 
 DOMAIN = "payments"  # not "payment": the reader keeps its last instruction under that name itself
 
@@ -82,11 +82,6 @@ _NO_PAYMENT = re.compile(
 _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
                          r"venmo|ach|installment|retainer|remittance|"
                          r"send (?:\w+ )?(?:anything|any money|money|funds))\b", re.I)
-_HYPOTHETICAL = re.compile(
-    r"\b(?:if|whether|in case|suppose|supposing|what if|thinking (?:about|of)|considering|might|maybe|perhaps|"
-    r"not sure|wondering|would it|should i|could i|do i|can i)\b", re.I)
-_ADVICE = re.compile(r"\b(?:could|should|might|may want|consider|recommend\w*|suggest\w*|best to|better to|"
-                     r"make sure|always|never|safest|safer|avoid|tip)\b", re.I)
 _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
     r"scratch that|my mistake|wrong|oops)\b", re.I)
@@ -224,7 +219,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     bought = _purchase(sentence, context)
     if bought:
         return bought
-    if ENDS_IN_QUESTION.search(sentence) or _NO_PAYMENT.search(sentence) or _RESTATED.search(sentence):
+    if is_question(sentence) or _NO_PAYMENT.search(sentence) or _RESTATED.search(sentence):
         return []
     previous = context.last.get("payment")
     stop = _STOP.search(sentence)
@@ -247,9 +242,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         _WANTS_MONEY.search(sentence) is not None and requester(sentence, context) is not None)  # a person asks
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
         return []
-    if _HYPOTHETICAL.search(sentence) and not cancelled:
+    if is_tentative(sentence) and not cancelled:
         return []
-    if context.speaker == "assistant" and _ADVICE.search(sentence):
+    if context.speaker == "assistant" and is_advice(sentence):
         return []  # "You could pay the contractor the $2,000 by check": advice, not the user's instruction
     theirs = _THEIRS.search(sentence)
     who = requester(sentence, context) if theirs is None else None
@@ -474,7 +469,7 @@ _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "T
 
 def _purchase(sentence: str, context: Context) -> list[TypedFact]:
     """A purchase with its price and seller ("got a Bosch for $849 at Lowe's"): a payment made."""
-    if _BOUGHT.search(sentence) is None or ENDS_IN_QUESTION.search(sentence) or _NO_PAYMENT.search(sentence):
+    if _BOUGHT.search(sentence) is None or is_question(sentence) or _NO_PAYMENT.search(sentence):
         return []
     store = next((m.group("store") for m in _STORE.finditer(sentence)
                   if m.group("store").split()[0] not in _BUSINESS_PAYEE_STOP), None)

@@ -39,9 +39,10 @@ from dataclasses import dataclass
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
 from factlog.typed.care import given_name
-from factlog.typed.common import PLANNED, conversation_fields, subject_of
+from factlog.typed.common import conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
+from factlog.typed.stance import ends_in_question, is_conditional, is_planned, is_question
 
 DOMAIN = "people"
 
@@ -213,9 +214,6 @@ _CONDITION = re.compile(r"\b(?:on|for|during)\s+(?:any\s+)?(?P<c>(?:long|short|l
                         r"flights? (?:over|longer than|under|shorter than) \w+ hours?)\b", re.I)
 _NEGATED = re.compile(r"\b(?:don't|do not|doesn't|does not|never|hate|hates|can't stand|avoid|avoids|not|no longer|"
                       r"dislike|dislikes|won't|wasn't|used to|stopped|quit)\b", re.I)
-_IF = re.compile(r"\b(?:if|whether|unless|in case)\b", re.I)
-_QUESTION = re.compile(r"^\W*(?:do|does|did|is|are|am|can|could|would|should|will|what|which|how|where|who|any|"
-                       r"have|has)\b", re.I)
 _YOU = ((re.compile(r"\byou(?:'re|’re| are)\b", re.I), "I'm"), (re.compile(r"\byou(?:'ve|’ve)\b", re.I), "I've"),
         (re.compile(r"\byour\b", re.I), "my"), (re.compile(r"\byourself\b", re.I), "myself"),
         (re.compile(r"\byou\b", re.I), "I"))
@@ -391,7 +389,7 @@ def _set_birthday(fields: dict[str, JsonValue], text: str, start: int, context: 
 
 
 def _hypothetical(text: str) -> bool:
-    return _IF.search(text) is not None or PLANNED.search(text) is not None and "?" in text
+    return is_conditional(text) or is_planned(text) and ends_in_question(text)
 
 
 # -- profile ------------------------------------------------------------------------------
@@ -399,8 +397,8 @@ def _hypothetical(text: str) -> bool:
 
 def _profile(text: str, context: Context) -> list[TypedFact]:
     match = _HOME.search(text)
-    if match is None or _IF.search(text[:match.start()]) or PLANNED.search(text[:match.start()]) \
-            or _QUESTION.match(text):
+    if match is None or is_conditional(text[:match.start()]) or is_planned(text[:match.start()]) \
+            or is_question(text):
         return []
     words = (match.group("city") or match.group("moved")).split()
     if re.search(r"\b(?:next|soon|in \w+ (?:weeks?|months?))\b", text[match.end():], re.I) and match.group("moved"):
@@ -436,8 +434,7 @@ def _loyalty(text: str, context: Context) -> list[TypedFact]:
     tier = _TIER.search(text)
     if tier is not None:
         fields["tier"] = _tier(tier.group("tier"))
-    asked = _QUESTION.match(text) is not None or text.rstrip().endswith("?")
-    if number is None and (asked or PLANNED.search(text) or _NEGATED.search(text) or
+    if number is None and (is_question(text) or is_planned(text) or _NEGATED.search(text) or
                            (tier is None and not _MEMBER.search(text))):
         return []
     subject = subject_of(text, context)
@@ -457,7 +454,7 @@ def _tier(word: str) -> str:
 
 
 def _preferences(text: str, context: Context) -> list[TypedFact]:
-    if _QUESTION.match(text) or PLANNED.search(text) and not re.search(r"\bprefer", text, re.I):
+    if is_question(text) or is_planned(text) and not re.search(r"\bprefer", text, re.I):
         return []
     facts: list[TypedFact] = []
     for topic, pattern in _PREFERENCES:
@@ -465,7 +462,7 @@ def _preferences(text: str, context: Context) -> list[TypedFact]:
             value = (match.group("v") or match.groupdict().get("v2") or "").casefold()
             clause = text[max(0, text.rfind(",", 0, match.start()) + 1):match.end()]
             if not value or _NEGATED.search(clause) or _NEGATED.search(text[match.start():match.end()]) \
-                    or _IF.search(text, 0, match.start()):
+                    or is_conditional(text[:match.start()]):
                 continue
             value = _VALUES.get(value, value)
             if topic == "airline":

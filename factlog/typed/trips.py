@@ -35,6 +35,7 @@ from factlog.typed.common import (
 )
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import any_place, find_place, place_name
+from factlog.typed.stance import PLAN_OPENERS, is_question
 
 DOMAIN = "trip"
 TRAVEL = re.compile(
@@ -136,8 +137,7 @@ RANGE = re.compile(
 )
 _AIRLINE_WORDS = re.compile(_AIRLINE.pattern, re.I)  # the prefilter's spelling; `_AIRLINE` decides
 # a sentence without one of these is about no trip
-_PLANS_TO_GO = re.compile(r"\b(?:thinking (?:about|of)|might|maybe|planning (?:on|to)|considering|hoping to|want to|"
-                          r"would like to|'d like to|wanna) (?:\w+ ){0,2}?(?:go|going|head (?:out|over|there))\b", re.I)
+_PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (?:out|over|there))\b", re.I)
 TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
@@ -205,7 +205,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         key, fields = previous.key, {}
     else:
         return []
-    question = QUESTION.search(sentence) is not None and not booked
+    question = is_question(sentence) and not booked
     if not question:  # "how long is the flight to Tokyo?" names a place, and books nothing
         fields.update(_details(sentence, context, known))
         fields.update(_shifted(sentence, known, fields))
@@ -239,8 +239,6 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
               for who in context.companions), fact]
 
 
-QUESTION = re.compile(r"\?\s*$|^\W*(?:how|what|when|where|which|why)\b|^\W*(?:is|are|do|does|did|can|could|should|"
-                      r"would|will)\s+(?:i|you|we|it|there|they|he|she|that|this|my|the)\b", re.I)
 # "thinking about going in April": a trip only right after one was named
 _WEAK = re.compile(r"\b(?:go|going|head(?:ing)? (?:out|over|there)|do it|book(?:ing)? it)\b", re.I)
 
