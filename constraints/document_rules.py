@@ -1,4 +1,5 @@
-"""Built-in constraints over documents of one kind: warranties running out."""
+"""Built-in constraints over documents of one kind: warranties running out; and which
+documents' own expiry is worth a reminder (`is_trip_policy`)."""
 
 from __future__ import annotations
 
@@ -11,11 +12,24 @@ from constraints.records import fold, person_of
 from constraints.views import DocumentRecord, read_all, reads, require
 
 WARRANTY_SOON_DAYS = 30
+# a policy whose whole cover is at most this long was bought for one trip (single-trip cover)
+TRIP_POLICY_DAYS = 92
 
 
 def is_warranty(kind: str | None) -> bool:
     folded = fold(kind)
     return folded is not None and "warranty" in folded
+
+
+def is_trip_policy(document: DocumentRecord) -> bool:
+    """An insurance policy bought for one trip: a start and an end at most `TRIP_POLICY_DAYS`
+    apart. Its end is the trip's, not a renewal to remind of (`document_expiry` leaves it out);
+    whether it covers the whole trip is `insurance_covers_trip`'s question. Ongoing cover
+    (health, car, home, an annual travel policy) keeps its expiry reminder."""
+    kind = fold(document.kind)
+    start, end = document.start_date, document.expiry_date
+    return kind is not None and "insurance" in kind and start is not None and end is not None and \
+        0 <= (end - start).days <= TRIP_POLICY_DAYS
 
 
 @constraint(name="warranty_expiring", needs=(DocumentRecord.ATTRIBUTE,), reads=(DocumentRecord.ATTRIBUTE,),

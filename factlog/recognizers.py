@@ -247,6 +247,8 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     month_name = groups.get("month")
     month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
     day = int(groups["dd"])
+    if not month_name and month > 12 >= day:
+        month, day = day, month  # "31/5": only a day first reads as a date (British, Australian, Indian)
     year_text = groups.get("year")
     if groups.get("rel") is not None and base is not None:  # "this year", "next year"
         return _safe_date(base.year + (groups["rel"].lower() == "next"), month, day)

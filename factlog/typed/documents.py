@@ -236,6 +236,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         fields["provider"] = brand.group(1)  # "a Samsung fridge ... 1-year warranty": Samsung's
     if kind in ("warranty", "certificate"):
         country = None  # "a French-door refrigerator"
+    if kind == "passport" and _renewed(sentence) and "expiry_date" not in fields:
+        fields["expiry_date"] = None  # a new passport: the old one's expiry no longer holds, the new one's is unsaid
     if kind == "passport" and subject == "user":
         if country is not None:
             fields["country"] = country
@@ -287,6 +289,21 @@ _THEIRS = re.compile(r"\b(?:her|his|their)\s+(?:\w+\s+)?(?:passports?|visas?|lic
 _OPENER = re.compile(r"^\W*(?P<name>[A-Z][a-z]{2,})\s+(?:needs|has|is|was|got|just|also|will|still)\b")
 _OLD = re.compile(r"\b(?:old|previous|former|last)\s+(?:\w+\s+)?passport\b", re.I)
 _NEW_ONE = re.compile(r"\bnew\s+(?:one|passport)\b", re.I)
+# a passport renewed or replaced, done: "I renewed my passport", "the new passport came", "got my new passport"
+RENEWED = re.compile(
+    r"\b(?:renewed|replaced)\b|\bnew (?:one|passport)\b[^.;]{0,30}?\b(?:came|arrived|is here|turned up|showed up|"
+    r"got here|was issued|has been issued)\b|\b(?:got|received|picked up|collected|have|has) (?:my |his |her |the |"
+    r"a |our |their )?(?:brand[- ]new |new )(?:\w+ )?passport\b", re.I)
+# ... but not one still to be done: "I need to renew it", "once the new passport arrives"
+_NOT_YET = re.compile(r"\b(?:need|needs|must|should|will|going to|have to|has to|want to|plan\w* to|hope|hoping|"
+                      r"waiting|until|once|when|if|apply\w*|applied|renewing|to renew|before|not yet|haven't|hasn't|"
+                      r"soon)\b", re.I)  # stance: a renewal not yet done
+
+
+def _renewed(sentence: str) -> bool:
+    """The sentence says a passport was renewed (or a new one arrived), as done."""
+    found = RENEWED.search(sentence)
+    return found is not None and not _NOT_YET.search(sentence)
 _RELATION_NAMED = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(re.escape, RELATIONS))}))"
                              r"(?:\s+(?P<name>[A-Z][a-z]+))?\b")
 
@@ -367,7 +384,18 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
             fields["expiry_date"] = expiry.replace(year=int(years.pop())).isoformat()
         except ValueError:
             pass
+    elif expiry is not None and not years and context.timestamp is not None and \
+            expiry < context.timestamp.date() and not _WAS.search(sentence):
+        try:  # "my passport expires on the 30th of August", said in January: this August, not last
+            fields["expiry_date"] = expiry.replace(year=expiry.year + 1).isoformat()
+        except ValueError:
+            fields["expiry_date"] = expiry.replace(year=expiry.year + 1, day=28).isoformat()
     return fields
+
+
+# an expiry told as past: "it expired on March 3", "the cover ended in May"
+_WAS = re.compile(r"\b(?:expired|ran out|lapsed|ended|finished|was (?:valid|good)|stopped|terminated|"
+                  r"(?:has|had|have) (?:expired|lapsed|ended|run out))\b", re.I)
 
 
 # a question about a document states nothing about it; a tag question ("..., right?") still does

@@ -18,7 +18,7 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
+from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     _NOT_NAMES,
@@ -97,6 +97,9 @@ _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "South
 _FLIGHT_CODE = re.compile(r"\b(?P<code>" + "|".join(_CODES) + r")\s?\d{1,4}\b(?![A-Z])")
 HOTEL = re.compile(r"\b(?:hotel|motel|hostel|resort|airbnb|lodging|check-?in|check-?out|Hilton|Marriott|Hyatt|"
                    r"Sheraton|Westin|Holiday Inn)\b", re.I)
+# a document's validity stated: its dates are the document's ("my visa expires May 31, before my flight home")
+_DOCUMENT_DATE = re.compile(r"\b(?:e-?visa|visa|passport|licen[cs]e|eTA|ESTA)\b[^.;]{0,40}?\b(?:valid|expir\w*|ends?|"
+                            r"runs? out|good (?:until|till|through|thru))\b", re.I)
 FLIGHT = re.compile(r"\b(?:fly|flying|flight|flights|airlines?|plane|outbound|layover)\b", re.I)
 INSURANCE = re.compile(r"\b(?:insurance|insured|policy|coverage)\b", re.I)
 # the assistant stating the user's own booking: "Your flight to Tokyo departs at 10:05 on March 3"
@@ -117,13 +120,15 @@ _OTHERS_TRIP = re.compile(
 )
 _WITH = re.compile(
     r"\b(?:for|with)\s+(?:my\s+\w+\s+)?(?P<name>[A-Z][a-z]+)\s+and\s+(?:myself|me)\b|"
-    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b|\byou and (?P<name3>[A-Z][a-z]+)\b")
+    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])|\byou and (?P<name3>[A-Z][a-z]+)\b")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
     r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
     r"expo|trade show|tournament|concert|festival|birthday|anniversary))\b|"
-    r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b",
+    r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b|"
+    r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
+    r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b",
     re.I,
 )
 # the sentence adds to the trip talked about: its total, or its dates alone ("Thursday April 10 to April 24")
@@ -138,7 +143,11 @@ _AIRLINE_WORDS = re.compile(_AIRLINE.pattern, re.I)  # the prefilter's spelling;
 # a sentence without one of these is about no trip
 _PLANS_TO_GO = re.compile(r"\b(?:thinking (?:about|of)|might|maybe|planning (?:on|to)|considering|hoping to|want to|"
                           r"would like to|'d like to|wanna) (?:\w+ ){0,2}?(?:go|going|head (?:out|over|there))\b", re.I)
-TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO)
+# the assistant saving a code the user spelled out or read aloud: "Saved: TP44XN."
+_RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})"
+                            r"\W*$")
+TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
+            _RECAPPED_CODE)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -154,6 +163,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     booked, follow_up = BOOKED.search(sentence), FOLLOW_UP.search(sentence)
     if INSURANCE.search(sentence) and not flight and not booked:
         return []  # "travel insurance for Italy": the document's, not a trip
+    if _DOCUMENT_DATE.search(sentence) and not booked and not _AIRLINE.search(sentence):
+        return []  # "your visa is valid until 31 May, twelve days before your flight home": the visa's date
     _companions(sentence, context)
     travel = TRAVEL.search(sentence)
     strong = STRONG.search(sentence)
@@ -198,7 +209,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
                     None, HOME):
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
-    elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)):
+    elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
+                                   or _recapped_code(sentence, context)):
         key = previous.key
         fields = {}
     elif context.speaker == "assistant" and previous is not None and booked:
@@ -360,7 +372,7 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         status = None
     airline = _AIRLINE.search(sentence)
     flight_code = _FLIGHT_CODE.search(sentence)
-    code = confirmation_code(sentence)
+    code = confirmation_code(sentence) or _recapped_code(sentence, context)
     if code is not None:
         fields["confirmation"] = code
         status = status if status == "cancelled" else "booked"
@@ -375,15 +387,23 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     purpose = PURPOSE.search(sentence)
     if purpose is not None:
         whom = purpose.group("whom")
-        stated = purpose.group("stated") or purpose.group("event")
+        stated = purpose.group("stated") or purpose.group("event") or purpose.group("occasion")
         fields["purpose"] = f"visit {whom.lower()}" if whom else " ".join(str(stated).split())
-    if fields.get("booking_status") in ("booked", "planned") and context.timestamp is not None:
+    if (fields.get("booking_status") or known.get("booking_status")) in ("booked", "planned") and \
+            context.timestamp is not None and not _WENT.search(sentence):
         _ahead(sentence, fields, context.timestamp.date())
     if COST.search(sentence) and not _BOUND.search(sentence):
         amounts = recognize(sentence, context.timestamp).amounts_usd
         if amounts:
             fields["cost_usd"] = amounts[0]
     return fields
+
+
+def _recapped_code(sentence: str, context: Context) -> str | None:
+    if context.speaker != "assistant" or context.topic != DOMAIN:
+        return None
+    match = _RECAPPED_CODE.match(sentence)
+    return match.group("code") if match is not None else None
 
 
 _COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
@@ -409,11 +429,29 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
     for match in [*_DAY_ONLY.finditer(sentence), *SAME_MONTH_END.finditer(sentence)]:
         before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
         anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
-            context.timestamp.date()
+            _month_named(sentence[:match.start()], context.timestamp.date()) or context.timestamp.date()
         day = _on_or_after(anchor, int(match.group("dd")))
         if day is not None:
             out.append((match.start("dd"), day.isoformat()))
     return tuple(sorted(out))
+
+
+# a month said alone: "for March", "in early June" (not "March 3")
+_BARE_MONTH = re.compile(rf"\b(?:in|for|during|over|early|mid|late|end of|start of)\s+(?:early\s+|mid\s+|late\s+)?"
+                         rf"(?P<month>{_MONTH})(?!\s*\d)", re.I)
+
+
+def _month_named(text: str, today: date) -> date | None:
+    """The first day of the month `text` names alone, this one or the next one of its name."""
+    found = list(_BARE_MONTH.finditer(text))
+    if not found:
+        return None
+    name = found[-1].group("month").lower().rstrip(".")
+    month = MONTHS.get(name) or MONTHS.get(name[:3])
+    if month is None:
+        return None
+    first = date(today.year, month, 1)
+    return first if (first.year, first.month) >= (today.year, today.month) else first.replace(year=today.year + 1)
 
 
 def _on_or_after(anchor: date, dd: int) -> date | None:
@@ -464,17 +502,43 @@ _BOUND = re.compile(r"\b(?:over|under|more than|less than|at least|upwards of|st
 _YEAR_SAID = re.compile(r"\b(?:19|20)\d\d\b|\d{1,2}/\d{1,2}/\d{2,4}")
 
 
+# a day said as a calendar day ("March 3", "the 3rd", "3/4"), not a relative one ("yesterday")
+_CALENDAR_DAY = re.compile(rf"\b{_MONTH}\s+\d|\d(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|\b\d{{1,2}}/\d{{1,2}}\b|"
+                           r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b", re.I)
+# travel told as done: its dates are past on purpose ("we flew back on the 3rd")
+_WENT = re.compile(r"\b(?:flew|got back|came back|returned|landed|went|arrived|was in|were in)\b", re.I)
+
+
 def _ahead(sentence: str, fields: dict[str, JsonValue], today: date) -> None:
     """A trip booked or planned is ahead: a year-less departure read as past ("Booked Paris
-    Dec 20", said in February) is next year's, and its return with it."""
+    Dec 20", said in February) is next year's, and its return with it; a departure read as
+    past before a return ahead ("September 25 to October 5, 2026") is the return's year's;
+    a past day said only relatively ("booked it yesterday") is when it was booked, no leg's."""
     going = try_date(str(fields.get("departure_date", "")))
-    if going is None or going >= today or _YEAR_SAID.search(sentence):
+    if going is None or going >= today:
+        return
+    back = try_date(str(fields.get("return_date", "")))
+    if not _CALENDAR_DAY.search(sentence):
+        for name in ("departure_date", "return_date"):
+            if str(fields.get(name, "9999")) < today.isoformat():
+                del fields[name]
+        return
+    if back is not None and back >= today:
+        while (later := _next_year(going)) <= back:
+            going = later
+        fields["departure_date"] = going.isoformat()
+        return
+    if _YEAR_SAID.search(sentence):
         return
     for name in ("departure_date", "return_date"):
         day = try_date(str(fields.get(name, "")))
         if day is not None:
             fields[name] = (day.replace(year=day.year + 1) if (day.month, day.day) != (2, 29)
                             else day.replace(year=day.year + 1, day=28)).isoformat()
+
+
+def _next_year(day: date) -> date:
+    return day.replace(year=day.year + 1) if (day.month, day.day) != (2, 29) else day.replace(year=day.year + 1, day=28)
 
 
 def _return_after_departure(fields: dict[str, JsonValue]) -> None:
