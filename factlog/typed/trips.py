@@ -144,8 +144,8 @@ _AIRLINE_WORDS = re.compile(_AIRLINE.pattern, re.I)  # the prefilter's spelling;
 _PLANS_TO_GO = re.compile(r"\b(?:thinking (?:about|of)|might|maybe|planning (?:on|to)|considering|hoping to|want to|"
                           r"would like to|'d like to|wanna) (?:\w+ ){0,2}?(?:go|going|head (?:out|over|there))\b", re.I)
 # the assistant saving a code the user spelled out or read aloud: "Saved: TP44XN."
-_RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})"
-                            r"\W*$")
+_RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
+                            r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
 TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
             _RECAPPED_CODE)
 # an amount is the trip's cost only in a sentence about what its travel cost
