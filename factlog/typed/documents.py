@@ -32,6 +32,7 @@ from factlog.typed.common import (
 )
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
+from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
 
 DOMAIN = "document"
 NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -125,16 +126,45 @@ TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PUR
 _WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b", re.I)
 # where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
 _CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection plan|"
-                     r"applecare))|;\s+", re.I)
+                     r"applecare))|;\s+|(?<=[a-z0-9])\.\s+(?=[a-z])", re.I)  # and "... warranty. same day got ..."
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
-    """The document facts of the sentence; one sentence naming two warranties is read clause by clause."""
+    """The document facts of the sentence; one sentence naming two warranties is read clause by
+    clause, one naming two of the items bought this session item by item."""
+    after = _bought_several(sentence, context)
+    items = [item for item, _ in context.purchases]
+    parts = by_item(sentence[after:], items) if len(items) > 1 and _WARRANTY_WORD.search(sentence) else []
+    if parts:
+        bought = dict(context.purchases)
+        found = [_item_warranty(item, bought[item], part, parts[0][1], context) for item, part in parts]
+        return [fact for fact in found if fact is not None]
     if len(_WARRANTY_WORD.findall(sentence)) > 1:
         clauses = [part for part in _CLAUSE.split(sentence) if part.strip()]
         if len(clauses) > 1:
             return [fact for clause in clauses for fact in _read(clause, context)]
     return _read(sentence, context)
+
+
+def _item_warranty(item: str, bought: str, part: str, first: str, context: Context) -> TypedFact | None:
+    """The warranty on one of several items bought this session, from its part of the sentence:
+    an expiry it states, else its length ("2 years", or a bare "1" in the first part's unit)
+    from the day it was bought."""
+    fields: dict[str, JsonValue] = {"kind": "warranty", "item": item, "purchase_date": bought}
+    expiry = _dates(part, context, "warranty").get("expiry_date")
+    months = duration_months(part) or bare_months(part, first)
+    start = try_date(bought)
+    if expiry is None and months is not None and start is not None:
+        expiry = add_months(start, months).isoformat()
+    if expiry is None:
+        return None
+    fields["expiry_date"] = expiry
+    brand = _BRAND.match(item)
+    provider = brand.group(1) if brand is not None and not _STORE_NAMES.search(brand.group(1)) else None
+    if provider is not None:
+        fields["provider"] = provider
+    key = f"warranty/{(provider or item).casefold()}"
+    return _typed(DOMAIN, key, conversation_fields(context, "user", fields), context.business)
 
 
 def _read(sentence: str, context: Context) -> list[TypedFact]:
@@ -202,6 +232,11 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if item is not None and kind == "warranty" and purchase is None and context.purchase is not None and \
             maker is not None and maker.casefold() in item.casefold():
         item = context.purchase[0]  # "It carries Dyson's one-year warranty": the item just bought
+    mentioned = named_items(sentence, [bought for bought, _ in context.purchases]) if kind == "warranty" and \
+        purchase is None and len(context.purchases) > 1 else []
+    if len(mentioned) == 1:  # "washer came with 2 years warranty": the washer, of the two things just bought
+        item = mentioned[0][1]
+        fields.setdefault("purchase_date", dict(context.purchases)[item])
     if kind == "warranty" and context.purchase is not None:
         if purchase is None:
             item = item or context.purchase[0]
@@ -432,18 +467,58 @@ def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonVal
 
 def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
+    if bought_items(sentence)[0]:
+        return None  # several things bought: `_bought_several`
     match = _PURCHASE.search(sentence) or next((m for p in _PURCHASED if (m := p.search(sentence))), None)
     if match is None:
         return None
     dates = recognize(sentence[match.start():], context.timestamp).dates or \
         recognize(sentence, context.timestamp).dates
-    if not dates:
+    same = _same_day(sentence, context)
+    if not dates and same is None:
         return None
-    item = " ".join(match.group("item").split()) or None
-    context.purchase = (item, dates[0])
+    item = _with_noun(" ".join(match.group("item").split()), sentence) or None
+    context.purchase = (item, dates[0] if dates else str(same))
+    if item is not None:
+        context.purchases.append((item, context.purchase[1]))
     order = _ORDER.search(sentence)
     context.purchase_number = order.group("id") if order is not None else None
     return context.purchase
+
+
+def _bought_several(sentence: str, context: Context) -> int:
+    """Remember each of several things the sentence says were bought ("got a Bosch washer and
+    an LG dryer today"), on that day; where the list ends (0 when there is none)."""
+    several, end = bought_items(sentence)
+    if not several:
+        return 0
+    dates = recognize(sentence, context.timestamp).dates
+    day = dates[0] if dates else _same_day(sentence, context)
+    if day is None:
+        return 0
+    known = {item for item, _ in context.purchases}
+    context.purchases += [(item, day) for item in several if item not in known]
+    context.purchase = (several[-1], day)
+    return end
+
+
+# what an item bought replaces: "the old water heater gave up ... put in a new Rheem 50-gallon"
+_REPLACES = re.compile(r"\b(?:old|previous|broken|dead)\s+(?P<noun>[a-z]+(?:\s+(?!one\b|that\b|which\b)[a-z]+)?)\s+"
+                       r"(?:gave up|died|broke|quit|finally|had|was|is|stopped|sprang|flooded|conked)")
+
+
+def _with_noun(item: str, sentence: str) -> str:
+    """An item named by its brand and model only ("Rheem 50-gallon") with what it is, when
+    the sentence says what it replaces ("the old water heater gave up")."""
+    if any(word.isalpha() and word.islower() for word in item.split()):
+        return item
+    old = _REPLACES.search(sentence)
+    return f"{item} {old.group('noun')}" if old is not None and old.group("noun") != "one" else item
+
+
+def _same_day(sentence: str, context: Context) -> str | None:
+    """The day of the purchase told just before, for "same day got a Breville espresso machine"."""
+    return context.purchase[1] if context.purchase is not None and SAME_DAY.search(sentence) else None
 
 
 _INSURANCE_KINDS = re.compile(

@@ -1,0 +1,108 @@
+"""Documents across a session: a renewed passport supersedes the old expiry, year-less
+expiries lie ahead, and warranties on several items bought together each keep their item."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from typed_sessions import extracted
+
+from factlog.model import JsonValue
+
+JAN = datetime(2026, 1, 8, 15, 0)
+
+
+def documents(*turns: tuple[str, str], ts: datetime = JAN) -> list[tuple[str | None, str | None, dict[str, JsonValue]]]:
+    return extracted(("passport", "document"), *turns, ts=ts)
+
+
+@pytest.mark.parametrize("said", [
+    "Good news, the new passport came through the post this morning.",
+    "I renewed my passport last week.",
+    "Got my new passport back today!",
+    "Finally have my brand new passport.",
+    "The new one arrived yesterday, so the old passport is void.",
+])
+def test_a_renewal_clears_the_old_expiry(said: str) -> None:
+    facts = documents(("user", "My passport expires on the 2nd of June."), ("user", said))
+    assert facts[0][2] == {"expiry_date": "2026-06-02"}
+    assert ("passport", "passport") == facts[-1][:2] and facts[-1][2].get("expiry_date", "unset") is None
+
+
+@pytest.mark.parametrize("said", [
+    "I need to renew my passport before June.",
+    "I'll renew my passport once the trip is booked.",
+    "I have applied for a new passport.",
+    "Waiting for the new passport to arrive.",
+    "Should I renew my passport now?",
+])
+def test_a_renewal_not_yet_done_keeps_the_expiry(said: str) -> None:
+    facts = documents(("user", "My passport expires on the 2nd of June."), ("user", said))
+    assert all(fields.get("expiry_date", "2026-06-02") == "2026-06-02" for _, _, fields in facts)
+
+
+def test_the_new_expiry_said_later_is_the_new_passports() -> None:
+    facts = documents(("user", "My passport runs out on the 2nd of June."),
+                      ("user", "Renewed it! The new passport says expiry 4 Feb 2036."))
+    assert facts[-1] == ("passport", "passport", {"expiry_date": "2036-02-04"})
+
+
+@pytest.mark.parametrize(("said", "expiry"), [
+    ("my passport expires on the 30th of August", "2026-08-30"),  # not last August
+    ("my passport is valid till 3 May", "2026-05-03"),
+    ("my visa expires March 31", "2026-03-31"),
+    ("my passport expired on the 30th of August", "2025-08-30"),  # told as past
+    ("my passport expires 30 August 2025", "2025-08-30"),  # the year said
+])
+def test_a_year_less_expiry_lies_ahead_unless_told_as_past(said: str, expiry: str) -> None:
+    [fact] = documents(("user", said))
+    assert fact[2]["expiry_date"] == expiry
+
+
+def test_day_first_numeric_dates() -> None:
+    [fact] = documents(("user", "Picked up my China visa, single entry, valid till 31/5."), ts=datetime(2026, 2, 9))
+    assert fact[2]["expiry_date"] == "2026-05-31"
+
+
+MARCH = datetime(2025, 3, 22, 14, 0)
+
+
+def test_two_items_bought_together_keep_their_own_warranties() -> None:
+    facts = documents(("user", "big day. got a Bosch washer and an LG dryer at Home Depot today. washer came with 2 "
+                               "years warranty, the dryer just 1"), ts=MARCH)
+    assert facts == [
+        ("document", "warranty/bosch", {"kind": "warranty", "item": "Bosch washer", "purchase_date": "2025-03-22",
+                                        "expiry_date": "2027-03-22", "provider": "Bosch"}),
+        ("document", "warranty/lg", {"kind": "warranty", "item": "LG dryer", "purchase_date": "2025-03-22",
+                                     "expiry_date": "2026-03-22", "provider": "LG"})]
+
+
+def test_a_recap_naming_both_items_by_brand_and_noun() -> None:
+    facts = documents(("user", "Bought a Bosch washer and an LG dryer today."),
+                      ("assistant", "Noted. The Bosch warranty runs until March 22, 2027 and the LG dryer's until "
+                                    "March 22, 2026."), ts=MARCH)
+    assert [(key, fields["item"], fields["expiry_date"]) for _, key, fields in facts] == [
+        ("warranty/bosch", "Bosch washer", "2027-03-22"), ("warranty/lg", "LG dryer", "2026-03-22")]
+
+
+def test_one_of_the_items_named_alone() -> None:
+    facts = documents(("user", "We bought a Samsung fridge and a Bosch dishwasher today."),
+                      ("user", "The dishwasher has a two-year warranty."), ts=MARCH)
+    assert [fields.get("item") for _, _, fields in facts] == ["Bosch dishwasher"]
+
+
+def test_same_day_is_the_day_of_the_purchase_before() -> None:
+    facts = documents(("user", "for my records: on 3/4 I bought a KitchenAid stand mixer, comes with a five year "
+                               "warranty. same day got a Breville espresso machine, one year warranty."),
+                      ts=datetime(2025, 3, 5))
+    assert [(fields["item"], fields["purchase_date"], fields["expiry_date"]) for _, _, fields in facts] == [
+        ("KitchenAid stand mixer", "2025-03-04", "2030-03-04"),
+        ("Breville espresso machine", "2025-03-04", "2026-03-04")]
+
+
+def test_an_item_named_by_brand_and_size_takes_what_it_replaced() -> None:
+    [fact, *_] = documents(("user", "The old water heater gave up last weekend, and Ace Plumbing put in a new Rheem "
+                                    "50-gallon on Thursday, the 3rd. It has a six-year Rheem warranty."),
+                           ts=datetime(2024, 10, 5))
+    assert fact[2]["item"] == "Rheem 50-gallon water heater"

@@ -1,0 +1,93 @@
+"""Trips' dates and codes in the phrasings people use: a booked trip's dates lie ahead, a
+relative day is when it was booked, a visa's date is not the trip's, codes the assistant
+saves, a month said alone, occasions as purposes, companions only when named."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from typed_sessions import extracted
+
+from factlog.model import JsonValue
+
+FEB = datetime(2026, 2, 27, 12, 0)
+
+
+def trips(*turns: tuple[str, str], ts: datetime = FEB) -> list[tuple[str | None, str | None, dict[str, JsonValue]]]:
+    return extracted(("trip",), *turns, ts=ts)
+
+
+def merged(*turns: tuple[str, str], ts: datetime = FEB) -> dict[str, dict[str, JsonValue]]:
+    out: dict[str, dict[str, JsonValue]] = {}
+    for _, key, fields in trips(*turns, ts=ts):
+        out.setdefault(str(key), {}).update(fields)
+    return out
+
+
+def test_a_booked_trip_moved_later_keeps_its_dates_ahead() -> None:
+    trip = merged(("user", "booked Cancun, Aeromexico, conf AM62KD"),
+                  ("user", "reunion got pushed to the fall so I changed the flights. now Sept 25 out, Oct 5 back"))
+    assert (trip["cancun"]["departure_date"], trip["cancun"]["return_date"]) == ("2026-09-25", "2026-10-05")
+
+
+def test_a_range_with_the_year_on_its_end_only() -> None:
+    trip = merged(("assistant", "Updated: Aeromexico to Cancun, September 25 to October 5, 2026, "
+                                "confirmation AM62KD."))
+    assert (trip["cancun"]["departure_date"], trip["cancun"]["return_date"]) == ("2026-09-25", "2026-10-05")
+
+
+@pytest.mark.parametrize("said", ["yep booked it yesterday", "booked it last week, confirmation LH9RT2",
+                                  "I booked this morning"])
+def test_when_it_was_booked_is_no_leg(said: str) -> None:
+    trip = merged(("user", "I fly to Munich on Lufthansa in February"), ("user", said), ts=datetime(2026, 1, 5))
+    assert "departure_date" not in trip["munich"] and "return_date" not in trip["munich"]
+
+
+def test_travel_told_as_done_stays_past() -> None:
+    trip = merged(("user", "I booked a flight to Lisbon on TAP."), ("user", "We flew back on Jan 3."))
+    assert trip["lisbon"].get("return_date") in (None, "2026-01-03")
+
+
+@pytest.mark.parametrize("said", [
+    "Heads up: your visa is valid until 31 May, twelve days before your flight home.",
+    "Your passport expires on October 1, in the middle of the trip.",
+    "My e-visa ends May 20, before my flight back.",
+])
+def test_a_documents_validity_gives_the_trip_no_dates(said: str) -> None:
+    trip = merged(("user", "Booked Qantas to Shanghai, March 1 to June 12."), ("assistant", said))
+    assert (trip["shanghai"]["departure_date"], trip["shanghai"]["return_date"]) == ("2026-03-01", "2026-06-12")
+
+
+def test_the_assistant_saving_a_code_read_aloud() -> None:
+    trip = merged(("user", "booked TAP to Lisbon first of June to the thirtieth"),
+                  ("assistant", "Do you have a booking code?"), ("user", "yep its T P four four X N"),
+                  ("assistant", "Saved: TP44XN."))
+    assert trip["lisbon"]["confirmation"] == "TP44XN"
+
+
+def test_a_bare_saved_code_without_a_trip_is_nothing() -> None:
+    assert trips(("assistant", "Saved: TP44XN.")) == []
+
+
+def test_a_month_said_alone_anchors_bare_days() -> None:
+    trip = merged(("user", "we were looking at Machu Picchu for March, flights to Lima around the 10th to the 24th, "
+                           "but probably not"), ts=datetime(2026, 1, 25))
+    assert (trip["lima"]["departure_date"], trip["lima"]["return_date"]) == ("2026-03-10", "2026-03-24")
+    assert trip["lima"]["booking_status"] == "planned"
+
+
+@pytest.mark.parametrize(("said", "purpose"), [
+    ("Booked our anniversary trip to Greece on Aegean Airlines.", "anniversary"),
+    ("My birthday trip to Rome is booked, ITA Airways.", "birthday"),
+    ("Booked a work trip to Chicago on United.", "work"),
+])
+def test_an_occasion_trip_has_its_purpose(said: str, purpose: str) -> None:
+    [fields] = [f for _, _, f in trips(("user", said)) if "purpose" in f]
+    assert fields["purpose"] == purpose
+
+
+def test_an_airline_before_and_i_is_no_companion() -> None:
+    keys = {key for _, key, _ in trips(("user", "ok so I fly to Munich on uh the second of feb Lufthansa and I'm back "
+                                                "April tenth"), ts=datetime(2026, 1, 5))}
+    assert keys == {"munich"}
