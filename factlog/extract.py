@@ -155,6 +155,12 @@ _WHEN_QUESTION = re.compile(r"\bwhen\s+(?:do|does|will|are|did)\s+(?:you|they|we
 _SHORT_DATE = re.compile(r"^\W*(?:on\s+)?(?:the\s+)?\w+(?:\s+\w+){0,3}\W*$")
 
 
+# the assistant's recap asked as a question, which a "yes" makes the user's own statement
+_RECAP_QUESTION = re.compile(r"^\W*(?:so\s+)?(?:that's|that is|it's|it is|you're|you are|you'll be|confirming:?)\s+"
+                             r"(?P<body>[^?]+?)\s*,?\s*(?:right|correct|is that right)?\s*\?\s*$", re.I)
+_YES = re.compile(r"^\W*(?:yes|yep|yeah|yup|correct|exactly|right|that's (?:it|right|correct))\b", re.I)
+
+
 def _reading(question: str, answer: str) -> str | None:
     """What an answer says in full when it is a bare code answering a question about one,
     or a bare date answering when the user leaves or comes back ("The 3rd." -> "Leaving the 3rd.")."""
@@ -163,6 +169,9 @@ def _reading(question: str, answer: str) -> str | None:
         leg = when.group("leg").lower()
         back = leg.startswith(("return", "come", "coming", "get", "fly back", "fly home"))
         return f"{'Back' if back else 'Leaving'} {answer.strip()}"
+    recap = _RECAP_QUESTION.match(question)
+    if recap is not None and _YES.match(answer) and recognize_dates_or_days(recap.group("body")):
+        return f"{recap.group('body')}. {answer}"  # "So that's Thai Airways to Bangkok, 20 June to 4 July?" "Yes"
     bare = _BARE_CODE.match(answer)
     if bare is None or not bare.group("code").isupper() and not bare.group("code").isdigit():
         return None

@@ -106,3 +106,30 @@ def test_an_item_named_by_brand_and_size_takes_what_it_replaced() -> None:
                                     "50-gallon on Thursday, the 3rd. It has a six-year Rheem warranty."),
                            ts=datetime(2024, 10, 5))
     assert fact[2]["item"] == "Rheem 50-gallon water heater"
+
+
+@pytest.mark.parametrize(("said", "insurer"), [
+    ("Sorted the travel insurance through Cover-More.", "Cover-More"),
+    ("Bought a policy with Medibank for the trip.", "Medibank"),
+    ("Saved: TravelSure single-trip Europe policy TS-4471-2093, cover from 10 April to 25 April 2026.", "TravelSure"),
+])
+def test_an_insurer_the_list_does_not_know(said: str, insurer: str) -> None:
+    facts = documents(("user" if not said.startswith("Saved") else "assistant", said))
+    assert facts and facts[0][2]["provider"] == insurer
+
+
+@pytest.mark.parametrize("said", [
+    "Got travel insurance from March 3 to March 15.",  # a date, not an insurer
+    "Saved: Travel insurance from March 3 to March 15.",
+    "My travel insurance with Europe coverage ends May 2.",
+])
+def test_no_insurer_from_dates_places_or_plan_words(said: str) -> None:
+    facts = documents(("assistant" if said.startswith("Saved") else "user", said))
+    assert all("provider" not in fields for _, _, fields in facts)
+
+
+def test_a_relation_named_in_full_keeps_relation_and_name() -> None:
+    facts = documents(("user", "I am handling my father's travel this year."), ("user", "His name is Ramesh Iyer."),
+                      ("user", "His passport is expiring on 3rd June 2026."),
+                      ("assistant", "Noted: your father Ramesh Iyer's passport expires on 3 June 2026."))
+    assert {(key, fields["holder"]) for _, key, fields in facts} == {("passport/father", "Ramesh Iyer")}

@@ -7,8 +7,9 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from typed_sessions import extracted
+from typed_sessions import extracted, session
 
+from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
 
 FEB = datetime(2026, 2, 27, 12, 0)
@@ -91,3 +92,45 @@ def test_an_airline_before_and_i_is_no_companion() -> None:
     keys = {key for _, key, _ in trips(("user", "ok so I fly to Munich on uh the second of feb Lufthansa and I'm back "
                                                 "April tenth"), ts=datetime(2026, 1, 5))}
     assert keys == {"munich"}
+
+
+@pytest.mark.parametrize("said", [
+    "I have booked myself on Singapore Airlines to Singapore for a conference, 3rd to 10th of June.",
+    "Flying to Singapore 3-10 June on Singapore Airlines.",
+    "Booked Singapore from the 3rd to the 10th of June.",
+])
+def test_a_range_with_its_month_after_the_second_day(said: str) -> None:
+    trip = merged(("user", said), ts=datetime(2026, 2, 9))
+    assert (trip["singapore"]["departure_date"], trip["singapore"]["return_date"]) == ("2026-06-03", "2026-06-10")
+
+
+@pytest.mark.parametrize(("said", "who"), [
+    ("I have booked Papa's tickets to Singapore.", "father"),
+    ("Mom's flight to Denver is booked.", "mother"),
+    ("Booked Nana's trip to Dublin.", "grandmother"),
+])
+def test_family_words_used_as_names_are_the_relation(said: str, who: str) -> None:
+    facts = RuleExtractor().extract(session(("user", said), ts=FEB), user_only=False)
+    assert [fact.fields["subject"] for fact in facts if fact.kind == "trip"][0] == who
+
+
+def test_a_recap_asked_as_a_question_and_confirmed() -> None:
+    trip = merged(("user", "Booked Thailand! Thai Airways on the 20th of June, back on the 4th of July."),
+                  ("assistant", "So that's Thai Airways from Heathrow to Bangkok, 20 June to 4 July 2026?"),
+                  ("user", "Yes, Bangkok then the islands."), ("user", "Confirmation's TG7WQ2 if you need it."))
+    assert trip["thailand"]["destination"] == "Bangkok" and trip["thailand"]["confirmation"] == "TG7WQ2"
+
+
+def test_a_recap_question_without_a_yes_is_nothing() -> None:
+    trip = merged(("user", "Booked Thailand on Thai Airways."),
+                  ("assistant", "So that's Bangkok, 20 June to 4 July?"), ("user", "No, Phuket."))
+    assert trip["thailand"].get("departure_date") is None
+
+
+@pytest.mark.parametrize("said", [
+    "We were also thinking of a small Toronto trip but no, not doing that.",
+    "I looked at flights to Toronto but decided against it.",
+    "Was considering Toronto in May, ruled it out.",
+])
+def test_a_trip_considered_and_dropped_is_no_trip(said: str) -> None:
+    assert trips(("user", said)) == []

@@ -53,7 +53,7 @@ CONFIRMATION = re.compile(
     r"(?:confirmation|booking|reservation|record locator|locator|pnr|reference|ref\b|conf\b|code(?=\s+is|:)|"
     r"(?<!promo )(?<!discount )(?<!coupon )(?<!zip )(?<!postal )(?<!area )(?<!access )(?<!door )(?<!gate )"
     r"(?<!dress )(?<!country )code(?=\s+(?=[A-Z0-9]*\d)[A-Z0-9]{5,8}\b))"
-    r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
+    r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|'s|’s|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
     re.I,
 )
 _DURATION = re.compile(

@@ -203,8 +203,12 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             context.business is None:  # the business the user called speaks of the user's own policy
         return []  # the assistant's general advice names no document of the user's
     subject = subject_of(sentence, context)
+    holder_name: str | None = None  # the name of a relation whose document it is ("my son Daniel's": Daniel)
+    related = _RELATION_HOLDER.search(sentence) if kind in _PERSONAL else None
     holder = _HOLDER.search(sentence) if subject == "user" and kind in _PERSONAL else None
-    if holder is not None and holder.group("name").lower() not in _NOT_NAMES_HERE | {"my", "your", "the"}:
+    if related is not None:  # "your father Ramesh Iyer's passport": the father's, named Ramesh Iyer
+        subject, holder_name = related.group("rel").lower(), related.group("name")
+    elif holder is not None and holder.group("name").lower() not in _NOT_NAMES_HERE | {"my", "your", "the"}:
         subject = holder.group("name")  # "Sofia's passport": Sofia's, though a city is called Sofia
     if kind == "passport" and _OLD.search(sentence) and not _NEW_ONE.search(sentence):
         _mention(context, "passport", "passport", {"subject": "user"})  # "the new one ..." follows
@@ -217,8 +221,9 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             return []  # whose, the session does not say: not the user's
     if kind not in _PERSONAL and subject not in RELATIONS:
         subject = "user"
-    elif subject in RELATIONS and kind in _PERSONAL:
-        subject = named_relation(sentence) or subject  # "my son Daniel's passport": Daniel's
+    elif subject in RELATIONS and kind in _PERSONAL and holder_name is None:
+        given = named_relation(sentence)  # "my son Daniel's passport": Daniel's
+        subject, holder_name = (given, None) if given is not None else (subject, _name_given(context))
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
     if kind == "warranty" and item is None and purchase is None and (buying := _PURCHASE.search(sentence)):
@@ -266,6 +271,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         fields["provider"] = maker
     elif provider is not None and kind in ("insurance", "warranty"):
         fields["provider"] = provider.group("name")
+    elif kind == "insurance" and (insurer := _insurer(sentence)) is not None:
+        fields["provider"] = insurer
     if kind == "warranty" and "provider" not in fields and context.business is None and isinstance(item, str) and \
             (brand := _BRAND.match(item)) is not None and not _STORE_NAMES.search(brand.group(1)):
         fields["provider"] = brand.group(1)  # "a Samsung fridge ... 1-year warranty": Samsung's
@@ -287,7 +294,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if item is not None:
         fields["item"] = item
     if subject != "user":
-        fields["holder"] = subject
+        fields["holder"] = holder_name or subject
     covering = fields.get("provider") if kind == "warranty" else None  # "a protection plan from Best Buy"
     qualifier = country if kind == "visa" else maker.casefold() if maker is not None else \
         covering.casefold() if isinstance(covering, str) else item
@@ -341,6 +348,23 @@ def _renewed(sentence: str) -> bool:
     return found is not None and not _NOT_YET.search(sentence)
 _RELATION_NAMED = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(re.escape, RELATIONS))}))"
                              r"(?:\s+(?P<name>[A-Z][a-z]+))?\b")
+
+
+# a relation named in full before the document: "your father Ramesh Iyer's passport"
+_RELATION_HOLDER = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(re.escape, RELATIONS))}))\s+"
+                              r"(?P<name>[A-Z][a-z]+\s+[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+)?(?:passport|visa|e-?visa|"
+                              r"licen[cs]e|id)\b")
+# the name a session gives the person it talks about: "His name is Ramesh Iyer."
+_NAME_IS = re.compile(r"\b(?i:his|her|their) (?i:full )?(?i:name) is (?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
+
+
+def _name_given(context: Context) -> str | None:
+    """The name the session gave the person it talks about ("His name is Ramesh Iyer.")."""
+    for said in reversed(context.said[:-1]):
+        found = _NAME_IS.search(said)
+        if found is not None:
+            return found.group("name")
+    return None
 
 
 def _person_named_before(context: Context) -> str | None:
@@ -514,6 +538,32 @@ def _with_noun(item: str, sentence: str) -> str:
         return item
     old = _REPLACES.search(sentence)
     return f"{item} {old.group('noun')}" if old is not None and old.group("noun") != "one" else item
+
+
+# an insurer the list does not know: "travel insurance through Cover-More", "Saved: TravelSure single-trip policy"
+_INSURERS = (
+    re.compile(r"\b(?:insurance|policy|cover|coverage|plan)\s+(?:through|with|from|via|by)\s+"
+               r"(?P<name>[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+){0,2})"),
+    re.compile(r"^\W*(?i:noted|saved|recorded|got it|confirmed)\W+(?:(?i:your)\s+)?"
+               r"(?P<name>[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+)?)\s+(?:[\w-]+\s+){0,3}?(?i:insurance|policy|cover)\b"),
+)
+_NOT_INSURERS = frozenset("my your our the a an travel health medical annual single multi trip europe worldwide "
+                          "international basic premium standard comprehensive essential new this that work".split())
+
+
+def _insurer(sentence: str) -> str | None:
+    """The insurer a sentence names by where a policy comes from, not a place, a month or a plan's words."""
+    for pattern in _INSURERS:
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        name = match.group("name")
+        first = name.split()[0].casefold()
+        if first in _NOT_INSURERS or first.rstrip(".") in MONTHS or country_of(name) is not None or \
+                first in ADJECTIVES:
+            continue
+        return name
+    return None
 
 
 def _same_day(sentence: str, context: Context) -> str | None:

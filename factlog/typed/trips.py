@@ -56,6 +56,10 @@ FOLLOW_UP = re.compile(
     re.I,
 )
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
+# a trip thought of and dropped in the same breath: "thinking of Toronto but no, not doing that"
+_REJECTED = re.compile(r"\b(?:thinking|thought|considered|considering|looking at|looked at)\b[^.;]*?\b(?:but no|"
+                       r"not doing (?:that|it)|decided against|ruled (?:it|that) out|gave up on|(?:but|so) skip)\b",
+                       re.I)  # stance: considered, then rejected
 # habits and generalities are no trip: "I travel to Asia twice a year"
 HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
                       r"often|always|sometimes|never)\b", re.I)
@@ -184,11 +188,11 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         place = any_place(without_airlines)
     total = TOTAL.search(sentence)
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
-    if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence):
+    if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or _REJECTED.search(sentence):
         return []
     if place is None and context.topic in ("hotel", "document") and not flight and \
-            not (context.topic == "hotel" and total) and not (context.topic == "document" and _FLIGHT_CODE_WORDS.search(
-                sentence) and confirmation_code(sentence)):
+            not (context.topic == "hotel" and total) and not (context.topic == "document" and (
+                _FLIGHT_CODE_WORDS.search(sentence) or _about_a_passport(context)) and confirmation_code(sentence)):
         return []  # a follow-up of the hotel or the document talked about
     key: str | None
     if place is not None:
@@ -309,6 +313,8 @@ def trip_subject(sentence: str) -> str:
     if match is None:
         return "user"
     name = match.group("name")
+    if name is not None and name.lower() in FAMILY_NAMES:
+        return FAMILY_NAMES[name.lower()]  # "Papa's tickets", "Mom's flight": the father's, the mother's
     if name is not None:
         return "user" if name.lower() in _NOT_NAMES or place_name(name) is not None else name
     named = match.group("n1") or match.group("n2")  # "my daughter Sofia is flying": Sofia, as her passport says
@@ -317,6 +323,12 @@ def trip_subject(sentence: str) -> str:
     return str(match.group("rel") or match.group("rel2")).lower()
 
 
+# what family members are called as if by name: "Papa's tickets", "Mom's flight"
+FAMILY_NAMES = {"papa": "father", "pa": "father", "dad": "father", "daddy": "father", "pappa": "father",
+                "mama": "mother", "mamma": "mother", "mom": "mother", "mum": "mother", "mommy": "mother",
+                "mummy": "mother", "ma": "mother", "nana": "grandmother", "grandma": "grandmother",
+                "granny": "grandmother", "nani": "grandmother", "dadi": "grandmother", "grandpa": "grandfather",
+                "nanaji": "grandfather", "dadaji": "grandfather"}
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday".split())
 
@@ -411,12 +423,23 @@ _COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
 _LENGTH = re.compile(
     rf"\b(?P<n>\d{{1,2}}|{_COUNT})[- ](?P<unit>weeks?|days?|nights?)\s+(?:starting|from|beginning|leaving|departing)\b|"
     rf"\bfor\s+(?:about\s+)?(?P<n2>\d{{1,2}}|{_COUNT})\s+(?P<unit2>weeks?|days?|nights?)\b", re.I)
+def _about_a_passport(context: Context) -> bool:
+    """The document talked about is a passport or a visa, which has no confirmation code of its own."""
+    last = context.last.get("document")
+    return last is not None and (last.kind == "passport" or last.fields.get("kind") in ("passport", "visa"))
+
+
 # "Booking reference is AT7RB5" after talk of the insurance: still the booking's
 _FLIGHT_CODE_WORDS = re.compile(r"\b(?:booking|reservation|record locator|pnr|flight)\b", re.I)
 # a day of the month alone: "out the 3rd, back the 17th" (not "Thursday the 3rd", not "the 2nd of August")
 _DAY_ONLY = re.compile(
     r"(?<!day )(?<!day, )\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
     r"sep|oct|nov|dec)[a-z]*\b)", re.I)
+
+
+# a range whose month follows its second day only: "3rd to 10th of June", "3-10 June"
+_LEADING_DAY = re.compile(rf"(?<![\d/])\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:to|-|–|through|till|until)\s*"
+                          rf"(?:the\s+)?(?P<dd2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}", re.I)
 
 
 def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue]) -> tuple[tuple[int, str], ...]:
@@ -426,7 +449,15 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
         return ()
     found = dates_and_times_at(sentence, context.timestamp)[0]
     out: list[tuple[int, str]] = []
+    for match in _LEADING_DAY.finditer(sentence):  # "3rd to 10th of June": the 3rd of that June
+        later = next((day for start, day in found if start >= match.start("dd2")), None)
+        end = try_date(later or "")
+        if end is not None and int(match.group("dd")) < end.day:
+            out.append((match.start("dd"), end.replace(day=int(match.group("dd"))).isoformat()))
+    leading = {start for start, _ in out}
     for match in [*_DAY_ONLY.finditer(sentence), *SAME_MONTH_END.finditer(sentence)]:
+        if match.start("dd") in leading:
+            continue
         before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
         anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
             _month_named(sentence[:match.start()], context.timestamp.date()) or context.timestamp.date()
