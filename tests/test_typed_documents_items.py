@@ -133,3 +133,36 @@ def test_a_relation_named_in_full_keeps_relation_and_name() -> None:
                       ("user", "His passport is expiring on 3rd June 2026."),
                       ("assistant", "Noted: your father Ramesh Iyer's passport expires on 3 June 2026."))
     assert {(key, fields["holder"]) for _, key, fields in facts} == {("passport/father", "Ramesh Iyer")}
+
+
+FEB = datetime(2026, 2, 10, 12, 0)
+
+
+@pytest.mark.parametrize(("said", "kind", "expiry"), [
+    ("My passport's good until March next year.", "passport", "2027-03-01"),
+    ("passport expiry is 03/2027", "passport", "2027-03-01"),
+    ("my ESTA runs out in August", "document", "2026-08-01"),
+    ("I have travel cover until the end of June.", "document", "2026-06-30"),
+    ("My licence is up for renewal in May 2027.", "document", "2027-05-01"),
+    ("My daughter's passport expires in July.", "document", "2026-07-01"),
+    ("I've got AppleCare on my iPhone 15 until September 2027.", "document", "2027-09-01"),
+])
+def test_an_expiry_said_by_its_month_is_its_first_day(said: str, kind: str, expiry: str) -> None:
+    [fact] = documents(("user", said), ts=FEB)
+    assert fact[0] == kind and fact[2]["expiry_date"] == expiry
+
+
+@pytest.mark.parametrize("said", [
+    "My passport expired in March.",  # past
+    "I might go in March.",  # no document
+    "Is my passport still valid in March?",  # a question
+])
+def test_no_month_expiry_from_the_past_or_questions(said: str) -> None:
+    assert all(fields.get("expiry_date") != "2026-03-01" for _, _, fields in documents(("user", said), ts=FEB))
+
+
+def test_a_guarantee_is_a_warranty_and_a_possessive_item_is_the_item() -> None:
+    [hairdryer] = documents(("user", "Bought a Dyson hairdryer last week, two-year guarantee."), ts=FEB)
+    assert hairdryer[2]["kind"] == "warranty" and hairdryer[2]["item"] == "Dyson hairdryer"
+    [laptop] = documents(("user", "The laptop's warranty runs out on 1 April."), ts=FEB)
+    assert laptop[2]["item"] == "laptop" and laptop[2]["expiry_date"] == "2026-04-01"

@@ -134,3 +134,34 @@ def test_a_recap_question_without_a_yes_is_nothing() -> None:
 ])
 def test_a_trip_considered_and_dropped_is_no_trip(said: str) -> None:
     assert trips(("user", said)) == []
+
+
+@pytest.mark.parametrize(("said", "going", "back"), [
+    ("Flying to Sydney twenty-first of March, returning the second of April.", "2026-03-21", "2026-04-02"),
+    ("ok so I fly to Munich on uh the second of feb and I'm back April tenth", "2026-02-02", "2026-04-10"),
+    ("I booked TAP to Lisbon uh first of June to the thirtieth", "2026-06-01", "2026-06-30"),
+    ("We're off to Lisbon on the 14th of March, home on the 22nd.", "2026-03-14", "2026-03-22"),
+])
+def test_days_said_in_words_and_other_ways_to_leave(said: str, going: str, back: str) -> None:
+    [trip] = merged(("user", said), ts=datetime(2026, 1, 5)).values()
+    assert (trip["departure_date"], trip["return_date"]) == (going, back)
+
+
+def test_back_from_a_place_is_a_past_trip_not_a_return() -> None:
+    [trip] = merged(("user", "I'm back from Germany and booked Lisbon, June 1 to June 30."),
+                    ts=datetime(2026, 4, 20)).values()
+    assert (trip["departure_date"], trip["return_date"]) == ("2026-06-01", "2026-06-30")
+
+
+def test_a_code_said_after_what_it_is_for() -> None:
+    assert merged(("user", "Booking ref for the Paris flights is XJ7K2P."))["paris"]["confirmation"] == "XJ7K2P"
+
+
+@pytest.mark.parametrize(("said", "cancelled"), [
+    ("Ugh. We cancelled Paris.", True),
+    ("They cancelled the museum tour in Paris.", False),
+    ("We cancelled dinner, too tired.", False),
+])
+def test_a_trip_cancelled_by_its_place(said: str, cancelled: bool) -> None:
+    facts = trips(("user", "Booked Air France to Paris, March 3 to 10."), ("user", said), ts=datetime(2026, 2, 1))
+    assert any(fields.get("booking_status") == "cancelled" for _, _, fields in facts) == cancelled

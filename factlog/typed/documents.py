@@ -14,7 +14,7 @@ range ("from March 1 to March 20") is start and end.
 from __future__ import annotations
 
 import re
-from datetime import date
+from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, recognize
@@ -44,9 +44,9 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"(?-i:\be?TA\b|\bESTA\b)|\belectronic travel authori[sz]ation\b|\beVisitor\b"),
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
-        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|"
+        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|\b(?:travel|health|medical)\s+cover\b|"
                       r"(?<!privacy )(?<!return )(?<!refund )(?<!cancellation )\bpolicy\b"),
-        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b"),
+        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee(?:d)?\b"),
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
     )
 )
@@ -123,7 +123,7 @@ _NOT_MAKERS = frozenset("the my your our his her their its this that a an one tw
 TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
 
 
-_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b", re.I)
+_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee\b", re.I)
 # where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
 _CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection plan|"
                      r"applecare))|;\s+|(?<=[a-z0-9])\.\s+(?=[a-z])", re.I)  # and "... warranty. same day got ..."
@@ -435,6 +435,10 @@ def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: s
 
 def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
     fields = _cued_dates(sentence, context, kind)
+    if "expiry_date" not in fields and kind != "warranty" or kind == "warranty" and not fields:
+        month_end = _month_expiry(sentence, context)
+        if month_end is not None:
+            fields["expiry_date"] = month_end
     expiry = try_date(str(fields.get("expiry_date", "")))
     years = set(_YEAR.findall(sentence))
     if expiry is not None and len(years) == 1 and str(expiry.year) not in years and \
@@ -450,6 +454,34 @@ def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
         except ValueError:
             fields["expiry_date"] = expiry.replace(year=expiry.year + 1, day=28).isoformat()
     return fields
+
+
+# an expiry said by its month only: "good until March next year", "runs out in August", "until the end of
+# June", "until September 2027", "exp 03/2027"
+_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
+_MONTH_EXPIRY = re.compile(
+    rf"\b(?:expir\w*|exp\b\.?|valid (?:until|till|through|thru)|good (?:until|till|through|thru)|runs? out|"
+    rf"lapses?|ends?|until|till|through|thru|up for renewal)(?:\s+date)?(?:\s+is|:)?\s+(?:on\s+|in\s+|by\s+)?"
+    rf"(?:(?P<end>the end of)\s+)?"
+    rf"(?:(?P<next>next)\s+)?(?:(?P<month>{_MONTH_NAMES})\.?(?:,?\s+(?P<year>(?:19|20)\d\d)|\s+(?P<rel>next year))?"
+    rf"|(?P<mm>0?[1-9]|1[0-2])/(?P<yyyy>20\d\d))(?![\w/-]|\s+\d)", re.I)
+
+
+def _month_expiry(sentence: str, context: Context) -> str | None:
+    """The expiry a month names without its day: its first day (the earliest it can be; the
+    last with "the end of"), in the year said, else the month's next coming."""
+    match = _MONTH_EXPIRY.search(sentence)
+    if match is None or context.timestamp is None or _WAS.search(sentence):
+        return None
+    today = context.timestamp.date()
+    if match.group("mm") is not None:
+        month, year = int(match.group("mm")), int(match.group("yyyy"))
+    else:
+        month = MONTHS[match.group("month").lower().rstrip(".")]
+        year = int(match.group("year")) if match.group("year") else today.year + 1 if match.group("rel") else \
+            today.year if month > today.month or month == today.month and match.group("end") else today.year + 1
+    first = date(year, month, 1)
+    return (add_months(first, 1) - timedelta(days=1)).isoformat() if match.group("end") else first.isoformat()
 
 
 # an expiry told as past: "it expired on March 3", "the cover ended in May"
@@ -598,7 +630,7 @@ def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
     match = _ITEM_BEFORE.search(sentence)
     if match is None:
         return None
-    words = match.group("item").split()
+    words = [re.sub(r"(?:'s|’s|s')$", "", word) for word in match.group("item").split()]  # "the laptop's warranty"
     last = max((i for i, w in enumerate(words) if w.lower() in _ITEM_STOP), default=-1)
     words = [w for w in words[last + 1:] if w.lower() not in _ITEM_STOP]  # "covered by your warranty": none
     words = [w for w in words if w.lower() not in _NOT_ITEM and not _DURATION_WORD.search(w)]

@@ -18,12 +18,13 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize
+from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     _NOT_NAMES,
     _RELATION,
     BOOKED,
+    CANCELLED,
     CORRECTION,
     SAME_MONTH_END,
     Cue,
@@ -40,12 +41,12 @@ DOMAIN = "trip"
 TRAVEL = re.compile(
     r"\b(?:fly|flying|flies|flew|flight|flights|trip|trips|travel\w*|heading to|head to|going to|go to|"
     r"visit|visiting|vacation|holiday|getaway|honeymoon|cruise|itinerary|depart\w*|leave for|leaving for|"
-    r"layover|plane tickets?|round[- ]trip|one[- ]way)\b",
+    r"layover|plane tickets?|round[- ]trip|one[- ]way|off to)\b",
     re.I,
 )
 STRONG = re.compile(
     r"\b(?:fly(?:ing)? (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
-    r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|"
+    r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|off to|"
     r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in)\s+[A-Z]",
     re.I,
 )
@@ -64,8 +65,8 @@ _REJECTED = re.compile(r"\b(?:thinking|thought|considered|considering|looking at
 HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
                       r"often|always|sometimes|never)\b", re.I)
 CUES = (
-    Cue("return", re.compile(r"\b(?:return\w*|back|fly(?:ing)? home|head(?:ing)? home|coming home|get home|"
-                             r"inbound)\b", re.I)),
+    Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fly(?:ing)? home|head(?:ing)? home|coming home|"
+                             r"get home|home on|inbound)\b", re.I)),  # not "I'm back from Germany": a past trip
 )
 AIRLINES = (
     "Delta", "United Airlines", "United", "American Airlines", "Southwest", "JetBlue", "Alaska Airlines",
@@ -151,7 +152,7 @@ _PLANS_TO_GO = re.compile(r"\b(?:thinking (?:about|of)|might|maybe|planning (?:o
 _RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
                             r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
 TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
-            _RECAPPED_CODE)
+            _RECAPPED_CODE, CANCELLED)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -178,6 +179,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     referred = referred_trip(sentence, context) if previous is None else None
     if referred is not None:  # "Qantas moved my return": the trip an earlier session booked
         previous, known = TypedFact(DOMAIN, referred[0], referred[1]), referred[1]
+    dropped = _cancelled_by_place(sentence, context) if referred is None and CANCELLED.search(sentence) and \
+        not (travel or strong or booked or follow_up) else None  # "We cancelled Paris.": the Paris trip on record
+    if dropped is not None:
+        previous, known = TypedFact(DOMAIN, dropped[0], dropped[1]), dropped[1]
     triggered = travel or strong or booked or follow_up
     correcting = previous is not None and CORRECTION.search(sentence) is not None
     place = find_place(sentence) if triggered or correcting else None
@@ -214,7 +219,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
                     None, HOME):
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
     elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
-                                   or _recapped_code(sentence, context)):
+                                   or _recapped_code(sentence, context)
+                                   or dropped is not None):
         key = previous.key
         fields = {}
     elif context.speaker == "assistant" and previous is not None and booked:
@@ -306,6 +312,22 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     return ahead[-1] if len(ahead) == 1 and (FOLLOW_UP.search(sentence) or TRAVEL.search(sentence)) else None
 
 
+def _cancelled_by_place(sentence: str, context: Context) -> tuple[str, dict[str, JsonValue]] | None:
+    """The one trip on record (this session or an earlier one) to the place a cancelling
+    sentence names."""
+    place = any_place(sentence)
+    if place is None:
+        return None
+    name = re.escape(place[0])
+    if not re.search(rf"\b(?:cancel+(?:ed|ing)?|called off|scrapped|dropped)\s+(?:the\s+|our\s+|my\s+)?{name}\b|"
+                     rf"\b{name}\s+(?:is|was|got|has been)\s+(?:cancel+ed|off|called off|scrapped)\b", sentence, re.I):
+        return None  # "they cancelled the museum tour in Paris": not the trip
+    known = [*context.prior.of_kind(DOMAIN), *context.entities.items()]
+    named = {key: fields for key, fields in known if fields.get("destination") in place or
+             (place[0] == place[1] and fields.get("country") == place[1])}
+    return next(iter(named.items())) if len(named) == 1 else None
+
+
 def trip_subject(sentence: str) -> str:
     """Who travels: someone else only when the sentence says so ("my daughter's flight", "my
     son is flying"); "for my cousin's wedding" is the user's trip."""
@@ -384,7 +406,7 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         status = None
     airline = _AIRLINE.search(sentence)
     flight_code = _FLIGHT_CODE.search(sentence)
-    code = confirmation_code(sentence) or _recapped_code(sentence, context)
+    code = confirmation_code(sentence) or _recapped_code(sentence, context) or _code_said_later(sentence)
     if code is not None:
         fields["confirmation"] = code
         status = status if status == "cancelled" else "booked"
@@ -409,6 +431,17 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         if amounts:
             fields["cost_usd"] = amounts[0]
     return fields
+
+
+# a booking's code said after what it is for: "Booking ref for the Paris flights is XJ7K2P"
+_LATER_CODE = re.compile(r"\b(?i:confirmation|booking|reservation|pnr)(?:\s+(?i:ref|reference|number|code|no\.?))?"
+                         r"\s+(?i:for|on)\b[^.;:]{1,40}?\s(?i:is|are|was)\s+#?"
+                         r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\b")
+
+
+def _code_said_later(sentence: str) -> str | None:
+    match = _LATER_CODE.search(sentence)
+    return match.group("code") if match is not None else None
 
 
 def _recapped_code(sentence: str, context: Context) -> str | None:
@@ -455,7 +488,7 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
         if end is not None and int(match.group("dd")) < end.day:
             out.append((match.start("dd"), end.replace(day=int(match.group("dd"))).isoformat()))
     leading = {start for start, _ in out}
-    for match in [*_DAY_ONLY.finditer(sentence), *SAME_MONTH_END.finditer(sentence)]:
+    for match in [*_DAY_ONLY.finditer(spoken_days(sentence)), *SAME_MONTH_END.finditer(sentence)]:
         if match.start("dd") in leading:
             continue
         before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
