@@ -24,14 +24,19 @@ def is_warranty(kind: str | None) -> bool:
 
 
 def is_trip_policy(document: DocumentRecord) -> bool:
-    """An insurance policy bought for one trip: a start and an end at most `TRIP_POLICY_DAYS`
-    apart. Its end is the trip's, not a renewal to remind of (`document_expiry` leaves it out);
-    whether it covers the whole trip is `insurance_covers_trip`'s question. Ongoing cover
-    (health, car, home, an annual travel policy) keeps its expiry reminder."""
+    """Travel cover: an insurance policy said to be travel insurance (`item` "travel", or a
+    kind naming it), or one bought for one trip (a start and an end at most
+    `TRIP_POLICY_DAYS` apart). Its end is a trip's, not a renewal to remind of
+    (`document_expiry` leaves it out); whether it covers each trip is
+    `insurance_covers_trip`'s question. Ongoing cover (health, car, home) keeps its expiry
+    reminder."""
     kind = fold(document.kind)
+    if kind is None or "insurance" not in kind:
+        return False
+    if "travel" in kind or fold(document.item) in ("travel", "trip cancellation", "trip"):
+        return True  # travel cover: whether it covers each trip is what matters, not its renewal
     start, end = document.start_date, document.expiry_date
-    return kind is not None and "insurance" in kind and start is not None and end is not None and \
-        0 <= (end - start).days <= TRIP_POLICY_DAYS
+    return start is not None and end is not None and 0 <= (end - start).days <= TRIP_POLICY_DAYS
 
 
 @constraint(name="warranty_expiring", needs=(DocumentRecord.ATTRIBUTE,),

@@ -154,7 +154,10 @@ def test_document_expiry_leaves_out_a_policy_bought_for_one_trip() -> None:
     annual = Document(kind="insurance", start_date=day(-330), expiry_date=day(35), fact_ids=[4])
     health = Document(kind="insurance", expiry_date=day(10), fact_ids=[5])  # no start: ongoing cover
     long_trip = Document(kind="insurance", start_date=day(-100), expiry_date=day(20), fact_ids=[6])
-    found = {a.fact_ids for a in alerts(document_expiry, user_module(documents=[trip_policy, annual, health, long_trip]))}
+    travel = Document(kind="insurance", item="travel", expiry_date=day(30), fact_ids=[7])  # "my travel insurance"
+    named = Document(kind="travel insurance", expiry_date=day(30), fact_ids=[8])
+    documents = [trip_policy, annual, health, long_trip, travel, named]
+    found = {a.fact_ids for a in alerts(document_expiry, user_module(documents=documents))}
     assert found == {(4,), (5,), (6,)}
 
 

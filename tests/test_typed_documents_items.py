@@ -6,8 +6,9 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
-from typed_sessions import extracted
+from typed_sessions import extracted, session
 
+from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
 
 JAN = datetime(2026, 1, 8, 15, 0)
@@ -166,3 +167,11 @@ def test_a_guarantee_is_a_warranty_and_a_possessive_item_is_the_item() -> None:
     assert hairdryer[2]["kind"] == "warranty" and hairdryer[2]["item"] == "Dyson hairdryer"
     [laptop] = documents(("user", "The laptop's warranty runs out on 1 April."), ts=FEB)
     assert laptop[2]["item"] == "laptop" and laptop[2]["expiry_date"] == "2026-04-01"
+
+
+def test_a_relations_passport_named_either_way_is_one_document() -> None:
+    turns = (("user", "my daughter Maya is 12. her passport expires aug 20"),
+             ("assistant", "Noted: Maya's passport expires on August 20, 2026."))
+    facts = RuleExtractor().extract(session(*turns, ts=FEB), user_only=False)
+    assert {(f.key, f.fields["holder"], f.fields["subject"]) for f in facts if f.kind == "document"} == {
+        ("passport/daughter", "Maya", "daughter")}

@@ -223,7 +223,11 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         subject = "user"
     elif subject in RELATIONS and kind in _PERSONAL and holder_name is None:
         given = named_relation(sentence)  # "my son Daniel's passport": Daniel's
-        subject, holder_name = (given, None) if given is not None else (subject, _name_given(context))
+        subject, holder_name = (given, None) if given is not None else (subject, _name_given(context, subject))
+    if kind in _PERSONAL and subject != "user" and subject not in RELATIONS and holder_name is None:
+        relation = _relation_of(subject, context)  # "Maya's passport" after "my daughter Maya": the daughter's
+        if relation is not None:
+            subject, holder_name = relation, subject
     fields = _dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
     if kind == "warranty" and item is None and purchase is None and (buying := _PURCHASE.search(sentence)):
@@ -358,13 +362,31 @@ _RELATION_HOLDER = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(
 _NAME_IS = re.compile(r"\b(?i:his|her|their) (?i:full )?(?i:name) is (?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
 
 
-def _name_given(context: Context) -> str | None:
-    """The name the session gave the person it talks about ("His name is Ramesh Iyer.")."""
-    for said in reversed(context.said[:-1]):
+def _name_given(context: Context, relation: str) -> str | None:
+    """The name the session gave the relation it talks about ("my daughter Maya", "His name is
+    Ramesh Iyer.")."""
+    for said in reversed(context.said):
+        named = [m.group("name") for m in _RELATION_NAMED.finditer(said)
+                 if m.group("rel").lower() == relation and m.group("name") and m.group("name").lower() not in
+                 _NOT_NAMES_HERE]
+        if named:
+            return named[-1]
         found = _NAME_IS.search(said)
-        if found is not None:
+        if found is not None and said is not context.said[-1]:
             return found.group("name")
     return None
+
+
+def _relation_of(name: str, context: Context) -> str | None:
+    """The relation a name was given this session ("my daughter Maya") or by an earlier
+    session's document (a passport held by Maya, the daughter's)."""
+    for said in reversed(context.said):
+        for match in _RELATION_NAMED.finditer(said):
+            if match.group("name") == name:
+                return match.group("rel").lower()
+    held = {str(fields["subject"]) for _, fields in context.prior.of_kind(DOMAIN)
+            if fields.get("holder") == name and fields.get("subject") in RELATIONS}
+    return held.pop() if len(held) == 1 else None
 
 
 def _person_named_before(context: Context) -> str | None:
