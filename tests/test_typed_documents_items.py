@@ -175,3 +175,31 @@ def test_a_relations_passport_named_either_way_is_one_document() -> None:
     facts = RuleExtractor().extract(session(*turns, ts=FEB), user_only=False)
     assert {(f.key, f.fields["holder"], f.fields["subject"]) for f in facts if f.kind == "document"} == {
         ("passport/daughter", "Maya", "daughter")}
+
+
+@pytest.mark.parametrize(("said", "start", "end"), [
+    ("Travel insurance sorted: coverage 3 Jun – 15 Jun.", "2026-06-03", "2026-06-15"),
+    ("My travel insurance policy covers 14 days starting June 3.", "2026-06-03", "2026-06-16"),
+    ("Bought travel insurance through Allianz, policy #AZ-55123, June 3 to June 15.", "2026-06-03", "2026-06-15"),
+    ("the insurance runs from the 3rd to the 15th of June", "2026-06-03", "2026-06-15"),
+])
+def test_insurance_periods(said: str, start: str, end: str) -> None:
+    [fact] = documents(("user", said), ts=FEB)
+    assert (fact[2]["start_date"], fact[2]["expiry_date"]) == (start, end)
+
+
+@pytest.mark.parametrize(("said", "fields"), [
+    ("I'm insured until the 15th of June with Allianz.", {"expiry_date": "2026-06-15", "provider": "Allianz"}),
+    ("Got my extended warranty from Best Buy on the TV, 3 more years.", {"provider": "Best Buy", "item": "TV"}),
+    ("Our Samsung fridge, bought 14 Feb 2025, has a 12-month warranty.",
+     {"item": "Samsung fridge", "provider": "Samsung", "purchase_date": "2025-02-14", "expiry_date": "2026-02-14"}),
+    ("The washing machine warranty finishes end of next month.", {"expiry_date": "2026-03-31"}),
+])
+def test_more_ways_to_state_cover(said: str, fields: dict[str, JsonValue]) -> None:
+    [fact] = documents(("user", said), ts=FEB)
+    assert fact[2] == {**fact[2], **fields}
+
+
+def test_an_expiry_before_a_later_date_is_no_range() -> None:
+    [fact] = documents(("assistant", "Note that your e-visa ends February 25, before a March 5 return."), ts=FEB)
+    assert fact[2]["expiry_date"] == "2026-02-25" and "start_date" not in fact[2]

@@ -113,6 +113,24 @@ SAME_MONTH_END = re.compile(
     r"aug|sep|oct|nov|dec)))", re.I)
 
 
+# a range whose month follows its second day only: "3rd to 10th of June", "the 3rd to the 15th of June"
+LEADING_DAY = re.compile(
+    r"(?<![\d/])\b(?P<dd>\d{1,2})(?:st|nd|rd|th)?\s*(?:to|-|–|through|thru|till|until)\s*(?:the\s+)?"
+    r"(?P<dd2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
+
+
+def leading_days(sentence: str, context: Context) -> tuple[tuple[int, str], ...]:
+    """(position, ISO date) of each range start said as a day alone before a day with its
+    month ("3rd to 10th of June" -> June 3 of that June)."""
+    found = dates_and_times_at(sentence, context.timestamp)[0]
+    out = []
+    for match in LEADING_DAY.finditer(sentence):
+        end = try_date(next((day for start, day in found if start >= match.start("dd2")), ""))
+        if end is not None and int(match.group("dd")) < end.day:
+            out.append((match.start("dd"), end.replace(day=int(match.group("dd"))).isoformat()))
+    return tuple(out)
+
+
 def same_month_ends(sentence: str, context: Context) -> tuple[tuple[int, str], ...]:
     """(position, ISO date) of each range end said as a day alone after a date of the same
     month ("March 1-20" -> March 20 of March 1's year)."""

@@ -26,6 +26,7 @@ from factlog.typed.common import (
     conversation_fields,
     dates_by_cue,
     duration_months,
+    leading_days,
     named_relation,
     same_month_ends,
     subject_of,
@@ -45,6 +46,7 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
         ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|\b(?:travel|health|medical)\s+cover\b|"
+                      r"\binsured\s+(?:until|till|through|thru|from)\b|"
                       r"(?<!privacy )(?<!return )(?<!refund )(?<!cancellation )\bpolicy\b"),
         ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee(?:d)?\b"),
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
@@ -76,7 +78,8 @@ _NUMBER = re.compile(
     r"(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
 )
 _ITEM_AFTER = re.compile(
-    r"\b(?:warranty|applecare\+?|protection plan|coverage|extended plan)\s+(?:on|for)\s+"
+    r"\b(?:warranty|applecare\+?|protection plan|coverage|extended plan)\s+"
+    r"(?:(?:from|with|through|by)\s+(?-i:[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)?)\s+)?(?:on|for)\s+"
     r"(?:my|the|our|his|her|this|that)\s+"
     r"(?:new\s+)?(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)"
     r"(?=\s+(?:runs|expires|ends|is|was|lasts|until|through|covers|will|from|by|and)\b|\s*[,.;!]|\s*$)", re.I)
@@ -99,7 +102,7 @@ _PROVIDERS = re.compile(
 _PURCHASED = (
     re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
                r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
-    re.compile(r"\b(?:a|an)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
+    re.compile(r"\b(?:a|an|[Oo]ur|[Mm]y)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
     # "the Samsung fridge we bought on 6/1/2024"
     re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"
@@ -489,13 +492,22 @@ _MONTH_EXPIRY = re.compile(
     rf"|(?P<mm>0?[1-9]|1[0-2])/(?P<yyyy>20\d\d))(?![\w/-]|\s+\d)", re.I)
 
 
+_END_OF_MONTH = re.compile(r"\b(?:the\s+)?end\s+of\s+(?P<which>next|this)\s+month\b", re.I)
+
+
 def _month_expiry(sentence: str, context: Context) -> str | None:
     """The expiry a month names without its day: its first day (the earliest it can be; the
     last with "the end of"), in the year said, else the month's next coming."""
     match = _MONTH_EXPIRY.search(sentence)
-    if match is None or context.timestamp is None or _WAS.search(sentence):
+    if context.timestamp is None or _WAS.search(sentence):
         return None
     today = context.timestamp.date()
+    relative = _END_OF_MONTH.search(sentence) if _STATES_EXPIRY.search(sentence) or match is None else None
+    if relative is not None:  # "finishes end of next month"
+        first = add_months(date(today.year, today.month, 1), 1 if relative.group("which").lower() == "next" else 0)
+        return (add_months(first, 1) - timedelta(days=1)).isoformat()
+    if match is None:
+        return None
     if match.group("mm") is not None:
         month, year = int(match.group("mm")), int(match.group("yyyy"))
     else:
@@ -518,8 +530,20 @@ _ASKS = re.compile(r"^\W*(?:how|what|when|where|which|why|is|are|do|does|did|can
 _YEAR = re.compile(r"(?<![\d/-])(?:19[5-9]\d|20[0-4]\d)(?![\d/-])")  # not a card's last four ("ending 2087")
 
 
+# two dates joined as a range ("June 3 to June 15", "3 Jun - 15 Jun"), not "ends Feb 25, before a March 5 return"
+_DAY_AND_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|"
+                           r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*",
+                           re.I)
+_RANGE_OF_TWO = re.compile(rf"(?:{_DAY_AND_MONTH.pattern})(?:,?\s+\d{{4}})?\s*(?:to|-|–|through|thru|until|till)\s*"
+                           rf"(?:the\s+)?(?:{_DAY_AND_MONTH.pattern})", re.I)
+# how long cover lasts from its start: "covers 14 days starting June 3" (the 14th day is its last)
+_COVER_LENGTH = re.compile(r"\b(?:covers?|covering|for|lasts?)\s+(?:me\s+|us\s+)?(?:for\s+)?(?P<n>\d{1,3})\s+"
+                           r"(?P<unit>days?|weeks?)\b", re.I)
+
+
 def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
-    found = dates_by_cue(sentence, context, CUES, same_month_ends(sentence, context))
+    found = dates_by_cue(sentence, context, CUES, tuple(sorted((*same_month_ends(sentence, context),
+                                                                *leading_days(sentence, context)))))
     fields: dict[str, JsonValue] = {}
     for cue, name in (("expiry", "expiry_date"), ("start", "start_date"), ("issue", "issue_date"),
                       ("purchase", "purchase_date")):
@@ -527,6 +551,14 @@ def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonVal
             fields[name] = found[cue][0]
     if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and len(found["start"]) > 1:
         fields["expiry_date"] = found["start"][1]
+    if kind in ("insurance", "visa") and "start_date" not in fields and len(found.get("expiry", [])) > 1 and \
+            _RANGE_OF_TWO.search(sentence):
+        # "through Allianz, June 3 to June 15": a range after a cue word
+        fields["start_date"], fields["expiry_date"] = found["expiry"][0], found["expiry"][-1]
+    if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and \
+            (length := _COVER_LENGTH.search(sentence)) is not None and (first := try_date(str(fields["start_date"]))):
+        n, unit = int(length.group("n")), length.group("unit").lower()
+        fields["expiry_date"] = (first + timedelta(days=n * (7 if unit.startswith("week") else 1) - 1)).isoformat()
     bare = found.get("", [])
     if kind in ("insurance", "visa") and bare and "expiry_date" in fields and "start_date" not in fields:
         fields["start_date"] = bare[0]  # "valid 1/15 to 2/3"

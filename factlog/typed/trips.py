@@ -32,6 +32,7 @@ from factlog.typed.common import (
     confirmation_code,
     conversation_fields,
     dates_by_cue,
+    leading_days,
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
@@ -470,23 +471,13 @@ _DAY_ONLY = re.compile(
     r"sep|oct|nov|dec)[a-z]*\b)", re.I)
 
 
-# a range whose month follows its second day only: "3rd to 10th of June", "3-10 June"
-_LEADING_DAY = re.compile(rf"(?<![\d/])\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s*(?:to|-|–|through|till|until)\s*"
-                          rf"(?:the\s+)?(?P<dd2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}", re.I)
-
-
 def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue]) -> tuple[tuple[int, str], ...]:
     """(position, ISO date) of each day of the month said alone: on or after the date before
     it in the sentence, else after the trip's known departure, else after the session's day."""
     if context.timestamp is None:
         return ()
     found = dates_and_times_at(sentence, context.timestamp)[0]
-    out: list[tuple[int, str]] = []
-    for match in _LEADING_DAY.finditer(sentence):  # "3rd to 10th of June": the 3rd of that June
-        later = next((day for start, day in found if start >= match.start("dd2")), None)
-        end = try_date(later or "")
-        if end is not None and int(match.group("dd")) < end.day:
-            out.append((match.start("dd"), end.replace(day=int(match.group("dd"))).isoformat()))
+    out: list[tuple[int, str]] = list(leading_days(sentence, context))  # "3rd to 10th of June": the 3rd of June
     leading = {start for start, _ in out}
     for match in [*_DAY_ONLY.finditer(spoken_days(sentence)), *SAME_MONTH_END.finditer(sentence)]:
         if match.start("dd") in leading:
