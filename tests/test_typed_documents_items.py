@@ -24,6 +24,8 @@ def documents(*turns: tuple[str, str], ts: datetime = JAN) -> list[tuple[str | N
     "Got my new passport back today!",
     "Finally have my brand new passport.",
     "The new one arrived yesterday, so the old passport is void.",
+    "My passport renewal came through!",
+    "Finally have my new passport, good until 2036.",
 ])
 def test_a_renewal_clears_the_old_expiry(said: str) -> None:
     facts = documents(("user", "My passport expires on the 2nd of June."), ("user", said))
@@ -37,6 +39,7 @@ def test_a_renewal_clears_the_old_expiry(said: str) -> None:
     "I have applied for a new passport.",
     "Waiting for the new passport to arrive.",
     "Should I renew my passport now?",
+    "I cannot travel until the new passport arrives.",
 ])
 def test_a_renewal_not_yet_done_keeps_the_expiry(said: str) -> None:
     facts = documents(("user", "My passport expires on the 2nd of June."), ("user", said))

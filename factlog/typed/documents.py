@@ -340,13 +340,14 @@ _OLD = re.compile(r"\b(?:old|previous|former|last)\s+(?:\w+\s+)?passport\b", re.
 _NEW_ONE = re.compile(r"\bnew\s+(?:one|passport)\b", re.I)
 # a passport renewed or replaced, done: "I renewed my passport", "the new passport came", "got my new passport"
 RENEWED = re.compile(
-    r"\b(?:renewed|replaced)\b|\bnew (?:one|passport)\b[^.;]{0,30}?\b(?:came|arrived|is here|turned up|showed up|"
+    r"\b(?:renewed|replaced)\b|\brenewal (?:came through|went through|was approved|is done|arrived|got approved)\b|"
+    r"\bnew (?:one|passport)\b[^.;]{0,30}?\b(?:came|arrived|is here|turned up|showed up|"
     r"got here|was issued|has been issued)\b|\b(?:got|received|picked up|collected|have|has) (?:my |his |her |the |"
     r"a |our |their )?(?:brand[- ]new |new )(?:\w+ )?passport\b", re.I)
 # ... but not one still to be done: "I need to renew it", "once the new passport arrives"
 _NOT_YET = re.compile(r"\b(?:need|needs|must|should|will|going to|have to|has to|want to|plan\w* to|hope|hoping|"
-                      r"waiting|until|once|when|if|apply\w*|applied|renewing|to renew|before|not yet|haven't|hasn't|"
-                      r"soon)\b", re.I)  # stance: a renewal not yet done
+                      r"waiting|until (?:it|the new|my new)|once|when|if|apply\w*|applied|renewing|to renew|before|"
+                      r"not yet|haven't|hasn't|soon)\b", re.I)  # stance: a renewal not yet done
 
 
 def _renewed(sentence: str) -> bool:
