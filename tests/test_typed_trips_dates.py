@@ -165,3 +165,17 @@ def test_a_code_said_after_what_it_is_for() -> None:
 def test_a_trip_cancelled_by_its_place(said: str, cancelled: bool) -> None:
     facts = trips(("user", "Booked Air France to Paris, March 3 to 10."), ("user", said), ts=datetime(2026, 2, 1))
     assert any(fields.get("booking_status") == "cancelled" for _, _, fields in facts) == cancelled
+
+
+@pytest.mark.parametrize("said", [
+    "Tickets are bought: Rome, April 2 to April 9.",
+    "Flights paid for, Rome April 2 to April 9.",
+    "Trip to Rome is a go, April 2 to April 9.",
+])
+def test_booked_said_the_other_way_round(said: str) -> None:
+    assert merged(("user", said))["rome"]["booking_status"] == "booked"
+
+
+def test_tap_alone_is_a_carrier() -> None:
+    trip = merged(("user", "My wife and I are flying to Lisbon on May 3, returning May 10, TAP."))
+    assert trip["lisbon"]["carrier"] == "TAP" and trip["lisbon"]["booking_status"] == "booked"

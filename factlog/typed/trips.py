@@ -76,7 +76,7 @@ AIRLINES = (
     "Korean Air", "Qantas", "Turkish Airlines", "Iberia", "Aer Lingus", "Virgin Atlantic", "Ryanair",
     "easyJet", "Air New Zealand", "Aeromexico", "Aeroméxico", "Etihad", "EVA Air", "LATAM Airlines", "LATAM",
     "ITA Airways", "Vietnam Airlines", "Thai Airways", "Air India", "Avianca", "Copa Airlines", "Finnair",
-    "SAS", "TAP Air Portugal", "Icelandair", "WestJet", "Sun Country", "Allegiant", "Breeze",
+    "SAS", "TAP Air Portugal", "TAP", "Icelandair", "WestJet", "Sun Country", "Allegiant", "Breeze",
     "EgyptAir", "Ethiopian Airlines", "Kenya Airways", "Royal Air Maroc", "South African Airways", "Saudia",
     "Gulf Air", "Oman Air", "El Al", "Aegean Airlines", "Swiss International Air Lines", "Austrian Airlines",
     "Brussels Airlines", "LOT Polish Airlines", "Norwegian Air", "Vueling", "Wizz Air", "Eurowings", "Jet2",
@@ -402,7 +402,7 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         fields["departure_time"] = times[""][0]
     if times.get("return"):
         fields["return_time"] = times["return"][0]
-    status = booking_status(sentence)
+    status = booking_status(sentence) or ("booked" if _BOOKED_TOO.search(sentence) else None)
     if status == "cancelled" and _REPLACED.search(sentence):
         status = None
     airline = _AIRLINE.search(sentence)
@@ -452,6 +452,9 @@ def _recapped_code(sentence: str, context: Context) -> str | None:
     return match.group("code") if match is not None else None
 
 
+# booked, said the other way round: "Tickets are bought", "flights paid", "the trip is a go"
+_BOOKED_TOO = re.compile(r"\b(?:tickets?|flights?|seats?)\s+(?:are\s+|is\s+|were\s+|was\s+|all\s+)?(?:bought|booked|"
+                         r"purchased|paid(?:\s+for)?|sorted|confirmed)\b|\b(?:trip|it)\s+is\s+a\s+go\b", re.I)
 _COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
 # how long a trip lasts, said with its start: "two weeks starting June 3", "June 3 for ten days"
 _LENGTH = re.compile(
