@@ -454,7 +454,7 @@ def _recapped_code(sentence: str, context: Context) -> str | None:
 
 # booked, said the other way round: "Tickets are bought", "flights paid", "the trip is a go"
 _BOOKED_TOO = re.compile(r"\b(?:tickets?|flights?|seats?)\s+(?:are\s+|is\s+|were\s+|was\s+|all\s+)?(?:bought|booked|"
-                         r"purchased|paid(?:\s+for)?|sorted|confirmed)\b|\b(?:trip|it)\s+is\s+a\s+go\b", re.I)
+                         r"purchased|paid(?:\s+for)?|sorted|confirmed)\b|\b(?:is|it's|its)\s+a\s+go\b", re.I)
 _COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
 # how long a trip lasts, said with its start: "two weeks starting June 3", "June 3 for ten days"
 _LENGTH = re.compile(
