@@ -6,31 +6,28 @@ The user's own passport is the singular `passport` kind (what passport checks re
 everything else, and anyone else's passport, is a `document` with `kind` naming it and
 `holder` naming whose it is when not the user's. A sentence without a document noun that
 states an expiry ("New expiry is March 5", "it expires June 1") is about the session's
-last document. Dates after an expiry cue are the expiry, after a start cue the start,
-after an issue cue the issue date, after a purchase cue the purchase date; an insurance
-range ("from March 1 to March 20") is start and end.
+last document. Its dates are read by `factlog.typed.document_dates` (expiry, start, issue
+and purchase by their cues); several items bought at once by `factlog.typed.warranty_items`.
+A passport said to be renewed ("the new passport came") clears the old expiry.
 """
 
 from __future__ import annotations
 
 import re
-from datetime import date, timedelta
+from datetime import date
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     RELATIONS,
-    Cue,
     add_months,
     conversation_fields,
-    dates_by_cue,
     duration_months,
-    leading_days,
     named_relation,
-    same_month_ends,
     subject_of,
 )
+from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
@@ -52,27 +49,9 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
     )
 )
-EXPIRY = re.compile(
-    r"\b(?:expir\w*|exp\b\.?|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
-    r"up for renewal|renews(?:\s+on)?|stops?|terminat\w*|"
-    r"ends?|ending|finish\w*|lapses?|renewal (?:date|due)|due for renewal|(?:must )?leave by|until|till|through|"
-    r"thru|to)\b",
-    re.I,
-)
-CUES = (
-    Cue("expiry", EXPIRY),
-    Cue("start", re.compile(r"\b(?:start\w*|begin\w*|effective|from|coverage starts|covers|covering)\b", re.I)),
-    Cue("issue", re.compile(r"\b(?:issued|issue date|renewed)\b", re.I)),
-    Cue("purchase", re.compile(r"\b(?:bought|purchased|got it|picked up|ordered)\b", re.I)),
-)
 # a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
 _DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
                     r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|exp\b\.?|up for renewal|renews|cover(?:age)? stops|terminat\w*|"
-                            r"valid (?:until|till|through|thru|from)|"
-                            r"valid(?=\s+\d)|"
-                            r"good (?:until|through)|runs? out|runs? (?:from|until|till|through|to)|lapses?|"
-                            r"ends? on|finish\w*|(?:must )?leave by|cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
 _NUMBER = re.compile(
     r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*"
     r"(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
@@ -123,7 +102,7 @@ _STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|B
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
-TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
+TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
 
 
 _WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee\b", re.I)
@@ -154,7 +133,7 @@ def _item_warranty(item: str, bought: str, part: str, first: str, context: Conte
     an expiry it states, else its length ("2 years", or a bare "1" in the first part's unit)
     from the day it was bought."""
     fields: dict[str, JsonValue] = {"kind": "warranty", "item": item, "purchase_date": bought}
-    expiry = _dates(part, context, "warranty").get("expiry_date")
+    expiry = document_dates(part, context, "warranty").get("expiry_date")
     months = duration_months(part) or bare_months(part, first)
     start = try_date(bought)
     if expiry is None and months is not None and start is not None:
@@ -182,15 +161,15 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             return []
         following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not sentence.endswith("?") and \
             not _TRIP_WORDS.search(sentence)  # "Booked Kenya Airways to Nairobi, July 10 to 24": the trip's
-        if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
+        if not (STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
         subject = str(previous.fields.get("subject", "user"))
         if subject != "user" and _MINE.search(sentence):  # "Mine is valid until 2033": the user's own
-            fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+            fields = document_dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
             if previous.fields.get("kind") == "passport" and fields:
                 return [TypedFact("passport", "passport", conversation_fields(context, "user", fields))]
             return []
-        fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+        fields = document_dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
         number = _NUMBER.search(sentence)
         if number is not None and any(ch.isdigit() for ch in number.group("id")) and not _BOOKING_CODE.search(sentence):
             fields["number"] = number.group("id")  # "Grant number is 0691-2284-7731."
@@ -231,7 +210,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         relation = _relation_of(subject, context)  # "Maya's passport" after "my daughter Maya": the daughter's
         if relation is not None:
             subject, holder_name = relation, subject
-    fields = _dates(sentence, context, kind)
+    fields = document_dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
     if kind == "warranty" and item is None and purchase is None and (buying := _PURCHASE.search(sentence)):
         item = " ".join(buying.group("item").split())  # "I bought my TV in March 2023": the TV, day unsaid
@@ -459,123 +438,6 @@ def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: s
     return TypedFact(kind, key, fields)
 
 
-def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
-    fields = _cued_dates(sentence, context, kind)
-    if "expiry_date" not in fields and kind != "warranty" or kind == "warranty" and not fields:
-        month_end = _month_expiry(sentence, context)
-        if month_end is not None:
-            fields["expiry_date"] = month_end
-    expiry = try_date(str(fields.get("expiry_date", "")))
-    years = set(_YEAR.findall(sentence))
-    if expiry is not None and len(years) == 1 and str(expiry.year) not in years and \
-            not any(year in value for value in fields.values() if isinstance(value, str) for year in years):
-        try:  # "the new one expires in 2036, on March 5": the year said apart from its day
-            fields["expiry_date"] = expiry.replace(year=int(years.pop())).isoformat()
-        except ValueError:
-            pass
-    elif expiry is not None and not years and context.timestamp is not None and \
-            expiry < context.timestamp.date() and not _WAS.search(sentence):
-        try:  # "my passport expires on the 30th of August", said in January: this August, not last
-            fields["expiry_date"] = expiry.replace(year=expiry.year + 1).isoformat()
-        except ValueError:
-            fields["expiry_date"] = expiry.replace(year=expiry.year + 1, day=28).isoformat()
-    return fields
-
-
-# an expiry said by its month only: "good until March next year", "runs out in August", "until the end of
-# June", "until September 2027", "exp 03/2027"
-_MONTH_NAMES = "|".join(sorted(MONTHS, key=len, reverse=True))
-_MONTH_EXPIRY = re.compile(
-    rf"\b(?:expir\w*|exp\b\.?|valid (?:until|till|through|thru)|good (?:until|till|through|thru)|runs? out|"
-    rf"lapses?|ends?|until|till|through|thru|up for renewal)(?:\s+date)?(?:\s+is|:)?\s+(?:on\s+|in\s+|by\s+)?"
-    rf"(?:(?P<end>the end of)\s+)?"
-    rf"(?:(?P<next>next)\s+)?(?:(?P<month>{_MONTH_NAMES})\.?(?:,?\s+(?P<year>(?:19|20)\d\d)|\s+(?P<rel>next year))?"
-    rf"|(?P<mm>0?[1-9]|1[0-2])/(?P<yyyy>20\d\d))(?![\w/-]|\s+\d)", re.I)
-
-
-_END_OF_MONTH = re.compile(r"\b(?:the\s+)?end\s+of\s+(?P<which>next|this)\s+month\b", re.I)
-
-
-def _month_expiry(sentence: str, context: Context) -> str | None:
-    """The expiry a month names without its day: its first day (the earliest it can be; the
-    last with "the end of"), in the year said, else the month's next coming."""
-    match = _MONTH_EXPIRY.search(sentence)
-    if context.timestamp is None or _WAS.search(sentence):
-        return None
-    today = context.timestamp.date()
-    relative = _END_OF_MONTH.search(sentence) if _STATES_EXPIRY.search(sentence) or match is None else None
-    if relative is not None:  # "finishes end of next month"
-        first = add_months(date(today.year, today.month, 1), 1 if relative.group("which").lower() == "next" else 0)
-        return (add_months(first, 1) - timedelta(days=1)).isoformat()
-    if match is None:
-        return None
-    if match.group("mm") is not None:
-        month, year = int(match.group("mm")), int(match.group("yyyy"))
-    else:
-        month = MONTHS[match.group("month").lower().rstrip(".")]
-        year = int(match.group("year")) if match.group("year") else today.year + 1 if match.group("rel") else \
-            today.year if month > today.month or month == today.month and match.group("end") else today.year + 1
-    first = date(year, month, 1)
-    return (add_months(first, 1) - timedelta(days=1)).isoformat() if match.group("end") else first.isoformat()
-
-
-# an expiry told as past: "it expired on March 3", "the cover ended in May"
-_WAS = re.compile(r"\b(?:expired|ran out|lapsed|ended|finished|was (?:valid|good)|stopped|terminated|"
-                  r"(?:has|had|have) (?:expired|lapsed|ended|run out))\b", re.I)
-
-
-# a question about a document states nothing about it; a tag question ("..., right?") still does
-_ASKS = re.compile(r"^\W*(?:how|what|when|where|which|why|is|are|do|does|did|can|could|should|would|will)\s+"
-                   r"(?:i|you|we|it|there|they|he|she|that|this|my|the|our|his|her)\b|"
-                   r"(?<!right)(?<!correct)(?<!isn't it)(?<!doesn't it)(?<!ok)\?\s*$", re.I)
-_YEAR = re.compile(r"(?<![\d/-])(?:19[5-9]\d|20[0-4]\d)(?![\d/-])")  # not a card's last four ("ending 2087")
-
-
-# two dates joined as a range ("June 3 to June 15", "3 Jun - 15 Jun"), not "ends Feb 25, before a March 5 return"
-_DAY_AND_MONTH = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|"
-                           r"\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*",
-                           re.I)
-_RANGE_OF_TWO = re.compile(rf"(?:{_DAY_AND_MONTH.pattern})(?:,?\s+\d{{4}})?\s*(?:to|-|–|through|thru|until|till)\s*"
-                           rf"(?:the\s+)?(?:{_DAY_AND_MONTH.pattern})", re.I)
-# how long cover lasts from its start: "covers 14 days starting June 3" (the 14th day is its last)
-_COVER_LENGTH = re.compile(r"\b(?:covers?|covering|for|lasts?)\s+(?:me\s+|us\s+)?(?:for\s+)?(?P<n>\d{1,3})\s+"
-                           r"(?P<unit>days?|weeks?)\b", re.I)
-
-
-def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
-    found = dates_by_cue(sentence, context, CUES, tuple(sorted((*same_month_ends(sentence, context),
-                                                                *leading_days(sentence, context)))))
-    fields: dict[str, JsonValue] = {}
-    for cue, name in (("expiry", "expiry_date"), ("start", "start_date"), ("issue", "issue_date"),
-                      ("purchase", "purchase_date")):
-        if found.get(cue):
-            fields[name] = found[cue][0]
-    if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and len(found["start"]) > 1:
-        fields["expiry_date"] = found["start"][1]
-    if kind in ("insurance", "visa") and "start_date" not in fields and len(found.get("expiry", [])) > 1 and \
-            _RANGE_OF_TWO.search(sentence):
-        # "through Allianz, June 3 to June 15": a range after a cue word
-        fields["start_date"], fields["expiry_date"] = found["expiry"][0], found["expiry"][-1]
-    if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and \
-            (length := _COVER_LENGTH.search(sentence)) is not None and (first := try_date(str(fields["start_date"]))):
-        n, unit = int(length.group("n")), length.group("unit").lower()
-        fields["expiry_date"] = (first + timedelta(days=n * (7 if unit.startswith("week") else 1) - 1)).isoformat()
-    bare = found.get("", [])
-    if kind in ("insurance", "visa") and bare and "expiry_date" in fields and "start_date" not in fields:
-        fields["start_date"] = bare[0]  # "valid 1/15 to 2/3"
-    if bare and not fields:
-        if kind == "insurance" and len(bare) > 1:
-            fields["start_date"], fields["expiry_date"] = bare[0], bare[1]
-        elif kind == "warranty":
-            fields["purchase_date"] = bare[0]
-        elif _STATES_EXPIRY.search(sentence) or re.search(r"\bexpir|valid", sentence, re.I):
-            fields["expiry_date"] = bare[-1]
-    if kind == "warranty" and "purchase_date" not in fields and "expiry_date" in fields and \
-            re.search(r"\b(?:bought|purchased)\b", sentence, re.I) and found.get("", []):
-        fields["purchase_date"] = found[""][0]
-    return fields
-
-
 def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
     if bought_items(sentence)[0]:
@@ -705,6 +567,10 @@ def _country(sentence: str) -> str | None:
     return None
 
 
+# a question about a document states nothing about it; a tag question ("..., right?") still does
+_ASKS = re.compile(r"^\W*(?:how|what|when|where|which|why|is|are|do|does|did|can|could|should|would|will)\s+"
+                   r"(?:i|you|we|it|there|they|he|she|that|this|my|the|our|his|her)\b|"
+                   r"(?<!right)(?<!correct)(?<!isn't it)(?<!doesn't it)(?<!ok)\?\s*$", re.I)
 _NAMING = ("kind", "holder", "item", "country")
 # "her school term ends on June 20": something else's end, not the document's
 _OTHER_THING = re.compile(
