@@ -19,7 +19,7 @@ from functools import cache
 from typing import TypeVar
 
 from constraints.conversation_fields import is_going, is_users
-from constraints.document_rules import is_warranty, warranty_expiring
+from constraints.document_rules import is_trip_policy, is_warranty, warranty_expiring
 from constraints.medicines import (
     AllergyIndex,
     allergies_with_drugs,
@@ -181,7 +181,8 @@ _TRIP_SPANS: RecordMemo[object, Span[TripRecord] | None] = RecordMemo(_trip_span
             fields=dict([reads(TripRecord, "departure_date")]))
 def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     """The user's upcoming trips whose dates overlap (a return day may be the next departure
-    day; someone else's trip, `subject`, overlaps none of the user's): one alert per group of
+    day; someone else's trip, `subject`, and one only planned or cancelled, `booking_status`,
+    overlap none of the user's): one alert per group of
     trips connected by overlaps, naming them (at most `NAMED_TRIPS`).
 
     The alert's id is the group's earliest-booked trip (`_anchor`): a trip joining the group
@@ -191,7 +192,7 @@ def overlapping_trips(module: object, now: datetime) -> Iterator[Finding]:
     require(trips, "trip", "departure_date")
     today = now.date()
     spans = [span for span in _TRIP_SPANS.values([trip.source for trip in trips])
-             if span is not None and span.end >= today and is_users(span.item)]
+             if span is not None and span.end >= today and is_users(span.item) and is_going(span.item)]
     for group in overlapping_groups(spans):
         if len(group) == 2:
             message = f"{_trip_words(group[0])} overlaps {_trip_words(group[1])}"
@@ -391,10 +392,12 @@ def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
             fields=dict([reads(DocumentRecord, "expiry_date")]))
 def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired;
-    not warranties, which `warranty_expiring` owns."""
+    not warranties, which `warranty_expiring` owns, nor a policy bought for one trip
+    (`is_trip_policy`: its end is the trip's; `insurance_covers_trip` judges its cover)."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "expiry_date")
-    documents = [document for document in documents if not is_warranty(document.kind)]
+    documents = [document for document in documents if not is_warranty(document.kind)
+                 and not is_trip_policy(document)]
     for document, expiry, days in _dated(documents, lambda document: document.expiry_date, now):
         severity = _expiry_severity(days)
         if severity is None:

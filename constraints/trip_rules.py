@@ -245,11 +245,13 @@ def _visa_words(visa: DocumentRecord, trip: TripRecord, departure: date, back: d
 def others_passports_for_trips(module: object, now: datetime) -> Iterator[Finding]:
     """Someone else's passport (a document of kind "passport" with a `holder`) that does not
     last through an upcoming international trip of theirs (a trip whose `subject` is the
-    holder), or not as long as the country requires (the bundled table): critical."""
+    holder, or the relation it is about: `subject` "son" for Daniel's), or not as long as the
+    country requires (the bundled table): critical."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "kind", "expiry_date")
-    passports = {fold(d.holder): d for d in documents
-                 if fold(d.kind) == "passport" and person_of(d.holder) and d.expiry_date is not None}
+    passports = {who: d for d in documents
+                 if fold(d.kind) == "passport" and person_of(d.holder) and d.expiry_date is not None
+                 for who in {person_of(d.holder), person_of(d.subject)} if who}  # "Daniel", or "son"
     trips = read_all(module, TripRecord)
     require(trips, "trip", "departure_date")
     if not passports:
@@ -257,7 +259,7 @@ def others_passports_for_trips(module: object, now: datetime) -> Iterator[Findin
     home = home_of(_passport(module))
     today = now.date()
     for trip in trips:
-        passport = passports.get(fold(trip.subject))
+        passport = passports.get(person_of(trip.subject))
         departure = trip.departure_date
         if passport is None or departure is None or not is_going(trip):
             continue

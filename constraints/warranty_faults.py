@@ -1,52 +1,21 @@
-"""The built-in over a warranty with an open fault: the user said the item is broken and
-the warranty runs out within 60 days (beyond the 30 days `warranty_expiring` owns).
-
-A fault is read from the user's notes (the sentences no reader typed), in log order,
-after the warranty was first recorded: a note naming the item (`item_words`: "the
-dishwasher"; the brand alone only when the item says nothing else), or one of the next
-`_NEARBY` notes after such
-a note (the sentences that follow "Remember the Bosch?"), that states a fault ("leaking",
-"stopped working", "won't drain") is an open fault; a later such note saying it was
-fixed or replaced closes it. Sentences about buying, or about an old item, state none.
-"""
+"""The built-in over a warranty with an open fault: the user said the item is broken
+(`constraints.fault_notes`) and the warranty runs out within 60 days (beyond the 30 days
+`warranty_expiring` owns)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from datetime import datetime
 
-from constraints.document_rules import WARRANTY_SOON_DAYS, is_warranty
-from constraints.model import Finding, constraint, fact_ids_of
-from constraints.phrases import in_days
+from constraints.document_rules import WARRANTY_SOON_DAYS, fault_finding, is_warranty
+from constraints.fault_notes import FAULT, FIXED, fault_on, item_words, notes_of, open_fault
+from constraints.model import Finding, constraint
 from constraints.views import DocumentRecord, read_all, reads, require
 from factlog.vocabulary import NOTE_ATTRIBUTE
 
-FAULT_WINDOW_DAYS = 60
-_NEARBY = 3  # notes after one naming the item that are still about it (the same message)
+__all__ = ["FAULT", "FIXED", "item_words", "open_fault", "warranty_fault_open"]
 
-FAULT = re.compile(
-    r"\b(?:stopped (?:working|\w+ing)|quit working|(?:is not|isn't|not|won't|wont|doesn't|does not|can't|cannot|"
-    r"will not|no longer) (?:working|work|turn(?:ing)? on|start|drain(?:ing)?|cool(?:ing)?|heat(?:ing)?|"
-    r"charg(?:e|ing)|spin(?:ning)?|boot(?:ing)?|power(?:ing)? on|clos(?:e|ing)|dispens(?:e|ing)|mak(?:e|ing) ice|"
-    r"hold(?:ing)? a charge)|"
-    r"broke|broken|breaking down|leak\w*|drip\w*|puddle|flood\w*|dirty water|standing water|"
-    r"(?:weird|strange|loud|grinding|clicking|buzzing|rattling|squealing) (?:noise|sound)s?|error code|faulty|"
-    r"malfunction\w*|dead pixels?|cracked|swell\w*|overheat\w*|flicker\w*|keeps? (?:shutting|turning off|"
-    r"restarting|crashing|beeping|tripping|freezing)|lift(?:ing|s)? (?:up|at)|rust\w*|spark\w*|"
-    r"smell\w* (?:like )?burn\w*|burning smell|no (?:hot water|heat|ice|sound|picture|power)|"
-    r"making (?:a|an|this) (?:\w+ )?(?:noise|sound)|(?:shows?|showing|throws?|throwing) (?:an? )?error|"
-    r"not (?:heating|cooling|draining|spinning|charging|working) (?:properly|right|anymore)?|died)\b",
-    re.I,
-)
-_NOT_FAULT = re.compile(r"\b(?:no|never|without|hasn't|has not|haven't|not a single|zero)\b[^.;]{0,25}"
-                        r"\b(?:problems?|issues?|leaks?|faults?|trouble|broke|broken)\b|\b(?:old|previous|last)\s+"
-                        r"(?:\w+\s+)?(?:one|model|unit)\b|\b(?:bought|purchased|ordered|replaced the old)\b", re.I)
-FIXED = re.compile(r"\b(?:fixed|repaired|replaced (?:it|the)|resolved|works (?:again|fine|great)|working again|"
-                   r"sorted (?:it )?out|good as new)\b", re.I)
-_NOT_FIXED = re.compile(r"\b(?:not|n't|never|yet|still)\b[^.;]{0,12}$", re.I)
-_GENERIC = frozenset("the and new series model plan warranty extended limited standard labor labour parts unit "
-                     "with inch gallon tank installation year month of to in on at by for my our it its".split())
+FAULT_WINDOW_DAYS = 60
 
 
 @constraint(name="warranty_fault_open", needs=(DocumentRecord.ATTRIBUTE,),
@@ -56,60 +25,16 @@ def warranty_fault_open(module: object, now: datetime) -> Iterator[Finding]:
     """A warranty ending within 60 days on an item with an open fault the user reported."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "kind", "expiry_date")
-    notes = sorted((min(ids), str(getattr(note, "text", ""))) for note in getattr(module, NOTE_ATTRIBUTE, None) or ()
-                   if (ids := fact_ids_of(note)))
+    notes = notes_of(module)
     today = now.date()
-    for warranty in documents:
+    warranties = tuple(d for d in documents if is_warranty(d.kind))
+    for warranty in warranties:
         expiry = warranty.expiry_date
         if not is_warranty(warranty.kind) or expiry is None:
             continue
         days = (expiry - today).days
         if not WARRANTY_SOON_DAYS < days <= FAULT_WINDOW_DAYS:
             continue
-        first = min(fact_ids_of(warranty.source), default=0)
-        fault = open_fault([(i, text) for i, text in notes if i > first], item_words(warranty))
-        if fault is None:
-            continue
-        item = warranty.item or warranty.provider or "item"
-        message = (f"the warranty on your {item} expires {in_days(days)} ({expiry}) and you reported a fault "
-                   f"(\"{fault}\"); claim it before then")
-        yield Finding("warning", message, (warranty.source,), due=expiry)
-
-
-def item_words(warranty: DocumentRecord) -> frozenset[str]:
-    """The words that name the warranty's item: its item's words other than its brand (the
-    provider, or the capitalised word before what the item is: "the Samsung phone" is not the
-    Samsung washer),
-    without generic ones; the brand and provider only when the item says nothing else."""
-    item, provider = warranty.item or "", warranty.provider or ""
-    brand = set(_words(provider))
-    parts = item.split()
-    if len(parts) > 1 and parts[0][:1].isupper() and parts[-1][:1].islower():  # "Samsung washer", not "MacBook Air"
-        brand |= set(_words(parts[0]))
-    own = frozenset(_words(item)) - brand
-    return own or frozenset(_words(f"{item} {provider}"))
-
-
-def _words(text: str) -> list[str]:
-    return [word for word in re.findall(r"[a-z][a-z0-9'-]+", text.casefold()) if word not in _GENERIC]
-
-
-def open_fault(notes: list[tuple[int, str]], words: frozenset[str]) -> str | None:
-    """The fault the notes (fact id, text; in id order) leave open on the item named by
-    `words`, as said; None when none is, or the last one was fixed."""
-    if not words:
-        return None
-    naming = re.compile(r"\b(?:" + "|".join(sorted(map(re.escape, words))) + r")s?\b", re.I)
-    named_at: int | None = None
-    fault: str | None = None
-    for fact_id, text in notes:
-        if naming.search(text):
-            named_at = fact_id
-        elif named_at is None or fact_id - named_at > _NEARBY:
-            continue
-        fixed = FIXED.search(text)
-        if fixed is not None and not _NOT_FIXED.search(text[:fixed.start()]):
-            fault = None
-        elif FAULT.search(text) and not _NOT_FAULT.search(text):
-            fault = " ".join(text.split())[:120]
-    return fault
+        fault = fault_on(warranty, notes, warranties)
+        if fault is not None:
+            yield fault_finding(warranty, days, fault)

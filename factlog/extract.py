@@ -110,7 +110,7 @@ class RuleExtractor:
             answer = sentences.pop(0)
             checked = checked_back(question) if _YES.match(answer) else None
             if checked is not None:  # "Just to confirm: $2,800 to Brian Fitch on Friday?" "yep"
-                facts += _typed_facts(session, message, answer, context, checked)
+                facts += _typed_facts(session, message, answer, context, f"{checked} {answer}")
             elif not is_acknowledgement(answer) or is_yes_no_question(question) or is_check_back(question):
                 facts += _typed_facts(session, message, answer, context, _reading(question, answer)) or \
                     _answer_facts(session, message, question, answer)
@@ -155,7 +155,9 @@ _WHEN_QUESTION = re.compile(r"\bwhen\s+(?:do|does|will|are|did)\s+(?:you|they|we
 _SHORT_DATE = re.compile(r"^\W*(?:on\s+)?(?:the\s+)?\w+(?:\s+\w+){0,3}\W*$")
 
 
-_YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's right|thats right|right|exactly|confirmed)\b\W*$", re.I)
+# a "yes" to a check-back, perhaps with more ("Yes, Bangkok then the islands"), but no "yes, but ..."
+_YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's (?:it|right|correct)|thats right|right|exactly|confirmed)\b"
+                  r"(?![^.!?]*\b(?:but|actually|except|not|no)\b)", re.I)
 
 
 def _reading(question: str, answer: str) -> str | None:

@@ -213,7 +213,36 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
     return [value for _, value in found]
 
 
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+_ORDINAL_DAY = {word: n for n, word in enumerate(_ORDINALS, 1)} | {
+    f"twenty{sep}{word}": 20 + n for n, word in enumerate(_ORDINALS[:9], 1) for sep in ("-", " ")} | {
+    "thirtieth": 30, "thirty-first": 31, "thirty first": 31}
+_ORDINAL_WORD = "|".join(sorted(map(re.escape, _ORDINAL_DAY), key=len, reverse=True))
+# a day said as an ordinal word beside a month: "the twenty-first of March", "April tenth"
+_MONTH_NAME = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
+_SPOKEN_DAY = re.compile(rf"\b(?P<w1>{_ORDINAL_WORD})(?=\s+(?:of\s+)?{_MONTH_NAME}(?![a-z]))|"
+                         rf"\b(?-i:(?!may\b)){_MONTH_NAME}\s+(?:the\s+)?(?P<w2>{_ORDINAL_WORD})\b|"
+                         rf"\b(?:to|till|until|through|thru|back(?:\s+on)?|returning(?:\s+on)?)\s+the\s+"
+                         rf"(?P<w3>{_ORDINAL_WORD})\b(?!\s+(?:one|time|week|day|night|leg|flight|half))", re.I)
+
+
+def spoken_days(text: str) -> str:
+    """`text` with each day said as a word beside a month written in digits, padded to the
+    same length (so positions still point into the original): "twenty-first of March" ->
+    "21st         of March"."""
+    def digits(match: re.Match[str]) -> str:
+        group = "w1" if match.group("w1") else "w2" if match.group("w2") else "w3"
+        word = match.group(group)
+        n = _ORDINAL_DAY[" ".join(word.lower().split())]
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        head = match.group(0)[:match.start(group) - match.start(0)]
+        return (head + f"{n}{suffix}").ljust(len(match.group(0)))
+    return _SPOKEN_DAY.sub(digits, text)
+
+
 def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]]:
+    work[0] = spoken_days(work[0])
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
     for pattern in (ISO_DATE, *YEAR_FIRST, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
@@ -247,6 +276,8 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     month_name = groups.get("month")
     month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
     day = int(groups["dd"])
+    if not month_name and month > 12 >= day:
+        month, day = day, month  # "31/5": only a day first reads as a date (British, Australian, Indian)
     year_text = groups.get("year")
     if groups.get("rel") is not None and base is not None:  # "this year", "next year"
         return _safe_date(base.year + (groups["rel"].lower() == "next"), month, day)

@@ -149,6 +149,18 @@ def test_document_expiry() -> None:
     assert found[(4,)].severity == "critical" and "expired 1 day ago" in found[(4,)].message
 
 
+def test_document_expiry_leaves_out_a_policy_bought_for_one_trip() -> None:
+    trip_policy = Document(kind="insurance", number="CM-889120", start_date=day(20), expiry_date=day(36), fact_ids=[3])
+    annual = Document(kind="insurance", start_date=day(-330), expiry_date=day(35), fact_ids=[4])
+    health = Document(kind="insurance", expiry_date=day(10), fact_ids=[5])  # no start: ongoing cover
+    long_trip = Document(kind="insurance", start_date=day(-100), expiry_date=day(20), fact_ids=[6])
+    travel = Document(kind="insurance", item="travel", expiry_date=day(30), fact_ids=[7])  # "my travel insurance"
+    named = Document(kind="travel insurance", expiry_date=day(30), fact_ids=[8])
+    documents = [trip_policy, annual, health, long_trip, travel, named]
+    found = {a.fact_ids for a in alerts(document_expiry, user_module(documents=documents))}
+    assert found == {(4,), (5,), (6,)}
+
+
 def test_document_expiry_skips_without_inputs() -> None:
     assert "documents" in skip_reason(document_expiry, user_module(passport=None))
     Plain = record_class("document", without=("expiry_date",))
@@ -179,6 +191,19 @@ def test_past_or_separate_trips_do_not_overlap() -> None:
     ]
     assert alerts(overlapping_trips, user_module(trips=past + apart)) == []
     assert "trips" in skip_reason(overlapping_trips, user_module(events=[]))
+
+
+def test_a_trip_only_considered_or_cancelled_overlaps_nothing() -> None:
+    booked = Trip(destination="Chicago", departure_date=day(12), return_date=day(16), booking_status="booked",
+                  fact_ids=[1])
+    considered = Trip(destination="Lima", departure_date=day(10), return_date=day(24), booking_status="planned",
+                      fact_ids=[2])
+    cancelled = Trip(destination="Oslo", departure_date=day(11), return_date=day(13), booking_status="cancelled",
+                     fact_ids=[3])
+    assert alerts(overlapping_trips, user_module(trips=[booked, considered, cancelled])) == []
+    again = Trip(destination="Denver", departure_date=day(15), return_date=day(18), fact_ids=[4])
+    [alert] = alerts(overlapping_trips, user_module(trips=[booked, considered, again]))
+    assert alert.fact_ids == (1, 4)
 
 
 def test_overlapping_schedule_same_person_only() -> None:

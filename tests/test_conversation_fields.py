@@ -156,6 +156,18 @@ def test_someone_elses_passport_against_their_trip() -> None:
     assert "documents" in skip_reason(others_passports_for_trips, user_module(trips=[cancun("Emma")]))
 
 
+def test_a_relations_passport_by_name_against_the_trip_said_by_relation() -> None:
+    # "your father Ramesh Iyer's passport" (subject father, holder the name) and "Papa's tickets" (subject father)
+    father = SubjectDocument(kind="passport", holder="Ramesh Iyer", subject="father", expiry_date=day(10),
+                             fact_ids=[3])
+    mine = Passport(number="X1", country="USA", expiry_date=day(3000), fact_ids=[1])
+    [alert] = alerts(others_passports_for_trips, user_module(passport=mine, documents=[father],
+                                                             trips=[cancun("father")]))
+    assert alert.fact_ids == (3, 7) and alert.message.startswith("Ramesh Iyer's passport expires")
+    assert alerts(others_passports_for_trips, user_module(passport=mine, documents=[father],
+                                                          trips=[cancun("mother")])) == []
+
+
 def test_someone_elses_trip_overlaps_none_of_the_users() -> None:
     assert alerts(overlapping_trips, user_module(trips=[cancun("user"), cancun("Emma")])) == []
     assert len(alerts(overlapping_trips, user_module(trips=[cancun("user"), cancun("me")]))) == 1

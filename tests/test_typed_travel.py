@@ -222,8 +222,9 @@ def documents(*sentences: str, prior: Prior | None = None) -> list[dict[str, Jso
 def test_a_family_members_passport_keeps_holder_and_the_users_own_is_the_users() -> None:
     [son, mine] = documents("My son Daniel's passport expires on 9 April 2026.",
                             "Mine is valid until 3 May 2033.")
-    assert son == {**son, "fact": "document", "key": "passport/daniel", "holder": "Daniel", "kind": "passport",
-                   "expiry_date": "2026-04-09"}
+    # whose: the relation (subject, and the key, as the labels write it), named by the holder
+    assert son == {**son, "fact": "document", "key": "passport/son", "holder": "Daniel", "subject": "son",
+                   "kind": "passport", "expiry_date": "2026-04-09"}
     assert mine == {**mine, "fact": "passport", "key": "passport", "expiry_date": "2033-05-03", "subject": "user"}
 
 

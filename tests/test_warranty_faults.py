@@ -1,5 +1,6 @@
-"""warranty_fault_open: a fault the user reported on an item whose warranty ends within 60
-days (beyond warranty_expiring's 30): raising, not raising, skipped; and the note reading."""
+"""warranty_fault_open and warranty_expiring: a fault the user reported on an item whose
+warranty ends within 60 days (warranty_fault_open) or 30 (warranty_expiring): raising, not
+raising (no fault, a fault on another appliance), skipped; and the note reading."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from constraint_records import Document, record_class, user_module
 from test_constraints import alerts, day, skip_reason
 from test_table_constraints import Warranty
 
+from constraints.document_rules import warranty_expiring
 from constraints.warranty_faults import open_fault, warranty_fault_open
 
 
@@ -80,3 +82,22 @@ def test_the_brand_alone_names_another_product_of_it() -> None:
     macbook = Warranty(kind="warranty", item="MacBook Air", provider="AppleCare", expiry_date=day(40), fact_ids=[3])
     keys = notes("Three keys on the MacBook stopped working.")
     assert len(alerts(warranty_fault_open, user_module(documents=[macbook], notes=keys))) == 1
+
+
+def test_within_30_days_warranty_expiring_raises_only_on_the_faulty_item() -> None:
+    washer = Warranty(kind="warranty", item="Bosch washer", provider="Bosch", expiry_date=day(12), fact_ids=[3])
+    dryer = Warranty(kind="warranty", item="LG dryer", provider="LG", expiry_date=day(20), fact_ids=[4])
+    module = user_module(documents=[washer, dryer], notes=notes("ugh the dryer stopped heating",
+                                                                "the washer is fine at least"))
+    [alert] = alerts(warranty_expiring, module)
+    assert alert.fact_ids == (4,) and alert.severity == "warning" and alert.due == day(20)
+    assert alert.message == (f"the warranty on your LG dryer expires in 20 days ({day(20)}) and you reported a fault "
+                             "(\"ugh the dryer stopped heating\"); claim it before then")
+    assert alerts(warranty_fault_open, module) == []  # within 30 days: warranty_expiring's
+
+
+def test_within_30_days_a_fault_fixed_or_none_raises_nothing() -> None:
+    dryer = Warranty(kind="warranty", item="LG dryer", provider="LG", expiry_date=day(20), fact_ids=[4])
+    assert alerts(warranty_expiring, user_module(documents=[dryer], notes=notes("the dryer is great"))) == []
+    fixed = notes("the dryer stopped heating", "LG came out and fixed the dryer")
+    assert alerts(warranty_expiring, user_module(documents=[dryer], notes=fixed)) == []

@@ -47,7 +47,7 @@ CONFIRMATION = re.compile(
     r"(?:confirmation|booking|reservation|record locator|locator|pnr|reference|ref\b|conf\b|code(?=\s+is|:)|"
     r"(?<!promo )(?<!discount )(?<!coupon )(?<!zip )(?<!postal )(?<!area )(?<!access )(?<!door )(?<!gate )"
     r"(?<!dress )(?<!country )code(?=\s+(?=[A-Z0-9]*\d)[A-Z0-9]{5,8}\b))"
-    r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
+    r"(?:\s+(?:number|code|no\.?|#|ref))?\s*(?:is|'s|’s|:|#|of|-)?\s*#?\s*(?P<code>[A-Z0-9][A-Z0-9-]{4,11})\b",
     re.I,
 )
 _DURATION = re.compile(
@@ -105,6 +105,24 @@ SAME_MONTH_END = re.compile(
     r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\s*(?:to|-|–|through|thru|"
     r"until|till)\s*(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b(?!\s*(?:/|:|am|pm|a\.m|p\.m|(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|"
     r"aug|sep|oct|nov|dec)))", re.I)
+
+
+# a range whose month follows its second day only: "3rd to 10th of June", "the 3rd to the 15th of June"
+LEADING_DAY = re.compile(
+    r"(?<![\d/])\b(?P<dd>\d{1,2})(?:st|nd|rd|th)?\s*(?:to|-|–|through|thru|till|until)\s*(?:the\s+)?"
+    r"(?P<dd2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b", re.I)
+
+
+def leading_days(sentence: str, context: Context) -> tuple[tuple[int, str], ...]:
+    """(position, ISO date) of each range start said as a day alone before a day with its
+    month ("3rd to 10th of June" -> June 3 of that June)."""
+    found = dates_and_times_at(sentence, context.timestamp)[0]
+    out = []
+    for match in LEADING_DAY.finditer(sentence):
+        end = try_date(next((day for start, day in found if start >= match.start("dd2")), ""))
+        if end is not None and int(match.group("dd")) < end.day:
+            out.append((match.start("dd"), end.replace(day=int(match.group("dd"))).isoformat()))
+    return tuple(out)
 
 
 def same_month_ends(sentence: str, context: Context) -> tuple[tuple[int, str], ...]:

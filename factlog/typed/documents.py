@@ -6,9 +6,9 @@ The user's own passport is the singular `passport` kind (what passport checks re
 everything else, and anyone else's passport, is a `document` with `kind` naming it and
 `holder` naming whose it is when not the user's. A sentence without a document noun that
 states an expiry ("New expiry is March 5", "it expires June 1") is about the session's
-last document. Dates after an expiry cue are the expiry, after a start cue the start,
-after an issue cue the issue date, after a purchase cue the purchase date; an insurance
-range ("from March 1 to March 20") is start and end.
+last document. Its dates are read by `factlog.typed.document_dates` (expiry, start, issue
+and purchase by their cues); several items bought at once by `factlog.typed.warranty_items`.
+A passport said to be renewed ("the new passport came") clears the old expiry.
 """
 
 from __future__ import annotations
@@ -21,18 +21,17 @@ from factlog.recognizers import MONTHS, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     RELATIONS,
-    Cue,
     add_months,
     conversation_fields,
-    dates_by_cue,
     duration_months,
     named_relation,
-    same_month_ends,
     subject_of,
 )
+from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 from factlog.typed.stance import ends_in_question, is_question
+from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
 
 DOMAIN = "document"
 NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -44,39 +43,23 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
                  r"(?-i:\be?TA\b|\bESTA\b)|\belectronic travel authori[sz]ation\b|\beVisitor\b"),
         ("drivers_licence", r"\b(?:driver'?s'?|driving)\s+licen[cs]es?\b|\b(?:my|her|his|the)\s+licen[cs]e\b"),
         ("id_card", r"\b(?:state|national|photo|government|real|military)[\s-]?id\b|\bid card\b"),
-        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|"
+        ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|\b(?:travel|health|medical)\s+cover\b|"
+                      r"\binsured\s+(?:until|till|through|thru|from)\b|"
                       r"(?<!privacy )(?<!return )(?<!refund )(?<!cancellation )\bpolicy\b"),
-        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b"),
+        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee(?:d)?\b"),
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
     )
-)
-EXPIRY = re.compile(
-    r"\b(?:expir\w*|exp\b\.?|valid (?:until|till|through|thru|to)|good (?:until|till|through|thru)|runs? out|"
-    r"up for renewal|renews(?:\s+on)?|stops?|terminat\w*|"
-    r"ends?|ending|finish\w*|lapses?|renewal (?:date|due)|due for renewal|(?:must )?leave by|until|till|through|"
-    r"thru|to)\b",
-    re.I,
-)
-CUES = (
-    Cue("expiry", EXPIRY),
-    Cue("start", re.compile(r"\b(?:start\w*|begin\w*|effective|from|coverage starts|covers|covering)\b", re.I)),
-    Cue("issue", re.compile(r"\b(?:issued|issue date|renewed)\b", re.I)),
-    Cue("purchase", re.compile(r"\b(?:bought|purchased|got it|picked up|ordered)\b", re.I)),
 )
 # a date the sentence may give a document talked about ("April 10 to April 24", "runs from today until ...")
 _DATED = re.compile(r"\b(?:\d{1,2}(?:st|nd|rd|th)?|jan\w*|feb\w*|mar\w*|apr\w*|may|jun\w*|jul\w*|aug\w*|sep\w*|"
                     r"oct\w*|nov\w*|dec\w*|today|tomorrow)\b[^.?!]{0,20}\b(?:to|until|till|through)\b", re.I)
-_STATES_EXPIRY = re.compile(r"\b(?:expir\w*|exp\b\.?|up for renewal|renews|cover(?:age)? stops|terminat\w*|"
-                            r"valid (?:until|till|through|thru|from)|"
-                            r"valid(?=\s+\d)|"
-                            r"good (?:until|through)|runs? out|runs? (?:from|until|till|through|to)|lapses?|"
-                            r"ends? on|finish\w*|(?:must )?leave by|cover(?:age)? (?:starts|begins|ends|runs))\b", re.I)
 _NUMBER = re.compile(
     r"\b(?:number|no\.?|#|reference|policy)\s*(?:is|:)?\s*#?\s*"
     r"(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I
 )
 _ITEM_AFTER = re.compile(
-    r"\b(?:warranty|applecare\+?|protection plan|coverage|extended plan)\s+(?:on|for)\s+"
+    r"\b(?:warranty|applecare\+?|protection plan|coverage|extended plan)\s+"
+    r"(?:(?:from|with|through|by)\s+(?-i:[A-Z][\w&'-]*(?:\s+[A-Z][\w&'-]*)?)\s+)?(?:on|for)\s+"
     r"(?:my|the|our|his|her|this|that)\s+"
     r"(?:new\s+)?(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)"
     r"(?=\s+(?:runs|expires|ends|is|was|lasts|until|through|covers|will|from|by|and)\b|\s*[,.;!]|\s*$)", re.I)
@@ -99,7 +82,7 @@ _PROVIDERS = re.compile(
 _PURCHASED = (
     re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
                r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
-    re.compile(r"\b(?:a|an)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
+    re.compile(r"\b(?:a|an|[Oo]ur|[Mm]y)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
     # "the Samsung fridge we bought on 6/1/2024"
     re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"
@@ -120,22 +103,51 @@ _STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|B
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
-TRIGGERS = (*(pattern for _, pattern in NOUNS), _STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
+TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
 
 
-_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b", re.I)
+_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee\b", re.I)
 # where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
 _CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection plan|"
-                     r"applecare))|;\s+", re.I)
+                     r"applecare))|;\s+|(?<=[a-z0-9])\.\s+(?=[a-z])", re.I)  # and "... warranty. same day got ..."
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
-    """The document facts of the sentence; one sentence naming two warranties is read clause by clause."""
+    """The document facts of the sentence; one sentence naming two warranties is read clause by
+    clause, one naming two of the items bought this session item by item."""
+    after = _bought_several(sentence, context)
+    items = [item for item, _ in context.purchases]
+    parts = by_item(sentence[after:], items) if len(items) > 1 and _WARRANTY_WORD.search(sentence) else []
+    if parts:
+        bought = dict(context.purchases)
+        found = [_item_warranty(item, bought[item], part, parts[0][1], context) for item, part in parts]
+        return [fact for fact in found if fact is not None]
     if len(_WARRANTY_WORD.findall(sentence)) > 1:
         clauses = [part for part in _CLAUSE.split(sentence) if part.strip()]
         if len(clauses) > 1:
             return [fact for clause in clauses for fact in _read(clause, context)]
     return _read(sentence, context)
+
+
+def _item_warranty(item: str, bought: str, part: str, first: str, context: Context) -> TypedFact | None:
+    """The warranty on one of several items bought this session, from its part of the sentence:
+    an expiry it states, else its length ("2 years", or a bare "1" in the first part's unit)
+    from the day it was bought."""
+    fields: dict[str, JsonValue] = {"kind": "warranty", "item": item, "purchase_date": bought}
+    expiry = document_dates(part, context, "warranty").get("expiry_date")
+    months = duration_months(part) or bare_months(part, first)
+    start = try_date(bought)
+    if expiry is None and months is not None and start is not None:
+        expiry = add_months(start, months).isoformat()
+    if expiry is None:
+        return None
+    fields["expiry_date"] = expiry
+    brand = _BRAND.match(item)
+    provider = brand.group(1) if brand is not None and not _STORE_NAMES.search(brand.group(1)) else None
+    if provider is not None:
+        fields["provider"] = provider
+    key = f"warranty/{(provider or item).casefold()}"
+    return _typed(DOMAIN, key, conversation_fields(context, "user", fields), context.business)
 
 
 def _read(sentence: str, context: Context) -> list[TypedFact]:
@@ -150,15 +162,15 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             return []
         following = context.topic == DOMAIN and len(sentence.split()) <= 14 and not ends_in_question(sentence) and \
             not _TRIP_WORDS.search(sentence)  # "Booked Kenya Airways to Nairobi, July 10 to 24": the trip's
-        if not (_STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
+        if not (STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
         subject = str(previous.fields.get("subject", "user"))
         if subject != "user" and _MINE.search(sentence):  # "Mine is valid until 2033": the user's own
-            fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+            fields = document_dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
             if previous.fields.get("kind") == "passport" and fields:
                 return [TypedFact("passport", "passport", conversation_fields(context, "user", fields))]
             return []
-        fields = _dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
+        fields = document_dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
         number = _NUMBER.search(sentence)
         if number is not None and any(ch.isdigit() for ch in number.group("id")) and not _BOOKING_CODE.search(sentence):
             fields["number"] = number.group("id")  # "Grant number is 0691-2284-7731."
@@ -174,8 +186,12 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             context.business is None:  # the business the user called speaks of the user's own policy
         return []  # the assistant's general advice names no document of the user's
     subject = subject_of(sentence, context)
+    holder_name: str | None = None  # the name of a relation whose document it is ("my son Daniel's": Daniel)
+    related = _RELATION_HOLDER.search(sentence) if kind in _PERSONAL else None
     holder = _HOLDER.search(sentence) if subject == "user" and kind in _PERSONAL else None
-    if holder is not None and holder.group("name").lower() not in _NOT_NAMES_HERE | {"my", "your", "the"}:
+    if related is not None:  # "your father Ramesh Iyer's passport": the father's, named Ramesh Iyer
+        subject, holder_name = related.group("rel").lower(), related.group("name")
+    elif holder is not None and holder.group("name").lower() not in _NOT_NAMES_HERE | {"my", "your", "the"}:
         subject = holder.group("name")  # "Sofia's passport": Sofia's, though a city is called Sofia
     if kind == "passport" and _OLD.search(sentence) and not _NEW_ONE.search(sentence):
         _mention(context, "passport", "passport", {"subject": "user"})  # "the new one ..." follows
@@ -188,9 +204,14 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             return []  # whose, the session does not say: not the user's
     if kind not in _PERSONAL and subject not in RELATIONS:
         subject = "user"
-    elif subject in RELATIONS and kind in _PERSONAL:
-        subject = named_relation(sentence) or subject  # "my son Daniel's passport": Daniel's
-    fields = _dates(sentence, context, kind)
+    elif subject in RELATIONS and kind in _PERSONAL and holder_name is None:
+        given = named_relation(sentence)  # "my son Daniel's passport": Daniel's
+        subject, holder_name = (given, None) if given is not None else (subject, _name_given(context, subject))
+    if kind in _PERSONAL and subject != "user" and subject not in RELATIONS and holder_name is None:
+        relation = _relation_of(subject, context)  # "Maya's passport" after "my daughter Maya": the daughter's
+        if relation is not None:
+            subject, holder_name = relation, subject
+    fields = document_dates(sentence, context, kind)
     item = _item(sentence, kind, purchase, context.purchase[0] if context.purchase else None)
     if kind == "warranty" and item is None and purchase is None and (buying := _PURCHASE.search(sentence)):
         item = " ".join(buying.group("item").split())  # "I bought my TV in March 2023": the TV, day unsaid
@@ -203,6 +224,11 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if item is not None and kind == "warranty" and purchase is None and context.purchase is not None and \
             maker is not None and maker.casefold() in item.casefold():
         item = context.purchase[0]  # "It carries Dyson's one-year warranty": the item just bought
+    mentioned = named_items(sentence, [bought for bought, _ in context.purchases]) if kind == "warranty" and \
+        purchase is None and len(context.purchases) > 1 else []
+    if len(mentioned) == 1:  # "washer came with 2 years warranty": the washer, of the two things just bought
+        item = mentioned[0][1]
+        fields.setdefault("purchase_date", dict(context.purchases)[item])
     if kind == "warranty" and context.purchase is not None:
         if purchase is None:
             item = item or context.purchase[0]
@@ -232,11 +258,15 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         fields["provider"] = maker
     elif provider is not None and kind in ("insurance", "warranty"):
         fields["provider"] = provider.group("name")
+    elif kind == "insurance" and (insurer := _insurer(sentence)) is not None:
+        fields["provider"] = insurer
     if kind == "warranty" and "provider" not in fields and context.business is None and isinstance(item, str) and \
             (brand := _BRAND.match(item)) is not None and not _STORE_NAMES.search(brand.group(1)):
         fields["provider"] = brand.group(1)  # "a Samsung fridge ... 1-year warranty": Samsung's
     if kind in ("warranty", "certificate"):
         country = None  # "a French-door refrigerator"
+    if kind == "passport" and _renewed(sentence) and "expiry_date" not in fields:
+        fields["expiry_date"] = None  # a new passport: the old one's expiry no longer holds, the new one's is unsaid
     if kind == "passport" and subject == "user":
         if country is not None:
             fields["country"] = country
@@ -251,7 +281,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if item is not None:
         fields["item"] = item
     if subject != "user":
-        fields["holder"] = subject
+        fields["holder"] = holder_name or subject
     covering = fields.get("provider") if kind == "warranty" else None  # "a protection plan from Best Buy"
     qualifier = country if kind == "visa" else maker.casefold() if maker is not None else \
         covering.casefold() if isinstance(covering, str) else item
@@ -288,8 +318,60 @@ _THEIRS = re.compile(r"\b(?:her|his|their)\s+(?:\w+\s+)?(?:passports?|visas?|lic
 _OPENER = re.compile(r"^\W*(?P<name>[A-Z][a-z]{2,})\s+(?:needs|has|is|was|got|just|also|will|still)\b")
 _OLD = re.compile(r"\b(?:old|previous|former|last)\s+(?:\w+\s+)?passport\b", re.I)
 _NEW_ONE = re.compile(r"\bnew\s+(?:one|passport)\b", re.I)
+# a passport renewed or replaced, done: "I renewed my passport", "the new passport came", "got my new passport"
+RENEWED = re.compile(
+    r"\b(?:renewed|replaced)\b|\brenewal (?:came through|went through|was approved|is done|arrived|got approved)\b|"
+    r"\bnew (?:one|passport)\b[^.;]{0,30}?\b(?:came|arrived|is here|turned up|showed up|"
+    r"got here|was issued|has been issued)\b|\b(?:got|received|picked up|collected|have|has) (?:my |his |her |the |"
+    r"a |our |their )?(?:brand[- ]new |new )(?:\w+ )?passport\b", re.I)
+# ... but not one still to be done: "I need to renew it", "once the new passport arrives"
+# renewal-specific: "before", "once" and "when" mark it not done
+_NOT_YET = re.compile(r"\b(?:need|needs|must|should|will|going to|have to|has to|want to|plan\w* to|hope|hoping|"
+                      r"waiting|until (?:it|the new|my new)|once|when|if|apply\w*|applied|renewing|to renew|before|"
+                      r"not yet|haven't|hasn't|soon)\b", re.I)
+
+
+def _renewed(sentence: str) -> bool:
+    """The sentence says a passport was renewed (or a new one arrived), as done."""
+    found = RENEWED.search(sentence)
+    return found is not None and not _NOT_YET.search(sentence)
 _RELATION_NAMED = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(re.escape, RELATIONS))}))"
                              r"(?:\s+(?P<name>[A-Z][a-z]+))?\b")
+
+
+# a relation named in full before the document: "your father Ramesh Iyer's passport"
+_RELATION_HOLDER = re.compile(rf"\b(?i:my|our|your)\s+(?P<rel>(?i:{'|'.join(map(re.escape, RELATIONS))}))\s+"
+                              r"(?P<name>[A-Z][a-z]+\s+[A-Z][a-z]+)(?:'s|’s)\s+(?:\w+\s+)?(?:passport|visa|e-?visa|"
+                              r"licen[cs]e|id)\b")
+# the name a session gives the person it talks about: "His name is Ramesh Iyer."
+_NAME_IS = re.compile(r"\b(?i:his|her|their) (?i:full )?(?i:name) is (?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)")
+
+
+def _name_given(context: Context, relation: str) -> str | None:
+    """The name the session gave the relation it talks about ("my daughter Maya", "His name is
+    Ramesh Iyer.")."""
+    for said in reversed(context.said):
+        named = [m.group("name") for m in _RELATION_NAMED.finditer(said)
+                 if m.group("rel").lower() == relation and m.group("name") and m.group("name").lower() not in
+                 _NOT_NAMES_HERE]
+        if named:
+            return named[-1]
+        found = _NAME_IS.search(said)
+        if found is not None and said is not context.said[-1]:
+            return found.group("name")
+    return None
+
+
+def _relation_of(name: str, context: Context) -> str | None:
+    """The relation a name was given this session ("my daughter Maya") or by an earlier
+    session's document (a passport held by Maya, the daughter's)."""
+    for said in reversed(context.said):
+        for match in _RELATION_NAMED.finditer(said):
+            if match.group("name") == name:
+                return match.group("rel").lower()
+    held = {str(fields["subject"]) for _, fields in context.prior.of_kind(DOMAIN)
+            if fields.get("holder") == name and fields.get("subject") in RELATIONS}
+    return held.pop() if len(held) == 1 else None
 
 
 def _person_named_before(context: Context) -> str | None:
@@ -358,61 +440,86 @@ def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: s
     return TypedFact(kind, key, fields)
 
 
-def _dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
-    fields = _cued_dates(sentence, context, kind)
-    expiry = try_date(str(fields.get("expiry_date", "")))
-    years = set(_YEAR.findall(sentence))
-    if expiry is not None and len(years) == 1 and str(expiry.year) not in years and \
-            not any(year in value for value in fields.values() if isinstance(value, str) for year in years):
-        try:  # "the new one expires in 2036, on March 5": the year said apart from its day
-            fields["expiry_date"] = expiry.replace(year=int(years.pop())).isoformat()
-        except ValueError:
-            pass
-    return fields
-
-
-_YEAR = re.compile(r"(?<![\d/-])(?:19[5-9]\d|20[0-4]\d)(?![\d/-])")  # not a card's last four ("ending 2087")
-
-
-def _cued_dates(sentence: str, context: Context, kind: str) -> dict[str, JsonValue]:
-    found = dates_by_cue(sentence, context, CUES, same_month_ends(sentence, context))
-    fields: dict[str, JsonValue] = {}
-    for cue, name in (("expiry", "expiry_date"), ("start", "start_date"), ("issue", "issue_date"),
-                      ("purchase", "purchase_date")):
-        if found.get(cue):
-            fields[name] = found[cue][0]
-    if kind == "insurance" and "start_date" in fields and "expiry_date" not in fields and len(found["start"]) > 1:
-        fields["expiry_date"] = found["start"][1]
-    bare = found.get("", [])
-    if kind in ("insurance", "visa") and bare and "expiry_date" in fields and "start_date" not in fields:
-        fields["start_date"] = bare[0]  # "valid 1/15 to 2/3"
-    if bare and not fields:
-        if kind == "insurance" and len(bare) > 1:
-            fields["start_date"], fields["expiry_date"] = bare[0], bare[1]
-        elif kind == "warranty":
-            fields["purchase_date"] = bare[0]
-        elif _STATES_EXPIRY.search(sentence) or re.search(r"\bexpir|valid", sentence, re.I):
-            fields["expiry_date"] = bare[-1]
-    if kind == "warranty" and "purchase_date" not in fields and "expiry_date" in fields and \
-            re.search(r"\b(?:bought|purchased)\b", sentence, re.I) and found.get("", []):
-        fields["purchase_date"] = found[""][0]
-    return fields
-
-
 def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
+    if bought_items(sentence)[0]:
+        return None  # several things bought: `_bought_several`
     match = _PURCHASE.search(sentence) or next((m for p in _PURCHASED if (m := p.search(sentence))), None)
     if match is None:
         return None
     dates = recognize(sentence[match.start():], context.timestamp).dates or \
         recognize(sentence, context.timestamp).dates
-    if not dates:
+    same = _same_day(sentence, context)
+    if not dates and same is None:
         return None
-    item = " ".join(match.group("item").split()) or None
-    context.purchase = (item, dates[0])
+    item = _with_noun(" ".join(match.group("item").split()), sentence) or None
+    context.purchase = (item, dates[0] if dates else str(same))
+    if item is not None:
+        context.purchases.append((item, context.purchase[1]))
     order = _ORDER.search(sentence)
     context.purchase_number = order.group("id") if order is not None else None
     return context.purchase
+
+
+def _bought_several(sentence: str, context: Context) -> int:
+    """Remember each of several things the sentence says were bought ("got a Bosch washer and
+    an LG dryer today"), on that day; where the list ends (0 when there is none)."""
+    several, end = bought_items(sentence)
+    if not several:
+        return 0
+    dates = recognize(sentence, context.timestamp).dates
+    day = dates[0] if dates else _same_day(sentence, context)
+    if day is None:
+        return 0
+    known = {item for item, _ in context.purchases}
+    context.purchases += [(item, day) for item in several if item not in known]
+    context.purchase = (several[-1], day)
+    return end
+
+
+# what an item bought replaces: "the old water heater gave up ... put in a new Rheem 50-gallon"
+_REPLACES = re.compile(r"\b(?:old|previous|broken|dead)\s+(?P<noun>[a-z]+(?:\s+(?!one\b|that\b|which\b)[a-z]+)?)\s+"
+                       r"(?:gave up|died|broke|quit|finally|had|was|is|stopped|sprang|flooded|conked)")
+
+
+def _with_noun(item: str, sentence: str) -> str:
+    """An item named by its brand and model only ("Rheem 50-gallon") with what it is, when
+    the sentence says what it replaces ("the old water heater gave up")."""
+    if any(word.isalpha() and word.islower() for word in item.split()):
+        return item
+    old = _REPLACES.search(sentence)
+    return f"{item} {old.group('noun')}" if old is not None and old.group("noun") != "one" else item
+
+
+# an insurer the list does not know: "travel insurance through Cover-More", "Saved: TravelSure single-trip policy"
+_INSURERS = (
+    re.compile(r"\b(?:insurance|policy|cover|coverage|plan)\s+(?:through|with|from|via|by)\s+"
+               r"(?P<name>[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+){0,2})"),
+    re.compile(r"^\W*(?i:noted|saved|recorded|got it|confirmed)\W+(?:(?i:your)\s+)?"
+               r"(?P<name>[A-Z][\w&'-]+(?:\s+[A-Z][\w&'-]+)?)\s+(?:[\w-]+\s+){0,3}?(?i:insurance|policy|cover)\b"),
+)
+_NOT_INSURERS = frozenset("my your our the a an travel health medical annual single multi trip europe worldwide "
+                          "international basic premium standard comprehensive essential new this that work".split())
+
+
+def _insurer(sentence: str) -> str | None:
+    """The insurer a sentence names by where a policy comes from, not a place, a month or a plan's words."""
+    for pattern in _INSURERS:
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        name = match.group("name")
+        first = name.split()[0].casefold()
+        if first in _NOT_INSURERS or first.rstrip(".") in MONTHS or country_of(name) is not None or \
+                first in ADJECTIVES:
+            continue
+        return name
+    return None
+
+
+def _same_day(sentence: str, context: Context) -> str | None:
+    """The day of the purchase told just before, for "same day got a Breville espresso machine"."""
+    return context.purchase[1] if context.purchase is not None and SAME_DAY.search(sentence) else None
 
 
 _INSURANCE_KINDS = re.compile(
@@ -442,7 +549,7 @@ def _item(sentence: str, kind: str, purchase: tuple[str | None, str] | None,
     match = _ITEM_BEFORE.search(sentence)
     if match is None:
         return None
-    words = match.group("item").split()
+    words = [re.sub(r"(?:'s|’s|s')$", "", word) for word in match.group("item").split()]  # "the laptop's warranty"
     last = max((i for i, w in enumerate(words) if w.lower() in _ITEM_STOP), default=-1)
     words = [w for w in words[last + 1:] if w.lower() not in _ITEM_STOP]  # "covered by your warranty": none
     words = [w for w in words if w.lower() not in _NOT_ITEM and not _DURATION_WORD.search(w)]

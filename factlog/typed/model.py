@@ -50,6 +50,7 @@ class Context:
     said: list[str] = field(default_factory=list)  # the session's sentences so far, this one last
     heard: int = 0  # how many of `said` `care`, `focus` and `relations` reflect (read when needed)
     purchase_number: str | None = None  # its order number, if stated
+    purchases: list[tuple[str, str]] = field(default_factory=list)  # (item, ISO date) of each bought this session
     topic: str | None = None  # the domain (or "hotel") the last sentence naming one was about
     pending: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> naming fields, not yet stated
     companions: list[str] = field(default_factory=list)  # who travels with the user this session

@@ -98,11 +98,12 @@ _SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
 _SAME_DAY = re.compile(r"\bsame (?:day|date|time)\b", re.I)
 _IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfer|move|use|charge|make|zelle|venmo)\b",
                          re.I)  # "Put it on the Amex." is an instruction, not a payment made
-# stance: the assistant restating a known instruction, or a consequence, instructs nothing new
+# the assistant restating a known instruction, or a consequence, instructs nothing new
 _RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked)\b"
                        r"|\bwould\s+(?:\w+\s+){0,2}(?:pay|be paid|get paid)\b[^.;]*\b(?:twice|double|two times)\b",
                        re.I)
-_CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or)\s+(?:\w+\s+){0,3}$", re.I)  # stance: "unless you cancel it"
+# a stop under a condition: "unless you cancel it"
+_CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or)\s+(?:\w+\s+){0,3}$", re.I)
 _MADE_AMOUNT = re.compile(r"\bmake\s+(?:it|that|(?:\w+['’]s\s+)?(?:payment|transfer|wire|deposit|one))\s+\$?"
                           r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i'll|i've|we|we're|we'll)\b", re.I)

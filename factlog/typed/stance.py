@@ -64,6 +64,10 @@ SMALL_TALK_QUESTION = re.compile(
     r"\b(?:anything else|is (?:that|this|everything|it) (?:all )?(?:correct|right|ok|okay|acceptable|all)|"
     r"(?:does|will|would) (?:that|this|it) (?:work|sound)|sound good|any (?:other |more )?questions|"
     r"(?:can|may) i help|how are you|how can i help)\b", re.I)
+# an idea thought of and dropped in the same breath: "thinking of Toronto but no, not doing that"
+REJECTED = re.compile(r"\b(?:thinking|thought|considered|considering|looking at|looked at)\b[^.;]*?\b(?:but no|"
+                      r"not doing (?:that|it)|decided against|ruled (?:it|that) out|gave up on|(?:but|so) skip)\b",
+                      re.I)
 # a judgement on taking something, not a taking: "the pharmacist said it's fine to take Claritin with lisinopril"
 SAFETY_JUDGEMENT = re.compile(r"\b(?:it's|it is|its|that's|that is)\s+(?:fine|ok|okay|safe|alright|all right|not safe|"
                               r"dangerous|bad)\s+to\s+(?:take|mix|use|combine)\b", re.I)
@@ -73,6 +77,9 @@ CHECK_BACK = re.compile(r"\b(?:is|was) (?:that|this|it) (?:still )?(?:right|corr
 # the opening of a check-back whose rest is the statement ("Just to confirm: $2,800 to Brian on Friday?")
 CHECK_BACK_OPENING = re.compile(
     r"^\W*(?:just\s+)?(?:to\s+)?(?:confirm|double-check|check)(?:ing)?\b[\s:,;-]*(?:that\s+)?", re.I)
+# the assistant's recap put as a question: "So that's Thai Airways to Bangkok, 20 June to 4 July?"
+RECAP_QUESTION = re.compile(r"^\W*(?:so\s+)?(?:that's|that is|it's|it is|you're|you are|you'll be|confirming:?)\s+"
+                            r"(?P<body>[^?]+?)\s*,?\s*(?:right|correct|is that right)?\s*\?\s*$", re.I)
 REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
                      r"remember|keep|list|make a note|take (?:a )?note|jot|mark)\b", re.I)
 HYPOTHETICAL = re.compile(
@@ -149,6 +156,11 @@ def is_small_talk_question(text: str) -> bool:
     return SMALL_TALK_QUESTION.search(text) is not None
 
 
+def drops_idea(text: str) -> bool:
+    """An idea weighed and dropped in the same breath ("thought about Lisbon but decided against it")."""
+    return REJECTED.search(text) is not None
+
+
 def judges_safety(text: str) -> bool:
     """A judgement on whether something is safe to take ("it's fine to take ... with ...")."""
     return SAFETY_JUDGEMENT.search(text) is not None
@@ -160,10 +172,11 @@ def is_check_back(text: str) -> bool:
 
 
 def checked_back(text: str) -> str | None:
-    """The statement a check-back puts to the user ("Just to confirm: $2,800 to Brian on Friday?"
-    -> "$2,800 to Brian on Friday."), or None."""
-    opening = CHECK_BACK_OPENING.match(text)
-    stated = text[opening.end():].rstrip(" ?") if opening is not None else ""
+    """The statement a check-back or a recap puts to the user ("Just to confirm: $2,800 to Brian on
+    Friday?" -> "$2,800 to Brian on Friday."; "So that's Thai Airways to Bangkok, 20 June to 4 July?"
+    -> "Thai Airways to Bangkok, 20 June to 4 July."), or None."""
+    opening, recap = CHECK_BACK_OPENING.match(text), RECAP_QUESTION.match(text)
+    stated = text[opening.end():].rstrip(" ?") if opening is not None else recap.group("body") if recap else ""
     return f"{stated[:1].upper()}{stated[1:]}." if stated else None
 
 

@@ -18,12 +18,13 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
-from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
+from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     _NOT_NAMES,
     _RELATION,
     BOOKED,
+    CANCELLED,
     CORRECTION,
     SAME_MONTH_END,
     Cue,
@@ -31,22 +32,23 @@ from factlog.typed.common import (
     confirmation_code,
     conversation_fields,
     dates_by_cue,
+    leading_days,
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import any_place, find_place, place_name
-from factlog.typed.stance import PLAN_OPENERS, is_question
+from factlog.typed.stance import PLAN_OPENERS, drops_idea, is_question
 
 DOMAIN = "trip"
 TRAVEL = re.compile(
     r"\b(?:fly|flying|flies|flew|flight|flights|trip|trips|travel\w*|heading to|head to|going to|go to|"
     r"visit|visiting|vacation|holiday|getaway|honeymoon|cruise|itinerary|depart\w*|leave for|leaving for|"
-    r"layover|plane tickets?|round[- ]trip|one[- ]way)\b",
+    r"layover|plane tickets?|round[- ]trip|one[- ]way|off to)\b",
     re.I,
 )
 STRONG = re.compile(
     r"\b(?:fly(?:ing)? (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
-    r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|"
+    r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|off to|"
     r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in)\s+[A-Z]",
     re.I,
 )
@@ -61,8 +63,8 @@ NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take
 HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
                       r"often|always|sometimes|never)\b", re.I)
 CUES = (
-    Cue("return", re.compile(r"\b(?:return\w*|back|fly(?:ing)? home|head(?:ing)? home|coming home|get home|"
-                             r"inbound)\b", re.I)),
+    Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fly(?:ing)? home|head(?:ing)? home|coming home|"
+                             r"get home|home on|inbound)\b", re.I)),  # not "I'm back from Germany": a past trip
 )
 AIRLINES = (
     "Delta", "United Airlines", "United", "American Airlines", "Southwest", "JetBlue", "Alaska Airlines",
@@ -71,7 +73,7 @@ AIRLINES = (
     "Korean Air", "Qantas", "Turkish Airlines", "Iberia", "Aer Lingus", "Virgin Atlantic", "Ryanair",
     "easyJet", "Air New Zealand", "Aeromexico", "Aeroméxico", "Etihad", "EVA Air", "LATAM Airlines", "LATAM",
     "ITA Airways", "Vietnam Airlines", "Thai Airways", "Air India", "Avianca", "Copa Airlines", "Finnair",
-    "SAS", "TAP Air Portugal", "Icelandair", "WestJet", "Sun Country", "Allegiant", "Breeze",
+    "SAS", "TAP Air Portugal", "TAP", "Icelandair", "WestJet", "Sun Country", "Allegiant", "Breeze",
     "EgyptAir", "Ethiopian Airlines", "Kenya Airways", "Royal Air Maroc", "South African Airways", "Saudia",
     "Gulf Air", "Oman Air", "El Al", "Aegean Airlines", "Swiss International Air Lines", "Austrian Airlines",
     "Brussels Airlines", "LOT Polish Airlines", "Norwegian Air", "Vueling", "Wizz Air", "Eurowings", "Jet2",
@@ -98,6 +100,9 @@ _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "South
 _FLIGHT_CODE = re.compile(r"\b(?P<code>" + "|".join(_CODES) + r")\s?\d{1,4}\b(?![A-Z])")
 HOTEL = re.compile(r"\b(?:hotel|motel|hostel|resort|airbnb|lodging|check-?in|check-?out|Hilton|Marriott|Hyatt|"
                    r"Sheraton|Westin|Holiday Inn)\b", re.I)
+# a document's validity stated: its dates are the document's ("my visa expires May 31, before my flight home")
+_DOCUMENT_DATE = re.compile(r"\b(?:e-?visa|visa|passport|licen[cs]e|eTA|ESTA)\b[^.;]{0,40}?\b(?:valid|expir\w*|ends?|"
+                            r"runs? out|good (?:until|till|through|thru))\b", re.I)
 FLIGHT = re.compile(r"\b(?:fly|flying|flight|flights|airlines?|plane|outbound|layover)\b", re.I)
 INSURANCE = re.compile(r"\b(?:insurance|insured|policy|coverage)\b", re.I)
 # the assistant stating the user's own booking: "Your flight to Tokyo departs at 10:05 on March 3"
@@ -118,13 +123,15 @@ _OTHERS_TRIP = re.compile(
 )
 _WITH = re.compile(
     r"\b(?:for|with)\s+(?:my\s+\w+\s+)?(?P<name>[A-Z][a-z]+)\s+and\s+(?:myself|me)\b|"
-    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b|\byou and (?P<name3>[A-Z][a-z]+)\b")
+    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])|\byou and (?P<name3>[A-Z][a-z]+)\b")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
     r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
     r"expo|trade show|tournament|concert|festival|birthday|anniversary))\b|"
-    r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b",
+    r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b|"
+    r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
+    r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b",
     re.I,
 )
 # the sentence adds to the trip talked about: its total, or its dates alone ("Thursday April 10 to April 24")
@@ -138,7 +145,11 @@ RANGE = re.compile(
 _AIRLINE_WORDS = re.compile(_AIRLINE.pattern, re.I)  # the prefilter's spelling; `_AIRLINE` decides
 # a sentence without one of these is about no trip
 _PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (?:out|over|there))\b", re.I)
-TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO)
+# the assistant saving a code the user spelled out or read aloud: "Saved: TP44XN."
+_RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
+                            r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
+TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
+            _RECAPPED_CODE, CANCELLED)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -154,6 +165,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     booked, follow_up = BOOKED.search(sentence), FOLLOW_UP.search(sentence)
     if INSURANCE.search(sentence) and not flight and not booked:
         return []  # "travel insurance for Italy": the document's, not a trip
+    if _DOCUMENT_DATE.search(sentence) and not booked and not _AIRLINE.search(sentence):
+        return []  # "your visa is valid until 31 May, twelve days before your flight home": the visa's date
     _companions(sentence, context)
     travel = TRAVEL.search(sentence)
     strong = STRONG.search(sentence)
@@ -163,6 +176,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     referred = referred_trip(sentence, context) if previous is None else None
     if referred is not None:  # "Qantas moved my return": the trip an earlier session booked
         previous, known = TypedFact(DOMAIN, referred[0], referred[1]), referred[1]
+    dropped = _cancelled_by_place(sentence, context) if referred is None and CANCELLED.search(sentence) and \
+        not (travel or strong or booked or follow_up) else None  # "We cancelled Paris.": the Paris trip on record
+    if dropped is not None:
+        previous, known = TypedFact(DOMAIN, dropped[0], dropped[1]), dropped[1]
     triggered = travel or strong or booked or follow_up
     correcting = previous is not None and CORRECTION.search(sentence) is not None
     place = find_place(sentence) if triggered or correcting else None
@@ -173,11 +190,11 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         place = any_place(without_airlines)
     total = TOTAL.search(sentence)
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
-    if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence):
+    if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or drops_idea(sentence):
         return []
     if place is None and context.topic in ("hotel", "document") and not flight and \
-            not (context.topic == "hotel" and total) and not (context.topic == "document" and _FLIGHT_CODE_WORDS.search(
-                sentence) and confirmation_code(sentence)):
+            not (context.topic == "hotel" and total) and not (context.topic == "document" and (
+                _FLIGHT_CODE_WORDS.search(sentence) or _about_a_passport(context)) and confirmation_code(sentence)):
         return []  # a follow-up of the hotel or the document talked about
     key: str | None
     if place is not None:
@@ -198,7 +215,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
                     None, HOME):
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
-    elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)):
+    elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
+                                   or _recapped_code(sentence, context)
+                                   or dropped is not None):
         key = previous.key
         fields = {}
     elif context.speaker == "assistant" and previous is not None and booked:
@@ -288,6 +307,22 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     return ahead[-1] if len(ahead) == 1 and (FOLLOW_UP.search(sentence) or TRAVEL.search(sentence)) else None
 
 
+def _cancelled_by_place(sentence: str, context: Context) -> tuple[str, dict[str, JsonValue]] | None:
+    """The one trip on record (this session or an earlier one) to the place a cancelling
+    sentence names."""
+    place = any_place(sentence)
+    if place is None:
+        return None
+    name = re.escape(place[0])
+    if not re.search(rf"\b(?:cancel+(?:ed|ing)?|called off|scrapped|dropped)\s+(?:the\s+|our\s+|my\s+)?{name}\b|"
+                     rf"\b{name}\s+(?:is|was|got|has been)\s+(?:cancel+ed|off|called off|scrapped)\b", sentence, re.I):
+        return None  # "they cancelled the museum tour in Paris": not the trip
+    known = [*context.prior.of_kind(DOMAIN), *context.entities.items()]
+    named = {key: fields for key, fields in known if fields.get("destination") in place or
+             (place[0] == place[1] and fields.get("country") == place[1])}
+    return next(iter(named.items())) if len(named) == 1 else None
+
+
 def trip_subject(sentence: str) -> str:
     """Who travels: someone else only when the sentence says so ("my daughter's flight", "my
     son is flying"); "for my cousin's wedding" is the user's trip."""
@@ -295,6 +330,8 @@ def trip_subject(sentence: str) -> str:
     if match is None:
         return "user"
     name = match.group("name")
+    if name is not None and name.lower() in FAMILY_NAMES:
+        return FAMILY_NAMES[name.lower()]  # "Papa's tickets", "Mom's flight": the father's, the mother's
     if name is not None:
         return "user" if name.lower() in _NOT_NAMES or place_name(name) is not None else name
     named = match.group("n1") or match.group("n2")  # "my daughter Sofia is flying": Sofia, as her passport says
@@ -303,6 +340,12 @@ def trip_subject(sentence: str) -> str:
     return str(match.group("rel") or match.group("rel2")).lower()
 
 
+# what family members are called as if by name: "Papa's tickets", "Mom's flight"
+FAMILY_NAMES = {"papa": "father", "pa": "father", "dad": "father", "daddy": "father", "pappa": "father",
+                "mama": "mother", "mamma": "mother", "mom": "mother", "mum": "mother", "mommy": "mother",
+                "mummy": "mother", "ma": "mother", "nana": "grandmother", "grandma": "grandmother",
+                "granny": "grandmother", "nani": "grandmother", "dadi": "grandmother", "grandpa": "grandfather",
+                "nanaji": "grandfather", "dadaji": "grandfather"}
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday".split())
 
@@ -353,12 +396,12 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         fields["departure_time"] = times[""][0]
     if times.get("return"):
         fields["return_time"] = times["return"][0]
-    status = booking_status(sentence)
+    status = booking_status(sentence) or ("booked" if _BOOKED_TOO.search(sentence) else None)
     if status == "cancelled" and _REPLACED.search(sentence):
         status = None
     airline = _AIRLINE.search(sentence)
     flight_code = _FLIGHT_CODE.search(sentence)
-    code = confirmation_code(sentence)
+    code = confirmation_code(sentence) or _recapped_code(sentence, context) or _code_said_later(sentence)
     if code is not None:
         fields["confirmation"] = code
         status = status if status == "cancelled" else "booked"
@@ -373,9 +416,10 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     purpose = PURPOSE.search(sentence)
     if purpose is not None:
         whom = purpose.group("whom")
-        stated = purpose.group("stated") or purpose.group("event")
+        stated = purpose.group("stated") or purpose.group("event") or purpose.group("occasion")
         fields["purpose"] = f"visit {whom.lower()}" if whom else " ".join(str(stated).split())
-    if fields.get("booking_status") in ("booked", "planned") and context.timestamp is not None:
+    if (fields.get("booking_status") or known.get("booking_status")) in ("booked", "planned") and \
+            context.timestamp is not None and not _WENT.search(sentence):
         _ahead(sentence, fields, context.timestamp.date())
     if COST.search(sentence) and not _BOUND.search(sentence):
         amounts = recognize(sentence, context.timestamp).amounts_usd
@@ -384,11 +428,38 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     return fields
 
 
+# a booking's code said after what it is for: "Booking ref for the Paris flights is XJ7K2P"
+_LATER_CODE = re.compile(r"\b(?i:confirmation|booking|reservation|pnr)(?:\s+(?i:ref|reference|number|code|no\.?))?"
+                         r"\s+(?i:for|on)\b[^.;:]{1,40}?\s(?i:is|are|was)\s+#?"
+                         r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\b")
+
+
+def _code_said_later(sentence: str) -> str | None:
+    match = _LATER_CODE.search(sentence)
+    return match.group("code") if match is not None else None
+
+
+def _recapped_code(sentence: str, context: Context) -> str | None:
+    if context.speaker != "assistant" or context.topic != DOMAIN:
+        return None
+    match = _RECAPPED_CODE.match(sentence)
+    return match.group("code") if match is not None else None
+
+
+# booked, said the other way round: "Tickets are bought", "flights paid", "the trip is a go"
+_BOOKED_TOO = re.compile(r"\b(?:tickets?|flights?|seats?)\s+(?:are\s+|is\s+|were\s+|was\s+|all\s+)?(?:bought|booked|"
+                         r"purchased|paid(?:\s+for)?|sorted|confirmed)\b|\b(?:is|it's|its)\s+a\s+go\b", re.I)
 _COUNT = "|".join(["a", "an", "one", *NUMBER_WORDS])
 # how long a trip lasts, said with its start: "two weeks starting June 3", "June 3 for ten days"
 _LENGTH = re.compile(
     rf"\b(?P<n>\d{{1,2}}|{_COUNT})[- ](?P<unit>weeks?|days?|nights?)\s+(?:starting|from|beginning|leaving|departing)\b|"
     rf"\bfor\s+(?:about\s+)?(?P<n2>\d{{1,2}}|{_COUNT})\s+(?P<unit2>weeks?|days?|nights?)\b", re.I)
+def _about_a_passport(context: Context) -> bool:
+    """The document talked about is a passport or a visa, which has no confirmation code of its own."""
+    last = context.last.get("document")
+    return last is not None and (last.kind == "passport" or last.fields.get("kind") in ("passport", "visa"))
+
+
 # "Booking reference is AT7RB5" after talk of the insurance: still the booking's
 _FLIGHT_CODE_WORDS = re.compile(r"\b(?:booking|reservation|record locator|pnr|flight)\b", re.I)
 # a day of the month alone: "out the 3rd, back the 17th" (not "Thursday the 3rd", not "the 2nd of August")
@@ -403,15 +474,36 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
     if context.timestamp is None:
         return ()
     found = dates_and_times_at(sentence, context.timestamp)[0]
-    out: list[tuple[int, str]] = []
-    for match in [*_DAY_ONLY.finditer(sentence), *SAME_MONTH_END.finditer(sentence)]:
+    out: list[tuple[int, str]] = list(leading_days(sentence, context))  # "3rd to 10th of June": the 3rd of June
+    leading = {start for start, _ in out}
+    for match in [*_DAY_ONLY.finditer(spoken_days(sentence)), *SAME_MONTH_END.finditer(sentence)]:
+        if match.start("dd") in leading:
+            continue
         before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
         anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
-            context.timestamp.date()
+            _month_named(sentence[:match.start()], context.timestamp.date()) or context.timestamp.date()
         day = _on_or_after(anchor, int(match.group("dd")))
         if day is not None:
             out.append((match.start("dd"), day.isoformat()))
     return tuple(sorted(out))
+
+
+# a month said alone: "for March", "in early June" (not "March 3")
+_BARE_MONTH = re.compile(rf"\b(?:in|for|during|over|early|mid|late|end of|start of)\s+(?:early\s+|mid\s+|late\s+)?"
+                         rf"(?P<month>{_MONTH})(?!\s*\d)", re.I)
+
+
+def _month_named(text: str, today: date) -> date | None:
+    """The first day of the month `text` names alone, this one or the next one of its name."""
+    found = list(_BARE_MONTH.finditer(text))
+    if not found:
+        return None
+    name = found[-1].group("month").lower().rstrip(".")
+    month = MONTHS.get(name) or MONTHS.get(name[:3])
+    if month is None:
+        return None
+    first = date(today.year, month, 1)
+    return first if (first.year, first.month) >= (today.year, today.month) else first.replace(year=today.year + 1)
 
 
 def _on_or_after(anchor: date, dd: int) -> date | None:
@@ -462,17 +554,43 @@ _BOUND = re.compile(r"\b(?:over|under|more than|less than|at least|upwards of|st
 _YEAR_SAID = re.compile(r"\b(?:19|20)\d\d\b|\d{1,2}/\d{1,2}/\d{2,4}")
 
 
+# a day said as a calendar day ("March 3", "the 3rd", "3/4"), not a relative one ("yesterday")
+_CALENDAR_DAY = re.compile(rf"\b{_MONTH}\s+\d|\d(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}|\b\d{{1,2}}/\d{{1,2}}\b|"
+                           r"\bthe\s+\d{1,2}(?:st|nd|rd|th)\b", re.I)
+# travel told as done: its dates are past on purpose ("we flew back on the 3rd")
+_WENT = re.compile(r"\b(?:flew|got back|came back|returned|landed|went|arrived|was in|were in)\b", re.I)
+
+
 def _ahead(sentence: str, fields: dict[str, JsonValue], today: date) -> None:
     """A trip booked or planned is ahead: a year-less departure read as past ("Booked Paris
-    Dec 20", said in February) is next year's, and its return with it."""
+    Dec 20", said in February) is next year's, and its return with it; a departure read as
+    past before a return ahead ("September 25 to October 5, 2026") is the return's year's;
+    a past day said only relatively ("booked it yesterday") is when it was booked, no leg's."""
     going = try_date(str(fields.get("departure_date", "")))
-    if going is None or going >= today or _YEAR_SAID.search(sentence):
+    if going is None or going >= today:
+        return
+    back = try_date(str(fields.get("return_date", "")))
+    if not _CALENDAR_DAY.search(sentence):
+        for name in ("departure_date", "return_date"):
+            if str(fields.get(name, "9999")) < today.isoformat():
+                del fields[name]
+        return
+    if back is not None and back >= today:
+        while (later := _next_year(going)) <= back:
+            going = later
+        fields["departure_date"] = going.isoformat()
+        return
+    if _YEAR_SAID.search(sentence):
         return
     for name in ("departure_date", "return_date"):
         day = try_date(str(fields.get(name, "")))
         if day is not None:
             fields[name] = (day.replace(year=day.year + 1) if (day.month, day.day) != (2, 29)
                             else day.replace(year=day.year + 1, day=28)).isoformat()
+
+
+def _next_year(day: date) -> date:
+    return day.replace(year=day.year + 1) if (day.month, day.day) != (2, 29) else day.replace(year=day.year + 1, day=28)
 
 
 def _return_after_departure(fields: dict[str, JsonValue]) -> None:
