@@ -31,6 +31,8 @@ from typing import Callable, TypeVar
 import dateparser
 
 from factlog.model import JsonValue
+from factlog.number_words import CARDINAL, HALF, ORDINAL, ordinal_value, value_of
+from factlog.relative_dates import HOLIDAY, MONTH_END, RELATIVE_DAY, holiday, month_end, relative_day
 
 T = TypeVar("T")
 
@@ -52,7 +54,7 @@ _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 _NUMWORD = "|".join(["a", "an", "one", *NUMBER_WORDS])
-_UNIT = r"(?:days?|weeks?)"  # "last year", "five years ago": too coarse to name a day
+_UNIT = r"(?:days?|weeks?|fortnights?)"  # "last year", "five years ago": too coarse to name a day
 _YEAR = r"(?P<year>\d{4})"
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -60,6 +62,8 @@ PHONE = re.compile(
     r"(?<![\w-])(?:(?:\+?1[-. ])?(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ](?:\d{4}|[A-Z]{4,8})"
     r"|1[-. ]8\d\d[-. ][A-Z]{5,10})(?![\w-])"  # and toll-free words: 1-800-VELOCITY
 )
+# day.month.year, as written in most of Europe ("03.04.2026" is 3 April); "3/4" stays month/day
+DOTTED_DATE = re.compile(r"(?<![\d.])(?P<dd>\d{1,2})\.(?P<mm>\d{1,2})\.(?P<year>\d{4})(?!\d|\.\d)")
 ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<mm>\d{2})-(?P<dd>\d{2})(?![\d-])")
 NUMERIC_DATE = re.compile(r"(?<![\d/.])(?P<mm>\d{1,2})/(?P<dd>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/])")
 _THIS_YEAR = r"(?:,?\s+(?P<rel>this|next) year\b)"  # "the 2nd of August this year"
@@ -71,25 +75,45 @@ DAY_MONTH = re.compile(
 # the year first ("valid until 2029, 1 February", "expires in 2033, March 3rd"), not a year closing a date
 YEAR_FIRST = tuple(re.compile(rf"(?<!\d,\s)(?<!\d\s)(?<!\d,)\b{_YEAR},\s+{day}", re.I) for day in (
     rf"{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b", rf"(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"))
+# "March the fourth", "the twenty-eighth of February", "4th of March", "March the 4th"
+_TAIL = rf"(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?"
+ORDINAL_DATES = (
+    re.compile(rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?:the\s+)?(?P<ord>{ORDINAL})\b{_TAIL}", re.I),
+    re.compile(rf"\b(?:the\s+)?(?P<ord>{ORDINAL})\s+of\s+{_MONTH}\b{_TAIL}", re.I),
+    re.compile(rf"\bthe\s+(?P<ord>{ORDINAL})\s+{_MONTH}\b{_TAIL}", re.I),
+    re.compile(rf"\b{_MONTH}\s+the\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b{_TAIL}", re.I),
+)
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
     rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"
     rf"|(?:in|within)\s+(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}"
-    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now))\b",
+    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now)"
+    rf"|{RELATIVE_DAY.pattern})\b",
     re.I,
 )
 TIME = re.compile(
     r"(?<![\d:])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap])\.?m\b\.?"
-    r"|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
+    r"|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])"
+    r"|\b(?P<word>noon|midday|midnight)\b"
+    # "19h", "19h30" (French style): with minutes, or after a word that introduces a time
+    r"|(?<![\w:])(?P<hh>[01]?\d|2[0-3])h(?P<mm>[0-5]\d)\b"
+    r"|\b(?:at|from|until|till|by|before|after)\s+(?P<hx>[01]?\d|2[0-3])h\b",
+    re.I,
+)
+# "2-4pm", "11 to 1pm", "10:30-11:15 am": the start takes the end's am/pm unless that puts it after the end
+TIME_RANGE = re.compile(
+    r"(?<![\w:/.$-])(?P<h1>\d{1,2})(?::(?P<m1>[0-5]\d))?\s*(?:-|–|—|to|until|till)\s*"
+    r"(?P<h2>\d{1,2})(?::(?P<m2>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?",
     re.I,
 )
 _NUM = r"(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
-_SCALE = r"(?:\s?(?P<scale>k|thousand|m|mm|million|b|bn|billion)\b)?"
+_SCALE = r"(?:\s?(?P<scale>k|hundred|thousand|grand|m|mm|million|b|bn|billion)\b)?"
 AMOUNTS = (
     re.compile(rf"\$\s?{_NUM}{_SCALE}", re.I),
     re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?:dollars|bucks|usd)\b", re.I),
     re.compile(rf"\bUSD\s?{_NUM}{_SCALE}", re.I),  # "USD 40"
+    re.compile(rf"(?<![\w.$,]){_NUM}\s?(?P<scale>grand)\b", re.I),  # "2 grand"
     # bare "2.5k", but not retirement plans ("401k") nor "2.5k miles"
     re.compile(
         rf"(?<![\w.$,])(?!(?:401|403|457)k){_NUM}\s?(?P<scale>k)\b"
@@ -98,6 +122,14 @@ AMOUNTS = (
         r"checkups?|inspections?|odometer|runs?|races?|subscribers?|followers?|views?)\b)",
         re.I,
     ),
+)
+# in words, with a money word after them: "twelve hundred and forty nine bucks", "two grand",
+# "half a million dollars"; a number in words with no money word is not money ("two kids")
+WORD_AMOUNT = re.compile(rf"(?<![\w-])(?P<words>{HALF}|{CARDINAL})[\s-]+(?P<unit>grand|dollars?|bucks?|usd)\b", re.I)
+# continental format: "€1.200,50", "1.200,50 €", "49,90 EUR" (dot thousands, comma decimals)
+EURO_FORMAT = (
+    re.compile(r"(?P<sign>€)\s?(?P<eu>\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2})(?![\d.,])"),
+    re.compile(r"(?<![\w.,])(?P<eu>\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2})\s?(?P<sign>€|euros?\b|eur\b)", re.I),
 )
 OTHER_CURRENCY = (
     re.compile(rf"(?P<sign>[€£])\s?{_NUM}{_SCALE}", re.I),
@@ -177,14 +209,17 @@ def _scan(text: str, base: datetime | None) -> tuple[Values, list[tuple[int, str
     values.phones = _unique(_values(_take(work, PHONE, lambda m: m.group(0))))
     dates = _dates_found(work, base)
     values.dates = _unique([d for _, d in dates])
-    times = _take(work, TIME, _time)
+    times = _time_ranges(work) + _take(work, TIME, _time)
+    times.sort()
     values.times = _unique(_values(times))
     values.durations = _values(_take(work, DURATION_RANGE, _duration))
-    other = [found for pattern in OTHER_CURRENCY for found in _take(work, pattern, _other_amount)]
+    other = [found for pattern in EURO_FORMAT for found in _take(work, pattern, _euro_amount)]
+    other += [found for pattern in OTHER_CURRENCY for found in _take(work, pattern, _other_amount)]
     values.amounts_other = _values(sorted(other, key=lambda item: item[0]))
     amounts = _take(work, CENTS, lambda m: _bounded(_number(m) / 100))
     for pattern in AMOUNTS:
         amounts += _take(work, pattern, _amount)
+    amounts += _take(work, WORD_AMOUNT, _word_amount)
     values.amounts_usd = _unique(_values(sorted(amounts)))
     values.percentages = _unique(_values(_take(work, PERCENT, lambda m: _bounded(float(m.group(1))))))
     values.identifiers = _identifiers(work)
@@ -216,7 +251,7 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
 def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
-    for pattern in (ISO_DATE, *YEAR_FIRST, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
+    for pattern in (ISO_DATE, DOTTED_DATE, *YEAR_FIRST, *ORDINAL_DATES, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
             day = _absolute(match, base)
             if day is not None:
@@ -224,6 +259,13 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
                 absolute_starts.append(match.start())
                 _blank(work, match)
     if base is not None:
+        for pattern, resolve in ((MONTH_END, month_end), (HOLIDAY, holiday)):
+            for match in pattern.finditer(work[0]):
+                day = resolve(match, base.date())
+                if day is not None:
+                    found.append((match.start(), day.isoformat()))
+                    absolute_starts.append(match.start())
+                    _blank(work, match)
         for match in WEEKDAY_DAY.finditer(work[0]):
             day = _weekday_day(match, base.date())
             if day is not None:
@@ -246,7 +288,11 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     groups = match.groupdict()
     month_name = groups.get("month")
     month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
-    day = int(groups["dd"])
+    ordinal = groups.get("ord")
+    day_of_month = ordinal_value(ordinal) if ordinal is not None else int(groups["dd"])
+    if day_of_month is None:
+        return None
+    day = day_of_month
     year_text = groups.get("year")
     if groups.get("rel") is not None and base is not None:  # "this year", "next year"
         return _safe_date(base.year + (groups["rel"].lower() == "next"), month, day)
@@ -282,12 +328,21 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
 
 @lru_cache(maxsize=4096)
 def _relative(phrase: str, base: datetime) -> str | None:
+    own = relative_day(phrase, base.date())
+    if own is not None:
+        return own.isoformat()
     settings = {"RELATIVE_BASE": base, "PREFER_DATES_FROM": "future", "RETURN_AS_TIMEZONE_AWARE": False}
     parsed = dateparser.parse(phrase.replace("tonight", "today"), languages=["en"], settings=settings)
     return parsed.date().isoformat() if parsed is not None else None
 
 
 def _time(match: re.Match[str]) -> str | None:
+    word = match.group("word")
+    if word is not None:
+        return "00:00" if word.lower() == "midnight" else "12:00"
+    if match.group("hh") is not None or match.group("hx") is not None:
+        hour, minute = int(match.group("hh") or match.group("hx")), int(match.group("mm") or 0)
+        return f"{hour:02d}:{minute:02d}"
     if match.group("h24") is not None:
         hour, minute = int(match.group("h24")), int(match.group("m24"))
     else:
@@ -298,11 +353,44 @@ def _time(match: re.Match[str]) -> str | None:
     return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else None
 
 
+def _time_ranges(work: list[str]) -> list[tuple[int, str]]:
+    """Both ends of each "2-4pm" (blanked), as (position, HH:MM)."""
+    found: list[tuple[int, str]] = []
+    for match in TIME_RANGE.finditer(work[0]):
+        h1, h2 = int(match.group("h1")), int(match.group("h2"))
+        m1, m2 = int(match.group("m1") or 0), int(match.group("m2") or 0)
+        if not (1 <= h1 <= 12 and 1 <= h2 <= 12):
+            continue
+        pm = match.group("ap").lower() == "p"
+        end = h2 % 12 + (12 if pm else 0)
+        start = h1 % 12 + (12 if pm else 0)
+        if (start, m1) >= (end, m2):  # "11-1pm": the start is on the other side of noon
+            start = (start + 12) % 24
+        if (start, m1) >= (end, m2):
+            continue
+        found += [(match.start(), f"{start:02d}:{m1:02d}"), (match.start("h2"), f"{end:02d}:{m2:02d}")]
+        _blank(work, match)
+    return found
+
+
+def _word_amount(match: re.Match[str]) -> float | None:
+    value = value_of(match.group("words"))
+    if value is None:
+        return None
+    return _bounded(value * (1000 if match.group("unit").lower() == "grand" else 1))
+
+
+def _euro_amount(match: re.Match[str]) -> dict[str, JsonValue] | None:
+    value = _bounded(float(match.group("eu").replace(".", "").replace(",", ".")))
+    return None if value is None else {"value": value, "currency": "EUR"}
+
+
 def _number(match: re.Match[str]) -> float:
     return float(match.group("num").replace(",", "") + (match.group("dec") or ""))
 
 
-_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
+_SCALES = {"k": 1e3, "hundred": 1e2, "grand": 1e3,
+           "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
 
 
 def _amount(match: re.Match[str]) -> float | None:
