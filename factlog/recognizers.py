@@ -157,7 +157,7 @@ COUNT = re.compile(
 _NOT_UNIT = frozenset(
     "and or to of the a an in on at for with from by is are was were am pm st nd rd th x more "
     "than times percent dollars bucks cents usd now ago later each per so too total left instead "
-    "before after but if would will could should can works work sounds be has have had do does did it".split()
+    "before after but if would will could should can works work sounds be has have had do does did it ish".split()
 )
 
 

@@ -5,7 +5,8 @@ finds the phrases; these resolve them):
   Friday": the first Friday after today; "next Friday": the Friday of next week (weeks start
   on Monday), so on a Wednesday "next Friday" is nine days away, not two; "last Friday":
   the latest Friday before today.
-- "in 3 days", "in two weeks", "a fortnight from now", "10 days ago": counted in days.
+- "in 3 days", "in two weeks", "a fortnight from now", "10 days ago": counted in days;
+  "within 30 days" is a limit, not a day (left to the general parser, which names none).
 - "end of the month" / "end of this month", "end of next month", "end of March", "end of
   the year": the last day of that month (year); a month name is the next such month (this
   one while it lasts).
@@ -26,7 +27,7 @@ _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _COUNT = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,3})"
 RELATIVE_DAY = re.compile(
     rf"(?:(?:this\s+)?coming|next|this|last)\s+{_WEEKDAY}"
-    rf"|(?:in|within)\s+{_COUNT}\s+fortnights?|{_COUNT}\s+fortnights?\s+(?:from\s+now|ago)",
+    rf"|in\s+{_COUNT}\s+fortnights?|{_COUNT}\s+fortnights?\s+(?:from\s+now|ago)",
     re.I,
 )
 _MONTH_NAMES = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
@@ -68,7 +69,7 @@ def relative_day(phrase: str, today: date) -> date | None:
             return today + timedelta(days=ahead or 7)
         return today + timedelta(days=ahead)
     amount = _AMOUNT.search(phrase)
-    if amount is None:
+    if amount is None or words[0] == "within":  # "within 30 days (of the statement)": a limit, not a day
         return None
     raw = amount.group("n").lower()
     count = int(raw) if raw.isdigit() else 1 if raw in ("a", "an") else UNITS[raw]
