@@ -1,6 +1,8 @@
 """Splitting chat turns into sentences, and telling small talk from statements.
 
-The splitter is deliberately conservative: it never splits inside numbers ("$1.5"),
+A dictated run-on with no punctuation (no comma either) is cut into clauses before "so", "and",
+"but", "also" ... when a subject follows ("... and i'm flying ...", `_clauses`).
+The splitter is otherwise deliberately conservative: it never splits inside numbers ("$1.5"),
 e-mail addresses or after common abbreviations ("Dr.", "St.", "e.g."), initials ("A.")
 or ellipses ("the number is... 1234"), because a wrong split separates a label from its
 value, while a missed split only makes one fact a little longer.
@@ -20,6 +22,15 @@ ABBREVIATIONS = frozenset(
 )
 _BOUNDARY = re.compile(r"(?P<punct>[.!?]+)(?P<close>[\"')\]]*)\s+(?=[\"'(\[]?[A-Z0-9])")
 _WORD_BEFORE = re.compile(r"([\w.]+)$")
+# a dictated run-on (no sentence punctuation, RUN_ON_WORDS words or more) is cut before a
+# joining word that starts a new clause: "... march third and i'm flying ... so we booked ..."
+RUN_ON_WORDS = 25
+_MIN_CLAUSE_WORDS = 5
+_CLAUSE_JOIN = re.compile(
+    r"\s(?=(?:(?:and\s+)?(?:so|then|also|anyway|plus)|oh\s+and|and|but)\s+"
+    r"(?:i|i'm|i've|i'll|we|we're|we've|he|she|they|my|our|it's|its|there's)\b)",
+    re.I,
+)
 
 ACK_WORDS = frozenset(
     """hi hello hey morning afternoon evening good great perfect perfectly ok okay sure yes yeah yep
@@ -52,7 +63,21 @@ def split_sentences(text: str) -> list[str]:
                 sentences.append(line[start : match.end("close")])
                 start = match.end()
         sentences.append(line[start:])
-    return [piece for s in sentences if s.strip() for piece in _bounded(s.strip())]
+    return [piece for s in sentences if s.strip() for clause in _clauses(s.strip()) for piece in _bounded(clause)]
+
+
+def _clauses(sentence: str) -> list[str]:
+    """A dictated run-on's clauses (see `RUN_ON_WORDS`); any other sentence whole."""
+    if len(sentence.split()) < RUN_ON_WORDS or re.search(r"[,.!?;:](?:\s|$)", sentence[:-1]):
+        return [sentence]
+    clauses: list[str] = []
+    start = 0
+    for match in _CLAUSE_JOIN.finditer(sentence):
+        head, tail = sentence[start:match.start()], sentence[match.end():]
+        if len(head.split()) >= _MIN_CLAUSE_WORDS and len(tail.split()) >= _MIN_CLAUSE_WORDS:
+            clauses.append(head.strip())
+            start = match.end()
+    return [*clauses, sentence[start:].strip()]
 
 
 def _printable(text: str) -> str:

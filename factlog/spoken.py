@@ -10,11 +10,14 @@ the readers know. The stored fact keeps the sentence as said; only what the read
   stays the readers' rule.
 - A sentence in capitals ("JUST BOUGHT A 4K TV AT BEST BUY") is read in sentence case;
   words with digits ("NH4K2Q", "4K") keep their case.
+- Emoji are spaces ("tramadol 🙃 50mg" reads as "tramadol 50mg"); a list item's bullet or
+  number ("- Netflix $15.49", "2) pay rent") and an e-mail quote mark ("> ") go.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from factlog.number_words import DIGIT_RUN, UNITS, digits_of
 
@@ -32,13 +35,31 @@ _LETTERS = re.compile(r"[A-Za-z]")
 _CAPS_WORD = re.compile(r"[A-Za-z'’]+(?![\w])|[\w'’]*\d[\w'’]*")
 
 
+_BULLET = re.compile(r"^\s*(?:>\s*)*(?:(?:[-*•·–—▪◦‣]|\d{1,2}[.)](?!\d))\s+)?")
+
+
 def for_readers(sentence: str) -> str:
     """`sentence` with fillers, spoken digits and clock times, and capitals normalised."""
-    text = _sentence_case(sentence) if _is_shouted(sentence) else sentence
+    text = _BULLET.sub("", sentence)
+    if not text.isascii():
+        text = _without_emoji(text)
+    text = _sentence_case(text) if _is_shouted(text) else text
     if _FILLER.search(text):
         text = re.sub(r"\s{2,}", " ", _FILLER.sub(" ", text)).strip()
     text = DIGIT_RUN.sub(lambda m: digits_of(m.group(0)), text)
     return _clock_times(text)
+
+
+def _without_emoji(text: str) -> str:
+    if not any(_is_emoji(ch) for ch in text):
+        return text
+    spaced = "".join(" " if _is_emoji(ch) else ch for ch in text)
+    return re.sub(r"\s{2,}", " ", spaced).strip()
+
+
+def _is_emoji(ch: str) -> bool:
+    code = ord(ch)
+    return code in (0x200D, 0xFE0F) or code >= 0x2190 and unicodedata.category(ch) in ("So", "Sk")
 
 
 def _hour(text: str) -> int:
