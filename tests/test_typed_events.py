@@ -273,7 +273,9 @@ def test_phrasing_families(sentence: str, key: str, expected: dict[str, JsonValu
 @pytest.mark.parametrize(
     ("sentence", "key", "expected"),
     [
-        ("Dentist appointment next Tuesday at 3.", "dentist", {"start": "2025-03-04T15:00:00", "provider": "dentist"}),
+        # "next Tuesday" is next week's (factlog.relative_dates); said on Monday 3 March that is the 11th
+        ("Dentist appointment next Tuesday at 3.", "dentist", {"start": "2025-03-11T15:00:00", "provider": "dentist"}),
+        ("Dentist appointment this Tuesday at 3.", "dentist", {"start": "2025-03-04T15:00:00", "provider": "dentist"}),
         ("My dermatologist appointment is March 20 at 11:15.", "dermatologist",
          {"start": "2025-03-20T11:15:00", "provider": "dermatologist"}),
         ("Vet appt for the dog tmrw 4pm", "vet", {"start": "2025-03-04T16:00:00", "provider": "vet"}),
