@@ -83,6 +83,10 @@ ORDINAL_DATES = (
     re.compile(rf"\bthe\s+(?P<ord>{ORDINAL})\s+{_MONTH}\b{_TAIL}", re.I),
     re.compile(rf"\b{_MONTH}\s+the\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b{_TAIL}", re.I),
 )
+# cheap tests before the costlier patterns
+_ORDINAL_HINT = re.compile(r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
+                           r"teenth|tieth|the\s+\d", re.I)
+_DAY_WORDS_HINT = re.compile(r"\bend\b|\beve\b|day\b", re.I)
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
@@ -97,10 +101,10 @@ TIME = re.compile(
     r"|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])"
     r"|\b(?P<word>noon|midday|midnight)\b"
     # "19h", "19h30" (French style): with minutes, or after a word that introduces a time
-    r"|(?<![\w:])(?P<hh>[01]?\d|2[0-3])h(?P<mm>[0-5]\d)\b"
-    r"|\b(?:at|from|until|till|by|before|after)\s+(?P<hx>[01]?\d|2[0-3])h\b",
+    r"|(?<![\w:])(?P<hh>[01]?\d|2[0-3])h(?:(?P<mm>[0-5]\d))?\b",
     re.I,
 )
+_TIME_WORD_BEFORE = re.compile(r"\b(?:at|from|until|till|by|before|after)\s+$", re.I)
 # "2-4pm", "11 to 1pm", "10:30-11:15 am": the start takes the end's am/pm unless that puts it after the end
 TIME_RANGE = re.compile(
     r"(?<![\w:/.$-])(?P<h1>\d{1,2})(?::(?P<m1>[0-5]\d))?\s*(?:-|–|—|to|until|till)\s*"
@@ -125,6 +129,7 @@ AMOUNTS = (
 )
 # in words, with a money word after them: "twelve hundred and forty nine bucks", "two grand",
 # "half a million dollars"; a number in words with no money word is not money ("two kids")
+_MONEY_WORD = re.compile(r"grand|dollar|buck|usd", re.I)  # cheap test before WORD_AMOUNT
 WORD_AMOUNT = re.compile(rf"(?<![\w-])(?P<words>{HALF}|{CARDINAL})[\s-]+(?P<unit>grand|dollars?|bucks?|usd)\b", re.I)
 # continental format: "€1.200,50", "1.200,50 €", "49,90 EUR" (dot thousands, comma decimals)
 EURO_FORMAT = (
@@ -219,7 +224,8 @@ def _scan(text: str, base: datetime | None) -> tuple[Values, list[tuple[int, str
     amounts = _take(work, CENTS, lambda m: _bounded(_number(m) / 100))
     for pattern in AMOUNTS:
         amounts += _take(work, pattern, _amount)
-    amounts += _take(work, WORD_AMOUNT, _word_amount)
+    if _MONEY_WORD.search(work[0]):
+        amounts += _take(work, WORD_AMOUNT, _word_amount)
     values.amounts_usd = _unique(_values(sorted(amounts)))
     values.percentages = _unique(_values(_take(work, PERCENT, lambda m: _bounded(float(m.group(1))))))
     values.identifiers = _identifiers(work)
@@ -251,7 +257,8 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
 def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
-    for pattern in (ISO_DATE, DOTTED_DATE, *YEAR_FIRST, *ORDINAL_DATES, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
+    ordinals = ORDINAL_DATES if _ORDINAL_HINT.search(work[0]) else ()
+    for pattern in (ISO_DATE, DOTTED_DATE, *YEAR_FIRST, *ordinals, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
             day = _absolute(match, base)
             if day is not None:
@@ -259,7 +266,8 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
                 absolute_starts.append(match.start())
                 _blank(work, match)
     if base is not None:
-        for pattern, resolve in ((MONTH_END, month_end), (HOLIDAY, holiday)):
+        worded = ((MONTH_END, month_end), (HOLIDAY, holiday)) if _DAY_WORDS_HINT.search(work[0]) else ()
+        for pattern, resolve in worded:
             for match in pattern.finditer(work[0]):
                 day = resolve(match, base.date())
                 if day is not None:
@@ -340,8 +348,11 @@ def _time(match: re.Match[str]) -> str | None:
     word = match.group("word")
     if word is not None:
         return "00:00" if word.lower() == "midnight" else "12:00"
-    if match.group("hh") is not None or match.group("hx") is not None:
-        hour, minute = int(match.group("hh") or match.group("hx")), int(match.group("mm") or 0)
+    if match.group("hh") is not None:
+        before = match.string[max(0, match.start() - 8):match.start()]
+        if match.group("mm") is None and _TIME_WORD_BEFORE.search(before) is None:
+            return None  # "a 12h flight": hours, not a time
+        hour, minute = int(match.group("hh")), int(match.group("mm") or 0)
         return f"{hour:02d}:{minute:02d}"
     if match.group("h24") is not None:
         hour, minute = int(match.group("h24")), int(match.group("m24"))

@@ -25,11 +25,8 @@ from factlog.number_words import UNITS
 _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _COUNT = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,3})"
-RELATIVE_DAY = re.compile(
-    rf"(?:(?:this\s+)?coming|next|this|last)\s+{_WEEKDAY}"
-    rf"|in\s+{_COUNT}\s+fortnights?|{_COUNT}\s+fortnights?\s+(?:from\s+now|ago)",
-    re.I,
-)
+# what `factlog.recognizers.RELATIVE` does not already find ("next Friday", "in a fortnight" it does)
+RELATIVE_DAY = re.compile(rf"this\s+coming\s+{_WEEKDAY}", re.I)
 _MONTH_NAMES = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 _MONTH_NAMES.update({name[:3].lower(): number for name, number in list(_MONTH_NAMES.items())})
 _MONTH_NAMES["sept"] = 9

@@ -32,6 +32,9 @@ _ISH = re.compile(r"(?<![\w:.$])(?P<at>(?:at|around|about)\s+)?(?P<h>1[0-2]|[1-9
                   r"(?=\s*(?:[ap]\.?m\b|[,.;!?)]|$|\s(?:tonight|tomorrow|today|on|in|at|or|and|but|then)\b))", re.I)
 _RANGE_END = re.compile(rf"(?P<start>\b\d{{1,2}}(?::[0-5]\d)?\s*(?:-|–|to|till|until|and)\s*){_HOUR_WORD}\b", re.I)
 _LETTERS = re.compile(r"[A-Za-z]")
+_CLOCK_HINT = re.compile(r"half|quarter|clock|ish\b|\d\s*(?:-|–|to|till|until|and)\s*[a-z]", re.I)
+_SHOUT_HINT = re.compile(r"\b[A-Z]{2,}\W+[A-Z]{2,}\W+[A-Z]{2,}")
+_DIGIT_HINT = re.compile(r"\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\s", re.I)
 _CAPS_WORD = re.compile(r"[A-Za-z'’]+(?![\w])|[\w'’]*\d[\w'’]*")
 
 
@@ -46,7 +49,8 @@ def for_readers(sentence: str) -> str:
     text = _sentence_case(text) if _is_shouted(text) else text
     if _FILLER.search(text):
         text = re.sub(r"\s{2,}", " ", _FILLER.sub(" ", text)).strip()
-    text = DIGIT_RUN.sub(lambda m: digits_of(m.group(0)), text)
+    if _DIGIT_HINT.search(text):
+        text = DIGIT_RUN.sub(lambda m: digits_of(m.group(0)), text)
     return _clock_times(text)
 
 
@@ -67,7 +71,7 @@ def _hour(text: str) -> int:
 
 
 def _clock_times(text: str) -> str:
-    if not re.search(r"half|quarter|clock|ish|till|until|to|-", text, re.I):
+    if _CLOCK_HINT.search(text) is None:
         return text
     text = _HALF.sub(lambda m: f"{_hour(m.group('h'))}:30", text)
     text = _QUARTER.sub(_quarter, text)
@@ -84,6 +88,8 @@ def _quarter(match: re.Match[str]) -> str:
 
 
 def _is_shouted(sentence: str) -> bool:
+    if _SHOUT_HINT.search(sentence) is None:
+        return False
     letters = _LETTERS.findall(sentence)
     if len(letters) < 12:
         return False
