@@ -83,10 +83,14 @@ ORDINAL_DATES = (
     re.compile(rf"\bthe\s+(?P<ord>{ORDINAL})\s+{_MONTH}\b{_TAIL}", re.I),
     re.compile(rf"\b{_MONTH}\s+the\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b{_TAIL}", re.I),
 )
-# cheap tests before the costlier patterns
-_ORDINAL_HINT = re.compile(r"first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|"
-                           r"teenth|tieth|the\s+\d", re.I)
-_DAY_WORDS_HINT = re.compile(r"\bend\b|\beve\b|day\b", re.I)
+# cheap substring tests (on the lower-cased text) before the costlier patterns
+_ORDINAL_HINTS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                  "eleventh", "twelfth", "teenth", "tieth", "the 1", "the 2", "the 3", "the 4", "the 5", "the 6",
+                  "the 7", "the 8", "the 9")
+_DAY_WORD_HINTS = ("end of", " eve", "christmas", "new year", "valentine", "patrick", "boxing")
+_MONEY_HINTS = ("grand", "dollar", "buck", "usd")
+_CLOCK_WORDS = ("noon", "midday", "midnight")
+_MERIDIEMS = ("am", "pm", "a.m", "p.m")
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
@@ -98,12 +102,13 @@ RELATIVE = re.compile(
 )
 TIME = re.compile(
     r"(?<![\d:])(?P<h>\d{1,2})(?::(?P<m>\d{2}))?\s*(?P<ap>[ap])\.?m\b\.?"
-    r"|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])"
-    r"|\b(?P<word>noon|midday|midnight)\b"
-    # "19h", "19h30" (French style): with minutes, or after a word that introduces a time
-    r"|(?<![\w:])(?P<hh>[01]?\d|2[0-3])h(?:(?P<mm>[0-5]\d))?\b",
+    r"|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
     re.I,
 )
+# "19h", "19h30" (French style): with minutes, or after a word that introduces a time
+HOUR_H = re.compile(r"(?<![\w:])(?P<hh>[01]?\d|2[0-3])h(?:(?P<mm>[0-5]\d))?\b", re.I)
+_DIGIT_H = re.compile(r"\d[hH]")
+CLOCK_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.I)
 _TIME_WORD_BEFORE = re.compile(r"\b(?:at|from|until|till|by|before|after)\s+$", re.I)
 # "2-4pm", "11 to 1pm", "10:30-11:15 am": the start takes the end's am/pm unless that puts it after the end
 TIME_RANGE = re.compile(
@@ -117,7 +122,6 @@ AMOUNTS = (
     re.compile(rf"\$\s?{_NUM}{_SCALE}", re.I),
     re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?:dollars|bucks|usd)\b", re.I),
     re.compile(rf"\bUSD\s?{_NUM}{_SCALE}", re.I),  # "USD 40"
-    re.compile(rf"(?<![\w.$,]){_NUM}\s?(?P<scale>grand)\b", re.I),  # "2 grand"
     # bare "2.5k", but not retirement plans ("401k") nor "2.5k miles"
     re.compile(
         rf"(?<![\w.$,])(?!(?:401|403|457)k){_NUM}\s?(?P<scale>k)\b"
@@ -129,7 +133,7 @@ AMOUNTS = (
 )
 # in words, with a money word after them: "twelve hundred and forty nine bucks", "two grand",
 # "half a million dollars"; a number in words with no money word is not money ("two kids")
-_MONEY_WORD = re.compile(r"grand|dollar|buck|usd", re.I)  # cheap test before WORD_AMOUNT
+GRAND = re.compile(rf"(?<![\w.$,]){_NUM}\s?(?P<scale>grand)\b", re.I)  # "2 grand"
 WORD_AMOUNT = re.compile(rf"(?<![\w-])(?P<words>{HALF}|{CARDINAL})[\s-]+(?P<unit>grand|dollars?|bucks?|usd)\b", re.I)
 # continental format: "€1.200,50", "1.200,50 €", "49,90 EUR" (dot thousands, comma decimals)
 EURO_FORMAT = (
@@ -214,18 +218,24 @@ def _scan(text: str, base: datetime | None) -> tuple[Values, list[tuple[int, str
     values.phones = _unique(_values(_take(work, PHONE, lambda m: m.group(0))))
     dates = _dates_found(work, base)
     values.dates = _unique([d for _, d in dates])
-    times = _time_ranges(work) + _take(work, TIME, _time)
+    lower = text.lower()
+    times = (_time_ranges(work) if _has(lower, _MERIDIEMS) else []) + _take(work, TIME, _time)
+    if _DIGIT_H.search(text):
+        times += _take(work, HOUR_H, _hour_h)
+    if _has(lower, _CLOCK_WORDS):
+        times += _take(work, CLOCK_WORD, _clock_word)
     times.sort()
     values.times = _unique(_values(times))
     values.durations = _values(_take(work, DURATION_RANGE, _duration))
-    other = [found for pattern in EURO_FORMAT for found in _take(work, pattern, _euro_amount)]
+    euros = EURO_FORMAT if "€" in text or "eur" in lower else ()
+    other = [found for pattern in euros for found in _take(work, pattern, _euro_amount)]
     other += [found for pattern in OTHER_CURRENCY for found in _take(work, pattern, _other_amount)]
     values.amounts_other = _values(sorted(other, key=lambda item: item[0]))
     amounts = _take(work, CENTS, lambda m: _bounded(_number(m) / 100))
     for pattern in AMOUNTS:
         amounts += _take(work, pattern, _amount)
-    if _MONEY_WORD.search(work[0]):
-        amounts += _take(work, WORD_AMOUNT, _word_amount)
+    if _has(lower, _MONEY_HINTS):
+        amounts += _take(work, GRAND, _amount) + _take(work, WORD_AMOUNT, _word_amount)
     values.amounts_usd = _unique(_values(sorted(amounts)))
     values.percentages = _unique(_values(_take(work, PERCENT, lambda m: _bounded(float(m.group(1))))))
     values.identifiers = _identifiers(work)
@@ -257,7 +267,8 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
 def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]]:
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
-    ordinals = ORDINAL_DATES if _ORDINAL_HINT.search(work[0]) else ()
+    lower = work[0].lower()
+    ordinals = ORDINAL_DATES if _has(lower, _ORDINAL_HINTS) else ()
     for pattern in (ISO_DATE, DOTTED_DATE, *YEAR_FIRST, *ordinals, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
             day = _absolute(match, base)
@@ -266,7 +277,7 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
                 absolute_starts.append(match.start())
                 _blank(work, match)
     if base is not None:
-        worded = ((MONTH_END, month_end), (HOLIDAY, holiday)) if _DAY_WORDS_HINT.search(work[0]) else ()
+        worded = ((MONTH_END, month_end), (HOLIDAY, holiday)) if _has(lower, _DAY_WORD_HINTS) else ()
         for pattern, resolve in worded:
             for match in pattern.finditer(work[0]):
                 day = resolve(match, base.date())
@@ -345,15 +356,6 @@ def _relative(phrase: str, base: datetime) -> str | None:
 
 
 def _time(match: re.Match[str]) -> str | None:
-    word = match.group("word")
-    if word is not None:
-        return "00:00" if word.lower() == "midnight" else "12:00"
-    if match.group("hh") is not None:
-        before = match.string[max(0, match.start() - 8):match.start()]
-        if match.group("mm") is None and _TIME_WORD_BEFORE.search(before) is None:
-            return None  # "a 12h flight": hours, not a time
-        hour, minute = int(match.group("hh")), int(match.group("mm") or 0)
-        return f"{hour:02d}:{minute:02d}"
     if match.group("h24") is not None:
         hour, minute = int(match.group("h24")), int(match.group("m24"))
     else:
@@ -362,6 +364,17 @@ def _time(match: re.Match[str]) -> str | None:
             return None
         hour = hour % 12 + (12 if match.group("ap").lower() == "p" else 0)
     return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else None
+
+
+def _clock_word(match: re.Match[str]) -> str:
+    return "00:00" if match.group("word").lower() == "midnight" else "12:00"
+
+
+def _hour_h(match: re.Match[str]) -> str | None:
+    before = match.string[max(0, match.start() - 8):match.start()]
+    if match.group("mm") is None and _TIME_WORD_BEFORE.search(before) is None:
+        return None  # "a 12h flight": hours, not a time
+    return f"{int(match.group('hh')):02d}:{int(match.group('mm') or 0):02d}"
 
 
 def _time_ranges(work: list[str]) -> list[tuple[int, str]]:
@@ -464,6 +477,10 @@ def _count(match: re.Match[str]) -> dict[str, JsonValue] | None:
         if raw.isdigit() and len(raw) == 4 and 1900 <= value <= 2099:
             return None  # a year, not a count
     return {"value": int(value) if value.is_integer() else value, "unit": unit}
+
+
+def _has(lower: str, hints: tuple[str, ...]) -> bool:
+    return any(hint in lower for hint in hints)
 
 
 def _blank(work: list[str], match: re.Match[str]) -> None:

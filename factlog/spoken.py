@@ -32,6 +32,7 @@ _ISH = re.compile(r"(?<![\w:.$])(?P<at>(?:at|around|about)\s+)?(?P<h>1[0-2]|[1-9
                   r"(?=\s*(?:[ap]\.?m\b|[,.;!?)]|$|\s(?:tonight|tomorrow|today|on|in|at|or|and|but|then)\b))", re.I)
 _RANGE_END = re.compile(rf"(?P<start>\b\d{{1,2}}(?::[0-5]\d)?\s*(?:-|–|to|till|until|and)\s*){_HOUR_WORD}\b", re.I)
 _LETTERS = re.compile(r"[A-Za-z]")
+_FILLER_HINT = re.compile(r"[uU][hmHM]|[eE][rR][mM]?\b|[aA][hH]|like\s*,")
 _CLOCK_HINT = re.compile(r"half|quarter|clock|ish\b|\d\s*(?:-|–|to|till|until|and)\s*[a-z]", re.I)
 _SHOUT_HINT = re.compile(r"\b[A-Z]{2,}\W+[A-Z]{2,}\W+[A-Z]{2,}")
 _DIGIT_HINT = re.compile(r"\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\s", re.I)
@@ -47,7 +48,7 @@ def for_readers(sentence: str) -> str:
     if not text.isascii():
         text = _without_emoji(text)
     text = _sentence_case(text) if _is_shouted(text) else text
-    if _FILLER.search(text):
+    if _FILLER_HINT.search(text) and _FILLER.search(text):
         text = re.sub(r"\s{2,}", " ", _FILLER.sub(" ", text)).strip()
     if _DIGIT_HINT.search(text):
         text = DIGIT_RUN.sub(lambda m: digits_of(m.group(0)), text)
