@@ -135,6 +135,17 @@ AMOUNTS = (
 # "half a million dollars"; a number in words with no money word is not money ("two kids")
 GRAND = re.compile(rf"(?<![\w.$,]){_NUM}\s?(?P<scale>grand)\b", re.I)  # "2 grand"
 WORD_AMOUNT = re.compile(rf"(?<![\w-])(?P<words>{HALF}|{CARDINAL})[\s-]+(?P<unit>grand|dollars?|bucks?|usd)\b", re.I)
+# no money word, but a money verb before: "I still owe like four hundred and fifty on the card",
+# "paid 450 for it"; the number must end the clause or meet a small word ("2 kids", "3 days" are not money)
+_MONEY_VERB_HINTS = ("owe", "paid", "pay", "cost", "charg", "spen")
+VERB_AMOUNT = re.compile(
+    rf"\b(?:owe[sd]?|owing|paid|pay|paying|costs?|costing|charged|spent|spend)\s+"
+    rf"(?:(?:about|around|like|roughly|only|just|nearly|almost|me|him|her|them|you|us|another|back)\s+)*"
+    rf"(?:(?P<words>{HALF}|{CARDINAL})|(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+)(?P<dec>\.\d{{1,2}})?)"
+    r"(?=\s*[,.;!?)]|\s*$|\s+(?:on|for|to|in|at|by|from|and|but|so|total|in total|now|left|each|a|per|this|last|"
+    r"next|today|yesterday|tomorrow|already|upfront|up front|cash)\b)",
+    re.I,
+)
 # continental format: "€1.200,50", "1.200,50 €", "49,90 EUR" (dot thousands, comma decimals)
 EURO_FORMAT = (
     re.compile(r"(?P<sign>€)\s?(?P<eu>\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2})(?![\d.,])"),
@@ -236,6 +247,8 @@ def _scan(text: str, base: datetime | None) -> tuple[Values, list[tuple[int, str
         amounts += _take(work, pattern, _amount)
     if _has(lower, _MONEY_HINTS):
         amounts += _take(work, GRAND, _amount) + _take(work, WORD_AMOUNT, _word_amount)
+    if _has(lower, _MONEY_VERB_HINTS):
+        amounts += _take(work, VERB_AMOUNT, _verb_amount)
     values.amounts_usd = _unique(_values(sorted(amounts)))
     values.percentages = _unique(_values(_take(work, PERCENT, lambda m: _bounded(float(m.group(1))))))
     values.identifiers = _identifiers(work)
@@ -402,6 +415,18 @@ def _word_amount(match: re.Match[str]) -> float | None:
     if value is None:
         return None
     return _bounded(value * (1000 if match.group("unit").lower() == "grand" else 1))
+
+
+def _verb_amount(match: re.Match[str]) -> float | None:
+    if match.group("words") is not None:
+        words = match.group("words")
+        value = value_of(words)
+        # "pay one on the 15th", "owe a lot": a lone small word is no amount
+        return None if value is None or len(words.split()) == 1 and value < 20 else _bounded(value)
+    raw = match.group("num")
+    if "," not in raw and len(raw) == 4 and 1900 <= int(raw) <= 2099 and match.group("dec") is None:
+        return None  # "spent 2019 in Lisbon": a year
+    return _bounded(_number(match))
 
 
 def _euro_amount(match: re.Match[str]) -> dict[str, JsonValue] | None:

@@ -191,6 +191,29 @@ def test_amounts_people_say(text: str, amounts: list[float]) -> None:
 
 
 @pytest.mark.parametrize(
+    ("text", "amounts"),
+    [
+        ("so I still owe like four hundred and fifty on the card", [450.0]),
+        ("paid 450 for it", [450.0]),
+        ("it costs 20 a month", [20.0]),
+        ("I'll pay 50.", [50.0]),
+        ("I owe 1,250 in rent", [1250.0]),
+    ],
+)
+def test_amounts_after_a_money_verb(text: str, amounts: list[float]) -> None:
+    assert recognize(text, BASE).amounts_usd == pytest.approx(amounts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I paid 2 visits", "spent 3 days in Rome", "spent 2019 in Lisbon", "pay one on the 15th", "owe you one",
+     "paid it on the 3rd", "paid the 2 kids", "pay twelve fifty"],
+)
+def test_money_verbs_before_numbers_that_are_not_money(text: str) -> None:
+    assert recognize(text, BASE).amounts_usd == []
+
+
+@pytest.mark.parametrize(
     "text",
     ["a 4K TV", "the 30K service", "2 kids", "room 405", "flight 212", "back in 2019", "two kids and three dogs",
      "twelve hundred from checking", "the grand canyon", "grand total", "a 5K run", "the 401k match", "4K resolution"],

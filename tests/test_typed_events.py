@@ -255,6 +255,12 @@ def test_skipped_without_weekly_events() -> None:
          {"title": "Coldplay show", "start": "2025-03-14T20:00:00"}),
         ("Got tickets for the Taylor Swift concert on April 12 at 7:30pm.", "taylor swift concert",
          {"title": "Taylor Swift concert", "start": "2025-04-12T19:30:00"}),
+        # spoken and British clock times (factlog.spoken): "half six", "7ish"; tickets make it an evening outing
+        ("Got two tickets for Arctic Monkeys on Thursday the 13th, starts 7ish.", "arctic monkeys",
+         {"title": "Arctic Monkeys", "start": "2025-03-13T19:00:00"}),
+        ("Choir every Thursday from half six till eight.", "choir",
+         {"title": "Choir", "recurrence": "weekly", "weekday": "thursday", "start_time": "18:30", "end_time": "20:00",
+          "start": "2025-03-06T18:30:00"}),
         ("The conference runs March 18 to 20 in Austin.", "conference",
          {"title": "conference", "start": "2025-03-18", "end": "2025-03-20", "location": "Austin"}),
         ("Haircut Friday 10am, 90 min.", "haircut",
