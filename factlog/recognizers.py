@@ -18,6 +18,20 @@ stored in a free-text fact's `fields` (keys present only when non-empty):
 
 Each recogniser blanks out what it matched so that later ones do not read it again
 (a phone is not also an identifier, "$2,500" is not also a count).
+
+Surface rules (how people type and dictate):
+- money: "$1.2k", "1,250 bucks", "USD 300", "5 hundred dollars", "2 grand", words with a money
+  word ("twelve hundred and forty nine bucks", "half a million dollars") or after a money verb
+  ("owe like four hundred and fifty on the card", "paid 450 for it"); never "4K TV", "30K
+  service", "2 kids", "room 405", a year, or words with neither ("twelve hundred from checking").
+  "€1.200,50" is continental (dot thousands, comma decimals).
+- dates: "3/4" is US month/day; "03.04.2026" (dots) is day.month.year; "4th of March", "March
+  the fourth", "the twenty-eighth of February"; relative days, month ends and holidays follow
+  `factlog.relative_dates` ("next Friday" is next week's). A bare "the 3rd" is left to the
+  readers (`factlog.typed.common.DAY_ONLY`), whose meaning depends on the domain.
+- times: "2-4pm" (the start takes the end's am/pm unless it would pass the end: "11-1pm"),
+  "noon", "midnight", "19h30", "at 19h"; a bare "7", "7ish", "from 2 to 4" carry no am/pm and are
+  the readers' (`factlog.typed.event_times`), after `factlog.spoken` writes "half six" as "6:30".
 """
 
 from __future__ import annotations
