@@ -18,6 +18,20 @@ stored in a free-text fact's `fields` (keys present only when non-empty):
 
 Each recogniser blanks out what it matched so that later ones do not read it again
 (a phone is not also an identifier, "$2,500" is not also a count).
+
+Surface rules (how people type and dictate):
+- money: "$1.2k", "1,250 bucks", "USD 300", "5 hundred dollars", "2 grand", words with a money
+  word ("twelve hundred and forty nine bucks", "half a million dollars") or after a money verb
+  ("owe like four hundred and fifty on the card", "paid 450 for it"); never "4K TV", "30K
+  service", "2 kids", "room 405", a year, or words with neither ("twelve hundred from checking").
+  "€1.200,50" is continental (dot thousands, comma decimals).
+- dates: "3/4" is US month/day; "03.04.2026" (dots) is day.month.year; "4th of March", "March
+  the fourth", "the twenty-eighth of February"; relative days, month ends and holidays follow
+  `factlog.relative_dates` ("next Friday" is next week's). A bare "the 3rd" is left to the
+  readers (`factlog.typed.common.DAY_ONLY`), whose meaning depends on the domain.
+- times: "2-4pm" (the start takes the end's am/pm unless it would pass the end: "11-1pm"),
+  "noon", "midnight", "19h30", "at 19h"; a bare "7", "7ish", "from 2 to 4" carry no am/pm and are
+  the readers' (`factlog.typed.event_times`), after `factlog.spoken` writes "half six" as "6:30".
 """
 
 from __future__ import annotations
@@ -31,6 +45,8 @@ from typing import Callable, TypeVar
 import dateparser
 
 from factlog.model import JsonValue
+from factlog.number_words import CARDINAL, HALF, ORDINAL, ordinal_value, value_of
+from factlog.relative_dates import HOLIDAY, MONTH_END, RELATIVE_DAY, holiday, month_end, relative_day
 
 T = TypeVar("T")
 
@@ -52,7 +68,7 @@ _MONTH = r"(?P<month>" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 _NUMWORD = "|".join(["a", "an", "one", *NUMBER_WORDS])
-_UNIT = r"(?:days?|weeks?)"  # "last year", "five years ago": too coarse to name a day
+_UNIT = r"(?:days?|weeks?|fortnights?)"  # "last year", "five years ago": too coarse to name a day
 _YEAR = r"(?P<year>\d{4})"
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -60,6 +76,8 @@ PHONE = re.compile(
     r"(?<![\w-])(?:(?:\+?1[-. ])?(?:\(\d{3}\)\s?|\d{3}[-. ])\d{3}[-. ](?:\d{4}|[A-Z]{4,8})"
     r"|1[-. ]8\d\d[-. ][A-Z]{5,10})(?![\w-])"  # and toll-free words: 1-800-VELOCITY
 )
+# day.month.year, as written in most of Europe ("03.04.2026" is 3 April); "3/4" stays month/day
+DOTTED_DATE = re.compile(r"(?<![\d.])(?P<dd>\d{1,2})\.(?P<mm>\d{1,2})\.(?P<year>\d{4})(?!\d|\.\d)")
 ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<mm>\d{2})-(?P<dd>\d{2})(?![\d-])")
 NUMERIC_DATE = re.compile(r"(?<![\d/.])(?P<mm>\d{1,2})/(?P<dd>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/])")
 _THIS_YEAR = r"(?:,?\s+(?P<rel>this|next) year\b)"  # "the 2nd of August this year"
@@ -71,12 +89,29 @@ DAY_MONTH = re.compile(
 # the year first ("valid until 2029, 1 February", "expires in 2033, March 3rd"), not a year closing a date
 YEAR_FIRST = tuple(re.compile(rf"(?<!\d,\s)(?<!\d\s)(?<!\d,)\b{_YEAR},\s+{day}", re.I) for day in (
     rf"{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b", rf"(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b"))
+# "March the fourth", "the twenty-eighth of February", "4th of March", "March the 4th"
+_TAIL = rf"(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?"
+ORDINAL_DATES = (
+    re.compile(rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?:the\s+)?(?P<ord>{ORDINAL})\b{_TAIL}", re.I),
+    re.compile(rf"\b(?:the\s+)?(?P<ord>{ORDINAL})\s+of\s+{_MONTH}\b{_TAIL}", re.I),
+    re.compile(rf"\bthe\s+(?P<ord>{ORDINAL})\s+{_MONTH}\b{_TAIL}", re.I),
+    re.compile(rf"\b{_MONTH}\s+the\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b{_TAIL}", re.I),
+)
+# cheap substring tests (on the lower-cased text) before the costlier patterns
+_ORDINAL_HINTS = ("first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+                  "eleventh", "twelfth", "teenth", "tieth", "the 1", "the 2", "the 3", "the 4", "the 5", "the 6",
+                  "the 7", "the 8", "the 9")
+_DAY_WORD_HINTS = ("end of", " eve", "christmas", "new year", "valentine", "patrick", "boxing")
+_MONEY_HINTS = ("grand", "dollar", "buck", "usd")
+_CLOCK_WORDS = ("noon", "midday", "midnight")
+_MERIDIEMS = ("am", "pm", "a.m", "p.m")
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
     rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"
     rf"|(?:in|within)\s+(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}"
-    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now))\b",
+    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now)"
+    rf"|{RELATIVE_DAY.pattern})\b",
     re.I,
 )
 TIME = re.compile(
@@ -84,8 +119,19 @@ TIME = re.compile(
     r"|(?<![\d:])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])",
     re.I,
 )
+# "19h", "19h30" (French style): with minutes, or after a word that introduces a time
+HOUR_H = re.compile(r"(?<![\w:])(?P<hh>[01]?\d|2[0-3])h(?:(?P<mm>[0-5]\d))?\b", re.I)
+_DIGIT_H = re.compile(r"\d[hH]")
+CLOCK_WORD = re.compile(r"\b(?P<word>noon|midday|midnight)\b", re.I)
+_TIME_WORD_BEFORE = re.compile(r"\b(?:at|from|until|till|by|before|after)\s+$", re.I)
+# "2-4pm", "11 to 1pm", "10:30-11:15 am": the start takes the end's am/pm unless that puts it after the end
+TIME_RANGE = re.compile(
+    r"(?<![\w:/.$-])(?P<h1>\d{1,2})(?::(?P<m1>[0-5]\d))?\s*(?:-|–|—|to|until|till)\s*"
+    r"(?P<h2>\d{1,2})(?::(?P<m2>[0-5]\d))?\s*(?P<ap>[ap])\.?m\b\.?",
+    re.I,
+)
 _NUM = r"(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d+)?"
-_SCALE = r"(?:\s?(?P<scale>k|thousand|m|mm|million|b|bn|billion)\b)?"
+_SCALE = r"(?:\s?(?P<scale>k|hundred|thousand|grand|m|mm|million|b|bn|billion)\b)?"
 AMOUNTS = (
     re.compile(rf"\$\s?{_NUM}{_SCALE}", re.I),
     re.compile(rf"(?<![\w.$,]){_NUM}{_SCALE}\s?(?:dollars|bucks|usd)\b", re.I),
@@ -98,6 +144,26 @@ AMOUNTS = (
         r"checkups?|inspections?|odometer|runs?|races?|subscribers?|followers?|views?)\b)",
         re.I,
     ),
+)
+# in words, with a money word after them: "twelve hundred and forty nine bucks", "two grand",
+# "half a million dollars"; a number in words with no money word is not money ("two kids")
+GRAND = re.compile(rf"(?<![\w.$,]){_NUM}\s?(?P<scale>grand)\b", re.I)  # "2 grand"
+WORD_AMOUNT = re.compile(rf"(?<![\w-])(?P<words>{HALF}|{CARDINAL})[\s-]+(?P<unit>grand|dollars?|bucks?|usd)\b", re.I)
+# no money word, but a money verb before: "I still owe like four hundred and fifty on the card",
+# "paid 450 for it"; the number must end the clause or meet a small word ("2 kids", "3 days" are not money)
+_MONEY_VERB_HINTS = ("owe", "paid", "pay", "cost", "charg", "spen")
+VERB_AMOUNT = re.compile(
+    rf"\b(?:owe[sd]?|owing|paid|pay|paying|costs?|costing|charged|spent|spend)\s+"
+    rf"(?:(?:about|around|like|roughly|only|just|nearly|almost|me|him|her|them|you|us|another|back)\s+)*"
+    rf"(?:(?P<words>{HALF}|{CARDINAL})|(?P<num>\d{{1,3}}(?:,\d{{3}})+|\d+)(?P<dec>\.\d{{1,2}})?)"
+    r"(?=\s*[,.;!?)]|\s*$|\s+(?:on|for|to|in|at|by|from|and|but|so|total|in total|now|left|each|a|per|this|last|"
+    r"next|today|yesterday|tomorrow|already|upfront|up front|cash)\b)",
+    re.I,
+)
+# continental format: "€1.200,50", "1.200,50 €", "49,90 EUR" (dot thousands, comma decimals)
+EURO_FORMAT = (
+    re.compile(r"(?P<sign>€)\s?(?P<eu>\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2})(?![\d.,])"),
+    re.compile(r"(?<![\w.,])(?P<eu>\d{1,3}(?:\.\d{3})+(?:,\d{1,2})?|\d+,\d{1,2})\s?(?P<sign>€|euros?\b|eur\b)", re.I),
 )
 OTHER_CURRENCY = (
     re.compile(rf"(?P<sign>[€£])\s?{_NUM}{_SCALE}", re.I),
@@ -125,7 +191,7 @@ COUNT = re.compile(
 _NOT_UNIT = frozenset(
     "and or to of the a an in on at for with from by is are was were am pm st nd rd th x more "
     "than times percent dollars bucks cents usd now ago later each per so too total left instead "
-    "before after but if would will could should can works work sounds be has have had do does did it".split()
+    "before after but if would will could should can works work sounds be has have had do does did it ish".split()
 )
 
 
@@ -177,14 +243,26 @@ def _scan(text: str, base: datetime | None) -> tuple[Values, list[tuple[int, str
     values.phones = _unique(_values(_take(work, PHONE, lambda m: m.group(0))))
     dates = _dates_found(work, base)
     values.dates = _unique([d for _, d in dates])
-    times = _take(work, TIME, _time)
+    lower = text.lower()
+    times = (_time_ranges(work) if _has(lower, _MERIDIEMS) else []) + _take(work, TIME, _time)
+    if _DIGIT_H.search(text):
+        times += _take(work, HOUR_H, _hour_h)
+    if _has(lower, _CLOCK_WORDS):
+        times += _take(work, CLOCK_WORD, _clock_word)
+    times.sort()
     values.times = _unique(_values(times))
     values.durations = _values(_take(work, DURATION_RANGE, _duration))
-    other = [found for pattern in OTHER_CURRENCY for found in _take(work, pattern, _other_amount)]
+    euros = EURO_FORMAT if "€" in text or "eur" in lower else ()
+    other = [found for pattern in euros for found in _take(work, pattern, _euro_amount)]
+    other += [found for pattern in OTHER_CURRENCY for found in _take(work, pattern, _other_amount)]
     values.amounts_other = _values(sorted(other, key=lambda item: item[0]))
     amounts = _take(work, CENTS, lambda m: _bounded(_number(m) / 100))
     for pattern in AMOUNTS:
         amounts += _take(work, pattern, _amount)
+    if _has(lower, _MONEY_HINTS):
+        amounts += _take(work, GRAND, _amount) + _take(work, WORD_AMOUNT, _word_amount)
+    if _has(lower, _MONEY_VERB_HINTS):
+        amounts += _take(work, VERB_AMOUNT, _verb_amount)
     values.amounts_usd = _unique(_values(sorted(amounts)))
     values.percentages = _unique(_values(_take(work, PERCENT, lambda m: _bounded(float(m.group(1))))))
     values.identifiers = _identifiers(work)
@@ -213,30 +291,22 @@ def _values(found: list[tuple[int, T]]) -> list[T]:
     return [value for _, value in found]
 
 
-_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
-             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
-_ORDINAL_DAY = {word: n for n, word in enumerate(_ORDINALS, 1)} | {
-    f"twenty{sep}{word}": 20 + n for n, word in enumerate(_ORDINALS[:9], 1) for sep in ("-", " ")} | {
-    "thirtieth": 30, "thirty-first": 31, "thirty first": 31}
-_ORDINAL_WORD = "|".join(sorted(map(re.escape, _ORDINAL_DAY), key=len, reverse=True))
-# a day said as an ordinal word beside a month: "the twenty-first of March", "April tenth"
-_MONTH_NAME = "(?:" + "|".join(sorted(MONTHS, key=len, reverse=True)) + r")\.?"
-_SPOKEN_DAY = re.compile(rf"\b(?P<w1>{_ORDINAL_WORD})(?=\s+(?:of\s+)?{_MONTH_NAME}(?![a-z]))|"
-                         rf"\b(?-i:(?!may\b)){_MONTH_NAME}\s+(?:the\s+)?(?P<w2>{_ORDINAL_WORD})\b|"
-                         rf"\b(?:to|till|until|through|thru|back(?:\s+on)?|returning(?:\s+on)?)\s+the\s+"
-                         rf"(?P<w3>{_ORDINAL_WORD})\b(?!\s+(?:one|time|week|day|night|leg|flight|half))", re.I)
+# a day said as an ordinal word after "to", "till", "back on" ... ("back on the twenty-first"); an
+# ordinal beside a month ("the twenty-first of March") is read by ORDINAL_DATES
+_SPOKEN_DAY = re.compile(rf"\b(?:to|till|until|through|thru|back(?:\s+on)?|returning(?:\s+on)?)\s+the\s+"
+                         rf"(?P<w3>{ORDINAL})\b(?!\s+(?:one|time|week|day|night|leg|flight|half))", re.I)
 
 
 def spoken_days(text: str) -> str:
-    """`text` with each day said as a word beside a month written in digits, padded to the
-    same length (so positions still point into the original): "twenty-first of March" ->
-    "21st         of March"."""
+    """`text` with each day said as a word after "to", "till", "back on" ... written in digits,
+    padded to the same length (so positions still point into the original): "to the
+    twenty-first" -> "to the 21st        "."""
     def digits(match: re.Match[str]) -> str:
-        group = "w1" if match.group("w1") else "w2" if match.group("w2") else "w3"
-        word = match.group(group)
-        n = _ORDINAL_DAY[" ".join(word.lower().split())]
+        n = ordinal_value(match.group("w3"))
+        if n is None:
+            return match.group(0)
         suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-        head = match.group(0)[:match.start(group) - match.start(0)]
+        head = match.group(0)[:match.start("w3") - match.start(0)]
         return (head + f"{n}{suffix}").ljust(len(match.group(0)))
     return _SPOKEN_DAY.sub(digits, text)
 
@@ -245,7 +315,9 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
     work[0] = spoken_days(work[0])
     found: list[tuple[int, str]] = []
     absolute_starts: list[int] = []
-    for pattern in (ISO_DATE, *YEAR_FIRST, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
+    lower = work[0].lower()
+    ordinals = ORDINAL_DATES if _has(lower, _ORDINAL_HINTS) else ()
+    for pattern in (ISO_DATE, DOTTED_DATE, *YEAR_FIRST, *ordinals, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
             day = _absolute(match, base)
             if day is not None:
@@ -253,6 +325,14 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
                 absolute_starts.append(match.start())
                 _blank(work, match)
     if base is not None:
+        worded = ((MONTH_END, month_end), (HOLIDAY, holiday)) if _has(lower, _DAY_WORD_HINTS) else ()
+        for pattern, resolve in worded:
+            for match in pattern.finditer(work[0]):
+                day = resolve(match, base.date())
+                if day is not None:
+                    found.append((match.start(), day.isoformat()))
+                    absolute_starts.append(match.start())
+                    _blank(work, match)
         for match in WEEKDAY_DAY.finditer(work[0]):
             day = _weekday_day(match, base.date())
             if day is not None:
@@ -275,7 +355,11 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     groups = match.groupdict()
     month_name = groups.get("month")
     month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
-    day = int(groups["dd"])
+    ordinal = groups.get("ord")
+    day_of_month = ordinal_value(ordinal) if ordinal is not None else int(groups["dd"])
+    if day_of_month is None:
+        return None
+    day = day_of_month
     if not month_name and month > 12 >= day:
         month, day = day, month  # "31/5": only a day first reads as a date (British, Australian, Indian)
     year_text = groups.get("year")
@@ -313,6 +397,9 @@ def _safe_date(year: int, month: int, day: int) -> date | None:
 
 @lru_cache(maxsize=4096)
 def _relative(phrase: str, base: datetime) -> str | None:
+    own = relative_day(phrase, base.date())
+    if own is not None:
+        return own.isoformat()
     settings = {"RELATIVE_BASE": base, "PREFER_DATES_FROM": "future", "RETURN_AS_TIMEZONE_AWARE": False}
     parsed = dateparser.parse(phrase.replace("tonight", "today"), languages=["en"], settings=settings)
     return parsed.date().isoformat() if parsed is not None else None
@@ -329,11 +416,67 @@ def _time(match: re.Match[str]) -> str | None:
     return f"{hour:02d}:{minute:02d}" if hour < 24 and minute < 60 else None
 
 
+def _clock_word(match: re.Match[str]) -> str:
+    return "00:00" if match.group("word").lower() == "midnight" else "12:00"
+
+
+def _hour_h(match: re.Match[str]) -> str | None:
+    before = match.string[max(0, match.start() - 8):match.start()]
+    if match.group("mm") is None and _TIME_WORD_BEFORE.search(before) is None:
+        return None  # "a 12h flight": hours, not a time
+    return f"{int(match.group('hh')):02d}:{int(match.group('mm') or 0):02d}"
+
+
+def _time_ranges(work: list[str]) -> list[tuple[int, str]]:
+    """Both ends of each "2-4pm" (blanked), as (position, HH:MM)."""
+    found: list[tuple[int, str]] = []
+    for match in TIME_RANGE.finditer(work[0]):
+        h1, h2 = int(match.group("h1")), int(match.group("h2"))
+        m1, m2 = int(match.group("m1") or 0), int(match.group("m2") or 0)
+        if not (1 <= h1 <= 12 and 1 <= h2 <= 12):
+            continue
+        pm = match.group("ap").lower() == "p"
+        end = h2 % 12 + (12 if pm else 0)
+        start = h1 % 12 + (12 if pm else 0)
+        if (start, m1) >= (end, m2):  # "11-1pm": the start is on the other side of noon
+            start = (start + 12) % 24
+        if (start, m1) >= (end, m2):
+            continue
+        found += [(match.start(), f"{start:02d}:{m1:02d}"), (match.start("h2"), f"{end:02d}:{m2:02d}")]
+        _blank(work, match)
+    return found
+
+
+def _word_amount(match: re.Match[str]) -> float | None:
+    value = value_of(match.group("words"))
+    if value is None:
+        return None
+    return _bounded(value * (1000 if match.group("unit").lower() == "grand" else 1))
+
+
+def _verb_amount(match: re.Match[str]) -> float | None:
+    if match.group("words") is not None:
+        words = match.group("words")
+        value = value_of(words)
+        # "pay one on the 15th", "owe a lot": a lone small word is no amount
+        return None if value is None or len(words.split()) == 1 and value < 20 else _bounded(value)
+    raw = match.group("num")
+    if "," not in raw and len(raw) == 4 and 1900 <= int(raw) <= 2099 and match.group("dec") is None:
+        return None  # "spent 2019 in Lisbon": a year
+    return _bounded(_number(match))
+
+
+def _euro_amount(match: re.Match[str]) -> dict[str, JsonValue] | None:
+    value = _bounded(float(match.group("eu").replace(".", "").replace(",", ".")))
+    return None if value is None else {"value": value, "currency": "EUR"}
+
+
 def _number(match: re.Match[str]) -> float:
     return float(match.group("num").replace(",", "") + (match.group("dec") or ""))
 
 
-_SCALES = {"k": 1e3, "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
+_SCALES = {"k": 1e3, "hundred": 1e2, "grand": 1e3,
+           "thousand": 1e3, "m": 1e6, "mm": 1e6, "million": 1e6, "b": 1e9, "bn": 1e9, "billion": 1e9}
 
 
 def _amount(match: re.Match[str]) -> float | None:
@@ -396,6 +539,10 @@ def _count(match: re.Match[str]) -> dict[str, JsonValue] | None:
         if raw.isdigit() and len(raw) == 4 and 1900 <= value <= 2099:
             return None  # a year, not a count
     return {"value": int(value) if value.is_integer() else value, "unit": unit}
+
+
+def _has(lower: str, hints: tuple[str, ...]) -> bool:
+    return any(hint in lower for hint in hints)
 
 
 def _blank(work: list[str], match: re.Match[str]) -> None:

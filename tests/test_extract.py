@@ -162,6 +162,195 @@ def test_labelled_numbers_and_non_identifiers() -> None:
     assert recognize("my 401k", BASE).amounts_usd == []
 
 
+# --- surface forms: how people type and dictate ---------------------------------------
+
+WEDNESDAY = datetime(2026, 4, 8, 9, 0)
+
+
+@pytest.mark.parametrize(
+    ("text", "amounts"),
+    [
+        ("twelve hundred and forty nine bucks", [1249.0]),
+        ("a hundred and five dollars", [105.0]),
+        ("it was two grand", [2000.0]),
+        ("a grand, give or take", [1000.0]),
+        ("5 hundred dollars", [500.0]),
+        ("2 grand", [2000.0]),
+        ("half a million dollars", [500000.0]),
+        ("twenty-five dollars", [25.0]),
+        ("two thousand five hundred dollars", [2500.0]),
+        ("$1.2k", [1200.0]),
+        ("1,250 bucks", [1250.0]),
+        ("USD 300", [300.0]),
+        ("300 dollars", [300.0]),
+        ("TWELVE HUNDRED DOLLARS", [1200.0]),
+    ],
+)
+def test_amounts_people_say(text: str, amounts: list[float]) -> None:
+    assert recognize(text, BASE).amounts_usd == pytest.approx(amounts)
+
+
+@pytest.mark.parametrize(
+    ("text", "amounts"),
+    [
+        ("so I still owe like four hundred and fifty on the card", [450.0]),
+        ("paid 450 for it", [450.0]),
+        ("it costs 20 a month", [20.0]),
+        ("I'll pay 50.", [50.0]),
+        ("I owe 1,250 in rent", [1250.0]),
+    ],
+)
+def test_amounts_after_a_money_verb(text: str, amounts: list[float]) -> None:
+    assert recognize(text, BASE).amounts_usd == pytest.approx(amounts)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I paid 2 visits", "spent 3 days in Rome", "spent 2019 in Lisbon", "pay one on the 15th", "owe you one",
+     "paid it on the 3rd", "paid the 2 kids", "pay twelve fifty"],
+)
+def test_money_verbs_before_numbers_that_are_not_money(text: str) -> None:
+    assert recognize(text, BASE).amounts_usd == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["a 4K TV", "the 30K service", "2 kids", "room 405", "flight 212", "back in 2019", "two kids and three dogs",
+     "twelve hundred from checking", "the grand canyon", "grand total", "a 5K run", "the 401k match", "4K resolution"],
+)
+def test_numbers_that_are_not_money(text: str) -> None:
+    assert recognize(text, BASE).amounts_usd == []
+
+
+@pytest.mark.parametrize(
+    ("text", "other"),
+    [
+        ("£40", [{"value": 40.0, "currency": "GBP"}]),
+        ("€1.200,50", [{"value": 1200.5, "currency": "EUR"}]),
+        ("1.200,50 €", [{"value": 1200.5, "currency": "EUR"}]),
+        ("49,90 EUR", [{"value": 49.9, "currency": "EUR"}]),
+        ("€40", [{"value": 40.0, "currency": "EUR"}]),
+    ],
+)
+def test_other_currencies_as_written(text: str, other: list[dict[str, object]]) -> None:
+    values = recognize(text, BASE)
+    assert values.amounts_other == other and values.amounts_usd == []
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("3/4", ["2026-03-04"]),  # slashes: US month/day
+        ("03.04.2026", ["2026-04-03"]),  # dots: day.month.year
+        ("outbound 14.05.2026, return 28.05.2026.", ["2026-05-14", "2026-05-28"]),
+        ("4th of March", ["2026-03-04"]),
+        ("March the fourth", ["2026-03-04"]),
+        ("march the 4th", ["2026-03-04"]),
+        ("the twenty eighth of february", ["2026-02-28"]),
+        ("leaving the twenty-eighth of February 2027", ["2027-02-28"]),
+        ("March third 2026", ["2026-03-03"]),
+        ("the first of June", ["2026-06-01"]),
+        ("the 3rd of march next year", ["2027-03-03"]),
+        ("end of next month", ["2026-05-31"]),
+        ("by the end of the month", ["2026-04-30"]),
+        ("end of March", ["2027-03-31"]),  # the next March's end
+        ("the end of the year", ["2026-12-31"]),
+        ("Christmas Eve", ["2025-12-24"]),  # the nearest one, as for other dates without a year
+        ("New Year's Eve", ["2025-12-31"]),
+        ("a fortnight from now", ["2026-04-22"]),
+        ("in a fortnight", ["2026-04-22"]),
+        ("tomorrow morning", ["2026-04-09"]),
+        ("tonight", ["2026-04-08"]),
+    ],
+)
+def test_dates_people_say(text: str, dates: list[str]) -> None:
+    assert recognize(text, WEDNESDAY).dates == dates
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["the first week of June", "Christmas shopping", "within 30 days of the statement", "version 3.10",
+     "my first June in Paris was cold", "in a second", "1.200,50", "the 3rd"],
+)
+def test_phrases_that_name_no_day(text: str) -> None:
+    assert recognize(text, WEDNESDAY).dates == []
+
+
+@pytest.mark.parametrize(
+    ("phrase", "day"),
+    [
+        ("this Friday", "2026-04-10"),  # the first Friday on or after today
+        ("this coming Friday", "2026-04-10"),
+        ("coming Friday", "2026-04-10"),
+        ("next Friday", "2026-04-17"),  # Friday of next week
+        ("next Monday", "2026-04-13"),
+        ("next Wednesday", "2026-04-15"),
+        ("this Wednesday", "2026-04-08"),  # today
+        ("this coming Wednesday", "2026-04-15"),  # after today
+        ("last Friday", "2026-04-03"),
+        ("last Wednesday", "2026-04-01"),
+    ],
+)
+def test_weekday_words_follow_one_rule(phrase: str, day: str) -> None:
+    assert recognize(f"see you {phrase}", WEDNESDAY).dates == [day]
+
+
+def test_next_weekday_on_a_sunday_is_next_weeks() -> None:
+    sunday = datetime(2026, 4, 12, 9, 0)
+    assert recognize("next Friday", sunday).dates == ["2026-04-17"]
+    assert recognize("this Friday", sunday).dates == ["2026-04-17"]
+
+
+def test_a_weekday_and_date_that_disagree_name_no_day() -> None:
+    # Thursday 9 April 2026 agrees; "Friday the 9th" fits no nearby month: no day is better than a wrong one
+    assert recognize("Thursday the 9th", WEDNESDAY).dates == ["2026-04-09"]
+    assert recognize("Friday the 9th", WEDNESDAY).dates == []
+
+
+@pytest.mark.parametrize(
+    ("text", "times"),
+    [
+        ("2-4pm", ["14:00", "16:00"]),
+        ("2 to 4 pm", ["14:00", "16:00"]),
+        ("11-1pm", ["11:00", "13:00"]),
+        ("10:30-11:15 am", ["10:30", "11:15"]),
+        ("Tuesdays, 2:00-4:00 PM", ["14:00", "16:00"]),
+        ("at noon", ["12:00"]),
+        ("by midnight", ["00:00"]),
+        ("rendez-vous at 19h", ["19:00"]),
+        ("19h30", ["19:30"]),
+        ("7:15", ["07:15"]),
+    ],
+)
+def test_times_people_write(text: str, times: list[str]) -> None:
+    assert recognize(text, BASE).times == times
+
+
+@pytest.mark.parametrize("text", ["a 12h flight", "from 2 to 4", "7ish", "afternoon", "24h support", "9-5 job"])
+def test_times_left_to_the_readers_or_none(text: str) -> None:
+    assert recognize(text, BASE).times == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "my wife and my son are flying to Denver and then we drive to Aspen so I need a car",
+        "I take lisinopril every morning, and my husband takes warfarin every evening after dinner "
+        "so we keep the pills in separate boxes on the kitchen shelf by the window",
+        "my wife talked to Dave today and uh she says the price went up its fifteen fifty now and she wants it "
+        "to come out of savings",  # a dictated run-on stays whole: its clauses lean on each other
+    ],
+)
+def test_sentences_are_not_cut_at_and(text: str) -> None:
+    assert split_sentences(text) == [text]
+
+
+def test_a_pasted_email_splits_by_line() -> None:
+    email = "From: Hulu <no-reply@hulu.com>\nSubject: Your trial\n\nHi Sam,\nYour trial ends on 03/09/2026.\n--\nThe Hulu Team"
+    assert split_sentences(email) == ["From: Hulu <no-reply@hulu.com>", "Subject: Your trial", "Hi Sam,",
+                                      "Your trial ends on 03/09/2026.", "--", "The Hulu Team"]
+
+
 # --- question / answer pairing and canonical fields -------------------------------------
 
 

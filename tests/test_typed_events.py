@@ -255,6 +255,12 @@ def test_skipped_without_weekly_events() -> None:
          {"title": "Coldplay show", "start": "2025-03-14T20:00:00"}),
         ("Got tickets for the Taylor Swift concert on April 12 at 7:30pm.", "taylor swift concert",
          {"title": "Taylor Swift concert", "start": "2025-04-12T19:30:00"}),
+        # spoken and British clock times (factlog.spoken): "half six", "7ish"; tickets make it an evening outing
+        ("Got two tickets for Arctic Monkeys on Thursday the 13th, starts 7ish.", "arctic monkeys",
+         {"title": "Arctic Monkeys", "start": "2025-03-13T19:00:00"}),
+        ("Choir every Thursday from half six till eight.", "choir",
+         {"title": "Choir", "recurrence": "weekly", "weekday": "thursday", "start_time": "18:30", "end_time": "20:00",
+          "start": "2025-03-06T18:30:00"}),
         ("The conference runs March 18 to 20 in Austin.", "conference",
          {"title": "conference", "start": "2025-03-18", "end": "2025-03-20", "location": "Austin"}),
         ("Haircut Friday 10am, 90 min.", "haircut",
@@ -273,7 +279,9 @@ def test_phrasing_families(sentence: str, key: str, expected: dict[str, JsonValu
 @pytest.mark.parametrize(
     ("sentence", "key", "expected"),
     [
-        ("Dentist appointment next Tuesday at 3.", "dentist", {"start": "2025-03-04T15:00:00", "provider": "dentist"}),
+        # "next Tuesday" is next week's (factlog.relative_dates); said on Monday 3 March that is the 11th
+        ("Dentist appointment next Tuesday at 3.", "dentist", {"start": "2025-03-11T15:00:00", "provider": "dentist"}),
+        ("Dentist appointment this Tuesday at 3.", "dentist", {"start": "2025-03-04T15:00:00", "provider": "dentist"}),
         ("My dermatologist appointment is March 20 at 11:15.", "dermatologist",
          {"start": "2025-03-20T11:15:00", "provider": "dermatologist"}),
         ("Vet appt for the dog tmrw 4pm", "vet", {"start": "2025-03-04T16:00:00", "provider": "vet"}),

@@ -471,3 +471,12 @@ def test_insurance_premiums_and_renewals(turns: tuple[tuple[str, str], ...], exp
         if kind == "bill":
             merged |= fields
     assert {name: merged.get(name) for name in expected} == expected
+
+
+def test_a_store_name_typed_without_its_apostrophe() -> None:
+    # surface: "lowes", "macys" and a curly "Kohl’s" are the stores; an uncued amount after "owe" is money
+    facts = money(("user", "so I still owe like four hundred and fifty on the lowes card"), ts=datetime(2026, 9, 28, 9))
+    assert facts == [("bill", "balance/lowe's", {"payee": "Lowe's store credit card", "amount_usd": 450.0,
+                                                 "recurring": False})]
+    [(_, _, fields)] = money(("user", "I owe $300 on my Kohl’s card."), ts=datetime(2026, 9, 28, 9))
+    assert fields["payee"] == "Kohl's store credit card"

@@ -196,8 +196,16 @@ def _number(name: str, annotation: str, value: Scalar) -> Scalar:
 
 def _parsed(text: str, what: str, base: datetime | None) -> datetime:
     """Words or ISO text as a date-time: relative words against `base`. Without a base, a
-    phrase whose day depends on when it is read ("next Friday") is refused."""
+    phrase whose day depends on when it is read ("next Friday") is refused. Weekday phrases
+    follow the offline rule (`factlog.relative_dates`: "next Friday" is next week's)."""
     import dateparser
+
+    from factlog.relative_dates import RELATIVE_DAY, relative_day
+
+    if base is not None and RELATIVE_DAY.fullmatch(text.strip()):
+        day = relative_day(text.strip(), base.date())
+        if day is not None:
+            return datetime(day.year, day.month, day.day)
 
     def parse(at: datetime) -> datetime | None:
         settings = {"RELATIVE_BASE": at, "PREFER_DATES_FROM": "future", "RETURN_AS_TIMEZONE_AWARE": False}

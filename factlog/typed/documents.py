@@ -325,7 +325,6 @@ RENEWED = re.compile(
     r"got here|was issued|has been issued)\b|\b(?:got|received|picked up|collected|have|has) (?:my |his |her |the |"
     r"a |our |their )?(?:brand[- ]new |new )(?:\w+ )?passport\b", re.I)
 # ... but not one still to be done: "I need to renew it", "once the new passport arrives"
-# renewal-specific: "before", "once" and "when" mark it not done
 _NOT_YET = re.compile(r"\b(?:need|needs|must|should|will|going to|have to|has to|want to|plan\w* to|hope|hoping|"
                       r"waiting|until (?:it|the new|my new)|once|when|if|apply\w*|applied|renewing|to renew|before|"
                       r"not yet|haven't|hasn't|soon)\b", re.I)

@@ -6,7 +6,7 @@ and its times of day.
   wks", "the 14th" (the next 14th), a weekday (the next such day; the last one in a
   past-tense sentence).
 - Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "noon to 1:30", "8 to 9" (morning
-  unless "evening", "night", "pm" or an evening outing such as a concert; an hour from 1 to
+  unless "evening", "night", "pm" or an evening outing such as a concert or tickets; an hour from 1 to
   6 without one is afternoon), "between 8 and noon", "at 10", "9am"; hours 0-23 and
   minutes 00-59 only.
 """
@@ -33,7 +33,7 @@ _BARE = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2}):(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
 _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
-                      r"concert|gig|show|drinks|opera|musical|movie)\b", re.I)
+                      r"concert|gig|show|drinks|opera|musical|movie|tickets?)\b", re.I)
 _MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
 _IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)

@@ -72,15 +72,20 @@ STORES = frozenset(name.casefold() for name in (
     "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))
 
 
+def _plain(name: str) -> str:
+    return name.casefold().replace("'", "").replace("’", "")
+
+
 def _names(names: tuple[str, ...]) -> re.Pattern[str]:
-    alternatives = "|".join(sorted(map(re.escape, names), key=len, reverse=True))
+    # an apostrophe may be typed curly or left out ("lowes", "Macy’s")
+    alternatives = "|".join(sorted((re.escape(n).replace("'", "['’]?") for n in names), key=len, reverse=True))
     return re.compile(rf"(?<![\w+])(?P<name>{alternatives})(?![\w]|\+(?!\w))", re.I)
 
 
 VENDOR = re.compile(_names(VENDORS).pattern.replace("|Max|", "|(?-i:Max)|"), re.I)
 BILLER = _names(BILLERS)
 INSTITUTION = _names(INSTITUTIONS)
-_CANONICAL = {name.casefold(): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}
+_CANONICAL = {_plain(name): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}
 
 SUBSCRIPTION_WORDS = re.compile(
     r"\b(?:subscri\w+|membership|free trial|trial|renew\w*|auto-?renew\w*|billed|bills|charges? again|"
@@ -257,7 +262,7 @@ def _number(raw: str) -> int:
 
 
 def canonical_vendor(name: str) -> str:
-    return _CANONICAL.get(name.casefold(), name)
+    return _CANONICAL.get(_plain(name), name)
 
 
 # --- subscriptions -------------------------------------------------------------------

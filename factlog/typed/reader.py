@@ -15,6 +15,7 @@ from functools import lru_cache
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
+from factlog.spoken import for_readers
 from factlog.typed import allergies, bills, documents, events, medicines, money, payments, people, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
@@ -56,7 +57,9 @@ _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
 
 
 def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
-    """The typed facts `sentence` states in `context` (which it updates)."""
+    """The typed facts `sentence` states in `context` (which it updates); the readers see it
+    as `factlog.spoken.for_readers` writes it (no fillers, digits and clock times written)."""
+    sentence = for_readers(sentence)
     context.said.append(sentence)
     triggered = _TRIGGERS.search(sentence) is not None
     facts: list[TypedFact] = []

@@ -11,22 +11,9 @@ from __future__ import annotations
 
 import re
 
-_UNITS = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
-    "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}
-_UNIT = "|".join(sorted(_UNITS, key=len, reverse=True))
-_TEN = "|".join(_TENS)
-_UNDER_100 = rf"(?:(?:{_TEN})(?:[- ](?:{_UNIT}))?|{_UNIT})"  # "forty-five", "twelve"
-_UNDER_1000 = rf"(?:(?:{_UNIT}|a)\s+hundred(?:\s+(?:and\s+)?{_UNDER_100})?|{_UNDER_100})"
-_NUMBER = (rf"(?P<big>(?:{_UNDER_1000}|a)\s+thousand(?:\s+(?:and\s+)?{_UNDER_1000})?"
-           rf"|(?:{_UNIT}|(?:{_TEN})(?:[- ](?:{_UNIT}))?)\s+hundred(?:\s+(?:and\s+)?{_UNDER_100})?)"
-           rf"|(?P<pair>(?:{_UNIT}|{_TEN})\s+(?:(?:{_TEN})(?:[- ](?:{_UNIT}))?|(?:oh[- ])?(?:{_UNIT})))"
-           rf"|(?P<small>{_UNDER_100})")
-_ANY = re.sub(r"\(\?P<\w+>", "(?:", _NUMBER)  # the same number without its group names
+from factlog.number_words import CARDINAL, PAIR, pair_value, value_of
+
+_ANY = rf"(?:{PAIR}|{CARDINAL})"  # "fifteen fifty" before "fifteen"
 _COUNTED = r"(?!\s*[- ]?(?:miles?|minutes?|minute|hours?|days?|weeks?|months?|years?|people|times|" \
     r"sessions?|pounds?|kilos?|feet|foot|steps|calories|words|pages|units|points|percent|k\b))"
 _MONEY_AFTER = r"\s+(?:dollars?|bucks|usd)\b"
@@ -41,35 +28,11 @@ _SPOKEN = re.compile(
     rf"(?P<dollars>{_MONEY_AFTER})?", re.I)
 
 
-def _under_1000(text: str) -> int:
-    words = text.replace("-", " ").split()
-    total = 0
-    for word in words:
-        if word == "hundred":
-            total = max(total, 1) * 100
-        elif word in _UNITS:
-            total += _UNITS[word]
-        elif word in _TENS:
-            total += _TENS[word]
-        elif word == "a":
-            total += 1
-    return total
-
-
 def spoken_number(text: str) -> int | None:
     """The value of a number said in words ("twelve hundred" 1200, "fifteen fifty" 1550,
-    "two thousand five hundred" 2500, "forty-five" 45), or None."""
-    text = " ".join(text.casefold().replace(" and ", " ").split())
-    match = re.fullmatch(_NUMBER, text, re.I)
-    if match is None:
-        return None
-    if match.group("pair"):  # "fifteen fifty", "twelve oh five": hundreds and the rest
-        head, rest = text.split(" ", 1)
-        return (_UNITS.get(head) or _TENS[head]) * 100 + _under_1000(rest.replace("oh", ""))
-    if " thousand" in text:
-        high, _, low = text.partition(" thousand")
-        return _under_1000(high) * 1000 + _under_1000(low)
-    return _under_1000(text)
+    "two thousand five hundred" 2500, "forty-five" 45), or None (`factlog.number_words`)."""
+    value = pair_value(text) or value_of(text)
+    return int(value) if value is not None else None
 
 
 def spoken_amounts(sentence: str) -> list[float]:
