@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from factlog.model import JsonValue
+from factlog.typed import money
 from factlog.typed.common import RELATIONS, conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
@@ -45,7 +46,7 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
                         r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b", re.I)
-_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatically|renews?|auto-renews?|late fee|"
+_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|late fee|"
                    r"renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
@@ -53,7 +54,11 @@ _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|
                       re.I)
 _AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own)\b", re.I)
 _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
-                          r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b",
+                          r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b|"
+                          # "I'm not on automatic payments", "isn't set up for autopay"
+                          r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?"
+                          r"(?:on|in|enrolled in|signed up for|set up for|using)\s+"
+                          r"(?:the\s+)?(?:auto-?pay|automatic\s+payments?|auto-?draft)\b",
                           re.I)
 _PAID = re.compile(r"\b(?:paid|settled|took care of|cleared)\b", re.I)
 _PAYS = re.compile(r"\b(?:pay|pays|paying|paid|send|sending|sent)\b", re.I)
@@ -92,6 +97,9 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
     payee = named = _payee(sentence)
     previous = context.last.get(DOMAIN)
+    stated = context.last.get(money.DOMAIN)  # a bill money's reader read as due ("premium of $1,420 is due")
+    if previous is None and stated is not None and stated.kind == "bill" and (stated.key or "").startswith("bill/"):
+        previous = stated
     if payee is None:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
                                     or ((previous.key is None or _BILL_NOUN.search(sentence))

@@ -25,6 +25,15 @@ from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
 from factlog.timeparse import try_date
 from factlog.typed.common import RELATIONS, add_months, conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
+from factlog.typed.subscription_words import (
+    ACTIVE,
+    ALIAS_NAMES,
+    CANCELLED_OTHERWISE,
+    GENERIC_SERVICE,
+    VENDOR_ALIASES,
+    intends,
+    spoken_amounts,
+)
 
 DOMAIN = "money"
 
@@ -41,7 +50,7 @@ VENDORS = (
     "NordVPN", "ExpressVPN", "1Password", "LastPass", "Evernote", "Zoom", "Noom", "HelloFresh", "Blue Apron",
     "ClassPass", "Equinox", "Orangetheory", "Scribd", "Blinkist", "BetterHelp", "Ring Protect", "SimpliSafe",
     "Norton", "McAfee", "Backblaze", "Squarespace", "Chewy Autoship", "BarkBox", "Ipsy", "FabFitFun",
-    "Dollar Shave Club", "Hims",
+    "Dollar Shave Club", "Hims", *ALIAS_NAMES,
 )
 BILLERS = (
     "Verizon", "AT&T", "T-Mobile", "Comcast", "Xfinity", "Spectrum", "PG&E", "Con Edison", "ConEd",
@@ -67,7 +76,7 @@ def _names(names: tuple[str, ...]) -> re.Pattern[str]:
 VENDOR = re.compile(_names(VENDORS).pattern.replace("|Max|", "|(?-i:Max)|"), re.I)
 BILLER = _names(BILLERS)
 INSTITUTION = _names(INSTITUTIONS)
-_CANONICAL = {name.casefold(): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}
+_CANONICAL = {**{name.casefold(): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}, **VENDOR_ALIASES}
 
 SUBSCRIPTION_WORDS = re.compile(
     r"\b(?:subscri\w+|membership|free trial|trial|renew\w*|auto-?renew\w*|billed|bills|charges? again|"
@@ -91,6 +100,9 @@ DUE_BARE = re.compile(r"(?:^\W*(?:(?:also|and|plus|oh|ok|okay)\W+)?|[,;:]\s+)" +
 _IF = re.compile(r"^\W*(?:if|unless|in case)\b|\b(?:if|unless)\s+(?:the|my|our|it|it's)\b", re.I)
 _NOT_DEADLINE = re.compile(r"\b(?:baby|period|rain|storm|snow|bill|bills|premium|invoice)\b|\bdue to\b", re.I)
 CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
+# a cancellation said without a money word ("I already cancelled it", "killed it"): reader.py runs money on it
+CANCEL_WORDS = re.compile(r"\b(?:cancell?ed|canceled|cancel|cancelling|unsubscribed|killed|ditched|got rid of)\b",
+                          re.I)
 CANCEL_DONE = re.compile(
     r"(?<!unless )(?<!if )(?<!not )(?<!n't )(?<!never )(?<!not yet )\b(?:cancell?ed|canceled|unsubscribed)\b"
     r"(?!\s+(?:before|by))", re.I)
@@ -138,7 +150,8 @@ LAST4 = re.compile(
 _AMOUNT_FALLBACK = re.compile(
     r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
     r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
-    r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
+    r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?![.,]\d)(?!\s*(?:am|pm|%|st|nd|rd|th)\b)",
+    re.I)
 _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
                    r"paid (?:it |that |(?:the|my) [\w' ]{1,30}? )?(?:off|in full)\b(?!\s+(?:by|within|before|in)\b)|"
                    r"(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it)|\$0(?:\.00)? balance\b", re.I)
@@ -150,14 +163,16 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if _GATE.search(sentence) is None:
         return []
     facts: list[TypedFact] = []
+    # the assistant's list of the user's things ("From what you've told me: Netflix, ...; Spotify, ...")
+    confirmed = context.speaker == "assistant" and CONFIRMING.search(sentence) is not None
     for clause in clauses(sentence):
-        facts += read_clause(clause, context)
+        facts += read_clause(clause, context, confirmed)
     return facts
 
 
 # a sentence without one of these states no money, even about the session's last subscription or payment
-_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, _ACCESS_ENDS, LAST4)) + r"|\$\s?\d|[€£]",
-                   re.I)
+_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4))
+                   + r"|\$\s?\d|[€£]", re.I)
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
 
@@ -175,8 +190,8 @@ def clauses(sentence: str) -> list[str]:
     return [clause for clause in out if clause]
 
 
-def read_clause(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+def read_clause(sentence: str, context: Context, confirmed: bool = False) -> list[TypedFact]:
+    if context.speaker == "assistant" and not (confirmed or CONFIRMING.search(sentence)):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
@@ -201,7 +216,7 @@ def amounts(sentence: str, context: Context) -> list[float]:
     for match in _AMOUNT_FALLBACK.finditer(sentence):
         raw = match.group("num") or match.group("num2") or match.group("num3")
         out.append(float(raw.replace(",", "") + ((match.group("dec") or "") if match.group("num") else "")))
-    return out
+    return out or spoken_amounts(sentence)
 
 
 def dates_in(sentence: str, context: Context) -> list[str]:
@@ -284,17 +299,23 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     vendor_match = VENDOR.search(sentence)
     previous = context.last.get("subscription")
     service = _service(sentence) if vendor_match is None else None
+    if vendor_match is None and service is None and (generic := GENERIC_SERVICE.search(sentence)) is not None \
+            and cadence_of(sentence) and amounts(sentence, context):
+        service = generic.group("name").lower()  # "the gym takes 40 bucks every month"
     if vendor_match is not None:
         vendor = canonical_vendor(vendor_match.group("name"))
     elif service is not None:
         vendor = service
-    elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
-                                   or _ACCESS_ENDS.search(sentence) or _FREE_SPAN.search(sentence)
-                                   or (cadence_of(sentence) and amounts(sentence, context))
-                                   or (_CONTINUES.search(sentence) and amounts(sentence, context))):
-        vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     else:
-        return []
+        if previous is None and _cancel_done(sentence):
+            previous = _earlier(context)  # "I cancelled it" in a later session: the trial it was about
+        if previous is None or not (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
+                                    or CANCELLED_OTHERWISE.search(sentence)
+                                    or _ACCESS_ENDS.search(sentence) or _FREE_SPAN.search(sentence)
+                                    or (cadence_of(sentence) and amounts(sentence, context))
+                                    or (_CONTINUES.search(sentence) and amounts(sentence, context))):
+            return []
+        vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     if _HYPOTHETICAL.search(sentence) and not CANCEL.search(sentence):
         return []  # "thinking about signing up for Disney+": nothing had yet
     if ENDS_IN_QUESTION.search(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
@@ -335,6 +356,11 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         if charge is not None and is_ahead(charge, sentence, today):
             fields["due_date"] = charge
     status = _subscription_status(sentence, context, trial is not None)
+    if status == "active" and vendor_match is None and service is None and previous is not None \
+            and previous.fields.get("status") == "trial":
+        status = None  # "...; it becomes $7.99 a month on April 1": the trial's sequel, its end the first charge
+        if "due_date" in fields:
+            fields["promo_end_date"] = fields.pop("due_date")
     if status is not None:
         fields["status"] = status
     key = vendor.casefold() if subject == "user" else f"{subject.casefold()}/{vendor.casefold()}"
@@ -352,7 +378,9 @@ _RENEW_OFF = re.compile(r"\b(?:turned|switched|shut)\s+off\s+(?:the\s+)?auto-?re
 _PRICE_TALK = re.compile(r"\b(?:costs?|priced|price|goes for|runs about|starts? at)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|we|my|our|me|us)\b", re.I)
 _FREE_SPAN = re.compile(
-    rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b", re.I)
+    rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b|"
+    rf"\bfree\s+(?:for\s+)?(?:the\s+first\s+)?(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ]"
+    r"(?:days?|weeks?|months?)\b", re.I)
 
 
 _MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d|"
@@ -393,30 +421,55 @@ _OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})\b(?:'s|\s+(
                     r"uses|subscribes|signed up|says|said|will|'ll|wants|is going|plans|cancell?ed|canceled))", re.I)
 
 
+_YOUR_OWNER = re.compile(rf"\byour\s+(?P<rel>{'|'.join(RELATIONS)})(?:'s|’s)\s", re.I)
+
+
 def _owner(sentence: str, context: Context) -> str:
     """Whose subscription or bill: "user", or the relation the sentence names as its owner
-    ("my sister has HBO Max", "my son's phone bill")."""
+    ("my sister has HBO Max", "my son's phone bill"; the assistant's "your son's Xbox Game Pass")."""
     if context.speaker == "assistant":
-        return "user"
+        yours = _YOUR_OWNER.search(sentence)
+        return yours.group("rel").lower() if yours is not None else "user"
     match = _OWNER.search(sentence)
     return match.group("rel").lower() if match is not None else "user"
+
+
+def _cancel_done(sentence: str) -> bool:
+    """ "cancelled spotify sat", "killed my Hulu", "turned off auto-renew", "I cancelled the
+    trial before it charged me"; not "I'll cancel it before it renews"."""
+    done = CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence) or CANCELLED_OTHERWISE.search(sentence)
+    return done is not None and not intends(INTENT, sentence) and not _NOT_DONE.search(sentence)
+
+
+_STILL_OPEN = frozenset({"trial", "cancelling"})
+
+
+def _earlier(context: Context) -> TypedFact | None:
+    """The user's subscription an earlier session stated last as a trial or as one to cancel:
+    what "I cancelled it" is about (an active one is too many to guess among)."""
+    for key, fields in reversed(context.prior.of_kind("subscription")):
+        if "vendor" in fields and fields.get("status") in _STILL_OPEN and fields.get("subject", "user") == "user":
+            return TypedFact("subscription", key, dict(fields))
+    return None
 
 
 def _subscription_status(sentence: str, context: Context, trial: bool) -> str | None:
     if _NOT_DONE.search(sentence):
         return None  # "still haven't cancelled": the decision stands, nothing new
-    if (CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence)) and not INTENT.search(sentence):
+    if _cancel_done(sentence):
         return "cancelled"
     if CANCEL.search(sentence):
         if ENDS_IN_QUESTION.search(sentence):
             return None  # "cancel spotify for me?": asked, not decided
+        if _HYPOTHETICAL.search(sentence):
+            return None  # "thinking about cancelling Netflix": not decided
         if context.speaker == "assistant" and not _ASSISTANT_INTENT.search(sentence):
             return None
         return "cancelling"
     if trial:
         return "trial"
     if re.search(r"\b(?:signed up|subscribed|subscription|renews?|renewal|billed|membership|"
-                 r"i (?:have|pay|got)|we (?:have|pay|got))\b", sentence, re.I) or \
+                 r"i (?:have|pay|got)|we (?:have|pay|got))\b", sentence, re.I) or ACTIVE.search(sentence) or \
             (cadence_of(sentence) and amounts(sentence, context)):
         return "active"
     return None
@@ -441,6 +494,8 @@ def _card_name(sentence: str) -> str | None:
                                                         sentence[: match.start()], re.I)), names[-1])
     issuer = canonical_vendor(chosen.group("name"))
     product = _PRODUCT.match(sentence, chosen.end())
+    if issuer == "Discover" and re.match(r"\s+it\s+(?:credit\s+)?card\b", sentence[chosen.end():], re.I):
+        return "Discover it credit card"  # the product's name is "it"
     if issuer.endswith("Card"):
         return issuer  # "Apple Card"
     if product is not None:
@@ -488,7 +543,11 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     if promo is not None and not ENDS_IN_QUESTION.search(sentence):
         end = _promo_end(sentence, context)
         if end is not None:
-            fields: dict[str, JsonValue] = {"title": _promotion_title(name, sentence), "due_date": end}
+            title = _promotion_title(name, sentence)
+            known = context.prior.entities.get(("deadline", f"promotion/{issuer}"), {}).get("title")
+            if isinstance(known, str) and title.endswith(" no-interest promotion ends") and "-month " not in title:
+                title = known  # "the no-interest thing is up next month": the promotion stated before
+            fields: dict[str, JsonValue] = {"title": title, "due_date": end}
             facts.append(TypedFact("deadline", f"promotion/{issuer}", conversation_fields(context, "user", fields)))
     balance = None
     if ENDS_IN_QUESTION.search(sentence) or _HYPOTHETICAL.search(sentence):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from factlog.model import JsonValue
 
 # the kinds whose entities a later session refers back to
-KINDS = frozenset({"trip", "document", "passport"})
+KINDS = frozenset({"trip", "document", "passport", "subscription", "deadline"})  # "I cancelled it": the trial
 
 
 @dataclass

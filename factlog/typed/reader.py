@@ -52,6 +52,8 @@ _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
     people.DOMAIN: lambda text: any(pattern.search(text) for pattern in _PEOPLE),
     payments.DOMAIN: payments.triggered,
+    # "I already cancelled it": a cancellation needs no money word (money's reader finds what it is about)
+    money.DOMAIN: lambda text: _TRIGGERS.search(text) is not None or money.CANCEL_WORDS.search(text) is not None,
 }
 
 
