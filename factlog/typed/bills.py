@@ -38,6 +38,7 @@ from factlog.typed.money import (
     is_ahead,
     session_day,
 )
+from factlog.typed.subscription_words import spoken_amounts
 
 DOMAIN = "bills"
 
@@ -54,7 +55,8 @@ _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|
                       re.I)
 _AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own)\b", re.I)
 _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
-                          r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b|"
+                          r"auto-?pay\b|\bauto-?pay(?:'s|’s|\s+is)?\s+(?:off|cancell?ed|stopped)\b|"
+                          r"\bno (?:more )?autopay\b|"
                           # "I'm not on automatic payments", "isn't set up for autopay"
                           r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?"
                           r"(?:on|in|enrolled in|signed up for|set up for|using)\s+"
@@ -152,8 +154,8 @@ def _payee(sentence: str) -> str | None:
 def _amount(sentence: str, context: Context) -> float | None:
     """The bill's amount: the first money amount that is not a fee ("$182.40 ... a late fee
     of $10" -> 182.40)."""
-    if _MONEY_NUMBER.search(sentence) is None:
-        return None
+    if _MONEY_NUMBER.search(sentence) is None and not spoken_amounts(sentence):
+        return None  # "a hundred and five dollars" is said in words
     found = amounts(sentence, context)
     fee = _FEE.search(sentence)
     if fee is not None and len(found) > 1:

@@ -30,6 +30,8 @@ from factlog.typed.subscription_words import (
     ALIAS_NAMES,
     CANCELLED_OTHERWISE,
     GENERIC_SERVICE,
+    NO_LONGER,
+    NOT_HAD,
     VENDOR_ALIASES,
     intends,
     spoken_amounts,
@@ -291,8 +293,10 @@ def _service(sentence: str) -> str | None:
     if match is None:
         return None
     name = match.group("a") or match.group("b") or match.group("c")
-    words = [w for w in name.split() if w.casefold() not in _NOT_SERVICES]
-    return " ".join(words) if words and len(words) == len(name.split()) else None
+    article = re.match(r"(?-i:The)\s+(?=\S)", name)  # "subscription to The Athletic": the name's own "The"
+    bare = name[article.end():] if article is not None else name
+    words = [w for w in bare.split() if w.casefold() not in _NOT_SERVICES]
+    return name if words and len(words) == len(bare.split()) else None
 
 
 def _subscription(sentence: str, context: Context) -> list[TypedFact]:
@@ -318,6 +322,8 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     if _HYPOTHETICAL.search(sentence) and not CANCEL.search(sentence):
         return []  # "thinking about signing up for Disney+": nothing had yet
+    if NOT_HAD.search(sentence) and not NO_LONGER.search(sentence):
+        return []  # "I used to pay for Spotify", "I don't have Netflix": nothing running, no date to keep
     if ENDS_IN_QUESTION.search(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
         return []  # "is it still $9.99 a month?"
     if _PRICE_TALK.search(sentence) and not _FIRST_PERSON.search(sentence):
@@ -436,8 +442,9 @@ def _owner(sentence: str, context: Context) -> str:
 
 def _cancel_done(sentence: str) -> bool:
     """ "cancelled spotify sat", "killed my Hulu", "turned off auto-renew", "I cancelled the
-    trial before it charged me"; not "I'll cancel it before it renews"."""
-    done = CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence) or CANCELLED_OTHERWISE.search(sentence)
+    trial before it charged me", "I don't have Netflix anymore"; not "I'll cancel it before it renews"."""
+    done = CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence) or CANCELLED_OTHERWISE.search(sentence) \
+        or NO_LONGER.search(sentence)
     return done is not None and not intends(INTENT, sentence) and not _NOT_DONE.search(sentence)
 
 
@@ -557,6 +564,7 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
         balance = 0.0
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
             or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
+            or (promo is not None and re.search(r"\b(?:bought|purchased|got|ordered)\b", sentence, re.I)) \
             or _ON_CARD.search(sentence) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from factlog.recognizers import NUMBER_WORDS
+from factlog.typed.common import RELATIONS
 
 _UNITS = {"zero": 0, "one": 1, "a": 1, "an": 1, **{w: n for w, n in NUMBER_WORDS.items() if n < 20}}
 _TENS = {w: n for w, n in NUMBER_WORDS.items() if n in (20, 30, 40, 50, 60, 70, 80, 90)}
@@ -112,4 +113,11 @@ def intends(intent: re.Pattern[str], sentence: str) -> bool:
 # his own ESPN+", "Spotify's $11 now", "Netflix went up to $24.99"
 ACTIVE = re.compile(
     r"\b(?:share|shared|sharing|pays? for|paying for|i'm on|we're on|on the \w+ plan|went up|goes up|going up|"
-    r"put (?:the|their) price up|raised (?:the|its) price)\b|(?:'s|\bis)\s+\$?\d[\d.,]*\s+now\b", re.I)
+    r"put (?:the|their) price up|raised (?:the|its) price)\b|(?:'s|\bis)\s+\$?\d[\d.,]*\s+now\b|"
+    rf"\b(?:my|our)\s+(?:{'|'.join(RELATIONS)})\s+(?:has|have|gets|uses)\b", re.I)
+
+# a subscription the user had or never had: "I used to pay for Spotify", "I don't have Netflix"
+NOT_HAD = re.compile(r"\b(?:used to|don't have|do not have|never had|never signed up|don't pay for|do not pay for)\b",
+                     re.I)
+NO_LONGER = re.compile(r"\bno longer\s+(?:have|pay|subscribe|use)\b|\b(?:don't|do not)\s+(?:have|pay for)\b.*"
+                       r"\b(?:anymore|any more)\b", re.I)
