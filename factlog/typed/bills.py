@@ -47,7 +47,11 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
                         r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b", re.I)
+# "Water is every three months, about $90", "Her electric is on autopay": the utility without "bill"
+_BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|his|their|the)\s+)?"
+                           r"(?P<what>electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)(?:'s|’s|\s+is)\s", re.I)
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|late fee|"
+                   r"every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
@@ -148,6 +152,9 @@ def _payee(sentence: str) -> str | None:
     described = _DESCRIBED.search(sentence)
     if described is not None:
         return " ".join((described.group("what") or described.group("policy")).lower().split())
+    bare = _BARE_UTILITY.search(sentence)
+    if bare is not None and (_AUTOPAY.search(sentence) or cadence_of(sentence) or _MONEY_NUMBER.search(sentence)):
+        return "electric" if bare.group("what").lower() == "electricity" else bare.group("what").lower()
     return None
 
 

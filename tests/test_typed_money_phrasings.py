@@ -1,0 +1,259 @@
+"""Subscriptions, bills and card promotions said many ways (`factlog.typed.money`,
+`factlog.typed.bills`, `factlog.typed.subscription_words`): each phrasing family with
+several wordings, the sentences that must give nothing (hypotheticals, questions, prices,
+things had or never had, other people's things keep their subject), a cancellation said
+in a later session without naming the service, and the cancelled trial that must raise
+no reminder."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+
+import pytest
+from constraint_records import record_class, user_module
+from typed_sessions import TS, Extracted, extracted
+
+from constraints import run_constraints
+from constraints.money_rules import subscription_charge_before_cancel
+from factlog.extract import RuleExtractor
+from factlog.model import JsonValue
+from factlog.transcripts import Message, Session
+from factlog.typed.subscription_words import spoken_amounts
+
+MONEY = ("bill", "subscription", "deadline")
+
+
+def money(*turns: tuple[str, str], ts: datetime = TS) -> Extracted:
+    return extracted(MONEY, *turns, ts=ts)
+
+
+def fields_of(sentence: str, kind: str = "subscription") -> list[dict[str, JsonValue]]:
+    return [fields for k, _, fields in money(("user", sentence)) if k == kind]
+
+
+# --- amounts said in words ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("twelve hundred a year", 1200.0), ("a hundred and five dollars", 105.0), ("sixty five dollars", 65.0),
+    ("thirteen ninety nine a month", 13.99), ("seven ninety-nine a month", 7.99), ("forty bucks every month", 40.0),
+    ("two thousand five hundred dollars", 2500.0), ("twenty-five dollars", 25.0),
+])
+def test_spoken_amounts(text: str, value: float) -> None:
+    assert spoken_amounts(text) == [value]
+
+
+@pytest.mark.parametrize("text", ["one fifty a month", "a dollar", "twelve people", "the 3 a month", "ten minutes"])
+def test_spoken_numbers_that_are_no_amount(text: str) -> None:
+    assert spoken_amounts(text) == []
+
+
+# --- subscriptions said many ways ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "vendor", "amount", "cadence"), [
+    ("I pay 15.99 a month for Netflix", "Netflix", 15.99, "monthly"),
+    ("the gym takes 40 bucks every month", "gym", 40.0, "monthly"),
+    ("we share a Disney plus plan, I pay 13.99 a month", "Disney+", 13.99, "monthly"),
+    ("Apple Music is twelve hundred a year", "Apple Music", 1200.0, "yearly"),
+    ("Hulu is $17.99 every 3 months", "Hulu", 17.99, "quarterly"),
+    ("I pay for Duolingo quarterly, $30", "Duolingo", 30.0, "quarterly"),
+    ("I get HelloFresh weekly, $60", "HelloFresh", 60.0, "weekly"),
+    ("Max went up to 16.99 a month", "Max", 16.99, "monthly"),
+    ("annual Costco membership, $65, renews in March", "Costco", 65.0, "yearly"),
+    ("my subscription to The Athletic renews on June 3 for $79.99 a year", "The Athletic", 79.99, "yearly"),
+])
+def test_a_running_subscription(sentence: str, vendor: str, amount: float, cadence: str) -> None:
+    [fields] = fields_of(sentence)
+    assert (fields["vendor"], fields["amount_usd"], fields["cadence"], fields["status"]) == \
+        (vendor, amount, cadence, "active")
+
+
+@pytest.mark.parametrize(("sentence", "vendor"), [
+    ("we share a Disney+ plan", "Disney+"), ("Spotify's $11 now", "Spotify"),
+    ("the Netflix price went up to $17.99, I'm keeping it", "Netflix"),
+])
+def test_a_subscription_said_without_the_word(sentence: str, vendor: str) -> None:
+    [fields] = fields_of(sentence)
+    assert fields["vendor"] == vendor and fields["status"] == "active"
+
+
+@pytest.mark.parametrize(("sentence", "subject"), [
+    ("my husband pays for his own ESPN+", "husband"),
+    ("my daughter has Netflix on her own card", "daughter"),
+    ("My son's Xbox Game Pass is $16.99 a month but that's on his own card.", "son"),
+])
+def test_another_persons_subscription_keeps_its_subject(sentence: str, subject: str) -> None:
+    facts = RuleExtractor().extract(_session(("user", sentence)), user_only=False)
+    assert [f.fields["subject"] for f in facts if f.kind == "subscription"] == [subject]
+
+
+def test_the_assistants_your_sons_is_the_sons() -> None:
+    facts = RuleExtractor().extract(_session(
+        ("assistant", "Noted: your son's Xbox Game Pass, $16.99 a month, on his card; your Hulu, $17.99 a month.")),
+        user_only=False)
+    assert [f.fields["subject"] for f in facts if f.kind == "subscription"] == ["son", "user"]
+
+
+def test_the_assistants_list_confirmed_clause_by_clause() -> None:
+    facts = money(("user", "what subscriptions am I paying for right now"),
+                  ("assistant", "From what you've told me: Netflix, $15.49 a month, next charge May 21; Spotify, "
+                                "$10.99 a month, billed on the 9th; and iCloud+, $2.99 a month."),
+                  ("user", "yep"))
+    assert [(f["vendor"], f["amount_usd"], f.get("due_date")) for _, _, f in facts] == [
+        ("Netflix", 15.49, "2025-05-21"), ("Spotify", 10.99, "2025-05-09"), ("iCloud+", 2.99, None)]
+
+
+@pytest.mark.parametrize(("sentence", "end"), [
+    ("signed up for Max, free for 30 days then $9.99", "2025-06-01"),
+    ("started a free trial of YouTube Premium, it ends on the 20th", "2025-05-20"),
+    ("I have a 7-day free trial of Audible", "2025-05-09"),
+])
+def test_a_free_trial(sentence: str, end: str) -> None:
+    [fields] = fields_of(sentence)
+    assert fields["status"] == "trial" and fields["promo_end_date"] == end
+
+
+def test_the_trials_sequel_is_no_new_active_subscription() -> None:
+    facts = money(("user", "started the paramount+ free trial. a month free then 7.99/mo"),
+                  ("assistant", "Noted: Paramount+ free trial from May 2, 2025; it becomes $7.99 a month on June 2."))
+    assert {f.get("status") for _, _, f in facts} == {"trial", None}
+    assert {f["promo_end_date"] for _, _, f in facts if "promo_end_date" in f} == {"2025-06-02"}
+
+
+# --- cancellations: done, meant, asked, wondered ---------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "I cancelled the Peacock trial before it charged me", "killed my Hulu subscription yesterday",
+    "got rid of Netflix last week", "I dropped Spotify", "turned off auto-renew on Audible",
+    "Netflix is cancelled", "I don't have Netflix anymore",
+])
+def test_a_cancellation_done(sentence: str) -> None:
+    assert [f["status"] for f in fields_of(sentence)] == ["cancelled"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'm going to cancel Netflix", "gonna cancel hulu before it renews", "I'll cancel Costco before it renews",
+])
+def test_a_cancellation_meant(sentence: str) -> None:
+    assert [f["status"] for f in fields_of(sentence)] == ["cancelling"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "should I cancel Netflix?", "thinking about cancelling Netflix", "can I cancel Hulu anytime?",
+    "I used to pay for Spotify", "I don't have Hulu, should I get it?", "Netflix costs $15.49 a month",
+    "how much is Hulu a month?", "thinking about signing up for Disney+",
+])
+def test_no_subscription_of_the_users(sentence: str) -> None:
+    assert fields_of(sentence) == []
+
+
+def test_a_cancellation_in_the_same_session_without_the_name() -> None:
+    facts = money(("user", "started peacock free trial today"), ("user", "I already cancelled it"))
+    assert [f["status"] for _, _, f in facts] == ["trial", "cancelled"]
+
+
+def _session(*turns: tuple[str, str], sid: str = "s1", ts: datetime = TS) -> Session:
+    return Session(sid, ts, [Message(role, text, i) for i, (role, text) in enumerate(turns)], {})
+
+
+def test_a_trial_cancelled_in_a_later_session_is_that_trial() -> None:
+    extractor = RuleExtractor()
+    extractor.extract(_session(("user", "Started the Babbel free trial, 30 days free then $9.99 a month."),
+                               ("user", "I'll cancel it before it ends.")), user_only=False)
+    later = extractor.extract(_session(("user", "done, I cancelled it yesterday"), sid="s2",
+                                       ts=datetime(2025, 5, 20, 9, 0)), user_only=False)
+    assert [(f.key, f.fields["status"]) for f in later if f.kind == "subscription"] == [("babbel", "cancelled")]
+
+
+def test_a_later_it_with_no_trial_before_is_nothing() -> None:
+    extractor = RuleExtractor()
+    extractor.extract(_session(("user", "Netflix is $15.49 a month.")), user_only=False)
+    later = extractor.extract(_session(("user", "I cancelled it"), sid="s2", ts=datetime(2025, 5, 20)),
+                              user_only=False)
+    assert [f for f in later if f.kind == "subscription"] == []  # an active one is too many to guess among
+
+
+# --- bills ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "payee", "amount", "due"), [
+    ("electric is due the 15th, about $120", "electric", 120.0, "2025-05-15"),
+    ("water bill came, $64.30 due Friday", "water", 64.3, "2025-05-09"),
+    ("the gas bill is a hundred and five dollars, due on the 20th", "gas", 105.0, "2025-05-20"),
+    ("Got the Xfinity bill, $112, due May 20, autopay's off now", "Xfinity", 112.0, "2025-05-20"),
+])
+def test_a_bill_due(sentence: str, payee: str, amount: float, due: str) -> None:
+    [fields] = fields_of(sentence, "bill")
+    assert (fields["payee"], fields["amount_usd"], fields["due_date"]) == (payee, amount, due)
+    assert fields.get("autopay") in (None, False)
+
+
+@pytest.mark.parametrize(("turns", "autopay"), [
+    ((("user", "State Farm premium is $642.18, due on November 3."), ("user", "I'm not on automatic payments btw.")),
+     False),
+    ((("user", "the water bill isn't set up for autopay, $40 due the 20th"),), False),
+    ((("user", "Water is every three months, about $90, that's autopay too."),), True),
+    ((("user", "Comcast is $89.99 a month, autopay"),), True),
+])
+def test_autopay_on_and_off(turns: tuple[tuple[str, str], ...], autopay: bool) -> None:
+    facts = [f for k, _, f in money(*turns) if k == "bill"]
+    assert facts[-1]["autopay"] is autopay
+
+
+@pytest.mark.parametrize("sentence", [
+    "if the electric bill is over $200 I'll scream", "the electric bill last month was $180",
+    "the water is cold", "gas is expensive these days", "Still haven't paid state farm.",
+])
+def test_no_bill(sentence: str) -> None:
+    assert money(("user", sentence)) == []
+
+
+def test_unpaid_is_no_payment() -> None:
+    facts = RuleExtractor().extract(_session(("user", "Still haven't paid state farm."),
+                                             ("assistant", "Noted: State Farm, $642.18, due November 3, 2025 - "
+                                                           "you'll need to pay it.")), user_only=False)
+    assert [f.kind for f in facts if f.kind == "payment"] == []
+
+
+# --- card promotions -----------------------------------------------------------------------
+
+
+def test_a_store_purchase_on_promotion_is_a_balance() -> None:
+    facts = money(("user", "bought a fridge at Best Buy, $1,600, 12 months no interest"))
+    assert facts == [
+        ("deadline", "promotion/best buy", {"title": "Best Buy store credit card 12-month no-interest promotion ends",
+                                            "due_date": "2026-05-02"}),
+        ("bill", "balance/best buy", {"payee": "Best Buy store credit card", "amount_usd": 1600.0,
+                                      "recurring": False})]
+
+
+def test_the_discover_it_card_is_named_with_its_product() -> None:
+    facts = money(("user", "I have the Discover it card, 0% intro APR ending on 28th February."))
+    assert [f["title"] for _, _, f in facts] == ["Discover it credit card 0% intro APR ends"]
+
+
+def test_a_later_vague_promotion_keeps_its_title() -> None:
+    extractor = RuleExtractor()
+    extractor.extract(_session(("user", "Put $3,200 on my Lowe's card, 12 months no interest.")), user_only=False)
+    later = extractor.extract(_session(
+        ("user", "Still got $1,800 left on the Lowe's card."),
+        ("assistant", "Noted: $1,800 left on the Lowe's card; the no-interest promotion ends May 2, 2026."),
+        sid="s2", ts=datetime(2026, 4, 1)), user_only=False)
+    titles = {f.fields["title"] for f in later if f.kind == "deadline"}
+    assert titles == {"Lowe's store credit card 12-month no-interest promotion ends"}
+
+
+# --- the cancelled trial raises nothing ------------------------------------------------------
+
+
+def test_a_trial_meant_then_cancelled_raises_no_reminder() -> None:
+    """What the sessions above give, compiled as later values winning: cancelled, no reminder."""
+    subscription = record_class("subscription")
+    trial = {"vendor": "Paramount+", "amount_usd": 7.99, "cadence": "monthly", "promo_end_date": date(2025, 4, 1)}
+    now = datetime(2025, 3, 27)
+    meant = user_module(subscriptions=[subscription(**trial, status="cancelling", fact_ids=[1])])
+    done = user_module(subscriptions=[subscription(**trial, status="cancelled", fact_ids=[1, 2])])
+    assert len(run_constraints(meant, now, [subscription_charge_before_cancel]).alerts) == 1
+    assert list(run_constraints(done, now, [subscription_charge_before_cancel]).alerts) == []
