@@ -49,9 +49,10 @@ _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
                         r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b", re.I)
 # "Water is every three months, about $90", "Her electric is on autopay": the utility without "bill"
 _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|his|their|the)\s+)?"
-                           r"(?P<what>electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)(?:'s|’s|\s+is)\s", re.I)
-_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|late fee|"
-                   r"every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
+                           r"(?P<what>electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)(?:'s|’s|\s+is)\s",
+                           re.I)
+_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
+                   r"late fee|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find

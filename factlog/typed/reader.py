@@ -15,7 +15,7 @@ from functools import lru_cache
 
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
-from factlog.typed import allergies, bills, documents, events, medicines, money, payments, people, trips
+from factlog.typed import allergies, bills, deadlines, documents, events, medicines, money, payments, people, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
@@ -24,7 +24,7 @@ READERS: tuple[tuple[str, Reader], ...] = (
     (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
     (medicines.MEDICATION, medicines.read_medications), (allergies.ALLERGY, allergies.read_allergies),
     (events.DOMAIN, events.read), (payments.DOMAIN, payments.read), (money.DOMAIN, money.read),
-    (bills.DOMAIN, bills.read), (people.DOMAIN, people.read),
+    (bills.DOMAIN, bills.read), (deadlines.DOMAIN, deadlines.read), (people.DOMAIN, people.read),
 )
 # domains whose facts are not a topic or a correction's target (a relative named in a trip's
 # sentence leaves the trip the topic); their readers keep what they need themselves
@@ -54,6 +54,7 @@ _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     payments.DOMAIN: payments.triggered,
     # "I already cancelled it": a cancellation needs no money word (money's reader finds what it is about)
     money.DOMAIN: lambda text: _TRIGGERS.search(text) is not None or money.CANCEL_WORDS.search(text) is not None,
+    deadlines.DOMAIN: lambda text: deadlines.TRIGGERS[0].search(text) is not None,
 }
 
 
