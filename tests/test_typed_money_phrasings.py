@@ -257,3 +257,46 @@ def test_a_trial_meant_then_cancelled_raises_no_reminder() -> None:
     done = user_module(subscriptions=[subscription(**trial, status="cancelled", fact_ids=[1, 2])])
     assert len(run_constraints(meant, now, [subscription_charge_before_cancel]).alerts) == 1
     assert list(run_constraints(done, now, [subscription_charge_before_cancel]).alerts) == []
+
+
+# --- more bills, balances and deadlines ------------------------------------------------------
+
+
+def test_a_bill_said_with_its_possessive() -> None:
+    assert fields_of("phone bill's due tomorrow, 85 bucks", "bill") == [
+        {"payee": "phone", "amount_usd": 85.0, "due_date": "2025-05-03"}]
+
+
+@pytest.mark.parametrize(("sentence", "payee", "owed"), [
+    ("I've got 0% on my Chase Freedom until next June, owe about 2 grand", "Chase Freedom credit card", 2000.0),
+    ("still owe like three grand on the Wayfair card", "Wayfair store credit card", 3000.0),
+])
+def test_a_balance_in_grands(sentence: str, payee: str, owed: float) -> None:
+    [fields] = fields_of(sentence, "bill")
+    assert (fields["payee"], fields["amount_usd"]) == (payee, owed)
+
+
+@pytest.mark.parametrize(("sentence", "title", "due"), [
+    ("need to renew my car registration by the end of next month", "car registration renewal", "2025-06-30"),
+    ("I have to submit the expense report by Friday", "expense report", "2025-05-09"),
+    ("the deadline for the FAFSA is June 30", "FAFSA", "2025-06-30"),
+    ("Emma's school term ends on June 20.", "Emma's school term ends", "2025-06-20"),
+    ("my lease is up on August 31", "lease ends", "2025-08-31"),
+])
+def test_a_deadline_to_meet(sentence: str, title: str, due: str) -> None:
+    assert fields_of(sentence, "deadline") == [{"title": title, "due_date": due}]
+
+
+@pytest.mark.parametrize("sentence", [
+    "if I renew my passport by Friday will it come in time?", "I'll be home by 6", "the trip ends on June 20",
+    "should I renew my license before the 15th",
+])
+def test_no_deadline(sentence: str) -> None:
+    assert fields_of(sentence, "deadline") == []
+
+
+def test_the_assistants_restatement_is_the_same_deadline() -> None:
+    facts = money(("user", "Please also note that her school term ends on June 20."),
+                  ("assistant", "Noted: Emma's school term ends on June 20, 2025."))
+    assert {key for _, key, _ in facts} == {"deadline/school term ends"}
+    assert facts[-1][2]["title"] == "Emma's school term ends"

@@ -85,7 +85,7 @@ def _day(text: str, context: Context) -> str | None:
     """The date `text` starts with: "the end of next month" its last day, else money's
     reading ("Friday", "June 3", "the 15th")."""
     today = session_day(context)
-    end = _END_OF_MONTH.match(text.strip())
+    end = _END_OF_MONTH.match(re.sub(r"^\s*(?:by|before|no later than|is|on)\s+", "", text, flags=re.I))
     if end is not None and today is not None:
         year, month = today.year, today.month
         if end.group("which").lower() == "next":

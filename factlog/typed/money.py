@@ -485,8 +485,9 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
 # --- cards: balances and promotions ------------------------------------------------------
 
 
-_PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercard|Ending)\b)[A-Z][a-z]+\s?){1,3})"
-                      r"(?=\s*(?:credit\s+|store\s+)?card\b|\s+ending\b|\s*[,.:;]|\s*$)")
+_PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercard|Ending|Bank)\b)[A-Z][a-z]+\s?){1,3})"
+                      r"(?=\s*(?:credit\s+|store\s+)?card\b|\s+ending\b|\s*[,.:;]|\s*$|"
+                      r"\s+(?:until|till|through|thru)\b)")  # "0% on my Chase Freedom until next June"
 
 
 def _card_name(sentence: str) -> str | None:
@@ -591,6 +592,10 @@ _MONTH_YEAR = re.compile(
     r"\b(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(?P<year>20\d\d)\b", re.I)
 
 
+_BARE_MONTH = re.compile(r"\s+(?:in\s+)?(?:next\s+)?(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+                         r"\b(?!\.?\s*\d)", re.I)
+
+
 def _promo_end(sentence: str, context: Context) -> str | None:
     today = session_day(context)
     ends = re.search(r"\b(?:ends?|ending(?!\s+(?:in\s+)?\d)|until|through|expires?|in full by|by)\b", sentence, re.I)
@@ -602,6 +607,11 @@ def _promo_end(sentence: str, context: Context) -> str | None:
         if month is not None:  # "ends in March 2026": its first day, the earlier reading
             number = _MONTHS.index(month.group("month")[:3].lower()) + 1
             return date(int(month.group("year")), number, 1).isoformat()
+        bare = _BARE_MONTH.match(sentence, ends.end())
+        if bare is not None and today is not None:  # "until next June": its first day, as above
+            number = _MONTHS.index(bare.group("month")[:3].lower()) + 1
+            year = today.year if number > today.month else today.year + 1
+            return date(year, number, 1).isoformat()
     span = _MONTHS_SPAN.search(sentence)
     if span is not None and today is not None:
         return add_months(today, _number(span.group("n"))).isoformat()
@@ -645,6 +655,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
         return []  # "the baby is due in March"; a bill without an amount is the bills reader's
     if found:
         payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
+        payee = re.sub(r"\s+(?:bill|premium)(?:'s|’s)?$|(?:'s|’s)$", "", payee) or payee  # "phone bill's due"
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)

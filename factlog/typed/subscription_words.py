@@ -69,9 +69,14 @@ def _value(words: list[str]) -> float | None:
     return float(total + groups[0]) or None
 
 
+_GRAND = re.compile(rf"(?<![\w$.])(?P<n>\d{{1,3}}(?:\.\d)?|{_WORD})\s+grand\b", re.I)
+
+
 def spoken_amounts(text: str) -> list[float]:
-    """Amounts said in words before a money unit or a cadence, in text order."""
-    out = []
+    """Amounts said in words before a money unit or a cadence ("2 grand" too), in text order."""
+    out = [float(m.group("n")) * 1000 if m.group("n")[0].isdigit() else (_value([m.group("n").lower()]) or 0) * 1000
+           for m in _GRAND.finditer(text)]
+    out = [value for value in out if value > 0]
     for match in _SPOKEN.finditer(text):
         words = [w.lower() for w in re.split(r"[\s-]+", match.group("words").strip()) if w]
         while words and words[0] == "and":
