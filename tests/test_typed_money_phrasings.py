@@ -300,3 +300,41 @@ def test_the_assistants_restatement_is_the_same_deadline() -> None:
                   ("assistant", "Noted: Emma's school term ends on June 20, 2025."))
     assert {key for _, key, _ in facts} == {"deadline/school term ends"}
     assert facts[-1][2]["title"] == "Emma's school term ends"
+
+
+@pytest.mark.parametrize("sentence", [
+    "I don't want Hulu to renew this time", "I'm not renewing the Adobe plan, it renews on the 14th",
+    "remind me to cancel Paramount before the 20th", "I want to get rid of Peacock before it charges me again",
+])
+def test_a_cancellation_meant_in_other_words(sentence: str) -> None:
+    assert [f["status"] for f in fields_of(sentence)] == ["cancelling"]
+
+
+@pytest.mark.parametrize("sentence", ["should I let Hulu lapse?", "of paramount importance: the report is due"])
+def test_no_cancellation_meant(sentence: str) -> None:
+    assert fields_of(sentence) == []
+
+
+@pytest.mark.parametrize(("sentence", "vendor", "end"), [
+    ("the Audible trial ends Friday", "Audible", "2025-05-09"),
+    ("free until the 20th then $14.99 a month for Sling", "Sling", "2025-05-20"),
+    ("my trial of Crunchyroll runs out on the 20th and then it's $7.99", "Crunchyroll", "2025-05-20"),
+])
+def test_a_trial_ending_said_other_ways(sentence: str, vendor: str, end: str) -> None:
+    [fields] = fields_of(sentence)
+    assert (fields["vendor"], fields["status"], fields["promo_end_date"]) == (vendor, "trial", end)
+
+
+@pytest.mark.parametrize(("sentence", "payee", "amount", "due"), [
+    ("the electricity bill for $143 needs to be paid by the 12th", "electricity", 143.0, "2025-05-12"),
+    ("I owe PG&E $210 by Friday", "PG&E", 210.0, "2025-05-09"),
+    ("$143 electric bill, due 12th", "electric", 143.0, "2025-05-12"),
+    ("haven't paid the water bill yet, $45 due Monday", "water", 45.0, "2025-05-05"),
+])
+def test_a_bill_still_to_pay(sentence: str, payee: str, amount: float, due: str) -> None:
+    [fields] = fields_of(sentence, "bill")
+    assert (fields["payee"], fields["amount_usd"], fields["due_date"]) == (payee, amount, due)
+
+
+def test_an_amount_in_pounds_is_no_usd_amount() -> None:
+    assert [f.get("amount_usd") for f in fields_of("Britbox is £7.99 a month")] == [None]

@@ -52,7 +52,7 @@ _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|hi
                            r"(?P<what>electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)(?:'s|’s|\s+is)\s",
                            re.I)
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
-                   r"late fee|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
+                   r"late fee|owe|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
@@ -67,7 +67,10 @@ _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* of
                           r"(?:on|in|enrolled in|signed up for|set up for|using)\s+"
                           r"(?:the\s+)?(?:auto-?pay|automatic\s+payments?|auto-?draft)\b",
                           re.I)
-_PAID = re.compile(r"\b(?:paid|settled|took care of|cleared)\b", re.I)
+_PAID = re.compile(r"\b(?<!be )(?<!been )(?:paid|settled|took care of|cleared)\b", re.I)
+# "still haven't paid it", "not paid yet": a bill still open
+_UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
+                     r"\bnot (?:been )?paid\b|\bunpaid\b", re.I)
 _PAYS = re.compile(r"\b(?:pay|pays|paying|paid|send|sending|sent)\b", re.I)
 _FEE = re.compile(r"\b(?:late\s+)?fee\b", re.I)
 _NOT_A_BILL = re.compile(
@@ -97,7 +100,7 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
         return []  # the assistant's general advice names nothing of the user's
     if ENDS_IN_QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
         return []
-    if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
+    if _PAID.search(sentence) and not _AUTOPAY.search(sentence) and not _UNPAID.search(sentence):
         return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None and amounts(sentence, context):

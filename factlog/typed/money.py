@@ -28,10 +28,13 @@ from factlog.typed.model import Context, TypedFact
 from factlog.typed.subscription_words import (
     ACTIVE,
     ALIAS_NAMES,
+    CANCEL_MEANT,
     CANCELLED_OTHERWISE,
+    CAPITALISED_ONLY,
     GENERIC_SERVICE,
     NO_LONGER,
     NOT_HAD,
+    NOT_RENEWING,
     VENDOR_ALIASES,
     intends,
     spoken_amounts,
@@ -75,7 +78,14 @@ def _names(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w+])(?P<name>{alternatives})(?![\w]|\+(?!\w))", re.I)
 
 
-VENDOR = re.compile(_names(VENDORS).pattern.replace("|Max|", "|(?-i:Max)|"), re.I)
+def _vendor_pattern() -> re.Pattern[str]:
+    pattern = _names(VENDORS).pattern
+    for name in CAPITALISED_ONLY:
+        pattern = re.sub(rf"(?<=[|(]){re.escape(re.escape(name))}(?=[|)])", f"(?-i:{re.escape(name)})", pattern)
+    return re.compile(pattern, re.I)
+
+
+VENDOR = _vendor_pattern()
 BILLER = _names(BILLERS)
 INSTITUTION = _names(INSTITUTIONS)
 _CANONICAL = {**{name.casefold(): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}, **VENDOR_ALIASES}
@@ -142,7 +152,8 @@ _TRIAL_DAYS = re.compile(
     rf"\b(?P<n>\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?P<unit>days?|weeks?|months?)\b", re.I)
 _MONTHS_SPAN = re.compile(rf"\b(?P<n>\d{{1,2}}|{'|'.join(['one', *NUMBER_WORDS])})[- ]months?\b", re.I)
 _DAY_OF_MONTH = re.compile(
-    r"\b(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b|\bon\s+the\s+(?P<bare>[1-9]|[12]\d|3[01])\b(?![.,:]?\d|\s*(?:%|"
+    r"\b(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b|(?<=\bdue )(?P<due>\d{1,2})(?:st|nd|rd|th)\b|"
+    r"\bon\s+the\s+(?P<bare>[1-9]|[12]\d|3[01])\b(?![.,:]?\d|\s*(?:%|"
     r"of|days?|weeks?|months?|years?|am|pm|percent)\b)", re.I)
 # a charge that repeats ("7.99 a month", "$40/qtr") or a free span names money too
 TRIGGERS = (*TRIGGERS, *(re.compile(p.pattern, p.flags) for p in (_MONTHLY, _YEARLY, _QUARTERLY, _SEMIANNUAL)),
@@ -150,8 +161,8 @@ TRIGGERS = (*TRIGGERS, *(re.compile(p.pattern, p.flags) for p in (_MONTHLY, _YEA
 LAST4 = re.compile(
     r"(?:\bending(?:\s+(?:in|with))?|\bfinish\w*\s+with|\bx|#|\bchecking|\bsavings)\s*(?P<d>\d{4})\b", re.I)
 _AMOUNT_FALLBACK = re.compile(
-    r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
-    r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
+    r"(?<![\w.$,£€])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
+    r"|(?<![\w.$,/:£€])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
     r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?![.,]\d)(?!\s*(?:am|pm|%|st|nd|rd|th)\b)",
     re.I)
 _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
@@ -242,7 +253,8 @@ def next_day_of_month(day: int, today: date) -> date | None:
     return None
 
 
-_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until)\s+(?:this\s+)?(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
+_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until|ends?|ending|expires?|runs out)\s+(?:this\s+)?"
+                      r"(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
                       re.I)
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 
@@ -258,7 +270,7 @@ def charge_date(sentence: str, context: Context) -> str | None:
         found.append((weekday.start(), (today + timedelta(days=ahead)).isoformat()))
     match = _DAY_OF_MONTH.search(sentence)
     if match is not None and today is not None:
-        day = next_day_of_month(int(match.group("dd") or match.group("bare")), today)
+        day = next_day_of_month(int(match.group("dd") or match.group("bare") or match.group("due")), today)
         if day is not None:
             found.append((match.start(), day.isoformat()))
     return min(found)[1] if found else None
@@ -345,10 +357,11 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         dates = dates_in(sentence[cue.start():], context) if cue is not None else []
         span = _TRIAL_DAYS.search(sentence)
         day = _DAY_OF_MONTH.search(sentence[cue.start():]) if cue is not None else None
+        weekday = _WEEKDAY.search(sentence, cue.start()) if cue is not None else None
         if dates:
             fields["promo_end_date"] = dates[0]
-        elif day is not None and cue is not None:
-            fields["promo_end_date"] = charge_date(sentence[cue.start():], context)
+        elif (day is not None or weekday is not None) and cue is not None:
+            fields["promo_end_date"] = charge_date(sentence[cue.start():], context)  # "the 20th", "ends Friday"
         elif span is not None and today is not None:
             n, unit = _number(span.group("n")), span.group("unit").lower()
             end = add_months(today, n) if unit.startswith("month") else \
@@ -386,7 +399,8 @@ _FIRST_PERSON = re.compile(r"\b(?:i|i'm|we|my|our|me|us)\b", re.I)
 _FREE_SPAN = re.compile(
     rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b|"
     rf"\bfree\s+(?:for\s+)?(?:the\s+first\s+)?(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ]"
-    r"(?:days?|weeks?|months?)\b", re.I)
+    r"(?:days?|weeks?|months?)\b|\bfree\s+(?:until|till|through|thru)\b|\bfirst\s+(?:month|week)\s+(?:is\s+)?free\b",
+    re.I)
 
 
 _MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d|"
@@ -465,6 +479,10 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
         return None  # "still haven't cancelled": the decision stands, nothing new
     if _cancel_done(sentence):
         return "cancelled"
+    if (NOT_RENEWING.search(sentence) or (CANCEL_MEANT.search(sentence) and INTENT.search(sentence))) \
+            and not ENDS_IN_QUESTION.search(sentence) and not _HYPOTHETICAL.search(sentence) \
+            and context.speaker == "user":
+        return "cancelling"  # "I'm not renewing Adobe", "I want to get rid of Peacock before it charges"
     if CANCEL.search(sentence):
         if ENDS_IN_QUESTION.search(sentence):
             return None  # "cancel spotify for me?": asked, not decided

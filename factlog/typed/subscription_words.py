@@ -88,21 +88,42 @@ def spoken_amounts(text: str) -> list[float]:
 
 
 # spellings of one vendor: the usual name wins
-VENDOR_ALIASES = {"disney plus": "Disney+", "paramount plus": "Paramount+", "apple tv plus": "Apple TV+",
+VENDOR_ALIASES = {"disney plus": "Disney+", "paramount plus": "Paramount+", "paramount": "Paramount+",
+                  "apple tv plus": "Apple TV+",
                   "icloud plus": "iCloud+", "walmart plus": "Walmart+", "espn plus": "ESPN+", "hbo": "HBO Max"}
-ALIAS_NAMES = ("Disney plus", "Paramount plus", "Apple TV plus", "iCloud plus", "Walmart plus", "ESPN plus",
-               "iCloud+")
+ALIAS_NAMES = ("Disney plus", "Paramount plus", "Paramount", "Apple TV plus", "iCloud plus", "Walmart plus",
+               "ESPN plus", "iCloud+",
+               # more services than money.VENDORS lists
+               "Shudder", "BritBox", "Acorn TV", "MUBI", "Criterion Channel", "Curiosity Stream", "CuriosityStream",
+               "DAZN", "Nebula", "Twitch Turbo", "Xbox Live", "Nintendo Online", "Apple Fitness+", "Fitbit Premium",
+               "Tinder", "Bumble", "Hinge", "YouTube Music", "Deezer", "Starz", "Showtime", "AMC+", "Discovery+",
+               "Hallmark Movies Now", "Funimation", "Frndly TV", "Philo TV", "Google Fi", "Visible", "Ancestry",
+               "23andMe", "Microsoft Game Pass", "Game Pass", "Nord VPN", "Surfshark", "Proton", "Medium", "Readly",
+               "Chegg", "Quizlet", "Rosetta Stone", "Busuu", "Weight Watchers", "MyFitnessPal", "Whoop", "Oura",
+               "Zwift", "Beachbody", "Factor", "Home Chef", "Green Chef", "Imperfect Foods", "Misfits Market",
+               "Instacart", "Shipt", "Grubhub+", "Lyft Pink", "BJ's", "Amazon Kids+", "Apple News+", "ESPN")
+# names that are also plain words ("of paramount importance", "a medium pizza"): only when capitalised
+CAPITALISED_ONLY = ("Paramount", "Medium", "Visible", "Factor", "Hinge", "Nebula", "Whoop", "Proton", "Showtime",
+                    "Starz", "Max")
 
 # a service without a brand, named by what it is ("the gym takes 40 bucks every month")
 GENERIC_SERVICE = re.compile(
     r"\b(?:the|my|our)\s+(?P<name>gym|climbing gym|yoga studio|yoga|pilates(?: studio)?|crossfit|swim club|"
-    r"golf club|country club|meal kit|wine club|coffee subscription)(?:\s+membership)?\b"
+    r"golf club|country club|meal kit|wine club|coffee subscription|newspaper|paper|magazine|cloud storage)"
+    r"(?:\s+(?:membership|subscription))?\b"
     r"(?!\s+(?:bag|shoes|class(?:es)?|session|teacher|instructor)\b)", re.I)
 
 # a cancellation done, said without "cancel": "killed my Hulu", "we got rid of Netflix", "dropped Spotify"
 CANCELLED_OTHERWISE = re.compile(
     r"(?:^\W*|\b(?:i|we|i've|we've|i have|we have|finally|just|already)\s+)(?:finally\s+|just\s+|already\s+)?"
     r"(?:killed|dropped|ditched|got rid of|quit|unsubscribed from|stopped paying for)\b", re.I)
+
+# a renewal the user means to stop: "I'm not renewing Adobe", "I don't want Hulu to renew", "let it lapse"
+NOT_RENEWING = re.compile(
+    r"\b(?:not|won't|will not|never)\s+(?:going to\s+|gonna\s+)?renew(?:ing)?\b|"
+    r"\b(?:don't|do not)\s+want\s+(?:\S+\s+){0,3}?(?:to\s+)?(?:auto-?)?renew\b|\blet\s+(?:it|\S+)\s+lapse\b", re.I)
+# a cancellation meant in other words ("I want to get rid of Peacock"), with money.INTENT
+CANCEL_MEANT = re.compile(r"\b(?:get rid of|drop|ditch|dump|quit|unsubscribe from|stop paying for)\b", re.I)
 
 # "before it charged", "before it renewed": a time, not an intent
 _BEFORE_PAST = re.compile(r"\bbefore it\s+(?:\w+ed|ran out|kicked in|began|went)\b", re.I)
