@@ -46,14 +46,15 @@ def _health(text: str) -> bool:
     return _HEALTH.search(text) is not None or medicines.names_a_drug(text)
 
 
+# readers that run on the shared triggers and on cues of their own: "I already cancelled it" needs no money word
+_ALSO: dict[str, Callable[[str], bool]] = {money.DOMAIN: lambda text: money.CANCEL_WORDS.search(text) is not None}
+
 _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     medicines.MEDICATION: _health,
     allergies.ALLERGY: _health,
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
     people.DOMAIN: lambda text: any(pattern.search(text) for pattern in _PEOPLE),
     payments.DOMAIN: payments.triggered,
-    # "I already cancelled it": a cancellation needs no money word (money's reader finds what it is about)
-    money.DOMAIN: lambda text: _TRIGGERS.search(text) is not None or money.CANCEL_WORDS.search(text) is not None,
     deadlines.DOMAIN: lambda text: deadlines.TRIGGERS[0].search(text) is not None,
 }
 
@@ -65,7 +66,8 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     facts: list[TypedFact] = []
     for domain, reader in READERS:
         own = _OWN_TRIGGERS.get(domain)
-        if not (own(sentence) if own is not None else triggered):
+        also = _ALSO.get(domain)
+        if not (own(sentence) if own is not None else triggered or (also is not None and also(sentence))):
             continue
         found = reader(sentence, context)
         for fact in found if domain not in _NOT_TOPICS else ():
