@@ -338,3 +338,21 @@ def test_a_bill_still_to_pay(sentence: str, payee: str, amount: float, due: str)
 
 def test_an_amount_in_pounds_is_no_usd_amount() -> None:
     assert [f.get("amount_usd") for f in fields_of("Britbox is £7.99 a month")] == [None]
+
+
+@pytest.mark.parametrize("turns", [
+    (("user", "I started a Hulu free trial and already cancelled it so it won't charge me"),),
+    (("user", "I cancelled my Hulu trial"),
+     ("assistant", "Got it - the Hulu free trial is cancelled, so the $18.99 charge on May 15 won't happen.")),
+    (("assistant", "Reminder: your Peacock trial ends May 10 and then it's $7.99 a month."),
+     ("user", "already did it, cancelled yesterday")),
+    (("user", "went into settings and turned off the free trial renewal for Peacock"),),
+    (("user", "I made sure to cancel the Babbel trial on time"),),
+    (("user", "cancelled the disney+ trial, still have access till the 20th though"),),
+])
+def test_a_cancelled_trial_ends_cancelled(turns: tuple[tuple[str, str], ...]) -> None:
+    assert [f.get("status") for _, _, f in money(*turns)][-1] == "cancelled"
+
+
+def test_turning_off_auto_renew_is_meant() -> None:
+    assert [f["status"] for f in fields_of("I need to turn off the auto-renew for Audible")] == ["cancelling"]

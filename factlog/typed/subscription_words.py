@@ -116,14 +116,18 @@ GENERIC_SERVICE = re.compile(
 # a cancellation done, said without "cancel": "killed my Hulu", "we got rid of Netflix", "dropped Spotify"
 CANCELLED_OTHERWISE = re.compile(
     r"(?:^\W*|\b(?:i|we|i've|we've|i have|we have|finally|just|already)\s+)(?:finally\s+|just\s+|already\s+)?"
-    r"(?:killed|dropped|ditched|got rid of|quit|unsubscribed from|stopped paying for)\b", re.I)
+    r"(?:killed|dropped|ditched|got rid of|quit|unsubscribed from|stopped paying for)\b|"
+    # "I made sure to cancel the Babbel trial", "went ahead and cancelled", "turned off the free trial renewal"
+    r"\b(?:made sure|managed|remembered|got around) to cancel\b|\bwent ahead and cancel\w*|"
+    r"\b(?:turned|switched|shut)\s+off\s+(?:\w+\s+){0,3}?(?:auto-?)?renew\w*", re.I)
 
 # a renewal the user means to stop: "I'm not renewing Adobe", "I don't want Hulu to renew", "let it lapse"
 NOT_RENEWING = re.compile(
     r"\b(?:not|won't|will not|never)\s+(?:going to\s+|gonna\s+)?renew(?:ing)?\b|"
     r"\b(?:don't|do not)\s+want\s+(?:\S+\s+){0,3}?(?:to\s+)?(?:auto-?)?renew\b|\blet\s+(?:it|\S+)\s+lapse\b", re.I)
 # a cancellation meant in other words ("I want to get rid of Peacock"), with money.INTENT
-CANCEL_MEANT = re.compile(r"\b(?:get rid of|drop|ditch|dump|quit|unsubscribe from|stop paying for)\b", re.I)
+CANCEL_MEANT = re.compile(r"\b(?:get rid of|drop|ditch|dump|quit|unsubscribe from|stop paying for)\b|"
+                          r"\b(?:turn|switch|shut)\s+off\s+(?:\w+\s+){0,3}?(?:auto-?)?renew\w*", re.I)
 
 # "before it charged", "before it renewed": a time, not an intent
 _BEFORE_PAST = re.compile(r"\bbefore it\s+(?:\w+ed|ran out|kicked in|began|went)\b", re.I)
