@@ -356,3 +356,18 @@ def test_a_cancelled_trial_ends_cancelled(turns: tuple[tuple[str, str], ...]) ->
 
 def test_turning_off_auto_renew_is_meant() -> None:
     assert [f["status"] for f in fields_of("I need to turn off the auto-renew for Audible")] == ["cancelling"]
+
+
+@pytest.mark.parametrize(("sentence", "payee"), [
+    ("paid the electric bill today", "electric"), ("just paid the water bill, 64.30", "water"),
+    ("the gas bill is paid", "gas"),
+])
+def test_a_paid_bill_is_a_payment_done(sentence: str, payee: str) -> None:
+    facts = extracted(("bill", "payment"), ("user", sentence))
+    assert [(kind, fields["payee"], fields["status"]) for kind, _, fields in facts] == [("payment", payee, "done")]
+
+
+@pytest.mark.parametrize("sentence", ["paid last month's water bill late",
+                                      "if I paid the electric bill today would it post by Friday?"])
+def test_no_payment_of_a_bill_due(sentence: str) -> None:
+    assert extracted(("bill", "payment"), ("user", sentence)) == []

@@ -101,7 +101,7 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if ENDS_IN_QUESTION.search(sentence) or _NOT_A_BILL.search(sentence) or _CUES.search(sentence) is None:
         return []
     if _PAID.search(sentence) and not _AUTOPAY.search(sentence) and not _UNPAID.search(sentence):
-        return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
+        return _paid(sentence, context)  # "already paid the Con Edison bill": a payment made, no bill due
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None and amounts(sentence, context):
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
@@ -146,6 +146,23 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     fact = TypedFact("bill", key, conversation_fields(context, subject, fields))
     context.last[DOMAIN] = fact  # the next clause's ("...; the six-month premium is $1,214.50")
     return [fact]
+
+
+def _paid(sentence: str, context: Context) -> list[TypedFact]:
+    """ "paid the electric bill today", "the gas bill is paid": a payment done to the bill's
+    payee (what `bills_due` needs to stay quiet), keyed as `factlog.typed.payments` keys its
+    own (payee and session time), so where that reader found the payment too it is one
+    entity. A past period's bill ("paid last month's water bill late") pays nothing due."""
+    payee = _payee(sentence)
+    if payee is None or _LAST_PERIOD.search(sentence) or re.search(r"\blast\s+\w+'s\b", sentence, re.I):
+        return []
+    fields: dict[str, JsonValue] = {"payee": payee, "status": "done"}
+    amount = _amount(sentence, context)
+    if amount is not None:
+        fields["amount_usd"] = amount
+    session = context.timestamp.isoformat(timespec="minutes") if context.timestamp is not None else ""
+    subject = _subject(sentence, context, None)
+    return [TypedFact("payment", f"{payee.casefold()}/{session}", conversation_fields(context, subject, fields))]
 
 
 def _payee(sentence: str) -> str | None:
