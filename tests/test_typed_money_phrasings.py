@@ -371,3 +371,26 @@ def test_a_paid_bill_is_a_payment_done(sentence: str, payee: str) -> None:
                                       "if I paid the electric bill today would it post by Friday?"])
 def test_no_payment_of_a_bill_due(sentence: str) -> None:
     assert extracted(("bill", "payment"), ("user", sentence)) == []
+
+
+def _later_session(first: str, second: str) -> Extracted:
+    extractor = RuleExtractor()
+    extractor.extract(_session(("user", first), ts=datetime(2025, 1, 5, 10)), user_only=False)
+    facts = extractor.extract(_session(("user", second), sid="s2", ts=datetime(2025, 6, 5, 10)), user_only=False)
+    return [(f.kind, f.key, {k: v for k, v in f.fields.items() if k not in ("subject", "speaker")})
+            for f in facts if f.kind in MONEY]
+
+
+@pytest.mark.parametrize(("second", "owed"), [
+    ("still $800 left on it", 800.0), ("there's $800 left on the card", 800.0), ("paid it off!", 0.0),
+])
+def test_a_later_sessions_balance_is_the_promotions_card(second: str, owed: float) -> None:
+    facts = _later_session("put $1,200 on my Home Depot card, 18 months no interest", second)
+    assert facts == [("bill", "balance/home depot", {"payee": "Home Depot store credit card", "amount_usd": owed,
+                                                     "recurring": False})]
+
+
+@pytest.mark.parametrize("second", ["I owe $500 on my car loan",
+                                    "my sister paid off her student loan, I'm so jealous of it"])
+def test_another_debt_is_not_the_promotions_card(second: str) -> None:
+    assert _later_session("put $1,200 on my Home Depot card, 18 months no interest", second) == []

@@ -212,6 +212,9 @@ def read_clause(sentence: str, context: Context, confirmed: bool = False) -> lis
         facts += _due(sentence, context, due)
     if INSTITUTION.search(sentence) or context.last.get("card") is not None:
         facts += _card(sentence, context)
+    elif (card := _prior_card(sentence, context)) is not None:
+        context.last["card"] = card  # "still $800 left on it" a session after the promotion was stated
+        facts += _card(sentence, context)
     facts += _subscription(sentence, context)
     return facts
 
@@ -551,6 +554,26 @@ def _promotion_title(card: str, sentence: str) -> str:
 # "put it on CareCredit", "$1850 on the wayfair card" (not "went to Lowe's", "wire it to the Chase account")
 _ON_CARD = re.compile(r"\b(?:on|onto)\s+(?:the|my|our|a|an)?\s*" + INSTITUTION.pattern +
                       r"(?!\s+(?:account|checking|savings)\b)", re.I)
+
+
+_PROMO_TITLE = re.compile(r"^(?P<card>.+?) (?:0% intro APR|(?:\d+-month )?no-interest promotion) ends$")
+_IT = re.compile(r"\b(?:it|the card|that card|the balance|the rest)\b", re.I)
+# another debt or another person's: "my sister paid off her student loan"
+_OTHER_DEBT = re.compile(rf"\b(?:loan|mortgage|car payment|tuition|(?:my|our)\s+(?:{'|'.join(RELATIONS)}))\b", re.I)
+
+
+def _prior_card(sentence: str, context: Context) -> TypedFact | None:
+    """The card whose promotion an earlier session stated last, when the sentence speaks of
+    "it" or "the card" with a balance ("still $800 left on it", "paid it off") and names no
+    other thing of money."""
+    if not (BALANCE_WORDS.search(sentence) or _ZERO.search(sentence)) or _IT.search(sentence) is None \
+            or VENDOR.search(sentence) or BILLER.search(sentence) or _OTHER_DEBT.search(sentence):
+        return None
+    for key, fields in reversed(context.prior.of_kind("deadline")):
+        title = _PROMO_TITLE.match(str(fields.get("title", "")))
+        if key.startswith("promotion/") and title is not None:
+            return TypedFact("bill", None, {"payee": title.group("card")})
+    return None
 
 
 def _card(sentence: str, context: Context) -> list[TypedFact]:
