@@ -360,14 +360,14 @@ def test_turning_off_auto_renew_is_meant() -> None:
 
 @pytest.mark.parametrize(("sentence", "payee"), [
     ("paid the electric bill today", "electric"), ("just paid the water bill, 64.30", "water"),
-    ("the gas bill is paid", "gas"),
+    ("the gas bill is paid", "gas"), ("Paid the electric today", "electric"), ("ok the water is paid", "water"),
 ])
 def test_a_paid_bill_is_a_payment_done(sentence: str, payee: str) -> None:
     facts = extracted(("bill", "payment"), ("user", sentence))
     assert [(kind, fields["payee"], fields["status"]) for kind, _, fields in facts] == [("payment", payee, "done")]
 
 
-@pytest.mark.parametrize("sentence", ["paid last month's water bill late",
+@pytest.mark.parametrize("sentence", ["paid last month's water bill late", "paid the gas station attendant",
                                       "if I paid the electric bill today would it post by Friday?"])
 def test_no_payment_of_a_bill_due(sentence: str) -> None:
     assert extracted(("bill", "payment"), ("user", sentence)) == []

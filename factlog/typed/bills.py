@@ -52,7 +52,7 @@ _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|hi
                            r"(?P<what>electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)(?:'s|’s|\s+is)\s",
                            re.I)
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
-                   r"late fee|owe|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
+                   r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
@@ -148,12 +148,21 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
+_PAID_UTILITY = re.compile(
+    r"\b(?:paid|took care of|settled)\s+(?:the|my|our)\s+(?P<what>electric|gas|water|internet|cable|phone|trash)\b"
+    r"(?!\s+(?:station|tank|pump|can|guy|man|company|heater|bottle|plant)\b)|"
+    r"\b(?:the|my|our)\s+(?P<what2>electric|gas|water|internet|cable|phone|trash)\s+(?:is|'s|was)\s+(?:all\s+)?paid\b",
+    re.I)
+
+
 def _paid(sentence: str, context: Context) -> list[TypedFact]:
     """ "paid the electric bill today", "the gas bill is paid": a payment done to the bill's
     payee (what `bills_due` needs to stay quiet), keyed as `factlog.typed.payments` keys its
     own (payee and session time), so where that reader found the payment too it is one
     entity. A past period's bill ("paid last month's water bill late") pays nothing due."""
     payee = _payee(sentence)
+    if payee is None and (said := _PAID_UTILITY.search(sentence)) is not None:
+        payee = (said.group("what") or said.group("what2")).lower()  # "Paid the electric today", "the water is paid"
     if payee is None or _LAST_PERIOD.search(sentence) or re.search(r"\blast\s+\w+'s\b", sentence, re.I):
         return []
     fields: dict[str, JsonValue] = {"payee": payee, "status": "done"}
