@@ -37,13 +37,14 @@ def fields_of(sentence: str, kind: str = "subscription") -> list[dict[str, JsonV
 @pytest.mark.parametrize(("text", "value"), [
     ("twelve hundred a year", 1200.0), ("a hundred and five dollars", 105.0), ("sixty five dollars", 65.0),
     ("thirteen ninety nine a month", 13.99), ("seven ninety-nine a month", 7.99), ("forty bucks every month", 40.0),
-    ("two thousand five hundred dollars", 2500.0), ("twenty-five dollars", 25.0),
+    ("two thousand five hundred dollars", 2500.0), ("twenty-five dollars", 25.0), ("twelve hundred left", 1200.0),
 ])
 def test_spoken_amounts(text: str, value: float) -> None:
     assert spoken_amounts(text) == [value]
 
 
-@pytest.mark.parametrize("text", ["one fifty a month", "a dollar", "twelve people", "the 3 a month", "ten minutes"])
+@pytest.mark.parametrize("text", ["one fifty a month", "a dollar", "twelve people", "the 3 a month", "ten minutes",
+                                  "two left on the list"])
 def test_spoken_numbers_that_are_no_amount(text: str) -> None:
     assert spoken_amounts(text) == []
 

@@ -22,7 +22,7 @@ _WORD = "|".join(sorted((*_UNITS, *_TENS, "hundred", "thousand", "and"), key=len
 _SPOKEN = re.compile(
     rf"(?<![\w$])(?P<words>(?:(?:{_WORD})(?:[\s-]+|$))+?)"
     r"(?P<unit>dollars?|bucks|a (?:month|year|week)|per (?:month|year|week)|(?:each|every) (?:month|year|week)|"
-    r"monthly|yearly|annually|weekly|/\s?(?:mo|month|yr|year)\b)", re.I)
+    r"monthly|yearly|annually|weekly|/\s?(?:mo|month|yr|year)\b|left\b)", re.I)  # "twelve hundred left on it"
 
 
 def _value(words: list[str]) -> float | None:
@@ -82,6 +82,8 @@ def spoken_amounts(text: str) -> list[float]:
         while words and words[0] == "and":
             words.pop(0)
         value = _value(words)
+        if value is not None and match.group("unit").lower() == "left" and value < 100:
+            continue  # "two left on the list": a count, not money
         if value is not None and value > 0:
             out.append(value)
     return out
