@@ -26,7 +26,7 @@ DOMAIN = "deadlines"
 _WORDS = r"[A-Za-z][\w'&-]*(?:\s+[A-Za-z][\w'&-]*){0,3}?"
 _OWNER = r"(?:my|the|our|her|his|their|(?-i:[A-Z])[a-z]+(?:'s|’s))"
 _TO_DO = re.compile(
-    rf"\b(?P<verb>renew|submit|file|send in|turn in|hand in|register|finish|complete)\s+{_OWNER}\s+"
+    rf"\b(?P<verb>renew|submit|file|send in|turn in|hand in)\s+{_OWNER}\s+"
     rf"(?P<title>{_WORDS})\s+(?P<by>by|before|no later than)\s", re.I)
 _DEADLINE_IS = re.compile(
     rf"\b(?:the\s+)?deadline\s+(?:for|to\s+(?:file|submit|apply for|renew))\s+(?:the\s+|my\s+|our\s+)?"
