@@ -54,9 +54,14 @@ def _same_account(one: str, other: str) -> bool:
     return folded in other_folded or other_folded in folded
 
 
+_TITLES = frozenset("aunt auntie uncle cousin grandma grandpa nana granny mr mr. mrs mrs. ms ms. dr dr. miss".split())
+
+
 def _one_payee(one: str, other: str) -> bool:
-    """ "Dan" and "Dan Pruitt" are one payee: one name's words start the other's."""
-    words, other_words = one.casefold().split(), other.casefold().split()
+    """ "Dan" and "Dan Pruitt" are one payee: one name's words start the other's (a title
+    left out: "Aunt Rita" is "Rita")."""
+    words, other_words = [[w for i, w in enumerate(name.casefold().split()) if i or w not in _TITLES]
+                          for name in (one, other)]
     shorter, longer = sorted((words, other_words), key=len)
     return bool(shorter) and longer[: len(shorter)] == shorter
 
@@ -136,6 +141,9 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
         conflicts.append("amounts " + " vs ".join(map(money, amounts)))
     if len({person_of(r) for r in requesters}) > 1:
         conflicts.append("requested by " + " vs ".join(requesters))
+    dates = sorted({str(d) for p in group if (d := p.scheduled_date) is not None})
+    if len(dates) > 1:
+        conflicts.append("dates " + " vs ".join(dates))
     twice = len(payees) > 1
     for side, values in (("from", [p.from_account for p in group]), ("to", [p.to_account for p in group])):
         differing = _accounts_differ(values)
@@ -201,11 +209,12 @@ def conflicting_payments(module: object, now: datetime) -> Iterator[Finding]:
                 conflicts.append(f"{what} was already paid{by}{when}; the pending payment "
                                  f"({_describe(planned)}) would pay it twice")
             stopped = [(stop, planned) for stop in stops for planned in obligation
-                       if person_of(stop.requested_by) and person_of(planned.requested_by)
+                       if person_of(stop.requested_by)
                        and person_of(stop.requested_by) != person_of(planned.requested_by)]
             for stop, planned in stopped:
                 what = _describe(planned)
-                conflicts.append(f"{stop.requested_by} asked to cancel the payment {planned.requested_by} asked for"
+                conflicts.append(f"{stop.requested_by} asked to cancel the payment "
+                                 f"{'you' if not person_of(planned.requested_by) else planned.requested_by} asked for"
                                  + (f" ({what})" if what else ""))
             if not conflicts:
                 continue

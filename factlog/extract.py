@@ -58,6 +58,9 @@ SMALL_TALK_QUESTION = re.compile(
 YES_NO_QUESTION = re.compile(
     r"^(?:[^,?]{0,40},\s*)?(?:would|do|does|did|are|is|have|has|can|could|will|shall|should|may)\b", re.I
 )
+# a statement put to the user to confirm: "..., is that right?", "So to confirm, you're taking ...?"
+CONFIRMING = re.compile(r"\b(?:is|was) (?:that|this|it) (?:still )?(?:right|correct|accurate|true|up to date)\W*$|"
+                        r"\b(?:right|correct)\?\W*$|^\W*(?:so,?\s+|just\s+)?to confirm\b", re.I)
 # self-descriptions without "my X is": (pattern with a `value` group, attribute phrase)
 SELF_STATEMENTS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
     (re.compile(pattern, flags), phrase)
@@ -111,7 +114,10 @@ class RuleExtractor:
         question = _open_question(previous)
         if question and sentences and not sentences[0].endswith("?"):
             answer = sentences.pop(0)
-            if not is_acknowledgement(answer) or YES_NO_QUESTION.match(question):
+            checked = _checked_back(question, answer)
+            if checked is not None:  # "Just to confirm: $2,800 to Brian Fitch on Friday?" "yep"
+                facts += _typed_facts(session, message, answer, context, checked)
+            elif not is_acknowledgement(answer) or YES_NO_QUESTION.match(question) or CONFIRMING.search(question):
                 facts += _typed_facts(session, message, answer, context, _reading(question, answer)) or \
                     _answer_facts(session, message, question, answer)
         for sentence in sentences:
@@ -153,6 +159,21 @@ _WHEN_QUESTION = re.compile(r"\bwhen\s+(?:do|does|will|are|did)\s+(?:you|they|we
                             r"(?P<leg>leave|leaving|fly out|depart|departing|go|return|returning|come back|"
                             r"coming back|get back|fly back|fly home)\b", re.I)
 _SHORT_DATE = re.compile(r"^\W*(?:on\s+)?(?:the\s+)?\w+(?:\s+\w+){0,3}\W*$")
+
+
+_CHECK_BACK = re.compile(r"^\W*(?:just\s+)?(?:to\s+)?(?:confirm|double-check|check)(?:ing)?\b[\s:,;-]*(?:that\s+)?",
+                         re.I)
+_YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's right|thats right|right|exactly|confirmed)\b\W*$", re.I)
+
+
+def _checked_back(question: str, answer: str) -> str | None:
+    """What the user confirms when the assistant checks a statement back ("Just to confirm:
+    $2,800 to Brian Fitch on Friday?" "yep" -> "$2,800 to Brian Fitch on Friday."), or None."""
+    check = _CHECK_BACK.match(question)
+    if check is None or _YES.match(answer) is None:
+        return None
+    stated = question[check.end():].rstrip(" ?")
+    return f"{stated[:1].upper()}{stated[1:]}." if stated else None
 
 
 def _reading(question: str, answer: str) -> str | None:

@@ -206,7 +206,7 @@ def one(sentence: str, *before: tuple[str, str]) -> dict[str, JsonValue]:
     ("The oral surgeon gave me Tylenol #3, one tablet every 4 hours.", "acetaminophen/codeine", "opioids"),
     ("Tylenol with codeine, 1 tab at bedtime.", "acetaminophen/codeine", "opioids"),
     ("Urgent care prescribed Bactrim DS twice a day for 3 days.", "sulfamethoxazole/trimethoprim", "sulfonamides"),
-    ("She's on Augmentin 875 twice daily.", "amoxicillin/clavulanate", "penicillins"),
+    ("My daughter's on Augmentin 875 twice daily.", "amoxicillin/clavulanate", "penicillins"),
     ("Took a Percocet this morning.", "oxycodone/acetaminophen", "opioids"),
     ("Dr. Patel prescribed Vasotec 10 mg twice a day.", "enalapril", "ace inhibitors"),
     ("I take Zestril 20 mg every morning.", "lisinopril", "ace inhibitors"),

@@ -56,7 +56,7 @@ def drug_index() -> DrugIndex:
         classes={item.id: item for item in table.classes},
         class_names=class_names,
         member_classes={name: tuple(ids) for name, ids in members.items()},
-        brands={name_words(brand): names for brand, names in table.brands.items()},
+        brands={name_words(brand): names for brand, names in table.all_brands().items()},
         interactions={frozenset(entry.classes): entry for entry in table.interactions},
         cross={allergy: tuple(entries) for allergy, entries in cross.items()},
     )

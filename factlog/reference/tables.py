@@ -79,6 +79,10 @@ class DrugTable(_Entry):
     classes: tuple[DrugClass, ...] = Field(min_length=1)
     brands_source: str = Text
     brands: dict[str, tuple[str, ...]]
+    # names used outside the U.S. (British approved names of combinations, UK, Australian
+    # and Indian brands), with their own source; read as brands
+    other_names_source: str = Text
+    other_names: dict[str, tuple[str, ...]]
     interactions: tuple[Interaction, ...]
     cross_reactivity: tuple[CrossReactivity, ...]
 
@@ -95,12 +99,12 @@ class DrugTable(_Entry):
             if any(fold_name(member) != member or not member for member in item.members):
                 raise ValueError(f"class {item.id!r}: members must be lower-case generic names")
         generics = {member for item in self.classes for member in item.members}
-        for brand, names in self.brands.items():
+        for brand, names in (*self.brands.items(), *self.other_names.items()):
             if not names or not set(names) <= generics:
                 raise ValueError(f"brand {brand!r} names a generic no class lists: {list(names)}")
             if fold_name(brand) in generics:
                 raise ValueError(f"brand {brand!r} is also a generic name")
-        _unique([fold_name(brand) for brand in self.brands], "brand")
+        _unique([fold_name(brand) for brand in (*self.brands, *self.other_names)], "brand")
         pairs = []
         for interaction in self.interactions:
             first, second = interaction.classes
@@ -112,6 +116,10 @@ class DrugTable(_Entry):
             if not {cross.allergy, cross.caution} <= known or cross.allergy == cross.caution:
                 raise ValueError(f"cross-reactivity {cross.allergy!r} -> {cross.caution!r}: unknown class id")
         return self
+
+    def all_brands(self) -> dict[str, tuple[str, ...]]:
+        """U.S. brands and the names used elsewhere, each to its generic names."""
+        return {**self.brands, **self.other_names}
 
 
 # --- countries ------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import INSTITUTION, LAST4, canonical_vendor
 
-_KIND = r"(?:checking|savings|credit card|debit card|card|visa|mastercard|amex|account|acct)"
+_KIND = r"(?:checking|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|account|acct)"
 _WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
               r"trust|brokerage|money market|emergency|hsa|high-yield|high yield")
 _QUALIFIER = rf"(?:{_WORD_LIST}|old|other|second|same|(?-i:[A-Z])[\w'&]*)"
@@ -30,9 +30,13 @@ _OWNER = r"(?:my|our|your|the|his|her|their|a|an|its)"
 # account at First Republic ending 2291", "from my Chase savings"
 _FROM = re.compile(
     rf"\b(?:from|out of|using|by|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on)"
-    rf"\s+(?P<owner>{_OWNER}\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?P<acct>(?:(?:{_QUALIFIER})\s+){{0,3}}{_KIND}"
+    rf"\s+(?P<owner>{_OWNER}\s+)?(?:own\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?:own\s+)?(?P<acct>(?:(?:{_QUALIFIER})\s+){{0,3}}{_KIND}"
     rf"(?:\s+(?:at|with)\s+(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}})?"
     rf"(?:,?\s+(?:ending|ends)(?:\s+(?:in|with))?\s+\d{{4}}|\s+(?:x|#)?\d{{4}})?)\b", re.I)
+_FROM_WORD = re.compile(r"\b(?:from|out of)\s+(?:the\s+|my\s+|our\s+)?"
+                        r"(?P<word>joint|business|operating|payroll|reserve|household|emergency)\b"
+                        r"(?=\s*(?:to|on|,|\.|$|and|for|by))", re.I)
+_AT_BANK = re.compile(r"\s+(?:at|with)\s+" + INSTITUTION.pattern, re.I)
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
 _SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"
@@ -46,13 +50,19 @@ def account_name(text: str, context: Context, owner: str | None = None) -> str:
     """An account as "<institution> <words> <kind> <last four>", each part when stated;
     an account the session already named by its last four digits keeps that name."""
     institution = INSTITUTION.search(text)
-    kinds = [m.group(1).lower() for m in _ACCOUNT_KIND.finditer(text) if m.group(1).lower() not in ("account", "acct")]
+    kinds = [m.group(1).lower().removesuffix(" account") for m in _ACCOUNT_KIND.finditer(text)
+             if m.group(1).lower() not in ("account", "acct")]
     digits = re.search(r"(\d{4})\b", text)
     known = context.last.get(f"account/{digits.group(1)}") if digits else None
     if known is not None and owner is None:
         return str(known.fields["name"])
     words = [m.group(1).lower() for m in _WORDS.finditer(text)]
     kind = kinds[0] if kinds else None
+    words = [word for word in words if word != kind]
+    if kind in ("hsa", "fsa"):
+        kind = kind.upper()
+    if kind is not None and institution is not None and kind.casefold() == institution.group("name").casefold():
+        kind = None  # "the Amex": one word for both
     if kind in ("visa", "mastercard", "amex"):
         kind = {"visa": "Visa", "mastercard": "Mastercard", "amex": "Amex"}[kind]
     parts = [canonical_vendor(institution.group("name")) if institution else None, *words, kind,
@@ -67,10 +77,32 @@ def from_account(sentence: str, context: Context, who: str | None) -> str | None
     """The account the sentence pays from; "her card" is the requester's when one is named."""
     match = _FROM.search(sentence)
     if match is None:
-        return None
+        bare = _FROM_WORD.search(sentence)  # "move twelve hundred from joint to my Chase"
+        return bare.group("word").lower() if bare is not None else None
     possessive = (match.group("owner") or "").strip().lower()
     owner = who if possessive in ("his", "her", "their") and who not in (None, "user") else match.group("poss")
+    if owner is not None and holder(owner) is not None:
+        owner = None  # "out of Mum's account": the payment is hers (`holder`), the account is named plainly
     return account_name(match.group("acct"), context, owner)
+
+
+_HOLDERS = {"mum": "mother", "mom": "mother", "mother": "mother", "mama": "mother", "dad": "father",
+            "father": "father", "papa": "father", "nan": "grandmother", "nana": "grandmother",
+            "grandma": "grandmother", "gran": "grandmother", "grandpa": "grandfather", "grandad": "grandfather"}
+_HELD = re.compile(r"\b(?:from|out of|using)\s+(?P<who>" + "|".join(_HOLDERS) + r")['’]s\s+(?:\w+\s+){0,3}?"
+                   r"(?:account|checking|savings|card)\b", re.I)
+
+
+def holder(word: str) -> str | None:
+    """The parent a caregiver pays for ("Mum" -> "mother"), or None."""
+    return _HOLDERS.get(word.casefold())
+
+
+def held_by(sentence: str) -> str | None:
+    """Whose money pays: a parent's account the user pays from ("out of Mum's Westpac
+    account ending 3308" -> "mother"), else None."""
+    match = _HELD.search(sentence)
+    return holder(match.group("who")) if match is not None else None
 
 
 def to_account(sentence: str) -> str | None:
@@ -80,12 +112,15 @@ def to_account(sentence: str) -> str | None:
         before = sentence[: match.start()]
         to_at, from_at = before.rfind(" to "), max(before.rfind(" from "), before.rfind(" out of "))
         if to_at > from_at:
-            institution = INSTITUTION.search(sentence, to_at)
+            institution = next((m for m in reversed(list(INSTITUTION.finditer(sentence, to_at, match.start())))), None)
             kind = re.search(r"\b(payroll|checking|savings|operating|reserve|escrow|brokerage)\b",
                              sentence[to_at: match.start()], re.I)
             parts = [p for p in (canonical_vendor(institution.group("name")) if institution
                                  and institution.start() < match.start() else None,
                                  kind.group(1).lower() if kind else None) if p]
+            after = _AT_BANK.match(sentence, match.end()) if not parts or institution is None else None
+            if after is not None:  # "to account ending 5521 at TD Bank"
+                parts.insert(0, canonical_vendor(after.group("name")))
             return " ".join([*parts, match.group("d")])
     service = _SERVICE.search(sentence)
     if service is not None:
@@ -124,7 +159,8 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
         if kinds:
             word = kinds[-1].group(1)
             fields["kind"] = word.title() if word.lower() in ("visa", "mastercard", "amex") else word.lower()
-        facts.append(TypedFact("account", f"account/{digits}", conversation_fields(context, "user", fields)))
+        facts.append(TypedFact("account", f"account/{digits}", conversation_fields(context, held_by(sentence) or "user",
+                                                                                   fields)))
         if context.last.get(f"account/{digits}") is None:
             context.last[f"account/{digits}"] = TypedFact("account", None, {"name": account_name(clause, context)})
     named = next((m for m in (p.search(sentence) for p in _NAMED_ACCOUNTS) if m is not None), None)

@@ -24,7 +24,7 @@ import re
 
 from factlog.model import JsonValue
 from factlog.reference.drugs import class_id, drug_classes, drug_index, generic_names
-from factlog.typed.care import catch_up, person_of
+from factlog.typed.care import catch_up, person_of, third_person_taker
 from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.doses import AMOUNT, FREQUENCY
 from factlog.typed.drug_names import Found, drug_names
@@ -40,7 +40,11 @@ _REACTION_WORDS = (r"angioedema|hives|(?:face|lips?|tongue|eyes?) swell(?:s|ed)?
                    r"throat (?:closing|closed|swelling|swelled|swell(?:s|ed)?(?: up| shut)?|closes|tightening)|"
                    r"trouble breathing|"
                    r"(?:couldn't|could not|can't) breathe|difficulty breathing|blisters|vomiting|nausea|welts")
-_REACTIONS = re.compile(rf"\b(?:{_REACTION_WORDS})\b", re.I)
+# a reaction said without naming it: "makes me break out", "put me in the ER", "landed him in hospital"
+_HOSPITAL = (r"(?:put|landed|sent)\s+(?:me|him|her|them)\s+(?:in|to|into)\s+(?:the\s+)?(?:ER|hospital|A&E|"
+             r"emergency(?: room)?)|break(?:s|ing)?\s+(?:me\s+|him\s+|her\s+)?out|broke\s+(?:me\s+|him\s+|her\s+)?out|"
+             r"(?:came|come|comes)\s+up\s+in")
+_REACTIONS = re.compile(rf"\b(?:{_REACTION_WORDS}|{_HOSPITAL})\b", re.I)
 # "angioedema on lisinopril", "a rash with the Bactrim"
 _REACTION_ON = re.compile(rf"\b(?:{_REACTION_WORDS}|reaction)\s+(?:\w+\s+){{0,2}}?(?:on|with)\s+(?:the\s+|my\s+)?$",
                           re.I)
@@ -57,7 +61,10 @@ _CAUSE_BEFORE = re.compile(
     r"\b(?:from|after|because of|due to|while on|(?:when|after|while) (?:i|he|she|they|we) (?:took|take|had|"
     r"started)|taking|took|started)\s+(?:the\s+|my\s+|his\s+|her\s+|some\s+|a\s+|an\s+)?$", re.I)
 _CAUSE_AFTER = re.compile(r"\s*(?:\([^)]*\)\s*)?(?:always\s+|once\s+|also\s+)?(?:gives?|gave|makes?|made|giving|"
-                          r"causes?|caused|broke)\b", re.I)
+                          r"causes?|caused|broke|put|puts|landed|sent)\b", re.I)
+# a drug, a dash or colon, then the reaction: "Sulfa drugs — bad rash", "codeine: hives"
+_DASH_REACTION = re.compile(rf"\s*(?:drugs?|meds?|antibiotics?)?\s*(?:[—–:]|\s-)\s*(?:a\s+|an\s+)?"
+                            rf"(?:(?:bad|severe|mild|terrible|awful|really bad)\s+)?(?:{_REACTION_WORDS})\b", re.I)
 _TREATS = re.compile(r"\bfor\s+(?:the|a|my|his|her|this|that)?\s*(?:\w+\s+)?(?:hives|rash|itch\w*|swelling)\b", re.I)
 _NOT_ALLERGIC = re.compile(
     r"\b(?:not|n't|never been|no(?: known| other| drug)*)\s+(?:really\s+|actually\s+)?(?:an?\s+)?"
@@ -119,7 +126,29 @@ def states_allergy(sentence: str) -> bool:
     """The sentence talks about an allergy or a reaction to a drug (the medication reader
     leaves it to this one)."""
     return bool(ALLERGY_CUE.search(sentence) or _REACTS.search(sentence) or _reaction_cause(sentence) is not None
-                or _CANT_TAKE.search(sentence) and _REACTIONS.search(sentence) and not _TREATS.search(sentence))
+                or _CANT_TAKE.search(sentence) and _REACTIONS.search(sentence) and not _TREATS.search(sentence)
+                or _cant_have_class(sentence) is not None)
+
+
+# a reason that makes "can't take X" a caution, not an allergy ("can't take Advil on Eliquis")
+_OTHER_REASON = re.compile(r"\b(?:because|since|while|with my|on my|on the|due to|kidneys?|liver|stomach|"
+                           r"pregnan\w*|breastfeeding|blood thinners?|until|before|after)\b", re.I)
+
+
+def _cant_have_class(sentence: str) -> str | None:
+    """ "I can't have sulfa", "she can't take penicillin": an allergy class said after "can't
+    take/have" with no other reason given; the class word, or None."""
+    cue = _CANT_TAKE.search(sentence)
+    if cue is None or sentence.rstrip().endswith("?") or _OTHER_REASON.search(sentence, cue.end()):
+        return None
+    rest = sentence[cue.end():]
+    found = drug_names().match(sentence, cue.end() + len(rest) - len(rest.lstrip()))
+    if found is None:
+        return None
+    named = _class_of(found.group(0))
+    if named is None or not drug_index().classes[named].allergy_group or generic_names(found.group(0)):
+        return None
+    return found.group(0)
 
 
 def _reaction_cause(sentence: str) -> Found | None:
@@ -130,7 +159,7 @@ def _reaction_cause(sentence: str) -> Found | None:
         if not (generic_names(found.group(0)) or class_id(found.group(0))):
             continue
         if _CAUSE_BEFORE.search(sentence, 0, found.start()) or _CAUSE_AFTER.match(sentence, found.end()) \
-                or _REACTION_ON.search(sentence, 0, found.start()):
+                or _REACTION_ON.search(sentence, 0, found.start()) or _DASH_REACTION.match(sentence, found.end()):
             return found
     return None
 
@@ -158,14 +187,22 @@ def read_allergies(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user":
         return _recap(sentence, context) if _RECAP.search(sentence) else []
     asked = context.said[-2] if len(context.said) > 1 else ""
+    if _STILL_SO.match(asked) and len(context.said) > 2 and ALLERGY_CUE.search(context.said[-3]):
+        asked = f"{context.said[-3].rstrip('.!')}?"  # "I see a penicillin allergy on your chart. Is that accurate?"
     if _AFFIRM.match(sentence) and asked.endswith("?") and ALLERGY_CUE.search(asked) and not states_allergy(sentence) \
             and not drug_names().search(sentence):
-        # "Is that a penicillin allergy?" "Yes."
-        return _read(_YOU.sub("I am", _YOUR.sub("my", asked[:-1] + ".")), context)
+        # "Is that a penicillin allergy?" "Yes."; "Should I record it as a cephalosporin allergy?" "yep"
+        # after "Keflex put me in the ER" is the allergy just named
+        last = context.last.get(ALLERGY)
+        return [fact for fact in _read(_YOU.sub("I am", _YOUR.sub("my", asked[:-1] + ".")), context)
+                if last is None or last.key is None or fact.fields.get("drug_class") != last.fields.get("drug_class")]
     clauses = _ALLERGY_CLAUSES.split(sentence)
     if len(clauses) > 1 and sum(1 for c in clauses if ALLERGY_CUE.search(c)) > 1:  # one allergy a clause:
         return [fact for clause in clauses for fact in _read(clause, context)]  # each its own subject
-    return _read(sentence, context)
+    found = _read(sentence, context)
+    if third_person_taker(sentence):  # "He's allergic to penicillin" with no one named: not the user's
+        return [fact for fact in found if fact.fields.get("subject") != "user"]
+    return found
 
 
 _REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|record|put|write|save|update|log|"
@@ -252,6 +289,9 @@ def _word_allergen(sentence: str) -> list[str]:
     if found is not None and re.search(rf"\b(?:the|her|his|their|your)\s+{re.escape(found.group('what'))}\s+allerg",
                                        sentence, re.I):
         return []  # "aware of the penicillin allergy": one already stated
+    cant = _cant_have_class(sentence)
+    if cant is not None:
+        return [cant]
     cue = _REACTS.search(sentence) or _CANT_TAKE.search(sentence)
     if cue is not None:  # "I react badly to codeine", "can't take aspirin, it makes my throat swell"
         after = sentence[cue.end():]
@@ -356,10 +396,12 @@ def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact
     elif last is not None and last.key is not None and last.fields.get("allergen") == fields["allergen"]:
         key = last.key  # "Definitely Keflex, I broke out in hives": the allergy just named
         fields = {**{k: v for k, v in last.fields.items() if k not in ("subject", "speaker")}, **fields}
-    context.entities[f"{ALLERGY}:{key}"] = dict(fields)
+    context.entities[f"{ALLERGY}:{key}"] = {**fields, "subject": subject}
     return TypedFact(ALLERGY, key, conversation_fields(context, subject, fields))
 
 
+_STILL_SO = re.compile(r"^\W*(?:is|was) (?:that|this|it) (?:still )?(?:right|correct|accurate|true|up to date)\W*$",
+                       re.I)
 _AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|right|exactly)\b"
                      r"(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
@@ -401,6 +443,7 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
                 out.append(TypedFact(ALLERGY, key, conversation_fields(context, subject, fields)))
             continue
         key = str(known.get("_key", key))
+        subject = str(known.get("subject", subject))  # "Ben, 9, ... Maya, 5, ...": the allergy's own person
         added: dict[str, JsonValue] = {}
         if found is not None and "severity" not in known:
             added["severity"] = found

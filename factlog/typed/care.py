@@ -24,10 +24,22 @@ from factlog.typed.drug_names import DrugNames
 from factlog.typed.model import Context
 from factlog.typed.places import place_name
 
-_RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
-_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
+# a clinician's or carer's charge is another person too ("my patient is on warfarin")
+_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident")), key=len, reverse=True))
+_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
+                     r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b")  # "dr. castellano" typed or dictated
+# what follows a lower-case "doctor" that is no name ("the doctor said", "doctor visit")
+_NOT_DOCTOR_NAMES = frozenset(
+    "said says say told tells gave give gives put puts prescribed prescribes wants wanted thinks thought is was "
+    "has had will would can could should did does and but or at in on for about with from to the a an my his "
+    "her their our office visit appointment note notes orders ordered recommended suggested switched started "
+    "stopped increased decreased upped changed called sent wrote writes took takes checked who which that "
+    "again also just only then today tomorrow yesterday there here was were very really now first last next new "
+    "old nice young said wants thinks didn't doesn't isn't wasn't won't can't says".split())
 _PLACES = re.compile(
-    r"\b(?P<care>urgent care|walk-in clinic|clinic|oral surgeon|nurse practitioner|emergency room|ER(?=\b)|hospital|"
+    r"\b(?P<care>urgent care|walk-in clinic|(?:(?:student|sexual|mental|women's|community|family|travel|eye|skin|"
+    r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagulation|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
+    r"oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
     r"pharmacist|"
     r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
     r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
@@ -38,9 +50,11 @@ _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|i
 _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
+    r"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
-    r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit)\b)"
+    r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit|"
+    r"can't|cannot|breaks|comes)\b))"
 )
 # the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
 _RELATION_DOES = re.compile(
@@ -55,6 +69,7 @@ _NAME_OWNS = re.compile(
     r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
     r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
 _NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:'s|’s)\s+")
+_RELATION_POSSESSIVE = re.compile(rf"\b(?P<rel>{_RELATION})(?:'s|’s)\s+(?:(?:daily|usual|new|regular|old)\s+)?", re.I)
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
 _FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
@@ -68,12 +83,25 @@ _NOT_NAMES = frozenset(
 
 def care_named(sentence: str) -> str | None:
     """The clinician or place of care the sentence names last (a named doctor first)."""
-    found: list[tuple[int, str]] = [(m.start(), f"Dr. {m.group('name')}") for m in _DOCTOR.finditer(sentence)]
+    # a texted or dictated sentence writes names lower-case
+    typed_lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", sentence[1:])) is None
+    found: list[tuple[int, str]] = [(m.start(), f"Dr. {_doctor_name(m)}") for m in _DOCTOR.finditer(sentence)
+                                    if _doctor_name(m) and (m.group("name") or typed_lower)]
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
             found.append((match.start(), match.group("care")))
     return max(found)[1] if found else None
+
+
+def _doctor_name(found: re.Match[str]) -> str | None:
+    """The doctor's name as written, capitalised ("dr. castellano" -> "Castellano"); None for
+    a word after a lower-case "doctor" that is no name ("the doctor said"). Lower-case names
+    are read only from sentences with no capital letter after the first."""
+    if found.group("name"):
+        return found.group("name")
+    word = found.group("lower")
+    return None if word in _NOT_DOCTOR_NAMES else word.capitalize()
 
 
 def given_name(word: str, drugs: DrugNames | None = None) -> str | None:
@@ -93,6 +121,13 @@ def _name(word: str, drugs: DrugNames | None = None) -> str | None:
 
 def remember_people(sentence: str, context: Context, drugs: DrugNames | None = None) -> None:
     """Note the relations "my husband Mike" gives and the person the sentence is about."""
+    for match in _MY_RELATION.finditer(sentence):  # "My husband threw his back out": whoever was named last
+        rel = match.group("rel").lower()
+        if not match.group("name") and not _GOVERNED.search(sentence, 0, match.start()):
+            context.focus = next((n for n, r in context.relations.items() if r == rel), rel)
+            context.relations.setdefault(context.focus, rel)
+    for kids in _THE_KIDS.finditer(sentence):
+        context.focus = context.relations.setdefault(kids.group("kids").lower(), kids.group("kids").lower())
     for match in _MY_RELATION.finditer(sentence):
         if match.group("name") and (name := _name(match.group("name"), drugs)) is not None:
             context.relations[name] = match.group("rel").lower()
@@ -142,6 +177,11 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
                                  or _HEALTH_VERB.match(sentence, named.end("name"))
                                  and not _FIRST_PERSON.search(sentence)):
             return context.relations.get(name, name), name
+    if drugs is not None:  # "Remind me to pick up Mom's warfarin"
+        for rel in _RELATION_POSSESSIVE.finditer(sentence):
+            if drugs.match(sentence, rel.end()):
+                word = rel.group("rel").lower()
+                return word, next((n for n, r in context.relations.items() if r == word), word)
     owned = [*_NAME_OWNS.finditer(sentence)]
     if drugs is not None:  # "Lily's Augmentin"
         owned += [m for m in _NAME_POSSESSIVE.finditer(sentence) if drugs.match(sentence, m.end())]
@@ -151,9 +191,34 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
         name = _name(owns.group("name"), drugs)
         if name is not None and not _FIRST_PERSON.search(sentence[:owns.start()]):
             return context.relations.get(name, name), name
+    kids = _THE_KIDS.search(sentence)
+    if kids is not None:
+        return kids.group("kids").lower(), kids.group("kids").lower()
     if _FIRST_PERSON.search(sentence) or context.focus is None:
         return "user", None
     return context.relations.get(context.focus, context.focus), context.focus
+
+
+# "with my husband", "to my mom": someone beside the one the sentence is about
+_GOVERNED = re.compile(r"\b(?:with|to|from|by|and|than|like|asked|told|called|texted)\s+$", re.I)
+# children spoken of together: "the kids are both on amoxicillin"
+_THE_KIDS = re.compile(r"\b(?:the|both|both of the|both of my|my)\s+(?P<kids>kids|children|boys|girls|twins)\b"
+                       r"(?=(?:'|’)?\s*(?:are|were|have|had|both|all|got|get|started|take|'re|need)\b)", re.I)
+# another person as the one taking something, by pronoun: "He's on tramadol now", "they put him on it"
+_THIRD_TAKER = re.compile(
+    r"\b(?:he|she)(?:'s|’s|\s+is|\s+was|\s+has|\s+had)?\s+(?:been\s+|now\s+|still\s+|also\s+)*(?:on|taking|takes|"
+    r"took|started|using|uses|allergic|reacts?|reacted)\b", re.I)
+_THIRD_GIVEN = re.compile(  # decisive even beside an "I": "I took him to urgent care and they put him on tramadol"
+    r"\b(?:put|gave|give|given|started|prescribed|switched|keep|kept|moved|upped)\s+(?:him|her)\s+(?:on\b|onto\b|"
+    r"some\b|a\b|an\b|(?-i:[A-Za-z]))|"
+    r"\b(?:his|her)\s+(?:\w+\s+)?(?:meds?|medications?|medicines?|prescriptions?|dose|pills?|allerg\w+)\b", re.I)
+
+
+def third_person_taker(sentence: str) -> bool:
+    """The sentence makes a "he" or "she" the one taking or reacting to a drug: "put him on",
+    "his meds", or, with no "I" in it, "he's on"."""
+    return _THIRD_GIVEN.search(sentence) is not None or (
+        _THIRD_TAKER.search(sentence) is not None and not _FIRST_PERSON.search(sentence))
 
 
 _FOR_PERSON = re.compile(rf"\bfor\s+(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<relname>(?-i:[A-Z][a-z]+))\b)?|"

@@ -41,7 +41,8 @@ FREQUENCY = re.compile(
     r"\b(?P<times>once|twice|one time|two times|three times|four times|(?P<digit>[1-4])\s*(?:x|times))\s*"
     r"(?:(?:a|per|in|each|every|/)\s*)?(?P<per>day|daily|a day|/\s*day)\b|"
     r"\b(?P<abbrev>b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|q\.?h\.?s|h\.?s|q\.?am|q\.?pm)\b\.?|"
-    r"\b(?P<fixed>every (?:morning|evening|night|day|other day|\d+(?:\s*(?:-|to)\s*\d+)? hours|week)|"
+    r"\b(?P<fixed>every (?:morning|evening|night|day|other day|(?:\d+|two|three|four|six|eight|twelve)"
+    r"(?:\s*(?:-|to)\s*(?:\d+|three|four|six|eight))? hours|week)|"
     r"each (?:morning|evening|night|day)|daily|nightly|weekly|once a week|as needed|when needed|if needed|prn|"
     r"as necessary|at bedtime|at night|before bed|in the (?:morning|evening))\b|"
     r"(?<=\d)\s*(?P<bare>a day|per day)\b|(?:mg|mcg|units?|iu)\s+(?P<bare2>a day|per day)\b",
@@ -67,6 +68,45 @@ _COURSE = re.compile(
 )
 
 
+_SMALL = {"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+          "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+          "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40,
+          "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+_SPELLED_WORD = rf"(?:{'|'.join(_SMALL)}|hundred|thousand|a|and)"
+# "five milligrams", "six hundred milligrams", "twelve and a half milligrams" is left alone
+_SPELLED = re.compile(rf"\b(?P<words>(?:{'|'.join(_SMALL)})(?:[\s-]+{_SPELLED_WORD})*?)\s+(?=(?:{_UNIT})\b)", re.I)
+
+
+def _spelled_value(words: str) -> int | None:
+    total = current = 0
+    last: int | None = None
+    for word in re.split(r"[\s-]+", words.casefold()):
+        if word in _SMALL:
+            if last is not None and (last < 20 or last % 10 or _SMALL[word] >= 10):
+                return None  # "two five hundred": a count and a strength, not one number
+            last = _SMALL[word]
+            current += last
+            continue
+        last = None
+        if word == "hundred":
+            current = (current or 1) * 100
+        elif word == "thousand":
+            total, current = total + (current or 1) * 1000, 0
+        elif word not in ("and", "a"):
+            return None
+    return total + current or None
+
+
+def digits(text: str) -> str:
+    """A text with its spelled amounts written in digits ("six hundred milligrams" -> "600 milligrams")."""
+    if not _SPELLED.search(text):
+        return text
+    def value(found: re.Match[str]) -> str:
+        number = _spelled_value(found.group("words"))
+        return found.group(0) if number is None else f"{number} "
+    return _SPELLED.sub(value, text)
+
+
 def _number(text: str) -> str:
     value = text.replace(",", "")
     return value[:-2] if value.endswith(".0") else value
@@ -78,6 +118,7 @@ def _unit(unit: str) -> str:
 
 def amount(text: str) -> str | None:
     """The amount a text gives first: a count times a strength, an amount, or a count of a form."""
+    text = digits(text)
     times = _TIMES_STRENGTH.search(text)
     if times is not None:
         count = _COUNT_WORDS[(times.group("count") or times.group("countw") or times.group("count2")).casefold()]
@@ -105,15 +146,29 @@ def amount(text: str) -> str | None:
     return None
 
 
+# a limit is no frequency: "take one when it starts, max 2 a day"
+_LIMIT = re.compile(r"\b(?:max(?:imum)?|no more than|at most|not more than)\s+(?:of\s+)?$", re.I)
+
+
+def _first_frequency(text: str, pos: int = 0) -> re.Match[str] | None:
+    for found in FREQUENCY.finditer(text, pos):
+        if not _LIMIT.search(text, 0, found.start() - (len(found.group("bare") or "") and 0)) \
+                and not _LIMIT.search(re.sub(r"\s*\d+(?:\.\d+)?\s*$", " ", text[:found.start()])):
+            return found
+    return None
+
+
 def frequency(text: str) -> str | None:
     """The first frequency a text gives, in a normal wording ("3x/day" -> "three times a day"),
-    with "as needed" when that follows it ("every 6 hours as needed")."""
-    found = FREQUENCY.search(text)
+    with "as needed" when that follows it ("every 6 hours as needed"); a limit ("max 2 a day") is none."""
+    found = _first_frequency(text)
     if found is None:
         return None
     first = _frequency(found)
+    if found.group("times") and re.search(r"\bup to\s+$", text[:found.start()], re.I):
+        first = f"up to {first}"  # "up to three times a day": at most, as needed
     if first != "as needed":
-        later = FREQUENCY.search(text, found.end())
+        later = _first_frequency(text, found.end())
         if later is not None and _frequency(later) == "as needed":
             return f"{first} as needed"
     return first

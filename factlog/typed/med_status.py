@@ -18,7 +18,7 @@ from datetime import date, timedelta
 from factlog.model import JsonValue
 from factlog.recognizers import WEEKDAYS
 from factlog.timeparse import parse_date
-from factlog.typed.common import Cue, dates_by_cue
+from factlog.typed.common import DAY_ONLY, Cue, dates_by_cue
 from factlog.typed.doses import course_days
 from factlog.typed.model import Context
 
@@ -28,20 +28,24 @@ MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "
 # a new prescription or course (it starts on the session's day when no day is said)
 NEW = re.compile(
     r"\b(?:prescrib\w*|said (?:to )?take|told (?:me|him|her|us) to take|gave (?:me|him|her)|give it|gave it|"
+    r"wrote (?:me|him|her|us) (?:a |an )?(?:new )?(?:script|scrip|prescription|rx)|"
     r"started|starting|put (?:me|him|her) on|been started on|took|switch\w*|chang\w*|replac\w*)\b",
     re.I,
 )
 _STOP = re.compile(
     r"\b(?:stopped|stop(?:ping)?|quit|discontinued|came off|went off|(?:taken|took) (?:me |him |her )?off|"
     r"no longer (?:on|taking|take)|not (?:on|taking) (?:the |my )?\S+ anymore|finished|done with|used to take|"
-    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking))\b|"
+    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking)|paused|pausing|"
+    r"(?:put|putting) (?:\w+ )?on hold|holding off on|(?:taking|took) a break from)\b|"
     r"\boff\s+(?:of\s+)?(?:the\s+|my\s+|his\s+|her\s+)?$",
     re.I,
 )
 SWITCH_FROM = re.compile(
-    r"\b(?:switch|chang|mov|swapp?|went|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?(?:the\s+|my\s+)?$", re.I)
+    r"\b(?:switch|chang|mov|swapp?|went(?!\s+(?:with|for|ahead))|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?"
+    r"(?:the\s+|my\s+)?$", re.I)
 SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
+                      r"wants? (?:me|him|her|us|them) (?:on|to (?:start|take|try))|"
                       r"start(?:ing|s)? (?:next|tomorrow)|should start|supposed to start|"
                       r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from|took|took it|first dose)\b", re.I))
@@ -52,7 +56,7 @@ _ENDS = re.compile(r"\b(?:ends?|ending|finishes|runs? out|last dose is|through|u
 _LONG_AGO = re.compile(rf"\b(?:last (?:year|month|spring|summer|fall|autumn|winter)|years? ago|months? ago|"
                        rf"as a (?:kid|child|baby)|when (?:i|he|she) was|in (?:{'|'.join(MONTH_NAMES)})|back in)\b",
                        re.I)
-_REFILL = re.compile(r"\brefill", re.I)
+_REFILL = re.compile(r"\b(?:refill|filled)", re.I)
 _LAST_NIGHT = re.compile(r"\blast night\b", re.I)
 _VAGUE = re.compile(r"\b(?:last|this|past) (?:week|month|year|spring|summer|fall|autumn|winter)\b|"
                     r"\b(?:a few|several|couple(?: of)?|some) (?:days|weeks|months|years) ago\b|"
@@ -119,6 +123,8 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
     if _VAGUE.search(sentence) and len(loose) + (start is not None) + (end is not None) == 1:
         start = end = None  # "last week": no day to give
         loose = []
+    if today is not None and not (start or end or loose) and (ordinal := _past_day(sentence, today)) is not None:
+        loose = [ordinal]  # "started the Xarelto on the 3rd": the last 3rd
     day = _weekday(sentence, today) if today is not None and not (start or end or loose) else None
     if day is not None:
         lead, when = day
@@ -150,7 +156,7 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
     if start is None and loose and status != "stopped" and re.search(r"\b(?:start|since|began|begin)", sentence, re.I):
         start = loose[0]
     if start is None and today is not None and status != "stopped" and not _VAGUE.search(sentence) \
-            and not _REFILL.search(sentence) and new:
+            and not _REFILL.search(sentence) and new and not _LONG_AGO.search(sentence):  # "in July when I started"
         start = today.isoformat()
     if past_dose and start is not None and today is not None and parse_date(start) < today:
         status, end = "stopped", start
@@ -166,6 +172,25 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
         fields["end_date"] = end
     fields["status"] = status
     return fields
+
+
+def _past_day(sentence: str, today: date) -> str | None:
+    """A day of the month said alone after a start or stop ("started on the 3rd"): the last such day."""
+    found = DAY_ONLY.search(sentence)
+    if found is None or not re.search(r"\b(?:start\w*|began|since|stopped|finished|quit)\b", sentence[:found.start()],
+                                      re.I):
+        return None
+    number = int(found.group("dd"))
+    month = today.replace(day=1)
+    for _ in range(2):
+        try:
+            day = month.replace(day=number)
+        except ValueError:
+            day = None
+        if day is not None and day <= today:
+            return day.isoformat()
+        month = (month - timedelta(days=1)).replace(day=1)
+    return None
 
 
 def _previous_day(context: Context) -> str | None:

@@ -34,7 +34,7 @@ from factlog.model import JsonValue
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
-from factlog.typed.care import care_named, catch_up, person_for, person_of
+from factlog.typed.care import care_named, catch_up, person_for, person_of, third_person_taker
 from factlog.typed.common import CORRECTION, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
@@ -59,7 +59,8 @@ _TAKING = re.compile(
     r"\b(?:takes?|taking|took|prescrib\w*|gave|given|give|started|starts?|starting|put|refill\w*|picked up|"
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
-    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|"
+    r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|sticking with|stick with|staying on|"
+    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|"
     r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
@@ -80,6 +81,9 @@ _NOT_TAKEN = re.compile(
     r"allergic)\b",
     re.I,
 )
+# stance: advice about taking, not a taking: "the pharmacist said it's fine to take Claritin with lisinopril"
+_SAFE_TO_TAKE = re.compile(r"\b(?:it's|it is|its|that's|that is)\s+(?:fine|ok|okay|safe|alright|all right|not safe|"
+                           r"dangerous|bad)\s+to\s+(?:take|mix|use|combine)\b", re.I)
 _QUESTION_CLAUSE = re.compile(
     r"^\W*(?:and\s+|but\s+|so\s+|also\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|"
     r"why|any)\b|\b(?:should|can|could|may|do) (?:i|we|he|she|they)\b|\b(?:safe|ok|okay)\b",
@@ -109,6 +113,10 @@ _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|
                           r"o'clock|"
                           r"dollars|bucks|percent|kg|lbs?|pounds|minutes|mins))",
                           re.I)
+_FOLLOW_START = re.compile(r"^\W*(?:and\s+)?(?:(?:i'?m|i am|i'll|i will|we're|he's|she's|he'll|she'll|i|we|he|she)\s+)?"
+                           r"(?:starting|start(?:s|ing)?|beginning|begin(?:s|ning)?)\s+(?:it\s+|them\s+)?(?:on\s+)?"
+                           r"(?:tomorrow|today|tonight|next|this|on|monday|tuesday|wednesday|thursday|friday|saturday|"
+                           r"sunday|the\s+\d|\w+\s+\d)", re.I)
 _FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b|"
                             r"\b(?:on|take|taking|use|using) (?:it|them|this|that) for\s+(?:the\s+next\s+)?\w+\s+"
                             r"(?:days?|weeks?)\b", re.I)
@@ -136,7 +144,7 @@ def _mentions(sentence: str) -> list[Mention]:
     found += [Mention(f.start(), f.end(), f.group(0), (canonical.get(" ".join(f.group(0).casefold().split()),
                                                                      f.group(0).lower()),))
               for f in supplement_names().finditer(sentence)]
-    found = sorted((m for m in found if m.generics), key=lambda m: m.start)
+    found = _combined(sorted((m for m in found if m.generics), key=lambda m: m.start), sentence)
     out: list[Mention] = []
     for mention in found:
         same = next((i for i, m in enumerate(out) if set(m.generics) & set(mention.generics)), None)
@@ -144,6 +152,19 @@ def _mentions(sentence: str) -> list[Mention]:
             out.append(mention)
         elif same == len(out) - 1:
             out[same] = Mention(out[same].start, mention.end, out[same].text, out[same].generics)
+    return out
+
+
+def _combined(found: list[Mention], sentence: str) -> list[Mention]:
+    """Drugs written as one combination ("hydrocodone/acetaminophen", "amoxicillin + clavulanate") as one mention."""
+    out: list[Mention] = []
+    for mention in found:
+        last = out[-1] if out else None
+        if last is not None and re.fullmatch(r"\s*[/+]\s*", sentence[last.end:mention.start]):
+            out[-1] = Mention(last.start, mention.end, sentence[last.start:mention.end],
+                              tuple(dict.fromkeys((*last.generics, *mention.generics))))
+        else:
+            out.append(mention)
     return out
 
 
@@ -202,6 +223,10 @@ def _renamed(context: Context, previous: TypedFact, mention: Mention) -> TypedFa
 def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bool) -> list[TypedFact]:
     text = _YOU.sub("I am", _YOUR.sub("my", sentence)) if recap else sentence
     subject, person = person_for(text, context, drug_names()) or person_of(text, context, drug_names())
+    if subject == "user" and not recap and third_person_taker(sentence):
+        if context.focus is None:
+            return []  # "He's on tramadol now" with no one named: someone's, not the user's
+        subject, person = context.relations.get(context.focus, context.focus), context.focus
     care = care_named(sentence)
     previous = context.last.get(MEDICATION)
     asked = _answers_question(sentence, context, mentions[0])
@@ -215,8 +240,9 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
-        if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped) or (
-                sentence.rstrip().endswith("?") and not _REQUEST.search(sentence)
+        if not no_more and (_NOT_TAKEN.search(near) or _NOT_THIS.search(near) or (joined and skipped)
+                            or _SAFE_TO_TAKE.search(sentence, 0, mention.start) and not _MINE.search(before) or (
+                _asked(sentence, mention) and not _REQUEST.search(sentence)
                 and _QUESTION_CLAUSE.search(clause[0] + clause[1]) and not _MINE.search(before))):
             status, skipped = None, True
             continue
@@ -257,6 +283,13 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             known.update(fields)
         facts.append(TypedFact(MEDICATION, key, conversation_fields(context, subject, fields)))
     return facts
+
+
+def _asked(sentence: str, mention: Mention) -> bool:
+    """The mention is in a part of the sentence that ends with a question mark ("can you take
+    ibuprofen with prozac btw? my roommate has some")."""
+    end = re.search(r"[?.!]", sentence[mention.end:])
+    return end is not None and end.group(0) == "?" or sentence.rstrip().endswith("?") and end is None
 
 
 def _corrected_dose(after: str) -> str | None:
@@ -318,6 +351,11 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
             added["start_date"] = start
         if isinstance(start, str):
             added["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
+    if _FOLLOW_START.match(sentence) and "start_date" not in added:  # "Starting tomorrow."
+        said = re.sub(r"\b(start\w*|begin\w*)\s+(?:it|them)\s+", r"\1 ", sentence, flags=re.I)  # "start it on Friday"
+        when = dates_and_status(said, context, "", "current", new=False)
+        if "start_date" in when:
+            added.update({"start_date": when["start_date"], "status": when["status"]})
     care = care_named(sentence)
     if care is not None and re.search(r"\b(?:give|gave|prescribed|prescribes)\s+(?:it|them|this|that)\b",
                                       sentence, re.I):
@@ -342,6 +380,8 @@ def _follow_up_dose(text: str, before: JsonValue) -> str | None:
         unit = AMOUNT.search(before)
         how_much = f"{bare.group('n')} {unit.group('unit') if unit is not None else 'mg'}"
     how_often = frequency(text)
+    if how_much is None and how_often is None:
+        return None  # "Three months minimum they reckon": no dose said
     if isinstance(before, str):
         how_much = how_much or amount(before)
         how_often = how_often or (frequency(before) if how_much != amount(before) or how_much is None else None)
@@ -400,7 +440,8 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
                               r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
-TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM)  # FREQUENCY's words
+# FREQUENCY's words
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START)
 
 
 def names_a_drug(sentence: str) -> bool:

@@ -68,6 +68,9 @@ INSTITUTIONS = (
     "American Express", "Amex", "Discover", "First Republic", "Synchrony", "Apple Card", "US Bank", "U.S. Bank",
     "PNC", "TD Bank", "Ally", "Barclays", "Target", "Navy Federal", "Schwab", "Fidelity", "Marcus",
     "CareCredit", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA", "PayPal Credit",
+    # banks abroad (issue 11, h-pay2): Australian, Canadian, British, Indian
+    "Westpac", "Commonwealth Bank", "ANZ", "NAB", "BMO", "RBC", "Scotiabank", "HSBC", "Lloyds", "NatWest",
+    "Monzo", "SBI", "HDFC", "ICICI", "Wells",
 )
 STORES = frozenset(name.casefold() for name in (
     "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))

@@ -28,7 +28,8 @@ TRADES = (
     "movers caterer photographer florist therapist coach trainer teacher school daycare supplier vendor architect "
     "decorator installer exterminator walker groomer nurse caregiver doctor surgeon orthodontist chiropractor "
     "physiotherapist driver courier guide instructor consultant designer developer freelancer bookkeeper notary "
-    "surveyor inspector realtor broker agent"
+    "surveyor inspector realtor broker agent carer caretaker aide sub subcontractor tiler plasterer sparky tradie "
+    "chippy concreter fencer glazier welder bricklayer hvac venue gym church charity"
 ).split()
 _TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
 _ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",
@@ -40,7 +41,8 @@ _STOP_WORDS = frozenset(
     "I A An The This That These Those It Its He She They We You Please Per My Our Your His Her Their Noted Recorded "
     "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
     "Friday Saturday Sunday January February March April May June July August September October November December "
-    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad".split())
+    "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad Paid Paying Sent Sending Wired Transferred Zelled "
+    "Venmoed Gave Owe Need Remind Move Moved Cancel Stop Kill Put Mum Uh Um".split())
 _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|zelled|venmo|" \
     r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
@@ -50,13 +52,14 @@ _TRAVEL = re.compile(r"\b(?:fly\w*|flew|flight|trip|travel\w*|vacation|holiday|v
                      r"moving|moved|booked|hotel|airbnb)\b", re.I)
 _PLACE = re.compile(r"\s+(office|clinic|practice|shop|store|firm|studio|salon|garage|team|company)\b", re.I)
 _LOWER_NAMED = re.compile(
-    rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out)\b)(?-i:[a-z]{{2,}}))"
+    rf"\b{_PAY_VERB}\s+(?P<name>(?!(?:{_PAY_VERB}|it|the|him|her|them|for|back|me|us|off|up|out|change|update|switch|"
+    rf"ask|tell|call|email|check|confirm|hold|stop|cancel)\b)(?-i:[a-z]{{2,}}))"
     rf"\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:(?:old|new|last|first|second|final|"
                    rf"latest|next|other|original|corrected|updated|revised)\s+)?(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
                    r"(?:invoice|bill|deposit|payment|wire|transfer|check|cheque|fee|retainer)\b")
 _BESIDE_TRADE = re.compile(
-    rf"\b(?:the|my|our|his|her)\s+(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
+    rf"(?:\b(?:the|my|our|his|her)\s+|^\W*)(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
     re.I)
 _TRADE_AFTER = re.compile(rf"(?P<name>{_NAME}),?\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _SENDER = re.compile(
@@ -73,9 +76,20 @@ _SENDER = re.compile(
     rf"(?:new\s+|final\s+)?invoice", re.I)
 _ORGS = "office|department|clinic|hospital|club|association|agency|center|centre|bureau|court|league|hoa|irs|dmv"
 _TO_TRADE = re.compile(
-    rf"\b(?:to|pay|paying|paid|send|sending)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
+    rf"\b(?:to|pay|paying|paid|send|sending|venmo|zelle|wire|transfer)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
     rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
+_TRADE_WANTS = re.compile(rf"\b(?:the|my|our)\s+(?P<trade>{_TRADE}|{_ORGS})\s+(?:wants|needs|is asking for|asked for|"
+                          r"asks for)\b(?!\s+(?:me|us|you|him|her|them)\b)", re.I)
+# "pay the county property tax": what is paid, when no one is named
+_TO_THING = re.compile(r"\b(?:pay|paying|paid|send|sending|cover|covering|covered)\s+"
+                       r"(?:the|my|our|his|her|their)\s+"
+                       r"(?P<thing>(?:(?-i:[a-z]+)\s+){0,3}?(?:tax|taxes|tuition|fine|toll|levy|rates))\b",
+                       re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
+_KIN_PAYEE = re.compile(
+    rf"\b(?:pay|paying|send|sending|give|giving|transfer|wire|zelle|venmo|lend|loan|to)\s+(?P<owner>my|our|his|her|their)\s+"
+    rf"(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?!['’]s)", re.I)
+_ACCOUNT_AFTER = re.compile(r"\s*(?:\w+\s+)?(?:account|checking|savings|acct)\b", re.I)
 _PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
 
 
@@ -106,7 +120,11 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
             continue  # "flying to Seattle next Tuesday, already booked and paid"
         if name is not None and match is not None:
             place = _PLACE.match(sentence, match.end()) if name.endswith(("'s", "’s")) else None
-            return f"{name} {place.group(1).lower()}" if place is not None else name
+            if place is not None:
+                return f"{name} {place.group(1).lower()}"
+            if _ACCOUNT_AFTER.match(sentence, match.end()) or INSTITUTION.search(name):
+                continue  # "to Marcus Reed's BMO account": whose account, not whom the payment is for
+            return re.sub(r"['’]s$", "", name)
     lower = _LOWER_NAMED.search(sentence)
     if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
         return lower.group("name").title()
@@ -126,6 +144,17 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     account = _ACCOUNT_PAYEE.search(sentence)
     if account is not None:
         return account.group("name")
+    kin = _KIN_PAYEE.search(sentence)
+    if kin is not None:  # "send her brother $250": a relative is paid
+        owner = kin.group("owner").lower()
+        relation = kin.group("rel").lower()
+        return relation if owner in ("my", "our") else f"{who}'s {relation}" if who not in (None, "user") else None
+    thing = _TO_THING.search(sentence)
+    if thing is not None:
+        return thing.group("thing").lower()
+    wants = _TRADE_WANTS.search(sentence)
+    if wants is not None:  # "The school wants the trip fee, $85"
+        return wants.group("trade").lower()
     if _PRONOUN_PAYEE.search(sentence):
         if who is not None and who not in RELATIONS and who != "user":
             return who
@@ -139,7 +168,8 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
 
 _WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
 _ASKS = (r"(?:asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
-         r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang)\b")
+         r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang|informs|informed|reckons|"
+         r"mentioned|mentions|reminded|reminds)\b")
 _REQUESTERS = (
     re.compile(rf"\b(?:requested|asked|instructed)\s+by\s+{_WHO}", re.I),
     re.compile(rf"\bat\s+(?:the\s+)?request\s+of\s+{_WHO}", re.I),
@@ -151,14 +181,23 @@ _REQUESTERS = (
     re.compile(rf"(?P<name>{_NAME}),\s+[^,]{{3,40}},\s+(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     re.compile(rf"\b(?:my|our|the)\s+(?:{_ROLES}|{_TRADE}|[a-z]+)\s*,\s+(?P<name>{_NAME}),\s+"
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
+    re.compile(rf"(?P<name>{_NAME}),\s+(?:has\s+|just\s+|now\s+)*{_ASKS}"),  # "landlord (Priya) wants"
     # the one who pays decides: "your wife will pay", "my husband already mailed"
     re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
                rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"
                rf"transferred|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+)?"
                rf"(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill))", re.I),
 )
-_PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}", re.I)
+_PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}"
+                      rf"|\b(?:he|she)\s+(?:has\s+|had\s+|'s\s+|already\s+|just\s+|also\s+)*(?:paid|sent|settled|"
+                      rf"covered|transferred|wired|mailed|zelled|venmoed|is paying)\b"
+                      rf"|\b(?:he|she)(?:'ll|’ll|\s+will|\s+is going to|\s+is gonna)\s+(?:pay|send|cover|transfer)\b",
+                      re.I)
+_PASSIVE = re.compile(r"\b(?:is|was|are|were|been|be|get|got|gets)\s+(?:already\s+|just\s+)?paid\s*$", re.I)
 _MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
+_MENTIONED = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b", re.I)
+_FAMILY_NAMES = {"mummy": "mother", "mommy": "mother", "mama": "mother", "mam": "mother", "daddy": "father",
+                 "papa": "father", "nana": "grandmother", "granny": "grandmother", "grandad": "grandfather"}
 _NOT_PEOPLE = frozenset("i it he she they we you that this there please also who someone everyone".split())
 
 
@@ -170,6 +209,8 @@ def _person(match: re.Match[str]) -> str | None:
     if not name:
         return None
     cleaned = _clean(name, possessive=True)
+    if cleaned is not None and _FAMILY_NAMES.get(cleaned.casefold()):
+        return _FAMILY_NAMES[cleaned.casefold()]  # "Mummy called": mother
     if cleaned is None or cleaned.casefold() in _NOT_PEOPLE or any(
             p.fullmatch(cleaned) for p in (BILLER, VENDOR, INSTITUTION)):
         return None
@@ -180,11 +221,16 @@ def requester(sentence: str, context: Context) -> str | None:
     """Who asked for the payment the sentence states, or None (the user, or not said)."""
     for pattern in _REQUESTERS:
         for match in pattern.finditer(sentence):
+            if _PASSIVE.search(match.group(0)):
+                continue  # "Tom Reyes is paid today": he is paid, he did not ask
             who = _person(match)
             if who is not None:
                 return who
-    if _PRONOUN.search(sentence):
-        return last_person(context)
+    pronoun = _PRONOUN.search(sentence)
+    if pronoun is not None:  # "my wife talked to Dave and she says ...": the one named before the pronoun
+        before = [who for match in _MENTIONED.finditer(sentence[: pronoun.start()])
+                  if (who := _person(match)) is not None]
+        return before[-1] if before else last_person(context)
     return None
 
 
@@ -205,7 +251,8 @@ _REFERENCE = re.compile(
     r"|\b(?P<ref6>(?-i:[A-Z]{1,4})-?\d[A-Z0-9-]{1,14})\s+(?:payment|bill|order|wire|transfer)\b"
     r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
-    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b", re.I)
+    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b"
+    r"|\b(?:pay|paying|send|sending|wire|hold|cancel)\s+(?-i:[A-Z])[\w&-]*['’]s\s+#?(?P<ref7>\d{3,8})\b", re.I)
 
 
 _MONTHS = ("january february march april may june july august september october november december").split()

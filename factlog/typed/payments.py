@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.typed import money
-from factlog.typed.accounts import accounts, from_account, to_account
+from factlog.typed.accounts import account_name, accounts, from_account, held_by, holder, to_account
 from factlog.typed.common import RELATIONS, conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
@@ -37,14 +37,25 @@ from factlog.typed.money import (
     dates_in,
     session_day,
 )
-from factlog.typed.payees import payee_of, reference, requester
+from factlog.typed.payees import TRADES, payee_of, reference, requester
+from factlog.typed.payment_sessions import (
+    bank_notice,
+    earlier_instruction,
+    known_payee_named,
+    latest_pending,
+    paid_as_planned,
+)
+from factlog.typed.spoken import spoken_amounts
 
 DOMAIN = "payments"  # not "payment": the reader keeps its last instruction under that name itself
 
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
-    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|mov(?:e|ed|ing)\s+(?=\$|\d)|owe|owes|owed|"
-    r"(?:goes|go|comes|come|going) out|auto-?debit\w*|direct debit|debited|drafted|"
+    r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|owe|owes|owed|"
+    r"mov(?:e|ed|ing)\s+(?=\$|\d|[a-z]+\s+(?:hundred|thousand|grand)\b|(?:a|one)\s+grand\b)|"
+    r"(?:goes|go|comes|come|going) out|put\s+(?:it|that|this|them)\s+on|"
+    r"(?:to\s+)?go\s+to(?=\s+(?-i:[A-Z])|\s+(?:(?:a|an|the|his|her|their|our|my)\s+)?(?:new\s+)?(?:account|bank))|"
+    r"settle[ds]?|settling|auto-?debit\w*|direct debit|debited|drafted|"
     r"(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
     r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}payment)\b",
     re.I)
@@ -69,7 +80,8 @@ _NO_PAYMENT = re.compile(
     r"got (?:\S+ ){1,3}back)",
     re.I)
 _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
-                         r"venmo|ach|installment|retainer|remittance|send (?:anything|any money|money|funds))\b", re.I)
+                         r"venmo|ach|installment|retainer|remittance|"
+                         r"send (?:\w+ )?(?:anything|any money|money|funds))\b", re.I)
 _HYPOTHETICAL = re.compile(
     r"\b(?:if|whether|in case|suppose|supposing|what if|thinking (?:about|of)|considering|might|maybe|perhaps|"
     r"not sure|wondering|would it|should i|could i|do i|can i)\b", re.I)
@@ -91,6 +103,37 @@ _FUTURE = re.compile(
     r"is to|are to|about to|set up|goes|go by|instruct\w*|request\w*|is paying|are paying|shes paying|'s paying|"
     r"am paying|i'm paying|im paying|paying on|pay on)", re.I)
 _SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
+_SAME_DAY = re.compile(r"\bsame (?:day|date|time)\b", re.I)
+_IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfer|move|use|charge|make|zelle|venmo)\b",
+                         re.I)  # "Put it on the Amex." is an instruction, not a payment made
+# stance: the assistant restating a known instruction, or a consequence, instructs nothing new
+_RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked)\b"
+                       r"|\bwould\s+(?:\w+\s+){0,2}(?:pay|be paid|get paid)\b[^.;]*\b(?:twice|double|two times)\b",
+                       re.I)
+_CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or)\s+(?:\w+\s+){0,3}$", re.I)  # stance: "unless you cancel it"
+_MADE_AMOUNT = re.compile(r"\bmake\s+(?:it|that|(?:\w+['’]s\s+)?(?:payment|transfer|wire|deposit|one))\s+\$?"
+                          r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i'll|i've|we|we're|we'll)\b", re.I)
+_TRADE_WORD = "|".join(sorted(TRADES, key=len, reverse=True))
+_THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relative's own payment
+    rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})(?:\s+(?-i:[A-Z])\w+)?\s+(?:is\s+|'s\s+|will\s+|already\s+)*"
+    rf"(?:paying|pays|paid|pay|sending|sends|sent)\s+(?:his|her|their)\s+(?:own\s+)?(?P<trade>{_TRADE_WORD})\b", re.I)
+_ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)"
+                   r"|,\s+(?=(?:she|he|they|we|i)\s+(?:has\s+|have\s+|had\s+|'s\s+)?already\b)", re.I)
+_OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:my|our|the)\s+"
+                           r"(?P<acct>(?:(?-i:[A-Z])[\w&]*\s+){0,2}(?:checking|savings|account|card)?)", re.I)
+_THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:transfer|payment|wire|deposit|invoice|bill|check|cheque)\b"
+                       r"|\bthe\s+(?:transfer|payment|wire|deposit)\b", re.I)
+# "the CFO emailed asking to change the vendor's bank details": an instruction about where the money goes
+_NEW_DETAILS = re.compile(r"\b(?:chang\w*|updat\w*|switch\w*)\s+(?:the\s+|their\s+|his\s+|her\s+|its\s+)?"
+                          r"(?:[\w'’]+\s+)?(?:bank(?:ing)?|account|payment|wire|remittance)\s+(?:details|info\w*|account)",
+                          re.I)
+_TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged|met|saw|heard|said)\b[^,.;]{0,30}"
+                         r"\b(?:today|this morning|just now)\b", re.I)
+# "landlord (Priya) wants the deposit top-up, $900"
+_WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
+                          r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
+_AMOUNT_TO = re.compile(r"^\W*\$\s?\d[\d,.]*k?\s+to\s+(?-i:[A-Z])")  # "$2,800 to Brian Fitch on Friday"
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|\.)?\b", re.I)
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
@@ -108,7 +151,7 @@ _TRIGGER = re.compile(
     r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
-    r"cover\w*|settled|updated?|correction|oops|scratch|mistake)\b", re.I)
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct)\b", re.I)
 
 
 def triggered(sentence: str) -> bool:
@@ -116,9 +159,23 @@ def triggered(sentence: str) -> bool:
     return _TRIGGER.search(sentence) is not None
 
 
+_FILLER = re.compile(r"(?<![\w'])(?:uh+|um+|erm|er|hmm+|uhm)\b,?\s*", re.I)  # dictation: "send uh the plumber"
+_PARENTHESISED = re.compile(r"\s*\((?P<name>(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)?)\)")  # "landlord (Priya)"
+
+
+def spoken_form(sentence: str) -> str:
+    """The sentence without dictation fillers, a name in brackets set off by commas."""
+    sentence = _FILLER.sub("", sentence)
+    return _PARENTHESISED.sub(lambda m: f", {m.group('name')},", sentence)
+
+
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
-    paying = _MAYBE.search(sentence) is not None or (
+    sentence = spoken_form(sentence)
+    noticed = bank_notice(sentence, context)
+    if noticed is not None:
+        return noticed
+    paying = _MAYBE.search(sentence) is not None or _resumes(sentence, context) or (
         context.last.get("payment") is not None and (_AMENDING.search(sentence) or _CONTINUING.match(sentence)
                                                      or _NUMBERED.search(sentence)))
     probe = replace(context, last=dict(context.last)) if paying else None  # what money will make of each clause
@@ -149,6 +206,10 @@ def _instructions(sentence: str) -> list[str]:
     contrast = _CONTRAST.search(sentence)
     if contrast is not None and _ACT.search(sentence[: contrast.start()]):
         sentence = sentence[: contrast.start()]  # "... a check, while your Zelle payment is still planned"
+    also = _ALSO.search(sentence)
+    if also is not None and _ACT.search(sentence[: also.start()]) and \
+            re.search(rf"{_ACT.pattern}|\$\s?\d", sentence[also.end():], re.I):
+        return [sentence[: also.start()], sentence[also.end():]]  # "my sister is paying ..., and I'm paying ..."
     stop = _STOP.search(sentence)
     if stop is None or stop.start() == 0:
         return [sentence]
@@ -166,61 +227,100 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     bought = _purchase(sentence, context)
     if bought:
         return bought
-    if ENDS_IN_QUESTION.search(sentence) or _NO_PAYMENT.search(sentence) or _UNPAID.search(sentence):
+    if ENDS_IN_QUESTION.search(sentence) or _NO_PAYMENT.search(sentence) or _RESTATED.search(sentence) \
+            or _UNPAID.search(sentence):
         return []
     previous = context.last.get("payment")
     stop = _STOP.search(sentence)
+    if stop is not None and _CONDITIONAL_STOP.search(sentence[: stop.start()]):
+        return []  # "... unless you cancel it": no one asked to stop
     if stop is not None and not (_PAID_THING.search(sentence) or (previous is not None and re.search(
             r"\b(?:it|that|this)\b", sentence[stop.start():], re.I))):
         stop = None  # "cancel our trip" stops no payment
     cancelled = stop is not None
-    found = amounts(sentence, context) or [float(m.group("n")) for m in _BARE_AMOUNT.finditer(sentence)]
+    found = amounts(sentence, context) or spoken_amounts(sentence) or \
+        [float(m.group("n").replace(",", ""))
+         for m in (*_MADE_AMOUNT.finditer(sentence), *_BARE_AMOUNT.finditer(sentence))]
     ref = reference(sentence)
     amending = previous is not None and (
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
         or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
-    acting = cancelled or _ACT.search(sentence) is not None
+    amending = amending or (previous is None and _resumes(sentence, context))
+    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS)) or (
+        _WANTS_MONEY.search(sentence) is not None and requester(sentence, context) is not None)  # a person asks
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
         return []
     if _HYPOTHETICAL.search(sentence) and not cancelled:
         return []
     if context.speaker == "assistant" and _ADVICE.search(sentence):
         return []  # "You could pay the contractor the $2,000 by check": advice, not the user's instruction
-    who = requester(sentence, context)
-    payee = payee_of(sentence, who, context)
+    theirs = _THEIRS.search(sentence)
+    who = requester(sentence, context) if theirs is None else None
+    payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
+    if payee is None and re.search(r"\b(?:him|her|them)\b", sentence, re.I):
+        payee = known_payee_named(sentence, context)  # "Tom finished early so I paid him"
+    if payee is None and previous is None and re.search(r"\b(?:it|that|them)\b", sentence, re.I):
+        payee = next((str(f.fields["payee"]) for name, f in reversed(context.last.items())
+                      if name.startswith("payee/") and name.count("/") == 1), None)  # "... already transferred it"
+    earlier = earlier_instruction(payee, context) if previous is None else None
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
             (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
         payee = who  # "an email from Bella Catering saying to send the BC-221 payment to their new account"
+    notice = context.last.get("bank-change")
+    if payee is None and notice is not None and re.search(r"\b(?:our|new)\s+(?:bank\s+)?account\b", sentence, re.I):
+        payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
+        who = who or payee
+        earlier = earlier_instruction(payee, context) if previous is None else None
+    if payee is None and previous is None and (cancelled and _THAT_ONE.search(sentence) or _AMENDING.search(sentence)
+                                               and (found or dates_in(sentence, context))):
+        earlier = latest_pending(context)  # "cancel that transfer from joint" (a session before)
+        payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
+    own = _OWN_TRANSFER.search(sentence) if payee is None and previous is None else None
+    if own is not None and own.group("acct").strip():
+        payee = account_name(own.group("acct"), context)  # "move twelve hundred from joint to my Chase"
     if payee is None:
         if previous is None:
             return []
         payee = str(previous.fields["payee"])
+    if earlier is not None and len(str(earlier[1].get("payee", "")).split()) > len(payee.split()):
+        payee = str(earlier[1]["payee"])  # "Dave", after "Dave Kowalski" a session before
     payee, named = _session_name(payee, context)
     scope = sentence[stop.start():] if stop is not None else sentence  # a cancellation's own account and date
     fields: dict[str, JsonValue] = {"payee": payee}
-    scoped = amounts(scope, context) if cancelled else found
+    scoped = (amounts(scope, context) or spoken_amounts(scope)) if cancelled else found
     if scoped:
         fields["amount_usd"] = scoped[-1] if _AMENDING.search(sentence) else scoped[0]
     if who is None and cancelled and previous is not None and "requested_by" in previous.fields:
         who = str(previous.fields["requested_by"])
+    act = _ACT.search(sentence)
     if who is not None:
         fields["requested_by"] = who
-    elif previous is None and context.speaker == "user":
+    elif theirs is None and context.speaker == "user" and (
+            previous is None or (act is not None and _FIRST_PERSON.search(sentence[: act.start()]))):
         fields["requested_by"] = "user"
-    if _SAME.search(scope) and previous is not None and "from_account" in previous.fields:
-        fields["from_account"] = previous.fields["from_account"]
+    before = previous.fields if previous is not None else earlier[1] if earlier is not None else {}
+    if _SAME.search(scope) and "from_account" in before:
+        fields["from_account"] = before["from_account"]
     else:
         owner = who if who is not None or previous is None or previous.fields.get("payee") != payee else \
             previous.fields.get("requested_by")
         source = from_account(scope, context, str(owner) if owner is not None else None)
         if source is not None:
             fields["from_account"] = source
-    target = to_account(scope)
+    target = to_account(scope) or (payee if own is not None else None)
     if target is not None:
         fields["to_account"] = target
     status = "cancelled" if cancelled else _status(scope, previous is not None)
+    if status == "done" and _IMPERATIVE.search(scope):
+        status = "pending"
+    if status == "done" and who is not None and who != "user" and "from_account" in fields and \
+            not re.search(r"\b(?:my|our)\s+(?:own\s+)?(?:card|account|checking|savings)\b", scope, re.I) and \
+            str(fields["from_account"]) in ("card", "account", "credit card", "debit card", "checking", "savings"):
+        fields["from_account"] = f"{who}'s {fields['from_account']}"  # "she settled it by card": her card
     when = _when(scope, context, status)
+    if when is None and _SAME_DAY.search(scope) and "scheduled_date" in before:
+        when = str(before["scheduled_date"])
     if when is not None:
         fields["scheduled_date"] = when
         today = session_day(context)
@@ -237,16 +337,60 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if previous is not None and not cancelled and set(fields) <= {"payee", "requested_by", "status"}:
         return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
-            and payee not in ("rent", "mortgage") and not BILLER.search(sentence):
-        return []
+            and payee not in ("rent", "mortgage") and not BILLER.search(sentence) and notice is None:
+        return []  # (a bank-change notice names the new account on its next lines)
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
+    said = context.last.get(f"payee/{named.casefold()}")
+    amount = fields.get("amount_usd")
+    same_amount = context.last.get(f"payee/{named.casefold()}/{amount}")
+    if not cancelled and same_amount is not None and same_amount.key is not None:
+        key = same_amount.key  # the assistant restating the $2,000 payment, not the $450 one
+    elif said is not None and said.key is not None and not cancelled and not said.key.endswith("/cancel"):
+        if not _AMENDING.search(sentence) and amount is not None and \
+                said.fields.get("amount_usd") not in (None, amount):
+            key = f"{said.key}/{amount:g}"  # "also sending Tom a separate $450": a second payment to one payee
+        else:
+            key = said.key
+    if earlier is not None and previous is None and not cancelled and (_AMENDING.search(sentence) or paid_as_planned(
+            fields, earlier[1])) and \
+            fields.get("requested_by") in (None, "user") and earlier[1].get("requested_by") in (None, "user"):
+        key = earlier[0]  # "actually make Brian's payment 3,200": the user's own correction supersedes
+        fields = {**{k: v for k, v in earlier[1].items() if k in ("from_account", "scheduled_date", "to_account",
+                                                                   "reference", "requested_by")}, **fields}
     if previous is not None and previous.key == key:
         fields = {**{k: v for k, v in previous.fields.items() if k in ("requested_by", "reference")}, **fields}
-    fact = TypedFact("payment", key, conversation_fields(context, "user", fields))
+    elif not cancelled and key not in _keys_said(context):  # a new instruction
+        if "requested_by" not in fields and theirs is None and context.speaker == "user":
+            fields["requested_by"] = "user"
+        if "status" not in fields:
+            fields["status"] = "pending"
+    fact = TypedFact("payment", key, conversation_fields(context, _whose(sentence, theirs), fields))
     if not cancelled:
         context.last["payment"] = fact
-    context.last[f"payee/{named.casefold()}"] = TypedFact("payment", key, {"payee": payee})
+    context.last[f"payee/{named.casefold()}"] = TypedFact("payment", key, {
+        "payee": payee, **({"amount_usd": amount} if amount is not None else {})})
+    if amount is not None:
+        context.last[f"payee/{named.casefold()}/{amount}"] = TypedFact("payment", key, {"payee": payee})
     return [fact]
+
+
+def _keys_said(context: Context) -> set[str]:
+    return {str(f.key) for name, f in context.last.items() if name.startswith("payee/")}
+
+
+def _resumes(sentence: str, context: Context) -> bool:
+    """The sentence corrects an earlier session's pending instruction without naming it
+    ("actually make it 3,200", "change of plan, the 20th instead")."""
+    return _AMENDING.search(sentence) is not None and latest_pending(context) is not None and (
+        bool(_MADE_AMOUNT.search(sentence) or amounts(sentence, context) or dates_in(sentence, context)))
+
+
+def _whose(sentence: str, theirs: re.Match[str] | None) -> str:
+    """The payment's subject: the user, a relative paying their own ("my sister is paying her
+    contractor"), or the parent whose account the user pays from ("out of Mum's account")."""
+    if theirs is not None:
+        return holder(theirs.group("rel")) or theirs.group("rel").lower()
+    return held_by(sentence) or "user"
 
 
 def _session(context: Context) -> str:
@@ -281,13 +425,27 @@ def _status(sentence: str, known: bool) -> str | None:
     return None
 
 
+_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def _ahead(day: str, today: date | None) -> str:
+    """A pending payment's day stated without a year is not months in the past ("by November
+    30" said in May is this November, not last)."""
+    if today is None or day >= (today - timedelta(days=90)).isoformat():
+        return day
+    year, rest = day.split("-", 1)
+    return f"{int(year) + 1}-{rest}" if rest != "02-29" else day
+
+
 def _when(sentence: str, context: Context, status: str | None) -> str | None:
     """The payment's date: a stated or relative one, a weekday (the next one, or the last
     one for a payment done), "just now" or "today" for the session's day."""
     today = session_day(context)
-    stated = dates_in(sentence, context)
+    told = status == "pending" and _TOLD_TODAY.search(sentence) is not None  # "talked to Dave today"
+    stated = [day for day in dates_in(sentence, context)
+              if not (told and today is not None and day == today.isoformat())]
     if stated:
-        return stated[0]
+        return _ahead(stated[0], today) if status == "pending" and not _YEAR.search(sentence) else stated[0]
     weekday = _WEEKDAY.search(sentence)
     if weekday is not None and today is not None and (weekday.group(0).lower().startswith(("on ", "this ", "last "))
                                                       or weekday.group(0).lower().endswith("day")
@@ -300,9 +458,9 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
         ahead = (index - today.weekday()) % 7 or 7
         return (today + timedelta(days=ahead)).isoformat()
     when = charge_date(sentence, context)
-    if when is not None:
+    if when is not None and not (told and today is not None and when == today.isoformat()):
         return when
-    if _NOW.search(sentence) and today is not None:
+    if _NOW.search(sentence) and today is not None and not told:
         return today.isoformat()
     if _TOMORROW.search(sentence) and today is not None:
         return (today + timedelta(days=1)).isoformat()

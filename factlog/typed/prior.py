@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from factlog.model import JsonValue
 
 # the kinds whose entities a later session refers back to
-KINDS = frozenset({"trip", "document", "passport", "subscription", "deadline"})  # "I cancelled it": the trial
+# payment: later sessions amend or pay it; subscription and deadline: "I cancelled it", "still $800 left on it"
+KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline"})
 
 
 @dataclass

@@ -1,0 +1,92 @@
+"""What a payment sentence refers to beyond itself (`factlog.typed.payments`' helpers):
+the instructions earlier sessions stated (`Context.prior`, "actually make Brian's payment
+3,200", "cancel that transfer", "Tom finished early so I paid him"), and a pasted notice
+that a payee changed banks, whose "Bank: ..." and "Account ending: ..." lines name the
+account the payment asked for now goes to.
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.model import JsonValue
+from factlog.typed.model import Context, TypedFact
+
+# a pasted notice that a payee's bank changed: "Hernandez Drywall has changed banks", then
+# "Bank: Citibank" and "Account ending: 7702" on lines of their own
+_NAME = r"(?-i:[A-Z][\w&.'’-]*(?:\s+(?:[A-Z][\w&.'’-]*|&)){0,4})"
+_BANK_CHANGE = re.compile(
+    rf"(?P<name>{_NAME})\s+(?:has|have|had)\s+(?:recently\s+)?(?:changed|switched|moved|updated)\s+(?:banks?\b|"
+    r"(?:its|their|our|his|her)\s+bank(?:ing)?\s+(?:details|account|information|info)|bank(?:ing)?\s+(?:details|accounts?))",
+    re.I)
+_BANK_LINE = re.compile(r"^\W*bank(?:\s+name)?\s*:\s*(?P<bank>[A-Z][\w&' .-]{1,40}?)\W*$", re.I)
+_ACCOUNT_LINE = re.compile(r"^\W*(?:account|acct)(?:\s+(?:number|no\.?|#))?(?:\s+ending(?:\s+in)?)?\s*:?\s*[*xX•.\s-]*"
+                           r"\d*?(?P<d>\d{4})\W*$", re.I)
+
+
+def bank_notice(sentence: str, context: Context) -> list[TypedFact] | None:
+    """A bank-change notice's lines: who changed banks (kept as the session's payee), then
+    the new bank and account, which update the payment the notice asks for. None when the
+    sentence is none of these."""
+    change = _BANK_CHANGE.search(sentence)
+    if change is not None:
+        name = change.group("name").strip()
+        context.last["bank-change"] = TypedFact("payment", None, {"payee": name})
+        return None  # the sentence may ask for the payment itself, read as usual
+    notice = context.last.get("bank-change")
+    if notice is None:
+        return None
+    bank = _BANK_LINE.match(sentence)
+    if bank is not None:
+        context.last["bank-change"] = TypedFact("payment", None, {**notice.fields, "bank": bank.group("bank").strip()})
+        return []
+    account = _ACCOUNT_LINE.match(sentence)
+    previous = context.last.get("payment")
+    if account is None or previous is None:
+        return None
+    target = " ".join(str(part) for part in (notice.fields.get("bank"), account.group("d")) if part)
+    fact = TypedFact("payment", previous.key, {**previous.fields, "to_account": target})
+    context.last["payment"] = fact
+    return [fact]
+
+
+def earlier_instruction(payee: str | None, context: Context) -> tuple[str, dict[str, JsonValue]] | None:
+    """The latest instruction to `payee` an earlier session stated (one name starting the
+    other), as (key, fields)."""
+    if payee is None:
+        return None
+    words = payee.casefold().split()
+    for key, fields in reversed(context.prior.of_kind("payment")):
+        other = str(fields.get("payee", "")).casefold().split()
+        shorter, longer = sorted((words, other), key=len)
+        if shorter and longer[: len(shorter)] == shorter and not key.endswith("/cancel"):
+            return key, fields
+    return None
+
+
+def latest_pending(context: Context) -> tuple[str, dict[str, JsonValue]] | None:
+    return next(((key, fields) for key, fields in reversed(context.prior.of_kind("payment"))
+                 if fields.get("status") == "pending"), None)
+
+
+_CAPITALISED = re.compile(r"(?<![\w'])(?-i:[A-Z])[a-z][\w'-]*")
+
+
+def known_payee_named(sentence: str, context: Context) -> str | None:
+    """A payee this or an earlier session paid, named in the sentence by its first word
+    ("Tom finished early so I paid him" -> "Tom Reyes")."""
+    known = [str(f.fields["payee"]) for name, f in context.last.items() if name.startswith("payee/")]
+    known += [str(fields["payee"]) for _, fields in context.prior.of_kind("payment") if "payee" in fields]
+    for word in _CAPITALISED.findall(sentence):
+        for name in reversed(known):
+            if name.split()[0].casefold() == word.casefold():
+                return name
+    return None
+
+
+def paid_as_planned(fields: dict[str, JsonValue], planned: dict[str, JsonValue]) -> bool:
+    """The user reports done the payment an earlier session planned ("I paid him the second
+    $2k today"): the same amount, or none said; the same instruction, now done."""
+    amount = fields.get("amount_usd")
+    return fields.get("status") == "done" and planned.get("status") == "pending" and \
+        (amount is None or amount == planned.get("amount_usd"))
