@@ -395,3 +395,8 @@ def test_a_later_sessions_balance_is_the_promotions_card(second: str, owed: floa
                                     "my sister paid off her student loan, I'm so jealous of it"])
 def test_another_debt_is_not_the_promotions_card(second: str) -> None:
     assert _later_session("put $1,200 on my Home Depot card, 18 months no interest", second) == []
+
+
+def test_a_payment_charged_to_a_card_is_not_its_balance() -> None:
+    assert money(("assistant", "Noted: $640 to Brightline Print for invoice 5521 on Wednesday, April 16, 2025, "
+                               "on the Amex.")) == []

@@ -560,6 +560,8 @@ _ON_CARD = re.compile(r"\b(?:on|onto)\s+(?:the|my|our|a|an)?\s*" + INSTITUTION.p
 
 
 _PROMO_TITLE = re.compile(r"^(?P<card>.+?) (?:0% intro APR|(?:\d+-month )?no-interest promotion) ends$")
+# "$640 to Brightline Print for invoice 5521 ... on the Amex": a payment charged to the card, not its balance
+_PAID_TO = re.compile(r"\binvoice\b|\bto\s+(?-i:[A-Z])[\w&'-]+", re.I)
 _IT = re.compile(r"\b(?:it|the card|that card|the balance|the rest)\b", re.I)
 # another debt or another person's: "my sister paid off her student loan"
 _OTHER_DEBT = re.compile(rf"\b(?:loan|mortgage|car payment|tuition|(?:my|our)\s+(?:{'|'.join(RELATIONS)}))\b", re.I)
@@ -610,7 +612,7 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
             or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
             or (promo is not None and re.search(r"\b(?:bought|purchased|got|ordered)\b", sentence, re.I)) \
-            or _ON_CARD.search(sentence) or \
+            or (_ON_CARD.search(sentence) and not _PAID_TO.search(sentence)) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence)
         if stated is not None:
