@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 
 from factlog.model import JsonValue
+from factlog.typed import money
 from factlog.typed.common import RELATIONS, conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
@@ -37,6 +38,7 @@ from factlog.typed.money import (
     session_day,
 )
 from factlog.typed.stance import is_question, is_tentative
+from factlog.typed.subscription_words import spoken_amounts
 
 DOMAIN = "bills"
 
@@ -45,7 +47,12 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
                         r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b", re.I)
-_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatically|renews?|auto-renews?|late fee|"
+# "Water is every three months, about $90", "Her electric is on autopay": the utility without "bill"
+_BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|his|their|the)\s+)?"
+                           r"(?P<what>electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)(?:'s|’s|\s+is)\s",
+                           re.I)
+_CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
+                   r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
                    r"comes out|drafts?|debited)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
@@ -53,9 +60,17 @@ _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|
                       re.I)
 _AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own)\b", re.I)
 _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
-                          r"auto-?pay\b|\bauto-?pay\s+(?:is\s+)?(?:off|cancell?ed|stopped)\b|\bno (?:more )?autopay\b",
+                          r"auto-?pay\b|\bauto-?pay(?:'s|’s|\s+is)?\s+(?:off|cancell?ed|stopped)\b|"
+                          r"\bno (?:more )?autopay\b|"
+                          # "I'm not on automatic payments", "isn't set up for autopay"
+                          r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?"
+                          r"(?:on|in|enrolled in|signed up for|set up for|using)\s+"
+                          r"(?:the\s+)?(?:auto-?pay|automatic\s+payments?|auto-?draft)\b",
                           re.I)
-_PAID = re.compile(r"\b(?:paid|settled|took care of|cleared)\b", re.I)
+_PAID = re.compile(r"\b(?<!be )(?<!been )(?:paid|settled|took care of|cleared)\b", re.I)
+# "still haven't paid it", "not paid yet": a bill still open
+_UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
+                     r"\bnot (?:been )?paid\b|\bunpaid\b", re.I)
 _PAYS = re.compile(r"\b(?:pay|pays|paying|paid|send|sending|sent)\b", re.I)
 _FEE = re.compile(r"\b(?:late\s+)?fee\b", re.I)
 # an estimate, not a bill stated (a tentative sentence is none either: `stance.is_tentative`)
@@ -85,13 +100,16 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if is_question(sentence) or is_tentative(sentence) or _NOT_A_BILL.search(sentence) or \
             _CUES.search(sentence) is None:
         return []
-    if _PAID.search(sentence) and not _AUTOPAY.search(sentence):
-        return []  # "already paid the Con Edison bill": a payment made (factlog.typed.payments), no bill due
+    if _PAID.search(sentence) and not _AUTOPAY.search(sentence) and not _UNPAID.search(sentence):
+        return _paid(sentence, context)  # "already paid the Con Edison bill": a payment made, no bill due
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None and amounts(sentence, context):
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
     payee = named = _payee(sentence)
     previous = context.last.get(DOMAIN)
+    stated = context.last.get(money.DOMAIN)  # a bill money's reader read as due ("premium of $1,420 is due")
+    if previous is None and stated is not None and stated.kind == "bill" and (stated.key or "").startswith("bill/"):
+        previous = stated
     if payee is None:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
                                     or ((previous.key is None or _BILL_NOUN.search(sentence))
@@ -130,6 +148,32 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
+_PAID_UTILITY = re.compile(
+    r"\b(?:paid|took care of|settled)\s+(?:the|my|our)\s+(?P<what>electric|gas|water|internet|cable|phone|trash)\b"
+    r"(?!\s+(?:station|tank|pump|can|guy|man|company|heater|bottle|plant)\b)|"
+    r"\b(?:the|my|our)\s+(?P<what2>electric|gas|water|internet|cable|phone|trash)\s+(?:is|'s|was)\s+(?:all\s+)?paid\b",
+    re.I)
+
+
+def _paid(sentence: str, context: Context) -> list[TypedFact]:
+    """ "paid the electric bill today", "the gas bill is paid": a payment done to the bill's
+    payee (what `bills_due` needs to stay quiet), keyed as `factlog.typed.payments` keys its
+    own (payee and session time), so where that reader found the payment too it is one
+    entity. A past period's bill ("paid last month's water bill late") pays nothing due."""
+    payee = _payee(sentence)
+    if payee is None and (said := _PAID_UTILITY.search(sentence)) is not None:
+        payee = (said.group("what") or said.group("what2")).lower()  # "Paid the electric today", "the water is paid"
+    if payee is None or _LAST_PERIOD.search(sentence) or re.search(r"\blast\s+\w+'s\b", sentence, re.I):
+        return []
+    fields: dict[str, JsonValue] = {"payee": payee, "status": "done"}
+    amount = _amount(sentence, context)
+    if amount is not None:
+        fields["amount_usd"] = amount
+    session = context.timestamp.isoformat(timespec="minutes") if context.timestamp is not None else ""
+    subject = _subject(sentence, context, None)
+    return [TypedFact("payment", f"{payee.casefold()}/{session}", conversation_fields(context, subject, fields))]
+
+
 def _payee(sentence: str) -> str | None:
     """The biller as named, else what the bill is for ("electric", "home insurance")."""
     biller = BILLER.search(sentence)
@@ -138,14 +182,17 @@ def _payee(sentence: str) -> str | None:
     described = _DESCRIBED.search(sentence)
     if described is not None:
         return " ".join((described.group("what") or described.group("policy")).lower().split())
+    bare = _BARE_UTILITY.search(sentence)
+    if bare is not None and (_AUTOPAY.search(sentence) or cadence_of(sentence) or _MONEY_NUMBER.search(sentence)):
+        return "electric" if bare.group("what").lower() == "electricity" else bare.group("what").lower()
     return None
 
 
 def _amount(sentence: str, context: Context) -> float | None:
     """The bill's amount: the first money amount that is not a fee ("$182.40 ... a late fee
     of $10" -> 182.40)."""
-    if _MONEY_NUMBER.search(sentence) is None:
-        return None
+    if _MONEY_NUMBER.search(sentence) is None and not spoken_amounts(sentence):
+        return None  # "a hundred and five dollars" is said in words
     found = amounts(sentence, context)
     fee = _FEE.search(sentence)
     if fee is not None and len(found) > 1:

@@ -26,7 +26,7 @@ from factlog.timeparse import try_date
 from factlog.typed.common import RELATIONS, add_months, conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.stance import (
-    QUESTION_MARK,
+    INTENT,
     asks_oneself,
     is_conditional,
     is_hypothetical,
@@ -34,6 +34,20 @@ from factlog.typed.stance import (
     is_tentative,
     restates_intent,
     states_intent,
+)
+from factlog.typed.subscription_words import (
+    ACTIVE,
+    ALIAS_NAMES,
+    CANCEL_MEANT,
+    CANCELLED_OTHERWISE,
+    CAPITALISED_ONLY,
+    GENERIC_SERVICE,
+    NO_LONGER,
+    NOT_HAD,
+    NOT_RENEWING,
+    VENDOR_ALIASES,
+    intends,
+    spoken_amounts,
 )
 
 DOMAIN = "money"
@@ -51,7 +65,7 @@ VENDORS = (
     "NordVPN", "ExpressVPN", "1Password", "LastPass", "Evernote", "Zoom", "Noom", "HelloFresh", "Blue Apron",
     "ClassPass", "Equinox", "Orangetheory", "Scribd", "Blinkist", "BetterHelp", "Ring Protect", "SimpliSafe",
     "Norton", "McAfee", "Backblaze", "Squarespace", "Chewy Autoship", "BarkBox", "Ipsy", "FabFitFun",
-    "Dollar Shave Club", "Hims",
+    "Dollar Shave Club", "Hims", *ALIAS_NAMES,
 )
 BILLERS = (
     "Verizon", "AT&T", "T-Mobile", "Comcast", "Xfinity", "Spectrum", "PG&E", "Con Edison", "ConEd",
@@ -82,10 +96,18 @@ def _names(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w+])(?P<name>{alternatives})(?![\w]|\+(?!\w))", re.I)
 
 
-VENDOR = re.compile(_names(VENDORS).pattern.replace("|Max|", "|(?-i:Max)|"), re.I)
+def _vendor_pattern() -> re.Pattern[str]:
+    pattern = _names(VENDORS).pattern
+    for name in CAPITALISED_ONLY:
+        pattern = re.sub(rf"(?<=[|(]){re.escape(re.escape(name))}(?=[|)])", f"(?-i:{re.escape(name)})", pattern)
+    return re.compile(pattern, re.I)
+
+
+VENDOR = _vendor_pattern()
 BILLER = _names(BILLERS)
 INSTITUTION = _names(INSTITUTIONS)
-_CANONICAL = {_plain(name): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)}
+_CANONICAL = {**{_plain(name): name for name in (*VENDORS, *BILLERS, *INSTITUTIONS)},
+              **{_plain(alias): name for alias, name in VENDOR_ALIASES.items()}}
 
 SUBSCRIPTION_WORDS = re.compile(
     r"\b(?:subscri\w+|membership|free trial|trial|renew\w*|auto-?renew\w*|billed|bills|charges? again|"
@@ -108,6 +130,9 @@ DUE = re.compile(r"\b(?:the|my|our|his|her|their)\s+" + _DUE_TITLE, re.I)
 DUE_BARE = re.compile(r"(?:^\W*(?:(?:also|and|plus|oh|ok|okay)\W+)?|[,;:]\s+)" + _DUE_TITLE, re.I)
 _NOT_DEADLINE = re.compile(r"\b(?:baby|period|rain|storm|snow|bill|bills|premium|invoice)\b|\bdue to\b", re.I)
 CANCEL = re.compile(r"\b(?:cancel\w*|kill|stop|end)\b", re.I)
+# a cancellation said without a money word ("I already cancelled it", "killed it"): reader.py runs money on it
+CANCEL_WORDS = re.compile(r"\b(?:cancell?ed|canceled|cancel|cancelling|unsubscribed|killed|ditched|got rid of)\b",
+                          re.I)
 CANCEL_DONE = re.compile(
     r"(?<!unless )(?<!if )(?<!not )(?<!n't )(?<!never )(?<!not yet )\b(?:cancell?ed|canceled|unsubscribed)\b"
     r"(?!\s+(?:before|by))", re.I)
@@ -137,7 +162,8 @@ _TRIAL_DAYS = re.compile(
     rf"\b(?P<n>\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?P<unit>days?|weeks?|months?)\b", re.I)
 _MONTHS_SPAN = re.compile(rf"\b(?P<n>\d{{1,2}}|{'|'.join(['one', *NUMBER_WORDS])})[- ]months?\b", re.I)
 _DAY_OF_MONTH = re.compile(
-    r"\b(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b|\bon\s+the\s+(?P<bare>[1-9]|[12]\d|3[01])\b(?![.,:]?\d|\s*(?:%|"
+    r"\b(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b|(?<=\bdue )(?P<due>\d{1,2})(?:st|nd|rd|th)\b|"
+    r"\bon\s+the\s+(?P<bare>[1-9]|[12]\d|3[01])\b(?![.,:]?\d|\s*(?:%|"
     r"of|days?|weeks?|months?|years?|am|pm|percent)\b)", re.I)
 # a charge that repeats ("7.99 a month", "$40/qtr") or a free span names money too
 TRIGGERS = (*TRIGGERS, *(re.compile(p.pattern, p.flags) for p in (_MONTHLY, _YEARLY, _QUARTERLY, _SEMIANNUAL)),
@@ -145,13 +171,13 @@ TRIGGERS = (*TRIGGERS, *(re.compile(p.pattern, p.flags) for p in (_MONTHLY, _YEA
 LAST4 = re.compile(
     r"(?:\bending(?:\s+(?:in|with))?|\bfinish\w*\s+with|\bx|#|\bchecking|\bsavings)\s*(?P<d>\d{4})\b", re.I)
 _AMOUNT_FALLBACK = re.compile(
-    r"(?<![\w.$,])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
-    r"|(?<![\w.$,/:])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
-    r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
+    r"(?<![\w.$,£€])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
+    r"|(?<![\w.$,/:£€])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
+    r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?![.,]\d)(?!\s*(?:am|pm|%|st|nd|rd|th)\b)",
+    re.I)
 _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
                    r"paid (?:it |that |(?:the|my) [\w' ]{1,30}? )?(?:off|in full)\b(?!\s+(?:by|within|before|in)\b)|"
                    r"(?:is|at|down to) (?:zero|\$0(?:\.00)?)\b|cleared it)|\$0(?:\.00)? balance\b", re.I)
-ENDS_IN_QUESTION = QUESTION_MARK  # for readers not yet asking factlog.typed.stance
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -159,14 +185,16 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if _GATE.search(sentence) is None:
         return []
     facts: list[TypedFact] = []
+    # the assistant's list of the user's things ("From what you've told me: Netflix, ...; Spotify, ...")
+    confirmed = context.speaker == "assistant" and CONFIRMING.search(sentence) is not None
     for clause in clauses(sentence):
-        facts += read_clause(clause, context)
+        facts += read_clause(clause, context, confirmed)
     return facts
 
 
 # a sentence without one of these states no money, even about the session's last subscription or payment
-_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, _ACCESS_ENDS, LAST4)) + r"|\$\s?\d|[€£]",
-                   re.I)
+_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4))
+                   + r"|\$\s?\d|[€£]", re.I)
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
 
@@ -184,14 +212,17 @@ def clauses(sentence: str) -> list[str]:
     return [clause for clause in out if clause]
 
 
-def read_clause(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+def read_clause(sentence: str, context: Context, confirmed: bool = False) -> list[TypedFact]:
+    if context.speaker == "assistant" and not (confirmed or CONFIRMING.search(sentence)):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None:
         facts += _due(sentence, context, due)
     if INSTITUTION.search(sentence) or context.last.get("card") is not None:
+        facts += _card(sentence, context)
+    elif (card := _prior_card(sentence, context)) is not None:
+        context.last["card"] = card  # "still $800 left on it" a session after the promotion was stated
         facts += _card(sentence, context)
     facts += _subscription(sentence, context)
     return facts
@@ -210,7 +241,7 @@ def amounts(sentence: str, context: Context) -> list[float]:
     for match in _AMOUNT_FALLBACK.finditer(sentence):
         raw = match.group("num") or match.group("num2") or match.group("num3")
         out.append(float(raw.replace(",", "") + ((match.group("dec") or "") if match.group("num") else "")))
-    return out
+    return out or spoken_amounts(sentence)
 
 
 def dates_in(sentence: str, context: Context) -> list[str]:
@@ -234,7 +265,8 @@ def next_day_of_month(day: int, today: date) -> date | None:
     return None
 
 
-_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until)\s+(?:this\s+)?(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
+_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until|ends?|ending|expires?|runs out)\s+(?:this\s+)?"
+                      r"(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
                       re.I)
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 
@@ -250,7 +282,7 @@ def charge_date(sentence: str, context: Context) -> str | None:
         found.append((weekday.start(), (today + timedelta(days=ahead)).isoformat()))
     match = _DAY_OF_MONTH.search(sentence)
     if match is not None and today is not None:
-        day = next_day_of_month(int(match.group("dd") or match.group("bare")), today)
+        day = next_day_of_month(int(match.group("dd") or match.group("bare") or match.group("due")), today)
         if day is not None:
             found.append((match.start(), day.isoformat()))
     return min(found)[1] if found else None
@@ -285,27 +317,37 @@ def _service(sentence: str) -> str | None:
     if match is None:
         return None
     name = match.group("a") or match.group("b") or match.group("c")
-    words = [w for w in name.split() if w.casefold() not in _NOT_SERVICES]
-    return " ".join(words) if words and len(words) == len(name.split()) else None
+    article = re.match(r"(?-i:The)\s+(?=\S)", name)  # "subscription to The Athletic": the name's own "The"
+    bare = name[article.end():] if article is not None else name
+    words = [w for w in bare.split() if w.casefold() not in _NOT_SERVICES]
+    return name if words and len(words) == len(bare.split()) else None
 
 
 def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     vendor_match = VENDOR.search(sentence)
     previous = context.last.get("subscription")
     service = _service(sentence) if vendor_match is None else None
+    if vendor_match is None and service is None and (generic := GENERIC_SERVICE.search(sentence)) is not None \
+            and cadence_of(sentence) and amounts(sentence, context):
+        service = generic.group("name").lower()  # "the gym takes 40 bucks every month"
     if vendor_match is not None:
         vendor = canonical_vendor(vendor_match.group("name"))
     elif service is not None:
         vendor = service
-    elif previous is not None and (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
-                                   or _ACCESS_ENDS.search(sentence) or _FREE_SPAN.search(sentence)
-                                   or (cadence_of(sentence) and amounts(sentence, context))
-                                   or (_CONTINUES.search(sentence) and amounts(sentence, context))):
-        vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     else:
-        return []
+        if previous is None and _cancel_done(sentence):
+            previous = _earlier(context)  # "I cancelled it" in a later session: the trial it was about
+        if previous is None or not (SUBSCRIPTION_WORDS.search(sentence) or CANCEL.search(sentence)
+                                    or CANCELLED_OTHERWISE.search(sentence)
+                                    or _ACCESS_ENDS.search(sentence) or _FREE_SPAN.search(sentence)
+                                    or (cadence_of(sentence) and amounts(sentence, context))
+                                    or (_CONTINUES.search(sentence) and amounts(sentence, context))):
+            return []
+        vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     if is_tentative(sentence) and not CANCEL.search(sentence):
-        return []  # "thinking about signing up for Disney+": nothing had yet; a cancellation is decided
+        return []  # "thinking about signing up for Disney+": nothing had yet
+    if NOT_HAD.search(sentence) and not NO_LONGER.search(sentence):
+        return []  # "I used to pay for Spotify", "I don't have Netflix": nothing running, no date to keep
     if is_question(sentence) and not (CANCEL.search(sentence) or _CHARGE.search(sentence)):
         return []  # "is it still $9.99 a month?"
     if _PRICE_TALK.search(sentence) and not _FIRST_PERSON.search(sentence):
@@ -327,10 +369,11 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         dates = dates_in(sentence[cue.start():], context) if cue is not None else []
         span = _TRIAL_DAYS.search(sentence)
         day = _DAY_OF_MONTH.search(sentence[cue.start():]) if cue is not None else None
+        weekday = _WEEKDAY.search(sentence, cue.start()) if cue is not None else None
         if dates:
             fields["promo_end_date"] = dates[0]
-        elif day is not None and cue is not None:
-            fields["promo_end_date"] = charge_date(sentence[cue.start():], context)
+        elif (day is not None or weekday is not None) and cue is not None:
+            fields["promo_end_date"] = charge_date(sentence[cue.start():], context)  # "the 20th", "ends Friday"
         elif span is not None and today is not None:
             n, unit = _number(span.group("n")), span.group("unit").lower()
             end = add_months(today, n) if unit.startswith("month") else \
@@ -344,6 +387,11 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         if charge is not None and is_ahead(charge, sentence, today):
             fields["due_date"] = charge
     status = _subscription_status(sentence, context, trial is not None)
+    if status == "active" and vendor_match is None and service is None and previous is not None \
+            and previous.fields.get("status") == "trial":
+        status = None  # "...; it becomes $7.99 a month on April 1": the trial's sequel, its end the first charge
+        if "due_date" in fields:
+            fields["promo_end_date"] = fields.pop("due_date")
     if status is not None:
         fields["status"] = status
     key = vendor.casefold() if subject == "user" else f"{subject.casefold()}/{vendor.casefold()}"
@@ -361,7 +409,10 @@ _RENEW_OFF = re.compile(r"\b(?:turned|switched|shut)\s+off\s+(?:the\s+)?auto-?re
 _PRICE_TALK = re.compile(r"\b(?:costs?|priced|price|goes for|runs about|starts? at)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|we|my|our|me|us)\b", re.I)
 _FREE_SPAN = re.compile(
-    rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b", re.I)
+    rf"\b(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ](?:days?|weeks?|months?)\s+(?:for\s+)?free\b|"
+    rf"\bfree\s+(?:for\s+)?(?:the\s+first\s+)?(?:\d{{1,3}}|{'|'.join(['a', 'one', *NUMBER_WORDS])})[- ]"
+    r"(?:days?|weeks?|months?)\b|\bfree\s+(?:until|till|through|thru)\b|\bfirst\s+(?:month|week)\s+(?:is\s+)?free\b",
+    re.I)
 
 
 _MONTH_NAME = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d|"
@@ -402,30 +453,60 @@ _OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})\b(?:'s|\s+(
                     r"uses|subscribes|signed up|says|said|will|'ll|wants|is going|plans|cancell?ed|canceled))", re.I)
 
 
+_YOUR_OWNER = re.compile(rf"\byour\s+(?P<rel>{'|'.join(RELATIONS)})(?:'s|’s)\s", re.I)
+
+
 def _owner(sentence: str, context: Context) -> str:
     """Whose subscription or bill: "user", or the relation the sentence names as its owner
-    ("my sister has HBO Max", "my son's phone bill")."""
+    ("my sister has HBO Max", "my son's phone bill"; the assistant's "your son's Xbox Game Pass")."""
     if context.speaker == "assistant":
-        return "user"
+        yours = _YOUR_OWNER.search(sentence)
+        return yours.group("rel").lower() if yours is not None else "user"
     match = _OWNER.search(sentence)
     return match.group("rel").lower() if match is not None else "user"
+
+
+def _cancel_done(sentence: str) -> bool:
+    """ "cancelled spotify sat", "killed my Hulu", "turned off auto-renew", "I cancelled the
+    trial before it charged me", "I don't have Netflix anymore"; not "I'll cancel it before it renews"."""
+    done = CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence) or CANCELLED_OTHERWISE.search(sentence) \
+        or NO_LONGER.search(sentence)
+    return done is not None and not intends(INTENT, sentence) and not _NOT_DONE.search(sentence)
+
+
+_STILL_OPEN = frozenset({"trial", "cancelling"})
+
+
+def _earlier(context: Context) -> TypedFact | None:
+    """The user's subscription an earlier session stated last as a trial or as one to cancel:
+    what "I cancelled it" is about (an active one is too many to guess among)."""
+    for key, fields in reversed(context.prior.of_kind("subscription")):
+        if "vendor" in fields and fields.get("status") in _STILL_OPEN and fields.get("subject", "user") == "user":
+            return TypedFact("subscription", key, dict(fields))
+    return None
 
 
 def _subscription_status(sentence: str, context: Context, trial: bool) -> str | None:
     if _NOT_DONE.search(sentence):
         return None  # "still haven't cancelled": the decision stands, nothing new
-    if (CANCEL_DONE.search(sentence) or _RENEW_OFF.search(sentence)) and not states_intent(sentence):
+    if _cancel_done(sentence):
         return "cancelled"
+    if (NOT_RENEWING.search(sentence) or (CANCEL_MEANT.search(sentence) and states_intent(sentence))) \
+            and not is_question(sentence) and not is_tentative(sentence) \
+            and context.speaker == "user":
+        return "cancelling"  # "I'm not renewing Adobe", "I want to get rid of Peacock before it charges"
     if CANCEL.search(sentence):
         if is_question(sentence):
             return None  # "cancel spotify for me?": asked, not decided
+        if is_tentative(sentence):
+            return None  # "thinking about cancelling Netflix": not decided
         if context.speaker == "assistant" and not restates_intent(sentence):
             return None
         return "cancelling"
     if trial:
         return "trial"
     if re.search(r"\b(?:signed up|subscribed|subscription|renews?|renewal|billed|membership|"
-                 r"i (?:have|pay|got)|we (?:have|pay|got))\b", sentence, re.I) or \
+                 r"i (?:have|pay|got)|we (?:have|pay|got))\b", sentence, re.I) or ACTIVE.search(sentence) or \
             (cadence_of(sentence) and amounts(sentence, context)):
         return "active"
     return None
@@ -434,8 +515,9 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
 # --- cards: balances and promotions ------------------------------------------------------
 
 
-_PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercard|Ending)\b)[A-Z][a-z]+\s?){1,3})"
-                      r"(?=\s*(?:credit\s+|store\s+)?card\b|\s+ending\b|\s*[,.:;]|\s*$)")
+_PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercard|Ending|Bank)\b)[A-Z][a-z]+\s?){1,3})"
+                      r"(?=\s*(?:credit\s+|store\s+)?card\b|\s+ending\b|\s*[,.:;]|\s*$|"
+                      r"\s+(?:until|till|through|thru)\b)")  # "0% on my Chase Freedom until next June"
 
 
 def _card_name(sentence: str) -> str | None:
@@ -450,6 +532,8 @@ def _card_name(sentence: str) -> str | None:
                                                         sentence[: match.start()], re.I)), names[-1])
     issuer = canonical_vendor(chosen.group("name"))
     product = _PRODUCT.match(sentence, chosen.end())
+    if issuer == "Discover" and re.match(r"\s+it\s+(?:credit\s+)?card\b", sentence[chosen.end():], re.I):
+        return "Discover it credit card"  # the product's name is "it"
     if issuer.endswith("Card"):
         return issuer  # "Apple Card"
     if product is not None:
@@ -481,6 +565,28 @@ _ON_CARD = re.compile(r"\b(?:on|onto)\s+(?:the|my|our|a|an)?\s*" + INSTITUTION.p
                       r"(?!\s+(?:account|checking|savings)\b)", re.I)
 
 
+_PROMO_TITLE = re.compile(r"^(?P<card>.+?) (?:0% intro APR|(?:\d+-month )?no-interest promotion) ends$")
+# "$640 to Brightline Print for invoice 5521 ... on the Amex": a payment charged to the card, not its balance
+_PAID_TO = re.compile(r"\binvoice\b|\bto\s+(?-i:[A-Z])[\w&'-]+", re.I)
+_IT = re.compile(r"\b(?:it|the card|that card|the balance|the rest)\b", re.I)
+# another debt or another person's: "my sister paid off her student loan"
+_OTHER_DEBT = re.compile(rf"\b(?:loan|mortgage|car payment|tuition|(?:my|our)\s+(?:{'|'.join(RELATIONS)}))\b", re.I)
+
+
+def _prior_card(sentence: str, context: Context) -> TypedFact | None:
+    """The card whose promotion an earlier session stated last, when the sentence speaks of
+    "it" or "the card" with a balance ("still $800 left on it", "paid it off") and names no
+    other thing of money."""
+    if not (BALANCE_WORDS.search(sentence) or _ZERO.search(sentence)) or _IT.search(sentence) is None \
+            or VENDOR.search(sentence) or BILLER.search(sentence) or _OTHER_DEBT.search(sentence):
+        return None
+    for key, fields in reversed(context.prior.of_kind("deadline")):
+        title = _PROMO_TITLE.match(str(fields.get("title", "")))
+        if key.startswith("promotion/") and title is not None:
+            return TypedFact("bill", None, {"payee": title.group("card")})
+    return None
+
+
 def _card(sentence: str, context: Context) -> list[TypedFact]:
     name = _card_name(sentence)
     previous = context.last.get("card")
@@ -497,7 +603,11 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     if promo is not None and not is_question(sentence):
         end = _promo_end(sentence, context)
         if end is not None:
-            fields: dict[str, JsonValue] = {"title": _promotion_title(name, sentence), "due_date": end}
+            title = _promotion_title(name, sentence)
+            known = context.prior.entities.get(("deadline", f"promotion/{issuer}"), {}).get("title")
+            if isinstance(known, str) and title.endswith(" no-interest promotion ends") and "-month " not in title:
+                title = known  # "the no-interest thing is up next month": the promotion stated before
+            fields: dict[str, JsonValue] = {"title": title, "due_date": end}
             facts.append(TypedFact("deadline", f"promotion/{issuer}", conversation_fields(context, "user", fields)))
     balance = None
     if is_question(sentence) or is_hypothetical(sentence) or asks_oneself(sentence) or \
@@ -508,7 +618,8 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
         balance = 0.0
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
             or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
-            or _ON_CARD.search(sentence) or \
+            or (promo is not None and re.search(r"\b(?:bought|purchased|got|ordered)\b", sentence, re.I)) \
+            or (_ON_CARD.search(sentence) and not _PAID_TO.search(sentence)) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence)
         if stated is not None:
@@ -534,6 +645,10 @@ _MONTH_YEAR = re.compile(
     r"\b(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?,?\s+(?P<year>20\d\d)\b", re.I)
 
 
+_BARE_MONTH = re.compile(r"\s+(?:in\s+)?(?:next\s+)?(?P<month>jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*"
+                         r"\b(?!\.?\s*\d)", re.I)
+
+
 def _promo_end(sentence: str, context: Context) -> str | None:
     today = session_day(context)
     ends = re.search(r"\b(?:ends?|ending(?!\s+(?:in\s+)?\d)|until|through|expires?|in full by|by)\b", sentence, re.I)
@@ -545,6 +660,11 @@ def _promo_end(sentence: str, context: Context) -> str | None:
         if month is not None:  # "ends in March 2026": its first day, the earlier reading
             number = _MONTHS.index(month.group("month")[:3].lower()) + 1
             return date(int(month.group("year")), number, 1).isoformat()
+        bare = _BARE_MONTH.match(sentence, ends.end())
+        if bare is not None and today is not None:  # "until next June": its first day, as above
+            number = _MONTHS.index(bare.group("month")[:3].lower()) + 1
+            year = today.year if number > today.month else today.year + 1
+            return date(year, number, 1).isoformat()
     span = _MONTHS_SPAN.search(sentence)
     if span is not None and today is not None:
         return add_months(today, _number(span.group("n"))).isoformat()
@@ -588,6 +708,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
         return []  # "the baby is due in March"; a bill without an amount is the bills reader's
     if found:
         payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
+        payee = re.sub(r"\s+(?:bill|premium)(?:'s|’s)?$|(?:'s|’s)$", "", payee) or payee  # "phone bill's due"
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)

@@ -86,6 +86,9 @@ _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
     r"scratch that|my mistake|wrong|oops)\b", re.I)
 _CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b)", re.I)  # "$85 on the 20th from checking"
+# stance: "still haven't paid State Farm", "you'll need to pay it": a bill unpaid, no payment (h-bills2)
+_UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
+                     r"\bnot (?:been )?paid(?: yet)?\b|\byou(?:'ll| will)? need to pay\b", re.I)
 _PAST = re.compile(
     r"\b(?:paid|sent|wired|transferred|mailed|zelled|venmoed|gave|wrote|made the payment|covered|settled|moved|"
     r"put)\b", re.I)
@@ -220,7 +223,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     bought = _purchase(sentence, context)
     if bought:
         return bought
-    if is_question(sentence) or _NO_PAYMENT.search(sentence) or _RESTATED.search(sentence):
+    if is_question(sentence) or _NO_PAYMENT.search(sentence) or _RESTATED.search(sentence) \
+            or _UNPAID.search(sentence):
         return []
     previous = context.last.get("payment")
     stop = _STOP.search(sentence)

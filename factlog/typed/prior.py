@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from factlog.model import JsonValue
 
 # the kinds whose entities a later session refers back to
-KINDS = frozenset({"trip", "document", "passport", "payment"})  # payment: later sessions amend or pay it
+# payment: later sessions amend or pay it; subscription and deadline: "I cancelled it", "still $800 left on it"
+KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline"})
 
 
 @dataclass

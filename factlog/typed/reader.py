@@ -16,7 +16,7 @@ from functools import lru_cache
 from factlog.model import JsonValue
 from factlog.recognizers import recognize
 from factlog.spoken import for_readers
-from factlog.typed import allergies, bills, documents, events, medicines, money, payments, people, trips
+from factlog.typed import allergies, bills, deadlines, documents, events, medicines, money, payments, people, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
 from factlog.typed.model import Context, TypedFact
 
@@ -25,7 +25,7 @@ READERS: tuple[tuple[str, Reader], ...] = (
     (documents.DOMAIN, documents.read), (trips.DOMAIN, trips.read),
     (medicines.MEDICATION, medicines.read_medications), (allergies.ALLERGY, allergies.read_allergies),
     (events.DOMAIN, events.read), (payments.DOMAIN, payments.read), (money.DOMAIN, money.read),
-    (bills.DOMAIN, bills.read), (people.DOMAIN, people.read),
+    (bills.DOMAIN, bills.read), (deadlines.DOMAIN, deadlines.read), (people.DOMAIN, people.read),
 )
 # domains whose facts are not a topic or a correction's target (a relative named in a trip's
 # sentence leaves the trip the topic); their readers keep what they need themselves
@@ -47,12 +47,16 @@ def _health(text: str) -> bool:
     return _HEALTH.search(text) is not None or medicines.names_a_drug(text)
 
 
+# readers that run on the shared triggers and on cues of their own: "I already cancelled it" needs no money word
+_ALSO: dict[str, Callable[[str], bool]] = {money.DOMAIN: lambda text: money.CANCEL_WORDS.search(text) is not None}
+
 _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     medicines.MEDICATION: _health,
     allergies.ALLERGY: _health,
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
     people.DOMAIN: lambda text: any(pattern.search(text) for pattern in _PEOPLE),
     payments.DOMAIN: payments.triggered,
+    deadlines.DOMAIN: lambda text: deadlines.TRIGGERS[0].search(text) is not None,
 }
 
 
@@ -65,7 +69,8 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     facts: list[TypedFact] = []
     for domain, reader in READERS:
         own = _OWN_TRIGGERS.get(domain)
-        if not (own(sentence) if own is not None else triggered):
+        also = _ALSO.get(domain)
+        if not (own(sentence) if own is not None else triggered or (also is not None and also(sentence))):
             continue
         found = reader(sentence, context)
         for fact in found if domain not in _NOT_TOPICS else ():

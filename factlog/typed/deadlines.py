@@ -1,0 +1,95 @@
+"""Deadlines said as something to do by a day, beside the "X is due on the 18th" that
+`factlog.typed.money` reads: "need to renew my car registration by the end of next month"
+(title "car registration renewal"), "submit the expense report by Friday" ("expense
+report"), "the deadline for the FAFSA is June 30" ("FAFSA"), "Emma's school term ends on
+June 20" ("Emma's school term ends"; a term, semester, lease, enrollment or grace period).
+
+Entities and keys: "deadline/<title>", as money keys its deadlines, so the assistant's
+"Noted: ..." with the same title updates the same deadline. Not read: questions,
+hypotheticals ("if I renew it by Friday"), the assistant's advice (only its confirmations,
+`money.CONFIRMING`), and a date already past unless named by month.
+"""
+
+from __future__ import annotations
+
+import re
+from calendar import monthrange
+from datetime import date
+
+from factlog.model import JsonValue
+from factlog.typed.common import conversation_fields, subject_of
+from factlog.typed.model import Context, TypedFact
+from factlog.typed.money import CONFIRMING, charge_date, is_ahead, session_day
+from factlog.typed.stance import is_question
+
+DOMAIN = "deadlines"
+
+_WORDS = r"[A-Za-z][\w'&-]*(?:\s+[A-Za-z][\w'&-]*){0,3}?"
+_OWNER = r"(?:my|the|our|her|his|their|(?-i:[A-Z])[a-z]+(?:'s|’s))"
+_TO_DO = re.compile(
+    rf"\b(?P<verb>renew|submit|file|send in|turn in|hand in)\s+{_OWNER}\s+"
+    rf"(?P<title>{_WORDS})\s+(?P<by>by|before|no later than)\s", re.I)
+_DEADLINE_IS = re.compile(
+    rf"\b(?:the\s+)?deadline\s+(?:for|to\s+(?:file|submit|apply for|renew))\s+(?:the\s+|my\s+|our\s+)?"
+    rf"(?P<title>{_WORDS})\s+is\s", re.I)
+_ENDS = re.compile(
+    rf"(?P<owner>{_OWNER})\s+(?P<title>(?:school\s+)?(?:term|semester)|lease|(?:open\s+)?enrollment|grace period)\s+"
+    r"(?:ends|runs out|is up)\s+(?:on\s+)?", re.I)
+_NOT_STATED = re.compile(r"\b(?:if|unless|whether|should i|could i|can i|what if|thinking (?:about|of)|might)\b", re.I)
+_END_OF_MONTH = re.compile(r"\b(?:the\s+)?end of (?P<which>next|this|the)\s+month\b", re.I)
+_TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up)\b", re.I)
+TRIGGERS = (_TRIGGER,)
+
+
+def read(sentence: str, context: Context) -> list[TypedFact]:
+    if _TRIGGER.search(sentence) is None:
+        return []
+    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+        return []
+    if is_question(sentence) or _NOT_STATED.search(sentence):
+        return []
+    for pattern in (_TO_DO, _DEADLINE_IS, _ENDS):
+        match = pattern.search(sentence)
+        if match is None:
+            continue
+        start = match.start("by") if "by" in pattern.groupindex else match.end() - 1
+        when = _day(sentence[start:], context)
+        if when is None or not is_ahead(when, sentence, session_day(context)):
+            return []
+        title = " ".join(match.group("title").split())
+        if pattern is _TO_DO and match.group("verb").lower() == "renew":
+            title = f"{title} renewal"
+        elif pattern is _ENDS:
+            owner = match.group("owner")
+            title = f"{owner} {title} ends" if owner[0].isupper() and owner.lower() != "the" else f"{title} ends"
+        subject = subject_of(sentence, context)
+        fields: dict[str, JsonValue] = {"title": title, "due_date": when}
+        key = f"deadline/{title.casefold()}"
+        previous = context.last.get("deadline")
+        if previous is not None and previous.key is not None and previous.key.startswith("deadline/") \
+                and previous.fields.get("due_date") == when and _same_title(title, str(previous.fields["title"])):
+            key = previous.key  # the assistant's "Noted: Emma's school term ends on June 20" restates it
+            subject = str(previous.fields.get("subject", subject)) if subject == "user" else subject
+        fact = TypedFact("deadline", key, conversation_fields(context, subject, fields))
+        context.last["deadline"] = fact
+        return [fact]
+    return []
+
+
+def _same_title(one: str, other: str) -> bool:
+    """ "school term ends" and "Emma's school term ends": one's words end the other's."""
+    short, long = sorted((one.casefold().split(), other.casefold().split()), key=len)
+    return long[len(long) - len(short):] == short
+
+
+def _day(text: str, context: Context) -> str | None:
+    """The date `text` starts with: "the end of next month" its last day, else money's
+    reading ("Friday", "June 3", "the 15th")."""
+    today = session_day(context)
+    end = _END_OF_MONTH.match(re.sub(r"^\s*(?:by|before|no later than|is|on)\s+", "", text, flags=re.I))
+    if end is not None and today is not None:
+        year, month = today.year, today.month
+        if end.group("which").lower() == "next":
+            year, month = (year + 1, 1) if month == 12 else (year, month + 1)
+        return date(year, month, monthrange(year, month)[1]).isoformat()
+    return charge_date(text[:40], context)

@@ -1,0 +1,155 @@
+"""Words for subscriptions that `factlog.typed.money` reads, kept apart so that module
+stays readable: amounts said in words ("twelve hundred a year", "a hundred and five
+dollars", "thirteen ninety-nine a month"), vendor spellings ("Disney plus" is Disney+),
+services without a brand ("the gym takes 40 bucks every month"), a cancellation done in
+other words ("killed my Hulu", "got rid of Netflix"), and whether an intent word is one
+("I cancelled it before it charged me" states no intent).
+
+Standard library only; no import from `factlog.typed.money` (it imports this).
+"""
+
+from __future__ import annotations
+
+import re
+
+from factlog.recognizers import NUMBER_WORDS
+from factlog.typed.common import RELATIONS
+
+_UNITS = {"zero": 0, "one": 1, "a": 1, "an": 1, **{w: n for w, n in NUMBER_WORDS.items() if n < 20}}
+_TENS = {w: n for w, n in NUMBER_WORDS.items() if n in (20, 30, 40, 50, 60, 70, 80, 90)}
+_WORD = "|".join(sorted((*_UNITS, *_TENS, "hundred", "thousand", "and"), key=len, reverse=True))
+# a run of number words followed by a money unit or a cadence: "sixty five dollars", "twelve hundred a year"
+_SPOKEN = re.compile(
+    rf"(?<![\w$])(?P<words>(?:(?:{_WORD})(?:[\s-]+|$))+?)"
+    r"(?P<unit>dollars?|bucks|a (?:month|year|week)|per (?:month|year|week)|(?:each|every) (?:month|year|week)|"
+    r"monthly|yearly|annually|weekly|/\s?(?:mo|month|yr|year)\b|left\b)", re.I)  # "twelve hundred left on it"
+
+
+def _value(words: list[str]) -> float | None:
+    """ "twelve hundred" 1200, "a hundred and five" 105, "sixty five" 65, "thirteen ninety
+    nine" 13.99 (a price said as two numbers); "one fifty" (1.50 or 150) None."""
+    words = [w for w in words if w != "and"]
+    if not words or words[0] == "and":
+        return None
+    groups: list[int] = []  # complete numbers said one after another
+    total, current, seen_scale = 0, 0, False
+    pending: int | None = None
+    for word in words:
+        if word in ("a", "an") and pending is None and current == 0:
+            pending = 1
+            continue
+        if word == "hundred":
+            current = (current or pending or 1) * 100
+            pending, seen_scale = None, True
+            continue
+        if word == "thousand":
+            total += (current or pending or 1) * 1000
+            current, pending, seen_scale = 0, None, True
+            continue
+        number = _UNITS.get(word, _TENS.get(word))
+        if number is None:
+            return None
+        if pending is not None and not seen_scale:
+            return None  # "a twelve": not a number
+        if current % 100 and not (current % 100 >= 20 and current % 10 == 0 and number < 10):
+            groups.append(current)  # a second number after a complete one: "thirteen | ninety nine"
+            current = number
+            continue
+        current += number
+    if pending is not None and current == 0 and not seen_scale:
+        return None  # "a dollars"
+    groups.append(current)
+    if len(groups) == 2 and not seen_scale and groups[0] < 100 and groups[1] < 100:
+        dollars, cents = groups
+        if dollars < 10 and cents % 10 == 0:
+            return None  # "one fifty": $1.50 or $150, said aloud
+        return dollars + cents / 100
+    if len(groups) != 1:
+        return None
+    return float(total + groups[0]) or None
+
+
+_GRAND = re.compile(rf"(?<![\w$.])(?P<n>\d{{1,3}}(?:\.\d)?|{_WORD})\s+grand\b", re.I)
+
+
+def spoken_amounts(text: str) -> list[float]:
+    """Amounts said in words before a money unit or a cadence ("2 grand" too), in text order."""
+    out = [float(m.group("n")) * 1000 if m.group("n")[0].isdigit() else (_value([m.group("n").lower()]) or 0) * 1000
+           for m in _GRAND.finditer(text)]
+    out = [value for value in out if value > 0]
+    for match in _SPOKEN.finditer(text):
+        words = [w.lower() for w in re.split(r"[\s-]+", match.group("words").strip()) if w]
+        while words and words[0] == "and":
+            words.pop(0)
+        value = _value(words)
+        if value is not None and match.group("unit").lower() == "left" and value < 100:
+            continue  # "two left on the list": a count, not money
+        if value is not None and value > 0:
+            out.append(value)
+    return out
+
+
+# spellings of one vendor: the usual name wins
+VENDOR_ALIASES = {"disney plus": "Disney+", "paramount plus": "Paramount+", "paramount": "Paramount+",
+                  "apple tv plus": "Apple TV+",
+                  "icloud plus": "iCloud+", "walmart plus": "Walmart+", "espn plus": "ESPN+", "hbo": "HBO Max"}
+ALIAS_NAMES = ("Disney plus", "Paramount plus", "Paramount", "Apple TV plus", "iCloud plus", "Walmart plus",
+               "ESPN plus", "iCloud+",
+               # more services than money.VENDORS lists
+               "Shudder", "BritBox", "Acorn TV", "MUBI", "Criterion Channel", "Curiosity Stream", "CuriosityStream",
+               "DAZN", "Nebula", "Twitch Turbo", "Xbox Live", "Nintendo Online", "Apple Fitness+", "Fitbit Premium",
+               "Tinder", "Bumble", "Hinge", "YouTube Music", "Deezer", "Starz", "Showtime", "AMC+", "Discovery+",
+               "Hallmark Movies Now", "Funimation", "Frndly TV", "Philo TV", "Google Fi", "Visible", "Ancestry",
+               "23andMe", "Microsoft Game Pass", "Game Pass", "Nord VPN", "Surfshark", "Proton", "Medium", "Readly",
+               "Chegg", "Quizlet", "Rosetta Stone", "Busuu", "Weight Watchers", "MyFitnessPal", "Whoop", "Oura",
+               "Zwift", "Beachbody", "Factor", "Home Chef", "Green Chef", "Imperfect Foods", "Misfits Market",
+               "Instacart", "Shipt", "Grubhub+", "Lyft Pink", "BJ's", "Amazon Kids+", "Apple News+", "ESPN")
+# names that are also plain words ("of paramount importance", "a medium pizza"): only when capitalised
+CAPITALISED_ONLY = ("Paramount", "Medium", "Visible", "Factor", "Hinge", "Nebula", "Whoop", "Proton", "Showtime",
+                    "Starz", "Max")
+
+# a service without a brand, named by what it is ("the gym takes 40 bucks every month")
+GENERIC_SERVICE = re.compile(
+    r"\b(?:the|my|our)\s+(?P<name>gym|climbing gym|yoga studio|yoga|pilates(?: studio)?|crossfit|swim club|"
+    r"golf club|country club|meal kit|wine club|coffee subscription|newspaper|paper|magazine|cloud storage)"
+    r"(?:\s+(?:membership|subscription))?\b"
+    r"(?!\s+(?:bag|shoes|class(?:es)?|session|teacher|instructor)\b)", re.I)
+
+# a cancellation done, said without "cancel": "killed my Hulu", "we got rid of Netflix", "dropped Spotify"
+CANCELLED_OTHERWISE = re.compile(
+    r"(?:^\W*|\b(?:i|we|i've|we've|i have|we have|finally|just|already)\s+)(?:finally\s+|just\s+|already\s+)?"
+    r"(?:killed|dropped|ditched|got rid of|quit|unsubscribed from|stopped paying for)\b|"
+    # "I made sure to cancel the Babbel trial", "went ahead and cancelled", "turned off the free trial renewal"
+    r"\b(?:made sure|managed|remembered|got around) to cancel\b|\bwent ahead and cancel\w*|"
+    r"\b(?:turned|switched|shut)\s+off\s+(?:\w+\s+){0,3}?(?:auto-?)?renew\w*", re.I)
+
+# a renewal the user means to stop: "I'm not renewing Adobe", "I don't want Hulu to renew", "let it lapse"
+NOT_RENEWING = re.compile(
+    r"\b(?:not|won't|will not|never)\s+(?:going to\s+|gonna\s+)?renew(?:ing)?\b|"
+    r"\b(?:don't|do not)\s+want\s+(?:\S+\s+){0,3}?(?:to\s+)?(?:auto-?)?renew\b|\blet\s+(?:it|\S+)\s+lapse\b", re.I)
+# a cancellation meant in other words ("I want to get rid of Peacock"), with money.INTENT
+CANCEL_MEANT = re.compile(r"\b(?:get rid of|drop|ditch|dump|quit|unsubscribe from|stop paying for)\b|"
+                          r"\b(?:turn|switch|shut)\s+off\s+(?:\w+\s+){0,3}?(?:auto-?)?renew\w*", re.I)
+
+# "before it charged", "before it renewed": a time, not an intent
+_BEFORE_PAST = re.compile(r"\bbefore it\s+(?:\w+ed|ran out|kicked in|began|went)\b", re.I)
+
+
+def intends(intent: re.Pattern[str], sentence: str) -> bool:
+    """`intent` finds an intent in `sentence` other than "before it <past tense>"."""
+    past = [m.span() for m in _BEFORE_PAST.finditer(sentence)]
+    return any(not any(start <= m.start() < end for start, end in past) for m in intent.finditer(sentence))
+
+
+# the user's running subscription said without "subscription": "we share a Disney+ plan", "my husband pays for
+# his own ESPN+", "Spotify's $11 now", "Netflix went up to $24.99"
+ACTIVE = re.compile(
+    r"\b(?:share|shared|sharing|pays? for|paying for|i'm on|we're on|on the \w+ plan|went up|goes up|going up|"
+    r"put (?:the|their) price up|raised (?:the|its) price)\b|(?:'s|\bis)\s+\$?\d[\d.,]*\s+now\b|"
+    rf"\b(?:my|our)\s+(?:{'|'.join(RELATIONS)})\s+(?:has|have|gets|uses)\b", re.I)
+
+# a subscription the user had or never had: "I used to pay for Spotify", "I don't have Netflix"
+NOT_HAD = re.compile(r"\b(?:used to|don't have|do not have|never had|never signed up|don't pay for|do not pay for)\b",
+                     re.I)
+NO_LONGER = re.compile(r"\bno longer\s+(?:have|pay|subscribe|use)\b|\b(?:don't|do not)\s+(?:have|pay for)\b.*"
+                       r"\b(?:anymore|any more)\b", re.I)
