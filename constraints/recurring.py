@@ -46,7 +46,9 @@ AIRPORT_HOURS = 2
 FLIGHT_HOURS = 1
 CANCELLED = frozenset({"cancelled", "canceled", "skipped", "off"})
 ENDED = frozenset({"ended", "stopped", "finished", "cancelled", "canceled", "discontinued"})
-INTERVALS = {"weekly": 1, "every week": 1, "biweekly": 2, "every other week": 2, "fortnightly": 2}
+INTERVALS = {"weekly": 1, "every week": 1, "biweekly": 2, "every other week": 2, "fortnightly": 2, "daily": 1,
+             "every day": 1}
+DAILY = frozenset({"daily", "every day"})
 SHOWN_DAYS = 3  # occurrences a days-away message lists
 
 
@@ -82,7 +84,9 @@ class Series:
         self.weekdays = weekdays
         self.interval = interval
         self.begins = begins
-        self.ends = ends if ends is None or begins is None or ends > begins else None
+        # "7p to 7a": a night shift ends on the next day
+        self.overnight = ends is not None and begins is not None and ends < begins
+        self.ends = ends if ends is None or begins is None or ends > begins or self.overnight else None
         if self.ends is None and begins is not None:
             self.ends = (datetime.combine(date.min, begins) + timedelta(minutes=DEFAULT_MINUTES)).time()
         self.first = record.start.date() if record.start is not None else None
@@ -106,11 +110,18 @@ class Series:
     def window(self, day: date) -> tuple[datetime, datetime] | None:
         if self.begins is None or self.ends is None:
             return None
-        return datetime.combine(day, self.begins), datetime.combine(day, self.ends)
+        return datetime.combine(day, self.begins), datetime.combine(day + timedelta(days=self.overnight), self.ends)
+
+    def days_touching(self, day: date) -> list[date]:
+        """The days whose occurrence may be under way on `day`: that day, and the day before
+        for an occurrence that runs past midnight."""
+        return [day - timedelta(days=1), day] if self.overnight else [day]
 
     def words(self) -> str:
         days = ", ".join(f"{WEEKDAYS[d].title()}s" for d in self.weekdays)
         hours = f" {self.begins:%H:%M}-{self.ends:%H:%M}" if self.begins is not None and self.ends else ""
+        if fold(self.record.recurrence) in DAILY:
+            return f"daily {self.title} ({hours.strip() or 'every day'})"
         if self.interval == 1:
             return f"weekly {self.title} ({days}{hours})"
         since = f", every other week from {self.first:%Y-%m-%d}" if self.first is not None else ""
@@ -121,6 +132,8 @@ def _series(record: EventRecord) -> Series | None:
     interval = INTERVALS.get(fold(record.recurrence) or "")
     names = re.findall(r"[a-z]+", fold(record.weekday) or "")
     weekdays = sorted({WEEKDAYS.index(n) for n in names if n in WEEKDAYS})
+    if not weekdays and fold(record.recurrence) in DAILY:
+        weekdays = list(range(7))
     if interval is None or not weekdays:
         return None
     begins, ends = _clock(record.start_time), _clock(record.end_time)
@@ -190,14 +203,15 @@ def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
     for item, words, start, end in _dated(module, events):
         start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
         for rule in series:
-            day = start.date()
-            window = rule.window(day)
-            if window is None or not rule.occurs(day, today, skipped):
-                continue
-            if start < window[1] and end > window[0]:
-                message = (f"{words} on {day:%A %Y-%m-%d} {start:%H:%M}-{end:%H:%M} overlaps your "
-                           f"{rule.words()}")
-                yield Finding("warning", message, (rule.record.source, item), due=day)
+            for day in rule.days_touching(start.date()):
+                window = rule.window(day)
+                if window is None or not rule.occurs(day, today, skipped):
+                    continue
+                if start < window[1] and end > window[0]:
+                    message = (f"{words} on {start:%A %Y-%m-%d} {start:%H:%M}-{end:%H:%M} overlaps your "
+                               f"{rule.words()}")
+                    yield Finding("warning", message, (rule.record.source, item), due=start.date())
+                    break
     for trip in read_present(module, TripRecord) or ():
         if trip.departure_date is None or not is_going(trip) or not is_users(trip):
             continue
@@ -216,13 +230,19 @@ def _flight(trip: TripRecord) -> str:
 def _flight_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple[str, date]]) -> Finding | None:
     """The departure's airport time and first hours in the air overlap the occurrence that day."""
     departs, leaves = trip.departure_date, _clock(trip.departure_time)
-    if departs is None or leaves is None or not rule.occurs(departs, today, skipped):
+    if departs is None or leaves is None:
         return None
-    window = rule.window(departs)
     moment = datetime.combine(departs, leaves)
     airport, landed = moment - timedelta(hours=AIRPORT_HOURS), moment + timedelta(hours=FLIGHT_HOURS)
     away = trip.return_date is not None and trip.return_date > departs  # gone for the rest of the day
-    if window is not None and not (airport < window[1] and (away or landed > window[0])):
+    clash = False
+    for day in rule.days_touching(departs):
+        window = rule.window(day)
+        if rule.occurs(day, today, skipped) and (window is None and day == departs or window is not None and
+                                                  airport < window[1] and (away or landed > window[0])):
+            clash = True
+            break
+    if not clash:
         return None
     gone = f"away until {trip.return_date:%Y-%m-%d}" if away else f"in the air until at least {landed:%H:%M}"
     return Finding("warning", f"{_flight(trip)} departs {departs:%A %Y-%m-%d} at {leaves:%H:%M} (at the airport "

@@ -77,9 +77,11 @@ NOUNS = re.compile(
     r"review|all-hands|offsite|off-site|workshop|seminar|webinar|(?<!\bof )course|tutoring|choir|yoga|pilates|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"bible study|study group|date night|little league|mass|orchestra|band|scouts|youth group|sunday school|"
-    r"tickets? (?:for|to) (?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)(?:\s+(?:show|concert|gig|game|"
-    r"match|play|musical|tour))?|(?:weekly|standing|team|client|sales|zoom|video|"
-    r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+meets\b)|"
+    r"tickets? (?:for|to) (?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)(?:\s+(?:tribute\s+)?(?:show|concert|"
+    r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
+    r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
+    r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
+    r"lectures?|tutorials?|office hours|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
@@ -122,12 +124,63 @@ _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re
 _ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
                        r"zumba|crossfit|gym|bowling|yoga|pilates", re.I)
 _GENERIC = frozenset("class classes lesson lessons session meeting one course".split())
-TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH)  # a sentence without one of these states no event
+# a sentence naming no event that still states one's days, or when the one just named starts
+_SERIES_CUE = re.compile(r"\b(?:every|each)\s+(?:other\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+                         r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b", re.I)
+_STARTS_NOW = re.compile(r"^\W*(?:(?:and\s+)?(?:it\s+)?(?:starting|starts|beginning|begins|from)\s+(?:next|this)\s+"
+                         r"(?:week|month)|(?:and\s+)?(?:it\s+)?(?:starts|begins|starting)\s+(?:on\s+)?(?:tomorrow|tmrw|"
+                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+                         r"nov|dec)))", re.I)
+TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW)  # a sentence without one states no event
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant":
         return _confirmed_title(sentence, context)
+    parts = _clauses(sentence)
+    if len(parts) > 1:  # "Noah has karate twice a week and I do spin on Mondays": one event each
+        return [fact for part in parts for fact in _read_one(part, context)]
+    return _read_one(sentence, context)
+
+
+_CLAUSE = re.compile(r"(?<=\w)[.!?]\s+(?=[a-z])|\s*(?:[,;]\s*(?:and|but|while|plus)\s+|;\s*|\s+(?:and|while|but)\s+"
+                     r"(?:also\s+)?)(?=(?:i|i've|i'm|we|we've|my|our|he|she|they|his|her|their|the)\b)", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The sentence cut where a new clause names an event of its own with its own days or
+    times ("my son has karate twice a week and I do spin at lunch on Mondays"); a clause
+    naming none stays with the one after it (the last with the one before); the whole
+    sentence when fewer than two clauses name an event with a schedule."""
+    spans, begin = [], 0
+    for cut in _CLAUSE.finditer(sentence):
+        spans.append((begin, cut.start(), cut.end()))
+        begin = cut.end()
+    if not spans:
+        return [sentence]
+    spans.append((begin, len(sentence), len(sentence)))
+    groups: list[tuple[int, int]] = []
+    open_from: int | None = None
+    for start, end, _ in spans:
+        part = sentence[start:end]
+        if _NOUN_PHRASE.search(part) and _scheduled(part):
+            groups.append((start if open_from is None else open_from, end))
+            open_from = None
+        elif open_from is None:
+            open_from = start
+    if len(groups) < 2 or len(groups) > 4:
+        return [sentence]
+    if open_from is not None:
+        groups[-1] = (groups[-1][0], len(sentence))
+    return [sentence[start:end] for start, end in groups]
+
+
+def _scheduled(part: str) -> bool:
+    return bool(WEEKDAY.search(part) or times_of(part) or cadence(part, weekdays_named(part)) or
+                DAY_ONLY_OR_DATE.search(part))
+
+
+def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence) and \
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
@@ -137,8 +190,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     noun = _NOUN_PHRASE.search(sentence)
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
+    if noun is not None and _NOT_AN_EVENT.match(sentence, noun.end()):
+        return []  # "I need a dinner plan for tomorrow", "lunch ideas for Monday"
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
-            minutes_long(sentence) is None:
+            minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence):
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
@@ -146,8 +201,14 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     how_often = cadence(sentence, names)
     if how_often is None and noun is not None and names and _CALENDAR_NAME.search(sentence[:noun.end()]):
         how_often = "weekly"  # "my Thursday spin class is at 6am": the class that is on Thursdays
-    recurring = how_often is not None
+    if how_often is None and noun is not None and len(names) == 1 and _A_SERIES.fullmatch(noun.group(0).split()[-1]) \
+            and _ON_WEEKDAY.search(sentence) and not DAY_ONLY_OR_DATE.search(sentence) and not PAST.search(sentence):
+        how_often = "weekly"  # "her dance class is Saturday 4 to 6": a class is on its weekday every week
     times = times_of(sentence)
+    if how_often == "daily" and (not times or noun is None or _APPOINTMENT.search(noun.group(0)) or
+                                 _DOSING.search(sentence)):
+        how_often = None  # "Eliquis 5 mg twice daily", "the cardiologist ... daily": not a daily event
+    recurring = how_often is not None
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
     if noun is None:
         if previous is not None and named is None:
@@ -156,11 +217,12 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
                 return [update]
         if named is not None:
             previous = named  # "I signed up for a pottery class. It's on Tuesday evenings 7 to 9."
-        elif not (recurring and (times or names)):
-            return []
-    if noun is not None and not times and not _FUTURE.search(sentence) and \
-            (_ends_series(sentence, noun) or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence)):
-        return [_ended(sentence, noun, context)]
+        elif not (recurring and times):
+            return []  # "I pay our nanny every Friday", "they release it weekly, on Tuesdays": no event's time
+    if noun is not None and not times and not _FUTURE.search(sentence):
+        over = next((n for n in _NOUN_PHRASE.finditer(sentence) if _ends_series(sentence, n)), None)
+        if over is not None or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence):
+            return [_ended(sentence, over or noun, context)]  # "the therapist says we're done with PT"
     day = day_of(sentence, context)
     if noun is not None and _CANCEL.search(sentence) and re.search(r"\b(?:this|next)\s+week\b", sentence, re.I):
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
@@ -171,8 +233,11 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             not _CANCEL.search(sentence):
         return []  # "do the gym tmrw", "Dr. Brennan wants to see me in six weeks": no time, no appointment
     if not recurring and day is None and not times:
-        if noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
-            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, noun)})
+        taken = next((n for n in _NOUN_PHRASE.finditer(sentence) if _TAKES_UP.search(sentence[:n.start()])), None)
+        if taken is None and noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
+            taken = noun
+        if taken is not None:
+            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, taken)})
         return []
     if not recurring and day is not None and (day < (today_of(context) or day) or
                                               PAST.search(sentence) and day == today_of(context)):
@@ -181,9 +246,18 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if previous is None or not times:
             return []
         if "recurrence" in previous.fields and _same_event(title_of(sentence, noun), previous):
-            return [_update_times(previous, times, context)]  # "The class runs from 7 to 9."
+            return [_update_times(previous, times, context, sentence)]  # "The class runs from 7 to 9."
+        known = _known(context, title_of(sentence, noun))
+        if known is not None and "recurrence" in known[1]:  # "spin is noon, 45 min": the spin named before
+            return [_update_times(TypedFact(DOMAIN, known[0], known[1]), times, context, sentence)]
     subject, person = _whose(sentence, context, noun)
     title = title_of(sentence, noun) if noun is not None else None
+    if noun is not None and title is not None and _ONE_ON_ONE.fullmatch(noun.group(0)):
+        title = _with_whom(sentence, noun, title)  # "1:1 with my manager"
+    known = _known(context, title)
+    if known is not None and subject == "user" and person is None and known[1].get("subject") not in (None, "user"):
+        subject = str(known[1]["subject"])  # "karate's tue and thu 5:30 to 6:30": Noah's karate, named before
+        person = str(known[1]["person"]) if isinstance(known[1].get("person"), str) else None
     if title is None and previous is not None:
         title = str(previous.fields.get("title") or previous.fields.get("provider") or "") or None
     cancelled = _CANCEL.search(sentence)
@@ -222,11 +296,25 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         key = f"{subject.casefold()}/{key}"
     fact = TypedFact(kind, key, conversation_fields(context, subject, fields))
     context.last.pop(_NAMED, None)
+    if kind == DOMAIN:
+        context.entities[f"{DOMAIN}:{key}"] = {**context.entities.get(f"{DOMAIN}:{key}", {}), **fact.fields}
     if kind == APPOINTMENT:
         context.last[DOMAIN] = fact  # "Actually, 10:30" corrects it too
     return [fact]
 
 
+_ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1", re.I)
+_DOSING = re.compile(r"\b(?:mg|mcg|ml|pills?|tablets?|capsules?|doses?|prescribed|puffs?|drops?|injections?)\b", re.I)
+_TAKES_UP = re.compile(r"\b(?:to do|to take|to try|to join|to start|doing|taking|signed up for|joined|enrolled in|"
+                       r"registered for|started|starting)\s+(?:(?:a|an|the|some|my)\s+)?$", re.I)
+_A_SERIES = re.compile(r"class(?:es)?|lessons?|practice|rehearsal|club|choir|tutoring|training|standup|stand-up|"
+                       r"sync|1:1|one-on-one|one-to-one|bootcamp|shifts?", re.I)
+_ON_WEEKDAY = re.compile(r"\b(?:is|are|meets)\s+(?:on\s+)?(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|"
+                         r"sun)(?:day)?\b(?!\s*,?\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)", re.I)
+_NOT_AN_EVENT = re.compile(r"\s+(?:plans?|ideas?|recipes?|menus?|suggestions?|options?|outfits?|playlists?|"
+                           r"lists?|tips|prep)\b", re.I)
+DAY_ONLY_OR_DATE = re.compile(r"\b(?:the\s+\d{1,2}(?:st|nd|rd|th)|\d{1,2}/\d{1,2}|tomorrow|tmrw|tonight|"
+                              r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2})\b", re.I)
 _NOT_MODIFIERS = frozenset("weekly biweekly daily monthly recurring regular usual next new first last upcoming "
                            "same whole standing today tomorrow tonight".split())
 
@@ -239,8 +327,9 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
     if previous is None or not isinstance(title, str) or not title:
         return []
     match = re.search(rf"(?<![\w'’-])(?P<word>[A-Za-z][a-z-]+)\s+{re.escape(title)}\b", sentence, re.I)
-    if match is None:
-        return []
+    if match is None or re.match(r"\s+(?:unit|centre|center|clinic|room|hall|studio|office|building|church|school|"
+                                 r"ward|gym|pool)\b", sentence[match.end():], re.I):
+        return []  # "at the Riverside dialysis unit": a place, not the event's name
     word = match.group("word")
     if word.casefold() in TITLE_STOP or word.casefold() in _NOT_MODIFIERS or WEEKDAY.fullmatch(word):
         return []
@@ -288,6 +377,16 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
     parent = re.search(r"\b(?P<who>mom|mum|dad|grandma|grandpa)(?:'s|’s)\s", sentence, re.I)
     if subject == "user" and parent is not None:  # "Mom's cardiologist appointment"
         return parent.group("who").lower(), parent.group("who").lower()
+    child = _MY_KID.search(sentence)
+    if subject == "user" and child is not None:  # "my son noah has karate": a name written in lower case
+        name = child.group("name").capitalize()
+        return child.group("rel").lower(), name if name.casefold() not in TITLE_STOP else child.group("rel").lower()
+    if subject == "user" and person is None and noun is not None and \
+            (re.search(r"\b(?:his|her)\s+(?:\w+\s+)?$", sentence[:noun.start()], re.I) or
+             re.match(r"^\W*(?:he|she)\b", sentence, re.I)):
+        parent_word = _parent_before(context)
+        if parent_word is not None:  # "I'm sorting out Dad's week. His dialysis is Mondays ..."
+            return parent_word, parent_word
     owner = _OWNER.search(sentence)
     if subject == "user" and owner is not None and not _NOT_OWNER.fullmatch(owner.group("name")) and \
             place_name(owner.group("name")) is None and not NOUNS.fullmatch(owner.group("name")):
@@ -300,6 +399,22 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
             re.search(rf"\b(?:his|her)\s+(?:\w+\s+)?(?:{NOUNS.pattern})", sentence, re.I):
         subject, person = context.relations.get(context.focus, context.focus), context.focus
     return subject, person
+
+
+_MY_KID = re.compile(r"\b(?:my|our)\s+(?P<rel>son|daughter|husband|wife|partner|kid)\s+(?P<name>[a-z]{3,})\s+"
+                     r"(?:has|have|is|does|goes|takes|plays|starts|started|had)\b", re.I)
+_PARENT = re.compile(r"\b(?P<who>mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather)\b", re.I)
+_FAMILY_WORD = {"mom": "mother", "mum": "mother", "dad": "father", "grandma": "grandmother", "grandpa": "grandfather"}
+
+
+def _parent_before(context: Context) -> str | None:
+    """The parent the sentence just before this one is about ("Dad's week"), as the family word."""
+    for earlier in reversed(context.said[-3:-1]):
+        found = _PARENT.search(earlier)
+        if found is not None:
+            word = found.group("who").lower()
+            return _FAMILY_WORD.get(word, word)
+    return None
 
 
 _CALENDAR_NAME = re.compile(r"\b(?:my|our)\s+(?:usual\s+|regular\s+|weekly\s+)?"
@@ -316,7 +431,12 @@ def _event_beside_travel(sentence: str) -> bool:
     ("flight Tuesday, dentist Friday", "fly out Monday; choir is Thursday at 7"), not only
     the trip's purpose ("booked Denver for the conference", "a painting course in Andalusia")."""
     rest = _no_travel(_PURPOSE.sub(" ", sentence))
-    return NOUNS.search(rest) is not None and (_APPOINTMENT.search(rest) is not None or bool(times_of(rest)))
+    if NOUNS.search(rest) is None or _APPOINTMENT.search(rest) is None and not times_of(rest):
+        return False
+    # the event and its time in a part of the sentence that is not about the travel ("southwest, sat the
+    # 1st at 8:30pm" is the flight's time, not the wedding's)
+    return any(NOUNS.search(part) is not None and (_APPOINTMENT.search(part) is not None or bool(times_of(part)))
+               for part in re.split(r"[,;.]\s+|\s+(?:and|but)\s+", sentence) if not _TRIP_CUES.search(part))
 
 
 def _series(sentence: str, context: Context, how_often: str, names: list[str],
@@ -416,6 +536,16 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     if times and re.match(r"^\W*(?:actually|sorry|no|wait|it's|its|make that|correction)\b", sentence, re.I):
         return _update_times(previous, times, context)
     today = today_of(context)
+    if _STARTS_NOW.match(sentence) and "recurrence" in previous.fields and today is not None:
+        from_day = starting(sentence, today)  # "Starting next week, heaven help me."
+        if from_day is None:
+            return None
+        names = [name for name in re.findall(r"[a-z]+", str(previous.fields.get("weekday") or "")) if name in WEEKDAYS]
+        first = min((first_on_or_after(from_day, WEEKDAYS.index(name)) for name in names), default=from_day)
+        at = previous.fields.get("start_time")
+        fields = {**previous.fields, "speaker": context.speaker,
+                  "start": f"{first.isoformat()}T{at}:00" if isinstance(at, str) else first.isoformat()}
+        return TypedFact(previous.kind, previous.key, fields)
     if _NEXT_ONE.search(sentence) and "recurrence" in previous.fields and today is not None:
         day = starting(sentence, today)
         if day is None:
@@ -447,16 +577,40 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     return None
 
 
+def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValue]] | None:
+    """(key, fields) of the event of this session whose title `title` names, the latest first."""
+    if not title:
+        return None
+    for name, fields in reversed(context.entities.items()):
+        known = fields.get("title")
+        if name.startswith(f"{DOMAIN}:") and isinstance(known, str) and \
+                (known.casefold() == title.casefold() or title.casefold() not in _GENERIC and
+                 known.casefold().endswith(f" {title.casefold()}")):
+            return name.removeprefix(f"{DOMAIN}:"), fields
+    return None
+
+
+def _with_whom(sentence: str, noun: re.Match[str], title: str) -> str:
+    """ "1:1 with my manager" -> "1:1 with manager": a meeting of two is named by the other."""
+    whom = re.match(r"\s+with\s+(?:my|our|the|his|her)?\s*(?P<who>(?:line\s+|team\s+|direct\s+|new\s+)?"
+                    r"(?:manager|boss|supervisor|lead|mentor|mentee|report|director|coach|advisor|adviser|tutor)|"
+                    r"(?-i:[A-Z][a-z]+))\b", sentence[noun.end():], re.I)
+    return f"{title} with {whom.group('who')}" if whom is not None else title
+
+
 def _no_travel(sentence: str) -> str:
     return TRAVEL.sub(" ", sentence)
 
 
-def _update_times(previous: TypedFact, times: list[str], context: Context) -> TypedFact:
+def _update_times(previous: TypedFact, times: list[str], context: Context, sentence: str = "") -> TypedFact:
     fields = dict(previous.fields)
     if "start_time" in fields or "recurrence" in fields:
         fields["start_time"] = times[0]
+        length = minutes_long(sentence)
         if len(times) > 1:
             fields["end_time"] = times[1]
+        elif length is not None and plus_minutes(times[0], length) is not None:
+            fields["end_time"] = plus_minutes(times[0], length)
         start = fields.get("start")
         if isinstance(start, str):
             fields["start"] = f"{start[:10]}T{times[0]}:00"
