@@ -124,12 +124,22 @@ class Series:
             return f"daily {self.title} ({hours.strip() or 'every day'})"
         if self.interval == 1:
             return f"weekly {self.title} ({days}{hours})"
-        since = f", every other week from {self.first:%Y-%m-%d}" if self.first is not None else ""
-        return f"every-other-week {self.title} ({days}{hours}{since})"
+        if self.interval == 2:
+            since = f", every other week from {self.first:%Y-%m-%d}" if self.first is not None else ""
+            return f"every-other-week {self.title} ({days}{hours}{since})"
+        since = f" from {self.first:%Y-%m-%d}" if self.first is not None else ""
+        return f"{self.title} every {self.interval} weeks ({days}{hours}{since})"
+
+
+def _interval(recurrence: str | None) -> int | None:
+    """Weeks between occurrences: "weekly" 1, "biweekly" 2, "every 3 weeks" 3."""
+    folded = fold(recurrence) or ""
+    every = re.fullmatch(r"every (\d) weeks", folded)
+    return int(every.group(1)) if every is not None else INTERVALS.get(folded)
 
 
 def _series(record: EventRecord) -> Series | None:
-    interval = INTERVALS.get(fold(record.recurrence) or "")
+    interval = _interval(record.recurrence)
     names = re.findall(r"[a-z]+", fold(record.weekday) or "")
     weekdays = sorted({WEEKDAYS.index(n) for n in names if n in WEEKDAYS})
     if not weekdays and fold(record.recurrence) in DAILY:

@@ -25,9 +25,9 @@ TITLE_STOP = frozenset(
     "last first final quit stopped dropped finished ended joined started "
     "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
     "hour hours minute minutes min mins remind me fyi btw note just today tonight tomorrow tmrw reminder know "
-    "calendar diary".split()
+    "calendar diary kids children i'm im i've we're we've he's she's they're".split()
 )
-_LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
+_LOCATION = re.compile(r"(?<!-)\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
                        r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
                        r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
@@ -51,7 +51,7 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
     kept: list[str] = []
     for word in reversed(words[-2:]):
         if word.casefold() in TITLE_STOP or WEEKDAY.fullmatch(word) or word[0].isdigit() or \
-                word.casefold().endswith("'s"):
+                word.casefold().endswith(("'s", "'", "’s", "’")):
             break
         kept.insert(0, word)
     text = " ".join([*kept, noun.group(0)])
@@ -137,7 +137,8 @@ def location_of(sentence: str, title: str | None = None) -> str | None:
         if title is not None and (fold_words(where) in fold_words(title) or fold_words(title) in fold_words(where)):
             street = _STREET.search(sentence)
             return street.group("street").rstrip(".") if street is not None else None
-        if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")):
+        if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")) or \
+                _MONTH.fullmatch(where.split()[0]):
             continue
         words = where.split()
         while words and words[0].casefold() in ("the", "their", "his", "her", "our", "my"):

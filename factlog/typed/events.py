@@ -62,6 +62,7 @@ from factlog.typed.recurrence import (
     cadence,
     minutes_long,
     plus_minutes,
+    runs_for_weeks,
     series_end,
     starting,
     weekdays_named,
@@ -73,15 +74,18 @@ APPOINTMENT = "appointment"
 NOUNS = re.compile(
     r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsals?|"
     r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|game|match|"
-    r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|"
+    r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check(?!-in)|"
     r"review|all-hands|offsite|off-site|workshop|seminar|webinar|(?<!\bof )course|tutoring|choir|yoga|pilates|"
+    r"check-in calls?|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"bible study|study group|date night|little league|mass|orchestra|band|scouts|youth group|sunday school|"
+    r"retro(?:spective)?|town hall|(?<!the )(?<!at )(?<!to )(?<!a )church|"
     r"tickets? (?:for|to) (?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
     r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
-    r"lectures?|tutorials?|office hours|"
+    r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
+    r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
@@ -94,7 +98,7 @@ NOUNS = re.compile(
 _APPOINTMENT = re.compile(rf"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|dental|doctor|"
                           rf"Dr\.?|{CLINICIANS}|{TRADES})\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
-                     r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
+                     r"\bcalled off\b|\bskip(?:ped|ping)?\b|\b(?:is|are|'s)\s+off\b", re.I)
 # not a plan of the user's: "maybe a haircut thursday if I can get one", "thinking about yoga"
 _HYPOTHETICAL = re.compile(
     r"\b(?:maybe|might|perhaps|thinking (?:about|of)|considering|if i (?:can|could|get|have)|hoping to|"
@@ -102,6 +106,11 @@ _HYPOTHETICAL = re.compile(
     r"should i|in case)\b",
     re.I,
 )
+_CONDITIONAL = re.compile(r"\bif (?:i|we) (?:sign up|join|enrol+|register|decide|take it|go for it)\b|"  # stance:
+                          r"\b(?:would|could) be (?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
+# "we're done with that", "I quit it": the series the session just named is over
+_OVER = re.compile(r"\b(?:(?:done|finished|through) with|quit|stopped|dropped|gave up|cancell?ed)\s+(?:that|it|them)\b|"
+                   r"\b(?:that|it)(?:'s| is| has|’s)\s+(?:over|ended|finished)\b|\bit ended\b", re.I)
 _SERIES_ENDS = re.compile(r"\b(?:ends|finishes|wraps up|will (?:end|finish|wrap up)|runs (?:until|through|till)|"
                           r"last (?:class|session|lesson|meeting|one) (?:is|will be))\b", re.I)
 _TO_DO = re.compile(r"\b(?:'ll|will|need to|have to|must|should|gotta|going to|remind me to|want to)\s+"
@@ -131,7 +140,7 @@ _STARTS_NOW = re.compile(r"^\W*(?:(?:and\s+)?(?:it\s+)?(?:starting|starts|beginn
                          r"(?:week|month)|(?:and\s+)?(?:it\s+)?(?:starts|begins|starting)\s+(?:on\s+)?(?:tomorrow|tmrw|"
                          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
                          r"nov|dec)))", re.I)
-TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW)  # a sentence without one states no event
+TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER)  # a sentence without one states no event
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
@@ -185,7 +194,7 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
     if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence) or _NO_LONGER.search(sentence) or \
-            _TO_DO.search(sentence):
+            _TO_DO.search(sentence) or _CONDITIONAL.search(sentence):
         return []
     noun = _NOUN_PHRASE.search(sentence)
     if noun is not None and _to_a_place(noun.group(0)):
@@ -193,7 +202,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if noun is not None and _NOT_AN_EVENT.match(sentence, noun.end()):
         return []  # "I need a dinner plan for tomorrow", "lunch ideas for Monday"
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
-            minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence):
+            minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence) \
+            and not _OVER.search(sentence):
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
@@ -211,6 +221,11 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     recurring = how_often is not None
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
     if noun is None:
+        if previous is not None and previous.kind == DOMAIN and "recurrence" in previous.fields and \
+                isinstance(previous.fields.get("title"), str) and _OVER.search(sentence) and not _FUTURE.search(sentence):
+            return [TypedFact(DOMAIN, previous.key, conversation_fields(  # "Actually we're done with that."
+                context, str(previous.fields.get("subject") or "user"), {"title": previous.fields["title"],
+                                                                         "status": "ended"}))]
         if previous is not None and named is None:
             update = _update(previous, sentence, times, context)
             if update is not None:
@@ -224,6 +239,9 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         if over is not None or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence):
             return [_ended(sentence, over or noun, context)]  # "the therapist says we're done with PT"
     day = day_of(sentence, context)
+    if not recurring and noun is not None and day is not None and runs_for_weeks(sentence) and \
+            not _CANCEL.search(sentence):  # "Class starts next Tuesday at 6pm and runs for ten weeks"
+        how_often, names, recurring = "weekly", [WEEKDAYS[day.weekday()]], True
     if noun is not None and _CANCEL.search(sentence) and re.search(r"\b(?:this|next)\s+week\b", sentence, re.I):
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
@@ -358,25 +376,40 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
         return None
     monday = today - timedelta(days=today.weekday()) + timedelta(days=7 if week.group("which").lower() == "next" else 0)
     previous = context.last.get(DOMAIN)
-    names = re.findall(r"[a-z]+", str(previous.fields.get("weekday") or "")) if previous is not None else []
+    names = weekdays_named(sentence) or \
+        (re.findall(r"[a-z]+", str(previous.fields.get("weekday") or "")) if previous is not None else [])
     if names and names[0] in WEEKDAYS:
         return monday + timedelta(days=WEEKDAYS.index(names[0]))
     return monday
 
 
 _OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z][a-z]{2,}))(?:'s|’s)\s+(?:[\w-]+\s+)?(?:appointments?|appt|lessons?|"
-                    r"class(?:es)?|practice|recital|game|match|check-?up|cleaning|therapy|session|tutoring|camp)\b",
+                    r"class(?:es)?|practice|recital|game|match|check-?up|cleaning|therapy|session|tutoring|camp|"
+                    r"lunch|dinner|meeting|shifts?|rehearsal|choir|club|dialysis|training|swim\w*|karate|ballet|"
+                    r"dance|piano|soccer|tennis|orchestra|band|scouts|physio|PT)\b",
                     re.I)
+_KIDS = re.compile(r"\b(?:the|my|our)\s+(?:kids|children|kids'|children's|kids’)\s*(?:'|’)?\s", re.I)
 _NOT_OWNER = re.compile(r"today|tomorrow|tonight|yesterday|this|next|last|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                         r"january|february|march|april|may|june|july|august|september|october|november|december|"
                         r"everyone|nobody|someone|it|that|there|what|let", re.I)
 
 
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
+    """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
+    subject, person = _whose_words(sentence, context, noun)
+    word = _FAMILY_WORD.get(subject.casefold())
+    if word is not None:
+        return word, word if person is None or person.casefold() == subject.casefold() else person
+    return subject, person
+
+
+def _whose_words(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
     parent = re.search(r"\b(?P<who>mom|mum|dad|grandma|grandpa)(?:'s|’s)\s", sentence, re.I)
     if subject == "user" and parent is not None:  # "Mom's cardiologist appointment"
         return parent.group("who").lower(), parent.group("who").lower()
+    if subject == "user" and _KIDS.search(sentence):  # "the kids' swim lessons"
+        return "child", "child"
     child = _MY_KID.search(sentence)
     if subject == "user" and child is not None:  # "my son noah has karate": a name written in lower case
         name = child.group("name").capitalize()

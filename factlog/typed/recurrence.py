@@ -34,26 +34,35 @@ WEEKDAY = re.compile(
 _WEEKDAY_DATE = re.compile(r",?\s*(?:the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+"
                            r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|"
                            r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
-_WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?:to|through|thru|-)\s+friday\b",
-                       re.I)
+_WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?:to|through|thru|-)\s+friday\b|"
+                       r"(?<![\w/-])M-F(?![\w/-])", re.I)
+_WEEKEND = re.compile(r"\b(?:weekends|(?:every|each|other|on the|on)\s+weekend)\b", re.I)
+# letters for days as timetables write them: "MWF", "M/W/F", "TTh", "T/Th", "TR"
+_LETTER_DAYS = {"mwf": ("monday", "wednesday", "friday"), "m/w/f": ("monday", "wednesday", "friday"),
+                "tth": ("tuesday", "thursday"), "t/th": ("tuesday", "thursday"), "tr": ("tuesday", "thursday"),
+                "tuth": ("tuesday", "thursday"), "mw": ("monday", "wednesday"), "m/w": ("monday", "wednesday")}
+_LETTERS = re.compile(r"(?<![\w/-])(?-i:MWF|M/W/F|TTh|T/Th|TR|TuTh|MW|M/W)(?![\w/-])")
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b"
 _DAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
 # "fri-sun", "Mon-Fri", "Thursday through Sunday": every day from the first to the last
 DAY_RANGE = re.compile(rf"(?<![\w-])(?P<first>{_DAY_WORD})\s*(?:-|–|to|through|thru)\s*(?P<last>{_DAY_WORD})(?![\w-])",
                        re.I)
-_DAILY = re.compile(r"\bdaily\b|\b(?:every|each)\s+(?:single\s+)?day\b|\bseven days a week\b", re.I)
-_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|(?={_DAY}))|\bbi-?weekly\b|"
+_DAILY = re.compile(r"\bdaily\b|\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night)\b|"
+                    r"\bseven days a week\b", re.I)
+_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|weekends?\b|(?={_DAY}))|\bbi-?weekly\b|"
                        r"\bfortnightly\b|\bevery\s+fortnight\b", re.I)
 _WEEKLY = re.compile(rf"\b(?:every|each)\s+(?:single\s+)?(?:week\b|{_DAY})|"
                      r"\bweekly\b|\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
 _MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
                       r"\b(?:every|each|the)\s+(?:first|1st|third|3rd|fourth|4th|last)\s+\w+day\b", re.I)
+_EVERY_N_WEEKS = re.compile(r"\b(?:every|each)\s+(?P<n>three|four|five|six|[3-8])\s+weeks\b", re.I)
 _TWICE = re.compile(r"\b(?:twice|two\s+times)\s+a\s+week\b", re.I)
 _COUNT = rf"\d{{1,3}}|an?|one|{'|'.join(NUMBER_WORDS)}"
 _HOURS = re.compile(rf"\b(?P<n>{_COUNT}|\d+\.5)[- ](?:(?P<half>and[- ]a[- ]half)[- ])?(?:hours?|hrs?|h)\b"
                     rf"(?:\s+and\s+(?P<m>\d{{1,2}})\s+min(?:ute)?s?)?", re.I)
 _MINUTES = re.compile(rf"\b(?P<n>{_COUNT})[- ]?(?:minutes?|mins?)\b", re.I)
-_UNTIL_END = re.compile(r"\b(?:(?:(?:through|thru|until|till|to|up)\s+)+the\s+end\s+of|through|thru|until|till)\s+"
+_UNTIL_END = re.compile(r"\b(?:(?:(?:through|thru|until|till|to|up)\s+)+the\s+end\s+of|through|thru|until|till|"
+                        r"(?:ends?|ending|finishes|wraps up)\s+(?:at\s+the\s+end\s+of|in))\s+"
                         r"(?P<month>[A-Za-z]+)\b(?!\.?\s*\d)", re.I)
 _UNTIL = re.compile(r"\b(?:through|thru|until|till|ends?(?:\s+on)?|ending(?:\s+on)?|last\s+one\s+is(?:\s+on)?)\s+"
                     r"(?P<rest>.*)", re.I)
@@ -90,6 +99,10 @@ def weekdays_named(sentence: str) -> list[str]:
              if not _WEEKDAY_DATE.match(sentence, m.end())}
     if _WORKDAYS.search(sentence):
         found |= set(WEEKDAYS[:5])
+    if _WEEKEND.search(sentence):
+        found |= {"saturday", "sunday"}
+    for letters in _LETTERS.finditer(sentence):
+        found |= set(_LETTER_DAYS[letters.group(0).lower()])
     for span in DAY_RANGE.finditer(sentence):
         if _WEEKDAY_DATE.match(sentence, span.end()):
             continue  # "Tuesday to Thursday, March 18": days of one week
@@ -103,6 +116,9 @@ def cadence(sentence: str, weekdays: list[str]) -> str | None:
     """ "weekly", "biweekly", "twice weekly" (no weekday named), or None for a one-off."""
     if _MONTHLY.search(sentence):
         return "monthly"
+    weeks = _EVERY_N_WEEKS.search(sentence)
+    if weeks is not None:  # "chemo every three weeks"
+        return f"every {number(weeks.group('n'))} weeks"
     if _BIWEEKLY.search(sentence):
         return "biweekly"
     if _TWICE.search(sentence) and not weekdays:
@@ -113,7 +129,7 @@ def cadence(sentence: str, weekdays: list[str]) -> str | None:
         return "weekly" if re.search(r"\b(?:every|each)\s+(?:single\s+)?week\b|\bweekly\b", sentence, re.I) else None
     plural = any((m.group("plural") or m.group("part")) and not _WEEKDAY_DATE.match(sentence, m.end())
                  for m in WEEKDAY.finditer(sentence)) or \
-        _WORKDAYS.search(sentence) is not None
+        _WORKDAYS.search(sentence) is not None or _WEEKEND.search(sentence) is not None
     if _WEEKLY.search(sentence) or _TWICE.search(sentence) or plural or len(weekdays) > 1:
         return "weekly"
     return None
@@ -138,6 +154,12 @@ def minutes_long(sentence: str) -> int | None:
         total = number(minutes.group("n"))
         return total if 0 < total <= 24 * 60 else None
     return None
+
+
+def runs_for_weeks(sentence: str) -> bool:
+    """The sentence gives a series' length in weeks ("runs for ten weeks", "for 8 weeks")."""
+    weeks = _FOR_WEEKS.search(sentence)
+    return weeks is not None and weeks.group("unit").lower().startswith("w")
 
 
 def plus_minutes(clock: str, minutes: int) -> str | None:
