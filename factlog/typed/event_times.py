@@ -150,7 +150,8 @@ _MINUTE_WORDS = {"o'clock": 0, "oclock": 0, "fifteen": 15, "thirty": 30, "forty-
 _MINUTE_WORD = "|".join(sorted(map(re.escape, _MINUTE_WORDS), key=len, reverse=True))
 _PAST = re.compile(rf"\b(?P<part>half|quarter)\s+(?P<rel>past|to|after)\s+(?P<h>{_HOUR_WORD}|\d{{1,2}})\b", re.I)
 _WORD_CLOCK = re.compile(rf"\b(?P<h>{_HOUR_WORD}|\d{{1,2}})\s+(?P<m>{_MINUTE_WORD})\b", re.I)
-_WORD_HOUR = re.compile(r"(?P<lead>\b(?:at|from|between|till|until|til|to|and|by|around|about)\s+)"
+_WORD_HOUR = re.compile(r"(?P<lead>\b(?:at|from|between|till|until|til|by|around|about)\s+|"
+                        r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:to|and|-|till|until)\s+)"
                         rf"(?P<h>{_HOUR_WORD})\b"
                         r"(?!\s+(?:weeks?|days?|months?|years?|hours?|hrs?|minutes?|mins?|people|persons|kids|times|"
                         r"of|more|or|other|others|sessions?|classes|lessons|pills?|tablets?|dollars|bucks|point|stage|time|go)\b)|"
@@ -180,8 +181,10 @@ def clock_digits(sentence: str) -> str:
         return sentence
     sentence = _PAST.sub(past, sentence)
     sentence = _WORD_CLOCK.sub(word_clock, sentence)
-    return _WORD_HOUR.sub(lambda m: (m.group("lead") or "") + str(_HOUR_WORDS[(m.group("h") or m.group("h2")).lower()]),
-                          sentence)
+    def digits(match: re.Match[str]) -> str:
+        return (match.group("lead") or "") + str(_HOUR_WORDS[(match.group("h") or match.group("h2")).lower()])
+
+    return _WORD_HOUR.sub(digits, _WORD_HOUR.sub(digits, sentence))  # "from two to four": "from 2", then "2 to 4"
 
 
 def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[str]:

@@ -199,6 +199,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     noun = _NOUN_PHRASE.search(sentence)
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
+    if noun is not None and _DOSING.search(sentence) and not _VISIT.search(sentence):
+        return []  # "Dr. Okafor has put me on Eliquis 5 mg, starting tonight": the medicine's day
     if noun is not None and _NOT_AN_EVENT.match(sentence, noun.end()):
         return []  # "I need a dinner plan for tomorrow", "lunch ideas for Monday"
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
@@ -222,7 +224,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
     if noun is None:
         if previous is not None and previous.kind == DOMAIN and "recurrence" in previous.fields and \
-                isinstance(previous.fields.get("title"), str) and _OVER.search(sentence) and not _FUTURE.search(sentence):
+                isinstance(previous.fields.get("title"), str) and _OVER.search(sentence) and \
+                not _FUTURE.search(sentence):
             return [TypedFact(DOMAIN, previous.key, conversation_fields(  # "Actually we're done with that."
                 context, str(previous.fields.get("subject") or "user"), {"title": previous.fields["title"],
                                                                          "status": "ended"}))]
@@ -322,6 +325,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
 
 
 _ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1", re.I)
+_VISIT = re.compile(r"\b(?:appointments?|appt|visit|check-?up|follow-?up|consult\w*|session|infusion|injection|"
+                    r"shot|clinic)\b", re.I)
 _DOSING = re.compile(r"\b(?:mg|mcg|ml|pills?|tablets?|capsules?|doses?|prescribed|puffs?|drops?|injections?)\b", re.I)
 _TAKES_UP = re.compile(r"\b(?:to do|to take|to try|to join|to start|doing|taking|signed up for|joined|enrolled in|"
                        r"registered for|started|starting)\s+(?:(?:a|an|the|some|my)\s+)?$", re.I)

@@ -49,8 +49,8 @@ DAY_RANGE = re.compile(rf"(?<![\w-])(?P<first>{_DAY_WORD})\s*(?:-|–|to|through
                        re.I)
 _DAILY = re.compile(r"\bdaily\b|\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night)\b|"
                     r"\bseven days a week\b", re.I)
-_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|weekends?\b|(?={_DAY}))|\bbi-?weekly\b|"
-                       r"\bfortnightly\b|\bevery\s+fortnight\b", re.I)
+_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|weekends?\b|(?={_DAY}))|"
+                       r"\bbi-?weekly\b|\bfortnightly\b|\bevery\s+fortnight\b", re.I)
 _WEEKLY = re.compile(rf"\b(?:every|each)\s+(?:single\s+)?(?:week\b|{_DAY})|"
                      r"\bweekly\b|\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
 _MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
