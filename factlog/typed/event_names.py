@@ -43,7 +43,7 @@ def fold_words(text: str) -> str:
 def title_of(sentence: str, noun: re.Match[str]) -> str:
     """The event's name: the noun and up to two words before it that name it ("Executive
     Committee", "Rotary lunch", "physical therapy", "INR check")."""
-    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:the\s+)?(?P<name>.+)", noun.group(0), re.I)
+    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:see\s+)?(?:the\s+)?(?P<name>.+)", noun.group(0), re.I)
     if ticket is not None:
         return ticket.group("name")  # "tickets for the Coldplay show" -> "Coldplay show"
     before = sentence[:noun.start()]

@@ -39,7 +39,7 @@ _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|aft
                       r"concert|gig|show|drinks|opera|musical|movie|symphony|philharmonic|theat(?:re|er)|"
                       r"date night)\b", re.I)
 # activities people do after work: "choir at 7" is 7 PM (an hour from 7 to 9 without am/pm)
-_AFTER_WORK = re.compile(r"\b(?:choir|rehearsals?|book club|bible study|trivia|poker|band practice)\b", re.I)
+_AFTER_WORK = re.compile(r"\b(?:choir|rehearsals?|book club|bible study|trivia|poker|band practice|tickets?)\b", re.I)
 _MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
 _IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)

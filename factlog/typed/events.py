@@ -79,8 +79,9 @@ NOUNS = re.compile(
     r"check-in calls?|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"bible study|study group|date night|little league|mass|orchestra|band|scouts|youth group|sunday school|"
-    r"retro(?:spective)?|town hall|(?<!the )(?<!at )(?<!to )(?<!a )church|"
-    r"tickets? (?:for|to) (?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)(?:\s+(?:tribute\s+)?(?:show|concert|"
+    r"retro(?:spective)?|town hall|trivia|quiz night|poker night|game night|karaoke|open mic|meet-?up|"
+    r"support group|al-anon|counsel+ing|(?-i:[A-Z][a-z]{1,10}\s+\d{3}[A-Z]?)|(?<!the )(?<!at )(?<!to )(?<!a )church|"
+    r"tickets? (?:for|to) (?:see\s+)?(?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
     r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
@@ -152,7 +153,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     return _read_one(sentence, context)
 
 
-_CLAUSE = re.compile(r"(?<=\w)[.!?]\s+(?=[a-z])|\s*(?:[,;]\s*(?:and|but|while|plus)\s+|;\s*|\s+(?:and|while|but)\s+"
+_CLAUSE = re.compile(r"(?<=\w)[.!?]\s+(?=[a-z])|,\s+(?![\d(])(?!(?:and|but|from|at|to|on|every|each|through|until|till|"
+                     r"starting|for|in|with|then|so)\b)|"
+                     r"\s*(?:[,;]\s*(?:and|but|while|plus)\s+|;\s*|\s+(?:and|while|but)\s+"
                      r"(?:also\s+)?)(?=(?:i|i've|i'm|we|we've|my|our|he|she|they|his|her|their|the)\b)", re.I)
 
 
@@ -172,7 +175,7 @@ def _clauses(sentence: str) -> list[str]:
     open_from: int | None = None
     for start, end, _ in spans:
         part = sentence[start:end]
-        if _NOUN_PHRASE.search(part) and _scheduled(part):
+        if _named_part(part) and _scheduled(part):
             groups.append((start if open_from is None else open_from, end))
             open_from = None
         elif open_from is None:
@@ -182,6 +185,10 @@ def _clauses(sentence: str) -> list[str]:
     if open_from is not None:
         groups[-1] = (groups[-1][0], len(sentence))
     return [sentence[start:end] for start, end in groups]
+
+
+def _named_part(part: str) -> bool:
+    return _NOUN_PHRASE.search(part) is not None or _leading_title(part) is not None
 
 
 def _scheduled(part: str) -> bool:
@@ -196,7 +203,7 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence) or _NO_LONGER.search(sentence) or \
             _TO_DO.search(sentence) or _CONDITIONAL.search(sentence):
         return []
-    noun = _NOUN_PHRASE.search(sentence)
+    noun = _NOUN_PHRASE.search(sentence) or _leading_title(sentence)  # "Stats Tue/Thu 1-2:15"
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
     if noun is not None and _DOSING.search(sentence) and not _VISIT.search(sentence):
@@ -264,13 +271,16 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
                                               PAST.search(sentence) and day == today_of(context)):
         return []  # "following today's appointment", "the meeting lasted 2 hours yesterday": it took place
     if not recurring and day is None and noun is not None:
+        known = _known(context, title_of(sentence, noun))
+        if times and known is not None and "recurrence" in known[1]:  # "spin is noon, 45 min": the spin named before
+            return [_update_times(TypedFact(DOMAIN, known[0], known[1]), times, context, sentence)]
+        if times and _A_SERIES.fullmatch(noun.group(0).split()[-1]) and _CHANGED.search(sentence) and \
+                (previous is None or not _same_event(title_of(sentence, noun), previous)):
+            return [_new_time(sentence, noun, times, context)]  # "standup is at 10 now": the series named before
         if previous is None or not times:
             return []
         if "recurrence" in previous.fields and _same_event(title_of(sentence, noun), previous):
             return [_update_times(previous, times, context, sentence)]  # "The class runs from 7 to 9."
-        known = _known(context, title_of(sentence, noun))
-        if known is not None and "recurrence" in known[1]:  # "spin is noon, 45 min": the spin named before
-            return [_update_times(TypedFact(DOMAIN, known[0], known[1]), times, context, sentence)]
     subject, person = _whose(sentence, context, noun)
     title = title_of(sentence, noun) if noun is not None else None
     if noun is not None and title is not None and _ONE_ON_ONE.fullmatch(noun.group(0)):
@@ -613,6 +623,46 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
         fields["speaker"] = context.speaker
         return TypedFact(previous.kind, previous.key, fields)
     return None
+
+
+_CHANGED = re.compile(r"\b(?:now|from now on|instead|moved|changed|switched|going forward|anymore|these days|"
+                      r"starting|as of|effective)\b", re.I)
+_LEADING = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z0-9][\w'&+-]*){0,2}?)\s*,?\s*"
+                      r"(?:(?:is|are|meets|happens)\s+)?(?:(?:on|every|each)\s+)?(?:other\s+)?"
+                      r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|(?-i:MWF|TTh|M-F)\b|"
+                      r"weekdays\b|weekends\b)", re.I)
+_NOT_LEADING = frozenset("i i'm i've it it's its that that's this these those they they're we we're he she you "
+                         "only usually normally mostly then now still just also every each next this last see "
+                         "meet call text busy free off work working home out back fly flying leave leaving "
+                         "arrive arriving".split())
+
+
+def _leading_title(sentence: str) -> re.Match[str] | None:
+    """The name a schedule line begins with when it is no known event noun ("Kumon Tuesdays
+    4-5", "Stats Tue/Thu 1-2:15", "Bharatanatyam is Saturdays 4 to 6"): up to three words
+    before its weekday, none a pronoun, a schedule word or a weekday; the line must give a time."""
+    lead = _LEADING.match(sentence)
+    if lead is None or not times_of(sentence):
+        return None
+    words = lead.group("title").split()
+    if any(w.casefold() in TITLE_STOP or w.casefold() in _NOT_LEADING or WEEKDAY.fullmatch(w) for w in words) or \
+            _TRIP_CUES.search(lead.group("title")) or place_name(lead.group("title")) is not None:
+        return None
+    return re.compile(re.escape(lead.group("title"))).search(sentence, lead.start("title"))
+
+
+def _new_time(sentence: str, noun: re.Match[str], times: list[str], context: Context) -> TypedFact:
+    """A new time for a series an earlier session named ("from now on standup is at 10"): the
+    same entity (its title is its key), so its days stay as they were."""
+    subject, person = _whose(sentence, context, noun)
+    title = title_of(sentence, noun)
+    fields: dict[str, JsonValue] = {"title": title, "start_time": times[0]}
+    if len(times) > 1:
+        fields["end_time"] = times[1]
+    if person is not None:
+        fields["person"] = person
+    key = title.casefold() if subject == "user" else f"{subject.casefold()}/{title.casefold()}"
+    return TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
 
 
 def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValue]] | None:

@@ -66,7 +66,7 @@ _UNTIL_END = re.compile(r"\b(?:(?:(?:through|thru|until|till|to|up)\s+)+the\s+en
                         r"(?P<month>[A-Za-z]+)\b(?!\.?\s*\d)", re.I)
 _UNTIL = re.compile(r"\b(?:through|thru|until|till|ends?(?:\s+on)?|ending(?:\s+on)?|last\s+one\s+is(?:\s+on)?)\s+"
                     r"(?P<rest>.*)", re.I)
-_FOR_WEEKS = re.compile(rf"\bfor\s+(?P<n>{_COUNT})\s+(?P<unit>weeks?|months?)\b", re.I)
+_FOR_WEEKS = re.compile(rf"\bfor\s+(?:the\s+)?(?:next\s+)?(?P<n>{_COUNT})\s+(?P<unit>weeks?|months?)\b", re.I)
 _STARTING = re.compile(r"\b(?:starting|from|beginning|begins|starts|effective|as of|first one is(?:\s+on)?|"
                        r"next one is(?:\s+on)?)\b(?P<rest>.*)", re.I)
 ENDED = re.compile(
