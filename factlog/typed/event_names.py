@@ -27,9 +27,11 @@ TITLE_STOP = frozenset(
     "hour hours minute minutes min mins remind me fyi btw note just today tonight tomorrow tmrw reminder know "
     "calendar diary kids children i'm im i've we're we've he's she's they're".split()
 )
-_LOCATION = re.compile(r"(?<!-)\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
-                       r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
-                       r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
+# overlapping ("at 7 starting next thursday at the methodist church": the second "at" is found too)
+_LOCATION = re.compile(r"(?<!-)(?=\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|"
+                       r"fourth-floor|[a-z]+-floor)(?:\s+(?:St\.?(?!\w)|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|"
+                       r"center|centre|office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4}))",
+                       re.I)
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
                            r"(?:noon|midday|night|evening|morning|am|pm|work|home|lunch|one|two|three|four|five|six|"
                            r"seven|eight|nine|ten|eleven|twelve|half|quarter)\b)", re.I)
@@ -134,7 +136,7 @@ def location_of(sentence: str, title: str | None = None) -> str | None:
                 "facetime": "FaceTime"}.get(word.lower(), word)
     for match in _LOCATION.finditer(sentence):
         where = match.group("where")
-        if title is not None and (fold_words(where) in fold_words(title) or fold_words(title) in fold_words(where)):
+        if title is not None and fold_words(where) in fold_words(title):
             street = _STREET.search(sentence)
             return street.group("street").rstrip(".") if street is not None else None
         if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")) or \
