@@ -217,6 +217,29 @@ def test_not_an_event(turns: list[tuple[str, str]]) -> None:
     assert schedule(*turns) == []
 
 
+@pytest.mark.parametrize(("turns", "expected"), [
+    ([("user", "Hi, I need to book a cleaning."),
+      ("assistant", "You're booked for a cleaning with Dr. Lee on Tuesday, March 11 at 2:00 PM.")],
+     [("appointment", "dr. lee", {"start": "2025-03-11T14:00:00", "provider": "Dr. Lee"})]),
+    ([("user", "Can I move my appointment?"),
+      ("assistant", "I've moved your appointment to Thursday, March 13 at 9:30 AM with Dr. Patel.")],
+     [("appointment", "dr. patel", {"start": "2025-03-13T09:30:00", "provider": "Dr. Patel"})]),
+    ([("user", "dentist thurs at 2"), ("assistant", "Noted: dentist on Thursday, March 6, at 2:00 PM.")],
+     [("appointment", "dentist", {"start": "2025-03-06T14:00:00", "provider": "dentist"})]),  # a recap: once
+])
+def test_an_agent_booking_the_user_in(turns: list[tuple[str, str]], expected: list[object]) -> None:
+    assert schedule(*turns) == expected
+
+
+def test_schedule_lines_and_new_times() -> None:
+    found = schedule(*user("Econ 101 Mon/Wed 10-11:15, Stats Tue/Thu 1-2:15"))
+    assert [(key, fields["weekday"], fields["start_time"], fields["end_time"]) for _, key, fields in found] == [
+        ("econ 101", "monday, wednesday", "10:00", "11:15"), ("stats", "tuesday, thursday", "13:00", "14:15")]
+    assert schedule(*user("From now on standup is at 10 instead of 9:15")) == [
+        ("event", "standup", {"title": "standup", "start_time": "10:00"})]  # the same entity as last week's series
+    assert schedule(*user("I need a physio session next week")) == []
+
+
 def test_an_assistant_naming_the_place_does_not_rename_the_event() -> None:
     found = schedule(("user", "Dialysis is Mondays, Wednesdays and Fridays, 6:30 to 10:30 in the morning."),
                      ("assistant", "Noted: dialysis on Mondays, Wednesdays and Fridays at the Riverside dialysis unit."))

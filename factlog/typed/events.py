@@ -109,6 +109,15 @@ _HYPOTHETICAL = re.compile(
     r"should i|in case)\b",
     re.I,
 )
+# the agent of a clinic or a business booking the user in: "You're booked for a cleaning with Dr. Lee on ..."
+_AGENT_BOOKED = re.compile(r"\b(?:you(?:'re|’re| are) (?:all )?(?:booked|scheduled|confirmed|set)|"
+                           r"I(?:'ve|’ve| have) (?:booked|scheduled|moved|rescheduled) (?:you|your)|"
+                           r"your (?:appointment|appt|visit|cleaning|session|consultation|check-?up|follow-up)"
+                           r"(?: with [\w. ]+?)? (?:is|has been|was) (?:now )?(?:confirmed|booked|scheduled|moved|"
+                           r"rescheduled)|(?:appointment|booking) (?:is )?confirmed)\b", re.I)
+# stance: a request, not a booking: "I need a physio session next week"
+_REQUEST = re.compile(r"^\W*(?:hi|hello|hey)?\W*i(?:'d| would)? (?:need|want|like|would like|'d like) (?:a|an|to)\b",
+                      re.I)
 _CONDITIONAL = re.compile(r"\bif (?:i|we) (?:sign up|join|enrol+|register|decide|take it|go for it)\b|"  # stance:
                           r"\b(?:would|could) be (?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
 # "we're done with that", "I quit it": the series the session just named is over
@@ -147,7 +156,7 @@ TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER)  
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker == "assistant":
+    if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
         return _confirmed_title(sentence, context)
     parts = _clauses(sentence)
     if len(parts) > 1:  # "Noah has karate twice a week and I do spin on Mondays": one event each
@@ -199,11 +208,12 @@ def _scheduled(part: str) -> bool:
 
 
 def _read_one(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence) and \
+    if context.speaker not in ("user", "assistant") or _TRIP_CUES.search(sentence) and \
+            not _event_beside_travel(sentence) and \
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
     if _HYPOTHETICAL.search(sentence) or _QUESTION.match(sentence) or _NO_LONGER.search(sentence) or \
-            _TO_DO.search(sentence) or _CONDITIONAL.search(sentence):
+            _TO_DO.search(sentence) or _CONDITIONAL.search(sentence) or _REQUEST.search(sentence):
         return []
     noun = _NOUN_PHRASE.search(sentence) or _leading_title(sentence)  # "Stats Tue/Thu 1-2:15"
     if noun is not None and _to_a_place(noun.group(0)):
