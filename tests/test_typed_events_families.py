@@ -240,6 +240,25 @@ def test_schedule_lines_and_new_times() -> None:
     assert schedule(*user("I need a physio session next week")) == []
 
 
+@pytest.mark.parametrize(("sentence", "key", "weekday", "start_time"), [
+    ("I have Spanish on Tuesdays at 6", "spanish", "tuesday", "18:00"),
+    ("We have Kumon Tuesdays 4-5", "kumon", "tuesday", "16:00"),
+    ("Bharatanatyam is Saturdays 4 to 6", "bharatanatyam", "saturday", "16:00"),
+    ("My son has hockey at 6am on Saturdays", "son/hockey", "saturday", "06:00"),
+    ("Every Monday night is trivia at the pub, 8pm", "trivia", "monday", "20:00"),
+    ("Counseling every Thursday at 5:30 pm through the end of the semester", "counseling", "thursday", "17:30"),
+])
+def test_titles_that_are_just_nouns(sentence: str, key: str, weekday: str, start_time: str) -> None:
+    [(_, found, fields)] = schedule(*user(sentence))
+    assert (found, fields["weekday"], fields["start_time"]) == (key, weekday, start_time)
+
+
+@pytest.mark.parametrize("sentence", ["I have time on Tuesdays at 3", "I'm free Tuesdays at 3",
+                                      "Denver Tuesdays at 6 works for me?"])
+def test_no_name_no_event(sentence: str) -> None:
+    assert schedule(*user(sentence)) == []
+
+
 def test_an_assistant_naming_the_place_does_not_rename_the_event() -> None:
     found = schedule(("user", "Dialysis is Mondays, Wednesdays and Fridays, 6:30 to 10:30 in the morning."),
                      ("assistant", "Noted: dialysis on Mondays, Wednesdays and Fridays at the Riverside dialysis unit."))

@@ -25,7 +25,8 @@ TITLE_STOP = frozenset(
     "last first final quit stopped dropped finished ended joined started "
     "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
     "hour hours minute minutes min mins remind me fyi btw note just today tonight tomorrow tmrw reminder know "
-    "calendar diary kids children i'm im i've we're we've he's she's they're".split()
+    "calendar diary kids children takes plays attends does teaches coaches goes has i'm im i've we're we've he's "
+    "she's they're".split()
 )
 # overlapping ("at 7 starting next thursday at the methodist church": the second "at" is found too)
 _LOCATION = re.compile(r"(?<!-)(?=\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|"

@@ -80,6 +80,8 @@ NOUNS = re.compile(
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"bible study|study group|date night|little league|mass|orchestra|band|scouts|youth group|sunday school|"
     r"retro(?:spective)?|town hall|trivia|quiz night|poker night|game night|karaoke|open mic|meet-?up|"
+    r"hockey|basketball|baseball|softball|volleyball|football|lacrosse|rugby|cricket|gymnastics|fencing|judo|"
+    r"taekwondo|jiu-?jitsu|boxing|kickboxing|martial arts|swim team|tee time|babysitting|"
     r"support group|al-anon|echocardiogram|EKG|ECG|biopsy|lab work|stress test|endoscopy|PET scan|blood draw|"
     r"counsel+ing|(?-i:[A-Z][a-z]{1,10}\s+\d{3}[A-Z]?)|(?<!the )(?<!at )(?<!to )(?<!a )church|"
     r"tickets? (?:for|to) (?:see\s+)?(?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
@@ -333,6 +335,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         where = location_of(sentence, str(fields["title"]) if fields.get("title") else None)
         if where is not None:
             fields["location"] = where
+        if "title" not in fields and "location" not in fields:
+            return []  # "I'm free Tuesdays at 3": no event named
     if person is not None:
         fields["person"] = person
     if subject != "user":
@@ -643,24 +647,35 @@ _LEADING = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?P<title>[A-Za-z][\w'&+-]*(?:
                       r"(?:(?:is|are|meets|happens)\s+)?(?:(?:on|every|each)\s+)?(?:other\s+)?"
                       r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|(?-i:MWF|TTh|M-F)\b|"
                       r"weekdays\b|weekends\b)", re.I)
+_HAS = re.compile(r"\b(?:i|we|he|she|they|[A-Z][a-z]+)\s+(?:have|has|had|got|do|does|attend|attends|take|takes|"
+                  r"teach|teaches|play|plays|coach|coaches|go to|goes to)\s+(?:(?:a|an|my|his|her|our|their)\s+)?"
+                  r"(?P<title>[A-Za-z][\w'&+-]*(?:\s+(?!(?:on|every|each|at|from|in)\b)[A-Za-z][\w'&+-]*)?)\s+"
+                  r"(?:(?:on|every|each)\s+)?(?:other\s+)?"
+                  r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|(?-i:MWF|TTh|M-F)\b|"
+                  r"weekdays\b|weekends\b)", re.I)
 _NOT_LEADING = frozenset("i i'm i've it it's its that that's this these those they they're we we're he she you "
                          "only usually normally mostly then now still just also every each next this last see "
                          "meet call text busy free off work working home out back fly flying leave leaving "
-                         "arrive arriving".split())
+                         "arrive arriving time plans nothing something stuff everything them one two off free".split())
 
 
 def _leading_title(sentence: str) -> re.Match[str] | None:
     """The name a schedule line begins with when it is no known event noun ("Kumon Tuesdays
-    4-5", "Stats Tue/Thu 1-2:15", "Bharatanatyam is Saturdays 4 to 6"): up to three words
-    before its weekday, none a pronoun, a schedule word or a weekday; the line must give a time."""
-    lead = _LEADING.match(sentence)
-    if lead is None or not times_of(sentence):
+    4-5", "Stats Tue/Thu 1-2:15", "Bharatanatyam is Saturdays 4 to 6"), or what someone has or
+    does on a weekday ("I have Spanish on Tuesdays at 6"): up to three words before its weekday,
+    none a pronoun, a schedule word or a weekday; the line must give a time."""
+    if not times_of(sentence):
         return None
-    words = lead.group("title").split()
-    if any(w.casefold() in TITLE_STOP or w.casefold() in _NOT_LEADING or WEEKDAY.fullmatch(w) for w in words) or \
-            _TRIP_CUES.search(lead.group("title")) or place_name(lead.group("title")) is not None:
-        return None
-    return re.compile(re.escape(lead.group("title"))).search(sentence, lead.start("title"))
+    for lead in (_LEADING.match(sentence), _HAS.search(sentence)):
+        if lead is None:
+            continue
+        words = lead.group("title").split()
+        if any(w.casefold() in TITLE_STOP or w.casefold() in _NOT_LEADING or WEEKDAY.fullmatch(w) for w in words) or \
+                _TRIP_CUES.search(lead.group("title")) or \
+                lead.re is _LEADING and place_name(lead.group("title")) is not None:  # "Denver Tuesdays at 6"
+            continue
+        return re.compile(re.escape(lead.group("title"))).search(sentence, lead.start("title"))
+    return None
 
 
 def _new_time(sentence: str, noun: re.Match[str], times: list[str], context: Context) -> TypedFact:
