@@ -656,7 +656,10 @@ _HAS = re.compile(r"\b(?:i|we|he|she|they|[A-Z][a-z]+)\s+(?:have|has|had|got|do|
 _NOT_LEADING = frozenset("i i'm i've it it's its that that's this these those they they're we we're he she you "
                          "only usually normally mostly then now still just also every each next this last see "
                          "meet call text busy free off work working home out back fly flying leave leaving "
-                         "arrive arriving time plans nothing something stuff everything them one two off free".split())
+                         "arrive arriving time plans nothing something stuff everything them one two off free comes "
+                         "come coming arrives "
+                         "opens closes due delivers delivery charges pays paid bills renews works picks collects "
+                         "available".split())
 
 
 def _leading_title(sentence: str) -> re.Match[str] | None:
