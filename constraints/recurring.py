@@ -1,11 +1,13 @@
 """The `recurring_conflicts` constraint: a dated event, appointment, flight or trip of the
 user's that falls on an occurrence of one of the user's recurring events.
 
-A recurring event (`recurrence` "weekly" or "biweekly", one `weekday` or several
-"monday, wednesday, friday", `start_time` / `end_time` as HH:MM; `start` and `end` bound
-the days it runs) occurs on each such weekday from today on; a biweekly one every other
-week counted from its `start` (without a `start` its weeks are unknown and it is not
-compared). It does not occur:
+A recurring event (`recurrence` "weekly", "biweekly", "every 3 weeks" or "daily" (every
+day when no weekday is given), one `weekday` or several "monday, wednesday, friday",
+`start_time` / `end_time` as HH:MM, an end before the start running past midnight: a night
+shift 19:00-07:00; `start` and `end` bound the days it runs) occurs on each such weekday
+from today on; a biweekly one every other week counted from its `start` (without a `start`
+its weeks are unknown and it is not compared). An item in the small hours is compared with
+the night before's occurrence too. It does not occur:
 - on a day an event naming it (`same_event`: "standup" and "team standup", "Pottery" and
   "pottery class") with `status` "cancelled" is on ("no standup next Tuesday"), or in the
   week of such a day that is not one of its weekdays ("no pottery next week");

@@ -7,8 +7,11 @@ and its times of day.
   past-tense sentence).
 - Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "noon to 1:30", "8 to 9" (morning
   unless "evening", "night", "pm" or an evening outing such as a concert; an hour from 1 to
-  6 without one is afternoon), "between 8 and noon", "at 10", "9am"; hours 0-23 and
-  minutes 00-59 only.
+  6 without one is afternoon unless the sentence says morning; 7 to 9 is evening for an
+  after-work activity: "choir at 7"), "between 8 and noon", "at 10", "9am", "7p to 7a" (a
+  night shift: the end is before the start), clock words ("half past six", "seven thirty",
+  "at seven", "quarter to eight"), "is noon", "at 7 ... till about nine", "doors at 6, show
+  at seven" (the show's); hours 0-23 and minutes 00-59 only; not "2 to 4 weeks".
 """
 
 from __future__ import annotations

@@ -37,9 +37,22 @@ habits ("used to") and events that took place.
 - "no standup next tues", "cancel my Thursday squash game", "pottery is cancelled next
   week": the occurrence on that day is an event with `status` "cancelled" (its own entity:
   the recurring one stays).
-- `subject` / `person` as for medications (`factlog.typed.care`). Of the assistant's words
-  only a confirmation naming the session's last event more fully is read ("Got it: weekly
-  team standup ..." gives "standup" the title "team standup").
+- `subject` / `person` as for medications (`factlog.typed.care`); a parent or the kids as
+  the family word ("Mom's dialysis" -> "mother", "the kids' swim lessons" -> "child"), "His
+  dialysis" after a sentence about Dad is the father's, "my son noah has karate" keeps Noah,
+  and a later line about the same title keeps its subject. Of the assistant's words a
+  confirmation naming the session's last event more fully is read ("Got it: weekly team
+  standup ..." gives "standup" the title "team standup"), and an agent booking the user in
+  ("You're booked for a cleaning with Dr. Lee on ...") is a fact with speaker `assistant`.
+- More families: a sentence with an event per clause ("Noah has karate twice a week and I do
+  spin on Mondays", "Econ 101 Mon/Wed 10-11:15, Stats Tue/Thu 1-2:15"); a name leading a
+  schedule line or what someone has on a weekday ("Kumon Tuesdays 4-5", "I have Spanish on
+  Tuesdays at 6"); "daily" / "every morning" (`recurrence` "daily", no weekday); "every three
+  weeks" ("every 3 weeks"); "runs for ten weeks" after a first day; a new time for a series an
+  earlier session named ("standup is at 10 now": same title, same entity); "we're done with
+  that" ends the session's last series; "Choir is off next Thursday" cancels one day.
+  Not read: requests ("I need a physio session"), conditionals ("if I sign up ... would be"),
+  a dose's day ("put me on Eliquis 5 mg, starting tonight"), lines naming no event.
 """
 
 from __future__ import annotations
@@ -177,6 +190,8 @@ def _clauses(sentence: str) -> list[str]:
     times ("my son has karate twice a week and I do spin at lunch on Mondays"); a clause
     naming none stays with the one after it (the last with the one before); the whole
     sentence when fewer than two clauses name an event with a schedule."""
+    if len(_CUES.findall(sentence)) < 2:
+        return [sentence]  # two events with their own schedules need two days or times at least
     spans, begin = [], 0
     for cut in _CLAUSE.finditer(sentence):
         spans.append((begin, cut.start(), cut.end()))
@@ -198,6 +213,11 @@ def _clauses(sentence: str) -> list[str]:
     if open_from is not None:
         groups[-1] = (groups[-1][0], len(sentence))
     return [sentence[start:end] for start, end in groups]
+
+
+_CUES = re.compile(r"(?<![\w-])(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?(?![\w])|"
+                   r"\b\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|[ap]\b|-|–|to\b)|\b(?:at|from)\s+(?:\d|noon)|\bnoon\b|"
+                   r"\b(?:daily|weekly|tomorrow|tmrw|tonight|twice a week|every)\b|\b(?-i:MWF|TTh|M-F)\b|\d/\d", re.I)
 
 
 def _named_part(part: str) -> bool:

@@ -2,14 +2,19 @@
 and until when: the recurrence half of `factlog.typed.events`.
 
 - Weekdays: "tuesdays", "Tue", "thurs", "mon/wed/fri", "Tuesdays and Thursdays",
-  "Monday, Wednesday and Friday" -> the weekday names in week order.
+  "Monday, Wednesday and Friday", ranges ("fri-sun", "Mon-Fri", "Thursday through Sunday"),
+  timetable letters ("MWF", "TTh"), "weekends" -> the weekday names in week order.
+- Daily: "daily", "every day", "every morning" with no weekday -> "daily"; "every three weeks"
+  -> "every 3 weeks".
 - Cadence: "every other Thursday", "every second", "every two weeks", "biweekly",
   "fortnightly" -> "biweekly"; "monthly", "every first Monday", "the second Tuesday of the
   month" -> "monthly"; "every", "each", "weekly", a plural weekday ("Tuesdays",
   "Tuesday evenings"), "on Mondays", or two weekdays or more with no date -> "weekly";
   "twice a week" with no weekday -> "twice weekly".
-- Length: "2 hours", "90 min", "an hour and a half", "one hour", "45-minute" -> minutes.
-- Series end: "until / through the end of May", "through June" (the month's last day), "until May 30",
+- Length: "2 hours", "90 min", "an hour and a half", "one hour", "45-minute", "half an hour" -> minutes.
+- First day: "starting next week" (next Monday, then the series' weekday), "from this week".
+- Series end: "until / through the end of May", "through June", "ends in June" (the month's last day),
+  "until May 30", "it ends 20/5" (day first when the first number cannot be a month),
   "for 8 weeks starting March 3" (the day before the ninth week starts: start + 8*7 - 1).
 - Ended: "my pottery class ended last week", "we stopped the tutoring", "I quit choir",
   "the course is over": the whole series is off (not one occurrence).
