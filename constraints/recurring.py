@@ -23,7 +23,8 @@ What clashes with an occurrence:
   and in the air at least `FLIGHT_HOURS` after it, or away for the rest of the day when
   the trip returns on a later day;
 - the days away of a booked trip: an occurrence after the departure day and before the
-  return day (any time of day), or on the return day before the return flight has landed
+  return day (any time of day), on the departure day from `LEAVING_BY` on when the trip
+  gives no departure time, or on the return day before the return flight has landed
   (`return_time` + `FLIGHT_HOURS`).
 
 Only the user's own schedule is compared (records whose `person` / `subject` name the
@@ -52,6 +53,7 @@ INTERVALS = {"weekly": 1, "every week": 1, "biweekly": 2, "every other week": 2,
              "every day": 1}
 DAILY = frozenset({"daily", "every day"})
 SHOWN_DAYS = 3  # occurrences a days-away message lists
+LEAVING_BY = time(12, 0)  # a trip leaving on a day at an unknown hour (and away overnight) misses that day from then
 
 
 def _clock(text: str | None) -> time | None:
@@ -270,6 +272,9 @@ def _away_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple
         return None
     missed = [departs + timedelta(days=n) for n in range(1, (back - departs).days)
               if rule.occurs(departs + timedelta(days=n), today, skipped)]
+    if trip.departure_time is None and rule.begins is not None and rule.begins >= LEAVING_BY and \
+            rule.occurs(departs, today, skipped):
+        missed.insert(0, departs)  # leaving that day at an unknown hour, away overnight: gone by the afternoon
     returns = _clock(trip.return_time)
     window = rule.window(back)
     if returns is not None and window is not None and rule.occurs(back, today, skipped) and \

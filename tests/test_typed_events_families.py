@@ -328,3 +328,18 @@ def test_an_ended_or_someone_elses_series_does_not_raise() -> None:
                  subject="father", person="father", fact_ids=[7])
     assert run(events=[dads], trips=[flight()]) == ([], ["recurring_conflicts"])
     assert run(events=[SHIFT], trips=[flight(booking_status="planned")])[0] == []
+
+
+def test_leaving_on_the_day_of_an_evening_occurrence_without_a_time() -> None:
+    choir = Event(title="choir", recurrence="weekly", weekday="thursday", start_time="19:00", end_time="21:00",
+                  fact_ids=[8])
+    away = Trip(destination="Denver", departure_date=date(2025, 1, 30), return_date=date(2025, 2, 2),
+                booking_status="booked", fact_ids=[9])
+    [message], _ = run(events=[choir], trips=[away])
+    assert "so you miss your weekly choir (Thursdays 19:00-21:00) on Thursday 2025-01-30" in message
+    yoga = Event(title="yoga", recurrence="weekly", weekday="thursday", start_time="07:00", end_time="08:00",
+                 fact_ids=[10])
+    assert run(events=[yoga], trips=[away])[0] == []  # a morning class: the hour of leaving is unknown
+    day_trip = Trip(destination="Denver", departure_date=date(2025, 1, 30), return_date=date(2025, 1, 30),
+                    booking_status="booked", fact_ids=[9])
+    assert run(events=[choir], trips=[day_trip])[0] == []
