@@ -253,6 +253,19 @@ def test_titles_that_are_just_nouns(sentence: str, key: str, weekday: str, start
     assert (found, fields["weekday"], fields["start_time"]) == (key, weekday, start_time)
 
 
+def test_timetables_moves_and_headers() -> None:
+    found = schedule(*user("Lectures: Intro to Psych MWF 9-9:50, Calc TTh 11-12:15"))
+    assert [(key, fields["weekday"], fields.get("person")) for _, key, fields in found] == [
+        ("intro to psych", "monday, wednesday, friday", None), ("calc", "tuesday, thursday", None)]
+    found = schedule(*user("Soccer for Ethan: practice Tue/Thu 5-6:30pm, games Saturday mornings"))
+    assert [(key, fields["weekday"]) for _, key, fields in found] == [
+        ("ethan/soccer", "tuesday, thursday"), ("ethan/games", "saturday")]
+    [(_, _, moved)] = schedule(*user("heads up my yoga class is now on Thursdays instead of Tuesdays, same time"))
+    assert moved["weekday"] == "thursday"
+    assert schedule(*user("Standup moved to 9:45 starting Monday")) == [
+        ("event", "standup", {"title": "Standup", "start_time": "09:45", "start": "2025-03-10T09:45:00"})]
+
+
 @pytest.mark.parametrize("sentence", ["I have time on Tuesdays at 3", "I'm free Tuesdays at 3",
                                       "Denver Tuesdays at 6 works for me?"])
 def test_no_name_no_event(sentence: str) -> None:

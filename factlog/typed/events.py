@@ -86,7 +86,7 @@ DOMAIN = "event"
 APPOINTMENT = "appointment"
 NOUNS = re.compile(
     r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsals?|"
-    r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|game|match|"
+    r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|games?|match(?:es)?|"
     r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check(?!-in)|"
     r"review|all-hands|offsite|off-site|workshop|seminar|webinar|(?<!\bof )course|tutoring|choir|yoga|pilates|"
     r"check-in calls?|"
@@ -238,6 +238,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
             _TO_DO.search(sentence) or _CONDITIONAL.search(sentence) or _REQUEST.search(sentence):
         return []
     noun = _NOUN_PHRASE.search(sentence) or _leading_title(sentence)  # "Stats Tue/Thu 1-2:15"
+    if noun is not None and re.match(r"\s*:", sentence[noun.end():]):  # "Lectures: Intro to Psych MWF 9-9:50"
+        noun = _leading_title(sentence) or noun
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
     if noun is not None and _DOSING.search(sentence) and not _VISIT.search(sentence):
@@ -250,7 +252,7 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
-    names = weekdays_named(corrected(sentence, WEEKDAY))
+    names = weekdays_named(_INSTEAD.sub(" ", corrected(sentence, WEEKDAY)))  # "Thursdays instead of Tuesdays"
     how_often = cadence(sentence, names)
     if how_often is None and noun is not None and names and _CALENDAR_NAME.search(sentence[:noun.end()]):
         how_often = "weekly"  # "my Thursday spin class is at 6am": the class that is on Thursdays
@@ -283,6 +285,9 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         if over is not None or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence):
             return [_ended(sentence, over or noun, context)]  # "the therapist says we're done with PT"
     day = day_of(sentence, context)
+    if not recurring and noun is not None and day is not None and times and _CHANGED.search(sentence) and \
+            _A_SERIES.fullmatch(noun.group(0).split()[-1]) and _STARTING_DAY.search(sentence):
+        return [_new_time(sentence, noun, times, context, day)]  # "Standup moved to 9:45 starting Monday"
     if not recurring and noun is not None and day is not None and runs_for_weeks(sentence) and \
             not _CANCEL.search(sentence):  # "Class starts next Tuesday at 6pm and runs for ten weeks"
         how_often, names, recurring = "weekly", [WEEKDAYS[day.weekday()]], True
@@ -448,6 +453,11 @@ _NOT_OWNER = re.compile(r"today|tomorrow|tonight|yesterday|this|next|last|(?:mon
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
     subject, person = _whose_words(sentence, context, noun)
+    if person is not None and context.said and person.casefold() not in sentence.casefold() and \
+            person.casefold() in context.said[-1].casefold() and \
+            not re.search(r"\b(?:he|she|his|her|him|they|their)\b", sentence, re.I) and \
+            not re.match(rf"[^:]{{0,40}}\b{re.escape(person)}\b[^:]{{0,20}}:", context.said[-1], re.I):
+        return "user", None  # a name in another clause of the same sentence: "Intro to Psych MWF 9-9:50, Calc TTh"
     word = _FAMILY_WORD.get(subject.casefold())
     if word is not None:
         return word, word if person is None or person.casefold() == subject.casefold() else person
@@ -661,9 +671,13 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     return None
 
 
+_DAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+_INSTEAD = re.compile(rf"\b(?:instead of|rather than|not|no longer(?: on)?)\s+(?:on\s+)?{_DAY_WORD}\b", re.I)
+_STARTING_DAY = re.compile(r"\b(?:starting|from|as of|effective|beginning)\b", re.I)
 _CHANGED = re.compile(r"\b(?:now|from now on|instead|moved|changed|switched|going forward|anymore|these days|"
                       r"starting|as of|effective)\b", re.I)
-_LEADING = re.compile(r"^\W*(?:(?:my|our|the)\s+)?(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z0-9][\w'&+-]*){0,2}?)\s*,?\s*"
+_LEADING = re.compile(r"^\W*(?:[A-Za-z][\w ]{0,24}:\s+)?(?:(?:my|our|the)\s+)?"
+                      r"(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z0-9][\w'&+-]*){0,3}?)\s*,?\s*"
                       r"(?:(?:is|are|meets|happens)\s+)?(?:(?:on|every|each)\s+)?(?:other\s+)?"
                       r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|(?-i:MWF|TTh|M-F)\b|"
                       r"weekdays\b|weekends\b)", re.I)
@@ -673,6 +687,7 @@ _HAS = re.compile(r"\b(?:i|we|he|she|they|[A-Z][a-z]+)\s+(?:have|has|had|got|do|
                   r"(?:(?:on|every|each)\s+)?(?:other\s+)?"
                   r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|(?-i:MWF|TTh|M-F)\b|"
                   r"weekdays\b|weekends\b)", re.I)
+_JOINING = frozenset("to of and for in the".split())
 _NOT_LEADING = frozenset("i i'm i've it it's its that that's this these those they they're we we're he she you "
                          "only usually normally mostly then now still just also every each next this last see "
                          "meet call text busy free off work working home out back fly flying leave leaving "
@@ -693,7 +708,9 @@ def _leading_title(sentence: str) -> re.Match[str] | None:
         if lead is None:
             continue
         words = lead.group("title").split()
-        if any(w.casefold() in TITLE_STOP or w.casefold() in _NOT_LEADING or WEEKDAY.fullmatch(w) for w in words) or \
+        inner = words[1:-1]  # "Intro to Psych": a joining word inside a name
+        if any((w.casefold() in TITLE_STOP and not (w in inner and w.casefold() in _JOINING)) or
+               w.casefold() in _NOT_LEADING or WEEKDAY.fullmatch(w) for w in words) or \
                 _TRIP_CUES.search(lead.group("title")) or \
                 lead.re is _LEADING and place_name(lead.group("title")) is not None:  # "Denver Tuesdays at 6"
             continue
@@ -701,14 +718,18 @@ def _leading_title(sentence: str) -> re.Match[str] | None:
     return None
 
 
-def _new_time(sentence: str, noun: re.Match[str], times: list[str], context: Context) -> TypedFact:
-    """A new time for a series an earlier session named ("from now on standup is at 10"): the
-    same entity (its title is its key), so its days stay as they were."""
+def _new_time(sentence: str, noun: re.Match[str], times: list[str], context: Context,
+              day: date | None = None) -> TypedFact:
+    """A new time for a series an earlier session named ("from now on standup is at 10",
+    "standup moved to 9:45 starting Monday"): the same entity (its title is its key), so its
+    days stay as they were."""
     subject, person = _whose(sentence, context, noun)
     title = title_of(sentence, noun)
     fields: dict[str, JsonValue] = {"title": title, "start_time": times[0]}
     if len(times) > 1:
         fields["end_time"] = times[1]
+    if day is not None:
+        fields["start"] = f"{day.isoformat()}T{times[0]}:00"
     if person is not None:
         fields["person"] = person
     key = title.casefold() if subject == "user" else f"{subject.casefold()}/{title.casefold()}"
