@@ -272,6 +272,15 @@ def test_no_name_no_event(sentence: str) -> None:
     assert schedule(*user(sentence)) == []
 
 
+@pytest.mark.parametrize(("turns", "start_time"), [
+    ([("user", "pottery tuesdays 7 to 9"), ("assistant", "Got it: pottery on Tuesdays, 7:00-9:00 PM.")], "19:00"),
+    ([("user", "yoga tuesdays at 7"), ("assistant", "Noted: yoga on Tuesdays at 7:00 AM.")], "07:00"),
+    ([("user", "pottery tuesdays 7 to 9"), ("assistant", "Your dentist is at 7:00 PM.")], "07:00"),  # another event
+])
+def test_an_assistant_recap_settles_am_or_pm(turns: list[tuple[str, str]], start_time: str) -> None:
+    assert schedule(*turns)[-1][2]["start_time"] == start_time
+
+
 def test_an_assistant_naming_the_place_does_not_rename_the_event() -> None:
     found = schedule(("user", "Dialysis is Mondays, Wednesdays and Fridays, 6:30 to 10:30 in the morning."),
                      ("assistant", "Noted: dialysis on Mondays, Wednesdays and Fridays at the Riverside dialysis unit."))

@@ -172,7 +172,7 @@ TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER)  
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
-        return _confirmed_title(sentence, context)
+        return _confirmed_clock(sentence, context) or _confirmed_title(sentence, context)
     parts = _clauses(sentence)
     if len(parts) > 1:  # "Noah has karate twice a week and I do spin on Mondays": one event each
         return [fact for part in parts for fact in _read_one(part, context)]
@@ -408,6 +408,37 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
     if word.casefold() in TITLE_STOP or word.casefold() in _NOT_MODIFIERS or WEEKDAY.fullmatch(word):
         return []
     return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": f"{word} {title}", "speaker": "assistant"})]
+
+
+_MARKED_CLOCK = re.compile(r"\b\d{1,2}(?::\d\d)?\s*[ap]\.?m\b", re.I)
+
+
+def _confirmed_clock(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap that names the session's last event with the same clock time and
+    an explicit AM or PM ("choir at 7" -> "Noted: choir, Thursdays at 7:00 PM") settles the
+    half of the day the user left open: the same hours, twelve apart, take the recap's."""
+    previous = context.last.get(DOMAIN)
+    if previous is None or not _MARKED_CLOCK.search(sentence):
+        return []
+    name = previous.fields.get("title") or previous.fields.get("provider")
+    if not isinstance(name, str) or not name or not re.search(rf"\b{re.escape(name)}\b", sentence, re.I):
+        return []
+    said = times_of(sentence)
+    fields = dict(previous.fields)
+    changed = False
+    for field, value in zip(("start_time", "end_time"), said):
+        old = fields.get(field)
+        if isinstance(old, str) and old != value and int(old[:2]) % 12 == int(value[:2]) % 12 and old[3:] == value[3:]:
+            fields[field] = value
+            changed = True
+    start = fields.get("start")
+    if said and isinstance(start, str) and len(start) > 10 and start[11:16] != said[0] and \
+            int(start[11:13]) % 12 == int(said[0][:2]) % 12 and start[14:16] == said[0][3:]:
+        fields["start"] = f"{start[:10]}T{said[0]}:00"
+        changed = True
+    if not changed:
+        return []
+    return [TypedFact(previous.kind, previous.key, {**fields, "speaker": "assistant"})]
 
 
 def _to_a_place(noun: str) -> bool:
