@@ -365,3 +365,21 @@ def test_leaving_on_the_day_of_an_evening_occurrence_without_a_time() -> None:
     day_trip = Trip(destination="Denver", departure_date=date(2025, 1, 30), return_date=date(2025, 1, 30),
                     booking_status="booked", fact_ids=[9])
     assert run(events=[choir], trips=[day_trip])[0] == []
+
+
+def test_a_later_session_names_the_series_generically() -> None:
+    from factlog.extract import RuleExtractor
+    from factlog.transcripts import Message, Session
+
+    extractor = RuleExtractor()  # the sessions of one transcript see each other's entities
+
+    def said(ts: datetime, text: str) -> list[tuple[str | None, dict[str, JsonValue]]]:
+        facts = extractor.extract(Session("s", ts, [Message("user", text, 0)]), user_only=False)
+        return [(f.key, {k: v for k, v in f.fields.items() if k not in ("subject", "speaker")}) for f in facts]
+
+    assert said(datetime(2025, 3, 3, 9), "My pottery classes are Tuesdays 7 to 9pm.")[0][0] == "pottery classes"
+    assert said(datetime(2025, 3, 10, 9), "The class moved to Thursdays, same time.") == [
+        ("pottery classes", {"title": "pottery classes", "recurrence": "weekly", "weekday": "thursday",
+                             "start": "2025-03-13"})]
+    assert said(datetime(2025, 3, 12, 9), "class is at 6 now") == [
+        ("pottery classes", {"title": "pottery classes", "start_time": "18:00"})]

@@ -338,6 +338,7 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         key = f"{(title or 'event').casefold()}/{day.isoformat()}"
     elif recurring:
         assert how_often is not None
+        title = _prior_series(context, title, subject) or title  # "the class moved to Fridays": the pottery class
         fields = {"title": title, **_series(sentence, context, how_often, names, times)}
         key = (title or (names[0] if names else "event")).casefold()
     else:
@@ -755,7 +756,7 @@ def _new_time(sentence: str, noun: re.Match[str], times: list[str], context: Con
     "standup moved to 9:45 starting Monday"): the same entity (its title is its key), so its
     days stay as they were."""
     subject, person = _whose(sentence, context, noun)
-    title = title_of(sentence, noun)
+    title = _prior_series(context, title_of(sentence, noun), subject) or title_of(sentence, noun)
     fields: dict[str, JsonValue] = {"title": title, "start_time": times[0]}
     if len(times) > 1:
         fields["end_time"] = times[1]
@@ -765,6 +766,26 @@ def _new_time(sentence: str, noun: re.Match[str], times: list[str], context: Con
         fields["person"] = person
     key = title.casefold() if subject == "user" else f"{subject.casefold()}/{title.casefold()}"
     return TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
+
+
+def _singular(word: str) -> str:
+    folded = word.casefold()
+    if folded.endswith("sses"):
+        return folded[:-2]
+    return folded if folded.endswith("ss") else folded.removesuffix("s")
+
+
+def _prior_series(context: Context, title: str | None, subject: str) -> str | None:
+    """The full title of the one running series an earlier session named that a generic title
+    names ("the class" -> "pottery class", "lessons" -> "swim lessons"), else None."""
+    if title is None or title.casefold() not in _GENERIC:
+        return None
+    word = _singular(title)
+    found = {str(fields["title"]) for _, fields in context.prior.of_kind(DOMAIN)
+             if fields.get("recurrence") and isinstance(fields.get("title"), str) and
+             fields.get("status") not in ("ended", "cancelled") and str(fields.get("subject") or "user") == subject and
+             len(str(fields["title"]).split()) > 1 and _singular(str(fields["title"]).split()[-1]) == word}
+    return found.pop() if len(found) == 1 else None
 
 
 def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValue]] | None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from factlog.model import JsonValue
 
-# the kinds whose entities a later session refers back to
-KINDS = frozenset({"trip", "document", "passport"})
+# the kinds whose entities a later session refers back to ("the class moved to Fridays": an event)
+KINDS = frozenset({"trip", "document", "passport", "event"})
 
 
 @dataclass
