@@ -1,5 +1,6 @@
 """What earlier sessions said about the entities a later session may refer to without
-naming them ("Qantas moved my return to March 22", "the Bosch is leaking"): each typed
+naming them ("Qantas moved my return to March 22", "the Bosch is leaking", "the class
+moved to Fridays"): each typed
 entity's merged fields, in log order, later values winning (as compiling merges them).
 
 `Prior` is built from the user's live stored facts (`add` each, in id order; the caller,
