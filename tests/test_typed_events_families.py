@@ -212,6 +212,11 @@ def test_someone_elses_schedule_keeps_its_subject(turns: list[tuple[str, str]], 
     user("Also my flu shot is done, got it Saturday."),
     user("ok so my best friend's wedding is in phoenix and I'm flying out for it. southwest, sat the 1st at 8:30pm, "
          "booked."),
+    user("Paid Greenway Landscaping $480 for the spring cleanup, invoice 1187, by check today."),
+    user("We owe Bella Catering $2,750 for the party, invoice BC-221; I'll send it by ACH next Monday."),
+    user("The school of my daughter, Brightwood Academy, ask me to pay the deposit for tuition, 2,400 dollar, "
+         "until 15 August."),
+    user("wisdom tooth out today. oral surgeon gave me tylenol #3, 1 tab every 4 hours as needed"),
 ])
 def test_not_an_event(turns: list[tuple[str, str]]) -> None:
     assert schedule(*turns) == []

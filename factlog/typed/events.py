@@ -87,7 +87,8 @@ APPOINTMENT = "appointment"
 NOUNS = re.compile(
     r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsals?|"
     r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|games?|match(?:es)?|"
-    r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check(?!-in)|"
+    r"(?:church )?service|session|check-?ups?|"
+    r"(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )(?<!\bby )(?<!\ba )check(?!-in)|"
     r"review|all-hands|offsite|off-site|workshop|seminar|webinar|(?<!\bof )course|tutoring|choir|yoga|pilates|"
     r"check-in calls?|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
@@ -242,6 +243,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         noun = _leading_title(sentence) or noun
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
+    if _MONEY_TALK.search(sentence) and not _CLOCK_SAID.search(sentence):
+        return []
     if noun is not None and _DOSING.search(sentence) and not _VISIT.search(sentence):
         return []  # "Dr. Okafor has put me on Eliquis 5 mg, starting tonight": the medicine's day
     if noun is not None and _NOT_AN_EVENT.match(sentence, noun.end()):
@@ -379,7 +382,12 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
 _ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1", re.I)
 _VISIT = re.compile(r"\b(?:appointments?|appt|visit|check-?up|follow-?up|consult\w*|session|infusion|injection|"
                     r"shot|clinic)\b", re.I)
-_DOSING = re.compile(r"\b(?:mg|mcg|ml|pills?|tablets?|capsules?|doses?|prescribed|puffs?|drops?|injections?)\b", re.I)
+_DOSING = re.compile(r"\b(?:mg|mcg|ml|pills?|tablets?|tabs?|capsules?|doses?|prescribed|puffs?|drops?|injections?)\b",
+                     re.I)
+# money talk without a clock time ("Paid Greenway $480 for the spring cleanup by check today") is the money readers'
+_CLOCK_SAID = re.compile(r"\b\d{1,2}(?::\d\d|\s*[ap]\.?m\b)|\b(?:at|from)\s+(?:\d{1,2}|noon)\b|\bnoon\b", re.I)
+_MONEY_TALK = re.compile(r"[$€£]\s?\d|\b\d[\d,.]*\s*(?:dollars?|bucks|usd|eur|gbp)\b|\b(?:invoice|paid|owe|deposit|"
+                         r"financing|interest|tuition|balance|refund)\b", re.I)
 _TAKES_UP = re.compile(r"\b(?:to do|to take|to try|to join|to start|doing|taking|signed up for|joined|enrolled in|"
                        r"registered for|started|starting)\s+(?:(?:a|an|the|some|my)\s+)?$", re.I)
 _A_SERIES = re.compile(r"class(?:es)?|lessons?|practice|rehearsal|club|choir|tutoring|training|standup|stand-up|"
