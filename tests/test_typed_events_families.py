@@ -236,6 +236,11 @@ def test_an_agent_booking_the_user_in(turns: list[tuple[str, str]], expected: li
     assert schedule(*turns) == expected
 
 
+def test_an_appointment_with_its_price_is_still_one() -> None:
+    assert schedule(*user("Dentist appointment on the 4th, copay is $40.")) == [
+        ("appointment", "dentist", {"start": "2025-03-04", "provider": "dentist"})]
+
+
 def test_schedule_lines_and_new_times() -> None:
     found = schedule(*user("Econ 101 Mon/Wed 10-11:15, Stats Tue/Thu 1-2:15"))
     assert [(key, fields["weekday"], fields["start_time"], fields["end_time"]) for _, key, fields in found] == [

@@ -243,8 +243,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         noun = _leading_title(sentence) or noun
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
-    if _MONEY_TALK.search(sentence) and not _CLOCK_SAID.search(sentence):
-        return []
+    if _MONEY_TALK.search(sentence) and not _CLOCK_SAID.search(sentence) and not _VISIT.search(sentence):
+        return []  # but "dentist appointment Tuesday the 4th, copay is $40" is one
     if noun is not None and _DOSING.search(sentence) and not _VISIT.search(sentence):
         return []  # "Dr. Okafor has put me on Eliquis 5 mg, starting tonight": the medicine's day
     if noun is not None and _NOT_AN_EVENT.match(sentence, noun.end()):
