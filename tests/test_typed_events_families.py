@@ -236,6 +236,13 @@ def test_an_agent_booking_the_user_in(turns: list[tuple[str, str]], expected: li
     assert schedule(*turns) == expected
 
 
+def test_and_before_another_event_and_a_date_after_a_comma() -> None:
+    assert [key for _, key, _ in schedule(*user("spin class at 7 a.m. tomorrow and yoga at 6 p.m. on Friday"))] == [
+        "spin class", "yoga"]
+    assert schedule(*user("Dentist moved to Thursday, March 13 at 9:30 AM with Dr. Patel.")) == [
+        ("appointment", "dr. patel", {"start": "2025-03-13T09:30:00", "provider": "Dr. Patel"})]
+
+
 def test_an_appointment_with_its_price_is_still_one() -> None:
     assert schedule(*user("Dentist appointment on the 4th, copay is $40.")) == [
         ("appointment", "dentist", {"start": "2025-03-04", "provider": "dentist"})]

@@ -180,8 +180,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     return _read_one(sentence, context)
 
 
-_CLAUSE = re.compile(r"(?<=\w)[.!?]\s+(?=[a-z])|,\s+(?![\d(])(?!(?:and|but|from|at|to|on|every|each|through|until|till|"
-                     r"starting|for|in|with|then|so)\b)|"
+_CLAUSE = re.compile(r"(?<=\w)(?<![ap]\.m)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bvs)[.!?]\s+(?=[a-z])|"
+                     r",\s+(?![\d(])(?!(?:and|but|from|at|to|on|every|each|through|until|till|"
+                     r"starting|for|in|with|then|so)\b)(?!(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)"
+                     r"(?!the\s+\d)|"
                      r"\s*(?:[,;]\s*(?:and|but|while|plus)\s+|;\s*|\s+(?:and|while|but)\s+"
                      r"(?:also\s+)?)(?=(?:i|i've|i'm|we|we've|my|our|he|she|they|his|her|their|the)\b)", re.I)
 
@@ -194,7 +196,10 @@ def _clauses(sentence: str) -> list[str]:
     if len(_CUES.findall(sentence)) < 2:
         return [sentence]  # two events with their own schedules need two days or times at least
     spans, begin = [], 0
-    for cut in _CLAUSE.finditer(sentence):
+    cuts = sorted([*_CLAUSE.finditer(sentence), *_AND_EVENT.finditer(sentence)], key=lambda cut: cut.start())
+    for cut in cuts:
+        if cut.start() < begin:
+            continue  # overlaps the cut before
         spans.append((begin, cut.start(), cut.end()))
         begin = cut.end()
     if not spans:
@@ -219,6 +224,10 @@ def _clauses(sentence: str) -> list[str]:
 _CUES = re.compile(r"(?<![\w-])(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?(?![\w])|"
                    r"\b\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|[ap]\b|-|–|to\b)|\b(?:at|from)\s+(?:\d|noon)|\bnoon\b|"
                    r"\b(?:daily|weekly|tomorrow|tmrw|tonight|twice a week|every)\b|\b(?-i:MWF|TTh|M-F)\b|\d/\d", re.I)
+
+
+# "spin at 7 a.m. tomorrow and yoga at 6 p.m. on Friday": "and" before another event's noun
+_AND_EVENT = re.compile(rf"\s+and\s+(?=(?:(?:my|the|a|an|his|her|our)\s+)?(?:{NOUNS.pattern}))", re.I)
 
 
 def _named_part(part: str) -> bool:
