@@ -2,8 +2,9 @@
 user's that falls on an occurrence of one of the user's recurring events.
 
 A recurring event (`recurrence` "weekly", "biweekly", "every 3 weeks" or "daily" (every
-day when no weekday is given), one `weekday` or several "monday, wednesday, friday",
-`start_time` / `end_time` as HH:MM, an end before the start running past midnight: a night
+day when no weekday is given; Monday to Friday for a work meeting: a daily standup), one
+`weekday` or several "monday, wednesday, friday", `start_time` / `end_time` as HH:MM, an
+end before the start running past midnight: a night
 shift 19:00-07:00; `start` and `end` bound the days it runs) occurs on each such weekday
 from today on; a biweekly one every other week counted from its `start` (without a `start`
 its weeks are unknown and it is not compared). An item in the small hours is compared with
@@ -52,6 +53,7 @@ ENDED = frozenset({"ended", "stopped", "finished", "cancelled", "canceled", "dis
 INTERVALS = {"weekly": 1, "every week": 1, "biweekly": 2, "every other week": 2, "fortnightly": 2, "daily": 1,
              "every day": 1}
 DAILY = frozenset({"daily", "every day"})
+WORK_MEETING = re.compile(r"\b(?:stand-?ups?|scrum|huddle|sync|check-in|meeting|call)\b", re.I)
 SHOWN_DAYS = 3  # occurrences a days-away message lists
 LEAVING_BY = time(12, 0)  # a trip leaving on a day at an unknown hour (and away overnight) misses that day from then
 
@@ -147,7 +149,7 @@ def _series(record: EventRecord) -> Series | None:
     names = re.findall(r"[a-z]+", fold(record.weekday) or "")
     weekdays = sorted({WEEKDAYS.index(n) for n in names if n in WEEKDAYS})
     if not weekdays and fold(record.recurrence) in DAILY:
-        weekdays = list(range(7))
+        weekdays = list(range(5 if WORK_MEETING.search(record.title or "") else 7))  # a daily standup: workdays
     if interval is None or not weekdays:
         return None
     begins, ends = _clock(record.start_time), _clock(record.end_time)

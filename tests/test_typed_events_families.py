@@ -348,6 +348,9 @@ def test_a_daily_series_meets_every_day() -> None:
     [message], _ = run(events=[standup], trips=[flight(departure_date=date(2025, 1, 30), departure_time="09:00")])
     assert "during your daily client standup (09:15-09:30)" in message
     assert run(events=[standup], trips=[flight(departure_time="20:30")])[0] == []
+    assert run(events=[standup], trips=[flight(departure_time="09:00")])[0] == []  # a Saturday: no standup
+    walk = Event(title="dog walk", recurrence="daily", start_time="09:00", end_time="09:30", fact_ids=[3])
+    assert run(events=[walk], trips=[flight(departure_time="09:00")])[0] != []  # every day, Saturdays too
 
 
 def test_every_three_weeks_counts_from_the_first() -> None:
