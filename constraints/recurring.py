@@ -1,11 +1,14 @@
 """The `recurring_conflicts` constraint: a dated event, appointment, flight or trip of the
 user's that falls on an occurrence of one of the user's recurring events.
 
-A recurring event (`recurrence` "weekly" or "biweekly", one `weekday` or several
-"monday, wednesday, friday", `start_time` / `end_time` as HH:MM; `start` and `end` bound
-the days it runs) occurs on each such weekday from today on; a biweekly one every other
-week counted from its `start` (without a `start` its weeks are unknown and it is not
-compared). It does not occur:
+A recurring event (`recurrence` "weekly", "biweekly", "every 3 weeks" or "daily" (every
+day when no weekday is given; Monday to Friday for a work meeting: a daily standup), one
+`weekday` or several "monday, wednesday, friday", `start_time` / `end_time` as HH:MM, an
+end before the start running past midnight: a night
+shift 19:00-07:00; `start` and `end` bound the days it runs) occurs on each such weekday
+from today on; a biweekly one every other week counted from its `start` (without a `start`
+its weeks are unknown and it is not compared). An item in the small hours is compared with
+the night before's occurrence too. It does not occur:
 - on a day an event naming it (`same_event`: "standup" and "team standup", "Pottery" and
   "pottery class") with `status` "cancelled" is on ("no standup next Tuesday"), or in the
   week of such a day that is not one of its weekdays ("no pottery next week");
@@ -21,7 +24,8 @@ What clashes with an occurrence:
   and in the air at least `FLIGHT_HOURS` after it, or away for the rest of the day when
   the trip returns on a later day;
 - the days away of a booked trip: an occurrence after the departure day and before the
-  return day (any time of day), or on the return day before the return flight has landed
+  return day (any time of day), on the departure day from `LEAVING_BY` on when the trip
+  gives no departure time, or on the return day before the return flight has landed
   (`return_time` + `FLIGHT_HOURS`).
 
 Only the user's own schedule is compared (records whose `person` / `subject` name the
@@ -46,8 +50,12 @@ AIRPORT_HOURS = 2
 FLIGHT_HOURS = 1
 CANCELLED = frozenset({"cancelled", "canceled", "skipped", "off"})
 ENDED = frozenset({"ended", "stopped", "finished", "cancelled", "canceled", "discontinued"})
-INTERVALS = {"weekly": 1, "every week": 1, "biweekly": 2, "every other week": 2, "fortnightly": 2}
+INTERVALS = {"weekly": 1, "every week": 1, "biweekly": 2, "every other week": 2, "fortnightly": 2, "daily": 1,
+             "every day": 1}
+DAILY = frozenset({"daily", "every day"})
+WORK_MEETING = re.compile(r"\b(?:stand-?ups?|scrum|huddle|sync|check-in|meeting|call)\b", re.I)
 SHOWN_DAYS = 3  # occurrences a days-away message lists
+LEAVING_BY = time(12, 0)  # a trip leaving on a day at an unknown hour (and away overnight) misses that day from then
 
 
 def _clock(text: str | None) -> time | None:
@@ -82,7 +90,9 @@ class Series:
         self.weekdays = weekdays
         self.interval = interval
         self.begins = begins
-        self.ends = ends if ends is None or begins is None or ends > begins else None
+        # "7p to 7a": a night shift ends on the next day
+        self.overnight = ends is not None and begins is not None and ends < begins
+        self.ends = ends if ends is None or begins is None or ends > begins or self.overnight else None
         if self.ends is None and begins is not None:
             self.ends = (datetime.combine(date.min, begins) + timedelta(minutes=DEFAULT_MINUTES)).time()
         self.first = record.start.date() if record.start is not None else None
@@ -106,21 +116,40 @@ class Series:
     def window(self, day: date) -> tuple[datetime, datetime] | None:
         if self.begins is None or self.ends is None:
             return None
-        return datetime.combine(day, self.begins), datetime.combine(day, self.ends)
+        return datetime.combine(day, self.begins), datetime.combine(day + timedelta(days=self.overnight), self.ends)
+
+    def days_touching(self, day: date) -> list[date]:
+        """The days whose occurrence may be under way on `day`: that day, and the day before
+        for an occurrence that runs past midnight."""
+        return [day - timedelta(days=1), day] if self.overnight else [day]
 
     def words(self) -> str:
         days = ", ".join(f"{WEEKDAYS[d].title()}s" for d in self.weekdays)
         hours = f" {self.begins:%H:%M}-{self.ends:%H:%M}" if self.begins is not None and self.ends else ""
+        if fold(self.record.recurrence) in DAILY:
+            return f"daily {self.title} ({hours.strip() or 'every day'})"
         if self.interval == 1:
             return f"weekly {self.title} ({days}{hours})"
-        since = f", every other week from {self.first:%Y-%m-%d}" if self.first is not None else ""
-        return f"every-other-week {self.title} ({days}{hours}{since})"
+        if self.interval == 2:
+            since = f", every other week from {self.first:%Y-%m-%d}" if self.first is not None else ""
+            return f"every-other-week {self.title} ({days}{hours}{since})"
+        since = f" from {self.first:%Y-%m-%d}" if self.first is not None else ""
+        return f"{self.title} every {self.interval} weeks ({days}{hours}{since})"
+
+
+def _interval(recurrence: str | None) -> int | None:
+    """Weeks between occurrences: "weekly" 1, "biweekly" 2, "every 3 weeks" 3."""
+    folded = fold(recurrence) or ""
+    every = re.fullmatch(r"every (\d) weeks", folded)
+    return int(every.group(1)) if every is not None else INTERVALS.get(folded)
 
 
 def _series(record: EventRecord) -> Series | None:
-    interval = INTERVALS.get(fold(record.recurrence) or "")
+    interval = _interval(record.recurrence)
     names = re.findall(r"[a-z]+", fold(record.weekday) or "")
     weekdays = sorted({WEEKDAYS.index(n) for n in names if n in WEEKDAYS})
+    if not weekdays and fold(record.recurrence) in DAILY:
+        weekdays = list(range(5 if WORK_MEETING.search(record.title or "") else 7))  # a daily standup: workdays
     if interval is None or not weekdays:
         return None
     begins, ends = _clock(record.start_time), _clock(record.end_time)
@@ -190,14 +219,15 @@ def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
     for item, words, start, end in _dated(module, events):
         start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
         for rule in series:
-            day = start.date()
-            window = rule.window(day)
-            if window is None or not rule.occurs(day, today, skipped):
-                continue
-            if start < window[1] and end > window[0]:
-                message = (f"{words} on {day:%A %Y-%m-%d} {start:%H:%M}-{end:%H:%M} overlaps your "
-                           f"{rule.words()}")
-                yield Finding("warning", message, (rule.record.source, item), due=day)
+            for day in rule.days_touching(start.date()):
+                window = rule.window(day)
+                if window is None or not rule.occurs(day, today, skipped):
+                    continue
+                if start < window[1] and end > window[0]:
+                    message = (f"{words} on {start:%A %Y-%m-%d} {start:%H:%M}-{end:%H:%M} overlaps your "
+                               f"{rule.words()}")
+                    yield Finding("warning", message, (rule.record.source, item), due=start.date())
+                    break
     for trip in read_present(module, TripRecord) or ():
         if trip.departure_date is None or not is_going(trip) or not is_users(trip):
             continue
@@ -216,13 +246,19 @@ def _flight(trip: TripRecord) -> str:
 def _flight_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple[str, date]]) -> Finding | None:
     """The departure's airport time and first hours in the air overlap the occurrence that day."""
     departs, leaves = trip.departure_date, _clock(trip.departure_time)
-    if departs is None or leaves is None or not rule.occurs(departs, today, skipped):
+    if departs is None or leaves is None:
         return None
-    window = rule.window(departs)
     moment = datetime.combine(departs, leaves)
     airport, landed = moment - timedelta(hours=AIRPORT_HOURS), moment + timedelta(hours=FLIGHT_HOURS)
     away = trip.return_date is not None and trip.return_date > departs  # gone for the rest of the day
-    if window is not None and not (airport < window[1] and (away or landed > window[0])):
+    clash = False
+    for day in rule.days_touching(departs):
+        window = rule.window(day)
+        if rule.occurs(day, today, skipped) and (window is None and day == departs or window is not None and
+                                                  airport < window[1] and (away or landed > window[0])):
+            clash = True
+            break
+    if not clash:
         return None
     gone = f"away until {trip.return_date:%Y-%m-%d}" if away else f"in the air until at least {landed:%H:%M}"
     return Finding("warning", f"{_flight(trip)} departs {departs:%A %Y-%m-%d} at {leaves:%H:%M} (at the airport "
@@ -238,6 +274,9 @@ def _away_clash(trip: TripRecord, rule: Series, today: date, skipped: list[tuple
         return None
     missed = [departs + timedelta(days=n) for n in range(1, (back - departs).days)
               if rule.occurs(departs + timedelta(days=n), today, skipped)]
+    if trip.departure_time is None and rule.begins is not None and rule.begins >= LEAVING_BY and \
+            rule.occurs(departs, today, skipped):
+        missed.insert(0, departs)  # leaving that day at an unknown hour, away overnight: gone by the afternoon
     returns = _clock(trip.return_time)
     window = rule.window(back)
     if returns is not None and window is not None and rule.occurs(back, today, skipped) and \

@@ -24,13 +24,19 @@ TITLE_STOP = frozenset(
     "kindly please other second biweekly recurring per night morning evening afternoon coach teach lead run host play "
     "last first final quit stopped dropped finished ended joined started "
     "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
-    "hour hours minute minutes min mins".split()
+    "hour hours minute minutes min mins remind me fyi btw note just today tonight tomorrow tmrw reminder know "
+    "calendar diary kids children takes plays attends does teaches coaches goes has i'm im i've we're we've he's "
+    "she's they're".split()
 )
-_LOCATION = re.compile(r"\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|fourth-floor|"
-                       r"[a-z]+-floor)(?:\s+(?:St\.?|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|center|centre|"
-                       r"office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4})", re.I)
+# overlapping ("at 7 starting next thursday at the methodist church": the second "at" is found too)
+_LOCATION = re.compile(r"(?<!-)(?=\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|"
+                       r"fourth-floor|[a-z]+-floor)(?:\s+(?:St\.?(?!\w)|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|"
+                       r"center|centre|office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4}))",
+                       re.I)
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
-                           r"(?:noon|midday|night|evening|morning|am|pm|work|home)\b)", re.I)
+                           r"(?:noon|midday|night|evening|morning|am|pm|work|home|lunch|one|two|three|four|five|six|"
+                           r"seven|eight|nine|ten|eleven|twelve|half|quarter)\b)", re.I)
+_ONLINE = re.compile(r"\b(?:on|over|via)\s+(?P<where>zoom|teams|google meet|meet|webex|skype|facetime)\b", re.I)
 
 
 def fold_words(text: str) -> str:
@@ -40,14 +46,15 @@ def fold_words(text: str) -> str:
 def title_of(sentence: str, noun: re.Match[str]) -> str:
     """The event's name: the noun and up to two words before it that name it ("Executive
     Committee", "Rotary lunch", "physical therapy", "INR check")."""
-    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:the\s+)?(?P<name>.+)", noun.group(0), re.I)
+    ticket = re.match(r"tickets?\s+(?:for|to)\s+(?:see\s+)?(?:the\s+)?(?P<name>.+)", noun.group(0), re.I)
     if ticket is not None:
         return ticket.group("name")  # "tickets for the Coldplay show" -> "Coldplay show"
-    words = re.findall(r"[\w'-]+", sentence[:noun.start()])
+    before = sentence[:noun.start()]
+    words = re.findall(r"[\w'-]+", before[max((before.rfind(mark) for mark in ".!?;:"), default=-1) + 1:])
     kept: list[str] = []
     for word in reversed(words[-2:]):
         if word.casefold() in TITLE_STOP or WEEKDAY.fullmatch(word) or word[0].isdigit() or \
-                word.casefold().endswith("'s"):
+                word.casefold().endswith(("'s", "'", "’s", "’")):
             break
         kept.insert(0, word)
     text = " ".join([*kept, noun.group(0)])
@@ -86,6 +93,7 @@ def provider_of(sentence: str, context: Context) -> str | None:
 
 
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.I)
+_NUMBERED = frozenset("room suite unit ward floor building studio hall court field gate level".split())
 _PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with".split())
 
 
@@ -94,7 +102,10 @@ def _place_words(words: list[str]) -> list[str]:
     ("the animal shelter Sundays 1-4" -> "the animal shelter")."""
     kept: list[str] = []
     for word in words:
-        if WEEKDAY.fullmatch(word) or (kept and word[:1].isdigit() and not re.match(r"\d+(?:st|nd|rd|th)$", word)) \
+        numbered = kept and kept[-1].casefold() in _NUMBERED and \
+            re.fullmatch(r"\d{1,4}[A-Za-z]?", word) is not None  # "Room 3B"
+        if WEEKDAY.fullmatch(word) or (kept and word[:1].isdigit() and not numbered and
+                                       not re.match(r"\d+(?:st|nd|rd|th)$", word)) \
                 or word.casefold() in _PLACE_END or kept and _MONTH.fullmatch(word):
             break
         kept.append(word)
@@ -118,13 +129,19 @@ _STREET = re.compile(r"\bon\s+(?P<street>(?:[A-Z0-9][\w'-]*\s+){1,3}(?:Street|St
 
 def location_of(sentence: str, title: str | None = None) -> str | None:
     """Where the event is: "at the library on Oak", "in the fourth-floor boardroom"; a street
-    ("on Grant Street") when the place "at" names is the event's own title."""
+    ("on Grant Street") when the place "at" names is the event's own title; "on zoom" -> "Zoom"."""
+    online = _ONLINE.search(sentence)
+    if online is not None and online.group("where").lower() != "meet":
+        word = online.group("where")
+        return {"zoom": "Zoom", "teams": "Teams", "google meet": "Google Meet", "webex": "Webex", "skype": "Skype",
+                "facetime": "FaceTime"}.get(word.lower(), word)
     for match in _LOCATION.finditer(sentence):
         where = match.group("where")
-        if title is not None and (fold_words(where) in fold_words(title) or fold_words(title) in fold_words(where)):
+        if title is not None and fold_words(where) in fold_words(title):
             street = _STREET.search(sentence)
             return street.group("street").rstrip(".") if street is not None else None
-        if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")):
+        if _NOT_LOCATION.match(where) or WEEKDAY.match(where.removeprefix("the ")) or \
+                _MONTH.fullmatch(where.split()[0]):
             continue
         words = where.split()
         while words and words[0].casefold() in ("the", "their", "his", "her", "our", "my"):

@@ -7,8 +7,11 @@ and its times of day.
   past-tense sentence).
 - Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "noon to 1:30", "8 to 9" (morning
   unless "evening", "night", "pm" or an evening outing such as a concert or tickets; an hour from 1 to
-  6 without one is afternoon), "between 8 and noon", "at 10", "9am"; hours 0-23 and
-  minutes 00-59 only.
+  6 without one is afternoon unless the sentence says morning; 7 to 9 is evening for an
+  after-work activity: "choir at 7"), "between 8 and noon", "at 10", "9am", "7p to 7a" (a
+  night shift: the end is before the start), clock words ("half past six", "seven thirty",
+  "at seven", "quarter to eight"), "is noon", "at 7 ... till about nine", "doors at 6, show
+  at seven" (the show's); hours 0-23 and minutes 00-59 only; not "2 to 4 weeks".
 """
 
 from __future__ import annotations
@@ -23,20 +26,33 @@ from factlog.typed.model import Context
 from factlog.typed.recurrence import WEEKDAY, WEEKDAYS, weekday_name
 
 RANGE = re.compile(
-    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon|midday)(?:[:.](?P<m1>[0-5]\d))?\s*(?P<a1>[ap]\.?m\.?)?\s*"
-    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon|midday)(?:[:.](?P<m2>[0-5]\d))?\s*(?P<a2>[ap]\.?m\.?)?(?![\w/-])",
+    r"(?<![\w:/.-])(?:from\s+|between\s+)?(?P<h1>\d{1,2}|noon|midday)(?:[:.](?P<m1>[0-5]\d))?"
+    r"(?:\s*(?P<a1>[ap]\.?m\.?)|(?P<b1>[ap])(?![\w]))?\s*"
+    r"(?:-|–|—|to|until|till|and)\s*(?P<h2>\d{1,2}|noon|midday)(?:[:.](?P<m2>[0-5]\d))?"
+    r"(?:\s*(?P<a2>[ap]\.?m\.?)|(?P<b2>[ap])(?![\w]))?(?![\w/-])"
+    r"(?!\s*(?:weeks?|wks?|days?|months?|years?|hours?|hrs?|minutes?|mins?|people|kids|times|%)\b)",
     re.I,
-)
+)  # "7p to 7a": a nurse's shift
 _AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?"
                  r"(?![\w/:-]|\.\d)", re.I)
 _BARE = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2}):(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m\.?)?(?![\w:/-])", re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
 _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
-                      r"concert|gig|show|drinks|opera|musical|movie|tickets?)\b", re.I)
+                      r"concert|gig|show|drinks|opera|musical|movie|symphony|philharmonic|theat(?:re|er)|tickets?|"
+                      r"date night)\b", re.I)
+# activities people do after work: "choir at 7" is 7 PM (an hour from 7 to 9 without am/pm)
+_AFTER_WORK = re.compile(r"\b(?:choir|rehearsals?|book club|bible study|trivia|poker|band practice|tickets?)\b", re.I)
 _MORNING = re.compile(r"\b(?:morning|mornings|am|a\.m\.)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tomorrow|tmw)\b", re.I)
 _IN_WEEKS = re.compile(rf"\bin\s+(?P<n>\d{{1,2}}|a|one|{'|'.join(NUMBER_WORDS)})\s+(?P<unit>days?|wks?|weeks?)\b", re.I)
+_UNITS = (r"(?!\s*(?:weeks?|wks?|days?|months?|years?|yrs?|hours?|hrs?|minutes?|mins?|people|persons|kids|times|"
+          r"sessions?|classes|lessons|pills?|tablets?|dollars|bucks|point|stage|time|%)\b)")
+_STARTS_AT = re.compile(r"\b(?:show|starts?|begins?|curtain|kick-?off|kicks off|tip-?off|first pitch)\s*$", re.I)
+_UNTIL_CLOCK = re.compile(r"[^.;]*?\b(?:goes|runs|lasts|going|running)?\s*(?:till|until|til|to)\s+"
+                          r"(?:about\s+|around\s+)?"
+                          r"(?P<h>\d{1,2}|noon)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-])" + _UNITS, re.I)
+_NOON = re.compile(r"\b(?:is|at|@|from|around|by)\s+(?:noon|midday)\b", re.I)
 PAST = re.compile(r"\b(?:following|after|had|was|went|saw|is done|got it|already (?:had|did|went))\b", re.I)
 MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
 
@@ -85,12 +101,15 @@ def day_of(sentence: str, context: Context) -> date | None:
     return None
 
 
-def _clock(hour: str, minute: str | None, marker: str | None, evening: bool) -> tuple[int, int]:
+def _clock(hour: str, minute: str | None, marker: str | None, evening: bool | None,
+           late: bool = False) -> tuple[int, int]:
+    """`evening` True or False when the sentence says evening or morning, None when it says neither
+    (then an hour from 1 to 6 is in the afternoon, and from 7 to 9 too when `late`: "choir at 7")."""
     h = 12 if hour.lower() in ("noon", "midday") else int(hour)
     m = int(minute) if minute else 0
-    pm = marker.lower().startswith("p") if marker else None
+    pm = marker.strip().lower().startswith("p") if marker else None
     if pm is None:
-        pm = evening or 1 <= h <= 6
+        pm = evening if evening is not None else 1 <= h <= 6 or late and 7 <= h <= 9
     if pm and h < 12:
         h += 12
     if marker and not pm and h == 12:
@@ -116,15 +135,62 @@ def corrected(sentence: str, pattern: re.Pattern[str] | None, context: Context |
 def times_of(sentence: str) -> list[str]:
     """[start] or [start, end] as HH:MM, or [] when the sentence gives no time of day; after
     an inline correction ("at 10, no wait, 10:30") the corrected time."""
-    evening = _EVENING.search(sentence) is not None and _MORNING.search(sentence) is None
+    sentence = clock_digits(sentence)
+    evening_words, morning_words = _EVENING.search(sentence) is not None, _MORNING.search(sentence) is not None
+    evening = None if evening_words == morning_words else evening_words
+    late = _AFTER_WORK.search(sentence) is not None
     for fix in reversed(list(_INLINE_CORRECTION.finditer(sentence))):
-        corrected = _times_in(sentence[fix.end():], evening)
+        corrected = _times_in(sentence[fix.end():], evening, late)
         if corrected:
             return corrected
-    return _times_in(sentence, evening)
+    return _times_in(sentence, evening, late)
 
 
-def _times_in(sentence: str, evening: bool) -> list[str]:
+_HOUR_WORDS = {word: value for word, value in (*NUMBER_WORDS.items(), ("one", 1)) if 1 <= value <= 12}
+_HOUR_WORD = "|".join(sorted(_HOUR_WORDS, key=len, reverse=True))
+_MINUTE_WORDS = {"o'clock": 0, "oclock": 0, "fifteen": 15, "thirty": 30, "forty-five": 45, "forty five": 45,
+                 "twenty": 20, "ten": 10, "oh five": 5, "forty": 40, "fifty": 50}
+_MINUTE_WORD = "|".join(sorted(map(re.escape, _MINUTE_WORDS), key=len, reverse=True))
+_PAST = re.compile(rf"\b(?P<part>half|quarter)\s+(?P<rel>past|to|after)\s+(?P<h>{_HOUR_WORD}|\d{{1,2}})\b", re.I)
+_WORD_CLOCK = re.compile(rf"\b(?P<h>{_HOUR_WORD}|\d{{1,2}})\s+(?P<m>{_MINUTE_WORD})\b", re.I)
+_WORD_HOUR = re.compile(r"(?P<lead>\b(?:at|from|between|till|until|til|by|around|about)\s+|"
+                        r"\d(?::\d\d)?\s*(?:[ap]\.?m\.?)?\s*(?:to|and|-|till|until)\s+)"
+                        rf"(?P<h>{_HOUR_WORD})\b"
+                        r"(?!\s+(?:weeks?|days?|months?|years?|hours?|hrs?|minutes?|mins?|people|persons|kids|times|"
+                        r"of|more|or|other|others|sessions?|classes|lessons|pills?|tablets?|dollars|bucks|point|stage|time|go)\b)|"
+                        rf"\b(?P<h2>{_HOUR_WORD})(?=\s*(?:[ap]\.?m\b|in the (?:morning|evening|afternoon)|at night|"
+                        r"tonight|sharp|-ish)\b)", re.I)
+
+
+def clock_digits(sentence: str) -> str:
+    """Clock times said in words as digits: "half past six" -> "6:30", "quarter to 8" -> "7:45",
+    "seven thirty" -> "7:30", "at seven" -> "at 7", "8 o'clock" -> "8:00"."""
+    def hour(raw: str) -> int:
+        return int(raw) if raw.isdigit() else _HOUR_WORDS[raw.lower()]
+
+    def past(match: re.Match[str]) -> str:
+        h = hour(match.group("h"))
+        if match.group("part").lower() == "half":
+            return f"{h}:30" if match.group("rel").lower() != "to" else match.group(0)
+        return f"{h}:15" if match.group("rel").lower() != "to" else f"{(h - 2) % 12 + 1}:45"
+
+    def word_clock(match: re.Match[str]) -> str:
+        h = hour(match.group("h"))
+        if h > 12 or match.group("h").isdigit() and match.group("m").lower() not in ("o'clock", "oclock"):
+            return match.group(0)
+        return f"{h}:{_MINUTE_WORDS[match.group('m').lower()]:02d}"
+
+    if not re.search(rf"\b(?:half|quarter|{_HOUR_WORD}|o'?clock)\b", sentence, re.I):
+        return sentence
+    sentence = _PAST.sub(past, sentence)
+    sentence = _WORD_CLOCK.sub(word_clock, sentence)
+    def digits(match: re.Match[str]) -> str:
+        return (match.group("lead") or "") + str(_HOUR_WORDS[(match.group("h") or match.group("h2")).lower()])
+
+    return _WORD_HOUR.sub(digits, _WORD_HOUR.sub(digits, sentence))  # "from two to four": "from 2", then "2 to 4"
+
+
+def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[str]:
     for match in RANGE.finditer(sentence):
         before = sentence[:match.start()]
         if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
@@ -133,27 +199,38 @@ def _times_in(sentence: str, evening: bool) -> list[str]:
         if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1"))) or \
                 (h2.isdigit() and int(h2) > 23):
             continue
-        a1, a2 = match.group("a1"), match.group("a2")
-        end = _clock(h2, match.group("m2"), a2, evening)
+        a1, a2 = match.group("a1") or match.group("b1"), match.group("a2") or match.group("b2")
+        end = _clock(h2, match.group("m2"), a2, evening, late)
         if a1 is None and a2 is not None and h1.isdigit():
             hour1 = int(h1)
-            start = _clock(h1, match.group("m1"), a2, evening)
+            start = _clock(h1, match.group("m1"), a2, evening, late)
             if start > end:  # "11 to 1pm"
                 start = (hour1 % 12, start[1])
         else:
-            start = _clock(h1, match.group("m1"), a1, evening if a1 is None and a2 is None else False)
+            start = _clock(h1, match.group("m1"), a1, evening if a1 is None and a2 is None else False, late)
+            if late and start > end:  # "choir 9 to noon": a morning after all
+                start = _clock(h1, match.group("m1"), a1, evening if a1 is None and a2 is None else False)
             if a1 is None and a2 is None and start > end and end[0] < 12:
                 end = (end[0] + 12, end[1])
         if start == end:
             continue
         return [f"{start[0]:02d}:{start[1]:02d}", f"{end[0]:02d}:{end[1]:02d}"]
-    at = _AT.search(sentence)
-    if at is not None and (not at.group("h").isdigit() or int(at.group("h")) <= 12):
-        h, m = _clock(at.group("h"), at.group("m"), at.group("a"), evening)
+    ats = [at for at in _AT.finditer(sentence) if not at.group("h").isdigit() or int(at.group("h")) <= 12]
+    at = next((at for at in ats if _STARTS_AT.search(sentence[max(0, at.start() - 14):at.start()])), None) or \
+        next(iter(ats), None)  # "doors at 6, show at seven": the show's time
+    if at is not None:
+        h, m = _clock(at.group("h"), at.group("m"), at.group("a"), evening, late)
+        until = _UNTIL_CLOCK.match(sentence, at.end()) or _UNTIL_CLOCK.search(sentence, at.end())
+        if until is not None:  # "at 7 ... it goes till about nine"
+            end = _clock(until.group("h"), until.group("m"), until.group("a"), evening if h < 12 else True, late)
+            if end > (h, m):
+                return [f"{h:02d}:{m:02d}", f"{end[0]:02d}:{end[1]:02d}"]
         return [f"{h:02d}:{m:02d}"]
+    if _NOON.search(sentence):  # "spin is noon"
+        return ["12:00"]
     bare = _BARE.search(sentence)
     if bare is not None and int(bare.group("h")) <= 12:  # "thurs 5:30": afternoon, as "at 5:30"
-        h, m = _clock(bare.group("h"), bare.group("m"), bare.group("a"), evening)
+        h, m = _clock(bare.group("h"), bare.group("m"), bare.group("a"), evening, late)
         return [f"{h:02d}:{m:02d}"]
     found = [value for _, value in dates_and_times_at(sentence, None)[1]]
     return found[:1]

@@ -37,9 +37,22 @@ habits ("used to") and events that took place.
 - "no standup next tues", "cancel my Thursday squash game", "pottery is cancelled next
   week": the occurrence on that day is an event with `status` "cancelled" (its own entity:
   the recurring one stays).
-- `subject` / `person` as for medications (`factlog.typed.care`). Of the assistant's words
-  only a confirmation naming the session's last event more fully is read ("Got it: weekly
-  team standup ..." gives "standup" the title "team standup").
+- `subject` / `person` as for medications (`factlog.typed.care`); a parent or the kids as
+  the family word ("Mom's dialysis" -> "mother", "the kids' swim lessons" -> "child"), "His
+  dialysis" after a sentence about Dad is the father's, "my son noah has karate" keeps Noah,
+  and a later line about the same title keeps its subject. Of the assistant's words a
+  confirmation naming the session's last event more fully is read ("Got it: weekly team
+  standup ..." gives "standup" the title "team standup"), and an agent booking the user in
+  ("You're booked for a cleaning with Dr. Lee on ...") is a fact with speaker `assistant`.
+- More families: a sentence with an event per clause ("Noah has karate twice a week and I do
+  spin on Mondays", "Econ 101 Mon/Wed 10-11:15, Stats Tue/Thu 1-2:15"); a name leading a
+  schedule line or what someone has on a weekday ("Kumon Tuesdays 4-5", "I have Spanish on
+  Tuesdays at 6"); "daily" / "every morning" (`recurrence` "daily", no weekday); "every three
+  weeks" ("every 3 weeks"); "runs for ten weeks" after a first day; a new time for a series an
+  earlier session named ("standup is at 10 now": same title, same entity); "we're done with
+  that" ends the session's last series; "Choir is off next Thursday" cancels one day.
+  Not read: requests ("I need a physio session"), conditionals ("if I sign up ... would be"),
+  a dose's day ("put me on Eliquis 5 mg, starting tonight"), lines naming no event.
 """
 
 from __future__ import annotations
@@ -62,6 +75,7 @@ from factlog.typed.recurrence import (
     cadence,
     minutes_long,
     plus_minutes,
+    runs_for_weeks,
     series_end,
     starting,
     weekdays_named,
@@ -73,14 +87,25 @@ DOMAIN = "event"
 APPOINTMENT = "appointment"
 NOUNS = re.compile(
     r"\b(?:stand-?ups?|meetings?|committee|book club|club|class(?:es)?|lessons?|practice|rehearsals?|"
-    r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|game|match|"
-    r"(?:church )?service|session|check-?ups?|(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )check|"
+    r"(?:physical |speech |occupational )?therapy|PT|lunch|brunch|dinner|volunteer\w*|games?|match(?:es)?|"
+    r"(?:church )?service|session|check-?ups?|"
+    r"(?<!\bme )(?<!\bto )(?<!'ll )(?<!\bwill )(?<!\bcan )(?<!\bby )(?<!\ba )check(?!-in)|"
     r"review|all-hands|offsite|off-site|workshop|seminar|webinar|(?<!\bof )course|tutoring|choir|yoga|pilates|"
+    r"check-in calls?|"
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"bible study|study group|date night|little league|mass|orchestra|band|scouts|youth group|sunday school|"
-    r"tickets? (?:for|to) (?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)(?:\s+(?:show|concert|gig|game|"
-    r"match|play|musical|tour))?|(?:weekly|standing|team|client|sales|zoom|video|"
-    r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+meets\b)|"
+    r"retro(?:spective)?|town hall|trivia|quiz night|poker night|game night|karaoke|open mic|meet-?up|"
+    r"hockey|basketball|baseball|softball|volleyball|football|lacrosse|rugby|cricket|gymnastics|fencing|judo|"
+    r"taekwondo|jiu-?jitsu|boxing|kickboxing|martial arts|swim team|tee time|babysitting|"
+    r"support group|al-anon|echocardiogram|EKG|ECG|biopsy|lab work|stress test|endoscopy|PET scan|blood draw|"
+    r"counsel+ing|(?-i:[A-Z][a-z]{1,10}\s+\d{3}[A-Z]?)|(?<!the )(?<!at )(?<!to )(?<!a )church|"
+    r"tickets? (?:for|to) (?:see\s+)?(?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
+    r"(?:\s+(?:tribute\s+)?(?:show|concert|"
+    r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
+    r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
+    r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
+    r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
+    r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
@@ -93,7 +118,22 @@ NOUNS = re.compile(
 _APPOINTMENT = re.compile(rf"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|dental|doctor|"
                           rf"Dr\.?|{CLINICIANS}|{TRADES})\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
-                     r"\bcalled off\b|\bskip(?:ped|ping)?\b", re.I)
+                     r"\bcalled off\b|\bskip(?:ped|ping)?\b|\b(?:is|are|'s)\s+off\b", re.I)
+# the agent of a clinic or a business booking the user in: "You're booked for a cleaning with Dr. Lee on ..."
+_AGENT_BOOKED = re.compile(r"\b(?:you(?:'re|’re| are) (?:all )?(?:booked|scheduled|confirmed|set)|"
+                           r"I(?:'ve|’ve| have) (?:booked|scheduled|moved|rescheduled) (?:you|your)|"
+                           r"your (?:appointment|appt|visit|cleaning|session|consultation|check-?up|follow-up)"
+                           r"(?: with [\w. ]+?)? (?:is|has been|was) (?:now )?(?:confirmed|booked|scheduled|moved|"
+                           r"rescheduled)|(?:appointment|booking) (?:is )?confirmed)\b", re.I)
+# a want, not a booking: "I need a physio session next week"
+_WANTS = re.compile(r"^\W*(?:hi|hello|hey)?\W*i(?:'d| would)? (?:need|want|like|would like|'d like) (?:a|an|to)\b",
+                      re.I)
+# a series joined only on a condition: "if I sign up", "it would be on Mondays"
+_CONDITIONAL = re.compile(r"\bif (?:i|we) (?:sign up|join|enrol+|register|decide|take it|go for it)\b|"
+                          r"\b(?:would|could) be (?:on )?(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b", re.I)
+# "we're done with that", "I quit it": the series the session just named is over
+_OVER = re.compile(r"\b(?:(?:done|finished|through) with|quit|stopped|dropped|gave up|cancell?ed)\s+(?:that|it|them)\b|"
+                   r"\b(?:that|it)(?:'s| is| has|’s)\s+(?:over|ended|finished)\b|\bit ended\b", re.I)
 _SERIES_ENDS = re.compile(r"\b(?:ends|finishes|wraps up|will (?:end|finish|wrap up)|runs (?:until|through|till)|"
                           r"last (?:class|session|lesson|meeting|one) (?:is|will be))\b", re.I)
 _NO_LONGER = re.compile(r"\b(?:used to|as a (?:kid|child|teen)|back when|when i was (?:a|in|young|little))\b", re.I)
@@ -112,45 +152,148 @@ _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re
 _ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
                        r"zumba|crossfit|gym|bowling|yoga|pilates", re.I)
 _GENERIC = frozenset("class classes lesson lessons session meeting one course".split())
-TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH)  # a sentence without one of these states no event
+# a sentence naming no event that still states one's days, or when the one just named starts
+_SERIES_CUE = re.compile(r"\b(?:every|each)\s+(?:other\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
+                         r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)days\b", re.I)
+_STARTS_NOW = re.compile(r"^\W*(?:(?:and\s+)?(?:it\s+)?(?:starting|starts|beginning|begins|from)\s+(?:next|this)\s+"
+                         r"(?:week|month)|(?:and\s+)?(?:it\s+)?(?:starts|begins|starting)\s+(?:on\s+)?(?:tomorrow|tmrw|"
+                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
+                         r"nov|dec)))", re.I)
+TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER)  # a sentence without one states no event
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker == "assistant":
-        return _confirmed_title(sentence, context)
-    if context.speaker != "user" or _TRIP_CUES.search(sentence) and not _event_beside_travel(sentence) and \
+    if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
+        return _confirmed_clock(sentence, context) or _confirmed_title(sentence, context)
+    parts = _clauses(sentence)
+    if len(parts) > 1:  # "Noah has karate twice a week and I do spin on Mondays": one event each
+        return [fact for part in parts for fact in _read_one(part, context)]
+    return _read_one(sentence, context)
+
+
+_CLAUSE = re.compile(r"(?<=\w)(?<![ap]\.m)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bSt)(?<!\bvs)[.!?]\s+(?=[a-z])|"
+                     r",\s+(?![\d(])(?!(?:and|but|from|at|to|on|every|each|through|until|till|"
+                     r"starting|for|in|with|then|so)\b)(?!(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)"
+                     r"(?!the\s+\d)|"
+                     r"\s*(?:[,;]\s*(?:and|but|while|plus)\s+|;\s*|\s+(?:and|while|but)\s+"
+                     r"(?:also\s+)?)(?=(?:i|i've|i'm|we|we've|my|our|he|she|they|his|her|their|the)\b)", re.I)
+
+
+def _clauses(sentence: str) -> list[str]:
+    """The sentence cut where a new clause names an event of its own with its own days or
+    times ("my son has karate twice a week and I do spin at lunch on Mondays"); a clause
+    naming none stays with the one after it (the last with the one before); the whole
+    sentence when fewer than two clauses name an event with a schedule."""
+    if len(_CUES.findall(sentence)) < 2:
+        return [sentence]  # two events with their own schedules need two days or times at least
+    spans, begin = [], 0
+    cuts = sorted([*_CLAUSE.finditer(sentence), *_AND_EVENT.finditer(sentence)], key=lambda cut: cut.start())
+    for cut in cuts:
+        if cut.start() < begin:
+            continue  # overlaps the cut before
+        spans.append((begin, cut.start(), cut.end()))
+        begin = cut.end()
+    if not spans:
+        return [sentence]
+    spans.append((begin, len(sentence), len(sentence)))
+    groups: list[tuple[int, int]] = []
+    open_from: int | None = None
+    for start, end, _ in spans:
+        part = sentence[start:end]
+        if _named_part(part) and _scheduled(part):
+            groups.append((start if open_from is None else open_from, end))
+            open_from = None
+        elif open_from is None:
+            open_from = start
+    if len(groups) < 2 or len(groups) > 4:
+        return [sentence]
+    if open_from is not None:
+        groups[-1] = (groups[-1][0], len(sentence))
+    return [sentence[start:end] for start, end in groups]
+
+
+_CUES = re.compile(r"(?<![\w-])(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?(?![\w])|"
+                   r"\b\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\b|[ap]\b|-|–|to\b)|\b(?:at|from)\s+(?:\d|noon)|\bnoon\b|"
+                   r"\b(?:daily|weekly|tomorrow|tmrw|tonight|twice a week|every)\b|\b(?-i:MWF|TTh|M-F)\b|\d/\d", re.I)
+
+
+# "spin at 7 a.m. tomorrow and yoga at 6 p.m. on Friday": "and" before another event's noun
+_AND_EVENT = re.compile(rf"\s+and\s+(?=(?:(?:my|the|a|an|his|her|our)\s+)?(?:{NOUNS.pattern}))", re.I)
+
+
+def _named_part(part: str) -> bool:
+    return _NOUN_PHRASE.search(part) is not None or _leading_title(part) is not None
+
+
+def _scheduled(part: str) -> bool:
+    return bool(WEEKDAY.search(part) or times_of(part) or cadence(part, weekdays_named(part)) or
+                DAY_ONLY_OR_DATE.search(part))
+
+
+def _read_one(sentence: str, context: Context) -> list[TypedFact]:
+    if context.speaker not in ("user", "assistant") or _TRIP_CUES.search(sentence) and \
+            not _event_beside_travel(sentence) and \
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
-    if is_tentative(sentence) or is_question(sentence) or _NO_LONGER.search(sentence) or is_to_do(sentence):
+    if is_tentative(sentence) or is_question(sentence) or _NO_LONGER.search(sentence) or is_to_do(sentence) or \
+            _CONDITIONAL.search(sentence) or _WANTS.search(sentence):
         return []  # not a plan of the user's: "maybe a haircut thursday if I can get one", "need to call the vet"
-    noun = _NOUN_PHRASE.search(sentence)
+    noun = _NOUN_PHRASE.search(sentence) or _leading_title(sentence)  # "Stats Tue/Thu 1-2:15"
+    if noun is not None and re.match(r"\s*:", sentence[noun.end():]):  # "Lectures: Intro to Psych MWF 9-9:50"
+        noun = _leading_title(sentence) or noun
     if noun is not None and _to_a_place(noun.group(0)):
         return []  # "tickets to Denver": a trip's
+    if _MONEY_TALK.search(sentence) and not _CLOCK_SAID.search(sentence) and not _VISIT.search(sentence):
+        return []  # but "dentist appointment Tuesday the 4th, copay is $40" is one
+    if noun is not None and _DOSING.search(sentence) and not _VISIT.search(sentence):
+        return []  # "Dr. Okafor has put me on Eliquis 5 mg, starting tonight": the medicine's day
+    if noun is not None and _NOT_AN_EVENT.match(sentence, noun.end()):
+        return []  # "I need a dinner plan for tomorrow", "lunch ideas for Monday"
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
-            minutes_long(sentence) is None:
+            minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence) \
+            and not _OVER.search(sentence):
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
-    names = weekdays_named(corrected(sentence, WEEKDAY))
+    names = weekdays_named(_INSTEAD.sub(" ", corrected(sentence, WEEKDAY)))  # "Thursdays instead of Tuesdays"
     how_often = cadence(sentence, names)
     if how_often is None and noun is not None and names and _CALENDAR_NAME.search(sentence[:noun.end()]):
         how_often = "weekly"  # "my Thursday spin class is at 6am": the class that is on Thursdays
-    recurring = how_often is not None
+    if how_often is None and noun is not None and len(names) == 1 and _A_SERIES.fullmatch(noun.group(0).split()[-1]) \
+            and _ON_WEEKDAY.search(sentence) and not DAY_ONLY_OR_DATE.search(sentence) and not PAST.search(sentence):
+        how_often = "weekly"  # "her dance class is Saturday 4 to 6": a class is on its weekday every week
     times = times_of(sentence)
+    if how_often == "daily" and (not times or noun is None or _APPOINTMENT.search(noun.group(0)) or
+                                 _DOSING.search(sentence)):
+        how_often = None  # "Eliquis 5 mg twice daily", "the cardiologist ... daily": not a daily event
+    recurring = how_often is not None
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
     if noun is None:
+        if previous is not None and previous.kind == DOMAIN and "recurrence" in previous.fields and \
+                isinstance(previous.fields.get("title"), str) and _OVER.search(sentence) and \
+                not _FUTURE.search(sentence):
+            return [TypedFact(DOMAIN, previous.key, conversation_fields(  # "Actually we're done with that."
+                context, str(previous.fields.get("subject") or "user"), {"title": previous.fields["title"],
+                                                                         "status": "ended"}))]
         if previous is not None and named is None:
             update = _update(previous, sentence, times, context)
             if update is not None:
                 return [update]
         if named is not None:
             previous = named  # "I signed up for a pottery class. It's on Tuesday evenings 7 to 9."
-        elif not (recurring and (times or names)):
-            return []
-    if noun is not None and not times and not _FUTURE.search(sentence) and \
-            (_ends_series(sentence, noun) or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence)):
-        return [_ended(sentence, noun, context)]
+        elif not (recurring and times):
+            return []  # "I pay our nanny every Friday", "they release it weekly, on Tuesdays": no event's time
+    if noun is not None and not times and not _FUTURE.search(sentence):
+        over = next((n for n in _NOUN_PHRASE.finditer(sentence) if _ends_series(sentence, n)), None)
+        if over is not None or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence):
+            return [_ended(sentence, over or noun, context)]  # "the therapist says we're done with PT"
     day = day_of(sentence, context)
+    if not recurring and noun is not None and day is not None and times and _CHANGED.search(sentence) and \
+            _A_SERIES.fullmatch(noun.group(0).split()[-1]) and _STARTING_DAY.search(sentence):
+        return [_new_time(sentence, noun, times, context, day)]  # "Standup moved to 9:45 starting Monday"
+    if not recurring and noun is not None and day is not None and runs_for_weeks(sentence) and \
+            not _CANCEL.search(sentence):  # "Class starts next Tuesday at 6pm and runs for ten weeks"
+        how_often, names, recurring = "weekly", [WEEKDAYS[day.weekday()]], True
     if noun is not None and _CANCEL.search(sentence) and re.search(r"\b(?:this|next)\s+week\b", sentence, re.I):
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
@@ -160,19 +303,35 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             not _CANCEL.search(sentence):
         return []  # "do the gym tmrw", "Dr. Brennan wants to see me in six weeks": no time, no appointment
     if not recurring and day is None and not times:
-        if noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
-            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, noun)})
+        taken = next((n for n in _NOUN_PHRASE.finditer(sentence) if _TAKES_UP.search(sentence[:n.start()])), None)
+        if taken is None and noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
+            taken = noun
+        if taken is not None:
+            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, taken)})
         return []
     if not recurring and day is not None and (day < (today_of(context) or day) or
                                               PAST.search(sentence) and day == today_of(context)):
         return []  # "following today's appointment", "the meeting lasted 2 hours yesterday": it took place
     if not recurring and day is None and noun is not None:
+        known = _known(context, title_of(sentence, noun))
+        if times and known is not None and "recurrence" in known[1]:  # "spin is noon, 45 min": the spin named before
+            return [_update_times(TypedFact(DOMAIN, known[0], known[1]), times, context, sentence)]
+        if times and _A_SERIES.fullmatch(noun.group(0).split()[-1]) and _CHANGED.search(sentence) and \
+                (previous is None or not _same_event(title_of(sentence, noun), previous)):
+            return [_new_time(sentence, noun, times, context)]  # "standup is at 10 now": the series named before
         if previous is None or not times:
             return []
         if "recurrence" in previous.fields and _same_event(title_of(sentence, noun), previous):
-            return [_update_times(previous, times, context)]  # "The class runs from 7 to 9."
+            return [_update_times(previous, times, context, sentence)]  # "The class runs from 7 to 9."
     subject, person = _whose(sentence, context, noun)
     title = title_of(sentence, noun) if noun is not None else None
+    if noun is not None and title is not None and _ONE_ON_ONE.fullmatch(noun.group(0)):
+        title = _with_whom(sentence, noun, title)  # "1:1 with my manager"
+    known = _known(context, title)
+    if known is not None and known[1].get("subject") not in (None, "user") and \
+            (subject == "user" and person is None or subject == known[1].get("subject") and person == subject):
+        subject = str(known[1]["subject"])  # "karate's tue and thu 5:30 to 6:30": Noah's karate, named before
+        person = str(known[1]["person"]) if isinstance(known[1].get("person"), str) else None
     if title is None and previous is not None:
         title = str(previous.fields.get("title") or previous.fields.get("provider") or "") or None
     cancelled = _CANCEL.search(sentence)
@@ -183,6 +342,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         key = f"{(title or 'event').casefold()}/{day.isoformat()}"
     elif recurring:
         assert how_often is not None
+        title = _prior_series(context, title, subject) or title  # "the class moved to Fridays": the pottery class
         fields = {"title": title, **_series(sentence, context, how_often, names, times)}
         key = (title or (names[0] if names else "event")).casefold()
     else:
@@ -205,17 +365,40 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         where = location_of(sentence, str(fields["title"]) if fields.get("title") else None)
         if where is not None:
             fields["location"] = where
+        if "title" not in fields and "location" not in fields:
+            return []  # "I'm free Tuesdays at 3": no event named
     if person is not None:
         fields["person"] = person
     if subject != "user":
         key = f"{subject.casefold()}/{key}"
     fact = TypedFact(kind, key, conversation_fields(context, subject, fields))
     context.last.pop(_NAMED, None)
+    if kind == DOMAIN:
+        context.entities[f"{DOMAIN}:{key}"] = {**context.entities.get(f"{DOMAIN}:{key}", {}), **fact.fields}
     if kind == APPOINTMENT:
         context.last[DOMAIN] = fact  # "Actually, 10:30" corrects it too
     return [fact]
 
 
+_ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1", re.I)
+_VISIT = re.compile(r"\b(?:appointments?|appt|visit|check-?up|follow-?up|consult\w*|session|infusion|injection|"
+                    r"shot|clinic)\b", re.I)
+_DOSING = re.compile(r"\b(?:mg|mcg|ml|pills?|tablets?|tabs?|capsules?|doses?|prescribed|puffs?|drops?|injections?)\b",
+                     re.I)
+# money talk without a clock time ("Paid Greenway $480 for the spring cleanup by check today") is the money readers'
+_CLOCK_SAID = re.compile(r"\b\d{1,2}(?::\d\d|\s*[ap]\.?m\b)|\b(?:at|from)\s+(?:\d{1,2}|noon)\b|\bnoon\b", re.I)
+_MONEY_TALK = re.compile(r"[$€£]\s?\d|\b\d[\d,.]*\s*(?:dollars?|bucks|usd|eur|gbp)\b|\b(?:invoice|paid|owe|deposit|"
+                         r"financing|interest|tuition|balance|refund)\b", re.I)
+_TAKES_UP = re.compile(r"\b(?:to do|to take|to try|to join|to start|doing|taking|signed up for|joined|enrolled in|"
+                       r"registered for|started|starting)\s+(?:(?:a|an|the|some|my)\s+)?$", re.I)
+_A_SERIES = re.compile(r"class(?:es)?|lessons?|practice|rehearsal|club|choir|tutoring|training|standup|stand-up|"
+                       r"sync|1:1|one-on-one|one-to-one|bootcamp|shifts?", re.I)
+_ON_WEEKDAY = re.compile(r"\b(?:is|are|meets)\s+(?:on\s+)?(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|"
+                         r"sun)(?:day)?\b(?!\s*,?\s*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)", re.I)
+_NOT_AN_EVENT = re.compile(r"\s+(?:plans?|ideas?|recipes?|menus?|suggestions?|options?|outfits?|playlists?|"
+                           r"lists?|tips|prep)\b", re.I)
+DAY_ONLY_OR_DATE = re.compile(r"\b(?:the\s+\d{1,2}(?:st|nd|rd|th)|\d{1,2}/\d{1,2}|tomorrow|tmrw|tonight|"
+                              r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2})\b", re.I)
 _NOT_MODIFIERS = frozenset("weekly biweekly daily monthly recurring regular usual next new first last upcoming "
                            "same whole standing today tomorrow tonight".split())
 
@@ -228,12 +411,44 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
     if previous is None or not isinstance(title, str) or not title:
         return []
     match = re.search(rf"(?<![\w'’-])(?P<word>[A-Za-z][a-z-]+)\s+{re.escape(title)}\b", sentence, re.I)
-    if match is None:
-        return []
+    if match is None or re.match(r"\s+(?:unit|centre|center|clinic|room|hall|studio|office|building|church|school|"
+                                 r"ward|gym|pool)\b", sentence[match.end():], re.I):
+        return []  # "at the Riverside dialysis unit": a place, not the event's name
     word = match.group("word")
     if word.casefold() in TITLE_STOP or word.casefold() in _NOT_MODIFIERS or WEEKDAY.fullmatch(word):
         return []
     return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": f"{word} {title}", "speaker": "assistant"})]
+
+
+_MARKED_CLOCK = re.compile(r"\b\d{1,2}(?::\d\d)?\s*[ap]\.?m\b", re.I)
+
+
+def _confirmed_clock(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap that names the session's last event with the same clock time and
+    an explicit AM or PM ("choir at 7" -> "Noted: choir, Thursdays at 7:00 PM") settles the
+    half of the day the user left open: the same hours, twelve apart, take the recap's."""
+    previous = context.last.get(DOMAIN)
+    if previous is None or not _MARKED_CLOCK.search(sentence):
+        return []
+    name = previous.fields.get("title") or previous.fields.get("provider")
+    if not isinstance(name, str) or not name or not re.search(rf"\b{re.escape(name)}\b", sentence, re.I):
+        return []
+    said = times_of(sentence)
+    fields = dict(previous.fields)
+    changed = False
+    for field, value in zip(("start_time", "end_time"), said):
+        old = fields.get(field)
+        if isinstance(old, str) and old != value and int(old[:2]) % 12 == int(value[:2]) % 12 and old[3:] == value[3:]:
+            fields[field] = value
+            changed = True
+    start = fields.get("start")
+    if said and isinstance(start, str) and len(start) > 10 and start[11:16] != said[0] and \
+            int(start[11:13]) % 12 == int(said[0][:2]) % 12 and start[14:16] == said[0][3:]:
+        fields["start"] = f"{start[:10]}T{said[0]}:00"
+        changed = True
+    if not changed:
+        return []
+    return [TypedFact(previous.kind, previous.key, {**fields, "speaker": "assistant"})]
 
 
 def _to_a_place(noun: str) -> bool:
@@ -258,25 +473,55 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
         return None
     monday = today - timedelta(days=today.weekday()) + timedelta(days=7 if week.group("which").lower() == "next" else 0)
     previous = context.last.get(DOMAIN)
-    names = re.findall(r"[a-z]+", str(previous.fields.get("weekday") or "")) if previous is not None else []
+    names = weekdays_named(sentence) or \
+        (re.findall(r"[a-z]+", str(previous.fields.get("weekday") or "")) if previous is not None else [])
     if names and names[0] in WEEKDAYS:
         return monday + timedelta(days=WEEKDAYS.index(names[0]))
     return monday
 
 
 _OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z][a-z]{2,}))(?:'s|’s)\s+(?:[\w-]+\s+)?(?:appointments?|appt|lessons?|"
-                    r"class(?:es)?|practice|recital|game|match|check-?up|cleaning|therapy|session|tutoring|camp)\b",
+                    r"class(?:es)?|practice|recital|game|match|check-?up|cleaning|therapy|session|tutoring|camp|"
+                    r"lunch|dinner|meeting|shifts?|rehearsal|choir|club|dialysis|training|swim\w*|karate|ballet|"
+                    r"dance|piano|soccer|tennis|orchestra|band|scouts|physio|PT)\b",
                     re.I)
+_KIDS = re.compile(r"\b(?:the|my|our)\s+(?:kids|children|kids'|children's|kids’)\s*(?:'|’)?\s", re.I)
 _NOT_OWNER = re.compile(r"today|tomorrow|tonight|yesterday|this|next|last|(?:mon|tues|wednes|thurs|fri|satur|sun)day|"
                         r"january|february|march|april|may|june|july|august|september|october|november|december|"
                         r"everyone|nobody|someone|it|that|there|what|let", re.I)
 
 
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
+    """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
+    subject, person = _whose_words(sentence, context, noun)
+    if person is not None and context.said and person.casefold() not in sentence.casefold() and \
+            person.casefold() in context.said[-1].casefold() and \
+            not re.search(r"\b(?:he|she|his|her|him|they|their)\b", sentence, re.I) and \
+            not re.match(rf"[^:]{{0,40}}\b{re.escape(person)}\b[^:]{{0,20}}:", context.said[-1], re.I):
+        return "user", None  # a name in another clause of the same sentence: "Intro to Psych MWF 9-9:50, Calc TTh"
+    word = _FAMILY_WORD.get(subject.casefold())
+    if word is not None:
+        return word, word if person is None or person.casefold() == subject.casefold() else person
+    return subject, person
+
+
+def _whose_words(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
     parent = re.search(r"\b(?P<who>mom|mum|dad|grandma|grandpa)(?:'s|’s)\s", sentence, re.I)
     if subject == "user" and parent is not None:  # "Mom's cardiologist appointment"
         return parent.group("who").lower(), parent.group("who").lower()
+    if subject == "user" and _KIDS.search(sentence):  # "the kids' swim lessons"
+        return "child", "child"
+    child = _MY_KID.search(sentence)
+    if subject == "user" and child is not None:  # "my son noah has karate": a name written in lower case
+        name = child.group("name").capitalize()
+        return child.group("rel").lower(), name if name.casefold() not in TITLE_STOP else child.group("rel").lower()
+    if subject == "user" and person is None and noun is not None and \
+            (re.search(r"\b(?:his|her)\s+(?:\w+\s+)?$", sentence[:noun.start()], re.I) or
+             re.match(r"^\W*(?:he|she)\b", sentence, re.I)):
+        parent_word = _parent_before(context)
+        if parent_word is not None:  # "I'm sorting out Dad's week. His dialysis is Mondays ..."
+            return parent_word, parent_word
     owner = _OWNER.search(sentence)
     if subject == "user" and owner is not None and not _NOT_OWNER.fullmatch(owner.group("name")) and \
             place_name(owner.group("name")) is None and not NOUNS.fullmatch(owner.group("name")):
@@ -289,6 +534,22 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
             re.search(rf"\b(?:his|her)\s+(?:\w+\s+)?(?:{NOUNS.pattern})", sentence, re.I):
         subject, person = context.relations.get(context.focus, context.focus), context.focus
     return subject, person
+
+
+_MY_KID = re.compile(r"\b(?:my|our)\s+(?P<rel>son|daughter|husband|wife|partner|kid)\s+(?P<name>[a-z]{3,})\s+"
+                     r"(?:has|have|is|does|goes|takes|plays|starts|started|had)\b", re.I)
+_PARENT = re.compile(r"\b(?P<who>mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather)\b", re.I)
+_FAMILY_WORD = {"mom": "mother", "mum": "mother", "dad": "father", "grandma": "grandmother", "grandpa": "grandfather"}
+
+
+def _parent_before(context: Context) -> str | None:
+    """The parent the sentence just before this one is about ("Dad's week"), as the family word."""
+    for earlier in reversed(context.said[-3:-1]):
+        found = _PARENT.search(earlier)
+        if found is not None:
+            word = found.group("who").lower()
+            return _FAMILY_WORD.get(word, word)
+    return None
 
 
 _CALENDAR_NAME = re.compile(r"\b(?:my|our)\s+(?:usual\s+|regular\s+|weekly\s+)?"
@@ -305,7 +566,12 @@ def _event_beside_travel(sentence: str) -> bool:
     ("flight Tuesday, dentist Friday", "fly out Monday; choir is Thursday at 7"), not only
     the trip's purpose ("booked Denver for the conference", "a painting course in Andalusia")."""
     rest = _no_travel(_PURPOSE.sub(" ", sentence))
-    return NOUNS.search(rest) is not None and (_APPOINTMENT.search(rest) is not None or bool(times_of(rest)))
+    if NOUNS.search(rest) is None or _APPOINTMENT.search(rest) is None and not times_of(rest):
+        return False
+    # the event and its time in a part of the sentence that is not about the travel ("southwest, sat the
+    # 1st at 8:30pm" is the flight's time, not the wedding's)
+    return any(NOUNS.search(part) is not None and (_APPOINTMENT.search(part) is not None or bool(times_of(part)))
+               for part in re.split(r"[,;.]\s+|\s+(?:and|but)\s+", sentence) if not _TRIP_CUES.search(part))
 
 
 def _series(sentence: str, context: Context, how_often: str, names: list[str],
@@ -405,6 +671,16 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     if times and re.match(r"^\W*(?:actually|sorry|no|wait|it's|its|make that|correction)\b", sentence, re.I):
         return _update_times(previous, times, context)
     today = today_of(context)
+    if _STARTS_NOW.match(sentence) and "recurrence" in previous.fields and today is not None:
+        from_day = starting(sentence, today)  # "Starting next week, heaven help me."
+        if from_day is None:
+            return None
+        names = [name for name in re.findall(r"[a-z]+", str(previous.fields.get("weekday") or "")) if name in WEEKDAYS]
+        first = min((first_on_or_after(from_day, WEEKDAYS.index(name)) for name in names), default=from_day)
+        at = previous.fields.get("start_time")
+        fields = {**previous.fields, "speaker": context.speaker,
+                  "start": f"{first.isoformat()}T{at}:00" if isinstance(at, str) else first.isoformat()}
+        return TypedFact(previous.kind, previous.key, fields)
     if _NEXT_ONE.search(sentence) and "recurrence" in previous.fields and today is not None:
         day = starting(sentence, today)
         if day is None:
@@ -436,16 +712,125 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     return None
 
 
+_DAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+_INSTEAD = re.compile(rf"\b(?:instead of|rather than|not|no longer(?: on)?)\s+(?:on\s+)?{_DAY_WORD}\b", re.I)
+_STARTING_DAY = re.compile(r"\b(?:starting|from|as of|effective|beginning)\b", re.I)
+_CHANGED = re.compile(r"\b(?:now|from now on|instead|moved|changed|switched|going forward|anymore|these days|"
+                      r"starting|as of|effective)\b", re.I)
+_LEADING = re.compile(r"^\W*(?:[A-Za-z][\w ]{0,24}:\s+)?(?:(?:my|our|the)\s+)?"
+                      r"(?P<title>[A-Za-z][\w'&+-]*(?:\s+[A-Za-z0-9][\w'&+-]*){0,3}?)\s*,?\s*"
+                      r"(?:(?:is|are|meets|happens)\s+)?(?:(?:on|every|each)\s+)?(?:other\s+)?"
+                      r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|(?-i:MWF|TTh|M-F)\b|"
+                      r"weekdays\b|weekends\b)", re.I)
+_HAS = re.compile(r"\b(?:i|we|he|she|they|[A-Z][a-z]+)\s+(?:have|has|had|got|do|does|attend|attends|take|takes|"
+                  r"teach|teaches|play|plays|coach|coaches|go to|goes to)\s+(?:(?:a|an|my|his|her|our|their)\s+)?"
+                  r"(?P<title>[A-Za-z][\w'&+-]*(?:\s+(?!(?:on|every|each|at|from|in)\b)[A-Za-z][\w'&+-]*)?)\s+"
+                  r"(?:(?:on|every|each)\s+)?(?:other\s+)?"
+                  r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b|(?-i:MWF|TTh|M-F)\b|"
+                  r"weekdays\b|weekends\b)", re.I)
+_JOINING = frozenset("to of and for in the".split())
+_NOT_LEADING = frozenset("i i'm i've it it's its that that's this these those they they're we we're he she you "
+                         "only usually normally mostly then now still just also every each next this last see "
+                         "meet call text busy free off work working home out back fly flying leave leaving "
+                         "arrive arriving time plans nothing something stuff everything them one two off free comes "
+                         "come coming arrives "
+                         "opens closes due delivers delivery charges pays paid bills renews works picks collects "
+                         "available".split())
+
+
+def _leading_title(sentence: str) -> re.Match[str] | None:
+    """The name a schedule line begins with when it is no known event noun ("Kumon Tuesdays
+    4-5", "Stats Tue/Thu 1-2:15", "Bharatanatyam is Saturdays 4 to 6"), or what someone has or
+    does on a weekday ("I have Spanish on Tuesdays at 6"): up to three words before its weekday,
+    none a pronoun, a schedule word or a weekday; the line must give a time."""
+    if not times_of(sentence):
+        return None
+    for lead in (_LEADING.match(sentence), _HAS.search(sentence)):
+        if lead is None:
+            continue
+        words = lead.group("title").split()
+        inner = words[1:-1]  # "Intro to Psych": a joining word inside a name
+        if any((w.casefold() in TITLE_STOP and not (w in inner and w.casefold() in _JOINING)) or
+               w.casefold() in _NOT_LEADING or WEEKDAY.fullmatch(w) for w in words) or \
+                _TRIP_CUES.search(lead.group("title")) or \
+                lead.re is _LEADING and place_name(lead.group("title")) is not None:  # "Denver Tuesdays at 6"
+            continue
+        return re.compile(re.escape(lead.group("title"))).search(sentence, lead.start("title"))
+    return None
+
+
+def _new_time(sentence: str, noun: re.Match[str], times: list[str], context: Context,
+              day: date | None = None) -> TypedFact:
+    """A new time for a series an earlier session named ("from now on standup is at 10",
+    "standup moved to 9:45 starting Monday"): the same entity (its title is its key), so its
+    days stay as they were."""
+    subject, person = _whose(sentence, context, noun)
+    title = _prior_series(context, title_of(sentence, noun), subject) or title_of(sentence, noun)
+    fields: dict[str, JsonValue] = {"title": title, "start_time": times[0]}
+    if len(times) > 1:
+        fields["end_time"] = times[1]
+    if day is not None:
+        fields["start"] = f"{day.isoformat()}T{times[0]}:00"
+    if person is not None:
+        fields["person"] = person
+    key = title.casefold() if subject == "user" else f"{subject.casefold()}/{title.casefold()}"
+    return TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
+
+
+def _singular(word: str) -> str:
+    folded = word.casefold()
+    if folded.endswith("sses"):
+        return folded[:-2]
+    return folded if folded.endswith("ss") else folded.removesuffix("s")
+
+
+def _prior_series(context: Context, title: str | None, subject: str) -> str | None:
+    """The full title of the one running series an earlier session named that a generic title
+    names ("the class" -> "pottery class", "lessons" -> "swim lessons"), else None."""
+    if title is None or title.casefold() not in _GENERIC:
+        return None
+    word = _singular(title)
+    found = {str(fields["title"]) for _, fields in context.prior.of_kind(DOMAIN)
+             if fields.get("recurrence") and isinstance(fields.get("title"), str) and
+             fields.get("status") not in ("ended", "cancelled") and str(fields.get("subject") or "user") == subject and
+             len(str(fields["title"]).split()) > 1 and _singular(str(fields["title"]).split()[-1]) == word}
+    return found.pop() if len(found) == 1 else None
+
+
+def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValue]] | None:
+    """(key, fields) of the event of this session whose title `title` names, the latest first."""
+    if not title:
+        return None
+    for name, fields in reversed(context.entities.items()):
+        known = fields.get("title")
+        if name.startswith(f"{DOMAIN}:") and isinstance(known, str) and \
+                (known.casefold() == title.casefold() or title.casefold() not in _GENERIC and
+                 known.casefold().endswith(f" {title.casefold()}")):
+            return name.removeprefix(f"{DOMAIN}:"), fields
+    return None
+
+
+def _with_whom(sentence: str, noun: re.Match[str], title: str) -> str:
+    """ "1:1 with my manager" -> "1:1 with manager": a meeting of two is named by the other."""
+    whom = re.match(r"\s+with\s+(?:my|our|the|his|her)?\s*(?P<who>(?:line\s+|team\s+|direct\s+|new\s+)?"
+                    r"(?:manager|boss|supervisor|lead|mentor|mentee|report|director|coach|advisor|adviser|tutor)|"
+                    r"(?-i:[A-Z][a-z]+))\b", sentence[noun.end():], re.I)
+    return f"{title} with {whom.group('who')}" if whom is not None else title
+
+
 def _no_travel(sentence: str) -> str:
     return TRAVEL.sub(" ", sentence)
 
 
-def _update_times(previous: TypedFact, times: list[str], context: Context) -> TypedFact:
+def _update_times(previous: TypedFact, times: list[str], context: Context, sentence: str = "") -> TypedFact:
     fields = dict(previous.fields)
     if "start_time" in fields or "recurrence" in fields:
         fields["start_time"] = times[0]
+        length = minutes_long(sentence)
         if len(times) > 1:
             fields["end_time"] = times[1]
+        elif length is not None and plus_minutes(times[0], length) is not None:
+            fields["end_time"] = plus_minutes(times[0], length)
         start = fields.get("start")
         if isinstance(start, str):
             fields["start"] = f"{start[:10]}T{times[0]}:00"

@@ -1,5 +1,6 @@
 """What earlier sessions said about the entities a later session may refer to without
-naming them ("Qantas moved my return to March 22", "the Bosch is leaking"): each typed
+naming them ("Qantas moved my return to March 22", "the Bosch is leaking", "the class
+moved to Fridays"): each typed
 entity's merged fields, in log order, later values winning (as compiling merges them).
 
 `Prior` is built from the user's live stored facts (`add` each, in id order; the caller,
@@ -15,9 +16,10 @@ from dataclasses import dataclass, field
 
 from factlog.model import JsonValue
 
-# the kinds whose entities a later session refers back to
-# payment: later sessions amend or pay it; subscription and deadline: "I cancelled it", "still $800 left on it"
-KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline"})
+# the kinds whose entities a later session refers back to: payment (later sessions amend or pay
+# it), subscription and deadline ("I cancelled it", "still $800 left on it"), event ("the class
+# moved to Fridays")
+KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline", "event"})
 
 
 @dataclass

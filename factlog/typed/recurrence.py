@@ -2,14 +2,19 @@
 and until when: the recurrence half of `factlog.typed.events`.
 
 - Weekdays: "tuesdays", "Tue", "thurs", "mon/wed/fri", "Tuesdays and Thursdays",
-  "Monday, Wednesday and Friday" -> the weekday names in week order.
+  "Monday, Wednesday and Friday", ranges ("fri-sun", "Mon-Fri", "Thursday through Sunday"),
+  timetable letters ("MWF", "TTh"), "weekends" -> the weekday names in week order.
+- Daily: "daily", "every day", "every morning" with no weekday -> "daily"; "every three weeks"
+  -> "every 3 weeks".
 - Cadence: "every other Thursday", "every second", "every two weeks", "biweekly",
   "fortnightly" -> "biweekly"; "monthly", "every first Monday", "the second Tuesday of the
   month" -> "monthly"; "every", "each", "weekly", a plural weekday ("Tuesdays",
   "Tuesday evenings"), "on Mondays", or two weekdays or more with no date -> "weekly";
   "twice a week" with no weekday -> "twice weekly".
-- Length: "2 hours", "90 min", "an hour and a half", "one hour", "45-minute" -> minutes.
-- Series end: "until / through the end of May", "through June" (the month's last day), "until May 30",
+- Length: "2 hours", "90 min", "an hour and a half", "one hour", "45-minute", "half an hour" -> minutes.
+- First day: "starting next week" (next Monday, then the series' weekday), "from this week".
+- Series end: "until / through the end of May", "through June", "ends in June" (the month's last day),
+  "until May 30", "it ends 20/5" (day first when the first number cannot be a month),
   "for 8 weeks starting March 3" (the day before the ninth week starts: start + 8*7 - 1).
 - Ended: "my pottery class ended last week", "we stopped the tutoring", "I quit choir",
   "the course is over": the whole series is off (not one occurrence).
@@ -34,32 +39,48 @@ WEEKDAY = re.compile(
 _WEEKDAY_DATE = re.compile(r",?\s*(?:the\s+\d{1,2}(?:st|nd|rd|th)\b|\d{1,2}/\d{1,2}\b|\d{1,2}(?:st|nd|rd|th)?\s+"
                            r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)|"
                            r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
-_WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?:to|through|thru|-)\s+friday\b",
-                       re.I)
+_WORKDAYS = re.compile(r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bmonday\s+(?:to|through|thru|-)\s+friday\b|"
+                       r"(?<![\w/-])M-F(?![\w/-])", re.I)
+_WEEKEND = re.compile(r"\b(?:weekends|(?:every|each|other|on the|on)\s+weekend)\b", re.I)
+# letters for days as timetables write them: "MWF", "M/W/F", "TTh", "T/Th", "TR"
+_LETTER_DAYS = {"mwf": ("monday", "wednesday", "friday"), "m/w/f": ("monday", "wednesday", "friday"),
+                "tth": ("tuesday", "thursday"), "t/th": ("tuesday", "thursday"), "tr": ("tuesday", "thursday"),
+                "tuth": ("tuesday", "thursday"), "mw": ("monday", "wednesday"), "m/w": ("monday", "wednesday")}
+_LETTERS = re.compile(r"(?<![\w/-])(?-i:MWF|M/W/F|TTh|T/Th|TR|TuTh|MW|M/W)(?![\w/-])")
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?\b"
-_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|(?={_DAY}))|\bbi-?weekly\b|"
-                       r"\bfortnightly\b|\bevery\s+fortnight\b", re.I)
+_DAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+# "fri-sun", "Mon-Fri", "Thursday through Sunday": every day from the first to the last
+DAY_RANGE = re.compile(rf"(?<![\w-])(?P<first>{_DAY_WORD})\s*(?:-|–|to|through|thru)\s*(?P<last>{_DAY_WORD})(?![\w-])",
+                       re.I)
+_DAILY = re.compile(r"\bdaily\b|\b(?:every|each)\s+(?:single\s+)?(?:day|morning|evening|night)\b|"
+                    r"\bseven days a week\b", re.I)
+_BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:weeks?\b|weekends?\b|(?={_DAY}))|"
+                       r"\bbi-?weekly\b|\bfortnightly\b|\bevery\s+fortnight\b", re.I)
 _WEEKLY = re.compile(rf"\b(?:every|each)\s+(?:single\s+)?(?:week\b|{_DAY})|"
                      r"\bweekly\b|\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
 _MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
                       r"\b(?:every|each|the)\s+(?:first|1st|third|3rd|fourth|4th|last)\s+\w+day\b", re.I)
+_EVERY_N_WEEKS = re.compile(r"\b(?:every|each)\s+(?P<n>three|four|five|six|[3-8])\s+weeks\b", re.I)
 _TWICE = re.compile(r"\b(?:twice|two\s+times)\s+a\s+week\b", re.I)
 _COUNT = rf"\d{{1,3}}|an?|one|{'|'.join(NUMBER_WORDS)}"
 _HOURS = re.compile(rf"\b(?P<n>{_COUNT}|\d+\.5)[- ](?:(?P<half>and[- ]a[- ]half)[- ])?(?:hours?|hrs?|h)\b"
                     rf"(?:\s+and\s+(?P<m>\d{{1,2}})\s+min(?:ute)?s?)?", re.I)
 _MINUTES = re.compile(rf"\b(?P<n>{_COUNT})[- ]?(?:minutes?|mins?)\b", re.I)
-_UNTIL_END = re.compile(r"\b(?:(?:through|thru|until|till|to)\s+the\s+end\s+of|through|thru|until|till)\s+"
+_UNTIL_END = re.compile(r"\b(?:(?:(?:through|thru|until|till|to|up)\s+)+the\s+end\s+of|through|thru|until|till|"
+                        r"(?:ends?|ending|finishes|wraps up)\s+(?:at\s+the\s+end\s+of|in))\s+"
                         r"(?P<month>[A-Za-z]+)\b(?!\.?\s*\d)", re.I)
-_UNTIL = re.compile(r"\b(?:through|thru|until|till|ends?\s+(?:on\s+)?|ending(?:\s+on)?|last\s+one\s+is(?:\s+on)?)\s+"
+_UNTIL = re.compile(r"\b(?:through|thru|until|till|ends?(?:\s+on)?|ending(?:\s+on)?|last\s+one\s+is(?:\s+on)?)\s+"
                     r"(?P<rest>.*)", re.I)
-_FOR_WEEKS = re.compile(rf"\bfor\s+(?P<n>{_COUNT})\s+(?P<unit>weeks?|months?)\b", re.I)
+_FOR_WEEKS = re.compile(rf"\bfor\s+(?:the\s+)?(?:next\s+)?(?P<n>{_COUNT})\s+(?P<unit>weeks?|months?)\b", re.I)
 _STARTING = re.compile(r"\b(?:starting|from|beginning|begins|starts|effective|as of|first one is(?:\s+on)?|"
                        r"next one is(?:\s+on)?)\b(?P<rest>.*)", re.I)
 ENDED = re.compile(
     r"\b(?:ended|has ended|is over|are over|was over|finished|wrapped up|(?:stopped|quit|dropped|discontinued)"
     r"(?:\s+(?:going\s+to|doing|taking|the|my|our|his|her))?|no longer (?:go(?:ing)? to|do|have|take|attend)|"
     r"(?:got|was|were|has been|have been)\s+(?:cancell?ed|discontinued)\s+(?:for good|permanently|altogether)|"
-    r"(?:cancell?ed|dropped)\s+(?:it|the\s+\w+)?\s*(?:for good|permanently|altogether))\b",
+    r"(?:cancell?ed|dropped)\s+(?:it|the\s+\w+)?\s*(?:for good|permanently|altogether)|"
+    r"(?:done|finished|through) with(?:\s+(?:the|my|our|his|her))?|no more|gave up(?:\s+(?:on\s+)?(?:the|my|our))?|"
+    r"dropped out of(?:\s+(?:the|my|our))?|discharged (?:me\s+)?from(?:\s+(?:the|my|our))?)\b",
     re.I,
 )
 
@@ -83,6 +104,16 @@ def weekdays_named(sentence: str) -> list[str]:
              if not _WEEKDAY_DATE.match(sentence, m.end())}
     if _WORKDAYS.search(sentence):
         found |= set(WEEKDAYS[:5])
+    if _WEEKEND.search(sentence):
+        found |= {"saturday", "sunday"}
+    for letters in _LETTERS.finditer(sentence):
+        found |= set(_LETTER_DAYS[letters.group(0).lower()])
+    for span in DAY_RANGE.finditer(sentence):
+        if _WEEKDAY_DATE.match(sentence, span.end()):
+            continue  # "Tuesday to Thursday, March 18": days of one week
+        first = WEEKDAYS.index(weekday_name(span.group("first")))
+        last = WEEKDAYS.index(weekday_name(span.group("last")))
+        found |= {WEEKDAYS[(first + n) % 7] for n in range((last - first) % 7 + 1)}
     return [name for name in WEEKDAYS if name in found]
 
 
@@ -90,15 +121,20 @@ def cadence(sentence: str, weekdays: list[str]) -> str | None:
     """ "weekly", "biweekly", "twice weekly" (no weekday named), or None for a one-off."""
     if _MONTHLY.search(sentence):
         return "monthly"
+    weeks = _EVERY_N_WEEKS.search(sentence)
+    if weeks is not None:  # "chemo every three weeks"
+        return f"every {number(weeks.group('n'))} weeks"
     if _BIWEEKLY.search(sentence):
         return "biweekly"
     if _TWICE.search(sentence) and not weekdays:
         return "twice weekly"
     if not weekdays:
+        if _DAILY.search(sentence):
+            return "daily"
         return "weekly" if re.search(r"\b(?:every|each)\s+(?:single\s+)?week\b|\bweekly\b", sentence, re.I) else None
     plural = any((m.group("plural") or m.group("part")) and not _WEEKDAY_DATE.match(sentence, m.end())
                  for m in WEEKDAY.finditer(sentence)) or \
-        _WORKDAYS.search(sentence) is not None
+        _WORKDAYS.search(sentence) is not None or _WEEKEND.search(sentence) is not None
     if _WEEKLY.search(sentence) or _TWICE.search(sentence) or plural or len(weekdays) > 1:
         return "weekly"
     return None
@@ -106,6 +142,9 @@ def cadence(sentence: str, weekdays: list[str]) -> str | None:
 
 def minutes_long(sentence: str) -> int | None:
     """How long the sentence says something lasts ("2 hours", "90 min", "an hour and a half")."""
+    half = re.search(r"\b(?:half an? hour|half-hour|half hour|(?:a\s+)?quarter of an hour)\b", sentence, re.I)
+    if half is not None:
+        return 15 if "quarter" in half.group(0).lower() else 30
     hours = _HOURS.search(sentence)
     if hours is not None:
         raw = hours.group("n")
@@ -120,6 +159,12 @@ def minutes_long(sentence: str) -> int | None:
         total = number(minutes.group("n"))
         return total if 0 < total <= 24 * 60 else None
     return None
+
+
+def runs_for_weeks(sentence: str) -> bool:
+    """The sentence gives a series' length in weeks ("runs for ten weeks", "for 8 weeks")."""
+    weeks = _FOR_WEEKS.search(sentence)
+    return weeks is not None and weeks.group("unit").lower().startswith("w")
 
 
 def plus_minutes(clock: str, minutes: int) -> str | None:
@@ -137,16 +182,41 @@ def starting(sentence: str, today: date) -> date | None:
     rest = match.group("rest")
     if re.match(r"\W*(?:tmrw|tmr|tomorrow|tmw)\b", rest, re.I):
         return today + timedelta(days=1)
-    if re.match(r"\W*(?:today|tonight)\b", rest, re.I):
+    if re.match(r"\W*(?:today|tonight|this\s+week|now)\b", rest, re.I):
         return today
+    if re.match(r"\W*next\s+week\b", rest, re.I):  # the week from next Monday on
+        return today + timedelta(days=7 - today.weekday())
+    day_first = day_first_date(rest, today)
+    if day_first is not None:
+        return day_first
     dates = dates_and_times_at(rest, _midday(today))[0]
     return parse_date(dates[0][1]) if dates else None
 
 
+_DAY_FIRST = re.compile(r"(?<![\w/])(?P<d>\d{1,2})/(?P<m>\d{1,2})(?:/(?P<y>\d{2}|\d{4}))?(?![\w/])")
+
+
+def day_first_date(text: str, today: date) -> date | None:
+    """A day-first numeric date whose first number cannot be a month ("20/5" -> 20 May, the
+    next one on or after `today` when no year is given); None otherwise ("3/4" stays US)."""
+    match = _DAY_FIRST.search(text)
+    if match is None or int(match.group("d")) <= 12:
+        return None
+    year = int(match.group("y")) if match.group("y") else today.year
+    year += 2000 if year < 100 else 0
+    try:
+        found = date(year, int(match.group("m")), int(match.group("d")))
+    except ValueError:
+        return None
+    if not match.group("y") and found < today:
+        found = found.replace(year=found.year + 1)
+    return found
+
+
 def series_end(sentence: str, today: date, first: date | None) -> date | None:
     """The last day of a series: "until the end of June", "until May 30", "for 8 weeks"."""
-    end = _UNTIL_END.search(sentence)
-    if end is not None and end.group("month").lower() in MONTHS:
+    end = next((m for m in _UNTIL_END.finditer(sentence) if m.group("month").lower() in MONTHS), None)
+    if end is not None:
         month = MONTHS.index(end.group("month").lower()) + 1
         year = today.year + (1 if month < today.month else 0)
         return date(year, month, calendar.monthrange(year, month)[1])
@@ -159,6 +229,9 @@ def series_end(sentence: str, today: date, first: date | None) -> date | None:
         return None
     until = _UNTIL.search(sentence)
     if until is not None:
+        day_first = day_first_date(until.group("rest"), today)
+        if day_first is not None:
+            return day_first
         dates = dates_and_times_at(until.group("rest"), _midday(today))[0]
         if dates:
             day = parse_date(dates[0][1])
