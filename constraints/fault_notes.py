@@ -26,6 +26,7 @@ FAULT = re.compile(
     r"charg(?:e|ing)|spin(?:ning)?|boot(?:ing)?|power(?:ing)? on|clos(?:e|ing)|dispens(?:e|ing)|mak(?:e|ing) ice|"
     r"hold(?:ing)? a charge)|"
     r"broke|broken|breaking down|leak\w*|drip\w*|puddle|flood\w*|dirty water|standing water|"
+    r"(?:leaving|leaves|left) water|water (?:at|on|in) the bottom|"
     r"(?:weird|strange|loud|grinding|clicking|buzzing|rattling|squealing) (?:noise|sound)s?|error code|faulty|"
     r"malfunction\w*|dead pixels?|cracked|swell\w*|overheat\w*|flicker\w*|keeps? (?:shutting|turning off|"
     r"restarting|crashing|beeping|tripping|freezing)|lift(?:ing|s)? (?:up|at)|rust\w*|spark\w*|"

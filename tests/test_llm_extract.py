@@ -28,8 +28,9 @@ TRANSCRIPT = {"sessions": [
     ]},
 ]}
 # what the offline extractor types in TRANSCRIPT (its facts are the raw fallback): "flying to Tokyo" is a
-# trip, the user's and the husband's allergies are allergies
-OFFLINE_KINDS = (None, "profile", "trip", "allergy", "relative")  # "my husband Tom": a relative
+# trip, the user's and the husband's allergies are allergies, the daughter's passport expiring "in June" a
+# document (its expiry the end of June)
+OFFLINE_KINDS = (None, "profile", "trip", "allergy", "relative", "document")  # "my husband Tom": a relative
 TWO_SESSIONS = {"sessions": [
     TRANSCRIPT["sessions"][0],
     {"id": "s2", "timestamp": "2024-11-20 09:00:00", "messages": [
@@ -280,7 +281,7 @@ def test_facts_the_log_refuses_fall_back_to_raw_text(uac: Uac, tmp_path: Path, s
     r = uac("ingest", "alice", str(write(tmp_path, {"sessions": [session]})), "--llm")
     assert r.code == 1 and "the log refused the model's facts" in r.out, r
     facts = log(uac)[1:]
-    assert facts and all(f["kind"] in OFFLINE_KINDS for f in facts)
+    assert facts and all(f["kind"] in OFFLINE_KINDS for f in facts), [f["kind"] for f in facts]
     assert "peanuts" in " ".join(f["text"] for f in facts)
     [failure] = failures(uac)
     assert failure["raw"] == "" and failure["fact_ids"] == [f["id"] for f in facts]

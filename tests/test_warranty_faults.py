@@ -101,3 +101,10 @@ def test_within_30_days_a_fault_fixed_or_none_raises_nothing() -> None:
     assert alerts(warranty_expiring, user_module(documents=[dryer], notes=notes("the dryer is great"))) == []
     fixed = notes("the dryer stopped heating", "LG came out and fixed the dryer")
     assert alerts(warranty_expiring, user_module(documents=[dryer], notes=fixed)) == []
+
+
+def test_water_left_in_the_machine_is_a_fault_for_the_30_day_reminder() -> None:
+    module = user_module(documents=[bosch(15)], notes=notes("The dishwasher is leaving water at the bottom again"))
+    [alert] = alerts(warranty_expiring, module)
+    assert "leaving water at the bottom" in alert.message
+    assert alerts(warranty_expiring, user_module(documents=[bosch(15)], notes=notes("The dishwasher works fine"))) == []
