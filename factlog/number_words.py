@@ -79,12 +79,25 @@ def value_of(phrase: str) -> float | None:
 
 
 def pair_value(phrase: str) -> float | None:
-    """The price a `PAIR` says ("fifteen fifty" -> 1550, "twelve oh five" -> 1205), or None."""
+    """The price a `PAIR` says in hundreds ("it's fifteen fifty now" -> 1550, "twelve oh five" ->
+    1205), or None; which reading a pair has is the reader's to say (`pair_price`)."""
     if re.fullmatch(PAIR, phrase.strip(), re.I) is None:
         return None
     head, rest = phrase.strip().split(None, 1)
     high, low = value_of(head), value_of(re.sub(r"\boh\b", "", rest, flags=re.I))
     return high * 100 + low if high is not None and low is not None else None
+
+
+def pair_price(phrase: str) -> float | None:
+    """The price a `PAIR` says in dollars and cents ("thirteen ninety-nine a month" -> 13.99),
+    or None, also when it could be either ("one fifty": $1.50 or $150)."""
+    if re.fullmatch(PAIR, phrase.strip(), re.I) is None or re.search(r"\boh\b", phrase, re.I):
+        return None
+    head, rest = phrase.strip().split(None, 1)
+    dollars, cents = value_of(head), value_of(rest)
+    if dollars is None or cents is None or dollars < 10 and cents % 10 == 0:
+        return None
+    return dollars + cents / 100
 
 
 def ordinal_value(phrase: str) -> int | None:

@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import re
 
-from factlog.recognizers import NUMBER_WORDS
+from factlog.number_words import CARDINAL, PAIR, TENS, UNITS, pair_price, value_of
 from factlog.typed.common import RELATIONS
 
-_UNITS = {"zero": 0, "one": 1, "a": 1, "an": 1, **{w: n for w, n in NUMBER_WORDS.items() if n < 20}}
-_TENS = {w: n for w, n in NUMBER_WORDS.items() if n in (20, 30, 40, 50, 60, 70, 80, 90)}
-_WORD = "|".join(sorted((*_UNITS, *_TENS, "hundred", "thousand", "and"), key=len, reverse=True))
+_WORD = "|".join(sorted((*UNITS, *TENS, "a", "an", "hundred", "thousand", "and"), key=len, reverse=True))
 # a run of number words followed by a money unit or a cadence: "sixty five dollars", "twelve hundred a year"
 _SPOKEN = re.compile(
     rf"(?<![\w$])(?P<words>(?:(?:{_WORD})(?:[\s-]+|$))+?)"
@@ -27,46 +25,16 @@ _SPOKEN = re.compile(
 
 def _value(words: list[str]) -> float | None:
     """ "twelve hundred" 1200, "a hundred and five" 105, "sixty five" 65, "thirteen ninety
-    nine" 13.99 (a price said as two numbers); "one fifty" (1.50 or 150) None."""
+    nine" 13.99 (a price said as two numbers, `factlog.number_words.pair_price`); "one fifty"
+    (1.50 or 150), "a twelve" and "a" alone None."""
     words = [w for w in words if w != "and"]
-    if not words or words[0] == "and":
+    if not words or words[0] in ("a", "an") and (len(words) == 1 or words[1] not in ("hundred", "thousand")):
         return None
-    groups: list[int] = []  # complete numbers said one after another
-    total, current, seen_scale = 0, 0, False
-    pending: int | None = None
-    for word in words:
-        if word in ("a", "an") and pending is None and current == 0:
-            pending = 1
-            continue
-        if word == "hundred":
-            current = (current or pending or 1) * 100
-            pending, seen_scale = None, True
-            continue
-        if word == "thousand":
-            total += (current or pending or 1) * 1000
-            current, pending, seen_scale = 0, None, True
-            continue
-        number = _UNITS.get(word, _TENS.get(word))
-        if number is None:
-            return None
-        if pending is not None and not seen_scale:
-            return None  # "a twelve": not a number
-        if current % 100 and not (current % 100 >= 20 and current % 10 == 0 and number < 10):
-            groups.append(current)  # a second number after a complete one: "thirteen | ninety nine"
-            current = number
-            continue
-        current += number
-    if pending is not None and current == 0 and not seen_scale:
-        return None  # "a dollars"
-    groups.append(current)
-    if len(groups) == 2 and not seen_scale and groups[0] < 100 and groups[1] < 100:
-        dollars, cents = groups
-        if dollars < 10 and cents % 10 == 0:
-            return None  # "one fifty": $1.50 or $150, said aloud
-        return dollars + cents / 100
-    if len(groups) != 1:
-        return None
-    return float(total + groups[0]) or None
+    phrase = " ".join(words)
+    if re.fullmatch(PAIR, phrase, re.I):
+        return pair_price(phrase)
+    value = value_of(phrase) if re.fullmatch(CARDINAL, phrase, re.I) else None
+    return value or None
 
 
 _GRAND = re.compile(rf"(?<![\w$.])(?P<n>\d{{1,3}}(?:\.\d)?|{_WORD})\s+grand\b", re.I)
