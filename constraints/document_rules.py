@@ -47,6 +47,12 @@ def warranty_expiring(module: object, now: datetime) -> Iterator[Finding]:
     open fault the user reported (`constraints.fault_notes`): claim it before then. A warranty
     running out on an item that works is no alert: nothing is lost by it (and a fault on
     another appliance is not this one's)."""
+    yield from faulty_warranties(module, now, 0, WARRANTY_SOON_DAYS)
+
+
+def faulty_warranties(module: object, now: datetime, first: int, last: int) -> Iterator[Finding]:
+    """A finding for each warranty ending in `first` to `last` days (both included) on an item
+    with an open fault the user reported."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "kind", "expiry_date")
     notes = notes_of(module)
@@ -54,14 +60,11 @@ def warranty_expiring(module: object, now: datetime) -> Iterator[Finding]:
     warranties = tuple(d for d in documents if is_warranty(d.kind))
     for warranty in warranties:
         expiry = warranty.expiry_date
-        if not is_warranty(warranty.kind) or expiry is None:
-            continue
-        days = (expiry - today).days
-        if not 0 <= days <= WARRANTY_SOON_DAYS:
+        if expiry is None or not first <= (expiry - today).days <= last:
             continue
         fault = fault_on(warranty, notes, warranties)
         if fault is not None:
-            yield fault_finding(warranty, days, fault)
+            yield fault_finding(warranty, (expiry - today).days, fault)
 
 
 def fault_finding(warranty: DocumentRecord, days: int, fault: str) -> Finding:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import datetime
 
-from constraints.document_rules import WARRANTY_SOON_DAYS, fault_finding, is_warranty
-from constraints.fault_notes import FAULT, FIXED, fault_on, item_words, notes_of, open_fault
+from constraints.document_rules import WARRANTY_SOON_DAYS, faulty_warranties
+from constraints.fault_notes import FAULT, FIXED, item_words, open_fault
 from constraints.model import Finding, constraint
-from constraints.views import DocumentRecord, read_all, reads, require
+from constraints.views import DocumentRecord, reads
 from factlog.vocabulary import NOTE_ATTRIBUTE
 
 __all__ = ["FAULT", "FIXED", "item_words", "open_fault", "warranty_fault_open"]
@@ -23,18 +23,4 @@ FAULT_WINDOW_DAYS = 60
             fields=dict([reads(DocumentRecord, "kind", "expiry_date")]))
 def warranty_fault_open(module: object, now: datetime) -> Iterator[Finding]:
     """A warranty ending within 60 days on an item with an open fault the user reported."""
-    documents = read_all(module, DocumentRecord)
-    require(documents, "document", "kind", "expiry_date")
-    notes = notes_of(module)
-    today = now.date()
-    warranties = tuple(d for d in documents if is_warranty(d.kind))
-    for warranty in warranties:
-        expiry = warranty.expiry_date
-        if not is_warranty(warranty.kind) or expiry is None:
-            continue
-        days = (expiry - today).days
-        if not WARRANTY_SOON_DAYS < days <= FAULT_WINDOW_DAYS:
-            continue
-        fault = fault_on(warranty, notes, warranties)
-        if fault is not None:
-            yield fault_finding(warranty, days, fault)
+    yield from faulty_warranties(module, now, WARRANTY_SOON_DAYS + 1, FAULT_WINDOW_DAYS)
