@@ -22,5 +22,5 @@ FAULT_WINDOW_DAYS = 60
             reads=(DocumentRecord.ATTRIBUTE, NOTE_ATTRIBUTE), clock="date", per_record=DocumentRecord.ATTRIBUTE,
             fields=dict([reads(DocumentRecord, "kind", "expiry_date")]))
 def warranty_fault_open(module: object, now: datetime) -> Iterator[Finding]:
-    """A warranty ending within 60 days on an item with an open fault the user reported."""
+    """A warranty ending in 31 to 60 days on an item with an open fault the user reported."""
     yield from faulty_warranties(module, now, WARRANTY_SOON_DAYS + 1, FAULT_WINDOW_DAYS)

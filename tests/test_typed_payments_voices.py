@@ -178,10 +178,12 @@ def test_a_check_back_the_user_confirms_is_the_instruction(yes: str) -> None:
     assert payment["from_account"] == "checking 7731" and payment["scheduled_date"] == "2025-06-06"
 
 
-def test_a_check_back_the_user_does_not_confirm_is_nothing() -> None:
+@pytest.mark.parametrize("answer", ["no wait, let me check with him first", "yes but not from that account",
+                                    "yeah, actually hold off"])
+def test_a_check_back_the_user_does_not_confirm_is_nothing(answer: str) -> None:
     [facts] = sessions((datetime(2025, 6, 2, 19, 0), [
         ("assistant", "Just to confirm: $2,800 to Brian Fitch from your checking ending 7731 on Friday, June 6?"),
-        ("user", "no wait, let me check with him first")]))
+        ("user", answer)]))
     assert [f for f in facts if f[0] == "payment"] == []
 
 
