@@ -175,6 +175,9 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
                      f"as entities {shown['precision_entity']} / {shown['recall_entity']} "
                      f"({counts['matched_entity']}/{counts['labels']}); things found {shown['precision_found']} / "
                      f"{shown['recall_found']} ({counts['found_labels']}/{counts['labels']})")
+    for kind, reasons in found["field_misses"].items():
+        lines.append(f"found but not matched, {kind}: " + ", ".join(f"{reason} {count}" for reason, count in
+                                                                     list(reasons.items())[:6]))
     settings = {"files": [file.name for file in files], "split": split, "llm_extract": llm_extract,
                 "workers": workers}
     _finish("alerts", rows, found, options, settings, started_at, perf_counter() - started, report_path, as_json,

@@ -250,6 +250,37 @@ def _agree(kind: str, name: str, got: JsonValue, want: JsonValue) -> bool:
     return same_value(got, want) if agree is None else agree or same_value(got, want)
 
 
+def field_misses(facts: list[TypedFact], labels: list[Label]) -> dict[str, dict[str, int]]:
+    """Why labels whose thing was found matched no state as an entity, per kind: for each such
+    label, the found state that agrees with most of it (its session counting as one more
+    field) and each label field that state lacks ("dose: missing") or gives otherwise ("dose:
+    differs"), or "session: differs" when that state is of another session."""
+    misses: dict[str, dict[str, int]] = {}
+    paired = entity_pairs(facts, labels)
+    for index, label in enumerate(labels):
+        if index in paired:
+            continue
+        found = [fact for fact in facts if names_same_thing(fact, label)]
+        if not found:
+            continue
+        best = max(found, key=lambda fact: _agreeing(fact, label))  # the first of the best
+        counts = misses.setdefault(label.kind, {})
+        reasons = [f"{name}: missing" if name not in best.fields else f"{name}: differs"
+                   for name, value in label.fields.items()
+                   if name not in best.fields or not _agree(label.kind, name, best.fields[name], value)]
+        if best.session_id != label.session_id:
+            reasons.append("session: differs")
+        for reason in reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    return misses
+
+
+def _agreeing(fact: TypedFact, label: Label) -> int:
+    return (fact.session_id == label.session_id) + sum(
+        1 for name, value in label.fields.items()
+        if name in fact.fields and _agree(label.kind, name, fact.fields[name], value))
+
+
 def entity_pairs(facts: list[TypedFact], labels: list[Label]) -> set[int]:
     """The label indices of a largest pairing of states with labels they match (`matches_entity`),
     each state and label in one pair at most."""

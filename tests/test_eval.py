@@ -10,7 +10,7 @@ import pytest
 from scripted_llm import ScriptedLLM
 
 from runtime.eval_alerts import Expected, judge, scenario
-from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, names_same_thing, normal
+from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, field_misses, names_same_thing, normal
 from runtime.eval_score import score
 
 Uac = Callable[..., Any]
@@ -477,3 +477,18 @@ def test_a_bad_report_file_is_one_line_not_a_crash(tmp_path: Path, text: str) ->
     with pytest.raises(InputError) as caught:
         read_report(path)
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_field_misses_say_which_field_of_a_found_thing_disagrees() -> None:
+    facts = [TypedFact("s1", "trip", {"destination": "Tokyo", "departure_date": "2025-03-14"}),
+             TypedFact("s2", "trip", {"destination": "Tokyo", "departure_date": "2025-03-15", "booking_status": "booked"}),
+             TypedFact("s1", "medication", {"name": "warfarin"})]
+    labels = [Label("s2", "trip", {"destination": "Japan", "departure_date": "2025-03-14", "booking_status": "booked"}),
+              Label("s1", "medication", {"name": "Coumadin", "dose": "5 mg"}),
+              Label("s1", "medication", {"name": "sertraline"}),  # never found: no reason to give
+              Label("s1", "trip", {"destination": "Tokyo"})]  # matched: no reason either
+    # the s2 state agrees on more (session, place, status) than the s1 one (place, date)
+    assert field_misses(facts, labels) == {"trip": {"departure_date: differs": 1},
+                                           "medication": {"dose: missing": 1}}
+    assert field_misses([TypedFact("s1", "trip", {"destination": "Tokyo"})],
+                        [Label("s3", "trip", {"destination": "Tokyo"})]) == {"trip": {"session: differs": 1}}
