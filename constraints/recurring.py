@@ -1,7 +1,8 @@
 """The `recurring_conflicts` constraint: a dated event, appointment, flight or trip of the
 user's that falls on an occurrence of one of the user's recurring events.
 
-A recurring event (`recurrence` "weekly", "biweekly", "every 3 weeks" or "daily" (every
+A recurring event (`recurrence` "weekly", "biweekly", "every 3 weeks", "monthly" on one weekday of the month
+(`weekday` "first monday", "last friday"; a monthly series without one is not compared) or "daily" (every
 day when no weekday is given; Monday to Friday for a work meeting: a daily standup), one
 `weekday` or several "monday, wednesday, friday", `start_time` / `end_time` as HH:MM, an
 end before the start running past midnight: a night
@@ -85,8 +86,9 @@ class Series:
     """A recurring event of the user's: its weekdays, times, weeks and the days it runs."""
 
     def __init__(self, record: EventRecord, weekdays: list[int], interval: int, begins: time | None,
-                 ends: time | None) -> None:
+                 ends: time | None, nth: int | None = None) -> None:
         self.record = record
+        self.nth = nth  # a monthly series: which of the month's such weekdays (1-4, -1 the last)
         self.weekdays = weekdays
         self.interval = interval
         self.begins = begins
@@ -104,6 +106,9 @@ class Series:
                 (self.last is not None and day > self.last):
             return False
         if self.interval > 1 and (self.first is None or (day - self.first).days // 7 % self.interval):
+            return False
+        if self.nth is not None and _nth_of_month(day) != self.nth and \
+                not (self.nth == -1 and (day + timedelta(days=7)).month != day.month):
             return False
         return not any(same_event(title, self.title) and self._cancels(off, day) for title, off in skipped)
 
@@ -128,6 +133,9 @@ class Series:
         hours = f" {self.begins:%H:%M}-{self.ends:%H:%M}" if self.begins is not None and self.ends else ""
         if fold(self.record.recurrence) in DAILY:
             return f"daily {self.title} ({hours.strip() or 'every day'})"
+        if self.nth is not None:
+            which = {1: "first", 2: "second", 3: "third", 4: "fourth", -1: "last"}[self.nth]
+            return f"monthly {self.title} ({which} {WEEKDAYS[self.weekdays[0]].title()} of the month{hours})"
         if self.interval == 1:
             return f"weekly {self.title} ({days}{hours})"
         if self.interval == 2:
@@ -144,9 +152,23 @@ def _interval(recurrence: str | None) -> int | None:
     return int(every.group(1)) if every is not None else INTERVALS.get(folded)
 
 
+NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
+
+
+def _nth_of_month(day: date) -> int:
+    """Which of its month's such weekdays `day` is (1 for the first Monday, ...)."""
+    return (day.day - 1) // 7 + 1
+
+
 def _series(record: EventRecord) -> Series | None:
     interval = _interval(record.recurrence)
-    names = re.findall(r"[a-z]+", fold(record.weekday) or "")
+    names = re.findall(r"[a-z0-9]+", fold(record.weekday) or "")
+    if fold(record.recurrence) == "monthly":  # "first monday": one weekday of each month; a bare weekday is unknown
+        nths = [NTH[n] for n in names if n in NTH]
+        days = [WEEKDAYS.index(n) for n in names if n in WEEKDAYS]
+        if len(nths) != 1 or len(days) != 1:
+            return None
+        return Series(record, days, 1, _clock(record.start_time), _clock(record.end_time), nths[0])
     weekdays = sorted({WEEKDAYS.index(n) for n in names if n in WEEKDAYS})
     if not weekdays and fold(record.recurrence) in DAILY:
         weekdays = list(range(5 if WORK_MEETING.search(record.title or "") else 7))  # a daily standup: workdays
