@@ -356,3 +356,73 @@ def test_a_monthly_series_without_its_weekday_of_the_month_is_not_compared() -> 
     vague = Event(title="book club", recurrence="monthly", weekday="thursday", start_time="19:00", fact_ids=[1])
     assert run(events=[vague], appointments=[Appointment(start=datetime(2026, 2, 26, 19, 30), fact_ids=[2])]) == []
     assert date(2026, 2, 26).weekday() == 3
+
+
+# --- an assistant speaking for someone named by title ------------------------------------------
+
+def _subjects(*sentences: str) -> list[tuple[str | None, object]]:
+    facts = RuleExtractor().extract(session(*user(*sentences), ts=TS), user_only=False)
+    return [(f.kind, f.fields.get("subject")) for f in facts if f.kind in KINDS]
+
+
+@pytest.mark.parametrize(("sentences", "subject"), [
+    (("Ms Tanaka's leadership sync is Mondays 9 to 10.",), "Ms Tanaka"),
+    (("Mrs Patel has her physio appointment on Tuesday at 3pm.",), "Mrs Patel"),
+    (("I run Mr. Alvarez's calendar.", "His board call is every Friday at 10."), "Mr. Alvarez"),
+    (("I look after Prof Nwosu's diary.", "Her staff meeting is every Wednesday from 2 to 3pm."), "Prof Nwosu"),
+    (("Sir Kenneth also has his dentist appointment on the 12th at 11am.",), "Sir Kenneth"),
+])
+def test_a_titled_persons_schedule_is_theirs(sentences: tuple[str, ...], subject: str) -> None:
+    found = _subjects(*sentences)
+    assert found and {who for _, who in found} == {subject}
+
+
+@pytest.mark.parametrize("sentence", [
+    "I have a meeting with Mr Osei on Friday at 10am.",
+    "My 1:1 with Mrs Patel is Thursdays at 2pm.",
+    "I'm seeing Dr Mensah on the 11th at 8am.",
+    "Standup is every weekday at 9, Ms Tanaka chairs it.",
+])
+def test_meeting_a_titled_person_is_the_users(sentence: str) -> None:
+    found = _subjects(sentence)
+    assert found and {who for _, who in found} == {"user"}
+
+
+@pytest.mark.parametrize(("sentence", "subject"), [
+    ("Mr Osei flies to Lagos on the 20th.", "Mr Osei"),
+    ("Ms Tanaka's flight to Osaka is on the 12th.", "Ms Tanaka"),
+    ("Prof Ilunga is flying to Nairobi on May 3.", "Prof Ilunga"),
+    ("Mrs Gomez travels to Madrid on the 9th.", "Mrs Gomez"),
+    ("Sir Alan is leaving for Rome on the 2nd.", "Sir Alan"),
+    ("I'm flying to Lagos with Mr Osei on the 20th.", "user"),
+    ("I fly to Lisbon on the 4th, Mrs Gomez is staying home.", "user"),
+])
+def test_whose_trip_a_titled_person_takes(sentence: str, subject: str) -> None:
+    facts = RuleExtractor().extract(session(*user(sentence), ts=TS), user_only=False)
+    assert [f.fields.get("subject") for f in facts if f.kind == "trip"] == [subject]
+
+
+Trip = with_fields("trip", "subject")
+BOARD = Event(title="board call", recurrence="biweekly", weekday="friday", start_time="10:00", end_time="11:30",
+              start=datetime(2026, 3, 6, 10, 0), subject="Mr Osei", person="Mr Osei", fact_ids=[1])
+
+
+def lagos(subject: str | None) -> object:
+    return Trip(destination="Lagos", departure_date=date(2026, 3, 20), departure_time="11:25",
+                return_date=date(2026, 3, 27), booking_status="booked", subject=subject, fact_ids=[2])
+
+
+def test_a_principals_diary_is_compared_with_itself() -> None:
+    [message] = run(events=[BOARD], trips=[lagos("Mr Osei")])
+    assert message.startswith("Mr Osei's flight to Lagos departs Friday 2026-03-20 at 11:25")
+    assert "during Mr Osei's every-other-week board call" in message
+    assert run(events=[BOARD], trips=[lagos(None)]) == []  # the user's own trip: another calendar
+    assert run(events=[BOARD], trips=[lagos("Ms Tanaka")]) == []
+
+
+def test_a_relatives_calendar_is_still_not_compared() -> None:
+    swim = Event(title="swim", recurrence="weekly", weekday="friday", start_time="10:00", end_time="11:00",
+                 subject="daughter", person="Mia", fact_ids=[1])
+    assert run(events=[swim], trips=[lagos("daughter")]) == []
+    assert run(events=[swim], appointments=[Appointment(person="Mia", start=datetime(2026, 3, 13, 10, 0),
+                                                        fact_ids=[2])]) == []

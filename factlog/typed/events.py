@@ -53,6 +53,18 @@ habits ("used to") and events that took place.
   that" ends the session's last series; "Choir is off next Thursday" cancels one day.
   Not read: requests ("I need a physio session"), conditionals ("if I sign up ... would be"),
   a dose's day ("put me on Eliquis 5 mg, starting tonight"), lines naming no event.
+- Lines that go on about the event just named: its end ("Runs till the end of May.",
+  "Ends: 24 June 2026"), a pasted invite's place ("Where: Boardroom 2"), a corrected day or
+  time ("No wait, it's the 19th." "Sorry, the 19th at 8, not 8:30": an unmarked hour in the
+  half of the day nearer the old one), the clinician ("its dr kim on 5th st btw"), terse
+  answers ("Which days?" "mon wed" "What time?" "7 to 7:50 am"), a time for the day the
+  sentence before named ("... the technician comes at 08:45 instead"); a series taken up in
+  one sentence ("We've started salsa classes!") and scheduled in the next.
+- Monthly on a weekday of the month: `weekday` "first monday", "last friday"
+  (`recurrence.nth_weekday`). "Same time" keeps the times a series had when it moves. A day
+  that dates the booking ("booked since Monday") is not the event's. Someone taking the user
+  along ("invited me to the theatre") is the user's event; someone named by title whose diary
+  the user keeps ("Mr Osei's board call", then "his ...") keeps that name as `subject`.
 """
 
 from __future__ import annotations
@@ -103,7 +115,7 @@ NOUNS = re.compile(
     r"tickets? (?:for|to) (?:see\s+)?(?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
     r"(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
-    r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
+    r"conference|daily|check-in|board|staff|leadership|investor|status|planning|project|catch-up) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
     r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
     r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
@@ -565,10 +577,39 @@ _TAKES_ME = re.compile(r"\b(?:invit(?:ed|es|ing)|tak(?:es|ing)|took|bring(?:s|in
                        r"(?:me|us|the two of us|both of us)\b", re.I)
 
 
+# someone the user speaks for, by title and name: "Mr Osei's board call", "Ms Tanaka has ...", "I manage Mr Osei's diary"
+_TITLED = r"(?-i:(?:Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame|Lady|Lord)\.?\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
+_PRINCIPAL_OWNS = re.compile(rf"(?<!\bwith )(?<!\bsee )(?<!\bmeet )(?<!\bcall )(?<!\bto )(?<!\bfor )(?<!\bby )"
+                             rf"\b(?P<who>{_TITLED})(?:(?:'s|’s)\s|\s+(?:also\s+|usually\s+|now\s+)?(?:has|is|will|flies|"
+                             rf"attends|sees|takes|plays|goes)\b)", re.I)  # not "chairs it": a meeting the user attends
+_PRINCIPAL_DIARY = re.compile(rf"\b(?P<who>{_TITLED})(?:'s|’s)\s+(?:diary|calendar|schedule|week|day|agenda|"
+                              rf"appointments|travel)\b", re.I)
+_THIRD = re.compile(r"\b(?:he|she|his|her|him)\b", re.I)
+
+
+def _principal(sentence: str, context: Context) -> str | None:
+    """The person named by title whose event the sentence states ("Mr Osei's board call is ...",
+    "Ms Tanaka has ..."), or whose diary an earlier sentence of the session said the user keeps
+    when this one says "his" / "her" ("I manage Mr Osei's diary. His board call is ...")."""
+    owns = _PRINCIPAL_OWNS.search(sentence)
+    if owns is not None:
+        return re.sub(r"\s+", " ", owns.group("who"))
+    if not _THIRD.search(sentence) or re.search(r"\b(?:my|our|I|I'm|I've|we)\b", sentence):
+        return None
+    for earlier in reversed(context.said[-4:-1]):
+        diary = _PRINCIPAL_DIARY.search(earlier) or _PRINCIPAL_OWNS.search(earlier)
+        if diary is not None:
+            return re.sub(r"\s+", " ", diary.group("who"))
+    return None
+
+
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
     if _TAKES_ME.search(sentence):
         return "user", None  # the user goes: the inviter's name is no owner
+    principal = _principal(sentence, context)
+    if principal is not None:
+        return principal, principal
     subject, person = _whose_words(sentence, context, noun)
     if person is not None and context.said and person.casefold() not in sentence.casefold() and \
             person.casefold() in context.said[-1].casefold() and \
