@@ -31,8 +31,9 @@ What clashes with an occurrence:
 
 Only the user's own schedule is compared (records whose `person` / `subject` name the
 user or no one), and the diary of someone named by title the user keeps for them ("Mr Osei":
-an assistant's principal), each with itself; a relative's calendar is not compared. Severity warning; the message states the occurrence and the times or
-days compared. One finding per clashing item and recurring event.
+an assistant's principal), each with itself; a relative's calendar is not compared.
+Severity warning; the message states the occurrence and the times or days compared. One
+finding per clashing item and recurring event.
 """
 
 from __future__ import annotations

@@ -115,7 +115,8 @@ NOUNS = re.compile(
     r"tickets? (?:for|to) (?:see\s+)?(?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
     r"(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
-    r"conference|daily|check-in|board|staff|leadership|investor|status|planning|project|catch-up) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
+    r"conference|daily|check-in|board|staff|leadership|investor|status|planning|project|catch-up) calls?|"
+    r"(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
     r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
     r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
@@ -577,7 +578,7 @@ _TAKES_ME = re.compile(r"\b(?:invit(?:ed|es|ing)|tak(?:es|ing)|took|bring(?:s|in
                        r"(?:me|us|the two of us|both of us)\b", re.I)
 
 
-# someone the user speaks for, by title and name: "Mr Osei's board call", "Ms Tanaka has ...", "I manage Mr Osei's diary"
+# someone the user speaks for, by title: "Mr Osei's board call", "Ms Tanaka has ...", "I manage Mr Osei's diary"
 _TITLED = r"(?-i:(?:Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame|Lady|Lord)\.?\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
 _PRINCIPAL_OWNS = re.compile(rf"(?<!\bwith )(?<!\bsee )(?<!\bmeet )(?<!\bcall )(?<!\bto )(?<!\bfor )(?<!\bby )"
                              rf"\b(?P<who>{_TITLED})(?:(?:'s|’s)\s|\s+(?:also\s+|usually\s+|now\s+)?(?:has|is|will|flies|"
