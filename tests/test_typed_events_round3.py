@@ -426,3 +426,60 @@ def test_a_relatives_calendar_is_still_not_compared() -> None:
     assert run(events=[swim], trips=[lagos("daughter")]) == []
     assert run(events=[swim], appointments=[Appointment(person="Mia", start=datetime(2026, 3, 13, 10, 0),
                                                         fact_ids=[2])]) == []
+
+
+# --- loose hours, someone's place, meetings named by whom, "The school ..." ------------------------
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("dinner on Sunday around 6", ["18:00"]),
+    ("date night every Friday, usually 7", ["19:00"]),
+    ("the call is about 8:30pm", ["20:30"]),
+    ("standup normally 9", ["09:00"]),
+    ("roughly 10am on the 5th", ["10:00"]),
+    ("it takes around 6 weeks", []),
+    ("about 6 people", []),
+    ("around 20% off", []),
+])
+def test_loose_hours(text: str, expected: list[str]) -> None:
+    assert times_of(text) == expected
+
+
+@pytest.mark.parametrize(("text", "subject"), [
+    ("Lunch at my mum's on Saturday at 1pm.", "user"),
+    ("Game night at my brother's Friday at 8pm.", "user"),
+    ("Brunch over at my friend's on Sunday at 11.", "user"),
+    ("Dinner round my nan's on Sunday at 5pm.", "user"),
+    ("Dinner at my sister's on Sunday around 6.", "user"),
+    ("My son's recital is at my mum's on Sunday at 3pm.", "son"),
+    ("My sister's recital on Sunday at 3pm.", "sister"),
+])
+def test_at_someones_place_is_the_users_event(text: str, subject: str) -> None:
+    found = [f for f in RuleExtractor().extract(session(*user(text), ts=TS), user_only=False) if f.kind == "event"]
+    assert [f.fields.get("subject") for f in found] == [subject]
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("weekly catch-up with Sam, Mondays at 10", "catch-up with Sam"),
+    ("mentoring with Jo every second Thursday 16:00-17:00", "mentoring with Jo"),
+    ("Fortnightly supervision with my clinical lead, Wednesdays 2-3pm", "supervision with clinical lead"),
+    ("my catchup with my manager is Tuesdays 3pm", "catchup with manager"),
+    ("Supervision is every other Wednesday 2-3pm.", "Supervision"),
+])
+def test_meetings_named_by_whom(text: str, title: str) -> None:
+    fields = last(schedule(*user(text)))
+    assert (fields["title"], fields["recurrence"] in ("weekly", "biweekly")) == (title, True)
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("The school play is on Thursday at 6.30pm in the hall.", "school play"),
+    ("My school reunion is on the 5th at 7pm.", "school reunion"),
+    ("Our Sunday school picnic is on the 9th at noon.", "Sunday school"),
+])
+def test_a_school_event_is_not_the_school(text: str, title: str) -> None:
+    assert last(schedule(*user(text)))["title"] == title
+
+
+def test_monthly_volunteering_keeps_its_place() -> None:
+    fields = last(schedule(*user("I volunteer at the food bank the last Saturday of every month from 9 to 1.")))
+    assert (fields["title"], fields["location"], fields["weekday"]) == (
+        "food bank volunteering", "food bank", "last saturday")

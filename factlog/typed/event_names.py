@@ -21,7 +21,8 @@ from factlog.typed.recurrence import WEEKDAY
 TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
-    "kindly please other second biweekly recurring per night morning evening afternoon coach teach lead run host play "
+    "kindly please other second biweekly fortnightly monthly daily recurring per night morning evening afternoon "
+    "coach teach lead run host play "
     "last first final quit stopped dropped finished ended joined started "
     "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
     "hour hours minute minutes min mins remind me fyi btw note just today tonight tomorrow tmrw reminder know "
@@ -65,7 +66,8 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
     text = " ".join([*kept, noun.group(0)])
     if re.match(r"^volunteer", noun.group(0), re.I):
         after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every|each|weekly|"
-                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|\d)\b|$)",
+                         r"the (?:first|second|third|fourth|last)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+                         r"\d)\b|$)",
                          sentence[noun.end():], re.I)
         if after is not None:
             text = f"{after.group('what')} volunteering"
@@ -120,7 +122,7 @@ def provider_of(sentence: str, context: Context) -> str | None:
 
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.I)
 _NUMBERED = frozenset("room suite unit ward floor building studio hall court field gate level".split())
-_PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with "
+_PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with first last "
                        "is are was were meets meet runs run starts start happens will".split())  # "bakery is every"
 
 
@@ -136,7 +138,7 @@ def _place_words(words: list[str]) -> list[str]:
                 or word.casefold() in _PLACE_END or kept and _MONTH.fullmatch(word):
             break
         kept.append(word)
-    while kept and kept[-1].casefold() in ("on", "of"):
+    while kept and kept[-1].casefold() in ("on", "of", "the"):
         kept.pop()
     return kept
 

@@ -52,6 +52,10 @@ _STARTS_AT = re.compile(r"\b(?:show|starts?|begins?|curtain|kick-?off|kicks off|
 _UNTIL_CLOCK = re.compile(r"[^.;]*?\b(?:goes|runs|lasts|going|running)?\s*(?:till|until|til|to)\s+"
                           r"(?:about\s+|around\s+)?"
                           r"(?P<h>\d{1,2}|noon)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-])" + _UNITS, re.I)
+# an hour said loosely: "around 6", "usually 7", "about 8:30pm" (not "around 6 weeks")
+_ABOUT = re.compile(r"\b(?:around|about|roughly|approximately|approx\.?|circa|usually|normally|generally)\s+"
+                    r"(?P<h>\d{1,2})(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:%-]|\.\d)" + _UNITS
+                    + r"(?!\s*(?:people|guests|of|or|\$))", re.I)
 _NOON = re.compile(r"\b(?:is|at|@|from|around|by)\s+(?:noon|midday)\b", re.I)
 PAST = re.compile(r"\b(?:following|after|had|was|went|saw|is done|got it|already (?:had|did|went))\b", re.I)
 MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
@@ -248,6 +252,10 @@ def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[s
             end = _clock(until.group("h"), until.group("m"), until.group("a"), evening if h < 12 else True, late)
             if end > (h, m):
                 return [f"{h:02d}:{m:02d}", f"{end[0]:02d}:{end[1]:02d}"]
+        return [f"{h:02d}:{m:02d}"]
+    about = _ABOUT.search(sentence)
+    if about is not None and int(about.group("h")) <= 12:  # "around 6", "usually 7"
+        h, m = _clock(about.group("h"), about.group("m"), about.group("a"), evening, late)
         return [f"{h:02d}:{m:02d}"]
     if _NOON.search(sentence):  # "spin is noon"
         return ["12:00"]

@@ -124,13 +124,14 @@ NOUNS = re.compile(
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
     r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|operation|inspection|"
     r"parents'? evening|parent-teacher (?:conference|night|meeting)|open (?:evening|day)|sports day|school play|"
-    r"nativity|prize-?giving|"
+    r"nativity|prize-?giving|catch-?ups?|mentoring|supervision|coaching session|"
     r"theat(?:re|er)|cinema|exhibition|festival|gala|fundraiser|reunion|funeral|christening|graduation|"
     r"(?:historical |local |film |drama |choral |garden |photographic )?society|guild|association|lodge|"
     r"(?:sewing|knitting|quilting|reading|prayer) circle|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
-    r"crossfit|gym|bowling|shifts?|(?-i:[A-Z][a-z]+) school|physio|psychiatrist|cardiologist|handyman|repairman|"
+    r"crossfit|gym|bowling|shifts?|(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
+    r"psychiatrist|cardiologist|handyman|repairman|"
     r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
     re.I,
 )
@@ -461,7 +462,7 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
-_ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1", re.I)
+_ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1|catch-?ups?|mentoring|supervision", re.I)
 _VISIT = re.compile(r"\b(?:appointments?|appt|visit|check-?up|follow-?up|consult\w*|session|infusion|injection|"
                     r"shot|clinic)\b", re.I)
 _DOSING = re.compile(r"\b(?:mg|mcg|ml|pills?|tablets?|tabs?|capsules?|doses?|prescribed|puffs?|drops?|injections?)\b",
@@ -604,10 +605,18 @@ def _principal(sentence: str, context: Context) -> str | None:
     return None
 
 
+_AT_THEIRS = re.compile(r"\b(?:at|to|round|over at|over to)\s+(?:my|our)\s+[a-z]+(?:'s|’s)"
+                        r"(?!\s+(?:house|place|flat|home)?\s*"
+                        r"(?:appointment|appt|lesson|class|game|recital|practice|session|party))", re.I)
+_OWNED_EVENT = re.compile(r"^\W*(?:my|our)\s+[a-z]+(?:'s|’s)\s", re.I)  # "My son's recital at my mum's": his
+
+
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
     if _TAKES_ME.search(sentence):
         return "user", None  # the user goes: the inviter's name is no owner
+    if _AT_THEIRS.search(sentence) and not _OWNED_EVENT.search(sentence):
+        return "user", None  # "dinner at my sister's on Sunday": her place, the user's dinner
     principal = _principal(sentence, context)
     if principal is not None:
         return principal, principal
@@ -977,7 +986,8 @@ def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValu
 
 def _with_whom(sentence: str, noun: re.Match[str], title: str) -> str:
     """ "1:1 with my manager" -> "1:1 with manager": a meeting of two is named by the other."""
-    whom = re.match(r"\s+with\s+(?:my|our|the|his|her)?\s*(?P<who>(?:line\s+|team\s+|direct\s+|new\s+)?"
+    whom = re.match(r"\s+with\s+(?:my|our|the|his|her)?\s*(?P<who>(?:line\s+|team\s+|direct\s+|new\s+|clinical\s+|"
+                    r"practice\s+|project\s+|academic\s+|phd\s+|thesis\s+)?"
                     r"(?:manager|boss|supervisor|lead|mentor|mentee|report|director|coach|advisor|adviser|tutor)|"
                     r"(?-i:[A-Z][a-z]+))\b", sentence[noun.end():], re.I)
     return f"{title} with {whom.group('who')}" if whom is not None else title
