@@ -483,3 +483,51 @@ def test_monthly_volunteering_keeps_its_place() -> None:
     fields = last(schedule(*user("I volunteer at the food bank the last Saturday of every month from 9 to 1.")))
     assert (fields["title"], fields["location"], fields["weekday"]) == (
         "food bank volunteering", "food bank", "last saturday")
+
+
+# --- moved days, two days running, the next occurrence's day, driving and staying ------------------
+
+@pytest.mark.parametrize(("text", "start"), [
+    ("The dentist moved my appointment from the 10th to the 17th, same time, 2pm.", "2025-03-17T14:00:00"),
+    ("my haircut got pushed from the 5th to the 12th at 4pm", "2025-03-12T16:00:00"),
+    ("They rescheduled the MRI from the 20th to the 27th at 8am.", "2025-03-27T08:00:00"),
+    ("Book club moved from the 6th to the 13th, 7pm.", "2025-03-13T19:00:00"),
+    ("We moved the team lunch from the 11th to the 18th at noon.", "2025-03-18T12:00:00"),
+])
+def test_a_move_keeps_the_new_day(text: str, start: str) -> None:
+    assert last(schedule(*user(text)))["start"] == start
+
+
+@pytest.mark.parametrize(("text", "end"), [
+    ("Team offsite on the 22nd and 23rd in Lisbon.", "2025-03-23"),
+    ("The conference is the 14th and 15th.", "2025-03-15"),
+    ("Dinner on the 22nd and lunch on the 29th.", None),  # two events, not two days of one
+    ("Workshop on the 10th and the 11th at the Hub.", "2025-03-11"),
+    ("The festival is on the 28th and 30th.", None),  # not two days running
+])
+def test_two_days_running(text: str, end: str | None) -> None:
+    assert schedule(*user(text))[0][2].get("end") == end
+
+
+@pytest.mark.parametrize(("text", "start"), [
+    ("I have therapy every other Monday at 5pm, next one is the 10th.", "2025-03-10T17:00:00"),
+    ("Supervision is every second Thursday at 2, the first one is the 13th.", "2025-03-13T14:00:00"),
+    ("Fortnightly book club on Wednesdays at 7pm, the next one is on the 12th.", "2025-03-12T19:00:00"),
+    ("Biweekly 1:1 on Fridays at 11, next one is the 14th.", "2025-03-14T11:00:00"),
+    ("Every other Tuesday I have choir at 7pm, starting the 11th.", "2025-03-11T19:00:00"),
+])
+def test_the_next_occurrence_anchors_a_biweekly_series(text: str, start: str) -> None:
+    fields = last(schedule(*user(text)))
+    assert (fields["recurrence"], fields["start"]) == ("biweekly", start)
+
+
+@pytest.mark.parametrize(("text", "subject"), [
+    ("The kids' swimming is Saturdays 9-10, I drive them and stay.", "user"),
+    ("Ava has ballet Mondays 5-6, I take her and wait in the car.", "user"),
+    ("My son has karate Tuesdays 6 to 7, I drive him and watch.", "user"),
+    ("The kids' swimming is Saturdays 9-10, I drive them there.", "child"),
+    ("My son has karate Tuesdays 6 to 7, his dad takes him.", "son"),
+])
+def test_driving_and_staying_is_the_users_time(text: str, subject: str) -> None:
+    found = [f for f in RuleExtractor().extract(session(*user(text), ts=TS), user_only=False) if f.kind == "event"]
+    assert [f.fields.get("subject") for f in found] == [subject]

@@ -94,6 +94,8 @@ def day_of(sentence: str, context: Context) -> date | None:
         n = int(raw) if raw.isdigit() else 1 if raw in ("a", "one") else NUMBER_WORDS[raw]
         return today + timedelta(days=n * 7 if later.group("unit").lower().startswith("w") else n)
     day_only = DAY_ONLY.search(corrected(sentence, DAY_ONLY))
+    if day_only is not None and MOVE.search(sentence):  # "moved it from the 10th to the 17th": the new day
+        day_only = list(DAY_ONLY.finditer(sentence))[-1]
     if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
         for offset in (0, 1):
             year, month = divmod(today.year * 12 + today.month - 1 + offset, 12)

@@ -168,6 +168,8 @@ _PURPOSE = re.compile(r"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w'-]+\s
 _LAST_DAY = re.compile(r"\b(?:through|thru|to|until|-|–)\s*(?:the\s+)?(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b"
                        r"(?!\s*(?::|[ap]\.?m\b|pm|am|\d))",
                        re.I)
+# "on the 22nd and 23rd": two days running
+_NEXT_DAY = re.compile(r"\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+and\s+(?:the\s+)?(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", re.I)
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
 _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
 _ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
@@ -608,6 +610,8 @@ def _principal(sentence: str, context: Context) -> str | None:
 _AT_THEIRS = re.compile(r"\b(?:at|to|round|over at|over to)\s+(?:my|our)\s+[a-z]+(?:'s|’s)"
                         r"(?!\s+(?:house|place|flat|home)?\s*"
                         r"(?:appointment|appt|lesson|class|game|recital|practice|session|party))", re.I)
+_I_STAY = re.compile(r"\bI\s+(?:drive|take|bring|walk)\s+(?:him|her|them|the kids|[A-Z][a-z]+)\b[^.;]{0,40}?"
+                     r"\b(?:stay|wait|watch)(?:s|ing)?\b", re.I)
 _OWNED_EVENT = re.compile(r"^\W*(?:my|our)\s+[a-z]+(?:'s|’s)\s", re.I)  # "My son's recital at my mum's": his
 
 
@@ -615,6 +619,8 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
     """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
     if _TAKES_ME.search(sentence):
         return "user", None  # the user goes: the inviter's name is no owner
+    if _I_STAY.search(sentence):
+        return "user", None  # "I drive them and stay": the user's time too
     if _AT_THEIRS.search(sentence) and not _OWNED_EVENT.search(sentence):
         return "user", None  # "dinner at my sister's on Sunday": her place, the user's dinner
     principal = _principal(sentence, context)
@@ -770,8 +776,9 @@ def _dated(sentence: str, day: date, times: list[str]) -> dict[str, JsonValue]:
         if end_time is not None:
             fields["end"] = f"{day.isoformat()}T{end_time}:00"
     else:
-        last = _LAST_DAY.search(sentence)
-        if last is not None and int(last.group("dd")) > day.day:
+        last = _LAST_DAY.search(sentence) or _NEXT_DAY.search(sentence)
+        if last is not None and int(last.group("dd")) > day.day and \
+                (last.re is _LAST_DAY or int(last.group("dd")) == day.day + 1):
             try:
                 fields["end"] = day.replace(day=int(last.group("dd"))).isoformat()
             except ValueError:
