@@ -64,7 +64,10 @@ habits ("used to") and events that took place.
   (`recurrence.nth_weekday`). "Same time" keeps the times a series had when it moves. A day
   that dates the booking ("booked since Monday") is not the event's. Someone taking the user
   along ("invited me to the theatre") is the user's event; someone named by title whose diary
-  the user keeps ("Mr Osei's board call", then "his ...") keeps that name as `subject`.
+  the user keeps ("Mr Osei's board call", then "his ...") keeps that name as `subject`; "dinner
+  at my sister's" is the user's, and so is a child's lesson the user drives to and stays at.
+- Loose hours ("around 6", "usually 7"); "moved from the 10th to the 17th" keeps the 17th;
+  "the 22nd and 23rd" two days running; "next one is the 9th" anchors a biweekly series.
 """
 
 from __future__ import annotations
