@@ -93,7 +93,9 @@ CONDITIONAL = re.compile(r"^\W*(?:(?:and|but|so|oh|ok|okay)\W+)?(?:if|unless|in 
 _RELEVANCE = re.compile(
     r"\b(?:if|in case)\s+(?:that|it|this)\s+(?:matters|helps|is relevant|makes a difference)\b|"
     r"\bif (?:you|u) (?:need|want|wanna|have|like|ask)\b|\bif (?:needed|necessary|possible|anything|so)\b|"
-    r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b", re.I)
+    r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b|"
+    # a degree qualified in an aside: "till about four, later if Margaret gets going", "or longer if needed"
+    r"\b(?:later|longer|earlier|sooner|more|less|shorter)\s+if\b", re.I)
 SELF_ASK = re.compile(r"\b(?:should i|could i|can i|do i|would it)\b", re.I)
 REPORTED = re.compile(r"\b(?:asked|asking|ask|asks|wondered|inquired|enquired|checked|checking|find out)\b"
                       r"[^.;?]{0,40}?\b(?:if|whether)\b", re.I)
