@@ -25,7 +25,8 @@ from factlog.typed.model import Context
 from factlog.typed.places import place_name
 
 # a clinician's or carer's charge is another person too ("my patient is on warfarin")
-_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident")), key=len, reverse=True))
+_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident", "neighbour", "neighbor", "flatmate",
+                                                      "housemate")), key=len, reverse=True))
 _DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
                      r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b")  # "dr. castellano" typed or dictated
 # what follows a lower-case "doctor" that is no name ("the doctor said", "doctor visit")
@@ -48,13 +49,17 @@ _PLACES = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
 _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
+# a title before a surname makes one name with it ("Mr Osei", "Mrs. Chen"): an assistant or carer
+# speaking of an employer or a client names them so
+_TITLE = r"(?:(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z]))?"
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    rf"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>{_TITLE}[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    r"(?:,\s+(?:my|our|his|her|the)\s+[a-z]+(?:[\s-][a-z]+)?,)?"  # "Mrs Patel, my neighbour, takes"
     r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
     r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit|"
-    r"can't|cannot|breaks|comes)\b))"
+    r"can't|cannot|breaks|comes|saw|sees|visited|swears)\b))"
 )
 # the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
 _RELATION_DOES = re.compile(
@@ -65,13 +70,13 @@ _RELATION_DOES = re.compile(
 )
 # a named person's thing: "Noah's pediatrician", "Lily's dose"
 _NAME_OWNS = re.compile(
-    r"\b(?P<name>(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
+    rf"\b(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
     r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
     r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
-_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:'s|’s)\s+")
+_NAME_POSSESSIVE = re.compile(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+)(?:'s|’s)\s+")
 _RELATION_POSSESSIVE = re.compile(rf"\b(?P<rel>{_RELATION})(?:'s|’s)\s+(?:(?:daily|usual|new|regular|old)\s+)?", re.I)
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
-_FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
+_FOR_NAME = re.compile(rf"\b(?:for|forms? for|to)\s+(?P<name>{_TITLE}[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
     "i it that there what this these those he she they we you who which today tomorrow yesterday everyone "
     "nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
@@ -222,7 +227,7 @@ def third_person_taker(sentence: str) -> bool:
 
 
 _FOR_PERSON = re.compile(rf"\bfor\s+(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<relname>(?-i:[A-Z][a-z]+))\b)?|"
-                         r"\bfor\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
+                         rf"\bfor\s+(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
 
 
 def person_for(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str] | None:

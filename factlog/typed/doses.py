@@ -42,8 +42,12 @@ FREQUENCY = re.compile(
     r"(?:(?:a|per|in|each|every|/)\s*)?(?P<per>day|daily|a day|/\s*day)\b|"
     r"\b(?P<abbrev>b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|q\.?h\.?s|h\.?s|q\.?am|q\.?pm)\b\.?|"
     r"\b(?P<fixed>every (?:morning|evening|night|day|other day|(?:\d+|two|three|four|six|eight|twelve)"
-    r"(?:\s*(?:-|to)\s*(?:\d+|three|four|six|eight))? hours|week)|"
+    r"(?:\s*(?:-|to)\s*(?:\d+|three|four|six|eight))?\s*(?:hours|hrs|hr)|week)|"
     r"each (?:morning|evening|night|day)|daily|nightly|weekly|once a week|as needed|when needed|if needed|prn|"
+    r"when(?:ever)? (?:i|you|he|she|we|they) (?:need|needs) (?:it|them|one|some)|"  # "when I need it"
+    r"when(?:ever)? (?:my|the|his|her|a) (?:\w+ )?(?:pain|ache|back|head|headache|migraine|knee|joints?|"
+    r"shoulder|neck|stomach|tummy|chest|cough|allergies|asthma|hay fever) (?:hurts?|comes?|flares? up|flares?|"
+    r"starts?|is bad|gets bad|acts up|plays up|kicks in|is playing up)|"
     r"as necessary|at bedtime|at night|before bed|in the (?:morning|evening))\b|"
     r"(?<=\d)\s*(?P<bare>a day|per day)\b|(?:mg|mcg|units?|iu)\s+(?P<bare2>a day|per day)\b",
     re.I,
@@ -184,6 +188,9 @@ def _frequency(found: re.Match[str]) -> str:
     if found.group("bare") or found.group("bare2"):
         return "daily"
     fixed = " ".join(found.group("fixed").casefold().split())
+    if fixed.startswith("when"):  # "when my back hurts", "whenever I need it"
+        return "as needed"
+    fixed = re.sub(r"(?<=\d)\s*(?:hours|hrs|hr)$", " hours", fixed)  # "every 6 hrs" -> "every 6 hours"
     return _FIXED.get(fixed, fixed)
 
 

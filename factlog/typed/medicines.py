@@ -193,6 +193,11 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
     return _read(sentence, context, mentions, recap=False)
 
 
+# another person's drug by a possessive pronoun just before it ("her Voltaren gel", "his usual Xanax")
+_THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:daily\s+|usual\s+|regular\s+|new\s+|old\s+)?$", re.I)
+# people whose medicines the user mentions in passing but does not look after
+ACQUAINTANCES = frozenset({"friend", "neighbour", "neighbor", "roommate", "flatmate", "housemate", "coworker",
+                           "colleague"})
 _RENAMING = re.compile(r"^\W*(?:(?:i meant|i mean|it's|it is|it was|its|that's|that is|make that|the|no|not|wait|"
                        r"sorry)\b\W*)*$", re.I)
 _ALSO = re.compile(r"\b(?:also|too|as well|another|plus|and)\b", re.I)
@@ -237,6 +242,13 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             status, skipped = None, True
             continue
         skipped = False
+        who, whom = subject, person
+        if _THEIRS.search(before) and subject == "user" and not recap:  # "my neighbour swears by her Voltaren"
+            if context.focus is None:
+                continue
+            who, whom = context.relations.get(context.focus, context.focus), context.focus
+        if who.casefold() in ACQUAINTANCES:  # a friend's or a neighbour's pills are not in the user's care
+            continue
         switched = i > 0 and bool(SWITCH_FROM.search(sentence[:mentions[i - 1].start]))
         status = "stopped" if no_more else status_of(before, after, status if joined else None,
                                                      previous_switch=switched)
@@ -265,13 +277,13 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         prescriber = care if care is not None else context.care if new and not recap else None
         if prescriber is not None and fields["status"] != "stopped":
             fields["prescriber"] = prescriber
-        if person is not None:
-            fields["person"] = person
-        key = name if subject == "user" else f"{subject.casefold()}/{name}"
+        if whom is not None:
+            fields["person"] = whom
+        key = name if who == "user" else f"{who.casefold()}/{name}"
         if not recap:
             known = context.entities.setdefault(f"{MEDICATION}:{key}", {})
             known.update(fields)
-        facts.append(TypedFact(MEDICATION, key, conversation_fields(context, subject, fields)))
+        facts.append(TypedFact(MEDICATION, key, conversation_fields(context, who, fields)))
     return facts
 
 
@@ -389,7 +401,11 @@ _FILLED = ("dose", "start_date", "end_date", "prescriber", "person", "drug_class
 
 
 def _recap(sentence: str, context: Context) -> list[TypedFact]:
-    """What the assistant's confirmation adds to a medication named earlier this session."""
+    """What the assistant's confirmation adds to a medication named earlier this session; a
+    recap of several ("ibuprofen stopped on June 20; apixaban 5 mg twice daily from today")
+    is read part by part, so no drug takes another's dates or dose."""
+    if ";" in sentence:
+        return [fact for part in sentence.split(";") for fact in _recap(part, context)]
     mentions = _mentions(sentence)
     if not mentions:
         return []
@@ -407,7 +423,8 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
                 continue
             out.append(fact)
             continue
-        added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known}
+        added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known
+                 and (name != "person" or _named_before(context, fact.fields[name]))}
         said_dose, own_dose = fact.fields.get("dose"), known.get("dose")
         if isinstance(said_dose, str) and isinstance(own_dose, str) and said_dose != own_dose \
                 and (said_dose.startswith(own_dose) or said_dose.endswith(own_dose)):
@@ -416,6 +433,13 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
             context.entities.setdefault(f"{MEDICATION}:{fact.key}", {}).update({**known, **added})
             out.append(TypedFact(MEDICATION, fact.key, {**known, **added, "speaker": context.speaker}))
     return out
+
+
+def _named_before(context: Context, person: JsonValue) -> bool:
+    """The recap's person was named earlier in the session: "Noted for Mark: ..." of a name
+    never said before is the assistant addressing the user, not someone else's drug."""
+    word = re.compile(rf"\b{re.escape(str(person))}\b", re.I)
+    return any(word.search(said) for said in context.said[:-1])
 
 
 def _same_drug(context: Context, fact: TypedFact) -> str | None:
