@@ -27,8 +27,9 @@ from factlog.typed.places import place_name
 # a clinician's or carer's charge is another person too ("my patient is on warfarin")
 _RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident", "neighbour", "neighbor", "flatmate",
                                                       "housemate")), key=len, reverse=True))
-_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
+_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>(?:[A-Z]\.\s*){0,2}[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
                      r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b")  # "dr. castellano" typed or dictated
+DOCTOR = _DOCTOR  # a doctor named in a sentence (`name`, or `lower` when typed lower-case)
 # what follows a lower-case "doctor" that is no name ("the doctor said", "doctor visit")
 _NOT_DOCTOR_NAMES = frozenset(
     "said says say told tells gave give gives put puts prescribed prescribes wants wanted thinks thought is was "
@@ -41,6 +42,11 @@ _PLACES = re.compile(
     r"\b(?P<care>urgent care|walk-in clinic|(?:(?:student|sexual|mental|women's|community|family|travel|eye|skin|"
     r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagulation|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
     r"oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
+    r"family (?:doctor|doc|physician)|"
+    # a department acting as the prescriber: "cardiology is starting me on apixaban"
+    r"(?:cardiology|ha?ematology|dermatology|neurology|oncology|rheumatology|psychiatry|urology|endocrinology|"
+    r"gastroenterology|orthopa?edics)(?=\s+(?:is|are|has|have|had|put|started|starting|prescribed|gave|changed|"
+    r"switched|upped|added|want|wants|said|says)\b)|"
     r"pharmacist|"
     r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
     r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
@@ -95,8 +101,11 @@ def care_named(sentence: str) -> str | None:
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
-            found.append((match.start(), match.group("care")))
+            found.append((match.start(), _CARE_WORDS.get(match.group("care"), match.group("care"))))
     return max(found)[1] if found else None
+
+
+_CARE_WORDS = {"family doc": "family doctor"}
 
 
 def _doctor_name(found: re.Match[str]) -> str | None:

@@ -34,7 +34,7 @@ from factlog.model import JsonValue
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
-from factlog.typed.care import care_named, catch_up, person_for, person_of, third_person_taker
+from factlog.typed.care import DOCTOR, care_named, catch_up, person_for, person_of, third_person_taker
 from factlog.typed.common import CORRECTION, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
@@ -98,7 +98,9 @@ _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|co
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
                     r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _FOLLOW_UP_LEAD = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|oh|um|uh|ok|okay|hmm|yeah|correction|make that|"
-                             r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose)\b[\s,.:!]*)*", re.I)
+                             r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose|"
+                             r"directions|instructions|sig|dosage)\b[\s,.:!]*)*"
+                             r"(?:(?<=: )take\s+|(?<=:)take\s+)?", re.I)  # a pasted label's "Directions: Take ..."
 _FOLLOW_UP_DOSE = re.compile(rf"{_FOLLOW_UP_LEAD.pattern}(?:\d|one|two|three|half|a\b|once|twice)", re.I)
 _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|times|x\b|%|am\b|pm\b|:|years?|months?|"
                           r"o'clock|"
@@ -129,7 +131,8 @@ def supplement_names() -> DrugNames:
 def _mentions(sentence: str) -> list[Mention]:
     """Each drug, brand or supplement named, in order; a name again for the same drug is one mention
     ("a Z-Pak, azithromycin 250 milligrams" -> azithromycin, read from its last naming)."""
-    found = [Mention(f.start(), f.end(), f.group(0), generic_names(f.group(0)))
+    found = [Mention(f.start(), f.end(), f.group(0), tuple(dict.fromkeys(map(_without_salt,
+                                                                           generic_names(f.group(0))))))
              for f in drug_names().finditer(sentence)]
     canonical = {name.casefold(): name for name in SUPPLEMENTS}
     found += [Mention(f.start(), f.end(), f.group(0), (canonical.get(" ".join(f.group(0).casefold().split()),
@@ -144,6 +147,18 @@ def _mentions(sentence: str) -> list[Mention]:
         elif same == len(out) - 1:
             out[same] = Mention(out[same].start, mention.end, out[same].text, out[same].generics)
     return out
+
+
+_SALT = re.compile(r"\s+(?:carbonate|citrate|sodium|potassium|calcium|magnesium|succinate|tartrate|hydrochloride|hcl|"
+                   r"besylate|besilate|maleate|mesylate|sulfate|sulphate|bromide|fumarate|acetate|phosphate)$")
+
+
+def _without_salt(generic: str) -> str:
+    """A salt named after its drug is the drug ("lithium carbonate" -> "lithium", "metoprolol
+    succinate" -> "metoprolol") when the table lists the drug in the same classes."""
+    base = _SALT.sub("", generic)
+    return base if base != generic and drug_classes(base) and drug_classes(base) == drug_classes(generic) \
+        else generic
 
 
 def _combined(found: list[Mention], sentence: str) -> list[Mention]:
@@ -182,6 +197,8 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
             return _read(asked[:-1] + ".", context, named, recap=True)
     if not mentions:
         previous = context.last.get(MEDICATION)
+        if previous is not None and (named := _named_prescriber(sentence, context, previous)):
+            return named
         update = None if previous is None else _follow_up(sentence, context, previous)
         return [update] if update is not None else []
     previous = context.last.get(MEDICATION)
@@ -236,9 +253,12 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
-        if not no_more and (_NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
+        replaced = _REPLACED.search(before) is not None
+        if not no_more and (replaced or _NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
                             (joined and skipped) or judges_safety(sentence[:mention.start]) and not _MINE.search(before)
                             or _asked(sentence, mention, clause, before)):
+            if replaced and facts and "dose" not in facts[-1].fields and (how := _corrected_dose(after)):
+                facts[-1] = _with_dose(context, facts[-1], how)  # "naproxen instead of the ibuprofen, 500 twice a day"
             status, skipped = None, True
             continue
         skipped = False
@@ -277,14 +297,48 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         prescriber = care if care is not None else context.care if new and not recap else None
         if prescriber is not None and fields["status"] != "stopped":
             fields["prescriber"] = prescriber
-        if whom is not None:
-            fields["person"] = whom
-        key = name if who == "user" else f"{who.casefold()}/{name}"
-        if not recap:
-            known = context.entities.setdefault(f"{MEDICATION}:{key}", {})
-            known.update(fields)
-        facts.append(TypedFact(MEDICATION, key, conversation_fields(context, who, fields)))
+        for owner, owner_person in _owners(sentence[:mention.start], context, who, whom) if not recap \
+                else [(who, whom)]:
+            own_fields = {**fields, "person": owner_person} if owner_person is not None else dict(fields)
+            key = name if owner == "user" else f"{owner.casefold()}/{name}"
+            if not recap:
+                known = context.entities.setdefault(f"{MEDICATION}:{key}", {})
+                known.update(own_fields)
+            facts.append(TypedFact(MEDICATION, key, conversation_fields(context, owner, own_fields)))
     return facts
+
+
+# the drug a new one replaces: "naproxen instead (of) the ibuprofen", "in place of my Advil"
+_REPLACED = re.compile(r"\b(?:instead(?:\s+of)?|in place of|rather than)\s+(?:the\s+|my\s+|his\s+|her\s+|your\s+)?"
+                       r"(?:old\s+|usual\s+|regular\s+)?$", re.I)
+# the user and someone else taking it together: "we both take", "both of us are on", "Dana and I take"
+_TOGETHER = re.compile(r"\b(?:we\s+(?:both|all|each)|we're\s+both|we\s+are\s+both|both of us|the two of us|"
+                       r"(?P<other>(?:my\s+[a-z]+|[A-Z][a-z]+))\s+and\s+I)\b", re.I)
+
+
+def _owners(clause: str, context: Context, who: str, whom: str | None) -> list[tuple[str, str | None]]:
+    """Whose a drug is: (subject, person) of the one it is said of, or of the user and the other
+    person when they take it together ("we both take a multivitamin" after "my wife Dana")."""
+    together = _TOGETHER.search(clause)
+    if together is None or re.search(r"\b(?:me|him|her|I'm|I am)\b", clause[together.end():]):
+        return [(who, whom)]  # "we both went in and she put me on it": the user's
+    other = together.group("other")
+    if other:
+        rel = re.sub(r"^my\s+", "", other, flags=re.I).lower() if other.lower().startswith("my ") else None
+        name = next((n for n, r in context.relations.items() if r == rel), rel) if rel else other
+        partner = (context.relations.get(name, name) if name else None, name)
+    elif who != "user":
+        partner = (who, whom)
+    elif context.focus is not None:
+        partner = (context.relations.get(context.focus, context.focus), context.focus)
+    else:
+        return [("user", None)]
+    return [("user", None)] if partner[0] is None or partner[0] == "user" else [("user", None), partner]
+
+
+def _with_dose(context: Context, fact: TypedFact, how: str) -> TypedFact:
+    context.entities.setdefault(f"{MEDICATION}:{fact.key}", {})["dose"] = how
+    return TypedFact(fact.kind, fact.key, {**fact.fields, "dose": how})
 
 
 def _corrected_dose(after: str) -> str | None:
@@ -377,10 +431,51 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     return TypedFact(MEDICATION, previous.key, fields)
 
 
+# a line or fragment that only names the prescriber: "Dr Abernathy.", "Prescriber: Dr P. Naidoo (Psychiatrist)",
+# "Prescribed by Dr. Kim", "by Dr Lee"
+_PRESCRIBER_LEAD = re.compile(r"^\W*(?:(?:prescriber|prescribing (?:doctor|physician)|prescribed by|doctor|physician|"
+                              r"by|from|it's|its|it was|that's|that was|that was from|her name is|his name is)\b\W*)*$",
+                              re.I)
+
+
+def prescriber_line(sentence: str) -> str | None:
+    """The named doctor a sentence consists of (with a label or "by" before it, a role in
+    brackets after it), else None."""
+    found = DOCTOR.search(sentence)
+    if found is None or not found.group("name") or not _PRESCRIBER_LEAD.match(sentence[:found.start()]):
+        return None
+    rest = re.sub(r"\([^)]*\)", "", sentence[found.end():])
+    return care_named(sentence[found.start():found.end()]) if re.fullmatch(r"[\W_]*", rest) else None
+
+
+def _named_prescriber(sentence: str, context: Context, previous: TypedFact) -> list[TypedFact]:
+    """A line naming only the prescriber ("Dr Abernathy.") names it for the session's last
+    medication and for the same person's others that had no prescriber or the same unnamed one
+    ("the cardiologist has me on Plavix 75 mg and aspirin 81. Dr Abernathy.")."""
+    named = prescriber_line(sentence)
+    role = previous.fields.get("prescriber")
+    if named is None or isinstance(role, str) and role.startswith("Dr"):
+        return []
+    owner = previous.key.rsplit("/", 1)[0] + "/" if previous.key and "/" in previous.key else ""
+    out: list[TypedFact] = []
+    for key, fields in context.entities.items():
+        name = key.split(":", 1)[1]
+        if not key.startswith(f"{MEDICATION}:") or fields.get("status") == "stopped" or \
+                fields.get("prescriber", role) != role or name.rsplit("/", 1)[0] + "/" != owner and owner or \
+                not owner and "/" in name:
+            continue
+        fields["prescriber"] = named
+        out.append(TypedFact(MEDICATION, name, {**fields, "subject": previous.fields.get("subject", "user"),
+                                                "speaker": context.speaker}))
+    return out
+
+
 def _follow_up_dose(text: str, before: JsonValue) -> str | None:
     """A dose said on its own, completed by the dose it corrects: "its 150 now" after
     "100 mg daily" -> "150 mg daily"."""
     how_much = amount(text)
+    if how_much is not None and _ONE_UNIT.match(how_much) and isinstance(before, str) and AMOUNT.search(before):
+        how_much = amount(before)  # "Take ONE tablet twice daily" of a 400 mg tablet: still 400 mg
     if how_much is None and isinstance(before, str) and (bare := _BARE_NUMBER.match(text)) is not None:
         unit = AMOUNT.search(before)
         how_much = f"{bare.group('n')} {unit.group('unit') if unit is not None else 'mg'}"
@@ -395,6 +490,7 @@ def _follow_up_dose(text: str, before: JsonValue) -> str | None:
     return how_much or how_often
 
 
+_ONE_UNIT = re.compile(r"^(?:one|a|an|1)\s+(?:tablet|tab|pill|capsule|cap|softgel)$", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
 _YOU = re.compile(r"\byou(?:'re| are)\b", re.I)
 _FILLED = ("dose", "start_date", "end_date", "prescriber", "person", "drug_class")
@@ -454,11 +550,15 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
     return dict(last.fields) if last is not None and last.key == key else {}
 
 
+# a line naming only a doctor, the prescriber of what came before ("Dr Abernathy.", "Prescribed by Dr. Kim")
+_PRESCRIBER_ONLY = re.compile(r"^\W*(?:(?:prescriber|prescribed by|by|from)\b\W*)?(?:Dr\.?|Doctor)\s+[A-Z][\w.\s-]{1,30}"
+                              r"(?:\([^)]*\))?\W*$")
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
                               r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
 # FREQUENCY's words
-TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START)
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START,
+            _PRESCRIBER_ONLY)
 
 
 def names_a_drug(sentence: str) -> bool:
