@@ -48,7 +48,15 @@ from factlog.typed.doses import (
 from factlog.typed.drug_names import DrugNames, drug_names
 from factlog.typed.med_status import FOLLOW_STOP, NEW, SWITCH_FROM, SWITCH_TO, TODAY, dates_and_status, status_of
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.stance import ends_in_question, is_question_clause, is_request, is_tentative, judges_safety
+from factlog.typed.stance import (
+    ends_in_question,
+    is_question,
+    is_question_clause,
+    is_request,
+    is_tentative,
+    judges_safety,
+    states_capability,
+)
 
 MEDICATION = "medication"
 
@@ -255,6 +263,7 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
         replaced = _REPLACED.search(before) is not None
         if not no_more and (replaced or _NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
+                            not recap and states_capability(near, clause[1]) or
                             (joined and skipped) or judges_safety(sentence[:mention.start]) and not _MINE.search(before)
                             or _asked(sentence, mention, clause, before)):
             if replaced and facts and "dose" not in facts[-1].fields and (how := _corrected_dose(after)):
@@ -277,6 +286,7 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         how = _with_frequency(amount_before(before), own) or _corrected_dose(own) or _changed_to(before, own)
         loose = not set(mention.generics) <= set(SUPPLEMENTS_FOLDED)  # "my iron levels" is no iron taken
         taken = recap or asked or joined or how is not None or status is not None or _TAKING.search(clause[0]) \
+            or _FORM_THEN_NAME.search(before) and not is_question(sentence) \
             or _TAKING.search(clause[1]) or loose and (_MINE.search(before) or _ON.search(before))
         if not taken:
             continue
@@ -309,6 +319,9 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
 
 
 # the drug a new one replaces: "naproxen instead (of) the ibuprofen", "in place of my Advil"
+# a form the user has, then the drug in brackets: "an inhaler for asthma (albuterol)", "my puffer (Ventolin)"
+_FORM_THEN_NAME = re.compile(r"\b(?:my|an?|the)\s+(?:\w+\s+)?(?:inhaler|puffer|pills?|tablets?|capsules?|cream|gel|drops|"
+                             r"spray|patch|injections?|pen)\b[^.;()]{0,30}\(\s*$", re.I)
 _REPLACED = re.compile(r"\b(?:instead(?:\s+of)?|in place of|rather than)\s+(?:the\s+|my\s+|his\s+|her\s+|your\s+)?"
                        r"(?:old\s+|usual\s+|regular\s+)?$", re.I)
 # the user and someone else taking it together: "we both take", "both of us are on", "Dana and I take"
