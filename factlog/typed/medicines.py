@@ -35,7 +35,7 @@ from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
 from factlog.typed.care import DOCTOR, care_named, catch_up, person_for, person_of, third_person_taker
-from factlog.typed.common import CORRECTION, conversation_fields, dates_by_cue
+from factlog.typed.common import CORRECTION, RELATIONS, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
     amount,
@@ -69,7 +69,7 @@ _TAKING = re.compile(
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
     r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|sticking with|stick with|staying on|"
-    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|"
+    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|stick(?:ing)? to|"
     r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
@@ -207,7 +207,10 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
         previous = context.last.get(MEDICATION)
         if previous is not None and (named := _named_prescriber(sentence, context, previous)):
             return named
-        update = None if previous is None else _follow_up(sentence, context, previous)
+        if previous is None:
+            course = _prior_course(sentence, context)
+            return [course] if course is not None else []
+        update = _follow_up(sentence, context, previous)
         return [update] if update is not None else []
     previous = context.last.get(MEDICATION)
     lead = CORRECTION.search(sentence)
@@ -268,6 +271,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
                             or _asked(sentence, mention, clause, before)):
             if replaced and facts and "dose" not in facts[-1].fields and (how := _corrected_dose(after)):
                 facts[-1] = _with_dose(context, facts[-1], how)  # "naproxen instead of the ibuprofen, 500 twice a day"
+            if replaced and facts and (ended := _ended(context, mention, subject)) is not None:
+                facts.append(ended)  # the replaced drug, one the person was taking, is stopped
             status, skipped = None, True
             continue
         skipped = False
@@ -347,6 +352,21 @@ def _owners(clause: str, context: Context, who: str, whom: str | None) -> list[t
     else:
         return [("user", None)]
     return [("user", None)] if partner[0] is None or partner[0] == "user" else [("user", None), partner]
+
+
+def _ended(context: Context, mention: Mention, subject: str) -> TypedFact | None:
+    """The medication a new one replaces, stopped, when this or an earlier session gave it to
+    the same person as current; None for a drug never said to be taken."""
+    name = "/".join(mention.generics)
+    key = name if subject == "user" else f"{subject.casefold()}/{name}"
+    known = context.entities.get(f"{MEDICATION}:{key}") or context.prior.entities.get((MEDICATION, key))
+    if not known or known.get("status") == "stopped":
+        return None
+    fields: dict[str, JsonValue] = {"name": name, "status": "stopped"}
+    if (found_class := drug_class(mention.generics)) is not None:
+        fields["drug_class"] = found_class
+    context.entities.setdefault(f"{MEDICATION}:{key}", {}).update(fields)
+    return TypedFact(MEDICATION, key, conversation_fields(context, subject, fields))
 
 
 def _with_dose(context: Context, fact: TypedFact, how: str) -> TypedFact:
@@ -481,6 +501,31 @@ def _named_prescriber(sentence: str, context: Context, previous: TypedFact) -> l
         out.append(TypedFact(MEDICATION, name, {**fields, "subject": previous.fields.get("subject", "user"),
                                                 "speaker": context.speaker}))
     return out
+
+
+_NEW_DOSE = re.compile(r"\b(?:now|chang\w*|up(?:ped)?|increas\w*|rais\w*|lower\w*|decreas\w*|reduc\w*|cut|doubl\w*|"
+                       r"halv\w*|adjust\w*|went (?:up|down))\b", re.I)
+_SOMEONES = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b", re.I)
+
+
+def _prior_course(sentence: str, context: Context) -> TypedFact | None:
+    """A new dose said without the drug in a later session, of the one current medication an
+    earlier session gave that person ("The doctor has changed the dose of my mother, now she
+    take 3 mg", "they upped it to 20 mg"); None when the session could mean several."""
+    if not _NEW_DOSE.search(sentence) or (how := amount(sentence)) is None or states_allergy(sentence):
+        return None
+    named = {m.group("rel").lower() for m in _SOMEONES.finditer(sentence)}
+    if not named and not re.search(r"\b(?:i|i'm|me|my)\b", sentence, re.I):
+        return None
+    courses = [(key, fields) for key, fields in context.prior.of_kind(MEDICATION)
+               if fields.get("status") != "stopped" and
+               (fields.get("subject") in named if named else fields.get("subject", "user") == "user")]
+    if len(courses) != 1:
+        return None
+    key, fields = courses[0]
+    kept = {name: value for name, value in fields.items() if name not in ("speaker", "subject", "end_date")}
+    return TypedFact(MEDICATION, key, conversation_fields(context, str(fields.get("subject", "user")),
+                                                          {**kept, "dose": how}))
 
 
 def _follow_up_dose(text: str, before: JsonValue) -> str | None:
