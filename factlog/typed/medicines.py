@@ -118,6 +118,11 @@ _FOLLOW_START = re.compile(r"^\W*(?:and\s+)?(?:(?:i'?m|i am|i'll|i will|we're|he
                            r"(?:starting|start(?:s|ing)?|beginning|begin(?:s|ning)?)\s+(?:it\s+|them\s+)?(?:on\s+)?"
                            r"(?:tomorrow|today|tonight|next|this|on|monday|tuesday|wednesday|thursday|friday|saturday|"
                            r"sunday|the\s+\d|\w+\s+\d)", re.I)
+# when a course began, said after it: "I take it since yesterday", "been on them since Monday", "started it on the 3rd"
+_FOLLOW_SINCE = re.compile(r"\b(?:(?:take|taking|taken|using|use|had|on)\s+(?:it|them|this|these|that)\s+since|"
+                           r"started\s+(?:it|them|this|these|that)(?:\s+on)?)\s+(?P<when>yesterday|last\s+\w+|"
+                           r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the\s+\d+\w*(?:\s+of\s+\w+)?|"
+                           r"\w+\s+\d{1,2}(?:st|nd|rd|th)?\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?\w+)", re.I)
 _FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b|"
                             r"\b(?:on|take|taking|use|using) (?:it|them|this|that) for\s+(?:the\s+next\s+)?\w+\s+"
                             r"(?:days?|weeks?)\b", re.I)
@@ -448,6 +453,15 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
         when = dates_and_status(said, context, "", "current", new=False)
         if "start_date" in when:
             added.update({"start_date": when["start_date"], "status": when["status"]})
+    since = _FOLLOW_SINCE.search(sentence)
+    if since is not None and "start_date" not in added:  # "I take it since yesterday evening"
+        when = dates_and_status(f"started {since.group('when')}", context, "", "current", new=False)
+        began, was, ends = when.get("start_date"), previous.fields.get("start_date"), previous.fields.get("end_date")
+        if isinstance(began, str) and began != was and (context.timestamp is None or
+                                                        began <= context.timestamp.date().isoformat()):
+            added["start_date"] = began
+            if isinstance(was, str) and isinstance(ends, str):  # the course moves with its start
+                added["end_date"] = (parse_date(ends) + (parse_date(began) - parse_date(was))).isoformat()
     care = care_named(sentence)
     if care is not None and re.search(r"\b(?:give|gave|prescribed|prescribes)\s+(?:it|them|this|that)\b",
                                       sentence, re.I):
@@ -616,6 +630,7 @@ _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every
                               r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
 # FREQUENCY's words
 TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START,
+            _FOLLOW_SINCE,
             _PRESCRIBER_ONLY)
 
 
