@@ -34,7 +34,8 @@ from factlog.typed.stance import ends_in_question, is_question_clause, is_reques
 ALLERGY = "allergy"
 
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
-_REACTION_WORDS = (r"angioedema|hives|red (?:spots|blotches|patches)|(?:face|lips?|tongue|eyes?) swell(?:s|ed)?|rash(?:es)?|swelling|"
+_REACTION_WORDS = (r"angioedema|hives|red (?:spots|blotches|patches)|"
+                   r"(?:face|lips?|tongue|eyes?) swell(?:s|ed)?|rash(?:es)?|swelling|"
                    r"swell(?:ed|s)? up|"
                    r"swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
                    r"itch(?:ing|y)|wheez\w*|nause\w*|"

@@ -25,7 +25,8 @@ from factlog.typed.model import Context
 from factlog.typed.places import place_name
 
 # a clinician's or carer's charge is another person too ("my patient is on warfarin")
-_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident", "neighbour", "neighbor", "flatmate",
+_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident", "neighbour", "neighbor",
+                                                      "flatmate",
                                                       "housemate")), key=len, reverse=True))
 _DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>(?:[A-Z]\.\s*){0,2}[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
                      r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b")  # "dr. castellano" typed or dictated
@@ -44,7 +45,7 @@ _PLACES = re.compile(
     r"oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
     r"family (?:doctor|doc|physician)|"
     # a department acting as the prescriber: "cardiology is starting me on apixaban"
-    r"(?:cardiology|ha?ematology|dermatology|neurology|oncology|rheumatology|psychiatry|urology|endocrinology|"
+    r"(?i:cardiology|ha?ematology|dermatology|neurology|oncology|rheumatology|psychiatry|urology|endocrinology|"
     r"gastroenterology|orthopa?edics)(?=\s+(?:is|are|has|have|had|put|started|starting|prescribed|gave|changed|"
     r"switched|upped|added|want|wants|said|says)\b)|"
     r"pharmacist|"
@@ -76,7 +77,8 @@ _RELATION_DOES = re.compile(
 )
 # a named person's thing: "Noah's pediatrician", "Lily's dose"
 _NAME_OWNS = re.compile(
-    rf"\b(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
+    rf"\b(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|GP|cardiologist|"
+    r"psychiatrist|specialist|carer|nurse|meds|"
     r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
     r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
 _NAME_POSSESSIVE = re.compile(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+)(?:'s|’s)\s+")
@@ -126,6 +128,7 @@ def given_name(word: str, drugs: DrugNames | None = None) -> str | None:
 
 def _name(word: str, drugs: DrugNames | None = None) -> str | None:
     if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None \
+            or re.fullmatch(r"[a-z]+(?:ology|iatry|paedics|pedics)", word.casefold()) \
             or _PLACES.fullmatch(word.lower()) or _PLACES.fullmatch(word):
         return None
     if drugs is not None and drugs.fullmatch(word):

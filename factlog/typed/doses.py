@@ -58,7 +58,8 @@ _ABBREVIATIONS = {"bid": "twice a day", "tid": "three times a day", "qid": "four
 _FIXED = {"every day": "daily", "each day": "daily", "when needed": "as needed", "if needed": "as needed",
           "prn": "as needed", "as necessary": "as needed", "each morning": "every morning",
           "each evening": "every evening", "each night": "every night"}
-_BARE = re.compile(rf"^[\s,:(-]*(?P<n>\d{{2,4}}/\d{{2,4}}(?!/)|\d{{2,4}}|\d+\.\d+|\d(?=\s*(?:once|twice|three times|four times|daily|every|"
+_BARE = re.compile(rf"^[\s,:(-]*(?P<n>\d{{2,4}}/\d{{2,4}}(?!/)|\d{{2,4}}|\d+\.\d+|"
+                   rf"\d(?=\s*(?:once|twice|three times|four times|daily|every|"
                    rf"a day|per day|bid|tid|qid|qd|at bedtime|at night|nightly)\b))\b"
                    rf"(?!\s*(?:days?|weeks?|x\b|times|hours?|%|[-/]|{_UNIT}\b))",
                    re.I)

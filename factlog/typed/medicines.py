@@ -210,8 +210,8 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
             return _read(asked[:-1] + ".", context, named, recap=True)
     if not mentions:
         previous = context.last.get(MEDICATION)
-        if previous is not None and (named := _named_prescriber(sentence, context, previous)):
-            return named
+        if previous is not None and (prescribed := _named_prescriber(sentence, context, previous)):
+            return prescribed
         if previous is None:
             course = _prior_course(sentence, context)
             return [course] if course is not None else []
@@ -223,7 +223,23 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
             and previous.fields.get("name") != "/".join(mentions[0].generics) \
             and _RENAMING.match(sentence[lead.end():mentions[0].start]) and not _ALSO.search(sentence):
         return [_renamed(context, previous, mentions[0])]  # "Zoloft. Sorry, I meant Lexapro."
+    parts = _clauses_of_their_own(sentence)
+    if len(parts) > 1:
+        return [fact for part in parts for fact in _read(part, context, _mentions(part), recap=False)]
     return _read(sentence, context, mentions, recap=False)
+
+
+_CLAUSE_SPLIT = re.compile(r";\s*|,\s+(?=(?:and|but|then|so)\s)|\s+(?=(?:and|but)\s)", re.I)
+
+
+def _clauses_of_their_own(sentence: str) -> list[str]:
+    """The sentence's clauses when each names a drug and says what happens to it ("Finished the
+    cipro yesterday, and the GP gave me doxycycline today"), so no drug takes another's dates;
+    else the sentence."""
+    parts = [part for part in _CLAUSE_SPLIT.split(sentence) if part.strip()]
+    if len(parts) < 2 or not all(_mentions(part) and (_TAKING.search(part) or NEW.search(part)) for part in parts):
+        return [sentence]
+    return parts
 
 
 # another person's drug by a possessive pronoun just before it ("her Voltaren gel", "his usual Xanax")
@@ -297,6 +313,7 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         loose = not set(mention.generics) <= set(SUPPLEMENTS_FOLDED)  # "my iron levels" is no iron taken
         taken = recap or asked or joined or how is not None or status is not None or _TAKING.search(clause[0]) \
             or _FORM_THEN_NAME.search(before) and not is_question(sentence) \
+            or re.match(r"\s*(?:instead of|in place of|rather than)\b", own, re.I) is not None \
             or _TAKING.search(clause[1]) or loose and (_MINE.search(before) or _ON.search(before))
         if not taken:
             continue
@@ -330,7 +347,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
 
 # the drug a new one replaces: "naproxen instead (of) the ibuprofen", "in place of my Advil"
 # a form the user has, then the drug in brackets: "an inhaler for asthma (albuterol)", "my puffer (Ventolin)"
-_FORM_THEN_NAME = re.compile(r"\b(?:my|an?|the)\s+(?:\w+\s+)?(?:inhaler|puffer|pills?|tablets?|capsules?|cream|gel|drops|"
+_FORM_THEN_NAME = re.compile(r"\b(?:my|an?|the)\s+(?:\w+\s+)?(?:inhaler|puffer|pills?|tablets?|capsules?|cream|gel|"
+                             r"drops|"
                              r"spray|patch|injections?|pen)\b[^.;()]{0,30}\(\s*$", re.I)
 _REPLACED = re.compile(r"\b(?:instead(?:\s+of)?|in place of|rather than)\s+(?:the\s+|my\s+|his\s+|her\s+|your\s+)?"
                        r"(?:old\s+|usual\s+|regular\s+)?$", re.I)
@@ -346,17 +364,18 @@ def _owners(clause: str, context: Context, who: str, whom: str | None) -> list[t
     if together is None or re.search(r"\b(?:me|him|her|I'm|I am)\b", clause[together.end():]):
         return [(who, whom)]  # "we both went in and she put me on it": the user's
     other = together.group("other")
+    partner: tuple[str, str | None]
     if other:
         rel = re.sub(r"^my\s+", "", other, flags=re.I).lower() if other.lower().startswith("my ") else None
         name = next((n for n, r in context.relations.items() if r == rel), rel) if rel else other
-        partner = (context.relations.get(name, name) if name else None, name)
+        partner = (context.relations.get(name, name), name)
     elif who != "user":
         partner = (who, whom)
     elif context.focus is not None:
         partner = (context.relations.get(context.focus, context.focus), context.focus)
     else:
         return [("user", None)]
-    return [("user", None)] if partner[0] is None or partner[0] == "user" else [("user", None), partner]
+    return [("user", None)] if partner[0] == "user" else [("user", None), partner]
 
 
 def _ended(context: Context, mention: Mention, subject: str) -> TypedFact | None:
@@ -457,8 +476,10 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     if since is not None and "start_date" not in added:  # "I take it since yesterday evening"
         when = dates_and_status(f"started {since.group('when')}", context, "", "current", new=False)
         began, was, ends = when.get("start_date"), previous.fields.get("start_date"), previous.fields.get("end_date")
-        if isinstance(began, str) and began != was and (context.timestamp is None or
-                                                        began <= context.timestamp.date().isoformat()):
+        today = context.timestamp.date().isoformat() if context.timestamp is not None else None
+        if isinstance(began, str) and today is not None and began > today:  # "since March 3rd": the last one
+            began = f"{int(began[:4]) - 1}{began[4:]}"
+        if isinstance(began, str) and began != was and (today is None or began <= today):
             added["start_date"] = began
             if isinstance(was, str) and isinstance(ends, str):  # the course moves with its start
                 added["end_date"] = (parse_date(ends) + (parse_date(began) - parse_date(was))).isoformat()
@@ -623,7 +644,8 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 
 
 # a line naming only a doctor, the prescriber of what came before ("Dr Abernathy.", "Prescribed by Dr. Kim")
-_PRESCRIBER_ONLY = re.compile(r"^\W*(?:(?:prescriber|prescribed by|by|from)\b\W*)?(?:Dr\.?|Doctor)\s+[A-Z][\w.\s-]{1,30}"
+_PRESCRIBER_ONLY = re.compile(r"^\W*(?:(?:prescriber|prescribed by|by|from)\b\W*)?"
+                              r"(?:Dr\.?|Doctor)\s+[A-Z][\w.\s-]{1,30}"
                               r"(?:\([^)]*\))?\W*$")
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"

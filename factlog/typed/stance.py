@@ -245,10 +245,12 @@ def is_advice(text: str) -> bool:
     return ADVICE.search(text) is not None
 
 
-CAPABILITY_BEFORE = re.compile(r"\b(?:i|we)\s+(?:can|could)\s+(?:still\s+|safely\s+|also\s+)?(?:take|have|use|tolerate)\s+$|"
+CAPABILITY_BEFORE = re.compile(r"\b(?:i|we)\s+(?:can|could)\s+(?:still\s+|safely\s+|also\s+)?"
+                               r"(?:take|have|use|tolerate)\s+$|"
                                r"\b(?:able|allowed|fine|okay|ok)\s+to\s+(?:take|have|use)\s+$|\btolerates?\s+$", re.I)
 CAPABILITY_AFTER = re.compile(r"^\W*(?:i|you|he|she|we|they)\s+(?:can|could)\s+(?:still\s+|safely\s+)?"
-                              r"(?:take|have|use|tolerate)(?:\s+(?:it|them))?\s*(?:$|[,.;!]|\s+(?:fine|okay|ok|no problem|"
+                              r"(?:take|have|use|tolerate)(?:\s+(?:it|them))?\s*(?:$|[,.;!]|"
+                              r"\s+(?:fine|okay|ok|no problem|"
                               r"without (?:a |any )?(?:problems?|issues?|trouble))\b)|"
                               r"^\W*(?:is|are)\s+(?:fine|ok|okay|no problem)\s+for\s+(?:me|him|her|us)\b", re.I)
 
