@@ -88,6 +88,8 @@ def test_taking_it_together_is_the_users_and_the_others(sentence: str, other: st
 @pytest.mark.parametrize("sentence", [
     "We both went to the clinic and the doctor put me on amoxicillin 500 mg.",
     "We're both on lisinopril 10 mg.",  # "we" with no one else named: the user's only
+    "I moved to Madrid and I take sertraline 50 mg.",  # a place before "and I"
+    "studying in lisbon and i take my zoloft 50mg every morning",
 ])
 def test_together_without_another_taker_is_the_users(sentence: str) -> None:
     assert {f["subject"] for _, _, f in user(sentence)} == {"user"}

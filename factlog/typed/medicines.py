@@ -21,6 +21,17 @@ dose, a course, a prescriber or a stop ("stopped it yesterday") updates the sess
 medication. The assistant's confirmation ("Noted: Eliquis 5 mg twice a day") adds only
 what the user's words left out, for a drug named earlier in the session; a "Yes." to the
 assistant's question ("Are you still taking Coumadin 5 mg?") states what it asked.
+
+Families read beside these (round 3): a drug after "his"/"her" is that person's, a friend's or
+a neighbour's is nobody's the user keeps; "we both take X" is the user's and the other's; a
+recap's "for Mark" of a name the user never said adds no person; a recap or a sentence of
+clauses that each name a drug is read clause by clause; a line naming only a doctor ("Dr
+Abernathy.", "Prescriber: Dr P. Naidoo") names the prescriber of what came before; a salt
+names its drug ("lithium carbonate" -> lithium); "X instead of Y" takes X with the dose after
+Y, and stops Y when Y was taken; what one can take ("Ibuprofen I can take") is not taken
+(`stance.states_capability`); a later session's new dose without the drug ("now she take 3
+mg") is the person's one current medication (`Context.prior`); "I take it since yesterday"
+dates the course just named.
 """
 
 from __future__ import annotations
@@ -34,7 +45,15 @@ from factlog.model import JsonValue
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
-from factlog.typed.care import DOCTOR, care_named, catch_up, person_for, person_of, third_person_taker
+from factlog.typed.care import (
+    DOCTOR,
+    care_named,
+    catch_up,
+    given_name,
+    person_for,
+    person_of,
+    third_person_taker,
+)
 from factlog.typed.common import CORRECTION, RELATIONS, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
@@ -354,7 +373,8 @@ _REPLACED = re.compile(r"\b(?:instead(?:\s+of)?|in place of|rather than)\s+(?:th
                        r"(?:old\s+|usual\s+|regular\s+)?$", re.I)
 # the user and someone else taking it together: "we both take", "both of us are on", "Dana and I take"
 _TOGETHER = re.compile(r"\b(?:we\s+(?:both|all|each)|we're\s+both|we\s+are\s+both|both of us|the two of us|"
-                       r"(?P<other>(?:my\s+[a-z]+|[A-Z][a-z]+))\s+and\s+I)\b", re.I)
+                       rf"(?P<other>my\s+(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})|(?-i:[A-Z][a-z]+))"
+                       r"\s+and\s+I)\b", re.I)
 
 
 def _owners(clause: str, context: Context, who: str, whom: str | None) -> list[tuple[str, str | None]]:
@@ -365,6 +385,8 @@ def _owners(clause: str, context: Context, who: str, whom: str | None) -> list[t
         return [(who, whom)]  # "we both went in and she put me on it": the user's
     other = together.group("other")
     partner: tuple[str, str | None]
+    if other and not other.lower().startswith("my ") and given_name(other, drug_names()) is None:
+        return [(who, whom)]  # "in Madrid and I brought my Prozac": no one else
     if other:
         rel = re.sub(r"^my\s+", "", other, flags=re.I).lower() if other.lower().startswith("my ") else None
         name = next((n for n, r in context.relations.items() if r == rel), rel) if rel else other
