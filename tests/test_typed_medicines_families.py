@@ -340,3 +340,34 @@ def test_no_allergy_is_read(sentence: str) -> None:
 ])
 def test_reactions_as_people_word_them(sentence: str, severity: str) -> None:
     assert [f for kind, _, f in user(sentence) if kind == "allergy"][0]["severity"] == severity
+
+
+# -- had but not begun; a pharmacist's advice ----------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "She gave me a sample of Xarelto to try, but I haven't started it.",
+    "Got my metformin 500 mg from the pharmacy, haven't taken any yet.",
+    "dr gave me a script for lexapro 10mg, im yet to start it",
+    "The rheumatologist prescribed prednisone 10 mg but I have not started it yet.",
+    "picked up the amoxicillin, not started it yet",
+])
+def test_a_drug_not_yet_begun_is_planned(sentence: str) -> None:
+    fields = [f for _, _, f in user(sentence)][-1]
+    assert fields["status"] == "planned" and "start_date" not in fields
+
+
+def test_a_drug_begun_stays_current() -> None:
+    assert user("I started sertraline 50 mg on Monday.")[0][2]["status"] == "current"
+
+
+@pytest.mark.parametrize("sentence", [
+    "The pharmacist said ibuprofen would be bad with my warfarin.",
+    "The pharmacist told me to take my warfarin at the same time every day.",
+    "My pharmacist reminded me to take my atorvastatin 20 mg at night.",
+    "the pharmacist checked my sertraline 50 mg against the cold medicine",
+    "Pharmacist says my lisinopril 10 mg is fine with the antihistamine.",
+])
+def test_a_pharmacist_giving_advice_prescribes_nothing(sentence: str) -> None:
+    found = user(sentence)
+    assert found and all("prescriber" not in f for _, _, f in found)

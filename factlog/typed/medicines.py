@@ -350,7 +350,12 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
                    or i == 0 and (course_days(sentence) is not None or TODAY.search(sentence)))
         started = new
         fields.update(dates_and_status(sentence, context, before, status or "current", new=new))
+        if fields.get("status") == "current" and _NOT_STARTED.search(sentence):  # "a sample, but I haven't started it"
+            fields["status"] = "planned"
+            fields.pop("start_date", None)
         prescriber = care if care is not None else context.care if new and not recap else None
+        if prescriber == "pharmacist" and not re.search(r"\bprescrib", sentence, re.I):
+            prescriber = None  # "the pharmacist said ibuprofen would be bad with my warfarin": advice, no prescription
         if prescriber is not None and fields["status"] != "stopped":
             fields["prescriber"] = prescriber
         for owner, owner_person in _owners(sentence[:mention.start], context, who, whom) if not recap \
@@ -364,6 +369,10 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
     return facts
 
 
+# a drug the user has but has not begun: "I haven't started it yet", "not taken any yet", "yet to start"
+_NOT_STARTED = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not)\s+(?:yet\s+)?(?:started|begun|"
+                          r"taken|opened)\s+(?:it|them|any|the\s+\w+)?\s*(?:yet)?\b|\byet to (?:start|take|begin)\b",
+                          re.I)
 # the drug a new one replaces: "naproxen instead (of) the ibuprofen", "in place of my Advil"
 # a form the user has, then the drug in brackets: "an inhaler for asthma (albuterol)", "my puffer (Ventolin)"
 _FORM_THEN_NAME = re.compile(r"\b(?:my|an?|the)\s+(?:\w+\s+)?(?:inhaler|puffer|pills?|tablets?|capsules?|cream|gel|"
