@@ -371,3 +371,37 @@ def test_a_drug_begun_stays_current() -> None:
 def test_a_pharmacist_giving_advice_prescribes_nothing(sentence: str) -> None:
     found = user(sentence)
     assert found and all("prescriber" not in f for _, _, f in found)
+
+
+# -- a later session stops a course without naming it -------------------------------------
+
+
+@pytest.mark.parametrize(("second", "end"), [
+    ("Finished the antibiotics yesterday.", "2025-11-11"),
+    ("I stopped it on Monday because of the rash.", "2025-11-10"),
+    ("Done with the course now.", None),
+    ("The antibiotics are done.", None),
+    ("ok so the course is finished, feeling better", None),
+    ("The amoxicillin is finished.", None),
+])
+def test_a_later_stop_ends_the_one_course_it_can_mean(second: str, end: str | None) -> None:
+    found = _two_sessions([("user", "The GP gave me amoxicillin 500 mg three times a day for a week.")], second)
+    assert len(found) == 1 and found[0][2]["status"] == "stopped" and found[0][2].get("end_date") == end
+
+
+@pytest.mark.parametrize("second", [
+    "I stopped it on Monday.",  # two current courses: which one is not said
+    "Should I stop the antibiotics?",
+    "if the rash comes back I'll stop it",
+    "My mother finished her antibiotics.",  # the mother has none on record
+    "ran out of my pills lol",  # two current ones
+])
+def test_a_later_stop_that_could_mean_several_or_none_is_not_read(second: str) -> None:
+    first = [("user", "The GP gave me amoxicillin 500 mg three times a day for a week. I take sertraline 50 mg daily.")]
+    assert _two_sessions(first, second) == []
+
+
+def test_the_antibiotics_are_the_one_antibiotic_among_several() -> None:
+    first = [("user", "The GP gave me amoxicillin 500 mg three times a day for a week. I take sertraline 50 mg daily.")]
+    found = _two_sessions(first, "Finished the antibiotics yesterday.")
+    assert [(f["name"], f["status"]) for _, _, f in found] == [("amoxicillin", "stopped")]

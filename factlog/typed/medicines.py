@@ -232,7 +232,7 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
         if previous is not None and (prescribed := _named_prescriber(sentence, context, previous)):
             return prescribed
         if previous is None:
-            course = _prior_course(sentence, context)
+            course = _prior_course(sentence, context) or _prior_stop(sentence, context)
             return [course] if course is not None else []
         update = _follow_up(sentence, context, previous)
         return [update] if update is not None else []
@@ -594,6 +594,43 @@ def _prior_course(sentence: str, context: Context) -> TypedFact | None:
                                                           {**kept, "dose": how}))
 
 
+# a stop said in a later session without the drug: "Finished the antibiotics yesterday", "She took me off it"
+_LATER_STOP = re.compile(
+    r"\b(?:stopped|quit|finished|discontinued|done with|ran out of|came off|(?:took|taken) (?:me |him |her )?off)\s+"
+    r"(?:taking\s+)?(?:it|them|that|the\s+(?P<word>antibiotics?|course|tablets|pills|meds|medications?|medicines?)|"
+    r"my\s+(?P<word2>antibiotics?|meds|pills|tablets|medications?))\b|"
+    r"\b(?:the\s+)?(?P<word3>antibiotics?|course)\s+(?:is|are|was)\s+(?:all\s+)?(?:finished|done|over)\b", re.I)
+_ANTIBIOTICS = frozenset({"penicillins", "cephalosporins", "carbapenems", "macrolides", "tetracyclines",
+                          "fluoroquinolones", "sulfonamides", "nitroimidazoles", "trimethoprim"})
+
+
+def _prior_stop(sentence: str, context: Context) -> TypedFact | None:
+    """The one medication of an earlier session a later stop without the drug's name can mean
+    ("Finished the antibiotics yesterday" of the one antibiotic course), stopped; None when
+    several could be meant."""
+    stop = _LATER_STOP.search(sentence)
+    if stop is None or is_tentative(sentence) or ends_in_question(sentence):
+        return None
+    word = (stop.group("word") or stop.group("word2") or stop.group("word3") or "").lower()
+    named = {m.group("rel").lower() for m in _SOMEONES.finditer(sentence)}
+    courses = [(key, fields) for key, fields in context.prior.of_kind(MEDICATION)
+               if fields.get("status") != "stopped"
+               and (fields.get("subject") in named if named else fields.get("subject", "user") == "user")
+               and (not word.startswith("antibiotic") or str(fields.get("drug_class", "")).replace(" ", "_")
+                    in _ANTIBIOTICS)]
+    if word == "course":  # "the course": a course with an end, not a standing medication
+        courses = [(key, fields) for key, fields in courses if "end_date" in fields]
+    if len(courses) != 1:
+        return None
+    key, fields = courses[0]
+    kept = {name: value for name, value in fields.items() if name not in ("speaker", "subject", "end_date")}
+    when = dates_and_status(sentence, context, "", "stopped", new=False)
+    stopped: dict[str, JsonValue] = {**kept, "status": "stopped"}
+    if isinstance(when.get("end_date"), str):
+        stopped["end_date"] = when["end_date"]
+    return TypedFact(MEDICATION, key, conversation_fields(context, str(fields.get("subject", "user")), stopped))
+
+
 def _follow_up_dose(text: str, before: JsonValue) -> str | None:
     """A dose said on its own, completed by the dose it corrects: "its 150 now" after
     "100 mg daily" -> "150 mg daily"."""
@@ -684,7 +721,7 @@ _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every
 # FREQUENCY's words
 TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START,
             _FOLLOW_SINCE,
-            _PRESCRIBER_ONLY)
+            _PRESCRIBER_ONLY, _LATER_STOP)
 
 
 def names_a_drug(sentence: str) -> bool:
