@@ -30,8 +30,9 @@ Abernathy.", "Prescriber: Dr P. Naidoo") names the prescriber of what came befor
 names its drug ("lithium carbonate" -> lithium); "X instead of Y" takes X with the dose after
 Y, and stops Y when Y was taken; what one can take ("Ibuprofen I can take") is not taken
 (`stance.states_capability`); a later session's new dose without the drug ("now she take 3
-mg") is the person's one current medication (`Context.prior`); "I take it since yesterday"
-dates the course just named.
+mg") is the person's one current medication (`Context.prior`), and so is a later stop ("Finished
+the antibiotics yesterday"); one the user has but has not begun is planned; "I take it since
+yesterday" dates the course just named.
 """
 
 from __future__ import annotations
