@@ -31,6 +31,9 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
   `states_intent`: a decision not yet carried out ("going to cancel", "will", "need to");
   `restates_intent`: the assistant restating the user's ("you'd like to cancel").
 - advice: the assistant's general suggestion ("you could pay by check", "best to", "avoid").
+- capability: what someone can take or tolerates, not what they take ("I can take ibuprofen",
+  "Ibuprofen I can take, only my stomach ...", "she tolerates codeine fine", "I'm able to take
+  aspirin"): `states_capability(before, after)` of the words before and after the thing.
 """
 
 from __future__ import annotations
@@ -242,6 +245,27 @@ def restates_intent(text: str) -> bool:
 def is_advice(text: str) -> bool:
     """The assistant's general suggestion ("you could pay by check", "best to", "avoid")."""
     return ADVICE.search(text) is not None
+
+
+CAPABILITY_BEFORE = re.compile(r"\b(?:i|we)\s+(?:can|could)\s+(?:still\s+|safely\s+|also\s+)?"
+                               r"(?:take|have|use|tolerate)\s+$|"
+                               r"\b(?:able|allowed|fine|okay|ok)\s+to\s+(?:take|have|use)\s+$|\btolerates?\s+$", re.I)
+CAPABILITY_AFTER = re.compile(r"^\W*(?:i|you|he|she|we|they)\s+(?:can|could)\s+(?:still\s+|safely\s+)?"
+                              r"(?:take|have|use|tolerate)(?:\s+(?:it|them))?\s*(?:$|[,.;!]|"
+                              r"\s+(?:fine|okay|ok|no problem|"
+                              r"without (?:a |any )?(?:problems?|issues?|trouble))\b)|"
+                              r"^\W*(?:is|are)\s+(?:fine|ok|okay|no problem)\s+for\s+(?:me|him|her|us)\b", re.I)
+
+
+def states_capability(before: str, after: str = "") -> bool:
+    """The thing between `before` and `after` is one someone can take, not one they take; one
+    allowed for a present complaint ("I can take Tylenol for the fever") is taken."""
+    if _FOR_COMPLAINT.match(after):
+        return False
+    return CAPABILITY_BEFORE.search(before) is not None or CAPABILITY_AFTER.search(after) is not None
+
+
+_FOR_COMPLAINT = re.compile(r"^[\w\s.]{0,20}?\bfor\s+(?:the|my|his|her|their|this|a|an)\s", re.I)
 
 
 @dataclass(frozen=True)
