@@ -21,7 +21,7 @@ from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import INSTITUTION, LAST4, canonical_vendor
 
-_KIND = r"(?:checking|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|account|acct)"
+_KIND = r"(?:checking|chequing|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|account|acct)"
 _WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
               r"trust|brokerage|money market|emergency|hsa|high-yield|high yield")
 _QUALIFIER = rf"(?:{_WORD_LIST}|old|other|second|same|(?-i:[A-Z])[\w'&]*)"
@@ -154,8 +154,8 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
         if institutions:
             fields["institution"] = canonical_vendor(institutions[-1].group("name"))
         kinds = list(re.finditer(
-            r"\b(checking|savings|operating|payroll|reserve|escrow|brokerage|joint|visa|mastercard|amex|credit card|"
-            r"debit card)\b", clause, re.I))
+            r"\b(checking|chequing|savings|operating|payroll|reserve|escrow|brokerage|joint|business|visa|mastercard|"
+            r"amex|credit card|debit card)\b", clause, re.I))
         if kinds:
             word = kinds[-1].group(1)
             fields["kind"] = word.title() if word.lower() in ("visa", "mastercard", "amex") else word.lower()
@@ -174,6 +174,9 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
 
 # "my checking, the Bank of America", "my Chase savings": an account without its digits
 _NAMED_ACCOUNTS = (
-    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + INSTITUTION.pattern, re.I),
-    re.compile(r"\b(?:my|our)\s+" + INSTITUTION.pattern + r"\s+(?P<kind>checking|savings)\b", re.I),
+    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|chequing|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + INSTITUTION.pattern,
+               re.I),
+    re.compile(r"\b(?:my|our|the)\s+" + INSTITUTION.pattern +
+               r"\s+(?P<kind>checking|chequing|savings|business checking|business savings|joint checking|"
+               r"joint chequing|joint savings)\b", re.I),
 )

@@ -42,12 +42,22 @@ _STOP_WORDS = frozenset(
     "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
     "Friday Saturday Sunday January February March April May June July August September October November December "
     "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad Paid Paying Sent Sending Wired Transferred Zelled "
-    "Venmoed Gave Owe Need Remind Move Moved Cancel Stop Kill Put Mum Uh Um".split())
+    "Venmoed Gave Owe Need Remind Move Moved Cancel Stop Kill Put Mum Uh Um "
+    # answers and interjections opening a sentence are no one's name ("Ya I sent the 150 extra")
+    "Ya Yeah Yep Yup Yea Nope Nah Alright Right Cool Sure Great Fine Lovely Cheers Righto Grand Aye Sí Si".split())
 _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|zelled|venmo|" \
     r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
 _OBJECT = re.compile(
     rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+|the\s+)?(?P<name>{_NAME})", re.I)
+# a lower-case name paid an amount ("paid jess back the 40", "zelle mike 200"): texting without capitals
+_LOWER_PAID = re.compile(
+    r"\b(?:paid|pay|sent|send|zelle[ds]?|venmo(?:ed|s)?|owe[sd]?|gave|give)\s+(?P<name>(?!(?:rent|cash|money|it|them|"
+    r"him|her|off|for|back|the|that|this|what|all|extra|about|around|another|only|just|over|up|out|half|some|each|"
+    r"every|everyone|everybody|someone|somebody|anyone|everything|like|maybe|probably|approx|roughly|nearly|"
+    r"almost|us|me|you|tax|taxes|fees?|bills?|tuition|interest|attention|invoice|inv|order|number|ref|"
+    r"reference|account|acct|deposit|installment|retainer|balance|amount|total)\b)(?-i:[a-z]{3,}))\s+"
+    r"(?:back\s+)?(?:the\s+)?\$?\d", re.I)
 _TRAVEL = re.compile(r"\b(?:fly\w*|flew|flight|trip|travel\w*|vacation|holiday|visit\w*|driv\w*|heading|going|"
                      r"moving|moved|booked|hotel|airbnb)\b", re.I)
 _PLACE = re.compile(r"\s+(office|clinic|practice|shop|store|firm|studio|salon|garage|team|company)\b", re.I)
@@ -76,7 +86,8 @@ _SENDER = re.compile(
     rf"(?:new\s+|final\s+)?invoice", re.I)
 _ORGS = "office|department|clinic|hospital|club|association|agency|center|centre|bureau|court|league|hoa|irs|dmv"
 _TO_TRADE = re.compile(
-    rf"\b(?:to|pay|paying|paid|send|sending|venmo|zelle|wire|transfer)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
+    rf"\b(?:to|pay|paying|paid|send|sending|sent|give|gave|giving|venmo\w*|zelle\w*|wire\w*|transfer\w*)\s+"
+    rf"(?:the|my|our|your)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
     rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
 _TRADE_WANTS = re.compile(rf"\b(?:the|my|our)\s+(?P<trade>{_TRADE}|{_ORGS})\s+(?:wants|needs|is asking for|asked for|"
                           r"asks for)\b(?!\s+(?:me|us|you|him|her|them)\b)", re.I)
@@ -87,10 +98,13 @@ _TO_THING = re.compile(r"\b(?:pay|paying|paid|send|sending|cover|covering|covere
                        re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
 _KIN_PAYEE = re.compile(
-    rf"\b(?:pay|paying|send|sending|give|giving|transfer|wire|zelle|venmo|lend|loan|to)\s+(?P<owner>my|our|his|her|their)\s+"
+    rf"\b(?:pay|paying|paid|send|sending|sent|give|giving|gave|transfer\w*|wire[ds]?|zelle\w*|venmo\w*|lend|loan|"
+    rf"lent|to)\s+(?P<owner>my|our|his|her|their)\s+"
     rf"(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?!['’]s)", re.I)
-_ACCOUNT_AFTER = re.compile(r"\s*(?:\w+\s+)?(?:account|checking|savings|acct)\b", re.I)
-_PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
+# "to Marcus Reed's BMO account", not "to Dana from savings" (the account paid from)
+_ACCOUNT_AFTER = re.compile(r"\s*(?:(?!(?:from|out|of|by|via|using|with|through)\b)\w+\s+)?"
+                            r"(?:account|checking|savings|acct)\b", re.I)
+_PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:to\s+)?(?:her|him|them)\b", re.I)
 
 
 def _clean(name: str, possessive: bool = False) -> str | None:
@@ -125,7 +139,7 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
             if _ACCOUNT_AFTER.match(sentence, match.end()) or INSTITUTION.search(name):
                 continue  # "to Marcus Reed's BMO account": whose account, not whom the payment is for
             return re.sub(r"['’]s$", "", name)
-    lower = _LOWER_NAMED.search(sentence)
+    lower = _LOWER_NAMED.search(sentence) or _LOWER_PAID.search(sentence)
     if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
         return lower.group("name").title()
     if re.search(r"\brent\b", sentence, re.I):
@@ -167,7 +181,7 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
 # --- who asked --------------------------------------------------------------------------
 
 _WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
-_ASKS = (r"(?:asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
+_ASKS = (r"(?:would like|'d like|would prefer|authori[sz]ed|asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
          r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang|informs|informed|reckons|"
          r"mentioned|mentions|reminded|reminds)\b")
 _REQUESTERS = (
@@ -183,7 +197,8 @@ _REQUESTERS = (
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     re.compile(rf"(?P<name>{_NAME}),\s+(?:has\s+|just\s+|now\s+)*{_ASKS}"),  # "landlord (Priya) wants"
     # the one who pays decides: "your wife will pay", "my husband already mailed"
-    re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
+    re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+|has\s+|"
+               rf"(?:went|gone|goes|go)\s+(?:ahead\s+)?and\s+)*(?:pay|pays|paying|paid|"
                rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"
                rf"transferred|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+)?"
                rf"(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill))", re.I),

@@ -118,7 +118,8 @@ _THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relati
 _ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)"
                    r"|,\s+(?=(?:she|he|they|we|i)\s+(?:has\s+|have\s+|had\s+|'s\s+)?already\b)", re.I)
 _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:my|our|the)\s+"
-                           r"(?P<acct>(?:(?-i:[A-Z])[\w&]*\s+){0,2}(?:checking|savings|account|card)?)", re.I)
+                           r"(?P<acct>(?:(?:(?-i:[A-Z])[\w&]*|personal|business|joint|household|emergency|main|"
+                           r"primary|high-yield)\s+){0,2}(?:checking|savings|chequing|account|card)?)", re.I)
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:transfer|payment|wire|deposit|invoice|bill|check|cheque)\b"
                        r"|\bthe\s+(?:transfer|payment|wire|deposit)\b", re.I)
 # "the CFO emailed asking to change the vendor's bank details": an instruction about where the money goes
@@ -130,15 +131,24 @@ _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged
 # "landlord (Priya) wants the deposit top-up, $900"
 _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
                           r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
-_AMOUNT_TO = re.compile(r"^\W*\$\s?\d[\d,.]*k?\s+to\s+(?-i:[A-Z])")  # "$2,800 to Brian Fitch on Friday"
+# "$2,800 to Brian Fitch on Friday", "$1,875 to your landlord": a recap or check-back of an instruction
+_AMOUNT_TO = re.compile(rf"^\W*\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
+                        re.I)
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|\.)?\b", re.I)
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _NOW = re.compile(r"\b(?:just now|today|this morning|this afternoon|tonight|earlier today)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2morrow)\b", re.I)
-_BARE_AMOUNT = re.compile(r"\b(?:owe|pay|send|zelle|venmo)\s+(?:[a-z]+\s+)?(?P<n>\d{2,5})\b"
-                          r"(?!\s*(?:am|pm|%|st|nd|rd|th|percent|minutes?|hours?|days?|weeks?|months?|years?|"
-                          r"times)\b)", re.I)
+# a number without "$" after a pay verb and its person ("pay Tom 300", "paid jess back the 40",
+# "send to her 150 extra", "move 500 from business checking"); never a date ("on the 20"), an
+# invoice number, a time or a count ("sent 3 invoices")
+_BARE_AMOUNT = re.compile(
+    r"\b(?:owe[sd]?|pay|paid|send|sent|zelle[ds]?|venmo(?:ed|s)?|give|gave|transfer(?:red)?|mov(?:e|ed|ing)|"
+    r"wire[sd]?)\s+(?:(?!(?:invoice|inv|order|number|no|bill|ref|reference|account|acct|ending|check|cheque|on|by|"
+    r"before|until|till|after|due|at|around|from|in|of)\b)[a-z]+\s+){0,3}"
+    r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?![.,:/-]\d)"
+    r"(?!\s*(?:am|pm|%|st|nd|rd|th|percent|minutes?|hours?|days?|weeks?|months?|years?|times|of|invoices?|bills?|"
+    r"items?|people|kids|pieces|boxes|units|pages|texts|emails|messages)\b)", re.I)
 
 
 # every payment or account sentence has one of these (a cheap test run on every sentence)
@@ -172,7 +182,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     noticed = bank_notice(sentence, context)
     if noticed is not None:
         return noticed
-    paying = _MAYBE.search(sentence) is not None or _resumes(sentence, context) or (
+    paying = _MAYBE.search(sentence) is not None or _AMOUNT_TO.search(sentence) is not None or \
+        _resumes(sentence, context) or (
         context.last.get("payment") is not None and (_AMENDING.search(sentence) or _CONTINUING.match(sentence)
                                                      or _NUMBERED.search(sentence)))
     probe = replace(context, last=dict(context.last)) if paying else None  # what money will make of each clause
