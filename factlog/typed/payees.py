@@ -114,9 +114,9 @@ def _clean(name: str, possessive: bool = False) -> str | None:
     if possessive:
         name = re.sub(r"['’](?:s|d|ll|m|ve|re)$", "", name)
     words = name.split()
-    while words and words[-1] in _STOP_WORDS:
+    while words and (words[-1] in _STOP_WORDS or words[-1].capitalize() in _STOP_WORDS):
         words.pop()
-    if not words or words[0] in _STOP_WORDS or INSTITUTION.fullmatch(" ".join(words)) or \
+    if not words or words[0] in _STOP_WORDS or words[0].capitalize() in _STOP_WORDS or INSTITUTION.fullmatch(" ".join(words)) or \
             any(ch.isdigit() for ch in words[0]):
         return None  # "the BC-221 payment" names an invoice, not a payee
     return " ".join(words)

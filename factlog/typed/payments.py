@@ -85,8 +85,11 @@ _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|
                          r"send (?:\w+ )?(?:anything|any money|money|funds))\b", re.I)
 _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
-    r"scratch that|my mistake|wrong|oops)\b", re.I)
-_CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b)", re.I)  # "$85 on the 20th from checking"
+    r"scratch that|my mistake|wrong|oops|no wait|wait no|wait,|hang on|no no|no sorry|sorry no|er no|"
+    r"let me correct|correction)\b", re.I)
+# "$85 on the 20th from checking", "and from the Chase business checking, not the Amex"
+_CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b|(?:and\s+|also\s+)?(?:from|out of)\s+"
+                         r"(?:the|my|our)\s+(?:[\w&'-]+\s+){0,3}(?:checking|chequing|savings|account|card)\b)", re.I)
 # stance: "still haven't paid State Farm", "you'll need to pay it": a bill unpaid, no payment (h-bills2)
 _UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
                      r"\bnot (?:been )?paid(?: yet)?\b|\byou(?:'ll| will)? need to pay\b", re.I)
@@ -104,10 +107,10 @@ _IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfe
                          re.I)  # "Put it on the Amex." is an instruction, not a payment made
 # the assistant restating a known instruction, or a consequence, instructs nothing new
 _RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked)\b"
-                       r"|\bwould\s+(?:\w+\s+){0,2}(?:pay|be paid|get paid)\b[^.;]*\b(?:twice|double|two times)\b",
-                       re.I)
+                       r"|\b(?:would|will|'ll|'d|gonna|going to)\s+(?:\w+\s+){0,2}(?:pay|paying|be paid|get paid|"
+                       r"be paying)\b[^.;]*\b(?:twice|double|two times)\b", re.I)
 # a stop under a condition: "unless you cancel it"
-_CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or)\s+(?:\w+\s+){0,3}$", re.I)
+_CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or|in case)\s+(?:[\w'’]+\s+){0,3}$", re.I)
 _MADE_AMOUNT = re.compile(r"\bmake\s+(?:it|that|(?:\w+['’]s\s+)?(?:payment|transfer|wire|deposit|one))\s+\$?"
                           r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i'll|i've|we|we're|we'll)\b", re.I)
@@ -213,6 +216,9 @@ def _instructions(sentence: str) -> list[str]:
     she asked you to cancel the autopay from checking") read as two instructions."""
     contrast = _CONTRAST.search(sentence)
     if contrast is not None and _ACT.search(sentence[: contrast.start()]):
+        tail = sentence[contrast.end():]
+        if _STOP.search(tail) is not None and not _CONDITIONAL_STOP.search(tail[: _STOP.search(tail).start()]):
+            return [sentence[: contrast.start()], tail]  # "... was already paid in May, so don't pay it tomorrow"
         sentence = sentence[: contrast.start()]  # "... a check, while your Zelle payment is still planned"
     also = _ALSO.search(sentence)
     if also is not None and _ACT.search(sentence[: also.start()]) and \
@@ -240,8 +246,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []
     previous = context.last.get("payment")
     stop = _STOP.search(sentence)
-    if stop is not None and _CONDITIONAL_STOP.search(sentence[: stop.start()]):
-        return []  # "... unless you cancel it": no one asked to stop
+    condition = _CONDITIONAL_STOP.search(sentence[: stop.start()]) if stop is not None else None
+    if condition is not None:  # "... unless you cancel it", "if we don't stop it": no one asked to stop
+        sentence, stop = sentence[: condition.start()], None
+        if _ACT.search(sentence) is None:
+            return []
     if stop is not None and not (_PAID_THING.search(sentence) or (previous is not None and re.search(
             r"\b(?:it|that|this)\b", sentence[stop.start():], re.I))):
         stop = None  # "cancel our trip" stops no payment
@@ -265,6 +274,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "You could pay the contractor the $2,000 by check": advice, not the user's instruction
     theirs = _THEIRS.search(sentence)
     who = requester(sentence, context) if theirs is None else None
+    if who is None and cancelled and context.said and context.said[-1] != sentence:
+        who = requester(context.said[-1], context)  # "she says it was paid in May, so don't pay it": she asks
     payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
     if payee is None and re.search(r"\b(?:him|her|them)\b", sentence, re.I):
         payee = known_payee_named(sentence, context)  # "Tom finished early so I paid him"
@@ -280,11 +291,14 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
         who = who or payee
         earlier = earlier_instruction(payee, context) if previous is None else None
-    if payee is None and previous is None and (cancelled and _THAT_ONE.search(sentence) or _AMENDING.search(sentence)
+    if payee is None and previous is None and (cancelled and (_THAT_ONE.search(sentence) or re.search(
+            r"\b(?:it|that)\b", sentence[stop.start():] if stop is not None else "", re.I)) or _AMENDING.search(sentence)
                                                and (found or dates_in(sentence, context))):
         earlier = latest_pending(context)  # "cancel that transfer from joint" (a session before)
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
-    own = _OWN_TRANSFER.search(sentence) if payee is None and previous is None else None
+    own = _OWN_TRANSFER.search(sentence) if payee is None and not (previous is not None and (
+        _AMENDING.search(sentence) or re.search(r"\b(?:move|moving|transfer\w*|shift\w*)\s+(?:it|that|this)\b", sentence,
+                                                re.I))) else None  # a new transfer, not "move it to savings"
     if own is not None and own.group("acct").strip():
         payee = account_name(own.group("acct"), context)  # "move twelve hundred from joint to my Chase"
     if payee is None:
