@@ -162,12 +162,12 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
 
 def _paid_again(paid: PaymentRecord, planned: PaymentRecord) -> bool:
     """`planned` pays again what `paid` paid, and is not that payment reported done: the same
-    invoice paid by another person or from or to other accounts; or, where neither names an
+    invoice paid by another person or from or to other accounts; or, where not both name an
     invoice, the same amount within `SEPARATE_DAYS` paid by another person ("my husband
-    already sent the IRS payment")."""
+    already sent the IRS payment"; "he e-transferred May's rent" against the rent due on the 1st)."""
     other_payer = person_of(paid.requested_by) not in ("", person_of(planned.requested_by))
-    if paid.reference or planned.reference:
-        if not (paid.reference and planned.reference and paid.reference.casefold() == planned.reference.casefold()):
+    if paid.reference and planned.reference:
+        if paid.reference.casefold() != planned.reference.casefold():
             return False
         return other_payer or bool(_accounts_differ([paid.from_account, planned.from_account])
                                    or _accounts_differ([paid.to_account, planned.to_account]))

@@ -71,7 +71,8 @@ _MAYBE = re.compile("|".join(f"(?:{p.pattern})" for p in (_ACT, PAYMENT_WORDS, _
 _STOP = re.compile(
     r"\b(?:no payment (?:be |is |to be |should be )?(?:released|made|sent)|kill the|cancel(?:led|ling)? (?:the|that|it|"
     r"this|my|our)|stop (?:the|that|it|payment)|be cancell?ed|hold (?:the|that|it|off|on)|put (?:\w+ )?on hold|"
-    r"(?:don't|do not|dont|never|not)(?: to)? (?:pay|send|wire|release|transfer)|pause (?:the|it))\b", re.I)
+    r"(?:don't|do not|dont|never|not)(?: to)? (?:pay|send|wire|release|transfer)|pause (?:the|it)|"
+    r"(?:should|must|will|does|do|is)(?:n't| not) (?:go|be sent|be paid) out|not (?:to )?go out)\b", re.I)
 _NO_PAYMENT = re.compile(
     r"\b(?:estimated tax payment|payment is due|payments? are due|pay(?:s|ing)? (?:attention|a visit|off|for itself|"
     r"dividends|respects|tribute)|it pays|(?:get|gets|got|getting|i'm|i am|we were|i was) paid\b|"
@@ -87,6 +88,9 @@ _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
     r"scratch that|my mistake|wrong|oops|no wait|wait no|wait,|hang on|no no|no sorry|sorry no|er no|"
     r"let me correct|correction)\b", re.I)
+# "ok. do it the 1st", "send it Friday then": the session's payment, now dated
+_DO_IT = re.compile(r"^\W*(?:(?:ok|okay|yes|yep|fine|right|alright|then)\W+)?(?:do|send|make|schedule|pay)\s+"
+                    r"(?:it|that|them)\b", re.I)
 # "$85 on the 20th from checking", "and from the Chase business checking, not the Amex"
 _CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b|(?:and\s+|also\s+)?(?:from|out of)\s+"
                          r"(?:the|my|our)\s+(?:[\w&'-]+\s+){0,3}(?:checking|chequing|savings|account|card)\b)", re.I)
@@ -146,8 +150,8 @@ _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2morrow)\b", re.I)
 # "send to her 150 extra", "move 500 from business checking"); never a date ("on the 20"), an
 # invoice number, a time or a count ("sent 3 invoices")
 _BARE_AMOUNT = re.compile(
-    r"\b(?:owe[sd]?|pay|paid|send|sent|zelle[ds]?|venmo(?:ed|s)?|give|gave|transfer(?:red)?|mov(?:e|ed|ing)|"
-    r"wire[sd]?)\s+(?:(?!(?:invoice|inv|order|number|no|bill|ref|reference|account|acct|ending|check|cheque|on|by|"
+    r"\b(?:(?:the\s+)?(?:whole|full|entire|remaining)|owe[sd]?|pay|paid|send|sent|zelle[ds]?|venmo(?:ed|s)?|give|gave|"
+    r"transfer(?:red)?|mov(?:e|ed|ing)|wire[sd]?)\s+(?:(?!(?:invoice|inv|order|number|no|bill|ref|reference|account|acct|ending|check|cheque|on|by|"
     r"before|until|till|after|due|at|around|from|in|of)\b)[a-z]+\s+){0,3}"
     r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?![.,:/-]\d)"
     r"(?!\s*(?:am|pm|%|st|nd|rd|th|percent|minutes?|hours?|days?|weeks?|months?|years?|times|of|invoices?|bills?|"
@@ -161,7 +165,7 @@ _TRIGGER = Triggers((re.compile(
     r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
-    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct)\b", re.I),))
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban)\b", re.I),))
 
 
 def triggered(sentence: str) -> bool:
@@ -188,6 +192,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     paying = _MAYBE.search(sentence) is not None or _AMOUNT_TO.search(sentence) is not None or \
         _resumes(sentence, context) or (
         context.last.get("payment") is not None and (_AMENDING.search(sentence) or _CONTINUING.match(sentence)
+                                                     or _DO_IT.match(sentence)
                                                      or _NUMBERED.search(sentence)))
     probe = replace(context, last=dict(context.last)) if paying else None  # what money will make of each clause
     facts: list[TypedFact] = []
@@ -261,7 +266,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     ref = reference(sentence)
     amending = previous is not None and (
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
-        or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
+        or _DO_IT.match(sentence) is not None or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
     amending = amending or (previous is None and _resumes(sentence, context))
     acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS)) or (
@@ -294,7 +299,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if payee is None and previous is None and (cancelled and (_THAT_ONE.search(sentence) or re.search(
             r"\b(?:it|that)\b", sentence[stop.start():] if stop is not None else "", re.I)) or _AMENDING.search(sentence)
                                                and (found or dates_in(sentence, context))):
-        earlier = latest_pending(context)  # "cancel that transfer from joint" (a session before)
+        named = known_payee_named(context.said[-1], context) if context.said else None  # "the Golden Mill invoice"
+        earlier = earlier_instruction(named, context) if named is not None else None
+        earlier = earlier or latest_pending(context)  # "cancel that transfer from joint" (a session before)
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
     own = _OWN_TRANSFER.search(sentence) if payee is None and not (previous is not None and (
         _AMENDING.search(sentence) or re.search(r"\b(?:move|moving|transfer\w*|shift\w*)\s+(?:it|that|this)\b", sentence,
@@ -305,6 +312,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         if previous is None:
             return []
         payee = str(previous.fields["payee"])
+    if payee in ("rent", "mortgage"):
+        payee = _collector(payee, context) or payee  # "send June rent to his wife's account": the landlord's
     if earlier is not None and len(str(earlier[1].get("payee", "")).split()) > len(payee.split()):
         payee = str(earlier[1]["payee"])  # "Dave", after "Dave Kowalski" a session before
     payee, named = _session_name(payee, context)
@@ -394,6 +403,23 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if amount is not None:
         context.last[f"payee/{named.casefold()}/{amount}"] = TypedFact("payment", key, {"payee": payee})
     return [fact]
+
+
+_COLLECTS = {"rent": re.compile(r"\b(?:landlord|landlady|property manage\w*|letting agent)\b", re.I),
+             "mortgage": re.compile(r"\b(?:lender|mortgage company|servicer)\b", re.I)}
+
+
+def _collector(what: str, context: Context) -> str | None:
+    """Who collects the rent (mortgage) the sentence pays: the payee an earlier rent
+    instruction named, or "landlord" when this session or an earlier instruction speaks of one."""
+    for _, fields in reversed(context.prior.of_kind("payment")):
+        payee = str(fields.get("payee", ""))
+        if payee and payee != what and (_COLLECTS[what].search(payee) or
+                                        str(fields.get("reference", "")).casefold().endswith(what)):
+            return payee
+    if any(_COLLECTS[what].search(said) for said in context.said[-4:]):
+        return "landlord" if what == "rent" else None
+    return None
 
 
 def _keys_said(context: Context) -> set[str]:
