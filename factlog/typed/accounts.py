@@ -37,6 +37,9 @@ _FROM_WORD = re.compile(r"\b(?:from|out of)\s+(?:the\s+|my\s+|our\s+)?"
                         r"(?P<word>joint|business|operating|payroll|reserve|household|emergency)\b"
                         r"(?=\s*(?:to|on|,|\.|$|and|for|by))", re.I)
 _AT_BANK = re.compile(r"\s+(?:at|with)\s+" + INSTITUTION.pattern, re.I)
+# an institution the table lacks, named by what it is: "Summit Credit Union", "Nationwide Building Society"
+_OTHER_BANK = re.compile(r"(?P<name>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}\s+(?:Federal\s+)?"
+                         r"(?-i:Credit Union|Building Society|Savings Bank|Co-operative Bank))\b")
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
 _SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"
@@ -49,7 +52,7 @@ _OURS = re.compile(r"\b(?:my|our|card)\b", re.I)
 def account_name(text: str, context: Context, owner: str | None = None) -> str:
     """An account as "<institution> <words> <kind> <last four>", each part when stated;
     an account the session already named by its last four digits keeps that name."""
-    institution = INSTITUTION.search(text)
+    institution = INSTITUTION.search(text) or _OTHER_BANK.search(text)
     kinds = [m.group(1).lower().removesuffix(" account") for m in _ACCOUNT_KIND.finditer(text)
              if m.group(1).lower() not in ("account", "acct")]
     digits = re.search(r"(\d{4})\b", text)
@@ -176,6 +179,8 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
 _NAMED_ACCOUNTS = (
     re.compile(r"\b(?:my|our)\s+(?P<kind>checking|chequing|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + INSTITUTION.pattern,
                re.I),
+    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|chequing|savings)\s+(?:account\s+)?(?:at|with)\s+(?:the\s+)?" +
+               _OTHER_BANK.pattern),
     re.compile(r"\b(?:my|our|the)\s+" + INSTITUTION.pattern +
                r"\s+(?P<kind>checking|chequing|savings|business checking|business savings|joint checking|"
                r"joint chequing|joint savings)\b", re.I),

@@ -46,13 +46,13 @@ _STOP_WORDS = frozenset(
     # answers and interjections opening a sentence are no one's name ("Ya I sent the 150 extra")
     "Ya Yeah Yep Yup Yea Nope Nah Alright Right Cool Sure Great Fine Lovely Cheers Righto Grand Aye Sí Si".split())
 _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|zelled|venmo|" \
-    r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
+    r"venmoed|venmo'd|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*|covered|settled)"
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
 _OBJECT = re.compile(
     rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+|the\s+)?(?P<name>{_NAME})", re.I)
 # a lower-case name paid an amount ("paid jess back the 40", "zelle mike 200"): texting without capitals
 _LOWER_PAID = re.compile(
-    r"\b(?:paid|pay|sent|send|zelle[ds]?|venmo(?:ed|s)?|owe[sd]?|gave|give)\s+(?P<name>(?!(?:rent|cash|money|it|them|"
+    r"\b(?:paid|pay|sent|send|zelle[ds]?|zelle'd|venmo(?:ed|s|'d)?|owe[sd]?|gave|give)\s+(?P<name>(?!(?:rent|cash|money|it|them|"
     r"him|her|off|for|back|the|that|this|what|all|extra|about|around|another|only|just|over|up|out|half|some|each|"
     r"every|everyone|everybody|someone|somebody|anyone|everything|like|maybe|probably|approx|roughly|nearly|"
     r"almost|us|me|you|tax|taxes|fees?|bills?|tuition|interest|attention|invoice|inv|order|number|ref|"
@@ -71,6 +71,9 @@ _OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:
 _BESIDE_TRADE = re.compile(
     rf"(?:\b(?:the|my|our|his|her)\s+|^\W*)(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
     re.I)
+# "the roofer - young fellow called Tomasz", "our cleaner, a woman named Ana": a trade and its name
+_CALLED = re.compile(rf"\b(?:the|my|our)\s+(?:{_TRADE})\b[^.;]{{0,40}}?\b(?:called|named|by the name of)\s+"
+                     rf"(?P<name>{_NAME})", re.I)
 _TRADE_AFTER = re.compile(rf"(?P<name>{_NAME}),?\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _SENDER = re.compile(
     rf"\binvoice\s+(?:(?:#|no\.?|number)\s*)?(?:[A-Z0-9-]*\d[A-Z0-9-]*\s+)?from\s+(?:the\s+)?(?P<name>{_NAME})"
@@ -146,7 +149,7 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
         return "rent"
     if re.search(r"\bmortgage\b", sentence, re.I):
         return "mortgage"
-    for pattern in (_OWNS, _BESIDE_TRADE, _TRADE_AFTER, _SENDER):
+    for pattern in (_OWNS, _BESIDE_TRADE, _CALLED, _TRADE_AFTER, _SENDER):
         for match in pattern.finditer(sentence):
             raw = next(group for group in match.groups() if group is not None)
             name = _clean(raw[:1].upper() + raw[1:])
@@ -175,6 +178,19 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
         named = last_person(context)  # "The mechanic, Luis, says I owe $685. I'll pay him Friday."
         if named is not None and named not in RELATIONS:
             return named
+    return None
+
+
+def trade_named(text: str, trades: re.Pattern[str]) -> str | None:
+    """The name given beside one of `trades` ("my landlord Gary", "Priya, our landlady",
+    "the landlord - a man called Tom"), or None."""
+    for pattern in (_BESIDE_TRADE, _CALLED, _TRADE_AFTER):
+        for match in pattern.finditer(text):
+            if trades.search(match.group(0)) is None:
+                continue
+            name = _clean(next(group for group in match.groups() if group is not None))
+            if name is not None:
+                return name
     return None
 
 
@@ -243,10 +259,19 @@ def requester(sentence: str, context: Context) -> str | None:
                 return who
     pronoun = _PRONOUN.search(sentence)
     if pronoun is not None:  # "my wife talked to Dave and she says ...": the one named before the pronoun
+        unlike = _WOMEN if pronoun.group(0).lower().startswith("he") else _MEN
         before = [who for match in _MENTIONED.finditer(sentence[: pronoun.start()])
-                  if (who := _person(match)) is not None]
-        return before[-1] if before else last_person(context)
+                  if (who := _person(match)) is not None and who not in unlike]  # "my wife ... he wants": not her
+        if before:
+            return before[-1]
+        earlier = last_person(context)
+        return earlier if earlier not in unlike else None
     return None
+
+
+# family words a pronoun of the other sex does not stand for
+_WOMEN = frozenset("wife mother mom mum sister daughter aunt grandmother grandma niece girlfriend fiancee".split())
+_MEN = frozenset("husband father dad brother son uncle grandfather grandpa nephew boyfriend fiance".split())
 
 
 def last_person(context: Context) -> str | None:

@@ -36,7 +36,7 @@ from factlog.typed.money import (
     dates_in,
     session_day,
 )
-from factlog.typed.payees import TRADES, payee_of, reference, requester
+from factlog.typed.payees import TRADES, payee_of, reference, requester, trade_named
 from factlog.typed.payment_sessions import (
     bank_notice,
     earlier_instruction,
@@ -98,11 +98,12 @@ _CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b|(?:
 _UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
                      r"\bnot (?:been )?paid(?: yet)?\b|\byou(?:'ll| will)? need to pay\b", re.I)
 _PAST = re.compile(
-    r"\b(?:paid|sent|wired|transferred|mailed|zelled|venmoed|gave|wrote|made the payment|covered|settled|moved|"
+    r"\b(?:paid|sent|wired|transferred|mailed|zelled|venmoed|zelle'd|venmo'd|gave|wrote|made the payment|covered|"
+    r"settled|moved|"
     r"put)\b", re.I)
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|schedul\w*|need to|needs to|have to|has to|want\w* (?:me |us )?to|"
-    r"plan\w* to|'d|would|shall|please|tomorrow|tmrw|next|asks?|asked (?:me|us|that|to)|should|must|to be paid|"
+    r"plan\w* to|(?:i|we|you|he|she|they)'d|would|shall|please|tomorrow|tmrw|next|asks?|asked (?:me|us|that|to)|should|must|to be paid|"
     r"is to|are to|about to|set up|goes|go by|instruct\w*|request\w*|is paying|are paying|shes paying|'s paying|"
     r"am paying|i'm paying|im paying|paying on|pay on)", re.I)
 _SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
@@ -139,10 +140,11 @@ _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged
 _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
                           r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
 # "$2,800 to Brian Fitch on Friday", "$1,875 to your landlord": a recap or check-back of an instruction
-_AMOUNT_TO = re.compile(rf"^\W*\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
+_AMOUNT_TO = re.compile(rf"^\W*(?:(?:noted|recorded|confirmed|saved|updated|got it|ok|okay|so|done|understood|"
+                        rf"scheduled|set)\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
                         re.I)
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
-                      r"(?:day|\.)?\b", re.I)
+                      r"(?:day|nesday|urday|\.)?\b", re.I)  # "wed"+"nesday", "sat"+"urday"
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _NOW = re.compile(r"\b(?:just now|today|this morning|this afternoon|tonight|earlier today)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2morrow)\b", re.I)
@@ -150,7 +152,8 @@ _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2morrow)\b", re.I)
 # "send to her 150 extra", "move 500 from business checking"); never a date ("on the 20"), an
 # invoice number, a time or a count ("sent 3 invoices")
 _BARE_AMOUNT = re.compile(
-    r"\b(?:(?:the\s+)?(?:whole|full|entire|remaining)|owe[sd]?|pay|paid|send|sent|zelle[ds]?|venmo(?:ed|s)?|give|gave|"
+    r"\b(?:(?:the\s+)?(?:whole|full|entire|remaining)|owe[sd]?|pay|paid|send|sent|zelle[ds]?|zelle'd|venmo(?:ed|s|'d)?|"
+    r"give|gave|"
     r"transfer(?:red)?|mov(?:e|ed|ing)|wire[sd]?)\s+(?:(?!(?:invoice|inv|order|number|no|bill|ref|reference|account|acct|ending|check|cheque|on|by|"
     r"before|until|till|after|due|at|around|from|in|of)\b)[a-z]+\s+){0,3}"
     r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?![.,:/-]\d)"
@@ -256,9 +259,10 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         sentence, stop = sentence[: condition.start()], None
         if _ACT.search(sentence) is None:
             return []
-    if stop is not None and not (_PAID_THING.search(sentence) or (previous is not None and re.search(
-            r"\b(?:it|that|this)\b", sentence[stop.start():], re.I))):
-        stop = None  # "cancel our trip" stops no payment
+    if stop is not None and not (_PAID_THING.search(sentence) or (
+            (previous is not None or known_payee_named(sentence, context) is not None) and re.search(
+                r"\b(?:it|that|this|them|him|her)\b", sentence[stop.start():], re.I))):
+        stop = None  # "cancel our trip" stops no payment; "he covered Linden, so don't send it" does
     cancelled = stop is not None
     found = amounts(sentence, context) or spoken_amounts(sentence) or \
         [float(m.group("n").replace(",", ""))
@@ -282,6 +286,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if who is None and cancelled and context.said and context.said[-1] != sentence:
         who = requester(context.said[-1], context)  # "she says it was paid in May, so don't pay it": she asks
     payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
+    if cancelled and payee is not None and payee == who and context.said and context.said[-1] != sentence:
+        payee = known_payee_named(context.said[-1], context) or payee  # "Imran says Linden was paid, so don't pay them"
     if payee is None and re.search(r"\b(?:him|her|them)\b", sentence, re.I):
         payee = known_payee_named(sentence, context)  # "Tom finished early so I paid him"
     if payee is None and previous is None and re.search(r"\b(?:it|that|them)\b", sentence, re.I):
@@ -312,7 +318,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         if previous is None:
             return []
         payee = str(previous.fields["payee"])
-    if payee in ("rent", "mortgage"):
+    periodic = payee in ("rent", "mortgage")  # paid by what it is: even a bare mention instructs
+    if periodic:
         payee = _collector(payee, context) or payee  # "send June rent to his wife's account": the landlord's
     if earlier is not None and len(str(earlier[1].get("payee", "")).split()) > len(payee.split()):
         payee = str(earlier[1]["payee"])  # "Dave", after "Dave Kowalski" a session before
@@ -346,7 +353,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if status == "done" and _IMPERATIVE.search(scope):
         status = "pending"
     if status == "done" and who is not None and who != "user" and "from_account" in fields and \
-            not re.search(r"\b(?:my|our)\s+(?:own\s+)?(?:card|account|checking|savings)\b", scope, re.I) and \
+            not re.search(r"\b(?:my|our|your)\s+(?:own\s+)?(?:[\w&'-]+\s+){0,3}?(?:card|account|checking|chequing|"
+                          r"savings)\b", scope, re.I) and \
             str(fields["from_account"]) in ("card", "account", "credit card", "debit card", "checking", "savings"):
         fields["from_account"] = f"{who}'s {fields['from_account']}"  # "she settled it by card": her card
     when = _when(scope, context, status)
@@ -368,7 +376,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if previous is not None and not cancelled and set(fields) <= {"payee", "requested_by", "status"}:
         return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
-            and payee not in ("rent", "mortgage") and not BILLER.search(sentence) and notice is None:
+            and not periodic and not BILLER.search(sentence) and notice is None:
         return []  # (a bank-change notice names the new account on its next lines)
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
     said = context.last.get(f"payee/{named.casefold()}")
@@ -417,9 +425,11 @@ def _collector(what: str, context: Context) -> str | None:
         if payee and payee != what and (_COLLECTS[what].search(payee) or
                                         str(fields.get("reference", "")).casefold().endswith(what)):
             return payee
-    if any(_COLLECTS[what].search(said) for said in context.said[-4:]):
-        return "landlord" if what == "rent" else None
-    return None
+    spoken = [said for said in context.said if _COLLECTS[what].search(said)]
+    named = next((name for said in reversed(spoken) if (name := trade_named(said, _COLLECTS[what])) is not None), None)
+    if named is not None:
+        return named  # "My landlord Gary send me message"
+    return "landlord" if what == "rent" and any(said in context.said[-4:] for said in spoken) else None
 
 
 def _keys_said(context: Context) -> set[str]:
