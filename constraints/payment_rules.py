@@ -150,6 +150,8 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
         if differing:
             conflicts.append(f"{side} accounts " + " vs ".join(differing))
             twice = True
+    if not twice and _one_voice(group) and all(c.startswith(("amounts ", "dates ")) for c in conflicts):
+        return []  # one person's own instructions: "also $150 extra this month", or their own later change
     if twice:
         conflicts.append("it may be paid twice")
     elif conflicts:  # one instruction alone naming where the money goes ("send it to my new account"): say so
@@ -158,6 +160,13 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
             who = next(p.requested_by for p in group if p.to_account == named[0])
             conflicts.append(f"only {who or 'one'} names the to account {named[0]}")
     return conflicts
+
+
+def _one_voice(group: list[PaymentRecord]) -> bool:
+    """One person asked for every payment of the group and none names an invoice or an account
+    paid into: amounts or dates that differ are that person's second payment or own change."""
+    return len({person_of(p.requested_by) for p in group}) == 1 and not any(p.reference or p.to_account
+                                                                             for p in group)
 
 
 def _paid_again(paid: PaymentRecord, planned: PaymentRecord) -> bool:

@@ -11,8 +11,11 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from constraint_records import Payment, days_from, user_module
 from test_typed_payments_voices import merged, one, sessions
 
+from constraints import run_constraints
+from constraints.builtin import conflicting_payments as rule
 from factlog.model import JsonValue
 from factlog.typed.stance import is_question
 
@@ -253,3 +256,107 @@ def test_accounts(text: str, expected: dict[str, JsonValue]) -> None:
     [facts] = sessions((NOW, [("user", text)]))
     accounts = list(merged(facts, "account").values())
     assert [_subset(a, expected) for a in accounts] == [expected]
+
+
+# --- a payment pasted as "Field: value" lines ----------------------------------------------------
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    ("Payment confirmation\nPayee: Harlow Plumbing\nAmount: $640.00\nFrom: Chase Total Checking ****2231\n"
+     "Deliver by: 04/17/2026\nConfirmation #: HP-55012\nStatus: Scheduled",
+     {"payee": "Harlow Plumbing", "amount_usd": 640.0, "from_account": "Chase checking 2231",
+      "scheduled_date": "2026-04-17", "reference": "HP-55012", "status": "pending"}),
+    ("Pay to: Ridgeway HOA\nPayment amount: 310.00 USD\nSend on: April 20, 2026\nMemo: Unit 4B",
+     {"payee": "Ridgeway HOA", "amount_usd": 310.0, "scheduled_date": "2026-04-20"}),
+    ("Recipient: Dana Whitcombe\nTransfer amount: $900\nPayment date: 2026-04-10\nStatus: Completed",
+     {"payee": "Dana Whitcombe", "amount_usd": 900.0, "scheduled_date": "2026-04-10", "status": "done"}),
+    ("Beneficiary: Kestrel Ltd\nAmount: $9,000.00\nReference: K-77\nStatus: Cancelled",
+     {"payee": "Kestrel Ltd", "reference": "K-77", "status": "cancelled"}),
+    ("Biller: City of Maplewood Water\nAmount due: $84.16\nFrom account: Everyday Checking x0417",
+     {"payee": "City of Maplewood Water", "amount_usd": 84.16, "from_account": "checking 0417"}),
+])
+def test_a_pasted_form_is_one_payment(lines: str, expected: dict[str, JsonValue]) -> None:
+    [payment] = one(f"Just file this:\n{lines}", NOW)
+    assert _subset(payment, expected) == expected
+
+
+def test_a_forms_account_is_the_users() -> None:
+    [facts] = sessions((NOW, [("user", "Payee: Harlow Plumbing\nFrom: Chase Total Checking ****2231")]))
+    assert list(merged(facts, "account").values()) == [
+        {"last4": "2231", "institution": "Chase", "kind": "checking", "subject": "user"}]
+
+
+@pytest.mark.parametrize("lines", [
+    "From: billing@acme.com\nTo: me@example.com\nDate: April 3, 2026\nSubject: your order",
+    "Amount: $40\nStatus: shipped",
+    "Order status: delivered\nDelivery date: April 9",
+    "Name: Ana Ruiz\nDate of birth: 04/02/1990",
+])
+def test_fields_with_no_payee_line_are_no_payment(lines: str) -> None:
+    assert one(lines, NOW) == []
+
+
+# --- a payment reported settled -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("The $2,300 payment to Apex Electric cleared this morning.", {"payee": "Apex Electric", "amount_usd": 2300.0}),
+    ("the wire to Pinnacle went through, ref PC-4410", {"payee": "Pinnacle", "reference": "PC-4410"}),
+    ("My payment to Con Edison went through, confirmation CE-4431.", {"payee": "Con Edison",
+                                                                      "reference": "CE-4431"}),
+    ("the transfer to Dana has gone through", {"payee": "Dana"}),
+    ("payment to Harlow Plumbing posted today", {"payee": "Harlow Plumbing", "scheduled_date": "2026-04-06"}),
+])
+def test_a_payment_reported_settled_is_done(text: str, expected: dict[str, JsonValue]) -> None:
+    [payment] = one(text, NOW)
+    assert _subset(payment, expected) == expected and payment["status"] == "done"
+
+
+@pytest.mark.parametrize("text", [
+    "The check to the roofer bounced.", "has the wire to Pinnacle gone through?",
+    "I hope the payment to Dana goes through", "the new rug cleared the door by an inch",
+])
+def test_a_payment_not_reported_settled_is_not_done(text: str) -> None:
+    assert all(payment.get("status") != "done" for payment in one(text, NOW))
+
+
+def test_settling_the_earlier_instruction_is_that_payment_done() -> None:
+    first, second = sessions((NOW, [("user", "Wire Pinnacle $18,500 for PC-4410 on Friday.")]),
+                             (datetime(2026, 4, 10, 15, 0), [("user", "the wire to Pinnacle went through")]))
+    [(key, _)] = merged(first).items()
+    assert merged(second)[key]["status"] == "done"
+
+
+# --- one person's own instructions to one payee ------------------------------------------------
+
+
+def _alerts(*payments: object) -> list[str]:
+    return [a.message for a in run_constraints(user_module(payments=list(payments)), NOW, [rule]).alerts]
+
+
+day = days_from(NOW.date())
+
+
+def test_a_standing_payment_and_a_one_off_extra_from_one_person_do_not_conflict() -> None:
+    monthly = Payment(payee="mother", amount_usd=300.0, requested_by="user", from_account="checking",
+                      scheduled_date=day(4), status="pending", fact_ids=[1])
+    extra = Payment(payee="mother", amount_usd=150.0, requested_by="user", scheduled_date=day(2),
+                    status="pending", fact_ids=[2])
+    undated = Payment(payee="mother", amount_usd=80.0, status="pending", fact_ids=[3])
+    assert _alerts(monthly, extra) == [] and _alerts(monthly, undated) == []
+
+
+@pytest.mark.parametrize(("second", "why"), [
+    ({"requested_by": "wife"}, "requested by"),  # another person
+    ({"reference": "INV-9"}, "amounts"),  # an invoice named
+    ({"to_account": "BMO 0098"}, "names the to account"),  # money sent somewhere new
+    ({"from_account": "savings"}, "from accounts"),  # another account: it may be paid twice
+])
+def test_two_amounts_still_conflict_when_more_than_one_voice_or_an_account_or_invoice(
+        second: dict[str, str], why: str) -> None:
+    first = Payment(payee="Tom", amount_usd=300.0, requested_by="user", from_account="checking",
+                    scheduled_date=day(4), status="pending", fact_ids=[1])
+    other = Payment(payee="Tom", amount_usd=350.0, status="pending", scheduled_date=day(4), fact_ids=[2],
+                    **{"requested_by": "user", **second})
+    [message] = _alerts(first, other)
+    assert why in message

@@ -21,7 +21,8 @@ from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import INSTITUTION, LAST4, canonical_vendor
 
-_KIND = r"(?:checking|chequing|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|account|acct)"
+_KIND = (r"(?:checking|chequing|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|"
+         r"account|acct)")
 _WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
               r"trust|brokerage|money market|emergency|hsa|high-yield|high yield")
 _QUALIFIER = rf"(?:{_WORD_LIST}|old|other|second|same|(?-i:[A-Z])[\w'&]*)"

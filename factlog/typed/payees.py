@@ -119,7 +119,8 @@ def _clean(name: str, possessive: bool = False) -> str | None:
     words = name.split()
     while words and (words[-1] in _STOP_WORDS or words[-1].capitalize() in _STOP_WORDS):
         words.pop()
-    if not words or words[0] in _STOP_WORDS or words[0].capitalize() in _STOP_WORDS or INSTITUTION.fullmatch(" ".join(words)) or \
+    if not words or words[0] in _STOP_WORDS or words[0].capitalize() in _STOP_WORDS or \
+            INSTITUTION.fullmatch(" ".join(words)) or \
             any(ch.isdigit() for ch in words[0]):
         return None  # "the BC-221 payment" names an invoice, not a payee
     return " ".join(words)
@@ -197,7 +198,8 @@ def trade_named(text: str, trades: re.Pattern[str]) -> str | None:
 # --- who asked --------------------------------------------------------------------------
 
 _WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
-_ASKS = (r"(?:would like|'d like|would prefer|authori[sz]ed|asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
+_ASKS = (r"(?:would like|'d like|would prefer|authori[sz]ed|asked|asks|ask|instructed|instructs|requested|requests|"
+         r"wants|wanted|told|tells|says|said|emailed|"
          r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang|informs|informed|reckons|"
          r"mentioned|mentions|reminded|reminds)\b")
 _REQUESTERS = (
@@ -291,7 +293,7 @@ _REFERENCE = re.compile(
     r"|\b(?P<ref6>(?-i:[A-Z]{1,4})-?\d[A-Z0-9-]{1,14})\s+(?:payment|bill|order|wire|transfer)\b"
     r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
-    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b"
+    r"|\b(?:ref(?:erence)?|memo|confirmation|conf)\s*(?:number|no\.?|#|code|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b"
     r"|\b(?:pay|paying|send|sending|wire|hold|cancel)\s+(?-i:[A-Z])[\w&-]*['’]s\s+#?(?P<ref7>\d{3,8})\b", re.I)
 
 

@@ -37,6 +37,7 @@ from factlog.typed.money import (
     session_day,
 )
 from factlog.typed.payees import TRADES, payee_of, reference, requester, trade_named
+from factlog.typed.payment_forms import form_line
 from factlog.typed.payment_sessions import (
     bank_notice,
     earlier_instruction,
@@ -100,10 +101,16 @@ _UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not y
 _PAST = re.compile(
     r"\b(?:paid|sent|wired|transferred|mailed|zelled|venmoed|zelle'd|venmo'd|gave|wrote|made the payment|covered|"
     r"settled|moved|"
-    r"put)\b", re.I)
+    r"put|cleared|went through|gone through|posted|processed|went out|gone out|came out|debited|deducted)\b", re.I)
+# a payment reported settled: "the $2,300 payment to Apex cleared", "the wire went through"
+_SETTLED = re.compile(r"\b(?:payment|wire|transfer|deposit|check|cheque|zelle|e-?transfer|ach|remittance|rent|"
+                      r"installment|retainer)\b[^.;?]{0,60}?\b(?:cleared|went through|(?:has|have|had)\s+gone through|"
+                      r"(?:has|was|got)\s+(?:been\s+)?(?:processed|posted|received)|posted|went out|came out)\b",
+                      re.I)
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|schedul\w*|need to|needs to|have to|has to|want\w* (?:me |us )?to|"
-    r"plan\w* to|(?:i|we|you|he|she|they)'d|would|shall|please|tomorrow|tmrw|next|asks?|asked (?:me|us|that|to)|should|must|to be paid|"
+    r"plan\w* to|(?:i|we|you|he|she|they)'d|would|shall|please|tomorrow|tmrw|next|asks?|asked (?:me|us|that|to)|"
+    r"should|must|to be paid|"
     r"is to|are to|about to|set up|goes|go by|instruct\w*|request\w*|is paying|are paying|shes paying|'s paying|"
     r"am paying|i'm paying|im paying|paying on|pay on)", re.I)
 _SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
@@ -128,6 +135,8 @@ _ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separa
 _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:my|our|the)\s+"
                            r"(?P<acct>(?:(?:(?-i:[A-Z])[\w&]*|personal|business|joint|household|emergency|main|"
                            r"primary|high-yield)\s+){0,2}(?:checking|savings|chequing|account|card)?)", re.I)
+_IT = re.compile(r"\b(?:it|that)\b", re.I)
+_MOVE_IT = re.compile(r"\b(?:move|moving|transfer\w*|shift\w*)\s+(?:it|that|this)\b", re.I)
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:transfer|payment|wire|deposit|invoice|bill|check|cheque)\b"
                        r"|\bthe\s+(?:transfer|payment|wire|deposit)\b", re.I)
 # "the CFO emailed asking to change the vendor's bank details": an instruction about where the money goes
@@ -168,7 +177,9 @@ _TRIGGER = Triggers((re.compile(
     r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
-    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban)\b", re.I),))
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban|deliver\w*|"
+    r"confirmation|status|"
+    r"recipient|beneficiary|biller)\b", re.I),))
 
 
 def triggered(sentence: str) -> bool:
@@ -189,6 +200,9 @@ def spoken_form(sentence: str) -> str:
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
     sentence = spoken_form(sentence)
+    pasted = form_line(sentence, context)  # "Payee: Evergreen Dental", then "Amount: $1,250.00"
+    if pasted is not None:
+        return pasted
     noticed = bank_notice(sentence, context)
     if noticed is not None:
         return noticed
@@ -225,7 +239,8 @@ def _instructions(sentence: str) -> list[str]:
     contrast = _CONTRAST.search(sentence)
     if contrast is not None and _ACT.search(sentence[: contrast.start()]):
         tail = sentence[contrast.end():]
-        if _STOP.search(tail) is not None and not _CONDITIONAL_STOP.search(tail[: _STOP.search(tail).start()]):
+        halt = _STOP.search(tail)
+        if halt is not None and not _CONDITIONAL_STOP.search(tail[: halt.start()]):
             return [sentence[: contrast.start()], tail]  # "... was already paid in May, so don't pay it tomorrow"
         sentence = sentence[: contrast.start()]  # "... a check, while your Zelle payment is still planned"
     also = _ALSO.search(sentence)
@@ -270,10 +285,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     ref = reference(sentence)
     amending = previous is not None and (
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
-        or _DO_IT.match(sentence) is not None or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
+        or _DO_IT.match(sentence) is not None
+        or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
     amending = amending or (previous is None and _resumes(sentence, context))
-    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS)) or (
+    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS, _SETTLED)) or (
         _WANTS_MONEY.search(sentence) is not None and requester(sentence, context) is not None)  # a person asks
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
         return []
@@ -302,16 +318,15 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
         who = who or payee
         earlier = earlier_instruction(payee, context) if previous is None else None
-    if payee is None and previous is None and (cancelled and (_THAT_ONE.search(sentence) or re.search(
-            r"\b(?:it|that)\b", sentence[stop.start():] if stop is not None else "", re.I)) or _AMENDING.search(sentence)
+    stops_it = stop is not None and (_THAT_ONE.search(sentence) or _IT.search(sentence, stop.start()))
+    if payee is None and previous is None and (stops_it or _AMENDING.search(sentence)
                                                and (found or dates_in(sentence, context))):
         named = known_payee_named(context.said[-1], context) if context.said else None  # "the Golden Mill invoice"
         earlier = earlier_instruction(named, context) if named is not None else None
         earlier = earlier or latest_pending(context)  # "cancel that transfer from joint" (a session before)
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
     own = _OWN_TRANSFER.search(sentence) if payee is None and not (previous is not None and (
-        _AMENDING.search(sentence) or re.search(r"\b(?:move|moving|transfer\w*|shift\w*)\s+(?:it|that|this)\b", sentence,
-                                                re.I))) else None  # a new transfer, not "move it to savings"
+        _AMENDING.search(sentence) or _MOVE_IT.search(sentence))) else None  # a new transfer, not "move it to savings"
     if own is not None and own.group("acct").strip():
         payee = account_name(own.group("acct"), context)  # "move twelve hundred from joint to my Chase"
     if payee is None:
@@ -376,7 +391,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if previous is not None and not cancelled and set(fields) <= {"payee", "requested_by", "status"}:
         return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
-            and not periodic and not BILLER.search(sentence) and notice is None:
+            and not periodic and not (_SETTLED.search(sentence) and fields.get("status") == "done") \
+            and not BILLER.search(sentence) and notice is None:
         return []  # (a bank-change notice names the new account on its next lines)
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
     said = context.last.get(f"payee/{named.casefold()}")
