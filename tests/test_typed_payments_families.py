@@ -360,3 +360,42 @@ def test_two_amounts_still_conflict_when_more_than_one_voice_or_an_account_or_in
                     **{"requested_by": "user", **second})
     [message] = _alerts(first, other)
     assert why in message
+
+
+# --- dates and accounts said other ways ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Every month I send my mother 300 dollars, the day 5, from my checking of Bank of America.",
+     {"scheduled_date": "2026-05-05", "from_account": "Bank of America checking"}),
+    ("I pay the cleaner $120 on day 20 of each month", {"scheduled_date": "2026-04-20"}),
+    ("move 500 from business checking to savings friday, that's my pay this week", {"scheduled_date": "2026-04-10"}),
+    ("Pay Sam $40 from the savings at Bank of Ireland on Wednesday",
+     {"from_account": "Bank of Ireland savings", "scheduled_date": "2026-04-08"}),
+    ("Yes: $900 to Dana from savings on Friday.", {"payee": "Dana", "scheduled_date": "2026-04-10"}),
+])
+def test_dates_and_accounts(text: str, expected: dict[str, JsonValue]) -> None:
+    [payment] = one(text, NOW)
+    assert _subset(payment, expected) == expected
+
+
+def test_pay_on_day_three_of_a_trip_is_no_date() -> None:
+    [payment] = one("pay the guide $200 on day 3 of the trip", NOW)
+    assert "scheduled_date" not in payment
+
+
+def test_the_comma_of_an_amount_splits_no_clause() -> None:
+    first, second = sessions((NOW, [("user", "Pay Linden Seeds $1,800 on Wednesday.")]),
+                             (datetime(2026, 4, 7, 9, 0), [("assistant", "Noted: Rhonda says invoice LS-88 from Linden "
+                                                           "Seeds was already paid and the $1,800 payment planned "
+                                                           "for tomorrow should not go out.")]))
+    assert all(p.get("amount_usd") in (None, 1800.0) for p in merged(second).values())
+
+
+def test_the_assistants_recap_of_a_transfer_to_your_savings_is_that_transfer() -> None:
+    [facts] = sessions((NOW, [("user", "pay Linden Seeds $1,800 on Wednesday"),
+                              ("user", "and move 500 from business checking to my personal savings friday"),
+                              ("assistant", "Understood: the $500 transfer to your personal savings stays on for "
+                                            "Friday.")]))
+    payments = merged(facts)
+    assert sorted(str(p.get("payee")) for p in payments.values()) == ["Linden Seeds", "personal savings"]

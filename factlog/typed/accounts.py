@@ -32,7 +32,7 @@ _OWNER = r"(?:my|our|your|the|his|her|their|a|an|its)"
 _FROM = re.compile(
     rf"\b(?:from|out of|using|by|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on)"
     rf"\s+(?P<owner>{_OWNER}\s+)?(?:own\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?:own\s+)?(?P<acct>(?:(?:{_QUALIFIER})\s+){{0,3}}{_KIND}"
-    rf"(?:\s+(?:at|with)\s+(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}})?"
+    rf"(?:\s+(?:at|with|of|from)\s+(?:the\s+)?(?:{INSTITUTION.pattern}|(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}}))?"
     rf"(?:,?\s+(?:ending|ends)(?:\s+(?:in|with))?\s+\d{{4}}|\s+(?:x|#)?\d{{4}})?)\b", re.I)
 _FROM_WORD = re.compile(r"\b(?:from|out of)\s+(?:the\s+|my\s+|our\s+)?"
                         r"(?P<word>joint|business|operating|payroll|reserve|household|emergency)\b"

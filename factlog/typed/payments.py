@@ -132,9 +132,10 @@ _THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relati
     rf"(?:paying|pays|paid|pay|sending|sends|sent)\s+(?:his|her|their)\s+(?:own\s+)?(?P<trade>{_TRADE_WORD})\b", re.I)
 _ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)"
                    r"|,\s+(?=(?:she|he|they|we|i)\s+(?:has\s+|have\s+|had\s+|'s\s+)?already\b)", re.I)
-_OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:my|our|the)\s+"
+_OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:(?:my|our|your|the)\s+"
                            r"(?P<acct>(?:(?:(?-i:[A-Z])[\w&]*|personal|business|joint|household|emergency|main|"
-                           r"primary|high-yield)\s+){0,2}(?:checking|savings|chequing|account|card)?)", re.I)
+                           r"primary|high-yield)\s+){0,2}(?:checking|savings|chequing|account|card)?)|"
+                           r"(?P<bare>(?:personal\s+|business\s+|joint\s+)?(?:checking|savings|chequing)\b))", re.I)
 _IT = re.compile(r"\b(?:it|that)\b", re.I)
 _MOVE_IT = re.compile(r"\b(?:move|moving|transfer\w*|shift\w*)\s+(?:it|that|this)\b", re.I)
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:transfer|payment|wire|deposit|invoice|bill|check|cheque)\b"
@@ -150,10 +151,21 @@ _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is
                           r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
 # "$2,800 to Brian Fitch on Friday", "$1,875 to your landlord": a recap or check-back of an instruction
 _AMOUNT_TO = re.compile(rf"^\W*(?:(?:noted|recorded|confirmed|saved|updated|got it|ok|okay|so|done|understood|"
-                        rf"scheduled|set)\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
+                        rf"scheduled|set|yes|yep|correct|right)\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
                         re.I)
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|nesday|urday|\.)?\b", re.I)  # "wed"+"nesday", "sat"+"urday"
+_DAY_N = re.compile(r"\b(?:the\s+|on\s+)?day\s+(?P<d>[1-9]|[12]\d|3[01])\b(?!\s*(?:of\s+(?:the\s+)?)?(?:trip|week|"
+                    r"stay|course|cycle|treatment)\b)", re.I)
+
+
+def _ordinal(match: re.Match[str]) -> str:
+    day = int(match.group("d"))
+    suffix = "th" if 10 < day % 100 < 14 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"the {day}{suffix}"
+
+
+_VAGUE = re.compile(r"\b(?:this|next|that)\s+(?:week|month)\b", re.I)
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _NOW = re.compile(r"\b(?:just now|today|this morning|this afternoon|tonight|earlier today)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2morrow)\b", re.I)
@@ -230,6 +242,7 @@ def read_clause(sentence: str, context: Context, probe: Context | None) -> list[
 
 
 _NUMBERED = re.compile(r"\b(?:order|invoice|ref|reference|memo)\b", re.I)
+_CLAUSE_BREAK = re.compile(r",(?!\d)| and ")  # not the comma of "$1,800"
 _CONTRAST = re.compile(r",?\s+\b(?:while|whereas)\b|,\s+(?:so|because|since|but|if|unless|though|although)\b", re.I)
 
 
@@ -250,7 +263,8 @@ def _instructions(sentence: str) -> list[str]:
     stop = _STOP.search(sentence)
     if stop is None or stop.start() == 0:
         return [sentence]
-    cut = max(sentence.rfind(",", 0, stop.start()), sentence.rfind(" and ", 0, stop.start()))
+    cuts = [m.start() for m in _CLAUSE_BREAK.finditer(sentence, 0, stop.start())]
+    cut = cuts[-1] if cuts else -1
     head, tail = sentence[:cut], sentence[cut:].lstrip(" ,")
     if cut <= 0 or _ACT.search(head) is None or _STOP.search(head) is not None:
         return [sentence]
@@ -327,8 +341,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
     own = _OWN_TRANSFER.search(sentence) if payee is None and not (previous is not None and (
         _AMENDING.search(sentence) or _MOVE_IT.search(sentence))) else None  # a new transfer, not "move it to savings"
-    if own is not None and own.group("acct").strip():
-        payee = account_name(own.group("acct"), context)  # "move twelve hundred from joint to my Chase"
+    if own is not None and (own.group("acct") or own.group("bare") or "").strip():
+        payee = account_name(own.group("acct") or own.group("bare"), context)  # "from joint to my Chase"
     if payee is None:
         if previous is None:
             return []
@@ -380,6 +394,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         today = session_day(context)
         if status == "done" and today is not None and when > today.isoformat():
             status = "pending"  # "sent on the 20th" said on the 14th: not yet
+    if ref is None and cancelled and context.said and context.said[-1] != sentence:
+        ref = reference(context.said[-1])  # "invoice GM-5581 was paid in May, so don't pay it": that invoice
     if ref is not None:
         fields["reference"] = ref
     elif re.search(r"\bautopay\b", scope, re.I):
@@ -516,8 +532,9 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
     one for a payment done), "just now" or "today" for the session's day."""
     today = session_day(context)
     told = status == "pending" and _TOLD_TODAY.search(sentence) is not None  # "talked to Dave today"
+    vague = _VAGUE.search(sentence) is not None and _WEEKDAY.search(sentence) is not None  # "friday, ... this week"
     stated = [day for day in dates_in(sentence, context)
-              if not (told and today is not None and day == today.isoformat())]
+              if not ((told or vague) and today is not None and day == today.isoformat())]
     if stated:
         return _ahead(stated[0], today) if status == "pending" and not _YEAR.search(sentence) else stated[0]
     weekday = _WEEKDAY.search(sentence)
@@ -531,7 +548,7 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
             return (today - timedelta(days=back)).isoformat()
         ahead = (index - today.weekday()) % 7 or 7
         return (today + timedelta(days=ahead)).isoformat()
-    when = charge_date(sentence, context)
+    when = charge_date(_DAY_N.sub(_ordinal, sentence), context)  # "the day 5" (non-native): the 5th
     if when is not None and not (told and today is not None and when == today.isoformat()):
         return when
     if _NOW.search(sentence) and today is not None and not told:
