@@ -189,9 +189,9 @@ _TRIGGER = Triggers((re.compile(
     r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
-    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban|deliver\w*|"
-    r"confirmation|status|"
-    r"recipient|beneficiary|biller)\b", re.I),))
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban|recipient|"
+    r"beneficiary|biller|cleared|posted)\b"
+    r"|^\W*(?:deliver|send|payment|scheduled|process|confirmation|status|date)[\w #.]{0,20}:", re.I),))  # a form line
 
 
 def triggered(sentence: str) -> bool:
