@@ -399,3 +399,20 @@ def test_the_assistants_recap_of_a_transfer_to_your_savings_is_that_transfer() -
                                             "Friday.")]))
     payments = merged(facts)
     assert sorted(str(p.get("payee")) for p in payments.values()) == ["Linden Seeds", "personal savings"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("my husband sent Mr. Kowalski an Interac e-transfer for $2,150", {"payee": "Mr. Kowalski", "status": "done"}),
+    ("e-transferred the landlord $1,500 today", {"payee": "landlord", "status": "done"}),
+    ("I'll e-transfer Joe $40 tomorrow", {"payee": "Joe", "status": "pending"}),
+    ("sending the babysitter $60 by Interac tonight", {"payee": "babysitter"}),
+    ("Paid the tutor $90 via e-transfer.", {"payee": "tutor", "status": "done"}),
+])
+def test_an_interac_e_transfer_is_paid_into_the_service(text: str, expected: dict[str, JsonValue]) -> None:
+    [payment] = one(text, NOW)
+    assert _subset(payment, expected) == expected and payment["to_account"] == "Interac e-Transfer"
+
+
+def test_a_wire_or_a_cheque_is_no_account_paid_into() -> None:
+    [payment] = one("wire Kestrel Ltd $9,000 and mail the tutor a cheque", NOW)
+    assert "to_account" not in payment

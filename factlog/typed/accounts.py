@@ -44,8 +44,10 @@ _OTHER_BANK = re.compile(r"(?P<name>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
 _SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"
-                      r"|\b(?P<v>zelle|venmo)(?:d|ed)?\s+(?:it|him|her|them|the|\$|\d|(?-i:[A-Z]))", re.I)
+                      r"|\b(?P<v>zelle|venmo)(?:d|ed)?\s+(?:it|him|her|them|the|\$|\d|(?-i:[A-Z]))"
+                      r"|\b(?P<i>interac)(?:\s+e-?transfer)?\b|\b(?P<e>e-?transfer(?:red|ring|s)?)\b", re.I)
 _SERVICES = {"zelle": "Zelle", "venmo": "Venmo", "paypal": "PayPal", "cash app": "Cash App", "apple pay": "Apple Pay"}
+_INTERAC = "Interac e-Transfer"  # Canada's person-to-person service: "an Interac e-transfer", "e-transferred"
 _SOMEONE_ELSES = re.compile(r"\b(?:new|his|her|their|another|different|someone)\b", re.I)
 _OURS = re.compile(r"\b(?:my|our|card)\b", re.I)
 
@@ -128,6 +130,8 @@ def to_account(sentence: str) -> str | None:
             return " ".join([*parts, match.group("d")])
     service = _SERVICE.search(sentence)
     if service is not None:
+        if service.group("i") or service.group("e"):
+            return _INTERAC
         return _SERVICES[(service.group("m") or service.group("v")).lower()]
     return None
 

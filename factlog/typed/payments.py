@@ -53,6 +53,7 @@ DOMAIN = "payments"  # not "payment": the reader keeps its last instruction unde
 
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
+    r"e-?transfer(?:s|red|ring)?|"
     r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|owe|owes|owed|"
     r"mov(?:e|ed|ing)\s+(?=\$|\d|[a-z]+\s+(?:hundred|thousand|grand)\b|(?:a|one)\s+grand\b)|"
     r"(?:goes|go|comes|come|going) out|put\s+(?:it|that|this|them)\s+on|"
@@ -99,7 +100,8 @@ _CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b|(?:
 _UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
                      r"\bnot (?:been )?paid(?: yet)?\b|\byou(?:'ll| will)? need to pay\b", re.I)
 _PAST = re.compile(
-    r"\b(?:paid|sent|wired|transferred|mailed|zelled|venmoed|zelle'd|venmo'd|gave|wrote|made the payment|covered|"
+    r"\b(?:paid|sent|wired|transferred|e-?transferred|mailed|zelled|venmoed|zelle'd|venmo'd|gave|wrote|"
+    r"made the payment|covered|"
     r"settled|moved|"
     r"put|cleared|went through|gone through|posted|processed|went out|gone out|came out|debited|deducted)\b", re.I)
 # a payment reported settled: "the $2,300 payment to Apex cleared", "the wire went through"
