@@ -84,7 +84,7 @@ INSTITUTIONS = (
     "Monzo", "SBI", "HDFC", "ICICI", "Wells",
     # (h-pay3) Canadian, Irish, South African and online banks
     "TD", "CIBC", "Desjardins", "Tangerine", "AIB", "Bank of Ireland", "Permanent TSB", "FNB", "Capitec", "Absa",
-    "Nedbank", "Standard Bank", "Revolut", "Wise", "Santander", "Stanbic IBTC",
+    "Nedbank", "Standard Bank", "Revolut", "Santander", "Stanbic IBTC",
 )
 STORES = frozenset(name.casefold() for name in (
     "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))
