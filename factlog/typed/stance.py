@@ -44,7 +44,7 @@ from dataclasses import dataclass
 _LEAD = r"^\W*(?:(?:and|but|so|also|oh|ok|okay|um|uh|well|hey|hi)\W+)*"
 # an auxiliary opening a question before any subject; the weak ones open a statement with its
 # subject dropped too ("Had a rash from it", "Do the transfer Friday", "Was the best trip"), so
-# they ask only before a pronoun ("Had you", "Do I", "Was it")
+# they ask only before a pronoun ("Had you", "Do I", "Was it"), not "Do it Friday" (an imperative)
 _AUX = r"(?:is|are|am|does|did|can|could|should|would|will|shall|may)"
 _WEAK_AUX = r"(?:do|was|were|have|has|had|might)"
 _PRONOUN = r"(?:i|you|we|it|there|they|he|she)"
@@ -55,7 +55,8 @@ _WH = r"(?:how|what|when|where|which|why|who|whom|whose)"
 QUESTION_MARK = re.compile(r"\?\s*$")
 TAG_QUESTION = re.compile(r"(?:\bright|\bcorrect|\bisn't it|\bdoesn't it|\bok|\bokay|\byeah)\s*\?\s*$", re.I)
 OPENS_AS_QUESTION = re.compile(
-    rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|{_WEAK_AUX}(?:n't)?\s+{_PRONOUN}\b|{_WH}(?:'s|'re|'d)\b|"
+    rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|(?!do\s+(?:it|them)\b){_WEAK_AUX}(?:n't)?\s+{_PRONOUN}\b|"
+    rf"{_WH}(?:'s|'re|'d)\b|"
     rf"{_WH}(?:\s+(?!{_SUBJECT}\b)[\w'-]+){{0,2}}\s+(?:{_AUX}|{_WEAK_AUX})(?:n't)?\b)", re.I)
 QUESTION_CLAUSE = re.compile(
     r"^\W*(?:(?:and|but|so|also)\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|why|"
