@@ -189,3 +189,18 @@ def _brute(options: list[list[int]]) -> int:
         if len(set(taken)) == len(taken):
             best = max(best, len(taken))
     return best
+
+
+@pytest.mark.parametrize(("got", "want", "same"), [
+    ("25 mg daily", "25 mg once a day", True), ("400 mg twice daily", "400 mg two times a day", True),
+    ("500 mg bid", "500 mg twice a day", True), ("5 mg each morning", "5 mg in the morning", True),
+    ("40 mg at bedtime", "40 mg at night", True), ("2.5 mg each day", "2.5 mg daily", True),
+    ("25 mg daily", "50 mg daily", False), ("400 mg twice a day", "400 mg three times a day", False),
+    ("3 mg every evening", "3 mg at night", False), ("81 mg", "81 mg once a day", False),
+])
+def test_doses_agree_as_entities_in_any_wording_of_the_same_frequency(got: str, want: str, same: bool) -> None:
+    assert same_entity_value("medication", "dose", got, want) is same
+
+
+def test_a_dose_neither_side_can_read_is_compared_strictly() -> None:
+    assert same_entity_value("medication", "dose", "a splash", "a splash") is None

@@ -6,6 +6,10 @@
   then the first frequency ("twice daily", "3x/day", "bid", "every 6 hours", "as needed",
   "every day" -> "daily", "four times in day" -> "four times a day"). A frequency alone is
   a dose too; `amount_before(text)` reads an amount just before a drug name ("20mg of Lexapro").
+- `canonical_dose(text)`: the dose in one wording of each frequency, so two spellings of the
+  same dose compare equal ("25 mg daily" = "25 mg once a day" = "25mg qd"; "400 mg twice
+  daily" = "400 mg two times a day"; "at bedtime" = "at night"; "each morning" = "in the
+  morning"); None when no dose is read.
 - `course_days(text)`: the length of a course ("for ten days", "x 10 days", "a 5-day
   course", "for two weeks" -> 14), None when none is stated.
 """
@@ -220,6 +224,23 @@ def dose(text: str) -> str | None:
     if how_much and how_often:
         return f"{how_much} {how_often}"
     return how_much or how_often
+
+
+# one wording per frequency (after `dose` has read it)
+_CANONICAL = ((re.compile(r"\b(once|twice|three times|four times) daily\b"), r"\1 a day"),
+              (re.compile(r"\bdaily\b"), "once a day"),
+              (re.compile(r"\b(?:in the|each) (morning|evening)\b"), r"every \1"),
+              (re.compile(r"\b(?:at bedtime|before bed|nightly|every night)\b"), "at night"))
+
+
+def canonical_dose(text: str) -> str | None:
+    """`dose(text)` in one wording per frequency, for comparing two doses."""
+    read = dose(text)
+    if read is None:
+        return None
+    for pattern, wording in _CANONICAL:
+        read = pattern.sub(wording, read)
+    return read
 
 
 _TRAILING = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\s+(?:of\s+)?(?:the\s+|my\s+|a\s+)?$", re.I)
