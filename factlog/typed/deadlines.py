@@ -19,7 +19,7 @@ from datetime import date
 from factlog.model import JsonValue
 from factlog.typed.common import conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.money import CONFIRMING, charge_date, is_ahead, session_day
+from factlog.typed.money import charge_date, confirms, is_ahead, session_day
 from factlog.typed.stance import is_question
 
 DOMAIN = "deadlines"
@@ -44,7 +44,7 @@ TRIGGERS = (_TRIGGER,)
 def read(sentence: str, context: Context) -> list[TypedFact]:
     if _TRIGGER.search(sentence) is None:
         return []
-    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+    if context.speaker == "assistant" and not confirms(sentence):
         return []
     if is_question(sentence) or _NOT_STATED.search(sentence):
         return []
