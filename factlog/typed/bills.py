@@ -26,7 +26,6 @@ from factlog.typed.common import RELATIONS, conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
-    confirms,
     DUE,
     DUE_BARE,
     amounts,
@@ -34,6 +33,7 @@ from factlog.typed.money import (
     canonical_vendor,
     charge_date,
     clauses,
+    confirms,
     is_ahead,
     session_day,
 )
