@@ -114,13 +114,17 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if _PAID.search(sentence) and not _AUTOPAY.search(sentence) and not _UNPAID.search(sentence):
         return _paid(sentence, context)  # "already paid the Con Edison bill": a payment made, no bill due
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
-    if due is not None and amounts(sentence, context):
+    line = _FIELD_LINE.match(sentence)
+    if due is not None and amounts(sentence, context) and line is None:
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
     payee = named = _payee(sentence)
     previous = context.last.get(DOMAIN)
     stated = context.last.get(money.DOMAIN)  # a bill money's reader read as due ("premium of $1,420 is due")
     if previous is None and stated is not None and stated.kind == "bill" and (stated.key or "").startswith("bill/"):
         previous = stated
+    if payee is None and line is not None:  # "Amount due: $92.10" under a statement's "Verizon" heading
+        payee = named = str(previous.fields["payee"]) if previous is not None and previous.key is not None \
+            else _recent_biller(context)
     if payee is None:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
                                     or ((previous.key is None or _BILL_NOUN.search(sentence))
@@ -164,6 +168,21 @@ _PAID_UTILITY = re.compile(
     r"(?!\s+(?:station|tank|pump|can|guy|man|company|heater|bottle|plant)\b)|"
     r"\b(?:the|my|our)\s+(?P<what2>electric|gas|water|internet|cable|phone|trash)\s+(?:is|'s|was)\s+(?:all\s+)?paid\b",
     re.I)
+
+
+# a statement's "Field: value" line about what is owed or when: "Amount due: $84.12", "Due date: 03/15/2026"
+_FIELD_LINE = re.compile(r"^\W*(?:(?:total|amount|balance|new|current|payment)\s+)*(?:due|owed|charges)"
+                         r"(?:\s+(?:date|by|on))?\s*[:=]", re.I)
+_LOOK_BACK = 8  # sentences of the session a statement's heading may be before its lines
+
+
+def _recent_biller(context: Context) -> str | None:
+    """The biller a sentence of the session's last few named ("XFINITY - Statement summary")."""
+    for said in reversed(context.said[-_LOOK_BACK:-1]):
+        biller = BILLER.search(said)
+        if biller is not None:
+            return canonical_vendor(biller.group("name"))
+    return None
 
 
 def _paid(sentence: str, context: Context) -> list[TypedFact]:

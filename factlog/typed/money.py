@@ -328,6 +328,10 @@ _NOT_SERVICES = frozenset("premium family basic standard annual monthly student 
                           "free trial gold silver".split())
 
 
+_DOCUMENT_NAME = re.compile(r"\b(?:passport|visa|licen[cs]e|registration|policy|lease|insurance|warranty|"
+                            r"permit|certificate|card)$", re.I)
+
+
 def _service(sentence: str) -> str | None:
     """A service the user names by a capitalised name the vendor list lacks ("my Medium
     membership", "subscribed to Masterclass")."""
@@ -335,8 +339,9 @@ def _service(sentence: str) -> str | None:
     if match is None:
         return None
     name = match.group("a") or match.group("b") or match.group("c") or match.group("d")
-    if match.group("d") is not None and (BILLER.fullmatch(name) or INSTITUTION.fullmatch(name)):
-        return None  # "my State Farm renews": a bill's
+    if match.group("d") is not None and (BILLER.fullmatch(name) or INSTITUTION.fullmatch(name)
+                                         or _DOCUMENT_NAME.search(name)):
+        return None  # "my State Farm renews": a bill's; "the Passport renews": a document's
     article = re.match(r"(?-i:The)\s+(?=\S)", name)  # "subscription to The Athletic": the name's own "The"
     bare = name[article.end():] if article is not None else name
     words = [w for w in bare.split() if w.casefold() not in _NOT_SERVICES]
@@ -476,8 +481,8 @@ def cadence_of(sentence: str) -> str | None:
 
 # "my sister has HBO Max", "my son Tomás pays for it" (a name between), "on my moms family plan"
 # (the apostrophe left out before what is owned)
-_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})\b(?:'s|’s|s(?=\s+(?:family|plan|account|card|"
-                    r"login|subscription|membership)\b)|(?:\s+(?-i:[A-Z])[\w'’-]+)?\s+(?:has|had|pays|is paying|gets|"
+_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})(?:\b(?:'s|’s)|s(?=\s+(?:family|plan|account|card|"
+                    r"login|subscription|membership)\b)|\b(?:\s+(?-i:[A-Z])[\w'’-]+)?\s+(?:has|had|pays|is paying|gets|"
                     r"uses|subscribes|signed up|says|said|will|'ll|wants|is going|plans|cancell?ed|canceled))", re.I)
 
 
@@ -553,8 +558,8 @@ _PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercar
 # a card by a name the issuer list lacks: "on our Ashley card", "the Rooms To Go card" (not a
 # network, a debit, gift or ID card)
 NAMED_CARD = re.compile(
-    r"\b(?:the|my|our|his|her|their)\s+(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|To|to|of)){0,2})"
-    r"\s+(?P<store>store\s+)?(?P<credit>credit\s+)?card\b")
+    r"\b(?:the|my|our|his|her|their)\s+(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})"
+    r"\s+(?P<store>store\s+)?(?P<credit>credit\s+)?card\b", re.I)
 _NOT_ISSUERS = re.compile(r"^(?:Visa|Mastercard|MasterCard|Master|Maestro|Debit|Credit|Gift|Store|SIM|Sim|SD|ID|"
                           r"Library|Loyalty|Rewards|Business|Corporate|Company|Work|Health|Medicare|Medicaid|Green|"
                           r"Oyster|Metro|Presto|Opal|Myki|Christmas|Birthday|Thank|Report|Red|Yellow|Key|Blue|"
@@ -754,7 +759,7 @@ def _not_before(day_text: str, sentence: str, today: date | None) -> str:
 
 
 # a statement's lines name what is due, not who is paid: "Minimum payment due", "the minimum of $95 is due"
-_STATEMENT_DUE = re.compile(r"^(?:(?:the|your|my|our|new|statement|current|total)\s+)*(?:minimum|min\.?)?\s*"
+STATEMENT_DUE = re.compile(r"^(?:(?:the|your|my|our|new|statement|current|total)\s+)*(?:minimum|min\.?)?\s*"
                             r"(?:payment|amount|balance|pay)?$", re.I)
 
 
@@ -781,7 +786,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     if when is None or not is_ahead(when, sentence, session_day(context)):
         return []
     title = " ".join(match.group("title").split())
-    if _STATEMENT_DUE.match(re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)):
+    if STATEMENT_DUE.match(re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)):
         return _card_due(when, context)  # "Minimum payment due: $95.00": the card's, not a payee "minimum"
     found = amounts(sentence, context)
     if not found and _NOT_DEADLINE.search(title):
