@@ -277,3 +277,41 @@ def test_extended_cover_named_by_its_brand(sentence: str, provider: str) -> None
     turns = [("user", "I bought a Whirlpool chest freezer today."), ("assistant", sentence)] \
         if sentence.startswith("Noted") else [("user", "I bought a Whirlpool chest freezer today."), ("user", sentence)]
     assert provider in [fields.get("provider") for _, _, fields in documents(*turns)]
+
+
+# --- a deadline met is no longer due -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("stated", "done"), [
+    ("I need to renew my car registration by the end of next month.", "Registration's done, did it online."),
+    ("Submit the expense report by Friday.", "ok the expense report is submitted"),
+    ("I have to renew my licence plate sticker by the 30th.", "Sticker's sorted."),
+    ("The deadline for the FAFSA is June 30.", "We filed the FAFSA today."),
+    ("need to send in the rebate form by the 20th", "I sent in the rebate form yesterday."),
+])
+def test_a_deadline_said_to_be_met_has_no_date_left(stated: str, done: str) -> None:
+    facts = money(("user", stated), ("user", done))
+    deadlines = [(key, fields) for kind, key, fields in facts if kind == "deadline"]
+    assert len(deadlines) == 2 and deadlines[0][0] == deadlines[1][0]
+    assert deadlines[0][1]["due_date"] and deadlines[1][1]["due_date"] is None
+
+
+@pytest.mark.parametrize("done", [
+    "Registration's not done yet.", "Is the registration done?", "The report is almost done.",
+    "My homework is done.",
+])
+def test_a_deadline_not_met_or_another_thing_done_keeps_its_date(done: str) -> None:
+    facts = money(("user", "I need to renew my car registration by the end of next month."),
+                  ("user", "Submit the expense report by Friday."), ("user", done))
+    assert all(fields["due_date"] for kind, _, fields in facts if kind == "deadline")
+
+
+@pytest.mark.parametrize(("sentence", "end"), [
+    ("Signed up for the Audible free trial, trial ends 12/04.", None),  # day first, read as a past December
+    ("My Peacock trial ends on 05/20, then $7.99 a month.", "2025-05-20"),
+    ("Free trial of Babbel until June 3rd.", "2025-06-03"),
+    ("The Hulu free trial ends 04/30/2026.", "2026-04-30"),  # a year said: as said
+])
+def test_a_trial_end_before_the_session_without_a_year_is_not_kept(sentence: str, end: str | None) -> None:
+    subs = [fields for kind, _, fields in money(("user", sentence)) if kind == "subscription"]
+    assert [s.get("promo_end_date") for s in subs] == [end]

@@ -399,7 +399,9 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         span = _TRIAL_DAYS.search(sentence)
         day = _DAY_OF_MONTH.search(sentence[cue.start():]) if cue is not None else None
         weekday = _WEEKDAY.search(sentence, cue.start()) if cue is not None else None
-        if dates:
+        if dates and today is not None and dates[0] < today.isoformat() and not re.search(r"\b20\d\d\b", sentence):
+            pass  # "trial ends 12/04" said in March (the 12th of April, day first): no end read wrong
+        elif dates:
             fields["promo_end_date"] = dates[0]
         elif (day is not None or weekday is not None) and cue is not None:
             fields["promo_end_date"] = charge_date(sentence[cue.start():], context)  # "the 20th", "ends Friday"
