@@ -38,7 +38,8 @@ _ENDS = re.compile(
 _NOT_STATED = re.compile(r"\b(?:if|unless|whether|should i|could i|can i|what if|thinking (?:about|of)|might)\b", re.I)
 _END_OF_MONTH = re.compile(r"\b(?:the\s+)?end of (?P<which>next|this|the)\s+month\b", re.I)
 _TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up)\b", re.I)
-TRIGGERS = (_TRIGGER, re.compile(r"\b(?:done|sorted|filed|submitted|renewed|sent in|handed in|turned in)\b", re.I))
+TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|done|sorted|filed|submitted|renewed|"
+                      r"sent in|handed in|turned in|taken care of)\b", re.I),)
 
 
 # a deadline met: "Sticker's done", "renewed the registration", "the expense report is in", "filed it"

@@ -85,7 +85,7 @@ _PROVIDERS = re.compile(
 _PURCHASED = (
     re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
                r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
-    re.compile(r"(?:\b(?:a|an|[Oo]ur|[Mm]y)|^\W*|:)\s*(?P<item>[A-Z][\w'-]*(?:\s+(?!from\b|at\b)[\w'-]+){1,4}?)\s*,?\s+"
+    re.compile(r"(?:\b(?:a|an|[Oo]ur|[Mm]y)\s+|^\W*|:\s*)(?P<item>[A-Z][\w'-]*(?:\s+(?!from\b|at\b)[\w'-]+){1,4}?)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),  # "For my records: Samsung fridge, bought ..."
     # "the Samsung fridge we bought on 6/1/2024"
     re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"

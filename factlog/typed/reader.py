@@ -56,7 +56,7 @@ _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
     people.DOMAIN: lambda text: any(pattern.search(text) for pattern in _PEOPLE),
     payments.DOMAIN: payments.triggered,
-    deadlines.DOMAIN: lambda text: any(trigger.search(text) for trigger in deadlines.TRIGGERS),
+    deadlines.DOMAIN: lambda text: deadlines.TRIGGERS[0].search(text) is not None,
 }
 
 
