@@ -119,7 +119,8 @@ def test_strict_and_entity_figures_side_by_side() -> None:
     assert missed == labels[:2] and missed_entity == [labels[1]]
     found = counts.to_json()
     assert found["event"] == {"facts": 2, "labels": 2, "matched": 0, "precision": 0.0, "recall": 0.0,
-                              "matched_entity": 1, "precision_entity": 0.5, "recall_entity": 0.5}
+                              "matched_entity": 1, "precision_entity": 0.5, "recall_entity": 0.5,
+                              "found_facts": 1, "found_labels": 1, "precision_found": 0.5, "recall_found": 0.5}
     assert found["bill"]["precision"] == found["bill"]["precision_entity"] == 1.0
     merged = Extraction()
     merged.merge(counts.raw())
@@ -158,11 +159,12 @@ def test_compare_shows_strict_and_entity_figures_and_copes_with_older_reports(ua
     a.write_text(json.dumps(report(old)))
     b.write_text(json.dumps(report(new)))
     r = uac("eval", "compare", str(a), str(b))
-    assert r.code == 0 and "event: 0.00 / 0.00 -> 0.00 / 0.00; - / - -> 0.50 / 0.50" in r.out
+    assert r.code == 0 and "event: 0.00 / 0.00 -> 0.00 / 0.00; - / - -> 0.50 / 0.50; - / - -> - / -" in r.out
     data = json.loads(uac("eval", "compare", str(a), str(b), "--json").out)
+    unfound = dict.fromkeys(("precision_found", "recall_found"))
     assert data["extraction"][1] == {"kind": "event", "before": {**dict.fromkeys(
-        ("precision_entity", "recall_entity")), "precision": 0.0, "recall": 0.0},
-        "after": {"precision": 0.0, "recall": 0.0, "precision_entity": 0.5, "recall_entity": 0.5}}
+        ("precision_entity", "recall_entity")), "precision": 0.0, "recall": 0.0, **unfound},
+        "after": {"precision": 0.0, "recall": 0.0, "precision_entity": 0.5, "recall_entity": 0.5, **unfound}}
     b.write_text(json.dumps(report({"event": "junk"})))  # a malformed summary is ignored, not a traceback
     assert uac("eval", "compare", str(a), str(b)).code == 0
 

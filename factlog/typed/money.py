@@ -50,6 +50,7 @@ from factlog.typed.subscription_words import (
     intends,
     spoken_amounts,
 )
+from factlog.typed.triggers import Triggers
 
 DOMAIN = "money"
 
@@ -195,7 +196,7 @@ _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
-    if _GATE.search(sentence) is None:
+    if not _GATE.search(sentence):
         return []
     facts: list[TypedFact] = []
     # the assistant's list of the user's things ("From what you've told me: Netflix, ...; Spotify, ...")
@@ -206,8 +207,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 
 
 # a sentence without one of these states no money, even about the session's last subscription or payment
-_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4))
-                   + r"|\$\s?\d|[€£]", re.I)
+_GATE = Triggers((*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4, re.compile(r"\$\s?\d|[€£]", re.I)))
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
 

@@ -46,6 +46,7 @@ from factlog.typed.payment_sessions import (
 )
 from factlog.typed.spoken import spoken_amounts
 from factlog.typed.stance import is_advice, is_question, is_tentative
+from factlog.typed.triggers import Triggers
 
 DOMAIN = "payments"  # not "payment": the reader keeps its last instruction under that name itself
 
@@ -141,18 +142,18 @@ _BARE_AMOUNT = re.compile(r"\b(?:owe|pay|send|zelle|venmo)\s+(?:[a-z]+\s+)?(?P<n
 
 
 # every payment or account sentence has one of these (a cheap test run on every sentence)
-_TRIGGER = re.compile(
+_TRIGGER = Triggers((re.compile(
     r"\$\s?\d|[€£]|\b[x#]\d{4}\b|\b\d+(?:\.\d)?k\b|\b(?:pay\w*|paid|send\w*|sent|wir\w+|transfer\w*|zell\w*|"
     r"venmo\w*|paypal|ach|autopay|invoice\w*|inv|deposit|rent|mortgage|owe[sd]?|check|cheque|mail\w*|bought|"
     r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
-    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct)\b", re.I)
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct)\b", re.I),))
 
 
 def triggered(sentence: str) -> bool:
     """Whether the sentence may state a payment or an account (reader.py runs `read` only then)."""
-    return _TRIGGER.search(sentence) is not None
+    return _TRIGGER.search(sentence)
 
 
 _FILLER = re.compile(r"(?<![\w'])(?:uh+|um+|erm|er|hmm+|uhm)\b,?\s*", re.I)  # dictation: "send uh the plumber"
