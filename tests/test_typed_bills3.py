@@ -315,3 +315,18 @@ def test_a_deadline_not_met_or_another_thing_done_keeps_its_date(done: str) -> N
 def test_a_trial_end_before_the_session_without_a_year_is_not_kept(sentence: str, end: str | None) -> None:
     subs = [fields for kind, _, fields in money(("user", sentence)) if kind == "subscription"]
     assert [s.get("promo_end_date") for s in subs] == [end]
+
+
+@pytest.mark.parametrize(("turns", "items"), [
+    ((("user", "For my records: Samsung French-door fridge, bought 10 May 2025, one-year Samsung warranty."),),
+     {"Samsung French-door fridge"}),
+    ((("user", "Breville espresso machine, bought on May 1, 2025 - 2 year warranty."),), {"Breville espresso machine"}),
+    ((("user", "got a Bosch washer and an LG dryer today, both 1 year warranty"),
+      ("assistant", "Noted: Bosch washer and LG dryer bought May 2, 2025, each with a 1-year warranty.")),
+     {"Bosch washer", "LG dryer"}),
+    ((("user", "Recorded: Dell XPS 14, purchased March 3, 2025, with Dell's one-year warranty."),), {None}),
+])
+def test_an_item_named_before_bought_is_one_thing_with_what_it_is(turns: tuple[tuple[str, str], ...],
+                                                                   items: set[str | None]) -> None:
+    assert {fields.get("item") for _, _, fields in documents(*turns)} <= items | {None}
+    assert {fields.get("item") for _, _, fields in documents(*turns)} & items

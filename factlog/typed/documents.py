@@ -85,8 +85,11 @@ _PROVIDERS = re.compile(
 _PURCHASED = (
     re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
                r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
-    re.compile(r"(?:\b(?:a|an|[Oo]ur|[Mm]y)\s+|^\W*|:\s*)(?P<item>[A-Z][\w'-]*(?:\s+(?!from\b|at\b)[\w'-]+){1,4}?)\s*,?\s+"
-               r"(?:bought|purchased|ordered|delivered|installed)\b"),  # "For my records: Samsung fridge, bought ..."
+    re.compile(r"\b(?:a|an|[Oo]ur|[Mm]y)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
+               r"(?:bought|purchased|ordered|delivered|installed)\b"),
+    # "For my records: Samsung French-door fridge, bought ...": a brand and what it is, one thing
+    re.compile(r"(?:^\W*|:\s*)(?P<item>[A-Z][\w'-]*(?:\s+(?!from\b|at\b|and\b)[\w'-]+){0,3}?\s+[a-z][\w-]*)\s*,?\s+"
+               r"(?:bought|purchased|ordered|delivered|installed)\b"),
     # "the Samsung fridge we bought on 6/1/2024"
     re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"
                r"(?:bought|purchased|got|ordered)\b"),
