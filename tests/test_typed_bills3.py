@@ -330,3 +330,26 @@ def test_an_item_named_before_bought_is_one_thing_with_what_it_is(turns: tuple[t
                                                                    items: set[str | None]) -> None:
     assert {fields.get("item") for _, _, fields in documents(*turns)} <= items | {None}
     assert {fields.get("item") for _, _, fields in documents(*turns)} & items
+
+
+@pytest.mark.parametrize(("text", "payee", "amount", "due"), [
+    ("Verizon\nAmount due: $92.10\nDue date: 05/20/2025", "Verizon", 92.1, "2025-05-20"),
+    ("City of Austin Utilities - Statement\nTotal amount due: $143.77\nPayment due date: 05/28/2025",
+     "City of Austin Utilities", 143.77, "2025-05-28"),
+    ("Hydro One bill\nBalance due: $88.40\nPay by: May 30, 2025", "Hydro One", 88.4, "2025-05-30"),
+    ("here's the Spectrum one\nAmount Due: $64.20\nDue Date: 05/19/2025", "Spectrum", 64.2, "2025-05-19"),
+    ("Anglian Water statement\nAmount due: $51.00\nDue by: 06/01/2025", "Anglian Water", 51.0, "2025-06-01"),
+])
+def test_statement_lines_under_a_heading_are_the_billers(text: str, payee: str, amount: float, due: str) -> None:
+    bills = [fields for kind, _, fields in money(("user", text)) if kind == "bill"]
+    assert {b["payee"] for b in bills} == {payee}
+    assert amount in [b.get("amount_usd") for b in bills] and due in [b.get("due_date") for b in bills]
+
+
+@pytest.mark.parametrize("text", [
+    "Your monthly statement\nAmount due: $40.00",
+    "The new bill is confusing.\nAmount due: $40.00",
+    "Amount due: $40.00",
+])
+def test_statement_lines_without_a_biller_name_no_payee(text: str) -> None:
+    assert [f for f in money(("user", text)) if f[0] == "bill"] == []

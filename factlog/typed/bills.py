@@ -58,7 +58,7 @@ _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|hi
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
                    r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
-                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit)\b", re.I)
+                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
 _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|on(?=\s+(?:the\s+)?\d|\s+\w+\s+\d))",
                       re.I)
@@ -172,7 +172,10 @@ _PAID_UTILITY = re.compile(
 
 # a statement's "Field: value" line about what is owed or when: "Amount due: $84.12", "Due date: 03/15/2026"
 _FIELD_LINE = re.compile(r"^\W*(?:(?:total|amount|balance|new|current|payment)\s+)*(?:due|owed|charges)"
-                         r"(?:\s+(?:date|by|on))?\s*[:=]", re.I)
+                         r"(?:\s+(?:date|by|on))?\s*[:=]|^\W*(?:please\s+)?pay\s+by\s*[:=]", re.I)
+# a statement's heading naming a biller no list has: "City of Austin Utilities - Statement", "Hydro One bill"
+_HEADING = re.compile(r"^\W*(?P<name>(?-i:[A-Z])[\w&'’.]*(?:\s+(?:(?-i:[A-Z])[\w&'’.]*|of|and|&)){0,4})\s*[-–:|]?\s*"
+                      r"(?:statement|bill|invoice|billing (?:summary|statement)|account summary)\b", re.I)
 _LOOK_BACK = 8  # sentences of the session a statement's heading may be before its lines
 
 
@@ -182,6 +185,9 @@ def _recent_biller(context: Context) -> str | None:
         biller = BILLER.search(said)
         if biller is not None:
             return canonical_vendor(biller.group("name"))
+        heading = _HEADING.match(said)
+        if heading is not None and not re.match(r"(?:your|my|our|the|this|new|monthly)\b", heading.group("name"), re.I):
+            return " ".join(heading.group("name").split())
     return None
 
 
