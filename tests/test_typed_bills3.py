@@ -353,3 +353,9 @@ def test_statement_lines_under_a_heading_are_the_billers(text: str, payee: str, 
 ])
 def test_statement_lines_without_a_biller_name_no_payee(text: str) -> None:
     assert [f for f in money(("user", text)) if f[0] == "bill"] == []
+
+
+def test_a_cards_statement_heading_is_no_biller() -> None:
+    facts = money(("user", "Put the fridge on my Chase Spark card, $900."),
+                  ("user", "Spark statement in:\nPayment due date: 05/25/2025"))
+    assert not [f for f in facts if f[0] == "bill" and f[2]["payee"] == "Spark"]

@@ -187,8 +187,21 @@ def _recent_biller(context: Context) -> str | None:
             return canonical_vendor(biller.group("name"))
         heading = _HEADING.match(said)
         if heading is not None and not re.match(r"(?:your|my|our|the|this|new|monthly)\b", heading.group("name"), re.I):
-            return " ".join(heading.group("name").split())
+            name = " ".join(heading.group("name").split())
+            return None if _a_card(name, context) else name
     return None
+
+
+def _a_card(name: str, context: Context) -> bool:
+    """ "Spark statement": a card's (an issuer, or a card an earlier session or this one named)."""
+    if money.INSTITUTION.search(name):
+        return True
+    cards = [str(fields.get("title", "")) for key, fields in context.prior.of_kind("deadline")
+             if key.startswith("promotion/")]  # a card's promotion names the card
+    last = context.last.get("card")
+    if last is not None:
+        cards.append(str(last.fields.get("payee", "")))
+    return any(name.casefold() in card.casefold() for card in cards)
 
 
 def _paid(sentence: str, context: Context) -> list[TypedFact]:
