@@ -25,9 +25,12 @@ from factlog.typed.model import Context
 from factlog.typed.places import place_name
 
 # a clinician's or carer's charge is another person too ("my patient is on warfarin")
-_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident")), key=len, reverse=True))
-_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
+_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident", "neighbour", "neighbor",
+                                                      "flatmate",
+                                                      "housemate")), key=len, reverse=True))
+_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>(?:[A-Z]\.\s*){0,2}[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
                      r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b")  # "dr. castellano" typed or dictated
+DOCTOR = _DOCTOR  # a doctor named in a sentence (`name`, or `lower` when typed lower-case)
 # what follows a lower-case "doctor" that is no name ("the doctor said", "doctor visit")
 _NOT_DOCTOR_NAMES = frozenset(
     "said says say told tells gave give gives put puts prescribed prescribes wants wanted thinks thought is was "
@@ -40,6 +43,11 @@ _PLACES = re.compile(
     r"\b(?P<care>urgent care|walk-in clinic|(?:(?:student|sexual|mental|women's|community|family|travel|eye|skin|"
     r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagulation|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
     r"oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
+    r"family (?:doctor|doc|physician)|"
+    # a department acting as the prescriber: "cardiology is starting me on apixaban"
+    r"(?i:cardiology|ha?ematology|dermatology|neurology|oncology|rheumatology|psychiatry|urology|endocrinology|"
+    r"gastroenterology|orthopa?edics)(?=\s+(?:is|are|has|have|had|put|started|starting|prescribed|gave|changed|"
+    r"switched|upped|added|want|wants|said|says)\b)|"
     r"pharmacist|"
     r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
     r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
@@ -48,13 +56,17 @@ _PLACES = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
 _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
+# a title before a surname makes one name with it ("Mr Osei", "Mrs. Chen"): an assistant or carer
+# speaking of an employer or a client names them so
+_TITLE = r"(?:(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z]))?"
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    rf"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>{_TITLE}[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    r"(?:,\s+(?:my|our|his|her|the)\s+[a-z]+(?:[\s-][a-z]+)?,)?"  # "Mrs Patel, my neighbour, takes"
     r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
     r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit|"
-    r"can't|cannot|breaks|comes)\b))"
+    r"can't|cannot|breaks|comes|saw|sees|visited|swears)\b))"
 )
 # the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
 _RELATION_DOES = re.compile(
@@ -65,13 +77,14 @@ _RELATION_DOES = re.compile(
 )
 # a named person's thing: "Noah's pediatrician", "Lily's dose"
 _NAME_OWNS = re.compile(
-    r"\b(?P<name>(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
+    rf"\b(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|GP|cardiologist|"
+    r"psychiatrist|specialist|carer|nurse|meds|"
     r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
     r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
-_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:'s|’s)\s+")
+_NAME_POSSESSIVE = re.compile(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+)(?:'s|’s)\s+")
 _RELATION_POSSESSIVE = re.compile(rf"\b(?P<rel>{_RELATION})(?:'s|’s)\s+(?:(?:daily|usual|new|regular|old)\s+)?", re.I)
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
-_FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
+_FOR_NAME = re.compile(rf"\b(?:for|forms? for|to)\s+(?P<name>{_TITLE}[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
     "i it that there what this these those he she they we you who which today tomorrow yesterday everyone "
     "nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
@@ -90,8 +103,11 @@ def care_named(sentence: str) -> str | None:
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
-            found.append((match.start(), match.group("care")))
+            found.append((match.start(), _CARE_WORDS.get(match.group("care"), match.group("care"))))
     return max(found)[1] if found else None
+
+
+_CARE_WORDS = {"family doc": "family doctor"}
 
 
 def _doctor_name(found: re.Match[str]) -> str | None:
@@ -112,6 +128,7 @@ def given_name(word: str, drugs: DrugNames | None = None) -> str | None:
 
 def _name(word: str, drugs: DrugNames | None = None) -> str | None:
     if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None \
+            or re.fullmatch(r"[a-z]+(?:ology|iatry|paedics|pedics)", word.casefold()) \
             or _PLACES.fullmatch(word.lower()) or _PLACES.fullmatch(word):
         return None
     if drugs is not None and drugs.fullmatch(word):
@@ -222,7 +239,7 @@ def third_person_taker(sentence: str) -> bool:
 
 
 _FOR_PERSON = re.compile(rf"\bfor\s+(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<relname>(?-i:[A-Z][a-z]+))\b)?|"
-                         r"\bfor\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
+                         rf"\bfor\s+(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
 
 
 def person_for(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str] | None:

@@ -83,6 +83,9 @@ INSTITUTIONS = (
     # banks abroad (issue 11, h-pay2): Australian, Canadian, British, Indian
     "Westpac", "Commonwealth Bank", "ANZ", "NAB", "BMO", "RBC", "Scotiabank", "HSBC", "Lloyds", "NatWest",
     "Monzo", "SBI", "HDFC", "ICICI", "Wells",
+    # (h-pay3) Canadian, Irish, South African and online banks
+    "TD", "CIBC", "Desjardins", "Tangerine", "AIB", "Bank of Ireland", "Permanent TSB", "FNB", "Capitec", "Absa",
+    "Nedbank", "Standard Bank", "Revolut", "Santander", "Stanbic IBTC",
 )
 STORES = frozenset(name.casefold() for name in (
     "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))

@@ -18,8 +18,8 @@ from factlog.model import JsonValue
 
 # the kinds whose entities a later session refers back to: payment (later sessions amend or pay
 # it), subscription and deadline ("I cancelled it", "still $800 left on it"), event ("the class
-# moved to Fridays")
-KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline", "event"})
+# moved to Fridays"), medication ("now she takes 3 mg" of a mother's one drug)
+KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline", "event", "medication"})
 
 
 @dataclass

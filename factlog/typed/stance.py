@@ -34,6 +34,9 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
 - counterfactual (`is_counterfactual`): what the speaker believed, wished or ought to have
   done ("thought I'd more paid off than that", "I wish we'd paid it off", "should have
   cleared it by now"): the opposite is the case, so the clause states nothing done.
+- capability: what someone can take or tolerates, not what they take ("I can take ibuprofen",
+  "Ibuprofen I can take, only my stomach ...", "she tolerates codeine fine", "I'm able to take
+  aspirin"): `states_capability(before, after)` of the words before and after the thing.
 """
 
 from __future__ import annotations
@@ -44,7 +47,7 @@ from dataclasses import dataclass
 _LEAD = r"^\W*(?:(?:and|but|so|also|oh|ok|okay|um|uh|well|hey|hi)\W+)*"
 # an auxiliary opening a question before any subject; the weak ones open a statement with its
 # subject dropped too ("Had a rash from it", "Do the transfer Friday", "Was the best trip"), so
-# they ask only before a pronoun ("Had you", "Do I", "Was it")
+# they ask only before a pronoun ("Had you", "Do I", "Was it"), not "Do it Friday" (an imperative)
 _AUX = r"(?:is|are|am|does|did|can|could|should|would|will|shall|may)"
 _WEAK_AUX = r"(?:do|was|were|have|has|had|might)"
 _PRONOUN = r"(?:i|you|we|it|there|they|he|she)"
@@ -55,7 +58,8 @@ _WH = r"(?:how|what|when|where|which|why|who|whom|whose)"
 QUESTION_MARK = re.compile(r"\?\s*$")
 TAG_QUESTION = re.compile(r"(?:\bright|\bcorrect|\bisn't it|\bdoesn't it|\bok|\bokay|\byeah)\s*\?\s*$", re.I)
 OPENS_AS_QUESTION = re.compile(
-    rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|{_WEAK_AUX}(?:n't)?\s+{_PRONOUN}\b|{_WH}(?:'s|'re|'d)\b|"
+    rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|(?!do\s+(?:it|them)\b){_WEAK_AUX}(?:n't)?\s+{_PRONOUN}\b|"
+    rf"{_WH}(?:'s|'re|'d)\b|"
     rf"{_WH}(?:\s+(?!{_SUBJECT}\b)[\w'-]+){{0,2}}\s+(?:{_AUX}|{_WEAK_AUX})(?:n't)?\b)", re.I)
 QUESTION_CLAUSE = re.compile(
     r"^\W*(?:(?:and|but|so|also)\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|why|"
@@ -96,7 +100,9 @@ CONDITIONAL = re.compile(r"^\W*(?:(?:and|but|so|oh|ok|okay)\W+)?(?:if|unless|in 
 _RELEVANCE = re.compile(
     r"\b(?:if|in case)\s+(?:that|it|this)\s+(?:matters|helps|is relevant|makes a difference)\b|"
     r"\bif (?:you|u) (?:need|want|wanna|have|like|ask)\b|\bif (?:needed|necessary|possible|anything|so)\b|"
-    r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b", re.I)
+    r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b|"
+    # a degree qualified in an aside: "till about four, later if Margaret gets going", "or longer if needed"
+    r"\b(?:later|longer|earlier|sooner|more|less|shorter)\s+if\b", re.I)
 SELF_ASK = re.compile(r"\b(?:should i|could i|can i|do i|would it)\b", re.I)
 REPORTED = re.compile(r"\b(?:asked|asking|ask|asks|wondered|inquired|enquired|checked|checking|find out)\b"
                       r"[^.;?]{0,40}?\b(?:if|whether)\b", re.I)
@@ -256,6 +262,27 @@ def is_counterfactual(text: str) -> bool:
     """A belief, wish or duty that did not come true ("thought I'd paid it off", "should
     have cleared it")."""
     return COUNTERFACTUAL.search(text) is not None
+
+
+CAPABILITY_BEFORE = re.compile(r"\b(?:i|we)\s+(?:can|could)\s+(?:still\s+|safely\s+|also\s+)?"
+                               r"(?:take|have|use|tolerate)\s+$|"
+                               r"\b(?:able|allowed|fine|okay|ok)\s+to\s+(?:take|have|use)\s+$|\btolerates?\s+$", re.I)
+CAPABILITY_AFTER = re.compile(r"^\W*(?:i|you|he|she|we|they)\s+(?:can|could)\s+(?:still\s+|safely\s+)?"
+                              r"(?:take|have|use|tolerate)(?:\s+(?:it|them))?\s*(?:$|[,.;!]|"
+                              r"\s+(?:fine|okay|ok|no problem|"
+                              r"without (?:a |any )?(?:problems?|issues?|trouble))\b)|"
+                              r"^\W*(?:is|are)\s+(?:fine|ok|okay|no problem)\s+for\s+(?:me|him|her|us)\b", re.I)
+
+
+def states_capability(before: str, after: str = "") -> bool:
+    """The thing between `before` and `after` is one someone can take, not one they take; one
+    allowed for a present complaint ("I can take Tylenol for the fever") is taken."""
+    if _FOR_COMPLAINT.match(after):
+        return False
+    return CAPABILITY_BEFORE.search(before) is not None or CAPABILITY_AFTER.search(after) is not None
+
+
+_FOR_COMPLAINT = re.compile(r"^[\w\s.]{0,20}?\bfor\s+(?:the|my|his|her|their|this|a|an)\s", re.I)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ TRAVEL = re.compile(
     re.I,
 )
 STRONG = re.compile(
-    r"\b(?:fly(?:ing)? (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
+    r"\b(?:fl(?:y|ying|ies) (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
     r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|off to|"
     r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in)\s+[A-Z]",
     re.I,
@@ -118,7 +118,10 @@ _OTHERS_TRIP = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel2>{_RELATION})(?:\s+(?P<n2>(?-i:[A-Z][a-z]+)))?\s+(?:is\s+|was\s+|will\s+be\s+)?"
     r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs|"
     r"booked(?!\s+(?:me|us|for (?:me|us))\b)|bought|is visiting|visits|is taking)\b|"
-    rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}",
+    rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|"
+    # someone the user speaks for, by title: "Mr Osei flies to Lagos", "Ms Tanaka's flight"
+    r"\b(?P<titled>(?-i:(?:Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame)\.?\s+[A-Z][a-z]+))(?:(?:'s|’s)\s+|\s+(?:is\s+)?"
+    r"(?=fl(?:y|ies|ying)\b|travel|leav|depart|head))",
     re.I,
 )
 _WITH = re.compile(
@@ -329,6 +332,8 @@ def trip_subject(sentence: str) -> str:
     match = _OTHERS_TRIP.search(sentence)
     if match is None:
         return "user"
+    if match.group("titled"):
+        return re.sub(r"\s+", " ", match.group("titled"))
     name = match.group("name")
     if name is not None and name.lower() in FAMILY_NAMES:
         return FAMILY_NAMES[name.lower()]  # "Papa's tickets", "Mom's flight": the father's, the mother's
