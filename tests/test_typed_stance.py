@@ -286,6 +286,16 @@ def test_an_age_is_kept_beside_a_relevance_aside_not_in_a_condition(text: str, a
     assert [f.fields.get("age") for f in found] == [age]
 
 
+@pytest.mark.parametrize(("text", "counterfactual"), [
+    ("Thought I'd paid more off than that.", True), ("I wish we'd cleared it in time.", True),
+    ("We should have paid the balance in March.", True), ("could've sworn it was paid", True),
+    ("I was sure it was cleared.", True), ("If only we'd paid it off.", True),
+    ("I paid the balance in March.", False), ("We cleared it in time.", False), ("I think it's paid.", False),
+])
+def test_a_counterfactual_states_the_opposite(text: str, counterfactual: bool) -> None:
+    assert stance.is_counterfactual(text) is counterfactual
+
+
 @pytest.mark.parametrize(("before", "after", "capable"), [
     ("I can take ", ", it's just codeine I can't", True),
     ("", " I can take, only my stomach does not like it", True),

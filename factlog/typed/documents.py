@@ -46,7 +46,10 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|\b(?:travel|health|medical)\s+cover\b|"
                       r"\binsured\s+(?:until|till|through|thru|from)\b|"
                       r"(?<!privacy )(?<!return )(?<!refund )(?<!cancellation )\bpolicy\b"),
-        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee(?:d)?\b"),
+        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee(?:d)?\b|"
+                     # a store's or insurer's extended cover named by its brand: "Geek Squad protection"
+                     r"\b(?:geek squad|squaretrade|asurion|allstate|mulberry|upsure)\s+"
+                     r"(?:protection|plan|cover(?:age)?)\b"),
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
     )
 )
@@ -76,13 +79,16 @@ _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
     r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
-    r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
+    r"AppleCare|Asurion|SquareTrade|Geek Squad|Mulberry|Upsure|Best Buy|Costco)\b"
 )
 # "record a purchase: a Whirlpool refrigerator from Home Depot", "a Bosch 300 Series dishwasher bought at ..."
 _PURCHASED = (
     re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
                r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
     re.compile(r"\b(?:a|an|[Oo]ur|[Mm]y)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
+               r"(?:bought|purchased|ordered|delivered|installed)\b"),
+    # "For my records: Samsung French-door fridge, bought ...": a brand and what it is, one thing
+    re.compile(r"(?:^\W*|:\s*)(?P<item>[A-Z][\w'-]*(?:\s+(?!from\b|at\b|and\b)[\w'-]+){0,3}?\s+[a-z][\w-]*)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
     # "the Samsung fridge we bought on 6/1/2024"
     re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"
@@ -103,12 +109,15 @@ _STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|B
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
-TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
+TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED,
+            re.compile(r"^\W*(?:item|product|model|description|appliance)(?:\s+(?:name|purchased))?\s*[:=-]\s*\w|"
+                       r"^\W*(?:[\w'’&]+\s+){0,2}(?:receipt|invoice)\s*(?:date)?\s*[:#-]?\s*\d{1,4}[/.-]\d", re.I))
 
 
-_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee\b", re.I)
+_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee\b|"
+                            r"\b(?:geek squad|squaretrade|asurion) protection\b", re.I)
 # where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
-_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection plan|"
+_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection|"
                      r"applecare))|;\s+|(?<=[a-z0-9])\.\s+(?=[a-z])", re.I)  # and "... warranty. same day got ..."
 
 
@@ -124,6 +133,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return [fact for fact in found if fact is not None]
     if len(_WARRANTY_WORD.findall(sentence)) > 1:
         clauses = [part for part in _CLAUSE.split(sentence) if part.strip()]
+        recap = _RECAP.match(sentence)
+        if recap is not None and context.speaker == "assistant":  # "Noted: ...; X warranty ... and Y protection ..."
+            clauses = clauses[:1] + [f"{recap.group(0)}: {part}" for part in clauses[1:]]
         if len(clauses) > 1:
             return [fact for clause in clauses for fact in _read(clause, context)]
     return _read(sentence, context)
@@ -439,10 +451,48 @@ def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: s
     return TypedFact(kind, key, fields)
 
 
+# a receipt's or order's lines, pasted one to a line: "Purchase date: 12/03/2024", "Item: Bosch 500 Series dishwasher"
+_FIELD_DATE = re.compile(r"^\W*(?:(?:date\s+(?:of\s+)?)?purchase(?:d)?(?:\s+date)?|order\s+date|date\s+purchased|"
+                         r"bought(?:\s+on)?|delivery\s+date|delivered)\s*[:=-]\s*(?P<value>\S.*)$|"
+                         # a receipt's heading with its date: "Currys receipt 14/02/2025"
+                         r"^\W*(?:[\w'’&]+\s+){0,2}(?:receipt|invoice)\s*(?:date)?\s*[:#-]?\s*"
+                         r"(?P<heading>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4})\s*$", re.I)
+_FIELD_ITEM = re.compile(r"^\W*(?:item|product|model|description|appliance)(?:\s+(?:name|purchased))?\s*[:=-]\s*"
+                         r"(?:(?:a|an|the|1\s*x?)\s+)?(?P<value>[A-Za-z0-9][\w'’&.+/ -]{1,60}?)\s*$", re.I)
+
+
+def _receipt_line(sentence: str, context: Context) -> tuple[str | None, str] | None:
+    """A purchase told by a receipt's lines (date and item on lines of their own, either first)."""
+    item_line, date_line = _FIELD_ITEM.match(sentence), _FIELD_DATE.match(sentence)
+    known = context.purchase
+    if date_line is not None:
+        dates = recognize(date_line.group("value") or date_line.group("heading"), context.timestamp).dates
+        if not dates:
+            return None
+        pending = context.last.get("receipt_item")
+        item = known[0] if known is not None and not known[1] else \
+            str(pending.fields["item"]) if pending is not None else None
+        context.purchase = (item, dates[0])
+    elif item_line is not None and not recognize(item_line.group("value"), context.timestamp).amounts_usd:
+        item = " ".join(item_line.group("value").split())
+        if known is not None and known[0] is None:
+            context.purchase = (item, known[1])  # the date's line came first
+        else:
+            context.last["receipt_item"] = TypedFact(DOMAIN, None, {"item": item})
+            return None
+    else:
+        return None
+    if context.purchase[0] is not None and context.purchase[1]:
+        context.purchases.append((context.purchase[0], context.purchase[1]))
+    return context.purchase
+
+
 def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
     if bought_items(sentence)[0]:
         return None  # several things bought: `_bought_several`
+    if (_FIELD_DATE.match(sentence) or _FIELD_ITEM.match(sentence)) is not None:
+        return _receipt_line(sentence, context)
     match = _PURCHASE.search(sentence) or next((m for p in _PURCHASED if (m := p.search(sentence))), None)
     if match is None:
         return None

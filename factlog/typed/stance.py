@@ -31,6 +31,9 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
   `states_intent`: a decision not yet carried out ("going to cancel", "will", "need to");
   `restates_intent`: the assistant restating the user's ("you'd like to cancel").
 - advice: the assistant's general suggestion ("you could pay by check", "best to", "avoid").
+- counterfactual (`is_counterfactual`): what the speaker believed, wished or ought to have
+  done ("thought I'd more paid off than that", "I wish we'd paid it off", "should have
+  cleared it by now"): the opposite is the case, so the clause states nothing done.
 - capability: what someone can take or tolerates, not what they take ("I can take ibuprofen",
   "Ibuprofen I can take, only my stomach ...", "she tolerates codeine fine", "I'm able to take
   aspirin"): `states_capability(before, after)` of the words before and after the thing.
@@ -246,6 +249,19 @@ def restates_intent(text: str) -> bool:
 def is_advice(text: str) -> bool:
     """The assistant's general suggestion ("you could pay by check", "best to", "avoid")."""
     return ADVICE.search(text) is not None
+
+
+COUNTERFACTUAL = re.compile(
+    r"\b(?:thought|assumed|figured|was sure|hoped)\s+(?:that\s+)?(?:i|we|it|he|she|they)(?:'d|’d|\s+had|\s+would|"
+    r"\s+was|'s)\b|\b(?:i|we)\s+wish\s+(?:that\s+)?(?:i|we|it)\b|"
+    r"\b(?:should|could|would|must)(?:\s+not|n't|n’t)?\s+have\s+(?:\w+ed|been|paid|cleared|done)\b|"
+    r"\b(?:should|could|would)(?:'ve|’ve)\b|\bif only\b", re.I)
+
+
+def is_counterfactual(text: str) -> bool:
+    """A belief, wish or duty that did not come true ("thought I'd paid it off", "should
+    have cleared it")."""
+    return COUNTERFACTUAL.search(text) is not None
 
 
 CAPABILITY_BEFORE = re.compile(r"\b(?:i|we)\s+(?:can|could)\s+(?:still\s+|safely\s+|also\s+)?"
