@@ -88,7 +88,8 @@ _PURCHASED = (
     re.compile(r"\b(?:a|an|[Oo]ur|[Mm]y)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
     # "For my records: Samsung French-door fridge, bought ...": a brand and what it is, one thing
-    re.compile(r"(?:^\W*|:\s*)(?P<item>[A-Z][\w'-]*(?:\s+(?!from\b|at\b|and\b)[\w'-]+){0,3}?\s+[a-z][\w-]*)\s*,?\s+"
+    re.compile(r"(?:^\W*|:\s*)(?P<item>(?!(?:The|My|Our|A|An|This|That|We|I)\b)[A-Z][\w'-]*"
+               r"(?:\s+(?!from\b|at\b|and\b)[\w'-]+){0,3}?\s+(?!(?:we|i|they|he|she|you)\b)[a-z][\w-]*)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
     # "the Samsung fridge we bought on 6/1/2024"
     re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"
