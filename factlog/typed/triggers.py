@@ -5,8 +5,10 @@ hundreds of words is tried branch by branch at every position of every sentence;
 a branch at once only when its first character is a plain (case-sensitive) literal.
 `Triggers(patterns)` therefore runs the case-insensitive patterns as case-sensitive patterns on the
 lowercased sentence (their letters lowercased too: `[A-Z]` becomes `[a-z]`, "Dr" "dr"),
-which finds the same things about twice as fast; patterns with a case-sensitive part
-(`(?-i:...)`) or without `re.I` run as they are. `Triggers.search` answers as the patterns
+which finds the same things about twice as fast. A pattern with a case-sensitive part
+(`(?-i:...)`) runs as it is, but only on sentences its relaxed form (that part made
+case-insensitive too, so it finds at least as much) finds in the lowercased sentence;
+patterns without `re.I` run as they are. `Triggers.search` answers as the patterns
 would (a capital outside ASCII that lowercases to more than one character may differ).
 """
 
@@ -44,12 +46,21 @@ class Triggers:
     def __init__(self, patterns: Iterable[re.Pattern[str]]) -> None:
         self.patterns = tuple(patterns)
         safe = [pattern for pattern in self.patterns if lowercase_safe(pattern)]
+        cased = [pattern for pattern in self.patterns if pattern not in safe and pattern.flags & re.I]
         self._lowered = _joined(safe, keep_case=True)
-        self._as_is = _joined([pattern for pattern in self.patterns if pattern not in safe], keep_case=False)
+        self._relaxed = _joined([re.compile(pattern.pattern.replace("(?-i:", "(?:"), pattern.flags)
+                                 for pattern in cased], keep_case=True)
+        self._cased = _joined(cased, keep_case=False)
+        self._as_is = _joined([pattern for pattern in self.patterns if pattern not in safe and pattern not in cased],
+                              keep_case=False)
 
     def search(self, text: str) -> bool:
-        return ((self._lowered is not None and self._lowered.search(lowered(text)) is not None)
-                or (self._as_is is not None and self._as_is.search(text) is not None))
+        if self._lowered is not None and self._lowered.search(lowered(text)) is not None:
+            return True
+        if (self._relaxed is not None and self._cased is not None and self._relaxed.search(lowered(text)) is not None
+                and self._cased.search(text) is not None):
+            return True
+        return self._as_is is not None and self._as_is.search(text) is not None
 
 
 def _joined(patterns: Sequence[re.Pattern[str]], keep_case: bool) -> re.Pattern[str] | None:
