@@ -30,7 +30,7 @@ from factlog.typed.common import (
 from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
-from factlog.typed.stance import ends_in_question, is_question
+from factlog.typed.stance import ends_in_question, is_question, states_requirement
 from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
 
 DOMAIN = "document"
@@ -156,6 +156,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
     if is_question(sentence):
         return []  # "Is my passport still valid on April 3?" states no expiry; "..., right?" still does
+    if states_requirement(sentence):
+        return []  # "your passport would need to be valid until 5 September": the rule's date
     previous = context.last.get(DOMAIN)
     if kind is None:
         if previous is None:

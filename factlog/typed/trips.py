@@ -36,7 +36,7 @@ from factlog.typed.common import (
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.places import any_place, find_place, place_name
+from factlog.typed.places import any_place, find_place, place_key, place_name
 from factlog.typed.stance import PLAN_OPENERS, drops_idea, is_question
 
 DOMAIN = "trip"
@@ -63,8 +63,9 @@ NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take
 HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
                       r"often|always|sometimes|never)\b", re.I)
 CUES = (
-    Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fly(?:ing)? home|head(?:ing)? home|coming home|"
-                             r"get home|home on|inbound)\b", re.I)),  # not "I'm back from Germany": a past trip
+    Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fl(?:y|ying|ies|ew) home|head(?:ing)? home|coming home|"
+                             r"get home|home (?:on|from)|inbound|(?:flights?|trip|way|journey|plane) home|home (?:flight|leg))\b",
+                             re.I)),  # not "I'm back from Germany": a past trip
 )
 AIRLINES = (
     "Delta", "United Airlines", "United", "American Airlines", "Southwest", "JetBlue", "Alaska Airlines",
@@ -123,7 +124,7 @@ _OTHERS_TRIP = re.compile(
 )
 _WITH = re.compile(
     r"\b(?:for|with)\s+(?:my\s+\w+\s+)?(?P<name>[A-Z][a-z]+)\s+and\s+(?:myself|me)\b|"
-    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])|\byou and (?P<name3>[A-Z][a-z]+)\b")
+    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|\byou and (?P<name3>[A-Z][a-z]+)\b")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
@@ -201,7 +202,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if place[0] == place[1]:  # "Iberia to Spain ... a course in Andalusia": the more precise place
             inside = any_place(without_airlines)
             place = inside if inside is not None and inside[1] == place[1] else place
-        key = place[0].casefold()
+        key = place_key(place[0])
         fields: dict[str, JsonValue] = {"destination": place[0]}
         if previous is not None and place[1] is not None and known.get("country") == place[1]:
             if referred is not None and known.get("destination") != place[0]:
@@ -213,7 +214,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if place[1] is not None:
             fields["country"] = place[1]
             if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
-                    None, HOME):
+                    None, HOME) and _origin_abroad(sentence) is None:
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
     elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
                                    or _recapped_code(sentence, context)
@@ -223,11 +224,23 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     elif context.speaker == "assistant" and previous is not None and booked:
         key, fields = previous.key, {}
     else:
+        if previous is None and context.speaker == "user" and travel and booking_status(sentence) == "booked" and \
+                not _WENT.search(sentence):
+            context.pending[_UNNAMED] = {"booking_status": "booked"}  # "We booked our trip!", then "Air Transat to Lisbon"
         return []
+    if place is None and previous is not None and known.get("booking_status") == "booked" and \
+            booking_status(sentence) == "planned" and _ANOTHER.search(sentence):
+        return []  # "I might go back in September too": another trip, only thought of, not this one
+    onward = _onward_of(sentence, context, place) if place is not None else None
+    if onward is not None:  # "goes on from Singapore to Sydney on the 19th": the Singapore trip, longer
+        key, fields = onward, {}
     question = is_question(sentence) and not booked
     if not question:  # "how long is the flight to Tokyo?" names a place, and books nothing
         fields.update(_details(sentence, context, known))
         fields.update(_shifted(sentence, known, fields))
+        if onward is not None:  # the onward leg's day is no departure of the trip
+            fields.pop("departure_date", None)
+            fields.pop("departure_time", None)
     if place is None and not fields or question and (key is None or key in context.entities):
         return []
     if context.speaker == "assistant" and (previous is None or previous.key != key) and \
@@ -237,6 +250,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         str(previous.fields.get("subject", "user"))
     if subject == "user" and previous is not None and key == previous.key:
         subject = str(previous.fields.get("subject", "user"))  # "Sofia's trip", then "France requires ...": hers
+    if subject != "user" and fields.get("is_international") is False:
+        del fields["is_international"]  # "domestic" reads the user's passport; whose passport they travel on is unsaid
     if context.speaker == "assistant" and set(fields) <= NAMING and referred is None:
         return []  # the assistant naming the country again states nothing
     if key is not None and set(fields) <= NAMING and key not in context.entities:
@@ -246,7 +261,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         context.topic = DOMAIN
         return []
     if key is not None:
-        fields = {**context.pending.pop(key, {}), **fields}
+        fields = {**context.pending.pop(_UNNAMED, {}), **context.pending.pop(key, {}), **fields}
         if "confirmation" in fields and context.entities.get(key, {}).get("confirmation") not in (None, fields[
                 "confirmation"]) and not flight:
             del fields["confirmation"]  # a second code without a flight named is the hotel's or the car's
@@ -254,8 +269,54 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     fact = TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
     if subject != "user" or key is None:
         return [fact]
+    along = [*context.companions, *(who for who in _earlier_companions(key, context) if who not in context.companions)]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
-              for who in context.companions), fact]
+              for who in along), fact]
+
+
+def _earlier_companions(key: str, context: Context) -> list[str]:
+    """Who an earlier session said travels along on the trip `key` ("Luc and I booked Lisbon",
+    then "we leave May 8"): their copies of the trip change with it."""
+    return [str(fields.get("subject")) for other, fields in context.prior.of_kind(DOMAIN)
+            if other.startswith(f"{key}/") and isinstance(fields.get("subject"), str)]
+
+
+_UNNAMED = "\x00trip"  # `Context.pending` key of a booking said before its place
+# another trip than the one talked about: "I might go back in September", "maybe again next year"
+_ANOTHER = re.compile(r"\b(?:go(?:ing)? back|come back|again|another (?:trip|visit|one)|next time|second trip)\b", re.I)
+# where a flight leaves from: "out of Dublin", "from Manchester", "leaving Heathrow"
+_FROM = re.compile(r"\b(?:from|out of|leav(?:e|es|ing)|depart(?:s|ing)?)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
+
+
+def _origin_abroad(sentence: str) -> str | None:
+    """The country of a place the sentence says the flight leaves from, when it is not `HOME`."""
+    for match in _FROM.finditer(sentence):
+        words = match.group("place").split()
+        for size in range(len(words), 0, -1):
+            found = place_name(" ".join(words[:size]))
+            if found is not None:
+                country = any_place(found)
+                if country is not None and country[1] not in (None, HOME):
+                    return country[1]
+                break
+    return None
+
+
+_ONWARD = r"\b(?:from|after|leaving)\s+(?:the\s+)?"
+
+
+def _onward_of(sentence: str, context: Context, place: tuple[str, str | None]) -> str | None:
+    """The key of the trip on record whose destination the sentence leaves from on to `place`
+    ("two days in Sydney after Singapore", "on from Singapore to Sydney"): one trip, a leg longer."""
+    known = [*context.prior.of_kind(DOMAIN), *context.entities.items()]
+    for key, fields in reversed(known):
+        there = fields.get("destination")
+        if not isinstance(there, str) or there == place[0] or fields.get("booking_status") == "cancelled":
+            continue
+        if re.search(_ONWARD + re.escape(there) + r"\b", sentence) and \
+                re.search(r"\b(?:to|in)\s+" + re.escape(place[0]) + r"\b", sentence):
+            return key
+    return None
 
 
 # "thinking about going in April": a trip only right after one was named
@@ -328,6 +389,12 @@ def trip_subject(sentence: str) -> str:
     son is flying"); "for my cousin's wedding" is the user's trip."""
     match = _OTHERS_TRIP.search(sentence)
     if match is None:
+        third = _THIRD_PERSON.search(sentence)
+        if third is not None:
+            name = third.group("sur") or third.group("sur2") or third.group("given")
+            if name.lower() not in _NOT_NAMES and name.lower() not in _CALENDAR and \
+                    (third.group("given") is None or place_name(name) is None):
+                return name  # "Mr Osei flies to Lagos": Osei, as the document reader names his passport
         return "user"
     name = match.group("name")
     if name is not None and name.lower() in FAMILY_NAMES:
@@ -338,6 +405,19 @@ def trip_subject(sentence: str) -> str:
     if named is not None and named.lower() not in _NOT_NAMES and named.lower() not in _CALENDAR:
         return named  # after "my daughter" a capitalised word is her name, even one a city has
     return str(match.group("rel") or match.group("rel2")).lower()
+
+
+_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+(?:[A-Z][a-z]+\s+)?"
+_GOES = (r"(?:is\s+|was\s+|will\s+be\s+|'s\s+)?(?:flying|flies|fly|travell?ing|travels|leaving|leaves|departing|departs|"
+         r"heading|heads|(?:is\s+)?off\s+to|going\s+to\s+(?=[A-Z])|goes\s+on|returns|returning)\b(?!\s+(?:me|us)\b)")
+# someone else travels, said in the third person (an assistant speaking for the boss, a parent
+# about a child): "Mr Osei flies to Lagos", "Ms Fairbanks's flight", "Saved: Mr Osei, BA to
+# Lagos", "Aoife, our eldest, is off to Boston" (not "I'm flying with Mr Osei")
+_THIRD_PERSON = re.compile(
+    rf"(?<!with )(?<!and )\b{_HONORIFIC}(?P<sur>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?:'s|’s)?\s+"
+    rf"(?:{_GOES}|(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|itinerary)|"
+    rf"^\W*(?i:noted|saved|updated|recorded|got it)\W+{_HONORIFIC}(?P<sur2>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\s*,|"
+    rf"^\W*(?P<given>[A-Z][a-z]{{2,}}),[^,]{{1,40}},\s+{_GOES}")
 
 
 # what family members are called as if by name: "Papa's tickets", "Mom's flight"
@@ -355,7 +435,8 @@ _WITH_RELATION = re.compile(
     rf"(?:(?<!stay )(?<!staying )(?<!stays )(?<!live )(?<!lives )(?<!living )(?<!meet )(?<!dinner )(?<!lunch )"
     rf"(?<!up )\bwith|\b(?:for|with)\s+(?i:me|myself)\s+and)\s+(?i:my|our)\s+"
     rf"(?P<rel>(?i:{_RELATION}))(?:\s+(?P<name>[A-Z][a-z]+))?\b(?!'s|’s)|"
-    rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b")
+    rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b"
+    r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)")
 
 
 def _companions(sentence: str, context: Context) -> None:
@@ -481,7 +562,9 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
             continue
         before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
         anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
-            _month_named(sentence[:match.start()], context.timestamp.date()) or context.timestamp.date()
+            _month_named(sentence[:match.start()], context.timestamp.date()) or \
+            _month_named(context.said[-2] if len(context.said) > 1 else "", context.timestamp.date()) or \
+            context.timestamp.date()  # "... to Boston in April. Out on the 9th": April's 9th
         day = _on_or_after(anchor, int(match.group("dd")))
         if day is not None:
             out.append((match.start("dd"), day.isoformat()))
