@@ -54,7 +54,7 @@ STRONG = re.compile(
 )
 FOLLOW_UP = re.compile(
     r"\b(?:leav\w*|depart\w*|fly(?:ing)? out|flights?|outbound|return(?:ing)?|back|fly(?:ing)? home|"
-    r"head(?:ing)? home|coming home|get home|lands?|landing|boarding|takes? off|tickets?|confirmation|"
+    r"head(?:ing)? home|coming home|get home|way home|lands?|landing|boarding|takes? off|tickets?|confirmation|"
     r"(?:booking |confirmation )?code|(?:booking )?(?:reference|ref)|record locator|pnr|conf)\b",
     re.I,
 )
@@ -64,7 +64,9 @@ HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|ever
                       r"often|always|sometimes|never)\b", re.I)
 CUES = (
     Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fl(?:y|ying|ies|ew) home|head(?:ing)? home|coming home|"
-                             r"get home|home (?:on|from)|inbound|(?:flights?|trip|way|journey|plane) home|home (?:flight|leg))\b",
+                             r"get home|home (?:on|from)|inbound|(?:flights?|trip|way|journey|plane) home|"
+                             r"home (?:flight|leg)|"
+                             r"home,?\s+(?=(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d))\b",
                              re.I)),  # not "I'm back from Germany": a past trip
 )
 AIRLINES = (
@@ -124,7 +126,9 @@ _OTHERS_TRIP = re.compile(
 )
 _WITH = re.compile(
     r"\b(?:for|with)\s+(?:my\s+\w+\s+)?(?P<name>[A-Z][a-z]+)\s+and\s+(?:myself|me)\b|"
-    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|\byou and (?P<name3>[A-Z][a-z]+)\b")
+    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])"
+    r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|"
+    r"\byou and (?P<name3>[A-Z][a-z]+)\b")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
@@ -226,7 +230,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     else:
         if previous is None and context.speaker == "user" and travel and booking_status(sentence) == "booked" and \
                 not _WENT.search(sentence):
-            context.pending[_UNNAMED] = {"booking_status": "booked"}  # "We booked our trip!", then "Air Transat to Lisbon"
+            # "We booked our trip!", then "Air Transat to Lisbon"
+            context.pending[_UNNAMED] = {"booking_status": "booked"}
         return []
     if place is None and previous is not None and known.get("booking_status") == "booked" and \
             booking_status(sentence) == "planned" and _ANOTHER.search(sentence):
@@ -302,7 +307,7 @@ def _origin_abroad(sentence: str) -> str | None:
     return None
 
 
-_ONWARD = r"\b(?:from|after|leaving)\s+(?:the\s+)?"
+_ONWARD = r"\b(?i:from|after|leaving)\s+(?:the\s+)?"
 
 
 def _onward_of(sentence: str, context: Context, place: tuple[str, str | None]) -> str | None:
@@ -314,7 +319,7 @@ def _onward_of(sentence: str, context: Context, place: tuple[str, str | None]) -
         if not isinstance(there, str) or there == place[0] or fields.get("booking_status") == "cancelled":
             continue
         if re.search(_ONWARD + re.escape(there) + r"\b", sentence) and \
-                re.search(r"\b(?:to|in)\s+" + re.escape(place[0]) + r"\b", sentence):
+                re.search(r"\b(?:to|in|for)\s+" + re.escape(place[0]) + r"\b", sentence):
             return key
     return None
 
@@ -408,8 +413,8 @@ def trip_subject(sentence: str) -> str:
 
 
 _HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+(?:[A-Z][a-z]+\s+)?"
-_GOES = (r"(?:is\s+|was\s+|will\s+be\s+|'s\s+)?(?:flying|flies|fly|travell?ing|travels|leaving|leaves|departing|departs|"
-         r"heading|heads|(?:is\s+)?off\s+to|going\s+to\s+(?=[A-Z])|goes\s+on|returns|returning)\b(?!\s+(?:me|us)\b)")
+_GOES = (r"(?:is\s+|was\s+|will\s+be\s+|'s\s+)?(?:flying|flies|fly|travell?ing|travels|leaving|leaves|departing|"
+         r"departs|heading|heads|(?:is\s+)?off\s+to|going\s+to\s+(?=[A-Z])|goes\s+on|returns|returning)\b(?!\s+(?:me|us)\b)")
 # someone else travels, said in the third person (an assistant speaking for the boss, a parent
 # about a child): "Mr Osei flies to Lagos", "Ms Fairbanks's flight", "Saved: Mr Osei, BA to
 # Lagos", "Aoife, our eldest, is off to Boston" (not "I'm flying with Mr Osei")

@@ -1,0 +1,233 @@
+"""Trip phrasing families found by writing conversations cold (conversations_h-trip3.json),
+each with phrasings that are not in that file (other voices, other orders) and must-not
+cases: where the flight leaves from is no destination; the flight home is the return; an
+accent does not split a trip; someone else travelling, said in the third person; an onward
+leg lengthens the trip; a booking said before its place; companions from earlier sessions;
+a past "X and I were in" is no companion; "might go back" is another trip; a rule's date
+is no document's (`factlog.typed.stance.states_requirement`)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from factlog.extract import RuleExtractor
+from factlog.model import JsonValue, NewFact
+from factlog.transcripts import Message, Session
+from factlog.typed import Context, read_sentence
+from factlog.typed.prior import Prior
+from factlog.typed.stance import states_requirement
+
+TS = datetime(2026, 2, 10, 12, 0)  # a Tuesday
+
+
+def read(*sentences: str, speaker: str = "user") -> list[dict[str, JsonValue]]:
+    context = Context(TS, prior=Prior())
+    context.speaker = speaker
+    out = []
+    for sentence in sentences:
+        out += [{"fact": f.kind, "key": f.key, **f.fields} for f in read_sentence(sentence, context)]
+    return out
+
+
+def trips(*sentences: str, speaker: str = "user") -> list[dict[str, JsonValue]]:
+    return [f for f in read(*sentences, speaker=speaker) if f["fact"] == "trip"]
+
+
+def sessions(*turns: list[tuple[str, str]]) -> list[list[NewFact]]:
+    extractor = RuleExtractor()
+    out = []
+    for n, messages in enumerate(turns):
+        session = Session(f"s{n + 1}", datetime(2026, 1, 5 + 10 * n, 9),
+                          [Message(role, text, i) for i, (role, text) in enumerate(messages)], {})
+        out.append([f for f in extractor.extract(session, user_only=False) if f.kind == "trip"])
+    return out
+
+
+# --- where the flight leaves from is not where the user goes ---------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "destination"), [
+    ("KLM, Amsterdam to Nairobi, on March 3.", "Nairobi"),
+    ("Booked Iberia Madrid to Lima for March 3.", "Lima"),
+    ("I leave Chicago on March 3 and fly on to Rome.", "Rome"),
+    ("flying out of Dallas march 3, landing in Cancun", "Cancun"),
+    ("We leave Denver March 3 for a week in Reykjavik.", "Reykjavik"),
+    ("Qantas Sydney -> Tokyo on 3 March, all booked.", "Tokyo"),
+])
+def test_the_origin_is_no_destination(sentence: str, destination: str) -> None:
+    found = trips(sentence)
+    assert found and {trip["destination"] for trip in found} == {destination}
+
+
+def test_a_city_before_a_place_that_is_no_destination_stays() -> None:
+    [trip] = trips("Booked Air France to Paris - March 3, back March 10.")
+    assert trip["destination"] == "Paris"
+
+
+# --- the flight home is the return ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "Air Canada moved our flight home to March 20.",
+    "My trip home is on March 20.",
+    "The way home is March 20, via Frankfurt.",
+    "Updated: Lufthansa home from Berlin on March 20.",
+    "she flies home March 20",
+])
+def test_the_flight_home_is_the_return(sentence: str) -> None:
+    found = trips("I booked Lufthansa to Berlin, leaving March 3.", sentence)
+    assert found[-1].get("return_date") == "2026-03-20" and found[-1].get("departure_date") != "2026-03-20"
+    assert {trip["key"] for trip in found} == {"berlin"}
+
+
+# --- an accent does not split a trip -------------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Cancun", "Cancún"), ("Cancún", "Cancun"), ("Zurich", "Zürich"), ("Bogota", "Bogotá"), ("Sao Paulo", "São Paulo"),
+])
+def test_one_trip_whatever_the_accents(first: str, second: str) -> None:
+    found = trips(f"Booked United to {first} on March 3.", f"Saved: United to {second}, departing March 3.")
+    assert len({trip["key"] for trip in found}) == 1
+
+
+# --- someone else travels, said in the third person ---------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "who"), [
+    ("Mrs Kaur flies to Delhi on 3 March.", "Kaur"),
+    ("Dr. Patel's flight to Mumbai leaves at 9 on March 3.", "Patel"),
+    ("Mr Brown is travelling to Paris on the 3rd of March for the board.", "Brown"),
+    ("Ms. Lindqvist will be flying to Oslo on March 3.", "Lindqvist"),
+    ("Liam, my youngest, is off to Madrid on March 3 with the school.", "Liam"),
+])
+def test_a_third_person_traveller_keeps_the_trip(sentence: str, who: str) -> None:
+    found = trips(sentence)
+    assert found and all(trip["subject"] == who for trip in found)
+
+
+def test_the_assistants_recap_naming_the_traveller() -> None:
+    [trip] = trips("Saved: Mr Okafor, Delta from Atlanta to Rome, departing March 3.", speaker="assistant")
+    assert trip["subject"] == "Okafor" and trip["destination"] == "Rome"
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'm flying with Mr Osei to Rome on March 3.",
+    "Work is flying me to Denver on March 3.",
+    "Meeting Dr Patel in Rome, my flight is March 3.",
+    "I booked Rome for March 3 and Mr Osei said he'd pay.",
+    "Paris, the city of light, here I come on March 3, flights booked!",
+])
+def test_the_user_still_travels(sentence: str) -> None:
+    found = trips(sentence)
+    assert found and all(trip["subject"] == "user" for trip in found if "/" not in str(trip["key"]))
+
+
+# --- an onward leg lengthens the trip --------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "She goes on from Rome to Florence on March 8 and flies home from Florence on March 12.",
+    "Then two days in Florence after Rome, back March 12.",
+    "We added Florence: flying on from Rome to Florence March 8, home March 12.",
+    "Updated: from Rome on to Florence on 8 March, returning 12 March.",
+    "Leaving Rome for Florence on March 8, and back home on March 12.",
+])
+def test_an_onward_leg_is_the_same_trip(sentence: str) -> None:
+    found = trips("I booked Delta to Rome, March 3 to March 8.", sentence)
+    assert {trip["key"] for trip in found} == {"rome"}
+    assert found[-1]["return_date"] == "2026-03-12"
+    assert all(trip.get("departure_date") in (None, "2026-03-03") for trip in found)
+
+
+# --- a booking said before its place ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("first", [
+    "We finally booked our honeymoon!",
+    "Booked the trip this morning.",
+    "ok trip is booked",
+    "I've booked our anniversary trip, finally.",
+    "We just booked the holiday.",
+])
+def test_a_booking_said_before_its_place(first: str) -> None:
+    [trip] = trips(first, "Air France, Boston to Paris, sometime in June.")
+    assert trip["destination"] == "Paris" and trip["booking_status"] == "booked"
+
+
+def test_a_past_trip_books_nothing_ahead() -> None:
+    [trip] = trips("We went on a trip last year.", "Air France to Paris in June, maybe.")
+    assert trip.get("booking_status") != "booked"
+
+
+# --- companions ------------------------------------------------------------------------------
+
+
+def test_an_earlier_sessions_companion_follows_the_trip() -> None:
+    first, second = sessions([("user", "Maria and I booked Delta to Lisbon for May.")],
+                             [("user", "We leave May 8 and fly home May 20. Confirmation is DL4KQ2.")])
+    assert {f.key for f in first} == {"lisbon", "lisbon/maria"}
+    maria = [f for f in second if f.key == "lisbon/maria"]
+    assert maria and any(f.fields.get("return_date") == "2026-05-20" for f in maria)
+
+
+@pytest.mark.parametrize("sentence", [
+    "I booked Aer Lingus to Dublin for May 14, and when Harold and I were in Rome in 2019 it rained.",
+    "Booked Delta to Paris for May 14; Maria and I went to Paris years ago.",
+    "Flight to Oslo booked for May 14, Sam and I flew there once before.",
+    "Booked KLM to Amsterdam on May 14 - Priya and I visited it in 2018.",
+    "Booked United to Tokyo May 14; Ana and I had been to Kyoto before.",
+])
+def test_a_past_companion_travels_on_no_new_trip(sentence: str) -> None:
+    found = trips(sentence)
+    assert found and all("/" not in str(trip["key"]) for trip in found)
+
+
+def test_a_companion_of_a_plan_still_travels() -> None:
+    found = trips("Gary and I were looking at Lima for March 10 to March 24, nothing booked.")
+    assert {trip["key"] for trip in found} == {"lima", "lima/gary"}
+
+
+# --- "might go back" is another trip -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "I might go back in September too.",
+    "Maybe we'll go again next year.",
+    "If it goes well I might do another trip in the autumn.",
+    "Perhaps a second trip in October, who knows.",
+    "thinking I might come back in the summer",
+])
+def test_a_maybe_later_trip_leaves_the_booked_one_booked(sentence: str) -> None:
+    found = trips("Booked Qatar Airways to Delhi, 9 March to 23 March.", sentence)
+    assert all(trip.get("booking_status") in (None, "booked") for trip in found if trip["key"] == "delhi")
+
+
+# --- a rule's date is no document's ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "Your passport would need to be valid until 5 September 2026.",
+    "It must be valid for six months after you arrive, so until 5 September.",
+    "Thailand requires a passport valid until at least 5 September 2026.",
+    "The passport has to remain valid until September 5.",
+    "Your visa needs to be valid through September 5, 2026.",
+])
+def test_a_requirement_states_no_expiry(sentence: str) -> None:
+    assert states_requirement(sentence)
+    facts = read("My passport is valid until 20 July 2026.", sentence, speaker="user")
+    expiries = {f.get("expiry_date") for f in facts if f["fact"] in ("passport", "document")}
+    assert expiries == {"2026-07-20"}
+
+
+@pytest.mark.parametrize("sentence", [
+    "My passport is valid until 20 July 2026.",
+    "The visa is valid from 1 March to 30 March.",
+    "Passport valid till 2031, no worries.",
+    "It's still valid until July.",
+    "Her passport, valid until June 3, is in the drawer.",
+])
+def test_a_validity_stated_is_no_requirement(sentence: str) -> None:
+    assert not states_requirement(sentence)
