@@ -231,3 +231,98 @@ def test_a_requirement_states_no_expiry(sentence: str) -> None:
 ])
 def test_a_validity_stated_is_no_requirement(sentence: str) -> None:
     assert not states_requirement(sentence)
+
+
+# --- pasted itineraries: airport codes, "04 MAR 10:15", legs --------------------------------
+
+
+def test_every_airport_city_is_a_known_place() -> None:
+    from factlog.typed.airports import CITIES
+    from factlog.typed.places import country_of
+
+    assert [code for code, city in CITIES.items() if country_of(city) is None] == []
+
+
+@pytest.mark.parametrize(("lines", "expected"), [
+    (["Depart: 14 MAR 09:40 LHR -> NRT JL044", "Return: 28 MAR 11:05 NRT -> LHR JL043"],
+     {"destination": "Tokyo", "country": "Japan", "departure_date": "2026-03-14", "departure_time": "09:40",
+      "return_date": "2026-03-28", "carrier": "Japan Airlines"}),
+    (["OUTBOUND 02APR 18:25 JFK-CDG AF007", "INBOUND 09APR 10:30 CDG-JFK AF008"],
+     {"destination": "Paris", "departure_date": "2026-04-02", "return_date": "2026-04-09"}),
+    (["Flight 1: 5 MAY 07:00 BOS to DUB EI138", "Flight 2: 19 MAY 16:10 DUB to BOS EI139"],
+     {"destination": "Dublin", "departure_date": "2026-05-05", "return_date": "2026-05-19"}),
+    (["Seg 1 12MAR 22:15 SFO/ICN KE026", "Seg 2 13MAR 09:00 ICN/HAN KE681", "Seg 3 30MAR 23:50 HAN/ICN KE684",
+      "Seg 4 31MAR 10:00 ICN/SFO KE025"],
+     {"destination": "Hanoi", "country": "Vietnam", "departure_date": "2026-03-12", "return_date": "2026-03-30"}),
+    (["Seg 1 12MAR 22:15 SFO/ICN KE026", "Seg 2 16MAR 09:00 ICN/HAN KE681", "Seg 3 30MAR 23:50 HAN/SFO KE684"],
+     {"destination": "Seoul", "departure_date": "2026-03-12", "return_date": "2026-03-30"}),
+    (["Leg 1: 15APR 13:40 YVR-PVG AC027", "Leg 2: 18APR 08:00 PVG-CAN CZ3524", "Leg 3: 27APR 17:35 CAN-YVR CZ329"],
+     {"destination": "Shanghai", "departure_date": "2026-04-15", "departure_time": "13:40",
+      "return_date": "2026-04-27"}),
+])
+def test_a_pasted_itinerary_is_one_trip(lines: list[str], expected: dict[str, JsonValue]) -> None:
+    found = trips(*lines)
+    assert len({trip["key"] for trip in found}) == 1
+    merged: dict[str, JsonValue] = {}
+    for trip in found:
+        merged.update(trip)
+    assert {name: merged.get(name) for name in expected} == expected
+
+
+@pytest.mark.parametrize("sentence", [
+    "CAN you SIN-gle me out?",
+    "The MAN from DEL Monte says yes",
+    "Our team is LHR-based now.",
+    "Call me at 9 re: the ABC - XYZ merger.",
+    "PTO approved: MON-FRI next week.",
+])
+def test_capital_words_are_no_route(sentence: str) -> None:
+    assert trips(sentence) == []
+
+
+# --- when the booking was made is no day of the trip ------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "Dad booked the flights today, we fly to Hanoi on March 14.",
+    "I bought the tickets yesterday: Delta to Hanoi, March 14.",
+    "booked it this morning!! hanoi march 14",
+    "We reserved the seats last night, Hanoi on the 14th of March.",
+    "Paid for the Hanoi flights just now, leaving March 14.",
+])
+def test_the_booking_day_is_no_departure(sentence: str) -> None:
+    found = trips(sentence)
+    assert found and all(trip.get("departure_date") in (None, "2026-03-14") for trip in found)
+    assert any(trip.get("departure_date") == "2026-03-14" for trip in found)
+
+
+# --- one document read across a pasted form and its recap --------------------------------------
+
+
+def documents(*turns: tuple[str, str]) -> list[dict[str, JsonValue]]:
+    context = Context(TS, prior=Prior())
+    out = []
+    for speaker, sentence in turns:
+        context.speaker = speaker
+        out += [{"fact": f.kind, "key": f.key, **f.fields} for f in read_sentence(sentence, context)
+                if f.kind == "document"]
+    return out
+
+
+@pytest.mark.parametrize("turns", [
+    [("user", "My visa is valid until 2026-04-25."), ("assistant", "Saved: China M visa, valid until 25 April 2026.")],
+    [("user", "Visa valid from: 2026-04-10"), ("assistant", "Noted: your India e-visa, valid from 10 April 2026.")],
+    [("user", "got my visa, good till may 30"), ("assistant", "Noted: Vietnam e-visa valid until May 30, 2026.")],
+    [("user", "The insurance runs 18 jun - 3 jul."),
+     ("assistant", "Noted: World Nomads travel insurance, 18 June to 3 July 2026.")],
+    [("user", "insurance covers 1 May to 20 May"), ("assistant", "Saved: Allianz travel insurance, May 1 to May 20, 2026.")],
+])
+def test_a_recap_of_the_document_just_read_is_the_same_document(turns: list[tuple[str, str]]) -> None:
+    found = documents(*turns)
+    assert found and len({doc["key"] for doc in found}) == 1
+
+
+def test_a_different_policy_after_a_bare_one_stays_apart() -> None:
+    found = documents(("user", "The insurance runs 18 jun - 3 jul."),
+                      ("user", "My car insurance with GEICO renews on 1 September 2026."))
+    assert len({doc["key"] for doc in found}) == 2

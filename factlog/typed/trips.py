@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
 from factlog.timeparse import try_date
+from factlog.typed import airports
 from factlog.typed.common import (
     _NOT_NAMES,
     _RELATION,
@@ -36,7 +37,7 @@ from factlog.typed.common import (
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.places import any_place, find_place, place_key, place_name
+from factlog.typed.places import any_place, country_of, find_place, place_key, place_name
 from factlog.typed.stance import PLAN_OPENERS, drops_idea, is_question
 
 DOMAIN = "trip"
@@ -153,7 +154,7 @@ _PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (
 # the assistant saving a code the user spelled out or read aloud: "Saved: TP44XN."
 _RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
                             r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
-TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
+TRIGGERS = (airports.TRIGGER, TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
             _RECAPPED_CODE, CANCELLED)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
@@ -163,7 +164,10 @@ COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
-    flight = FLIGHT.search(sentence) or _AIRLINE.search(sentence)
+    legs = airports.route(sentence)
+    if legs is not None:  # a pasted itinerary line: "Depart: 04 MAR 10:15 LHR -> LOS BA075"
+        sentence = _ITINERARY_DAY.sub(_itinerary_day, sentence)
+    flight = FLIGHT.search(sentence) or _AIRLINE.search(sentence) or legs
     if HOTEL.search(sentence) and not flight:
         context.topic = "hotel"  # "the hotel is ...; the confirmation is 884120": not the flight's
         return []
@@ -193,6 +197,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     without_airlines = _AIRLINE.sub(" ", sentence) if flight else sentence
     if place is None and (travel or flight or booked or follow_up):
         place = any_place(without_airlines)
+    homebound = onward_leg = False
+    if legs is not None:
+        homebound, onward_leg, place = _leg(legs, sentence, context, previous, known, place)
     total = TOTAL.search(sentence)
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
     if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or drops_idea(sentence):
@@ -236,9 +243,12 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if place is None and previous is not None and known.get("booking_status") == "booked" and \
             booking_status(sentence) == "planned" and _ANOTHER.search(sentence):
         return []  # "I might go back in September too": another trip, only thought of, not this one
-    onward = _onward_of(sentence, context, place) if place is not None else None
+    onward = _onward_of(sentence, context, place) if place is not None and not onward_leg else None
     if onward is not None:  # "goes on from Singapore to Sydney on the 19th": the Singapore trip, longer
         key, fields = onward, {}
+    if onward_leg and previous is not None:  # an itinerary's next leg; past a layover, where it goes
+        onward = previous.key
+        key, fields = onward, {} if place is None else {"destination": place[0], "country": place[1]}
     question = is_question(sentence) and not booked
     if not question:  # "how long is the flight to Tokyo?" names a place, and books nothing
         fields.update(_details(sentence, context, known))
@@ -246,6 +256,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if onward is not None:  # the onward leg's day is no departure of the trip
             fields.pop("departure_date", None)
             fields.pop("departure_time", None)
+        if homebound:  # "Leg 3: 27APR 17:35 CAN-YVR": the flight home
+            for leg in ("date", "time"):
+                if f"departure_{leg}" in fields and f"return_{leg}" not in fields:
+                    fields[f"return_{leg}"] = fields.pop(f"departure_{leg}")
     if place is None and not fields or question and (key is None or key in context.entities):
         return []
     if context.speaker == "assistant" and (previous is None or previous.key != key) and \
@@ -287,6 +301,48 @@ def _earlier_companions(key: str, context: Context) -> list[str]:
 
 
 _UNNAMED = "\x00trip"  # `Context.pending` key of a booking said before its place
+_LEGS = "\x00legs"  # `Context.pending` key of the itinerary read so far: where it left from, where it is
+_MONTH_CAPS = {"JAN": "January", "FEB": "February", "MAR": "March", "APR": "April", "MAY": "May", "JUN": "June",
+               "JUL": "July", "AUG": "August", "SEP": "September", "OCT": "October", "NOV": "November",
+               "DEC": "December"}
+# an itinerary's day and clock: "04 MAR 10:15", "15APR 13:40", "11 MAR 2026 23:05"
+_ITINERARY_DAY = re.compile(r"\b(?P<d>\d{1,2})\s?(?P<m>" + "|".join(_MONTH_CAPS) + r")\b(?:\s+(?P<y>20\d\d))?"
+                            r"(?:\s+(?P<t>[0-2]?\d:[0-5]\d))?")
+
+
+def _itinerary_day(match: re.Match[str]) -> str:
+    day = f"{int(match.group('d'))} {_MONTH_CAPS[match.group('m')]}"
+    day += f" {match.group('y')}" if match.group("y") else ""
+    return day + (f" at {match.group('t')}" if match.group("t") else "")
+
+
+def _leg(legs: tuple[str, str], sentence: str, context: Context, previous: TypedFact | None,
+         known: dict[str, JsonValue], place: tuple[str, str | None] | None
+         ) -> tuple[bool, bool, tuple[str, str | None] | None]:
+    """(homebound, onward, place) of an itinerary line's route. Back to where the itinerary
+    left from or passed through (or said to be the return) is the trip's return, its first
+    such leg only; on from where it is, an onward leg of the same trip, where a connection
+    within a day makes the leg's end the destination ("SFO/ICN" then "ICN/HAN" the next
+    morning: Hanoi, Seoul a layover); else a trip to the route's end."""
+    seen = context.pending.get(_LEGS, {})
+    passed = str(seen.get("via", "")).split("|")
+    dates = recognize(sentence, context.timestamp).dates if context.timestamp is not None else []
+    day = try_date(dates[0]) if dates else None
+    if previous is not None and seen and (CUES[0].pattern.search(sentence) or legs[1] in passed):
+        context.pending[_LEGS] = {**seen, "home": True}
+        return seen.get("home") is None, seen.get("home") is not None, None
+    if previous is not None and seen and legs[0] == seen.get("at"):
+        before = try_date(str(seen.get("day", "")))
+        context.pending[_LEGS] = {**seen, "at": legs[1], "via": "|".join([*passed, legs[0]]),
+                                  "day": day.isoformat() if day else ""}
+        if day is not None and before is not None and 0 <= (day - before).days <= 1 and \
+                known.get("destination") == place_name(legs[0]):
+            return False, True, (place_name(legs[1]) or legs[1], country_of(legs[1]))  # a layover
+        return False, True, None
+    context.pending[_LEGS] = {"origin": legs[0], "at": legs[1], "via": legs[0], "day": day.isoformat() if day else ""}
+    return False, False, (place_name(legs[1]) or legs[1], country_of(legs[1]))
+
+
 # another trip than the one talked about: "I might go back in September", "maybe again next year"
 _ANOTHER = re.compile(r"\b(?:go(?:ing)? back|come back|again|another (?:trip|visit|one)|next time|second trip)\b", re.I)
 # where a flight leaves from: "out of Dublin", "from Manchester", "leaving Heathrow"
@@ -460,7 +516,8 @@ def _companions(sentence: str, context: Context) -> None:
 
 def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> dict[str, JsonValue]:
     fields: dict[str, JsonValue] = {}
-    dates = dates_by_cue(sentence, context, CUES, _days_of_month(sentence, context, known))
+    dated = _BOOKED_ON.sub(r"\g<verb>\g<mid>", sentence)  # "mom booked the flights today": no leg's day
+    dates = dates_by_cue(dated, context, CUES, _days_of_month(dated, context, known))
     going, back = dates.get("", []), dates.get("return", [])
     if going:
         fields["departure_date"] = going[0]
@@ -512,6 +569,12 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         if amounts:
             fields["cost_usd"] = amounts[0]
     return fields
+
+
+# when the booking was made, not when anyone flies: "booked the flights today", "paid for it yesterday"
+_BOOKED_ON = re.compile(r"\b(?P<verb>booked|bought|paid for|reserved|purchased|got)"
+                        r"(?P<mid>(?:\s+(?!on\b|for\b)[\w']+){0,3}?)"
+                        r"\s+(?:today|yesterday|this morning|last night|tonight|just now|earlier)\b", re.I)
 
 
 # a booking's code said after what it is for: "Booking ref for the Paris flights is XJ7K2P"
