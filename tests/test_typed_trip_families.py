@@ -129,7 +129,7 @@ def test_the_user_still_travels(sentence: str) -> None:
 
 
 @pytest.mark.parametrize("sentence", [
-    "She goes on from Rome to Florence on March 8 and flies home from Florence on March 12.",
+    "I go on from Rome to Florence on March 8 and fly home from Florence on March 12.",
     "Then two days in Florence after Rome, back March 12.",
     "We added Florence: flying on from Rome to Florence March 8, home March 12.",
     "Updated: from Rome on to Florence on 8 March, returning 12 March.",
@@ -326,3 +326,78 @@ def test_a_different_policy_after_a_bare_one_stays_apart() -> None:
     found = documents(("user", "The insurance runs 18 jun - 3 jul."),
                       ("user", "My car insurance with GEICO renews on 1 September 2026."))
     assert len({doc["key"] for doc in found}) == 2
+
+
+# --- travel told as done is no trip ahead ------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "I was in Rome last year and loved it.",
+    "We went to Paris in 2019 for our anniversary.",
+    "I just got back from Lisbon, exhausted.",
+    "When I lived in Berlin I flew Lufthansa a lot.",
+    "We spent two weeks in Tokyo back in 2022.",
+])
+def test_a_past_trip_is_no_trip(sentence: str) -> None:
+    assert trips(sentence) == []
+
+
+@pytest.mark.parametrize("sentence", [
+    "I flew to Lisbon yesterday and fly home on March 3.",
+    "We went ahead and booked Rome for March 3.",
+    "Visited the travel agent and booked Lisbon, March 3 to March 10.",
+    "Flew in to Boston last night, my flight to Rome is on March 3.",
+    "I was in two minds but booked Paris for March 3.",
+])
+def test_a_trip_ahead_beside_a_past_verb_stays(sentence: str) -> None:
+    assert trips(sentence)
+
+
+# --- the return flight's end is home ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "My return flight to Boston is on March 12.",
+    "Flying home to Chicago on the 12th.",
+    "The flight back to New York leaves at 10:00 on March 12.",
+    "returning to Toronto march 12",
+    "Back into Denver on March 12, late.",
+])
+def test_the_return_flights_end_is_no_destination(sentence: str) -> None:
+    found = trips("I booked Delta to Rome for March 3.", sentence)
+    assert {trip["key"] for trip in found} == {"rome"} and found[-1].get("return_date") == "2026-03-12"
+
+
+# --- someone said by pronoun ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "He flies to Lagos on March 4.",
+    "She's off to Rome on March 4.",
+    "They are flying to Denver on March 4.",
+    "and he is heading to Madrid on March 4",
+    "She leaves for Oslo on March 4.",
+])
+def test_a_pronouns_trip_is_not_the_users(sentence: str) -> None:
+    assert all(trip["subject"] != "user" for trip in trips(sentence))
+    found = trips("My husband has a work trip.", sentence)
+    assert all(trip["subject"] != "user" for trip in found)
+
+
+# --- a weekday said alone ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "going", "back"), [
+    ("My boss is flying to Chicago on Monday.", "2026-02-16", None),
+    ("I fly to Rome on Friday and back on Tuesday.", "2026-02-13", "2026-02-17"),
+    ("Flying out Thursday to Denver, returning Sunday.", "2026-02-12", "2026-02-15"),
+    ("Booked Madrid, leaving Wednesday.", "2026-02-11", None),
+    ("I fly to Rome next Friday.", "2026-02-20", None),
+])
+def test_a_weekday_alone_is_the_next_one(sentence: str, going: str, back: str | None) -> None:
+    [trip] = [t for t in trips(sentence) if "/" not in str(t["key"])]
+    assert trip["departure_date"] == going and trip.get("return_date") == back
+
+
+def test_a_weekly_habit_names_no_day() -> None:
+    assert all("departure_date" not in trip for trip in trips("I fly to Rome on Mondays."))

@@ -62,7 +62,7 @@ FOLLOW_UP = re.compile(
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
 # habits and generalities are no trip: "I travel to Asia twice a year"
 HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
-                      r"often|always|sometimes|never)\b", re.I)
+                      r"often|always|sometimes|never|a lot|all the time|used to)\b", re.I)
 CUES = (
     Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fl(?:y|ying|ies|ew) home|head(?:ing)? home|coming home|"
                              r"get home|home (?:on|from)|inbound|(?:flights?|trip|way|journey|plane) home|"
@@ -197,6 +197,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     without_airlines = _AIRLINE.sub(" ", sentence) if flight else sentence
     if place is None and (travel or flight or booked or follow_up):
         place = any_place(without_airlines)
+    if place is not None and _homeward(sentence, place[0]):
+        place = None  # "my return flight to Boston": home, not where the trip goes
     homebound = onward_leg = False
     if legs is not None:
         homebound, onward_leg, place = _leg(legs, sentence, context, previous, known, place)
@@ -204,6 +206,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
     if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or drops_idea(sentence):
         return []
+    if _PAST_TRIP.search(sentence) and not booked and not _day_ahead(sentence, context):
+        return []  # "I was in Rome last year", "when I lived in Berlin": travel done, nothing ahead
     if place is None and context.topic in ("hotel", "document") and not flight and \
             not (context.topic == "hotel" and total) and not (context.topic == "document" and (
                 _FLIGHT_CODE_WORDS.search(sentence) or _about_a_passport(context)) and confirmation_code(sentence)):
@@ -269,6 +273,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         str(previous.fields.get("subject", "user"))
     if subject == "user" and previous is not None and key == previous.key:
         subject = str(previous.fields.get("subject", "user"))  # "Sofia's trip", then "France requires ...": hers
+    if subject == "user" and place is not None and _PRONOUN_GOES.match(sentence):
+        if previous is None or previous.fields.get("subject", "user") == "user":
+            return []  # "He flies to Lagos on the 4th": someone's trip, whose the session does not say
+        subject = str(previous.fields["subject"])
     if subject != "user" and fields.get("is_international") is False:
         del fields["is_international"]  # "domestic" reads the user's passport; whose passport they travel on is unsaid
     if context.speaker == "assistant" and set(fields) <= NAMING and referred is None:
@@ -341,6 +349,32 @@ def _leg(legs: tuple[str, str], sentence: str, context: Context, previous: Typed
         return False, True, None
     context.pending[_LEGS] = {"origin": legs[0], "at": legs[1], "via": legs[0], "day": day.isoformat() if day else ""}
     return False, False, (place_name(legs[1]) or legs[1], country_of(legs[1]))
+
+
+# travel told as done: "I was in Rome last year", "we went to Paris in 2019", "just got back from Lisbon"
+_PAST_TRIP = re.compile(r"\b(?:flew|went|was in|were in|got back|came back|just back|visited|travell?ed|lived|"
+                        r"spent (?:a|an|one|two|three|four|\d+) (?:week|weeks|days|months?))\b", re.I)
+# someone else, said by pronoun, travels: "He flies to Lagos on the 4th", "she's off to Rome"
+_PRONOUN_GOES = re.compile(r"^\W*(?:and\s+|so\s+|then\s+)?(?:he|she|they)(?:'s|’s|'ll|’ll|\s+is|\s+was|\s+will be|"
+                           r"\s+are|\s+were)?\s+(?:\w+\s+)?(?:fly|flies|flying|travel\w*|leav\w*|head\w*|going|"
+                           r"goes|off|depart\w*)\b", re.I)
+# home, not the destination: "my return flight to Boston", "flying home to Chicago", "the flight back to NYC"
+_HOMEWARD = re.compile(r"\b(?:return(?:ing)?|back|home|inbound)(?:\s+(?:flight|leg|trip))?\s+(?:to|into)\s+"
+                       r"(?:the\s+)?$", re.I)
+
+
+def _homeward(sentence: str, place: str) -> bool:
+    """The sentence names `place` as where the return flight goes."""
+    at = re.search(rf"\b{re.escape(place)}\b", sentence, re.I)
+    return at is not None and _HOMEWARD.search(sentence, 0, at.start()) is not None
+
+
+def _day_ahead(sentence: str, context: Context) -> bool:
+    """The sentence names a day after the session's."""
+    if context.timestamp is None:
+        return False
+    today = context.timestamp.date().isoformat()
+    return any(day > today for day in recognize(sentence, context.timestamp).dates)
 
 
 # another trip than the one talked about: "I might go back in September", "maybe again next year"
@@ -636,7 +670,24 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
         day = _on_or_after(anchor, int(match.group("dd")))
         if day is not None:
             out.append((match.start("dd"), day.isoformat()))
+    taken = [start for start, _ in [*found, *out]]
+    for match in _BARE_WEEKDAY.finditer(sentence):  # "flying to Chicago on Monday": the coming Monday
+        if not any(abs(start - match.start("wd")) <= 12 for start in taken):
+            before = [day for start, day in sorted([*found, *out]) if start < match.start("wd")]
+            anchor = try_date(before[-1]) if before else context.timestamp.date()
+            wanted = _WEEKDAYS.index(match.group("wd").lower()[:3])
+            ahead = (wanted - anchor.weekday()) % 7 or 7 if anchor is not None else None
+            if anchor is not None and ahead is not None:
+                out.append((match.start("wd"), (anchor + timedelta(days=ahead)).isoformat()))
     return tuple(sorted(out))
+
+
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+# a weekday said alone (not "next Friday", "Mondays", "Monday the 3rd", "Monday March 2"): the next one
+_BARE_WEEKDAY = re.compile(
+    r"(?<!next )(?<!last )(?<!this )(?<!coming )(?<!every )\b(?:on|by|until|till|back|out|return\w*|leav\w*|"
+    r"fly\w*|depart\w*)\s+(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)"
+    r"(?!,?\s+(?:the\s+)?\d)(?!,?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
 # a month said alone: "for March", "in early June" (not "March 3")
