@@ -62,7 +62,7 @@ FOLLOW_UP = re.compile(
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
 # habits and generalities are no trip: "I travel to Asia twice a year"
 HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
-                      r"often|always|sometimes|never|a lot|all the time|used to)\b", re.I)
+                      r"often|always|sometimes|never|all the time|used to)\b", re.I)
 CUES = (
     Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fl(?:y|ying|ies|ew) home|head(?:ing)? home|coming home|"
                              r"get home|home (?:on|from)|inbound|(?:flights?|trip|way|journey|plane) home|"
@@ -206,7 +206,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
     if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or drops_idea(sentence):
         return []
-    if _PAST_TRIP.search(sentence) and not booked and not _day_ahead(sentence, context):
+    if _PAST_TRIP.search(sentence) and not booked and booking_status(sentence) is None and \
+            not _day_ahead(sentence, context):
         return []  # "I was in Rome last year", "when I lived in Berlin": travel done, nothing ahead
     if place is None and context.topic in ("hotel", "document") and not flight and \
             not (context.topic == "hotel" and total) and not (context.topic == "document" and (
@@ -674,11 +675,10 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
     for match in _BARE_WEEKDAY.finditer(sentence):  # "flying to Chicago on Monday": the coming Monday
         if not any(abs(start - match.start("wd")) <= 12 for start in taken):
             before = [day for start, day in sorted([*found, *out]) if start < match.start("wd")]
-            anchor = try_date(before[-1]) if before else context.timestamp.date()
-            wanted = _WEEKDAYS.index(match.group("wd").lower()[:3])
-            ahead = (wanted - anchor.weekday()) % 7 or 7 if anchor is not None else None
-            if anchor is not None and ahead is not None:
-                out.append((match.start("wd"), (anchor + timedelta(days=ahead)).isoformat()))
+            since = try_date(before[-1]) if before else context.timestamp.date()
+            if since is not None:
+                ahead = (_WEEKDAYS.index(match.group("wd").lower()[:3]) - since.weekday()) % 7 or 7
+                out.append((match.start("wd"), (since + timedelta(days=ahead)).isoformat()))
     return tuple(sorted(out))
 
 
