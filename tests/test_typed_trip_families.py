@@ -401,3 +401,23 @@ def test_a_weekday_alone_is_the_next_one(sentence: str, going: str, back: str | 
 
 def test_a_weekly_habit_names_no_day() -> None:
     assert all("departure_date" not in trip for trip in trips("I fly to Rome on Mondays."))
+
+
+# --- a purpose said as someone's birthday by number ----------------------------------------------
+
+
+@pytest.mark.parametrize(("sentence", "purpose"), [
+    ("I booked Aer Lingus to Dublin for my sister Maureen's 80th, leaving May 14.", "sister Maureen's 80th"),
+    ("Flights to Rome booked for my dad's 70th birthday, May 14.", "dad's 70th birthday"),
+    ("Booked Lisbon for my cousin's 40th on May 14.", "cousin's 40th"),
+    ("Booked Rome for the 3rd of May.", None),
+    ("Booked Rome for May 14th.", None),
+])
+def test_a_numbered_birthday_is_the_purpose(sentence: str, purpose: str | None) -> None:
+    [trip] = [t for t in trips(sentence) if "/" not in str(t["key"])]
+    assert trip.get("purpose") == purpose
+
+
+def test_a_maybe_later_trip_is_its_own_planned_trip() -> None:
+    found = trips("Booked Qatar Airways to Delhi, 9 March to 23 March.", "I might go back in September too.")
+    assert {(t["key"], t.get("booking_status")) for t in found} == {("delhi", "booked"), ("india (again)", "planned")}

@@ -134,7 +134,8 @@ PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
     r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
-    r"expo|trade show|tournament|concert|festival|birthday|anniversary))\b|"
+    r"expo|trade show|tournament|concert|festival|birthday|anniversary|"
+    r"[\w-]+['’]s \d{1,3}(?:st|nd|rd|th)(?: birthday)?))\b|"
     r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b|"
     r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
     r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b",
@@ -247,7 +248,13 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if place is None and previous is not None and known.get("booking_status") == "booked" and \
             booking_status(sentence) == "planned" and _ANOTHER.search(sentence):
-        return []  # "I might go back in September too": another trip, only thought of, not this one
+        # "I might go back in September too": another trip, only thought of, to the same country
+        there = known.get("country")
+        if not isinstance(there, str) or is_question(sentence):
+            return []
+        fields = {"destination": there, "country": there, "booking_status": "planned"}
+        return [TypedFact(DOMAIN, f"{place_key(there)} (again)",
+                          conversation_fields(context, str(previous.fields.get("subject", "user")), fields))]
     onward = _onward_of(sentence, context, place) if place is not None and not onward_leg else None
     if onward is not None:  # "goes on from Singapore to Sydney on the 19th": the Singapore trip, longer
         key, fields = onward, {}
