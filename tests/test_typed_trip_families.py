@@ -421,3 +421,33 @@ def test_a_numbered_birthday_is_the_purpose(sentence: str, purpose: str | None) 
 def test_a_maybe_later_trip_is_its_own_planned_trip() -> None:
     found = trips("Booked Qatar Airways to Delhi, 9 March to 23 March.", "I might go back in September too.")
     assert {(t["key"], t.get("booking_status")) for t in found} == {("delhi", "booked"), ("india (again)", "planned")}
+
+
+@pytest.mark.parametrize(("sentence", "who"), [
+    ("My manager flies to Singapore on March 3.", "manager"),
+    ("Our CEO is flying to Tokyo on March 3.", "ceo"),
+    ("my client is heading to Madrid on March 3", "client"),
+    ("My supervisor will be travelling to Oslo on March 3.", "supervisor"),
+    ("My business partner leaves for Lisbon on March 3.", "business partner"),
+])
+def test_a_work_relation_travels(sentence: str, who: str) -> None:
+    found = trips(sentence)
+    assert found and all(trip["subject"] == who for trip in found)
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'll be in Paris for a conference March 3 to 6.",
+    "I will be in Lisbon from March 3 to March 6 for work.",
+    "we'll be in Tokyo March 3-6",
+])
+def test_being_somewhere_on_days_is_a_trip(sentence: str) -> None:
+    [trip] = trips(sentence)
+    assert trip["departure_date"] == "2026-03-03" and trip["return_date"] == "2026-03-06"
+
+
+@pytest.mark.parametrize("sentence", [
+    "I'll be in meetings all day March 3.",
+    "I'll be in touch on March 3.",
+])
+def test_being_in_no_place_is_no_trip(sentence: str) -> None:
+    assert trips(sentence) == []

@@ -50,7 +50,8 @@ TRAVEL = re.compile(
 STRONG = re.compile(
     r"\b(?:fly(?:ing)? (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
     r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|off to|"
-    r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in)\s+[A-Z]",
+    r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in|(?:'ll|’ll|will) be in)"
+    r"\s+[A-Z]",
     re.I,
 )
 FOLLOW_UP = re.compile(
@@ -494,6 +495,8 @@ def trip_subject(sentence: str) -> str:
     if match is None:
         third = _THIRD_PERSON.search(sentence)
         if third is not None:
+            if third.group("role"):
+                return third.group("role").lower()  # "my manager flies to Singapore": the manager's
             name = third.group("sur") or third.group("sur2") or third.group("given")
             if name.lower() not in _NOT_NAMES and name.lower() not in _CALENDAR and \
                     (third.group("given") is None or place_name(name) is None):
@@ -520,7 +523,9 @@ _THIRD_PERSON = re.compile(
     rf"(?<!with )(?<!and )\b{_HONORIFIC}(?P<sur>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?:'s|’s)?\s+"
     rf"(?:{_GOES}|(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|itinerary)|"
     rf"^\W*(?i:noted|saved|updated|recorded|got it)\W+{_HONORIFIC}(?P<sur2>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\s*,|"
-    rf"^\W*(?P<given>[A-Z][a-z]{{2,}}),[^,]{{1,40}},\s+{_GOES}")
+    rf"^\W*(?P<given>[A-Z][a-z]{{2,}}),[^,]{{1,40}},\s+{_GOES}|"
+    rf"\b(?i:my|our)\s+(?P<role>(?i:manager|supervisor|ceo|cfo|coo|director|client|employer|mentor|teammate|"
+    rf"business partner|assistant))\s+{_GOES}")
 
 
 # what family members are called as if by name: "Papa's tickets", "Mom's flight"
