@@ -451,3 +451,23 @@ def test_being_somewhere_on_days_is_a_trip(sentence: str) -> None:
 ])
 def test_being_in_no_place_is_no_trip(sentence: str) -> None:
     assert trips(sentence) == []
+
+
+# --- "his passport" after someone named by title -------------------------------------------------
+
+
+@pytest.mark.parametrize(("first", "holder"), [
+    ("I look after Mr Osei's diary and travel.", "Osei"),
+    ("I'm Ms Lund's assistant.", "Lund"),
+    ("Dr. Patel asked me to sort her travel.", "Patel"),
+    ("Booking everything for Mrs Kaur this week.", "Kaur"),
+    ("Mr Smith-Jones is our CEO.", "Smith-Jones"),
+])
+def test_a_pronouns_passport_is_the_titled_persons(first: str, holder: str) -> None:
+    found = [f for f in read(first, "Their passport expires on 9 March 2027.") if f["fact"] == "document"]
+    found += [f for f in read(first, "His passport expires on 9 March 2027.") if f["fact"] == "document"]
+    assert found and all(f["holder"] == holder and f["expiry_date"] == "2027-03-09" for f in found)
+
+
+def test_a_pronouns_passport_with_nobody_named_is_nobodys() -> None:
+    assert [f for f in read("His passport expires on 9 March 2027.") if f["fact"] in ("document", "passport")] == []

@@ -392,7 +392,13 @@ def _person_named_before(context: Context) -> str | None:
         if found:
             name = found[-1].group("name")
             return name if name is not None and name.lower() not in _NOT_NAMES_HERE else found[-1].group("rel").lower()
+        honoured = list(_HONOURED.finditer(said))
+        if honoured:  # "I look after Mr Osei's diary ... His passport": Osei's, as the recap names him
+            return honoured[-1].group("name")
     return None
+
+
+_HONOURED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
 
 
 def _earlier(context: Context, kind: str, subject: str, stated: dict[str, JsonValue]) -> str | None:
