@@ -471,3 +471,51 @@ def test_a_pronouns_passport_is_the_titled_persons(first: str, holder: str) -> N
 
 def test_a_pronouns_passport_with_nobody_named_is_nobodys() -> None:
     assert [f for f in read("His passport expires on 9 March 2027.") if f["fact"] in ("document", "passport")] == []
+
+
+# --- a later session about the trip an earlier one booked -----------------------------------------
+
+
+@pytest.mark.parametrize("later", [
+    "Dates are March 3 to March 10, confirmation DL8KQ2.",
+    "We leave March 3 and come back March 10.",
+    "March 3 to March 10 it is.",
+    "ok dates: march 3 - march 10",
+    "Leaving March 3, back March 10.",
+])
+def test_the_dates_of_the_one_undated_trip(later: str) -> None:
+    first, second = sessions([("user", "Booked Delta to Rome for March.")], [("user", later)])
+    assert {f.key for f in second} == {"rome"}
+    assert any(f.fields.get("departure_date") == "2026-03-03" for f in second)
+
+
+def test_dates_with_two_trips_ahead_go_nowhere_unsaid() -> None:
+    _, second = sessions([("user", "Booked Delta to Rome for March. Booked United to Oslo for May.")],
+                         [("user", "Dates are March 3 to March 10.")])
+    assert second == []
+
+
+@pytest.mark.parametrize("later", [
+    "Her return got pushed to March 12.",
+    "His flight home moved to March 12.",
+    "their return is now March 12",
+    "They changed her return to March 12.",
+    "Her flight back is March 12 now.",
+])
+def test_someone_elses_trip_changed_later(later: str) -> None:
+    _, second = sessions([("user", "My daughter Emma is flying to Paris on March 3, back March 10.")],
+                         [("user", later)])
+    assert second and all(f.key == "paris" and f.fields["subject"] == "Emma" for f in second)
+    assert second[-1].fields.get("return_date") == "2026-03-12"
+
+
+@pytest.mark.parametrize("later", [
+    "Actually we're not going anymore, refund came through.",
+    "We're no longer going, work got in the way.",
+    "Trip is off.",
+    "We ended up cancelling the trip.",
+    "I cancelled it this morning.",
+])
+def test_the_one_trip_ahead_cancelled_later(later: str) -> None:
+    _, second = sessions([("user", "Booked Delta to Rome, March 3 to March 10.")], [("user", later)])
+    assert second and second[-1].fields.get("booking_status") == "cancelled"

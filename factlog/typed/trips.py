@@ -236,7 +236,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
     elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
                                    or _recapped_code(sentence, context)
-                                   or dropped is not None):
+                                   or dropped is not None or referred is not None and CANCELLED.search(sentence)):
         key = previous.key
         fields = {}
     elif context.speaker == "assistant" and previous is not None and booked:
@@ -448,9 +448,10 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     or, in a sentence about changing a trip ("moved my return"), one with the carrier or
     country it names, or the only trip still ahead; None when none is clearly meant."""
     today = context.timestamp.date().isoformat() if context.timestamp is not None else ""
+    theirs = _THEIRS.search(sentence) is not None  # "her return got pushed": someone else's trip
     ahead = [(key, fields) for key, fields in context.prior.of_kind(DOMAIN)
-             if fields.get("booking_status") != "cancelled" and fields.get("subject", "user") == "user"
-             and str(fields.get("return_date") or fields.get("departure_date") or "9999") >= today]
+             if fields.get("booking_status") != "cancelled" and (fields.get("subject", "user") != "user") == theirs
+             and "/" not in key and str(fields.get("return_date") or fields.get("departure_date") or "9999") >= today]
     if not ahead:
         return None
     code = confirmation_code(sentence) or next(
@@ -458,8 +459,10 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     by_code = [trip for trip in ahead if code is not None and trip[1].get("confirmation") == code]
     if by_code:
         return by_code[-1]
-    if not CHANGED.search(sentence) and not CUES[0].pattern.search(sentence):
-        return None
+    if not CHANGED.search(sentence) and not CUES[0].pattern.search(sentence) and not CANCELLED.search(sentence):
+        # "Dates are March 3 to March 10": the days of the one trip ahead booked without them
+        undated = len(ahead) == 1 and "departure_date" not in ahead[0][1] and any_place(sentence) is None
+        return ahead[0] if undated and (RANGE.search(sentence) or _DATES_ARE.search(sentence)) else None
     airline = _AIRLINE.search(sentence)
     if airline is not None:
         carrier = airline.group("name").casefold()
@@ -469,7 +472,12 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     if place is not None:
         named = [trip for trip in ahead if place[1] is not None and trip[1].get("country") == place[1]]
         return named[-1] if len(named) == 1 and CHANGED.search(sentence) else None
-    return ahead[-1] if len(ahead) == 1 and (FOLLOW_UP.search(sentence) or TRAVEL.search(sentence)) else None
+    return ahead[-1] if len(ahead) == 1 and (FOLLOW_UP.search(sentence) or TRAVEL.search(sentence) or
+                                             CANCELLED.search(sentence)) else None
+
+
+_THEIRS = re.compile(r"\b(?:her|his|their)\b", re.I)
+_DATES_ARE = re.compile(r"\b(?:dates?|we leave|i leave|leaving|out on|fly out)\b", re.I)
 
 
 def _cancelled_by_place(sentence: str, context: Context) -> tuple[str, dict[str, JsonValue]] | None:
