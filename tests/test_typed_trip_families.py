@@ -519,3 +519,20 @@ def test_someone_elses_trip_changed_later(later: str) -> None:
 def test_the_one_trip_ahead_cancelled_later(later: str) -> None:
     _, second = sessions([("user", "Booked Delta to Rome, March 3 to March 10.")], [("user", later)])
     assert second and second[-1].fields.get("booking_status") == "cancelled"
+
+
+@pytest.mark.parametrize("sentence", [
+    "My sister lives in Mexico City and I might visit her in the fall.",
+    "Flights to New York and I still need a hotel.",
+    "I booked Panama City and I'm so excited, March 3.",
+    "Booked Hong Kong and I fly on March 3.",
+    "Cape Town and I have unfinished business, flying March 3.",
+])
+def test_the_end_of_a_place_name_is_no_companion(sentence: str) -> None:
+    assert all("/" not in str(trip["key"]) for trip in trips(sentence))
+
+
+def test_an_old_trips_companion_does_not_follow_a_new_trip_there() -> None:
+    first, second = sessions([("user", "Maria and I flew to Lisbon, 2 Jan to 4 Jan, booked.")],
+                             [("user", "Booked TAP to Lisbon for June 3, just me.")])
+    assert all("/" not in str(f.key) for f in second)

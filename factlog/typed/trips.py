@@ -311,10 +311,21 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 
 
 def _earlier_companions(key: str, context: Context) -> list[str]:
-    """Who an earlier session said travels along on the trip `key` ("Luc and I booked Lisbon",
-    then "we leave May 8"): their copies of the trip change with it."""
+    """Who an earlier session said travels along on the trip `key`, still ahead and not
+    cancelled ("Luc and I booked Lisbon", then "we leave May 8"): their copies change with it."""
+    today = context.timestamp.date().isoformat() if context.timestamp is not None else ""
     return [str(fields.get("subject")) for other, fields in context.prior.of_kind(DOMAIN)
-            if other.startswith(f"{key}/") and isinstance(fields.get("subject"), str)]
+            if other.startswith(f"{key}/") and isinstance(fields.get("subject"), str)
+            and fields.get("booking_status") != "cancelled"
+            and str(fields.get("return_date") or fields.get("departure_date") or "9999") >= today]
+
+
+def _ends_a_place(sentence: str, start: int, name: str | None) -> bool:
+    """`name` at `start` ends a place's name ("lives in Mexico City and I"): no companion."""
+    if name is None or start < 0:
+        return False
+    words = sentence[:start].split()[-2:]
+    return any(place_name(" ".join([*words[-n:], name])) is not None for n in (1, 2) if len(words) >= n)
 
 
 _UNNAMED = "\x00trip"  # `Context.pending` key of a booking said before its place
@@ -558,7 +569,8 @@ _WITH_RELATION = re.compile(
 def _companions(sentence: str, context: Context) -> None:
     """Remember who travels with the user ("for Emma and myself", "you and Emma fly", "with
     my wife", "my son Leo and I"): the name when given, else the relation."""
-    found = [match.group("name") or match.group("name2") or match.group("name3") for match in _WITH.finditer(sentence)]
+    found = [match.group("name") or match.group("name2") or match.group("name3") for match in _WITH.finditer(sentence)
+             if not _ends_a_place(sentence, match.start("name2"), match.group("name2"))]
     if TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence):
         found += [match.group("name") or match.group("name2") or (match.group("rel") or match.group("rel2")).lower()
                   for match in _WITH_RELATION.finditer(sentence)]
