@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Mapping
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, recognize
@@ -30,7 +31,7 @@ from factlog.typed.common import (
 from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
-from factlog.typed.stance import ends_in_question, is_question
+from factlog.typed.stance import ends_in_question, is_question, states_requirement
 from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
 
 DOMAIN = "document"
@@ -169,6 +170,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
     if is_question(sentence):
         return []  # "Is my passport still valid on April 3?" states no expiry; "..., right?" still does
+    if states_requirement(sentence):
+        return []  # "your passport would need to be valid until 5 September": the rule's date
     previous = context.last.get(DOMAIN)
     if kind is None:
         if previous is None:
@@ -190,6 +193,10 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         provider = _PROVIDERS.search(sentence)
         if following and provider is not None and previous.fields.get("kind") in ("insurance", "warranty"):
             fields["provider"] = provider.group("name")  # "Travel Guard, the Preferred plan."
+        named = _FIELD_COUNTRY.match(sentence) if following else None
+        if named is not None and previous.fields.get("kind") in ("visa", "passport") and \
+                (country := country_of(named.group("name").strip(" ."))) is not None:
+            fields["country"] = country  # a pasted "Country: China" line
         if not fields:
             return []
         if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
@@ -310,6 +317,10 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
         key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
         fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
+    elif previous is not None and previous.kind == DOMAIN and previous.key == kind and key != kind and \
+            qualifier != "new" and \
+            previous.fields.get("subject", "user") == subject and _agree(previous.fields, fields):
+        key = previous.key  # "Valid until: 2026-04-25", then "Saved: China M visa ...": the visa just read
     elif (qualifier is None or (DOMAIN, key) not in context.prior.entities) and \
             (previous is None or previous.kind != DOMAIN or previous.key != key):
         key = _earlier(context, kind, subject, fields) or key  # "your warranty runs to April 2": the Whirlpool's
@@ -394,7 +405,13 @@ def _person_named_before(context: Context) -> str | None:
         if found:
             name = found[-1].group("name")
             return name if name is not None and name.lower() not in _NOT_NAMES_HERE else found[-1].group("rel").lower()
+        honoured = list(_HONOURED.finditer(said))
+        if honoured:  # "I look after Mr Osei's diary ... His passport": Osei's, as the recap names him
+            return honoured[-1].group("name")
     return None
+
+
+_HONOURED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
 
 
 def _earlier(context: Context, kind: str, subject: str, stated: dict[str, JsonValue]) -> str | None:
@@ -412,6 +429,17 @@ def _earlier(context: Context, kind: str, subject: str, stated: dict[str, JsonVa
              for key, fields in found}
     named = [key for key, words in names.items() if any(re.search(rf"\b{re.escape(w)}\b", said) for w in words)]
     return named[0] if len(named) == 1 else None
+
+
+# a pasted form's country line: "Country: China", "Issuing country: India"
+_FIELD_COUNTRY = re.compile(r"^\W*(?:country|issuing country|country of issue|destination|valid for)\s*:\s*"
+                            r"(?P<name>[A-Za-z][A-Za-z .'-]{1,40})$", re.I)
+
+
+def _agree(earlier: Mapping[str, JsonValue], stated: Mapping[str, JsonValue]) -> bool:
+    """No value the two state differently (dates, number, provider, country)."""
+    return all(earlier.get(name) in (None, stated.get(name)) or name not in stated
+               for name in ("expiry_date", "start_date", "number", "provider", "country"))
 
 
 def fold(value: JsonValue) -> str | None:

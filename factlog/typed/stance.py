@@ -189,6 +189,20 @@ def checked_back(text: str) -> str | None:
     return f"{stated[:1].upper()}{stated[1:]}." if stated else None
 
 
+# what a rule asks for, not what a document says: "your passport would need to be valid until 5
+# September", "it must be valid for six months", "Thailand requires validity until ..."
+REQUIREMENT = re.compile(
+    r"\b(?:would|will|must|should|needs?|has|have|ought)\s+(?:(?:still|also)\s+)?(?:need\s+)?(?:to\s+)?"
+    r"(?:be|stay|remain)\s+valid\b|\brequire[sd]?\b[^.;]{0,60}?\bvalid\w*\b|\bvalid\w*\s+(?:is\s+)?required\b",
+    re.I)
+
+
+def states_requirement(text: str) -> bool:
+    """A rule's requirement on a document ("would need to be valid until 5 September"): its
+    dates are the rule's, not the document's."""
+    return REQUIREMENT.search(text) is not None
+
+
 def is_request(text: str) -> bool:
     """A request to record something ("can you note that ..."): what follows is stated."""
     return REQUEST.search(text) is not None
