@@ -207,6 +207,28 @@ def corrected_day(old: str, sentence: str) -> str | None:
 
 
 def conversation_fields(context: Context, subject: str, fields: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    """`fields` plus who it is about and who said it."""
-    return {**fields, "subject": subject, "speaker": context.speaker}
+    """`fields` plus who it is about (as `person_named` names them) and who said it."""
+    named = person_named(subject, context)
+    if named != subject:  # the same person wherever a reader wrote them: holder, person
+        fields = {name: named if value == subject else value for name, value in fields.items()}
+    return {**fields, "subject": named, "speaker": context.speaker}
+
+
+# someone named with a title: "Mr Osei", "Ms. Lund", "Dr Daniel Osei"
+_TITLED_NAME = re.compile(r"\b(?P<title>Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+(?:[A-Z][a-z]+\s+)?"
+                          r"(?P<surname>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
+
+
+def person_named(name: str, context: Context) -> str:
+    """The one name every reader gives a person: someone the session has named with a title
+    keeps it however they are named later or earlier ("Osei", "Daniel Osei" -> "Mr Osei"),
+    so their trips, passport and diary are one person's. Other names are kept as given."""
+    if (" " not in name and not name[:1].isupper()) or _TITLED_NAME.fullmatch(name):
+        return name  # "user", "son", "mother"; "Mr. Alvarez" as given
+    surname = name.split()[-1]
+    for said in reversed(context.said):
+        for found in _TITLED_NAME.finditer(said):
+            if found.group("surname") == surname:
+                return f"{found.group('title')} {surname}"
+    return name
 

@@ -406,7 +406,7 @@ def _person_named_before(context: Context) -> str | None:
             name = found[-1].group("name")
             return name if name is not None and name.lower() not in _NOT_NAMES_HERE else found[-1].group("rel").lower()
         honoured = list(_HONOURED.finditer(said))
-        if honoured:  # "I look after Mr Osei's diary ... His passport": Osei's, as the recap names him
+        if honoured:  # "I look after Mr Osei's diary ... His passport": Osei's (`common.person_named`: Mr Osei's)
             return honoured[-1].group("name")
     return None
 

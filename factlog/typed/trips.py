@@ -522,7 +522,7 @@ def trip_subject(sentence: str) -> str:
             name = third.group("sur") or third.group("sur2") or third.group("given")
             if name.lower() not in _NOT_NAMES and name.lower() not in _CALENDAR and \
                     (third.group("given") is None or place_name(name) is None):
-                return name  # "Mr Osei flies to Lagos": Osei, as the document reader names his passport
+                return name  # "Mr Osei flies to Lagos": his (`common.person_named` gives the title back)
         return "user"
     if match.group("titled"):
         return re.sub(r"\s+", " ", match.group("titled"))
