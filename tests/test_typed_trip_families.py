@@ -547,3 +547,24 @@ def test_a_person_named_with_a_title_keeps_it_however_named_later(later: str) ->
     other = [f for f in read("I look after Mr Osei's diary.", "Daniel Mensah's passport expires on 9 March 2027.")
              if f["fact"] == "document"]
     assert all(f["holder"] != "Mr Osei" for f in other)
+
+
+@pytest.mark.parametrize(("sentence", "purpose"), [
+    ("Flying to Toronto on Oct 16 for a site visit.", "site visit"),
+    ("I'm off to Edinburgh on March 13 for a client audit.", "client audit"),
+    ("Flying to Austin on May 2 for the product launch.", "product launch"),
+    ("Booked Denver for the 3rd, for a launch party.", "launch party"),
+    ("Heading to Lisbon on May 2 for my cousin's christening.", "cousin's christening"),
+    ("We fly to Leeds on June 4 for the plant inspection.", "plant inspection"),
+])
+def test_what_a_trip_is_for(sentence: str, purpose: str) -> None:
+    [trip] = trips(sentence)
+    assert trip["purpose"] == purpose
+
+
+@pytest.mark.parametrize("sentence", [
+    "Flying to Rome on May 2 for a week.", "Flying to Rome on May 2 for the weekend.",
+    "Flying to Rome on May 2 for 300 dollars.",
+])
+def test_a_length_or_a_price_is_no_purpose(sentence: str) -> None:
+    assert all("purpose" not in trip for trip in trips(sentence))
