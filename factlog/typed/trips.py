@@ -136,7 +136,8 @@ _WITH = re.compile(
     r"\byou and (?P<name3>[A-Z][a-z]+)\b")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
-    r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:(?:[\w-]+ )?party|conference|workshop|wedding|course|meeting|summit|"
+    r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:(?:[\w-]+ )?party|conference|workshop|wedding|"
+    r"course|meeting|summit|"
     r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
     r"expo|trade show|tournament|concert|festival|birthday|anniversary|audit|inspection|site visit|hackathon|"
     r"trade fair|kick-?off|launch|onboarding|orientation|christening|baptism|bar mitzvah|bat mitzvah|memorial|"
