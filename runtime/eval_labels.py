@@ -31,6 +31,7 @@ from datetime import date, datetime
 
 from factlog.kinds import normalize_kind
 from factlog.model import JsonValue
+from factlog.relations import same_subject
 from factlog.timeparse import try_date, try_datetime
 from runtime.eval_names import same_entity_value
 
@@ -98,6 +99,7 @@ class Label:
     session_id: str | None
     kind: str
     fields: Mapping[str, JsonValue]
+    subject: str | None = None  # whose fact it is; None: not compared (`same_subject`)
 
 
 @dataclass
@@ -179,8 +181,17 @@ def kind_of(kind: str) -> str:
         return kind.strip().casefold()
 
 
+def same_owner(fact: TypedFact, label: Label) -> bool:
+    """The fact is about whom the label says (`factlog.relations.same_subject`: "mom" is
+    "mother", "Mr Osei" is "Osei"); a fact without `subject` is the user's."""
+    if label.subject is None:
+        return True
+    got = fact.fields.get("subject")
+    return same_subject(got if isinstance(got, str) else None, label.subject)
+
+
 def matches(fact: TypedFact, label: Label) -> bool:
-    if fact.kind != label.kind or fact.session_id != label.session_id:
+    if fact.kind != label.kind or fact.session_id != label.session_id or not same_owner(fact, label):
         return False
     return all(name in fact.fields and same_value(fact.fields[name], value) for name, value in label.fields.items())
 
@@ -188,7 +199,7 @@ def matches(fact: TypedFact, label: Label) -> bool:
 def matches_entity(fact: TypedFact, label: Label) -> bool:
     """`matches`, but names, places, drug names and identifiers compared as entities
     (`runtime.eval_names`)."""
-    if fact.kind != label.kind or fact.session_id != label.session_id:
+    if fact.kind != label.kind or fact.session_id != label.session_id or not same_owner(fact, label):
         return False
     for name, value in label.fields.items():
         if name not in fact.fields:

@@ -61,6 +61,8 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
+from factlog.relations import BARE, FAMILY
+from factlog.relations import pattern as relation_pattern
 from factlog.typed.care import catch_up, person_of
 from factlog.typed.common import conversation_fields
 from factlog.typed.drug_names import drug_names
@@ -507,7 +509,7 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
 
 def _whose_words(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
-    parent = re.search(r"\b(?P<who>mom|mum|dad|grandma|grandpa)(?:'s|’s)\s", sentence, re.I)
+    parent = re.search(rf"\b(?P<who>{_BARE})(?:'s|’s)\s", sentence, re.I)
     if subject == "user" and parent is not None:  # "Mom's cardiologist appointment"
         return parent.group("who").lower(), parent.group("who").lower()
     if subject == "user" and _KIDS.search(sentence):  # "the kids' swim lessons"
@@ -538,8 +540,10 @@ def _whose_words(sentence: str, context: Context, noun: re.Match[str] | None) ->
 
 _MY_KID = re.compile(r"\b(?:my|our)\s+(?P<rel>son|daughter|husband|wife|partner|kid)\s+(?P<name>[a-z]{3,})\s+"
                      r"(?:has|have|is|does|goes|takes|plays|starts|started|had)\b", re.I)
-_PARENT = re.compile(r"\b(?P<who>mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather)\b", re.I)
-_FAMILY_WORD = {"mom": "mother", "mum": "mother", "dad": "father", "grandma": "grandmother", "grandpa": "grandfather"}
+_BARE = relation_pattern(BARE)
+_PARENT = re.compile(rf"\b(?P<who>{relation_pattern(w for w in BARE if len(w) > 2)}|mother|father|grandmother|"
+                     r"grandfather)\b", re.I)  # not "ma" (ma'am), "pa" or "da" in a sentence before
+_FAMILY_WORD = {word: FAMILY[word] for word in BARE}  # "Mom", "Da", "Nan": as the family words (`factlog.relations`)
 
 
 def _parent_before(context: Context) -> str | None:

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.relations import FAMILY, FEMALE, MALE, PLURALS, family_word
 from factlog.typed.care import given_name
 from factlog.typed.common import conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
@@ -46,25 +47,11 @@ from factlog.typed.stance import ends_in_question, is_conditional, is_planned, i
 
 DOMAIN = "people"
 
-_FAMILY = {
-    "daughter": "daughter", "son": "son", "wife": "wife", "husband": "husband", "partner": "partner",
-    "spouse": "spouse", "boyfriend": "boyfriend", "girlfriend": "girlfriend", "fiance": "fiance",
-    "fiancé": "fiance", "fiancee": "fiancee", "fiancée": "fiancee", "mom": "mother", "mother": "mother",
-    "mum": "mother", "mommy": "mother", "dad": "father", "father": "father", "daddy": "father",
-    "brother": "brother", "sister": "sister", "kid": "child", "child": "child", "grandson": "grandson",
-    "granddaughter": "granddaughter", "grandmother": "grandmother", "grandma": "grandmother",
-    "granny": "grandmother", "grandfather": "grandfather", "grandpa": "grandfather", "aunt": "aunt",
-    "uncle": "uncle", "niece": "niece", "nephew": "nephew", "cousin": "cousin", "stepson": "stepson",
-    "stepdaughter": "stepdaughter", "stepmother": "stepmother", "stepfather": "stepfather",
-    "mother-in-law": "mother-in-law", "father-in-law": "father-in-law", "sister-in-law": "sister-in-law",
-    "brother-in-law": "brother-in-law", "son-in-law": "son-in-law", "daughter-in-law": "daughter-in-law",
-}
-_PLURAL = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter", "twins": "child",
-           "boys": "son", "girls": "daughter", "parents": "", "grandkids": "", "grandchildren": ""}
-_SHE = frozenset("daughter wife mother sister granddaughter grandmother aunt niece stepdaughter stepmother "
-                 "girlfriend fiancee mother-in-law sister-in-law daughter-in-law".split())
-_HE = frozenset("son husband father brother grandson grandfather uncle nephew stepson stepfather boyfriend "
-                "fiance father-in-law brother-in-law son-in-law".split())
+# the relation vocabulary is `factlog.relations`' (one owner for every reader and the label matcher)
+_FAMILY = FAMILY
+_PLURAL = PLURALS
+_SHE = FEMALE
+_HE = MALE
 
 _REL = "|".join(sorted(map(re.escape, _FAMILY), key=len, reverse=True))
 _RELS = "|".join(sorted(_PLURAL, key=len, reverse=True))
@@ -82,6 +69,25 @@ _NAME_MY_REL = re.compile(rf"\b(?P<name>{_NAME})(?:,\s*|\s+\()(?:who(?:'s| is)\s
 _REL_IS_NAMED = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?:'s|’s)?\s+name\s+is\s+(?P<name>{_NAME})\b"
                            rf"|\b{_OWN}\s+(?P<adj2>{_ADJ}*)(?P<rel2>{_REL})\s+is\s+(?:called|named)\s+(?P<name2>{_NAME})\b",
                            re.I)
+# "Anna is my wife", "Ken's my brother-in-law", "Tom is our son"
+_NAME_IS_MY_REL = re.compile(rf"(?:^|[.;:,!]\s*|\band\s+)(?P<name>{_NAME})(?:\s+is|['’]s)\s+{_OWN}\s+(?P<adj>{_ADJ}*)"
+                             rf"(?P<rel>{_REL})\b(?!['’]s|-)", re.I)
+# a texted or dictated sentence writes names in lower case: "my sis lily is allergic", "my son noah has"
+_MY_REL_LOWER = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+(?P<name>[a-z]{{3,}})"
+                           r"(?=\s+(?:is|was|has|had|got|gets|says|said|turned|turns|and|just|needs|will|can|takes|took)"
+                           r"\b|\s*[,.!?;]|\s*$)")
+_NOT_LOWER_NAMES = frozenset(
+    "is was has had got gets says said and just needs will can takes took the who that what when which she her he him "
+    "his they them their also still too now then here there again always never only really actually literally lol "
+    "tho though though thats its it's doesnt didnt isnt wasnt cant wont dont and but because cause since with from "
+    "for about over at in on to of off out up down back home today tomorrow tmrw tonight yesterday rn omg lmao ok okay "
+    "yes yeah ya no nope sure pls plz thx thanks".split())
+# an answer to "What's his name?": "Seamus.", "It's Seamus", "Her name is Ava"
+_ANSWER_NAME = re.compile(r"^\W*(?:(?:it['’]s|its|his name is|her name is|he['’]s called|she['’]s called|"
+                          rf"that['’]s)\s+)?(?P<name>{_NAME})\s*[.!]?\s*$", re.I)
+_NAME_QUESTION = re.compile(r"\b(?:what(?:['’]s| is| was)\s+(?P<pronoun>his|her|their)\s+name|"
+                            r"(?P<pronoun2>his|her)\s+name\b[^?]*\?|what(?:['’]s| is) (?P<pronoun3>he|she) called|"
+                            rf"(?:my|our)\s+(?P<rel>{_REL})['’]s\s+name\b[^?]*\?)", re.I)
 _MY_RELS_NAMES = re.compile(
     rf"\b{_OWN}\s+(?:(?:two|three|four|2|3|4)\s+)?(?P<rels>{_RELS}),?\s+"
     rf"(?P<names>{_NAME}(?:\s*\(\d{{1,2}}\))?(?:,\s*{_NAME}(?:\s*\(\d{{1,2}}\))?)*,?\s+and\s+{_NAME}(?:\s*\(\d{{1,2}}\))?)",
@@ -90,8 +96,8 @@ _LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\))?")
 _MY_REL = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!-)\b", re.I)
 _YEAR_OLD = re.compile(rf"(?P<n>{_NUM})[- ](?:year|yr)[- ]old", re.I)
 _AGE_AFTER = re.compile(
-    r"^(?:['’]s\s+|,?\s+(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
-    rf"(?:is|turned|aged?)\s+))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
+    r"^(?:['’]s\s+|(?:,?\s+|\s*[(–—-]\s*)(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
+    rf"(?:is|turned|aged?)\s+|(?:(?:she|he|who)\s+)?(?:has|have)\s+(?={_NUM}\s+years)))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
     rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)]|$|and\b|but\b|now\b|so\b|too\b|already\b))", re.I)
 _LEAD = r"^\W*(?:(?:sorry|no|wait|actually|i mean|i meant|oops|oh|and|also)\b[,!.]?\s*)*"  # "Sorry, I mean her ..."
 _PRONOUN_AGE = re.compile(
@@ -220,6 +226,7 @@ _YOU = ((re.compile(r"\byou(?:'re|’re| are)\b", re.I), "I'm"), (re.compile(r"\
 
 TRIGGERS = (
     re.compile(rf"\b(?:{_REL}|{_RELS})\b", re.I),
+    re.compile(r"^\W*(?:it['’]s\s+|his name is\s+|her name is\s+)?(?-i:[A-Z][a-z]+)\s*[.!]?\s*$", re.I),
     re.compile(r"\b(?:live|living|reside|based|moved|relocated)\b", re.I),
     _PROGRAM_NAMES, _LOYALTY_CUE,
     re.compile(rf"\b(?:prefers?|preferred|rather|aisle|window|{'|'.join(_DIETS)}|king|queen|nonstop|direct|"
@@ -254,17 +261,18 @@ def _as_user(sentence: str) -> str:
 
 
 def _relation(word: str) -> str:
-    return _FAMILY.get(word.casefold(), "")
+    return family_word(word) or ""
 
 
 def _relatives(text: str, context: Context) -> list[TypedFact]:
     found: dict[str, dict[str, JsonValue]] = {}  # key -> fields, in order
     named: list[tuple[int, int, _Person]] = []  # (start, end, person) of each naming
-    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED):
+    lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", text[1:])) is None  # typed or dictated all in lower case
+    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED, _NAME_IS_MY_REL, *((_MY_REL_LOWER,) if lower else ())):
         for match in pattern.finditer(text):
             rel = match.group("rel") or match.groupdict().get("rel2") or ""
             raw = match.group("name") or match.groupdict().get("name2") or ""
-            name = given_name(raw)
+            name = given_name(raw) if raw.casefold() not in _NOT_LOWER_NAMES else None
             if name is None or not _relation(rel) or any(start <= match.start() < end for start, end, _ in named):
                 continue
             person = _Person(name, _relation(rel))
@@ -283,8 +291,35 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
                 fields = _add(found, context, _Person(name, rel))
                 if item.group("age"):
                     _set_age(fields, item.group("age"))
+    answered = _answered_name(text, context) if not named else None
+    if answered is not None:
+        named.append((0, len(text), answered))
+        _add(found, context, answered)
     _ages_and_birthdays(text, context, found, named)
     return [TypedFact("relative", key, conversation_fields(context, "user", fields)) for key, fields in found.items()]
+
+
+def _answered_name(text: str, context: Context) -> _Person | None:
+    """The name a sentence gives in answer to the assistant's "What's his name?" (the last
+    question said), for the relation the assistant spoke of just before ("your father")."""
+    answer = _ANSWER_NAME.match(text)
+    if answer is None or len(context.said) < 2 or context.speaker != "user":
+        return None
+    question = _NAME_QUESTION.search(context.said[-2])
+    name = given_name(answer.group("name"))
+    if question is None or name is None or name.casefold() in _NOT_LOWER_NAMES:
+        return None
+    if question.group("rel"):
+        return _Person(name, _relation(question.group("rel")))
+    said = (question.group("pronoun") or question.group("pronoun2") or question.group("pronoun3") or "").casefold()
+    for earlier in reversed(context.said[-4:-1]):  # "Noted: your father takes warfarin ... What's his name?"
+        for match in reversed([*_MY_REL.finditer(_as_user(earlier))]):
+            rel = _relation(match.group("rel"))
+            if said in ("he", "his") and rel in _SHE or said in ("she", "her") and rel in _HE:
+                continue
+            if rel and _name_of(rel, context) is None:
+                return _Person(name, rel)
+    return None
 
 
 def _key(person: _Person) -> str:

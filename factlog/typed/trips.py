@@ -19,6 +19,7 @@ from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
+from factlog.relations import BARE, FAMILY
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     _NOT_NAMES,
@@ -118,7 +119,11 @@ _OTHERS_TRIP = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel2>{_RELATION})(?:\s+(?P<n2>(?-i:[A-Z][a-z]+)))?\s+(?:is\s+|was\s+|will\s+be\s+)?"
     r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs|"
     r"booked(?!\s+(?:me|us|for (?:me|us))\b)|bought|is visiting|visits|is taking)\b|"
-    rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}",
+    rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|"
+    # "Harold's off to Leeds", "Mr Osei flies to Lagos on the 4th", "Mum is flying to Delhi"
+    r"(?:^|[.;:,]\s+|\b(?:and|but|so|then)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+)?(?P<name3>(?-i:[A-Z][a-z]{2,}))"
+    r"(?:'s|’s|\s+is|\s+will\s+be|\s+will)?\s+(?:off|flying|flies|fly|travels|travelling|traveling|heading|heads|"
+    r"leaving|leaves|departs|departing|going)\s+(?:up\s+|down\s+|over\s+|out\s+|back\s+)?to\b",
     re.I,
 )
 _WITH = re.compile(
@@ -254,6 +259,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     fact = TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
     if subject != "user" or key is None:
         return [fact]
+    lead = _COMPANION_LEADS.match(sentence)
+    if lead is not None and lead.group("name") in context.companions:  # "Jonas comes only the first week, ...":
+        who = lead.group("name")  # his trip changes, not the user's
+        return [TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
               for who in context.companions), fact]
 
@@ -329,6 +338,14 @@ def trip_subject(sentence: str) -> str:
     match = _OTHERS_TRIP.search(sentence)
     if match is None:
         return "user"
+    if match.group("name3"):  # a person named as the one travelling
+        said = match.group("name3")
+        if said.lower() in FAMILY_NAMES:
+            return FAMILY_NAMES[said.lower()]
+        if said.lower() in _NOT_NAMES or place_name(said) is not None or said.lower() in _CARRIER_NAMES or \
+                said.lower() in _CALENDAR or said.lower() in _NOT_TRAVELLERS:
+            return "user"
+        return f"{match.group('title').strip()} {said}" if match.group("title") else said
     name = match.group("name")
     if name is not None and name.lower() in FAMILY_NAMES:
         return FAMILY_NAMES[name.lower()]  # "Papa's tickets", "Mom's flight": the father's, the mother's
@@ -341,11 +358,10 @@ def trip_subject(sentence: str) -> str:
 
 
 # what family members are called as if by name: "Papa's tickets", "Mom's flight"
-FAMILY_NAMES = {"papa": "father", "pa": "father", "dad": "father", "daddy": "father", "pappa": "father",
-                "mama": "mother", "mamma": "mother", "mom": "mother", "mum": "mother", "mommy": "mother",
-                "mummy": "mother", "ma": "mother", "nana": "grandmother", "grandma": "grandmother",
-                "granny": "grandmother", "nani": "grandmother", "dadi": "grandmother", "grandpa": "grandfather",
-                "nanaji": "grandfather", "dadaji": "grandfather"}
+FAMILY_NAMES = {word: FAMILY[word] for word in BARE}  # the vocabulary of `factlog.relations`
+_CARRIER_NAMES = frozenset(name.lower() for name in AIRLINES)
+_NOT_TRAVELLERS = frozenset("we you they work everyone nobody somebody someone she he it this that which who what "
+                            "flight plane train bus ferry car".split())
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday".split())
 
@@ -356,6 +372,12 @@ _WITH_RELATION = re.compile(
     rf"(?<!up )\bwith|\b(?:for|with)\s+(?i:me|myself)\s+and)\s+(?i:my|our)\s+"
     rf"(?P<rel>(?i:{_RELATION}))(?:\s+(?P<name>[A-Z][a-z]+))?\b(?!'s|’s)|"
     rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b")
+
+
+# a sentence about one of the user's companions: "Jonas comes only the first week", "Emma flies back on the 9th"
+_COMPANION_LEADS = re.compile(r"^\W*(?:but\s+|and\s+)?(?P<name>(?-i:[A-Z][a-z]+))\s+(?:only\s+|just\s+|also\s+)?"
+                              r"(?:comes|is coming|flies|is flying|returns|is returning|leaves|is leaving|stays|"
+                              r"is staying|goes|is going|gets|has to|needs to|will|can only)\b")
 
 
 def _companions(sentence: str, context: Context) -> None:
