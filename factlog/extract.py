@@ -93,6 +93,9 @@ class RuleExtractor:
         for message in session.messages:
             context.speaker = message.role
             if message.role == "user":
+                from factlog.typed.people import prescan  # loaded with the readers, on first use
+
+                prescan(message.content, context)  # "... Anna is my wife." names the pasted form above it
                 facts += self._user_turn(session, message, previous, context)
             elif message.role == "assistant" and not user_only:
                 facts += self._assistant_turn(session, message, context)

@@ -10,8 +10,11 @@ A session that restates an entity without changing it (the assistant repeating a
 expiry) gives no state: labels, too, repeat an entity only where a session changes it.
 Who said it (`speaker`) and the session's metadata are not part of the comparison.
 
-A state matches a label when the kind (normalised), the session and every field the label
-gives agree after normalising (`same_value`); each state matches at most one label. Per
+A state matches a label when the kind (normalised), the session, whose fact it is (the
+label's `subject` against the fact's, through `factlog.relations.same_subject`: "mom" is
+"mother", a fact without one is the user's) and every field the label gives agree after
+normalising (`same_value`; family words through `runtime.eval_names.same_relation`); each state
+matches at most one label. Per
 kind: precision = matched states / states, recall = matched labels / labels, over the
 scenarios that carry `labels`.
 
@@ -33,7 +36,7 @@ from factlog.kinds import normalize_kind
 from factlog.model import JsonValue
 from factlog.relations import same_subject
 from factlog.timeparse import try_date, try_datetime
-from runtime.eval_names import same_entity_value
+from runtime.eval_names import same_entity_value, same_relation
 
 _SPACES = re.compile(r"\s+")
 _MONEY = re.compile(r"^[$€£]?\s*-?[\d,]*\.?\d+$")
@@ -193,7 +196,12 @@ def same_owner(fact: TypedFact, label: Label) -> bool:
 def matches(fact: TypedFact, label: Label) -> bool:
     if fact.kind != label.kind or fact.session_id != label.session_id or not same_owner(fact, label):
         return False
-    return all(name in fact.fields and same_value(fact.fields[name], value) for name, value in label.fields.items())
+    return all(name in fact.fields and _same(name, fact.fields[name], value) for name, value in label.fields.items())
+
+
+def _same(name: str, got: object, want: object) -> bool:
+    relation = same_relation(name, got, want)  # "mom" is "mother" (`factlog.relations`)
+    return same_value(got, want) if relation is None else relation
 
 
 def matches_entity(fact: TypedFact, label: Label) -> bool:
@@ -205,7 +213,9 @@ def matches_entity(fact: TypedFact, label: Label) -> bool:
         if name not in fact.fields:
             return False
         got = fact.fields[name]
-        agree = same_entity_value(label.kind, name, got, value)
+        agree = same_relation(name, got, value)
+        if agree is None:
+            agree = same_entity_value(label.kind, name, got, value)
         if not (same_value(got, value) if agree is None else agree or same_value(got, value)):
             return False
     return True

@@ -87,11 +87,46 @@ _NAME_DOES = re.compile(rf"(?:^|[.;:,]\s+|\b(?:and|but|so)\s+)(?P<title>(?-i:Mr|
 _HIS_HER = re.compile(r"^\W*(?P<pronoun>his|her)\s+(?!own\b)\w", re.I)
 
 
+# a pasted form's line naming whose it is, and any "Field: value" line
+_FORM_OWNER = re.compile(r"^\W*(?:applicant|passenger|traveller|traveler|patient|guest|holder|policyholder|insured|"
+                         r"member|student|full name|name)(?:\s+name)?\s*:\s*(?P<who>[^:|]+?)\s*(?:\||$)", re.I)
+_FORM_LINE = re.compile(r"^\W*[A-Za-z][\w /'()&.-]{0,30}:\s*\S")
+_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+
+
+def note_form_owner(sentence: str, context: Context) -> None:
+    """Keep whose lines a pasted form gives: set by "Applicant: KOWALSKA, ANNA" / "Passenger:
+    Tom Alvarez", kept over the "Field: value" lines after it, dropped by any other sentence."""
+    owner = _FORM_OWNER.match(sentence)
+    if owner is not None:
+        context.form_owner = owner.group("who")
+    elif not _FORM_LINE.match(sentence):
+        context.form_owner = None
+
+
+def form_owner(context: Context) -> str | None:
+    """The relative (or companion) the current form block names, by a first name the
+    conversation knows ("KOWALSKA, ANNA" -> "Anna" after "Anna is my wife"); None for the user's
+    own form, or none."""
+    if context.form_owner is None:
+        return None
+    said = context.form_owner
+    first, _, rest = said.partition(",")  # "KOWALSKA, ANNA": surname first
+    words = [str(w).capitalize() for w in _NAME_WORD.findall(rest if rest.strip() else first)]
+    for word in words:
+        if relation_of(word, context) is not None or word in context.companions:
+            return word
+    return None
+
+
 def named_owner(sentence: str, context: Context) -> str | None:
     """Someone other than the user whom the sentence makes the owner or doer, or None: a
     parent said bare ("Mum's passport" -> "mother"), a titled name ("Mr Osei has" -> "Mr
     Osei"), a name the conversation gave a relation or a trip ("Dana has" -> "Dana"), or
     "His"/"Her" opening the sentence for the person the session last spoke of."""
+    listed = form_owner(context)
+    if listed is not None:  # "Applicant: KOWALSKA, ANNA", then "Valid until: 19/10/2027": hers
+        return listed
     bare = _BARE_OWNER.search(sentence) or _BARE_DOES.search(sentence)
     if bare is not None:
         word = bare.groupdict().get("rel") or bare.groupdict().get("rel2") or ""
@@ -112,8 +147,10 @@ def named_owner(sentence: str, context: Context) -> str | None:
         from factlog.typed.care import catch_up  # care reads this module; asked only here
 
         catch_up(context)
-        focus = context.focus
-        if focus is not None and focus not in _NOT_NAMES:
+        focus = context.focus  # a person the session gave a relation or a trip ("my colleague Jonas"), not "to Lagos"
+        known = focus is not None and (focus in context.relations or focus in context.companions
+                                       or family_word(focus) is not None or relation_of(focus, context) is not None)
+        if focus is not None and known and focus not in _NOT_NAMES:
             rel = family_word(context.relations.get(focus, focus)) or relation_of(focus, context)
             female = pronoun.group("pronoun").casefold() == "her"
             if rel is None or (rel in FEMALE) == female or rel not in FEMALE | MALE:

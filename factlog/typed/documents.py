@@ -129,6 +129,18 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         clauses = [part for part in _CLAUSE.split(sentence) if part.strip()]
         if len(clauses) > 1:
             return [fact for clause in clauses for fact in _read(clause, context)]
+    owners = [part for part in sentence.split(";") if part.strip()]
+    if len(owners) > 1 and len({subject_of(part, context) for part in owners}) > 1:
+        # "your passport expires March 11, 2031; Chloe's expires October 2, 2026": each its owner's
+        each: list[TypedFact] = []
+        for part in owners:
+            if context.speaker == "assistant":  # "...; yours is valid until 2031": the user's own
+                part = re.sub(r"\byours\b", "mine", part, flags=re.I)
+            facts = _read(part, context)
+            for fact in facts:
+                context.remember(DOMAIN, fact)
+            each += facts
+        return each
     return _read(sentence, context)
 
 

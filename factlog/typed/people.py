@@ -70,8 +70,10 @@ _REL_IS_NAMED = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?:'s|�
                            rf"|\b{_OWN}\s+(?P<adj2>{_ADJ}*)(?P<rel2>{_REL})\s+is\s+(?:called|named)\s+(?P<name2>{_NAME})\b",
                            re.I)
 # "Anna is my wife", "Ken's my brother-in-law", "Tom is our son"
-_NAME_IS_MY_REL = re.compile(rf"(?:^|[.;:,!]\s*|\band\s+)(?P<name>{_NAME})(?:\s+is|['’]s)\s+{_OWN}\s+(?P<adj>{_ADJ}*)"
+_NAME_IS_MY_REL = re.compile(rf"(?:^|[.;:,!\n]\s*|\band\s+)(?P<name>{_NAME})(?:\s+is|['’]s)\s+{_OWN}\s+(?P<adj>{_ADJ}*)"
                              rf"(?P<rel>{_REL})\b(?!['’]s|-)", re.I)
+_NAME_IS_MY_REL_LOWER = re.compile(rf"(?:^|[.;:,!]\s*|\band\s+)(?P<name>[a-z]{{3,}})(?:\s+is|['’]s)\s+{_OWN}\s+"
+                                   rf"(?P<adj>{_ADJ}*)(?P<rel>{_REL})\b(?!['’]s|-)")
 # a texted or dictated sentence writes names in lower case: "my sis lily is allergic", "my son noah has"
 _MY_REL_LOWER = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+(?P<name>[a-z]{{3,}})"
                            r"(?=\s+(?:is|was|has|had|got|gets|says|said|turned|turns|and|just|needs|will|can|takes|took)"
@@ -98,7 +100,8 @@ _YEAR_OLD = re.compile(rf"(?P<n>{_NUM})[- ](?:year|yr)[- ]old", re.I)
 _AGE_AFTER = re.compile(
     r"^(?:['’]s\s+|(?:,?\s+|\s*[(–—-]\s*)(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
     rf"(?:is|turned|aged?)\s+|(?:(?:she|he|who)\s+)?(?:has|have)\s+(?={_NUM}\s+years)))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
-    rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)]|$|and\b|but\b|now\b|so\b|too\b|already\b))", re.I)
+    rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)–—-]|$|and\b|but\b|now\b|so\b|too\b|already\b|"
+    r"yesterday\b|today\b|last\b|this\b))", re.I)
 _LEAD = r"^\W*(?:(?:sorry|no|wait|actually|i mean|i meant|oops|oh|and|also)\b[,!.]?\s*)*"  # "Sorry, I mean her ..."
 _PRONOUN_AGE = re.compile(
     rf"{_LEAD}(?P<pronoun>she|he)(?:'s|’s|\s+is|\s+turned|\s+just\s+turned)\s+(?:now\s+|only\s+|just\s+)?(?P<n>{_NUM})"
@@ -250,6 +253,19 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     return facts
 
 
+def prescan(text: str, context: Context) -> None:
+    """Note the relations a whole message gives its names before its sentences are read, so a
+    pasted form or list above "Anna is my wife" is already hers (`context.relations`)."""
+    if not TRIGGERS[0].search(text):
+        return
+    for pattern in (_NAME_IS_MY_REL, _MY_REL_NAME, _NAME_MY_REL):
+        for match in pattern.finditer(text):
+            name = given_name(match.group("name"))
+            rel = _relation(match.group("rel"))
+            if name is not None and rel and name.casefold() not in _NOT_LOWER_NAMES:
+                context.relations.setdefault(name, rel)
+
+
 def _as_user(sentence: str) -> str:
     """An assistant's sentence with the user as "I" ("your husband" -> "my husband")."""
     for pattern, replacement in _YOU:
@@ -268,7 +284,8 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
     found: dict[str, dict[str, JsonValue]] = {}  # key -> fields, in order
     named: list[tuple[int, int, _Person]] = []  # (start, end, person) of each naming
     lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", text[1:])) is None  # typed or dictated all in lower case
-    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED, _NAME_IS_MY_REL, *((_MY_REL_LOWER,) if lower else ())):
+    lowered = (_MY_REL_LOWER, _NAME_IS_MY_REL_LOWER) if lower else ()
+    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED, _NAME_IS_MY_REL, *lowered):
         for match in pattern.finditer(text):
             rel = match.group("rel") or match.groupdict().get("rel2") or ""
             raw = match.group("name") or match.groupdict().get("name2") or ""
@@ -305,7 +322,7 @@ def _answered_name(text: str, context: Context) -> _Person | None:
     answer = _ANSWER_NAME.match(text)
     if answer is None or len(context.said) < 2 or context.speaker != "user":
         return None
-    question = _NAME_QUESTION.search(context.said[-2])
+    question = _NAME_QUESTION.search(_as_user(context.said[-2]))
     name = given_name(answer.group("name"))
     if question is None or name is None or name.casefold() in _NOT_LOWER_NAMES:
         return None

@@ -17,7 +17,7 @@ from factlog.model import JsonValue
 from factlog.recognizers import recognize
 from factlog.spoken import for_readers
 from factlog.typed import allergies, bills, deadlines, documents, events, medicines, money, payments, people, trips
-from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
+from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day, note_form_owner
 from factlog.typed.model import Context, TypedFact
 
 Reader = Callable[[str, Context], list[TypedFact]]
@@ -65,6 +65,7 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     as `factlog.spoken.for_readers` writes it (no fillers, digits and clock times written)."""
     sentence = for_readers(sentence)
     context.said.append(sentence)
+    note_form_owner(sentence, context)  # "Applicant: KOWALSKA, ANNA": whose the next lines are
     triggered = _TRIGGERS.search(sentence) is not None
     facts: list[TypedFact] = []
     for domain, reader in READERS:

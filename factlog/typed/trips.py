@@ -121,7 +121,7 @@ _OTHERS_TRIP = re.compile(
     r"booked(?!\s+(?:me|us|for (?:me|us))\b)|bought|is visiting|visits|is taking)\b|"
     rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|"
     # "Harold's off to Leeds", "Mr Osei flies to Lagos on the 4th", "Mum is flying to Delhi"
-    r"(?:^|[.;:,]\s+|\b(?:and|but|so|then)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+)?(?P<name3>(?-i:[A-Z][a-z]{2,}))"
+    r"(?:^|[.;:,]\s+|\b(?:but|so|then)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+)?(?P<name3>(?-i:[A-Z][a-z]{2,}))"
     r"(?:'s|’s|\s+is|\s+will\s+be|\s+will)?\s+(?:off|flying|flies|fly|travels|travelling|traveling|heading|heads|"
     r"leaving|leaves|departs|departing|going)\s+(?:up\s+|down\s+|over\s+|out\s+|back\s+)?to\b",
     re.I,
@@ -387,11 +387,33 @@ def _companions(sentence: str, context: Context) -> None:
     if TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence):
         found += [match.group("name") or match.group("name2") or (match.group("rel") or match.group("rel2")).lower()
                   for match in _WITH_RELATION.finditer(sentence)]
+    found += _the_family(sentence, context)
     for name in found:
         if name and name.lower() not in _NOT_NAMES and name not in context.companions \
                 and name.lower() not in _CALENDAR and (name.islower() or place_name(name) is None or
                                                        re.search(rf"\b(?:{_RELATION})\s+{name}\b", sentence, re.I)):
             context.companions.append(name)
+
+
+# the user's party counted: "for the four of us", "all three of us are flying"
+_PARTY = re.compile(r"\b(?:for|with)\s+(?:the|all)\s+(?P<n>two|three|four|five|six|seven|[2-7])\s+of\s+us\b|"
+                    r"\ball\s+(?P<n2>two|three|four|five|six|seven|[2-7])\s+of\s+us\b", re.I)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def _the_family(sentence: str, context: Context) -> list[str]:
+    """The named relatives the conversation gave, when the sentence counts the user's party and
+    they are exactly the others ("for the four of us" after "me, Marc, Chloe and Liam")."""
+    party = _PARTY.search(sentence)
+    if party is None or not (TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence)
+                             or _AIRLINE.search(sentence) or context.topic == DOMAIN):
+        return []
+    said = (party.group("n") or party.group("n2")).lower()
+    count = int(said) if said.isdigit() else _COUNTS[said]
+    known = [*context.entities.items(), *context.prior.of_kind("relative")]
+    names = list(dict.fromkeys(str(fields["name"]) for key, fields in known
+                               if key.startswith("relative/") and isinstance(fields.get("name"), str)))
+    return names if len(names) == count - 1 else []
 
 
 def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> dict[str, JsonValue]:
