@@ -90,12 +90,14 @@ class RuleExtractor:
         business = session.metadata.get("business")
         context = Context(session.timestamp, business=business if isinstance(business, str) else None,
                           prior=self.prior)
+        from factlog.typed.people import prescan  # loaded with the readers, on first use
+
+        for message in session.messages:  # "... Anna is my wife." names the pasted form above it
+            if message.role in ("user", "assistant"):
+                prescan(message.content, context, message.role)
         for message in session.messages:
             context.speaker = message.role
             if message.role == "user":
-                from factlog.typed.people import prescan  # loaded with the readers, on first use
-
-                prescan(message.content, context)  # "... Anna is my wife." names the pasted form above it
                 facts += self._user_turn(session, message, previous, context)
             elif message.role == "assistant" and not user_only:
                 facts += self._assistant_turn(session, message, context)

@@ -60,6 +60,13 @@ U, A = "user", "assistant"
     ([(A, "Got it, your mum's on the list. What is her name?"), (U, "It's Margaret.")],
      "Margaret", {"relationship": "mother"}),
     ([(A, "And what's your daughter's name?"), (U, "Ava.")], "Ava", {"relationship": "daughter"}),
+    ([(A, "Is Tomas your son?"), (U, "Yes, my son, he's 12.")], "Tomas", {"relationship": "son", "age": 12}),
+    ([(A, "Is Grace your granddaughter?"), (U, "Yes, she is.")], "Grace", {"relationship": "granddaughter"}),
+    ([(U, "My daughter Sofia is flying to Rome.")], "Sofia", {"relationship": "daughter"}),  # a city's name
+    ([(U, "Our son Austin starts school in May.")], "Austin", {"relationship": "son"}),
+    ([(U, "my son Ben (9) and my daughter Maya (5) both have colds")], "Maya", {"relationship": "daughter", "age": 5}),
+    ([(U, "Ruby (she's 7) can't have penicillin."), (A, "Noted: Ruby, your daughter, is allergic to penicillin.")],
+     "Ruby", {"relationship": "daughter", "age": 7}),  # the relation said after the age, by the assistant
 ])
 def test_relatives_are_named_in_many_ways(turns: list[Turn], name: str, fields: dict[str, JsonValue]) -> None:
     found = relatives(*turns)
@@ -74,9 +81,16 @@ def test_relatives_are_named_in_many_ways(turns: list[Turn], name: str, fields: 
     [(U, "my daughter and i are flying")],
     [(A, "What's his name?"), (U, "Thanks.")],
     [(A, "Noted. Anything else?"), (U, "Seamus.")],  # no name was asked for
+    [(U, "Hello, my father asked me to pay the hostel fees.")],  # a greeting is no name
+    [(U, "The school of my daughter, Brightwood Academy, wants the deposit.")],  # an institution
+    [(U, "Her carer, Joy, my mum's carer really, comes on Tuesdays.")],  # the mother's carer, not the mother
+    [(A, "Is Tomas your son?"), (U, "No, my nephew.")],
 ])
 def test_no_relative_is_made_up(turns: list[Turn]) -> None:
-    assert [n for n in relatives(*turns) if n in ("Me", "Says", "Just", "And", "Thanks", "Seamus")] == []
+    found = relatives(*turns)
+    assert [n for n in found if n in ("Me", "Says", "Just", "And", "Thanks", "Seamus", "Hello", "Brightwood")] == []
+    assert all(f.get("relationship") != "mother" for f in found.values())
+    assert all(f.get("relationship") != "son" for n, f in found.items() if n == "Tomas")
 
 
 # -- a family member said bare, as a name -------------------------------------------------

@@ -73,8 +73,8 @@ class DrugNames:
         for i in range(1, len(key) - 1):
             candidates |= self._sounds.get(key[:i] + key[i + 1:], set())
         close = sorted(name for name in candidates if _one_apart(key, _sound(name)))
-        if not close and key[-1] in "aeo":  # a Spanish, Portuguese or Italian generic: "amoxicilina", "sertralina"
-            stems = {key[:-1], key[:-1] + "e"} if key[-1] != "e" else {key[:-1]}
+        if not close and key[-1] in "ao":  # a Spanish, Portuguese or Italian generic: "amoxicilina", "sertralina"
+            stems = {key[:-1], key[:-1] + "e"}
             close = sorted(name for stem in stems for name in self._sounds.get(stem, ()) if _sound(name) == stem)
         return close[0] if len(close) == 1 else None
 

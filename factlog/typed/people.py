@@ -65,7 +65,7 @@ _NAME = r"(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
 _MY_REL_NAME = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!'s|’s|-)(?:,\s*|\s+)(?P<name>{_NAME})\b",
                           re.I)
 _NAME_MY_REL = re.compile(rf"\b(?P<name>{_NAME})(?:,\s*|\s+\()(?:who(?:'s| is)\s+)?{_OWN}\s+(?P<adj>{_ADJ}*)"
-                          rf"(?P<rel>{_REL})\b", re.I)
+                          rf"(?P<rel>{_REL})\b(?!['’]s)", re.I)  # not "Joy, my mum's carer"
 _REL_IS_NAMED = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?:'s|’s)?\s+name\s+is\s+(?P<name>{_NAME})\b"
                            rf"|\b{_OWN}\s+(?P<adj2>{_ADJ}*)(?P<rel2>{_REL})\s+is\s+(?:called|named)\s+(?P<name2>{_NAME})\b",
                            re.I)
@@ -83,7 +83,11 @@ _NOT_LOWER_NAMES = frozenset(
     "his they them their also still too now then here there again always never only really actually literally lol "
     "tho though though thats its it's doesnt didnt isnt wasnt cant wont dont and but because cause since with from "
     "for about over at in on to of off out up down back home today tomorrow tmrw tonight yesterday rn omg lmao ok okay "
-    "yes yeah ya no nope sure pls plz thx thanks".split())
+    "yes yeah ya no nope sure pls plz thx thanks hello hi hey dear morning evening afternoon".split())
+_INSTITUTION = re.compile(r"\s+(?-i:[A-Z])\w*\s*(?:Academy|School|College|University|Hospital|Clinic|Centre|Center|"
+                          r"Hall|Street|Road|Avenue|Inc|LLC|Ltd|Group|Company|Bank|Church)\b|"
+                          r"\s+(?:Academy|School|College|University|Hospital|Clinic|Centre|Center|Hall|Street|Road|"
+                          r"Avenue|Inc|LLC|Ltd|Group|Company|Bank|Church)\b")
 # an answer to "What's his name?": "Seamus.", "It's Seamus", "Her name is Ava"
 _ANSWER_NAME = re.compile(r"^\W*(?:(?:it['’]s|its|his name is|her name is|he['’]s called|she['’]s called|"
                           rf"that['’]s)\s+)?(?P<name>{_NAME})\s*[.!]?\s*$", re.I)
@@ -98,7 +102,8 @@ _LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\))?")
 _MY_REL = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!-)\b", re.I)
 _YEAR_OLD = re.compile(rf"(?P<n>{_NUM})[- ](?:year|yr)[- ]old", re.I)
 _AGE_AFTER = re.compile(
-    r"^(?:['’]s\s+|(?:,?\s+|\s*[(–—-]\s*)(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
+    rf"^(?:['’]s\s+|\s*\((?=\s*{_NUM}\s*\))\s*|"  # "my son Ben (9)"
+    r"(?:,?\s+|\s*[(–—-]\s*)(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
     rf"(?:is|turned|aged?)\s+|(?:(?:she|he|who)\s+)?(?:has|have)\s+(?={_NUM}\s+years)))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
     rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)–—-]|$|and\b|but\b|now\b|so\b|too\b|already\b|"
     r"yesterday\b|today\b|last\b|this\b))", re.I)
@@ -253,9 +258,12 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     return facts
 
 
-def prescan(text: str, context: Context) -> None:
-    """Note the relations a whole message gives its names before its sentences are read, so a
-    pasted form or list above "Anna is my wife" is already hers (`context.relations`)."""
+def prescan(text: str, context: Context, speaker: str = "user") -> None:
+    """Note the relations a message gives its names before the session's sentences are read,
+    so a pasted form or list above "Anna is my wife", or "Ruby (she's 7)" before the
+    assistant's "Ruby, your daughter", is already theirs (`context.relations`)."""
+    if speaker == "assistant":
+        text = _as_user(text)
     if not TRIGGERS[0].search(text):
         return
     for pattern in (_NAME_IS_MY_REL, _MY_REL_NAME, _NAME_MY_REL):
@@ -290,6 +298,10 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
             rel = match.group("rel") or match.groupdict().get("rel2") or ""
             raw = match.group("name") or match.groupdict().get("name2") or ""
             name = given_name(raw) if raw.casefold() not in _NOT_LOWER_NAMES else None
+            if name is None and raw[:1].isupper() and place_name(raw) is not None and pattern is not _NAME_MY_REL:
+                name = raw  # "my daughter Sofia", "my son Austin": after the relation, a city's name is a name
+            if _INSTITUTION.match(text, match.end()):
+                continue  # "the school of my daughter, Brightwood Academy"
             if name is None or not _relation(rel) or any(start <= match.start() < end for start, end, _ in named):
                 continue
             person = _Person(name, _relation(rel))
@@ -308,12 +320,24 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
                 fields = _add(found, context, _Person(name, rel))
                 if item.group("age"):
                     _set_age(fields, item.group("age"))
-    answered = _answered_name(text, context) if not named else None
-    if answered is not None:
-        named.append((0, len(text), answered))
+    answered = (_answered_name(text, context) or _confirmed_relation(text, context)) if not named else None
+    if answered is not None:  # ages after it are the relation's: "Yes, my son, he's 9."
         _add(found, context, answered)
     _ages_and_birthdays(text, context, found, named)
     return [TypedFact("relative", key, conversation_fields(context, "user", fields)) for key, fields in found.items()]
+
+
+_IS_YOUR_REL = re.compile(rf"\bis\s+(?P<name>{_NAME})\s+your\s+(?P<rel>{_REL})\b[^?]*\?", re.I)
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|ya|correct|right|that['’]s right|exactly|indeed)\b", re.I)
+
+
+def _confirmed_relation(text: str, context: Context) -> _Person | None:
+    """A relation the user confirms: "Yes, my son" to the assistant's "Is Noah your son?"."""
+    if context.speaker != "user" or len(context.said) < 2 or not _YES.match(text):
+        return None
+    asked = _IS_YOUR_REL.search(context.said[-2])
+    name = given_name(asked.group("name")) if asked is not None else None
+    return _Person(name, _relation(asked.group("rel"))) if asked is not None and name is not None else None
 
 
 def _answered_name(text: str, context: Context) -> _Person | None:
