@@ -235,6 +235,7 @@ _YOU = ((re.compile(r"\byou(?:'re|’re| are)\b", re.I), "I'm"), (re.compile(r"\
 TRIGGERS = (
     re.compile(rf"\b(?:{_REL}|{_RELS})\b", re.I),
     re.compile(r"^\W*(?:it['’]s\s+|his name is\s+|her name is\s+)?(?-i:[A-Z][a-z]+)\s*[.!]?\s*$", re.I),
+    re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that['’]s right)\b", re.I),  # "Is Noah your son?" "Yes"
     re.compile(r"\b(?:live|living|reside|based|moved|relocated)\b", re.I),
     _PROGRAM_NAMES, _LOYALTY_CUE,
     re.compile(rf"\b(?:prefers?|preferred|rather|aisle|window|{'|'.join(_DIETS)}|king|queen|nonstop|direct|"
