@@ -412,7 +412,9 @@ def test_the_assistants_confirmation_of_an_allergy_the_reader_missed() -> None:
                   ("assistant", "Understood: no penicillin allergy on your side.")) == []
     found = health(("user", "Lily is allergic to penicillin."),
                    ("assistant", "Noted: your daughter Lily is allergic to penicillin, rash."))
-    assert {key for _, key, _ in found} == {"lily/penicillin"} and found[-1][2]["severity"] == "rash"
+    # the session names Lily the daughter (`people.prescan`): one allergy, the daughter's
+    assert {key for _, key, _ in found} == {"daughter/penicillin"} and found[-1][2]["severity"] == "rash"
+    assert {(f["subject"], f["person"]) for _, _, f in found} == {("daughter", "Lily")}
 
 
 @pytest.mark.parametrize(("turns", "expected"), [

@@ -20,7 +20,14 @@ from factlog.typed.stance import PLANNED
 
 # the words of `factlog.relations` (the one owner of the relation vocabulary), with the plurals and the
 # non-relatives these readers have always treated as people with things of their own
-RELATIONS = sorted({*FAMILY, "kids", "children", "friend", "boss", "colleague", "coworker", "roommate"})
+RELATIONS = sorted({
+    *"daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother mum dad "
+     "father brother sister kid kids child children grandson granddaughter grandmother grandfather grandma grandpa "
+     "aunt uncle niece nephew cousin stepson stepdaughter stepmother stepfather mother-in-law father-in-law "
+     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby".split(),
+    "friend", "boss", "colleague", "coworker", "roommate"})  # the common words of `FAMILY`: alternations stay short
+assert all(word in FAMILY for word in RELATIONS if word not in ("kids", "children", "friend", "boss", "colleague",
+                                                                 "coworker", "roommate"))
 _RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 _POSSESSIVE = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:'s|’s|s'|\s+(?P<name>[A-Z][a-z]+)(?:'s|’s))", re.I)
@@ -97,6 +104,9 @@ _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 def note_form_owner(sentence: str, context: Context) -> None:
     """Keep whose lines a pasted form gives: set by "Applicant: KOWALSKA, ANNA" / "Passenger:
     Tom Alvarez", kept over the "Field: value" lines after it, dropped by any other sentence."""
+    if ":" not in sentence:
+        context.form_owner = None
+        return
     owner = _FORM_OWNER.match(sentence)
     if owner is not None:
         context.form_owner = owner.group("who")
@@ -154,7 +164,7 @@ def named_owner(sentence: str, context: Context) -> str | None:
             rel = family_word(context.relations.get(focus, focus)) or relation_of(focus, context)
             female = pronoun.group("pronoun").casefold() == "her"
             if rel is None or (rel in FEMALE) == female or rel not in FEMALE | MALE:
-                return focus
+                return rel or focus  # "His passport" after "my father ... His name is Ramesh": the father's
     return None
 
 
