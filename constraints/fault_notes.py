@@ -41,6 +41,11 @@ _NOT_FAULT = re.compile(r"\b(?:no|never|without|hasn't|has not|haven't|not a sin
 FIXED = re.compile(r"\b(?:fixed|repaired|replaced (?:it|the)|resolved|works (?:again|fine|great)|working again|"
                    r"sorted (?:it )?out|good as new)\b", re.I)
 _NOT_FIXED = re.compile(r"\b(?:not|n't|never|yet|still)\b[^.;]{0,12}$", re.I)
+# the item named is someone else's: "Bev's", "my sister's", "her", "their" just before it (not "my", "our")
+_SOMEONE_ELSES = re.compile(r"(?:\b(?!(?:it|that|what|there|here|who|he|she|let|today|tonight|yesterday|one|everyone)"
+                            r"(?:'s|’s))[A-Za-z]+(?:'s|’s)|"
+                            r"\b(?:her|his|their)|\w+s'|\b(?:neighbou?r|friend|sister|brother|mum|mom|dad|son|daughter)s)"
+                            r"\s+(?:[\w-]+\s+){0,3}$", re.I)
 _GENERIC = frozenset("the and new series model plan warranty extended limited standard labor labour parts unit "
                      "with inch gallon tank installation year month of to in on at by for my our it its".split())
 
@@ -112,7 +117,11 @@ def open_fault(notes: list[tuple[int, str]], words: frozenset[str], brands: froz
     named_at: int | None = None
     fault: str | None = None
     for fact_id, text in notes:
-        if naming.search(text):
+        named = naming.search(text)
+        if named is not None and _SOMEONE_ELSES.search(text[: named.start()]):
+            named_at = None  # "my neighbour Bev's Samsung fridge keeps tripping her breaker": not the user's
+            continue
+        if named is not None:
             named_at = fact_id
         elif named_at is None or fact_id - named_at > _NEARBY:
             continue

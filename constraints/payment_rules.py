@@ -150,6 +150,8 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
         if differing:
             conflicts.append(f"{side} accounts " + " vs ".join(differing))
             twice = True
+    if not twice and _one_voice(group) and all(c.startswith(("amounts ", "dates ")) for c in conflicts):
+        return []  # one person's own instructions: "also $150 extra this month", or their own later change
     if twice:
         conflicts.append("it may be paid twice")
     elif conflicts:  # one instruction alone naming where the money goes ("send it to my new account"): say so
@@ -160,14 +162,21 @@ def _disagreements(group: list[PaymentRecord]) -> list[str]:
     return conflicts
 
 
+def _one_voice(group: list[PaymentRecord]) -> bool:
+    """One person asked for every payment of the group and none names an invoice or an account
+    paid into: amounts or dates that differ are that person's second payment or own change."""
+    return len({person_of(p.requested_by) for p in group}) == 1 and not any(p.reference or p.to_account
+                                                                             for p in group)
+
+
 def _paid_again(paid: PaymentRecord, planned: PaymentRecord) -> bool:
     """`planned` pays again what `paid` paid, and is not that payment reported done: the same
-    invoice paid by another person or from or to other accounts; or, where neither names an
+    invoice paid by another person or from or to other accounts; or, where not both name an
     invoice, the same amount within `SEPARATE_DAYS` paid by another person ("my husband
-    already sent the IRS payment")."""
+    already sent the IRS payment"; "he e-transferred May's rent" against the rent due on the 1st)."""
     other_payer = person_of(paid.requested_by) not in ("", person_of(planned.requested_by))
-    if paid.reference or planned.reference:
-        if not (paid.reference and planned.reference and paid.reference.casefold() == planned.reference.casefold()):
+    if paid.reference and planned.reference:
+        if paid.reference.casefold() != planned.reference.casefold():
             return False
         return other_payer or bool(_accounts_differ([paid.from_account, planned.from_account])
                                    or _accounts_differ([paid.to_account, planned.to_account]))

@@ -1,7 +1,8 @@
 """The `recurring_conflicts` constraint: a dated event, appointment, flight or trip of the
 user's that falls on an occurrence of one of the user's recurring events.
 
-A recurring event (`recurrence` "weekly", "biweekly", "every 3 weeks" or "daily" (every
+A recurring event (`recurrence` "weekly", "biweekly", "every 3 weeks", "monthly" on one weekday of the month
+(`weekday` "first monday", "last friday"; a monthly series without one is not compared) or "daily" (every
 day when no weekday is given; Monday to Friday for a work meeting: a daily standup), one
 `weekday` or several "monday, wednesday, friday", `start_time` / `end_time` as HH:MM, an
 end before the start running past midnight: a night
@@ -29,14 +30,17 @@ What clashes with an occurrence:
   (`return_time` + `FLIGHT_HOURS`).
 
 Only the user's own schedule is compared (records whose `person` / `subject` name the
-user or no one). Severity warning; the message states the occurrence and the times or
-days compared. One finding per clashing item and recurring event.
+user or no one), and the diary of someone named by title the user keeps for them ("Mr Osei":
+an assistant's principal), each with itself; a relative's calendar is not compared.
+Severity warning; the message states the occurrence and the times or days compared. One
+finding per clashing item and recurring event.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import date, datetime, time, timedelta
 
 from constraints.conversation_fields import is_going, is_users
@@ -85,8 +89,9 @@ class Series:
     """A recurring event of the user's: its weekdays, times, weeks and the days it runs."""
 
     def __init__(self, record: EventRecord, weekdays: list[int], interval: int, begins: time | None,
-                 ends: time | None) -> None:
+                 ends: time | None, nth: int | None = None) -> None:
         self.record = record
+        self.nth = nth  # a monthly series: which of the month's such weekdays (1-4, -1 the last)
         self.weekdays = weekdays
         self.interval = interval
         self.begins = begins
@@ -104,6 +109,9 @@ class Series:
                 (self.last is not None and day > self.last):
             return False
         if self.interval > 1 and (self.first is None or (day - self.first).days // 7 % self.interval):
+            return False
+        if self.nth is not None and _nth_of_month(day) != self.nth and \
+                not (self.nth == -1 and (day + timedelta(days=7)).month != day.month):
             return False
         return not any(same_event(title, self.title) and self._cancels(off, day) for title, off in skipped)
 
@@ -128,6 +136,9 @@ class Series:
         hours = f" {self.begins:%H:%M}-{self.ends:%H:%M}" if self.begins is not None and self.ends else ""
         if fold(self.record.recurrence) in DAILY:
             return f"daily {self.title} ({hours.strip() or 'every day'})"
+        if self.nth is not None:
+            which = {1: "first", 2: "second", 3: "third", 4: "fourth", -1: "last"}[self.nth]
+            return f"monthly {self.title} ({which} {WEEKDAYS[self.weekdays[0]].title()} of the month{hours})"
         if self.interval == 1:
             return f"weekly {self.title} ({days}{hours})"
         if self.interval == 2:
@@ -144,9 +155,23 @@ def _interval(recurrence: str | None) -> int | None:
     return int(every.group(1)) if every is not None else INTERVALS.get(folded)
 
 
+NTH = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4, "last": -1}
+
+
+def _nth_of_month(day: date) -> int:
+    """Which of its month's such weekdays `day` is (1 for the first Monday, ...)."""
+    return (day.day - 1) // 7 + 1
+
+
 def _series(record: EventRecord) -> Series | None:
     interval = _interval(record.recurrence)
-    names = re.findall(r"[a-z]+", fold(record.weekday) or "")
+    names = re.findall(r"[a-z0-9]+", fold(record.weekday) or "")
+    if fold(record.recurrence) == "monthly":  # "first monday": one weekday of each month; a bare weekday is unknown
+        nths = [NTH[n] for n in names if n in NTH]
+        days = [WEEKDAYS.index(n) for n in names if n in WEEKDAYS]
+        if len(nths) != 1 or len(days) != 1:
+            return None
+        return Series(record, days, 1, _clock(record.start_time), _clock(record.end_time), nths[0])
     weekdays = sorted({WEEKDAYS.index(n) for n in names if n in WEEKDAYS})
     if not weekdays and fold(record.recurrence) in DAILY:
         weekdays = list(range(5 if WORK_MEETING.search(record.title or "") else 7))  # a daily standup: workdays
@@ -156,19 +181,33 @@ def _series(record: EventRecord) -> Series | None:
     return Series(record, weekdays, interval, begins, ends)
 
 
-def _users(person: str | None, subject: str | None) -> bool:
-    return not person_of(person) and not person_of(subject)
+# someone named by title whose diary the user keeps ("Mr Osei"): their calendar is compared with itself
+TITLED = re.compile(r"^(?:mr|mrs|ms|miss|mx|prof|professor|sir|dame)\.?\s+\w+$")
 
 
-def _running(events: list[EventRecord]) -> list[Series]:
-    """The user's recurring events that have not ended."""
-    users = [e for e in events if _users(e.person, e.subject) and not e.recurrence and e.start is None]
+def owner_of(person: str | None, subject: str | None) -> str | None:
+    """Whose calendar a record is on: "" for the user's, the case-folded name for a principal
+    named by title ("mr osei"), None for anyone else's (a relative's is not compared)."""
+    who = {person_of(person), person_of(subject)} - {""}
+    if not who:
+        return ""
+    name = who.pop()
+    return name if not who and TITLED.match(name) else None
+
+
+def _users(person: str | None, subject: str | None, owner: str = "") -> bool:
+    return owner_of(person, subject) == owner
+
+
+def _running(events: list[EventRecord], owner: str = "") -> list[Series]:
+    """The recurring events on `owner`'s calendar (the user's by default) that have not ended."""
+    users = [e for e in events if _users(e.person, e.subject, owner) and not e.recurrence and e.start is None]
     over = [e.title for e in users if fold(e.status) in ENDED]
     last_days = [(e.title, e.end.date()) for e in users if e.end is not None]  # "the last class is on April 29"
     running = []
     for event in events:
         series = _series(event)
-        if series is None or not _users(event.person, event.subject) or fold(event.status) in ENDED or \
+        if series is None or not _users(event.person, event.subject, owner) or fold(event.status) in ENDED or \
                 any(same_event(title, event.title) for title in over):
             continue
         for title, last in last_days:
@@ -178,12 +217,12 @@ def _running(events: list[EventRecord]) -> list[Series]:
     return running
 
 
-def _dated(module: object, events: list[EventRecord]) -> list[tuple[object, str, datetime, datetime]]:
-    """(record, what it is, start, end) of the user's one-off events and appointments with a time."""
+def _dated(module: object, events: list[EventRecord], owner: str = "") -> list[tuple[object, str, datetime, datetime]]:
+    """(record, what it is, start, end) of `owner`'s one-off events and appointments with a time."""
     dated: list[tuple[object, str, datetime, datetime]] = []
     for event in events:
         if event.start is None or event.recurrence or fold(event.status) in CANCELLED | ENDED or \
-                not _users(event.person, event.subject):
+                not _users(event.person, event.subject, owner):
             continue
         if event.start.time() == time(0) and event.end is None:
             continue  # a day without a time of day
@@ -192,7 +231,7 @@ def _dated(module: object, events: list[EventRecord]) -> list[tuple[object, str,
         dated.append((event.source, event.title or event.location or "event", event.start, end))
     for appointment in read_present(module, AppointmentRecord) or ():
         start = appointment.start
-        if start is None or not _users(appointment.person, None) or \
+        if start is None or not _users(appointment.person, getattr(appointment, "subject", None), owner) or \
                 (start.time() == time(0) and appointment.end is None):
             continue
         end = appointment.end if appointment.end is not None and appointment.end > start else \
@@ -210,13 +249,23 @@ def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
     events = read_present(module, EventRecord)
     if events is None:
         raise MissingInput("the module has no 'events'")
-    series = _running(events)
-    if not series:
+    owners = ["", *sorted({o for e in events if (o := owner_of(e.person, e.subject))})]
+    calendars = [(owner, found) for owner in owners if (found := _running(events, owner))]
+    if not calendars:
         raise MissingInput("no event of the user's recurs on a weekday and is still running")
+    for owner, series in calendars:
+        whose = f"{series[0].record.subject or series[0].record.person}'s " if owner else "your "
+        for finding in _clashes(module, events, series, now, owner):  # "Mr Osei's board call", not "your"
+            yield replace(finding, message=finding.message.replace("your ", whose)) if owner else finding
+
+
+def _clashes(module: object, events: list[EventRecord], series: list[Series], now: datetime,
+             owner: str) -> Iterator[Finding]:
+    """The findings on one calendar: `owner`'s series against `owner`'s dated items and trips."""
     today = now.date()
     skipped = [(e.title, e.start.date()) for e in events
                if fold(e.status) in CANCELLED and e.start is not None and e.title and not e.recurrence]
-    for item, words, start, end in _dated(module, events):
+    for item, words, start, end in _dated(module, events, owner):
         start, end = start.replace(tzinfo=None), end.replace(tzinfo=None)
         for rule in series:
             for day in rule.days_touching(start.date()):
@@ -229,7 +278,8 @@ def recurring_conflicts(module: object, now: datetime) -> Iterator[Finding]:
                     yield Finding("warning", message, (rule.record.source, item), due=start.date())
                     break
     for trip in read_present(module, TripRecord) or ():
-        if trip.departure_date is None or not is_going(trip) or not is_users(trip):
+        if trip.departure_date is None or not is_going(trip) or \
+                not (is_users(trip) if not owner else owner_of(None, trip.subject) == owner):
             continue
         for rule in series:
             finding = _flight_clash(trip, rule, today, skipped) or _away_clash(trip, rule, today, skipped)

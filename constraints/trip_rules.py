@@ -266,7 +266,8 @@ def others_passports_for_trips(module: object, now: datetime) -> Iterator[Findin
         back = max(trip.return_date or departure, departure)
         country = trip_country(trip)
         expiry = passport.expiry_date
-        if back < today or expiry is None or not is_international(trip, home, country):
+        own = country_key(passport.country) if passport.country else home  # "her Irish passport": Ireland's
+        if back < today or expiry is None or not is_international(trip, own, country):
             continue
         who, place = passport.holder, trip.destination or trip.country or "international"
         if expiry < back:

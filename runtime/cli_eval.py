@@ -145,7 +145,7 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
     from factlog.errors import InputError
     from runtime.eval_alerts import SPLITS, run_alerts_case, summary
     from runtime.eval_cases import read_json_file
-    from runtime.eval_report import now_iso
+    from runtime.eval_report import EXTRACTION_FIGURES, now_iso
     from runtime.eval_run import check_workers, run_cases
 
     if split not in SPLITS:
@@ -169,11 +169,15 @@ def eval_alerts(files: list[Path] = typer.Argument(..., help="scenario files: {\
              _rates("by category", found["by_category"])]
     for kind, counts in found["extraction"].items():
         shown = {k: "-" if counts[k] is None else counts[k]
-                 for k in ("precision", "recall", "precision_entity", "recall_entity")}
+                 for k in EXTRACTION_FIGURES}
         lines.append(f"extraction {kind}: precision {shown['precision']}, recall {shown['recall']} "
                      f"({counts['matched']}/{counts['labels']} labels, {counts['facts']} typed facts); "
                      f"as entities {shown['precision_entity']} / {shown['recall_entity']} "
-                     f"({counts['matched_entity']}/{counts['labels']})")
+                     f"({counts['matched_entity']}/{counts['labels']}); things found {shown['precision_found']} / "
+                     f"{shown['recall_found']} ({counts['found_labels']}/{counts['labels']})")
+    for kind, reasons in found["field_misses"].items():
+        lines.append(f"found but not matched, {kind}: " + ", ".join(f"{reason} {count}" for reason, count in
+                                                                     list(reasons.items())[:6]))
     settings = {"files": [file.name for file in files], "split": split, "llm_extract": llm_extract,
                 "workers": workers}
     _finish("alerts", rows, found, options, settings, started_at, perf_counter() - started, report_path, as_json,
@@ -260,9 +264,10 @@ def eval_compare(a: Path = typer.Argument(..., help="the earlier report"),
     if not changes:
         out.print("no case changed", markup=False)
     if kinds:
-        say("extraction (precision / recall, strict; as entities):")
+        say("extraction (precision / recall, strict; as entities; things found):")
     for kind in kinds:
         before, after = ([("-" if f[name] is None else f"{f[name]:.2f}") for name in EXTRACTION_FIGURES]
                          for f in (kind.before, kind.after))
         say(f"  {kind.kind}: {before[0]} / {before[1]} -> {after[0]} / {after[1]}; "
-            f"{before[2]} / {before[3]} -> {after[2]} / {after[3]}")
+            f"{before[2]} / {before[3]} -> {after[2]} / {after[3]}; "
+            f"{before[4]} / {before[5]} -> {after[4]} / {after[5]}")

@@ -28,7 +28,7 @@ from typing import Any
 from factlog.model import JsonValue, NewFact
 from factlog.timeparse import try_datetime
 from runtime.eval_cases import CaseError
-from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, kind_of
+from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, field_misses, kind_of
 from runtime.eval_report import CaseRow, group_rates, rate
 from runtime.eval_run import EvalOptions, case_memory, case_user
 
@@ -208,8 +208,10 @@ def run_alerts_case(index: int, item: object, root: str, options: EvalOptions) -
         status, detail = "fail", "; ".join(problems + ([detail] if detail else []))
     if case.labels is not None:
         extraction = Extraction()
-        missed, missed_entity = extraction.add_scenario(entity_states(typed), list(case.labels))
+        states = entity_states(typed)
+        missed, missed_entity = extraction.add_scenario(states, list(case.labels))
         extra["extraction"] = extraction.raw()  # type: ignore[assignment]
+        extra["field_misses"] = field_misses(states, list(case.labels))  # type: ignore[assignment]
         for key, labels in (("missed_labels", missed), ("missed_labels_entity", missed_entity)):
             if labels:
                 extra[key] = [{"session_id": m.session_id, "kind": m.kind, "fields": dict(m.fields)} for m in labels]
@@ -322,7 +324,22 @@ def summary(rows: list[CaseRow]) -> dict[str, Any]:
             "false_alerts": sum(_int(row.extra.get("false_alerts")) for row in rows),
             "false_alerts_on_negatives": sum(_int(row.extra.get("false_alerts")) for row in negatives),
             "by_category": group_rates(rows, "category"), "extraction": extraction.to_json(),
+            "field_misses": _field_misses(rows),
             "seconds_per_scenario": round(sum(row.seconds for row in rows) / len(rows), 3) if rows else 0.0}
+
+
+def _field_misses(rows: list[CaseRow]) -> dict[str, dict[str, int]]:
+    """The rows' `field_misses` added up: kind -> reason -> count, most frequent first."""
+    total: dict[str, dict[str, int]] = {}
+    for row in rows:
+        raw = row.extra.get("field_misses")
+        for kind, reasons in (raw.items() if isinstance(raw, dict) else ()):
+            for reason, count in (reasons.items() if isinstance(reasons, dict) else ()):
+                if isinstance(reason, str) and isinstance(count, int):
+                    mine = total.setdefault(str(kind), {})
+                    mine[reason] = mine.get(reason, 0) + count
+    return {kind: dict(sorted(reasons.items(), key=lambda item: (-item[1], item[0])))
+            for kind, reasons in sorted(total.items())}
 
 
 def _int(value: object) -> int:

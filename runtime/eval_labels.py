@@ -23,6 +23,13 @@ than spellings (`matches_entity`): free-text names, places, drug names and ident
 by the rules of `runtime.eval_names` ("standup" is the "team standup"), every other field as
 strictly as before; states are paired with labels as a maximum matching, so a lenient
 pairing of one label never costs another its state.
+
+A third, loosest pair of figures, `precision_found` / `recall_found`, asks only whether the
+thing was found at all (`names_same_thing`): a label is found when a state of its kind, in
+any session of the scenario, names the same thing (the fields of `NAMES`, and whose thing it
+is) whatever its dates, amounts or status; a state is found when it names some label's
+thing. The gap between these and the entity figures is the share of misses that are a
+field's value, not a missing or invented thing.
 """
 
 from __future__ import annotations
@@ -112,12 +119,17 @@ class KindCounts:
     matched_facts: int = 0
     matched_labels: int = 0
     matched_entity: int = 0  # states paired with labels by the entity comparison (one each)
+    found_facts: int = 0  # states naming some label's thing (`names_same_thing`)
+    found_labels: int = 0  # labels whose thing some state names
 
     def to_json(self) -> dict[str, JsonValue]:
         return {"facts": self.facts, "labels": self.labels, "matched": self.matched_labels,
                 "precision": _ratio(self.matched_facts, self.facts), "recall": _ratio(self.matched_labels, self.labels),
                 "matched_entity": self.matched_entity, "precision_entity": _ratio(self.matched_entity, self.facts),
-                "recall_entity": _ratio(self.matched_entity, self.labels)}
+                "recall_entity": _ratio(self.matched_entity, self.labels),
+                "found_facts": self.found_facts, "found_labels": self.found_labels,
+                "precision_found": _ratio(self.found_facts, self.facts),
+                "recall_found": _ratio(self.found_labels, self.labels)}
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -154,6 +166,10 @@ class Extraction:
         paired = entity_pairs(facts, labels)
         for index in paired:
             self._counts(labels[index].kind).matched_entity += 1
+        for fact in facts:
+            self._counts(fact.kind).found_facts += any(names_same_thing(fact, label) for label in labels)
+        for label in labels:
+            self._counts(label.kind).found_labels += any(names_same_thing(fact, label) for fact in facts)
         return missed, [label for index, label in enumerate(labels) if index not in paired]
 
     def merge(self, other: Mapping[str, Mapping[str, int]]) -> None:
@@ -164,10 +180,13 @@ class Extraction:
             mine.matched_facts += counts["matched_facts"]
             mine.matched_labels += counts["matched_labels"]
             mine.matched_entity += counts.get("matched_entity", 0)
+            mine.found_facts += counts.get("found_facts", 0)
+            mine.found_labels += counts.get("found_labels", 0)
 
     def raw(self) -> dict[str, dict[str, int]]:
         return {kind: {"facts": c.facts, "labels": c.labels, "matched_facts": c.matched_facts,
-                       "matched_labels": c.matched_labels, "matched_entity": c.matched_entity}
+                       "matched_labels": c.matched_labels, "matched_entity": c.matched_entity,
+                       "found_facts": c.found_facts, "found_labels": c.found_labels}
                 for kind, c in sorted(self.kinds.items())}
 
     def to_json(self) -> dict[str, JsonValue]:
@@ -212,13 +231,77 @@ def matches_entity(fact: TypedFact, label: Label) -> bool:
     for name, value in label.fields.items():
         if name not in fact.fields:
             return False
-        got = fact.fields[name]
-        agree = same_relation(name, got, value)
-        if agree is None:
-            agree = same_entity_value(label.kind, name, got, value)
-        if not (same_value(got, value) if agree is None else agree or same_value(got, value)):
+        if not _agree(label.kind, name, fact.fields[name], value):
             return False
     return True
+
+
+# the fields that name the thing a label is about (which trip, which drug), not its state
+NAMES: Mapping[str, tuple[str, ...]] = {
+    "trip": ("destination", "country"), "medication": ("name",), "allergy": ("allergen",), "document": ("kind", "item"),
+    "payment": ("payee",), "account": ("institution", "last4"), "event": ("title",), "appointment": ("provider",),
+    "bill": ("payee",), "subscription": ("vendor",), "deadline": ("title",), "relative": ("name", "relationship"),
+    "loyalty_program": ("program",)}
+WHOSE = ("subject", "person", "holder")  # whose thing it is tells two things apart too
+
+
+def names_same_thing(fact: TypedFact, label: Label) -> bool:
+    """Whether `fact` is about the thing `label` is, in any session: the same kind; some naming
+    field (`NAMES`) of the label agrees as an entity with some naming field of the fact
+    ("Tokyo" / "Japan"), unless the kind has none (one passport per person); and an owner
+    (`WHOSE`) both give agrees."""
+    if fact.kind != label.kind:
+        return False
+    for name in WHOSE:
+        if name in label.fields and name in fact.fields and not _agree(label.kind, name, fact.fields[name],
+                                                                       label.fields[name]):
+            return False
+    names = NAMES.get(label.kind)
+    if names is None:
+        return True
+    return any(_agree(label.kind, wanted, fact.fields[given], label.fields[wanted])
+               for wanted in names if wanted in label.fields for given in names if given in fact.fields)
+
+
+def _agree(kind: str, name: str, got: JsonValue, want: JsonValue) -> bool:
+    """One field of a fact and a label agree as entities (`runtime.eval_names`; family words
+    through `factlog.relations`), or strictly."""
+    relation = same_relation(name, got, want)  # "mom" is "mother"
+    if relation is not None:
+        return relation
+    agree = same_entity_value(kind, name, got, want)
+    return same_value(got, want) if agree is None else agree or same_value(got, want)
+
+
+def field_misses(facts: list[TypedFact], labels: list[Label]) -> dict[str, dict[str, int]]:
+    """Why labels whose thing was found matched no state as an entity, per kind: for each such
+    label, the found state that agrees with most of it (its session counting as one more
+    field) and each label field that state lacks ("dose: missing") or gives otherwise ("dose:
+    differs"), or "session: differs" when that state is of another session."""
+    misses: dict[str, dict[str, int]] = {}
+    paired = entity_pairs(facts, labels)
+    for index, label in enumerate(labels):
+        if index in paired:
+            continue
+        found = [fact for fact in facts if names_same_thing(fact, label)]
+        if not found:
+            continue
+        best = max(found, key=lambda fact: _agreeing(fact, label))  # the first of the best
+        counts = misses.setdefault(label.kind, {})
+        reasons = [f"{name}: missing" if name not in best.fields else f"{name}: differs"
+                   for name, value in label.fields.items()
+                   if name not in best.fields or not _agree(label.kind, name, best.fields[name], value)]
+        if best.session_id != label.session_id:
+            reasons.append("session: differs")
+        for reason in reasons:
+            counts[reason] = counts.get(reason, 0) + 1
+    return misses
+
+
+def _agreeing(fact: TypedFact, label: Label) -> int:
+    return (fact.session_id == label.session_id) + sum(
+        1 for name, value in label.fields.items()
+        if name in fact.fields and _agree(label.kind, name, fact.fields[name], value))
 
 
 def entity_pairs(facts: list[TypedFact], labels: list[Label]) -> set[int]:

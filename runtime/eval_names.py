@@ -9,8 +9,10 @@ Which fields are what is declared here, once, from the vocabulary (`factlog.voca
 - **closed** fields (`CLOSED`: status, cadence, booking_status, relationship, drug_class, ...)
   and every field that is not a `str` in the vocabulary (dates, numbers, flags) or that the
   vocabulary does not list: as strictly as ever;
-- **clock** fields (`CLOCK`: HH:MM times, an MM-DD birthday) and quantities (`QUANTITIES`:
-  a dose): strictly;
+- **clock** fields (`CLOCK`: HH:MM times, an MM-DD birthday): strictly;
+- **doses** (`QUANTITIES`): the same amount and frequency once both are read into one wording
+  by `factlog.typed.doses.canonical_dose` ("25 mg daily" = "25 mg once a day", "400 mg
+  twice daily" = "400 mg two times a day"); strictly when either cannot be read;
 - **identifiers** (`IDENTIFIERS`: confirmation codes, numbers, last four digits, ...): equal
   once case and separators (spaces, dashes, dots, slashes, parentheses, "#") are removed;
 - **drug names** (`DRUGS`: a medication's name, an allergen): the same generic names or the
@@ -37,12 +39,13 @@ import re
 import unicodedata
 from functools import cache
 
+from factlog.typed.doses import canonical_dose
 from factlog.vocabulary import CANONICAL
 
 CLOSED = frozenset({"status", "cadence", "recurrence", "booking_status", "relationship", "kind", "topic",
                     "weekday", "drug_class", "severity", "tier"})
 CLOCK = frozenset({"departure_time", "return_time", "start_time", "end_time", "birthday"})
-QUANTITIES = frozenset({"dose"})  # an amount with its unit ("250 mg"): strictly, like numbers
+QUANTITIES = frozenset({"dose"})  # an amount with its unit and how often ("250 mg twice a day")
 IDENTIFIERS = frozenset({"number", "booking_ref", "confirmation", "last4", "reference", "plate", "vin", "phone",
                          "email"})
 DRUGS = frozenset({("medication", "name"), ("allergy", "allergen")})
@@ -69,13 +72,15 @@ def name_fields() -> frozenset[tuple[str, str]]:
 
 
 def role(kind: str, field: str) -> str:
-    """How a field is compared: "name", "place", "drug", "identifier" or "strict"."""
+    """How a field is compared: "name", "place", "drug", "identifier", "dose" or "strict"."""
     if (kind, field) in DRUGS:
         return "drug"
     if field in PLACES:
         return "place"
     if field in IDENTIFIERS:
         return "identifier"
+    if field in QUANTITIES:
+        return "dose"
     return "name" if (kind, field) in name_fields() else "strict"
 
 
@@ -174,7 +179,15 @@ def same_entity_value(kind: str, field: str, got: object, want: object) -> bool 
         return same_drug(got, want)
     if how == "identifier":
         return same_identifier(got, want)
+    if how == "dose":
+        return same_dose(got, want)
     return None
+
+
+def same_dose(got: str, want: str) -> bool | None:
+    """Two doses read into one wording agree; None (strictly) when either cannot be read."""
+    first, second = canonical_dose(got), canonical_dose(want)
+    return None if first is None or second is None else first == second
 
 
 def _folded(text: str) -> str:

@@ -7,8 +7,8 @@
 A case row may carry more keys (its type, n, category, ...); `compare` reads only `id` and
 `status` (and `detail` to show), so reports of different runs and versions compare. Of an
 alerts report's summary it also reads the extraction figures per kind (`precision`,
-`recall`, and `precision_entity`, `recall_entity` where the report has them: older reports
-lack them and show "-").
+`recall`, and `precision_entity`, `recall_entity`, `precision_found`, `recall_found` where
+the report has them: older reports lack them and show "-").
 """
 
 from __future__ import annotations
@@ -171,7 +171,7 @@ def pass_rate(data: dict[str, Any]) -> tuple[int, int]:
     return sum(1 for case in cases if case["status"] == "pass"), len(cases)
 
 
-EXTRACTION_FIGURES = ("precision", "recall", "precision_entity", "recall_entity")
+EXTRACTION_FIGURES = ("precision", "recall", "precision_entity", "recall_entity", "precision_found", "recall_found")
 
 
 @dataclass(frozen=True)

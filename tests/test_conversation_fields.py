@@ -177,3 +177,19 @@ def test_warranties_are_left_to_warranty_expiring() -> None:
     documents = [Document(kind="warranty", expiry_date=day(20), fact_ids=[3]),
                  Document(kind="visa", expiry_date=day(20), fact_ids=[4])]
     assert [a.fact_ids for a in alerts(document_expiry, user_module(documents=documents))] == [(4,)]
+
+
+def test_another_persons_passport_country_decides_whether_their_trip_is_abroad() -> None:
+    # "her Irish passport expires on the 11th", "Aoife is off to Boston": abroad for her, not for the user
+    mine = Passport(number="X1", country="USA", expiry_date=day(3000), fact_ids=[1])
+    boston = Trip(destination="Boston", country="United States", subject="Aoife", departure_date=day(20),
+                  return_date=day(27), fact_ids=[7])
+    irish = SubjectDocument(kind="passport", holder="Aoife", subject="Aoife", country="Ireland",
+                            expiry_date=day(22), fact_ids=[3])
+    [alert] = alerts(others_passports_for_trips, user_module(passport=mine, documents=[irish], trips=[boston]))
+    assert alert.message.startswith("Aoife's passport expires") and "Boston return" in alert.message
+    unsaid = SubjectDocument(kind="passport", holder="Aoife", subject="Aoife", expiry_date=day(22), fact_ids=[3])
+    assert alerts(others_passports_for_trips, user_module(passport=mine, documents=[unsaid], trips=[boston])) == []
+    american = SubjectDocument(kind="passport", holder="Aoife", subject="Aoife", country="USA", expiry_date=day(22),
+                               fact_ids=[3])
+    assert alerts(others_passports_for_trips, user_module(passport=mine, documents=[american], trips=[boston])) == []

@@ -10,7 +10,7 @@ import pytest
 from scripted_llm import ScriptedLLM
 
 from runtime.eval_alerts import Expected, judge, scenario
-from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, normal
+from runtime.eval_labels import Extraction, Label, TypedFact, entity_states, field_misses, names_same_thing, normal
 from runtime.eval_score import score
 
 Uac = Callable[..., Any]
@@ -277,9 +277,30 @@ def test_extraction_counts_and_normalising() -> None:
     assert missed == [labels[2]]
     found = counts.to_json()
     assert found["passport"] == {"facts": 1, "labels": 1, "matched": 1, "precision": 1.0, "recall": 1.0,
-                                 "matched_entity": 1, "precision_entity": 1.0, "recall_entity": 1.0}
+                                 "matched_entity": 1, "precision_entity": 1.0, "recall_entity": 1.0,
+                                 "found_facts": 1, "found_labels": 1, "precision_found": 1.0, "recall_found": 1.0}
+    # the Oslo trip labelled in another session is still found as a thing
     assert found["trip"] == {"facts": 2, "labels": 2, "matched": 1, "precision": 0.5, "recall": 0.5,
-                             "matched_entity": 1, "precision_entity": 0.5, "recall_entity": 0.5}
+                             "matched_entity": 1, "precision_entity": 0.5, "recall_entity": 0.5,
+                             "found_facts": 2, "found_labels": 2, "precision_found": 1.0, "recall_found": 1.0}
+
+
+def test_a_thing_is_found_whatever_its_dates_but_not_under_another_name_or_owner() -> None:
+    label = Label("s2", "trip", {"destination": "Tokyo", "departure_date": "2025-03-14", "subject": "user"})
+    assert names_same_thing(TypedFact("s1", "trip", {"country": "Japan", "departure_date": "2025-04-01"}), label)
+    assert not names_same_thing(TypedFact("s2", "trip", {"destination": "Osaka"}), label)
+    assert not names_same_thing(TypedFact("s2", "trip", {"destination": "Tokyo", "subject": "Ava"}), label)
+    assert not names_same_thing(TypedFact("s2", "trip", {"departure_date": "2025-03-14"}), label)  # names nothing
+    assert not names_same_thing(TypedFact("s2", "document", {"destination": "Tokyo"}), label)
+    drug = Label("s1", "medication", {"name": "warfarin", "dose": "5 mg"})
+    assert names_same_thing(TypedFact("s3", "medication", {"name": "Coumadin", "status": "stopped"}), drug)
+    # a kind that names no thing (one passport per person): its kind and owner suffice
+    assert names_same_thing(TypedFact("s1", "passport", {"expiry_date": "2031-01-01"}),
+                            Label("s1", "passport", {"expiry_date": "2030-01-01"}))
+    counts = Extraction()
+    counts.add([TypedFact("s1", "trip", {"destination": "Rome"}), TypedFact("s1", "trip", {"destination": "Paris"})],
+               [label])
+    assert counts.to_json()["trip"]["precision_found"] == 0.0 and counts.to_json()["trip"]["recall_found"] == 0.0
 
 
 def test_labels_are_compared_with_entity_states_per_session() -> None:
@@ -456,3 +477,18 @@ def test_a_bad_report_file_is_one_line_not_a_crash(tmp_path: Path, text: str) ->
     with pytest.raises(InputError) as caught:
         read_report(path)
     assert "\n" not in str(caught.value) and str(path) in str(caught.value)
+
+
+def test_field_misses_say_which_field_of_a_found_thing_disagrees() -> None:
+    facts = [TypedFact("s1", "trip", {"destination": "Tokyo", "departure_date": "2025-03-14"}),
+             TypedFact("s2", "trip", {"destination": "Tokyo", "departure_date": "2025-03-15", "booking_status": "booked"}),
+             TypedFact("s1", "medication", {"name": "warfarin"})]
+    labels = [Label("s2", "trip", {"destination": "Japan", "departure_date": "2025-03-14", "booking_status": "booked"}),
+              Label("s1", "medication", {"name": "Coumadin", "dose": "5 mg"}),
+              Label("s1", "medication", {"name": "sertraline"}),  # never found: no reason to give
+              Label("s1", "trip", {"destination": "Tokyo"})]  # matched: no reason either
+    # the s2 state agrees on more (session, place, status) than the s1 one (place, date)
+    assert field_misses(facts, labels) == {"trip": {"departure_date: differs": 1},
+                                           "medication": {"dose: missing": 1}}
+    assert field_misses([TypedFact("s1", "trip", {"destination": "Tokyo"})],
+                        [Label("s3", "trip", {"destination": "Tokyo"})]) == {"trip": {"session: differs": 1}}

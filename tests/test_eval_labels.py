@@ -119,7 +119,8 @@ def test_strict_and_entity_figures_side_by_side() -> None:
     assert missed == labels[:2] and missed_entity == [labels[1]]
     found = counts.to_json()
     assert found["event"] == {"facts": 2, "labels": 2, "matched": 0, "precision": 0.0, "recall": 0.0,
-                              "matched_entity": 1, "precision_entity": 0.5, "recall_entity": 0.5}
+                              "matched_entity": 1, "precision_entity": 0.5, "recall_entity": 0.5,
+                              "found_facts": 1, "found_labels": 1, "precision_found": 0.5, "recall_found": 0.5}
     assert found["bill"]["precision"] == found["bill"]["precision_entity"] == 1.0
     merged = Extraction()
     merged.merge(counts.raw())
@@ -158,11 +159,12 @@ def test_compare_shows_strict_and_entity_figures_and_copes_with_older_reports(ua
     a.write_text(json.dumps(report(old)))
     b.write_text(json.dumps(report(new)))
     r = uac("eval", "compare", str(a), str(b))
-    assert r.code == 0 and "event: 0.00 / 0.00 -> 0.00 / 0.00; - / - -> 0.50 / 0.50" in r.out
+    assert r.code == 0 and "event: 0.00 / 0.00 -> 0.00 / 0.00; - / - -> 0.50 / 0.50; - / - -> - / -" in r.out
     data = json.loads(uac("eval", "compare", str(a), str(b), "--json").out)
+    unfound = dict.fromkeys(("precision_found", "recall_found"))
     assert data["extraction"][1] == {"kind": "event", "before": {**dict.fromkeys(
-        ("precision_entity", "recall_entity")), "precision": 0.0, "recall": 0.0},
-        "after": {"precision": 0.0, "recall": 0.0, "precision_entity": 0.5, "recall_entity": 0.5}}
+        ("precision_entity", "recall_entity")), "precision": 0.0, "recall": 0.0, **unfound},
+        "after": {"precision": 0.0, "recall": 0.0, "precision_entity": 0.5, "recall_entity": 0.5, **unfound}}
     b.write_text(json.dumps(report({"event": "junk"})))  # a malformed summary is ignored, not a traceback
     assert uac("eval", "compare", str(a), str(b)).code == 0
 
@@ -187,3 +189,18 @@ def _brute(options: list[list[int]]) -> int:
         if len(set(taken)) == len(taken):
             best = max(best, len(taken))
     return best
+
+
+@pytest.mark.parametrize(("got", "want", "same"), [
+    ("25 mg daily", "25 mg once a day", True), ("400 mg twice daily", "400 mg two times a day", True),
+    ("500 mg bid", "500 mg twice a day", True), ("5 mg each morning", "5 mg in the morning", True),
+    ("40 mg at bedtime", "40 mg at night", True), ("2.5 mg each day", "2.5 mg daily", True),
+    ("25 mg daily", "50 mg daily", False), ("400 mg twice a day", "400 mg three times a day", False),
+    ("3 mg every evening", "3 mg at night", False), ("81 mg", "81 mg once a day", False),
+])
+def test_doses_agree_as_entities_in_any_wording_of_the_same_frequency(got: str, want: str, same: bool) -> None:
+    assert same_entity_value("medication", "dose", got, want) is same
+
+
+def test_a_dose_neither_side_can_read_is_compared_strictly() -> None:
+    assert same_entity_value("medication", "dose", "a splash", "a splash") is None

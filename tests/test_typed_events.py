@@ -230,7 +230,7 @@ def test_skipped_without_weekly_events() -> None:
          {"title": "service", "recurrence": "weekly", "weekday": "sunday", "start_time": "10:00",
           "start": "2025-03-09T10:00:00"}),
         ("Board meeting on the second Tuesday of the month at 6pm.", "board meeting",
-         {"title": "Board meeting", "recurrence": "monthly", "weekday": "tuesday", "start_time": "18:00"}),
+         {"title": "Board meeting", "recurrence": "monthly", "weekday": "second tuesday", "start_time": "18:00"}),
         ("My physical therapy is every Friday at 8:30 at Core Motion on 3rd Ave.", "physical therapy",
          {"title": "physical therapy", "recurrence": "weekly", "weekday": "friday", "start_time": "08:30",
           "start": "2025-03-07T08:30:00", "location": "Core Motion, 3rd Ave"}),

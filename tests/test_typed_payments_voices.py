@@ -125,7 +125,7 @@ def test_instructions_in_many_voices(ts: datetime, sentence: str, expected: dict
      {"payee": "Lakeside Dental", "from_account": "HSA", "scheduled_date": "2025-05-03"}),
     ("Stop the $200 monthly transfer to my brother.", {"payee": "brother", "status": "cancelled"}),
     ("The landlord says the rent should now go to account ending 5521 at TD Bank.",
-     {"payee": "rent", "requested_by": "landlord", "to_account": "TD Bank 5521", "status": "pending"}),
+     {"payee": "landlord", "requested_by": "landlord", "to_account": "TD Bank 5521", "status": "pending"}),
     ("Paid the nanny four hundred cash this morning.",
      {"payee": "nanny", "amount_usd": 400.0, "status": "done", "scheduled_date": "2025-05-05"}),
     ("I talked to my brother and he'll pay the roofer $500 Friday",

@@ -284,3 +284,31 @@ def test_readers_type_nothing_asked_or_entertained(text: str, kind: str) -> None
 def test_an_age_is_kept_beside_a_relevance_aside_not_in_a_condition(text: str, age: int | None) -> None:
     found = [f for f in _facts(("user", text)) if f.kind == "relative"]
     assert [f.fields.get("age") for f in found] == [age]
+
+
+@pytest.mark.parametrize(("text", "counterfactual"), [
+    ("Thought I'd paid more off than that.", True), ("I wish we'd cleared it in time.", True),
+    ("We should have paid the balance in March.", True), ("could've sworn it was paid", True),
+    ("I was sure it was cleared.", True), ("If only we'd paid it off.", True),
+    ("I paid the balance in March.", False), ("We cleared it in time.", False), ("I think it's paid.", False),
+])
+def test_a_counterfactual_states_the_opposite(text: str, counterfactual: bool) -> None:
+    assert stance.is_counterfactual(text) is counterfactual
+
+
+@pytest.mark.parametrize(("before", "after", "capable"), [
+    ("I can take ", ", it's just codeine I can't", True),
+    ("", " I can take, only my stomach does not like it", True),
+    ("We can still have ", " at home", True),
+    ("Can I take ", " with this?", False),  # a question: `is_question`'s, not a capability
+    ("I'm able to take ", " without problems", True),
+    ("", " is fine for me", True),
+    ("my husband tolerates ", "", True),
+    ("", " we can safely take, the pharmacist checked", True),
+    ("I can take ", " for the fever", False),  # allowed for a present complaint: taken
+    ("She said Lily can take ", " for the fever", False),
+    ("I take ", " every morning", False),
+    ("The doctor gave me ", " which I can take with food", False),
+])
+def test_capability_is_not_taking(before: str, after: str, capable: bool) -> None:
+    assert stance.states_capability(before, after) is capable

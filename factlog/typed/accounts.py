@@ -22,7 +22,8 @@ from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import INSTITUTION, LAST4, canonical_vendor
 
-_KIND = r"(?:checking|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|account|acct)"
+_KIND = (r"(?:checking|chequing|savings|current account|credit card|debit card|card|visa|mastercard|amex|hsa|fsa|"
+         r"account|acct)")
 _WORD_LIST = (r"joint|business|personal|household|family|main|primary|secondary|operating|payroll|reserve|escrow|"
               r"trust|brokerage|money market|emergency|hsa|high-yield|high yield")
 _QUALIFIER = rf"(?:{_WORD_LIST}|old|other|second|same|(?-i:[A-Z])[\w'&]*)"
@@ -32,17 +33,22 @@ _OWNER = r"(?:my|our|your|the|his|her|their|a|an|its)"
 _FROM = re.compile(
     rf"\b(?:from|out of|using|by|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on)"
     rf"\s+(?P<owner>{_OWNER}\s+)?(?:own\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?:own\s+)?(?P<acct>(?:(?:{_QUALIFIER})\s+){{0,3}}{_KIND}"
-    rf"(?:\s+(?:at|with)\s+(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}})?"
+    rf"(?:\s+(?:at|with|of|from)\s+(?:the\s+)?(?:{INSTITUTION.pattern}|(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){{0,2}}))?"
     rf"(?:,?\s+(?:ending|ends)(?:\s+(?:in|with))?\s+\d{{4}}|\s+(?:x|#)?\d{{4}})?)\b", re.I)
 _FROM_WORD = re.compile(r"\b(?:from|out of)\s+(?:the\s+|my\s+|our\s+)?"
                         r"(?P<word>joint|business|operating|payroll|reserve|household|emergency)\b"
                         r"(?=\s*(?:to|on|,|\.|$|and|for|by))", re.I)
 _AT_BANK = re.compile(r"\s+(?:at|with)\s+" + INSTITUTION.pattern, re.I)
+# an institution the table lacks, named by what it is: "Summit Credit Union", "Nationwide Building Society"
+_OTHER_BANK = re.compile(r"(?P<name>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}\s+(?:Federal\s+)?"
+                         r"(?-i:Credit Union|Building Society|Savings Bank|Co-operative Bank))\b")
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)
 _SERVICE = re.compile(r"\b(?:by|via|with|w/?|through|over|on|using)\s+(?P<m>zelle|venmo|paypal|cash app|apple pay)\b"
-                      r"|\b(?P<v>zelle|venmo)(?:d|ed)?\s+(?:it|him|her|them|the|\$|\d|(?-i:[A-Z]))", re.I)
+                      r"|\b(?P<v>zelle|venmo)(?:d|ed)?\s+(?:it|him|her|them|the|\$|\d|(?-i:[A-Z]))"
+                      r"|\b(?P<i>interac)(?:\s+e-?transfer)?\b|\b(?P<e>e-?transfer(?:red|ring|s)?)\b", re.I)
 _SERVICES = {"zelle": "Zelle", "venmo": "Venmo", "paypal": "PayPal", "cash app": "Cash App", "apple pay": "Apple Pay"}
+_INTERAC = "Interac e-Transfer"  # Canada's person-to-person service: "an Interac e-transfer", "e-transferred"
 _SOMEONE_ELSES = re.compile(r"\b(?:new|his|her|their|another|different|someone)\b", re.I)
 _OURS = re.compile(r"\b(?:my|our|card)\b", re.I)
 
@@ -50,7 +56,7 @@ _OURS = re.compile(r"\b(?:my|our|card)\b", re.I)
 def account_name(text: str, context: Context, owner: str | None = None) -> str:
     """An account as "<institution> <words> <kind> <last four>", each part when stated;
     an account the session already named by its last four digits keeps that name."""
-    institution = INSTITUTION.search(text)
+    institution = INSTITUTION.search(text) or _OTHER_BANK.search(text)
     kinds = [m.group(1).lower().removesuffix(" account") for m in _ACCOUNT_KIND.finditer(text)
              if m.group(1).lower() not in ("account", "acct")]
     digits = re.search(r"(\d{4})\b", text)
@@ -123,6 +129,8 @@ def to_account(sentence: str) -> str | None:
             return " ".join([*parts, match.group("d")])
     service = _SERVICE.search(sentence)
     if service is not None:
+        if service.group("i") or service.group("e"):
+            return _INTERAC
         return _SERVICES[(service.group("m") or service.group("v")).lower()]
     return None
 
@@ -153,8 +161,8 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
         if institutions:
             fields["institution"] = canonical_vendor(institutions[-1].group("name"))
         kinds = list(re.finditer(
-            r"\b(checking|savings|operating|payroll|reserve|escrow|brokerage|joint|visa|mastercard|amex|credit card|"
-            r"debit card)\b", clause, re.I))
+            r"\b(checking|chequing|savings|operating|payroll|reserve|escrow|brokerage|joint|business|visa|mastercard|"
+            r"amex|credit card|debit card)\b", clause, re.I))
         if kinds:
             word = kinds[-1].group(1)
             fields["kind"] = word.title() if word.lower() in ("visa", "mastercard", "amex") else word.lower()
@@ -173,6 +181,11 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
 
 # "my checking, the Bank of America", "my Chase savings": an account without its digits
 _NAMED_ACCOUNTS = (
-    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + INSTITUTION.pattern, re.I),
-    re.compile(r"\b(?:my|our)\s+" + INSTITUTION.pattern + r"\s+(?P<kind>checking|savings)\b", re.I),
+    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|chequing|savings)\b[^.;]{0,12}?\b(?:the\s+)?" + INSTITUTION.pattern,
+               re.I),
+    re.compile(r"\b(?:my|our)\s+(?P<kind>checking|chequing|savings)\s+(?:account\s+)?(?:at|with)\s+(?:the\s+)?" +
+               _OTHER_BANK.pattern),
+    re.compile(r"\b(?:my|our|the)\s+" + INSTITUTION.pattern +
+               r"\s+(?P<kind>checking|chequing|savings|business checking|business savings|joint checking|"
+               r"joint chequing|joint savings)\b", re.I),
 )

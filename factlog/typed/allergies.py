@@ -34,7 +34,8 @@ from factlog.typed.stance import ends_in_question, is_question_clause, is_reques
 ALLERGY = "allergy"
 
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
-_REACTION_WORDS = (r"angioedema|hives|(?:face|lips?|tongue|eyes?) swell(?:s|ed)?|rash(?:es)?|swelling|"
+_REACTION_WORDS = (r"angioedema|hives|red (?:spots|blotches|patches)|"
+                   r"(?:face|lips?|tongue|eyes?) swell(?:s|ed)?|rash(?:es)?|swelling|"
                    r"swell(?:ed|s)? up|"
                    r"swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
                    r"itch(?:ing|y)|wheez\w*|nause\w*|"
@@ -76,7 +77,7 @@ _NOT_ALLERGIC = re.compile(
     re.I,
 )
 _ALLERGEN_SPAN = re.compile(
-    r"\b(?:allergic\s+to|allerg(?:y|ies)\s+(?:to|include|:)|allerg(?:y|ies)\s*[:-]|"
+    r"\b(?:allergic\s+(?:to|against)|allerg(?:y|ies)\s+(?:to|against|include|:)|allerg(?:y|ies)\s*[:-]|"
     r"allerg(?:y|ies)\s+(?P<be>is|are))\s*(?P<what>[^.;!?]*)",
     re.I,
 )
@@ -91,7 +92,8 @@ _NOT_ALLERGEN = frozenset(
     "several few all kinds most really very also and nothing".split())
 _CLASS_WORDS = re.compile(r"\s+(?:drugs?|medicines?|medications?|meds|antibiotics?|family|class|group)$", re.I)
 _FACIAL = re.compile(r"\bswelling of (?:the |my |her |his )?(?P<part>face|lips?|tongue|throat|eyes?)\b|"
-                     r"\b(?P<part2>face|lips?|tongue|throat|eyes?) (?:swell\w*|swollen|got swollen|blew up|puffed up)"
+                     r"\b(?P<part2>face|lips?|tongue|throat|eyes?) (?:swell\w*|swollen|got swollen|blew up|puffed up|"
+                     r"(?:become|becomes|became|get|gets|got|go|goes|went) (?:thick|big|fat|puffy|swollen))"
                      r"(?: up| shut)?\b", re.I)
 _PARTS = {"face": "facial", "lips": "lip", "lip": "lip", "tongue": "tongue", "throat": "throat", "eye": "eye",
           "eyes": "eye"}
@@ -272,8 +274,18 @@ def _allergens(sentence: str) -> list[str]:
     return _word_allergen(sentence)
 
 
+# the allergen put first, as a non-native speaker may: "Against penicillin I am allergic", "To sulfa he is allergic"
+_FRONTED = re.compile(r"^\W*(?:against|to)\s+(?P<what>[^,;.]+?)\s+(?:i|he|she|we|they|my \w+)\s+"
+                      r"(?:am|is|are|'m|was|were|ha(?:ve|s) been)\s+(?:very\s+|really\s+)?allergic\b", re.I)
+
+
 def _word_allergen(sentence: str) -> list[str]:
     """ "X allergy", else the drugs the sentence names."""
+    fronted = _FRONTED.search(sentence)
+    if fronted is not None:
+        named = _specific(drug_names().finditer(fronted.group("what")), fronted.group("what"))
+        words = [w for w in re.findall(r"[A-Za-z][\w-]*", fronted.group("what")) if w.casefold() not in _NOT_ALLERGEN]
+        return named or words[:1]
     found = _WORD_OF.search(sentence)
     if found is not None and found.group("what").casefold() not in _NOT_ALLERGEN and not re.search(
             rf"\b(?:the|her|his|their|your)\s+{re.escape(found.group('what'))}\s+allerg", sentence, re.I):

@@ -26,7 +26,6 @@ from factlog.typed.common import RELATIONS, conversation_fields, named_owner
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
-    CONFIRMING,
     DUE,
     DUE_BARE,
     amounts,
@@ -34,6 +33,7 @@ from factlog.typed.money import (
     canonical_vendor,
     charge_date,
     clauses,
+    confirms,
     is_ahead,
     session_day,
 )
@@ -46,26 +46,37 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
             r"utility|utilities|heating|(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance|insurance")
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
-                        r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b", re.I)
+                        r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b|"
+                        # "the cottage insurance is annual, $1,180": a policy named by what it covers
+                        r"\b(?:the|my|our)\s+(?P<covers>(?!travel\b)[a-z]+\s+insurance)\b(?=\s+(?:is|was|bill|premium|"
+                        r"renews|comes|costs|of)\b)", re.I)
 # "Water is every three months, about $90", "Her electric is on autopay": the utility without "bill"
+_BARE = r"(?:electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)"
 _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|his|their|the)\s+)?"
-                           r"(?P<what>electric(?:ity)?|gas|water|sewer|trash|internet|wifi|cable)(?:'s|’s|\s+is)\s",
+                           rf"(?P<what>{_BARE}(?:\s+(?:and|&)\s+{_BARE})?)(?:'s|’s|\s+is)\s",  # "water and sewer is"
                            re.I)
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
                    r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
-                   r"comes out|drafts?|debited)\b", re.I)
+                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by)\b", re.I)
 TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
 _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|on(?=\s+(?:the\s+)?\d|\s+\w+\s+\d))",
                       re.I)
-_AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own)\b", re.I)
+_AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own|"
+                      r"pre-?authori[sz]ed\s+(?:debit|payments?)|direct debit)\b", re.I)
 _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* off|remove\w*|end\w*)\s+(?:the\s+)?"
                           r"auto-?pay\b|\bauto-?pay(?:'s|’s|\s+is)?\s+(?:off|cancell?ed|stopped)\b|"
                           r"\bno (?:more )?autopay\b|"
+                          # a statement's "AutoPay: Not enrolled", "Automatic payment - off"
+                          r"\bauto-?pay(?:ment)?s?\s*(?:status\s*)?[:=-]\s*(?:not\s+(?:enrolled|active|set\s+up|on)|"
+                          r"off|no|none|inactive|disabled|unenrolled)\b|"
+                          r"\bautomatic\s+payments?\s*(?:status\s*)?[:=-]\s*(?:not\s+(?:enrolled|active|set\s+up|on)|"
+                          r"off|no|none|inactive|disabled)\b|"
                           # "I'm not on automatic payments", "isn't set up for autopay"
-                          r"(?:\bnot|n't|\bnever)\s+(?:\w+\s+){0,2}?"
+                          r"(?:\bnot|n't|\bnever|\bneither)\s+(?:[\w'’]+\s+){0,2}?"
                           r"(?:on|in|enrolled in|signed up for|set up for|using)\s+"
-                          r"(?:the\s+)?(?:auto-?pay|automatic\s+payments?|auto-?draft)\b",
+                          r"(?:the\s+)?(?:auto-?pay|automatic\s+payments?|auto-?draft|pre-?authori[sz]ed\s+debit|"
+                          r"direct debit)\b",
                           re.I)
 _PAID = re.compile(r"\b(?<!be )(?<!been )(?:paid|settled|took care of|cleared)\b", re.I)
 # "still haven't paid it", "not paid yet": a bill still open
@@ -95,7 +106,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 
 
 def read_clause(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+    if context.speaker == "assistant" and not confirms(sentence):
         return []  # the assistant's general advice names nothing of the user's
     if is_question(sentence) or is_tentative(sentence) or _NOT_A_BILL.search(sentence) or \
             _CUES.search(sentence) is None:
@@ -103,13 +114,17 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if _PAID.search(sentence) and not _AUTOPAY.search(sentence) and not _UNPAID.search(sentence):
         return _paid(sentence, context)  # "already paid the Con Edison bill": a payment made, no bill due
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
-    if due is not None and amounts(sentence, context):
+    line = _FIELD_LINE.match(sentence)
+    if due is not None and amounts(sentence, context) and line is None:
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
     payee = named = _payee(sentence)
     previous = context.last.get(DOMAIN)
     stated = context.last.get(money.DOMAIN)  # a bill money's reader read as due ("premium of $1,420 is due")
     if previous is None and stated is not None and stated.kind == "bill" and (stated.key or "").startswith("bill/"):
         previous = stated
+    if payee is None and line is not None:  # "Amount due: $92.10" under a statement's "Verizon" heading
+        payee = named = str(previous.fields["payee"]) if previous is not None and previous.key is not None \
+            else _recent_biller(context)
     if payee is None:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
                                     or ((previous.key is None or _BILL_NOUN.search(sentence))
@@ -155,6 +170,40 @@ _PAID_UTILITY = re.compile(
     re.I)
 
 
+# a statement's "Field: value" line about what is owed or when: "Amount due: $84.12", "Due date: 03/15/2026"
+_FIELD_LINE = re.compile(r"^\W*(?:(?:total|amount|balance|new|current|payment)\s+)*(?:due|owed|charges)"
+                         r"(?:\s+(?:date|by|on))?\s*[:=]|^\W*(?:please\s+)?pay\s+by\s*[:=]", re.I)
+# a statement's heading naming a biller no list has: "City of Austin Utilities - Statement", "Hydro One bill"
+_HEADING = re.compile(r"^\W*(?P<name>(?-i:[A-Z])[\w&'’.]*(?:\s+(?:(?-i:[A-Z])[\w&'’.]*|of|and|&)){0,4})\s*[-–:|]?\s*"
+                      r"(?:statement|bill|invoice|billing (?:summary|statement)|account summary)\b", re.I)
+_LOOK_BACK = 8  # sentences of the session a statement's heading may be before its lines
+
+
+def _recent_biller(context: Context) -> str | None:
+    """The biller a sentence of the session's last few named ("XFINITY - Statement summary")."""
+    for said in reversed(context.said[-_LOOK_BACK:-1]):
+        biller = BILLER.search(said)
+        if biller is not None:
+            return canonical_vendor(biller.group("name"))
+        heading = _HEADING.match(said)
+        if heading is not None and not re.match(r"(?:your|my|our|the|this|new|monthly)\b", heading.group("name"), re.I):
+            name = " ".join(heading.group("name").split())
+            return None if _a_card(name, context) else name
+    return None
+
+
+def _a_card(name: str, context: Context) -> bool:
+    """ "Spark statement": a card's (an issuer, or a card an earlier session or this one named)."""
+    if money.INSTITUTION.search(name):
+        return True
+    cards = [str(fields.get("title", "")) for key, fields in context.prior.of_kind("deadline")
+             if key.startswith("promotion/")]  # a card's promotion names the card
+    last = context.last.get("card")
+    if last is not None:
+        cards.append(str(last.fields.get("payee", "")))
+    return any(name.casefold() in card.casefold() for card in cards)
+
+
 def _paid(sentence: str, context: Context) -> list[TypedFact]:
     """ "paid the electric bill today", "the gas bill is paid": a payment done to the bill's
     payee (what `bills_due` needs to stay quiet), keyed as `factlog.typed.payments` keys its
@@ -181,10 +230,12 @@ def _payee(sentence: str) -> str | None:
         return canonical_vendor(biller.group("name"))
     described = _DESCRIBED.search(sentence)
     if described is not None:
-        return " ".join((described.group("what") or described.group("policy")).lower().split())
+        what = described.group("what") or described.group("policy") or described.group("covers")
+        return " ".join(what.lower().split())
     bare = _BARE_UTILITY.search(sentence)
     if bare is not None and (_AUTOPAY.search(sentence) or cadence_of(sentence) or _MONEY_NUMBER.search(sentence)):
-        return "electric" if bare.group("what").lower() == "electricity" else bare.group("what").lower()
+        what = " ".join(bare.group("what").lower().split())
+        return "electric" if what == "electricity" else what
     return None
 
 

@@ -27,9 +27,12 @@ from factlog.typed.model import Context
 from factlog.typed.places import place_name
 
 # a clinician's or carer's charge is another person too ("my patient is on warfarin")
-_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident")), key=len, reverse=True))
-_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
+_RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident", "neighbour", "neighbor",
+                                                      "flatmate",
+                                                      "housemate")), key=len, reverse=True))
+_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>(?:[A-Z]\.\s*){0,2}[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
                      r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b")  # "dr. castellano" typed or dictated
+DOCTOR = _DOCTOR  # a doctor named in a sentence (`name`, or `lower` when typed lower-case)
 # what follows a lower-case "doctor" that is no name ("the doctor said", "doctor visit")
 _NOT_DOCTOR_NAMES = frozenset(
     "said says say told tells gave give gives put puts prescribed prescribes wants wanted thinks thought is was "
@@ -42,6 +45,11 @@ _PLACES = re.compile(
     r"\b(?P<care>urgent care|walk-in clinic|(?:(?:student|sexual|mental|women's|community|family|travel|eye|skin|"
     r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagulation|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
     r"oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
+    r"family (?:doctor|doc|physician)|"
+    # a department acting as the prescriber: "cardiology is starting me on apixaban"
+    r"(?i:cardiology|ha?ematology|dermatology|neurology|oncology|rheumatology|psychiatry|urology|endocrinology|"
+    r"gastroenterology|orthopa?edics)(?=\s+(?:is|are|has|have|had|put|started|starting|prescribed|gave|changed|"
+    r"switched|upped|added|want|wants|said|says)\b)|"
     r"pharmacist|"
     r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
     r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
@@ -50,14 +58,17 @@ _PLACES = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
 _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
+# a title before a surname makes one name with it ("Mr Osei", "Mrs. Chen"): an assistant or carer
+# speaking of an employer or a client names them so
+_TITLE = r"(?:(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z]))?"
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    r"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?"
-    r"(?P<name>[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    rf"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>{_TITLE}[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    r"(?:,\s+(?:my|our|his|her|the)\s+[a-z]+(?:[\s-][a-z]+)?,)?"  # "Mrs Patel, my neighbour, takes"
     r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
     r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit|"
-    r"can't|cannot|breaks|comes)\b))"
+    r"can't|cannot|breaks|comes|saw|sees|visited|swears)\b))"
 )
 # the relation itself doing something: "My mom moved in", "Mom has a UTI", "Da has a chest infection"
 _BARE = relation_pattern(word.capitalize() for word in BARE)  # said as a name (`factlog.relations`)
@@ -69,13 +80,14 @@ _RELATION_DOES = re.compile(
 )
 # a named person's thing: "Noah's pediatrician", "Lily's dose"
 _NAME_OWNS = re.compile(
-    r"\b(?P<name>(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|meds|"
+    rf"\b(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))(?:'s|’s)\s+(?:\w+\s+)?(?:pediatrician|paediatrician|doctor|dentist|GP|cardiologist|"
+    r"psychiatrist|specialist|carer|nurse|meds|"
     r"medications?|medicines?|prescriptions?|pills?|dose|allerg\w+|inhaler|health|chart|antibiotics?|ear|throat|"
     r"fever|infection|checkup|check-up|strep|asthma|rash|cough|surgery|skin|eczema)\b", re.I)
-_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]+)(?:'s|’s)\s+")
+_NAME_POSSESSIVE = re.compile(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+)(?:'s|’s)\s+")
 _RELATION_POSSESSIVE = re.compile(rf"\b(?P<rel>{_RELATION})(?:'s|’s)\s+(?:(?:daily|usual|new|regular|old)\s+)?", re.I)
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
-_FOR_NAME = re.compile(r"\b(?:for|forms? for|to)\s+(?P<name>[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
+_FOR_NAME = re.compile(rf"\b(?:for|forms? for|to)\s+(?P<name>{_TITLE}[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
     "i me myself mine it that there what this these those he she they we you who which today tomorrow yesterday "
     "everyone nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
@@ -99,8 +111,11 @@ def care_named(sentence: str) -> str | None:
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
-            found.append((match.start(), match.group("care")))
+            found.append((match.start(), _CARE_WORDS.get(match.group("care"), match.group("care"))))
     return max(found)[1] if found else None
+
+
+_CARE_WORDS = {"family doc": "family doctor"}
 
 
 def _doctor_name(found: re.Match[str]) -> str | None:
@@ -121,6 +136,7 @@ def given_name(word: str, drugs: DrugNames | None = None) -> str | None:
 
 def _name(word: str, drugs: DrugNames | None = None) -> str | None:
     if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None \
+            or re.fullmatch(r"[a-z]+(?:ology|iatry|paedics|pedics)", word.casefold()) \
             or _PLACES.fullmatch(word.lower()) or _PLACES.fullmatch(word):
         return None
     if drugs is not None and drugs.fullmatch(word):
@@ -189,8 +205,6 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
         if _DOCTOR.search(sentence[max(0, named.start("name") - 8):named.end()]):
             continue
         name = _name(named.group("name"), drugs)
-        if name is not None and named.group("title"):  # "Mr Osei takes lisinopril": the boss's, as named
-            name = f"{named.group('title').strip()} {name}"
         if name is not None and (named.group("name")[0].isupper() or name in context.relations
                                  or _HEALTH_VERB.match(sentence, named.end("name"))
                                  and not _FIRST_PERSON.search(sentence)):
@@ -221,7 +235,7 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
 # the user and someone together: "my husband and I", "Sipho and I", "I and my son", "we both"
 _TOGETHER = re.compile(r"\b(?:and|&)\s+(?-i:I)\b(?!['’])|\b(?-i:I)\s+and\s+(?:my|our)\b|"
                        r"\b(?:me|myself)\s+and\s+(?:my|our)\b|\bwe\s+(?:both|all)\b|\bboth of us\b", re.I)
-_YOU = re.compile(r"\b(?:you|your|yourself)\b", re.I)
+_YOU = re.compile(rf"\b(?:you|yourself)\b|\byour\b(?!\s+(?:{_RELATION})\b)", re.I)  # not "your dad"
 # "with my husband", "to my mom": someone beside the one the sentence is about
 _GOVERNED = re.compile(r"\b(?:with|to|from|by|and|than|like|asked|told|called|texted)\s+$", re.I)
 # children spoken of together: "the kids are both on amoxicillin"
@@ -245,7 +259,7 @@ def third_person_taker(sentence: str) -> bool:
 
 
 _FOR_PERSON = re.compile(rf"\bfor\s+(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+(?P<relname>(?-i:[A-Z][a-z]+))\b)?|"
-                         r"\bfor\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
+                         rf"\bfor\s+(?P<name>{_TITLE}(?-i:[A-Z][a-z]+))\b(?!\s+(?:Ave|St|Street|Road))", re.I)
 
 
 def person_for(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str] | None:

@@ -19,7 +19,7 @@ from datetime import date
 from factlog.model import JsonValue
 from factlog.typed.common import conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.money import CONFIRMING, charge_date, is_ahead, session_day
+from factlog.typed.money import charge_date, confirms, is_ahead, session_day
 from factlog.typed.stance import is_question
 
 DOMAIN = "deadlines"
@@ -38,13 +38,53 @@ _ENDS = re.compile(
 _NOT_STATED = re.compile(r"\b(?:if|unless|whether|should i|could i|can i|what if|thinking (?:about|of)|might)\b", re.I)
 _END_OF_MONTH = re.compile(r"\b(?:the\s+)?end of (?P<which>next|this|the)\s+month\b", re.I)
 _TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up)\b", re.I)
-TRIGGERS = (_TRIGGER,)
+TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|done|sorted|filed|submitted|renewed|"
+                      r"sent in|handed in|turned in|taken care of)\b", re.I),)
+
+
+# a deadline met: "Sticker's done", "renewed the registration", "the expense report is in", "filed it"
+_DONE = re.compile(
+    r"^\W*(?:(?:ok|okay|so|well|good news|update)\W+)?(?:the\s+|my\s+|our\s+)?"
+    r"(?P<what>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)"
+    r"(?:'s|’s|\s+is|\s+was|\s+has been|\s+got)\s+(?:all\s+)?(?:done|sorted|filed|submitted|renewed|sent in|handed in|"
+    r"turned in|paid|taken care of)\b|"
+    r"\b(?:i|we)\s+(?:just\s+|finally\s+|already\s+)?(?:renewed|submitted|filed|sent in|handed in|turned in)\s+"
+    r"(?:the\s+|my\s+|our\s+)(?P<what2>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)(?=\s*(?:[,.;!]|$|\s+(?:today|yesterday|"
+    r"this|last|on|at|online|already)\b))", re.I)
+_NOT_DONE = re.compile(r"\b(?:not|n't|never|yet|almost|nearly|half)\b", re.I)
+_DONE_TRIGGER = re.compile(r"\b(?:done|sorted|filed|submitted|renewed|sent in|handed in|turned in|taken care of)\b",
+                           re.I)
+
+
+def _met(sentence: str, context: Context) -> list[TypedFact]:
+    """A deadline the session or an earlier one stated, said to be met: the same deadline with
+    no date left to meet (a head word of its title named: "Sticker's done" for "licence plate
+    sticker renewal")."""
+    done = _DONE.search(sentence)
+    if done is None or _NOT_DONE.search(sentence) or is_question(sentence) or context.speaker != "user":
+        return []
+    words = {w for w in re.findall(r"[a-z]+", (done.group("what") or done.group("what2")).casefold())
+             if len(w) > 3 and w not in ("renewal", "thing", "form", "that", "this")}
+    known = list(context.prior.of_kind("deadline"))
+    last = context.last.get("deadline")
+    if last is not None and last.key is not None:
+        known.append((last.key, dict(last.fields)))
+    for key, fields in reversed(known):
+        title = str(fields.get("title", ""))
+        title_words = set(re.findall(r"[a-z]+", title.casefold()))
+        if key.startswith("deadline/") and fields.get("due_date") and \
+                words & (title_words | {w.rstrip("s") for w in title_words}):
+            return [TypedFact("deadline", key, conversation_fields(context, str(fields.get("subject", "user")),
+                                                                   {"title": title, "due_date": None}))]
+    return []
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    if _DONE_TRIGGER.search(sentence) is not None and (met := _met(sentence, context)):
+        return met
     if _TRIGGER.search(sentence) is None:
         return []
-    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+    if context.speaker == "assistant" and not confirms(sentence):
         return []
     if is_question(sentence) or _NOT_STATED.search(sentence):
         return []

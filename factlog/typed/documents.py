@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from datetime import date
+from typing import Mapping
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, recognize
@@ -33,7 +34,7 @@ from factlog.typed.common import (
 from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
-from factlog.typed.stance import ends_in_question, is_question
+from factlog.typed.stance import ends_in_question, is_question, states_requirement
 from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
 
 DOMAIN = "document"
@@ -49,7 +50,10 @@ NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("insurance", r"\binsurance\b|\b(?:insurance|coverage)\s+policy\b|\b(?:travel|health|medical)\s+cover\b|"
                       r"\binsured\s+(?:until|till|through|thru|from)\b|"
                       r"(?<!privacy )(?<!return )(?<!refund )(?<!cancellation )\bpolicy\b"),
-        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee(?:d)?\b"),
+        ("warranty", r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee(?:d)?\b|"
+                     # a store's or insurer's extended cover named by its brand: "Geek Squad protection"
+                     r"\b(?:geek squad|squaretrade|asurion|allstate|mulberry|upsure)\s+"
+                     r"(?:protection|plan|cover(?:age)?)\b"),
         ("certificate", r"\bcertificat(?:e|es|ion|ions)\b"),
     )
 )
@@ -79,13 +83,17 @@ _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
     r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
-    r"AppleCare|Asurion|SquareTrade|Best Buy|Costco)\b"
+    r"AppleCare|Asurion|SquareTrade|Geek Squad|Mulberry|Upsure|Best Buy|Costco)\b"
 )
 # "record a purchase: a Whirlpool refrigerator from Home Depot", "a Bosch 300 Series dishwasher bought at ..."
 _PURCHASED = (
     re.compile(r"\bpurchase\b[^:.]{0,30}:\s*(?:a|an|the)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,4}?)"
                r"(?=\s+(?:from|on|at|for|bought|ordered|delivered|purchased)\b|\s*[,.;!]|$)", re.I),
     re.compile(r"\b(?:a|an|[Oo]ur|[Mm]y)\s+(?P<item>[A-Z][\w'-]*(?:\s+[\w'-]+){1,4}?)\s*,?\s+"
+               r"(?:bought|purchased|ordered|delivered|installed)\b"),
+    # "For my records: Samsung French-door fridge, bought ...": a brand and what it is, one thing
+    re.compile(r"(?:^\W*|:\s*)(?P<item>(?!(?:The|My|Our|A|An|This|That|We|I)\b)[A-Z][\w'-]*"
+               r"(?:\s+(?!from\b|at\b|and\b)[\w'-]+){0,3}?\s+(?!(?:we|i|they|he|she|you)\b)[a-z][\w-]*)\s*,?\s+"
                r"(?:bought|purchased|ordered|delivered|installed)\b"),
     # "the Samsung fridge we bought on 6/1/2024"
     re.compile(r"\b(?:[Tt]he|[Mm]y|[Oo]ur)\s+(?P<item>[\w'-]+(?:\s+[\w'-]+){0,3}?)\s+(?:that\s+)?(?:we|I)\s+"
@@ -106,12 +114,15 @@ _STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|B
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
-TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED)
+TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED,
+            re.compile(r"^\W*(?:item|product|model|description|appliance)(?:\s+(?:name|purchased))?\s*[:=-]\s*\w|"
+                       r"^\W*(?:[\w'’&]+\s+){0,2}(?:receipt|invoice)\s*(?:date)?\s*[:#-]?\s*\d{1,4}[/.-]\d", re.I))
 
 
-_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee\b", re.I)
+_WARRANTY_WORD = re.compile(r"\bwarrant(?:y|ies)\b|\bprotection plan\b|\bapplecare\b|\bguarantee\b|"
+                            r"\b(?:geek squad|squaretrade|asurion) protection\b", re.I)
 # where a sentence naming two warranties splits: "a six-year Rheem warranty, but Ace's labor warranty is one year"
-_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection plan|"
+_CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8}?[\w'’-]*\s*(?:warrant|protection|"
                      r"applecare))|;\s+|(?<=[a-z0-9])\.\s+(?=[a-z])", re.I)  # and "... warranty. same day got ..."
 
 
@@ -127,6 +138,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return [fact for fact in found if fact is not None]
     if len(_WARRANTY_WORD.findall(sentence)) > 1:
         clauses = [part for part in _CLAUSE.split(sentence) if part.strip()]
+        recap = _RECAP.match(sentence)
+        if recap is not None and context.speaker == "assistant":  # "Noted: ...; X warranty ... and Y protection ..."
+            clauses = clauses[:1] + [f"{recap.group(0)}: {part}" for part in clauses[1:]]
         if len(clauses) > 1:
             return [fact for clause in clauses for fact in _read(clause, context)]
     owners = [part for part in sentence.split(";") if part.strip()]
@@ -171,6 +185,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     kind = next((k for k, pattern in NOUNS if pattern.search(sentence)), None)
     if is_question(sentence):
         return []  # "Is my passport still valid on April 3?" states no expiry; "..., right?" still does
+    if states_requirement(sentence):
+        return []  # "your passport would need to be valid until 5 September": the rule's date
     previous = context.last.get(DOMAIN)
     if kind is None:
         if previous is None:
@@ -195,6 +211,10 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         provider = _PROVIDERS.search(sentence)
         if following and provider is not None and previous.fields.get("kind") in ("insurance", "warranty"):
             fields["provider"] = provider.group("name")  # "Travel Guard, the Preferred plan."
+        named = _FIELD_COUNTRY.match(sentence) if following else None
+        if named is not None and previous.fields.get("kind") in ("visa", "passport") and \
+                (country := country_of(named.group("name").strip(" ."))) is not None:
+            fields["country"] = country  # a pasted "Country: China" line
         if not fields:
             return []
         if previous.kind == DOMAIN:  # what names the document, for an entity only mentioned so far
@@ -315,6 +335,10 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             previous.key.startswith(key + "/") and previous.fields.get("subject", "user") == subject:
         key = previous.key  # "my Indian visa was approved. The visa is valid ...": the same visa
         fields = {**{k: v for k, v in previous.fields.items() if k in _NAMING}, **fields}
+    elif previous is not None and previous.kind == DOMAIN and previous.key == kind and key != kind and \
+            qualifier != "new" and \
+            previous.fields.get("subject", "user") == subject and _agree(previous.fields, fields):
+        key = previous.key  # "Valid until: 2026-04-25", then "Saved: China M visa ...": the visa just read
     elif (qualifier is None or (DOMAIN, key) not in context.prior.entities) and \
             (previous is None or previous.kind != DOMAIN or previous.key != key):
         key = _earlier(context, kind, subject, fields) or key  # "your warranty runs to April 2": the Whirlpool's
@@ -399,7 +423,13 @@ def _person_named_before(context: Context) -> str | None:
         if found:
             name = found[-1].group("name")
             return name if name is not None and name.lower() not in _NOT_NAMES_HERE else found[-1].group("rel").lower()
+        honoured = list(_HONOURED.finditer(said))
+        if honoured:  # "I look after Mr Osei's diary ... His passport": Osei's, as the recap names him
+            return honoured[-1].group("name")
     return None
+
+
+_HONOURED = re.compile(r"\b(?:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+(?P<name>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b")
 
 
 def _earlier(context: Context, kind: str, subject: str, stated: dict[str, JsonValue]) -> str | None:
@@ -417,6 +447,17 @@ def _earlier(context: Context, kind: str, subject: str, stated: dict[str, JsonVa
              for key, fields in found}
     named = [key for key, words in names.items() if any(re.search(rf"\b{re.escape(w)}\b", said) for w in words)]
     return named[0] if len(named) == 1 else None
+
+
+# a pasted form's country line: "Country: China", "Issuing country: India"
+_FIELD_COUNTRY = re.compile(r"^\W*(?:country|issuing country|country of issue|destination|valid for)\s*:\s*"
+                            r"(?P<name>[A-Za-z][A-Za-z .'-]{1,40})$", re.I)
+
+
+def _agree(earlier: Mapping[str, JsonValue], stated: Mapping[str, JsonValue]) -> bool:
+    """No value the two state differently (dates, number, provider, country)."""
+    return all(earlier.get(name) in (None, stated.get(name)) or name not in stated
+               for name in ("expiry_date", "start_date", "number", "provider", "country"))
 
 
 def fold(value: JsonValue) -> str | None:
@@ -475,10 +516,48 @@ def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: s
     return TypedFact(kind, key, fields)
 
 
+# a receipt's or order's lines, pasted one to a line: "Purchase date: 12/03/2024", "Item: Bosch 500 Series dishwasher"
+_FIELD_DATE = re.compile(r"^\W*(?:(?:date\s+(?:of\s+)?)?purchase(?:d)?(?:\s+date)?|order\s+date|date\s+purchased|"
+                         r"bought(?:\s+on)?|delivery\s+date|delivered)\s*[:=-]\s*(?P<value>\S.*)$|"
+                         # a receipt's heading with its date: "Currys receipt 14/02/2025"
+                         r"^\W*(?:[\w'’&]+\s+){0,2}(?:receipt|invoice)\s*(?:date)?\s*[:#-]?\s*"
+                         r"(?P<heading>\d{1,4}[/.-]\d{1,2}[/.-]\d{1,4})\s*$", re.I)
+_FIELD_ITEM = re.compile(r"^\W*(?:item|product|model|description|appliance)(?:\s+(?:name|purchased))?\s*[:=-]\s*"
+                         r"(?:(?:a|an|the|1\s*x?)\s+)?(?P<value>[A-Za-z0-9][\w'’&.+/ -]{1,60}?)\s*$", re.I)
+
+
+def _receipt_line(sentence: str, context: Context) -> tuple[str | None, str] | None:
+    """A purchase told by a receipt's lines (date and item on lines of their own, either first)."""
+    item_line, date_line = _FIELD_ITEM.match(sentence), _FIELD_DATE.match(sentence)
+    known = context.purchase
+    if date_line is not None:
+        dates = recognize(date_line.group("value") or date_line.group("heading"), context.timestamp).dates
+        if not dates:
+            return None
+        pending = context.last.get("receipt_item")
+        item = known[0] if known is not None and not known[1] else \
+            str(pending.fields["item"]) if pending is not None else None
+        context.purchase = (item, dates[0])
+    elif item_line is not None and not recognize(item_line.group("value"), context.timestamp).amounts_usd:
+        item = " ".join(item_line.group("value").split())
+        if known is not None and known[0] is None:
+            context.purchase = (item, known[1])  # the date's line came first
+        else:
+            context.last["receipt_item"] = TypedFact(DOMAIN, None, {"item": item})
+            return None
+    else:
+        return None
+    if context.purchase[0] is not None and context.purchase[1]:
+        context.purchases.append((context.purchase[0], context.purchase[1]))
+    return context.purchase
+
+
 def _purchase(sentence: str, context: Context) -> tuple[str | None, str] | None:
     """A purchase the sentence states ("I bought a Bosch dishwasher on May 2"); remembered."""
     if bought_items(sentence)[0]:
         return None  # several things bought: `_bought_several`
+    if (_FIELD_DATE.match(sentence) or _FIELD_ITEM.match(sentence)) is not None:
+        return _receipt_line(sentence, context)
     match = _PURCHASE.search(sentence) or next((m for p in _PURCHASED if (m := p.search(sentence))), None)
     if match is None:
         return None

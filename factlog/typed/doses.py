@@ -6,6 +6,10 @@
   then the first frequency ("twice daily", "3x/day", "bid", "every 6 hours", "as needed",
   "every day" -> "daily", "four times in day" -> "four times a day"). A frequency alone is
   a dose too; `amount_before(text)` reads an amount just before a drug name ("20mg of Lexapro").
+- `canonical_dose(text)`: the dose in one wording of each frequency, so two spellings of the
+  same dose compare equal ("25 mg daily" = "25 mg once a day" = "25mg qd"; "400 mg twice
+  daily" = "400 mg two times a day"; "at bedtime" = "at night"; "each morning" = "in the
+  morning"); None when no dose is read.
 - `course_days(text)`: the length of a course ("for ten days", "x 10 days", "a 5-day
   course", "for two weeks" -> 14), None when none is stated.
 """
@@ -26,7 +30,8 @@ _COUNT_WORDS = {"one": 1, "a": 1, "an": 1, "two": 2, "three": 3, "four": 4, "1":
 _COUNT_NAMES = {1: "one", 2: "two", 3: "three", 4: "four"}
 _FORMS = r"tablets?|tabs?|pills?|capsules?|caps|puffs?|drops?|teaspoons?|tsp|tablespoons?|sprays?|patch(?:es)?|" \
          r"gummies|gummy|softgels?|lozenges?|injections?|shots?"
-AMOUNT = re.compile(rf"(?<![\w.,])(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\b", re.I)
+# a combination's strengths are one amount: "875/125 mg" (amoxicillin/clavulanate)
+AMOUNT = re.compile(rf"(?<![\w.,/])(?P<n>(?:\d{{1,4}}/)?(?:{_NUMBER}))\s*(?P<unit>{_UNIT})\b", re.I)
 _TIMES_STRENGTH = re.compile(
     rf"\b(?:(?P<count>one|two|three|four|[1-4])\s*(?:x|of|\*)\s*(?:the\s+)?|(?P<countw>two|three|four)\s+)"
     rf"(?P<n>{_NUMBER})\s*"
@@ -39,11 +44,15 @@ _TIMES = {"once": "once", "one time": "once", "twice": "twice", "two times": "tw
           "four times": "four times", "1": "once", "2": "twice", "3": "three times", "4": "four times"}
 FREQUENCY = re.compile(
     r"\b(?P<times>once|twice|one time|two times|three times|four times|(?P<digit>[1-4])\s*(?:x|times))\s*"
-    r"(?:(?:a|per|in|each|every|/)\s*)?(?P<per>day|daily|a day|/\s*day)\b|"
+    r"(?:(?:a|per|in|each|every|/)\s*)?(?:the\s+)?(?P<per>day|daily|a day|/\s*day)\b|"
     r"\b(?P<abbrev>b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|q\.?h\.?s|h\.?s|q\.?am|q\.?pm)\b\.?|"
     r"\b(?P<fixed>every (?:morning|evening|night|day|other day|(?:\d+|two|three|four|six|eight|twelve)"
-    r"(?:\s*(?:-|to)\s*(?:\d+|three|four|six|eight))? hours|week)|"
+    r"(?:\s*(?:-|to)\s*(?:\d+|three|four|six|eight))?\s*(?:hours|hrs|hr)|week)|"
     r"each (?:morning|evening|night|day)|daily|nightly|weekly|once a week|as needed|when needed|if needed|prn|"
+    r"when(?:ever)? (?:i|you|he|she|we|they) (?:need|needs) (?:it|them|one|some)|"  # "when I need it"
+    r"when(?:ever)? (?:my|the|his|her|a) (?:\w+ )?(?:pain|ache|back|head|headache|migraine|knee|joints?|"
+    r"shoulder|neck|stomach|tummy|chest|cough|allergies|asthma|hay fever) (?:hurts?|comes?|flares? up|flares?|"
+    r"starts?|is bad|gets bad|acts up|plays up|kicks in|is playing up)|"
     r"as necessary|at bedtime|at night|before bed|in the (?:morning|evening))\b|"
     r"(?<=\d)\s*(?P<bare>a day|per day)\b|(?:mg|mcg|units?|iu)\s+(?P<bare2>a day|per day)\b",
     re.I,
@@ -53,7 +62,8 @@ _ABBREVIATIONS = {"bid": "twice a day", "tid": "three times a day", "qid": "four
 _FIXED = {"every day": "daily", "each day": "daily", "when needed": "as needed", "if needed": "as needed",
           "prn": "as needed", "as necessary": "as needed", "each morning": "every morning",
           "each evening": "every evening", "each night": "every night"}
-_BARE = re.compile(rf"^[\s,:(-]*(?P<n>\d{{2,4}}|\d+\.\d+|\d(?=\s*(?:once|twice|three times|four times|daily|every|"
+_BARE = re.compile(rf"^[\s,:(-]*(?P<n>\d{{2,4}}/\d{{2,4}}(?!/)|\d{{2,4}}|\d+\.\d+|"
+                   rf"\d(?=\s*(?:once|twice|three times|four times|daily|every|"
                    rf"a day|per day|bid|tid|qid|qd|at bedtime|at night|nightly)\b))\b"
                    rf"(?!\s*(?:days?|weeks?|x\b|times|hours?|%|[-/]|{_UNIT}\b))",
                    re.I)
@@ -184,6 +194,9 @@ def _frequency(found: re.Match[str]) -> str:
     if found.group("bare") or found.group("bare2"):
         return "daily"
     fixed = " ".join(found.group("fixed").casefold().split())
+    if fixed.startswith("when"):  # "when my back hurts", "whenever I need it"
+        return "as needed"
+    fixed = re.sub(r"(?<=\d)\s*(?:hours|hrs|hr)$", " hours", fixed)  # "every 6 hrs" -> "every 6 hours"
     return _FIXED.get(fixed, fixed)
 
 
@@ -211,6 +224,23 @@ def dose(text: str) -> str | None:
     if how_much and how_often:
         return f"{how_much} {how_often}"
     return how_much or how_often
+
+
+# one wording per frequency (after `dose` has read it)
+_CANONICAL = ((re.compile(r"\b(once|twice|three times|four times) daily\b"), r"\1 a day"),
+              (re.compile(r"\bdaily\b"), "once a day"),
+              (re.compile(r"\b(?:in the|each) (morning|evening)\b"), r"every \1"),
+              (re.compile(r"\b(?:at bedtime|before bed|nightly|every night)\b"), "at night"))
+
+
+def canonical_dose(text: str) -> str | None:
+    """`dose(text)` in one wording per frequency, for comparing two doses."""
+    read = dose(text)
+    if read is None:
+        return None
+    for pattern, wording in _CANONICAL:
+        read = pattern.sub(wording, read)
+    return read
 
 
 _TRAILING = re.compile(rf"(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\s+(?:of\s+)?(?:the\s+|my\s+|a\s+)?$", re.I)

@@ -21,12 +21,13 @@ from factlog.typed.recurrence import WEEKDAY
 TITLE_STOP = frozenset(
     "my the a an his her our their your this that next every each on at is was has have got i we he she they "
     "and or of for to in with about new also weekly no cancel some ugh ok okay so um uh oh well then "
-    "kindly please other second biweekly recurring per night morning evening afternoon coach teach lead run host play "
+    "kindly please other second biweekly fortnightly monthly daily recurring per night morning evening afternoon "
+    "coach teach lead run host play "
     "last first final quit stopped dropped finished ended joined started "
     "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
     "hour hours minute minutes min mins remind me fyi btw note just today tonight tomorrow tmrw reminder know "
     "calendar diary kids children takes plays attends does teaches coaches goes has i'm im i've we're we've he's "
-    "she's they're".split()
+    "she's they're moved changed switched rescheduled shifted pushed".split()
 )
 # overlapping ("at 7 starting next thursday at the methodist church": the second "at" is found too)
 _LOCATION = re.compile(r"(?<!-)(?=\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|"
@@ -43,6 +44,9 @@ def fold_words(text: str) -> str:
     return " ".join(w for w in text.casefold().split() if w not in ("the", "a", "an"))
 
 
+_WHEN_BEFORE = re.compile(r"\b(?:after|before)\s+(?:work|school|lunch|dinner|class|church)\s*$", re.I)
+
+
 def title_of(sentence: str, noun: re.Match[str]) -> str:
     """The event's name: the noun and up to two words before it that name it ("Executive
     Committee", "Rotary lunch", "physical therapy", "INR check")."""
@@ -50,7 +54,9 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
     if ticket is not None:
         return ticket.group("name")  # "tickets for the Coldplay show" -> "Coldplay show"
     before = sentence[:noun.start()]
-    words = re.findall(r"[\w'-]+", before[max((before.rfind(mark) for mark in ".!?;:"), default=-1) + 1:])
+    # a name does not reach back over a comma or a time of day: "after work, training's half 6"
+    before = _WHEN_BEFORE.sub("", before[max((before.rfind(mark) for mark in ".!?;:,"), default=-1) + 1:])
+    words = re.findall(r"[\w'-]+", before)
     kept: list[str] = []
     for word in reversed(words[-2:]):
         if word.casefold() in TITLE_STOP or WEEKDAY.fullmatch(word) or word[0].isdigit() or \
@@ -60,7 +66,8 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
     text = " ".join([*kept, noun.group(0)])
     if re.match(r"^volunteer", noun.group(0), re.I):
         after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every|each|weekly|"
-                         r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?|\d)\b|$)",
+                         r"the (?:first|second|third|fourth|last)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
+                         r"\d)\b|$)",
                          sentence[noun.end():], re.I)
         if after is not None:
             text = f"{after.group('what')} volunteering"
@@ -76,7 +83,28 @@ TRADES = r"technician|plumber|electrician|handyman|repairman|installer|cable guy
 _CLINICIAN = re.compile(rf"\b(?:{CLINICIANS}|{TRADES})\b", re.I)
 
 
+# a practice named by its trade: "at Bayview Physio", "with Smile Dental", "Northside Medical Centre"
+_PRACTICE = re.compile(r"\b(?:at|with|from)\s+(?:the\s+)?(?P<name>(?:[A-Z][\w&'-]*\s+){1,3}"
+                       r"(?:Physio(?:therapy)?|Dental(?:\s+(?:Care|Clinic|Practice|Surgery|Centre|Center))?|Dentistry|"
+                       r"Orthodontics|Chiropractic|Podiatry|Optometry|Opticians?|Eye\s+Care|Vision|Medical(?:\s+"
+                       r"(?:Centre|Center|Practice|Group|Clinic))?|Health(?:\s+(?:Centre|Center|Clinic))?|Clinic|"
+                       r"Surgery|Family\s+Practice|Vet(?:s|erinary)?(?:\s+(?:Clinic|Hospital|Surgery))?|Animal\s+Hospital))\b")
+# a clinician's short name: "ortho appt", "derm", "chiro", "gyno"
+_SHORT_CLINICIAN = {"ortho": "orthodontist", "derm": "dermatologist", "chiro": "chiropractor", "gyno": "gynecologist",
+                    "optom": "optometrist", "obgyn": "ob-gyn", "peds": "pediatrician", "psych": "psychiatrist",
+                    "podiatry": "podiatrist", "cardio": "cardiologist", "neuro": "neurologist",
+                    "endo": "endocrinologist"}
+_SHORT = re.compile(rf"\b(?P<word>{'|'.join(_SHORT_CLINICIAN)})\s+(?:appt|appointment|visit|check-?up|follow-?up)\b",
+                    re.I)
+
+
 def provider_of(sentence: str, context: Context) -> str | None:
+    practice = _PRACTICE.search(sentence)
+    if practice is not None and practice.group("name").split()[0].casefold() not in TITLE_STOP:
+        return practice.group("name")
+    short = _SHORT.search(sentence)
+    if short is not None:
+        return _SHORT_CLINICIAN[short.group("word").lower()]
     technician = re.search(r"\b(?:(?P<who>[A-Z][\w&'-]+)\s+)?technician\b", sentence)
     if technician is not None:
         company = technician.group("who") or _company(sentence)
@@ -94,7 +122,8 @@ def provider_of(sentence: str, context: Context) -> str | None:
 
 _MONTH = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?", re.I)
 _NUMBERED = frozenset("room suite unit ward floor building studio hall court field gate level".split())
-_PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with".split())
+_PLACE_END = frozenset("every each weekly for from until till through thru starting at and to with first last "
+                       "is are was were meets meet runs run starts start happens will".split())  # "bakery is every"
 
 
 def _place_words(words: list[str]) -> list[str]:
@@ -109,7 +138,7 @@ def _place_words(words: list[str]) -> list[str]:
                 or word.casefold() in _PLACE_END or kept and _MONTH.fullmatch(word):
             break
         kept.append(word)
-    while kept and kept[-1].casefold() in ("on", "of"):
+    while kept and kept[-1].casefold() in ("on", "of", "the"):
         kept.pop()
     return kept
 
@@ -151,6 +180,9 @@ def location_of(sentence: str, title: str | None = None) -> str | None:
             continue
         if "on" in words[1:] and words[0][:1].isupper():  # "Core Motion on 3rd Ave": venue, street
             cut = words.index("on", 1)
-            return f"{' '.join(words[:cut])}, {' '.join(words[cut + 1:])}" if words[cut + 1:] else " ".join(words[:cut])
-        return " ".join(words) or None
+            place = " ".join(words[:cut])
+            if words[cut + 1:]:
+                place = f"{place}, {' '.join(words[cut + 1:])}"
+            return place.rstrip(".")  # "King St." at a sentence's end
+        return " ".join(words).rstrip(".") or None
     return None

@@ -52,9 +52,20 @@ _STARTS_AT = re.compile(r"\b(?:show|starts?|begins?|curtain|kick-?off|kicks off|
 _UNTIL_CLOCK = re.compile(r"[^.;]*?\b(?:goes|runs|lasts|going|running)?\s*(?:till|until|til|to)\s+"
                           r"(?:about\s+|around\s+)?"
                           r"(?P<h>\d{1,2}|noon)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:-])" + _UNITS, re.I)
+# an hour said loosely: "around 6", "usually 7", "about 8:30pm" (not "around 6 weeks")
+_ABOUT = re.compile(r"\b(?:around|about|roughly|approximately|approx\.?|circa|usually|normally|generally)\s+"
+                    r"(?P<h>\d{1,2})(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?(?![\w/:%-]|\.\d)" + _UNITS
+                    + r"(?!\s*(?:people|guests|of|or|\$))", re.I)
 _NOON = re.compile(r"\b(?:is|at|@|from|around|by)\s+(?:noon|midday)\b", re.I)
 PAST = re.compile(r"\b(?:following|after|had|was|went|saw|is done|got it|already (?:had|did|went))\b", re.I)
 MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
+
+
+# a day that dates something else than the event: "since Monday", "last Tuesday", "booked it on Monday"
+_BOOKED_WHEN = re.compile(r"\b(?:since|ever since|as of last|last|booked(?: it| this| that)? on|signed up on|"
+                          r"registered on|enrolled on)\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|yesterday|"
+                          r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?|"
+                          r"the\s+\d{1,2}(?:st|nd|rd|th)?(?:\s+of\s+[a-z]+)?|week|month)\b", re.I)
 
 
 def today_of(context: Context) -> date | None:
@@ -70,6 +81,7 @@ def day_of(sentence: str, context: Context) -> date | None:
     if context.timestamp is None:
         return None
     today = context.timestamp.date()
+    sentence = _BOOKED_WHEN.sub(" ", sentence)  # "I have booked since Monday a course": the booking's day
     dates = [value for _, value in dates_and_times_at(sentence, context.timestamp)[0]]
     if dates:
         fixed = [value for _, value in dates_and_times_at(corrected(sentence, None, context), context.timestamp)[0]]
@@ -82,6 +94,8 @@ def day_of(sentence: str, context: Context) -> date | None:
         n = int(raw) if raw.isdigit() else 1 if raw in ("a", "one") else NUMBER_WORDS[raw]
         return today + timedelta(days=n * 7 if later.group("unit").lower().startswith("w") else n)
     day_only = DAY_ONLY.search(corrected(sentence, DAY_ONLY))
+    if day_only is not None and MOVE.search(sentence):  # "moved it from the 10th to the 17th": the new day
+        day_only = list(DAY_ONLY.finditer(sentence))[-1]
     if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
         for offset in (0, 1):
             year, month = divmod(today.year * 12 + today.month - 1 + offset, 12)
@@ -190,14 +204,29 @@ def clock_digits(sentence: str) -> str:
     return _WORD_HOUR.sub(digits, _WORD_HOUR.sub(digits, sentence))  # "from two to four": "from 2", then "2 to 4"
 
 
+_CLOCK_AFTER = re.compile(r"\s*(?:o'?clock|h|hrs|hours|uhr)\b", re.I)
+
+
+def _hours_24(sentence: str, match: re.Match[str]) -> bool:
+    """A range of bare hours on a 24-hour clock ("from 18 until 20 o'clock", "between 13 and 15h"):
+    "from" or "between" before it or a clock word after it, the end after the start, no month."""
+    h1, h2 = match.group("h1"), match.group("h2")
+    if not (h1.isdigit() and h2.isdigit()) or not 12 < int(h1) < int(h2) <= 23:
+        return False
+    if re.match(r"\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", sentence[match.end():], re.I):
+        return False  # "from 18 to 20 May": days
+    return re.match(r"(?:from|between)\s", match.group(0), re.I) is not None or \
+        _CLOCK_AFTER.match(sentence, match.end()) is not None
+
+
 def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[str]:
     for match in RANGE.finditer(sentence):
         before = sentence[:match.start()]
         if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
             continue
         h1, h2 = match.group("h1"), match.group("h2")
-        if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1"))) or \
-                (h2.isdigit() and int(h2) > 23):
+        if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1") and
+                              not _hours_24(sentence, match))) or (h2.isdigit() and int(h2) > 23):
             continue
         a1, a2 = match.group("a1") or match.group("b1"), match.group("a2") or match.group("b2")
         end = _clock(h2, match.group("m2"), a2, evening, late)
@@ -225,6 +254,10 @@ def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[s
             end = _clock(until.group("h"), until.group("m"), until.group("a"), evening if h < 12 else True, late)
             if end > (h, m):
                 return [f"{h:02d}:{m:02d}", f"{end[0]:02d}:{end[1]:02d}"]
+        return [f"{h:02d}:{m:02d}"]
+    about = _ABOUT.search(sentence)
+    if about is not None and int(about.group("h")) <= 12:  # "around 6", "usually 7"
+        h, m = _clock(about.group("h"), about.group("m"), about.group("a"), evening, late)
         return [f"{h:02d}:{m:02d}"]
     if _NOON.search(sentence):  # "spin is noon"
         return ["12:00"]

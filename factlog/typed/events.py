@@ -53,6 +53,21 @@ habits ("used to") and events that took place.
   that" ends the session's last series; "Choir is off next Thursday" cancels one day.
   Not read: requests ("I need a physio session"), conditionals ("if I sign up ... would be"),
   a dose's day ("put me on Eliquis 5 mg, starting tonight"), lines naming no event.
+- Lines that go on about the event just named: its end ("Runs till the end of May.",
+  "Ends: 24 June 2026"), a pasted invite's place ("Where: Boardroom 2"), a corrected day or
+  time ("No wait, it's the 19th." "Sorry, the 19th at 8, not 8:30": an unmarked hour in the
+  half of the day nearer the old one), the clinician ("its dr kim on 5th st btw"), terse
+  answers ("Which days?" "mon wed" "What time?" "7 to 7:50 am"), a time for the day the
+  sentence before named ("... the technician comes at 08:45 instead"); a series taken up in
+  one sentence ("We've started salsa classes!") and scheduled in the next.
+- Monthly on a weekday of the month: `weekday` "first monday", "last friday"
+  (`recurrence.nth_weekday`). "Same time" keeps the times a series had when it moves. A day
+  that dates the booking ("booked since Monday") is not the event's. Someone taking the user
+  along ("invited me to the theatre") is the user's event; someone named by title whose diary
+  the user keeps ("Mr Osei's board call", then "his ...") keeps that name as `subject`; "dinner
+  at my sister's" is the user's, and so is a child's lesson the user drives to and stays at.
+- Loose hours ("around 6", "usually 7"); "moved from the 10th to the 17th" keeps the 17th;
+  "the 22nd and 23rd" two days running; "next one is the 9th" anchors a biweekly series.
 """
 
 from __future__ import annotations
@@ -64,7 +79,7 @@ from factlog.model import JsonValue
 from factlog.relations import BARE, FAMILY
 from factlog.relations import pattern as relation_pattern
 from factlog.typed.care import catch_up, person_of
-from factlog.typed.common import conversation_fields
+from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.drug_names import drug_names
 from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, provider_of, title_of
 from factlog.typed.event_times import PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
@@ -76,6 +91,7 @@ from factlog.typed.recurrence import (
     WEEKDAYS,
     cadence,
     minutes_long,
+    nth_weekday,
     plus_minutes,
     runs_for_weeks,
     series_end,
@@ -104,21 +120,29 @@ NOUNS = re.compile(
     r"tickets? (?:for|to) (?:see\s+)?(?:the )?(?-i:[A-Z][\w'&-]*(?:\s+[A-Z][\w'&-]*)*)"
     r"(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
-    r"conference|daily|check-in) calls?|(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
+    r"conference|daily|check-in|board|staff|leadership|investor|status|planning|project|catch-up) calls?|"
+    r"(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
     r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
     r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
     r"appointments?|appt|cleaning|recital|sync|one-on-one|1:1|interview|finale|party|ceremony|"
     r"visit|consultation|exam|physical|screening|scan|MRI|CT scan|x-ray|ultrasound|mammogram|colonoscopy|"
-    r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|"
+    r"blood ?work|blood test|follow-up|surgery|procedure|haircut|camp|operation|inspection|"
+    r"parents'? evening|parent-teacher (?:conference|night|meeting)|open (?:evening|day)|sports day|school play|"
+    r"nativity|prize-?giving|catch-?ups?|mentoring|supervision|coaching session|"
+    r"theat(?:re|er)|cinema|exhibition|festival|gala|fundraiser|reunion|funeral|christening|graduation|"
+    r"(?:historical |local |film |drama |choral |garden |photographic )?society|guild|association|lodge|"
+    r"(?:sewing|knitting|quilting|reading|prayer) circle|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
-    r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
-    r"ballroom|salsa|tango|bowls|zumba|"
-    r"crossfit|gym|bowling|shifts?|(?-i:[A-Z][a-z]+) school|physio|psychiatrist|cardiologist|handyman|repairman|"
+    r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
+    r"ballroom|dancing|salsa|tango|bowls|"
+    r"crossfit|gym|bowling|shifts?|(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
+    r"psychiatrist|cardiologist|handyman|repairman|"
     r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
     re.I,
 )
 _APPOINTMENT = re.compile(rf"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|dental|doctor|"
+                          rf"(?:ortho|derm|chiro|gyno|optom|peds|podiatry)(?=\s+(?:appt|appointment|visit))|"
                           rf"Dr\.?|{CLINICIANS}|{TRADES})\b", re.I)
 _CANCEL = re.compile(r"^\W*no\s+(?P<noun>[\w-]+(?:\s+[\w-]+)?)\s+(?:next|this|on)\b|\bcancel(?:l?ed)?\b|"
                      r"\bcalled off\b|\bskip(?:ped|ping)?\b|\b(?:is|are|'s)\s+off\b", re.I)
@@ -150,6 +174,8 @@ _PURPOSE = re.compile(r"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w'-]+\s
 _LAST_DAY = re.compile(r"\b(?:through|thru|to|until|-|–)\s*(?:the\s+)?(?P<dd>\d{1,2})(?:st|nd|rd|th)?\b"
                        r"(?!\s*(?::|[ap]\.?m\b|pm|am|\d))",
                        re.I)
+# "on the 22nd and 23rd": two days running
+_NEXT_DAY = re.compile(r"\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+and\s+(?:the\s+)?(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", re.I)
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
 _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
 _ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
@@ -162,12 +188,55 @@ _STARTS_NOW = re.compile(r"^\W*(?:(?:and\s+)?(?:it\s+)?(?:starting|starts|beginn
                          r"(?:week|month)|(?:and\s+)?(?:it\s+)?(?:starts|begins|starting)\s+(?:on\s+)?(?:tomorrow|tmrw|"
                          r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|the\s+\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|"
                          r"nov|dec)))", re.I)
-TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER)  # a sentence without one states no event
+# a line naming no event that ends the series just named: "Runs till the end of May.", "Ends: 24 June 2026"
+_ENDS_NOW = re.compile(r"^\W*(?:and\s+)?(?:(?:it|that|they|this)(?:'s|’s| is| will)?\s+)?"
+                       r"(?:(?:runs?|goes(?: on)?|go(?: on)?|"
+                       r"lasts?|continues?|carries on|keeps? going|is on|are on|happens?)\s+(?:until|till|til|through|"
+                       r"thru|to)\b|(?:ends?|finish(?:es)?|wraps? up)\s+(?:on\s+|in\s+|at the end of\s+)?(?=\d|the\b|"
+                       r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec))|(?:until|till|through|thru)\s+the\s+end\s+of\b|"
+                       r"for\s+(?:the\s+next\s+)?(?:\d{1,2}|two|three|four|five|six|seven|eight|nine|ten|twelve)\s+(?:weeks|wks)\b|"
+                       r"(?:ends|end date|until|last (?:session|class|meeting|occurrence))\s*:)", re.I)
+# a pasted invite's place line: "Where: Boardroom 2, Sandton office"
+_WHERE_LINE = re.compile(r"^\W*(?:where|location|venue|place|room)\s*:\s*(?P<where>\S.{0,60}?)\s*\.?$", re.I)
+# "No wait, it's the 19th", "Sorry, the 19th at 8, not 8:30": a new day (and time) for the dated event just named
+_DAY_FIX = re.compile(rf"{CORRECTION.pattern}|^\W*(?:no|nope)\b[,!.]?\s", re.I)
+_DAY_FIX_CUE = re.compile(r"\bthe\s+\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?::\d\d)?\s*(?:[ap]\.?m\b)|\bat\s+\d", re.I)
+_NOT_TIME = re.compile(r",?\s*\bnot\s+(?:at\s+)?\d{1,2}(?:[:.]\d\d)?\s*(?:[ap]\.?m\.?)?", re.I)
+# who the appointment just named is with, said after it: "its dr kim on 5th st btw", "It's with Dr. Osei."
+_PROVIDER_LINE = re.compile(r"^\W*(?:oh\W+|and\W+|also\W+)?(?:it'?s|its|it’s|it is|it will be|that'?s|that’s|"
+                            r"the doctor is|"
+                            r"doctor is|with)\s+(?:with\s+)?(?:dr\.?|doctor)\s+(?P<name>[a-z][a-z'-]+)\b", re.I)
+_LOWER_STREET = re.compile(r"\bon\s+(?P<street>(?:\d+(?:st|nd|rd|th)|[a-z]+)\s+(?:st|street|ave|avenue|rd|road|blvd|"
+                           r"lane|ln|drive|dr)\b\.?)", re.I)
+# a terse answer naming only weekdays: "mon wed", "Tuesdays and Thursdays", "tue/thu"
+_DAYS_ONLY = re.compile(r"\W*(?:(?:on|every|and|&|,|/|\s)*(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)"
+                        r"(?:day)?s?\b)+\W*", re.I)
+_FIX_LINE = re.compile(rf"(?:{_DAY_FIX.pattern})[^.]*?(?:{_DAY_FIX_CUE.pattern})", re.I)
+_DAYS_LINE = re.compile(rf"^(?:{_DAYS_ONLY.pattern})$", re.I)
+TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER, _ENDS_NOW, _WHERE_LINE, _FIX_LINE,
+            _PROVIDER_LINE, _DAYS_LINE)  # a sentence without one states no event
+
+
+# a digression in brackets: "the historical society (I've been a member since 1987, you know ...) meets ..."
+_ASIDE = re.compile(r"\s*\((?=[^()]*\s[^()]*\s[^()]*\s)[^()]{20,}\)")
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    if "(" in sentence:
+        sentence = _ASIDE.sub("", sentence)
     if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
         return _confirmed_clock(sentence, context) or _confirmed_title(sentence, context)
+    if _WHERE_LINE.match(sentence) and context.last.get(DOMAIN) is not None:
+        where = _WHERE_LINE.match(sentence)
+        previous = context.last[DOMAIN]
+        if where is not None and previous.kind == DOMAIN and "location" not in previous.fields and \
+                context.topic == DOMAIN:  # "Venue: Oakfield Town Hall" under a pasted invite
+            return [TypedFact(DOMAIN, previous.key, {**previous.fields, "location": where.group("where"),
+                                                     "speaker": context.speaker})]
+    if _PROVIDER_LINE.match(sentence):
+        named = _provider_named(sentence, context)
+        if named is not None:
+            return [named]
     parts = _clauses(sentence)
     if len(parts) > 1:  # "Noah has karate twice a week and I do spin on Mondays": one event each
         return [fact for part in parts for fact in _read_one(part, context)]
@@ -254,7 +323,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "I need a dinner plan for tomorrow", "lunch ideas for Monday"
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
             minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence) \
-            and not _OVER.search(sentence):
+            and not _OVER.search(sentence) and not _ENDS_NOW.match(sentence) and not _WHERE_LINE.match(sentence) and \
+            not _day_fixed(sentence, context) and not _DAYS_LINE.match(sentence):
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
@@ -262,15 +332,22 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     how_often = cadence(sentence, names)
     if how_often is None and noun is not None and names and _CALENDAR_NAME.search(sentence[:noun.end()]):
         how_often = "weekly"  # "my Thursday spin class is at 6am": the class that is on Thursdays
-    if how_often is None and noun is not None and len(names) == 1 and _A_SERIES.fullmatch(noun.group(0).split()[-1]) \
+    if how_often is None and noun is not None and len(names) == 1 and \
+            (_A_SERIES.fullmatch(noun.group(0).split()[-1]) or _ACTIVITY.fullmatch(noun.group(0).split()[-1])) \
             and _ON_WEEKDAY.search(sentence) and not DAY_ONLY_OR_DATE.search(sentence) and not PAST.search(sentence):
         how_often = "weekly"  # "her dance class is Saturday 4 to 6": a class is on its weekday every week
     times = times_of(sentence)
     if how_often == "daily" and (not times or noun is None or _APPOINTMENT.search(noun.group(0)) or
                                  _DOSING.search(sentence)):
         how_often = None  # "Eliquis 5 mg twice daily", "the cardiologist ... daily": not a daily event
-    recurring = how_often is not None
     named = context.last.get(_NAMED)  # newer than `previous`: each event fact clears it
+    if noun is None and named is not None and names and _DAYS_ONLY.fullmatch(sentence) and not times:
+        context.last[_NAMED] = TypedFact(DOMAIN, None, {**named.fields, "weekday": ", ".join(names)})
+        return []  # "Which days?" "mon wed": kept for the time that comes next
+    if noun is None and named is not None and not names and how_often is None and times and \
+            isinstance(named.fields.get("weekday"), str) and day_of(sentence, context) is None:
+        names, how_often = str(named.fields["weekday"]).split(", "), "weekly"  # "What time?" "7 to 7:50 am"
+    recurring = how_often is not None
     if noun is None:
         if previous is not None and previous.kind == DOMAIN and "recurrence" in previous.fields and \
                 isinstance(previous.fields.get("title"), str) and _OVER.search(sentence) and \
@@ -303,18 +380,24 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         return [_ending(sentence, noun, day, context)]  # "my pottery class ends on May 30"
     if not recurring and not times and noun is not None and (_ACTIVITY.fullmatch(noun.group(0)) or
                                                              noun.group(0).startswith("Dr")) and \
-            not _CANCEL.search(sentence):
+            not _CANCEL.search(sentence) and (day is not None or not _TAKES_UP.search(sentence[:noun.start()])):
         return []  # "do the gym tmrw", "Dr. Brennan wants to see me in six weeks": no time, no appointment
     if not recurring and day is None and not times:
         taken = next((n for n in _NOUN_PHRASE.finditer(sentence) if _TAKES_UP.search(sentence[:n.start()])), None)
         if taken is None and noun is not None and re.search(r"\b(?:my|our|a|an)\b", sentence[:noun.start()], re.I):
             taken = noun
         if taken is not None:
-            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, taken)})
+            where = location_of(sentence, title_of(sentence, taken))
+            context.last[_NAMED] = TypedFact(DOMAIN, None, {"title": title_of(sentence, taken),
+                                                            **({"location": where} if where else {})})
         return []
     if not recurring and day is not None and (day < (today_of(context) or day) or
                                               PAST.search(sentence) and day == today_of(context)):
         return []  # "following today's appointment", "the meeting lasted 2 hours yesterday": it took place
+    if not recurring and day is None and times and noun is not None and _SAME_DAY.search(sentence):
+        day = _day_before(context)  # "I'm using that morning for the oven service, the technician comes at 08:45"
+    if day is not None:
+        context.last[_DAY] = TypedFact(DOMAIN, None, {"day": day.isoformat(), "at": len(context.said)})
     if not recurring and day is None and noun is not None:
         known = _known(context, title_of(sentence, noun))
         if times and known is not None and "recurrence" in known[1]:  # "spin is noon, 45 min": the spin named before
@@ -346,6 +429,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     elif recurring:
         assert how_often is not None
         title = _prior_series(context, title, subject) or title  # "the class moved to Fridays": the pottery class
+        if not times and _SAME_TIME.search(sentence):
+            times = _times_before(context, title)  # "moved piano to thursdays, same time"
         fields = {"title": title, **_series(sentence, context, how_often, names, times)}
         key = (title or (names[0] if names else "event")).casefold()
     else:
@@ -366,6 +451,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         if fields.get("title") is None:
             fields.pop("title", None)
         where = location_of(sentence, str(fields["title"]) if fields.get("title") else None)
+        if where is None and noun is None and named is not None and isinstance(named.fields.get("location"), str):
+            where = str(named.fields["location"])  # "I booked a course at the VHS. It is every Tuesday 6-8."
         if where is not None:
             fields["location"] = where
         if "title" not in fields and "location" not in fields:
@@ -383,7 +470,7 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
-_ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1", re.I)
+_ONE_ON_ONE = re.compile(r"1:1|one-on-one|one-to-one|1-on-1|catch-?ups?|mentoring|supervision", re.I)
 _VISIT = re.compile(r"\b(?:appointments?|appt|visit|check-?up|follow-?up|consult\w*|session|infusion|injection|"
                     r"shot|clinic)\b", re.I)
 _DOSING = re.compile(r"\b(?:mg|mcg|ml|pills?|tablets?|tabs?|capsules?|doses?|prescribed|puffs?|drops?|injections?)\b",
@@ -393,7 +480,8 @@ _CLOCK_SAID = re.compile(r"\b\d{1,2}(?::\d\d|\s*[ap]\.?m\b)|\b(?:at|from)\s+(?:\
 _MONEY_TALK = re.compile(r"[$€£]\s?\d|\b\d[\d,.]*\s*(?:dollars?|bucks|usd|eur|gbp)\b|\b(?:invoice|paid|owe|deposit|"
                          r"financing|interest|tuition|balance|refund)\b", re.I)
 _TAKES_UP = re.compile(r"\b(?:to do|to take|to try|to join|to start|doing|taking|signed up for|joined|enrolled in|"
-                       r"registered for|started|starting)\s+(?:(?:a|an|the|some|my)\s+)?$", re.I)
+                       r"registered for|started|starting|booked|took up|taken up)\s+(?:(?:a|an|the|some|my|our)\s+)?"
+                       r"(?:(?!(?:and|or|but|to|for|with|on|at|in|since|from|every|each)\b)[\w'-]+\s+){0,2}$", re.I)
 _A_SERIES = re.compile(r"class(?:es)?|lessons?|practice|rehearsal|club|choir|tutoring|training|standup|stand-up|"
                        r"sync|1:1|one-on-one|one-to-one|bootcamp|shifts?", re.I)
 _ON_WEEKDAY = re.compile(r"\b(?:is|are|meets)\s+(?:on\s+)?(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|"
@@ -494,8 +582,56 @@ _NOT_OWNER = re.compile(r"today|tomorrow|tonight|yesterday|this|next|last|(?:mon
                         r"everyone|nobody|someone|it|that|there|what|let", re.I)
 
 
+# someone else takes the user along: "my colleague has invited me to the theatre", "Sam got us tickets"
+_TAKES_ME = re.compile(r"\b(?:invit(?:ed|es|ing)|tak(?:es|ing)|took|bring(?:s|ing)?|brought|got|gets|bought|booked)\s+"
+                       r"(?:me|us|the two of us|both of us)\b", re.I)
+
+
+# someone the user speaks for, by title: "Mr Osei's board call", "Ms Tanaka has ...", "I manage Mr Osei's diary"
+_TITLED = r"(?-i:(?:Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame|Lady|Lord)\.?\s+[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
+_PRINCIPAL_OWNS = re.compile(rf"(?<!\bwith )(?<!\bsee )(?<!\bmeet )(?<!\bcall )(?<!\bto )(?<!\bfor )(?<!\bby )"
+                             rf"\b(?P<who>{_TITLED})(?:(?:'s|’s)\s|\s+(?:also\s+|usually\s+|now\s+)?(?:has|is|will|flies|"
+                             rf"attends|sees|takes|plays|goes)\b)", re.I)  # not "chairs it": a meeting the user attends
+_PRINCIPAL_DIARY = re.compile(rf"\b(?P<who>{_TITLED})(?:'s|’s)\s+(?:diary|calendar|schedule|week|day|agenda|"
+                              rf"appointments|travel)\b", re.I)
+_THIRD = re.compile(r"\b(?:he|she|his|her|him)\b", re.I)
+
+
+def _principal(sentence: str, context: Context) -> str | None:
+    """The person named by title whose event the sentence states ("Mr Osei's board call is ...",
+    "Ms Tanaka has ..."), or whose diary an earlier sentence of the session said the user keeps
+    when this one says "his" / "her" ("I manage Mr Osei's diary. His board call is ...")."""
+    owns = _PRINCIPAL_OWNS.search(sentence)
+    if owns is not None:
+        return re.sub(r"\s+", " ", owns.group("who"))
+    if not _THIRD.search(sentence) or re.search(r"\b(?:my|our|I|I'm|I've|we)\b", sentence):
+        return None
+    for earlier in reversed(context.said[-4:-1]):
+        diary = _PRINCIPAL_DIARY.search(earlier) or _PRINCIPAL_OWNS.search(earlier)
+        if diary is not None:
+            return re.sub(r"\s+", " ", diary.group("who"))
+    return None
+
+
+_AT_THEIRS = re.compile(r"\b(?:at|to|round|over at|over to)\s+(?:my|our)\s+[a-z]+(?:'s|’s)"
+                        r"(?!\s+(?:house|place|flat|home)?\s*"
+                        r"(?:appointment|appt|lesson|class|game|recital|practice|session|party))", re.I)
+_I_STAY = re.compile(r"\bI\s+(?:drive|take|bring|walk)\s+(?:him|her|them|the kids|[A-Z][a-z]+)\b[^.;]{0,40}?"
+                     r"\b(?:stay|wait|watch)(?:s|ing)?\b", re.I)
+_OWNED_EVENT = re.compile(r"^\W*(?:my|our)\s+[a-z]+(?:'s|’s)\s", re.I)  # "My son's recital at my mum's": his
+
+
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
+    if _TAKES_ME.search(sentence):
+        return "user", None  # the user goes: the inviter's name is no owner
+    if _I_STAY.search(sentence):
+        return "user", None  # "I drive them and stay": the user's time too
+    if _AT_THEIRS.search(sentence) and not _OWNED_EVENT.search(sentence):
+        return "user", None  # "dinner at my sister's on Sunday": her place, the user's dinner
+    principal = _principal(sentence, context)
+    if principal is not None:
+        return principal, principal
     subject, person = _whose_words(sentence, context, noun)
     if person is not None and context.said and person.casefold() not in sentence.casefold() and \
             person.casefold() in context.said[-1].casefold() and \
@@ -561,6 +697,32 @@ _CALENDAR_NAME = re.compile(r"\b(?:my|our)\s+(?:usual\s+|regular\s+|weekly\s+)?"
                             r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
                             r"(?:\s+(?:morning|afternoon|evening|night))?\s+(?:[\w-]+\s+)?[\w-]+$", re.I)
 _NAMED = "event named"  # `Context.last` slot: an event named without a day or time, for the next sentence
+_DAY = "event day"  # `Context.last` slot: the day the last dated sentence named and that sentence's number
+# a sentence that goes on about the day the one before named
+_SAME_DAY = re.compile(r"\b(?:that|the same|the)\s+(?:day|morning|afternoon|evening)\b|\binstead\b|\bafter that\b|"
+                       r"\bbefore that\b|\bafterwards\b|\bthen\b", re.I)
+
+
+_SAME_TIME = re.compile(r"\b(?:same|usual) (?:time|times|hours?|slot)\b", re.I)
+
+
+def _times_before(context: Context, title: str | None) -> list[str]:
+    """[start_time, end_time] of the series named `title` this session or an earlier one said."""
+    if not title:
+        return []
+    for _, fields in [*reversed(context.entities.items()), *context.prior.of_kind(DOMAIN)[::-1]]:
+        if str(fields.get("title") or "").casefold() == title.casefold() and isinstance(fields.get("start_time"), str):
+            return [str(fields["start_time"]), *([str(fields["end_time"])] if isinstance(fields.get("end_time"), str)
+                                                 else [])]
+    return []
+
+
+def _day_before(context: Context) -> date | None:
+    """The day the sentence just before this one gave an event (None when it gave none)."""
+    found = context.last.get(_DAY)
+    if found is None or found.fields.get("at") != len(context.said) - 1:
+        return None
+    return date.fromisoformat(str(found.fields["day"]))
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
                         rf"leaving)\b|\b(?-i:[A-Z]{{2}})\s?\d{{2,4}}\b|\b[a-z]{{2}}\d{{3,4}}\b|"
                         rf"\b(?-i:{'|'.join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))})\b", re.I)
@@ -585,6 +747,9 @@ def _series(sentence: str, context: Context, how_often: str, names: list[str],
     fields: dict[str, JsonValue] = {"recurrence": how_often}
     if names:
         fields["weekday"] = ", ".join(names)
+    nth = nth_weekday(sentence) if how_often == "monthly" else None
+    if nth is not None:
+        fields["weekday"] = nth  # "the first Monday of every month" -> "first monday"
     if times:
         fields["start_time"] = times[0]
         end_time = times[1] if len(times) > 1 else None
@@ -619,8 +784,9 @@ def _dated(sentence: str, day: date, times: list[str]) -> dict[str, JsonValue]:
         if end_time is not None:
             fields["end"] = f"{day.isoformat()}T{end_time}:00"
     else:
-        last = _LAST_DAY.search(sentence)
-        if last is not None and int(last.group("dd")) > day.day:
+        last = _LAST_DAY.search(sentence) or _NEXT_DAY.search(sentence)
+        if last is not None and int(last.group("dd")) > day.day and \
+                (last.re is _LAST_DAY or int(last.group("dd")) == day.day + 1):
             try:
                 fields["end"] = day.replace(day=int(last.group("dd"))).isoformat()
             except ValueError:
@@ -673,9 +839,27 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     """A sentence naming no event that changes the session's last one: corrected times
     ("Actually wait, it's 8:30 to 9:30"), the next occurrence ("Next one is on 9 April"),
     its length ("it runs two hours")."""
+    today = today_of(context)
+    if _day_fixed(sentence, context) and "recurrence" not in previous.fields and \
+            isinstance(previous.fields.get("start"), str) and today is not None:
+        return _new_day(previous, sentence, context)
     if times and re.match(r"^\W*(?:actually|sorry|no|wait|it's|its|make that|correction)\b", sentence, re.I):
         return _update_times(previous, times, context)
-    today = today_of(context)
+    if today is not None and "recurrence" in previous.fields and "end" not in previous.fields and \
+            _ENDS_NOW.match(sentence):
+        began = previous.fields.get("start")
+        said = re.sub(r"^\W*(?:and\s+)?(?:(?:it|that|they|this)(?:'s|’s| is| will)?\s+)?(?:ends?|finish(?:es)?|"
+                      r"wraps? up|end date|until|last [a-z]+)\s*(?::|on\b)?", "until ", sentence, flags=re.I)
+        last = series_end(said, today,
+                          date.fromisoformat(began[:10]) if isinstance(began, str) else None)
+        if last is None:
+            return None
+        return TypedFact(previous.kind, previous.key, {**previous.fields, "end": last.isoformat(),
+                                                       "speaker": context.speaker})
+    where = _WHERE_LINE.match(sentence)
+    if where is not None and previous.kind == DOMAIN and "location" not in previous.fields:
+        return TypedFact(previous.kind, previous.key, {**previous.fields, "location": where.group("where"),
+                                                       "speaker": context.speaker})
     if _STARTS_NOW.match(sentence) and "recurrence" in previous.fields and today is not None:
         from_day = starting(sentence, today)  # "Starting next week, heaven help me."
         if from_day is None:
@@ -740,7 +924,7 @@ _NOT_LEADING = frozenset("i i'm i've it it's its that that's this these those th
                          "arrive arriving time plans nothing something stuff everything them one two off free comes "
                          "come coming arrives "
                          "opens closes due delivers delivery charges pays paid bills renews works picks collects "
-                         "available".split())
+                         "available sorry no nope wait actually oops oh correction".split())
 
 
 def _leading_title(sentence: str) -> re.Match[str] | None:
@@ -817,7 +1001,8 @@ def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValu
 
 def _with_whom(sentence: str, noun: re.Match[str], title: str) -> str:
     """ "1:1 with my manager" -> "1:1 with manager": a meeting of two is named by the other."""
-    whom = re.match(r"\s+with\s+(?:my|our|the|his|her)?\s*(?P<who>(?:line\s+|team\s+|direct\s+|new\s+)?"
+    whom = re.match(r"\s+with\s+(?:my|our|the|his|her)?\s*(?P<who>(?:line\s+|team\s+|direct\s+|new\s+|clinical\s+|"
+                    r"practice\s+|project\s+|academic\s+|phd\s+|thesis\s+)?"
                     r"(?:manager|boss|supervisor|lead|mentor|mentee|report|director|coach|advisor|adviser|tutor)|"
                     r"(?-i:[A-Z][a-z]+))\b", sentence[noun.end():], re.I)
     return f"{title} with {whom.group('who')}" if whom is not None else title
@@ -847,3 +1032,50 @@ def _update_times(previous: TypedFact, times: list[str], context: Context, sente
                 fields["end"] = f"{start[:10]}T{times[1]}:00"
     fields["speaker"] = context.speaker
     return TypedFact(previous.kind, previous.key, fields)
+
+
+def _day_fixed(sentence: str, context: Context) -> bool:
+    """The sentence corrects the day or time of the event the session's last sentence named
+    ("No wait, that's wrong, it's the 19th"), not of another domain's fact."""
+    return context.topic == DOMAIN and _DAY_FIX.search(sentence) is not None and \
+        _DAY_FIX_CUE.search(sentence) is not None
+
+
+def _new_day(previous: TypedFact, sentence: str, context: Context) -> TypedFact | None:
+    """A dated event moved by a correction: the new day, the new time (a time without am/pm
+    in the same half of the day as before: "8:30" -> "the 19th at 8" is 20:00), "not 8:30" left out."""
+    start = str(previous.fields["start"])
+    text = _NOT_TIME.sub("", sentence)
+    day = day_of(text, context) or date.fromisoformat(start[:10])
+    times = times_of(text)
+    clock = start[11:16] if len(start) > 10 else None
+    if times:
+        hour = int(times[0][:2])
+        explicit = re.search(r"\d\s*[ap]\.?m\b|\b(?:morning|evening|night|afternoon)\b", text, re.I)
+        if clock is not None and explicit is None and hour < 12 and \
+                abs(hour + 12 - int(clock[:2])) < abs(hour - int(clock[:2])):
+            hour += 12  # nearer the time it corrects twelve hours on
+        clock = f"{hour:02d}{times[0][2:]}"
+    new = f"{day.isoformat()}T{clock}:00" if clock else day.isoformat()
+    if new == start:
+        return None
+    fields = {**previous.fields, "start": new, "speaker": context.speaker}
+    fields.pop("end", None)
+    return TypedFact(previous.kind, previous.key, fields)
+
+
+def _provider_named(sentence: str, context: Context) -> TypedFact | None:
+    """The clinician (and street) of the appointment this session just named, said in a line
+    of its own after it ("its dr kim on 5th st btw"): the same appointment, provider set."""
+    previous = context.last.get(DOMAIN)
+    line = _PROVIDER_LINE.match(sentence)
+    if previous is None or previous.kind != APPOINTMENT or line is None or day_of(sentence, context) is not None or \
+            times_of(sentence) or context.topic != DOMAIN:
+        return None
+    fields: dict[str, JsonValue] = {**previous.fields, "provider": f"Dr. {line.group('name').capitalize()}",
+                                    "speaker": context.speaker}
+    street = _LOWER_STREET.search(sentence, line.end())
+    if street is not None and "location" not in fields:
+        fields["location"] = " ".join(w.capitalize() if not w[0].isdigit() else w.lower()
+                                      for w in street.group("street").rstrip(".").split())
+    return TypedFact(APPOINTMENT, previous.key, fields)

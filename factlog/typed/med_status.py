@@ -82,7 +82,8 @@ def status_of(before: str, after: str, inherited: str | None, *, previous_switch
     if cues:
         return cues[-1][1]
     if re.match(r"^\W*(?:[-–—,]\s*)?(?:which\s+)?(?:i\s+|we\s+|he\s+|she\s+)?(?:stopped|quit|discontinued|"
-                r"finished)\b|^[^.]*\b(?:was|were|got) (?:stopped|discontinued)\b", after, re.I) \
+                r"finished)\b|^[^.]*\b(?:was|were|got) (?:stopped|discontinued)\b|"
+                r"^\W*(?:course\s+)?(?:is|are|was|were|'s)\s+(?:all\s+)?(?:finished|done|over|gone)\b", after, re.I) \
             or FOLLOW_STOP.search(after):
         return "stopped"
     if re.search(r"\b(?:will start|starts? (?:tomorrow|next)|starting (?:tomorrow|next))\b", after, re.I):

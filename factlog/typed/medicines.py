@@ -21,6 +21,18 @@ dose, a course, a prescriber or a stop ("stopped it yesterday") updates the sess
 medication. The assistant's confirmation ("Noted: Eliquis 5 mg twice a day") adds only
 what the user's words left out, for a drug named earlier in the session; a "Yes." to the
 assistant's question ("Are you still taking Coumadin 5 mg?") states what it asked.
+
+Families read beside these (round 3): a drug after "his"/"her" is that person's, a friend's or
+a neighbour's is nobody's the user keeps; "we both take X" is the user's and the other's; a
+recap's "for Mark" of a name the user never said adds no person; a recap or a sentence of
+clauses that each name a drug is read clause by clause; a line naming only a doctor ("Dr
+Abernathy.", "Prescriber: Dr P. Naidoo") names the prescriber of what came before; a salt
+names its drug ("lithium carbonate" -> lithium); "X instead of Y" takes X with the dose after
+Y, and stops Y when Y was taken; what one can take ("Ibuprofen I can take") is not taken
+(`stance.states_capability`); a later session's new dose without the drug ("now she take 3
+mg") is the person's one current medication (`Context.prior`), and so is a later stop ("Finished
+the antibiotics yesterday"); one the user has but has not begun is planned; "I take it since
+yesterday" dates the course just named.
 """
 
 from __future__ import annotations
@@ -32,10 +44,19 @@ from functools import cache
 
 from factlog.model import JsonValue
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
+from factlog.relations import FAMILY, family_word
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
-from factlog.typed.care import care_named, catch_up, person_for, person_of, third_person_taker
-from factlog.typed.common import CORRECTION, conversation_fields, dates_by_cue
+from factlog.typed.care import (
+    DOCTOR,
+    care_named,
+    catch_up,
+    given_name,
+    person_for,
+    person_of,
+    third_person_taker,
+)
+from factlog.typed.common import CORRECTION, RELATIONS, conversation_fields, dates_by_cue
 from factlog.typed.doses import (
     AMOUNT,
     amount,
@@ -48,7 +69,15 @@ from factlog.typed.doses import (
 from factlog.typed.drug_names import DrugNames, drug_names
 from factlog.typed.med_status import FOLLOW_STOP, NEW, SWITCH_FROM, SWITCH_TO, TODAY, dates_and_status, status_of
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.stance import ends_in_question, is_question_clause, is_request, is_tentative, judges_safety
+from factlog.typed.stance import (
+    ends_in_question,
+    is_question,
+    is_question_clause,
+    is_request,
+    is_tentative,
+    judges_safety,
+    states_capability,
+)
 
 MEDICATION = "medication"
 
@@ -61,7 +90,7 @@ _TAKING = re.compile(
     r"pick up|using|uses?|dose|doses|course|been on|back on|switch\w*|continue\w*|chang\w*|bump\w*|increas\w*|"
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
     r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|sticking with|stick with|staying on|"
-    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|"
+    r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|stick(?:ing)? to|"
     r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
     re.I,
 )
@@ -98,7 +127,9 @@ _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|co
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
                     r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _FOLLOW_UP_LEAD = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|oh|um|uh|ok|okay|hmm|yeah|correction|make that|"
-                             r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose)\b[\s,.:!]*)*", re.I)
+                             r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose|"
+                             r"directions|instructions|sig|dosage)\b[\s,.:!]*)*"
+                             r"(?:(?<=: )take\s+|(?<=:)take\s+)?", re.I)  # a pasted label's "Directions: Take ..."
 _FOLLOW_UP_DOSE = re.compile(rf"{_FOLLOW_UP_LEAD.pattern}(?:\d|one|two|three|half|a\b|once|twice)", re.I)
 _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|times|x\b|%|am\b|pm\b|:|years?|months?|"
                           r"o'clock|"
@@ -108,6 +139,11 @@ _FOLLOW_START = re.compile(r"^\W*(?:and\s+)?(?:(?:i'?m|i am|i'll|i will|we're|he
                            r"(?:starting|start(?:s|ing)?|beginning|begin(?:s|ning)?)\s+(?:it\s+|them\s+)?(?:on\s+)?"
                            r"(?:tomorrow|today|tonight|next|this|on|monday|tuesday|wednesday|thursday|friday|saturday|"
                            r"sunday|the\s+\d|\w+\s+\d)", re.I)
+# when a course began, said after it: "I take it since yesterday", "been on them since Monday", "started it on the 3rd"
+_FOLLOW_SINCE = re.compile(r"\b(?:(?:take|taking|taken|using|use|had|on)\s+(?:it|them|this|these|that)\s+since|"
+                           r"started\s+(?:it|them|this|these|that)(?:\s+on)?)\s+(?P<when>yesterday|last\s+\w+|"
+                           r"(?:on\s+)?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|the\s+\d+\w*(?:\s+of\s+\w+)?|"
+                           r"\w+\s+\d{1,2}(?:st|nd|rd|th)?\b|\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?\w+)", re.I)
 _FOLLOW_COURSE = re.compile(r"^\W*(?:and\s+)?for\s+(?:the\s+next\s+)?\w+\s+(?:days?|weeks?)\b|"
                             r"\b(?:on|take|taking|use|using) (?:it|them|this|that) for\s+(?:the\s+next\s+)?\w+\s+"
                             r"(?:days?|weeks?)\b", re.I)
@@ -129,7 +165,8 @@ def supplement_names() -> DrugNames:
 def _mentions(sentence: str) -> list[Mention]:
     """Each drug, brand or supplement named, in order; a name again for the same drug is one mention
     ("a Z-Pak, azithromycin 250 milligrams" -> azithromycin, read from its last naming)."""
-    found = [Mention(f.start(), f.end(), f.group(0), generic_names(f.group(0)))
+    found = [Mention(f.start(), f.end(), f.group(0), tuple(dict.fromkeys(map(_without_salt,
+                                                                           generic_names(f.group(0))))))
              for f in drug_names().finditer(sentence)]
     canonical = {name.casefold(): name for name in SUPPLEMENTS}
     found += [Mention(f.start(), f.end(), f.group(0), (canonical.get(" ".join(f.group(0).casefold().split()),
@@ -144,6 +181,18 @@ def _mentions(sentence: str) -> list[Mention]:
         elif same == len(out) - 1:
             out[same] = Mention(out[same].start, mention.end, out[same].text, out[same].generics)
     return out
+
+
+_SALT = re.compile(r"\s+(?:carbonate|citrate|sodium|potassium|calcium|magnesium|succinate|tartrate|hydrochloride|hcl|"
+                   r"besylate|besilate|maleate|mesylate|sulfate|sulphate|bromide|fumarate|acetate|phosphate)$")
+
+
+def _without_salt(generic: str) -> str:
+    """A salt named after its drug is the drug ("lithium carbonate" -> "lithium", "metoprolol
+    succinate" -> "metoprolol") when the table lists the drug in the same classes."""
+    base = _SALT.sub("", generic)
+    return base if base != generic and drug_classes(base) and drug_classes(base) == drug_classes(generic) \
+        else generic
 
 
 def _combined(found: list[Mention], sentence: str) -> list[Mention]:
@@ -182,7 +231,12 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
             return _read(asked[:-1] + ".", context, named, recap=True)
     if not mentions:
         previous = context.last.get(MEDICATION)
-        update = None if previous is None else _follow_up(sentence, context, previous)
+        if previous is not None and (prescribed := _named_prescriber(sentence, context, previous)):
+            return prescribed
+        if previous is None:
+            course = _prior_course(sentence, context) or _prior_stop(sentence, context)
+            return [course] if course is not None else []
+        update = _follow_up(sentence, context, previous)
         return [update] if update is not None else []
     previous = context.last.get(MEDICATION)
     lead = CORRECTION.search(sentence)
@@ -190,9 +244,30 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
             and previous.fields.get("name") != "/".join(mentions[0].generics) \
             and _RENAMING.match(sentence[lead.end():mentions[0].start]) and not _ALSO.search(sentence):
         return [_renamed(context, previous, mentions[0])]  # "Zoloft. Sorry, I meant Lexapro."
+    parts = _clauses_of_their_own(sentence)
+    if len(parts) > 1:
+        return [fact for part in parts for fact in _read(part, context, _mentions(part), recap=False)]
     return _read(sentence, context, mentions, recap=False)
 
 
+_CLAUSE_SPLIT = re.compile(r";\s*|,\s+(?=(?:and|but|then|so)\s)|\s+(?=(?:and|but)\s)", re.I)
+
+
+def _clauses_of_their_own(sentence: str) -> list[str]:
+    """The sentence's clauses when each names a drug and says what happens to it ("Finished the
+    cipro yesterday, and the GP gave me doxycycline today"), so no drug takes another's dates;
+    else the sentence."""
+    parts = [part for part in _CLAUSE_SPLIT.split(sentence) if part.strip()]
+    if len(parts) < 2 or not all(_mentions(part) and (_TAKING.search(part) or NEW.search(part)) for part in parts):
+        return [sentence]
+    return parts
+
+
+# another person's drug by a possessive pronoun just before it ("her Voltaren gel", "his usual Xanax")
+_THEIRS = re.compile(r"\b(?:his|her|their)\s+(?:daily\s+|usual\s+|regular\s+|new\s+|old\s+)?$", re.I)
+# people whose medicines the user mentions in passing but does not look after
+ACQUAINTANCES = frozenset({"friend", "neighbour", "neighbor", "roommate", "flatmate", "housemate", "coworker",
+                           "colleague"})
 _RENAMING = re.compile(r"^\W*(?:(?:i meant|i mean|it's|it is|it was|its|that's|that is|make that|the|no|not|wait|"
                        r"sorry)\b\W*)*$", re.I)
 _ALSO = re.compile(r"\b(?:also|too|as well|another|plus|and)\b", re.I)
@@ -231,12 +306,25 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         joined = i > 0 and (_LIST_JOIN.match(before) is not None or _LIST_TAIL.search(before) is not None)
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
-        if not no_more and (_NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
+        replaced = _REPLACED.search(before) is not None
+        if not no_more and (replaced or _NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
+                            not recap and states_capability(near, clause[1]) or
                             (joined and skipped) or judges_safety(sentence[:mention.start]) and not _MINE.search(before)
                             or _asked(sentence, mention, clause, before)):
+            if replaced and facts and "dose" not in facts[-1].fields and (how := _corrected_dose(after)):
+                facts[-1] = _with_dose(context, facts[-1], how)  # "naproxen instead of the ibuprofen, 500 twice a day"
+            if replaced and facts and (ended := _ended(context, mention, subject)) is not None:
+                facts.append(ended)  # the replaced drug, one the person was taking, is stopped
             status, skipped = None, True
             continue
         skipped = False
+        who, whom = subject, person
+        if _THEIRS.search(before) and subject == "user" and not recap:  # "my neighbour swears by her Voltaren"
+            if context.focus is None:
+                continue
+            who, whom = context.relations.get(context.focus, context.focus), context.focus
+        if who.casefold() in ACQUAINTANCES:  # a friend's or a neighbour's pills are not in the user's care
+            continue
         switched = i > 0 and bool(SWITCH_FROM.search(sentence[:mentions[i - 1].start]))
         status = "stopped" if no_more else status_of(before, after, status if joined else None,
                                                      previous_switch=switched)
@@ -245,6 +333,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         how = _with_frequency(amount_before(before), own) or _corrected_dose(own) or _changed_to(before, own)
         loose = not set(mention.generics) <= set(SUPPLEMENTS_FOLDED)  # "my iron levels" is no iron taken
         taken = recap or asked or joined or how is not None or status is not None or _TAKING.search(clause[0]) \
+            or _FORM_THEN_NAME.search(before) and not is_question(sentence) \
+            or re.match(r"\s*(?:instead of|in place of|rather than)\b", own, re.I) is not None \
             or _TAKING.search(clause[1]) or loose and (_MINE.search(before) or _ON.search(before))
         if not taken:
             continue
@@ -262,17 +352,83 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
                    or i == 0 and (course_days(sentence) is not None or TODAY.search(sentence)))
         started = new
         fields.update(dates_and_status(sentence, context, before, status or "current", new=new))
+        if fields.get("status") == "current" and _NOT_STARTED.search(sentence):  # "a sample, but I haven't started it"
+            fields["status"] = "planned"
+            fields.pop("start_date", None)
         prescriber = care if care is not None else context.care if new and not recap else None
+        if prescriber == "pharmacist" and not re.search(r"\bprescrib", sentence, re.I):
+            prescriber = None  # "the pharmacist said ibuprofen would be bad with my warfarin": advice, no prescription
         if prescriber is not None and fields["status"] != "stopped":
             fields["prescriber"] = prescriber
-        if person is not None:
-            fields["person"] = person
-        key = name if subject == "user" else f"{subject.casefold()}/{name}"
-        if not recap:
-            known = context.entities.setdefault(f"{MEDICATION}:{key}", {})
-            known.update(fields)
-        facts.append(TypedFact(MEDICATION, key, conversation_fields(context, subject, fields)))
+        for owner, owner_person in _owners(sentence[:mention.start], context, who, whom) if not recap \
+                else [(who, whom)]:
+            own_fields = {**fields, "person": owner_person} if owner_person is not None else dict(fields)
+            key = name if owner == "user" else f"{owner.casefold()}/{name}"
+            if not recap:
+                known = context.entities.setdefault(f"{MEDICATION}:{key}", {})
+                known.update(own_fields)
+            facts.append(TypedFact(MEDICATION, key, conversation_fields(context, owner, own_fields)))
     return facts
+
+
+# a drug the user has but has not begun: "I haven't started it yet", "not taken any yet", "yet to start"
+_NOT_STARTED = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not)\s+(?:yet\s+)?(?:started|begun|"
+                          r"taken|opened)\s+(?:it|them|any|the\s+\w+)?\s*(?:yet)?\b|\byet to (?:start|take|begin)\b",
+                          re.I)
+# the drug a new one replaces: "naproxen instead (of) the ibuprofen", "in place of my Advil"
+# a form the user has, then the drug in brackets: "an inhaler for asthma (albuterol)", "my puffer (Ventolin)"
+_FORM_THEN_NAME = re.compile(r"\b(?:my|an?|the)\s+(?:\w+\s+)?(?:inhaler|puffer|pills?|tablets?|capsules?|cream|gel|"
+                             r"drops|"
+                             r"spray|patch|injections?|pen)\b[^.;()]{0,30}\(\s*$", re.I)
+_REPLACED = re.compile(r"\b(?:instead(?:\s+of)?|in place of|rather than)\s+(?:the\s+|my\s+|his\s+|her\s+|your\s+)?"
+                       r"(?:old\s+|usual\s+|regular\s+)?$", re.I)
+# the user and someone else taking it together: "we both take", "both of us are on", "Dana and I take"
+_TOGETHER = re.compile(r"\b(?:we\s+(?:both|all|each)|we're\s+both|we\s+are\s+both|both of us|the two of us|"
+                       rf"(?P<other>my\s+(?:{'|'.join(sorted(RELATIONS, key=len, reverse=True))})|(?-i:[A-Z][a-z]+))"
+                       r"\s+and\s+I)\b", re.I)
+
+
+def _owners(clause: str, context: Context, who: str, whom: str | None) -> list[tuple[str, str | None]]:
+    """Whose a drug is: (subject, person) of the one it is said of, or of the user and the other
+    person when they take it together ("we both take a multivitamin" after "my wife Dana")."""
+    together = _TOGETHER.search(clause)
+    if together is None or re.search(r"\b(?:me|him|her|I'm|I am)\b", clause[together.end():]):
+        return [(who, whom)]  # "we both went in and she put me on it": the user's
+    other = together.group("other")
+    partner: tuple[str, str | None]
+    if other and not other.lower().startswith("my ") and given_name(other, drug_names()) is None:
+        return [(who, whom)]  # "in Madrid and I brought my Prozac": no one else
+    if other:
+        rel = re.sub(r"^my\s+", "", other, flags=re.I).lower() if other.lower().startswith("my ") else None
+        name = next((n for n, r in context.relations.items() if r == rel), rel) if rel else other
+        partner = (context.relations.get(name, name), name)
+    elif who != "user":
+        partner = (who, whom)
+    elif context.focus is not None:
+        partner = (context.relations.get(context.focus, context.focus), context.focus)
+    else:
+        return [("user", None)]
+    return [("user", None)] if partner[0] == "user" else [("user", None), partner]
+
+
+def _ended(context: Context, mention: Mention, subject: str) -> TypedFact | None:
+    """The medication a new one replaces, stopped, when this or an earlier session gave it to
+    the same person as current; None for a drug never said to be taken."""
+    name = "/".join(mention.generics)
+    key = name if subject == "user" else f"{subject.casefold()}/{name}"
+    known = context.entities.get(f"{MEDICATION}:{key}") or context.prior.entities.get((MEDICATION, key))
+    if not known or known.get("status") == "stopped":
+        return None
+    fields: dict[str, JsonValue] = {"name": name, "status": "stopped"}
+    if (found_class := drug_class(mention.generics)) is not None:
+        fields["drug_class"] = found_class
+    context.entities.setdefault(f"{MEDICATION}:{key}", {}).update(fields)
+    return TypedFact(MEDICATION, key, conversation_fields(context, subject, fields))
+
+
+def _with_dose(context: Context, fact: TypedFact, how: str) -> TypedFact:
+    context.entities.setdefault(f"{MEDICATION}:{fact.key}", {})["dose"] = how
+    return TypedFact(fact.kind, fact.key, {**fact.fields, "dose": how})
 
 
 def _corrected_dose(after: str) -> str | None:
@@ -349,6 +505,17 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
         when = dates_and_status(said, context, "", "current", new=False)
         if "start_date" in when:
             added.update({"start_date": when["start_date"], "status": when["status"]})
+    since = _FOLLOW_SINCE.search(sentence)
+    if since is not None and "start_date" not in added:  # "I take it since yesterday evening"
+        when = dates_and_status(f"started {since.group('when')}", context, "", "current", new=False)
+        began, was, ends = when.get("start_date"), previous.fields.get("start_date"), previous.fields.get("end_date")
+        today = context.timestamp.date().isoformat() if context.timestamp is not None else None
+        if isinstance(began, str) and today is not None and began > today:  # "since March 3rd": the last one
+            began = f"{int(began[:4]) - 1}{began[4:]}"
+        if isinstance(began, str) and began != was and (today is None or began <= today):
+            added["start_date"] = began
+            if isinstance(was, str) and isinstance(ends, str):  # the course moves with its start
+                added["end_date"] = (parse_date(ends) + (parse_date(began) - parse_date(was))).isoformat()
     care = care_named(sentence)
     if care is not None and re.search(r"\b(?:give|gave|prescribed|prescribes)\s+(?:it|them|this|that)\b",
                                       sentence, re.I):
@@ -365,10 +532,113 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     return TypedFact(MEDICATION, previous.key, fields)
 
 
+# a line or fragment that only names the prescriber: "Dr Abernathy.", "Prescriber: Dr P. Naidoo (Psychiatrist)",
+# "Prescribed by Dr. Kim", "by Dr Lee"
+_PRESCRIBER_LEAD = re.compile(r"^\W*(?:(?:prescriber|prescribing (?:doctor|physician)|prescribed by|doctor|physician|"
+                              r"by|from|it's|its|it was|that's|that was|that was from|her name is|his name is)\b\W*)*$",
+                              re.I)
+
+
+def prescriber_line(sentence: str) -> str | None:
+    """The named doctor a sentence consists of (with a label or "by" before it, a role in
+    brackets after it), else None."""
+    found = DOCTOR.search(sentence)
+    if found is None or not found.group("name") or not _PRESCRIBER_LEAD.match(sentence[:found.start()]):
+        return None
+    rest = re.sub(r"\([^)]*\)", "", sentence[found.end():])
+    return care_named(sentence[found.start():found.end()]) if re.fullmatch(r"[\W_]*", rest) else None
+
+
+def _named_prescriber(sentence: str, context: Context, previous: TypedFact) -> list[TypedFact]:
+    """A line naming only the prescriber ("Dr Abernathy.") names it for the session's last
+    medication and for the same person's others that had no prescriber or the same unnamed one
+    ("the cardiologist has me on Plavix 75 mg and aspirin 81. Dr Abernathy.")."""
+    named = prescriber_line(sentence)
+    role = previous.fields.get("prescriber")
+    if named is None or isinstance(role, str) and role.startswith("Dr"):
+        return []
+    owner = previous.key.rsplit("/", 1)[0] + "/" if previous.key and "/" in previous.key else ""
+    out: list[TypedFact] = []
+    for key, fields in context.entities.items():
+        name = key.split(":", 1)[1]
+        if not key.startswith(f"{MEDICATION}:") or fields.get("status") == "stopped" or \
+                fields.get("prescriber", role) != role or name.rsplit("/", 1)[0] + "/" != owner and owner or \
+                not owner and "/" in name:
+            continue
+        fields["prescriber"] = named
+        out.append(TypedFact(MEDICATION, name, {**fields, "subject": previous.fields.get("subject", "user"),
+                                                "speaker": context.speaker}))
+    return out
+
+
+_NEW_DOSE = re.compile(r"\b(?:now|chang\w*|up(?:ped)?|increas\w*|rais\w*|lower\w*|decreas\w*|reduc\w*|cut|doubl\w*|"
+                       r"halv\w*|adjust\w*|went (?:up|down))\b", re.I)
+_SOMEONES = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b", re.I)
+
+
+def _prior_course(sentence: str, context: Context) -> TypedFact | None:
+    """A new dose said without the drug in a later session, of the one current medication an
+    earlier session gave that person ("The doctor has changed the dose of my mother, now she
+    take 3 mg", "they upped it to 20 mg"); None when the session could mean several."""
+    if not _NEW_DOSE.search(sentence) or (how := amount(sentence)) is None or states_allergy(sentence):
+        return None
+    named = {m.group("rel").lower() for m in _SOMEONES.finditer(sentence)}
+    if not named and not re.search(r"\b(?:i|i'm|me|my)\b", sentence, re.I):
+        return None
+    courses = [(key, fields) for key, fields in context.prior.of_kind(MEDICATION)
+               if fields.get("status") != "stopped" and
+               (fields.get("subject") in named if named else fields.get("subject", "user") == "user")]
+    if len(courses) != 1:
+        return None
+    key, fields = courses[0]
+    kept = {name: value for name, value in fields.items() if name not in ("speaker", "subject", "end_date")}
+    return TypedFact(MEDICATION, key, conversation_fields(context, str(fields.get("subject", "user")),
+                                                          {**kept, "dose": how}))
+
+
+# a stop said in a later session without the drug: "Finished the antibiotics yesterday", "She took me off it"
+_LATER_STOP = re.compile(
+    r"\b(?:stopped|quit|finished|discontinued|done with|ran out of|came off|(?:took|taken) (?:me |him |her )?off)\s+"
+    r"(?:taking\s+)?(?:it|them|that|the\s+(?P<word>antibiotics?|course|tablets|pills|meds|medications?|medicines?)|"
+    r"my\s+(?P<word2>antibiotics?|meds|pills|tablets|medications?))\b|"
+    r"\b(?:the\s+)?(?P<word3>antibiotics?|course)\s+(?:is|are|was)\s+(?:all\s+)?(?:finished|done|over)\b", re.I)
+_ANTIBIOTICS = frozenset({"penicillins", "cephalosporins", "carbapenems", "macrolides", "tetracyclines",
+                          "fluoroquinolones", "sulfonamides", "nitroimidazoles", "trimethoprim"})
+
+
+def _prior_stop(sentence: str, context: Context) -> TypedFact | None:
+    """The one medication of an earlier session a later stop without the drug's name can mean
+    ("Finished the antibiotics yesterday" of the one antibiotic course), stopped; None when
+    several could be meant."""
+    stop = _LATER_STOP.search(sentence)
+    if stop is None or is_tentative(sentence) or ends_in_question(sentence):
+        return None
+    word = (stop.group("word") or stop.group("word2") or stop.group("word3") or "").lower()
+    named = {m.group("rel").lower() for m in _SOMEONES.finditer(sentence)}
+    courses = [(key, fields) for key, fields in context.prior.of_kind(MEDICATION)
+               if fields.get("status") != "stopped"
+               and (fields.get("subject") in named if named else fields.get("subject", "user") == "user")
+               and (not word.startswith("antibiotic") or str(fields.get("drug_class", "")).replace(" ", "_")
+                    in _ANTIBIOTICS)]
+    if word == "course":  # "the course": a course with an end, not a standing medication
+        courses = [(key, fields) for key, fields in courses if "end_date" in fields]
+    if len(courses) != 1:
+        return None
+    key, fields = courses[0]
+    kept = {name: value for name, value in fields.items() if name not in ("speaker", "subject", "end_date")}
+    when = dates_and_status(sentence, context, "", "stopped", new=False)
+    stopped: dict[str, JsonValue] = {**kept, "status": "stopped"}
+    if isinstance(when.get("end_date"), str):
+        stopped["end_date"] = when["end_date"]
+    return TypedFact(MEDICATION, key, conversation_fields(context, str(fields.get("subject", "user")), stopped))
+
+
 def _follow_up_dose(text: str, before: JsonValue) -> str | None:
     """A dose said on its own, completed by the dose it corrects: "its 150 now" after
     "100 mg daily" -> "150 mg daily"."""
     how_much = amount(text)
+    if how_much is not None and _ONE_UNIT.match(how_much) and isinstance(before, str) and AMOUNT.search(before):
+        how_much = amount(before)  # "Take ONE tablet twice daily" of a 400 mg tablet: still 400 mg
     if how_much is None and isinstance(before, str) and (bare := _BARE_NUMBER.match(text)) is not None:
         unit = AMOUNT.search(before)
         how_much = f"{bare.group('n')} {unit.group('unit') if unit is not None else 'mg'}"
@@ -383,13 +653,18 @@ def _follow_up_dose(text: str, before: JsonValue) -> str | None:
     return how_much or how_often
 
 
+_ONE_UNIT = re.compile(r"^(?:one|a|an|1)\s+(?:tablet|tab|pill|capsule|cap|softgel)$", re.I)
 _YOUR = re.compile(r"\byour\b", re.I)
 _YOU = re.compile(r"\byou(?:'re| are)\b", re.I)
 _FILLED = ("dose", "start_date", "end_date", "prescriber", "person", "drug_class")
 
 
 def _recap(sentence: str, context: Context) -> list[TypedFact]:
-    """What the assistant's confirmation adds to a medication named earlier this session."""
+    """What the assistant's confirmation adds to a medication named earlier this session; a
+    recap of several ("ibuprofen stopped on June 20; apixaban 5 mg twice daily from today")
+    is read part by part, so no drug takes another's dates or dose."""
+    if ";" in sentence:
+        return [fact for part in sentence.split(";") for fact in _recap(part, context)]
     mentions = _mentions(sentence)
     if not mentions:
         return []
@@ -407,7 +682,8 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
                 continue
             out.append(fact)
             continue
-        added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known}
+        added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known
+                 and (name != "person" or _named_before(context, fact.fields[name]))}
         said_dose, own_dose = fact.fields.get("dose"), known.get("dose")
         if isinstance(said_dose, str) and isinstance(own_dose, str) and said_dose != own_dose \
                 and (said_dose.startswith(own_dose) or said_dose.endswith(own_dose)):
@@ -416,6 +692,15 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
             context.entities.setdefault(f"{MEDICATION}:{fact.key}", {}).update({**known, **added})
             out.append(TypedFact(MEDICATION, fact.key, {**known, **added, "speaker": context.speaker}))
     return out
+
+
+def _named_before(context: Context, person: JsonValue) -> bool:
+    """The recap's person was named earlier in the session: "Noted for Mark: ..." of a name
+    never said before is the assistant addressing the user, not someone else's drug."""
+    family = family_word(str(person))  # "father" said as "Dad" (`factlog.relations`)
+    said_as = {str(person), *(w for w, canonical in FAMILY.items() if family is not None and canonical == family)}
+    word = re.compile(rf"\b(?:{'|'.join(map(re.escape, said_as))})\b", re.I)
+    return any(word.search(said) for said in context.said[:-1])
 
 
 def _same_drug(context: Context, fact: TypedFact) -> str | None:
@@ -430,11 +715,17 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
     return dict(last.fields) if last is not None and last.key == key else {}
 
 
+# a line naming only a doctor, the prescriber of what came before ("Dr Abernathy.", "Prescribed by Dr. Kim")
+_PRESCRIBER_ONLY = re.compile(r"^\W*(?:(?:prescriber|prescribed by|by|from)\b\W*)?"
+                              r"(?:Dr\.?|Doctor)\s+[A-Z][\w.\s-]{1,30}"
+                              r"(?:\([^)]*\))?\W*$")
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
                               r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
 # FREQUENCY's words
-TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START)
+TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START,
+            _FOLLOW_SINCE,
+            _PRESCRIBER_ONLY, _LATER_STOP)
 
 
 def names_a_drug(sentence: str) -> bool:

@@ -29,6 +29,7 @@ from factlog.typed.stance import (
     INTENT,
     asks_oneself,
     is_conditional,
+    is_counterfactual,
     is_hypothetical,
     is_question,
     is_tentative,
@@ -49,6 +50,7 @@ from factlog.typed.subscription_words import (
     intends,
     spoken_amounts,
 )
+from factlog.typed.triggers import Triggers
 
 DOMAIN = "money"
 
@@ -81,6 +83,9 @@ INSTITUTIONS = (
     # banks abroad (issue 11, h-pay2): Australian, Canadian, British, Indian
     "Westpac", "Commonwealth Bank", "ANZ", "NAB", "BMO", "RBC", "Scotiabank", "HSBC", "Lloyds", "NatWest",
     "Monzo", "SBI", "HDFC", "ICICI", "Wells",
+    # (h-pay3) Canadian, Irish, South African and online banks
+    "TD", "CIBC", "Desjardins", "Tangerine", "AIB", "Bank of Ireland", "Permanent TSB", "FNB", "Capitec", "Absa",
+    "Nedbank", "Standard Bank", "Revolut", "Santander", "Stanbic IBTC",
 )
 STORES = frozenset(name.casefold() for name in (
     "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))
@@ -122,7 +127,7 @@ PROMO = re.compile(
     r"\bpaid in full by\b)", re.I)
 _DUE_TITLE = (
     r"(?P<title>(?!(?:it|it's|that|this|which|what|everything|nothing|one|when|rent|payment|is|are|was|were|and|"
-    r"but|or|so|also|now|still|all|then|they|he|she|we|i)\b)[A-Za-z][\w'&+-]*"
+    r"but|or|so|also|now|still|all|then|they|he|she|we|i|next|the next|last)\b)[A-Za-z][\w'&+-]*"
     r"(?:\s+[A-Za-z][\w'&+-]*){0,6}?(?:\s+of\s+\$?\d[\d,]*(?:\.\d\d)?)?)\s+(?:(?:is|are)\s+)?due\b"
     r"(?!\s+(?:to|for)\b)")
 # "the board pack is due on the 18th"; else, from the clause's start or a colon, "expense report due Friday"
@@ -141,6 +146,18 @@ _NOT_DONE = re.compile(r"\b(?:haven't|hasn't|have not|has not|didn't|did not|nev
                        r"(?:cancell?ed|canceled|cancel)\b|\bnot (?:yet )?cancell?ed\b", re.I)
 CONFIRMING = re.compile(
     r"^\W*(?:noted|recorded|confirmed|saved|updated|understood|got it|done)\b|\byou(?:r|'d|'ll)?\b", re.I)
+# "worth it if you'd play three of its games", "depends on whether you'd watch": advice about
+# something the user may take up, not a confirmation of what they have
+_YOU_IN_CONDITION = re.compile(r"\b(?:if|whether|unless|in case)\s+you(?:'d|'ll|'re|\s+(?:would|will|want|are|do))?\b",
+                               re.I)
+
+
+def confirms(sentence: str) -> bool:
+    """The assistant's sentence confirms the user's own thing ("Noted: ...", "your ..."); a
+    "you" only inside a condition ("worth it if you'd use it") confirms nothing."""
+    return CONFIRMING.search(_YOU_IN_CONDITION.sub(" ", sentence)) is not None
+
+
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
     VENDOR, BILLER, INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE, DUE_BARE,
@@ -182,19 +199,18 @@ _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
-    if _GATE.search(sentence) is None:
+    if not _GATE.search(sentence):
         return []
     facts: list[TypedFact] = []
     # the assistant's list of the user's things ("From what you've told me: Netflix, ...; Spotify, ...")
-    confirmed = context.speaker == "assistant" and CONFIRMING.search(sentence) is not None
+    confirmed = context.speaker == "assistant" and confirms(sentence)
     for clause in clauses(sentence):
         facts += read_clause(clause, context, confirmed)
     return facts
 
 
 # a sentence without one of these states no money, even about the session's last subscription or payment
-_GATE = re.compile("|".join(f"(?:{p.pattern})" for p in (*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4))
-                   + r"|\$\s?\d|[€£]", re.I)
+_GATE = Triggers((*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4, re.compile(r"\$\s?\d|[€£]", re.I)))
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
 
@@ -213,13 +229,15 @@ def clauses(sentence: str) -> list[str]:
 
 
 def read_clause(sentence: str, context: Context, confirmed: bool = False) -> list[TypedFact]:
-    if context.speaker == "assistant" and not (confirmed or CONFIRMING.search(sentence)):
+    if context.speaker == "assistant" and not (confirmed or confirms(sentence)):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
     due = DUE.search(sentence) or DUE_BARE.search(sentence)
     if due is not None:
         facts += _due(sentence, context, due)
-    if INSTITUTION.search(sentence) or context.last.get("card") is not None:
+    if INSTITUTION.search(sentence) or context.last.get("card") is not None or \
+            (named_card(sentence) is not None and (BALANCE_WORDS.search(sentence) or PROMO.search(sentence)
+                                                   or _ZERO.search(sentence))):
         facts += _card(sentence, context)
     elif (card := _prior_card(sentence, context)) is not None:
         context.last["card"] = card  # "still $800 left on it" a session after the promotion was stated
@@ -304,10 +322,17 @@ _NAMED_SERVICE = re.compile(
     r"\b(?:(?:my|our|the)\s+(?P<a>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})\s+(?:subscription|membership)"
     r"|(?:subscription|membership)\s+(?:to|at|with)\s+(?P<b>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})"
     r"|(?:subscribed to|signed up for|unsubscribed from)\s+"
-    r"(?P<c>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2}))",
+    r"(?P<c>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})"
+    # "the Sky Sports is up for renewal on the 20th", "my Zwift renews on the 3rd"
+    r"|\b(?:the|my|our)\s+(?P<d>(?-i:[A-Z])[\w+&'-]*(?:\s+(?-i:[A-Z])[\w+&'-]*){0,2})\s+"
+    r"(?:is\s+up\s+for\s+renewal|(?:auto-?)?renews|is\s+(?:auto-?)?renewing|comes\s+up\s+for\s+renewal)\b)",
     re.I)
 _NOT_SERVICES = frozenset("premium family basic standard annual monthly student pro plus the a an my our i "
                           "free trial gold silver".split())
+
+
+_DOCUMENT_NAME = re.compile(r"\b(?:passport|visa|licen[cs]e|registration|policy|lease|insurance|warranty|"
+                            r"permit|certificate|card)$", re.I)
 
 
 def _service(sentence: str) -> str | None:
@@ -316,7 +341,10 @@ def _service(sentence: str) -> str | None:
     match = _NAMED_SERVICE.search(sentence)
     if match is None:
         return None
-    name = match.group("a") or match.group("b") or match.group("c")
+    name = match.group("a") or match.group("b") or match.group("c") or match.group("d")
+    if match.group("d") is not None and (BILLER.fullmatch(name) or INSTITUTION.fullmatch(name)
+                                         or _DOCUMENT_NAME.search(name)):
+        return None  # "my State Farm renews": a bill's; "the Passport renews": a document's
     article = re.match(r"(?-i:The)\s+(?=\S)", name)  # "subscription to The Athletic": the name's own "The"
     bare = name[article.end():] if article is not None else name
     words = [w for w in bare.split() if w.casefold() not in _NOT_SERVICES]
@@ -355,6 +383,10 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     subject = _owner(sentence, context)
     if vendor_match is None and service is None and previous is not None:
         subject = str(previous.fields.get("subject", subject))
+    elif subject == "user" and context.speaker == "assistant" and previous is not None and \
+            previous.fields.get("vendor") == vendor and previous.fields.get("subject", "user") != "user" and \
+            not _ADDRESSED.search(sentence):
+        subject = str(previous.fields["subject"])  # "Noted: Tomás's Paramount+ ... he plans to cancel"
     fields: dict[str, JsonValue] = {"vendor": vendor}
     found = [value for value in amounts(sentence, context) if value > 0]
     if found:
@@ -370,7 +402,9 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         span = _TRIAL_DAYS.search(sentence)
         day = _DAY_OF_MONTH.search(sentence[cue.start():]) if cue is not None else None
         weekday = _WEEKDAY.search(sentence, cue.start()) if cue is not None else None
-        if dates:
+        if dates and today is not None and dates[0] < today.isoformat() and not re.search(r"\b20\d\d\b", sentence):
+            pass  # "trial ends 12/04" said in March (the 12th of April, day first): no end read wrong
+        elif dates:
             fields["promo_end_date"] = dates[0]
         elif (day is not None or weekday is not None) and cue is not None:
             fields["promo_end_date"] = charge_date(sentence[cue.start():], context)  # "the 20th", "ends Friday"
@@ -402,6 +436,7 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
+_ADDRESSED = re.compile(r"\byou(?:r|'d|'ll|'re)?\b", re.I)
 _CONTINUES = re.compile(r"\b(?:charge\w*|bill\w*|renew\w*|then it's|after that|goes up|converts?)\b", re.I)
 _CANCEL_BEFORE = re.compile(r"(?<=\bcancel)\b.{0,30}?\bbefore\b", re.I)  # "cancel X before the 20th"
 _RENEW_OFF = re.compile(r"\b(?:turned|switched|shut)\s+off\s+(?:the\s+)?auto-?renew\w*|\bauto-?renew\w*\s+(?:is\s+)?"
@@ -449,11 +484,16 @@ def cadence_of(sentence: str) -> str | None:
     return None
 
 
-_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})\b(?:'s|\s+(?:has|had|pays|is paying|gets|"
+# "my sister has HBO Max", "my son Tomás pays for it" (a name between), "on my moms family plan"
+# (the apostrophe left out before what is owned)
+_OWNER = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})(?:\b(?:'s|’s)|s(?=\s+(?:family|plan|account|card|"
+                    r"login|subscription|membership)\b)|\b(?:\s+(?-i:[A-Z])[\w'’-]+)?\s+(?:has|had|pays|is paying|gets|"
                     r"uses|subscribes|signed up|says|said|will|'ll|wants|is going|plans|cancell?ed|canceled))", re.I)
 
 
-_YOUR_OWNER = re.compile(rf"\byour\s+(?P<rel>{'|'.join(RELATIONS)})(?:'s|’s)\s", re.I)
+# the assistant's "your son's Xbox Game Pass", "$19.99 a month on your mom" (she pays it)
+_YOUR_OWNER = re.compile(rf"\byour\s+(?P<rel>{'|'.join(RELATIONS)})(?:'s|’s)\s|"
+                         rf"\b(?:on|paid by)\s+your\s+(?P<payer>{'|'.join(RELATIONS)})\b(?!'s|’s)", re.I)
 
 
 def _owner(sentence: str, context: Context) -> str:
@@ -461,7 +501,8 @@ def _owner(sentence: str, context: Context) -> str:
     ("my sister has HBO Max", "my son's phone bill"; the assistant's "your son's Xbox Game Pass")."""
     if context.speaker == "assistant":
         yours = _YOUR_OWNER.search(sentence)
-        return yours.group("rel").lower() if yours is not None else named_owner(sentence, context) or "user"
+        return (yours.group("rel") or yours.group("payer")).lower() if yours is not None else \
+            named_owner(sentence, context) or "user"
     match = _OWNER.search(sentence)
     return match.group("rel").lower() if match is not None else named_owner(sentence, context) or "user"
 
@@ -520,14 +561,37 @@ _PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercar
                       r"\s+(?:until|till|through|thru)\b)")  # "0% on my Chase Freedom until next June"
 
 
+# a card by a name the issuer list lacks: "on our Ashley card", "the Rooms To Go card" (not a
+# network, a debit, gift or ID card)
+NAMED_CARD = re.compile(
+    r"\b(?:the|my|our|his|her|their)\s+(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})"
+    r"\s+(?P<store>store\s+)?(?P<credit>credit\s+)?card\b", re.I)
+_NOT_ISSUERS = re.compile(r"^(?:Visa|Mastercard|MasterCard|Master|Maestro|Debit|Credit|Gift|Store|SIM|Sim|SD|ID|"
+                          r"Library|Loyalty|Rewards|Business|Corporate|Company|Work|Health|Medicare|Medicaid|Green|"
+                          r"Oyster|Metro|Presto|Opal|Myki|Christmas|Birthday|Thank|Report|Red|Yellow|Key|Blue|"
+                          r"Old|New|Other|Main|Joint|Personal|I|The|My|Our)\b")
+
+
+def named_card(sentence: str) -> str | None:
+    """ "<name> store credit card" for a card named by a name no issuer list has ("our
+    Ashley card"), "<name> credit card" when it is said to be one ("my Fidelity credit card")."""
+    for match in NAMED_CARD.finditer(sentence):
+        name = " ".join(match.group("name").split())
+        if _NOT_ISSUERS.match(name) or VENDOR.fullmatch(name) or BILLER.fullmatch(name):
+            continue
+        kind = "credit card" if match.group("credit") and not match.group("store") else "store credit card"
+        return f"{name} {kind}"
+    return None
+
+
 def _card_name(sentence: str) -> str | None:
     """The card the sentence is about, named as its balance's payee: "<issuer> <product>
     credit card" ("Chase Slate Edge credit card"), "<store> store credit card", else
     "<issuer> credit card"; the issuer after "to" or "on" when several are named ("from my
-    Capital One card to a Chase Slate card" -> Chase)."""
+    Capital One card to a Chase Slate card" -> Chase); a name no list has (`named_card`)."""
     names = list(INSTITUTION.finditer(sentence))
     if not names:
-        return None
+        return named_card(sentence)
     chosen = next((match for match in names if re.search(r"\b(?:to|on|onto)\s+(?:a|an|the|my|our)?\s*(?:new\s+)?$",
                                                         sentence[: match.start()], re.I)), names[-1])
     issuer = canonical_vendor(chosen.group("name"))
@@ -598,6 +662,10 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
         name = max(name, str(previous.fields["payee"]), key=lambda n: len(_card_words(n)))
     named = INSTITUTION.match(name)
     issuer = named.group("name").casefold() if named is not None else _card_words(name)[0]
+    if named is None:
+        known = context.prior.entities.get(("bill", f"balance/{issuer}"), {}).get("payee")
+        if isinstance(known, str) and _card_words(known)[:1] == [issuer]:
+            name = known  # "the Ashley card" after "Ashley store credit card" was stated: one card, one name
     facts: list[TypedFact] = []
     promo = PROMO.search(sentence)
     if promo is not None and not is_question(sentence):
@@ -614,11 +682,13 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
             is_conditional(sentence) and promo is None:  # a promotion's terms ("if paid in full by") are no condition
         pass
     elif (zero := _ZERO.search(sentence)) is not None and not re.search(r"\b(?:if|unless|when)\b[^,.;]*$",
-                                                                        sentence[: zero.start()], re.I):
+                                                                        sentence[: zero.start()], re.I) \
+            and not is_counterfactual(sentence[: zero.end()]):
         balance = 0.0
     elif BALANCE_WORDS.search(sentence) or (promo is not None and re.search(r"\btransfer\w*|moved\b", sentence, re.I)) \
             or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
             or (promo is not None and re.search(r"\b(?:bought|purchased|got|ordered)\b", sentence, re.I)) \
+            or (promo is not None and _PUT_ON.search(sentence)) \
             or (_ON_CARD.search(sentence) and not _PAID_TO.search(sentence)) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence)
@@ -636,6 +706,8 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     return facts
 
 
+# a purchase put on the card the promotion is on: "we put the sectional on our Ashley card, 12 months no interest"
+_PUT_ON = re.compile(r"\b(?:put|went|charged|financed)\b[^.;]{0,40}?\b(?:on|onto|to)\s+(?:the|my|our|his|her)\b", re.I)
 _BALANCE_IS = re.compile(r"\bbalance\s+(?:is\s+|was\s+|of\s+|now\s+|:\s*)+(?:about\s+|around\s+)?\$\s?"
                          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\d+(?:\.\d\d)?)\b", re.I)
 
@@ -692,6 +764,23 @@ def _not_before(day_text: str, sentence: str, today: date | None) -> str:
 # --- deadlines and bills stated as due ---------------------------------------------------
 
 
+# a statement's lines name what is due, not who is paid: "Minimum payment due", "the minimum of $95 is due"
+STATEMENT_DUE = re.compile(r"^(?:(?:the|your|my|our|new|statement|current|total)\s+)*(?:minimum|min\.?)?\s*"
+                            r"(?:payment|amount|balance|pay)?$", re.I)
+
+
+def _card_due(when: str, context: Context) -> list[TypedFact]:
+    """The due date of the card the session is about (its balance's bill), or nothing."""
+    card = context.last.get("card")
+    if card is None:
+        return []
+    name = str(card.fields["payee"])
+    named = INSTITUTION.match(name)
+    issuer = named.group("name").casefold() if named is not None else _card_words(name)[0]
+    fields: dict[str, JsonValue] = {"payee": name, "due_date": when, "recurring": False}
+    return [TypedFact("bill", f"balance/{issuer}", conversation_fields(context, "user", fields))]
+
+
 def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFact]:
     """ "the quarterly board pack is due on the 18th", "Noted: February expense report due
     March 10": a deadline (its subject from "Emma's", "my daughter's"), or a bill when it
@@ -703,6 +792,8 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     if when is None or not is_ahead(when, sentence, session_day(context)):
         return []
     title = " ".join(match.group("title").split())
+    if STATEMENT_DUE.match(re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)):
+        return _card_due(when, context)  # "Minimum payment due: $95.00": the card's, not a payee "minimum"
     found = amounts(sentence, context)
     if not found and _NOT_DEADLINE.search(title):
         return []  # "the baby is due in March"; a bill without an amount is the bills reader's

@@ -42,12 +42,22 @@ _STOP_WORDS = frozenset(
     "Confirmed Updated Saved Got Also Thanks Thank Ok Okay ACH Zelle Venmo PayPal Monday Tuesday Wednesday Thursday "
     "Friday Saturday Sunday January February March April May June July August September October November December "
     "Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Mom Dad Paid Paying Sent Sending Wired Transferred Zelled "
-    "Venmoed Gave Owe Need Remind Move Moved Cancel Stop Kill Put Mum Uh Um".split())
+    "Venmoed Gave Owe Need Remind Move Moved Cancel Stop Kill Put Mum Uh Um "
+    # answers and interjections opening a sentence are no one's name ("Ya I sent the 150 extra")
+    "Ya Yeah Yep Yup Yea Nope Nah Alright Right Cool Sure Great Fine Lovely Cheers Righto Grand Aye Sí Si".split())
 _PAY_VERB = r"(?:to|pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|zelle|zelled|venmo|" \
-    r"venmoed|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*)"
+    r"venmoed|venmo'd|ach|mail|mailed|give|gave|owe|owes|reimburse|transfer\w*|covered|settled)"
 _VERB = re.compile(rf"\b{_PAY_VERB}\b", re.I)
 _OBJECT = re.compile(
     rf"\s+(?:(?:the|my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:{_TRADE}),?\s+|the\s+)?(?P<name>{_NAME})", re.I)
+# a lower-case name paid an amount ("paid jess back the 40", "zelle mike 200"): texting without capitals
+_LOWER_PAID = re.compile(
+    r"\b(?:paid|pay|sent|send|zelle[ds]?|zelle'd|venmo(?:ed|s|'d)?|owe[sd]?|gave|give)\s+(?P<name>(?!(?:rent|cash|money|it|them|"
+    r"him|her|off|for|back|the|that|this|what|all|extra|about|around|another|only|just|over|up|out|half|some|each|"
+    r"every|everyone|everybody|someone|somebody|anyone|everything|like|maybe|probably|approx|roughly|nearly|"
+    r"almost|us|me|you|tax|taxes|fees?|bills?|tuition|interest|attention|invoice|inv|order|number|ref|"
+    r"reference|account|acct|deposit|installment|retainer|balance|amount|total)\b)(?-i:[a-z]{3,}))\s+"
+    r"(?:back\s+)?(?:the\s+)?\$?\d", re.I)
 _TRAVEL = re.compile(r"\b(?:fly\w*|flew|flight|trip|travel\w*|vacation|holiday|visit\w*|driv\w*|heading|going|"
                      r"moving|moved|booked|hotel|airbnb)\b", re.I)
 _PLACE = re.compile(r"\s+(office|clinic|practice|shop|store|firm|studio|salon|garage|team|company)\b", re.I)
@@ -61,6 +71,9 @@ _OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:
 _BESIDE_TRADE = re.compile(
     rf"(?:\b(?:the|my|our|his|her)\s+|^\W*)(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
     re.I)
+# "the roofer - young fellow called Tomasz", "our cleaner, a woman named Ana": a trade and its name
+_CALLED = re.compile(rf"\b(?:the|my|our)\s+(?:{_TRADE})\b[^.;]{{0,40}}?\b(?:called|named|by the name of)\s+"
+                     rf"(?P<name>{_NAME})", re.I)
 _TRADE_AFTER = re.compile(rf"(?P<name>{_NAME}),?\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _SENDER = re.compile(
     rf"\binvoice\s+(?:(?:#|no\.?|number)\s*)?(?:[A-Z0-9-]*\d[A-Z0-9-]*\s+)?from\s+(?:the\s+)?(?P<name>{_NAME})"
@@ -76,7 +89,8 @@ _SENDER = re.compile(
     rf"(?:new\s+|final\s+)?invoice", re.I)
 _ORGS = "office|department|clinic|hospital|club|association|agency|center|centre|bureau|court|league|hoa|irs|dmv"
 _TO_TRADE = re.compile(
-    rf"\b(?:to|pay|paying|paid|send|sending|venmo|zelle|wire|transfer)\s+(?:the|my|our)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
+    rf"\b(?:to|pay|paying|paid|send|sending|sent|give|gave|giving|venmo\w*|zelle\w*|wire\w*|transfer\w*)\s+"
+    rf"(?:the|my|our|your)\s+(?P<trade>(?:(?-i:[a-z]+)\s+)?(?:{_TRADE})|"
     rf"(?:(?-i:[a-z]+)\s+){{0,3}}(?:{_ORGS}))\b", re.I)
 _TRADE_WANTS = re.compile(rf"\b(?:the|my|our)\s+(?P<trade>{_TRADE}|{_ORGS})\s+(?:wants|needs|is asking for|asked for|"
                           r"asks for)\b(?!\s+(?:me|us|you|him|her|them)\b)", re.I)
@@ -87,10 +101,13 @@ _TO_THING = re.compile(r"\b(?:pay|paying|paid|send|sending|cover|covering|covere
                        re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
 _KIN_PAYEE = re.compile(
-    rf"\b(?:pay|paying|send|sending|give|giving|transfer|wire|zelle|venmo|lend|loan|to)\s+(?P<owner>my|our|his|her|their)\s+"
+    rf"\b(?:pay|paying|paid|send|sending|sent|give|giving|gave|transfer\w*|wire[ds]?|zelle\w*|venmo\w*|lend|loan|"
+    rf"lent|to)\s+(?P<owner>my|our|his|her|their)\s+"
     rf"(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?!['’]s)", re.I)
-_ACCOUNT_AFTER = re.compile(r"\s*(?:\w+\s+)?(?:account|checking|savings|acct)\b", re.I)
-_PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:her|him|them)\b", re.I)
+# "to Marcus Reed's BMO account", not "to Dana from savings" (the account paid from)
+_ACCOUNT_AFTER = re.compile(r"\s*(?:(?!(?:from|out|of|by|via|using|with|through)\b)\w+\s+)?"
+                            r"(?:account|checking|savings|acct)\b", re.I)
+_PRONOUN_PAYEE = re.compile(r"\b(?:pay|paying|send|sending|owe|zelle|venmo|wire)\s+(?:to\s+)?(?:her|him|them)\b", re.I)
 
 
 def _clean(name: str, possessive: bool = False) -> str | None:
@@ -100,9 +117,10 @@ def _clean(name: str, possessive: bool = False) -> str | None:
     if possessive:
         name = re.sub(r"['’](?:s|d|ll|m|ve|re)$", "", name)
     words = name.split()
-    while words and words[-1] in _STOP_WORDS:
+    while words and (words[-1] in _STOP_WORDS or words[-1].capitalize() in _STOP_WORDS):
         words.pop()
-    if not words or words[0] in _STOP_WORDS or INSTITUTION.fullmatch(" ".join(words)) or \
+    if not words or words[0] in _STOP_WORDS or words[0].capitalize() in _STOP_WORDS or \
+            INSTITUTION.fullmatch(" ".join(words)) or \
             any(ch.isdigit() for ch in words[0]):
         return None  # "the BC-221 payment" names an invoice, not a payee
     return " ".join(words)
@@ -125,14 +143,14 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
             if _ACCOUNT_AFTER.match(sentence, match.end()) or INSTITUTION.search(name):
                 continue  # "to Marcus Reed's BMO account": whose account, not whom the payment is for
             return re.sub(r"['’]s$", "", name)
-    lower = _LOWER_NAMED.search(sentence)
+    lower = _LOWER_NAMED.search(sentence) or _LOWER_PAID.search(sentence)
     if lower is not None and lower.group("name").lower() not in ("it", "the", "him", "her", "them", "for", "back"):
         return lower.group("name").title()
     if re.search(r"\brent\b", sentence, re.I):
         return "rent"
     if re.search(r"\bmortgage\b", sentence, re.I):
         return "mortgage"
-    for pattern in (_OWNS, _BESIDE_TRADE, _TRADE_AFTER, _SENDER):
+    for pattern in (_OWNS, _BESIDE_TRADE, _CALLED, _TRADE_AFTER, _SENDER):
         for match in pattern.finditer(sentence):
             raw = next(group for group in match.groups() if group is not None)
             name = _clean(raw[:1].upper() + raw[1:])
@@ -164,10 +182,24 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     return None
 
 
+def trade_named(text: str, trades: re.Pattern[str]) -> str | None:
+    """The name given beside one of `trades` ("my landlord Gary", "Priya, our landlady",
+    "the landlord - a man called Tom"), or None."""
+    for pattern in (_BESIDE_TRADE, _CALLED, _TRADE_AFTER):
+        for match in pattern.finditer(text):
+            if trades.search(match.group(0)) is None:
+                continue
+            name = _clean(next(group for group in match.groups() if group is not None))
+            if name is not None:
+                return name
+    return None
+
+
 # --- who asked --------------------------------------------------------------------------
 
 _WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
-_ASKS = (r"(?:asked|asks|ask|instructed|instructs|requested|requests|wants|wanted|told|tells|says|said|emailed|"
+_ASKS = (r"(?:would like|'d like|would prefer|authori[sz]ed|asked|asks|ask|instructed|instructs|requested|requests|"
+         r"wants|wanted|told|tells|says|said|emailed|"
          r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang|informs|informed|reckons|"
          r"mentioned|mentions|reminded|reminds)\b")
 _REQUESTERS = (
@@ -183,7 +215,8 @@ _REQUESTERS = (
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     re.compile(rf"(?P<name>{_NAME}),\s+(?:has\s+|just\s+|now\s+)*{_ASKS}"),  # "landlord (Priya) wants"
     # the one who pays decides: "your wife will pay", "my husband already mailed"
-    re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+)*(?:pay|pays|paying|paid|"
+    re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+|has\s+|"
+               rf"(?:went|gone|goes|go)\s+(?:ahead\s+)?and\s+)*(?:pay|pays|paying|paid|"
                rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"
                rf"transferred|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+)?"
                rf"(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill))", re.I),
@@ -228,10 +261,19 @@ def requester(sentence: str, context: Context) -> str | None:
                 return who
     pronoun = _PRONOUN.search(sentence)
     if pronoun is not None:  # "my wife talked to Dave and she says ...": the one named before the pronoun
+        unlike = _WOMEN if pronoun.group(0).lower().startswith("he") else _MEN
         before = [who for match in _MENTIONED.finditer(sentence[: pronoun.start()])
-                  if (who := _person(match)) is not None]
-        return before[-1] if before else last_person(context)
+                  if (who := _person(match)) is not None and who not in unlike]  # "my wife ... he wants": not her
+        if before:
+            return before[-1]
+        earlier = last_person(context)
+        return earlier if earlier not in unlike else None
     return None
+
+
+# family words a pronoun of the other sex does not stand for
+_WOMEN = frozenset("wife mother mom mum sister daughter aunt grandmother grandma niece girlfriend fiancee".split())
+_MEN = frozenset("husband father dad brother son uncle grandfather grandpa nephew boyfriend fiance".split())
 
 
 def last_person(context: Context) -> str | None:
@@ -251,7 +293,7 @@ _REFERENCE = re.compile(
     r"|\b(?P<ref6>(?-i:[A-Z]{1,4})-?\d[A-Z0-9-]{1,14})\s+(?:payment|bill|order|wire|transfer)\b"
     r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
-    r"|\b(?:ref(?:erence)?|memo)\s*(?:number|no\.?|#|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b"
+    r"|\b(?:ref(?:erence)?|memo|confirmation|conf)\s*(?:number|no\.?|#|code|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b"
     r"|\b(?:pay|paying|send|sending|wire|hold|cancel)\s+(?-i:[A-Z])[\w&-]*['’]s\s+#?(?P<ref7>\d{3,8})\b", re.I)
 
 

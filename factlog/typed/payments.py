@@ -36,7 +36,8 @@ from factlog.typed.money import (
     dates_in,
     session_day,
 )
-from factlog.typed.payees import TRADES, payee_of, reference, requester
+from factlog.typed.payees import TRADES, payee_of, reference, requester, trade_named
+from factlog.typed.payment_forms import form_line
 from factlog.typed.payment_sessions import (
     bank_notice,
     earlier_instruction,
@@ -46,11 +47,13 @@ from factlog.typed.payment_sessions import (
 )
 from factlog.typed.spoken import spoken_amounts
 from factlog.typed.stance import is_advice, is_question, is_tentative
+from factlog.typed.triggers import Triggers
 
 DOMAIN = "payments"  # not "payment": the reader keeps its last instruction under that name itself
 
 _ACT = re.compile(
     r"\b(?:pay|pays|paying|paid|send|sends|sending|sent|wire|wires|wiring|wired|transfer|transfers|transferred|"
+    r"e-?transfer(?:s|red|ring)?|"
     r"transferring|zelle\w*|venmo\w*|remit\w*|autopay|ach|owe|owes|owed|"
     r"mov(?:e|ed|ing)\s+(?=\$|\d|[a-z]+\s+(?:hundred|thousand|grand)\b|(?:a|one)\s+grand\b)|"
     r"(?:goes|go|comes|come|going) out|put\s+(?:it|that|this|them)\s+on|"
@@ -70,7 +73,8 @@ _MAYBE = re.compile("|".join(f"(?:{p.pattern})" for p in (_ACT, PAYMENT_WORDS, _
 _STOP = re.compile(
     r"\b(?:no payment (?:be |is |to be |should be )?(?:released|made|sent)|kill the|cancel(?:led|ling)? (?:the|that|it|"
     r"this|my|our)|stop (?:the|that|it|payment)|be cancell?ed|hold (?:the|that|it|off|on)|put (?:\w+ )?on hold|"
-    r"(?:don't|do not|dont|never|not)(?: to)? (?:pay|send|wire|release|transfer)|pause (?:the|it))\b", re.I)
+    r"(?:don't|do not|dont|never|not)(?: to)? (?:pay|send|wire|release|transfer)|pause (?:the|it)|"
+    r"(?:should|must|will|does|do|is)(?:n't| not) (?:go|be sent|be paid) out|not (?:to )?go out)\b", re.I)
 _NO_PAYMENT = re.compile(
     r"\b(?:estimated tax payment|payment is due|payments? are due|pay(?:s|ing)? (?:attention|a visit|off|for itself|"
     r"dividends|respects|tribute)|it pays|(?:get|gets|got|getting|i'm|i am|we were|i was) paid\b|"
@@ -84,17 +88,31 @@ _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|
                          r"send (?:\w+ )?(?:anything|any money|money|funds))\b", re.I)
 _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
-    r"scratch that|my mistake|wrong|oops)\b", re.I)
-_CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b)", re.I)  # "$85 on the 20th from checking"
+    r"scratch that|my mistake|wrong|oops|no wait|wait no|wait,|hang on|no no|no sorry|sorry no|er no|"
+    r"let me correct|correction)\b", re.I)
+# "ok. do it the 1st", "send it Friday then": the session's payment, now dated
+_DO_IT = re.compile(r"^\W*(?:(?:ok|okay|yes|yep|fine|right|alright|then)\W+)?(?:do|send|make|schedule|pay)\s+"
+                    r"(?:it|that|them)\b", re.I)
+# "$85 on the 20th from checking", "and from the Chase business checking, not the Amex"
+_CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b|(?:and\s+|also\s+)?(?:from|out of)\s+"
+                         r"(?:the|my|our)\s+(?:[\w&'-]+\s+){0,3}(?:checking|chequing|savings|account|card)\b)", re.I)
 # stance: "still haven't paid State Farm", "you'll need to pay it": a bill unpaid, no payment (h-bills2)
 _UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
                      r"\bnot (?:been )?paid(?: yet)?\b|\byou(?:'ll| will)? need to pay\b", re.I)
 _PAST = re.compile(
-    r"\b(?:paid|sent|wired|transferred|mailed|zelled|venmoed|gave|wrote|made the payment|covered|settled|moved|"
-    r"put)\b", re.I)
+    r"\b(?:paid|sent|wired|transferred|e-?transferred|mailed|zelled|venmoed|zelle'd|venmo'd|gave|wrote|"
+    r"made the payment|covered|"
+    r"settled|moved|"
+    r"put|cleared|went through|gone through|posted|processed|went out|gone out|came out|debited|deducted)\b", re.I)
+# a payment reported settled: "the $2,300 payment to Apex cleared", "the wire went through"
+_SETTLED = re.compile(r"\b(?:payment|wire|transfer|deposit|check|cheque|zelle|e-?transfer|ach|remittance|rent|"
+                      r"installment|retainer)\b[^.;?]{0,60}?\b(?:cleared|went through|(?:has|have|had)\s+gone through|"
+                      r"(?:has|was|got)\s+(?:been\s+)?(?:processed|posted|received)|posted|went out|came out)\b",
+                      re.I)
 _FUTURE = re.compile(
     r"\b(?:will|'ll|going to|gonna|schedul\w*|need to|needs to|have to|has to|want\w* (?:me |us )?to|"
-    r"plan\w* to|'d|would|shall|please|tomorrow|tmrw|next|asks?|asked (?:me|us|that|to)|should|must|to be paid|"
+    r"plan\w* to|(?:i|we|you|he|she|they)'d|would|shall|please|tomorrow|tmrw|next|asks?|asked (?:me|us|that|to)|"
+    r"should|must|to be paid|"
     r"is to|are to|about to|set up|goes|go by|instruct\w*|request\w*|is paying|are paying|shes paying|'s paying|"
     r"am paying|i'm paying|im paying|paying on|pay on)", re.I)
 _SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
@@ -103,10 +121,10 @@ _IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfe
                          re.I)  # "Put it on the Amex." is an instruction, not a payment made
 # the assistant restating a known instruction, or a consequence, instructs nothing new
 _RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked)\b"
-                       r"|\bwould\s+(?:\w+\s+){0,2}(?:pay|be paid|get paid)\b[^.;]*\b(?:twice|double|two times)\b",
-                       re.I)
+                       r"|\b(?:would|will|'ll|'d|gonna|going to)\s+(?:\w+\s+){0,2}(?:pay|paying|be paid|get paid|"
+                       r"be paying)\b[^.;]*\b(?:twice|double|two times)\b", re.I)
 # a stop under a condition: "unless you cancel it"
-_CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or)\s+(?:\w+\s+){0,3}$", re.I)
+_CONDITIONAL_STOP = re.compile(r"\b(?:unless|if|whether|or|in case)\s+(?:[\w'’]+\s+){0,3}$", re.I)
 _MADE_AMOUNT = re.compile(r"\bmake\s+(?:it|that|(?:\w+['’]s\s+)?(?:payment|transfer|wire|deposit|one))\s+\$?"
                           r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?!\s*(?:am|pm|%|st|nd|rd|th)\b)", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|im|i'll|i've|we|we're|we'll)\b", re.I)
@@ -116,8 +134,12 @@ _THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relati
     rf"(?:paying|pays|paid|pay|sending|sends|sent)\s+(?:his|her|their)\s+(?:own\s+)?(?P<trade>{_TRADE_WORD})\b", re.I)
 _ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)"
                    r"|,\s+(?=(?:she|he|they|we|i)\s+(?:has\s+|have\s+|had\s+|'s\s+)?already\b)", re.I)
-_OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:my|our|the)\s+"
-                           r"(?P<acct>(?:(?-i:[A-Z])[\w&]*\s+){0,2}(?:checking|savings|account|card)?)", re.I)
+_OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:(?:my|our|your|the)\s+"
+                           r"(?P<acct>(?:(?:(?-i:[A-Z])[\w&]*|personal|business|joint|household|emergency|main|"
+                           r"primary|high-yield)\s+){0,2}(?:checking|savings|chequing|account|card)?)|"
+                           r"(?P<bare>(?:personal\s+|business\s+|joint\s+)?(?:checking|savings|chequing)\b))", re.I)
+_IT = re.compile(r"\b(?:it|that)\b", re.I)
+_MOVE_IT = re.compile(r"\b(?:move|moving|transfer\w*|shift\w*)\s+(?:it|that|this)\b", re.I)
 _THAT_ONE = re.compile(r"\b(?:that|this)\s+(?:transfer|payment|wire|deposit|invoice|bill|check|cheque)\b"
                        r"|\bthe\s+(?:transfer|payment|wire|deposit)\b", re.I)
 # "the CFO emailed asking to change the vendor's bank details": an instruction about where the money goes
@@ -129,30 +151,54 @@ _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged
 # "landlord (Priya) wants the deposit top-up, $900"
 _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
                           r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
-_AMOUNT_TO = re.compile(r"^\W*\$\s?\d[\d,.]*k?\s+to\s+(?-i:[A-Z])")  # "$2,800 to Brian Fitch on Friday"
+# "$2,800 to Brian Fitch on Friday", "$1,875 to your landlord": a recap or check-back of an instruction
+_AMOUNT_TO = re.compile(rf"^\W*(?:(?:noted|recorded|confirmed|saved|updated|got it|ok|okay|so|done|understood|"
+                        rf"scheduled|set|yes|yep|correct|right)\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
+                        re.I)
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
-                      r"(?:day|\.)?\b", re.I)
+                      r"(?:day|nesday|urday|\.)?\b", re.I)  # "wed"+"nesday", "sat"+"urday"
+_DAY_N = re.compile(r"\b(?:the\s+|on\s+)?day\s+(?P<d>[1-9]|[12]\d|3[01])\b(?!\s*(?:of\s+(?:the\s+)?)?(?:trip|week|"
+                    r"stay|course|cycle|treatment)\b)", re.I)
+
+
+def _ordinal(match: re.Match[str]) -> str:
+    day = int(match.group("d"))
+    suffix = "th" if 10 < day % 100 < 14 else {1: "st", 2: "nd", 3: "rd"}.get(day % 10, "th")
+    return f"the {day}{suffix}"
+
+
+_VAGUE = re.compile(r"\b(?:this|next|that)\s+(?:week|month)\b", re.I)
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _NOW = re.compile(r"\b(?:just now|today|this morning|this afternoon|tonight|earlier today)\b", re.I)
 _TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2morrow)\b", re.I)
-_BARE_AMOUNT = re.compile(r"\b(?:owe|pay|send|zelle|venmo)\s+(?:[a-z]+\s+)?(?P<n>\d{2,5})\b"
-                          r"(?!\s*(?:am|pm|%|st|nd|rd|th|percent|minutes?|hours?|days?|weeks?|months?|years?|"
-                          r"times)\b)", re.I)
+# a number without "$" after a pay verb and its person ("pay Tom 300", "paid jess back the 40",
+# "send to her 150 extra", "move 500 from business checking"); never a date ("on the 20"), an
+# invoice number, a time or a count ("sent 3 invoices")
+_BARE_AMOUNT = re.compile(
+    r"\b(?:(?:the\s+)?(?:whole|full|entire|remaining)|owe[sd]?|pay|paid|send|sent|zelle[ds]?|zelle'd|venmo(?:ed|s|'d)?|"
+    r"give|gave|"
+    r"transfer(?:red)?|mov(?:e|ed|ing)|wire[sd]?)\s+(?:(?!(?:invoice|inv|order|number|no|bill|ref|reference|account|acct|ending|check|cheque|on|by|"
+    r"before|until|till|after|due|at|around|from|in|of)\b)[a-z]+\s+){0,3}"
+    r"(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\b(?![.,:/-]\d)"
+    r"(?!\s*(?:am|pm|%|st|nd|rd|th|percent|minutes?|hours?|days?|weeks?|months?|years?|times|of|invoices?|bills?|"
+    r"items?|people|kids|pieces|boxes|units|pages|texts|emails|messages)\b)", re.I)
 
 
 # every payment or account sentence has one of these (a cheap test run on every sentence)
-_TRIGGER = re.compile(
+_TRIGGER = Triggers((re.compile(
     r"\$\s?\d|[€£]|\b[x#]\d{4}\b|\b\d+(?:\.\d)?k\b|\b(?:pay\w*|paid|send\w*|sent|wir\w+|transfer\w*|zell\w*|"
     r"venmo\w*|paypal|ach|autopay|invoice\w*|inv|deposit|rent|mortgage|owe[sd]?|check|cheque|mail\w*|bought|"
     r"purchased?|ordered|got|picked|grabbed|snagged|splurged|spent|hold|cancel\w*|kill|stop|pause|dollars?|bucks|"
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
-    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct)\b", re.I)
+    r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban|recipient|"
+    r"beneficiary|biller|cleared|posted)\b"
+    r"|^\W*(?:deliver|send|payment|scheduled|process|confirmation|status|date)[\w #.]{0,20}:", re.I),))  # a form line
 
 
 def triggered(sentence: str) -> bool:
     """Whether the sentence may state a payment or an account (reader.py runs `read` only then)."""
-    return _TRIGGER.search(sentence) is not None
+    return _TRIGGER.search(sentence)
 
 
 _FILLER = re.compile(r"(?<![\w'])(?:uh+|um+|erm|er|hmm+|uhm)\b,?\s*", re.I)  # dictation: "send uh the plumber"
@@ -168,11 +214,16 @@ def spoken_form(sentence: str) -> str:
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
     sentence = spoken_form(sentence)
+    pasted = form_line(sentence, context)  # "Payee: Evergreen Dental", then "Amount: $1,250.00"
+    if pasted is not None:
+        return pasted
     noticed = bank_notice(sentence, context)
     if noticed is not None:
         return noticed
-    paying = _MAYBE.search(sentence) is not None or _resumes(sentence, context) or (
+    paying = _MAYBE.search(sentence) is not None or _AMOUNT_TO.search(sentence) is not None or \
+        _resumes(sentence, context) or (
         context.last.get("payment") is not None and (_AMENDING.search(sentence) or _CONTINUING.match(sentence)
+                                                     or _DO_IT.match(sentence)
                                                      or _NUMBERED.search(sentence)))
     probe = replace(context, last=dict(context.last)) if paying else None  # what money will make of each clause
     facts: list[TypedFact] = []
@@ -193,6 +244,7 @@ def read_clause(sentence: str, context: Context, probe: Context | None) -> list[
 
 
 _NUMBERED = re.compile(r"\b(?:order|invoice|ref|reference|memo)\b", re.I)
+_CLAUSE_BREAK = re.compile(r",(?!\d)| and ")  # not the comma of "$1,800"
 _CONTRAST = re.compile(r",?\s+\b(?:while|whereas)\b|,\s+(?:so|because|since|but|if|unless|though|although)\b", re.I)
 
 
@@ -201,6 +253,10 @@ def _instructions(sentence: str) -> list[str]:
     she asked you to cancel the autopay from checking") read as two instructions."""
     contrast = _CONTRAST.search(sentence)
     if contrast is not None and _ACT.search(sentence[: contrast.start()]):
+        tail = sentence[contrast.end():]
+        halt = _STOP.search(tail)
+        if halt is not None and not _CONDITIONAL_STOP.search(tail[: halt.start()]):
+            return [sentence[: contrast.start()], tail]  # "... was already paid in May, so don't pay it tomorrow"
         sentence = sentence[: contrast.start()]  # "... a check, while your Zelle payment is still planned"
     also = _ALSO.search(sentence)
     if also is not None and _ACT.search(sentence[: also.start()]) and \
@@ -209,7 +265,8 @@ def _instructions(sentence: str) -> list[str]:
     stop = _STOP.search(sentence)
     if stop is None or stop.start() == 0:
         return [sentence]
-    cut = max(sentence.rfind(",", 0, stop.start()), sentence.rfind(" and ", 0, stop.start()))
+    cuts = [m.start() for m in _CLAUSE_BREAK.finditer(sentence, 0, stop.start())]
+    cut = cuts[-1] if cuts else -1
     head, tail = sentence[:cut], sentence[cut:].lstrip(" ,")
     if cut <= 0 or _ACT.search(head) is None or _STOP.search(head) is not None:
         return [sentence]
@@ -240,11 +297,15 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []
     previous = context.last.get("payment")
     stop = _STOP.search(sentence)
-    if stop is not None and _CONDITIONAL_STOP.search(sentence[: stop.start()]):
-        return []  # "... unless you cancel it": no one asked to stop
-    if stop is not None and not (_PAID_THING.search(sentence) or (previous is not None and re.search(
-            r"\b(?:it|that|this)\b", sentence[stop.start():], re.I))):
-        stop = None  # "cancel our trip" stops no payment
+    condition = _CONDITIONAL_STOP.search(sentence[: stop.start()]) if stop is not None else None
+    if condition is not None:  # "... unless you cancel it", "if we don't stop it": no one asked to stop
+        sentence, stop = sentence[: condition.start()], None
+        if _ACT.search(sentence) is None:
+            return []
+    if stop is not None and not (_PAID_THING.search(sentence) or (
+            (previous is not None or known_payee_named(sentence, context) is not None) and re.search(
+                r"\b(?:it|that|this|them|him|her)\b", sentence[stop.start():], re.I))):
+        stop = None  # "cancel our trip" stops no payment; "he covered Linden, so don't send it" does
     cancelled = stop is not None
     found = amounts(sentence, context) or spoken_amounts(sentence) or \
         [float(m.group("n").replace(",", ""))
@@ -252,10 +313,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     ref = reference(sentence)
     amending = previous is not None and (
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
+        or _DO_IT.match(sentence) is not None
         or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
     amending = amending or (previous is None and _resumes(sentence, context))
-    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS)) or (
+    acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS, _SETTLED)) or (
         _WANTS_MONEY.search(sentence) is not None and requester(sentence, context) is not None)  # a person asks
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
         return []
@@ -265,7 +327,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "You could pay the contractor the $2,000 by check": advice, not the user's instruction
     theirs = _THEIRS.search(sentence)
     who = requester(sentence, context) if theirs is None else None
+    if who is None and cancelled and context.said and context.said[-1] != sentence:
+        who = requester(context.said[-1], context)  # "she says it was paid in May, so don't pay it": she asks
     payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
+    if cancelled and payee is not None and payee == who and context.said and context.said[-1] != sentence:
+        payee = known_payee_named(context.said[-1], context) or payee  # "Imran says Linden was paid, so don't pay them"
     if payee is None and re.search(r"\b(?:him|her|them)\b", sentence, re.I):
         payee = known_payee_named(sentence, context)  # "Tom finished early so I paid him"
     if payee is None and previous is None and re.search(r"\b(?:it|that|them)\b", sentence, re.I):
@@ -280,13 +346,17 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
         who = who or payee
         earlier = earlier_instruction(payee, context) if previous is None else None
-    if payee is None and previous is None and (cancelled and _THAT_ONE.search(sentence) or _AMENDING.search(sentence)
+    stops_it = stop is not None and (_THAT_ONE.search(sentence) or _IT.search(sentence, stop.start()))
+    if payee is None and previous is None and (stops_it or _AMENDING.search(sentence)
                                                and (found or dates_in(sentence, context))):
-        earlier = latest_pending(context)  # "cancel that transfer from joint" (a session before)
+        named = known_payee_named(context.said[-1], context) if context.said else None  # "the Golden Mill invoice"
+        earlier = earlier_instruction(named, context) if named is not None else None
+        earlier = earlier or latest_pending(context)  # "cancel that transfer from joint" (a session before)
         payee = str(earlier[1]["payee"]) if earlier is not None and "payee" in earlier[1] else None
-    own = _OWN_TRANSFER.search(sentence) if payee is None and previous is None else None
-    if own is not None and own.group("acct").strip():
-        payee = account_name(own.group("acct"), context)  # "move twelve hundred from joint to my Chase"
+    own = _OWN_TRANSFER.search(sentence) if payee is None and not (previous is not None and (
+        _AMENDING.search(sentence) or _MOVE_IT.search(sentence))) else None  # a new transfer, not "move it to savings"
+    if own is not None and (own.group("acct") or own.group("bare") or "").strip():
+        payee = account_name(own.group("acct") or own.group("bare"), context)  # "from joint to my Chase"
     if payee is None and ref is not None and (known := _payee_of_reference(ref, context)) is not None:
         payee = known  # "Paid this one on Monday ..., ref AL-2207": that invoice's payee
         earlier = earlier_instruction(payee, context) if previous is None else None
@@ -294,6 +364,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         if previous is None:
             return []
         payee = str(previous.fields["payee"])
+    periodic = payee in ("rent", "mortgage")  # paid by what it is: even a bare mention instructs
+    if periodic:
+        payee = _collector(payee, context) or payee  # "send June rent to his wife's account": the landlord's
     if earlier is not None and len(str(earlier[1].get("payee", "")).split()) > len(payee.split()):
         payee = str(earlier[1]["payee"])  # "Dave", after "Dave Kowalski" a session before
     payee, named = _session_name(payee, context)
@@ -326,7 +399,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if status == "done" and _IMPERATIVE.search(scope):
         status = "pending"
     if status == "done" and who is not None and who != "user" and "from_account" in fields and \
-            not re.search(r"\b(?:my|our)\s+(?:own\s+)?(?:card|account|checking|savings)\b", scope, re.I) and \
+            not re.search(r"\b(?:my|our|your)\s+(?:own\s+)?(?:[\w&'-]+\s+){0,3}?(?:card|account|checking|chequing|"
+                          r"savings)\b", scope, re.I) and \
             str(fields["from_account"]) in ("card", "account", "credit card", "debit card", "checking", "savings"):
         fields["from_account"] = f"{who}'s {fields['from_account']}"  # "she settled it by card": her card
     when = _when(scope, context, status)
@@ -337,6 +411,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         today = session_day(context)
         if status == "done" and today is not None and when > today.isoformat():
             status = "pending"  # "sent on the 20th" said on the 14th: not yet
+    if ref is None and cancelled and context.said and context.said[-1] != sentence:
+        ref = reference(context.said[-1])  # "invoice GM-5581 was paid in May, so don't pay it": that invoice
     if ref is not None:
         fields["reference"] = ref
     elif re.search(r"\bautopay\b", scope, re.I):
@@ -348,7 +424,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if previous is not None and not cancelled and set(fields) <= {"payee", "requested_by", "status"}:
         return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
-            and payee not in ("rent", "mortgage") and not BILLER.search(sentence) and notice is None:
+            and not periodic and not (_SETTLED.search(sentence) and fields.get("status") == "done") \
+            and not BILLER.search(sentence) and notice is None:
         return []  # (a bank-change notice names the new account on its next lines)
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
     said = context.last.get(f"payee/{named.casefold()}")
@@ -383,6 +460,25 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if amount is not None:
         context.last[f"payee/{named.casefold()}/{amount}"] = TypedFact("payment", key, {"payee": payee})
     return [fact]
+
+
+_COLLECTS = {"rent": re.compile(r"\b(?:landlord|landlady|property manage\w*|letting agent)\b", re.I),
+             "mortgage": re.compile(r"\b(?:lender|mortgage company|servicer)\b", re.I)}
+
+
+def _collector(what: str, context: Context) -> str | None:
+    """Who collects the rent (mortgage) the sentence pays: the payee an earlier rent
+    instruction named, or "landlord" when this session or an earlier instruction speaks of one."""
+    for _, fields in reversed(context.prior.of_kind("payment")):
+        payee = str(fields.get("payee", ""))
+        if payee and payee != what and (_COLLECTS[what].search(payee) or
+                                        str(fields.get("reference", "")).casefold().endswith(what)):
+            return payee
+    spoken = [said for said in context.said if _COLLECTS[what].search(said)]
+    named = next((name for said in reversed(spoken) if (name := trade_named(said, _COLLECTS[what])) is not None), None)
+    if named is not None:
+        return named  # "My landlord Gary send me message"
+    return "landlord" if what == "rent" and any(said in context.said[-4:] for said in spoken) else None
 
 
 def _keys_said(context: Context) -> set[str]:
@@ -453,8 +549,9 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
     one for a payment done), "just now" or "today" for the session's day."""
     today = session_day(context)
     told = status == "pending" and _TOLD_TODAY.search(sentence) is not None  # "talked to Dave today"
+    vague = _VAGUE.search(sentence) is not None and _WEEKDAY.search(sentence) is not None  # "friday, ... this week"
     stated = [day for day in dates_in(sentence, context)
-              if not (told and today is not None and day == today.isoformat())]
+              if not ((told or vague) and today is not None and day == today.isoformat())]
     if stated:
         return _ahead(stated[0], today) if status == "pending" and not _YEAR.search(sentence) else stated[0]
     weekday = _WEEKDAY.search(sentence)
@@ -468,7 +565,7 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
             return (today - timedelta(days=back)).isoformat()
         ahead = (index - today.weekday()) % 7 or 7
         return (today + timedelta(days=ahead)).isoformat()
-    when = charge_date(sentence, context)
+    when = charge_date(_DAY_N.sub(_ordinal, sentence), context)  # "the day 5" (non-native): the 5th
     if when is not None and not (told and today is not None and when == today.isoformat()):
         return when
     if _NOW.search(sentence) and today is not None and not told:

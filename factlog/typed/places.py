@@ -15,6 +15,7 @@ the first known place named anywhere.
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import cache
 from types import MappingProxyType
 from typing import Mapping
@@ -96,6 +97,13 @@ def place_name(name: str) -> str | None:
     return found[0] if found is not None else None
 
 
+def place_key(name: str) -> str:
+    """A place as an entity key: case-folded, blanks collapsed, accents dropped ("Cancún" and
+    "Cancun" are one trip)."""
+    decomposed = unicodedata.normalize("NFKD", " ".join(name.casefold().split()))
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
 def find_place(text: str) -> tuple[str, str | None] | None:
     """(place, country) of the first place named after a travel preposition: the longest
     known name it starts with; an unknown capitalised name comes back with country None."""
@@ -118,8 +126,10 @@ _CALENDAR = frozenset("january february march april may june july august septemb
                       "mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday "
                       "sunday today tomorrow tonight".split())
 # a place one leaves from or passes through is not where one goes
-_PASSING = re.compile(r"\b(?:via|through|from|out of|departing|connecting (?:in|through)|layover in|stopover in)\s+$",
-                      re.I)
+_PASSING = re.compile(r"\b(?:via|through|from|out of|departing|connecting (?:in|through)|layover in|stopover in|"
+                      r"leav(?:e|es|ing)|(?:fly|flying|flies) out of)\s+$", re.I)
+# a place followed by where one goes is where one leaves from: "Toronto to Lisbon", "LHR -> Lagos"
+_ORIGIN = re.compile(r"\s*(?:,\s*)?(?:to|->|→|–|-)\s+(?:the\s+)?[A-Z]")
 # place names that are also common words or given names: found in free text only capitalised
 _AMBIGUOUS = frozenset(
     "nice la dc us uk rio cabo vegas bali goa perth lima santiago victoria split bath cork buffalo providence darwin "
@@ -142,6 +152,8 @@ def any_place(text: str) -> tuple[str, str | None] | None:
         name = match.group("place")
         if name.islower() and name in _AMBIGUOUS or _PASSING.search(text, 0, match.start()):
             continue
+        if _ORIGIN.match(text, match.end()) and _any_place_pattern().search(text, match.end()) is not None:
+            continue  # "Air Transat, Toronto to Lisbon": Toronto is where the flight leaves from
         found.append(places[name.casefold()])
     city = next((place for place in found if place[0] != place[1]), None)
     return city or (found[0] if found else None)

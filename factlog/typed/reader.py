@@ -9,7 +9,6 @@ facts, and the context changes the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -19,6 +18,7 @@ from factlog.spoken import for_readers
 from factlog.typed import allergies, bills, deadlines, documents, events, medicines, money, payments, people, trips
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day, note_form_owner
 from factlog.typed.model import Context, TypedFact
+from factlog.typed.triggers import Triggers
 
 Reader = Callable[[str, Context], list[TypedFact]]
 READERS: tuple[tuple[str, Reader], ...] = (
@@ -33,18 +33,17 @@ _NOT_TOPICS = frozenset({people.DOMAIN})
 
 
 # every reader needs one of these to find anything; most sentences have none
-_TRIGGERS = re.compile("|".join(f"(?:{re.sub(r'[(][?]P<[a-z0-9_]+>', '(?:', pattern.pattern)})" for pattern in (
-    *trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, *bills.TRIGGERS, CORRECTION)), re.I)
+_TRIGGERS = Triggers((*trips.TRIGGERS, *documents.TRIGGERS, *money.TRIGGERS, *bills.TRIGGERS, CORRECTION))
 # readers run only on the sentences their own triggers find (so their cues cost the others nothing)
-_HEALTH = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in (*medicines.TRIGGERS, *allergies.TRIGGERS)), re.I)
-_SCHEDULE = re.compile("|".join(f"(?:{pattern.pattern})" for pattern in events.TRIGGERS), re.I)
-_PEOPLE = tuple(people.TRIGGERS)
+_HEALTH = Triggers((*medicines.TRIGGERS, *allergies.TRIGGERS))
+_SCHEDULE = Triggers(events.TRIGGERS)
+_PEOPLE = Triggers(people.TRIGGERS)
 
 
 @lru_cache(maxsize=8)
 def _health(text: str) -> bool:
     """The sentence may state a medication or an allergy (asked once for both readers)."""
-    return _HEALTH.search(text) is not None or medicines.names_a_drug(text)
+    return _HEALTH.search(text) or medicines.names_a_drug(text)
 
 
 # readers that run on the shared triggers and on cues of their own: "I already cancelled it" needs no money word
@@ -53,8 +52,8 @@ _ALSO: dict[str, Callable[[str], bool]] = {money.DOMAIN: lambda text: money.CANC
 _OWN_TRIGGERS: dict[str, Callable[[str], bool]] = {
     medicines.MEDICATION: _health,
     allergies.ALLERGY: _health,
-    events.DOMAIN: lambda text: _SCHEDULE.search(text) is not None,
-    people.DOMAIN: lambda text: any(pattern.search(text) for pattern in _PEOPLE),
+    events.DOMAIN: _SCHEDULE.search,
+    people.DOMAIN: _PEOPLE.search,
     payments.DOMAIN: payments.triggered,
     deadlines.DOMAIN: lambda text: deadlines.TRIGGERS[0].search(text) is not None,
 }
@@ -66,7 +65,7 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     sentence = for_readers(sentence)
     context.said.append(sentence)
     note_form_owner(sentence, context)  # "Applicant: KOWALSKA, ANNA": whose the next lines are
-    triggered = _TRIGGERS.search(sentence) is not None
+    triggered = _TRIGGERS.search(sentence)
     facts: list[TypedFact] = []
     for domain, reader in READERS:
         own = _OWN_TRIGGERS.get(domain)

@@ -58,7 +58,7 @@ _BIWEEKLY = re.compile(rf"\b(?:every|each)\s+(?:other|second|2nd|two|2)\s+(?:wee
                        r"\bbi-?weekly\b|\bfortnightly\b|\bevery\s+fortnight\b", re.I)
 _WEEKLY = re.compile(rf"\b(?:every|each)\s+(?:single\s+)?(?:week\b|{_DAY})|"
                      r"\bweekly\b|\bstanding\b|\bon\s+(?:mon|tues|wednes|thurs|fri|satur|sun)days\b|\ba\s+week\b", re.I)
-_MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|"
+_MONTHLY = re.compile(r"\bmonthly\b|\bonce a month\b|\bof (?:the|each|every) month\b|\b(?:every|each) month\b|"
                       r"\b(?:every|each|the)\s+(?:first|1st|third|3rd|fourth|4th|last)\s+\w+day\b", re.I)
 _EVERY_N_WEEKS = re.compile(r"\b(?:every|each)\s+(?P<n>three|four|five|six|[3-8])\s+weeks\b", re.I)
 _TWICE = re.compile(r"\b(?:twice|two\s+times)\s+a\s+week\b", re.I)
@@ -70,9 +70,10 @@ _UNTIL_END = re.compile(r"\b(?:(?:(?:through|thru|until|till|to|up)\s+)+the\s+en
                         r"(?:ends?|ending|finishes|wraps up)\s+(?:at\s+the\s+end\s+of|in))\s+"
                         r"(?P<month>[A-Za-z]+)\b(?!\.?\s*\d)", re.I)
 _UNTIL = re.compile(r"\b(?:through|thru|until|till|ends?(?:\s+on)?|ending(?:\s+on)?|last\s+one\s+is(?:\s+on)?)\s+"
-                    r"(?P<rest>.*)", re.I)
-_FOR_WEEKS = re.compile(rf"\bfor\s+(?:the\s+)?(?:next\s+)?(?P<n>{_COUNT})\s+(?P<unit>weeks?|months?)\b", re.I)
-_STARTING = re.compile(r"\b(?:starting|from|beginning|begins|starts|effective|as of|first one is(?:\s+on)?|"
+                    r"(?P<rest>.*?)(?=,\s*(?!\d)|;|$)", re.I)  # its own clause: "until 20 o'clock, the first is ..."
+_FOR_WEEKS = re.compile(rf"\bfor\s+(?:the\s+)?(?:next\s+)?(?P<n>{_COUNT})\s+(?P<unit>weeks?|wks?|months?)\b", re.I)
+_STARTING = re.compile(r"\b(?:starting|from|beginning|begins|starts|effective|as of|"
+                       r"(?:the\s+)?first(?:\s+(?:one|session|class|lesson|meeting))?\s+(?:is|will be)(?:\s+on)?|"
                        r"next one is(?:\s+on)?)\b(?P<rest>.*)", re.I)
 ENDED = re.compile(
     r"\b(?:ended|has ended|is over|are over|was over|finished|wrapped up|(?:stopped|quit|dropped|discontinued)"
@@ -140,6 +141,24 @@ def cadence(sentence: str, weekdays: list[str]) -> str | None:
     return None
 
 
+_NTH = {"first": "first", "1st": "first", "second": "second", "2nd": "second", "third": "third", "3rd": "third",
+        "fourth": "fourth", "4th": "fourth", "last": "last"}
+_NTH_WEEKDAY = re.compile(r"\b(?P<nth>first|1st|second|2nd|third|3rd|fourth|4th|last)\s+"
+                          rf"(?P<day>{_DAY_WORD})(?![\w-])", re.I)
+
+
+def nth_weekday(sentence: str) -> str | None:
+    """Which weekday of the month a monthly series is on ("the first Monday of every month",
+    "every last Friday", "2nd Tuesday of the month") as "first monday", "last friday"; None
+    when the sentence names none (or is not monthly: "every second Tuesday" is biweekly)."""
+    if cadence(sentence, weekdays_named(sentence)) != "monthly":
+        return None
+    match = _NTH_WEEKDAY.search(sentence)
+    if match is None:
+        return None
+    return f"{_NTH[match.group('nth').lower()]} {weekday_name(match.group('day'))}"
+
+
 def minutes_long(sentence: str) -> int | None:
     """How long the sentence says something lasts ("2 hours", "90 min", "an hour and a half")."""
     half = re.search(r"\b(?:half an? hour|half-hour|half hour|(?:a\s+)?quarter of an hour)\b", sentence, re.I)
@@ -190,7 +209,20 @@ def starting(sentence: str, today: date) -> date | None:
     if day_first is not None:
         return day_first
     dates = dates_and_times_at(rest, _midday(today))[0]
-    return parse_date(dates[0][1]) if dates else None
+    if dates:
+        return parse_date(dates[0][1])
+    nth = re.match(r"\W*(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", rest, re.I)  # "next one is the 9th"
+    if nth is None:
+        return None
+    for ahead in (0, 1):
+        year, month = divmod(today.year * 12 + today.month - 1 + ahead, 12)
+        try:
+            found = date(year, month + 1, int(nth.group("dd")))
+        except ValueError:
+            continue
+        if found >= today:
+            return found
+    return None
 
 
 _DAY_FIRST = re.compile(r"(?<![\w/])(?P<d>\d{1,2})/(?P<m>\d{1,2})(?:/(?P<y>\d{2}|\d{4}))?(?![\w/])")

@@ -19,7 +19,8 @@ _COUNTED = r"(?!\s*[- ]?(?:miles?|minutes?|minute|hours?|days?|weeks?|months?|ye
 _MONEY_AFTER = r"\s+(?:dollars?|bucks|usd)\b"
 _PAY_BEFORE = r"\b(?:pay|paying|paid|sent|gave|send|sending|wire|wiring|transfer|transferring|move|moving|owe|" \
     r"zelle|venmo|" \
-    r"give|cost|costs|charge|charged|make it|make that|it's|its|it is|now|up to|down to|total of|is)\s+"
+    r"give|cost|costs|charge|charged|make it|make that|it's|its|it is|now|up to|down to|total of|is|" \
+    r"wants|needs|asked for|asks for|asking for|quoted|owes|owed|came to|comes to)\s+"
 _SPOKEN = re.compile(
     rf"(?P<g>\b(?:{_ANY})\b){_MONEY_AFTER}"
     rf"|(?P<grand>\b(?:{_ANY}|\d{{1,3}})\b)\s+grand\b(?P<half>\s+and\s+a\s+half)?"

@@ -31,6 +31,12 @@ cancellation inside a hypothetical: "thinking about cancelling Hulu" decides it)
   `states_intent`: a decision not yet carried out ("going to cancel", "will", "need to");
   `restates_intent`: the assistant restating the user's ("you'd like to cancel").
 - advice: the assistant's general suggestion ("you could pay by check", "best to", "avoid").
+- counterfactual (`is_counterfactual`): what the speaker believed, wished or ought to have
+  done ("thought I'd more paid off than that", "I wish we'd paid it off", "should have
+  cleared it by now"): the opposite is the case, so the clause states nothing done.
+- capability: what someone can take or tolerates, not what they take ("I can take ibuprofen",
+  "Ibuprofen I can take, only my stomach ...", "she tolerates codeine fine", "I'm able to take
+  aspirin"): `states_capability(before, after)` of the words before and after the thing.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from dataclasses import dataclass
 _LEAD = r"^\W*(?:(?:and|but|so|also|oh|ok|okay|um|uh|well|hey|hi)\W+)*"
 # an auxiliary opening a question before any subject; the weak ones open a statement with its
 # subject dropped too ("Had a rash from it", "Do the transfer Friday", "Was the best trip"), so
-# they ask only before a pronoun ("Had you", "Do I", "Was it")
+# they ask only before a pronoun ("Had you", "Do I", "Was it"), not "Do it Friday" (an imperative)
 _AUX = r"(?:is|are|am|does|did|can|could|should|would|will|shall|may)"
 _WEAK_AUX = r"(?:do|was|were|have|has|had|might)"
 _PRONOUN = r"(?:i|you|we|it|there|they|he|she)"
@@ -52,7 +58,8 @@ _WH = r"(?:how|what|when|where|which|why|who|whom|whose)"
 QUESTION_MARK = re.compile(r"\?\s*$")
 TAG_QUESTION = re.compile(r"(?:\bright|\bcorrect|\bisn't it|\bdoesn't it|\bok|\bokay|\byeah)\s*\?\s*$", re.I)
 OPENS_AS_QUESTION = re.compile(
-    rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|{_WEAK_AUX}(?:n't)?\s+{_PRONOUN}\b|{_WH}(?:'s|'re|'d)\b|"
+    rf"{_LEAD}(?:{_AUX}(?:n't)?\s+{_SUBJECT}\b|(?!do\s+(?:it|them)\b){_WEAK_AUX}(?:n't)?\s+{_PRONOUN}\b|"
+    rf"{_WH}(?:'s|'re|'d)\b|"
     rf"{_WH}(?:\s+(?!{_SUBJECT}\b)[\w'-]+){{0,2}}\s+(?:{_AUX}|{_WEAK_AUX})(?:n't)?\b)", re.I)
 QUESTION_CLAUSE = re.compile(
     r"^\W*(?:(?:and|but|so|also)\s+)?(?:is|are|am|can|could|should|would|will|do|does|did|may|what|how|which|why|"
@@ -93,7 +100,9 @@ CONDITIONAL = re.compile(r"^\W*(?:(?:and|but|so|oh|ok|okay)\W+)?(?:if|unless|in 
 _RELEVANCE = re.compile(
     r"\b(?:if|in case)\s+(?:that|it|this)\s+(?:matters|helps|is relevant|makes a difference)\b|"
     r"\bif (?:you|u) (?:need|want|wanna|have|like|ask)\b|\bif (?:needed|necessary|possible|anything|so)\b|"
-    r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b", re.I)
+    r"\bin case (?:you|u) (?:need|want|were wondering|wonder)\w*\b|\bas if\b|\beven if\b|"
+    # a degree qualified in an aside: "till about four, later if Margaret gets going", "or longer if needed"
+    r"\b(?:later|longer|earlier|sooner|more|less|shorter)\s+if\b", re.I)
 SELF_ASK = re.compile(r"\b(?:should i|could i|can i|do i|would it)\b", re.I)
 REPORTED = re.compile(r"\b(?:asked|asking|ask|asks|wondered|inquired|enquired|checked|checking|find out)\b"
                       r"[^.;?]{0,40}?\b(?:if|whether)\b", re.I)
@@ -180,6 +189,20 @@ def checked_back(text: str) -> str | None:
     return f"{stated[:1].upper()}{stated[1:]}." if stated else None
 
 
+# what a rule asks for, not what a document says: "your passport would need to be valid until 5
+# September", "it must be valid for six months", "Thailand requires validity until ..."
+REQUIREMENT = re.compile(
+    r"\b(?:would|will|must|should|needs?|has|have|ought)\s+(?:(?:still|also)\s+)?(?:need\s+)?(?:to\s+)?"
+    r"(?:be|stay|remain)\s+valid\b|\brequire[sd]?\b[^.;]{0,60}?\bvalid\w*\b|\bvalid\w*\s+(?:is\s+)?required\b",
+    re.I)
+
+
+def states_requirement(text: str) -> bool:
+    """A rule's requirement on a document ("would need to be valid until 5 September"): its
+    dates are the rule's, not the document's."""
+    return REQUIREMENT.search(text) is not None
+
+
 def is_request(text: str) -> bool:
     """A request to record something ("can you note that ..."): what follows is stated."""
     return REQUEST.search(text) is not None
@@ -240,6 +263,40 @@ def restates_intent(text: str) -> bool:
 def is_advice(text: str) -> bool:
     """The assistant's general suggestion ("you could pay by check", "best to", "avoid")."""
     return ADVICE.search(text) is not None
+
+
+COUNTERFACTUAL = re.compile(
+    r"\b(?:thought|assumed|figured|was sure|hoped)\s+(?:that\s+)?(?:i|we|it|he|she|they)(?:'d|’d|\s+had|\s+would|"
+    r"\s+was|'s)\b|\b(?:i|we)\s+wish\s+(?:that\s+)?(?:i|we|it)\b|"
+    r"\b(?:should|could|would|must)(?:\s+not|n't|n’t)?\s+have\s+(?:\w+ed|been|paid|cleared|done)\b|"
+    r"\b(?:should|could|would)(?:'ve|’ve)\b|\bif only\b", re.I)
+
+
+def is_counterfactual(text: str) -> bool:
+    """A belief, wish or duty that did not come true ("thought I'd paid it off", "should
+    have cleared it")."""
+    return COUNTERFACTUAL.search(text) is not None
+
+
+CAPABILITY_BEFORE = re.compile(r"\b(?:i|we)\s+(?:can|could)\s+(?:still\s+|safely\s+|also\s+)?"
+                               r"(?:take|have|use|tolerate)\s+$|"
+                               r"\b(?:able|allowed|fine|okay|ok)\s+to\s+(?:take|have|use)\s+$|\btolerates?\s+$", re.I)
+CAPABILITY_AFTER = re.compile(r"^\W*(?:i|you|he|she|we|they)\s+(?:can|could)\s+(?:still\s+|safely\s+)?"
+                              r"(?:take|have|use|tolerate)(?:\s+(?:it|them))?\s*(?:$|[,.;!]|"
+                              r"\s+(?:fine|okay|ok|no problem|"
+                              r"without (?:a |any )?(?:problems?|issues?|trouble))\b)|"
+                              r"^\W*(?:is|are)\s+(?:fine|ok|okay|no problem)\s+for\s+(?:me|him|her|us)\b", re.I)
+
+
+def states_capability(before: str, after: str = "") -> bool:
+    """The thing between `before` and `after` is one someone can take, not one they take; one
+    allowed for a present complaint ("I can take Tylenol for the fever") is taken."""
+    if _FOR_COMPLAINT.match(after):
+        return False
+    return CAPABILITY_BEFORE.search(before) is not None or CAPABILITY_AFTER.search(after) is not None
+
+
+_FOR_COMPLAINT = re.compile(r"^[\w\s.]{0,20}?\bfor\s+(?:the|my|his|her|their|this|a|an)\s", re.I)
 
 
 @dataclass(frozen=True)

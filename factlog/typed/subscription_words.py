@@ -40,11 +40,24 @@ def _value(words: list[str]) -> float | None:
 _GRAND = re.compile(rf"(?<![\w$.])(?P<n>\d{{1,3}}(?:\.\d)?|{_WORD})\s+grand\b", re.I)
 
 
+# a debt said in words with no unit: "we still owe about eleven hundred on the card" (a hundred or more)
+_OWED = re.compile(rf"\b(?:owe|owes|owing|owed)\s+(?:(?:about|around|roughly|like|nearly|almost|over|under|just)\s+)*"
+                   rf"(?P<words>(?:(?:{_WORD})(?:[\s-]+|$))+)", re.I)
+
+
 def spoken_amounts(text: str) -> list[float]:
-    """Amounts said in words before a money unit or a cadence ("2 grand" too), in text order."""
+    """Amounts said in words before a money unit or a cadence ("2 grand" too), or after
+    "owe" ("owe about eleven hundred"), in text order."""
     out = [float(m.group("n")) * 1000 if m.group("n")[0].isdigit() else (_value([m.group("n").lower()]) or 0) * 1000
            for m in _GRAND.finditer(text)]
     out = [value for value in out if value > 0]
+    for owed in _OWED.finditer(text):
+        words = [w.lower() for w in re.split(r"[\s-]+", owed.group("words").strip()) if w]
+        while words and words[-1] in ("and", "a", "an"):
+            words.pop()
+        value = _value(words) if words and words[0] not in ("a", "an") or len(words) > 1 else None
+        if value is not None and value >= 100 and not _SPOKEN.match(text, owed.start("words")):
+            out.append(value)
     for match in _SPOKEN.finditer(text):
         words = [w.lower() for w in re.split(r"[\s-]+", match.group("words").strip()) if w]
         while words and words[0] == "and":

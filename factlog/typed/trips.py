@@ -21,6 +21,7 @@ from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
 from factlog.relations import BARE, FAMILY
 from factlog.timeparse import try_date
+from factlog.typed import airports
 from factlog.typed.common import (
     _NOT_NAMES,
     _RELATION,
@@ -37,7 +38,7 @@ from factlog.typed.common import (
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
-from factlog.typed.places import any_place, find_place, place_name
+from factlog.typed.places import any_place, country_of, find_place, place_key, place_name
 from factlog.typed.stance import PLAN_OPENERS, drops_idea, is_question
 
 DOMAIN = "trip"
@@ -48,24 +49,28 @@ TRAVEL = re.compile(
     re.I,
 )
 STRONG = re.compile(
-    r"\b(?:fly(?:ing)? (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
+    r"\b(?:fl(?:y|ying|ies) (?:in)?to|flight (?:to|for)|trip to|travel(?:l?ing)? to|heading to|head(?:ing)? out to|"
     r"visit(?:ing)?|vacation (?:in|to)|holiday (?:in|to)|honeymoon (?:in|to)|tickets? to|off to|"
-    r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in)\s+[A-Z]",
+    r"(?:sending|send|sent|taking|take|took) (?:me|us) to|(?:need|have|has|needs) to be in|(?:'ll|’ll|will) be in)"
+    r"\s+[A-Z]",
     re.I,
 )
 FOLLOW_UP = re.compile(
     r"\b(?:leav\w*|depart\w*|fly(?:ing)? out|flights?|outbound|return(?:ing)?|back|fly(?:ing)? home|"
-    r"head(?:ing)? home|coming home|get home|lands?|landing|boarding|takes? off|tickets?|confirmation|"
+    r"head(?:ing)? home|coming home|get home|way home|lands?|landing|boarding|takes? off|tickets?|confirmation|"
     r"(?:booking |confirmation )?code|(?:booking )?(?:reference|ref)|record locator|pnr|conf)\b",
     re.I,
 )
 NOT_TRIPS = re.compile(r"\b(?:going to (?:be|have|need|get|do|make|try|call|take|pay|buy|see if))\b", re.I)
 # habits and generalities are no trip: "I travel to Asia twice a year"
 HABITUAL = re.compile(r"\b(?:(?:once|twice|\w+ times) a (?:year|month|week)|every (?:year|summer|winter)|usually|"
-                      r"often|always|sometimes|never)\b", re.I)
+                      r"often|always|sometimes|never|all the time|used to)\b", re.I)
 CUES = (
-    Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fly(?:ing)? home|head(?:ing)? home|coming home|"
-                             r"get home|home on|inbound)\b", re.I)),  # not "I'm back from Germany": a past trip
+    Cue("return", re.compile(r"\b(?:return\w*|back(?!\s+from\b)|fl(?:y|ying|ies|ew) home|head(?:ing)? home|coming home|"
+                             r"get home|home (?:on|from)|inbound|(?:flights?|trip|way|journey|plane) home|"
+                             r"home (?:flight|leg)|"
+                             r"home,?\s+(?=(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|\d))\b",
+                             re.I)),  # not "I'm back from Germany": a past trip
 )
 AIRLINES = (
     "Delta", "United Airlines", "United", "American Airlines", "Southwest", "JetBlue", "Alaska Airlines",
@@ -120,20 +125,26 @@ _OTHERS_TRIP = re.compile(
     r"(?:flying|flies|fly|traveling|travelling|travels|leaving|leaves|going to|heading|departing|departs|"
     r"booked(?!\s+(?:me|us|for (?:me|us))\b)|bought|is visiting|visits|is taking)\b|"
     rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|"
-    # "Harold's off to Leeds", "Mr Osei flies to Lagos on the 4th", "Mum is flying to Delhi"
-    r"(?:^|[.;:,]\s+|\b(?:but|so|then)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx|Dr)\.?\s+)?(?P<name3>(?-i:[A-Z][a-z]{2,}))"
+    # someone the user speaks for, by title: "Mr Osei flies to Lagos", "Ms Tanaka's flight"
+    r"\b(?P<titled>(?-i:(?:Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame)\.?\s+[A-Z][a-z]+))(?:(?:'s|’s)\s+|\s+(?:is\s+)?"
+    r"(?=fl(?:y|ies|ying)\b|travel|leav|depart|head))|"
+    # "Harold's off to Leeds", "Mum is flying to Delhi", "Priya flies to Chicago"
+    r"(?:^|[.;:,]\s+|\b(?:but|so|then)\s+)(?P<name3>(?-i:[A-Z][a-z]{2,}))"
     r"(?:'s|’s|\s+is|\s+will\s+be|\s+will)?\s+(?:off|flying|flies|fly|travels|travelling|traveling|heading|heads|"
     r"leaving|leaves|departs|departing|going)\s+(?:up\s+|down\s+|over\s+|out\s+|back\s+)?to\b",
     re.I,
 )
 _WITH = re.compile(
     r"\b(?:for|with)\s+(?:my\s+\w+\s+)?(?P<name>[A-Z][a-z]+)\s+and\s+(?:myself|me)\b|"
-    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])|\byou and (?P<name3>[A-Z][a-z]+)\b")
+    r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])"
+    r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|"
+    r"\byou and (?P<name3>[A-Z][a-z]+)\b")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:conference|workshop|wedding|course|meeting|summit|"
     r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
-    r"expo|trade show|tournament|concert|festival|birthday|anniversary))\b|"
+    r"expo|trade show|tournament|concert|festival|birthday|anniversary|"
+    r"[\w-]+['’]s \d{1,3}(?:st|nd|rd|th)(?: birthday)?))\b|"
     r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b|"
     r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
     r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b",
@@ -153,7 +164,7 @@ _PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (
 # the assistant saving a code the user spelled out or read aloud: "Saved: TP44XN."
 _RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
                             r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
-TRIGGERS = (TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
+TRIGGERS = (airports.TRIGGER, TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
             _RECAPPED_CODE, CANCELLED)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
@@ -163,7 +174,10 @@ COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
-    flight = FLIGHT.search(sentence) or _AIRLINE.search(sentence)
+    legs = airports.route(sentence)
+    if legs is not None:  # a pasted itinerary line: "Depart: 04 MAR 10:15 LHR -> LOS BA075"
+        sentence = _ITINERARY_DAY.sub(_itinerary_day, sentence)
+    flight = FLIGHT.search(sentence) or _AIRLINE.search(sentence) or legs
     if HOTEL.search(sentence) and not flight:
         context.topic = "hotel"  # "the hotel is ...; the confirmation is 884120": not the flight's
         return []
@@ -193,10 +207,18 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     without_airlines = _AIRLINE.sub(" ", sentence) if flight else sentence
     if place is None and (travel or flight or booked or follow_up):
         place = any_place(without_airlines)
+    if place is not None and _homeward(sentence, place[0]):
+        place = None  # "my return flight to Boston": home, not where the trip goes
+    homebound = onward_leg = False
+    if legs is not None:
+        homebound, onward_leg, place = _leg(legs, sentence, context, previous, known, place)
     total = TOTAL.search(sentence)
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
     if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or drops_idea(sentence):
         return []
+    if _PAST_TRIP.search(sentence) and not booked and booking_status(sentence) is None and \
+            not _day_ahead(sentence, context):
+        return []  # "I was in Rome last year", "when I lived in Berlin": travel done, nothing ahead
     if place is None and context.topic in ("hotel", "document") and not flight and \
             not (context.topic == "hotel" and total) and not (context.topic == "document" and (
                 _FLIGHT_CODE_WORDS.search(sentence) or _about_a_passport(context)) and confirmation_code(sentence)):
@@ -206,7 +228,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if place[0] == place[1]:  # "Iberia to Spain ... a course in Andalusia": the more precise place
             inside = any_place(without_airlines)
             place = inside if inside is not None and inside[1] == place[1] else place
-        key = place[0].casefold()
+        key = place_key(place[0])
         fields: dict[str, JsonValue] = {"destination": place[0]}
         if previous is not None and place[1] is not None and known.get("country") == place[1]:
             if referred is not None and known.get("destination") != place[0]:
@@ -218,21 +240,47 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if place[1] is not None:
             fields["country"] = place[1]
             if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
-                    None, HOME):
+                    None, HOME) and _origin_abroad(sentence) is None:
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
     elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
                                    or _recapped_code(sentence, context)
-                                   or dropped is not None):
+                                   or dropped is not None or referred is not None and CANCELLED.search(sentence)):
         key = previous.key
         fields = {}
     elif context.speaker == "assistant" and previous is not None and booked:
         key, fields = previous.key, {}
     else:
+        if previous is None and context.speaker == "user" and travel and booking_status(sentence) == "booked" and \
+                not _WENT.search(sentence):
+            # "We booked our trip!", then "Air Transat to Lisbon"
+            context.pending[_UNNAMED] = {"booking_status": "booked"}
         return []
+    if place is None and previous is not None and known.get("booking_status") == "booked" and \
+            booking_status(sentence) == "planned" and _ANOTHER.search(sentence):
+        # "I might go back in September too": another trip, only thought of, to the same country
+        there = known.get("country")
+        if not isinstance(there, str) or is_question(sentence):
+            return []
+        fields = {"destination": there, "country": there, "booking_status": "planned"}
+        return [TypedFact(DOMAIN, f"{place_key(there)} (again)",
+                          conversation_fields(context, str(previous.fields.get("subject", "user")), fields))]
+    onward = _onward_of(sentence, context, place) if place is not None and not onward_leg else None
+    if onward is not None:  # "goes on from Singapore to Sydney on the 19th": the Singapore trip, longer
+        key, fields = onward, {}
+    if onward_leg and previous is not None:  # an itinerary's next leg; past a layover, where it goes
+        onward = previous.key
+        key, fields = onward, {} if place is None else {"destination": place[0], "country": place[1]}
     question = is_question(sentence) and not booked
     if not question:  # "how long is the flight to Tokyo?" names a place, and books nothing
         fields.update(_details(sentence, context, known))
         fields.update(_shifted(sentence, known, fields))
+        if onward is not None:  # the onward leg's day is no departure of the trip
+            fields.pop("departure_date", None)
+            fields.pop("departure_time", None)
+        if homebound:  # "Leg 3: 27APR 17:35 CAN-YVR": the flight home
+            for leg in ("date", "time"):
+                if f"departure_{leg}" in fields and f"return_{leg}" not in fields:
+                    fields[f"return_{leg}"] = fields.pop(f"departure_{leg}")
     if place is None and not fields or question and (key is None or key in context.entities):
         return []
     if context.speaker == "assistant" and (previous is None or previous.key != key) and \
@@ -242,6 +290,12 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         str(previous.fields.get("subject", "user"))
     if subject == "user" and previous is not None and key == previous.key:
         subject = str(previous.fields.get("subject", "user"))  # "Sofia's trip", then "France requires ...": hers
+    if subject == "user" and place is not None and _PRONOUN_GOES.match(sentence):
+        if previous is None or previous.fields.get("subject", "user") == "user":
+            return []  # "He flies to Lagos on the 4th": someone's trip, whose the session does not say
+        subject = str(previous.fields["subject"])
+    if subject != "user" and fields.get("is_international") is False:
+        del fields["is_international"]  # "domestic" reads the user's passport; whose passport they travel on is unsaid
     if context.speaker == "assistant" and set(fields) <= NAMING and referred is None:
         return []  # the assistant naming the country again states nothing
     if key is not None and set(fields) <= NAMING and key not in context.entities:
@@ -251,7 +305,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         context.topic = DOMAIN
         return []
     if key is not None:
-        fields = {**context.pending.pop(key, {}), **fields}
+        fields = {**context.pending.pop(_UNNAMED, {}), **context.pending.pop(key, {}), **fields}
         if "confirmation" in fields and context.entities.get(key, {}).get("confirmation") not in (None, fields[
                 "confirmation"]) and not flight:
             del fields["confirmation"]  # a second code without a flight named is the hotel's or the car's
@@ -263,8 +317,133 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if lead is not None and lead.group("name") in context.companions:  # "Jonas comes only the first week, ...":
         who = lead.group("name")  # his trip changes, not the user's
         return [TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))]
+    along = [*context.companions, *(who for who in _earlier_companions(key, context) if who not in context.companions)]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
-              for who in context.companions), fact]
+              for who in along), fact]
+
+
+def _earlier_companions(key: str, context: Context) -> list[str]:
+    """Who an earlier session said travels along on the trip `key`, still ahead and not
+    cancelled ("Luc and I booked Lisbon", then "we leave May 8"): their copies change with it."""
+    today = context.timestamp.date().isoformat() if context.timestamp is not None else ""
+    return [str(fields.get("subject")) for other, fields in context.prior.of_kind(DOMAIN)
+            if other.startswith(f"{key}/") and isinstance(fields.get("subject"), str)
+            and fields.get("booking_status") != "cancelled"
+            and str(fields.get("return_date") or fields.get("departure_date") or "9999") >= today]
+
+
+def _ends_a_place(sentence: str, start: int, name: str | None) -> bool:
+    """`name` at `start` ends a place's name ("lives in Mexico City and I"): no companion."""
+    if name is None or start < 0:
+        return False
+    words = sentence[:start].split()[-2:]
+    return any(place_name(" ".join([*words[-n:], name])) is not None for n in (1, 2) if len(words) >= n)
+
+
+_UNNAMED = "\x00trip"  # `Context.pending` key of a booking said before its place
+_LEGS = "\x00legs"  # `Context.pending` key of the itinerary read so far: where it left from, where it is
+_MONTH_CAPS = {"JAN": "January", "FEB": "February", "MAR": "March", "APR": "April", "MAY": "May", "JUN": "June",
+               "JUL": "July", "AUG": "August", "SEP": "September", "OCT": "October", "NOV": "November",
+               "DEC": "December"}
+# an itinerary's day and clock: "04 MAR 10:15", "15APR 13:40", "11 MAR 2026 23:05"
+_ITINERARY_DAY = re.compile(r"\b(?P<d>\d{1,2})\s?(?P<m>" + "|".join(_MONTH_CAPS) + r")\b(?:\s+(?P<y>20\d\d))?"
+                            r"(?:\s+(?P<t>[0-2]?\d:[0-5]\d))?")
+
+
+def _itinerary_day(match: re.Match[str]) -> str:
+    day = f"{int(match.group('d'))} {_MONTH_CAPS[match.group('m')]}"
+    day += f" {match.group('y')}" if match.group("y") else ""
+    return day + (f" at {match.group('t')}" if match.group("t") else "")
+
+
+def _leg(legs: tuple[str, str], sentence: str, context: Context, previous: TypedFact | None,
+         known: dict[str, JsonValue], place: tuple[str, str | None] | None
+         ) -> tuple[bool, bool, tuple[str, str | None] | None]:
+    """(homebound, onward, place) of an itinerary line's route. Back to where the itinerary
+    left from or passed through (or said to be the return) is the trip's return, its first
+    such leg only; on from where it is, an onward leg of the same trip, where a connection
+    within a day makes the leg's end the destination ("SFO/ICN" then "ICN/HAN" the next
+    morning: Hanoi, Seoul a layover); else a trip to the route's end."""
+    seen = context.pending.get(_LEGS, {})
+    passed = str(seen.get("via", "")).split("|")
+    dates = recognize(sentence, context.timestamp).dates if context.timestamp is not None else []
+    day = try_date(dates[0]) if dates else None
+    if previous is not None and seen and (CUES[0].pattern.search(sentence) or legs[1] in passed):
+        context.pending[_LEGS] = {**seen, "home": True}
+        return seen.get("home") is None, seen.get("home") is not None, None
+    if previous is not None and seen and legs[0] == seen.get("at"):
+        before = try_date(str(seen.get("day", "")))
+        context.pending[_LEGS] = {**seen, "at": legs[1], "via": "|".join([*passed, legs[0]]),
+                                  "day": day.isoformat() if day else ""}
+        if day is not None and before is not None and 0 <= (day - before).days <= 1 and \
+                known.get("destination") == place_name(legs[0]):
+            return False, True, (place_name(legs[1]) or legs[1], country_of(legs[1]))  # a layover
+        return False, True, None
+    context.pending[_LEGS] = {"origin": legs[0], "at": legs[1], "via": legs[0], "day": day.isoformat() if day else ""}
+    return False, False, (place_name(legs[1]) or legs[1], country_of(legs[1]))
+
+
+# travel told as done: "I was in Rome last year", "we went to Paris in 2019", "just got back from Lisbon"
+_PAST_TRIP = re.compile(r"\b(?:flew|went|was in|were in|got back|came back|just back|visited|travell?ed|lived|"
+                        r"spent (?:a|an|one|two|three|four|\d+) (?:week|weeks|days|months?))\b", re.I)
+# someone else, said by pronoun, travels: "He flies to Lagos on the 4th", "she's off to Rome"
+_PRONOUN_GOES = re.compile(r"^\W*(?:and\s+|so\s+|then\s+)?(?:he|she|they)(?:'s|’s|'ll|’ll|\s+is|\s+was|\s+will be|"
+                           r"\s+are|\s+were)?\s+(?:\w+\s+)?(?:fly|flies|flying|travel\w*|leav\w*|head\w*|going|"
+                           r"goes|off|depart\w*)\b", re.I)
+# home, not the destination: "my return flight to Boston", "flying home to Chicago", "the flight back to NYC"
+_HOMEWARD = re.compile(r"\b(?:return(?:ing)?|back|home|inbound)(?:\s+(?:flight|leg|trip))?\s+(?:to|into)\s+"
+                       r"(?:the\s+)?$", re.I)
+
+
+def _homeward(sentence: str, place: str) -> bool:
+    """The sentence names `place` as where the return flight goes."""
+    at = re.search(rf"\b{re.escape(place)}\b", sentence, re.I)
+    return at is not None and _HOMEWARD.search(sentence, 0, at.start()) is not None
+
+
+def _day_ahead(sentence: str, context: Context) -> bool:
+    """The sentence names a day after the session's."""
+    if context.timestamp is None:
+        return False
+    today = context.timestamp.date().isoformat()
+    return any(day > today for day in recognize(sentence, context.timestamp).dates)
+
+
+# another trip than the one talked about: "I might go back in September", "maybe again next year"
+_ANOTHER = re.compile(r"\b(?:go(?:ing)? back|come back|again|another (?:trip|visit|one)|next time|second trip)\b", re.I)
+# where a flight leaves from: "out of Dublin", "from Manchester", "leaving Heathrow"
+_FROM = re.compile(r"\b(?:from|out of|leav(?:e|es|ing)|depart(?:s|ing)?)\s+(?P<place>[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*)?)")
+
+
+def _origin_abroad(sentence: str) -> str | None:
+    """The country of a place the sentence says the flight leaves from, when it is not `HOME`."""
+    for match in _FROM.finditer(sentence):
+        words = match.group("place").split()
+        for size in range(len(words), 0, -1):
+            found = place_name(" ".join(words[:size]))
+            if found is not None:
+                country = any_place(found)
+                if country is not None and country[1] not in (None, HOME):
+                    return country[1]
+                break
+    return None
+
+
+_ONWARD = r"\b(?i:from|after|leaving)\s+(?:the\s+)?"
+
+
+def _onward_of(sentence: str, context: Context, place: tuple[str, str | None]) -> str | None:
+    """The key of the trip on record whose destination the sentence leaves from on to `place`
+    ("two days in Sydney after Singapore", "on from Singapore to Sydney"): one trip, a leg longer."""
+    known = [*context.prior.of_kind(DOMAIN), *context.entities.items()]
+    for key, fields in reversed(known):
+        there = fields.get("destination")
+        if not isinstance(there, str) or there == place[0] or fields.get("booking_status") == "cancelled":
+            continue
+        if re.search(_ONWARD + re.escape(there) + r"\b", sentence) and \
+                re.search(r"\b(?:to|in|for)\s+" + re.escape(place[0]) + r"\b", sentence):
+            return key
+    return None
 
 
 # "thinking about going in April": a trip only right after one was named
@@ -292,9 +471,10 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     or, in a sentence about changing a trip ("moved my return"), one with the carrier or
     country it names, or the only trip still ahead; None when none is clearly meant."""
     today = context.timestamp.date().isoformat() if context.timestamp is not None else ""
+    theirs = _THEIRS.search(sentence) is not None  # "her return got pushed": someone else's trip
     ahead = [(key, fields) for key, fields in context.prior.of_kind(DOMAIN)
-             if fields.get("booking_status") != "cancelled" and fields.get("subject", "user") == "user"
-             and str(fields.get("return_date") or fields.get("departure_date") or "9999") >= today]
+             if fields.get("booking_status") != "cancelled" and (fields.get("subject", "user") != "user") == theirs
+             and "/" not in key and str(fields.get("return_date") or fields.get("departure_date") or "9999") >= today]
     if not ahead:
         return None
     code = confirmation_code(sentence) or next(
@@ -302,8 +482,10 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     by_code = [trip for trip in ahead if code is not None and trip[1].get("confirmation") == code]
     if by_code:
         return by_code[-1]
-    if not CHANGED.search(sentence) and not CUES[0].pattern.search(sentence):
-        return None
+    if not CHANGED.search(sentence) and not CUES[0].pattern.search(sentence) and not CANCELLED.search(sentence):
+        # "Dates are March 3 to March 10": the days of the one trip ahead booked without them
+        undated = len(ahead) == 1 and "departure_date" not in ahead[0][1] and any_place(sentence) is None
+        return ahead[0] if undated and (RANGE.search(sentence) or _DATES_ARE.search(sentence)) else None
     airline = _AIRLINE.search(sentence)
     if airline is not None:
         carrier = airline.group("name").casefold()
@@ -313,7 +495,12 @@ def referred_trip(sentence: str, context: Context) -> tuple[str, dict[str, JsonV
     if place is not None:
         named = [trip for trip in ahead if place[1] is not None and trip[1].get("country") == place[1]]
         return named[-1] if len(named) == 1 and CHANGED.search(sentence) else None
-    return ahead[-1] if len(ahead) == 1 and (FOLLOW_UP.search(sentence) or TRAVEL.search(sentence)) else None
+    return ahead[-1] if len(ahead) == 1 and (FOLLOW_UP.search(sentence) or TRAVEL.search(sentence) or
+                                             CANCELLED.search(sentence)) else None
+
+
+_THEIRS = re.compile(r"\b(?:her|his|their)\b", re.I)
+_DATES_ARE = re.compile(r"\b(?:dates?|we leave|i leave|leaving|out on|fly out)\b", re.I)
 
 
 def _cancelled_by_place(sentence: str, context: Context) -> tuple[str, dict[str, JsonValue]] | None:
@@ -337,7 +524,17 @@ def trip_subject(sentence: str) -> str:
     son is flying"); "for my cousin's wedding" is the user's trip."""
     match = _OTHERS_TRIP.search(sentence)
     if match is None:
+        third = _THIRD_PERSON.search(sentence)
+        if third is not None:
+            if third.group("role"):
+                return third.group("role").lower()  # "my manager flies to Singapore": the manager's
+            name = third.group("sur") or third.group("sur2") or third.group("given")
+            if name.lower() not in _NOT_NAMES and name.lower() not in _CALENDAR and \
+                    (third.group("given") is None or place_name(name) is None):
+                return name  # "Mr Osei flies to Lagos": Osei, as the document reader names his passport
         return "user"
+    if match.group("titled"):
+        return re.sub(r"\s+", " ", match.group("titled"))
     if match.group("name3"):  # a person named as the one travelling
         said = match.group("name3")
         if said.lower() in FAMILY_NAMES:
@@ -345,7 +542,7 @@ def trip_subject(sentence: str) -> str:
         if said.lower() in _NOT_NAMES or place_name(said) is not None or said.lower() in _CARRIER_NAMES or \
                 said.lower() in _CALENDAR or said.lower() in _NOT_TRAVELLERS:
             return "user"
-        return f"{match.group('title').strip()} {said}" if match.group("title") else said
+        return said
     name = match.group("name")
     if name is not None and name.lower() in FAMILY_NAMES:
         return FAMILY_NAMES[name.lower()]  # "Papa's tickets", "Mom's flight": the father's, the mother's
@@ -355,6 +552,21 @@ def trip_subject(sentence: str) -> str:
     if named is not None and named.lower() not in _NOT_NAMES and named.lower() not in _CALENDAR:
         return named  # after "my daughter" a capitalised word is her name, even one a city has
     return str(match.group("rel") or match.group("rel2")).lower()
+
+
+_HONORIFIC = r"(?:Mr|Mrs|Ms|Miss|Mx|Dr|Prof)\.?\s+(?:[A-Z][a-z]+\s+)?"
+_GOES = (r"(?:is\s+|was\s+|will\s+be\s+|'s\s+)?(?:flying|flies|fly|travell?ing|travels|leaving|leaves|departing|"
+         r"departs|heading|heads|(?:is\s+)?off\s+to|going\s+to\s+(?=[A-Z])|goes\s+on|returns|returning)\b(?!\s+(?:me|us)\b)")
+# someone else travels, said in the third person (an assistant speaking for the boss, a parent
+# about a child): "Mr Osei flies to Lagos", "Ms Fairbanks's flight", "Saved: Mr Osei, BA to
+# Lagos", "Aoife, our eldest, is off to Boston" (not "I'm flying with Mr Osei")
+_THIRD_PERSON = re.compile(
+    rf"(?<!with )(?<!and )\b{_HONORIFIC}(?P<sur>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)(?:'s|’s)?\s+"
+    rf"(?:{_GOES}|(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|itinerary)|"
+    rf"^\W*(?i:noted|saved|updated|recorded|got it)\W+{_HONORIFIC}(?P<sur2>[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\s*,|"
+    rf"^\W*(?P<given>[A-Z][a-z]{{2,}}),[^,]{{1,40}},\s+{_GOES}|"
+    rf"\b(?i:my|our)\s+(?P<role>(?i:manager|supervisor|ceo|cfo|coo|director|client|employer|mentor|teammate|"
+    rf"business partner|assistant))\s+{_GOES}")
 
 
 # what family members are called as if by name: "Papa's tickets", "Mom's flight"
@@ -371,7 +583,8 @@ _WITH_RELATION = re.compile(
     rf"(?:(?<!stay )(?<!staying )(?<!stays )(?<!live )(?<!lives )(?<!living )(?<!meet )(?<!dinner )(?<!lunch )"
     rf"(?<!up )\bwith|\b(?:for|with)\s+(?i:me|myself)\s+and)\s+(?i:my|our)\s+"
     rf"(?P<rel>(?i:{_RELATION}))(?:\s+(?P<name>[A-Z][a-z]+))?\b(?!'s|’s)|"
-    rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b")
+    rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b"
+    r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)")
 
 
 # a sentence about one of the user's companions: "Jonas comes only the first week", "Emma flies back on the 9th"
@@ -383,7 +596,8 @@ _COMPANION_LEADS = re.compile(r"^\W*(?:but\s+|and\s+)?(?P<name>(?-i:[A-Z][a-z]+)
 def _companions(sentence: str, context: Context) -> None:
     """Remember who travels with the user ("for Emma and myself", "you and Emma fly", "with
     my wife", "my son Leo and I"): the name when given, else the relation."""
-    found = [match.group("name") or match.group("name2") or match.group("name3") for match in _WITH.finditer(sentence)]
+    found = [match.group("name") or match.group("name2") or match.group("name3") for match in _WITH.finditer(sentence)
+             if not _ends_a_place(sentence, match.start("name2"), match.group("name2"))]
     if TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence):
         found += [match.group("name") or match.group("name2") or (match.group("rel") or match.group("rel2")).lower()
                   for match in _WITH_RELATION.finditer(sentence)]
@@ -418,7 +632,8 @@ def _the_family(sentence: str, context: Context) -> list[str]:
 
 def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> dict[str, JsonValue]:
     fields: dict[str, JsonValue] = {}
-    dates = dates_by_cue(sentence, context, CUES, _days_of_month(sentence, context, known))
+    dated = _BOOKED_ON.sub(r"\g<verb>\g<mid>", sentence)  # "mom booked the flights today": no leg's day
+    dates = dates_by_cue(dated, context, CUES, _days_of_month(dated, context, known))
     going, back = dates.get("", []), dates.get("return", [])
     if going:
         fields["departure_date"] = going[0]
@@ -470,6 +685,12 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
         if amounts:
             fields["cost_usd"] = amounts[0]
     return fields
+
+
+# when the booking was made, not when anyone flies: "booked the flights today", "paid for it yesterday"
+_BOOKED_ON = re.compile(r"\b(?P<verb>booked|bought|paid for|reserved|purchased|got)"
+                        r"(?P<mid>(?:\s+(?!on\b|for\b)[\w']+){0,3}?)"
+                        r"\s+(?:today|yesterday|this morning|last night|tonight|just now|earlier)\b", re.I)
 
 
 # a booking's code said after what it is for: "Booking ref for the Paris flights is XJ7K2P"
@@ -525,11 +746,29 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
             continue
         before = [day for start, day in sorted([*found, *out]) if start < match.start("dd")]
         anchor = try_date(before[-1] if before else str(known.get("departure_date") or "")) or \
-            _month_named(sentence[:match.start()], context.timestamp.date()) or context.timestamp.date()
+            _month_named(sentence[:match.start()], context.timestamp.date()) or \
+            _month_named(context.said[-2] if len(context.said) > 1 else "", context.timestamp.date()) or \
+            context.timestamp.date()  # "... to Boston in April. Out on the 9th": April's 9th
         day = _on_or_after(anchor, int(match.group("dd")))
         if day is not None:
             out.append((match.start("dd"), day.isoformat()))
+    taken = [start for start, _ in [*found, *out]]
+    for match in _BARE_WEEKDAY.finditer(sentence):  # "flying to Chicago on Monday": the coming Monday
+        if not any(abs(start - match.start("wd")) <= 12 for start in taken):
+            before = [day for start, day in sorted([*found, *out]) if start < match.start("wd")]
+            since = try_date(before[-1]) if before else context.timestamp.date()
+            if since is not None:
+                ahead = (_WEEKDAYS.index(match.group("wd").lower()[:3]) - since.weekday()) % 7 or 7
+                out.append((match.start("wd"), (since + timedelta(days=ahead)).isoformat()))
     return tuple(sorted(out))
+
+
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+# a weekday said alone (not "next Friday", "Mondays", "Monday the 3rd", "Monday March 2"): the next one
+_BARE_WEEKDAY = re.compile(
+    r"(?<!next )(?<!last )(?<!this )(?<!coming )(?<!every )\b(?:on|by|until|till|back|out|return\w*|leav\w*|"
+    r"fly\w*|depart\w*)\s+(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)"
+    r"(?!,?\s+(?:the\s+)?\d)(?!,?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
 # a month said alone: "for March", "in early June" (not "March 3")
