@@ -7,6 +7,7 @@ Fields of the canonical kinds are read, typed and converted, through the views o
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -35,14 +36,18 @@ def fold(text: str | None) -> str | None:
 
 
 _THE_USER = frozenset({"", "me", "myself", "self", "user", "the user", "i"})
+_TITLE = re.compile(r"^(?:mr|mrs|ms|miss|mx|dr|prof)\.?\s+")
 
 
 def person_of(person: str | None) -> str:
     """Who a `person` field names, case-folded: '' for the user (None, "me", "myself", ...)."""
     if not person:
         return ""
-    who = person.casefold()
-    return "" if who in _THE_USER else family_word(who) or who  # "mom" and "mother" are one person
+    who = " ".join(person.casefold().split())
+    if who in _THE_USER:
+        return ""
+    untitled = _TITLE.sub("", who)  # "Mr Osei" and "Osei" are one person, as one reader or another writes him
+    return family_word(who) or untitled or who  # "mom" and "mother" are one person
 
 
 @dataclass(frozen=True)

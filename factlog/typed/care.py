@@ -63,9 +63,11 @@ _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P
 _TITLE = r"(?:(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z]))?"
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    rf"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>{_TITLE}[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    rf"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>{_TITLE}[A-Za-z][a-z]+"
+    r"(?:\s+(?-i:[A-Z][a-z]+)(?=,\s+(?:is|was|has|had)\b))?)"  # "His wife, Mrs Abena Osei, was put on"
+    r"(?=(?:\s*\([^)]*\))?"
     r"(?:,\s+(?:my|our|his|her|the)\s+[a-z]+(?:[\s-][a-z]+)?,)?"  # "Mrs Patel, my neighbour, takes"
-    r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
+    r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?,?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
     r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit|"
     r"can't|cannot|breaks|comes|saw|sees|visited|swears)\b))"
