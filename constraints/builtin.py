@@ -19,7 +19,7 @@ from functools import cache
 from typing import TypeVar
 
 from constraints.conversation_fields import is_going, is_users
-from constraints.document_rules import is_trip_policy, is_warranty, warranty_expiring
+from constraints.document_rules import is_trip_policy, is_trip_visa, is_warranty, warranty_expiring
 from constraints.medicines import (
     AllergyIndex,
     allergies_with_drugs,
@@ -43,7 +43,7 @@ from constraints.phrases import money as _money
 from constraints.phrases import whose as _whose
 from constraints.places import RequiredValidity, home_of, is_international, required_validity, trip_country
 from constraints.record_memo import RecordMemo
-from constraints.records import align, fold, person_of
+from constraints.records import align, family_of, fold, person_of, taker_of
 from constraints.recurring import recurring_conflicts
 from constraints.trip_rules import (
     insurance_covers_trip,
@@ -61,6 +61,7 @@ from constraints.views import (
     MedicationRecord,
     PassportRecord,
     PaymentRecord,
+    RelativeRecord,
     TripRecord,
     VehicleRecord,
     read_all,
@@ -393,11 +394,12 @@ def passport_expiry(module: object, now: datetime) -> Iterator[Finding]:
 def document_expiry(module: object, now: datetime) -> Iterator[Finding]:
     """Documents expiring within 90 days (30: critical, 60: warning, 90: info) or expired;
     not warranties, which `warranty_expiring` owns, nor a policy bought for one trip
-    (`is_trip_policy`: its end is the trip's; `insurance_covers_trip` judges its cover)."""
+    (`is_trip_policy`: its end is the trip's; `insurance_covers_trip` judges its cover), nor a
+    visa granted for one trip (`is_trip_visa`; `visa_covers_trip` judges it)."""
     documents = read_all(module, DocumentRecord)
     require(documents, "document", "expiry_date")
     documents = [document for document in documents if not is_warranty(document.kind)
-                 and not is_trip_policy(document)]
+                 and not is_trip_policy(document) and not is_trip_visa(document)]
     for document, expiry, days in _dated(documents, lambda document: document.expiry_date, now):
         severity = _expiry_severity(days)
         if severity is None:
@@ -429,7 +431,7 @@ def vehicle_service_due(module: object, now: datetime) -> Iterator[Finding]:
 
 
 @constraint(name="medication_allergy", needs=(MedicationRecord.ATTRIBUTE, AllergyRecord.ATTRIBUTE),
-            reads=(MedicationRecord.ATTRIBUTE, AllergyRecord.ATTRIBUTE), clock="date",
+            reads=(MedicationRecord.ATTRIBUTE, AllergyRecord.ATTRIBUTE, RelativeRecord.ATTRIBUTE), clock="date",
             fields=dict([reads(MedicationRecord, "drug_class"), reads(AllergyRecord, "drug_class")]))
 def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
     """A current medication the same person is allergic to: the same drug or drug class
@@ -443,9 +445,10 @@ def medication_allergy(module: object, now: datetime) -> Iterator[Finding]:
     if allergies and not any(a.has("drug_class") for a in allergies) \
             and not any(knows_drugs(a.allergen) for a in allergies):
         raise MissingInput("allergy records have no 'drug_class' field and no allergen the drug table knows")
-    allergic = AllergyIndex(allergies_with_drugs(allergies))
-    for item in current_medications(medications, now.date()):
-        medication, person = item.medication, item.person
+    family = family_of((r.name, r.relationship) for r in read_present(module, RelativeRecord) or ())
+    allergic = AllergyIndex(allergies_with_drugs(allergies), family)
+    for item in current_medications(medications, now.date()):  # one person however named (`taker_of`)
+        medication, person = item.medication, taker_of(item.medication.person, item.medication.subject, family)
         direct = allergic.direct(person, item.drugs)
         for allergy, shared in direct:
             name = medication.name or "a medication"

@@ -39,6 +39,16 @@ def is_trip_policy(document: DocumentRecord) -> bool:
     return start is not None and end is not None and 0 <= (end - start).days <= TRIP_POLICY_DAYS
 
 
+def is_trip_visa(document: DocumentRecord) -> bool:
+    """A visa granted for one trip: a start and an end at most `TRIP_POLICY_DAYS` apart (a
+    30-day e-visa). Like a trip policy its end is the trip's, not a renewal to remind of
+    (`document_expiry` leaves it out): whether it covers the trip is `visa_covers_trip`'s
+    question, and a companion's visa is theirs to judge."""
+    start, end = document.start_date, document.expiry_date
+    return fold(document.kind) == "visa" and start is not None and end is not None and \
+        0 <= (end - start).days <= TRIP_POLICY_DAYS
+
+
 @constraint(name="warranty_expiring", needs=(DocumentRecord.ATTRIBUTE,),
             reads=(DocumentRecord.ATTRIBUTE, NOTE_ATTRIBUTE), clock="date", per_record=DocumentRecord.ATTRIBUTE,
             fields=dict([reads(DocumentRecord, "kind", "expiry_date")]))

@@ -20,8 +20,8 @@ from datetime import date, datetime
 from constraints.model import Finding, MissingInput, Severity, constraint
 from constraints.phrases import whose
 from constraints.record_memo import RecordMemo
-from constraints.records import fold, person_of
-from constraints.views import AllergyRecord, MedicationRecord, read_all, reads
+from constraints.records import Family, family_of, fold, person_of, taker_of
+from constraints.views import AllergyRecord, MedicationRecord, RelativeRecord, read_all, read_present, reads
 from factlog.reference.drugs import class_id, cross_reactions, drug_classes, drug_index, generic_names
 from factlog.reference.tables import CrossReactivity, Interaction
 
@@ -83,14 +83,14 @@ class AllergyIndex:
     """A person's allergies by what they name, so a medication finds its clashes by lookup:
     `direct` (the same drug or class) and `cautions` (a class the table says cross-reacts)."""
 
-    def __init__(self, allergies: list[tuple[AllergyRecord, Drugs]]) -> None:
+    def __init__(self, allergies: list[tuple[AllergyRecord, Drugs]], family: Family | None = None) -> None:
         self._order: dict[int, int] = {}
         self._by_class: dict[tuple[str, str], list[AllergyRecord]] = defaultdict(list)
         self._by_generic: dict[tuple[str, str], list[AllergyRecord]] = defaultdict(list)
         self._cautions: dict[tuple[str, str], list[tuple[AllergyRecord, str, CrossReactivity]]] = defaultdict(list)
         for number, (allergy, drugs) in enumerate(allergies):
             self._order[id(allergy)] = number
-            person = person_of(allergy.person)
+            person = taker_of(allergy.person, allergy.subject, family)
             for key in drugs.classes:
                 self._by_class[(person, key)].append(allergy)
                 for cross in cross_reactions(key):
@@ -176,18 +176,21 @@ def _medication_words(medication: MedicationRecord, drugs: Drugs, classes: list[
     return f"{name} ({', '.join(class_words(c) for c in classes)})"
 
 
-@constraint(name="drug_interactions", needs=(MedicationRecord.ATTRIBUTE,), reads=(MedicationRecord.ATTRIBUTE,),
-            clock="date", fields=dict([reads(MedicationRecord, "name")]))
+@constraint(name="drug_interactions", needs=(MedicationRecord.ATTRIBUTE,),
+            reads=(MedicationRecord.ATTRIBUTE, RelativeRecord.ATTRIBUTE), clock="date",
+            fields=dict([reads(MedicationRecord, "name")]))
 def drug_interactions(module: object, now: datetime) -> Iterator[Finding]:
     """Two current medications of the same person whose drug classes interact (the bundled
     drug table: contraindicated or major -> critical, moderate -> warning)."""
     medications = read_all(module, MedicationRecord)
     if medications and not any(m.has("name") or m.has("drug_class") for m in medications):
         raise MissingInput("medication records have neither 'name' nor 'drug_class'")
+    family = family_of((r.name, r.relationship) for r in read_present(module, RelativeRecord) or ())
     by_person: dict[str, list[tuple[MedicationRecord, Drugs]]] = defaultdict(list)
     for item in current_medications(medications, now.date()):
-        if item.drugs.classes:
-            by_person[item.person].append((item.medication, item.drugs))
+        if item.drugs.classes:  # one person however named: "Da", "father", "Seamus" (`taker_of`)
+            by_person[taker_of(item.medication.person, item.medication.subject, family)].append(
+                (item.medication, item.drugs))
     pairs = drug_index().interactions
     for taken in by_person.values():
         holders: dict[str, list[int]] = defaultdict(list)

@@ -187,12 +187,12 @@ TITLED = re.compile(r"^(?:mr|mrs|ms|miss|mx|prof|professor|sir|dame)\.?\s+\w+$")
 
 def owner_of(person: str | None, subject: str | None) -> str | None:
     """Whose calendar a record is on: "" for the user's, the case-folded name for a principal
-    named by title ("mr osei"), None for anyone else's (a relative's is not compared)."""
+    named by title ("osei", the title dropped), None for anyone else's (a relative's is not compared)."""
     who = {person_of(person), person_of(subject)} - {""}
     if not who:
         return ""
-    name = who.pop()
-    return name if not who and TITLED.match(name) else None
+    titled = any(TITLED.match(" ".join(name.casefold().split())) for name in (person, subject) if name)
+    return who.pop() if len(who) == 1 and titled else None  # `person_of` drops the title: "osei"
 
 
 def _users(person: str | None, subject: str | None, owner: str = "") -> bool:

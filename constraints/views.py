@@ -346,21 +346,27 @@ class LoyaltyProgramRecord(View[LoyaltyProgramField], kind="loyalty_program"):
     tier = Text()
 
 
-AllergyField = Literal["allergen", "drug_class", "severity", "person"]
+AllergyField = Literal["allergen", "drug_class", "severity", "person", "subject"]
 
 
-class AllergyRecord(View[AllergyField], kind="allergy"):
+class AllergyRecord(View[AllergyField], kind="allergy", extra=("subject",)):
+    """`subject`: whose allergy, when read from conversation ("son"; as for trips)."""
+
     __slots__ = ()
     allergen = Text()
     drug_class = Text()
     severity = Text()
     person = Text()
+    subject = Text()
 
 
-MedicationField = Literal["name", "drug_class", "dose", "person", "start_date", "end_date", "prescriber", "status"]
+MedicationField = Literal["name", "drug_class", "dose", "person", "start_date", "end_date", "prescriber", "status",
+                          "subject"]
 
 
-class MedicationRecord(View[MedicationField], kind="medication"):
+class MedicationRecord(View[MedicationField], kind="medication", extra=("subject",)):
+    """`subject`: whose medication, when read from conversation ("father"; as for trips)."""
+
     __slots__ = ()
     name = Text()
     drug_class = Text()
@@ -370,6 +376,7 @@ class MedicationRecord(View[MedicationField], kind="medication"):
     end_date = Day()
     prescriber = Text()
     status = Text()
+    subject = Text()
 
 
 AppointmentField = Literal["provider", "location", "person", "start", "end"]

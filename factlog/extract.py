@@ -90,6 +90,11 @@ class RuleExtractor:
         business = session.metadata.get("business")
         context = Context(session.timestamp, business=business if isinstance(business, str) else None,
                           prior=self.prior)
+        from factlog.typed.people import prescan  # loaded with the readers, on first use
+
+        for message in session.messages:  # "... Anna is my wife." names the pasted form above it
+            if message.role in ("user", "assistant"):
+                prescan(message.content, context, message.role)
         for message in session.messages:
             context.speaker = message.role
             if message.role == "user":

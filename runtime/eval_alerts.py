@@ -164,7 +164,10 @@ def _label(value: object, index: int, sessions: list[str]) -> Label:
         raise CaseError(f"{where}.fields must be an object")
     if sid not in sessions:
         raise CaseError(f"{where}.session_id {sid!r} is none of the sessions")
-    return Label(str(sid), kind_of(kind), dict(fields))
+    subject = value.get("subject")
+    if subject is not None and not isinstance(subject, str):
+        raise CaseError(f"{where}.subject must be a string")
+    return Label(str(sid), kind_of(kind), dict(fields), subject)
 
 
 # -- running ------------------------------------------------------------------------------

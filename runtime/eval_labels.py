@@ -10,8 +10,11 @@ A session that restates an entity without changing it (the assistant repeating a
 expiry) gives no state: labels, too, repeat an entity only where a session changes it.
 Who said it (`speaker`) and the session's metadata are not part of the comparison.
 
-A state matches a label when the kind (normalised), the session and every field the label
-gives agree after normalising (`same_value`); each state matches at most one label. Per
+A state matches a label when the kind (normalised), the session, whose fact it is (the
+label's `subject` against the fact's, through `factlog.relations.same_subject`: "mom" is
+"mother", a fact without one is the user's) and every field the label gives agree after
+normalising (`same_value`; family words through `runtime.eval_names.same_relation`); each state
+matches at most one label. Per
 kind: precision = matched states / states, recall = matched labels / labels, over the
 scenarios that carry `labels`.
 
@@ -38,8 +41,9 @@ from datetime import date, datetime
 
 from factlog.kinds import normalize_kind
 from factlog.model import JsonValue
+from factlog.relations import same_subject
 from factlog.timeparse import try_date, try_datetime
-from runtime.eval_names import same_entity_value
+from runtime.eval_names import same_entity_value, same_relation
 
 _SPACES = re.compile(r"\s+")
 _MONEY = re.compile(r"^[$€£]?\s*-?[\d,]*\.?\d+$")
@@ -105,6 +109,7 @@ class Label:
     session_id: str | None
     kind: str
     fields: Mapping[str, JsonValue]
+    subject: str | None = None  # whose fact it is; None: not compared (`same_subject`)
 
 
 @dataclass
@@ -198,16 +203,30 @@ def kind_of(kind: str) -> str:
         return kind.strip().casefold()
 
 
+def same_owner(fact: TypedFact, label: Label) -> bool:
+    """The fact is about whom the label says (`factlog.relations.same_subject`: "mom" is
+    "mother", "Mr Osei" is "Osei"); a fact without `subject` is the user's."""
+    if label.subject is None:
+        return True
+    got = fact.fields.get("subject")
+    return same_subject(got if isinstance(got, str) else None, label.subject)
+
+
 def matches(fact: TypedFact, label: Label) -> bool:
-    if fact.kind != label.kind or fact.session_id != label.session_id:
+    if fact.kind != label.kind or fact.session_id != label.session_id or not same_owner(fact, label):
         return False
-    return all(name in fact.fields and same_value(fact.fields[name], value) for name, value in label.fields.items())
+    return all(name in fact.fields and _same(name, fact.fields[name], value) for name, value in label.fields.items())
+
+
+def _same(name: str, got: object, want: object) -> bool:
+    relation = same_relation(name, got, want)  # "mom" is "mother" (`factlog.relations`)
+    return same_value(got, want) if relation is None else relation
 
 
 def matches_entity(fact: TypedFact, label: Label) -> bool:
     """`matches`, but names, places, drug names and identifiers compared as entities
     (`runtime.eval_names`)."""
-    if fact.kind != label.kind or fact.session_id != label.session_id:
+    if fact.kind != label.kind or fact.session_id != label.session_id or not same_owner(fact, label):
         return False
     for name, value in label.fields.items():
         if name not in fact.fields:
@@ -245,7 +264,11 @@ def names_same_thing(fact: TypedFact, label: Label) -> bool:
 
 
 def _agree(kind: str, name: str, got: JsonValue, want: JsonValue) -> bool:
-    """One field of a fact and a label agree as entities (`runtime.eval_names`), or strictly."""
+    """One field of a fact and a label agree as entities (`runtime.eval_names`; family words
+    through `factlog.relations`), or strictly."""
+    relation = same_relation(name, got, want)  # "mom" is "mother"
+    if relation is not None:
+        return relation
     agree = same_entity_value(kind, name, got, want)
     return same_value(got, want) if agree is None else agree or same_value(got, want)
 

@@ -20,6 +20,9 @@ Which fields are what is declared here, once, from the vocabulary (`factlog.voca
   warfarin, "penicillin" the penicillins), else as names;
 - **places** (`PLACES`): as names, or a country and a city that lies in it, or two names of
   one country, through `factlog.typed.places` ("Japan" / "Tokyo", "USA" / "United States");
+- **family words** in `RELATION_FIELDS` (relationship, person, holder, requested_by): two words of
+  the one relation vocabulary (`factlog.relations`) agree when they name one relation ("mom" /
+  "mother", "hubby" / "husband"), in the strict comparison too;
 - every other `str` field is a **name**: its content words (case and accents folded,
   punctuation and a possessive "'s" removed, a plural "s" dropped, the words of `STOPWORDS`
   and `GENERIC` left out) of one are a subset of the other's, and they share at least one
@@ -47,6 +50,8 @@ IDENTIFIERS = frozenset({"number", "booking_ref", "confirmation", "last4", "refe
                          "email"})
 DRUGS = frozenset({("medication", "name"), ("allergy", "allergen")})
 PLACES = frozenset({"destination", "country", "home_city"})
+# fields that may hold a family word ("mother", "mom"): compared through `factlog.relations` first
+RELATION_FIELDS = frozenset({"relationship", "person", "holder", "requested_by"})
 
 # words that never tell two names apart: articles, possessives, prepositions, titles
 STOPWORDS = frozenset("the a an my our his her their your its of for to at on in with and dr mr mrs ms prof".split())
@@ -146,6 +151,18 @@ def _is_country(name: str) -> bool:
     from factlog.reference.countries import country_named
 
     return country_named(name) is not None
+
+
+def same_relation(field: str, got: object, want: object) -> bool | None:
+    """Whether two values of a field naming a relative (`RELATION_FIELDS`) agree as family words
+    through the one relation vocabulary (`factlog.relations`: "mom" is "mother"); None when the
+    field names none or either value is no family word."""
+    from factlog.relations import family_word
+
+    if field not in RELATION_FIELDS or not isinstance(got, str) or not isinstance(want, str):
+        return None
+    mine, theirs = family_word(got), family_word(want)
+    return None if mine is None or theirs is None else mine == theirs
 
 
 def same_entity_value(kind: str, field: str, got: object, want: object) -> bool | None:

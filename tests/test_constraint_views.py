@@ -57,7 +57,7 @@ def test_view_fields_are_the_vocabulary_fields_with_their_types(view: type[View[
 def test_views_read_only_person_subject_and_status_beyond_the_vocabulary() -> None:
     assert {v.KIND: sorted(v.EXTRA) for v in VIEWS if v.EXTRA} == {
         "event": ["person", "status", "subject"], "passport": ["subject"], "document": ["subject"],
-        "trip": ["subject"], "subscription": ["subject"]}
+        "trip": ["subject"], "subscription": ["subject"], "medication": ["subject"], "allergy": ["subject"]}
 
 
 def test_builtins_declare_canonical_attributes_and_view_fields() -> None:

@@ -161,6 +161,16 @@ def test_document_expiry_leaves_out_a_policy_bought_for_one_trip() -> None:
     assert found == {(4,), (5,), (6,)}
 
 
+def test_document_expiry_leaves_out_a_visa_granted_for_one_trip() -> None:
+    e_visa = Document(kind="visa", holder="Jonas", start_date=day(23), expiry_date=day(32), fact_ids=[3])
+    thirty_day = Document(kind="visa", start_date=day(5), expiry_date=day(34), fact_ids=[4])
+    multi_year = Document(kind="visa", start_date=day(-700), expiry_date=day(40), fact_ids=[5])
+    open_ended = Document(kind="visa", expiry_date=day(20), fact_ids=[6])  # no start: a visa held
+    documents = [e_visa, thirty_day, multi_year, open_ended]
+    found = {a.fact_ids for a in alerts(document_expiry, user_module(documents=documents))}
+    assert found == {(5,), (6,)}
+
+
 def test_document_expiry_skips_without_inputs() -> None:
     assert "documents" in skip_reason(document_expiry, user_module(passport=None))
     Plain = record_class("document", without=("expiry_date",))

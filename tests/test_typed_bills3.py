@@ -85,10 +85,10 @@ def test_a_debt_said_in_words(text: str, expected: list[float]) -> None:
 
 @pytest.mark.parametrize(("turn", "subject"), [
     (("user", "My daughter Priya pays for Spotify herself, $5.99 a month."), "daughter"),
-    (("user", "netflix is on my dads account, 15.49 a month"), "dad"),
+    (("user", "netflix is on my dads account, 15.49 a month"), "father"),
     (("user", "My sister Ana has Hulu, $18.99 a month."), "sister"),
     (("assistant", "Noted: YouTube TV, $72.99 a month, paid by your husband."), "husband"),
-    (("assistant", "That's the Disney+ family plan - $13.99 a month on your mom."), "mom"),
+    (("assistant", "That's the Disney+ family plan - $13.99 a month on your mom."), "mother"),
     (("user", "I pay for Netflix, $15.49 a month, and my son watches it."), "user"),
 ])
 def test_the_subscription_keeps_whose_it_is(turn: tuple[str, str], subject: str) -> None:

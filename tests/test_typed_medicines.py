@@ -305,9 +305,9 @@ def test_questions_hypotheticals_and_general_knowledge_are_not_medications(sente
     ((("user", "My wife takes Xanax 0.5 mg at bedtime."),), "wife", "wife"),
     ((("user", "My son Jake is on Adderall."),), "son", "Jake"),
     ((("user", "Mike's on Lipitor 40 mg."),), "Mike", "Mike"),
-    ((("user", "My mom moved in with us."), ("user", "She takes amlodipine 5 mg every morning.")), "mom", "mom"),
+    ((("user", "My mom moved in with us."), ("user", "She takes amlodipine 5 mg every morning.")), "mother", "mother"),  # the family word (factlog.relations)
     ((("user", "Mom has a UTI again."), ("user", "The nurse practitioner called in Bactrim, twice a day.")),
-     "mom", "mom"),
+     "mother", "mother"),
     ((("user", "Noah's pediatrician prescribed cefalexin for his strep, 250 mg three times daily."),), "Noah", "Noah"),
 ])
 def test_family_members_keep_their_subject(turns: tuple[tuple[str, str], ...], subject: str, person: str) -> None:
@@ -412,7 +412,9 @@ def test_the_assistants_confirmation_of_an_allergy_the_reader_missed() -> None:
                   ("assistant", "Understood: no penicillin allergy on your side.")) == []
     found = health(("user", "Lily is allergic to penicillin."),
                    ("assistant", "Noted: your daughter Lily is allergic to penicillin, rash."))
-    assert {key for _, key, _ in found} == {"lily/penicillin"} and found[-1][2]["severity"] == "rash"
+    # the session names Lily the daughter (`people.prescan`): one allergy, the daughter's
+    assert {key for _, key, _ in found} == {"daughter/penicillin"} and found[-1][2]["severity"] == "rash"
+    assert {(f["subject"], f["person"]) for _, _, f in found} == {("daughter", "Lily")}
 
 
 @pytest.mark.parametrize(("turns", "expected"), [
@@ -470,11 +472,11 @@ def test_terse_and_assistant_heavy_sessions() -> None:
     assert [f["name"] for _, _, f in found] == ["dextromethorphan"]
     found = health(("user", "hey so my kid (Sam, 4) got prescribed amoxicillin for an ear infection."),
                    ("user", "250mg 2x a day x 10 days"))
-    assert found[-1][1] == "kid/amoxicillin" and found[-1][2]["person"] == "Sam"
+    assert found[-1][1] == "child/amoxicillin" and found[-1][2]["person"] == "Sam"
     assert found[-1][2]["dose"] == "250 mg twice a day" and found[-1][2]["end_date"] == "2025-03-26"
     found = health(("user", "Update on Dad: the cardiologist has him on Eliquis now, 5 twice a day."),
                    ("assistant", "Noted: your dad takes Eliquis (apixaban) 5 mg twice a day."))
-    assert found[-1][2]["dose"] == "5 mg twice a day" and found[-1][2]["person"] == "dad"
+    assert found[-1][2]["dose"] == "5 mg twice a day" and found[-1][2]["person"] == "father"
     assert "start_date" not in one("Got my refill of Lexapro today, same dose as before.")
     assert "start_date" not in one("My doctor wants me on a statin, so I started rosuvastatin 10 mg this week.")
 

@@ -70,13 +70,13 @@ def test_the_assistant_naming_the_user_makes_no_other_person(recap: str) -> None
 def test_a_person_the_user_named_is_still_added_by_the_recap() -> None:
     found = facts(("user", "Update on Dad: the cardiologist has him on Eliquis now, 5 twice a day."),
                   ("assistant", "Noted: your dad takes Eliquis (apixaban) 5 mg twice a day."))
-    assert found[-1][2]["person"] == "dad"
+    assert found[-1][2]["person"] == "father"  # the family word (factlog.relations)
 
 
 @pytest.mark.parametrize(("sentence", "other"), [
     ("My husband and I both take vitamin D 1000 IU every morning.", "husband"),
     ("Raj and I are on the same statin, atorvastatin 20 mg.", "Raj"),
-    ("My mom moved in. Both of us take metformin 500 mg twice a day.", "mom"),
+    ("My mom moved in. Both of us take metformin 500 mg twice a day.", "mother"),
     ("My wife Ana takes losartan, and we both take fish oil.", "wife"),
     ("my partner and I both use melatonin 3 mg at bedtime", "partner"),
 ])

@@ -37,7 +37,7 @@ def user(*sentences: str) -> Found:
     (("My husband threw his back out.", "He's on tramadol now."), "husband"),
     (("My husband had knee surgery on Friday.", "They put him on tramadol for the pain."), "husband"),
     (("my wife got home from the dentist, they gave her tramadol 50mg",), "wife"),
-    (("Mom's doctor put her on Eliquis last week.",), "mom"),
+    (("Mom's doctor put her on Eliquis last week.",), "mother"),
     (("My patient is on warfarin 5 mg.",), "patient"),
     (("The kids are both on amoxicillin for ear infections.",), "kids"),
     (("Ruby (she's 7) can't have sulfa drugs, she came up in big welts last time.",), "Ruby"),
@@ -225,12 +225,12 @@ def test_advice_about_taking_is_no_taking(sentence: str, names: set[str]) -> Non
 
 def test_a_doctor_wanting_someone_on_a_drug_is_planned() -> None:
     found = user("My dad's cardiologist wants him on Plavix.")
-    assert [(f["subject"], f["status"]) for _, f in found] == [("dad", "planned")]
+    assert [(f["subject"], f["status"]) for _, f in found] == [("father", "planned")]
 
 
 def test_a_relatives_drug_by_possessive_in_a_first_person_sentence() -> None:
     found = user("Remind me to pick up Mom's warfarin at 5.")
-    assert [f["subject"] for _, f in found] == ["mom"]
+    assert [f["subject"] for _, f in found] == ["mother"]
 
 
 @pytest.mark.parametrize(("sentences", "subjects"), [

@@ -41,7 +41,9 @@ def one(kind: str, *sentences: str, speaker: str = "user") -> dict[str, JsonValu
 
 @pytest.mark.parametrize("sentences, expected", [
     (["My daughter Maya is 12."], {"name": "Maya", "relationship": "daughter", "age": 12}),
-    (["my daughter maya is twelve"], None),  # a lower-case "name" is no name
+    # a lower-case "name" is a name only where the whole sentence is typed in lower case (a texter)
+    (["my daughter maya is twelve"], {"name": "Maya", "relationship": "daughter", "age": 12}),
+    (["My daughter maya is twelve"], None),
     (["Our son, Leo, just turned nine."], {"name": "Leo", "relationship": "son", "age": 9}),
     (["my 12-year-old son Leo needs a passport"], {"name": "Leo", "relationship": "son", "age": 12}),
     (["My husband Tom's birthday is June 3."], {"name": "Tom", "relationship": "husband", "birthday": "06-03"}),

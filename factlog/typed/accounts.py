@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from factlog.model import JsonValue
+from factlog.relations import BARE, FAMILY
 from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import INSTITUTION, LAST4, canonical_vendor
@@ -92,9 +93,7 @@ def from_account(sentence: str, context: Context, who: str | None) -> str | None
     return account_name(match.group("acct"), context, owner)
 
 
-_HOLDERS = {"mum": "mother", "mom": "mother", "mother": "mother", "mama": "mother", "dad": "father",
-            "father": "father", "papa": "father", "nan": "grandmother", "nana": "grandmother",
-            "grandma": "grandmother", "gran": "grandmother", "grandpa": "grandfather", "grandad": "grandfather"}
+_HOLDERS = {word: FAMILY[word] for word in (*BARE, "mother", "father") if len(word) > 2}  # `factlog.relations`
 _HELD = re.compile(r"\b(?:from|out of|using)\s+(?P<who>" + "|".join(_HOLDERS) + r")['’]s\s+(?:\w+\s+){0,3}?"
                    r"(?:account|checking|savings|card)\b", re.I)
 

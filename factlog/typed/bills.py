@@ -22,7 +22,7 @@ import re
 
 from factlog.model import JsonValue
 from factlog.typed import money
-from factlog.typed.common import RELATIONS, conversation_fields
+from factlog.typed.common import RELATIONS, conversation_fields, named_owner
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
@@ -262,4 +262,4 @@ def _subject(sentence: str, context: Context, previous: TypedFact | None) -> str
     named = _NAMED_OWNER.search(sentence)
     if named is not None and BILLER.fullmatch(named.group("name")) is None:
         return named.group("name")  # "Emma's phone bill"
-    return "user"
+    return named_owner(sentence, context) or "user"  # "Mum's gas bill", "Dana pays her own phone"

@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import re
 
-from factlog.typed.common import RELATIONS
+from factlog.relations import BARE, family_word
+from factlog.relations import pattern as relation_pattern
+from factlog.typed.common import RELATIONS, name_for
 from factlog.typed.drug_names import DrugNames
 from factlog.typed.model import Context
 from factlog.typed.places import place_name
@@ -61,16 +63,19 @@ _MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P
 _TITLE = r"(?:(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z]))?"
 # a name doing something, or something done for or to a name: who the sentence is about
 _NAME_SUBJECT = re.compile(
-    rf"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>{_TITLE}[A-Za-z][a-z]+)(?=(?:\s*\([^)]*\))?"
+    rf"(?:^|[.;,:]\s+|\b(?:and|so|but|then|said|says|that)\s+)(?P<name>{_TITLE}[A-Za-z][a-z]+"
+    r"(?:\s+(?-i:[A-Z][a-z]+)(?=,\s+(?:is|was|has|had)\b))?)"  # "His wife, Mrs Abena Osei, was put on"
+    r"(?=(?:\s*\([^)]*\))?"
     r"(?:,\s+(?:my|our|his|her|the)\s+[a-z]+(?:[\s-][a-z]+)?,)?"  # "Mrs Patel, my neighbour, takes"
-    r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?\s+(?:is|was|"
+    r"(?:(?:'s|’s)\s+on\b|(?:'s|’s)?,?\s+(?:is|was|"
     r"has|had|started|starts|takes|took|woke|got|gets|needs|will|can|just|also|came|went|says|said|had|broke|"
     r"reacted|began|stopped|finished|tested|picked|does|doesn't|did|didn't|isn't|hasn't|won't|quit|"
     r"can't|cannot|breaks|comes|saw|sees|visited|swears)\b))"
 )
-# the relation itself doing something: "My mom moved in", "Mom has a UTI", "my son's pediatrician"
+# the relation itself doing something: "My mom moved in", "Mom has a UTI", "Da has a chest infection"
+_BARE = relation_pattern(word.capitalize() for word in BARE)  # said as a name (`factlog.relations`)
 _RELATION_DOES = re.compile(
-    rf"(?:\b(?:my|our)\s+(?P<rel>{_RELATION})|(?:^|[.;,]\s+|\b(?:and|so|but)\s+)(?P<bare>(?-i:Mom|Mum|Dad|Grandma|Grandpa)))"
+    rf"(?:\b(?:my|our)\s+(?P<rel>{_RELATION})|(?:^|[.;,]\s+|\b(?:and|so|but)\s+)(?P<bare>(?-i:{_BARE})))"
     r"(?:'s|’s|\s+(?:is|was|has|had|moved|takes|took|started|needs|got|gets|woke|came|went|says|said|will|just|also|"
     r"broke|reacted|began|stopped|finished|can|cannot|can't))\b",
     re.I,
@@ -86,12 +91,17 @@ _RELATION_POSSESSIVE = re.compile(rf"\b(?P<rel>{_RELATION})(?:'s|’s)\s+(?:(?:d
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
 _FOR_NAME = re.compile(rf"\b(?:for|forms? for|to)\s+(?P<name>{_TITLE}[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
-    "i it that there what this these those he she they we you who which today tomorrow yesterday everyone "
-    "nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
+    "i me myself mine it that there what this these those he she they we you who which today tomorrow yesterday "
+    "everyone nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
     "their doctor dr mom dad january february march april may june july august september october november "
     "december monday tuesday wednesday thursday friday saturday sunday god lunch dinner camp kindly please thanks "
     "thank just still really honestly definitely actually ugh let here where how pharmacist nurse doc".split()
 )
+
+
+def _canon(word: str) -> str:
+    """A relation word as the family word ("Mum" -> "mother"), else lower case ("boss")."""
+    return family_word(word) or word.lower()
 
 
 def care_named(sentence: str) -> str | None:
@@ -139,20 +149,24 @@ def _name(word: str, drugs: DrugNames | None = None) -> str | None:
 def remember_people(sentence: str, context: Context, drugs: DrugNames | None = None) -> None:
     """Note the relations "my husband Mike" gives and the person the sentence is about."""
     for match in _MY_RELATION.finditer(sentence):  # "My husband threw his back out": whoever was named last
-        rel = match.group("rel").lower()
+        rel = _canon(match.group("rel"))
         if not match.group("name") and not _GOVERNED.search(sentence, 0, match.start()):
-            context.focus = next((n for n, r in context.relations.items() if r == rel), rel)
+            context.focus = next((n for n, r in context.relations.items() if r == rel), None) or \
+                name_for(rel, context) or rel
             context.relations.setdefault(context.focus, rel)
     for kids in _THE_KIDS.finditer(sentence):
         context.focus = context.relations.setdefault(kids.group("kids").lower(), kids.group("kids").lower())
     for match in _MY_RELATION.finditer(sentence):
         if match.group("name") and (name := _name(match.group("name"), drugs)) is not None:
-            context.relations[name] = match.group("rel").lower()
+            context.relations[name] = _canon(match.group("rel"))
             context.focus = name
     for does in _RELATION_DOES.finditer(sentence):
         if not does.group("rel") or not _MY_RELATION.search(sentence[does.start():does.end()]) \
                 or not re.match(r"\s+(?-i:[A-Z])", sentence[does.end("rel"):]):
-            rel = (does.group("rel") or does.group("bare")).lower()
+            rel = _canon(does.group("rel") or does.group("bare"))
+            named = name_for(rel, context)
+            if named is not None:
+                context.relations.setdefault(named, rel)
             if rel not in context.relations.values():
                 context.relations[rel] = rel
             context.focus = next((n for n, r in context.relations.items() if r == rel), rel)
@@ -176,15 +190,18 @@ def catch_up(context: Context, drugs: DrugNames | None = None) -> None:
 
 
 def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str | None]:
-    """(subject, person) of a health or schedule sentence: ("user", None) for the user's own."""
+    """(subject, person) of a health or schedule sentence: ("user", None) for the user's own,
+    also when the user does it with someone ("My husband Sipho and I started ballroom")."""
+    if _TOGETHER.search(sentence):
+        return "user", None
     mine = _MY_RELATION.search(sentence)
     if mine is not None and re.search(rf"\b(?:my|our)\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
                                       rf"started|takes|took|needs|got|will|just|also)\b|,?\s+\(?(?-i:[A-Z][a-z]+)\b)",
                                       sentence, re.I):
-        rel = mine.group("rel").lower()
+        rel = _canon(mine.group("rel"))
         name = mine.group("name") and _name(mine.group("name"), drugs)
         if name is None:
-            name = next((n for n, r in context.relations.items() if r == rel), None)
+            name = next((n for n, r in context.relations.items() if r == rel), None) or name_for(rel, context)
         return rel, name or rel
     for named in _NAME_SUBJECT.finditer(sentence):
         if _DOCTOR.search(sentence[max(0, named.start("name") - 8):named.end()]):
@@ -195,9 +212,9 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
                                  and not _FIRST_PERSON.search(sentence)):
             return context.relations.get(name, name), name
     if drugs is not None:  # "Remind me to pick up Mom's warfarin"
-        for rel in _RELATION_POSSESSIVE.finditer(sentence):
-            if drugs.match(sentence, rel.end()):
-                word = rel.group("rel").lower()
+        for owner in _RELATION_POSSESSIVE.finditer(sentence):
+            if drugs.match(sentence, owner.end()):
+                word = _canon(owner.group("rel"))
                 return word, next((n for n, r in context.relations.items() if r == word), word)
     owned = [*_NAME_OWNS.finditer(sentence)]
     if drugs is not None:  # "Lily's Augmentin"
@@ -211,11 +228,16 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
     kids = _THE_KIDS.search(sentence)
     if kids is not None:
         return kids.group("kids").lower(), kids.group("kids").lower()
-    if _FIRST_PERSON.search(sentence) or context.focus is None:
+    if _FIRST_PERSON.search(sentence) or context.focus is None or \
+            context.speaker == "assistant" and _YOU.search(sentence):  # "Noted for you: ibuprofen ...": the user's
         return "user", None
     return context.relations.get(context.focus, context.focus), context.focus
 
 
+# the user and someone together: "my husband and I", "Sipho and I", "I and my son", "we both"
+_TOGETHER = re.compile(r"\b(?:and|&)\s+(?-i:I)\b(?!['’])|\b(?-i:I)\s+and\s+(?:my|our)\b|"
+                       r"\b(?:me|myself)\s+and\s+(?:my|our)\b|\bwe\s+(?:both|all)\b|\bboth of us\b", re.I)
+_YOU = re.compile(rf"\b(?:you|yourself)\b|\byour\b(?!\s+(?:{_RELATION})\b)", re.I)  # not "your dad"
 # "with my husband", "to my mom": someone beside the one the sentence is about
 _GOVERNED = re.compile(r"\b(?:with|to|from|by|and|than|like|asked|told|called|texted)\s+$", re.I)
 # children spoken of together: "the kids are both on amoxicillin"
@@ -248,7 +270,7 @@ def person_for(sentence: str, context: Context, drugs: DrugNames | None = None) 
     if found is None:
         return None
     if found.group("rel"):
-        rel = found.group("rel").lower()
+        rel = _canon(found.group("rel"))
         name = found.group("relname") and _name(found.group("relname"), drugs)
         name = name or next((n for n, r in context.relations.items() if r == rel), None)
         return rel, name or rel

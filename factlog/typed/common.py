@@ -11,17 +11,23 @@ from datetime import date
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.relations import ASSOCIATES, BARE, FAMILY, FEMALE, MALE, family_word, is_relation_word
+from factlog.relations import pattern as relation_pattern
 from factlog.timeparse import try_date
 from factlog.typed.model import Context
 from factlog.typed.places import ADJECTIVES, place_name
 from factlog.typed.stance import PLANNED
 
-RELATIONS = (
-    "daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother "
-    "mum dad father brother sister kid kids child children grandson granddaughter grandmother grandfather "
-    "grandma grandpa aunt uncle niece nephew cousin friend boss colleague coworker roommate stepson "
-    "stepdaughter mother-in-law father-in-law"
-).split()
+# the words of `factlog.relations` (the one owner of the relation vocabulary), with the plurals and the
+# non-relatives these readers have always treated as people with things of their own
+RELATIONS = sorted({
+    *"daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother mum dad "
+     "father brother sister kid kids child children grandson granddaughter grandmother grandfather grandma grandpa "
+     "aunt uncle niece nephew cousin stepson stepdaughter stepmother stepfather mother-in-law father-in-law "
+     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby".split(),
+    "friend", "boss", "colleague", "coworker", "roommate"})  # the common words of `FAMILY`: alternations stay short
+assert all(word in FAMILY for word in RELATIONS if word not in ("kids", "children", "friend", "boss", "colleague",
+                                                                 "coworker", "roommate"))
 _RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 _POSSESSIVE = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:'s|’s|s'|\s+(?P<name>[A-Z][a-z]+)(?:'s|’s))", re.I)
@@ -63,7 +69,7 @@ DAY_ONLY = re.compile(r"\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", re.I)
 
 def subject_of(sentence: str, context: Context) -> str:
     """Whose thing the sentence is about: "user", or a relation or name ("my daughter's
-    passport" -> "daughter", "Emma's visa" -> "Emma")."""
+    passport" -> "daughter", "Emma's visa" -> "Emma"; else `named_owner`: "Mum's", "Dana has")."""
     match = _POSSESSIVE.search(sentence) or _PERSON_DOES.search(sentence)
     if match is not None:
         return match.group("rel").lower()
@@ -72,7 +78,94 @@ def subject_of(sentence: str, context: Context) -> str:
         name = named.group("name")
         if name.lower() not in _NOT_NAMES and place_name(name) is None and name.lower() not in ADJECTIVES:
             return name
-    return "user"
+    return named_owner(sentence, context) or "user"
+
+
+# a parent said bare, as a name: "Mum's passport", "mom's runs out", "moms runs out june 3"
+_BARE_OWNER = re.compile(rf"\b(?P<rel>{relation_pattern(BARE)})(?:'s|’s)\s+(?!\w+\s+(?:rules|requirements|policy))|"
+                         r"\b(?P<rel2>mom|mum|dad)s\s+(?=(?:runs|ran|expires|expired|is|was|has|needs|ends)\b)", re.I)
+_OWNER_VERBS = r"(?:has|had|is|was|says|said|wants|needs|pays|plans|got|gets|holds|keeps|uses|will|just|also|takes)"
+_BARE_NAMES = relation_pattern(word.capitalize() for word in BARE)
+_BARE_DOES = re.compile(rf"(?:^|[.;:,]\s+|\b(?:and|but|so)\s+)(?P<rel>(?-i:{_BARE_NAMES}))\s+{_OWNER_VERBS}\b")
+# a person named as the one doing or having: "Dana (my wife) has the Peloton app", "Mr Osei takes ..."
+_NAME_DOES = re.compile(rf"(?:^|[.;:,]\s+|\b(?:and|but|so)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?"
+                        rf"(?P<name>(?-i:[A-Z][a-z]+))(?:\s*\((?P<paren>[^)]*)\)|,\s+(?P<appos>(?:my|our)\s+[\w-]+),)?"
+                        rf"\s+{_OWNER_VERBS}\b")
+_HIS_HER = re.compile(r"^\W*(?P<pronoun>his|her)\s+(?!own\b)\w", re.I)
+
+
+# a pasted form's line naming whose it is, and any "Field: value" line
+_FORM_OWNER = re.compile(r"^\W*(?:applicant|passenger|traveller|traveler|patient|guest|holder|policyholder|insured|"
+                         r"member|student|full name|name)(?:\s+name)?\s*:\s*(?P<who>[^:|]+?)\s*(?:\||$)", re.I)
+_FORM_LINE = re.compile(r"^\W*[A-Za-z][\w /'()&.-]{0,30}:\s*\S")
+_NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
+
+
+def note_form_owner(sentence: str, context: Context) -> None:
+    """Keep whose lines a pasted form gives: set by "Applicant: KOWALSKA, ANNA" / "Passenger:
+    Tom Alvarez", kept over the "Field: value" lines after it, dropped by any other sentence."""
+    if ":" not in sentence:
+        context.form_owner = None
+        return
+    owner = _FORM_OWNER.match(sentence)
+    if owner is not None:
+        context.form_owner = owner.group("who")
+    elif not _FORM_LINE.match(sentence):
+        context.form_owner = None
+
+
+def form_owner(context: Context) -> str | None:
+    """The relative (or companion) the current form block names, by a first name the
+    conversation knows ("KOWALSKA, ANNA" -> "Anna" after "Anna is my wife"); None for the user's
+    own form, or none."""
+    if context.form_owner is None:
+        return None
+    said = context.form_owner
+    first, _, rest = said.partition(",")  # "KOWALSKA, ANNA": surname first
+    words = [str(w).capitalize() for w in _NAME_WORD.findall(rest if rest.strip() else first)]
+    for word in words:
+        if relation_of(word, context) is not None or word in context.companions:
+            return word
+    return None
+
+
+def named_owner(sentence: str, context: Context) -> str | None:
+    """Someone other than the user whom the sentence makes the owner or doer, or None: a
+    parent said bare ("Mum's passport" -> "mother"), a titled name ("Mr Osei has" -> "Mr
+    Osei"), a name the conversation gave a relation or a trip ("Dana has" -> "Dana"), or
+    "His"/"Her" opening the sentence for the person the session last spoke of."""
+    listed = form_owner(context)
+    if listed is not None:  # "Applicant: KOWALSKA, ANNA", then "Valid until: 19/10/2027": hers
+        return listed
+    bare = _BARE_OWNER.search(sentence) or _BARE_DOES.search(sentence)
+    if bare is not None:
+        word = bare.groupdict().get("rel") or bare.groupdict().get("rel2") or ""
+        return family_word(word) or word.lower()
+    for match in _NAME_DOES.finditer(sentence):
+        name = match.group("name")
+        if match.group("title"):
+            return f"{match.group('title').strip()} {name}"
+        said = match.group("paren") or match.group("appos") or ""
+        if relation_of(name, context) is not None or name in context.companions or \
+                re.match(r"\s*(?:my|our)\s+([\w-]+)\s*$", said) and is_relation_word(said.split()[-1]):
+            relation = family_word(said.split()[-1]) if said else None
+            if relation is not None:
+                context.relations.setdefault(name, relation)
+            return name  # "Dana (my wife) has", "Tom, my husband, pays"
+    pronoun = _HIS_HER.match(sentence)
+    if pronoun is not None:
+        from factlog.typed.care import catch_up  # care reads this module; asked only here
+
+        catch_up(context)
+        focus = context.focus  # a person the session gave a relation or a trip ("my colleague Jonas"), not "to Lagos"
+        known = focus is not None and (focus in context.relations or focus in context.companions
+                                       or family_word(focus) is not None or relation_of(focus, context) is not None)
+        if focus is not None and known and focus not in _NOT_NAMES:
+            rel = family_word(context.relations.get(focus, focus)) or relation_of(focus, context)
+            female = pronoun.group("pronoun").casefold() == "her"
+            if rel is None or (rel in FEMALE) == female or rel not in FEMALE | MALE:
+                return rel or focus  # "His passport" after "my father ... His name is Ramesh": the father's
+    return None
 
 
 def named_relation(sentence: str) -> str | None:
@@ -207,11 +300,17 @@ def corrected_day(old: str, sentence: str) -> str | None:
 
 
 def conversation_fields(context: Context, subject: str, fields: dict[str, JsonValue]) -> dict[str, JsonValue]:
-    """`fields` plus who it is about (as `person_named` names them) and who said it."""
-    named = person_named(subject, context)
-    if named != subject:  # the same person wherever a reader wrote them: holder, person
-        fields = {name: named if value == subject else value for name, value in fields.items()}
-    return {**fields, "subject": named, "speaker": context.speaker}
+    """`fields` plus who it is about (`whose`) and who said it; a `person` or `holder` said
+    as a family word is that word's canonical form ("Mom" -> "mother"), a name as
+    `person_named` gives it ("Osei" after "Mr Osei" -> "Mr Osei")."""
+    out = {**fields, "subject": whose(subject, context), "speaker": context.speaker}
+    for name in ("person", "holder"):
+        value = out.get(name)
+        if not isinstance(value, str):
+            continue
+        word = family_word(value)
+        out[name] = word if word is not None else person_named(value, context)
+    return out
 
 
 # someone named with a title: "Mr Osei", "Ms. Lund", "Dr Daniel Osei"
@@ -232,3 +331,40 @@ def person_named(name: str, context: Context) -> str:
                 return f"{found.group('title')} {surname}"
     return name
 
+
+def whose(subject: str, context: Context) -> str:
+    """A reader's `subject` as the label conventions write it: "user"; a family word in its
+    canonical form ("mom" -> "mother", "Da" -> "father"); a name whose relation this session or an
+    earlier one gave ("my daughter Maya" -> "daughter"); else the name as `person_named` gives
+    it ("Jonas"; "Osei" after "Mr Osei" -> "Mr Osei")."""
+    if subject == "user":
+        return subject
+    word = family_word(subject)
+    if word is not None:
+        return word
+    if subject.casefold() in ASSOCIATES:  # "my colleague Jonas": a non-relative's fact has his name
+        names = [name for name, rel in context.relations.items() if rel == subject.casefold() and name != rel]
+        return names[0] if len(names) == 1 else subject
+    relation = relation_of(subject, context)
+    return relation if relation is not None else person_named(subject, context)
+
+
+def name_for(relation: str, context: Context) -> str | None:
+    """The one name this session or an earlier one gave the relation ("my dad Seamus", then
+    "Da has a chest infection" -> "Seamus"), or None (none given, or two: "my sons Ben and Leo")."""
+    word = family_word(relation)
+    if word is None:
+        return None
+    known = [*context.entities.items(), *((key, fields) for key, fields in context.prior.of_kind("relative"))]
+    names = {str(fields["name"]) for key, fields in known if key.startswith("relative/") and fields.get("name")
+             and isinstance(fields.get("relationship"), str) and family_word(str(fields["relationship"])) == word}
+    return names.pop() if len(names) == 1 else None
+
+
+def relation_of(name: str, context: Context) -> str | None:
+    """The family word this session or an earlier one gave `name` ("my husband Mike"), or None."""
+    key = f"relative/{name.casefold()}"
+    stated = context.entities.get(key) or context.prior.entities.get(("relative", key)) or {}
+    rel = stated.get("relationship") or context.relations.get(name)
+    word = family_word(rel) if isinstance(rel, str) else None
+    return word

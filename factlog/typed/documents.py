@@ -19,14 +19,17 @@ from typing import Mapping
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, recognize
+from factlog.relations import family_word
 from factlog.timeparse import try_date
 from factlog.typed.common import (
     RELATIONS,
     add_months,
     conversation_fields,
     duration_months,
+    name_for,
     named_relation,
     subject_of,
+    whose,
 )
 from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
@@ -140,6 +143,18 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             clauses = clauses[:1] + [f"{recap.group(0)}: {part}" for part in clauses[1:]]
         if len(clauses) > 1:
             return [fact for clause in clauses for fact in _read(clause, context)]
+    owners = [part for part in sentence.split(";") if part.strip()]
+    if len(owners) > 1 and len({subject_of(part, context) for part in owners}) > 1:
+        # "your passport expires March 11, 2031; Chloe's expires October 2, 2026": each its owner's
+        each: list[TypedFact] = []
+        for part in owners:
+            if context.speaker == "assistant":  # "...; yours is valid until 2031": the user's own
+                part = re.sub(r"\byours\b", "mine", part, flags=re.I)
+            facts = _read(part, context)
+            for fact in facts:
+                context.remember(DOMAIN, fact)
+            each += facts
+        return each
     return _read(sentence, context)
 
 
@@ -181,6 +196,9 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         if not (STATES_EXPIRY.search(sentence) or following) or _OTHER_THING.search(sentence):
             return []
         subject = str(previous.fields.get("subject", "user"))
+        theirs = _elided_other(sentence, context, previous) if subject == "user" else None
+        if theirs is not None:  # "Your mom's expires June 3" after the user's passport: the mother's
+            return theirs
         if subject != "user" and _MINE.search(sentence):  # "Mine is valid until 2033": the user's own
             fields = document_dates(sentence, context, str(previous.fields.get("kind", previous.kind)))
             if previous.fields.get("kind") == "passport" and fields:
@@ -470,6 +488,24 @@ def _mention(context: Context, kind: str, key: str, fields: dict[str, JsonValue]
     """A document named without values: what a later "it expires ..." is about."""
     context.last[DOMAIN] = TypedFact(kind, key, fields)
     context.topic = DOMAIN
+
+
+def _elided_other(sentence: str, context: Context, previous: TypedFact) -> list[TypedFact] | None:
+    """Another person's document of the kind just talked about, its noun left out ("Your mom's
+    expires June 3", "Chloe's runs out in May" after the user's passport); None when the
+    sentence names no other owner or is the user's ("Mine is ..."); [] when it gives no date."""
+    kind = "passport" if previous.kind == "passport" else str(previous.fields.get("kind", ""))
+    owner = subject_of(sentence, context) if kind in _PERSONAL and not _MINE.search(sentence) else "user"
+    if owner == "user" or owner.casefold() in _NOT_NAMES_HERE:
+        return None
+    dated = document_dates(sentence, context, kind)
+    if not dated:
+        return []
+    who = whose(owner, context)
+    named = family_word(owner) is None and owner.casefold() not in RELATIONS
+    holder = owner if named else name_for(who, context) or who
+    fields: dict[str, JsonValue] = {"kind": kind, "holder": holder, **dated}
+    return [_typed(DOMAIN, f"{kind}/{who.casefold()}", conversation_fields(context, who, fields), context.business)]
 
 
 def _typed(kind: str, key: str | None, fields: dict[str, JsonValue], business: str | None = None) -> TypedFact:

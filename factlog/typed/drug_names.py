@@ -5,7 +5,8 @@ expression over some four hundred names; used the way a compiled pattern is.
 A drug or brand name of six letters or more is also found misspelt by one letter ("eloquis",
 "amoxicilin", "sertaline") or spelt as it sounds ("ibuprophen"): same first letter, one
 letter added, left out or changed anywhere but at the end (so "concert" is not "Concerta",
-nor "ambient" "Ambien"). Such a finding's `group()` is the name it stands for.
+nor "ambient" "Ambien"), or with the final vowel a Spanish, Portuguese or Italian generic adds
+("amoxicilina", "ibuprofeno", "penicilina"). Such a finding's `group()` is the name it stands for.
 """
 
 from __future__ import annotations
@@ -72,6 +73,9 @@ class DrugNames:
         for i in range(1, len(key) - 1):
             candidates |= self._sounds.get(key[:i] + key[i + 1:], set())
         close = sorted(name for name in candidates if _one_apart(key, _sound(name)))
+        if not close and key[-1] in "ao":  # a Spanish, Portuguese or Italian generic: "amoxicilina", "sertralina"
+            stems = {key[:-1], key[:-1] + "e"}
+            close = sorted(name for stem in stems for name in self._sounds.get(stem, ()) if _sound(name) == stem)
         return close[0] if len(close) == 1 else None
 
     def finditer(self, text: str, pos: int = 0) -> tuple[Found, ...]:

@@ -76,6 +76,8 @@ import re
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
+from factlog.relations import BARE, FAMILY
+from factlog.relations import pattern as relation_pattern
 from factlog.typed.care import catch_up, person_of
 from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.drug_names import drug_names
@@ -133,6 +135,7 @@ NOUNS = re.compile(
     r"(?:sewing|knitting|quilting|reading|prayer) circle|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
+    r"ballroom|dancing|salsa|tango|bowls|"
     r"crossfit|gym|bowling|shifts?|(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
     r"psychiatrist|cardiologist|handyman|repairman|"
     r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
@@ -176,7 +179,7 @@ _NEXT_DAY = re.compile(r"\b(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\s+and\s+(?:the\s+)?
 _LENGTH = re.compile(r"\b(?:lasts?|runs?|takes?)\s+(?:about\s+)?(?:\d+|an?|one|two|three)\s+(?:hours?|min)", re.I)
 _NOUN_PHRASE = re.compile(rf"(?:{NOUNS.pattern})(?:\s+(?:{NOUNS.pattern}))*", re.I)  # "choir practice"
 _ACTIVITY = re.compile(r"pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|"
-                       r"zumba|crossfit|gym|bowling|yoga|pilates", re.I)
+                       r"ballroom|salsa|tango|bowls|zumba|crossfit|gym|bowling|yoga|pilates", re.I)
 _GENERIC = frozenset("class classes lesson lessons session meeting one course".split())
 # a sentence naming no event that still states one's days, or when the one just named starts
 _SERIES_CUE = re.compile(r"\b(?:every|each)\s+(?:other\s+)?(?:mon|tues|wednes|thurs|fri|satur|sun)day\b|"
@@ -643,7 +646,7 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
 
 def _whose_words(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
     subject, person = person_of(sentence, context)
-    parent = re.search(r"\b(?P<who>mom|mum|dad|grandma|grandpa)(?:'s|’s)\s", sentence, re.I)
+    parent = re.search(rf"\b(?P<who>{_BARE})(?:'s|’s)\s", sentence, re.I)
     if subject == "user" and parent is not None:  # "Mom's cardiologist appointment"
         return parent.group("who").lower(), parent.group("who").lower()
     if subject == "user" and _KIDS.search(sentence):  # "the kids' swim lessons"
@@ -674,8 +677,10 @@ def _whose_words(sentence: str, context: Context, noun: re.Match[str] | None) ->
 
 _MY_KID = re.compile(r"\b(?:my|our)\s+(?P<rel>son|daughter|husband|wife|partner|kid)\s+(?P<name>[a-z]{3,})\s+"
                      r"(?:has|have|is|does|goes|takes|plays|starts|started|had)\b", re.I)
-_PARENT = re.compile(r"\b(?P<who>mom|mum|mother|dad|father|grandma|grandmother|grandpa|grandfather)\b", re.I)
-_FAMILY_WORD = {"mom": "mother", "mum": "mother", "dad": "father", "grandma": "grandmother", "grandpa": "grandfather"}
+_BARE = relation_pattern(BARE)
+_PARENT = re.compile(rf"\b(?P<who>{relation_pattern(w for w in BARE if len(w) > 2)}|mother|father|grandmother|"
+                     r"grandfather)\b", re.I)  # not "ma" (ma'am), "pa" or "da" in a sentence before
+_FAMILY_WORD = {word: FAMILY[word] for word in BARE}  # "Mom", "Da", "Nan": as the family words (`factlog.relations`)
 
 
 def _parent_before(context: Context) -> str | None:

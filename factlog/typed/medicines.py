@@ -44,6 +44,7 @@ from functools import cache
 
 from factlog.model import JsonValue
 from factlog.reference.drugs import drug_classes, drug_index, generic_names
+from factlog.relations import FAMILY, family_word
 from factlog.timeparse import parse_date
 from factlog.typed.allergies import is_allergy_answer, states_allergy
 from factlog.typed.care import (
@@ -696,7 +697,9 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
 def _named_before(context: Context, person: JsonValue) -> bool:
     """The recap's person was named earlier in the session: "Noted for Mark: ..." of a name
     never said before is the assistant addressing the user, not someone else's drug."""
-    word = re.compile(rf"\b{re.escape(str(person))}\b", re.I)
+    family = family_word(str(person))  # "father" said as "Dad" (`factlog.relations`)
+    said_as = {str(person), *(w for w, canonical in FAMILY.items() if family is not None and canonical == family)}
+    word = re.compile(rf"\b(?:{'|'.join(map(re.escape, said_as))})\b", re.I)
     return any(word.search(said) for said in context.said[:-1])
 
 

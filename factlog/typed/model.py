@@ -17,7 +17,9 @@ the clinician last named (`care`), the person other than the user the session is
 (`focus`), the relations names were given ("my husband Mike") and the sentences so far
 ("No wait." before "Keflex."); these are brought up to date only when a reader needs them
 (`factlog.typed.care.catch_up`). `prior` holds what earlier sessions said about trips and
-documents, so "Qantas moved my return" names the Sydney trip booked last week.
+documents, so "Qantas moved my return" names the Sydney trip booked last week. `form_owner` is
+the person a pasted form's "Applicant:" / "Passenger:" / "Patient:" line names, for the
+"Field: value" lines after it (`factlog.typed.common.note_form_owner`).
 """
 
 from __future__ import annotations
@@ -56,6 +58,7 @@ class Context:
     companions: list[str] = field(default_factory=list)  # who travels with the user this session
     entities: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> fields stated this session
     prior: Prior = field(default_factory=Prior)  # the entities earlier sessions stated (factlog.typed.prior)
+    form_owner: str | None = None  # whose lines a pasted form gives ("Applicant: KOWALSKA, ANNA"), while they last
 
     def remember(self, domain: str, fact: TypedFact) -> None:
         self.last[domain] = fact

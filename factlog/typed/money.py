@@ -23,7 +23,7 @@ from datetime import date, timedelta
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at, recognize
 from factlog.timeparse import try_date
-from factlog.typed.common import RELATIONS, add_months, conversation_fields, subject_of
+from factlog.typed.common import RELATIONS, add_months, conversation_fields, named_owner, subject_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.stance import (
     INTENT,
@@ -501,9 +501,10 @@ def _owner(sentence: str, context: Context) -> str:
     ("my sister has HBO Max", "my son's phone bill"; the assistant's "your son's Xbox Game Pass")."""
     if context.speaker == "assistant":
         yours = _YOUR_OWNER.search(sentence)
-        return (yours.group("rel") or yours.group("payer")).lower() if yours is not None else "user"
+        return (yours.group("rel") or yours.group("payer")).lower() if yours is not None else \
+            named_owner(sentence, context) or "user"
     match = _OWNER.search(sentence)
-    return match.group("rel").lower() if match is not None else "user"
+    return match.group("rel").lower() if match is not None else named_owner(sentence, context) or "user"
 
 
 def _cancel_done(sentence: str) -> bool:

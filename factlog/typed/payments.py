@@ -276,6 +276,18 @@ def _instructions(sentence: str) -> list[str]:
 # --- payments ------------------------------------------------------------------------
 
 
+def _payee_of_reference(ref: str, context: Context) -> str | None:
+    """The payee of the one payment this session or an earlier one gave the reference `ref`."""
+    def folded(text: object) -> str:
+        return re.sub(r"[\W_]+", "", str(text)).casefold()
+
+    known = [*context.prior.of_kind("payment"), *((f.key or "", f.fields) for f in context.last.values()
+                                                  if f.kind == "payment")]
+    payees = {str(fields["payee"]) for _, fields in known
+              if fields.get("payee") and folded(fields.get("reference", "")) == folded(ref)}
+    return payees.pop() if len(payees) == 1 else None
+
+
 def _payment(sentence: str, context: Context) -> list[TypedFact]:
     bought = _purchase(sentence, context)
     if bought:
@@ -345,6 +357,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         _AMENDING.search(sentence) or _MOVE_IT.search(sentence))) else None  # a new transfer, not "move it to savings"
     if own is not None and (own.group("acct") or own.group("bare") or "").strip():
         payee = account_name(own.group("acct") or own.group("bare"), context)  # "from joint to my Chase"
+    if payee is None and ref is not None and (known := _payee_of_reference(ref, context)) is not None:
+        payee = known  # "Paid this one on Monday ..., ref AL-2207": that invoice's payee
+        earlier = earlier_instruction(payee, context) if previous is None else None
     if payee is None:
         if previous is None:
             return []

@@ -38,6 +38,7 @@ from dataclasses import dataclass
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.relations import FAMILY, FEMALE, MALE, PLURALS, family_word
 from factlog.typed.care import given_name
 from factlog.typed.common import conversation_fields, subject_of
 from factlog.typed.model import Context, TypedFact
@@ -46,25 +47,11 @@ from factlog.typed.stance import ends_in_question, is_conditional, is_planned, i
 
 DOMAIN = "people"
 
-_FAMILY = {
-    "daughter": "daughter", "son": "son", "wife": "wife", "husband": "husband", "partner": "partner",
-    "spouse": "spouse", "boyfriend": "boyfriend", "girlfriend": "girlfriend", "fiance": "fiance",
-    "fiancé": "fiance", "fiancee": "fiancee", "fiancée": "fiancee", "mom": "mother", "mother": "mother",
-    "mum": "mother", "mommy": "mother", "dad": "father", "father": "father", "daddy": "father",
-    "brother": "brother", "sister": "sister", "kid": "child", "child": "child", "grandson": "grandson",
-    "granddaughter": "granddaughter", "grandmother": "grandmother", "grandma": "grandmother",
-    "granny": "grandmother", "grandfather": "grandfather", "grandpa": "grandfather", "aunt": "aunt",
-    "uncle": "uncle", "niece": "niece", "nephew": "nephew", "cousin": "cousin", "stepson": "stepson",
-    "stepdaughter": "stepdaughter", "stepmother": "stepmother", "stepfather": "stepfather",
-    "mother-in-law": "mother-in-law", "father-in-law": "father-in-law", "sister-in-law": "sister-in-law",
-    "brother-in-law": "brother-in-law", "son-in-law": "son-in-law", "daughter-in-law": "daughter-in-law",
-}
-_PLURAL = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter", "twins": "child",
-           "boys": "son", "girls": "daughter", "parents": "", "grandkids": "", "grandchildren": ""}
-_SHE = frozenset("daughter wife mother sister granddaughter grandmother aunt niece stepdaughter stepmother "
-                 "girlfriend fiancee mother-in-law sister-in-law daughter-in-law".split())
-_HE = frozenset("son husband father brother grandson grandfather uncle nephew stepson stepfather boyfriend "
-                "fiance father-in-law brother-in-law son-in-law".split())
+# the relation vocabulary is `factlog.relations`' (one owner for every reader and the label matcher)
+_FAMILY = FAMILY
+_PLURAL = PLURALS
+_SHE = FEMALE
+_HE = MALE
 
 _REL = "|".join(sorted(map(re.escape, _FAMILY), key=len, reverse=True))
 _RELS = "|".join(sorted(_PLURAL, key=len, reverse=True))
@@ -78,10 +65,35 @@ _NAME = r"(?-i:[A-Z][a-z]+(?:-[A-Z][a-z]+)?)"
 _MY_REL_NAME = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!'s|’s|-)(?:,\s*|\s+)(?P<name>{_NAME})\b",
                           re.I)
 _NAME_MY_REL = re.compile(rf"\b(?P<name>{_NAME})(?:,\s*|\s+\()(?:who(?:'s| is)\s+)?{_OWN}\s+(?P<adj>{_ADJ}*)"
-                          rf"(?P<rel>{_REL})\b", re.I)
+                          rf"(?P<rel>{_REL})\b(?!['’]s)", re.I)  # not "Joy, my mum's carer"
 _REL_IS_NAMED = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?:'s|’s)?\s+name\s+is\s+(?P<name>{_NAME})\b"
                            rf"|\b{_OWN}\s+(?P<adj2>{_ADJ}*)(?P<rel2>{_REL})\s+is\s+(?:called|named)\s+(?P<name2>{_NAME})\b",
                            re.I)
+# "Anna is my wife", "Ken's my brother-in-law", "Tom is our son"
+_NAME_IS_MY_REL = re.compile(rf"(?:^|[.;:,!\n]\s*|\band\s+)(?P<name>{_NAME})(?:\s+is|['’]s)\s+{_OWN}\s+(?P<adj>{_ADJ}*)"
+                             rf"(?P<rel>{_REL})\b(?!['’]s|-)", re.I)
+_NAME_IS_MY_REL_LOWER = re.compile(rf"(?:^|[.;:,!]\s*|\band\s+)(?P<name>[a-z]{{3,}})(?:\s+is|['’]s)\s+{_OWN}\s+"
+                                   rf"(?P<adj>{_ADJ}*)(?P<rel>{_REL})\b(?!['’]s|-)")
+# a texted or dictated sentence writes names in lower case: "my sis lily is allergic", "my son noah has"
+_MY_REL_LOWER = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+(?P<name>[a-z]{{3,}})"
+                           r"(?=\s+(?:is|was|has|had|got|gets|says|said|turned|turns|and|just|needs|will|can|takes|took)"
+                           r"\b|\s*[,.!?;]|\s*$)")
+_NOT_LOWER_NAMES = frozenset(
+    "is was has had got gets says said and just needs will can takes took the who that what when which she her he him "
+    "his they them their also still too now then here there again always never only really actually literally lol "
+    "tho though though thats its it's doesnt didnt isnt wasnt cant wont dont and but because cause since with from "
+    "for about over at in on to of off out up down back home today tomorrow tmrw tonight yesterday rn omg lmao ok okay "
+    "yes yeah ya no nope sure pls plz thx thanks hello hi hey dear morning evening afternoon".split())
+_INSTITUTION = re.compile(r"\s+(?-i:[A-Z])\w*\s*(?:Academy|School|College|University|Hospital|Clinic|Centre|Center|"
+                          r"Hall|Street|Road|Avenue|Inc|LLC|Ltd|Group|Company|Bank|Church)\b|"
+                          r"\s+(?:Academy|School|College|University|Hospital|Clinic|Centre|Center|Hall|Street|Road|"
+                          r"Avenue|Inc|LLC|Ltd|Group|Company|Bank|Church)\b")
+# an answer to "What's his name?": "Seamus.", "It's Seamus", "Her name is Ava"
+_ANSWER_NAME = re.compile(r"^\W*(?:(?:it['’]s|its|his name is|her name is|he['’]s called|she['’]s called|"
+                          rf"that['’]s)\s+)?(?P<name>{_NAME})\s*[.!]?\s*$", re.I)
+_NAME_QUESTION = re.compile(r"\b(?:what(?:['’]s| is| was)\s+(?P<pronoun>his|her|their)\s+name|"
+                            r"(?P<pronoun2>his|her)\s+name\b[^?]*\?|what(?:['’]s| is) (?P<pronoun3>he|she) called|"
+                            rf"(?:my|our)\s+(?P<rel>{_REL})['’]s\s+name\b[^?]*\?)", re.I)
 _MY_RELS_NAMES = re.compile(
     rf"\b{_OWN}\s+(?:(?:two|three|four|2|3|4)\s+)?(?P<rels>{_RELS}),?\s+"
     rf"(?P<names>{_NAME}(?:\s*\(\d{{1,2}}\))?(?:,\s*{_NAME}(?:\s*\(\d{{1,2}}\))?)*,?\s+and\s+{_NAME}(?:\s*\(\d{{1,2}}\))?)",
@@ -90,9 +102,11 @@ _LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\))?")
 _MY_REL = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!-)\b", re.I)
 _YEAR_OLD = re.compile(rf"(?P<n>{_NUM})[- ](?:year|yr)[- ]old", re.I)
 _AGE_AFTER = re.compile(
-    r"^(?:['’]s\s+|,?\s+(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
-    rf"(?:is|turned|aged?)\s+))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
-    rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)]|$|and\b|but\b|now\b|so\b|too\b|already\b))", re.I)
+    rf"^(?:['’]s\s+|\s*\((?=\s*{_NUM}\s*\))\s*|"  # "my son Ben (9)"
+    r"(?:,?\s+|\s*[(–—-]\s*)(?:(?:she|he|who)(?:['’]s|\s+is)\s+|(?:who\s+)?(?:just\s+|now\s+|recently\s+)?"
+    rf"(?:is|turned|aged?)\s+|(?:(?:she|he|who)\s+)?(?:has|have)\s+(?={_NUM}\s+years)))(?:now\s+|just\s+|only\s+)?(?P<n>{_NUM})"
+    rf"(?:\s+(?:years?|yrs?)(?:\s+old)?|\s*y/?o)?(?=\s*(?:[.,;!)–—-]|$|and\b|but\b|now\b|so\b|too\b|already\b|"
+    r"yesterday\b|today\b|last\b|this\b))", re.I)
 _LEAD = r"^\W*(?:(?:sorry|no|wait|actually|i mean|i meant|oops|oh|and|also)\b[,!.]?\s*)*"  # "Sorry, I mean her ..."
 _PRONOUN_AGE = re.compile(
     rf"{_LEAD}(?P<pronoun>she|he)(?:'s|’s|\s+is|\s+turned|\s+just\s+turned)\s+(?:now\s+|only\s+|just\s+)?(?P<n>{_NUM})"
@@ -219,7 +233,9 @@ _YOU = ((re.compile(r"\byou(?:'re|’re| are)\b", re.I), "I'm"), (re.compile(r"\
         (re.compile(r"\byou\b", re.I), "I"))
 
 TRIGGERS = (
-    re.compile(rf"\b(?:{_REL}|{_RELS})\b", re.I),
+    re.compile(rf"\b(?:{_REL}|{_RELS}|in-laws?)\b", re.I),  # run lowercased by the reader's trigger set
+    re.compile(r"^\W*(?:it['’]s\s+|his name is\s+|her name is\s+)?(?-i:[A-Z][a-z]+)\s*[.!]?\s*$", re.I),
+    re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that['’]s right)\b", re.I),  # "Is Noah your son?" "Yes"
     re.compile(r"\b(?:live|living|reside|based|moved|relocated)\b", re.I),
     _PROGRAM_NAMES, _LOYALTY_CUE,
     re.compile(rf"\b(?:prefers?|preferred|rather|aisle|window|{'|'.join(_DIETS)}|king|queen|nonstop|direct|"
@@ -243,6 +259,25 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     return facts
 
 
+_OWNED = re.compile(r"\b(?:my|our|your)\s", re.I)
+
+
+def prescan(text: str, context: Context, speaker: str = "user") -> None:
+    """Note the relations a message gives its names before the session's sentences are read,
+    so a pasted form or list above "Anna is my wife", or "Ruby (she's 7)" before the
+    assistant's "Ruby, your daughter", is already theirs (`context.relations`)."""
+    if not _OWNED.search(text):  # every naming below says "my", "our" (or the assistant's "your")
+        return
+    if speaker == "assistant":
+        text = _as_user(text)
+    for pattern in (_NAME_IS_MY_REL, _MY_REL_NAME, _NAME_MY_REL):
+        for match in pattern.finditer(text):
+            name = given_name(match.group("name"))
+            rel = _relation(match.group("rel"))
+            if name is not None and rel and name.casefold() not in _NOT_LOWER_NAMES:
+                context.relations.setdefault(name, rel)
+
+
 def _as_user(sentence: str) -> str:
     """An assistant's sentence with the user as "I" ("your husband" -> "my husband")."""
     for pattern, replacement in _YOU:
@@ -254,17 +289,23 @@ def _as_user(sentence: str) -> str:
 
 
 def _relation(word: str) -> str:
-    return _FAMILY.get(word.casefold(), "")
+    return family_word(word) or ""
 
 
 def _relatives(text: str, context: Context) -> list[TypedFact]:
     found: dict[str, dict[str, JsonValue]] = {}  # key -> fields, in order
     named: list[tuple[int, int, _Person]] = []  # (start, end, person) of each naming
-    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED):
+    lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", text[1:])) is None  # typed or dictated all in lower case
+    lowered = (_MY_REL_LOWER, _NAME_IS_MY_REL_LOWER) if lower else ()
+    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED, _NAME_IS_MY_REL, *lowered):
         for match in pattern.finditer(text):
             rel = match.group("rel") or match.groupdict().get("rel2") or ""
             raw = match.group("name") or match.groupdict().get("name2") or ""
-            name = given_name(raw)
+            name = given_name(raw) if raw.casefold() not in _NOT_LOWER_NAMES else None
+            if name is None and raw[:1].isupper() and place_name(raw) is not None and pattern is not _NAME_MY_REL:
+                name = raw  # "my daughter Sofia", "my son Austin": after the relation, a city's name is a name
+            if _INSTITUTION.match(text, match.end()):
+                continue  # "the school of my daughter, Brightwood Academy"
             if name is None or not _relation(rel) or any(start <= match.start() < end for start, end, _ in named):
                 continue
             person = _Person(name, _relation(rel))
@@ -283,8 +324,47 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
                 fields = _add(found, context, _Person(name, rel))
                 if item.group("age"):
                     _set_age(fields, item.group("age"))
+    answered = (_answered_name(text, context) or _confirmed_relation(text, context)) if not named else None
+    if answered is not None:  # ages after it are the relation's: "Yes, my son, he's 9."
+        _add(found, context, answered)
     _ages_and_birthdays(text, context, found, named)
     return [TypedFact("relative", key, conversation_fields(context, "user", fields)) for key, fields in found.items()]
+
+
+_IS_YOUR_REL = re.compile(rf"\bis\s+(?P<name>{_NAME})\s+your\s+(?P<rel>{_REL})\b[^?]*\?", re.I)
+_YES = re.compile(r"^\W*(?:yes|yeah|yep|yup|ya|correct|right|that['’]s right|exactly|indeed)\b", re.I)
+
+
+def _confirmed_relation(text: str, context: Context) -> _Person | None:
+    """A relation the user confirms: "Yes, my son" to the assistant's "Is Noah your son?"."""
+    if context.speaker != "user" or len(context.said) < 2 or not _YES.match(text):
+        return None
+    asked = _IS_YOUR_REL.search(context.said[-2])
+    name = given_name(asked.group("name")) if asked is not None else None
+    return _Person(name, _relation(asked.group("rel"))) if asked is not None and name is not None else None
+
+
+def _answered_name(text: str, context: Context) -> _Person | None:
+    """The name a sentence gives in answer to the assistant's "What's his name?" (the last
+    question said), for the relation the assistant spoke of just before ("your father")."""
+    answer = _ANSWER_NAME.match(text)
+    if answer is None or len(context.said) < 2 or context.speaker != "user":
+        return None
+    question = _NAME_QUESTION.search(_as_user(context.said[-2]))
+    name = given_name(answer.group("name"))
+    if question is None or name is None or name.casefold() in _NOT_LOWER_NAMES:
+        return None
+    if question.group("rel"):
+        return _Person(name, _relation(question.group("rel")))
+    said = (question.group("pronoun") or question.group("pronoun2") or question.group("pronoun3") or "").casefold()
+    for earlier in reversed(context.said[-4:-1]):  # "Noted: your father takes warfarin ... What's his name?"
+        for match in reversed([*_MY_REL.finditer(_as_user(earlier))]):
+            rel = _relation(match.group("rel"))
+            if said in ("he", "his") and rel in _SHE or said in ("she", "her") and rel in _HE:
+                continue
+            if rel and _name_of(rel, context) is None:
+                return _Person(name, rel)
+    return None
 
 
 def _key(person: _Person) -> str:

@@ -16,7 +16,7 @@ from factlog.model import JsonValue
 from factlog.recognizers import recognize
 from factlog.spoken import for_readers
 from factlog.typed import allergies, bills, deadlines, documents, events, medicines, money, payments, people, trips
-from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day
+from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day, note_form_owner
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.triggers import Triggers
 
@@ -64,6 +64,7 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     as `factlog.spoken.for_readers` writes it (no fillers, digits and clock times written)."""
     sentence = for_readers(sentence)
     context.said.append(sentence)
+    note_form_owner(sentence, context)  # "Applicant: KOWALSKA, ANNA": whose the next lines are
     triggered = _TRIGGERS.search(sentence)
     facts: list[TypedFact] = []
     for domain, reader in READERS:

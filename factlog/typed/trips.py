@@ -19,6 +19,7 @@ from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
+from factlog.relations import BARE, FAMILY
 from factlog.timeparse import try_date
 from factlog.typed import airports
 from factlog.typed.common import (
@@ -126,7 +127,11 @@ _OTHERS_TRIP = re.compile(
     rf"\b(?P<name>[A-Z][a-z]{{2,}})(?:'s|’s)\s+(?:[\w-]+\s+){{0,3}}{_TRAVELLED}|"
     # someone the user speaks for, by title: "Mr Osei flies to Lagos", "Ms Tanaka's flight"
     r"\b(?P<titled>(?-i:(?:Mr|Mrs|Ms|Miss|Mx|Prof|Professor|Sir|Dame)\.?\s+[A-Z][a-z]+))(?:(?:'s|’s)\s+|\s+(?:is\s+)?"
-    r"(?=fl(?:y|ies|ying)\b|travel|leav|depart|head))",
+    r"(?=fl(?:y|ies|ying)\b|travel|leav|depart|head))|"
+    # "Harold's off to Leeds", "Mum is flying to Delhi", "Priya flies to Chicago"
+    r"(?:^|[.;:,]\s+|\b(?:but|so|then)\s+)(?P<name3>(?-i:[A-Z][a-z]{2,}))"
+    r"(?:'s|’s|\s+is|\s+will\s+be|\s+will)?\s+(?:off|flying|flies|fly|travels|travelling|traveling|heading|heads|"
+    r"leaving|leaves|departs|departing|going)\s+(?:up\s+|down\s+|over\s+|out\s+|back\s+)?to\b",
     re.I,
 )
 _WITH = re.compile(
@@ -311,6 +316,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     fact = TypedFact(DOMAIN, key, conversation_fields(context, subject, fields))
     if subject != "user" or key is None:
         return [fact]
+    lead = _COMPANION_LEADS.match(sentence)
+    if lead is not None and lead.group("name") in context.companions:  # "Jonas comes only the first week, ...":
+        who = lead.group("name")  # his trip changes, not the user's
+        return [TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))]
     along = [*context.companions, *(who for who in _earlier_companions(key, context) if who not in context.companions)]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
               for who in along), fact]
@@ -529,6 +538,14 @@ def trip_subject(sentence: str) -> str:
         return "user"
     if match.group("titled"):
         return re.sub(r"\s+", " ", match.group("titled"))
+    if match.group("name3"):  # a person named as the one travelling
+        said = match.group("name3")
+        if said.lower() in FAMILY_NAMES:
+            return FAMILY_NAMES[said.lower()]
+        if said.lower() in _NOT_NAMES or place_name(said) is not None or said.lower() in _CARRIER_NAMES or \
+                said.lower() in _CALENDAR or said.lower() in _NOT_TRAVELLERS:
+            return "user"
+        return said
     name = match.group("name")
     if name is not None and name.lower() in FAMILY_NAMES:
         return FAMILY_NAMES[name.lower()]  # "Papa's tickets", "Mom's flight": the father's, the mother's
@@ -556,11 +573,10 @@ _THIRD_PERSON = re.compile(
 
 
 # what family members are called as if by name: "Papa's tickets", "Mom's flight"
-FAMILY_NAMES = {"papa": "father", "pa": "father", "dad": "father", "daddy": "father", "pappa": "father",
-                "mama": "mother", "mamma": "mother", "mom": "mother", "mum": "mother", "mommy": "mother",
-                "mummy": "mother", "ma": "mother", "nana": "grandmother", "grandma": "grandmother",
-                "granny": "grandmother", "nani": "grandmother", "dadi": "grandmother", "grandpa": "grandfather",
-                "nanaji": "grandfather", "dadaji": "grandfather"}
+FAMILY_NAMES = {word: FAMILY[word] for word in BARE}  # the vocabulary of `factlog.relations`
+_CARRIER_NAMES = frozenset(name.lower() for name in AIRLINES)
+_NOT_TRAVELLERS = frozenset("we you they work everyone nobody somebody someone she he it this that which who what "
+                            "flight plane train bus ferry car".split())
 _CALENDAR = frozenset("january february march april may june july august september october november december "
                       "monday tuesday wednesday thursday friday saturday sunday".split())
 
@@ -574,6 +590,12 @@ _WITH_RELATION = re.compile(
     r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)")
 
 
+# a sentence about one of the user's companions: "Jonas comes only the first week", "Emma flies back on the 9th"
+_COMPANION_LEADS = re.compile(r"^\W*(?:but\s+|and\s+)?(?P<name>(?-i:[A-Z][a-z]+))\s+(?:only\s+|just\s+|also\s+)?"
+                              r"(?:comes|is coming|flies|is flying|returns|is returning|leaves|is leaving|stays|"
+                              r"is staying|goes|is going|gets|has to|needs to|will|can only)\b")
+
+
 def _companions(sentence: str, context: Context) -> None:
     """Remember who travels with the user ("for Emma and myself", "you and Emma fly", "with
     my wife", "my son Leo and I"): the name when given, else the relation."""
@@ -582,11 +604,33 @@ def _companions(sentence: str, context: Context) -> None:
     if TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence):
         found += [match.group("name") or match.group("name2") or (match.group("rel") or match.group("rel2")).lower()
                   for match in _WITH_RELATION.finditer(sentence)]
+    found += _the_family(sentence, context)
     for name in found:
         if name and name.lower() not in _NOT_NAMES and name not in context.companions \
                 and name.lower() not in _CALENDAR and (name.islower() or place_name(name) is None or
                                                        re.search(rf"\b(?:{_RELATION})\s+{name}\b", sentence, re.I)):
             context.companions.append(name)
+
+
+# the user's party counted: "for the four of us", "all three of us are flying"
+_PARTY = re.compile(r"\b(?:for|with)\s+(?:the|all)\s+(?P<n>two|three|four|five|six|seven|[2-7])\s+of\s+us\b|"
+                    r"\ball\s+(?P<n2>two|three|four|five|six|seven|[2-7])\s+of\s+us\b", re.I)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def _the_family(sentence: str, context: Context) -> list[str]:
+    """The named relatives the conversation gave, when the sentence counts the user's party and
+    they are exactly the others ("for the four of us" after "me, Marc, Chloe and Liam")."""
+    party = _PARTY.search(sentence)
+    if party is None or not (TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence)
+                             or _AIRLINE.search(sentence) or context.topic == DOMAIN):
+        return []
+    said = (party.group("n") or party.group("n2")).lower()
+    count = int(said) if said.isdigit() else _COUNTS[said]
+    known = [*context.entities.items(), *context.prior.of_kind("relative")]
+    names = list(dict.fromkeys(str(fields["name"]) for key, fields in known
+                               if key.startswith("relative/") and isinstance(fields.get("name"), str)))
+    return names if len(names) == count - 1 else []
 
 
 def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> dict[str, JsonValue]:
