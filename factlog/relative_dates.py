@@ -12,6 +12,7 @@ finds the phrases; these resolve them):
   one while it lasts).
 - Holidays with a fixed day (Christmas Eve, Christmas Day, New Year's Eve, ...): the one nearest
   the session date, as for other dates without a year.
+- "on the 25th" (`next_month_day`): that day this month, or next month once it is past.
 """
 
 from __future__ import annotations
@@ -97,3 +98,17 @@ def holiday(match: re.Match[str], today: date) -> date | None:
     month, day = found
     candidates = [date(year, month, day) for year in (today.year - 1, today.year, today.year + 1)]
     return min(candidates, key=lambda d: abs((d - today).days))
+
+
+def next_month_day(day: int, today: date) -> date | None:
+    """The day-of-month `day` this month, or next month once it is past ("on the 25th"); None
+    when neither month has it."""
+    for ahead in (0, 1):
+        year, month = divmod(today.year * 12 + today.month - 1 + ahead, 12)
+        try:
+            found = date(year, month + 1, day)
+        except ValueError:
+            continue
+        if found >= today:
+            return found
+    return None

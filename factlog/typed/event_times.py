@@ -20,6 +20,7 @@ import re
 from datetime import date, timedelta
 
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.relative_dates import next_month_day
 from factlog.timeparse import parse_date
 from factlog.typed.common import DAY_ONLY
 from factlog.typed.model import Context
@@ -97,14 +98,9 @@ def day_of(sentence: str, context: Context) -> date | None:
     if day_only is not None and MOVE.search(sentence):  # "moved it from the 10th to the 17th": the new day
         day_only = list(DAY_ONLY.finditer(sentence))[-1]
     if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
-        for offset in (0, 1):
-            year, month = divmod(today.year * 12 + today.month - 1 + offset, 12)
-            try:
-                found = date(year, month + 1, int(day_only.group("dd")))
-            except ValueError:
-                continue
-            if found >= today:
-                return found
+        found = next_month_day(int(day_only.group("dd")), today)
+        if found is not None:
+            return found
     weekday = WEEKDAY.search(sentence)
     if weekday is not None and not weekday.group("plural") and not weekday.group("part"):
         target = WEEKDAYS.index(weekday_name(weekday.group("day")))

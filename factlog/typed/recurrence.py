@@ -27,6 +27,7 @@ import re
 from datetime import date, datetime, timedelta
 
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
+from factlog.relative_dates import next_month_day
 from factlog.timeparse import parse_date
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -212,17 +213,7 @@ def starting(sentence: str, today: date) -> date | None:
     if dates:
         return parse_date(dates[0][1])
     nth = re.match(r"\W*(?:on\s+)?the\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b", rest, re.I)  # "next one is the 9th"
-    if nth is None:
-        return None
-    for ahead in (0, 1):
-        year, month = divmod(today.year * 12 + today.month - 1 + ahead, 12)
-        try:
-            found = date(year, month + 1, int(nth.group("dd")))
-        except ValueError:
-            continue
-        if found >= today:
-            return found
-    return None
+    return None if nth is None else next_month_day(int(nth.group("dd")), today)
 
 
 _DAY_FIRST = re.compile(r"(?<![\w/])(?P<d>\d{1,2})/(?P<m>\d{1,2})(?:/(?P<y>\d{2}|\d{4}))?(?![\w/])")
