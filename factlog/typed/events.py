@@ -78,6 +78,7 @@ from datetime import date, timedelta
 from factlog.model import JsonValue
 from factlog.relations import BARE, FAMILY
 from factlog.relations import pattern as relation_pattern
+from factlog.timeparse import parse_date
 from factlog.typed.care import catch_up, person_of
 from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.drug_names import drug_names
@@ -722,7 +723,7 @@ def _day_before(context: Context) -> date | None:
     found = context.last.get(_DAY)
     if found is None or found.fields.get("at") != len(context.said) - 1:
         return None
-    return date.fromisoformat(str(found.fields["day"]))
+    return parse_date(str(found.fields["day"]))
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
                         rf"leaving)\b|\b(?-i:[A-Z]{{2}})\s?\d{{2,4}}\b|\b[a-z]{{2}}\d{{3,4}}\b|"
                         rf"\b(?-i:{'|'.join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))})\b", re.I)
@@ -851,7 +852,7 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
         said = re.sub(r"^\W*(?:and\s+)?(?:(?:it|that|they|this)(?:'s|’s| is| will)?\s+)?(?:ends?|finish(?:es)?|"
                       r"wraps? up|end date|until|last [a-z]+)\s*(?::|on\b)?", "until ", sentence, flags=re.I)
         last = series_end(said, today,
-                          date.fromisoformat(began[:10]) if isinstance(began, str) else None)
+                          parse_date(began[:10]) if isinstance(began, str) else None)
         if last is None:
             return None
         return TypedFact(previous.kind, previous.key, {**previous.fields, "end": last.isoformat(),
@@ -1046,7 +1047,7 @@ def _new_day(previous: TypedFact, sentence: str, context: Context) -> TypedFact 
     in the same half of the day as before: "8:30" -> "the 19th at 8" is 20:00), "not 8:30" left out."""
     start = str(previous.fields["start"])
     text = _NOT_TIME.sub("", sentence)
-    day = day_of(text, context) or date.fromisoformat(start[:10])
+    day = day_of(text, context) or parse_date(start[:10])
     times = times_of(text)
     clock = start[11:16] if len(start) > 10 else None
     if times:
