@@ -248,9 +248,9 @@ WHOSE = ("subject", "person", "holder")  # whose thing it is tells two things ap
 def names_same_thing(fact: TypedFact, label: Label) -> bool:
     """Whether `fact` is about the thing `label` is, in any session: the same kind; some naming
     field (`NAMES`) of the label agrees as an entity with some naming field of the fact
-    ("Tokyo" / "Japan"), unless the kind has none (one passport per person); and an owner
-    (`WHOSE`) both give agrees."""
-    if fact.kind != label.kind:
+    ("Tokyo" / "Japan"), unless the kind has none (one passport per person); and whose it is
+    agrees (the label's `subject`, `same_owner`, and an owner field of `WHOSE` both give)."""
+    if fact.kind != label.kind or not same_owner(fact, label):
         return False
     for name in WHOSE:
         if name in label.fields and name in fact.fields and not _agree(label.kind, name, fact.fields[name],

@@ -492,3 +492,9 @@ def test_field_misses_say_which_field_of_a_found_thing_disagrees() -> None:
                                            "medication": {"dose: missing": 1}}
     assert field_misses([TypedFact("s1", "trip", {"destination": "Tokyo"})],
                         [Label("s3", "trip", {"destination": "Tokyo"})]) == {"trip": {"session: differs": 1}}
+
+
+def test_someone_elses_trip_is_not_the_labelled_users_thing() -> None:
+    label = Label("s1", "trip", {"destination": "Tokyo"}, subject="user")
+    assert names_same_thing(TypedFact("s2", "trip", {"destination": "Tokyo"}), label)  # no subject: the user's
+    assert not names_same_thing(TypedFact("s1", "trip", {"destination": "Tokyo", "subject": "daughter"}), label)
