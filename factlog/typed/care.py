@@ -30,8 +30,18 @@ from factlog.typed.places import place_name
 _RELATION = "|".join(sorted(map(re.escape, (*RELATIONS, "patient", "client", "resident", "neighbour", "neighbor",
                                                       "flatmate",
                                                       "housemate")), key=len, reverse=True))
-_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>(?:[A-Z]\.\s*){0,2}[A-Z][a-z]+(?:-[A-Z][a-z]+)?)\b|"
-                     r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b")  # "dr. castellano" typed or dictated
+# a word after a doctor's name that is no surname ("Dr. Kim Monday", "Dr. Lee The")
+_NOT_SURNAME = (r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February|March|April|May|"
+                r"June|July|August|September|October|November|December|The|This|That|I|He|She|It|We|They|Said|Says|"
+                r"Gave|Put|Wants|Is|Was|Has|And|But|So|Then|Today|Tomorrow|Yesterday|Clinic|Hospital|Office|"
+                r"Surgery|Practice|Dental|Medical|Health|Centre|Center)\b)")
+_DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>(?:[A-Z]\.\s*){0,2}[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
+                     rf"(?:[ \t]+{_NOT_SURNAME}[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b)?)\b|"
+                     r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b|"
+                     # a label or letter head in capitals, or a name signed "MD": "DR. PRIYA VENKATARAMAN",
+                     # "Prescriber: MARCUS OYELARAN MD", "From: Farah Haddad, MD"
+                     r"\b(?-i:DR|Dr)\.?\s+(?P<caps>[A-Z]{2,}(?:[ \t]+[A-Z]{2,})?)\b(?![ \t]*[a-z])|"
+                     r"(?P<md>\b[A-Z][A-Za-z'-]+[ \t]+[A-Z][A-Za-z'-]+),?[ \t]+M\.?D\b\.?")  # "dr. castellano" typed
 DOCTOR = _DOCTOR  # a doctor named in a sentence (`name`, or `lower` when typed lower-case)
 # what follows a lower-case "doctor" that is no name ("the doctor said", "doctor visit")
 _NOT_DOCTOR_NAMES = frozenset(
@@ -43,8 +53,8 @@ _NOT_DOCTOR_NAMES = frozenset(
     "old nice young said wants thinks didn't doesn't isn't wasn't won't can't says".split())
 _PLACES = re.compile(
     r"\b(?P<care>urgent care|walk-in clinic|(?:(?:student|sexual|mental|women's|community|family|travel|eye|skin|"
-    r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagulation|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
-    r"oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
+    r"sleep|pain|allergy|asthma|diabetes|fertility|health|anticoagula(?:tion|nt)|warfarin|INR|heart|kidney|cancer|[a-z]+olog(?:y|ical)|dental|medical)\s+){0,2}clinic|"
+    r"polyclinic|oral surgeon|nurse practitioner|emergency room|(?<=the )ER(?=\b)|(?<=to )ER(?=\b)|hospital|"
     r"family (?:doctor|doc|physician)|"
     # a department acting as the prescriber: "cardiology is starting me on apixaban"
     r"(?i:cardiology|ha?ematology|dermatology|neurology|oncology|rheumatology|psychiatry|urology|endocrinology|"
@@ -57,7 +67,11 @@ _PLACES = re.compile(
     r"ophthalmologist|podiatrist|therapist|surgeon|vet|veterinarian|GP))\b"
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
-_MY_RELATION = re.compile(rf"\b(?:my|our)\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b)?", re.I)
+# "my wife", and the spouse said with "the" as many do ("the missus is on Celebrex", "the hubby")
+_POSSESSOR = r"(?:my|our|the(?=\s+(?:missus|missis|wife|hubby|husband|other half)\b))"
+# a name typed in lower case is read when an age follows it: "my son leo (6)"
+_MY_RELATION = re.compile(rf"\b{_POSSESSOR}\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b|"
+                          r"\s+(?P<lower>(?-i:[a-z]{2,}))(?=\s*\(\s*\d{1,2}\s*\)))?", re.I)
 # a title before a surname makes one name with it ("Mr Osei", "Mrs. Chen"): an assistant or carer
 # speaking of an employer or a client names them so
 _TITLE = r"(?:(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+(?=[A-Z]))?"
@@ -75,7 +89,7 @@ _NAME_SUBJECT = re.compile(
 # the relation itself doing something: "My mom moved in", "Mom has a UTI", "Da has a chest infection"
 _BARE = relation_pattern(word.capitalize() for word in BARE)  # said as a name (`factlog.relations`)
 _RELATION_DOES = re.compile(
-    rf"(?:\b(?:my|our)\s+(?P<rel>{_RELATION})|(?:^|[.;,]\s+|\b(?:and|so|but)\s+)(?P<bare>(?-i:{_BARE})))"
+    rf"(?:\b{_POSSESSOR}\s+(?P<rel>{_RELATION})|(?:^|[.;,]\s+|\b(?:and|so|but)\s+)(?P<bare>(?-i:{_BARE})))"
     r"(?:'s|’s|\s+(?:is|was|has|had|moved|takes|took|started|needs|got|gets|woke|came|went|says|said|will|just|also|"
     r"broke|reacted|began|stopped|finished|can|cannot|can't))\b",
     re.I,
@@ -109,7 +123,7 @@ def care_named(sentence: str) -> str | None:
     # a texted or dictated sentence writes names lower-case
     typed_lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", sentence[1:])) is None
     found: list[tuple[int, str]] = [(m.start(), f"Dr. {_doctor_name(m)}") for m in _DOCTOR.finditer(sentence)
-                                    if _doctor_name(m) and (m.group("name") or typed_lower)]
+                                    if _doctor_name(m) and (m.group("name") or m.group("caps") or m.group("md") or typed_lower)]
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
@@ -126,6 +140,8 @@ def _doctor_name(found: re.Match[str]) -> str | None:
     are read only from sentences with no capital letter after the first."""
     if found.group("name"):
         return found.group("name")
+    if found.group("caps") or found.group("md"):
+        return " ".join(w.capitalize() if w.isupper() else w for w in (found.group("caps") or found.group("md")).split())
     word = found.group("lower")
     return None if word in _NOT_DOCTOR_NAMES else word.capitalize()
 
@@ -150,14 +166,15 @@ def remember_people(sentence: str, context: Context, drugs: DrugNames | None = N
     """Note the relations "my husband Mike" gives and the person the sentence is about."""
     for match in _MY_RELATION.finditer(sentence):  # "My husband threw his back out": whoever was named last
         rel = _canon(match.group("rel"))
-        if not match.group("name") and not _GOVERNED.search(sentence, 0, match.start()):
+        if not match.group("name") and not match.group("lower") and not _GOVERNED.search(sentence, 0, match.start()):
             context.focus = next((n for n, r in context.relations.items() if r == rel), None) or \
                 name_for(rel, context) or rel
             context.relations.setdefault(context.focus, rel)
     for kids in _THE_KIDS.finditer(sentence):
         context.focus = context.relations.setdefault(kids.group("kids").lower(), kids.group("kids").lower())
     for match in _MY_RELATION.finditer(sentence):
-        if match.group("name") and (name := _name(match.group("name"), drugs)) is not None:
+        said = match.group("name") or match.group("lower")
+        if said and (name := _name(said, drugs)) is not None:
             context.relations[name] = _canon(match.group("rel"))
             context.focus = name
     for does in _RELATION_DOES.finditer(sentence):
@@ -170,6 +187,11 @@ def remember_people(sentence: str, context: Context, drugs: DrugNames | None = N
             if rel not in context.relations.values():
                 context.relations[rel] = rel
             context.focus = next((n for n, r in context.relations.items() if r == rel), rel)
+    for name, rel in _earlier_relatives(context):  # "ugh leo has an ear infection" after "my son leo (6)"
+        if re.search(rf"\b{re.escape(name)}(?:'s|’s|\s+(?:is|was|has|had|got|gets|needs|started|takes|took|woke|"
+                     rf"came|went|broke|reacted))\b", sentence, re.I):
+            context.relations.setdefault(name, rel)
+            context.focus = name
     for match in (*_NAME_SUBJECT.finditer(sentence), *_FOR_NAME.finditer(sentence), *_NAME_OWNS.finditer(sentence)):
         if _DOCTOR.search(sentence[max(0, match.start("name") - 8):match.end()]):
             continue
@@ -177,6 +199,16 @@ def remember_people(sentence: str, context: Context, drugs: DrugNames | None = N
         if name is not None and (match.group("name")[0].isupper() or name in context.relations):
             context.focus = name
             return
+
+
+def _earlier_relatives(context: Context) -> list[tuple[str, str]]:
+    """(name, family word) of each relative an earlier session named."""
+    out = []
+    for _, fields in context.prior.of_kind("relative"):
+        name, rel = fields.get("name"), fields.get("relationship")
+        if isinstance(name, str) and isinstance(rel, str) and re.fullmatch(r"[A-Z][a-z]+", name):
+            out.append((name, _canon(rel)))
+    return out
 
 
 def catch_up(context: Context, drugs: DrugNames | None = None) -> None:
@@ -195,11 +227,12 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
     if _TOGETHER.search(sentence):
         return "user", None
     mine = _MY_RELATION.search(sentence)
-    if mine is not None and re.search(rf"\b(?:my|our)\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
+    if mine is not None and re.search(rf"\b{_POSSESSOR}\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
                                       rf"started|takes|took|needs|got|will|just|also)\b|,?\s+\(?(?-i:[A-Z][a-z]+)\b)",
-                                      sentence, re.I):
+                                      sentence, re.I) or mine is not None and mine.group("lower"):
         rel = _canon(mine.group("rel"))
-        name = mine.group("name") and _name(mine.group("name"), drugs)
+        said = mine.group("name") or mine.group("lower")
+        name = said and _name(said, drugs)
         if name is None:
             name = next((n for n, r in context.relations.items() if r == rel), None) or name_for(rel, context)
         return rel, name or rel

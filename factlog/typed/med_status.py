@@ -37,7 +37,10 @@ _STOP = re.compile(
     r"no longer (?:on|taking|take)|not (?:on|taking) (?:the |my )?\S+ anymore|finished|done with|used to take|"
     r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking)|paused|pausing|"
     r"(?:put|putting) (?:\w+ )?on hold|holding off on|(?:taking|took) a break from)\b|"
-    r"\boff\s+(?:of\s+)?(?:the\s+|my\s+|his\s+|her\s+)?$",
+    r"\boff\s+(?:of\s+)?(?:the\s+|my\s+|his\s+|her\s+)?$|"
+    # "took my last sertraline on the 16th", "had the final dose of the prednisolone"
+    r"\b(?:took|had|swallowed)\s+(?:my|the|his|her)\s+(?:very\s+)?(?:last|final)\s+(?:(?:dose|one|pill|tablet)\s+of\s+"
+    r"(?:the\s+|my\s+)?)?$",
     re.I,
 )
 SWITCH_FROM = re.compile(
@@ -46,7 +49,7 @@ SWITCH_FROM = re.compile(
 SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
                       r"wants? (?:me|him|her|us|them) (?:on|to (?:start|take|try))|"
-                      r"start(?:ing|s)? (?:next|tomorrow)|should start|supposed to start|"
+                      r"start(?:ing|s)? (?:next|tomorrow|tmrw|tmr)|should start|supposed to start|"
                       r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from|took|took it|first dose)\b", re.I))
 _END = Cue("end", re.compile(r"\b(?:until|till|through|thru|ending|ends|stopped|stop|quit|finished|done|"
@@ -67,6 +70,9 @@ _WEEKDAY = re.compile(rf"\b(?P<lead>last|this|next|on|since|until|till|through)?
 _THEN_COURSE = re.compile(r"\btoday\b[^.]*\bthen\b[^.]*\bfor\b", re.I)
 FOLLOW_STOP = re.compile(r"\b(?:stopped|quit|finished|discontinued|done with)\s+(?:it|them|that|those|taking it)\b",
                           re.I)
+
+
+_TEXTED_TOMORROW = re.compile(r"\b(?:tmrw|tmr|tmw|2moro|2morrow|tmoro)\b", re.I)
 
 
 def status_of(before: str, after: str, inherited: str | None, *, previous_switch: bool) -> str | None:
@@ -113,12 +119,20 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
     prescription, a course, a dose today), so it starts on the session's day when no day is said."""
     fields: dict[str, JsonValue] = {}
     today = context.timestamp.date() if context.timestamp is not None else None
+    sentence = _TEXTED_TOMORROW.sub("tomorrow", sentence)  # "starting tmrw morning"
     found = dates_by_cue(sentence, context, (_START, _END))
     start: str | None = found["start"][0] if found.get("start") else None
     end: str | None = found["end"][0] if found.get("end") else None
     if end is None and len(found.get("start", [])) == 2 and _FROM_TO.search(sentence):  # "from March 3 to March 10"
         end = found["start"][1]
     loose = found.get("", [])
+    ordinal = DAY_ONLY.search(sentence)
+    if today is not None and ordinal is not None and _starts_ahead(sentence, ordinal.start()):
+        ahead = _next_day_of_month(int(ordinal.group("dd")), today)  # "I start X on the 31st": the next 31st
+        said = [start, *loose]
+        if ahead is not None and any(d is not None and d[8:] == f"{int(ordinal.group('dd')):02d}" and d < ahead
+                                     for d in said):
+            start, loose = ahead, [d for d in loose if d[8:] != ahead[8:]]
     if today is not None and _LAST_NIGHT.search(sentence) and not (start or end or loose):
         loose = [(today - timedelta(days=1)).isoformat()]
     if _VAGUE.search(sentence) and len(loose) + (start is not None) + (end is not None) == 1:
@@ -126,6 +140,9 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
         loose = []
     if today is not None and not (start or end or loose) and (ordinal := _past_day(sentence, today)) is not None:
         loose = [ordinal]  # "started the Xarelto on the 3rd": the last 3rd
+    elif today is not None and not (start or end or loose) and (day_only := DAY_ONLY.search(sentence)) is not None \
+            and _starts_ahead(sentence, day_only.start()):
+        start = _next_day_of_month(int(day_only.group("dd")), today)  # "I start X on the 31st": the next 31st
     day = _weekday(sentence, today) if today is not None and not (start or end or loose) else None
     if day is not None:
         lead, when = day
@@ -178,8 +195,8 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
 def _past_day(sentence: str, today: date) -> str | None:
     """A day of the month said alone after a start or stop ("started on the 3rd"): the last such day."""
     found = DAY_ONLY.search(sentence)
-    if found is None or not re.search(r"\b(?:start\w*|began|since|stopped|finished|quit)\b", sentence[:found.start()],
-                                      re.I):
+    if found is None or not re.search(r"\b(?:start\w*|began|since|stopped|finished|quit|last)\b", sentence[:found.start()],
+                                      re.I) or _starts_ahead(sentence, found.start()):
         return None
     number = int(found.group("dd"))
     month = today.replace(day=1)
@@ -191,6 +208,33 @@ def _past_day(sentence: str, today: date) -> str | None:
         if day is not None and day <= today:
             return day.isoformat()
         month = (month - timedelta(days=1)).replace(day=1)
+    return None
+
+
+# a start said ahead, in the present or future: "I start phenelzine on the 31st", "starting it on the 2nd"
+_AHEAD_START = re.compile(r"\b(?:start(?:s|ing)?|begin(?:s|ning)?)\b", re.I)
+_BEFORE_AHEAD = re.compile(r"\b(?:been|was|were|had|have|has)\s+(?:\w+\s+)?$", re.I)
+
+
+def _starts_ahead(sentence: str, position: int) -> bool:
+    """The last start or stop cue before `position` is a start said ahead ("I start ... on the 31st")."""
+    cues = list(re.finditer(r"\b(?:start\w*|began|begun|begin\w*|since|stopped|finished|quit|last|took)\b",
+                            sentence[:position], re.I))
+    return bool(cues) and _AHEAD_START.fullmatch(cues[-1].group(0)) is not None and \
+        _BEFORE_AHEAD.search(sentence[:cues[-1].start()]) is None
+
+
+def _next_day_of_month(number: int, today: date) -> str | None:
+    """The next day numbered `number` on or after today."""
+    month = today.replace(day=1)
+    for _ in range(2):
+        try:
+            day = month.replace(day=number)
+        except ValueError:
+            day = None
+        if day is not None and day >= today:
+            return day.isoformat()
+        month = (month + timedelta(days=32)).replace(day=1)
     return None
 
 

@@ -91,7 +91,10 @@ _TAKING = re.compile(
     r"lower\w*|stopped|stop|quit|finished|discontinued|came off|went off|taken off|no longer|pills?|tablets?|"
     r"capsules?|got|had|ran out|grabbed|bought|popped|swallowed|used(?! to)|sticking with|stick with|staying on|"
     r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|stick(?:ing)? to|"
-    r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on)\b",
+    r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on|"
+    # what the drug does for the one taking it: "the sertraline isn't doing it", "the naproxen is helping"
+    r"(?:is|isn't|is not|'s|s|was|wasn't)\s+(?:really\s+|not\s+|just\s+|still\s+)?(?:working|helping|doing (?:it|anything|"
+    r"much|the trick|nothing))|(?:doesn't|does not|didn't|did not)\s+(?:really\s+|seem to\s+)?(?:work|help))\b",
     re.I,
 )
 _ON = re.compile(r"\b(?:on|onto)\s+(?:the\s+|my\s+|a\s+|some\s+)?$", re.I)
@@ -127,6 +130,7 @@ _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|co
 AFFIRM = re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that's right|that is right|right|exactly|affirmative|"
                     r"that's correct|that is correct)\b(?!\s*,?\s*(?:but|except|although|though))", re.I)
 _FOLLOW_UP_LEAD = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|oh|um|uh|ok|okay|hmm|yeah|correction|make that|"
+                             r"(?:i'?m|i am|he's|she's|he is|she is)\s+(?:now\s+|still\s+|currently\s+)?on|"
                              r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose|"
                              r"directions|instructions|sig|dosage)\b[\s,.:!]*)*"
                              r"(?:(?<=: )take\s+|(?<=:)take\s+)?", re.I)  # a pasted label's "Directions: Take ..."
@@ -135,10 +139,14 @@ _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|
                           r"o'clock|"
                           r"dollars|bucks|percent|kg|lbs?|pounds|minutes|mins))",
                           re.I)
-_FOLLOW_START = re.compile(r"^\W*(?:and\s+)?(?:(?:i'?m|i am|i'll|i will|we're|he's|she's|he'll|she'll|i|we|he|she)\s+)?"
+_FOLLOW_START = re.compile(r"(?:^\W*|\b(?:so|and|but|then)\s+)(?:and\s+)?"
+                           r"(?:(?:i'?m|i am|i'll|i will|we're|he's|she's|he'll|she'll|i|we|he|she)\s+)?"
                            r"(?:starting|start(?:s|ing)?|beginning|begin(?:s|ning)?)\s+(?:it\s+|them\s+)?(?:on\s+)?"
-                           r"(?:tomorrow|today|tonight|next|this|on|monday|tuesday|wednesday|thursday|friday|saturday|"
-                           r"sunday|the\s+\d|\w+\s+\d)", re.I)
+                           r"(?:tomorrow|tmrw|tmr|tmw|today|tonight|next|this|on|monday|tuesday|wednesday|thursday|friday|"
+                           r"saturday|sunday|the\s+\d|\w+\s+\d)|"
+                           # "first one tonight", "first dose in the morning", "took the first one this afternoon"
+                           r"\bfirst\s+(?:one|dose|pill|tablet|capsule)\s+(?:is\s+|will be\s+)?(?:tonight|today|"
+                           r"this\s+(?:morning|afternoon|evening)|tomorrow|tmrw|in the morning)\b", re.I)
 # when a course began, said after it: "I take it since yesterday", "been on them since Monday", "started it on the 3rd"
 _FOLLOW_SINCE = re.compile(r"\b(?:(?:take|taking|taken|using|use|had|on)\s+(?:it|them|this|these|that)\s+since|"
                            r"started\s+(?:it|them|this|these|that)(?:\s+on)?)\s+(?P<when>yesterday|last\s+\w+|"
@@ -500,11 +508,17 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
             added["start_date"] = start
         if isinstance(start, str):
             added["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
-    if _FOLLOW_START.match(sentence) and "start_date" not in added:  # "Starting tomorrow."
+    if _FOLLOW_START.search(sentence) and "start_date" not in added:  # "Starting tomorrow.", "first one tonight"
         said = re.sub(r"\b(start\w*|begin\w*)\s+(?:it|them)\s+", r"\1 ", sentence, flags=re.I)  # "start it on Friday"
+        said = re.sub(r"\bfirst\s+(?:one|dose|pill|tablet|capsule)\s+(?:is\s+|will be\s+)?", "starting ", said,
+                      flags=re.I)
         when = dates_and_status(said, context, "", "current", new=False)
         if "start_date" in when:
             added.update({"start_date": when["start_date"], "status": when["status"]})
+            began, was, ends = when["start_date"], previous.fields.get("start_date"), previous.fields.get("end_date")
+            if isinstance(began, str) and isinstance(was, str) and isinstance(ends, str) and began != was \
+                    and "end_date" not in added:  # "for 5 days. Start tomorrow.": the course moves with its start
+                added["end_date"] = (parse_date(ends) + (parse_date(began) - parse_date(was))).isoformat()
     since = _FOLLOW_SINCE.search(sentence)
     if since is not None and "start_date" not in added:  # "I take it since yesterday evening"
         when = dates_and_status(f"started {since.group('when')}", context, "", "current", new=False)
@@ -543,7 +557,8 @@ def prescriber_line(sentence: str) -> str | None:
     """The named doctor a sentence consists of (with a label or "by" before it, a role in
     brackets after it), else None."""
     found = DOCTOR.search(sentence)
-    if found is None or not found.group("name") or not _PRESCRIBER_LEAD.match(sentence[:found.start()]):
+    if found is None or not (found.group("name") or found.group("caps") or found.group("md")) \
+            or not _PRESCRIBER_LEAD.match(sentence[:found.start()]):
         return None
     rest = re.sub(r"\([^)]*\)", "", sentence[found.end():])
     return care_named(sentence[found.start():found.end()]) if re.fullmatch(r"[\W_]*", rest) else None
@@ -572,7 +587,10 @@ def _named_prescriber(sentence: str, context: Context, previous: TypedFact) -> l
 
 
 _NEW_DOSE = re.compile(r"\b(?:now|chang\w*|up(?:ped)?|increas\w*|rais\w*|lower\w*|decreas\w*|reduc\w*|cut|doubl\w*|"
-                       r"halv\w*|adjust\w*|went (?:up|down))\b", re.I)
+                       r"halv\w*|adjust\w*|went (?:up|down)|(?:down|dropped|tapered|weaned|stepped down) to)\b", re.I)
+# a dose change said with its subject left out, as a taper is texted: "Down to 25 since Monday", "Up to 20 mg now"
+_ELIDED_CHANGE = re.compile(r"^\W*(?:(?:ok|so|and|well|right)\W+)?(?:now\s+)?(?:down|up|dropped|tapered|stepped down|"
+                            r"weaned|back)\s+to\s+(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|times|%|am|pm|:))", re.I)
 _SOMEONES = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b", re.I)
 
 
@@ -580,10 +598,14 @@ def _prior_course(sentence: str, context: Context) -> TypedFact | None:
     """A new dose said without the drug in a later session, of the one current medication an
     earlier session gave that person ("The doctor has changed the dose of my mother, now she
     take 3 mg", "they upped it to 20 mg"); None when the session could mean several."""
-    if not _NEW_DOSE.search(sentence) or (how := amount(sentence)) is None or states_allergy(sentence):
+    elided = _ELIDED_CHANGE.match(sentence)
+    if not _NEW_DOSE.search(sentence) or states_allergy(sentence):
+        return None
+    how = amount(sentence) or (f"{elided.group('n')} mg" if elided is not None else None)
+    if how is None:
         return None
     named = {m.group("rel").lower() for m in _SOMEONES.finditer(sentence)}
-    if not named and not re.search(r"\b(?:i|i'm|me|my)\b", sentence, re.I):
+    if not named and not re.search(r"\b(?:i|i'm|me|my)\b", sentence, re.I) and elided is None:
         return None
     courses = [(key, fields) for key, fields in context.prior.of_kind(MEDICATION)
                if fields.get("status") != "stopped" and
@@ -592,6 +614,9 @@ def _prior_course(sentence: str, context: Context) -> TypedFact | None:
         return None
     key, fields = courses[0]
     kept = {name: value for name, value in fields.items() if name not in ("speaker", "subject", "end_date")}
+    before = fields.get("dose")
+    if isinstance(before, str) and frequency(how) is None and (often := frequency(before)) is not None:
+        how = f"{how} {often}"  # "Down to 15 mg" of "30 mg daily": still daily
     return TypedFact(MEDICATION, key, conversation_fields(context, str(fields.get("subject", "user")),
                                                           {**kept, "dose": how}))
 
@@ -725,7 +750,7 @@ _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every
 # FREQUENCY's words
 TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START,
             _FOLLOW_SINCE,
-            _PRESCRIBER_ONLY, _LATER_STOP)
+            _PRESCRIBER_ONLY, _LATER_STOP, _ELIDED_CHANGE)
 
 
 def names_a_drug(sentence: str) -> bool:

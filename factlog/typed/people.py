@@ -77,7 +77,7 @@ _NAME_IS_MY_REL_LOWER = re.compile(rf"(?:^|[.;:,!]\s*|\band\s+)(?P<name>[a-z]{{3
 # a texted or dictated sentence writes names in lower case: "my sis lily is allergic", "my son noah has"
 _MY_REL_LOWER = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+(?P<name>[a-z]{{3,}})"
                            r"(?=\s+(?:is|was|has|had|got|gets|says|said|turned|turns|and|just|needs|will|can|takes|took)"
-                           r"\b|\s*[,.!?;]|\s*$)")
+                           r"\b|\s*[,.!?;]|\s*\(\s*\d{1,2}\s*\)|\s*$)")  # "my son leo (6)"
 _NOT_LOWER_NAMES = frozenset(
     "is was has had got gets says said and just needs will can takes took the who that what when which she her he him "
     "his they them their also still too now then here there again always never only really actually literally lol "
