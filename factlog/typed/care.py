@@ -61,7 +61,7 @@ _PLACES = re.compile(
     r"gastroenterology|orthopa?edics)(?=\s+(?:is|are|has|have|had|put|started|starting|prescribed|gave|changed|"
     r"switched|upped|added|want|wants|said|says)\b)|"
     r"pharmacist|"
-    r"(?:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
+    r"(?i:ortho(?:pedist|paedist)|pediatrician|paediatrician|dentist|cardiologist|urologist|dermatologist|"
     r"hematologist|haematologist|neurologist|psychiatrist|gynecologist|oncologist|rheumatologist|"
     r"allergist|endocrinologist|gastroenterologist|nurse practitioner|physician|optometrist|"
     r"ophthalmologist|podiatrist|therapist|surgeon|vet|veterinarian|GP))\b"
@@ -127,7 +127,9 @@ def care_named(sentence: str) -> str | None:
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
-            found.append((match.start(), _CARE_WORDS.get(match.group("care"), match.group("care"))))
+            said = match.group("care")
+            said = said if said.isupper() else said.lower()  # "Dentist's pulled the tooth" -> "dentist"
+            found.append((match.start(), _CARE_WORDS.get(said, said)))
     return max(found)[1] if found else None
 
 
@@ -155,6 +157,7 @@ def given_name(word: str, drugs: DrugNames | None = None) -> str | None:
 def _name(word: str, drugs: DrugNames | None = None) -> str | None:
     if word.casefold() in _NOT_NAMES or word.casefold() in RELATIONS or place_name(word) is not None \
             or re.fullmatch(r"[a-z]+(?:ology|iatry|paedics|pedics)", word.casefold()) \
+            or re.fullmatch(r"[a-z]{3,}(?:ness|tion|sion|ment|ism)", word.casefold()) \
             or _PLACES.fullmatch(word.lower()) or _PLACES.fullmatch(word):
         return None
     if drugs is not None and drugs.fullmatch(word):

@@ -53,7 +53,8 @@ FREQUENCY = re.compile(
     r"when(?:ever)? (?:my|the|his|her|a) (?:\w+ )?(?:pain|ache|back|head|headache|migraine|knee|joints?|"
     r"shoulder|neck|stomach|tummy|chest|cough|allergies|asthma|hay fever) (?:hurts?|comes?|flares? up|flares?|"
     r"starts?|is bad|gets bad|acts up|plays up|kicks in|is playing up)|"
-    r"as necessary|at bedtime|at night|before bed|in the (?:morning|evening))\b|"
+    r"as necessary|at bedtime|at night|before bed|in the (?:morning|evening)|"
+    r"at (?:the )?(?:onset|first sign|start) of (?:a |an |the )?(?:migraine|headache|attack|symptoms|cold sore))\b|"
     r"(?<=\d)\s*(?P<bare>a day|per day)\b|(?:mg|mcg|units?|iu)\s+(?P<bare2>a day|per day)\b",
     re.I,
 )
@@ -177,11 +178,17 @@ def frequency(text: str) -> str | None:
     first = _frequency(found)
     if found.group("times") and re.search(r"\bup to\s+$", text[:found.start()], re.I):
         first = f"up to {first}"  # "up to three times a day": at most, as needed
+    if found.group("times") and (when := _WHEN_IN_DAY.match(text, found.end())) is not None:
+        first = f"{first} {' '.join(when.group('fixed').casefold().split())}"  # "once daily at bedtime"
     if first != "as needed":
         later = _first_frequency(text, found.end())
         if later is not None and _frequency(later) == "as needed":
             return f"{first} as needed"
     return first
+
+
+# the time of day said right after a count per day: "once daily at bedtime", "twice a day, morning and night" is none
+_WHEN_IN_DAY = re.compile(r"\s*,?\s*(?P<fixed>at bedtime|at night|before bed|in the (?:morning|evening))\b", re.I)
 
 
 def _frequency(found: re.Match[str]) -> str:
@@ -197,6 +204,7 @@ def _frequency(found: re.Match[str]) -> str:
     if fixed.startswith("when"):  # "when my back hurts", "whenever I need it"
         return "as needed"
     fixed = re.sub(r"(?<=\d)\s*(?:hours|hrs|hr)$", " hours", fixed)  # "every 6 hrs" -> "every 6 hours"
+    fixed = re.sub(r"^at (?:the )?(?:onset|first sign|start) of (?:a |an |the )?", "at onset of ", fixed)
     return _FIXED.get(fixed, fixed)
 
 
@@ -219,11 +227,34 @@ def dose(text: str) -> str | None:
         how_often = frequency(text[loading.end():])
         later = f"{_number(f'{then:g}')} {unit}" + (f" {how_often}" if how_often else "")
         return f"{_number(f'{first:g}')} {unit} then {later}"
-    how_much = amount(text)
+    how_much = _count_of_strength(text) or amount(text)
     how_often = frequency(text)
+    exception = _EXCEPT.search(text)
+    if how_much and how_often and exception is not None and AMOUNT.match(how_much + " ") is not None:
+        day = exception.group("day").capitalize()  # "3 mg every day except 4 mg on Sundays"
+        other = f"{_number(exception.group('n'))} {_unit(exception.group('unit'))}"
+        return f"{how_much} {how_often} except {other} on {day if day.endswith('s') else day + 's'}"
     if how_much and how_often:
         return f"{how_much} {how_often}"
     return how_much or how_often
+
+
+# another dose on one weekday: "3 mg every day except 4 mg on Sundays", "but 5 mg on Fridays"
+_EXCEPT = re.compile(rf"\b(?:except|but|apart from|other than|and)\s+(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\s+on\s+"
+                     r"(?P<day>(?:mon|tues|wednes|thurs|fri|satur|sun)days?)\b", re.I)
+# a count of tablets and, apart, their strength: "2 tablets 3 times a day, the 200 mg ones"
+_STRENGTH_APART = re.compile(rf"\b(?:the|of the|those|these)\s+(?P<n>{_NUMBER})\s*(?P<unit>{_UNIT})\s+"
+                             r"(?:ones|tablets|tabs|pills|capsules|caps)\b", re.I)
+
+
+def _count_of_strength(text: str) -> str | None:
+    """A count of tablets times the strength said apart: "2 tablets ..., the 200 mg ones" -> "400 mg"."""
+    apart = _STRENGTH_APART.search(text)
+    form = FORM_AMOUNT.search(text)
+    if apart is None or form is None or form.start() > apart.start() or form.group("n").casefold().startswith("half"):
+        return None
+    total = float(apart.group("n").replace(",", "")) * _COUNT_WORDS[form.group("n").casefold()]
+    return f"{_number(f'{total:g}')} {_unit(apart.group('unit'))}"
 
 
 # one wording per frequency (after `dose` has read it)

@@ -44,7 +44,7 @@ _STOP = re.compile(
     re.I,
 )
 SWITCH_FROM = re.compile(
-    r"\b(?:switch|chang|mov|swapp?|went(?!\s+(?:with|for|ahead))|replac)\w*\s+(?:\w+\s+){0,2}(?:from\s+)?"
+    r"\b(?:switch|chang|mov|swapp?|went(?!\s+(?:with|for|ahead))|replac)\w*\s+(?!(?:by|with)\s)(?:\w+\s+){0,2}(?:from\s+)?"
     r"(?:the\s+|my\s+)?$", re.I)
 SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
@@ -89,7 +89,8 @@ def status_of(before: str, after: str, inherited: str | None, *, previous_switch
         return cues[-1][1]
     if re.match(r"^\W*(?:[-–—,]\s*)?(?:which\s+)?(?:i\s+|we\s+|he\s+|she\s+)?(?:stopped|quit|discontinued|"
                 r"finished)\b|^[^.]*\b(?:was|were|got) (?:stopped|discontinued)\b|"
-                r"^\W*(?:course\s+)?(?:is|are|was|were|'s)\s+(?:all\s+)?(?:finished|done|over|gone)\b", after, re.I) \
+                r"^\W*(?:course\s+)?(?:is|are|was|were|'s)\s+(?:all\s+)?(?:finished|done|over|gone)\b|"
+                r"^[^.;]*?\(?\s*(?:replaced|swapped|substituted)\s+(?:by|with)\s+(?:the\s+|my\s+)?$", after, re.I) \
             or FOLLOW_STOP.search(after):
         return "stopped"
     if re.search(r"\b(?:will start|starts? (?:tomorrow|next)|starting (?:tomorrow|next))\b", after, re.I):

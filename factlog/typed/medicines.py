@@ -355,7 +355,10 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
             fields["drug_class"] = found_class
         if how is not None:
             fields["dose"] = how
+        if i == 0 and status is None and _in_stop_section(context) and not _REPLACES.search(before):
+            status = "stopped"  # "STOP TAKING" / "- Aspirin 81 mg daily (replaced by apixaban)"
         new = bool(NEW.search(before) or course_days(own) is not None or TODAY.search(clause[0] + clause[1])
+                   or _NEW_MARK.search(own) is not None
                    or joined and started or switched and SWITCH_TO.match(before) is not None
                    or i == 0 and (course_days(sentence) is not None or TODAY.search(sentence)))
         started = new
@@ -363,7 +366,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         if fields.get("status") == "current" and _NOT_STARTED.search(sentence):  # "a sample, but I haven't started it"
             fields["status"] = "planned"
             fields.pop("start_date", None)
-        prescriber = care if care is not None else context.care if new and not recap else None
+        changed = _CHANGED_MARK.search(own) is not None  # "- CHANGED (was 25 mg)": the list's prescriber changed it
+        prescriber = care if care is not None else context.care if (new or changed) and not recap else None
         if prescriber == "pharmacist" and not re.search(r"\bprescrib", sentence, re.I):
             prescriber = None  # "the pharmacist said ibuprofen would be bad with my warfarin": advice, no prescription
         if prescriber is not None and fields["status"] != "stopped":
@@ -380,6 +384,7 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
 
 
 # a drug the user has but has not begun: "I haven't started it yet", "not taken any yet", "yet to start"
+_REPLACES = re.compile(r"\b(?:replaced|swapped|substituted)\s+(?:by|with|for)\s+(?:the\s+|my\s+)?$", re.I)
 _NOT_STARTED = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not)\s+(?:yet\s+)?(?:started|begun|"
                           r"taken|opened)\s+(?:it|them|any|the\s+\w+)?\s*(?:yet)?\b|\byet to (?:start|take|begin)\b",
                           re.I)
@@ -495,6 +500,8 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     ("It's 5 milligrams twice a day for now."), a course ("For two weeks."), a prescriber
     ("Doctor Nguyen give it.") or a stop ("I stopped it yesterday.")."""
     added: dict[str, JsonValue] = {}
+    if _LIST_MARKER.match(sentence):
+        return None  # "2." of a numbered list pasted in: the next item's number, not a dose
     if _FOLLOW_UP_DOSE.search(sentence) and not re.search(r"\b(?:for later|later)\b", sentence, re.I):
         how = _follow_up_dose(sentence[_FOLLOW_UP_LEAD.match(sentence).end():],  # type: ignore[union-attr]
                               previous.fields.get("dose"))
@@ -546,6 +553,28 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
     return TypedFact(MEDICATION, previous.key, fields)
 
 
+_LIST_MARKER = re.compile(r"^\s*(?:\(?\d{1,2}[.)]|[-*•]|[a-h][.)])\s*$")
+# a pasted list's header that stops what it lists: "STOP TAKING", "Discontinued medications:", "Stop these:"
+_STOP_HEADER = re.compile(r"^\W*(?:stop(?:ped)?\s+taking(?:\s+these)?|stop\s+these|discontinued?(?:\s+(?:medications?|"
+                          r"medicines?|meds))?|(?:medications?|medicines?|meds)\s+(?:to\s+)?(?:stop|discontinue)(?:d)?|"
+                          r"stopped\s+(?:medications?|medicines?|meds))\W*$", re.I)
+# a list item's marker for a drug new on this list: "Apixaban 5 mg twice daily - NEW", "(new)", "NEW:"
+_NEW_MARK = re.compile(r"(?:[-–—(:]\s*|\b)(?-i:NEW|New|new)(?:ly\s+started)?\b\s*\)?\s*$|^\W*(?-i:NEW)\b\s*[:-]", re.I)
+
+
+_CHANGED_MARK = re.compile(r"[-–—(:]\s*(?:dose\s+)?(?:changed|increased|decreased|reduced|adjusted)\b", re.I)
+
+
+def _in_stop_section(context: Context) -> bool:
+    """The sentence is an item of a pasted list under a stop header ("STOP TAKING" then "- Aspirin 81 mg")."""
+    for said in reversed(context.said[-8:-1]):
+        if _STOP_HEADER.match(said):
+            return True
+        if not (_LIST_MARKER.match(said) or _mentions(said)):
+            return False
+    return False
+
+
 # a line or fragment that only names the prescriber: "Dr Abernathy.", "Prescriber: Dr P. Naidoo (Psychiatrist)",
 # "Prescribed by Dr. Kim", "by Dr Lee"
 _PRESCRIBER_LEAD = re.compile(r"^\W*(?:(?:prescriber|prescribing (?:doctor|physician)|prescribed by|doctor|physician|"
@@ -575,8 +604,10 @@ def _named_prescriber(sentence: str, context: Context, previous: TypedFact) -> l
     owner = previous.key.rsplit("/", 1)[0] + "/" if previous.key and "/" in previous.key else ""
     out: list[TypedFact] = []
     for key, fields in context.entities.items():
+        if not key.startswith(f"{MEDICATION}:"):
+            continue  # another reader's entity ("relative/leo")
         name = key.split(":", 1)[1]
-        if not key.startswith(f"{MEDICATION}:") or fields.get("status") == "stopped" or \
+        if fields.get("status") == "stopped" or \
                 fields.get("prescriber", role) != role or name.rsplit("/", 1)[0] + "/" != owner and owner or \
                 not owner and "/" in name:
             continue
@@ -708,7 +739,8 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
             out.append(fact)
             continue
         added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known
-                 and (name != "person" or _named_before(context, fact.fields[name]))}
+                 and (name != "person" or _named_before(context, fact.fields[name])
+                      and re.search(rf"\b{re.escape(str(fact.fields[name]))}\b", sentence, re.I) is not None)}
         said_dose, own_dose = fact.fields.get("dose"), known.get("dose")
         if isinstance(said_dose, str) and isinstance(own_dose, str) and said_dose != own_dose \
                 and (said_dose.startswith(own_dose) or said_dose.endswith(own_dose)):

@@ -91,7 +91,10 @@ REQUEST = re.compile(r"\b(?:can|could|would|will) you (?:please )?(?:add|note|re
                      r"remember|keep|list|make a note|take (?:a )?note|jot|mark)\b", re.I)
 HYPOTHETICAL = re.compile(
     r"\b(?:maybe|might|perhaps|thinking (?:about|of)|considering|debating|tempted|wondering|not sure|"
-    r"hoping to|(?:would|'d) (?:like|love) to|suppose|supposing|what if|looking into)\b", re.I)
+    r"hoping to|(?:would|'d) (?:like|love) to|suppose|supposing|what if|looking into|"
+    # what is usually done, said to set it aside: "normally he'd give amoxicillin but ...", "would have given"
+    r"(?:normally|usually|ordinarily|typically|otherwise)\b[^.;]{0,25}?(?:\bwould|'d)(?=\s)|"
+    r"would(?:\s+have|'ve)\s+(?:given|prescribed|put|gone with|used))\b", re.I)
 # a leading condition ("If ..., ...", "Unless ..."); mid-sentence only "if", "in case", "whether":
 # "it renews on the 5th unless I cancel" states the renewal
 CONDITIONAL = re.compile(r"^\W*(?:(?:and|but|so|oh|ok|okay)\W+)?(?:if|unless|in case|whether)\b|"
