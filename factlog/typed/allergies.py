@@ -34,7 +34,7 @@ from factlog.typed.stance import ends_in_question, is_question_clause, is_reques
 ALLERGY = "allergy"
 
 ALLERGY_CUE = re.compile(r"\ballerg(?:ic|y|ies)\b", re.I)
-_REACTION_WORDS = (r"angioedema|hives|red (?:spots|blotches|patches)|"
+_REACTION_WORDS = (r"angioedema|hives|red (?:spots|blotches|patches|rash(?:es)?)|"
                    r"(?:face|lips?|tongue|eyes?) swell(?:s|ed)?|rash(?:es)?|swelling|"
                    r"swell(?:ed|s)? up|"
                    r"swollen|anaphyla(?:xis|ctic(?: shock| reaction)?)|"
@@ -100,7 +100,7 @@ _PARTS = {"face": "facial", "lips": "lip", "lip": "lip", "tongue": "tongue", "th
 _DEGREE = re.compile(r"\b(?P<mild>mild(?:ly)?|slight(?:ly)?|a (?:little|bit))\b|"
                      r"\b(?P<severe>severe(?:ly)?|very bad|really bad|bad|terrible|awful|serious(?:ly)?|horrible)\b",
                      re.I)
-_NORMAL_REACTION = {"rashes": "rash", "swelled up": "swelling", "swell up": "swelling", "swells up": "swelling",
+_NORMAL_REACTION = {"swelled up": "swelling", "swell up": "swelling", "swells up": "swelling",
                     "swollen": "swelling", "itchy": "itching", "anaphylactic": "anaphylaxis",
                     "anaphylactic shock": "anaphylaxis", "anaphylactic reaction": "anaphylaxis",
                     "couldn't breathe": "trouble breathing", "could not breathe": "trouble breathing",
@@ -110,7 +110,7 @@ _NORMAL_REACTION = {"rashes": "rash", "swelled up": "swelling", "swell up": "swe
                     "throat swells": "throat swelling", "throat swell up": "throat swelling",
                     "throat swelled up": "throat swelling", "throat swell shut": "throat swelling",
                     "throat swelled shut": "throat swelling", "throat closes": "throat swelling",
-                    "throat tightening": "throat swelling", "welts": "hives", "wheeze": "wheezing",
+                    "throat tightening": "throat swelling", "wheeze": "wheezing",
                     "wheezes": "wheezing", "wheezy": "wheezing", "nauseous": "nausea", "nauseated": "nausea"}
 _RECAP = re.compile(r"^\W*(?:noted|recorded|saved|updated|got it|added|logged|confirmed|understood|"
                     r"i(?:'ve| have) (?:noted|added|recorded|updated|logged|saved))\b", re.I)
@@ -259,6 +259,7 @@ def _allergens(sentence: str) -> list[str]:
         what = span.group("what")
         end = _SPAN_END.search(what)
         what = what[:end.start()] if end is not None and end.start() > 0 else what
+        what = re.split(r"\)?\s*:\s", what, maxsplit=1)[0]  # "ibuprofen (NSAIDs): your eyes ...": the reaction follows
         named = _specific(drug_names().finditer(what), what)
         if span.group("be") and not named:  # "the allergy is on file": no allergen named there
             return _word_allergen(sentence)
@@ -266,7 +267,7 @@ def _allergens(sentence: str) -> list[str]:
                   if item.strip() and not drug_names().search(item) and not _REACTIONS.search(item)
                   and not _DEGREE.search(item)]
         for item in others:  # "penicillin, latex": each item of a list is an allergen
-            words = [w for w in re.findall(r"[A-Za-z][\w-]*", item) if w.casefold() not in _NOT_ALLERGEN]
+            words = [w for w in re.findall(r"[A-Za-z][\w-]{2,}", item) if w.casefold() not in _NOT_ALLERGEN]
             if words and len(item.split()) <= 3 and (named or item is others[0]):
                 named.append(words[0])
         if named:
@@ -287,6 +288,11 @@ def _word_allergen(sentence: str) -> list[str]:
         words = [w for w in re.findall(r"[A-Za-z][\w-]*", fronted.group("what")) if w.casefold() not in _NOT_ALLERGEN]
         return named or words[:1]
     found = _WORD_OF.search(sentence)
+    said_class = _class_of(found.group("what")) if found is not None else None
+    if said_class is not None and not generic_names(found.group("what")):  # type: ignore[union-attr]
+        drugs = _blamed(sentence)
+        if drugs and all(said_class in drug_classes(d) for d in drugs):
+            return drugs  # "I cannot take ibuprofen, my lips swell ... Doctor say is NSAID allergy": the drug
     if found is not None and found.group("what").casefold() not in _NOT_ALLERGEN and not re.search(
             rf"\b(?:the|her|his|their|your)\s+{re.escape(found.group('what'))}\s+allerg", sentence, re.I):
         return [found.group("what")]
@@ -296,6 +302,11 @@ def _word_allergen(sentence: str) -> list[str]:
     cant = _cant_have_class(sentence)
     if cant is not None:
         return [cant]
+    return _blamed(sentence)
+
+
+def _blamed(sentence: str) -> list[str]:
+    """The drugs a reaction or a "can't take" is said of ("I react badly to codeine")."""
     cue = _REACTS.search(sentence) or _CANT_TAKE.search(sentence)
     if cue is not None:  # "I react badly to codeine", "can't take aspirin, it makes my throat swell"
         after = sentence[cue.end():]
@@ -313,6 +324,8 @@ def _specific(found: tuple[Found, ...], text: str = "") -> list[str]:
     kept: list[str] = []
     for i, f in enumerate(named):
         name = f.group(0)
+        if not generic_names(name) and any(_class_of(name) in drug_classes(k) for k in kept):
+            continue  # "ibuprofen (NSAIDs)", "amoxicillin, a penicillin": the class of the drug just named
         if not generic_names(name):
             example = next((g for g in named[i + 1:i + 2] if _class_of(name) in drug_classes(g.group(0))), None)
             if example is not None and _EXAMPLE.match(text[f.end():example.start()]):
@@ -395,6 +408,11 @@ def _allergy(sentence: str, context: Context, allergen: str, replaces: TypedFact
         fields["person"] = person
     key = _key(fields, subject)
     last = context.last.get(ALLERGY)
+    if replaces is None and last is not None and last.key is not None and _class_of(allergen) is not None \
+            and not generic_names(allergen) and last.fields.get("drug_class") == fields.get("drug_class") \
+            and last.fields.get("allergen") != fields["allergen"] and last.fields.get("subject", "user") == subject:
+        replaces = last  # "I cannot take ibuprofen ... Doctor say is NSAID allergy": the same allergy, its class named
+        fields["allergen"] = last.fields["allergen"]
     if replaces is not None and replaces.key is not None:
         key = replaces.key
     elif last is not None and last.key is not None and last.fields.get("allergen") == fields["allergen"]:

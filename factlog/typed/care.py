@@ -133,7 +133,7 @@ def care_named(sentence: str) -> str | None:
     return max(found)[1] if found else None
 
 
-_CARE_WORDS = {"family doc": "family doctor"}
+_CARE_WORDS = {"family doc": "family doctor", "gp": "GP", "er": "ER"}
 
 
 def _doctor_name(found: re.Match[str]) -> str | None:

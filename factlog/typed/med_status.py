@@ -183,14 +183,27 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
         status = "planned"
     if start is not None:
         fields["start_date"] = start
-    days = course_days(sentence)
+    days = taper_days(sentence) or course_days(sentence)
     if days is not None and start is not None and end is None:
-        days += 1 if _THEN_COURSE.search(sentence) else 0
+        days += 1 if _THEN_COURSE.search(sentence) and taper_days(sentence) is None else 0
         end = (parse_date(start) + timedelta(days=days - 1)).isoformat()
     if end is not None:
         fields["end_date"] = end
     fields["status"] = status
     return fields
+
+
+_STEP_COURSE = re.compile(r"\bfor\s+(?:the\s+next\s+|another\s+)?\w+\s+(?:days?|weeks?|wks?)\b", re.I)
+
+
+def taper_days(sentence: str) -> int | None:
+    """The length of a course told in steps joined by "then", each with its own length ("30 mg a day
+    for 5 days, then 15 mg a day for 5 days, then done" -> 10); None for fewer than two steps."""
+    steps = re.split(r"\bthen\b", sentence, flags=re.I)
+    lengths = [course_days(found.group(0)) for step in steps if (found := _STEP_COURSE.search(step)) is not None]
+    if len(lengths) < 2 or any(n is None for n in lengths):
+        return None
+    return sum(n for n in lengths if n is not None)
 
 
 def _past_day(sentence: str, today: date) -> str | None:

@@ -181,6 +181,8 @@ def _mentions(sentence: str) -> list[Mention]:
                                                                      f.group(0).lower()),))
               for f in supplement_names().finditer(sentence)]
     found = _combined(sorted((m for m in found if m.generics), key=lambda m: m.start), sentence)
+    found = [m for i, m in enumerate(found) if not (i and _SALT.match(" " + m.text.casefold())  # "penicillin V potassium"
+                                                     and re.fullmatch(r"\s+", sentence[found[i - 1].end:m.start]))]
     out: list[Mention] = []
     for mention in found:
         same = next((i for i, m in enumerate(out) if set(m.generics) & set(mention.generics)), None)
@@ -315,6 +317,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
         replaced = _REPLACED.search(before) is not None
+        if i and _AFTER_COURSE.match(before) and _COURSE_ENDS.match(sentence, mention.end):
+            continue  # "fluconazole after the nitrofurantoin runs out": the other course is only the when
         if not no_more and (replaced or _NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
                             not recap and states_capability(near, clause[1]) or
                             (joined and skipped) or judges_safety(sentence[:mention.start]) and not _MINE.search(before)
@@ -363,6 +367,11 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
                    or i == 0 and (course_days(sentence) is not None or TODAY.search(sentence)))
         started = new
         fields.update(dates_and_status(sentence, context, before, status or "current", new=new))
+        if fields.get("status") != "stopped" and (after_other := _after_course(sentence, mention, context, subject)):
+            fields["start_date"] = after_other  # "wants me on fluconazole after the nitrofurantoin runs out"
+            fields.pop("end_date", None)
+            if context.timestamp is not None and after_other > context.timestamp.date().isoformat():
+                fields["status"] = "planned"
         if fields.get("status") == "current" and _NOT_STARTED.search(sentence):  # "a sample, but I haven't started it"
             fields["status"] = "planned"
             fields.pop("start_date", None)
@@ -384,6 +393,27 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
 
 
 # a drug the user has but has not begun: "I haven't started it yet", "not taken any yet", "yet to start"
+# a drug to follow another's course: "fluconazole after the nitrofurantoin runs out", "once the amoxicillin is finished"
+_AFTER_COURSE = re.compile(r"^[^.;]{0,40}?\b(?:after|once|when)\s+(?:the\s+|my\s+|his\s+|her\s+|this\s+)?$", re.I)
+_COURSE_ENDS = re.compile(r"\s*(?:course\s+|tablets\s+|pills\s+)?(?:runs?\s+out|(?:is|are)\s+(?:all\s+)?(?:finished|done|over|"
+                          r"used up)|finish(?:es)?|ends?)\b", re.I)
+
+
+def _after_course(sentence: str, mention: Mention, context: Context, subject: str) -> str | None:
+    """The day after the course the drug is to follow ends (that course's end this session or earlier), or None."""
+    for other in _mentions(sentence[mention.end:]):
+        start = mention.end + other.start
+        if not _AFTER_COURSE.match(sentence[mention.end:start]) or \
+                not _COURSE_ENDS.match(sentence, mention.end + other.end):
+            continue
+        name = "/".join(other.generics)
+        key = name if subject == "user" else f"{subject.casefold()}/{name}"
+        known = context.entities.get(f"{MEDICATION}:{key}") or context.prior.entities.get((MEDICATION, key)) or {}
+        ends = known.get("end_date")
+        return (parse_date(ends) + timedelta(days=1)).isoformat() if isinstance(ends, str) else None
+    return None
+
+
 _REPLACES = re.compile(r"\b(?:replaced|swapped|substituted)\s+(?:by|with|for)\s+(?:the\s+|my\s+)?$", re.I)
 _NOT_STARTED = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not)\s+(?:yet\s+)?(?:started|begun|"
                           r"taken|opened)\s+(?:it|them|any|the\s+\w+)?\s*(?:yet)?\b|\byet to (?:start|take|begin)\b",
@@ -507,7 +537,8 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
                               previous.fields.get("dose"))
         if how is not None:
             added["dose"] = how
-    days = course_days(sentence) if _FOLLOW_COURSE.search(sentence) or "dose" in added else None
+    first_step = re.split(r"\bthen\b", sentence, maxsplit=1, flags=re.I)[0]  # a taper's later steps have their own course
+    days = course_days(first_step) if _FOLLOW_COURSE.search(first_step) or "dose" in added else None
     if days is not None:
         start = previous.fields.get("start_date")
         if not isinstance(start, str) and context.timestamp is not None:
