@@ -259,7 +259,8 @@ def _allergens(sentence: str) -> list[str]:
         what = span.group("what")
         end = _SPAN_END.search(what)
         what = what[:end.start()] if end is not None and end.start() > 0 else what
-        what = re.split(r"\)?\s*:\s", what, maxsplit=1)[0]  # "ibuprofen (NSAIDs): your eyes ...": the reaction follows
+        lead = len(what) - len(what.lstrip(" :-"))  # "Allergic to: PCN, sulfa": the colon opens the list
+        what = what[:lead] + re.split(r"\)?\s*:\s", what[lead:], maxsplit=1)[0]  # "ibuprofen (NSAIDs): your eyes ..."
         named = _specific(drug_names().finditer(what), what)
         if span.group("be") and not named:  # "the allergy is on file": no allergen named there
             return _word_allergen(sentence)

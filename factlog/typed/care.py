@@ -37,7 +37,7 @@ _NOT_SURNAME = (r"(?!(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday
                 r"Surgery|Practice|Dental|Medical|Health|Centre|Center)\b)")
 _DOCTOR = re.compile(r"\b(?:Dr\.?|Doctor|doctor)\s+(?P<name>(?:[A-Z]\.\s*){0,2}[A-Z][a-z]+(?:-[A-Z][a-z]+)?"
                      rf"(?:[ \t]+{_NOT_SURNAME}[A-Z][a-z]+(?:-[A-Z][a-z]+)?\b)?)\b|"
-                     r"\b(?:dr\.|doctor)\s+(?P<lower>[a-z]{3,})\b|"
+                     r"\b(?:[Dd]r\.|doctor)\s+(?P<lower>[a-z]{3,})(?:[ \t]+(?P<lower2>[a-z]{3,}))?\b|"
                      # a label or letter head in capitals, or a name signed "MD": "DR. PRIYA VENKATARAMAN",
                      # "Prescriber: MARCUS OYELARAN MD", "From: Farah Haddad, MD"
                      r"\b(?-i:DR|Dr)\.?\s+(?P<caps>[A-Z]{2,}(?:[ \t]+[A-Z]{2,})?)\b(?![ \t]*[a-z])|"
@@ -123,7 +123,8 @@ def care_named(sentence: str) -> str | None:
     # a texted or dictated sentence writes names lower-case
     typed_lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", sentence[1:])) is None
     found: list[tuple[int, str]] = [(m.start(), f"Dr. {_doctor_name(m)}") for m in _DOCTOR.finditer(sentence)
-                                    if _doctor_name(m) and (m.group("name") or m.group("caps") or m.group("md") or typed_lower)]
+                                    if _doctor_name(m) and (m.group("name") or m.group("caps") or m.group("md")
+                                                            or typed_lower)]
     doctors = [start for start, _ in found]
     for match in _PLACES.finditer(sentence):
         if not any(abs(match.start() - start) < 20 for start in doctors):
@@ -143,9 +144,14 @@ def _doctor_name(found: re.Match[str]) -> str | None:
     if found.group("name"):
         return found.group("name")
     if found.group("caps") or found.group("md"):
-        return " ".join(w.capitalize() if w.isupper() else w for w in (found.group("caps") or found.group("md")).split())
+        said = found.group("caps") or found.group("md")
+        return " ".join(w.capitalize() if w.isupper() else w for w in said.split())
     word = found.group("lower")
-    return None if word in _NOT_DOCTOR_NAMES else word.capitalize()
+    if word in _NOT_DOCTOR_NAMES:
+        return None
+    second = found.group("lower2")  # "Dr. rosa delgado", a label's capitals lowered (`factlog.spoken`)
+    return word.capitalize() if not second or second in _NOT_DOCTOR_NAMES or second in _NOT_NAMES \
+        else f"{word.capitalize()} {second.capitalize()}"
 
 
 def given_name(word: str, drugs: DrugNames | None = None) -> str | None:

@@ -127,11 +127,11 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
     if end is None and len(found.get("start", [])) == 2 and _FROM_TO.search(sentence):  # "from March 3 to March 10"
         end = found["start"][1]
     loose = found.get("", [])
-    ordinal = DAY_ONLY.search(sentence)
-    if today is not None and ordinal is not None and _starts_ahead(sentence, ordinal.start()):
-        ahead = _next_day_of_month(int(ordinal.group("dd")), today)  # "I start X on the 31st": the next 31st
+    day_said = DAY_ONLY.search(sentence)
+    if today is not None and day_said is not None and _starts_ahead(sentence, day_said.start()):
+        ahead = _next_day_of_month(int(day_said.group("dd")), today)  # "I start X on the 31st": the next 31st
         said = [start, *loose]
-        if ahead is not None and any(d is not None and d[8:] == f"{int(ordinal.group('dd')):02d}" and d < ahead
+        if ahead is not None and any(d is not None and d[8:] == f"{int(day_said.group('dd')):02d}" and d < ahead
                                      for d in said):
             start, loose = ahead, [d for d in loose if d[8:] != ahead[8:]]
     if today is not None and _LAST_NIGHT.search(sentence) and not (start or end or loose):
@@ -209,8 +209,8 @@ def taper_days(sentence: str) -> int | None:
 def _past_day(sentence: str, today: date) -> str | None:
     """A day of the month said alone after a start or stop ("started on the 3rd"): the last such day."""
     found = DAY_ONLY.search(sentence)
-    if found is None or not re.search(r"\b(?:start\w*|began|since|stopped|finished|quit|last)\b", sentence[:found.start()],
-                                      re.I) or _starts_ahead(sentence, found.start()):
+    cues = r"\b(?:start\w*|began|since|stopped|finished|quit|last)\b"
+    if found is None or not re.search(cues, sentence[:found.start()], re.I) or _starts_ahead(sentence, found.start()):
         return None
     number = int(found.group("dd"))
     month = today.replace(day=1)

@@ -93,7 +93,8 @@ _TAKING = re.compile(
     r"stay on|keep(?:ing)? (?:me |him |her )?on|went with|going with|prescriptions?|script|scrip|rx|stick(?:ing)? to|"
     r"(?:i'm|i am|im|he's|she's|he is|she is|they're|been|still|currently|also|now)\s+on|"
     # what the drug does for the one taking it: "the sertraline isn't doing it", "the naproxen is helping"
-    r"(?:is|isn't|is not|'s|s|was|wasn't)\s+(?:really\s+|not\s+|just\s+|still\s+)?(?:working|helping|doing (?:it|anything|"
+    r"(?:is|isn't|is not|'s|s|was|wasn't)\s+(?:really\s+|not\s+|just\s+|still\s+)?"
+    r"(?:working|helping|doing (?:it|anything|"
     r"much|the trick|nothing))|(?:doesn't|does not|didn't|did not)\s+(?:really\s+|seem to\s+)?(?:work|help))\b",
     re.I,
 )
@@ -133,7 +134,8 @@ _FOLLOW_UP_LEAD = re.compile(r"^\W*(?:(?:no|sorry|actually|wait|oh|um|uh|ok|okay
                              r"(?:i'?m|i am|he's|she's|he is|she is)\s+(?:now\s+|still\s+|currently\s+)?on|"
                              r"it's|its|it is|that's|thats|now|and|the dose is|dose is|dose|"
                              r"directions|instructions|sig|dosage)\b[\s,.:!]*)*"
-                             r"(?:(?<=: )take\s+|(?<=:)take\s+)?", re.I)  # a pasted label's "Directions: Take ..."
+                             # a pasted label's "Directions: Take ...", "TAKE 1 TABLET BY MOUTH ..."
+                             r"(?:(?<=: )take\s+|(?<=:)take\s+|take\s+(?=(?:one|two|half|a|an|[1-4])\s))?", re.I)
 _FOLLOW_UP_DOSE = re.compile(rf"{_FOLLOW_UP_LEAD.pattern}(?:\d|one|two|three|half|a\b|once|twice)", re.I)
 _BARE_NUMBER = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|hours?|times|x\b|%|am\b|pm\b|:|years?|months?|"
                           r"o'clock|"
@@ -181,8 +183,9 @@ def _mentions(sentence: str) -> list[Mention]:
                                                                      f.group(0).lower()),))
               for f in supplement_names().finditer(sentence)]
     found = _combined(sorted((m for m in found if m.generics), key=lambda m: m.start), sentence)
-    found = [m for i, m in enumerate(found) if not (i and _SALT.match(" " + m.text.casefold())  # "penicillin V potassium"
-                                                     and re.fullmatch(r"\s+", sentence[found[i - 1].end:m.start]))]
+    found = [m for i, m in enumerate(found)  # "penicillin V potassium": the salt of the drug before it
+             if not (i and _SALT.match(" " + m.text.casefold())
+                     and re.fullmatch(r"\s+", sentence[found[i - 1].end:m.start]))]
     out: list[Mention] = []
     for mention in found:
         same = next((i for i, m in enumerate(out) if set(m.generics) & set(mention.generics)), None)
@@ -232,7 +235,7 @@ def read_medications(sentence: str, context: Context) -> list[TypedFact]:
     catch_up(context, drug_names())
     if context.speaker != "user":
         return _recap(sentence, context) if _RECAP.search(sentence) and not states_allergy(sentence) else []
-    if states_allergy(sentence) or is_allergy_answer(sentence, context):
+    if states_allergy(sentence) and not _ALLERGY_AS_REASON.search(sentence) or is_allergy_answer(sentence, context):
         return []
     mentions = _mentions(sentence)
     if not mentions and AFFIRM.match(sentence):  # "Are you still taking Coumadin 5 mg?" "Yes."
@@ -317,6 +320,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
         replaced = _REPLACED.search(before) is not None
+        if _ALLERGEN_AFTER.match(sentence, mention.end):
+            continue  # "because of my penicillin allergy": the allergen, not a drug taken
         if i and _AFTER_COURSE.match(before) and _COURSE_ENDS.match(sentence, mention.end):
             continue  # "fluconazole after the nitrofurantoin runs out": the other course is only the when
         if not no_more and (replaced or _NOT_TAKEN.search(near) or is_tentative(near) or _NOT_THIS.search(near) or
@@ -395,7 +400,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
 # a drug the user has but has not begun: "I haven't started it yet", "not taken any yet", "yet to start"
 # a drug to follow another's course: "fluconazole after the nitrofurantoin runs out", "once the amoxicillin is finished"
 _AFTER_COURSE = re.compile(r"^[^.;]{0,40}?\b(?:after|once|when)\s+(?:the\s+|my\s+|his\s+|her\s+|this\s+)?$", re.I)
-_COURSE_ENDS = re.compile(r"\s*(?:course\s+|tablets\s+|pills\s+)?(?:runs?\s+out|(?:is|are)\s+(?:all\s+)?(?:finished|done|over|"
+_COURSE_ENDS = re.compile(r"\s*(?:course\s+|tablets\s+|pills\s+)?(?:runs?\s+out|"
+                          r"(?:is|are)\s+(?:all\s+)?(?:finished|done|over|"
                           r"used up)|finish(?:es)?|ends?)\b", re.I)
 
 
@@ -414,6 +420,14 @@ def _after_course(sentence: str, mention: Mention, context: Context, subject: st
     return None
 
 
+# an allergy given as the reason for a prescription: "because of my allergy he gave me azithromycin"
+_ALLERGY_AS_REASON = re.compile(r"\b(?:because of|with|due to|given|on account of)\s+(?:my|his|her|their|the|our)\s+"
+                                r"(?:[\w-]+\s+)?allerg(?:y|ies)\b[^.;]*\b(?:gave|give|given|prescrib\w*|put|started|"
+                                r"switched|it's|its|went with|got)\b|"
+                                r"\b(?:gave|give|given|prescrib\w*|put|started|switched)\b[^.;]*"
+                                r"\b(?:because of|with|due to|given)\s+(?:my|his|her|their|the|our)\s+"
+                                r"(?:[\w-]+\s+)?allerg(?:y|ies)\b", re.I)
+_ALLERGEN_AFTER = re.compile(r"\s*(?:drugs?\s+)?(?:allerg\w*|intoleran\w*|sensitivity|reaction)\b", re.I)
 _REPLACES = re.compile(r"\b(?:replaced|swapped|substituted)\s+(?:by|with|for)\s+(?:the\s+|my\s+)?$", re.I)
 _NOT_STARTED = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not)\s+(?:yet\s+)?(?:started|begun|"
                           r"taken|opened)\s+(?:it|them|any|the\s+\w+)?\s*(?:yet)?\b|\byet to (?:start|take|begin)\b",
@@ -537,7 +551,7 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
                               previous.fields.get("dose"))
         if how is not None:
             added["dose"] = how
-    first_step = re.split(r"\bthen\b", sentence, maxsplit=1, flags=re.I)[0]  # a taper's later steps have their own course
+    first_step = re.split(r"\bthen\b", sentence, maxsplit=1, flags=re.I)[0]  # a taper's later steps: their own course
     days = course_days(first_step) if _FOLLOW_COURSE.search(first_step) or "dose" in added else None
     if days is not None:
         start = previous.fields.get("start_date")
@@ -548,7 +562,9 @@ def _follow_up(sentence: str, context: Context, previous: TypedFact) -> TypedFac
             added["end_date"] = (parse_date(start) + timedelta(days=days - 1)).isoformat()
     if _FOLLOW_START.search(sentence) and "start_date" not in added:  # "Starting tomorrow.", "first one tonight"
         said = re.sub(r"\b(start\w*|begin\w*)\s+(?:it|them)\s+", r"\1 ", sentence, flags=re.I)  # "start it on Friday"
-        said = re.sub(r"\bfirst\s+(?:one|dose|pill|tablet|capsule)\s+(?:is\s+|will be\s+)?", "starting ", said,
+        said = re.sub(r"\b(?:took\s+|had\s+)?(?:the\s+|my\s+)?first\s+(?:one|dose|pill|tablet|capsule)\s+"
+                      r"(?:is\s+|will be\s+)?", "starting ", said, flags=re.I)
+        said = re.sub(r"\bstarting\s+(?:this\s+(?:morning|afternoon|evening)|tonight)\b", "starting today", said,
                       flags=re.I)
         when = dates_and_status(said, context, "", "current", new=False)
         if "start_date" in when:
@@ -617,7 +633,7 @@ def prescriber_line(sentence: str) -> str | None:
     """The named doctor a sentence consists of (with a label or "by" before it, a role in
     brackets after it), else None."""
     found = DOCTOR.search(sentence)
-    if found is None or not (found.group("name") or found.group("caps") or found.group("md")) \
+    if found is None or not (found.group("name") or found.group("caps") or found.group("md") or found.group("lower")) \
             or not _PRESCRIBER_LEAD.match(sentence[:found.start()]):
         return None
     rest = re.sub(r"\([^)]*\)", "", sentence[found.end():])
@@ -652,7 +668,8 @@ _NEW_DOSE = re.compile(r"\b(?:now|chang\w*|up(?:ped)?|increas\w*|rais\w*|lower\w
                        r"halv\w*|adjust\w*|went (?:up|down)|(?:down|dropped|tapered|weaned|stepped down) to)\b", re.I)
 # a dose change said with its subject left out, as a taper is texted: "Down to 25 since Monday", "Up to 20 mg now"
 _ELIDED_CHANGE = re.compile(r"^\W*(?:(?:ok|so|and|well|right)\W+)?(?:now\s+)?(?:down|up|dropped|tapered|stepped down|"
-                            r"weaned|back)\s+to\s+(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|times|%|am|pm|:))", re.I)
+                            r"weaned|back)\s+to\s+(?P<n>\d+(?:\.\d+)?)\b(?!\s*(?:days?|weeks?|times|%|am|pm|:|left|remaining|pills?|tablets?|"
+                            r"to go|kg|kilos?|lbs?|pounds|hours?|cigs?|cigarettes|a day|per day|cups?))", re.I)
 _SOMEONES = re.compile(rf"\b(?:my|our)\s+(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b", re.I)
 
 
@@ -677,8 +694,9 @@ def _prior_course(sentence: str, context: Context) -> TypedFact | None:
     key, fields = courses[0]
     kept = {name: value for name, value in fields.items() if name not in ("speaker", "subject", "end_date")}
     before = fields.get("dose")
-    if isinstance(before, str) and frequency(how) is None and (often := frequency(before)) is not None:
-        how = f"{how} {often}"  # "Down to 15 mg" of "30 mg daily": still daily
+    if elided is not None and isinstance(before, str) and frequency(how) is None \
+            and (often := frequency(before)) is not None:
+        how = f"{how} {often}"  # a taper's step, "Down to 15 mg" of "30 mg daily": still daily
     return TypedFact(MEDICATION, key, conversation_fields(context, str(fields.get("subject", "user")),
                                                           {**kept, "dose": how}))
 
@@ -771,7 +789,7 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
             continue
         added = {name: fact.fields[name] for name in _FILLED if name in fact.fields and name not in known
                  and (name != "person" or _named_before(context, fact.fields[name])
-                      and re.search(rf"\b{re.escape(str(fact.fields[name]))}\b", sentence, re.I) is not None)}
+                      and _person_words(fact.fields[name]).search(sentence) is not None)}
         said_dose, own_dose = fact.fields.get("dose"), known.get("dose")
         if isinstance(said_dose, str) and isinstance(own_dose, str) and said_dose != own_dose \
                 and (said_dose.startswith(own_dose) or said_dose.endswith(own_dose)):
@@ -782,12 +800,17 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
     return out
 
 
+def _person_words(person: JsonValue) -> re.Pattern[str]:
+    """The words that name `person`: the name, or a family word in any of its spellings ("father": "Dad")."""
+    family = family_word(str(person))  # (`factlog.relations`)
+    said_as = sorted({str(person), *(w for w, canon in FAMILY.items() if family is not None and canon == family)})
+    return re.compile(rf"\b(?:{'|'.join(map(re.escape, said_as))})\b", re.I)
+
+
 def _named_before(context: Context, person: JsonValue) -> bool:
     """The recap's person was named earlier in the session: "Noted for Mark: ..." of a name
     never said before is the assistant addressing the user, not someone else's drug."""
-    family = family_word(str(person))  # "father" said as "Dad" (`factlog.relations`)
-    said_as = {str(person), *(w for w, canonical in FAMILY.items() if family is not None and canonical == family)}
-    word = re.compile(rf"\b(?:{'|'.join(map(re.escape, said_as))})\b", re.I)
+    word = _person_words(person)
     return any(word.search(said) for said in context.said[:-1])
 
 
@@ -804,8 +827,9 @@ def _last_of(context: Context, key: str | None) -> dict[str, JsonValue]:
 
 
 # a line naming only a doctor, the prescriber of what came before ("Dr Abernathy.", "Prescribed by Dr. Kim")
-_PRESCRIBER_ONLY = re.compile(r"^\W*(?:(?:prescriber|prescribed by|by|from)\b\W*)?"
-                              r"(?:Dr\.?|Doctor)\s+[A-Z][\w.\s-]{1,30}"
+_PRESCRIBER_ONLY = re.compile(r"^\W*(?:(?:prescriber|prescribed by|by|from|PRESCRIBER|Prescriber)\b\W*)?"
+                              r"(?:(?:Dr\.?|DR\.?|Doctor|DOCTOR)\s+[A-Za-z][\w.\s-]{1,30}|"
+                              r"[A-Z][A-Za-z'-]+\s+[A-Z][A-Za-z'-]+,?\s+M\.?D\b\.?)"  # "MARCUS OYELARAN MD"
                               r"(?:\([^)]*\))?\W*$")
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
