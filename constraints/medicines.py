@@ -25,7 +25,8 @@ from constraints.views import AllergyRecord, MedicationRecord, RelativeRecord, r
 from factlog.reference.drugs import class_id, cross_reactions, drug_classes, drug_index, generic_names
 from factlog.reference.tables import CrossReactivity, Interaction
 
-STOPPED = frozenset({"stopped", "discontinued", "ended", "finished", "completed", "cancelled", "canceled"})
+STOPPED = frozenset({"stopped", "discontinued", "ended", "finished", "completed", "cancelled", "canceled",
+                     "paused"})  # a paused drug is not taken now (the readers read "on hold" so)
 SEVERITY: dict[str, Severity] = {"contraindicated": "critical", "major": "critical", "moderate": "warning"}
 
 

@@ -356,3 +356,44 @@ def test_deterministic() -> None:
     first = user(DISCHARGE, "she wants me on fluconazole after the clopidogrel runs out")
     assert first == user(DISCHARGE, "she wants me on fluconazole after the clopidogrel runs out")
     assert date.fromisoformat("2026-04-15") == TS.date()
+
+
+# -- a pause is its own status; what the doctor wants tried is planned -------------------------
+
+
+@pytest.mark.parametrize("sentence", [
+    "They've put my sertraline on hold.",
+    "Pausing the ibuprofen till my kidney bloods come back.",
+    "I'm taking a break from the lexapro.",
+    "The warfarin is on hold for 5 days before surgery.",
+    "Holding off on the metformin this week.",
+])
+def test_a_pause_is_paused(sentence: str) -> None:
+    assert user(sentence)[0][2]["status"] == "paused"
+
+
+@pytest.mark.parametrize(("sentence", "status"), [
+    ("I stopped the naproxen.", "stopped"),
+    ("I hold the baby while taking my sertraline 50 mg.", "current"),
+])
+def test_a_stop_or_no_pause(sentence: str, status: str) -> None:
+    assert user(sentence)[0][2]["status"] == status
+
+
+@pytest.mark.parametrize("sentence", [
+    "The GP wants me to try amitriptyline 10 mg at night.",
+    "I'm due to start sertraline 50 mg next week.",
+    "The neurologist wants me on topiramate, no wait, on amitriptyline 10 mg at night.",
+])
+def test_wanted_or_due_is_planned(sentence: str) -> None:
+    assert user(sentence)[-1][2]["status"] == "planned"
+
+
+@pytest.mark.parametrize("sentence", ["You could try ibuprofen.", "Maybe try naproxen?", "Should I try cetirizine?"])
+def test_a_suggestion_to_try_is_no_taking(sentence: str) -> None:
+    assert user(sentence) == []
+
+
+def test_paused_is_not_taken_for_alerts() -> None:
+    from constraints.medicines import STOPPED
+    assert "paused" in STOPPED

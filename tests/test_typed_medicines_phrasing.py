@@ -83,7 +83,7 @@ def test_questions_and_hypotheticals_take_nothing(sentence: str) -> None:
 
 
 @pytest.mark.parametrize(("sentence", "status"), [
-    ("I've paused my Lexapro for now.", "stopped"),
+    ("I've paused my Lexapro for now.", "paused"),  # round 4: a pause is "paused" (not taken for alerts)
     ("I used to take Zoloft.", "stopped"),
     ("I finished the Cipro last week.", "stopped"),
     ("They went with doxycycline 100 mg twice a day for a week.", "current"),

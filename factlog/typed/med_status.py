@@ -35,21 +35,25 @@ NEW = re.compile(
 _STOP = re.compile(
     r"\b(?:stopped|stop(?:ping)?|quit|discontinued|came off|went off|(?:taken|took) (?:me |him |her )?off|"
     r"no longer (?:on|taking|take)|not (?:on|taking) (?:the |my )?\S+ anymore|finished|done with|used to take|"
-    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking)|paused|pausing|"
-    r"(?:put|putting) (?:\w+ )?on hold|holding off on|(?:taking|took) a break from)\b|"
+    r"ran out of|got off|(?:last|final) (?:dose|pill|tablet)|(?:was|were) (?:on|taking))\b|"
     r"\boff\s+(?:of\s+)?(?:the\s+|my\s+|his\s+|her\s+)?$|"
     # "took my last sertraline on the 16th", "had the final dose of the prednisolone"
     r"\b(?:took|had|swallowed)\s+(?:my|the|his|her)\s+(?:very\s+)?(?:last|final)\s+(?:(?:dose|one|pill|tablet)\s+of\s+"
     r"(?:the\s+|my\s+)?)?$",
     re.I,
 )
+# a pause, not an end: "paused", "put on hold", "holding off on", "taking a break from" (status "paused")
+_PAUSE = re.compile(r"\b(?:paused|pausing|pause|(?:put|putting) (?:\w+ )?on hold|holding off on|hold off on|"
+                    r"(?:taking|took|take) a break from)\b", re.I)
+_PAUSED_AFTER = re.compile(r"^\s*(?:(?:is|was|'s|are|were|has been|have been)\s+)?(?:on hold|paused)\b", re.I)
 SWITCH_FROM = re.compile(
     r"\b(?:switch|chang|mov|swapp?|went(?!\s+(?:with|for|ahead))|replac)\w*\s+(?!(?:by|with)\s)(?:\w+\s+){0,2}(?:from\s+)?"
     r"(?:the\s+|my\s+)?$", re.I)
 SWITCH_TO = re.compile(r"^\s*(?:to|onto|over to|for|with)\s+(?:the\s+)?$", re.I)
 _PLANNED = re.compile(r"\b(?:(?:will|'ll|gonna|going to) (?:start|begin)|to be started|"
                       r"wants? (?:me|him|her|us|them) (?:on|to (?:start|take|try))|"
-                      r"start(?:ing|s)? (?:next|tomorrow|tmrw|tmr)|should start|supposed to start|"
+                      r"start(?:ing|s)? (?:next|tomorrow|tmrw|tmr)|due to (?:start|begin)|should start|"
+                      r"supposed to start|"
                       r"begin(?:s|ning)? (?:next|tomorrow|on))\b", re.I)
 _START = Cue("start", re.compile(r"\b(?:start\w*|since|began|begun|from|took|took it|first dose)\b", re.I))
 _END = Cue("end", re.compile(r"\b(?:until|till|through|thru|ending|ends|stopped|stop|quit|finished|done|"
@@ -82,7 +86,10 @@ def status_of(before: str, after: str, inherited: str | None, *, previous_switch
         return "current"
     if SWITCH_FROM.search(before):
         return "stopped"
+    if _PAUSED_AFTER.match(after):
+        return "paused"  # "put my sertraline on hold", "the warfarin is on hold"
     cues = sorted([(m.start(), "stopped") for m in _STOP.finditer(before)]
+                  + [(m.start(), "paused") for m in _PAUSE.finditer(before)]
                   + [(m.start(), "planned") for m in _PLANNED.finditer(before)]
                   + [(m.start(), "current") for m in NEW.finditer(before)])
     if cues:
@@ -120,6 +127,8 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
     prescription, a course, a dose today), so it starts on the session's day when no day is said."""
     fields: dict[str, JsonValue] = {}
     today = context.timestamp.date() if context.timestamp is not None else None
+    paused = status == "paused"  # its days are read as a stop's, its status kept
+    status = "stopped" if paused else status
     sentence = _TEXTED_TOMORROW.sub("tomorrow", sentence)  # "starting tmrw morning"
     found = dates_by_cue(sentence, context, (_START, _END))
     start: str | None = found["start"][0] if found.get("start") else None
@@ -156,7 +165,7 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
     past_dose = re.search(r"\b(?:took|had)\s*(?:(?:a|an|one|two|three|some|my|the|\d+)\s+)?$", before,
                           re.I) is not None
     if past_dose and not (start or end or loose) and _LONG_AGO.search(sentence):
-        fields["status"] = "stopped"  # "I had a Z-Pak in January", "took Cipro last year": no day to give
+        fields["status"] = "paused" if paused else "stopped"  # "I had a Z-Pak in January": no day to give
         return fields
     if past_dose and start is None and loose:
         start = loose[0]
@@ -189,7 +198,7 @@ def dates_and_status(sentence: str, context: Context, before: str, status: str, 
         end = (parse_date(start) + timedelta(days=days - 1)).isoformat()
     if end is not None:
         fields["end_date"] = end
-    fields["status"] = status
+    fields["status"] = "paused" if paused and status == "stopped" else status
     return fields
 
 

@@ -111,7 +111,7 @@ _NOT_TAKEN = re.compile(
     r"never (?:taken|took|had|been on)|"
     r"(?:don't|do not|didn't|did not|won't|will not|haven't|have not|doesn't|does not|not|can't|cannot|can not|"
     r"shouldn't|should not|mustn't|must not) (?:take|taken|use|need|"
-    r"want|on|have)|avoid\w*|recommend\w*|suggest\w*|mention\w*|could try|try|read about|heard|what about|"
+    r"want|on|have)|avoid\w*|recommend\w*|suggest\w*|mention\w*|could try|(?<!\bto )try|read about|heard|what about|"
     r"allergic)\b",
     re.I,
 )
@@ -320,6 +320,8 @@ def _read(sentence: str, context: Context, mentions: list[Mention], *, recap: bo
         near = clause[0] if len(clause[0]) <= len(before) else before  # since the last boundary or drug
         no_more = _NO_MORE.search(near) is not None and _ANYMORE.search(clause[1]) is not None
         replaced = _REPLACED.search(before) is not None
+        if re.search(r"\bto try\s+(?:the\s+|some\s+)?$", before, re.I) and _UNDECIDED.search(sentence):
+            continue  # "wants me to try Lexapro but I haven't decided": not planned yet
         if _ALLERGEN_AFTER.match(sentence, mention.end):
             continue  # "because of my penicillin allergy": the allergen, not a drug taken
         if i and _AFTER_COURSE.match(before) and _COURSE_ENDS.match(sentence, mention.end):
@@ -427,6 +429,8 @@ _ALLERGY_AS_REASON = re.compile(r"\b(?:because of|with|due to|given|on account o
                                 r"\b(?:gave|give|given|prescrib\w*|put|started|switched)\b[^.;]*"
                                 r"\b(?:because of|with|due to|given)\s+(?:my|his|her|their|the|our)\s+"
                                 r"(?:[\w-]+\s+)?allerg(?:y|ies)\b", re.I)
+_UNDECIDED = re.compile(r"\b(?:haven't|have not|not yet|hasn't|has not)\s+(?:\w+\s+)?decided\b|\bundecided\b|"
+                        r"\bnot sure\b|\bon the fence\b|\bdon't know (?:if|whether)\b|\bthinking about it\b", re.I)
 _ALLERGEN_AFTER = re.compile(r"\s*(?:drugs?\s+)?(?:allerg\w*|intoleran\w*|sensitivity|reaction)\b", re.I)
 _REPLACES = re.compile(r"\b(?:replaced|swapped|substituted)\s+(?:by|with|for)\s+(?:the\s+|my\s+)?$", re.I)
 _NOT_STARTED = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not)\s+(?:yet\s+)?(?:started|begun|"
