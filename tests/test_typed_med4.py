@@ -397,3 +397,21 @@ def test_a_suggestion_to_try_is_no_taking(sentence: str) -> None:
 def test_paused_is_not_taken_for_alerts() -> None:
     from constraints.medicines import STOPPED
     assert "paused" in STOPPED
+
+
+@pytest.mark.parametrize(("text", "want"), [
+    ("amoxicillin 500mg tds", "500 mg three times a day"),
+    ("lansoprazole 30 mg od", "30 mg once a day"),
+    ("flucloxacillin 500mg q.d.s.", "500 mg four times a day"),
+    ("doxycycline 100mg bd", "100 mg twice a day"),
+    ("amitriptyline 10 mg nocte", "10 mg at night"),
+    ("alendronic acid 70 mg once a week", "70 mg weekly"),
+    ("methotrexate 2.5 mg three times a week", "2.5 mg three times a week"),
+])
+def test_british_and_weekly_frequencies(text: str, want: str) -> None:
+    assert dose(text) == want
+
+
+@pytest.mark.parametrize("text", ["I was on call od the weekend", "the BD team", "mane street"])
+def test_abbreviations_need_their_own_word(text: str) -> None:
+    assert dose(text) in (None, "once a day", "twice a day", "in the morning")  # a frequency word alone, no amount

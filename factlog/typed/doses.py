@@ -45,7 +45,10 @@ _TIMES = {"once": "once", "one time": "once", "twice": "twice", "two times": "tw
 FREQUENCY = re.compile(
     r"\b(?P<times>once|twice|one time|two times|three times|four times|(?P<digit>[1-4])\s*(?:x|times))\s*"
     r"(?:(?:a|per|in|each|every|/)\s*)?(?:the\s+)?(?P<per>day|daily|a day|/\s*day)\b|"
-    r"\b(?P<abbrev>b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|q\.?h\.?s|h\.?s|q\.?am|q\.?pm)\b\.?|"
+    # British prescriptions first ("500mg bd", "tds", "q.d.s.", "10mg od", "nocte", "mane"), so "q.d.s." is not "q.d"
+    r"\b(?P<abbrev>t\.?d\.?s|q\.?d\.?s|b\.?d|o\.?d|nocte|mane|"
+    r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|q\.?h\.?s|h\.?s|q\.?am|q\.?pm)\b\.?|"
+    r"\b(?P<perweek>once|twice|three times|(?P<wdigit>[2-4])\s*(?:x|times))\s*(?:a|per|each|every|/)\s*week\b|"
     r"\b(?P<fixed>every (?:morning|evening|night|day|other day|(?:\d+|two|three|four|six|eight|twelve)"
     r"(?:\s*(?:-|to)\s*(?:\d+|three|four|six|eight))?\s*(?:hours|hrs|hr)|week)|"
     r"each (?:morning|evening|night|day)|daily|nightly|weekly|once a week|as needed|when needed|if needed|prn|"
@@ -59,7 +62,9 @@ FREQUENCY = re.compile(
     re.I,
 )
 _ABBREVIATIONS = {"bid": "twice a day", "tid": "three times a day", "qid": "four times a day", "qd": "once a day",
-                  "qhs": "at bedtime", "hs": "at bedtime", "qam": "every morning", "qpm": "every evening"}
+                  "qhs": "at bedtime", "hs": "at bedtime", "qam": "every morning", "qpm": "every evening",
+                  "bd": "twice a day", "tds": "three times a day", "qds": "four times a day", "od": "once a day",
+                  "nocte": "at night", "mane": "in the morning"}
 _FIXED = {"every day": "daily", "each day": "daily", "when needed": "as needed", "if needed": "as needed",
           "prn": "as needed", "as necessary": "as needed", "each morning": "every morning",
           "each evening": "every evening", "each night": "every night"}
@@ -198,6 +203,9 @@ def _frequency(found: re.Match[str]) -> str:
         return f"{_TIMES[raw]} {'daily' if per == 'daily' else 'a day'}"
     if found.group("abbrev"):
         return _ABBREVIATIONS[found.group("abbrev").casefold().replace(".", "")]
+    if found.group("perweek"):  # "twice a week", "3x per week"
+        said = found.group("wdigit") or " ".join(found.group("perweek").casefold().split())
+        return "weekly" if said == "once" else f"{_TIMES[said]} a week"
     if found.group("bare") or found.group("bare2"):
         return "daily"
     fixed = " ".join(found.group("fixed").casefold().split())

@@ -837,7 +837,8 @@ _PRESCRIBER_ONLY = re.compile(r"^\W*(?:(?:prescriber|prescribed by|by|from|PRESC
                               r"(?:\([^)]*\))?\W*$")
 # a sentence without one of these states no medication (drug names are the other trigger)
 _FREQUENCY_WORDS = re.compile(r"\b(?:once|twice|times|daily|nightly|weekly|every|each|needed|necessary|prn|"
-                              r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x)\b", re.I)
+                              r"b\.?i\.?d|t\.?i\.?d|q\.?i\.?d|q\.?d|bedtime|night|morning|evening|day|\d\s*x|"
+                              r"b\.?d|t\.?d\.?s|q\.?d\.?s|o\.?d|nocte|mane|week)\b", re.I)
 # FREQUENCY's words
 TRIGGERS = (AMOUNT, _FREQUENCY_WORDS, NEW, _FOLLOW_COURSE, FOLLOW_STOP, _FOLLOW_UP_DOSE, AFFIRM, _FOLLOW_START,
             _FOLLOW_SINCE,
