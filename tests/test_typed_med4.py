@@ -415,3 +415,15 @@ def test_british_and_weekly_frequencies(text: str, want: str) -> None:
 @pytest.mark.parametrize("text", ["I was on call od the weekend", "the BD team", "mane street"])
 def test_abbreviations_need_their_own_word(text: str) -> None:
     assert dose(text) in (None, "once a day", "twice a day", "in the morning")  # a frequency word alone, no amount
+
+
+@pytest.mark.parametrize(("sentence", "subject", "person"), [
+    ("Pero mi esposo Carlos sí, he's allergic to penicillin.", "husband", "Carlos"),
+    ("Mi hija Lucia takes amoxicillin 250 mg twice a day.", "daughter", "Lucia"),
+    ("mi marido takes warfarin 5 mg.", "husband", "husband"),
+    ("Mi esposa Ana is on sertraline 50 mg.", "wife", "Ana"),
+    ("Mi hijo Mateo is allergic to amoxicillin.", "son", "Mateo"),
+])
+def test_a_spanish_family_word_said_in_english(sentence: str, subject: str, person: str) -> None:
+    fields = user(sentence)[-1][2]
+    assert (fields["subject"], fields.get("person")) == (subject, person)

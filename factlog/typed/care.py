@@ -68,7 +68,7 @@ _PLACES = re.compile(
 )
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|me|my|mine|myself)\b|^\W*(?:i|im|ive)\b")
 # "my wife", and the spouse said with "the" as many do ("the missus is on Celebrex", "the hubby")
-_POSSESSOR = r"(?:my|our|the(?=\s+(?:missus|missis|wife|hubby|husband|other half)\b))"
+_POSSESSOR = r"(?:my|our|mi|the(?=\s+(?:missus|missis|wife|hubby|husband|other half)\b))"  # "mi esposo Carlos"
 # a name typed in lower case is read when an age follows it: "my son leo (6)"
 _MY_RELATION = re.compile(rf"\b{_POSSESSOR}\s+(?P<rel>{_RELATION})\b(?:,?\s+\(?(?P<name>(?-i:[A-Z][a-z]+))\b|"
                           r"\s+(?P<lower>(?-i:[a-z]{2,}))(?=\s*\(\s*\d{1,2}\s*\)))?", re.I)

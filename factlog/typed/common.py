@@ -24,7 +24,7 @@ RELATIONS = sorted({
     *"daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother mum dad "
      "father brother sister kid kids child children grandson granddaughter grandmother grandfather grandma grandpa "
      "aunt uncle niece nephew cousin stepson stepdaughter stepmother stepfather mother-in-law father-in-law "
-     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby missus".split(),
+     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby missus esposo esposa marido hijo hija".split(),
     "friend", "boss", "colleague", "coworker", "roommate"})  # the common words of `FAMILY`: alternations stay short
 assert all(word in FAMILY for word in RELATIONS if word not in ("kids", "children", "friend", "boss", "colleague",
                                                                  "coworker", "roommate"))
