@@ -35,7 +35,15 @@ from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 from factlog.typed.stance import ends_in_question, is_question, states_requirement
-from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
+from factlog.typed.warranty_items import (
+    SAME_DAY,
+    TERSE_LENGTH,
+    bare_months,
+    bought_items,
+    by_item,
+    named_items,
+    terse_warranty,
+)
 
 DOMAIN = "document"
 NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -115,6 +123,7 @@ _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
 TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED,
+            TERSE_LENGTH,  # "two years", answering "And the warranty?"
             re.compile(r"^\W*(?:item|product|model|description|appliance)(?:\s+(?:name|purchased))?\s*[:=-]\s*\w|"
                        r"^\W*(?:[\w'’&]+\s+){0,2}(?:receipt|invoice)\s*(?:date)?\s*[:#-]?\s*\d{1,4}[/.-]\d", re.I))
 
@@ -128,7 +137,11 @@ _CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """The document facts of the sentence; one sentence naming two warranties is read clause by
-    clause, one naming two of the items bought this session item by item."""
+    clause, one naming two of the items bought this session item by item; a bare length
+    answering the assistant's question about a warranty ("And the warranty?" "two years") is
+    read as that warranty (`warranty_items.terse_warranty`)."""
+    if context.speaker == "user" and (answer := terse_warranty(sentence, context.said)) is not None:
+        sentence = answer
     after = _bought_several(sentence, context)
     items = [item for item, _ in context.purchases]
     parts = by_item(sentence[after:], items) if len(items) > 1 and _WARRANTY_WORD.search(sentence) else []
