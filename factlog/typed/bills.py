@@ -46,6 +46,8 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
             r"utility|utilities|heating|(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance|insurance")
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
+                        # a letter's "your water and sewerage charges ... come to £148.20"
+                        rf"\b(?P<charged>{_UTILITY})(?:\s+(?:and|&)\s+[a-z]+)?\s+charges\b(?=[^.;]*\b(?:comes?|came)\s+to\b)|"
                         r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b|"
                         # "the cottage insurance is annual, $1,180": a policy named by what it covers
                         r"\b(?:the|my|our)\s+(?P<covers>(?!travel\b)[a-z]+\s+insurance)\b(?=\s+(?:is|was|bill|premium|"
@@ -58,7 +60,7 @@ _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|hi
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
                    r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
-                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by)\b", re.I)
+                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by|charges|come to|comes to)\b", re.I)
 # buy now, pay later lenders: an instalment plan is a bill to the lender ("klarna pay in 4 ... $41 every two weeks")
 BNPL = re.compile(r"(?<![\w-])(?P<name>klarna|afterpay|affirm|clearpay|sezzle|laybuy|zilch|splitit|katapult|"
                   r"paypal pay in (?:3|4|three|four)|paypal credit|(?-i:Zip|Humm|Uplift|Atome|Tabby|Tamara))(?![\w-])",
@@ -78,7 +80,7 @@ _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* of
                           r"off|no|none|inactive|disabled)\b|"
                           # "I'm not on automatic payments", "isn't set up for autopay"
                           r"(?:\bnot|n't|\bnever|\bneither)\s+(?:[\w'’]+\s+){0,2}?"
-                          r"(?:on|in|enrolled in|signed up for|set up for|using)\s+"
+                          r"(?:on|in|enrolled in|signed up for|set up for|using|by|through|via|paid by)\s+"
                           r"(?:the\s+)?(?:auto-?pay|automatic\s+payments?|auto-?draft|pre-?authori[sz]ed\s+debit|"
                           r"direct debit)\b",
                           re.I)
@@ -221,6 +223,8 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if due is not None and amounts(sentence, context) and line is None:
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
     payee = named = _payee(sentence)
+    if payee is not None and BILLER.search(sentence) is None and (sender := _letter_from(context)) is not None:
+        payee = named = sender  # "this letter ... from Anglian Water. ... your water charges come to £148.20"
     previous = context.last.get(DOMAIN)
     stated = context.last.get(money.DOMAIN)  # a bill money's reader read as due ("premium of $1,420 is due")
     if previous is None and stated is not None and stated.kind == "bill" and (stated.key or "").startswith("bill/"):
@@ -237,7 +241,8 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if payee is None:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
                                     or ((previous.key is None or _BILL_NOUN.search(sentence))
-                                        and _amount(sentence, context) is not None)):
+                                        and _amount(sentence, context) is not None)
+                                    or (previous.key is not None and _FOLLOW_UP.search(sentence))):
             return []
         payee = str(previous.fields["payee"])  # "It's on autopay from my checking"
     fields: dict[str, JsonValue] = {"payee": payee}
@@ -260,7 +265,7 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
         fields["recurring"] = True
     if "due_date" not in fields and _LAST_PERIOD.search(sentence):
         return []  # "the electric bill last month was $180": a past bill, nothing due
-    if set(fields) <= {"payee", "recurring"}:
+    if set(fields) <= {"payee", "recurring"} and not (named is None and fields.get("recurring")):
         if named is not None and previous is None:
             context.last[DOMAIN] = TypedFact("bill", None, {"payee": payee})  # "geico renewal came." then the amount
         return []
@@ -286,6 +291,26 @@ _FIELD_LINE = re.compile(r"^\W*(?:(?:total|amount|balance|new|current|payment)\s
 _HEADING = re.compile(r"^\W*(?P<name>(?-i:[A-Z])[\w&'’.]*(?:\s+(?:(?-i:[A-Z])[\w&'’.]*|of|and|&)){0,4})\s*[-–:|]?\s*"
                       r"(?:statement|bill|invoice|billing (?:summary|statement)|account summary)\b", re.I)
 _LOOK_BACK = 8  # sentences of the session a statement's heading may be before its lines
+
+
+# a line after a bill that gives its date or how often it comes: "Please pay by 14 March 2025.", "It's every
+# three months, this one."
+_FOLLOW_UP = re.compile(r"^\W*(?:please\s+)?pay\s+(?:it\s+|this\s+)?by\b|^\W*(?:it's|it is|its|that's|comes)\s+"
+                        r"(?:every\s+(?:three|3|two|2|six|6)\s+months|quarterly|monthly|yearly|annual|once a (?:year|quarter))",
+                        re.I)
+# who sent the letter or bill being read out: "this letter that came this morning from Anglian Water"
+_LETTER_FROM = re.compile(r"\b(?:letter|bill|statement|notice|reminder|invoice|e-?mail)\b[^.;]{0,40}?\bfrom\s+(?:the\s+)?"
+                          r"(?P<name>(?-i:[A-Z])[\w&'’.-]*(?:\s+(?:(?-i:[A-Z])[\w&'’.-]*|of|and|&)){0,3})", re.I)
+
+
+def _letter_from(context: Context) -> str | None:
+    """The biller a letter or bill the session is reading was from (a sentence of the last few)."""
+    for said in reversed(context.said[-_LOOK_BACK:]):
+        sender = _LETTER_FROM.search(said)
+        if sender is not None:
+            name = " ".join(sender.group("name").split()).rstrip(".")
+            return None if money.INSTITUTION.search(name) else name
+    return None
 
 
 def _recent_biller(context: Context) -> str | None:
@@ -343,7 +368,8 @@ def _payee(sentence: str) -> str | None:
         return name[:1].upper() + name[1:] if name.islower() else name
     described = _DESCRIBED.search(sentence)
     if described is not None:
-        what = described.group("what") or described.group("policy") or described.group("covers")
+        what = described.group("what") or described.group("policy") or described.group("covers") or \
+            described.group("charged")
         return " ".join(what.lower().split())
     bare = _BARE_UTILITY.search(sentence)
     if bare is not None and (_AUTOPAY.search(sentence) or cadence_of(sentence) or _MONEY_NUMBER.search(sentence)):

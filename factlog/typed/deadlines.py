@@ -39,7 +39,7 @@ _NOT_STATED = re.compile(r"\b(?:if|unless|whether|should i|could i|can i|what if
 _END_OF_MONTH = re.compile(r"\b(?:the\s+)?end of (?P<which>next|this|the)\s+month\b", re.I)
 _TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up)\b", re.I)
 TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|done|sorted|filed|submitted|renewed|"
-                      r"sent in|handed in|turned in|taken care of)\b", re.I),)
+                      r"sent in|handed in|turned in|taken care of|don (?:renew|submit|file))\b", re.I),)
 
 
 # a deadline met: "Sticker's done", "renewed the registration", "the expense report is in", "filed it"
@@ -48,12 +48,17 @@ _DONE = re.compile(
     r"(?P<what>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)"
     r"(?:'s|’s|\s+is|\s+was|\s+has been|\s+got)\s+(?:all\s+)?(?:done|sorted|filed|submitted|renewed|sent in|handed in|"
     r"turned in|paid|taken care of)\b|"
-    r"\b(?:i|we)\s+(?:just\s+|finally\s+|already\s+)?(?:renewed|submitted|filed|sent in|handed in|turned in)\s+"
+    # "I renewed the registration", "we've filed the FAFSA", Nigerian Pidgin "I don renew the vehicle licence"
+    r"\b(?:i|we)(?:'ve|\s+have|\s+had|\s+don|\s+done)?\s+(?:just\s+|finally\s+|already\s+|now\s+)?(?:renewed|submitted|filed|sent in|"
+    r"handed in|turned in|(?<=don )renew|(?<=done )renew|(?<=don )submit|(?<=don )file)\s+"
     r"(?:the\s+|my\s+|our\s+)(?P<what2>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)(?=\s*(?:[,.;!]|$|\s+(?:today|yesterday|"
-    r"this|last|on|at|online|already)\b))", re.I)
+    r"this|last|on|at|online|already|now|finally|in time|early)\b))|"
+    # "got the registration renewed", "had my licence renewed this morning"
+    r"\b(?:got|had)\s+(?:the\s+|my\s+|our\s+)(?P<what3>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)\s+"
+    r"(?:renewed|done|sorted|filed|sent in|submitted)\b", re.I)
 _NOT_DONE = re.compile(r"\b(?:not|n't|never|yet|almost|nearly|half)\b", re.I)
-_DONE_TRIGGER = re.compile(r"\b(?:done|sorted|filed|submitted|renewed|sent in|handed in|turned in|taken care of)\b",
-                           re.I)
+_DONE_TRIGGER = re.compile(r"\b(?:done|sorted|filed|submitted|renewed|sent in|handed in|turned in|taken care of|"
+                           r"don (?:renew|submit|file))\b", re.I)
 
 
 def _met(sentence: str, context: Context) -> list[TypedFact]:
@@ -63,7 +68,7 @@ def _met(sentence: str, context: Context) -> list[TypedFact]:
     done = _DONE.search(sentence)
     if done is None or _NOT_DONE.search(sentence) or is_question(sentence) or context.speaker != "user":
         return []
-    words = {w for w in re.findall(r"[a-z]+", (done.group("what") or done.group("what2")).casefold())
+    words = {w for w in re.findall(r"[a-z]+", (done.group("what") or done.group("what2") or done.group("what3")).casefold())
              if len(w) > 3 and w not in ("renewal", "thing", "form", "that", "this")}
     known = list(context.prior.of_kind("deadline"))
     last = context.last.get("deadline")

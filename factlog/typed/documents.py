@@ -36,8 +36,10 @@ from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 from factlog.typed.stance import ends_in_question, is_question, states_requirement
 from factlog.typed.warranty_items import (
+    BOUGHT_ON,
     SAME_DAY,
     TERSE_LENGTH,
+    branded_item,
     bare_months,
     bought_items,
     by_item,
@@ -82,7 +84,7 @@ _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|w
 _PURCHASE = re.compile(
     r"\b(?:bought|purchased|got|ordered|picked up|put in|installed|(?<!to )(?<!will )(?<!'ll )buy)\s+"
     r"(?:(?:a|an|the|my|our|this|that)\s+(?:new\s+)?|new\s+)"
-    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)"
+    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+(?:&\s+)?[A-Za-z0-9][\w'-]*){0,3}?)"  # "Fisher & Paykel dishwasher"
     r"(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|\s+\d{1,2}/\d|[,.;!]|$)",
     re.I,
 )
@@ -108,7 +110,8 @@ _PURCHASED = (
                r"(?:bought|purchased|got|ordered)\b"),
 )
 _ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
-_MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+"
+_MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>(?:[A-Z][\w&-]+\s+&\s+)?[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)"
+                    r"(?:'s|’s)?\s+"
                     r"(?:(?:[\w-]+[- ](?:year|month)|limited|"
                     r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
 # a booking's code is the trip's, not the document's: "Booking reference is AT7RB5"
@@ -116,7 +119,7 @@ _BOOKING_CODE = re.compile(r"\b(?:booking|reservation|confirmation|record locato
 _COVER_FROM = re.compile(r"\b(?:warranty|plan|coverage|protection|insurance|policy)\s+(?:from|through|by|with|via)\s+$",
                          re.I)
 # an item named by its brand and then what it is ("Samsung fridge", "Dell XPS 14 laptop"), not "MacBook Air"
-_BRAND = re.compile(r"^([A-Z][\w&-]*)\s+(?:\S+\s+)*[a-z][\w-]*$")
+_BRAND = re.compile(r"^([A-Z][\w&-]*(?:\s+&\s+[A-Z][\w&-]*)?)\s+(?:\S+\s+)*[a-z][\w-]*$")  # "Fisher & Paykel"
 _STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|Best|IKEA|Ikea|Sears|Kohl's|Macy's|"
                           r"The|My|Our|New|Old)$")
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
@@ -287,6 +290,12 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             fields["purchase_date"] = context.purchase[1]
         if context.purchase_number is not None:
             fields["number"] = context.purchase_number
+    if kind == "warranty" and item is None and purchase is None:
+        item = branded_item(sentence)  # "My washing machine is Samsung, bought ... 3 years warranty"
+    if kind == "warranty" and "purchase_date" not in fields and purchase is None and \
+            (bought := BOUGHT_ON.search(sentence)) is not None and \
+            (days := recognize(sentence[bought.end():], context.timestamp).dates):
+        fields["purchase_date"] = days[0]  # "bought from Courts on 3 March 2023": that day, not the month's first
     if kind == "warranty" and "expiry_date" not in fields:
         months = duration_months(sentence)
         bought = try_date(str(fields.get("purchase_date", "")))
@@ -478,7 +487,7 @@ def fold(value: JsonValue) -> str | None:
 
 
 _MAKER_AFTER = re.compile(r"\b(?:warranty|plan|coverage)\s+(?:from|by|through|with|via)\s+(?:the\s+)?"
-                          r"(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)")
+                          r"(?P<name>[A-Z][\w&-]+(?:\s+&\s+[A-Z][\w&-]+|\s+[A-Z][\w&-]+)?)")
 
 
 def _maker(sentence: str, item: str | None) -> str | None:

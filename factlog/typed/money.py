@@ -219,7 +219,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 # a sentence without one of these states no money, even about the session's last subscription or payment
 # a bare day of the month answering the assistant ("When does it renew?" "the 15th")
 DAY_ANSWER = re.compile(r"^\W*(?:(?:on|it's|its|the)\s+)*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\W*$", re.I)
-TRIGGERS = (*TRIGGERS, DAY_ANSWER)
+# a purchase put on a card ("put the sofa on our Ashley card, $2,000")
+_ON_A_CARD = re.compile(r"\b(?:put|charged|financed)\b[^.;]{0,40}?\b(?:on|onto)\s+(?:the|my|our|his|her|their)\b[^.;]{0,30}?"
+                        r"\bcard\b", re.I)
+TRIGGERS = (*TRIGGERS, DAY_ANSWER, _ON_A_CARD)
 _GATE = Triggers((*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4, re.compile(r"\$\s?\d|[€£]", re.I)))
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
@@ -247,7 +250,7 @@ def read_clause(sentence: str, context: Context, confirmed: bool = False) -> lis
         facts += _due(sentence, context, due)
     if INSTITUTION.search(sentence) or context.last.get("card") is not None or \
             (named_card(sentence) is not None and (BALANCE_WORDS.search(sentence) or PROMO.search(sentence)
-                                                   or _ZERO.search(sentence))):
+                                                   or _ZERO.search(sentence) or _PUT_ON.search(sentence))):
         facts += _card(sentence, context)
     elif (card := _prior_card(sentence, context)) is not None:
         context.last["card"] = card  # "still $800 left on it" a session after the promotion was stated
@@ -661,7 +664,18 @@ def named_card(sentence: str) -> str | None:
             continue
         kind = "credit card" if match.group("credit") and not match.group("store") else "store credit card"
         return f"{name} {kind}"
+    theirs = _THEIR_CARD.search(sentence)
+    store = _FROM_STORE.search(sentence, 0, theirs.start()) if theirs is not None else None
+    if store is not None and not (_NOT_ISSUERS.match(store.group("name")) or VENDOR.fullmatch(store.group("name"))
+                                  or BILLER.fullmatch(store.group("name"))):
+        return f"{' '.join(store.group('name').split())} store credit card"  # "from Rooms To Go, ... their store card"
     return None
+
+
+# the card of the store just named: "a sectional from Rooms To Go, $1,890, put it on their store card"
+_THEIR_CARD = re.compile(r"\b(?:their|its)\s+(?:own\s+)?(?:store\s+)?(?:credit\s+)?card\b|\bthe\s+store\s+card\b", re.I)
+_FROM_STORE = re.compile(r"\b(?:from|at)\s+(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})",
+                         re.I)
 
 
 def _card_name(sentence: str) -> str | None:
@@ -776,6 +790,8 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
             or (promo is not None and re.search(r"\b(?:bought|purchased|got|ordered)\b", sentence, re.I)) \
             or (promo is not None and _PUT_ON.search(sentence)) \
             or (_ON_CARD.search(sentence) and not _PAID_TO.search(sentence)) or \
+            (_PUT_ON.search(sentence) and named_card(sentence) is not None and not re.search(r"\binvoice\b", sentence,
+                                                                                             re.I)) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
         stated = _BALANCE_IS.search(sentence) or _DOWN_TO.search(sentence)
         if stated is not None:
@@ -799,7 +815,8 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
 
 
 # a purchase put on the card the promotion is on: "we put the sectional on our Ashley card, 12 months no interest"
-_PUT_ON = re.compile(r"\b(?:put|went|charged|financed)\b[^.;]{0,40}?\b(?:on|onto|to)\s+(?:the|my|our|his|her)\b", re.I)
+_PUT_ON = re.compile(r"\b(?:put|went|charged|financed)\b[^.;]{0,40}?\b(?:on|onto|to)\s+(?:the|my|our|his|her|their)\b",
+                     re.I)
 # a payment toward a card's balance: "paid more than the minimum", "made the minimum payment", "paid £300 off it"
 _PAID_CARD = re.compile(r"\b(?:i|we|i've|we've|just|already)?\s*(?:paid|made|sent|put)\s+(?:[\w£$€.,]+\s+){0,4}?"
                         r"(?:minimum|payment|more than|extra|towards?|off\s+(?:it|the\s+card|some))\b|"
@@ -850,14 +867,14 @@ def _not_before(day_text: str, sentence: str, today: date | None) -> str:
     """A promotion's end read as before the session is a later year's ("the April 2026
     statement, April 5th" said in 2024)."""
     day = try_date(day_text)
-    if day is None or today is None or day >= today:
-        return day_text
+    if day is None or today is None or day > today or day == today and re.search(r"\btoday\b", sentence, re.I):
+        return day_text  # a promotion ending the day it is stated ("by next September 14th") is a later year's
     year = re.search(r"\b(20\d\d)\b", sentence)
     target = int(year.group(1)) if year is not None and int(year.group(1)) >= today.year else None
     try:
         if target is not None:
             return day.replace(year=target).isoformat()
-        while day < today:
+        while day <= today:
             day = day.replace(year=day.year + 1)
     except ValueError:
         return day_text

@@ -125,3 +125,16 @@ def terse_warranty(sentence: str, said: list[str]) -> str | None:
         name = name[:1].upper() + name[1:] if name.islower() else name
         return f"{n} {unit} warranty from {name}{rest[brand.end():]}"  # "1 yr whirlpool": Whirlpool's
     return f"{n} {unit} warranty{rest}"  # digits: a number word reads as no item
+
+
+# an item named by what it is and then its brand: "My washing machine is Samsung", "our fridge is an LG"
+_IS_BRAND = re.compile(r"\b(?i:my|our|the)\s+(?P<item>[a-z]+(?:\s+[a-z]+)?)\s+(?i:is)\s+(?:(?i:an?)\s+)?"
+                       r"(?P<brand>[A-Z][\w&-]+(?:\s+&\s+[A-Z][\w&-]+)?)(?=\s*[,.;]|\s+(?:one|brand|model|and|bought)\b)")
+# the day a purchase was made, said after it: "bought from Courts on 3 March 2023"
+BOUGHT_ON = re.compile(r"\b(?:bought|purchased|got (?:it|them))\b[^.;]{0,40}?\bon\s+(?=\S)", re.I)
+
+
+def branded_item(sentence: str) -> str | None:
+    """ "Samsung washing machine" for "My washing machine is Samsung"."""
+    match = _IS_BRAND.search(sentence)
+    return f"{match.group('brand')} {match.group('item')}" if match is not None else None
