@@ -60,12 +60,16 @@ _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|hi
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
                    r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
-                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by|charges|come to|comes to)\b", re.I)
+                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by|charges|come to|"
+                   r"comes to)\b", re.I)
 # buy now, pay later lenders: an instalment plan is a bill to the lender ("klarna pay in 4 ... $41 every two weeks")
 BNPL = re.compile(r"(?<![\w-])(?P<name>klarna|afterpay|affirm|clearpay|sezzle|laybuy|zilch|splitit|katapult|"
                   r"paypal pay in (?:3|4|three|four)|paypal credit|(?-i:Zip|Humm|Uplift|Atome|Tabby|Tamara))(?![\w-])",
                   re.I)
-TRIGGERS = (_CUES, BNPL)  # reader.py runs readers only on sentences some reader's triggers find
+# "the next instalment is October 2" after a plan
+_NEXT_INSTALMENT = re.compile(r"\bnext\s+(?:one|instal?ment|payment|repayment)\b"
+                              r"(?:\s+(?:is|will be|'s|on|due|comes out))*", re.I)
+TRIGGERS = (_CUES, BNPL, _NEXT_INSTALMENT)  # reader.py runs readers only on sentences some reader's triggers find
 _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|on(?=\s+(?:the\s+)?\d|\s+\w+\s+\d))",
                       re.I)
 _AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own|"
@@ -121,13 +125,12 @@ _PAYMENTS_OF = re.compile(rf"\b(?:{_NUMBER_WORD})\s+(?:(?:monthly|weekly|fortnig
 # "$41 every two weeks", "87.42 a month", "£30 fortnightly"
 _AMOUNT_EVERY = re.compile(r"(?P<amount>[$£€]?\s?\d[\d,]*(?:\.\d\d)?)\s*(?:(?:every|each|a|per)\s+(?:(?:two|2)\s+weeks|"
                            r"fortnight|month|week)|/\s?mo(?:nth)?\b|fortnightly|bi-?weekly|monthly)", re.I)
-_PAY_IN = re.compile(r"\bpay(?:-|\s)in(?:-|\s)(?P<n>3|4|three|four|6|six)\b|\bsplit (?:it )?in(?:to)? (?P<m>3|4|three|four)\b",
-                     re.I)
+_PAY_IN = re.compile(r"\bpay(?:-|\s)in(?:-|\s)(?P<n>3|4|three|four|6|six)\b|"
+                     r"\bsplit (?:it )?in(?:to)? (?P<m>3|4|three|four)\b", re.I)
 _REPEATS = re.compile(r"\b(?:instal?ments?|payments|pay(?:-|\s)in(?:-|\s)\w+|every|each|fortnightly|bi-?weekly|"
                       r"monthly|a month)\b", re.I)
-_NEXT_INSTALMENT = re.compile(r"\bnext\s+(?:one|instal?ment|payment|repayment)\b(?:\s+(?:is|will be|'s|on|due|comes out))*",
-                              re.I)
-_OFF_THE_CARD = re.compile(r"\b(?:comes?|taken|came|goes|coming)\s+(?:straight\s+)?(?:off|out of|from)\s+(?:my|the|your)\s+"
+_OFF_THE_CARD = re.compile(r"\b(?:comes?|taken|came|goes|coming)\s+(?:straight\s+)?(?:off|out of|from)\s+"
+                           r"(?:my|the|your)\s+"
                            r"(?:debit\s+|credit\s+|bank\s+)?(?:card|account)\b|\b(?:takes?|charges?)\s+(?:it\s+)?"
                            r"(?:automatically|from my (?:card|account))\b", re.I)
 _SMALL = {"three": 3, "four": 4, "six": 6}
@@ -152,8 +155,9 @@ def instalments(sentence: str, context: Context) -> list[TypedFact] | None:
         return None
     if context.speaker == "assistant" and not confirms(sentence) and named is not None:
         return []  # the assistant's word on a lender; "the next instalment is October 2" of the user's plan counts
-    if is_question(sentence) or is_tentative(sentence) or _NOT_A_BILL.search(sentence):
-        return []
+    if is_question(sentence) or is_tentative(sentence) or _NOT_A_BILL.search(sentence) or \
+            re.search(r"\bworth it\b|\bshould\b|^\W*(?:is|are|does|do|can)\b", sentence, re.I):
+        return []  # "is afterpay worth it for $40"
     if named is not None and _PAID.search(sentence) and not _UNPAID.search(sentence) and not _AUTOPAY.search(sentence):
         return None  # "paid off the Afterpay": a payment made (read_clause)
     payee = canonical_vendor(named.group("name")) if named is not None else str(previous.fields["payee"]) \
@@ -167,7 +171,7 @@ def instalments(sentence: str, context: Context) -> list[TypedFact] | None:
     cadence = "monthly" if re.search(r"\b(?:month|monthly|mo)\b", sentence, re.I) else None
     nxt = _NEXT_INSTALMENT.search(sentence)
     cue = nxt if nxt is not None else _DUE_CUE.search(sentence)
-    when = charge_date(sentence[cue.end() if nxt is not None else cue.start():], context) if cue is not None else None
+    when = charge_date(sentence[cue.start():], context) if cue is not None else None
     if when is not None and today is not None and when == today.isoformat() and cadence is not None and nxt is None:
         when = add_months(today, 1).isoformat()  # "comes off on the 8th each month" said on the 8th: taken today
     if when is not None and is_ahead(when, sentence, today):
@@ -242,7 +246,7 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
                                     or ((previous.key is None or _BILL_NOUN.search(sentence))
                                         and _amount(sentence, context) is not None)
-                                    or (previous.key is not None and _FOLLOW_UP.search(sentence))):
+                                    or _FOLLOW_UP.search(sentence)):
             return []
         payee = str(previous.fields["payee"])  # "It's on autopay from my checking"
     fields: dict[str, JsonValue] = {"payee": payee}
@@ -296,10 +300,12 @@ _LOOK_BACK = 8  # sentences of the session a statement's heading may be before i
 # a line after a bill that gives its date or how often it comes: "Please pay by 14 March 2025.", "It's every
 # three months, this one."
 _FOLLOW_UP = re.compile(r"^\W*(?:please\s+)?pay\s+(?:it\s+|this\s+)?by\b|^\W*(?:it's|it is|its|that's|comes)\s+"
-                        r"(?:every\s+(?:three|3|two|2|six|6)\s+months|quarterly|monthly|yearly|annual|once a (?:year|quarter))",
+                        r"(?:every\s+(?:three|3|two|2|six|6)\s+months|quarterly|monthly|yearly|annual|"
+                        r"once a (?:year|quarter))",
                         re.I)
 # who sent the letter or bill being read out: "this letter that came this morning from Anglian Water"
-_LETTER_FROM = re.compile(r"\b(?:letter|bill|statement|notice|reminder|invoice|e-?mail)\b[^.;]{0,40}?\bfrom\s+(?:the\s+)?"
+_LETTER_FROM = re.compile(r"\b(?:letter|bill|statement|notice|reminder|invoice|e-?mail)\b[^.;]{0,40}?\bfrom\s+"
+                          r"(?:the\s+)?"
                           r"(?P<name>(?-i:[A-Z])[\w&'’.-]*(?:\s+(?:(?-i:[A-Z])[\w&'’.-]*|of|and|&)){0,3})", re.I)
 
 
@@ -367,6 +373,12 @@ def _payee(sentence: str) -> str | None:
         name = canonical_vendor(lender.group("name"))
         return name[:1].upper() + name[1:] if name.islower() else name
     described = _DESCRIBED.search(sentence)
+    named = _NAMED_BEFORE.search(sentence, 0, described.start()) if described is not None and described.group("what") \
+        else None
+    words = [w for w in named.group("name").split() if w.casefold() not in _NOT_NAMES] if named is not None else []
+    if described is not None and words and not BILLER.fullmatch(" ".join(words)):
+        what = sentence[described.start("what"):described.end("what")]  # "Anglian Water"; "Hydro Ottawa" electric
+        return " ".join(words) + (f" {what}" if what[:1].isupper() else "")
     if described is not None:
         what = described.group("what") or described.group("policy") or described.group("covers") or \
             described.group("charged")
@@ -376,6 +388,11 @@ def _payee(sentence: str) -> str | None:
         what = " ".join(bare.group("what").lower().split())
         return "electric" if what == "electricity" else what
     return None
+
+
+# a biller no list has, named before what its bill is for: "Your Anglian Water bill", "the Thames Water bill"
+_NAMED_BEFORE = re.compile(r"(?P<name>(?-i:[A-Z])[\w&'’-]*(?:\s+(?-i:[A-Z])[\w&'’-]*)?)\s+$")
+_NOT_NAMES = frozenset("your the my our his her their this that noted saved so and also a an".split())
 
 
 def _amount(sentence: str, context: Context) -> float | None:

@@ -23,6 +23,7 @@ from factlog.typed.money import charge_date, confirms, is_ahead, session_day
 from factlog.typed.stance import is_question
 
 DOMAIN = "deadlines"
+SEEN = "deadline:"  # `Context.entities` keys of the deadlines the session stated
 
 _WORDS = r"[A-Za-z][\w'&-]*(?:\s+[A-Za-z][\w'&-]*){0,3}?"
 _OWNER = r"(?:my|the|our|her|his|their|(?-i:[A-Z])[a-z]+(?:'s|’s))"
@@ -49,7 +50,8 @@ _DONE = re.compile(
     r"(?:'s|’s|\s+is|\s+was|\s+has been|\s+got)\s+(?:all\s+)?(?:done|sorted|filed|submitted|renewed|sent in|handed in|"
     r"turned in|paid|taken care of)\b|"
     # "I renewed the registration", "we've filed the FAFSA", Nigerian Pidgin "I don renew the vehicle licence"
-    r"\b(?:i|we)(?:'ve|\s+have|\s+had|\s+don|\s+done)?\s+(?:just\s+|finally\s+|already\s+|now\s+)?(?:renewed|submitted|filed|sent in|"
+    r"(?:\b(?:i|we)(?:'ve|\s+have|\s+had|\s+don|\s+done)?\s+|^\W*)(?:just\s+|finally\s+|already\s+|now\s+)?"
+    r"(?:renewed|submitted|filed|sent in|"
     r"handed in|turned in|(?<=don )renew|(?<=done )renew|(?<=don )submit|(?<=don )file)\s+"
     r"(?:the\s+|my\s+|our\s+)(?P<what2>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)(?=\s*(?:[,.;!]|$|\s+(?:today|yesterday|"
     r"this|last|on|at|online|already|now|finally|in time|early)\b))|"
@@ -68,9 +70,11 @@ def _met(sentence: str, context: Context) -> list[TypedFact]:
     done = _DONE.search(sentence)
     if done is None or _NOT_DONE.search(sentence) or is_question(sentence) or context.speaker != "user":
         return []
-    words = {w for w in re.findall(r"[a-z]+", (done.group("what") or done.group("what2") or done.group("what3")).casefold())
+    said = done.group("what") or done.group("what2") or done.group("what3")
+    words = {w for w in re.findall(r"[a-z]+", said.casefold())
              if len(w) > 3 and w not in ("renewal", "thing", "form", "that", "this")}
     known = list(context.prior.of_kind("deadline"))
+    known += [(key[len(SEEN):], dict(fields)) for key, fields in context.entities.items() if key.startswith(SEEN)]
     last = context.last.get("deadline")
     if last is not None and last.key is not None:
         known.append((last.key, dict(last.fields)))
@@ -117,6 +121,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             subject = str(previous.fields.get("subject", subject)) if subject == "user" else subject
         fact = TypedFact("deadline", key, conversation_fields(context, subject, fields))
         context.last["deadline"] = fact
+        context.entities[f"{SEEN}{key}"] = dict(fact.fields)  # "I renewed the car papers" after a later deadline
         return [fact]
     return []
 

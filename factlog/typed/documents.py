@@ -39,9 +39,9 @@ from factlog.typed.warranty_items import (
     BOUGHT_ON,
     SAME_DAY,
     TERSE_LENGTH,
-    branded_item,
     bare_months,
     bought_items,
+    branded_item,
     by_item,
     named_items,
     terse_warranty,
@@ -110,7 +110,8 @@ _PURCHASED = (
                r"(?:bought|purchased|got|ordered)\b"),
 )
 _ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
-_MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>(?:[A-Z][\w&-]+\s+&\s+)?[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)"
+_MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?"
+                    r"(?P<name>(?:[A-Z][\w&-]+\s+&\s+)?[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)"
                     r"(?:'s|’s)?\s+"
                     r"(?:(?:[\w-]+[- ](?:year|month)|limited|"
                     r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
@@ -276,7 +277,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             item.casefold() == named.group("name").casefold():
         item = None  # "your SquareTrade extended warranty": the provider's, on the item talked about
     if item is not None and kind == "warranty" and purchase is None and context.purchase is not None and \
-            maker is not None and maker.casefold() in item.casefold():
+            maker is not None and (maker.casefold() in item.casefold() or item.casefold() in maker.casefold()):
         item = context.purchase[0]  # "It carries Dyson's one-year warranty": the item just bought
     mentioned = named_items(sentence, [bought for bought, _ in context.purchases]) if kind == "warranty" and \
         purchase is None and len(context.purchases) > 1 else []
@@ -293,8 +294,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if kind == "warranty" and item is None and purchase is None:
         item = branded_item(sentence)  # "My washing machine is Samsung, bought ... 3 years warranty"
     if kind == "warranty" and "purchase_date" not in fields and purchase is None and \
-            (bought := BOUGHT_ON.search(sentence)) is not None and \
-            (days := recognize(sentence[bought.end():], context.timestamp).dates):
+            (bought_at := BOUGHT_ON.search(sentence)) is not None and \
+            (days := recognize(sentence[bought_at.end():], context.timestamp).dates):
         fields["purchase_date"] = days[0]  # "bought from Courts on 3 March 2023": that day, not the month's first
     if kind == "warranty" and "expiry_date" not in fields:
         months = duration_months(sentence)

@@ -162,6 +162,8 @@ def confirms(sentence: str) -> bool:
     return CONFIRMING.search(_YOU_IN_CONDITION.sub(" ", sentence)) is not None
 
 
+# a price in another currency ("£9.99 a month", "15,700 naira"): no USD amount, but a price all the same
+OTHER_MONEY = re.compile(r"[£€₦]\s?\d|\d\s*(?:naira|euros?|pounds|quid|rand)\b", re.I)
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
     VENDOR, BILLER, INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE, DUE_BARE,
@@ -192,8 +194,7 @@ TRIGGERS = (*TRIGGERS, *(re.compile(p.pattern, p.flags) for p in (_MONTHLY, _YEA
 LAST4 = re.compile(
     r"(?:\bending(?:\s+(?:in|with))?|\bfinish\w*\s+with|\bx|#|\bchecking|\bsavings)\s*(?P<d>\d{4})\b", re.I)
 _AMOUNT_FALLBACK = re.compile(
-    r"(?<![\w.$,£€])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|naira\b|rand\b|"
-    r"rupees\b|quid\b|(?=\s+left\b))|₦\s?(?P<num4>\d{1,3}(?:,\d{3})+|\d+(?:\.\d\d)?)"
+    r"(?<![\w.$,£€])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
     r"|(?<![\w.$,/:£€])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
     r"|(?<![\w.$,/:£€])(?P<num5>[1-9]\d{0,4}(?:\.\d\d)?)(?=\s*(?:a|per|/|each|every)\s*(?:month|mo|year|yr|week)\b)"
     r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?![.,]\d)(?!\s*(?:am|pm|%|st|nd|rd|th)\b)",
@@ -220,7 +221,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 # a bare day of the month answering the assistant ("When does it renew?" "the 15th")
 DAY_ANSWER = re.compile(r"^\W*(?:(?:on|it's|its|the)\s+)*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\W*$", re.I)
 # a purchase put on a card ("put the sofa on our Ashley card, $2,000")
-_ON_A_CARD = re.compile(r"\b(?:put|charged|financed)\b[^.;]{0,40}?\b(?:on|onto)\s+(?:the|my|our|his|her|their)\b[^.;]{0,30}?"
+_ON_A_CARD = re.compile(r"\b(?:put|charged|financed)\b[^.;]{0,40}?\b(?:on|onto)\s+(?:the|my|our|his|her|their)\b"
+                        r"[^.;]{0,30}?"
                         r"\bcard\b", re.I)
 TRIGGERS = (*TRIGGERS, DAY_ANSWER, _ON_A_CARD)
 _GATE = Triggers((*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4, re.compile(r"\$\s?\d|[€£]", re.I)))
@@ -264,16 +266,14 @@ def read_clause(sentence: str, context: Context, confirmed: bool = False) -> lis
 
 def amounts(sentence: str, context: Context) -> list[float]:
     """The sentence's money amounts, in text order: the recognisers' ("$5,000", "$1.2k"),
-    else pounds and euros as said ("£9.99"), else "1,650 dollar", "15,700 naira", "11.99" or "900 left"."""
+    else "1,650 dollar", "11.99" or "900 left"; never an amount in another currency ("£9.99", "15,700
+    naira": no USD amount, as the recognisers keep pounds and euros apart)."""
     values = recognize(sentence, context.timestamp)
     if values.amounts_usd:
         return values.amounts_usd
-    if values.amounts_other:  # "£9.99 a month", "€40": as said, never converted (a Canadian's dollars likewise)
-        return [float(str(amount["value"])) for amount in values.amounts_other]
     out = []
     for match in _AMOUNT_FALLBACK.finditer(sentence):
-        raw = match.group("num") or match.group("num2") or match.group("num3") or match.group("num4") or \
-            match.group("num5")
+        raw = match.group("num") or match.group("num2") or match.group("num3") or match.group("num5")
         if raw == match.group("num5") and float(raw) < 5:
             continue  # "2 a week": a count
         out.append(float(raw.replace(",", "") + ((match.group("dec") or "") if match.group("num") else "")))
@@ -412,9 +412,9 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         service = generic.group("name").lower()  # "the gym takes 40 bucks every month"
     asked = answered_question(context) if context.speaker == "user" and vendor_match is None and service is None \
         else None
-    if asked is not None and (found := VENDOR.search(asked)) is not None and \
+    if asked is not None and (asked_vendor := VENDOR.search(asked)) is not None and \
             (amounts(sentence, context) or _DAY_OF_MONTH.search(sentence) or cadence_of(sentence)):
-        vendor_match = found  # "And do you use QuickBooks?" "yes, 30 a month, on the 22nd": QuickBooks's terms
+        vendor_match = asked_vendor  # "And do you use QuickBooks?" "yes, 30 a month, on the 22nd": QuickBooks's terms
     elif asked is not None and previous is not None and _ASKS_CHARGE.search(asked) and \
             (_DAY_OF_MONTH.search(sentence) or dates_in(sentence, context)):
         sentence = f"renews {sentence}"  # "When does it renew?" "the 15th": the subscription just talked about
@@ -629,9 +629,11 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
         return "cancelling"
     if trial:
         return "trial"
+    if is_question(sentence):
+        return None  # "Is the Sky Sports up for renewal soon?": asked, nothing stated
     if re.search(r"\b(?:signed up|subscribed|subscription|renews?|renewal|billed|membership|"
                  r"i (?:have|pay|got)|we (?:have|pay|got))\b", sentence, re.I) or ACTIVE.search(sentence) or \
-            (cadence_of(sentence) and amounts(sentence, context)):
+            (cadence_of(sentence) and (amounts(sentence, context) or OTHER_MONEY.search(sentence))):
         return "active"
     return None
 
@@ -674,7 +676,8 @@ def named_card(sentence: str) -> str | None:
 
 # the card of the store just named: "a sectional from Rooms To Go, $1,890, put it on their store card"
 _THEIR_CARD = re.compile(r"\b(?:their|its)\s+(?:own\s+)?(?:store\s+)?(?:credit\s+)?card\b|\bthe\s+store\s+card\b", re.I)
-_FROM_STORE = re.compile(r"\b(?:from|at)\s+(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})",
+_FROM_STORE = re.compile(r"\b(?:from|at)\s+"
+                         r"(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})",
                          re.I)
 
 
@@ -761,10 +764,10 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
         if isinstance(known, str) and _card_words(known)[:1] == [issuer]:
             name = known  # "the Ashley card" after "Ashley store credit card" was stated: one card, one name
     elif previous is None:  # "the barclaycard" a session after its statement: the name first given
-        for key, fields in reversed(context.prior.of_kind("deadline")):
-            title = _PROMO_TITLE.match(str(fields.get("title", "")))
-            if key == f"promotion/{issuer}" and title is not None and _same_card(name, title.group("card")):
-                name = max(name, title.group("card"), key=lambda n: len(_card_words(n)))
+        for promo_key, promo_fields in reversed(context.prior.of_kind("deadline")):
+            stated = _PROMO_TITLE.match(str(promo_fields.get("title", "")))
+            if promo_key == f"promotion/{issuer}" and stated is not None and _same_card(name, stated.group("card")):
+                name = max(name, stated.group("card"), key=lambda n: len(_card_words(n)))
                 break
     facts: list[TypedFact] = []
     promo = PROMO.search(sentence)
@@ -808,7 +811,8 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
             and not is_hypothetical(sentence) and not is_counterfactual(sentence) and not _NOT_PAID.search(sentence):
         session = context.timestamp.isoformat(timespec="minutes") if context.timestamp is not None else ""
         payment: dict[str, JsonValue] = {"payee": name, "status": "done"}  # what pays the card's bill
-        facts.append(TypedFact("payment", f"{name.casefold()}/{session}", conversation_fields(context, "user", payment)))
+        facts.append(TypedFact("payment", f"{name.casefold()}/{session}",
+                               conversation_fields(context, "user", payment)))
     if facts or INSTITUTION.search(sentence) and (re.search(r"\bcard\b", sentence, re.I) or _HEADING.match(sentence)):
         context.last["card"] = TypedFact("bill", None, {"payee": name})  # "Barclaycard Platinum" heading a statement
     return facts
@@ -920,6 +924,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     if found:
         payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
         payee = re.sub(r"\s+(?:bill|premium)(?:'s|’s)?$|(?:'s|’s)$", "", payee) or payee  # "phone bill's due"
+        payee = re.sub(r"^(?:your|my|our)\s+(?=\S)", "", payee, flags=re.I)  # "Your Anglian Water bill of £148.20 is due"
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
@@ -932,4 +937,5 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
         f"deadline/{title.casefold()}"
     fact = TypedFact("deadline", key, conversation_fields(context, subject, {"title": title, "due_date": when}))
     context.last["deadline"] = fact
+    context.entities[f"deadline:{key}"] = dict(fact.fields)  # what a later "it's done" may name (deadlines._met)
     return [fact]

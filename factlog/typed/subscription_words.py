@@ -147,7 +147,7 @@ NO_LONGER = re.compile(r"\bno longer\s+(?:have|pay|subscribe|use)\b|\b(?:don't|d
 # "- Figma Professional: $144/yr, renews Sept 2", "Saved: Acme Sync, $8 a month, renewing May 3"
 _LISTED = re.compile(
     r"(?:^[\W_]*|:\s+)(?:and\s+|also\s+)?(?P<name>(?-i:[A-Z])[\w+&'.-]*(?:\s+(?-i:[A-Z0-9])[\w+&'.-]*){0,3})"
-    r"\s*(?::|,|\s[-\u2013\u2014]|\s+is\b)\s*(?=[^.;]*?(?:[$\u00a3\u20ac\u20a6]\s?\d|\d\s?(?:dollars|bucks|naira|k)\b|"
+    r"(?=\s*(?::|,|\s[-\u2013\u2014]|\s+is\b))(?=[^.;]*?(?:[$\u00a3\u20ac\u20a6]\s?\d|\d\s?(?:dollars|bucks|naira|k)\b|"
     r"\b\d+\.\d\d\b))(?=[^.;]*\b(?:renew\w*|billed|charged|auto-?renew\w*|subscription|membership)\b)", re.I)
 # plan words after the service's name: "Figma Professional" is Figma
 _PLAN_WORDS = frozenset("professional pro plus premium basic standard team teams business personal family individual "
@@ -163,15 +163,14 @@ _NOT_LISTED = frozenset("amount total balance payment payments statement minimum
 def listed_service(clause: str) -> str | None:
     """The service a list line or a recap's item names by a capitalised name no list has,
     with a price and a renewal said in the same clause; its plan words left out."""
-    match = _LISTED.search(clause)
-    if match is None:
-        return None
-    words = match.group("name").split()
-    if words[0].casefold().strip(".") in _NOT_LISTED:
-        return None
-    while len(words) > 1 and words[-1].casefold() in _PLAN_WORDS:
-        words.pop()
-    return " ".join(words)
+    for match in _LISTED.finditer(clause):  # "Saved: Raycast Pro, $8 a month, ...": not "Saved"
+        words = match.group("name").split()
+        if words[0].casefold().strip(".") in _NOT_LISTED:
+            continue
+        while len(words) > 1 and words[-1].casefold() in _PLAN_WORDS:
+            words.pop()
+        return " ".join(words)
+    return None
 
 # a cancellation refused ("I'm not cancelling Netflix", "I won't cancel it", Nigerian Pidgin "I no go cancel
 # am"): no intent, whoever suggested one ("my brother says make I cancel DStv, but I no go cancel am")

@@ -100,7 +100,8 @@ _NOT_TERM = re.compile(r"^\W*(?:ago|old|since|back|left|later|before|each|every|
 
 
 # the maker said alone after the length: "1 yr whirlpool", "two years from LG", "2 years, Samsung's"
-_BRAND_ONLY = re.compile(r"^\W*(?:(?:from|by|with|through|via)\s+)?(?:the\s+)?(?P<name>[A-Za-z][\w&-]*)(?:'s|’s)?(?=\s*[.,;!]|\s*$)")
+_BRAND_ONLY = re.compile(r"^\W*(?:(?:from|by|with|through|via)\s+)?(?:the\s+)?(?P<name>[A-Za-z][\w&-]*)(?:'s|’s)?"
+                         r"(?=\s*[.,;!]|\s*$)")
 _NOT_BRANDS = frozenset("total warranty manufacturer manufacturers manufacturer's extended standard parts labour labor "
                         "included free too also only each apiece then now yeah yes ok okay i think".split())
 
