@@ -924,7 +924,7 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
     if found:
         payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
         payee = re.sub(r"\s+(?:bill|premium)(?:'s|’s)?$|(?:'s|’s)$", "", payee) or payee  # "phone bill's due"
-        payee = re.sub(r"^(?:your|my|our)\s+(?=\S)", "", payee, flags=re.I)  # "Your Anglian Water bill of £148.20 is due"
+        payee = re.sub(r"^(?:your|my|our)\s+(?=\S)", "", payee, flags=re.I)  # "Your Anglian Water bill ... is due"
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
