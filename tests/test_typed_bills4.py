@@ -375,3 +375,29 @@ def test_a_deadline_not_met(not_done: str) -> None:
 ])
 def test_a_biller_named_before_what_the_bill_is_for(sentence: str, payee: str) -> None:
     assert [bill["payee"] for bill in of_kind(money(("user", sentence)), "bill")] == [payee]
+
+
+@pytest.mark.parametrize(("sentence", "title", "due"), [
+    ("I have until June 15 to file my taxes", "taxes", "2025-06-15"),
+    ("we've got till Friday to submit the visa forms, otherwise we lose the slot", "visa forms", "2025-05-09"),
+    ("I have until the 30th to renew my car registration", "car registration renewal", "2025-05-30"),
+])
+def test_a_deadline_said_as_time_left(sentence: str, title: str, due: str) -> None:
+    assert {"title": title, "due_date": due} in of_kind(money(("user", sentence)), "deadline")
+
+
+@pytest.mark.parametrize("sentence", [
+    "I have until Friday off work",
+    "If I have until June to file, fine",
+    "do I have until June 15 to file my taxes?",
+])
+def test_time_left_that_is_no_deadline(sentence: str) -> None:
+    assert of_kind(money(("user", sentence)), "deadline") == []
+
+
+@pytest.mark.parametrize(("sentence", "provider"), [
+    ("Bought a Samsung TV on March 3, it has a 1 year warranty", "Samsung"),
+    ("Bought a Lenovo PC on March 3 with a 2 year warranty", "Lenovo"),
+])
+def test_a_brand_before_an_upper_case_product(sentence: str, provider: str) -> None:
+    assert extracted(("document",), ("user", sentence))[0][2]["provider"] == provider

@@ -33,14 +33,19 @@ _TO_DO = re.compile(
 _DEADLINE_IS = re.compile(
     rf"\b(?:the\s+)?deadline\s+(?:for|to\s+(?:file|submit|apply for|renew))\s+(?:the\s+|my\s+|our\s+)?"
     rf"(?P<title>{_WORDS})\s+is\s", re.I)
+# "I have until June 15 to file my taxes", "we've got till Friday to submit the forms"
+_UNTIL = re.compile(
+    r"\b(?:i|we)(?:\s+have|'ve got|\s+have got|\s+got|'ve)\s+(?P<by>until|till|til|up to)\s+[^,;]{1,30}?\s+to\s+"
+    rf"(?P<verb>renew|submit|file|send in|turn in|hand in|pay|register|apply for)\s+(?:{_OWNER}\s+)?"
+    rf"(?P<title>{_WORDS})(?=\s*(?:[,.;!]|$|\s+(?:or|and|before|otherwise)\b))", re.I)
 _ENDS = re.compile(
     rf"(?P<owner>{_OWNER})\s+(?P<title>(?:school\s+)?(?:term|semester)|lease|(?:open\s+)?enrollment|grace period)\s+"
     r"(?:ends|runs out|is up)\s+(?:on\s+)?", re.I)
 _NOT_STATED = re.compile(r"\b(?:if|unless|whether|should i|could i|can i|what if|thinking (?:about|of)|might)\b", re.I)
 _END_OF_MONTH = re.compile(r"\b(?:the\s+)?end of (?P<which>next|this|the)\s+month\b", re.I)
-_TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up)\b", re.I)
-TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|done|sorted|filed|submitted|renewed|"
-                      r"sent in|handed in|turned in|taken care of|don (?:renew|submit|file))\b", re.I),)
+_TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|until|till|til)\b", re.I)
+TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|until|till|done|sorted|filed|"
+                      r"submitted|renewed|sent in|handed in|turned in|taken care of|don (?:renew|submit|file))\b", re.I),)
 
 
 # a deadline met: "Sticker's done", "renewed the registration", "the expense report is in", "filed it"
@@ -97,7 +102,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if is_question(sentence) or _NOT_STATED.search(sentence):
         return []
-    for pattern in (_TO_DO, _DEADLINE_IS, _ENDS):
+    for pattern in (_TO_DO, _DEADLINE_IS, _ENDS, _UNTIL):
         match = pattern.search(sentence)
         if match is None:
             continue
@@ -106,7 +111,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if when is None or not is_ahead(when, sentence, session_day(context)):
             return []
         title = " ".join(match.group("title").split())
-        if pattern is _TO_DO and match.group("verb").lower() == "renew":
+        if pattern in (_TO_DO, _UNTIL) and match.group("verb").lower() == "renew":
             title = f"{title} renewal"
         elif pattern is _ENDS:
             owner = match.group("owner")

@@ -120,7 +120,8 @@ _BOOKING_CODE = re.compile(r"\b(?:booking|reservation|confirmation|record locato
 _COVER_FROM = re.compile(r"\b(?:warranty|plan|coverage|protection|insurance|policy)\s+(?:from|through|by|with|via)\s+$",
                          re.I)
 # an item named by its brand and then what it is ("Samsung fridge", "Dell XPS 14 laptop"), not "MacBook Air"
-_BRAND = re.compile(r"^([A-Z][\w&-]*(?:\s+&\s+[A-Z][\w&-]*)?)\s+(?:\S+\s+)*[a-z][\w-]*$")  # "Fisher & Paykel"
+_BRAND = re.compile(r"^([A-Z][\w&-]*(?:\s+&\s+[A-Z][\w&-]*)?)\s+(?:\S+\s+)*"
+                    r"(?:[a-z][\w-]*|TVs?|PC|AC)$")  # "Fisher & Paykel dishwasher", "Samsung TV"  # "Fisher & Paykel"
 _STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|Best|IKEA|Ikea|Sears|Kohl's|Macy's|"
                           r"The|My|Our|New|Old)$")
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)

@@ -327,7 +327,7 @@ def next_day_of_month(day: int, today: date) -> date | None:
     return None
 
 
-_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until|ends?|ending|expires?|runs out)\s+(?:this\s+)?"
+_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until|till|ends?|ending|expires?|runs out)\s+(?:this\s+)?"
                       r"(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
                       re.I)
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
