@@ -45,7 +45,8 @@ _NOT_STATED = re.compile(r"\b(?:if|unless|whether|should i|could i|can i|what if
 _END_OF_MONTH = re.compile(r"\b(?:the\s+)?end of (?P<which>next|this|the)\s+month\b", re.I)
 _TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|until|till|til)\b", re.I)
 TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|until|till|done|sorted|filed|"
-                      r"submitted|renewed|sent in|handed in|turned in|taken care of|don (?:renew|submit|file))\b", re.I),)
+                      r"submitted|renewed|sent in|handed in|turned in|taken care of|don (?:renew|submit|file))\b",
+                      re.I),)
 
 
 # a deadline met: "Sticker's done", "renewed the registration", "the expense report is in", "filed it"
