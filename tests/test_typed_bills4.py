@@ -401,3 +401,27 @@ def test_time_left_that_is_no_deadline(sentence: str) -> None:
 ])
 def test_a_brand_before_an_upper_case_product(sentence: str, provider: str) -> None:
     assert extracted(("document",), ("user", sentence))[0][2]["provider"] == provider
+
+
+def test_a_persons_bill_is_no_biller() -> None:
+    assert [bill["payee"] for bill in of_kind(money(("user", "Emma's phone bill is $40, due the 9th")), "bill")] == \
+        ["phone"]
+
+
+@pytest.mark.parametrize(("question", "answer", "due"), [
+    ("When is it due?", "the 15th", "2025-05-15"),
+    ("What day does it come out?", "on the 28th", "2025-05-28"),
+    ("And when does the payment go through?", "it's the 9th", "2025-05-09"),
+])
+def test_a_bills_day_answered(question: str, answer: str, due: str) -> None:
+    facts = money(("user", "Verizon bill is $85 this month."), ("assistant", question), ("user", answer))
+    assert {"payee": "Verizon", "due_date": due} in of_kind(facts, "bill")
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("What's your favourite day of the month?", "the 15th"),
+    ("When is it due?", "no idea"),
+])
+def test_other_answers_date_no_bill(question: str, answer: str) -> None:
+    facts = money(("user", "Verizon bill is $85 this month."), ("assistant", question), ("user", answer))
+    assert [bill.get("due_date") for bill in of_kind(facts, "bill")] == [None]

@@ -109,7 +109,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("Spectrum bill is $64.20, due the 19th. It's on autopay")."""
     lender = BNPL.search(sentence) is not None
     if _CUES.search(sentence) is None and not lender and not _NEXT_INSTALMENT.search(sentence):
-        return []
+        return _answered_due(sentence, context)
     facts: list[TypedFact] = []
     sentence = money.day_first(sentence, context)  # "Payment due: 07/05/2025" on a British statement
     for clause in clauses(sentence):
@@ -134,6 +134,27 @@ _OFF_THE_CARD = re.compile(r"\b(?:comes?|taken|came|goes|coming)\s+(?:straight\s
                            r"(?:debit\s+|credit\s+|bank\s+)?(?:card|account)\b|\b(?:takes?|charges?)\s+(?:it\s+)?"
                            r"(?:automatically|from my (?:card|account))\b", re.I)
 _SMALL = {"three": 3, "four": 4, "six": 6}
+
+
+# the assistant asks when the bill is due: "When is it due?", "What day does it come out?"
+_ASKS_DUE = re.compile(r"\b(?:due|come out|comes out|paid|pay it|payment|debited|taken)\b", re.I)
+
+
+def _answered_due(sentence: str, context: Context) -> list[TypedFact]:
+    """ "When is it due?" "the 15th": the due date of the bill the session just talked about."""
+    asked = money.answered_question(context) if context.speaker == "user" else None
+    previous = context.last.get(DOMAIN)
+    if asked is None or previous is None or previous.key is None or not _ASKS_DUE.search(asked) or \
+            not money.DAY_ANSWER.match(sentence):
+        return []
+    when = charge_date(f"on {sentence.strip()}", context)
+    if when is None:
+        return []
+    subject = str(previous.fields.get("subject", "user"))
+    fields: dict[str, JsonValue] = {"payee": previous.fields["payee"], "due_date": when}
+    fact = TypedFact("bill", previous.key, conversation_fields(context, subject, fields))
+    context.last[DOMAIN] = fact
+    return [fact]
 
 
 def _lender_plan(context: Context) -> TypedFact | None:
@@ -376,7 +397,8 @@ def _payee(sentence: str) -> str | None:
     named = _NAMED_BEFORE.search(sentence, 0, described.start()) if described is not None and described.group("what") \
         else None
     words = [w for w in named.group("name").split() if w.casefold() not in _NOT_NAMES] if named is not None else []
-    if described is not None and words and not BILLER.fullmatch(" ".join(words)):
+    if described is not None and words and not BILLER.fullmatch(" ".join(words)) and \
+            not re.search(r"(?:'s|’s|s')$", words[-1]):  # "Emma's phone bill" is Emma's, not a biller's
         what = sentence[described.start("what"):described.end("what")]  # "Anglian Water"; "Hydro Ottawa" electric
         return " ".join(words) + (f" {what}" if what[:1].isupper() else "")
     if described is not None:
