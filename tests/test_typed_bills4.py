@@ -425,3 +425,22 @@ def test_a_bills_day_answered(question: str, answer: str, due: str) -> None:
 def test_other_answers_date_no_bill(question: str, answer: str) -> None:
     facts = money(("user", "Verizon bill is $85 this month."), ("assistant", question), ("user", answer))
     assert [bill.get("due_date") for bill in of_kind(facts, "bill")] == [None]
+
+
+@pytest.mark.parametrize(("sentence", "provider"), [
+    ("Apple gave me 12 months warranty on the iPad I bought on 2 April", "Apple"),
+    ("bought a Bosch dryer on 3 March, Bosch gives a 2 year warranty", "Bosch"),
+    ("got the Fisher & Paykel fridge on 1 May, F&P gave it a 2 year warranty", "Fisher & Paykel"),
+    ("bought a kettle on 1 April, Breville offers a one year guarantee", "Breville"),
+])
+def test_the_maker_said_as_the_giver(sentence: str, provider: str) -> None:
+    assert extracted(("document",), ("user", sentence))[0][2]["provider"] == provider
+
+
+@pytest.mark.parametrize("sentence", [
+    "I gave my son 2 years of warranty paperwork to file",
+    "My son gave me a 2 year old laptop, no warranty",
+])
+def test_no_maker_from_people_giving(sentence: str) -> None:
+    assert all(fields.get("provider") not in ("I", "My son") for _, _, fields in extracted(("document",),
+                                                                                            ("user", sentence)))

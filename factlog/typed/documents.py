@@ -37,6 +37,7 @@ from factlog.typed.places import ADJECTIVES, country_of
 from factlog.typed.stance import ends_in_question, is_question, states_requirement
 from factlog.typed.warranty_items import (
     BOUGHT_ON,
+    MAKER_GAVE,
     SAME_DAY,
     TERSE_LENGTH,
     bare_months,
@@ -503,6 +504,12 @@ def _maker(sentence: str, item: str | None) -> str | None:
         name = match.group("name")
         if name.split()[0].casefold() not in _NOT_MAKERS:
             return name
+    gave = MAKER_GAVE.search(sentence)  # "Apple gave me 12 months warranty", "Samsung give 3 years warranty"
+    if gave is not None and gave.group("name").split()[0].casefold() not in _NOT_MAKERS:
+        initials = re.sub(r"[^A-Z]", "", gave.group("name"))
+        brand = "".join(word[0] for word in (item or "").split() if word[:1].isupper())
+        if not (gave.group("name").isupper() and len(initials) > 1 and brand.startswith(initials)):
+            return gave.group("name")  # "F&P gave it ..." for a Fisher & Paykel fridge: the item's brand names it
     if re.search(r"\bmanufacturer(?:'s|’s)\s+warranty", sentence, re.I) and item and item[:1].isupper():
         return item.split()[0]
     return None

@@ -139,3 +139,10 @@ def branded_item(sentence: str) -> str | None:
     """ "Samsung washing machine" for "My washing machine is Samsung"."""
     match = _IS_BRAND.search(sentence)
     return f"{match.group('brand')} {match.group('item')}" if match is not None else None
+
+
+# who gives the warranty, said as its subject: "Apple gave me 12 months warranty", "F&P gave it a 2 year
+# warranty", "Samsung give 3 years warranty" (not "I gave", "My son gave")
+MAKER_GAVE = re.compile(r"\b(?P<name>[A-Z][\w&-]+(?:\s+&\s+[A-Z][\w&-]+|\s+[A-Z][\w&-]+)?)\s+"
+                        r"(?:gave|gives|give|offers?|offered|provides?|provided|includes?|included)\s+(?:(?:me|us|it|them|you)\s+)?(?:an?\s+)?"
+                        r"(?:\d{1,2}|[a-z]+)[\s-]+(?:years?|yrs?|months?|mos?)\b[^.;]{0,20}?\b(?:warranty|guarantee)\b")
