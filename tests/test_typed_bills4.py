@@ -444,3 +444,24 @@ def test_the_maker_said_as_the_giver(sentence: str, provider: str) -> None:
 def test_no_maker_from_people_giving(sentence: str) -> None:
     assert all(fields.get("provider") not in ("I", "My son") for _, _, fields in extracted(("document",),
                                                                                             ("user", sentence)))
+
+
+@pytest.mark.parametrize(("sentence", "expected"), [
+    ("Comcast wants $89.99 by the 12th", {"payee": "Comcast", "amount_usd": 89.99, "due_date": "2025-05-12"}),
+    ("Verizon is charging me $95 on the 20th", {"payee": "Verizon", "amount_usd": 95.0, "due_date": "2025-05-20"}),
+    ("the water company sent a bill for $74, due June 3",
+     {"payee": "water", "amount_usd": 74.0, "due_date": "2025-06-03"}),
+    ("our HOA dues are $250 a quarter", {"payee": "HOA", "amount_usd": 250.0, "recurring": True}),
+    ("the union dues are $40 a month", {"payee": "union", "amount_usd": 40.0, "recurring": True}),
+])
+def test_bills_said_as_what_the_biller_wants(sentence: str, expected: dict[str, object]) -> None:
+    assert expected in of_kind(money(("user", sentence)), "bill")
+
+
+@pytest.mark.parametrize("sentence", [
+    "She wants $50 by Friday for the tickets",
+    "the water company is digging up the street",
+    "Late fees are $25 if you miss it",
+])
+def test_no_biller_named(sentence: str) -> None:
+    assert of_kind(money(("user", sentence)), "bill") == []

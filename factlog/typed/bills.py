@@ -46,6 +46,9 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
             r"utility|utilities|heating|(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance|insurance")
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
+                        # "the water company sent a bill for $74", "HOA dues are $250 a quarter"
+                        rf"\b(?P<company>{_UTILITY})\s+(?:company|provider|board|utility|supplier)\b(?=[^.;]*\bbill\b)|"
+                        r"\b(?P<dues>(?-i:HOA)|strata|condo|union|club|association)\s+(?:dues|fees)\b|"
                         # a letter's "your water and sewerage charges ... come to £148.20"
                         rf"\b(?P<charged>{_UTILITY})(?:\s+(?:and|&)\s+[a-z]+)?\s+charges\b(?=[^.;]*\b(?:comes?|came)\s+to\b)|"
                         r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b|"
@@ -61,7 +64,7 @@ _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(
                    r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
                    r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by|charges|come to|"
-                   r"comes to)\b", re.I)
+                   r"comes to|dues|wants|is charging|charging me|asking for)\b", re.I)
 # buy now, pay later lenders: an instalment plan is a bill to the lender ("klarna pay in 4 ... $41 every two weeks")
 BNPL = re.compile(r"(?<![\w-])(?P<name>klarna|afterpay|affirm|clearpay|sezzle|laybuy|zilch|splitit|katapult|"
                   r"paypal pay in (?:3|4|three|four)|paypal credit|(?-i:Zip|Humm|Uplift|Atome|Tabby|Tamara))(?![\w-])",
@@ -402,8 +405,11 @@ def _payee(sentence: str) -> str | None:
         what = sentence[described.start("what"):described.end("what")]  # "Anglian Water"; "Hydro Ottawa" electric
         return " ".join(words) + (f" {what}" if what[:1].isupper() else "")
     if described is not None:
+        if described.group("dues"):
+            dues = described.group("dues")
+            return dues if dues[:1].isupper() else dues.lower()  # "HOA", "union"
         what = described.group("what") or described.group("policy") or described.group("covers") or \
-            described.group("charged")
+            described.group("charged") or described.group("company")
         return " ".join(what.lower().split())
     bare = _BARE_UTILITY.search(sentence)
     if bare is not None and (_AUTOPAY.search(sentence) or cadence_of(sentence) or _MONEY_NUMBER.search(sentence)):
