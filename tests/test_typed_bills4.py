@@ -465,3 +465,24 @@ def test_bills_said_as_what_the_biller_wants(sentence: str, expected: dict[str, 
 ])
 def test_no_biller_named(sentence: str) -> None:
     assert of_kind(money(("user", sentence)), "bill") == []
+
+
+@pytest.mark.parametrize(("sentence", "title", "balance"), [
+    ("Got the sofa on the Ashley card, $1,800, interest-free for a year",
+     "Ashley store credit card 12-month no-interest promotion ends", 1800.0),
+    ("Ashley card: $1,800, no payments and no interest for 6 months",
+     "Ashley store credit card 6-month no-interest promotion ends", 1800.0),
+    ("Raymour card, $2,400, 2-year no interest", "Raymour store credit card 24-month no-interest promotion ends", 2400.0),
+])
+def test_a_promotion_in_years_or_on_a_card_line(sentence: str, title: str, balance: float) -> None:
+    facts = money(("user", sentence))
+    assert [d["title"] for d in of_kind(facts, "deadline")] == [title]
+    assert [b["amount_usd"] for b in of_kind(facts, "bill")] == [balance]
+
+
+@pytest.mark.parametrize("sentence", [
+    "Visa card: $300 balance, 0% for a year?",
+    "My cousin has been here for a year, no interest in the Ashley card",
+])
+def test_no_store_promotion(sentence: str) -> None:
+    assert of_kind(money(("user", sentence)), "deadline") == []

@@ -649,7 +649,7 @@ _PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercar
 # a card by a name the issuer list lacks: "on our Ashley card", "the Rooms To Go card" (not a
 # network, a debit, gift or ID card)
 NAMED_CARD = re.compile(
-    r"\b(?:the|my|our|his|her|their)\s+(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})"
+    r"(?:\b(?:the|my|our|his|her|their)\s+|^\W*)(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})"
     r"\s+(?P<store>store\s+)?(?P<credit>credit\s+)?card\b", re.I)
 _NOT_ISSUERS = re.compile(r"^(?:Visa|Mastercard|MasterCard|Master|Maestro|Debit|Credit|Gift|Store|SIM|Sim|SD|ID|"
                           r"Library|Loyalty|Rewards|Business|Corporate|Company|Work|Health|Medicare|Medicaid|Green|"
@@ -716,9 +716,24 @@ def _promotion_title(card: str, sentence: str) -> str:
     """ "<card> 0% intro APR ends" or "<card> <N>-month no-interest promotion ends"."""
     if re.search(r"\b0\s?%|\bzero percent\b|\bAPR\b|\bintro", sentence, re.I):
         return f"{card} 0% intro APR ends"
-    span = _MONTHS_SPAN.search(sentence)
-    months = f"{_number(span.group('n'))}-month " if span is not None else ""
+    span = _span_months(sentence)
+    months = f"{span}-month " if span is not None else ""
     return f"{card} {months}no-interest promotion ends"
+
+
+# a promotion's length in years: "interest-free for a year", "no interest for two years"
+_FREE = r"(?:no[- ]interest(?!\s+in\b)|interest[- ]free|0\s?%|same as cash|special financing)"
+_YEARS_SPAN = re.compile(rf"\b{_FREE}[^.;,]{{0,12}}?\bfor\s+(?P<n>a|one|two|three|\d)\s+years?\b|"
+                         rf"\b(?P<m>a|one|two|three|\d)[- ]years?\s+(?:of\s+)?{_FREE}", re.I)
+
+
+def _span_months(sentence: str) -> int | None:
+    """How long a promotion runs, in months: "18 months", "for a year" (12), "2-year" (24)."""
+    span = _MONTHS_SPAN.search(sentence)
+    if span is not None:
+        return _number(span.group("n"))
+    years = _YEARS_SPAN.search(sentence)
+    return _number(years.group("n") or years.group("m")) * 12 if years is not None else None
 
 
 # "put it on CareCredit", "$1850 on the wayfair card" (not "went to Lowe's", "wire it to the Chase account")
@@ -792,6 +807,7 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
             or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
             or (promo is not None and re.search(r"\b(?:bought|purchased|got|ordered)\b", sentence, re.I)) \
             or (promo is not None and _PUT_ON.search(sentence)) \
+            or (promo is not None and re.match(r"^\W*(?-i:[A-Z])[\w'’&-]*(?:\s+\S+){0,2}?\s+card\s*[:,]", sentence)) \
             or (_ON_CARD.search(sentence) and not _PAID_TO.search(sentence)) or \
             (_PUT_ON.search(sentence) and named_card(sentence) is not None and not re.search(r"\binvoice\b", sentence,
                                                                                              re.I)) or \
@@ -861,9 +877,9 @@ def _promo_end(sentence: str, context: Context) -> str | None:
             number = _MONTHS.index(bare.group("month")[:3].lower()) + 1
             year = today.year if number > today.month else today.year + 1
             return date(year, number, 1).isoformat()
-    span = _MONTHS_SPAN.search(sentence)
+    span = _span_months(sentence)
     if span is not None and today is not None:
-        return add_months(today, _number(span.group("n"))).isoformat()
+        return add_months(today, span).isoformat()
     return None  # a date before the cue ("balance $0 as of May 1 ... when the promotion ends") is not its end
 
 
