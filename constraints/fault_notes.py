@@ -32,7 +32,10 @@ FAULT = re.compile(
     r"restarting|crashing|beeping|tripping|freezing)|lift(?:ing|s)? (?:up|at)|rust\w*|spark\w*|"
     r"smell\w* (?:like )?burn\w*|burning smell|no (?:hot water|heat|ice|sound|picture|power)|"
     r"making (?:a|an|this) (?:\w+ )?(?:noise|sound)|(?:shows?|showing|throws?|throwing) (?:an? )?error|"
-    r"not (?:heating|cooling|draining|spinning|charging|working) (?:properly|right|anymore)?|died)\b",
+    r"not (?:heating|cooling|draining|spinning|charging|working) (?:properly|right|anymore)?|died|"
+    # the machine stops by itself (h-bills4): "cuts out every few seconds", "keeps cutting out", "won't stay on"
+    r"cut(?:s|ting)? out|(?:shuts?|shutting|turns?|turning) (?:itself )?off (?:by itself|on its own)|"
+    r"won't stay on|wont stay on)\b",
     re.I,
 )
 _NOT_FAULT = re.compile(r"\b(?:no|never|without|hasn't|has not|haven't|not a single|zero)\b[^.;]{0,25}"
@@ -112,7 +115,10 @@ def open_fault(notes: list[tuple[int, str]], words: frozenset[str], brands: froz
     if brands:
         alternatives.append(r"\b(?:" + "|".join(sorted(map(re.escape, brands))) + r")(?:'s|’s)?"
                             r"(?=\s*(?:[.,;:!?]|$)|\s+(?:is|isn't|has|hasn't|was|keeps|kept|stopped|started|began|won't|"
-                            r"wont|doesn't|just|still|now|makes|making|broke|died|will|can't|randomly|suddenly)\b)")
+                            r"wont|doesn't|just|still|now|makes|making|broke|died|will|can't|randomly|suddenly|"
+                            # (h-bills4) "dyson cuts out", "the Bosch leaks", "the LG shuts off"
+                            r"cuts|cutting|shuts|turns|leaks|leaking|stops|starts|smells|sounds|throws|shows|gives|"
+                            r"barely|only|no longer|sometimes|always|never)\b)")
     naming = re.compile("|".join(alternatives), re.I)
     named_at: int | None = None
     fault: str | None = None

@@ -22,7 +22,7 @@ import re
 
 from factlog.model import JsonValue
 from factlog.typed import money
-from factlog.typed.common import RELATIONS, conversation_fields, named_owner
+from factlog.typed.common import RELATIONS, add_months, conversation_fields, named_owner
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
@@ -46,6 +46,11 @@ _UTILITY = (r"electric(?:ity)?|power|gas|water|sewer|trash|phone|cell(?:\s+phone
             r"utility|utilities|heating|(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance|insurance")
 _BILL_NOUN = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium|payment)\b|\b(?:bill|premium)\b", re.I)
 _DESCRIBED = re.compile(rf"\b(?P<what>{_UTILITY})\s+(?:bill|premium)\b|"
+                        # "the water company sent a bill for $74", "HOA dues are $250 a quarter"
+                        rf"\b(?P<company>{_UTILITY})\s+(?:company|provider|board|utility|supplier)\b(?=[^.;]*\bbill\b)|"
+                        r"\b(?P<dues>(?-i:HOA)|strata|condo|union|club|association)\s+(?:dues|fees)\b|"
+                        # a letter's "your water and sewerage charges ... come to £148.20"
+                        rf"\b(?P<charged>{_UTILITY})(?:\s+(?:and|&)\s+[a-z]+)?\s+charges\b(?=[^.;]*\b(?:comes?|came)\s+to\b)|"
                         r"\b(?P<policy>(?:home|car|auto|renters?|health|life|pet|homeowners?)\s+insurance)\b|"
                         # "the cottage insurance is annual, $1,180": a policy named by what it covers
                         r"\b(?:the|my|our)\s+(?P<covers>(?!travel\b)[a-z]+\s+insurance)\b(?=\s+(?:is|was|bill|premium|"
@@ -58,8 +63,16 @@ _BARE_UTILITY = re.compile(r"^\W*(?:(?:and|also|oh|plus)\s+)?(?:(?:my|our|her|hi
 _CUES = re.compile(r"\b(?:bill|bills|premium|due|autopays?|auto-pays?|automatic(?:ally)?|renews?|auto-renews?|"
                    r"late fee|owe|paid|every (?:three|3|two|2|six|6) months|quarterly|monthly|a month|"
                    r"renewal|statement|"
-                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by)\b", re.I)
-TRIGGERS = (_CUES,)  # reader.py runs readers only on sentences some reader's triggers find
+                   r"comes out|drafts?|debited|pre-?authori[sz]ed|direct debit|pay by|charges|come to|"
+                   r"comes to|dues|wants|is charging|charging me|asking for)\b", re.I)
+# buy now, pay later lenders: an instalment plan is a bill to the lender ("klarna pay in 4 ... $41 every two weeks")
+BNPL = re.compile(r"(?<![\w-])(?P<name>klarna|afterpay|affirm|clearpay|sezzle|laybuy|zilch|splitit|katapult|"
+                  r"paypal pay in (?:3|4|three|four)|paypal credit|(?-i:Zip|Humm|Uplift|Atome|Tabby|Tamara))(?![\w-])",
+                  re.I)
+# "the next instalment is October 2" after a plan
+_NEXT_INSTALMENT = re.compile(r"\bnext\s+(?:one|instal?ment|payment|repayment)\b"
+                              r"(?:\s+(?:is|will be|'s|on|due|comes out))*", re.I)
+TRIGGERS = (_CUES, BNPL, _NEXT_INSTALMENT)  # reader.py runs readers only on sentences some reader's triggers find
 _DUE_CUE = re.compile(r"\b(?:due|by|comes out|drafts?|debited|charged|autopays?|on(?=\s+(?:the\s+)?\d|\s+\w+\s+\d))",
                       re.I)
 _AUTOPAY = re.compile(r"\b(?:auto-?pays?|automatic(?:ally)?(?:\s+payments?)?|auto-?draft|comes out on its own|"
@@ -74,7 +87,7 @@ _AUTOPAY_OFF = re.compile(r"\b(?:kill|cancel\w*|stop\w*|turn\w* off|switch\w* of
                           r"off|no|none|inactive|disabled)\b|"
                           # "I'm not on automatic payments", "isn't set up for autopay"
                           r"(?:\bnot|n't|\bnever|\bneither)\s+(?:[\w'’]+\s+){0,2}?"
-                          r"(?:on|in|enrolled in|signed up for|set up for|using)\s+"
+                          r"(?:on|in|enrolled in|signed up for|set up for|using|by|through|via|paid by)\s+"
                           r"(?:the\s+)?(?:auto-?pay|automatic\s+payments?|auto-?draft|pre-?authori[sz]ed\s+debit|"
                           r"direct debit)\b",
                           re.I)
@@ -97,12 +110,132 @@ _MONEY_NUMBER = re.compile(
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("Spectrum bill is $64.20, due the 19th. It's on autopay")."""
-    if _CUES.search(sentence) is None:
-        return []
+    lender = BNPL.search(sentence) is not None
+    if _CUES.search(sentence) is None and not lender and not _NEXT_INSTALMENT.search(sentence):
+        return _answered_due(sentence, context)
     facts: list[TypedFact] = []
+    sentence = money.day_first(sentence, context)  # "Payment due: 07/05/2025" on a British statement
     for clause in clauses(sentence):
-        facts += read_clause(clause, context)
+        plan = instalments(clause, context)
+        facts += plan if plan is not None else read_clause(clause, context)
     return facts
+
+
+_NUMBER_WORD = r"\d{1,2}|two|three|four|five|six|eight|nine|ten|twelve|eighteen|twenty-four|twenty four|thirty-six"
+# "12 payments of 87.42", "four instalments of £30"
+_PAYMENTS_OF = re.compile(rf"\b(?:{_NUMBER_WORD})\s+(?:(?:monthly|weekly|fortnightly|biweekly|equal|interest-free)\s+)?"
+                          r"(?:payments|instal?ments|repayments)\s+of\s+", re.I)
+# "$41 every two weeks", "87.42 a month", "£30 fortnightly"
+_AMOUNT_EVERY = re.compile(r"(?P<amount>[$£€]?\s?\d[\d,]*(?:\.\d\d)?)\s*(?:(?:every|each|a|per)\s+(?:(?:two|2)\s+weeks|"
+                           r"fortnight|month|week)|/\s?mo(?:nth)?\b|fortnightly|bi-?weekly|monthly)", re.I)
+_PAY_IN = re.compile(r"\bpay(?:-|\s)in(?:-|\s)(?P<n>3|4|three|four|6|six)\b|"
+                     r"\bsplit (?:it )?in(?:to)? (?P<m>3|4|three|four)\b", re.I)
+_REPEATS = re.compile(r"\b(?:instal?ments?|payments|pay(?:-|\s)in(?:-|\s)\w+|every|each|fortnightly|bi-?weekly|"
+                      r"monthly|a month)\b", re.I)
+_OFF_THE_CARD = re.compile(r"\b(?:comes?|taken|came|goes|coming)\s+(?:straight\s+)?(?:off|out of|from)\s+"
+                           r"(?:my|the|your)\s+"
+                           r"(?:debit\s+|credit\s+|bank\s+)?(?:card|account)\b|\b(?:takes?|charges?)\s+(?:it\s+)?"
+                           r"(?:automatically|from my (?:card|account))\b", re.I)
+_SMALL = {"three": 3, "four": 4, "six": 6}
+
+
+# the assistant asks when the bill is due: "When is it due?", "What day does it come out?"
+_ASKS_DUE = re.compile(r"\b(?:due|come out|comes out|paid|pay it|payment|debited|taken)\b", re.I)
+
+
+def _answered_due(sentence: str, context: Context) -> list[TypedFact]:
+    """ "When is it due?" "the 15th": the due date of the bill the session just talked about."""
+    asked = money.answered_question(context) if context.speaker == "user" else None
+    previous = context.last.get(DOMAIN)
+    if asked is None or previous is None or previous.key is None or not _ASKS_DUE.search(asked) or \
+            not money.DAY_ANSWER.match(sentence):
+        return []
+    when = charge_date(f"on {sentence.strip()}", context)
+    if when is None:
+        return []
+    subject = str(previous.fields.get("subject", "user"))
+    fields: dict[str, JsonValue] = {"payee": previous.fields["payee"], "due_date": when}
+    fact = TypedFact("bill", previous.key, conversation_fields(context, subject, fields))
+    context.last[DOMAIN] = fact
+    return [fact]
+
+
+def _lender_plan(context: Context) -> TypedFact | None:
+    previous = context.last.get(DOMAIN)
+    if previous is not None and BNPL.fullmatch(str(previous.fields.get("payee", ""))):
+        return previous
+    return None
+
+
+def instalments(sentence: str, context: Context) -> list[TypedFact] | None:
+    """A buy-now-pay-later plan ("did a klarna pay in 4 for my textbooks, $164 total so $41
+    every two weeks, next one is oct 2"): a bill to the lender, its amount one instalment,
+    `due_date` the next one, `recurring` (instalments repeat), `autopay` when it comes off a
+    card by itself; "the next instalment is October 2" after it is the plan's. None when the
+    clause names no lender and follows none (the other bill readers read it)."""
+    named = BNPL.search(sentence)
+    previous = _lender_plan(context)
+    if named is None and (previous is None or _NEXT_INSTALMENT.search(sentence) is None):
+        return None
+    if context.speaker == "assistant" and not confirms(sentence) and named is not None:
+        return []  # the assistant's word on a lender; "the next instalment is October 2" of the user's plan counts
+    if is_question(sentence) or is_tentative(sentence) or _NOT_A_BILL.search(sentence) or \
+            re.search(r"\bworth it\b|\bshould\b|^\W*(?:is|are|does|do|can)\b", sentence, re.I):
+        return []  # "is afterpay worth it for $40"
+    if named is not None and _PAID.search(sentence) and not _UNPAID.search(sentence) and not _AUTOPAY.search(sentence):
+        return None  # "paid off the Afterpay": a payment made (read_clause)
+    payee = canonical_vendor(named.group("name")) if named is not None else str(previous.fields["payee"]) \
+        if previous is not None else ""
+    payee = payee[:1].upper() + payee[1:] if payee.islower() else payee  # "klarna" is Klarna
+    fields: dict[str, JsonValue] = {"payee": payee}
+    amount = _instalment(sentence, context)
+    if amount is not None:
+        fields["amount_usd"] = amount
+    today = session_day(context)
+    cadence = "monthly" if re.search(r"\b(?:month|monthly|mo)\b", sentence, re.I) else None
+    nxt = _NEXT_INSTALMENT.search(sentence)
+    cue = nxt if nxt is not None else _DUE_CUE.search(sentence)
+    when = charge_date(sentence[cue.start():], context) if cue is not None else None
+    if when is not None and today is not None and when == today.isoformat() and cadence is not None and nxt is None:
+        when = add_months(today, 1).isoformat()  # "comes off on the 8th each month" said on the 8th: taken today
+    if when is not None and is_ahead(when, sentence, today):
+        fields["due_date"] = when
+    if _REPEATS.search(sentence):
+        fields["recurring"] = True
+    if _AUTOPAY_OFF.search(sentence):
+        fields["autopay"] = False
+    elif _AUTOPAY.search(sentence) or _OFF_THE_CARD.search(sentence):
+        fields["autopay"] = True
+    if set(fields) <= {"payee", "recurring"}:
+        if named is not None:  # "got the laptop thru affirm." then the terms
+            context.last[DOMAIN] = TypedFact("bill", f"bill/{payee.casefold()}", {"payee": payee})
+        return []
+    subject = _subject(sentence, context, previous)
+    key = f"bill/{payee.casefold()}" if subject == "user" else f"bill/{subject.casefold()}/{payee.casefold()}"
+    fact = TypedFact("bill", key, conversation_fields(context, subject, fields))
+    context.last[DOMAIN] = fact
+    return [fact]
+
+
+def _instalment(sentence: str, context: Context) -> float | None:
+    """One instalment: after "N payments of", before "every two weeks" / "a month", else the
+    total over "pay in N", else the clause's one amount."""
+    counted = _PAYMENTS_OF.search(sentence)
+    if counted is not None:
+        found = amounts(sentence[counted.end():], context)
+        if found:
+            return found[0]
+    every = _AMOUNT_EVERY.search(sentence)
+    if every is not None:
+        found = amounts(every.group("amount").strip(), context) or \
+            [float(every.group("amount").strip(" $£€").replace(",", ""))]
+        return found[0]
+    found = amounts(sentence, context)
+    split = _PAY_IN.search(sentence)
+    if split is not None and len(found) == 1:
+        raw = (split.group("n") or split.group("m")).lower()
+        return round(found[0] / (int(raw) if raw.isdigit() else _SMALL[raw]), 2)
+    return found[0] if len(found) == 1 else None
 
 
 def read_clause(sentence: str, context: Context) -> list[TypedFact]:
@@ -118,17 +251,26 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
     if due is not None and amounts(sentence, context) and line is None:
         return []  # "the home insurance premium of $1,420 is due on March 1": money's
     payee = named = _payee(sentence)
+    if payee is not None and BILLER.search(sentence) is None and (sender := _letter_from(context)) is not None:
+        payee = named = sender  # "this letter ... from Anglian Water. ... your water charges come to £148.20"
     previous = context.last.get(DOMAIN)
     stated = context.last.get(money.DOMAIN)  # a bill money's reader read as due ("premium of $1,420 is due")
     if previous is None and stated is not None and stated.kind == "bill" and (stated.key or "").startswith("bill/"):
         previous = stated
+    if payee is None and line is not None and previous is None and context.last.get("card") is not None:
+        when = charge_date(sentence, context)  # "Payment due: 07/05/2025" under a card's "Barclaycard Platinum"
+        return money.card_due(when, context) if when is not None and is_ahead(when, sentence, session_day(context)) \
+            else []
     if payee is None and line is not None:  # "Amount due: $92.10" under a statement's "Verizon" heading
         payee = named = str(previous.fields["payee"]) if previous is not None and previous.key is not None \
             else _recent_biller(context)
+    if payee is None and money.VENDOR.search(sentence) is not None:
+        return []  # "also have spotify premium student $5.99/mo": a subscription's price, not the last bill's
     if payee is None:
         if previous is None or not (_AUTOPAY.search(sentence) or _AUTOPAY_OFF.search(sentence)
                                     or ((previous.key is None or _BILL_NOUN.search(sentence))
-                                        and _amount(sentence, context) is not None)):
+                                        and _amount(sentence, context) is not None)
+                                    or _FOLLOW_UP.search(sentence)):
             return []
         payee = str(previous.fields["payee"])  # "It's on autopay from my checking"
     fields: dict[str, JsonValue] = {"payee": payee}
@@ -151,7 +293,7 @@ def read_clause(sentence: str, context: Context) -> list[TypedFact]:
         fields["recurring"] = True
     if "due_date" not in fields and _LAST_PERIOD.search(sentence):
         return []  # "the electric bill last month was $180": a past bill, nothing due
-    if set(fields) <= {"payee", "recurring"}:
+    if set(fields) <= {"payee", "recurring"} and not (named is None and fields.get("recurring")):
         if named is not None and previous is None:
             context.last[DOMAIN] = TypedFact("bill", None, {"payee": payee})  # "geico renewal came." then the amount
         return []
@@ -177,6 +319,28 @@ _FIELD_LINE = re.compile(r"^\W*(?:(?:total|amount|balance|new|current|payment)\s
 _HEADING = re.compile(r"^\W*(?P<name>(?-i:[A-Z])[\w&'’.]*(?:\s+(?:(?-i:[A-Z])[\w&'’.]*|of|and|&)){0,4})\s*[-–:|]?\s*"
                       r"(?:statement|bill|invoice|billing (?:summary|statement)|account summary)\b", re.I)
 _LOOK_BACK = 8  # sentences of the session a statement's heading may be before its lines
+
+
+# a line after a bill that gives its date or how often it comes: "Please pay by 14 March 2025.", "It's every
+# three months, this one."
+_FOLLOW_UP = re.compile(r"^\W*(?:please\s+)?pay\s+(?:it\s+|this\s+)?by\b|^\W*(?:it's|it is|its|that's|comes)\s+"
+                        r"(?:every\s+(?:three|3|two|2|six|6)\s+months|quarterly|monthly|yearly|annual|"
+                        r"once a (?:year|quarter))",
+                        re.I)
+# who sent the letter or bill being read out: "this letter that came this morning from Anglian Water"
+_LETTER_FROM = re.compile(r"\b(?:letter|bill|statement|notice|reminder|invoice|e-?mail)\b[^.;]{0,40}?\bfrom\s+"
+                          r"(?:the\s+)?"
+                          r"(?P<name>(?-i:[A-Z])[\w&'’.-]*(?:\s+(?:(?-i:[A-Z])[\w&'’.-]*|of|and|&)){0,3})", re.I)
+
+
+def _letter_from(context: Context) -> str | None:
+    """The biller a letter or bill the session is reading was from (a sentence of the last few)."""
+    for said in reversed(context.said[-_LOOK_BACK:]):
+        sender = _LETTER_FROM.search(said)
+        if sender is not None:
+            name = " ".join(sender.group("name").split()).rstrip(".")
+            return None if money.INSTITUTION.search(name) else name
+    return None
 
 
 def _recent_biller(context: Context) -> str | None:
@@ -228,15 +392,35 @@ def _payee(sentence: str) -> str | None:
     biller = BILLER.search(sentence)
     if biller is not None:
         return canonical_vendor(biller.group("name"))
+    lender = BNPL.search(sentence)
+    if lender is not None:  # "paid off the afterpay"
+        name = canonical_vendor(lender.group("name"))
+        return name[:1].upper() + name[1:] if name.islower() else name
     described = _DESCRIBED.search(sentence)
+    named = _NAMED_BEFORE.search(sentence, 0, described.start()) if described is not None and described.group("what") \
+        else None
+    words = [w for w in named.group("name").split() if w.casefold() not in _NOT_NAMES] if named is not None else []
+    if described is not None and words and not BILLER.fullmatch(" ".join(words)) and \
+            not re.search(r"(?:'s|’s|s')$", words[-1]):  # "Emma's phone bill" is Emma's, not a biller's
+        what = sentence[described.start("what"):described.end("what")]  # "Anglian Water"; "Hydro Ottawa" electric
+        return " ".join(words) + (f" {what}" if what[:1].isupper() else "")
     if described is not None:
-        what = described.group("what") or described.group("policy") or described.group("covers")
+        if described.group("dues"):
+            dues = described.group("dues")
+            return dues if dues[:1].isupper() else dues.lower()  # "HOA", "union"
+        what = described.group("what") or described.group("policy") or described.group("covers") or \
+            described.group("charged") or described.group("company")
         return " ".join(what.lower().split())
     bare = _BARE_UTILITY.search(sentence)
     if bare is not None and (_AUTOPAY.search(sentence) or cadence_of(sentence) or _MONEY_NUMBER.search(sentence)):
         what = " ".join(bare.group("what").lower().split())
         return "electric" if what == "electricity" else what
     return None
+
+
+# a biller no list has, named before what its bill is for: "Your Anglian Water bill", "the Thames Water bill"
+_NAMED_BEFORE = re.compile(r"(?P<name>(?-i:[A-Z])[\w&'’-]*(?:\s+(?-i:[A-Z])[\w&'’-]*)?)\s+$")
+_NOT_NAMES = frozenset("your the my our his her their this that noted saved so and also a an".split())
 
 
 def _amount(sentence: str, context: Context) -> float | None:

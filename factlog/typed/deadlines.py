@@ -23,6 +23,7 @@ from factlog.typed.money import charge_date, confirms, is_ahead, session_day
 from factlog.typed.stance import is_question
 
 DOMAIN = "deadlines"
+SEEN = "deadline:"  # `Context.entities` keys of the deadlines the session stated
 
 _WORDS = r"[A-Za-z][\w'&-]*(?:\s+[A-Za-z][\w'&-]*){0,3}?"
 _OWNER = r"(?:my|the|our|her|his|their|(?-i:[A-Z])[a-z]+(?:'s|’s))"
@@ -32,14 +33,20 @@ _TO_DO = re.compile(
 _DEADLINE_IS = re.compile(
     rf"\b(?:the\s+)?deadline\s+(?:for|to\s+(?:file|submit|apply for|renew))\s+(?:the\s+|my\s+|our\s+)?"
     rf"(?P<title>{_WORDS})\s+is\s", re.I)
+# "I have until June 15 to file my taxes", "we've got till Friday to submit the forms"
+_UNTIL = re.compile(
+    r"\b(?:i|we)(?:\s+have|'ve got|\s+have got|\s+got|'ve)\s+(?P<by>until|till|til|up to)\s+[^,;]{1,30}?\s+to\s+"
+    rf"(?P<verb>renew|submit|file|send in|turn in|hand in|pay|register|apply for)\s+(?:{_OWNER}\s+)?"
+    rf"(?P<title>{_WORDS})(?=\s*(?:[,.;!]|$|\s+(?:or|and|before|otherwise)\b))", re.I)
 _ENDS = re.compile(
     rf"(?P<owner>{_OWNER})\s+(?P<title>(?:school\s+)?(?:term|semester)|lease|(?:open\s+)?enrollment|grace period)\s+"
     r"(?:ends|runs out|is up)\s+(?:on\s+)?", re.I)
 _NOT_STATED = re.compile(r"\b(?:if|unless|whether|should i|could i|can i|what if|thinking (?:about|of)|might)\b", re.I)
 _END_OF_MONTH = re.compile(r"\b(?:the\s+)?end of (?P<which>next|this|the)\s+month\b", re.I)
-_TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up)\b", re.I)
-TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|done|sorted|filed|submitted|renewed|"
-                      r"sent in|handed in|turned in|taken care of)\b", re.I),)
+_TRIGGER = re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|until|till|til)\b", re.I)
+TRIGGERS = (re.compile(r"\b(?:by|before|no later than|deadline|ends|runs out|is up|until|till|done|sorted|filed|"
+                      r"submitted|renewed|sent in|handed in|turned in|taken care of|don (?:renew|submit|file))\b",
+                      re.I),)
 
 
 # a deadline met: "Sticker's done", "renewed the registration", "the expense report is in", "filed it"
@@ -48,12 +55,18 @@ _DONE = re.compile(
     r"(?P<what>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)"
     r"(?:'s|’s|\s+is|\s+was|\s+has been|\s+got)\s+(?:all\s+)?(?:done|sorted|filed|submitted|renewed|sent in|handed in|"
     r"turned in|paid|taken care of)\b|"
-    r"\b(?:i|we)\s+(?:just\s+|finally\s+|already\s+)?(?:renewed|submitted|filed|sent in|handed in|turned in)\s+"
+    # "I renewed the registration", "we've filed the FAFSA", Nigerian Pidgin "I don renew the vehicle licence"
+    r"(?:\b(?:i|we)(?:'ve|\s+have|\s+had|\s+don|\s+done)?\s+|^\W*)(?:just\s+|finally\s+|already\s+|now\s+)?"
+    r"(?:renewed|submitted|filed|sent in|"
+    r"handed in|turned in|(?<=don )renew|(?<=done )renew|(?<=don )submit|(?<=don )file)\s+"
     r"(?:the\s+|my\s+|our\s+)(?P<what2>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)(?=\s*(?:[,.;!]|$|\s+(?:today|yesterday|"
-    r"this|last|on|at|online|already)\b))", re.I)
+    r"this|last|on|at|online|already|now|finally|in time|early)\b))|"
+    # "got the registration renewed", "had my licence renewed this morning"
+    r"\b(?:got|had)\s+(?:the\s+|my\s+|our\s+)(?P<what3>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)\s+"
+    r"(?:renewed|done|sorted|filed|sent in|submitted)\b", re.I)
 _NOT_DONE = re.compile(r"\b(?:not|n't|never|yet|almost|nearly|half)\b", re.I)
-_DONE_TRIGGER = re.compile(r"\b(?:done|sorted|filed|submitted|renewed|sent in|handed in|turned in|taken care of)\b",
-                           re.I)
+_DONE_TRIGGER = re.compile(r"\b(?:done|sorted|filed|submitted|renewed|sent in|handed in|turned in|taken care of|"
+                           r"don (?:renew|submit|file))\b", re.I)
 
 
 def _met(sentence: str, context: Context) -> list[TypedFact]:
@@ -63,9 +76,11 @@ def _met(sentence: str, context: Context) -> list[TypedFact]:
     done = _DONE.search(sentence)
     if done is None or _NOT_DONE.search(sentence) or is_question(sentence) or context.speaker != "user":
         return []
-    words = {w for w in re.findall(r"[a-z]+", (done.group("what") or done.group("what2")).casefold())
+    said = done.group("what") or done.group("what2") or done.group("what3")
+    words = {w for w in re.findall(r"[a-z]+", said.casefold())
              if len(w) > 3 and w not in ("renewal", "thing", "form", "that", "this")}
     known = list(context.prior.of_kind("deadline"))
+    known += [(key[len(SEEN):], dict(fields)) for key, fields in context.entities.items() if key.startswith(SEEN)]
     last = context.last.get("deadline")
     if last is not None and last.key is not None:
         known.append((last.key, dict(last.fields)))
@@ -88,7 +103,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if is_question(sentence) or _NOT_STATED.search(sentence):
         return []
-    for pattern in (_TO_DO, _DEADLINE_IS, _ENDS):
+    for pattern in (_TO_DO, _DEADLINE_IS, _ENDS, _UNTIL):
         match = pattern.search(sentence)
         if match is None:
             continue
@@ -97,7 +112,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if when is None or not is_ahead(when, sentence, session_day(context)):
             return []
         title = " ".join(match.group("title").split())
-        if pattern is _TO_DO and match.group("verb").lower() == "renew":
+        if pattern in (_TO_DO, _UNTIL) and match.group("verb").lower() == "renew":
             title = f"{title} renewal"
         elif pattern is _ENDS:
             owner = match.group("owner")
@@ -112,6 +127,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             subject = str(previous.fields.get("subject", subject)) if subject == "user" else subject
         fact = TypedFact("deadline", key, conversation_fields(context, subject, fields))
         context.last["deadline"] = fact
+        context.entities[f"{SEEN}{key}"] = dict(fact.fields)  # "I renewed the car papers" after a later deadline
         return [fact]
     return []
 

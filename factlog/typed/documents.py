@@ -35,7 +35,18 @@ from factlog.typed.document_dates import STATES_EXPIRY, document_dates
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import ADJECTIVES, country_of
 from factlog.typed.stance import ends_in_question, is_question, states_requirement
-from factlog.typed.warranty_items import SAME_DAY, bare_months, bought_items, by_item, named_items
+from factlog.typed.warranty_items import (
+    BOUGHT_ON,
+    MAKER_GAVE,
+    SAME_DAY,
+    TERSE_LENGTH,
+    bare_months,
+    bought_items,
+    branded_item,
+    by_item,
+    named_items,
+    terse_warranty,
+)
 
 DOMAIN = "document"
 NOUNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -74,7 +85,7 @@ _ITEM_BEFORE = re.compile(r"(?P<item>(?:[A-Za-z][\w'-]*\s+){1,3}?)(?:insurance|w
 _PURCHASE = re.compile(
     r"\b(?:bought|purchased|got|ordered|picked up|put in|installed|(?<!to )(?<!will )(?<!'ll )buy)\s+"
     r"(?:(?:a|an|the|my|our|this|that)\s+(?:new\s+)?|new\s+)"
-    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+[A-Za-z0-9][\w'-]*){0,3}?)"
+    r"(?P<item>[A-Za-z0-9][\w'-]*(?:\s+(?:&\s+)?[A-Za-z0-9][\w'-]*){0,3}?)"  # "Fisher & Paykel dishwasher"
     r"(?=\s+(?:on|in|at|from|last|for|back|this|with|yesterday|today)\b|\s+\d{1,2}/\d|[,.;!]|$)",
     re.I,
 )
@@ -100,7 +111,9 @@ _PURCHASED = (
                r"(?:bought|purchased|got|ordered)\b"),
 )
 _ORDER = re.compile(r"\border\s+(?:number|no\.?|#)?\s*(?P<id>(?=[A-Z0-9-]*\d)[A-Z0-9][A-Z0-9-]{4,18}[A-Z0-9])\b", re.I)
-_MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)(?:'s|’s)?\s+"
+_MAKER = re.compile(r"\b(?:(?:[Yy]our|[Mm]y|[Tt]he|[Oo]ur)\s+)?"
+                    r"(?P<name>(?:[A-Z][\w&-]+\s+&\s+)?[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)"
+                    r"(?:'s|’s)?\s+"
                     r"(?:(?:[\w-]+[- ](?:year|month)|limited|"
                     r"hardware|labor|labour|standard|extended|full|parts)\s+)*warranty\b")
 # a booking's code is the trip's, not the document's: "Booking reference is AT7RB5"
@@ -108,13 +121,15 @@ _BOOKING_CODE = re.compile(r"\b(?:booking|reservation|confirmation|record locato
 _COVER_FROM = re.compile(r"\b(?:warranty|plan|coverage|protection|insurance|policy)\s+(?:from|through|by|with|via)\s+$",
                          re.I)
 # an item named by its brand and then what it is ("Samsung fridge", "Dell XPS 14 laptop"), not "MacBook Air"
-_BRAND = re.compile(r"^([A-Z][\w&-]*)\s+(?:\S+\s+)*[a-z][\w-]*$")
+_BRAND = re.compile(r"^([A-Z][\w&-]*(?:\s+&\s+[A-Z][\w&-]*)?)\s+(?:\S+\s+)*"
+                    r"(?:[a-z][\w-]*|TVs?|PC|AC)$")  # "Fisher & Paykel dishwasher", "Samsung TV"  # "Fisher & Paykel"
 _STORE_NAMES = re.compile(r"^(?:Costco|Walmart|Target|Amazon|Lowe's|Lowes|Home|Best|IKEA|Ikea|Sears|Kohl's|Macy's|"
                           r"The|My|Our|New|Old)$")
 _STORE = re.compile(r"\b(?:at|from)\s+(?:the\s+)?$", re.I)
 _NOT_MAKERS = frozenset("the my your our his her their its this that a an one two three standard limited".split())
 # a sentence without one of these is about no document
 TRIGGERS = (*(pattern for _, pattern in NOUNS), STATES_EXPIRY, _PURCHASE, *_PURCHASED, _NUMBER, _PROVIDERS, _DATED,
+            TERSE_LENGTH,  # "two years", answering "And the warranty?"
             re.compile(r"^\W*(?:item|product|model|description|appliance)(?:\s+(?:name|purchased))?\s*[:=-]\s*\w|"
                        r"^\W*(?:[\w'’&]+\s+){0,2}(?:receipt|invoice)\s*(?:date)?\s*[:#-]?\s*\d{1,4}[/.-]\d", re.I))
 
@@ -128,7 +143,11 @@ _CLAUSE = re.compile(r",?\s+(?:but|and|while|whereas)\s+(?=(?:[\w'’-]+\s+){0,8
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
     """The document facts of the sentence; one sentence naming two warranties is read clause by
-    clause, one naming two of the items bought this session item by item."""
+    clause, one naming two of the items bought this session item by item; a bare length
+    answering the assistant's question about a warranty ("And the warranty?" "two years") is
+    read as that warranty (`warranty_items.terse_warranty`)."""
+    if context.speaker == "user" and (answer := terse_warranty(sentence, context.said)) is not None:
+        sentence = answer
     after = _bought_several(sentence, context)
     items = [item for item, _ in context.purchases]
     parts = by_item(sentence[after:], items) if len(items) > 1 and _WARRANTY_WORD.search(sentence) else []
@@ -260,7 +279,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             item.casefold() == named.group("name").casefold():
         item = None  # "your SquareTrade extended warranty": the provider's, on the item talked about
     if item is not None and kind == "warranty" and purchase is None and context.purchase is not None and \
-            maker is not None and maker.casefold() in item.casefold():
+            maker is not None and (maker.casefold() in item.casefold() or item.casefold() in maker.casefold()):
         item = context.purchase[0]  # "It carries Dyson's one-year warranty": the item just bought
     mentioned = named_items(sentence, [bought for bought, _ in context.purchases]) if kind == "warranty" and \
         purchase is None and len(context.purchases) > 1 else []
@@ -274,6 +293,12 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             fields["purchase_date"] = context.purchase[1]
         if context.purchase_number is not None:
             fields["number"] = context.purchase_number
+    if kind == "warranty" and item is None and purchase is None:
+        item = branded_item(sentence)  # "My washing machine is Samsung, bought ... 3 years warranty"
+    if kind == "warranty" and "purchase_date" not in fields and purchase is None and \
+            (bought_at := BOUGHT_ON.search(sentence)) is not None and \
+            (days := recognize(sentence[bought_at.end():], context.timestamp).dates):
+        fields["purchase_date"] = days[0]  # "bought from Courts on 3 March 2023": that day, not the month's first
     if kind == "warranty" and "expiry_date" not in fields:
         months = duration_months(sentence)
         bought = try_date(str(fields.get("purchase_date", "")))
@@ -465,7 +490,7 @@ def fold(value: JsonValue) -> str | None:
 
 
 _MAKER_AFTER = re.compile(r"\b(?:warranty|plan|coverage)\s+(?:from|by|through|with|via)\s+(?:the\s+)?"
-                          r"(?P<name>[A-Z][\w&-]+(?:\s+[A-Z][\w&-]+)?)")
+                          r"(?P<name>[A-Z][\w&-]+(?:\s+&\s+[A-Z][\w&-]+|\s+[A-Z][\w&-]+)?)")
 
 
 def _maker(sentence: str, item: str | None) -> str | None:
@@ -479,6 +504,12 @@ def _maker(sentence: str, item: str | None) -> str | None:
         name = match.group("name")
         if name.split()[0].casefold() not in _NOT_MAKERS:
             return name
+    gave = MAKER_GAVE.search(sentence)  # "Apple gave me 12 months warranty", "Samsung give 3 years warranty"
+    if gave is not None and gave.group("name").split()[0].casefold() not in _NOT_MAKERS:
+        initials = re.sub(r"[^A-Z]", "", gave.group("name"))
+        brand = "".join(word[0] for word in (item or "").split() if word[:1].isupper())
+        if not (gave.group("name").isupper() and len(initials) > 1 and brand.startswith(initials)):
+            return gave.group("name")  # "F&P gave it ..." for a Fisher & Paykel fridge: the item's brand names it
     if re.search(r"\bmanufacturer(?:'s|’s)\s+warranty", sentence, re.I) and item and item[:1].isupper():
         return item.split()[0]
     return None

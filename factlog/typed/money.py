@@ -43,11 +43,13 @@ from factlog.typed.subscription_words import (
     CANCELLED_OTHERWISE,
     CAPITALISED_ONLY,
     GENERIC_SERVICE,
+    KEEPS,
     NO_LONGER,
     NOT_HAD,
     NOT_RENEWING,
     VENDOR_ALIASES,
     intends,
+    listed_service,
     spoken_amounts,
 )
 from factlog.typed.triggers import Triggers
@@ -86,6 +88,8 @@ INSTITUTIONS = (
     # (h-pay3) Canadian, Irish, South African and online banks
     "TD", "CIBC", "Desjardins", "Tangerine", "AIB", "Bank of Ireland", "Permanent TSB", "FNB", "Capitec", "Absa",
     "Nedbank", "Standard Bank", "Revolut", "Santander", "Stanbic IBTC",
+    # (h-bills4) British card issuers
+    "Barclaycard", "MBNA", "Halifax", "Virgin Money", "Tesco Bank", "Sainsbury's Bank", "Vanquis", "Aqua",
 )
 STORES = frozenset(name.casefold() for name in (
     "Wayfair", "Best Buy", "Target", "Home Depot", "Lowe's", "Macy's", "Kohl's", "Nordstrom", "IKEA"))
@@ -158,6 +162,8 @@ def confirms(sentence: str) -> bool:
     return CONFIRMING.search(_YOU_IN_CONDITION.sub(" ", sentence)) is not None
 
 
+# a price in another currency ("£9.99 a month", "15,700 naira"): no USD amount, but a price all the same
+OTHER_MONEY = re.compile(r"[£€₦]\s?\d|\d\s*(?:naira|euros?|pounds|quid|rand)\b", re.I)
 # a sentence without one of these is about no money (named groups dropped: reader.py joins them)
 TRIGGERS = tuple(re.compile(re.sub(r"\(\?P<\w+>", "(?:", p.pattern), p.flags) for p in (
     VENDOR, BILLER, INSTITUTION, SUBSCRIPTION_WORDS, PAYMENT_WORDS, BALANCE_WORDS, PROMO, DUE, DUE_BARE,
@@ -190,6 +196,7 @@ LAST4 = re.compile(
 _AMOUNT_FALLBACK = re.compile(
     r"(?<![\w.$,£€])(?P<num>\d{1,3}(?:,\d{3})+|\d+)(?P<dec>\.\d\d)?\s*(?:dollars?\b|bucks\b|usd\b|(?=\s+left\b))"
     r"|(?<![\w.$,/:£€])(?P<num2>\d{1,4}\.\d\d)(?![\d%])"
+    r"|(?<![\w.$,/:£€])(?P<num5>[1-9]\d{0,4}(?:\.\d\d)?)(?=\s*(?:a|per|/|each|every)\s*(?:month|mo|year|yr|week)\b)"
     r"|\b(?:send|pay|wire|transfer)\s+(?P<num3>\d{1,3}(?:,\d{3})+|\d{2,5})\b(?![.,]\d)(?!\s*(?:am|pm|%|st|nd|rd|th)\b)",
     re.I)
 _ZERO = re.compile(r"\b(?:balance (?:is |of |now |at )*(?:zero|nothing|\$?0(?:\.00)?)\b|zero balance|"
@@ -201,6 +208,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     """Each clause in turn ("wife pays it from her card. told me to kill the autopay")."""
     if not _GATE.search(sentence):
         return []
+    sentence = day_first(sentence, context)
     facts: list[TypedFact] = []
     # the assistant's list of the user's things ("From what you've told me: Netflix, ...; Spotify, ...")
     confirmed = context.speaker == "assistant" and confirms(sentence)
@@ -210,6 +218,13 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 
 
 # a sentence without one of these states no money, even about the session's last subscription or payment
+# a bare day of the month answering the assistant ("When does it renew?" "the 15th")
+DAY_ANSWER = re.compile(r"^\W*(?:(?:on|it's|its|the)\s+)*(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\W*$", re.I)
+# a purchase put on a card ("put the sofa on our Ashley card, $2,000")
+_ON_A_CARD = re.compile(r"\b(?:put|charged|financed)\b[^.;]{0,40}?\b(?:on|onto)\s+(?:the|my|our|his|her|their)\b"
+                        r"[^.;]{0,30}?"
+                        r"\bcard\b", re.I)
+TRIGGERS = (*TRIGGERS, DAY_ANSWER, _ON_A_CARD)
 _GATE = Triggers((*TRIGGERS, CANCEL, CANCEL_WORDS, _ACCESS_ENDS, LAST4, re.compile(r"\$\s?\d|[€£]", re.I)))
 _CLAUSE_END = re.compile(r"[.;?!]+\s+(?=\S)")
 _ABBREVIATION = re.compile(r"\b(?:Co|Inc|Ltd|Corp|Mr|Mrs|Ms|Dr|St|Jr|Sr|No|vs|approx|e\.g|i\.e)\.$", re.I)
@@ -237,7 +252,7 @@ def read_clause(sentence: str, context: Context, confirmed: bool = False) -> lis
         facts += _due(sentence, context, due)
     if INSTITUTION.search(sentence) or context.last.get("card") is not None or \
             (named_card(sentence) is not None and (BALANCE_WORDS.search(sentence) or PROMO.search(sentence)
-                                                   or _ZERO.search(sentence))):
+                                                   or _ZERO.search(sentence) or _PUT_ON.search(sentence))):
         facts += _card(sentence, context)
     elif (card := _prior_card(sentence, context)) is not None:
         context.last["card"] = card  # "still $800 left on it" a session after the promotion was stated
@@ -251,19 +266,48 @@ def read_clause(sentence: str, context: Context, confirmed: bool = False) -> lis
 
 def amounts(sentence: str, context: Context) -> list[float]:
     """The sentence's money amounts, in text order: the recognisers' ("$5,000", "$1.2k"),
-    else "1,650 dollar", "11.99" or "900 left"."""
-    found = recognize(sentence, context.timestamp).amounts_usd
-    if found:
-        return found
+    else "1,650 dollar", "11.99" or "900 left"; never an amount in another currency ("£9.99", "15,700
+    naira": no USD amount, as the recognisers keep pounds and euros apart)."""
+    values = recognize(sentence, context.timestamp)
+    if values.amounts_usd:
+        return values.amounts_usd
     out = []
     for match in _AMOUNT_FALLBACK.finditer(sentence):
-        raw = match.group("num") or match.group("num2") or match.group("num3")
+        raw = match.group("num") or match.group("num2") or match.group("num3") or match.group("num5")
+        if raw == match.group("num5") and float(raw) < 5:
+            continue  # "2 a week": a count
         out.append(float(raw.replace(",", "") + ((match.group("dec") or "") if match.group("num") else "")))
     return out or spoken_amounts(sentence)
 
 
 def dates_in(sentence: str, context: Context) -> list[str]:
     return recognize(sentence, context.timestamp).dates
+
+
+# a numeric date: "07/05/2025", "12/04/25"
+_NUMERIC_DATE = re.compile(r"(?<![\w/.])(?P<a>\d{1,2})/(?P<b>\d{1,2})/(?P<y>20\d\d|\d\d)(?![\w/])")
+# a session writing day first: a date whose first number cannot be a month ("30/06/2025"), or pounds or euros
+_DAY_FIRST_SIGN = re.compile(r"(?<![\w/.])(?:1[3-9]|2\d|3[01])/(?:0?[1-9]|1[0-2])/(?:20)?\d\d(?![\w/])|[£€]")
+
+
+def day_first(sentence: str, context: Context) -> str:
+    """The sentence with its numeric dates written ISO, read day first ("Payment due:
+    07/05/2025" is 7 May) when the session writes dates so (`_DAY_FIRST_SIGN` in what was said
+    so far: "30/06/2025", or amounts in pounds or euros, as a British statement has them);
+    else as it is (month first, the recognisers' reading)."""
+    if _NUMERIC_DATE.search(sentence) is None or \
+            not any(_DAY_FIRST_SIGN.search(said) for said in (*context.said[-40:], sentence)):
+        return sentence
+
+    def iso(match: re.Match[str]) -> str:
+        day, month, year = int(match.group("a")), int(match.group("b")), int(match.group("y"))
+        year = year + 2000 if year < 100 else year
+        try:
+            return date(year, month, day).isoformat()
+        except ValueError:
+            return match.group(0)
+
+    return _NUMERIC_DATE.sub(iso, sentence)
 
 
 def session_day(context: Context) -> date | None:
@@ -283,7 +327,7 @@ def next_day_of_month(day: int, today: date) -> date | None:
     return None
 
 
-_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until|ends?|ending|expires?|runs out)\s+(?:this\s+)?"
+_WEEKDAY = re.compile(r"\b(?:on|due|by|before|until|till|ends?|ending|expires?|runs out)\s+(?:this\s+)?"
                       r"(?P<day>mon|tues|wednes|thurs|fri|satur|sun)day\b",
                       re.I)
 _WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
@@ -351,13 +395,29 @@ def _service(sentence: str) -> str | None:
     return name if words and len(words) == len(bare.split()) else None
 
 
+def _listed(sentence: str) -> str | None:
+    """A service a list line names ("- Figma Professional: $144/yr, renews Sept 2"), not a bill's biller or a card."""
+    name = listed_service(sentence)
+    if name is None or BILLER.fullmatch(name) or INSTITUTION.search(name) or _DOCUMENT_NAME.search(name):
+        return None
+    return name
+
+
 def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     vendor_match = VENDOR.search(sentence)
     previous = context.last.get("subscription")
-    service = _service(sentence) if vendor_match is None else None
+    service = (_service(sentence) or _listed(sentence)) if vendor_match is None else None
     if vendor_match is None and service is None and (generic := GENERIC_SERVICE.search(sentence)) is not None \
             and cadence_of(sentence) and amounts(sentence, context):
         service = generic.group("name").lower()  # "the gym takes 40 bucks every month"
+    asked = answered_question(context) if context.speaker == "user" and vendor_match is None and service is None \
+        else None
+    if asked is not None and (asked_vendor := VENDOR.search(asked)) is not None and \
+            (amounts(sentence, context) or _DAY_OF_MONTH.search(sentence) or cadence_of(sentence)):
+        vendor_match = asked_vendor  # "And do you use QuickBooks?" "yes, 30 a month, on the 22nd": QuickBooks's terms
+    elif asked is not None and previous is not None and _ASKS_CHARGE.search(asked) and \
+            (_DAY_OF_MONTH.search(sentence) or dates_in(sentence, context)):
+        sentence = f"renews {sentence}"  # "When does it renew?" "the 15th": the subscription just talked about
     if vendor_match is not None:
         vendor = canonical_vendor(vendor_match.group("name"))
     elif service is not None:
@@ -371,6 +431,8 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
                                     or (cadence_of(sentence) and amounts(sentence, context))
                                     or (_CONTINUES.search(sentence) and amounts(sentence, context))):
             return []
+        if _ANOTHER_RENEWAL.search(sentence):
+            return []  # "my vehicle licence renewal is due by 28 February": the licence's, not the last subscription's
         vendor = str(previous.fields["vendor"])  # "3 weeks free then 7.99 a month" after naming it
     if is_tentative(sentence) and not CANCEL.search(sentence):
         return []  # "thinking about signing up for Disney+": nothing had yet
@@ -418,6 +480,9 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
         charge = charge_date(sentence[cue.start():], context) or charge_date(sentence, context)
         if charge is not None and _NEXT_CHARGE.search(sentence) is None and _CHARGED.search(sentence) is not None:
             charge = _next_charge(charge, cadence)  # "renewed today, $65 for the year": the next is a year on
+        elif charge is not None and today is not None and charge == today.isoformat() and cadence is not None \
+                and _DAY_OF_MONTH.search(sentence) is not None and not re.search(r"\btoday\b", sentence, re.I):
+            charge = _next_charge(charge, cadence)  # "£9.99 a month, comes out on the 1st" said on the 1st: taken today
         if charge is not None and is_ahead(charge, sentence, today):
             fields["due_date"] = charge
     status = _subscription_status(sentence, context, trial is not None)
@@ -434,6 +499,24 @@ def _subscription(sentence: str, context: Context) -> list[TypedFact]:
     if set(fields) == {"vendor"}:
         return []  # named only: what a later "gonna cancel" is about
     return [fact]
+
+
+# what else renews or falls due: a document, a registration, a policy, a bill
+_ANOTHER_RENEWAL = re.compile(r"\b(?:licen[cs]e|registration|passport|visa|polic(?:y|ies)|insurance|lease|permit|"
+                              r"tax|MOT|warranty|bill|rent|mortgage|premium|tag|sticker|papers)\b", re.I)
+# the assistant asks when a subscription charges: "When does it renew?", "What day is it billed?"
+_ASKS_CHARGE = re.compile(r"\b(?:renew\w*|charge\w*|bill\w*|due|come out|comes out|taken|payment)\b", re.I)
+# a short answer: the whole sentence a few words ("the 15th", "yes, 30 a month, on the 22nd")
+_SHORT_ANSWER = 10
+
+
+def answered_question(context: Context) -> str | None:
+    """The assistant's question the user's short sentence answers: the session's sentence just
+    before it when that one ends in "?" (`Context.said` holds both speakers' sentences)."""
+    if len(context.said) < 2 or len(context.said[-1].split()) > _SHORT_ANSWER:
+        return None
+    question = context.said[-2]
+    return question if is_question(question) else None
 
 
 _ADDRESSED = re.compile(r"\byou(?:r|'d|'ll|'re)?\b", re.I)
@@ -528,8 +611,8 @@ def _earlier(context: Context) -> TypedFact | None:
 
 
 def _subscription_status(sentence: str, context: Context, trial: bool) -> str | None:
-    if _NOT_DONE.search(sentence):
-        return None  # "still haven't cancelled": the decision stands, nothing new
+    if _NOT_DONE.search(sentence) or KEEPS.search(sentence):
+        return None  # "still haven't cancelled": the decision stands, nothing new; "I won't cancel it": none
     if _cancel_done(sentence):
         return "cancelled"
     if (NOT_RENEWING.search(sentence) or (CANCEL_MEANT.search(sentence) and states_intent(sentence))) \
@@ -546,9 +629,11 @@ def _subscription_status(sentence: str, context: Context, trial: bool) -> str | 
         return "cancelling"
     if trial:
         return "trial"
+    if is_question(sentence):
+        return None  # "Is the Sky Sports up for renewal soon?": asked, nothing stated
     if re.search(r"\b(?:signed up|subscribed|subscription|renews?|renewal|billed|membership|"
                  r"i (?:have|pay|got)|we (?:have|pay|got))\b", sentence, re.I) or ACTIVE.search(sentence) or \
-            (cadence_of(sentence) and amounts(sentence, context)):
+            (cadence_of(sentence) and (amounts(sentence, context) or OTHER_MONEY.search(sentence))):
         return "active"
     return None
 
@@ -564,7 +649,7 @@ _PRODUCT = re.compile(r"\s+(?P<product>(?:(?!(?:Card|Credit|Store|Visa|Mastercar
 # a card by a name the issuer list lacks: "on our Ashley card", "the Rooms To Go card" (not a
 # network, a debit, gift or ID card)
 NAMED_CARD = re.compile(
-    r"\b(?:the|my|our|his|her|their)\s+(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})"
+    r"(?:\b(?:the|my|our|his|her|their)\s+|^\W*)(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})"
     r"\s+(?P<store>store\s+)?(?P<credit>credit\s+)?card\b", re.I)
 _NOT_ISSUERS = re.compile(r"^(?:Visa|Mastercard|MasterCard|Master|Maestro|Debit|Credit|Gift|Store|SIM|Sim|SD|ID|"
                           r"Library|Loyalty|Rewards|Business|Corporate|Company|Work|Health|Medicare|Medicaid|Green|"
@@ -581,7 +666,19 @@ def named_card(sentence: str) -> str | None:
             continue
         kind = "credit card" if match.group("credit") and not match.group("store") else "store credit card"
         return f"{name} {kind}"
+    theirs = _THEIR_CARD.search(sentence)
+    store = _FROM_STORE.search(sentence, 0, theirs.start()) if theirs is not None else None
+    if store is not None and not (_NOT_ISSUERS.match(store.group("name")) or VENDOR.fullmatch(store.group("name"))
+                                  or BILLER.fullmatch(store.group("name"))):
+        return f"{' '.join(store.group('name').split())} store credit card"  # "from Rooms To Go, ... their store card"
     return None
+
+
+# the card of the store just named: "a sectional from Rooms To Go, $1,890, put it on their store card"
+_THEIR_CARD = re.compile(r"\b(?:their|its)\s+(?:own\s+)?(?:store\s+)?(?:credit\s+)?card\b|\bthe\s+store\s+card\b", re.I)
+_FROM_STORE = re.compile(r"\b(?:from|at)\s+"
+                         r"(?P<name>(?-i:[A-Z])[\w'’&-]*(?:\s+(?:(?-i:[A-Z])[\w'’&-]*|(?-i:To|to|of))){0,2})",
+                         re.I)
 
 
 def _card_name(sentence: str) -> str | None:
@@ -619,9 +716,24 @@ def _promotion_title(card: str, sentence: str) -> str:
     """ "<card> 0% intro APR ends" or "<card> <N>-month no-interest promotion ends"."""
     if re.search(r"\b0\s?%|\bzero percent\b|\bAPR\b|\bintro", sentence, re.I):
         return f"{card} 0% intro APR ends"
-    span = _MONTHS_SPAN.search(sentence)
-    months = f"{_number(span.group('n'))}-month " if span is not None else ""
+    span = _span_months(sentence)
+    months = f"{span}-month " if span is not None else ""
     return f"{card} {months}no-interest promotion ends"
+
+
+# a promotion's length in years: "interest-free for a year", "no interest for two years"
+_FREE = r"(?:no[- ]interest(?!\s+in\b)|interest[- ]free|0\s?%|same as cash|special financing)"
+_YEARS_SPAN = re.compile(rf"\b{_FREE}[^.;,]{{0,12}}?\bfor\s+(?P<n>a|one|two|three|\d)\s+years?\b|"
+                         rf"\b(?P<m>a|one|two|three|\d)[- ]years?\s+(?:of\s+)?{_FREE}", re.I)
+
+
+def _span_months(sentence: str) -> int | None:
+    """How long a promotion runs, in months: "18 months", "for a year" (12), "2-year" (24)."""
+    span = _MONTHS_SPAN.search(sentence)
+    if span is not None:
+        return _number(span.group("n"))
+    years = _YEARS_SPAN.search(sentence)
+    return _number(years.group("n") or years.group("m")) * 12 if years is not None else None
 
 
 # "put it on CareCredit", "$1850 on the wayfair card" (not "went to Lowe's", "wire it to the Chase account")
@@ -666,6 +778,12 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
         known = context.prior.entities.get(("bill", f"balance/{issuer}"), {}).get("payee")
         if isinstance(known, str) and _card_words(known)[:1] == [issuer]:
             name = known  # "the Ashley card" after "Ashley store credit card" was stated: one card, one name
+    elif previous is None:  # "the barclaycard" a session after its statement: the name first given
+        for promo_key, promo_fields in reversed(context.prior.of_kind("deadline")):
+            stated = _PROMO_TITLE.match(str(promo_fields.get("title", "")))
+            if promo_key == f"promotion/{issuer}" and stated is not None and _same_card(name, stated.group("card")):
+                name = max(name, stated.group("card"), key=lambda n: len(_card_words(n)))
+                break
     facts: list[TypedFact] = []
     promo = PROMO.search(sentence)
     if promo is not None and not is_question(sentence):
@@ -689,9 +807,12 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
             or re.search(r"\bon the \w+ card\b|\bfinanc\w*|\bdown to\b", sentence, re.I) \
             or (promo is not None and re.search(r"\b(?:bought|purchased|got|ordered)\b", sentence, re.I)) \
             or (promo is not None and _PUT_ON.search(sentence)) \
+            or (promo is not None and re.match(r"^\W*(?-i:[A-Z])[\w'’&-]*(?:\s+\S+){0,2}?\s+card\s*[:,]", sentence)) \
             or (_ON_CARD.search(sentence) and not _PAID_TO.search(sentence)) or \
+            (_PUT_ON.search(sentence) and named_card(sentence) is not None and not re.search(r"\binvoice\b", sentence,
+                                                                                             re.I)) or \
             (previous is not None and re.search(r"^\W*(?:wait|no|sorry|actually)\b", sentence, re.I)):
-        stated = _BALANCE_IS.search(sentence)
+        stated = _BALANCE_IS.search(sentence) or _DOWN_TO.search(sentence)
         if stated is not None:
             balance = float(stated.group("n").replace(",", ""))
         elif not re.search(r"\badded to\b|\bfee\b", sentence, re.I):
@@ -701,13 +822,32 @@ def _card(sentence: str, context: Context) -> list[TypedFact]:
     if balance is not None:
         bill: dict[str, JsonValue] = {"payee": name, "amount_usd": balance, "recurring": False}
         facts.append(TypedFact("bill", f"balance/{issuer}", conversation_fields(context, "user", bill)))
-    if facts or INSTITUTION.search(sentence) and re.search(r"\bcard\b", sentence, re.I):
-        context.last["card"] = TypedFact("bill", None, {"payee": name})
+    paid = _PAID_CARD.search(sentence)
+    if paid is not None and balance != 0.0 and context.speaker == "user" and not is_question(sentence) \
+            and not is_hypothetical(sentence) and not is_counterfactual(sentence) and not _NOT_PAID.search(sentence):
+        session = context.timestamp.isoformat(timespec="minutes") if context.timestamp is not None else ""
+        payment: dict[str, JsonValue] = {"payee": name, "status": "done"}  # what pays the card's bill
+        facts.append(TypedFact("payment", f"{name.casefold()}/{session}",
+                               conversation_fields(context, "user", payment)))
+    if facts or INSTITUTION.search(sentence) and (re.search(r"\bcard\b", sentence, re.I) or _HEADING.match(sentence)):
+        context.last["card"] = TypedFact("bill", None, {"payee": name})  # "Barclaycard Platinum" heading a statement
     return facts
 
 
 # a purchase put on the card the promotion is on: "we put the sectional on our Ashley card, 12 months no interest"
-_PUT_ON = re.compile(r"\b(?:put|went|charged|financed)\b[^.;]{0,40}?\b(?:on|onto|to)\s+(?:the|my|our|his|her)\b", re.I)
+_PUT_ON = re.compile(r"\b(?:put|went|charged|financed)\b[^.;]{0,40}?\b(?:on|onto|to)\s+(?:the|my|our|his|her|their)\b",
+                     re.I)
+# a payment toward a card's balance: "paid more than the minimum", "made the minimum payment", "paid £300 off it"
+_PAID_CARD = re.compile(r"\b(?:i|we|i've|we've|just|already)?\s*(?:paid|made|sent|put)\s+(?:[\w£$€.,]+\s+){0,4}?"
+                        r"(?:minimum|payment|more than|extra|towards?|off\s+(?:it|the\s+card|some))\b|"
+                        r"^\W*paid\s+(?:[\w£$€.,]+\s+){0,4}?(?:minimum|more than|extra|towards?)\b", re.I)
+_NOT_PAID = re.compile(r"\b(?:haven't|have not|didn't|did not|not yet|never|forgot|need to|have to|will|'ll|going to|"
+                       r"gonna|should)\b", re.I)
+# "down to about 1,900 now": a balance said without a currency
+_DOWN_TO = re.compile(r"\bdown to\s+(?:about\s+|around\s+|roughly\s+|just\s+)?[$£€]?\s?"
+                      r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\d{3,}(?:\.\d\d)?)\b(?!\s*%)", re.I)
+# a line that is only a card's name, heading a pasted statement ("Barclaycard Platinum")
+_HEADING = re.compile(r"^\W*(?:[A-Z][\w'’&-]*\s*){1,4}(?:statement)?\W*$")
 _BALANCE_IS = re.compile(r"\bbalance\s+(?:is\s+|was\s+|of\s+|now\s+|:\s*)+(?:about\s+|around\s+)?\$\s?"
                          r"(?P<n>\d{1,3}(?:,\d{3})+(?:\.\d\d)?|\d+(?:\.\d\d)?)\b", re.I)
 
@@ -737,9 +877,9 @@ def _promo_end(sentence: str, context: Context) -> str | None:
             number = _MONTHS.index(bare.group("month")[:3].lower()) + 1
             year = today.year if number > today.month else today.year + 1
             return date(year, number, 1).isoformat()
-    span = _MONTHS_SPAN.search(sentence)
+    span = _span_months(sentence)
     if span is not None and today is not None:
-        return add_months(today, _number(span.group("n"))).isoformat()
+        return add_months(today, span).isoformat()
     return None  # a date before the cue ("balance $0 as of May 1 ... when the promotion ends") is not its end
 
 
@@ -747,14 +887,14 @@ def _not_before(day_text: str, sentence: str, today: date | None) -> str:
     """A promotion's end read as before the session is a later year's ("the April 2026
     statement, April 5th" said in 2024)."""
     day = try_date(day_text)
-    if day is None or today is None or day >= today:
-        return day_text
+    if day is None or today is None or day > today or day == today and re.search(r"\btoday\b", sentence, re.I):
+        return day_text  # a promotion ending the day it is stated ("by next September 14th") is a later year's
     year = re.search(r"\b(20\d\d)\b", sentence)
     target = int(year.group(1)) if year is not None and int(year.group(1)) >= today.year else None
     try:
         if target is not None:
             return day.replace(year=target).isoformat()
-        while day < today:
+        while day <= today:
             day = day.replace(year=day.year + 1)
     except ValueError:
         return day_text
@@ -769,7 +909,7 @@ STATEMENT_DUE = re.compile(r"^(?:(?:the|your|my|our|new|statement|current|total)
                             r"(?:payment|amount|balance|pay)?$", re.I)
 
 
-def _card_due(when: str, context: Context) -> list[TypedFact]:
+def card_due(when: str, context: Context) -> list[TypedFact]:
     """The due date of the card the session is about (its balance's bill), or nothing."""
     card = context.last.get("card")
     if card is None:
@@ -793,13 +933,14 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
         return []
     title = " ".join(match.group("title").split())
     if STATEMENT_DUE.match(re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)):
-        return _card_due(when, context)  # "Minimum payment due: $95.00": the card's, not a payee "minimum"
+        return card_due(when, context)  # "Minimum payment due: $95.00": the card's, not a payee "minimum"
     found = amounts(sentence, context)
     if not found and _NOT_DEADLINE.search(title):
         return []  # "the baby is due in March"; a bill without an amount is the bills reader's
     if found:
         payee = re.sub(r"(?:\s+premium)?\s+of\s+\$?[\d,.]+$", "", title)
         payee = re.sub(r"\s+(?:bill|premium)(?:'s|’s)?$|(?:'s|’s)$", "", payee) or payee  # "phone bill's due"
+        payee = re.sub(r"^(?:your|my|our)\s+(?=\S)", "", payee, flags=re.I)  # "Your Anglian Water bill ... is due"
         fields: dict[str, JsonValue] = {"payee": payee, "amount_usd": found[0], "due_date": when}
         return [TypedFact("bill", f"bill/{payee.casefold()}", conversation_fields(context, "user", fields))]
     title = re.sub(r"\s+of\s+\$?[\d,.]+$", "", title)
@@ -812,4 +953,5 @@ def _due(sentence: str, context: Context, match: re.Match[str]) -> list[TypedFac
         f"deadline/{title.casefold()}"
     fact = TypedFact("deadline", key, conversation_fields(context, subject, {"title": title, "due_date": when}))
     context.last["deadline"] = fact
+    context.entities[f"deadline:{key}"] = dict(fact.fields)  # what a later "it's done" may name (deadlines._met)
     return [fact]

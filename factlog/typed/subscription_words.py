@@ -72,6 +72,7 @@ def spoken_amounts(text: str) -> list[float]:
 
 # spellings of one vendor: the usual name wins
 VENDOR_ALIASES = {"disney plus": "Disney+", "paramount plus": "Paramount+", "paramount": "Paramount+",
+                  "creative cloud": "Adobe Creative Cloud", "now": "NOW TV",
                   "apple tv plus": "Apple TV+",
                   "icloud plus": "iCloud+", "walmart plus": "Walmart+", "espn plus": "ESPN+", "hbo": "HBO Max"}
 ALIAS_NAMES = ("Disney plus", "Paramount plus", "Paramount", "Apple TV plus", "iCloud plus", "Walmart plus",
@@ -84,10 +85,17 @@ ALIAS_NAMES = ("Disney plus", "Paramount plus", "Paramount", "Apple TV plus", "i
                "23andMe", "Microsoft Game Pass", "Game Pass", "Nord VPN", "Surfshark", "Proton", "Medium", "Readly",
                "Chegg", "Quizlet", "Rosetta Stone", "Busuu", "Weight Watchers", "MyFitnessPal", "Whoop", "Oura",
                "Zwift", "Beachbody", "Factor", "Home Chef", "Green Chef", "Imperfect Foods", "Misfits Market",
-               "Instacart", "Shipt", "Grubhub+", "Lyft Pink", "BJ's", "Amazon Kids+", "Apple News+", "ESPN")
+               "Instacart", "Shipt", "Grubhub+", "Lyft Pink", "BJ's", "Amazon Kids+", "Apple News+", "ESPN",
+               # (h-bills4) British, African, Australian, Canadian and Asian streaming; software a freelancer pays
+               "NOW TV", "Sky Sports", "Sky Go", "BT Sport", "TNT Sports", "DStv", "GOtv", "Showmax", "Kayo",
+               "Foxtel", "Binge", "Stan", "Crave", "Hotstar", "Disney+ Hotstar", "JioCinema", "Viu", "iQIYI",
+               "Figma", "Slack", "GitHub Copilot", "JetBrains", "Miro", "Loom", "Webflow", "Framer", "Setapp",
+               "Calendly", "Zapier", "Airtable", "ClickUp", "Todoist", "Bitwarden", "Dashlane", "Mailchimp",
+               "Shopify", "GoDaddy", "Xero", "QuickBooks", "FreshBooks", "DocuSign", "Midjourney", "Claude Pro",
+               "Perplexity Pro", "Creative Cloud", "Adobe Creative Cloud", "Lightroom", "Photoshop")
 # names that are also plain words ("of paramount importance", "a medium pizza"): only when capitalised
 CAPITALISED_ONLY = ("Paramount", "Medium", "Visible", "Factor", "Hinge", "Nebula", "Whoop", "Proton", "Showtime",
-                    "Starz", "Max")
+                    "Starz", "Max", "Slack", "Loom", "Binge", "Stan", "Crave", "Miro", "Framer")
 
 # a service without a brand, named by what it is ("the gym takes 40 bucks every month")
 GENERIC_SERVICE = re.compile(
@@ -134,3 +142,37 @@ NOT_HAD = re.compile(r"\b(?:used to|don't have|do not have|never had|never signe
                      re.I)
 NO_LONGER = re.compile(r"\bno longer\s+(?:have|pay|subscribe|use)\b|\b(?:don't|do not)\s+(?:have|pay for)\b.*"
                        r"\b(?:anymore|any more)\b", re.I)
+
+# a service no list names, given as a list line or a recap's item with its price and renewal:
+# "- Figma Professional: $144/yr, renews Sept 2", "Saved: Acme Sync, $8 a month, renewing May 3"
+_LISTED = re.compile(
+    r"(?:^[\W_]*|:\s+)(?:and\s+|also\s+)?(?P<name>(?-i:[A-Z])[\w+&'.-]*(?:\s+(?-i:[A-Z0-9])[\w+&'.-]*){0,3})"
+    r"(?=\s*(?::|,|\s[-\u2013\u2014]|\s+is\b))(?=[^.;]*?(?:[$\u00a3\u20ac\u20a6]\s?\d|\d\s?(?:dollars|bucks|naira|k)\b|"
+    r"\b\d+\.\d\d\b))(?=[^.;]*\b(?:renew\w*|billed|charged|auto-?renew\w*|subscription|membership)\b)", re.I)
+# plan words after the service's name: "Figma Professional" is Figma
+_PLAN_WORDS = frozenset("professional pro plus premium basic standard team teams business personal family individual "
+                        "student starter essentials annual monthly plan tier".split())
+# list lines that are no service: a statement's fields, bills, a budget's lines
+_NOT_LISTED = frozenset("amount total balance payment payments statement minimum due date item warranty price cost "
+                        "subtotal tax fee fees rent mortgage electric electricity gas water sewer trash internet phone "
+                        "insurance car auto loan groceries food budget savings noted saved recorded updated got "
+                        "confirmed done understood okay ok so the my our your this that it renewal renews next "
+                        "also and".split())
+
+
+def listed_service(clause: str) -> str | None:
+    """The service a list line or a recap's item names by a capitalised name no list has,
+    with a price and a renewal said in the same clause; its plan words left out."""
+    for match in _LISTED.finditer(clause):  # "Saved: Raycast Pro, $8 a month, ...": not "Saved"
+        words = match.group("name").split()
+        if words[0].casefold().strip(".") in _NOT_LISTED:
+            continue
+        while len(words) > 1 and words[-1].casefold() in _PLAN_WORDS:
+            words.pop()
+        return " ".join(words)
+    return None
+
+# a cancellation refused ("I'm not cancelling Netflix", "I won't cancel it", Nigerian Pidgin "I no go cancel
+# am"): no intent, whoever suggested one ("my brother says make I cancel DStv, but I no go cancel am")
+KEEPS = re.compile(r"(?:\bnot|n't|\bnever|\bno\s+go|\bno\s+dey|\bno way i'?m)\s+(?:going\s+to\s+|gonna\s+|be\s+)?"
+                   r"(?:cancel\w*|drop\w*|ditch\w*|get(?:ting)? rid of|quit\w*|unsubscrib\w*)\b", re.I)
