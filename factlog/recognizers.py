@@ -105,7 +105,10 @@ _DAY_WORD_HINTS = ("end of", " eve", "christmas", "new year", "valentine", "patr
 _MONEY_HINTS = ("grand", "dollar", "buck", "usd")
 _CLOCK_WORDS = ("noon", "midday", "midnight")
 _MERIDIEMS = ("am", "pm", "a.m", "p.m")
-WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
+# "Thursday the 21st", "Fri 6th", "Sat. 3rd" (a weekday's short form only before an ordinal day, capitalised
+# where it is also a word: "I sat 3rd")
+WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?|(?:tues|thurs|fri)\.?),?\s+(?:the\s+)?"
+                         rf"(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
     rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"
@@ -376,8 +379,8 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
 
 
 def _weekday_day(match: re.Match[str], base: date) -> date | None:
-    """ "Thursday the 21st": the day-of-month near `base` that falls on that weekday."""
-    weekday = WEEKDAYS.index(match.group("weekday").lower()[:-3])
+    """ "Thursday the 21st", "Fri 6th": the day-of-month near `base` that falls on that weekday."""
+    weekday = [name[:3] for name in WEEKDAYS].index(match.group("weekday").lower()[:3])
     day = int(match.group("dd"))
     candidates = []
     for offset in (-1, 0, 1, 2):
@@ -385,7 +388,8 @@ def _weekday_day(match: re.Match[str], base: date) -> date | None:
         candidate = _safe_date(year, month + 1, day)
         if candidate is not None and candidate.weekday() == weekday:
             candidates.append(candidate)
-    return min(candidates, key=lambda d: abs((d - base).days), default=None)
+    # as near as a later one: the later ("Fri 6th" said on the 20th, when both the 6ths before and after are Fridays)
+    return min(candidates, key=lambda d: (abs((d - base).days), d < base), default=None)
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:

@@ -31,7 +31,7 @@ assert all(word in FAMILY for word in RELATIONS if word not in ("kids", "childre
 _RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 _POSSESSIVE = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:'s|’s|s'|\s+(?P<name>[A-Z][a-z]+)(?:'s|’s))", re.I)
-_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+(?!\w+\s+(?:rules|requirements|policy))")
+
 _PERSON_DOES = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is|was|will be|has|had|'s|just|also)\b", re.I
 )
@@ -42,7 +42,9 @@ _NOT_NAMES = frozenset(
 BOOKED = re.compile(
     r"\b(?:booked|have (?:my |our |the )?(?:plane |flight )?tickets|got (?:my |our |the )?tickets|"
     r"bought (?:my |our |the )?(?:plane |flight )?tickets|purchased|reserved|confirmed|confirmation|"
-    r"all set|locked in|paid for|i book)\b",
+    r"all set|locked in|paid for|i book|"
+    # British and Antipodean "sorted": "finally sorted Bali", "sorted the flights"
+    r"(?:finally|just) sorted|sorted (?:out )?(?:the |my |our )?(?:flights?|tickets?|trip|travel|holiday|bookings?))\b",
     re.I,
 )
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling)|"
@@ -82,7 +84,13 @@ def subject_of(sentence: str, context: Context) -> str:
 
 
 # a parent said bare, as a name: "Mum's passport", "mom's runs out", "moms runs out june 3"
-_BARE_OWNER = re.compile(rf"\b(?P<rel>{relation_pattern(BARE)})(?:'s|’s)\s+(?!\w+\s+(?:rules|requirements|policy))|"
+# ("Mum's on at me to check me passport", "Dad's been asking": "'s" is "is" or "has", Mum owns nothing)
+_CONTRACTED = (r"(?!(?:on|in|at|been|going|gone|got|getting|not|never|always|just|still|also|so|very|really|worried|"
+               r"asking|saying|telling|making|having|taking|off|away|back|home|here|there|up|out|coming|a|an|the)\b)")
+_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+" + _CONTRACTED +
+                              r"(?!\w+\s+(?:rules|requirements|policy))")
+_BARE_OWNER = re.compile(rf"\b(?P<rel>{relation_pattern(BARE)})(?:'s|’s)\s+{_CONTRACTED}"
+                         r"(?!\w+\s+(?:rules|requirements|policy))|"
                          r"\b(?P<rel2>mom|mum|dad)s\s+(?=(?:runs|ran|expires|expired|is|was|has|needs|ends)\b)", re.I)
 _OWNER_VERBS = r"(?:has|had|is|was|says|said|wants|needs|pays|plans|got|gets|holds|keeps|uses|will|just|also|takes)"
 _BARE_NAMES = relation_pattern(word.capitalize() for word in BARE)

@@ -90,10 +90,14 @@ AIRLINES = (
     "Bahamasair", "Cayman Airways", "Air Europa", "French Bee", "Air Serbia", "Croatia Airlines", "airBaltic",
     "flydubai", "Air Arabia",
 )
+# a name that says it is an airline ("Fiji Airways", "Air New Zealand") in any case: "fiji airways sydney to nadi"
+_SAYS_AIRLINE = re.compile(r"\b(?:Airways|Airlines|Air Lines)\b|^Air ")
 _AIRLINE = re.compile(
-    r"\b(?P<name>" + "|".join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))
+    r"\b(?P<name>" + "|".join(f"(?i:{re.escape(name)})" if _SAYS_AIRLINE.search(name) else re.escape(name)
+                              for name in sorted(AIRLINES, key=len, reverse=True))
     + r")\b(?!\s+(?:States|Kingdom|Arab|Nations))"
 )
+_CARRIER = {name.casefold(): name for name in AIRLINES}  # a carrier said in any case, spelled as listed
 _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "Southwest", "B6": "JetBlue",
           "AS": "Alaska Airlines", "BA": "British Airways", "AF": "Air France", "LH": "Lufthansa",
           "JL": "Japan Airlines", "NH": "ANA", "AC": "Air Canada", "EK": "Emirates", "KL": "KLM",
@@ -139,20 +143,62 @@ _WITH = re.compile(
     r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])"
     r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|"
     r"\byou and (?P<name3>[A-Z][a-z]+)\b")
+# what the trip is for, said with it: "for my cousin's wedding", "to visit the grandchildren",
+# "for Hannover Messe", "our honeymoon trip", "the honeymoon is booked" (`purpose`)
+_EVENT_HEADS = (
+    r"(?:[\w-]+ )?party|conference|workshop|wedding|course|meeting|summit|negotiation|offsite|off-site|retreat|"
+    r"funeral|reunion|graduation|interview|training|engagement|convention|expo|trade show|tournament|concert|"
+    r"festival|birthday|anniversary|audit|inspection|site visit|hackathon|trade fair|kick-?off|launch|onboarding|"
+    r"orientation|christening|baptism|bar mitzvah|bat mitzvah|memorial|celebration|board meeting|"
+    r"semester|term abroad|year abroad|study abroad|internship|placement|residency|fellowship|"
+    r"(?:half )?marathon|triathlon|ironman|race|match|competition|exhibition|congress|symposium|seminar|recital|"
+    r"ceremony|pilgrimage|stag do|hen do|hen party|"
+    r"[\w-]+['’]s \d{1,3}(?:st|nd|rd|th)(?: birthday)?")
+# an event by its own name: "Hannover Messe", "the Tokyo Marathon", "Frankfurt Book Fair"
+_NAMED_EVENT = (r"(?-i:(?:[A-Z][\w'’&.-]*\s+){1,3}(?:Marathon|Half Marathon|Messe|Fair|Expo|Festival|Summit|Congress|"
+                r"Conference|Open|Cup|Games|Grand Prix|Week|Show|Convention|Biennale|Olympics|Fashion Week|"
+                r"Fringe|Carnival|Triathlon|Ironman)\b)")
+_WHOM = (r"parents|family|grandparents|grandchildren|grandkids|grandson|granddaughter|friends?|mom|mum|dad|sister|"
+         r"brother|son|daughter|kids|children|cousins?|aunt|uncle|in-laws|relatives|folks|grandma|grandpa|nan|nana")
 PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
-    r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:(?:[\w-]+ )?party|conference|workshop|wedding|"
-    r"course|meeting|summit|"
-    r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
-    r"expo|trade show|tournament|concert|festival|birthday|anniversary|audit|inspection|site visit|hackathon|"
-    r"trade fair|kick-?off|launch|onboarding|orientation|christening|baptism|bar mitzvah|bat mitzvah|memorial|"
-    r"celebration|board meeting|"
-    r"[\w-]+['’]s \d{1,3}(?:st|nd|rd|th)(?: birthday)?))\b|"
-    r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b|"
+    rf"\b(?:for|in|at|running|run|doing|entered|exhibiting at|speaking at|presenting at)\s+(?:the\s+)?"
+    rf"(?P<named>{_NAMED_EVENT})|"
+    rf"\bfor (?:the|a|an|my|our|your|me) (?P<event>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\b|"
+    rf"\b(?:to|for) visit(?:ing)? (?:my |our |the |me )?(?P<whom>{_WHOM})\b|"
     r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
-    r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b",
+    r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b|"
+    r"\b(?:my|our|the|a|on|for)\s+(?P<alone>honeymoon|babymoon|pilgrimage|hajj|umrah)\b",
     re.I,
 )
+# a sentence saying only what the trip just named is for: "It's for my mate's wedding", "Na for Hannover
+# Messe I dey go", "The trip is mainly for the conference"
+_PURPOSE_OPENER = re.compile(r"^\W*(?:(?:so|and|but|oh)\s+)?(?:it'?s|it’s|it is|this is|that'?s|that’s|that is|"
+                             r"the trip(?:'s|’s| is)|we(?:'re|’re| are) going|i'?m going|i’m going|na)\s+"
+                             r"(?:(?:all|mainly|mostly|partly|just|really|actually|basically)\s+)?for\b", re.I)
+# taking part in a named event, said before the trip: "got my place in the Tokyo Marathon", "I'm running the ..."
+_TAKING_PART = re.compile(r"\b(?:got (?:my|a|our) (?:place|spot|entry|slot|ticket|tickets) (?:in|at|for)|"
+                          r"(?:i'?m|i’m|i am|we'?re|we’re|we are) (?:running|exhibiting at|speaking at|presenting at|"
+                          r"competing in|doing|racing)|(?:entered|registered for|signed up for|accepted (?:in|to|into|"
+                          r"for)|invited to speak at))\s+(?:the\s+)?" + _NAMED_EVENT)
+# going somewhere for something, said without a travel word: "confirm going Seoul for my exchange semester"
+_GOING_FOR = re.compile(r"\b(?:going|coming|heading|headed|off)\b[^.;!?]{0,40}?\bfor\b", re.I)
+_PURPOSE_SAID = "\x00purpose"  # `Context.pending` key of what a trip is for, said before the trip
+
+
+def purpose_of(sentence: str) -> str | None:
+    """What the sentence says a trip is for, a short noun phrase as said ("cousin's wedding",
+    "visit grandchildren", "Hannover Messe", "honeymoon"), or None."""
+    match = PURPOSE.search(sentence)
+    if match is None:
+        return None
+    whom = match.group("whom")
+    if whom:
+        return f"visit {whom.lower()}"
+    said = next(match.group(name) for name in ("stated", "named", "event", "occasion", "alone") if match.group(name))
+    return " ".join(said.split())
+
+
 # the sentence adds to the trip talked about: its total, or its dates alone ("Thursday April 10 to April 24")
 TOTAL = re.compile(r"\b(?:total (?:came to|comes to|is|was|of)|(?:air)?fare (?:is|was|came to))\b", re.I)
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -168,7 +214,7 @@ _PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (
 _RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
                             r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
 TRIGGERS = (airports.TRIGGER, TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
-            _RECAPPED_CODE, CANCELLED)
+            _RECAPPED_CODE, CANCELLED, _PURPOSE_OPENER, _TAKING_PART, _GOING_FOR)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -177,6 +223,28 @@ COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    facts = _read(sentence, context)
+    if not facts and context.speaker == "user":
+        _keep_purpose(sentence, context)
+    return facts
+
+
+# a hypothesis or someone else's plan says nothing the user's next trip is for
+_IF = re.compile(r"\b(?:if|whether|unless|in case|should i|might)\b", re.I)
+
+
+def _keep_purpose(sentence: str, context: Context) -> None:
+    """Keep what a sentence that makes no trip says the user travels for ("Eh confirm going
+    Seoul for my exchange semester!", "It's for my mate's wedding"), for the session's next
+    trip (`_purpose_said_before`); not a question, a hypothesis, travel done or someone else's."""
+    said = purpose_of(sentence)
+    if said is None or is_question(sentence) or _IF.search(sentence) or _PAST_TRIP.search(sentence) or \
+            HABITUAL.search(sentence) or trip_subject(sentence) != "user" or drops_idea(sentence):
+        return
+    context.pending[_PURPOSE_SAID] = {"purpose": said}
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
     legs = airports.route(sentence)
     if legs is not None:  # a pasted itinerary line: "Depart: 04 MAR 10:15 LHR -> LOS BA075"
         sentence = _ITINERARY_DAY.sub(_itinerary_day, sentence)
@@ -190,6 +258,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if _DOCUMENT_DATE.search(sentence) and not booked and not _AIRLINE.search(sentence):
         return []  # "your visa is valid until 31 May, twelve days before your flight home": the visa's date
     _companions(sentence, context)
+    taking_part = _TAKING_PART.search(sentence)
+    if taking_part is not None and context.speaker == "user" and not is_question(sentence) and \
+            (said := purpose_of(taking_part.group(0))) is not None:
+        context.pending[_PURPOSE_SAID] = {"purpose": said}  # "got my place in the Tokyo Marathon!", then the flights
     travel = TRAVEL.search(sentence)
     strong = STRONG.search(sentence)
     previous = context.last.get(DOMAIN)
@@ -202,7 +274,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         not (travel or strong or booked or follow_up) else None  # "We cancelled Paris.": the Paris trip on record
     if dropped is not None:
         previous, known = TypedFact(DOMAIN, dropped[0], dropped[1]), dropped[1]
-    triggered = travel or strong or booked or follow_up
+    aim = _PURPOSE_OPENER.search(sentence) if previous is not None and purpose_of(sentence) is not None else None
+    triggered = travel or strong or booked or follow_up or aim
     correcting = previous is not None and CORRECTION.search(sentence) is not None
     place = find_place(sentence) if triggered or correcting else None
     if place is not None and place[1] is None and not strong:
@@ -245,7 +318,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
                     None, HOME) and _origin_abroad(sentence) is None:
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
-    elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
+    elif previous is not None and (travel or flight or adds or follow_up or aim or _weak(sentence, context, previous)
                                    or _recapped_code(sentence, context)
                                    or dropped is not None or referred is not None and CANCELLED.search(sentence)):
         key = previous.key
@@ -309,6 +382,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if key is not None:
         fields = {**context.pending.pop(_UNNAMED, {}), **context.pending.pop(key, {}), **fields}
+        _purpose_said_before(key, fields, context)
         if "confirmation" in fields and context.entities.get(key, {}).get("confirmation") not in (None, fields[
                 "confirmation"]) and not flight:
             del fields["confirmation"]  # a second code without a flight named is the hotel's or the car's
@@ -323,6 +397,22 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     along = [*context.companions, *(who for who in _earlier_companions(key, context) if who not in context.companions)]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
               for who in along), fact]
+
+
+def _purpose_said_before(key: str, fields: dict[str, JsonValue], context: Context) -> None:
+    """The trip takes what an earlier sentence of the session said the user takes part in ("got
+    my place in the Tokyo Marathon!", then "Flights are booked to Tokyo") when it has no purpose
+    yet and the event's name names no other country than the trip's."""
+    said = context.pending.get(_PURPOSE_SAID, {}).get("purpose")
+    if not isinstance(said, str) or "purpose" in fields or "purpose" in context.entities.get(key, {}):
+        return
+    there = fields.get("country") or context.entities.get(key, {}).get("country") or \
+        context.pending.get(key, {}).get("country")
+    named = any_place(said)
+    if named is not None and named[1] is not None and named[1] != there:
+        return  # "I'm running the Boston Marathon", then flights to Paris: not what Paris is for
+    fields["purpose"] = said
+    del context.pending[_PURPOSE_SAID]
 
 
 def _earlier_companions(key: str, context: Context) -> list[str]:
@@ -672,14 +762,12 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     if status is not None:
         fields["booking_status"] = status
     if airline is not None:
-        fields["carrier"] = airline.group("name")
+        fields["carrier"] = _CARRIER[airline.group("name").casefold()]
     elif flight_code is not None:
         fields["carrier"] = _CODES[flight_code.group("code")]
-    purpose = PURPOSE.search(sentence)
+    purpose = purpose_of(sentence)
     if purpose is not None:
-        whom = purpose.group("whom")
-        stated = purpose.group("stated") or purpose.group("event") or purpose.group("occasion")
-        fields["purpose"] = f"visit {whom.lower()}" if whom else " ".join(str(stated).split())
+        fields["purpose"] = purpose
     if (fields.get("booking_status") or known.get("booking_status")) in ("booked", "planned") and \
             context.timestamp is not None and not _WENT.search(sentence):
         _ahead(sentence, fields, context.timestamp.date())
