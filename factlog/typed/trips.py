@@ -19,7 +19,7 @@ from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
-from factlog.relations import BARE, FAMILY
+from factlog.relations import BARE, FAMILY, family_word
 from factlog.timeparse import try_date
 from factlog.typed import airports
 from factlog.typed.common import (
@@ -44,6 +44,7 @@ from factlog.typed.stance import PLAN_OPENERS, drops_idea, is_question
 DOMAIN = "trip"
 TRAVEL = re.compile(
     r"\b(?:fly|flying|flies|flew|flight|flights|trip|trips|travel\w*|heading to|head to|going to|go to|"
+    r"go(?:ing)? (?:down|up|over|out|across|back) to|"
     r"visit|visiting|vacation|holiday|getaway|honeymoon|cruise|itinerary|depart\w*|leave for|leaving for|"
     r"layover|plane tickets?|round[- ]trip|one[- ]way|off to)\b",
     re.I,
@@ -164,11 +165,14 @@ PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     rf"\b(?:for|in|at|running|run|doing|entered|exhibiting at|speaking at|presenting at)\s+(?:the\s+)?"
     rf"(?P<named>{_NAMED_EVENT})|"
-    rf"\bfor (?:the|a|an|my|our|your|me) (?P<event>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\b|"
+    rf"\bfor (?:(?:the|a|an|my|our|your|me) |(?=(?-i:[A-Z][a-z]+)['’]s ))(?P<event>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\b|"
     rf"\b(?:to|for) visit(?:ing)? (?:my |our |the |me )?(?P<whom>{_WHOM})\b|"
     r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
     r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b|"
-    r"\b(?:my|our|the|a|on|for)\s+(?P<alone>honeymoon|babymoon|pilgrimage|hajj|umrah)\b",
+    r"\b(?:my|our|the|a|on|for)\s+(?P<alone>honeymoon|babymoon|pilgrimage|hajj|umrah)\b|"
+    # the event said first, where it is: "my best friend's wedding is in phoenix", "site visit in toronto thursday"
+    rf"\b(?:my|our|the)\s+(?P<there>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\s+(?:is|was|'s|’s)\s+(?:in|at)\b|"
+    rf"^\W*(?:(?:a|an|the|my|our)\s+)?(?P<lead>(?:[\w'’-]+ ){{0,1}}?(?:{_EVENT_HEADS}))\s+(?:in|at)\s",
     re.I,
 )
 # a sentence saying only what the trip just named is for: "It's for my mate's wedding", "Na for Hannover
@@ -178,11 +182,13 @@ _PURPOSE_OPENER = re.compile(r"^\W*(?:(?:so|and|but|oh)\s+)?(?:it'?s|it’s|it i
                              r"(?:(?:all|mainly|mostly|partly|just|really|actually|basically)\s+)?for\b", re.I)
 # taking part in a named event, said before the trip: "got my place in the Tokyo Marathon", "I'm running the ..."
 _TAKING_PART = re.compile(r"\b(?:got (?:my|a|our) (?:place|spot|entry|slot|ticket|tickets) (?:in|at|for)|"
+                          r"registration (?:for|to)|(?:my|our) (?:place|spot|registration) (?:in|at|for)|"
                           r"(?:i'?m|i’m|i am|we'?re|we’re|we are) (?:running|exhibiting at|speaking at|presenting at|"
                           r"competing in|doing|racing)|(?:entered|registered for|signed up for|accepted (?:in|to|into|"
-                          r"for)|invited to speak at))\s+(?:the\s+)?" + _NAMED_EVENT)
+                          r"for)|invited to speak at))\s+(?:the\s+)?(?:" + _NAMED_EVENT + rf"|(?:[\w'’-]+ ){{0,2}}?"
+                          rf"(?:{_EVENT_HEADS})\b)", re.I)
 # going somewhere for something, said without a travel word: "confirm going Seoul for my exchange semester"
-_GOING_FOR = re.compile(r"\b(?:going|coming|heading|headed|off)\b[^.;!?]{0,40}?\bfor\b", re.I)
+_GOING_FOR = re.compile(r"\b(?:go|going|coming|heading|headed|off)\b[^.;!?]{0,40}?\bfor\b", re.I)
 _PURPOSE_SAID = "\x00purpose"  # `Context.pending` key of what a trip is for, said before the trip
 
 
@@ -195,8 +201,13 @@ def purpose_of(sentence: str) -> str | None:
     whom = match.group("whom")
     if whom:
         return f"visit {whom.lower()}"
-    said = next(match.group(name) for name in ("stated", "named", "event", "occasion", "alone") if match.group(name))
-    return " ".join(said.split())
+    said = next(match.group(name) for name in ("stated", "named", "event", "occasion", "alone", "there", "lead")
+                if match.group(name))
+    # "my sister Maureen's 80th": Maureen's 80th, by the name given
+    return _RELATION_BEFORE_NAME.sub("", " ".join(said.split()))
+
+
+_RELATION_BEFORE_NAME = re.compile(rf"^(?i:{_RELATION})\s+(?=[A-Z][a-z]+['’]s\s)")
 
 
 # the sentence adds to the trip talked about: its total, or its dates alone ("Thursday April 10 to April 24")
@@ -241,7 +252,8 @@ def _keep_purpose(sentence: str, context: Context) -> None:
     if said is None or is_question(sentence) or _IF.search(sentence) or _PAST_TRIP.search(sentence) or \
             HABITUAL.search(sentence) or trip_subject(sentence) != "user" or drops_idea(sentence):
         return
-    context.pending[_PURPOSE_SAID] = {"purpose": said}
+    there = any_place(sentence)
+    context.pending[_PURPOSE_SAID] = {"purpose": said, **({"country": there[1]} if there and there[1] else {})}
 
 
 def _read(sentence: str, context: Context) -> list[TypedFact]:
@@ -290,7 +302,9 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         homebound, onward_leg, place = _leg(legs, sentence, context, previous, known, place)
     total = TOTAL.search(sentence)
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
-    if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or drops_idea(sentence):
+    habitual = HABITUAL.search(sentence) is not None and not (booked and place is not None and place[1] is not None)  # "I booked Aer Lingus to Dublin
+    # ..., and when Harold and I were in Rome he said we'd never fly again": the booking stands
+    if NOT_TRIPS.search(sentence) and place is None or habitual or drops_idea(sentence):
         return []
     if _PAST_TRIP.search(sentence) and not booked and booking_status(sentence) is None and \
             not _day_ahead(sentence, context):
@@ -409,7 +423,8 @@ def _purpose_said_before(key: str, fields: dict[str, JsonValue], context: Contex
     there = fields.get("country") or context.entities.get(key, {}).get("country") or \
         context.pending.get(key, {}).get("country")
     named = any_place(said)
-    if named is not None and named[1] is not None and named[1] != there:
+    where = named[1] if named is not None and named[1] is not None else context.pending[_PURPOSE_SAID].get("country")
+    if where is not None and where != there:
         return  # "I'm running the Boston Marathon", then flights to Paris: not what Paris is for
     fields["purpose"] = said
     del context.pending[_PURPOSE_SAID]
@@ -676,7 +691,10 @@ _WITH_RELATION = re.compile(
     rf"(?:(?<!stay )(?<!staying )(?<!stays )(?<!live )(?<!lives )(?<!living )(?<!meet )(?<!dinner )(?<!lunch )"
     rf"(?<!up )\bwith|\b(?:for|with)\s+(?i:me|myself)\s+and)\s+(?i:my|our)\s+"
     rf"(?P<rel>(?i:{_RELATION}))(?:\s+(?P<name>[A-Z][a-z]+))?\b(?!'s|’s)|"
-    rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b"
+    rf"\b(?i:my|our|the)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b"
+    r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|"
+    # "me and the hubby fly Emirates", "me and my sister are off to Rome"
+    rf"\b(?i:me|myself)\s+and\s+(?i:my|the|our)\s+(?P<rel3>(?i:{_RELATION}))(?:\s+(?P<name3>[A-Z][a-z]+))?\b(?!'s|’s)"
     r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)")
 
 
@@ -692,7 +710,8 @@ def _companions(sentence: str, context: Context) -> None:
     found = [match.group("name") or match.group("name2") or match.group("name3") for match in _WITH.finditer(sentence)
              if not _ends_a_place(sentence, match.start("name2"), match.group("name2"))]
     if TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence):
-        found += [match.group("name") or match.group("name2") or (match.group("rel") or match.group("rel2")).lower()
+        found += [match.group("name") or match.group("name2") or match.group("name3") or
+                  _family((match.group("rel") or match.group("rel2") or match.group("rel3")).lower())
                   for match in _WITH_RELATION.finditer(sentence)]
     found += _the_family(sentence, context)
     for name in found:
@@ -706,6 +725,11 @@ def _companions(sentence: str, context: Context) -> None:
 _PARTY = re.compile(r"\b(?:for|with)\s+(?:the|all)\s+(?P<n>two|three|four|five|six|seven|[2-7])\s+of\s+us\b|"
                     r"\ball\s+(?P<n2>two|three|four|five|six|seven|[2-7])\s+of\s+us\b", re.I)
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def _family(word: str) -> str:
+    """A relation word in its one spelling ("hubby" -> "husband"), so "my husband" and "the hubby" are one companion."""
+    return family_word(word) or word
 
 
 def _the_family(sentence: str, context: Context) -> list[str]:
@@ -726,6 +750,10 @@ def _the_family(sentence: str, context: Context) -> list[str]:
 def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> dict[str, JsonValue]:
     fields: dict[str, JsonValue] = {}
     dated = _BOOKED_ON.sub(r"\g<verb>\g<mid>", sentence)  # "mom booked the flights today": no leg's day
+    aim = PURPOSE.search(dated)
+    event_day = _EVENT_DAY.match(dated, aim.end()) if aim is not None else None
+    if event_day is not None:  # "for Maureen's 80th, which is on the 20th of May": the party's day, no leg's
+        dated = dated[:event_day.start()] + " " * len(event_day.group(0)) + dated[event_day.end():]
     dates = dates_by_cue(dated, context, CUES, _days_of_month(dated, context, known))
     going, back = dates.get("", []), dates.get("return", [])
     if going:
@@ -778,6 +806,8 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     return fields
 
 
+# the day of the event the trip is for, said right after it: ", which is on the 20th of May", "(on June 3)"
+_EVENT_DAY = re.compile(r"\s*(?:,\s*(?:which|that)\s+(?:is|was|'s|’s|falls)\s+(?:on\s+)?|\(\s*(?:on\s+)?)[^,;.()]{3,30}\)?")
 # when the booking was made, not when anyone flies: "booked the flights today", "paid for it yesterday"
 _BOOKED_ON = re.compile(r"\b(?P<verb>booked|bought|paid for|reserved|purchased|got)"
                         r"(?P<mid>(?:\s+(?!on\b|for\b)[\w']+){0,3}?)"
