@@ -104,7 +104,8 @@ _HIS_HER = re.compile(r"^\W*(?P<pronoun>his|her)\s+(?!own\b)\w", re.I)
 
 # a pasted form's line naming whose it is, and any "Field: value" line
 _FORM_OWNER = re.compile(r"^\W*(?:applicant|passenger|traveller|traveler|patient|guest|holder|policyholder|insured|"
-                         r"member|student|full name|name)(?:\s+name)?\s*:\s*(?P<who>[^:|]+?)\s*(?:\||$)", re.I)
+                         r"member|student|full name|name)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:\s*(?P<who>[^:|]+?)\s*(?:\||$)",
+                         re.I)
 _FORM_LINE = re.compile(r"^\W*[A-Za-z][\w /'()&.-]{0,30}:\s*\S")
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 
@@ -122,16 +123,29 @@ def note_form_owner(sentence: str, context: Context) -> None:
         context.form_owner = None
 
 
+# a title a ticket or form writes after or before the name: "OKONKWO/EMEKA MR", "Mrs Anna Kowalska"
+_TITLES = frozenset("mr mrs ms miss mstr master mx dr prof sir".split())
+
+
+def given_names(said: str) -> list[str]:
+    """The given names a form's name line writes, capitalised, surname and title left out:
+    "KOWALSKA, ANNA" and "KOWALSKA/ANNA MRS" (surname first) -> ["Anna"]; "Tom Alvarez" ->
+    ["Tom", "Alvarez"] (which word is the surname is unsaid)."""
+    for mark in (",", "/"):
+        first, found, rest = said.partition(mark)
+        if found and rest.strip():
+            said = rest
+            break
+    return [word.capitalize() for word in _NAME_WORD.findall(said) if word.lower() not in _TITLES]
+
+
 def form_owner(context: Context) -> str | None:
     """The relative (or companion) the current form block names, by a first name the
     conversation knows ("KOWALSKA, ANNA" -> "Anna" after "Anna is my wife"); None for the user's
     own form, or none."""
     if context.form_owner is None:
         return None
-    said = context.form_owner
-    first, _, rest = said.partition(",")  # "KOWALSKA, ANNA": surname first
-    words = [str(w).capitalize() for w in _NAME_WORD.findall(rest if rest.strip() else first)]
-    for word in words:
+    for word in given_names(context.form_owner):
         if relation_of(word, context) is not None or word in context.companions:
             return word
     return None

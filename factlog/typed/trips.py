@@ -34,7 +34,9 @@ from factlog.typed.common import (
     confirmation_code,
     conversation_fields,
     dates_by_cue,
+    given_names,
     leading_days,
+    relation_of,
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
@@ -224,8 +226,12 @@ _PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (
 # the assistant saving a code the user spelled out or read aloud: "Saved: TP44XN."
 _RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
                             r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
+# a ticket's passenger line: "Passenger: OKONKWO/EMEKA MR", "Passenger 2: HARGREAVES/DENNIS MR"
+_PASSENGER = re.compile(r"^\W*(?:passenger|traveller|traveler|pax)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:\s*(?P<who>\S.*?)\s*$",
+                        re.I)
+_PASSENGERS = "\x00passengers"  # `Context.pending` key of the given names a pasted ticket's passenger lines gave
 TRIGGERS = (airports.TRIGGER, TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
-            _RECAPPED_CODE, CANCELLED, _PURPOSE_OPENER, _TAKING_PART, _GOING_FOR)
+            _RECAPPED_CODE, CANCELLED, _PURPOSE_OPENER, _TAKING_PART, _GOING_FOR, _PASSENGER)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -256,7 +262,24 @@ def _keep_purpose(sentence: str, context: Context) -> None:
     context.pending[_PURPOSE_SAID] = {"purpose": said, **({"country": there[1]} if there and there[1] else {})}
 
 
+
+
+def _ticket_holders(context: Context) -> list[str]:
+    """The passengers the session's pasted ticket names whom the conversation knows (a relative
+    or a companion, by given name), or [] when none or it names none."""
+    said = str(context.pending.get(_PASSENGERS, {}).get("names", ""))
+    return [name for name in said.split("|") if name and (relation_of(name, context) is not None
+                                                           or name in context.companions)]
+
+
 def _read(sentence: str, context: Context) -> list[TypedFact]:
+    passenger = _PASSENGER.match(sentence)
+    if passenger is not None:
+        given = given_names(passenger.group("who"))
+        if given:
+            said = str(context.pending.get(_PASSENGERS, {}).get("names", ""))
+            context.pending[_PASSENGERS] = {"names": "|".join(filter(None, [said, given[0]]))}
+        return []
     legs = airports.route(sentence)
     if legs is not None:  # a pasted itinerary line: "Depart: 04 MAR 10:15 LHR -> LOS BA075"
         sentence = _ITINERARY_DAY.sub(_itinerary_day, sentence)
@@ -384,6 +407,12 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         if previous is None or previous.fields.get("subject", "user") == "user":
             return []  # "He flies to Lagos on the 4th": someone's trip, whose the session does not say
         subject = str(previous.fields["subject"])
+    if subject == "user" and (holders := _ticket_holders(context)):
+        passengers = str(context.pending.get(_PASSENGERS, {}).get("names", "")).split("|")
+        if len(passengers) == 1:
+            subject = holders[0]  # "Passenger: OKAFOR/ADAEZE MISS" after "my daughter Adaeze": her ticket
+        else:  # "Passenger 1: ... MARGARET", "Passenger 2: ... DENNIS": Dennis travels along
+            context.companions.extend(name for name in holders if name not in context.companions)
     if subject != "user" and fields.get("is_international") is False:
         del fields["is_international"]  # "domestic" reads the user's passport; whose passport they travel on is unsaid
     if context.speaker == "assistant" and set(fields) <= NAMING and referred is None:
