@@ -91,7 +91,9 @@ AIRLINES = (
     "Malaysia Airlines", "AirAsia", "Jetstar", "Virgin Australia", "IndiGo", "Air Tahiti Nui", "Fiji Airways",
     "Starlux", "Zipair", "Aerolineas Argentinas", "Aerolíneas Argentinas", "JetSMART", "Caribbean Airlines",
     "Bahamasair", "Cayman Airways", "Air Europa", "French Bee", "Air Serbia", "Croatia Airlines", "airBaltic",
-    "flydubai", "Air Arabia",
+    "flydubai", "Air Arabia", "FlySafair", "Airlink", "Kulula", "Air Peace", "Arik Air", "Scoot", "SpiceJet",
+    "Akasa Air", "Azul", "Flair Airlines", "Porter", "RwandAir", "Air Mauritius", "Air Seychelles", "Uganda Airlines",
+    "Air Tanzania", "Batik Air", "Lion Air", "VietJet", "Bamboo Airways", "Jeju Air", "Peach Aviation",
 )
 # a name that says it is an airline ("Fiji Airways", "Air New Zealand") in any case: "fiji airways sydney to nadi"
 _SAYS_AIRLINE = re.compile(r"\b(?:Airways|Airlines|Air Lines)\b|^Air ")
@@ -814,8 +816,9 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     if code is not None:
         fields["confirmation"] = code
         status = status if status == "cancelled" else "booked"
-    if status is None and "departure_date" in fields and (airline is not None or flight_code is not None):
-        status = "booked"  # "I'm flying Air France on Monday March 3": a flight on a date is booked
+    if status is None and "departure_date" in fields and (airline is not None or flight_code is not None or (
+            _FLIES.search(sentence) is not None and _IF.search(sentence) is None)):
+        status = "booked"  # "I'm flying Air France on Monday March 3", "Mr Osei flies to Lagos on the 4th of June"
     if status is not None:
         fields["booking_status"] = status
     if airline is not None:
@@ -837,6 +840,9 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
 
 # the day of the event the trip is for, said right after it: ", which is on the 20th of May", "(on June 3)"
 _EVENT_DAY = re.compile(r"\s*(?:,\s*(?:which|that)\s+(?:is|was|'s|’s|falls)\s+(?:on\s+)?|\(\s*(?:on\s+)?)[^,;.()]{3,30}\)?")
+# a flight said as fixed: "flies to Lagos on the 4th", "I'm flying out Friday" (not "want to fly", "would fly")
+_FLIES = re.compile(r"(?<!to )(?<!would )(?<!could )(?<!might )(?<!should )(?<!can )(?<!may )(?<!'d )(?<!’d )"
+                    r"\b(?:flies|fly out|flying(?: out)?)\b", re.I)
 # when the booking was made, not when anyone flies: "booked the flights today", "paid for it yesterday"
 _BOOKED_ON = re.compile(r"\b(?P<verb>booked|bought|paid for|reserved|purchased|got)"
                         r"(?P<mid>(?:\s+(?!on\b|for\b)[\w']+){0,3}?)"
