@@ -107,8 +107,8 @@ _CLOCK_WORDS = ("noon", "midday", "midnight")
 _MERIDIEMS = ("am", "pm", "a.m", "p.m")
 # "Thursday the 21st", "Fri 6th", "Sat. 3rd" (a weekday's short form only before an ordinal day, capitalised
 # where it is also a word: "I sat 3rd")
-WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?|(?:tues|thurs|fri)\.?),?\s+(?:the\s+)?"
-                         rf"(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
+WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?|"
+                         rf"(?:tues|thurs|fri)\.?),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
     rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"

@@ -104,7 +104,8 @@ _HIS_HER = re.compile(r"^\W*(?P<pronoun>his|her)\s+(?!own\b)\w", re.I)
 
 # a pasted form's line naming whose it is, and any "Field: value" line
 _FORM_OWNER = re.compile(r"^\W*(?:applicant|passenger|traveller|traveler|patient|guest|holder|policyholder|insured|"
-                         r"member|student|full name|name)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:\s*(?P<who>[^:|]+?)\s*(?:\||$)",
+                         r"member|student|full name|name)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:"
+                         r"\s*(?P<who>[^:|]+?)\s*(?:\||$)",
                          re.I)
 _FORM_LINE = re.compile(r"^\W*[A-Za-z][\w /'()&.-]{0,30}:\s*\S")
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")

@@ -107,7 +107,8 @@ _WAS = re.compile(r"\b(?:expired|ran out|lapsed|ended|finished|was (?:valid|good
 
 
 # a date with its year written with slashes or dots: "2/7/26", "14.05.2026" (the year is said, two digits or four)
-_SLASHED = re.compile(r"(?<![\d/])(?<!\d\.)(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{2}|\d{4})(?![\d/]|\.\d)")
+_SLASHED = re.compile(r"(?<![\d/])(?<!\d\.)(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{2}|\d{4})"
+                      r"(?![\d/]|\.\d)")
 
 
 

@@ -155,7 +155,7 @@ _EVENT_HEADS = (
     r"funeral|reunion|graduation|interview|training|engagement|convention|expo|trade show|tournament|concert|"
     r"festival|birthday|anniversary|audit|inspection|site visit|hackathon|trade fair|kick-?off|launch|onboarding|"
     r"orientation|christening|baptism|bar mitzvah|bat mitzvah|memorial|celebration|board meeting|"
-    r"semester|term abroad|year abroad|study abroad|internship|placement|residency|fellowship|"
+    r"semester abroad|semester|term abroad|year abroad|study abroad|internship|placement|residency|fellowship|"
     r"(?:half )?marathon|triathlon|ironman|race|match|competition|exhibition|congress|symposium|seminar|recital|"
     r"ceremony|pilgrimage|stag do|hen do|hen party|"
     r"[\w-]+['’]s \d{1,3}(?:st|nd|rd|th)(?: birthday)?")
@@ -169,7 +169,8 @@ PURPOSE = re.compile(
     r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
     rf"\b(?:for|in|at|running|run|doing|entered|exhibiting at|speaking at|presenting at)\s+(?:the\s+)?"
     rf"(?P<named>{_NAMED_EVENT})|"
-    rf"\bfor (?:(?:the|a|an|my|our|your|me) |(?=(?-i:[A-Z][a-z]+)['’]s ))(?P<event>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\b|"
+    rf"\bfor (?:(?:the|a|an|my|our|your|me) |(?=(?-i:[A-Z][a-z]+)['’]s ))"
+    rf"(?P<event>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\b|"
     rf"\b(?:to|for) visit(?:ing)? (?:my |our |the |me )?(?P<whom>{_WHOM})\b|"
     r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
     r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b|"
@@ -191,6 +192,8 @@ _TAKING_PART = re.compile(r"\b(?:got (?:my|a|our) (?:place|spot|entry|slot|ticke
                           r"competing in|doing|racing)|(?:entered|registered for|signed up for|accepted (?:in|to|into|"
                           r"for)|invited to speak at))\s+(?:the\s+)?(?:" + _NAMED_EVENT + rf"|(?:[\w'’-]+ ){{0,2}}?"
                           rf"(?:{_EVENT_HEADS})\b)", re.I)
+# an event said with where it is: "my cousin's wedding is in Lisbon"
+_EVENT_THERE = re.compile(rf"\b(?:{_EVENT_HEADS})\s+(?:is|'s|’s)\s+(?:in|at)\b", re.I)
 # going somewhere for something, said without a travel word: "confirm going Seoul for my exchange semester"
 _GOING_FOR = re.compile(r"\b(?:go|going|coming|heading|headed|off)\b[^.;!?]{0,40}?\bfor\b", re.I)
 _PURPOSE_SAID = "\x00purpose"  # `Context.pending` key of what a trip is for, said before the trip
@@ -229,11 +232,11 @@ _PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (
 _RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
                             r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
 # a ticket's passenger line: "Passenger: OKONKWO/EMEKA MR", "Passenger 2: HARGREAVES/DENNIS MR"
-_PASSENGER = re.compile(r"^\W*(?:passenger|traveller|traveler|pax)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:\s*(?P<who>\S.*?)\s*$",
-                        re.I)
+_PASSENGER = re.compile(r"^\W*(?:passenger|traveller|traveler|pax)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:"
+                        r"\s*(?P<who>\S.*?)\s*$", re.I)
 _PASSENGERS = "\x00passengers"  # `Context.pending` key of the given names a pasted ticket's passenger lines gave
 TRIGGERS = (airports.TRIGGER, TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
-            _RECAPPED_CODE, CANCELLED, _PURPOSE_OPENER, _TAKING_PART, _GOING_FOR, _PASSENGER)
+            _RECAPPED_CODE, CANCELLED, _PURPOSE_OPENER, _TAKING_PART, _GOING_FOR, _PASSENGER, _EVENT_THERE)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -297,8 +300,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     _companions(sentence, context)
     taking_part = _TAKING_PART.search(sentence)
     if taking_part is not None and context.speaker == "user" and not is_question(sentence) and \
-            (said := purpose_of(taking_part.group(0))) is not None:
-        context.pending[_PURPOSE_SAID] = {"purpose": said}  # "got my place in the Tokyo Marathon!", then the flights
+            (taken := purpose_of(taking_part.group(0))) is not None:
+        context.pending[_PURPOSE_SAID] = {"purpose": taken}  # "got my place in the Tokyo Marathon!", then the flights
     travel = TRAVEL.search(sentence)
     strong = STRONG.search(sentence)
     previous = context.last.get(DOMAIN)
@@ -320,6 +323,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     without_airlines = _AIRLINE.sub(" ", sentence) if flight else sentence
     if place is None and (travel or flight or booked or follow_up):
         place = any_place(without_airlines)
+    if place is not None and previous is not None and _inside_event_name(sentence, place[0]):
+        place = None  # "Na for Hannover Messe I dey go" after the Frankfurt flights: the fair's name, no new trip
     if place is not None and _homeward(sentence, place[0]):
         place = None  # "my return flight to Boston": home, not where the trip goes
     homebound = onward_leg = False
@@ -327,8 +332,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
         homebound, onward_leg, place = _leg(legs, sentence, context, previous, known, place)
     total = TOTAL.search(sentence)
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
-    habitual = HABITUAL.search(sentence) is not None and not (booked and place is not None and place[1] is not None)  # "I booked Aer Lingus to Dublin
-    # ..., and when Harold and I were in Rome he said we'd never fly again": the booking stands
+    # "I booked Aer Lingus to Dublin ..., and when Harold and I were in Rome he said we'd never fly again": booked
+    habitual = HABITUAL.search(sentence) is not None and not (booked and place is not None and place[1] is not None)
     if NOT_TRIPS.search(sentence) and place is None or habitual or drops_idea(sentence):
         return []
     if _PAST_TRIP.search(sentence) and not booked and booking_status(sentence) is None and \
@@ -442,6 +447,15 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     along = [*context.companions, *(who for who in _earlier_companions(key, context) if who not in context.companions)]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
               for who in along), fact]
+
+
+def _inside_event_name(sentence: str, place: str) -> bool:
+    """`place` is named in the sentence only inside an event's own name ("Hannover Messe")."""
+    named = PURPOSE.search(sentence)
+    if named is None or named.group("named") is None:
+        return False
+    at = [match.start() for match in re.finditer(rf"\b{re.escape(place)}\b", sentence, re.I)]
+    return bool(at) and all(named.start("named") <= start < named.end("named") for start in at)
 
 
 def _purpose_said_before(key: str, fields: dict[str, JsonValue], context: Context) -> None:
@@ -839,7 +853,8 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
 
 
 # the day of the event the trip is for, said right after it: ", which is on the 20th of May", "(on June 3)"
-_EVENT_DAY = re.compile(r"\s*(?:,\s*(?:which|that)\s+(?:is|was|'s|’s|falls)\s+(?:on\s+)?|\(\s*(?:on\s+)?)[^,;.()]{3,30}\)?")
+_EVENT_DAY = re.compile(r"\s*(?:,\s*(?:which|that)\s+(?:is|was|'s|’s|falls)\s+(?:on\s+)?|\(\s*(?:on\s+)?)"
+                        r"[^,;.()]{3,30}\)?")
 # a flight said as fixed: "flies to Lagos on the 4th", "I'm flying out Friday" (not "want to fly", "would fly")
 _FLIES = re.compile(r"(?<!to )(?<!would )(?<!could )(?<!might )(?<!should )(?<!can )(?<!may )(?<!'d )(?<!’d )"
                     r"\b(?:flies|fly out|flying(?: out)?)\b", re.I)
