@@ -855,9 +855,10 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
 # the day of the event the trip is for, said right after it: ", which is on the 20th of May", "(on June 3)"
 _EVENT_DAY = re.compile(r"\s*(?:,\s*(?:which|that)\s+(?:is|was|'s|’s|falls)\s+(?:on\s+)?|\(\s*(?:on\s+)?)"
                         r"[^,;.()]{3,30}\)?")
-# a flight said as fixed: "flies to Lagos on the 4th", "I'm flying out Friday" (not "want to fly", "would fly")
+# a flight said as fixed, with where to: "flies to Lagos on the 4th", "I'm flying out to Denver" (not "want to
+# fly", "would fly"; "Flying out December 2nd" alone says no more than when)
 _FLIES = re.compile(r"(?<!to )(?<!would )(?<!could )(?<!might )(?<!should )(?<!can )(?<!may )(?<!'d )(?<!’d )"
-                    r"\b(?:flies|fly out|flying(?: out)?)\b", re.I)
+                    r"\b(?:flies|fly out|flying(?: out)?)\s+(?:\w+\s+)?(?:to|into)\s+(?-i:[A-Z])", re.I)
 # when the booking was made, not when anyone flies: "booked the flights today", "paid for it yesterday"
 _BOOKED_ON = re.compile(r"\b(?P<verb>booked|bought|paid for|reserved|purchased|got)"
                         r"(?P<mid>(?:\s+(?!on\b|for\b)[\w']+){0,3}?)"
