@@ -69,7 +69,7 @@ _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 _NUMWORD = "|".join(["a", "an", "one", *NUMBER_WORDS])
 _UNIT = r"(?:days?|weeks?|fortnights?)"  # "last year", "five years ago": too coarse to name a day
-_YEAR = r"(?P<year>\d{4})"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"  # not a 24-hour clock read as a year: "05 JUN 1745"
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 PHONE = re.compile(

@@ -322,3 +322,66 @@ def test_flight_said_as_fixed(sentence: str, status: str) -> None:
 def test_if_i_fly_is_not_booked() -> None:
     found = trips("If I fly to Oslo on May 2 I'll need a coat.")
     assert all(f.get("booking_status") != "booked" for f in found)
+
+
+# --- what for, in a word or a form's line; "to see", "I have a conference in" -------------------------
+
+@pytest.mark.parametrize(("sentence", "purpose"), [
+    ("Booked Delta to Chicago for work, leaving March 3.", "work"),
+    ("Flying to Paris on business March 3.", "business"),
+    ("Flying to Rome for a holiday on March 3.", "holiday"),
+    ("I have a conference in Denver, flying out March 3 on United.", "conference"),
+    ("Booked United to Miami to attend my niece's wedding on March 3.", "niece's wedding"),
+    ("Booked Qantas to Sydney to see my parents, March 3 to March 20.", "see parents"),
+])
+def test_purpose_in_a_word(sentence: str, purpose: str) -> None:
+    found = trips(sentence)
+    assert found and found[-1]["purpose"] == purpose
+
+
+@pytest.mark.parametrize(("said", "purpose"), [
+    ("Purpose of visit: Tourism", "Tourism"),
+    ("Purpose of travel: Business meetings", "Business meetings"),
+    ("Purpose: conference", "conference"),
+])
+def test_a_forms_purpose_line(said: str, purpose: str) -> None:
+    assert purpose_of(said) == purpose
+
+
+@pytest.mark.parametrize("sentence", [
+    "Flying to Rome on business class, March 3.",  # a cabin
+    "The work on the kitchen starts when I fly back on March 3.",
+    "I work from home, so I can fly to Rome on March 3.",
+    "Paid for the flight on my business card.",
+])
+def test_no_word_purpose(sentence: str) -> None:
+    assert purpose_of(sentence) is None
+
+
+# --- a 24-hour clock in four digits; a day "on 17th" ---------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "day", "clock"), [
+    ("Depart 05 JUN 1745 on BA to London.", "2026-06-05", "17:45"),
+    ("Flying to Oslo 12 March 0730 hrs.", "2026-03-12", "07:30"),
+    ("Flying to Oslo on 12 March at 0730.", "2026-03-12", "07:30"),
+])
+def test_four_digit_clock(sentence: str, day: str, clock: str) -> None:
+    found = trips(sentence)
+    assert found and found[-1]["departure_date"] == day and found[-1]["departure_time"] == clock
+
+
+@pytest.mark.parametrize("text", ["paid 1745 dollars", "room 1745", "flight BA 1745 on 5 June", "5 June 2026",
+                                  "in the 1990s"])
+def test_four_digits_that_are_no_clock(text: str) -> None:
+    from factlog.spoken import for_readers
+
+    assert for_readers(text) == text
+
+
+def test_a_clock_is_no_year() -> None:
+    assert recognize("05 JUN 1745", datetime(2026, 2, 20, 8)).dates == ["2026-06-05"]
+
+
+def test_back_on_a_day_alone() -> None:
+    found = trips("Flights booked to Tokyo, out on 3rd March and back on 17th.")
+    assert found and found[-1]["return_date"] == "2026-03-17"

@@ -166,12 +166,20 @@ _NAMED_EVENT = (r"(?-i:(?:[A-Z][\w'’&.-]*\s+){1,3}(?:Marathon|Half Marathon|Me
 _WHOM = (r"parents|family|grandparents|grandchildren|grandkids|grandson|granddaughter|friends?|mom|mum|dad|sister|"
          r"brother|son|daughter|kids|children|cousins?|aunt|uncle|in-laws|relatives|folks|grandma|grandpa|nan|nana")
 PURPOSE = re.compile(
-    r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
+    r"\bpurpose(?:\s+of\s+(?:the\s+)?(?:travel|trip|visit|journey|stay))?:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*"
+    r"(?=[.,;!]|$)|"
     rf"\b(?:for|in|at|running|run|doing|entered|exhibiting at|speaking at|presenting at)\s+(?:the\s+)?"
     rf"(?P<named>{_NAMED_EVENT})|"
-    rf"\bfor (?:(?:the|a|an|my|our|your|me) |(?=(?-i:[A-Z][a-z]+)['’]s ))"
+    rf"\b(?:for|to attend|attending) (?:(?:the|a|an|my|our|your|me) |(?=(?-i:[A-Z][a-z]+)['’]s ))"
     rf"(?P<event>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\b|"
     rf"\b(?:to|for) visit(?:ing)? (?:my |our |the |me )?(?P<whom>{_WHOM})\b|"
+    rf"\bto see (?:my |our |the |me )?(?P<see>{_WHOM})\b|"
+    # what for, in a word: "for work", "on business", "on holiday"
+    r"\b(?:for|on)\s+(?:a\s+)?(?P<plain>work|business|vacation|holiday|pleasure|leisure)\b"
+    r"(?!\s+(?:trip|travel|class|lounge|card|account|days?|hours|email|phone|laptop)\b)|"
+    # "I have a conference in Denver"
+    rf"\b(?:have|got|there's|there’s)\s+(?:a|an|the|my|our)\s+(?P<have>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))"
+    r"\s+(?:in|at)\b|"
     r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
     r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b|"
     r"\b(?:my|our|the|a|on|for)\s+(?P<alone>honeymoon|babymoon|pilgrimage|hajj|umrah)\b|"
@@ -208,8 +216,12 @@ def purpose_of(sentence: str) -> str | None:
     whom = match.group("whom")
     if whom:
         return f"visit {whom.lower()}"
-    said = next(match.group(name) for name in ("stated", "named", "event", "occasion", "alone", "there", "lead")
-                if match.group(name))
+    if match.group("see"):
+        return f"see {match.group('see').lower()}"
+    said = next(match.group(name) for name in ("stated", "named", "event", "occasion", "alone", "there", "lead",
+                                               "plain", "have") if match.group(name))
+    if match.group("plain"):
+        return said.lower()
     # "my sister Maureen's 80th": Maureen's 80th, by the name given
     return _RELATION_BEFORE_NAME.sub("", " ".join(said.split()))
 
@@ -901,8 +913,8 @@ def _about_a_passport(context: Context) -> bool:
 _FLIGHT_CODE_WORDS = re.compile(r"\b(?:booking|reservation|record locator|pnr|flight)\b", re.I)
 # a day of the month alone: "out the 3rd, back the 17th" (not "Thursday the 3rd", not "the 2nd of August")
 _DAY_ONLY = re.compile(
-    r"(?<!day )(?<!day, )\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
-    r"sep|oct|nov|dec)[a-z]*\b)", re.I)
+    r"(?<!day )(?<!day, )\b(?:the|on)\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)", re.I)
 
 
 def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue]) -> tuple[tuple[int, str], ...]:
