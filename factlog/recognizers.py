@@ -320,9 +320,12 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
     absolute_starts: list[int] = []
     lower = work[0].lower()
     ordinals = ORDINAL_DATES if _has(lower, _ORDINAL_HINTS) else ()
+    # a writer who puts the day first once ("back 21/5") puts it first in "flying out 3/4" too
+    day_first = "/" in lower and any(int(m.group("mm")) > 12 >= int(m.group("dd"))
+                                     for m in NUMERIC_DATE.finditer(lower))
     for pattern in (ISO_DATE, DOTTED_DATE, *YEAR_FIRST, *ordinals, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
-            day = _absolute(match, base)
+            day = _absolute(match, base, day_first=day_first and pattern is NUMERIC_DATE)
             if day is not None:
                 found.append((match.start(), day.isoformat()))
                 absolute_starts.append(match.start())
@@ -354,7 +357,7 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
     return found
 
 
-def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
+def _absolute(match: re.Match[str], base: datetime | None, *, day_first: bool = False) -> date | None:
     groups = match.groupdict()
     month_name = groups.get("month")
     month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
@@ -363,7 +366,7 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     if day_of_month is None:
         return None
     day = day_of_month
-    if not month_name and month > 12 >= day:
+    if not month_name and (month > 12 >= day or day_first):
         month, day = day, month  # "31/5": only a day first reads as a date (British, Australian, Indian)
     year_text = groups.get("year")
     if groups.get("rel") is not None and base is not None:  # "this year", "next year"

@@ -52,11 +52,16 @@ def for_readers(sentence: str) -> str:
         text = re.sub(r"\s{2,}", " ", _FILLER.sub(" ", text)).strip()
     if _DIGIT_HINT.search(text):
         text = DIGIT_RUN.sub(lambda m: digits_of(m.group(0)), text)
+    if _SHORT_DAY.search(text):
+        text = _SHORT_DAY.sub(lambda m: "tomorrow" if m.group(0).lower() not in _NIGHTS else "tonight", text)
     if _HHMM_HINT.search(text):
         text = _HHMM.sub(_hhmm, text)
     return _clock_times(text)
 
 
+# days texted short: "i fly to delhi tmrw", "2moro", "tonite"
+_SHORT_DAY = re.compile(r"\b(?:tmrw|tmr|tmw|tmrrw|2moro|2morrow|2mrw|tomoz|2nite|tonite)\b", re.I)
+_NIGHTS = frozenset({"2nite", "tonite"})
 # a 24-hour clock in four digits: "1745 hrs", "0900 hours", "05 JUN 1745" (after a day and month; never a
 # year's digits, "5 June 2026", nor an amount)
 _HHMM_HINT = re.compile(r"\d{4}\s*(?:hrs|hours|h)\b|[A-Za-z]\s+\d{4}\b", re.I)

@@ -385,3 +385,31 @@ def test_a_clock_is_no_year() -> None:
 def test_back_on_a_day_alone() -> None:
     found = trips("Flights booked to Tokyo, out on 3rd March and back on 17th.")
     assert found and found[-1]["return_date"] == "2026-03-17"
+
+
+# --- a day-first writer; days texted short --------------------------------------------------------------
+
+@pytest.mark.parametrize(("text", "days"), [
+    ("flying out 3/4 and back 21/5", ["2026-04-03", "2026-05-21"]),  # 21/5 is day first: so is 3/4
+    ("in 13/3, out 2/4", ["2026-03-13", "2026-04-02"]),
+    ("3/4 to 4/5", ["2026-03-04", "2026-04-05"]),  # nothing says day first: as read
+    ("12/25 to 1/2", ["2025-12-25", "2026-01-02"]),
+])
+def test_day_first_once_is_day_first_throughout(text: str, days: list[str]) -> None:
+    assert recognize(text, datetime(2026, 2, 10, 8)).dates == days
+
+
+@pytest.mark.parametrize(("sentence", "day"), [
+    ("i fly to delhi tmrw on air india", "2026-02-11"),
+    ("flying to boston 2moro, delta", "2026-02-11"),
+    ("off to Rome tmr, booked Ryanair", "2026-02-11"),
+])
+def test_tomorrow_texted(sentence: str, day: str) -> None:
+    found = trips(sentence)
+    assert found and found[-1]["departure_date"] == day
+
+
+def test_a_word_with_tmr_in_it_is_no_day() -> None:
+    from factlog.spoken import for_readers
+
+    assert for_readers("the tmrwz and tmrx codes") == "the tmrwz and tmrx codes"
