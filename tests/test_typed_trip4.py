@@ -413,3 +413,20 @@ def test_a_word_with_tmr_in_it_is_no_day() -> None:
     from factlog.spoken import for_readers
 
     assert for_readers("the tmrwz and tmrx codes") == "the tmrwz and tmrx codes"
+
+
+# --- insurers by their own spelling; an expiry told as past -------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "provider"), [
+    ("i bought travel insurance with nib for fiji from the third of july to the twelfth of july", "nib"),
+    ("Got Cover-More travel insurance for Bali, 3 March to 17 March.", "Cover-More"),
+    ("My travel insurance is with Southern Cross, 3 March to 17 March.", "Southern Cross"),
+    ("Staysure travel insurance covers 3 March to 17 March.", "Staysure"),
+])
+def test_insurer_named(sentence: str, provider: str) -> None:
+    found = [f for f in read(sentence) if f["fact"] == "document"]
+    assert found and found[-1]["provider"] == provider
+
+
+def test_a_pen_nib_is_no_insurer() -> None:
+    assert [f["fact"] for f in read("My pen nib broke, and my passport expires 3 June 2027.")] == ["passport"]
