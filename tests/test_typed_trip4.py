@@ -430,3 +430,20 @@ def test_insurer_named(sentence: str, provider: str) -> None:
 
 def test_a_pen_nib_is_no_insurer() -> None:
     assert [f["fact"] for f in read("My pen nib broke, and my passport expires 3 June 2027.")] == ["passport"]
+
+
+# --- a return on "the Friday", "the following Monday" after the day said -------------------------------
+
+@pytest.mark.parametrize(("sentence", "back"), [
+    ("Flying to Paris on March 3, back the following Monday.", "2026-03-09"),
+    ("Off to Leeds on the train, Tuesday the 7th of April, coming home on the Friday.", "2026-04-10"),
+    ("Flying to Oslo on Thursday March 5, returning the following Tuesday.", "2026-03-10"),
+])
+def test_return_on_a_weekday_after(sentence: str, back: str) -> None:
+    found = trips(sentence)
+    assert found and found[-1]["return_date"] == back
+
+
+def test_the_fridays_are_no_day() -> None:
+    found = trips("Flying to Paris on March 3; I work Fridays.")
+    assert found and "return_date" not in found[-1]

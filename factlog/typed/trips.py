@@ -948,10 +948,11 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
 
 
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-# a weekday said alone (not "next Friday", "Mondays", "Monday the 3rd", "Monday March 2"): the next one
+# a weekday said alone (not "next Friday", "Mondays", "Monday the 3rd", "Monday March 2"): the next one, after
+# the day said before it ("Tuesday the 7th of April, coming home on the Friday", "back the following Monday")
 _BARE_WEEKDAY = re.compile(
     r"(?<!next )(?<!last )(?<!this )(?<!coming )(?<!every )\b(?:on|by|until|till|back|out|return\w*|leav\w*|"
-    r"fly\w*|depart\w*)\s+(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)"
+    r"fly\w*|depart\w*)\s+(?:the\s+(?:following\s+|next\s+)?)?(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)"
     r"(?!,?\s+(?:the\s+)?\d)(?!,?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
