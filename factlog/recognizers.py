@@ -69,7 +69,7 @@ _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 WEEKDAYS = ("mon", "tues", "wednes", "thurs", "fri", "satur", "sun")
 _NUMWORD = "|".join(["a", "an", "one", *NUMBER_WORDS])
 _UNIT = r"(?:days?|weeks?|fortnights?)"  # "last year", "five years ago": too coarse to name a day
-_YEAR = r"(?P<year>\d{4})"
+_YEAR = r"(?P<year>(?:19|20)\d\d)"  # not a 24-hour clock read as a year: "05 JUN 1745"
 
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]{1,64}@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
 PHONE = re.compile(
@@ -105,7 +105,10 @@ _DAY_WORD_HINTS = ("end of", " eve", "christmas", "new year", "valentine", "patr
 _MONEY_HINTS = ("grand", "dollar", "buck", "usd")
 _CLOCK_WORDS = ("noon", "midday", "midnight")
 _MERIDIEMS = ("am", "pm", "a.m", "p.m")
-WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
+# "Thursday the 21st", "Fri 6th", "Sat. 3rd" (a weekday's short form only before an ordinal day, capitalised
+# where it is also a word: "I sat 3rd")
+WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?|"
+                         rf"(?:tues|thurs|fri)\.?),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
     rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
     rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"
@@ -317,9 +320,12 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
     absolute_starts: list[int] = []
     lower = work[0].lower()
     ordinals = ORDINAL_DATES if _has(lower, _ORDINAL_HINTS) else ()
+    # a writer who puts the day first once ("back 21/5") puts it first in "flying out 3/4" too
+    day_first = "/" in lower and any(int(m.group("mm")) > 12 >= int(m.group("dd"))
+                                     for m in NUMERIC_DATE.finditer(lower))
     for pattern in (ISO_DATE, DOTTED_DATE, *YEAR_FIRST, *ordinals, MONTH_DAY, DAY_MONTH, NUMERIC_DATE):
         for match in pattern.finditer(work[0]):
-            day = _absolute(match, base)
+            day = _absolute(match, base, day_first=day_first and pattern is NUMERIC_DATE)
             if day is not None:
                 found.append((match.start(), day.isoformat()))
                 absolute_starts.append(match.start())
@@ -351,7 +357,7 @@ def _dates_found(work: list[str], base: datetime | None) -> list[tuple[int, str]
     return found
 
 
-def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
+def _absolute(match: re.Match[str], base: datetime | None, *, day_first: bool = False) -> date | None:
     groups = match.groupdict()
     month_name = groups.get("month")
     month = MONTHS[month_name.lower().rstrip(".")] if month_name else int(groups["mm"])
@@ -360,7 +366,7 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
     if day_of_month is None:
         return None
     day = day_of_month
-    if not month_name and month > 12 >= day:
+    if not month_name and (month > 12 >= day or day_first):
         month, day = day, month  # "31/5": only a day first reads as a date (British, Australian, Indian)
     year_text = groups.get("year")
     if groups.get("rel") is not None and base is not None:  # "this year", "next year"
@@ -376,8 +382,8 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
 
 
 def _weekday_day(match: re.Match[str], base: date) -> date | None:
-    """ "Thursday the 21st": the day-of-month near `base` that falls on that weekday."""
-    weekday = WEEKDAYS.index(match.group("weekday").lower()[:-3])
+    """ "Thursday the 21st", "Fri 6th": the day-of-month near `base` that falls on that weekday."""
+    weekday = [name[:3] for name in WEEKDAYS].index(match.group("weekday").lower()[:3])
     day = int(match.group("dd"))
     candidates = []
     for offset in (-1, 0, 1, 2):
@@ -385,7 +391,8 @@ def _weekday_day(match: re.Match[str], base: date) -> date | None:
         candidate = _safe_date(year, month + 1, day)
         if candidate is not None and candidate.weekday() == weekday:
             candidates.append(candidate)
-    return min(candidates, key=lambda d: abs((d - base).days), default=None)
+    # as near as a later one: the later ("Fri 6th" said on the 20th, when both the 6ths before and after are Fridays)
+    return min(candidates, key=lambda d: (abs((d - base).days), d < base), default=None)
 
 
 def _safe_date(year: int, month: int, day: int) -> date | None:

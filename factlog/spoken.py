@@ -52,7 +52,30 @@ def for_readers(sentence: str) -> str:
         text = re.sub(r"\s{2,}", " ", _FILLER.sub(" ", text)).strip()
     if _DIGIT_HINT.search(text):
         text = DIGIT_RUN.sub(lambda m: digits_of(m.group(0)), text)
+    if _SHORT_DAY.search(text):
+        text = _SHORT_DAY.sub(lambda m: "tomorrow" if m.group(0).lower() not in _NIGHTS else "tonight", text)
+    if _HHMM_HINT.search(text):
+        text = _HHMM.sub(_hhmm, text)
     return _clock_times(text)
+
+
+# days texted short: "i fly to delhi tmrw", "2moro", "tonite"
+_SHORT_DAY = re.compile(r"\b(?:tmrw|tmr|tmw|tmrrw|2moro|2morrow|2mrw|tomoz|2nite|tonite)\b", re.I)
+_NIGHTS = frozenset({"2nite", "tonite"})
+# a 24-hour clock in four digits: "1745 hrs", "0900 hours", "05 JUN 1745" (after a day and month; never a
+# year's digits, "5 June 2026", nor an amount)
+_HHMM_HINT = re.compile(r"\d{4}\s*(?:hrs|hours|h)\b|[A-Za-z]\s+\d{4}\b", re.I)
+_HHMM = re.compile(r"(?P<before>\b\d{1,2}\s?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?,?\s+"
+                   r"(?:at\s+)?)?(?<![\d:$£€.,])(?P<h>[01]\d|2[0-3])(?P<m>[0-5]\d)(?P<unit>\s*(?:hrs|hours|h)\b)?"
+                   r"(?![\d:,.]\d|\d)", re.I)
+
+
+def _hhmm(match: re.Match[str]) -> str:
+    before = match.group("before")
+    if match.group("unit") is None and (before is None or match.group("h") in ("19", "20")):
+        return match.group(0)  # "in 1745", "5 June 2026": not a clock
+    lead = "" if before is None else before if re.search(r"\bat\s+$", before, re.I) else f"{before}at "
+    return f"{lead}{match.group('h')}:{match.group('m')}"
 
 
 def _without_emoji(text: str) -> str:

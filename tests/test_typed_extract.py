@@ -150,7 +150,7 @@ def test_a_place_named_alone_waits_for_the_trips_values() -> None:
     facts = typed(("user", "Work is sending me to Singapore."), ("user", "Flying out December 2nd, 2025."),
                   ("user", "Confirmation SQ2RT8. It's for the client workshop."),
                   ("assistant", "Saved: confirmation SQ2RT8, purpose: client workshop."))
-    assert [f.key for f in facts] == ["singapore"] * 3
+    assert [f.key for f in facts] == ["singapore"] * 4  # "It's for the client workshop." is the trip's too
     assert shape(facts)[0][2] == {"destination": "Singapore", "country": "Singapore", "departure_date": "2025-12-02"}
     assert facts[-1].fields["purpose"] == "client workshop" and facts[-1].fields["confirmation"] == "SQ2RT8"
     assert typed(("user", "Work is sending me to Singapore.")) == []  # a place alone: no trip's values yet

@@ -15,6 +15,8 @@ import re
 from types import MappingProxyType
 from typing import Mapping
 
+from factlog.typed.places import place_name
+
 CITIES: Mapping[str, str] = MappingProxyType({
     # United States
     "ATL": "Atlanta", "LAX": "Los Angeles", "ORD": "Chicago", "MDW": "Chicago", "DFW": "Dallas", "DEN": "Denver",
@@ -68,18 +70,45 @@ ROUTE = re.compile(r"\b(?P<a>[A-Z]{3})\s*(?:->|→|–|-|/|>|\bto\b)\s*(?P<b>[A-
 # "Outbound 02APR 18:25 jfk-cdg"): only with a dash, arrow or slash, and only beside a clock time
 ROUTE_LOWER = re.compile(r"(?<![\w-])(?P<a>[a-z]{3})\s*(?:->|→|–|-|/)\s*(?P<b>[a-z]{3})(?![\w-])")
 _CLOCK = re.compile(r"\b[0-2]?\d:[0-5]\d\b")
+# an e-ticket's line, each code with its clock: "LH 569  12APR  LOS 22:40  FRA 05:30+1"
+ROUTE_TIMED = re.compile(r"\b(?P<a>[A-Z]{3})\s+[0-2]?\d:?[0-5]\d\s+(?P<b>[A-Z]{3})\b")
+# a route between two places by name, as an agency's itinerary writes it: "London Heathrow - Singapore",
+# "Lagos → Frankfurt" (a dash only between spaces; the names are asked of the country table)
+_NAME = r"[A-Z][\w'.]*(?:\s+[A-Z][\w'.]*){0,3}"
+ROUTE_NAMED = re.compile(rf"(?<![\w-])(?P<a>{_NAME})(?:\s+(?:-|–)\s+|\s*(?:->|→)\s*)(?P<b>{_NAME})")
 # what the reader's trigger looks for (the reader compiles its triggers ignoring case)
 TRIGGER = re.compile(r"(?-i:\b[A-Z]{3}\s*(?:->|→|–|-|/|>|\bto\b)\s*[A-Z]{3}\b)|"
-                     r"(?-i:(?<![\w-])[a-z]{3}\s*(?:->|→|–|-|/)\s*[a-z]{3}(?![\w-]))")
+                     r"(?-i:(?<![\w-])[a-z]{3}\s*(?:->|→|–|-|/)\s*[a-z]{3}(?![\w-]))|"
+                     r"(?-i:[A-Z][\w'.]*(?:\s+(?:-|–)\s+|\s*(?:->|→)\s*)[A-Z])|"
+                     r"(?-i:\b[A-Z]{3}\s+[0-2]?\d:?[0-5]\d\s+[A-Z]{3}\b)")
 
 
 def route(text: str) -> tuple[str, str] | None:
-    """(from city, to city) of the first route between two known airport codes, or None."""
-    matches = [*ROUTE.finditer(text)]
+    """(from city, to city) of the first route between two known airport codes ("LHR -> NRT",
+    "LOS 22:40 FRA 05:30"), or None; else
+    of a route between two places by name ("London Heathrow - Singapore": an airport's name
+    after its city's is the city's)."""
+    matches = [*ROUTE.finditer(text), *ROUTE_TIMED.finditer(text)]
     if not matches and _CLOCK.search(text):
         matches = [*ROUTE_LOWER.finditer(text)]
     for match in matches:
         a, b = CITIES.get(match.group("a").upper()), CITIES.get(match.group("b").upper())
         if a is not None and b is not None and a != b:
             return a, b
+    for match in ROUTE_NAMED.finditer(text):
+        a, b = _city(match.group("a"), last=True), _city(match.group("b"), last=False)
+        if a is not None and b is not None and a != b:
+            return a, b
+    return None
+
+
+def _city(said: str, *, last: bool) -> str | None:
+    """The known place `said` names: from its start ("London Heathrow" -> "London"), or for the
+    route's first end also ending it ("SQ 317 London" -> "London")."""
+    words = said.split()
+    for size in range(min(len(words), 4), 0, -1):
+        for part in ([words[:size], words[-size:]] if last else [words[:size]]):
+            found = place_name(" ".join(part).rstrip(".,'"))
+            if found is not None:
+                return found
     return None

@@ -31,7 +31,7 @@ assert all(word in FAMILY for word in RELATIONS if word not in ("kids", "childre
 _RELATION = "|".join(sorted(map(re.escape, RELATIONS), key=len, reverse=True))
 _POSSESSIVE = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:'s|’s|s'|\s+(?P<name>[A-Z][a-z]+)(?:'s|’s))", re.I)
-_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+(?!\w+\s+(?:rules|requirements|policy))")
+
 _PERSON_DOES = re.compile(
     rf"\b(?:my|our|your)\s+(?P<rel>{_RELATION})(?:\s+[A-Z][a-z]+)?\s+(?:is|was|will be|has|had|'s|just|also)\b", re.I
 )
@@ -42,7 +42,9 @@ _NOT_NAMES = frozenset(
 BOOKED = re.compile(
     r"\b(?:booked|have (?:my |our |the )?(?:plane |flight )?tickets|got (?:my |our |the )?tickets|"
     r"bought (?:my |our |the )?(?:plane |flight )?tickets|purchased|reserved|confirmed|confirmation|"
-    r"all set|locked in|paid for|i book)\b",
+    r"all set|locked in|paid for|i book|"
+    # British and Antipodean "sorted": "finally sorted Bali", "sorted the flights"
+    r"(?:finally|just) sorted|sorted (?:out )?(?:the |my |our )?(?:flights?|tickets?|trip|travel|holiday|bookings?))\b",
     re.I,
 )
 CANCELLED = re.compile(r"\b(?:cancel+(?:ed|ing)?|called off|scrapped|no longer (?:going|flying|traveling)|"
@@ -82,7 +84,13 @@ def subject_of(sentence: str, context: Context) -> str:
 
 
 # a parent said bare, as a name: "Mum's passport", "mom's runs out", "moms runs out june 3"
-_BARE_OWNER = re.compile(rf"\b(?P<rel>{relation_pattern(BARE)})(?:'s|’s)\s+(?!\w+\s+(?:rules|requirements|policy))|"
+# ("Mum's on at me to check me passport", "Dad's been asking": "'s" is "is" or "has", Mum owns nothing)
+_CONTRACTED = (r"(?!(?:on|in|at|been|going|gone|got|getting|not|never|always|just|still|also|so|very|really|worried|"
+               r"asking|saying|telling|making|having|taking|off|away|back|home|here|there|up|out|coming|a|an|the)\b)")
+_NAME_POSSESSIVE = re.compile(r"\b(?P<name>[A-Z][a-z]{2,})(?:'s|’s)\s+" + _CONTRACTED +
+                              r"(?!\w+\s+(?:rules|requirements|policy))")
+_BARE_OWNER = re.compile(rf"\b(?P<rel>{relation_pattern(BARE)})(?:'s|’s)\s+{_CONTRACTED}"
+                         r"(?!\w+\s+(?:rules|requirements|policy))|"
                          r"\b(?P<rel2>mom|mum|dad)s\s+(?=(?:runs|ran|expires|expired|is|was|has|needs|ends)\b)", re.I)
 _OWNER_VERBS = r"(?:has|had|is|was|says|said|wants|needs|pays|plans|got|gets|holds|keeps|uses|will|just|also|takes)"
 _BARE_NAMES = relation_pattern(word.capitalize() for word in BARE)
@@ -96,7 +104,9 @@ _HIS_HER = re.compile(r"^\W*(?P<pronoun>his|her)\s+(?!own\b)\w", re.I)
 
 # a pasted form's line naming whose it is, and any "Field: value" line
 _FORM_OWNER = re.compile(r"^\W*(?:applicant|passenger|traveller|traveler|patient|guest|holder|policyholder|insured|"
-                         r"member|student|full name|name)(?:\s+name)?\s*:\s*(?P<who>[^:|]+?)\s*(?:\||$)", re.I)
+                         r"member|student|full name|name)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:"
+                         r"\s*(?P<who>[^:|]+?)\s*(?:\||$)",
+                         re.I)
 _FORM_LINE = re.compile(r"^\W*[A-Za-z][\w /'()&.-]{0,30}:\s*\S")
 _NAME_WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 
@@ -114,16 +124,29 @@ def note_form_owner(sentence: str, context: Context) -> None:
         context.form_owner = None
 
 
+# a title a ticket or form writes after or before the name: "OKONKWO/EMEKA MR", "Mrs Anna Kowalska"
+_TITLES = frozenset("mr mrs ms miss mstr master mx dr prof sir".split())
+
+
+def given_names(said: str) -> list[str]:
+    """The given names a form's name line writes, capitalised, surname and title left out:
+    "KOWALSKA, ANNA" and "KOWALSKA/ANNA MRS" (surname first) -> ["Anna"]; "Tom Alvarez" ->
+    ["Tom", "Alvarez"] (which word is the surname is unsaid)."""
+    for mark in (",", "/"):
+        first, found, rest = said.partition(mark)
+        if found and rest.strip():
+            said = rest
+            break
+    return [word.capitalize() for word in _NAME_WORD.findall(said) if word.lower() not in _TITLES]
+
+
 def form_owner(context: Context) -> str | None:
     """The relative (or companion) the current form block names, by a first name the
     conversation knows ("KOWALSKA, ANNA" -> "Anna" after "Anna is my wife"); None for the user's
     own form, or none."""
     if context.form_owner is None:
         return None
-    said = context.form_owner
-    first, _, rest = said.partition(",")  # "KOWALSKA, ANNA": surname first
-    words = [str(w).capitalize() for w in _NAME_WORD.findall(rest if rest.strip() else first)]
-    for word in words:
+    for word in given_names(context.form_owner):
         if relation_of(word, context) is not None or word in context.companions:
             return word
     return None

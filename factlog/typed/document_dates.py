@@ -51,8 +51,12 @@ def document_dates(sentence: str, context: Context, kind: str) -> dict[str, Json
             fields["expiry_date"] = expiry.replace(year=int(years.pop())).isoformat()
         except ValueError:
             pass
-    elif expiry is not None and not years and context.timestamp is not None and \
-            expiry < context.timestamp.date() and not _WAS.search(sentence):
+    elif expiry is not None and context.timestamp is not None and expiry < context.timestamp.date() and \
+            (other := _other_order(sentence, expiry)) is not None and other >= context.timestamp.date() and \
+            not _WAS.search(sentence):
+        fields["expiry_date"] = other.isoformat()  # "it expires 2/7/26", said in February 2026: 2 July (day first)
+    elif expiry is not None and not years and not _SLASHED.search(sentence) and context.timestamp is not None \
+            and expiry < context.timestamp.date() and not _WAS.search(sentence):
         try:  # "my passport expires on the 30th of August", said in January: this August, not last
             fields["expiry_date"] = expiry.replace(year=expiry.year + 1).isoformat()
         except ValueError:
@@ -100,6 +104,27 @@ def _month_expiry(sentence: str, context: Context) -> str | None:
 # an expiry told as past: "it expired on March 3", "the cover ended in May"
 _WAS = re.compile(r"\b(?:expired|ran out|lapsed|ended|finished|was (?:valid|good)|stopped|terminated|"
                   r"(?:has|had|have) (?:expired|lapsed|ended|run out))\b", re.I)
+
+
+# a date with its year written with slashes or dots: "2/7/26", "14.05.2026" (the year is said, two digits or four)
+_SLASHED = re.compile(r"(?<![\d/])(?<!\d\.)(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)(?P<y>\d{2}|\d{4})"
+                      r"(?![\d/]|\.\d)")
+
+
+
+def _other_order(sentence: str, read: date) -> date | None:
+    """The other reading of the slashed date read as `read` ("2/7/26": 7 February, or 2 July), or
+    None when the sentence has none or it reads only one way."""
+    for match in _SLASHED.finditer(sentence):
+        a, b, y = int(match.group("a")), int(match.group("b")), int(match.group("y"))
+        year = y + 2000 if y < 100 else y
+        if a > 12 or b > 12 or a == b or year != read.year or {a, b} != {read.month, read.day}:
+            continue
+        try:
+            return date(year, read.day, read.month)
+        except ValueError:
+            return None
+    return None
 
 
 _YEAR = re.compile(r"(?<![\d/-])(?:19[5-9]\d|20[0-4]\d)(?![\d/-])")  # not a card's last four ("ending 2087")

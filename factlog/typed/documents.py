@@ -94,7 +94,10 @@ _PROVIDERS = re.compile(
     r"\b(?P<name>Allianz Travel|Allianz|World Nomads|Seven Corners|Cigna Global|SafetyWing|GeoBlue|IMG|Geico|GEICO|"
     r"State Farm|Progressive|Allstate|Liberty Mutual|Aetna|"
     r"Cigna|Blue Cross|Kaiser|UnitedHealthcare|Humana|Travel Guard|AIG|Nationwide|USAA|Farmers|"
-    r"AppleCare|Asurion|SquareTrade|Geek Squad|Mulberry|Upsure|Best Buy|Costco)\b"
+    r"AppleCare|Asurion|SquareTrade|Geek Squad|Mulberry|Upsure|Best Buy|Costco|"
+    # travel insurers outside the U.S., as they write their names ("nib" in lower case)
+    r"nib|Cover-More|Southern Cross|Bupa|AXA|Chubb|Zurich|Aviva|Staysure|InsureandGo|Tata AIG|HDFC Ergo|NTUC Income|"
+    r"MSIG|FWD|Manulife|TuGo|Generali|Heymondo|Trawick|battleface|Faye|Travelex Insurance)\b"
 )
 # "record a purchase: a Whirlpool refrigerator from Home Depot", "a Bosch 300 Series dishwasher bought at ..."
 _PURCHASED = (

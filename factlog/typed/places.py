@@ -128,8 +128,8 @@ _CALENDAR = frozenset("january february march april may june july august septemb
 # a place one leaves from or passes through is not where one goes
 _PASSING = re.compile(r"\b(?:via|through|from|out of|departing|connecting (?:in|through)|layover in|stopover in|"
                       r"leav(?:e|es|ing)|(?:fly|flying|flies) out of)\s+$", re.I)
-# a place followed by where one goes is where one leaves from: "Toronto to Lisbon", "LHR -> Lagos"
-_ORIGIN = re.compile(r"\s*(?:,\s*)?(?:to|->|→|–|-)\s+(?:the\s+)?[A-Z]")
+# a place followed by where one goes is where one leaves from: "Toronto to Lisbon", "sydney to nadi"
+_ORIGIN = re.compile(r"\s*(?:,\s*)?(?:to|->|→|–|-)\s+(?:the\s+)?")
 # place names that are also common words or given names: found in free text only capitalised
 _AMBIGUOUS = frozenset(
     "nice la dc us uk rio cabo vegas bali goa perth lima santiago victoria split bath cork buffalo providence darwin "
@@ -148,11 +148,15 @@ def any_place(text: str) -> tuple[str, str | None] | None:
     known country; lower case counts except for names that are also common words."""
     found: list[tuple[str, str]] = []
     places = _places()
+    routed = -1  # where a place a route goes to begins: "sydney to nadi" names Nadi, though "nadi" is also a word
     for match in _any_place_pattern().finditer(text):
         name = match.group("place")
-        if name.islower() and name in _AMBIGUOUS or _PASSING.search(text, 0, match.start()):
+        if name.islower() and name in _AMBIGUOUS and match.start() != routed or \
+                _PASSING.search(text, 0, match.start()):
             continue
-        if _ORIGIN.match(text, match.end()) and _any_place_pattern().search(text, match.end()) is not None:
+        towards = _ORIGIN.match(text, match.end())
+        if towards is not None and _any_place_pattern().match(text, towards.end()) is not None:
+            routed = towards.end()
             continue  # "Air Transat, Toronto to Lisbon": Toronto is where the flight leaves from
         found.append(places[name.casefold()])
     city = next((place for place in found if place[0] != place[1]), None)

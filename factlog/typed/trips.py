@@ -19,7 +19,7 @@ from datetime import date, timedelta
 
 from factlog.model import JsonValue
 from factlog.recognizers import MONTHS, NUMBER_WORDS, dates_and_times_at, recognize, spoken_days
-from factlog.relations import BARE, FAMILY
+from factlog.relations import BARE, FAMILY, family_word
 from factlog.timeparse import try_date
 from factlog.typed import airports
 from factlog.typed.common import (
@@ -34,7 +34,9 @@ from factlog.typed.common import (
     confirmation_code,
     conversation_fields,
     dates_by_cue,
+    given_names,
     leading_days,
+    relation_of,
     times_by_cue,
 )
 from factlog.typed.model import Context, TypedFact
@@ -44,6 +46,7 @@ from factlog.typed.stance import PLAN_OPENERS, drops_idea, is_question
 DOMAIN = "trip"
 TRAVEL = re.compile(
     r"\b(?:fly|flying|flies|flew|flight|flights|trip|trips|travel\w*|heading to|head to|going to|go to|"
+    r"go(?:ing)? (?:down|up|over|out|across|back) to|"
     r"visit|visiting|vacation|holiday|getaway|honeymoon|cruise|itinerary|depart\w*|leave for|leaving for|"
     r"layover|plane tickets?|round[- ]trip|one[- ]way|off to)\b",
     re.I,
@@ -88,12 +91,18 @@ AIRLINES = (
     "Malaysia Airlines", "AirAsia", "Jetstar", "Virgin Australia", "IndiGo", "Air Tahiti Nui", "Fiji Airways",
     "Starlux", "Zipair", "Aerolineas Argentinas", "Aerolíneas Argentinas", "JetSMART", "Caribbean Airlines",
     "Bahamasair", "Cayman Airways", "Air Europa", "French Bee", "Air Serbia", "Croatia Airlines", "airBaltic",
-    "flydubai", "Air Arabia",
+    "flydubai", "Air Arabia", "FlySafair", "Airlink", "Kulula", "Air Peace", "Arik Air", "Scoot", "SpiceJet",
+    "Akasa Air", "Azul", "Flair Airlines", "Porter", "RwandAir", "Air Mauritius", "Air Seychelles", "Uganda Airlines",
+    "Air Tanzania", "Batik Air", "Lion Air", "VietJet", "Bamboo Airways", "Jeju Air", "Peach Aviation",
 )
+# a name that says it is an airline ("Fiji Airways", "Air New Zealand") in any case: "fiji airways sydney to nadi"
+_SAYS_AIRLINE = re.compile(r"\b(?:Airways|Airlines|Air Lines)\b|^Air ")
 _AIRLINE = re.compile(
-    r"\b(?P<name>" + "|".join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))
+    r"\b(?P<name>" + "|".join(f"(?i:{re.escape(name)})" if _SAYS_AIRLINE.search(name) else re.escape(name)
+                              for name in sorted(AIRLINES, key=len, reverse=True))
     + r")\b(?!\s+(?:States|Kingdom|Arab|Nations))"
 )
+_CARRIER = {name.casefold(): name for name in AIRLINES}  # a carrier said in any case, spelled as listed
 _CODES = {"DL": "Delta", "UA": "United", "AA": "American Airlines", "WN": "Southwest", "B6": "JetBlue",
           "AS": "Alaska Airlines", "BA": "British Airways", "AF": "Air France", "LH": "Lufthansa",
           "JL": "Japan Airlines", "NH": "ANA", "AC": "Air Canada", "EK": "Emirates", "KL": "KLM",
@@ -139,20 +148,87 @@ _WITH = re.compile(
     r"\b(?P<name2>[A-Z][a-z]+)\s+and\s+I\b(?!['’])"
     r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|"
     r"\byou and (?P<name3>[A-Z][a-z]+)\b")
+# what the trip is for, said with it: "for my cousin's wedding", "to visit the grandchildren",
+# "for Hannover Messe", "our honeymoon trip", "the honeymoon is booked" (`purpose`)
+_EVENT_HEADS = (
+    r"(?:[\w-]+ )?party|conference|workshop|wedding|course|meeting|summit|negotiation|offsite|off-site|retreat|"
+    r"funeral|reunion|graduation|interview|training|engagement|convention|expo|trade show|tournament|concert|"
+    r"festival|birthday|anniversary|audit|inspection|site visit|hackathon|trade fair|kick-?off|launch|onboarding|"
+    r"orientation|christening|baptism|bar mitzvah|bat mitzvah|memorial|celebration|board meeting|"
+    r"semester abroad|semester|term abroad|year abroad|study abroad|internship|placement|residency|fellowship|"
+    r"(?:half )?marathon|triathlon|ironman|race|match|competition|exhibition|congress|symposium|seminar|recital|"
+    r"ceremony|pilgrimage|stag do|hen do|hen party|"
+    r"[\w-]+['’]s \d{1,3}(?:st|nd|rd|th)(?: birthday)?")
+# an event by its own name: "Hannover Messe", "the Tokyo Marathon", "Frankfurt Book Fair"
+_NAMED_EVENT = (r"(?-i:(?:[A-Z][\w'’&.-]*\s+){1,3}(?:Marathon|Half Marathon|Messe|Fair|Expo|Festival|Summit|Congress|"
+                r"Conference|Open|Cup|Games|Grand Prix|Week|Show|Convention|Biennale|Olympics|Fashion Week|"
+                r"Fringe|Carnival|Triathlon|Ironman)\b)")
+_WHOM = (r"parents|family|grandparents|grandchildren|grandkids|grandson|granddaughter|friends?|mom|mum|dad|sister|"
+         r"brother|son|daughter|kids|children|cousins?|aunt|uncle|in-laws|relatives|folks|grandma|grandpa|nan|nana")
 PURPOSE = re.compile(
-    r"\bpurpose:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*(?=[.,;!]|$)|"
-    r"\bfor (?:the|a|an|my|our|your) (?P<event>(?:[\w'’-]+ ){0,2}?(?:(?:[\w-]+ )?party|conference|workshop|wedding|"
-    r"course|meeting|summit|"
-    r"negotiation|offsite|off-site|retreat|funeral|reunion|graduation|interview|training|engagement|convention|"
-    r"expo|trade show|tournament|concert|festival|birthday|anniversary|audit|inspection|site visit|hackathon|"
-    r"trade fair|kick-?off|launch|onboarding|orientation|christening|baptism|bar mitzvah|bat mitzvah|memorial|"
-    r"celebration|board meeting|"
-    r"[\w-]+['’]s \d{1,3}(?:st|nd|rd|th)(?: birthday)?))\b|"
-    r"\b(?:to|for) visit(?:ing)? (?:my |our )?(?P<whom>parents|family|grandparents|friends?|mom|dad|sister|brother)\b|"
+    r"\bpurpose(?:\s+of\s+(?:the\s+)?(?:travel|trip|visit|journey|stay))?:?\s+(?:is\s+)?(?P<stated>[\w'’ -]+?)\s*"
+    r"(?=[.,;!]|$)|"
+    rf"\b(?:for|in|at|running|run|doing|entered|exhibiting at|speaking at|presenting at)\s+(?:the\s+)?"
+    rf"(?P<named>{_NAMED_EVENT})|"
+    rf"\b(?:for|to attend|attending) (?:(?:the|a|an|my|our|your|me) |(?=(?-i:[A-Z][a-z]+)['’]s ))"
+    rf"(?P<event>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\b|"
+    rf"\b(?:to|for) visit(?:ing)? (?:my |our |the |me )?(?P<whom>{_WHOM})\b|"
+    rf"\bto see (?:my |our |the |me )?(?P<see>{_WHOM})\b|"
+    # what for, in a word: "for work", "on business", "on holiday"
+    r"\b(?:for|on)\s+(?:a\s+)?(?P<plain>work|business|vacation|holiday|pleasure|leisure)\b"
+    r"(?!\s+(?:trip|travel|class|lounge|card|account|days?|hours|email|phone|laptop)\b)|"
+    # "I have a conference in Denver"
+    rf"\b(?:have|got|there's|there’s)\s+(?:a|an|the|my|our)\s+(?P<have>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))"
+    r"\s+(?:in|at)\b|"
     r"\b(?:my|our|the|a|an|this)\s+(?P<occasion>anniversary|birthday|honeymoon|graduation|bachelorette|bachelor|"
-    r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b",
+    r"wedding|business|work)\s+(?:trip|getaway|holiday|vacation)\b|"
+    r"\b(?:my|our|the|a|on|for)\s+(?P<alone>honeymoon|babymoon|pilgrimage|hajj|umrah)\b|"
+    # the event said first, where it is: "my best friend's wedding is in phoenix", "site visit in toronto thursday"
+    rf"\b(?:my|our|the)\s+(?P<there>(?:[\w'’-]+ ){{0,2}}?(?:{_EVENT_HEADS}))\s+(?:is|was|'s|’s)\s+(?:in|at)\b|"
+    rf"^\W*(?:(?:a|an|the|my|our)\s+)?(?P<lead>(?:[\w'’-]+ ){{0,1}}?(?:{_EVENT_HEADS}))\s+(?:in|at)\s",
     re.I,
 )
+# a sentence saying only what the trip just named is for: "It's for my mate's wedding", "Na for Hannover
+# Messe I dey go", "The trip is mainly for the conference"
+_PURPOSE_OPENER = re.compile(r"^\W*(?:(?:so|and|but|oh)\s+)?(?:it'?s|it’s|it is|this is|that'?s|that’s|that is|"
+                             r"the trip(?:'s|’s| is)|we(?:'re|’re| are) going|i'?m going|i’m going|na)\s+"
+                             r"(?:(?:all|mainly|mostly|partly|just|really|actually|basically)\s+)?for\b", re.I)
+# taking part in a named event, said before the trip: "got my place in the Tokyo Marathon", "I'm running the ..."
+_TAKING_PART = re.compile(r"\b(?:got (?:my|a|our) (?:place|spot|entry|slot|ticket|tickets) (?:in|at|for)|"
+                          r"registration (?:for|to)|(?:my|our) (?:place|spot|registration) (?:in|at|for)|"
+                          r"(?:i'?m|i’m|i am|we'?re|we’re|we are) (?:running|exhibiting at|speaking at|presenting at|"
+                          r"competing in|doing|racing)|(?:entered|registered for|signed up for|accepted (?:in|to|into|"
+                          r"for)|invited to speak at))\s+(?:the\s+)?(?:" + _NAMED_EVENT + rf"|(?:[\w'’-]+ ){{0,2}}?"
+                          rf"(?:{_EVENT_HEADS})\b)", re.I)
+# an event said with where it is: "my cousin's wedding is in Lisbon"
+_EVENT_THERE = re.compile(rf"\b(?:{_EVENT_HEADS})\s+(?:is|'s|’s)\s+(?:in|at)\b", re.I)
+# going somewhere for something, said without a travel word: "confirm going Seoul for my exchange semester"
+_GOING_FOR = re.compile(r"\b(?:go|going|coming|heading|headed|off)\b[^.;!?]{0,40}?\bfor\b", re.I)
+_PURPOSE_SAID = "\x00purpose"  # `Context.pending` key of what a trip is for, said before the trip
+
+
+def purpose_of(sentence: str) -> str | None:
+    """What the sentence says a trip is for, a short noun phrase as said ("cousin's wedding",
+    "visit grandchildren", "Hannover Messe", "honeymoon"), or None."""
+    match = PURPOSE.search(sentence)
+    if match is None:
+        return None
+    whom = match.group("whom")
+    if whom:
+        return f"visit {whom.lower()}"
+    if match.group("see"):
+        return f"see {match.group('see').lower()}"
+    said = next(match.group(name) for name in ("stated", "named", "event", "occasion", "alone", "there", "lead",
+                                               "plain", "have") if match.group(name))
+    if match.group("plain"):
+        return said.lower()
+    # "my sister Maureen's 80th": Maureen's 80th, by the name given
+    return _RELATION_BEFORE_NAME.sub("", " ".join(said.split()))
+
+
+_RELATION_BEFORE_NAME = re.compile(rf"^(?i:{_RELATION})\s+(?=[A-Z][a-z]+['’]s\s)")
+
+
 # the sentence adds to the trip talked about: its total, or its dates alone ("Thursday April 10 to April 24")
 TOTAL = re.compile(r"\b(?:total (?:came to|comes to|is|was|of)|(?:air)?fare (?:is|was|came to))\b", re.I)
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?"
@@ -167,8 +243,12 @@ _PLANS_TO_GO = re.compile(rf"\b{PLAN_OPENERS} (?:\w+ ){{0,2}}?(?:go|going|head (
 # the assistant saving a code the user spelled out or read aloud: "Saved: TP44XN."
 _RECAPPED_CODE = re.compile(r"^\W*(?i:saved|noted|got it|recorded|updated)\W+"
                             r"(?P<code>(?=[A-Z]*\d)(?=\d*[A-Z])[A-Z0-9]{5,8})\W*$")
+# a ticket's passenger line: "Passenger: OKONKWO/EMEKA MR", "Passenger 2: HARGREAVES/DENNIS MR"
+_PASSENGER = re.compile(r"^\W*(?:passenger|traveller|traveler|pax)(?:\s+name)?(?:\s*\(?\d\)?)?\s*:"
+                        r"\s*(?P<who>\S.*?)\s*$", re.I)
+_PASSENGERS = "\x00passengers"  # `Context.pending` key of the given names a pasted ticket's passenger lines gave
 TRIGGERS = (airports.TRIGGER, TRAVEL, STRONG, FOLLOW_UP, BOOKED, FLIGHT, TOTAL, RANGE, _AIRLINE_WORDS, _PLANS_TO_GO,
-            _RECAPPED_CODE, CANCELLED)
+            _RECAPPED_CODE, CANCELLED, _PURPOSE_OPENER, _TAKING_PART, _GOING_FOR, _PASSENGER, _EVENT_THERE)
 # an amount is the trip's cost only in a sentence about what its travel cost
 COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
                   r"\b(?:flights?|tickets?|fares?|airfare|trip|itinerary|booking)\b[^.;]*?"
@@ -177,6 +257,46 @@ COST = re.compile(r"\btotal (?:came to|comes to|is|was|of)\b|"
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    facts = _read(sentence, context)
+    if not facts and context.speaker == "user":
+        _keep_purpose(sentence, context)
+    return facts
+
+
+# a hypothesis or someone else's plan says nothing the user's next trip is for
+_IF = re.compile(r"\b(?:if|whether|unless|in case|should i|might)\b", re.I)
+
+
+def _keep_purpose(sentence: str, context: Context) -> None:
+    """Keep what a sentence that makes no trip says the user travels for ("Eh confirm going
+    Seoul for my exchange semester!", "It's for my mate's wedding"), for the session's next
+    trip (`_purpose_said_before`); not a question, a hypothesis, travel done or someone else's."""
+    said = purpose_of(sentence)
+    if said is None or is_question(sentence) or _IF.search(sentence) or _PAST_TRIP.search(sentence) or \
+            HABITUAL.search(sentence) or trip_subject(sentence) != "user" or drops_idea(sentence):
+        return
+    there = any_place(sentence)
+    context.pending[_PURPOSE_SAID] = {"purpose": said, **({"country": there[1]} if there and there[1] else {})}
+
+
+
+
+def _ticket_holders(context: Context) -> list[str]:
+    """The passengers the session's pasted ticket names whom the conversation knows (a relative
+    or a companion, by given name), or [] when none or it names none."""
+    said = str(context.pending.get(_PASSENGERS, {}).get("names", ""))
+    return [name for name in said.split("|") if name and (relation_of(name, context) is not None
+                                                           or name in context.companions)]
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
+    passenger = _PASSENGER.match(sentence)
+    if passenger is not None:
+        given = given_names(passenger.group("who"))
+        if given:
+            said = str(context.pending.get(_PASSENGERS, {}).get("names", ""))
+            context.pending[_PASSENGERS] = {"names": "|".join(filter(None, [said, given[0]]))}
+        return []
     legs = airports.route(sentence)
     if legs is not None:  # a pasted itinerary line: "Depart: 04 MAR 10:15 LHR -> LOS BA075"
         sentence = _ITINERARY_DAY.sub(_itinerary_day, sentence)
@@ -190,6 +310,10 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     if _DOCUMENT_DATE.search(sentence) and not booked and not _AIRLINE.search(sentence):
         return []  # "your visa is valid until 31 May, twelve days before your flight home": the visa's date
     _companions(sentence, context)
+    taking_part = _TAKING_PART.search(sentence)
+    if taking_part is not None and context.speaker == "user" and not is_question(sentence) and \
+            (taken := purpose_of(taking_part.group(0))) is not None:
+        context.pending[_PURPOSE_SAID] = {"purpose": taken}  # "got my place in the Tokyo Marathon!", then the flights
     travel = TRAVEL.search(sentence)
     strong = STRONG.search(sentence)
     previous = context.last.get(DOMAIN)
@@ -202,7 +326,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         not (travel or strong or booked or follow_up) else None  # "We cancelled Paris.": the Paris trip on record
     if dropped is not None:
         previous, known = TypedFact(DOMAIN, dropped[0], dropped[1]), dropped[1]
-    triggered = travel or strong or booked or follow_up
+    aim = _PURPOSE_OPENER.search(sentence) if previous is not None and purpose_of(sentence) is not None else None
+    triggered = travel or strong or booked or follow_up or aim
     correcting = previous is not None and CORRECTION.search(sentence) is not None
     place = find_place(sentence) if triggered or correcting else None
     if place is not None and place[1] is None and not strong:
@@ -210,6 +335,8 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     without_airlines = _AIRLINE.sub(" ", sentence) if flight else sentence
     if place is None and (travel or flight or booked or follow_up):
         place = any_place(without_airlines)
+    if place is not None and previous is not None and _inside_event_name(sentence, place[0]):
+        place = None  # "Na for Hannover Messe I dey go" after the Frankfurt flights: the fair's name, no new trip
     if place is not None and _homeward(sentence, place[0]):
         place = None  # "my return flight to Boston": home, not where the trip goes
     homebound = onward_leg = False
@@ -217,7 +344,9 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         homebound, onward_leg, place = _leg(legs, sentence, context, previous, known, place)
     total = TOTAL.search(sentence)
     adds = total is not None or (len(sentence.split()) <= 10 and RANGE.search(sentence) is not None)
-    if NOT_TRIPS.search(sentence) and place is None or HABITUAL.search(sentence) or drops_idea(sentence):
+    # "I booked Aer Lingus to Dublin ..., and when Harold and I were in Rome he said we'd never fly again": booked
+    habitual = HABITUAL.search(sentence) is not None and not (booked and place is not None and place[1] is not None)
+    if NOT_TRIPS.search(sentence) and place is None or habitual or drops_idea(sentence):
         return []
     if _PAST_TRIP.search(sentence) and not booked and booking_status(sentence) is None and \
             not _day_ahead(sentence, context):
@@ -245,7 +374,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
             if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
                     None, HOME) and _origin_abroad(sentence) is None:
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
-    elif previous is not None and (travel or flight or adds or follow_up or _weak(sentence, context, previous)
+    elif previous is not None and (travel or flight or adds or follow_up or aim or _weak(sentence, context, previous)
                                    or _recapped_code(sentence, context)
                                    or dropped is not None or referred is not None and CANCELLED.search(sentence)):
         key = previous.key
@@ -297,6 +426,12 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         if previous is None or previous.fields.get("subject", "user") == "user":
             return []  # "He flies to Lagos on the 4th": someone's trip, whose the session does not say
         subject = str(previous.fields["subject"])
+    if subject == "user" and (holders := _ticket_holders(context)):
+        passengers = str(context.pending.get(_PASSENGERS, {}).get("names", "")).split("|")
+        if len(passengers) == 1:
+            subject = holders[0]  # "Passenger: OKAFOR/ADAEZE MISS" after "my daughter Adaeze": her ticket
+        else:  # "Passenger 1: ... MARGARET", "Passenger 2: ... DENNIS": Dennis travels along
+            context.companions.extend(name for name in holders if name not in context.companions)
     if subject != "user" and fields.get("is_international") is False:
         del fields["is_international"]  # "domestic" reads the user's passport; whose passport they travel on is unsaid
     if context.speaker == "assistant" and set(fields) <= NAMING and referred is None:
@@ -309,6 +444,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
         return []
     if key is not None:
         fields = {**context.pending.pop(_UNNAMED, {}), **context.pending.pop(key, {}), **fields}
+        _purpose_said_before(key, fields, context)
         if "confirmation" in fields and context.entities.get(key, {}).get("confirmation") not in (None, fields[
                 "confirmation"]) and not flight:
             del fields["confirmation"]  # a second code without a flight named is the hotel's or the car's
@@ -323,6 +459,32 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     along = [*context.companions, *(who for who in _earlier_companions(key, context) if who not in context.companions)]
     return [*(TypedFact(DOMAIN, f"{key}/{who.casefold()}", conversation_fields(context, who, fields))
               for who in along), fact]
+
+
+def _inside_event_name(sentence: str, place: str) -> bool:
+    """`place` is named in the sentence only inside an event's own name ("Hannover Messe")."""
+    named = PURPOSE.search(sentence)
+    if named is None or named.group("named") is None:
+        return False
+    at = [match.start() for match in re.finditer(rf"\b{re.escape(place)}\b", sentence, re.I)]
+    return bool(at) and all(named.start("named") <= start < named.end("named") for start in at)
+
+
+def _purpose_said_before(key: str, fields: dict[str, JsonValue], context: Context) -> None:
+    """The trip takes what an earlier sentence of the session said the user takes part in ("got
+    my place in the Tokyo Marathon!", then "Flights are booked to Tokyo") when it has no purpose
+    yet and the event's name names no other country than the trip's."""
+    said = context.pending.get(_PURPOSE_SAID, {}).get("purpose")
+    if not isinstance(said, str) or "purpose" in fields or "purpose" in context.entities.get(key, {}):
+        return
+    there = fields.get("country") or context.entities.get(key, {}).get("country") or \
+        context.pending.get(key, {}).get("country")
+    named = any_place(said)
+    where = named[1] if named is not None and named[1] is not None else context.pending[_PURPOSE_SAID].get("country")
+    if where is not None and where != there:
+        return  # "I'm running the Boston Marathon", then flights to Paris: not what Paris is for
+    fields["purpose"] = said
+    del context.pending[_PURPOSE_SAID]
 
 
 def _earlier_companions(key: str, context: Context) -> list[str]:
@@ -586,7 +748,10 @@ _WITH_RELATION = re.compile(
     rf"(?:(?<!stay )(?<!staying )(?<!stays )(?<!live )(?<!lives )(?<!living )(?<!meet )(?<!dinner )(?<!lunch )"
     rf"(?<!up )\bwith|\b(?:for|with)\s+(?i:me|myself)\s+and)\s+(?i:my|our)\s+"
     rf"(?P<rel>(?i:{_RELATION}))(?:\s+(?P<name>[A-Z][a-z]+))?\b(?!'s|’s)|"
-    rf"\b(?i:my|our)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b"
+    rf"\b(?i:my|our|the)\s+(?P<rel2>(?i:{_RELATION}))(?:\s+(?P<name2>[A-Z][a-z]+))?\s+and\s+(?i:I|me|myself)\b"
+    r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)|"
+    # "me and the hubby fly Emirates", "me and my sister are off to Rome"
+    rf"\b(?i:me|myself)\s+and\s+(?i:my|the|our)\s+(?P<rel3>(?i:{_RELATION}))(?:\s+(?P<name3>[A-Z][a-z]+))?\b(?!'s|’s)"
     r"(?!\s+(?:(?:were|was)\s+(?:in|at|on)|went|flew|used to|had been|visited|travell?ed)\b)")
 
 
@@ -602,7 +767,8 @@ def _companions(sentence: str, context: Context) -> None:
     found = [match.group("name") or match.group("name2") or match.group("name3") for match in _WITH.finditer(sentence)
              if not _ends_a_place(sentence, match.start("name2"), match.group("name2"))]
     if TRAVEL.search(sentence) or FLIGHT.search(sentence) or BOOKED.search(sentence):
-        found += [match.group("name") or match.group("name2") or (match.group("rel") or match.group("rel2")).lower()
+        found += [match.group("name") or match.group("name2") or match.group("name3") or
+                  _family((match.group("rel") or match.group("rel2") or match.group("rel3")).lower())
                   for match in _WITH_RELATION.finditer(sentence)]
     found += _the_family(sentence, context)
     for name in found:
@@ -616,6 +782,11 @@ def _companions(sentence: str, context: Context) -> None:
 _PARTY = re.compile(r"\b(?:for|with)\s+(?:the|all)\s+(?P<n>two|three|four|five|six|seven|[2-7])\s+of\s+us\b|"
                     r"\ball\s+(?P<n2>two|three|four|five|six|seven|[2-7])\s+of\s+us\b", re.I)
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7}
+
+
+def _family(word: str) -> str:
+    """A relation word in its one spelling ("hubby" -> "husband"), so "my husband" and "the hubby" are one companion."""
+    return family_word(word) or word
 
 
 def _the_family(sentence: str, context: Context) -> list[str]:
@@ -636,6 +807,10 @@ def _the_family(sentence: str, context: Context) -> list[str]:
 def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> dict[str, JsonValue]:
     fields: dict[str, JsonValue] = {}
     dated = _BOOKED_ON.sub(r"\g<verb>\g<mid>", sentence)  # "mom booked the flights today": no leg's day
+    aim = PURPOSE.search(dated)
+    event_day = _EVENT_DAY.match(dated, aim.end()) if aim is not None else None
+    if event_day is not None:  # "for Maureen's 80th, which is on the 20th of May": the party's day, no leg's
+        dated = dated[:event_day.start()] + " " * len(event_day.group(0)) + dated[event_day.end():]
     dates = dates_by_cue(dated, context, CUES, _days_of_month(dated, context, known))
     going, back = dates.get("", []), dates.get("return", [])
     if going:
@@ -667,19 +842,18 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     if code is not None:
         fields["confirmation"] = code
         status = status if status == "cancelled" else "booked"
-    if status is None and "departure_date" in fields and (airline is not None or flight_code is not None):
-        status = "booked"  # "I'm flying Air France on Monday March 3": a flight on a date is booked
+    if status is None and "departure_date" in fields and (airline is not None or flight_code is not None or (
+            _FLIES.search(sentence) is not None and _IF.search(sentence) is None)):
+        status = "booked"  # "I'm flying Air France on Monday March 3", "Mr Osei flies to Lagos on the 4th of June"
     if status is not None:
         fields["booking_status"] = status
     if airline is not None:
-        fields["carrier"] = airline.group("name")
+        fields["carrier"] = _CARRIER[airline.group("name").casefold()]
     elif flight_code is not None:
         fields["carrier"] = _CODES[flight_code.group("code")]
-    purpose = PURPOSE.search(sentence)
+    purpose = purpose_of(sentence)
     if purpose is not None:
-        whom = purpose.group("whom")
-        stated = purpose.group("stated") or purpose.group("event") or purpose.group("occasion")
-        fields["purpose"] = f"visit {whom.lower()}" if whom else " ".join(str(stated).split())
+        fields["purpose"] = purpose
     if (fields.get("booking_status") or known.get("booking_status")) in ("booked", "planned") and \
             context.timestamp is not None and not _WENT.search(sentence):
         _ahead(sentence, fields, context.timestamp.date())
@@ -690,6 +864,13 @@ def _details(sentence: str, context: Context, known: dict[str, JsonValue]) -> di
     return fields
 
 
+# the day of the event the trip is for, said right after it: ", which is on the 20th of May", "(on June 3)"
+_EVENT_DAY = re.compile(r"\s*(?:,\s*(?:which|that)\s+(?:is|was|'s|’s|falls)\s+(?:on\s+)?|\(\s*(?:on\s+)?)"
+                        r"[^,;.()]{3,30}\)?")
+# a flight said as fixed, with where to: "flies to Lagos on the 4th", "I'm flying out to Denver" (not "want to
+# fly", "would fly"; "Flying out December 2nd" alone says no more than when)
+_FLIES = re.compile(r"(?<!to )(?<!would )(?<!could )(?<!might )(?<!should )(?<!can )(?<!may )(?<!'d )(?<!’d )"
+                    r"\b(?:flies|fly out|flying(?: out)?)\s+(?:\w+\s+)?(?:to|into)\s+(?-i:[A-Z])", re.I)
 # when the booking was made, not when anyone flies: "booked the flights today", "paid for it yesterday"
 _BOOKED_ON = re.compile(r"\b(?P<verb>booked|bought|paid for|reserved|purchased|got)"
                         r"(?P<mid>(?:\s+(?!on\b|for\b)[\w']+){0,3}?)"
@@ -732,8 +913,8 @@ def _about_a_passport(context: Context) -> bool:
 _FLIGHT_CODE_WORDS = re.compile(r"\b(?:booking|reservation|record locator|pnr|flight)\b", re.I)
 # a day of the month alone: "out the 3rd, back the 17th" (not "Thursday the 3rd", not "the 2nd of August")
 _DAY_ONLY = re.compile(
-    r"(?<!day )(?<!day, )\bthe\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|"
-    r"sep|oct|nov|dec)[a-z]*\b)", re.I)
+    r"(?<!day )(?<!day, )\b(?:the|on)\s+(?P<dd>\d{1,2})(?:st|nd|rd|th)\b"
+    r"(?!\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)", re.I)
 
 
 def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue]) -> tuple[tuple[int, str], ...]:
@@ -767,10 +948,11 @@ def _days_of_month(sentence: str, context: Context, known: dict[str, JsonValue])
 
 
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-# a weekday said alone (not "next Friday", "Mondays", "Monday the 3rd", "Monday March 2"): the next one
+# a weekday said alone (not "next Friday", "Mondays", "Monday the 3rd", "Monday March 2"): the next one, after
+# the day said before it ("Tuesday the 7th of April, coming home on the Friday", "back the following Monday")
 _BARE_WEEKDAY = re.compile(
     r"(?<!next )(?<!last )(?<!this )(?<!coming )(?<!every )\b(?:on|by|until|till|back|out|return\w*|leav\w*|"
-    r"fly\w*|depart\w*)\s+(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)"
+    r"fly\w*|depart\w*)\s+(?:the\s+(?:following\s+|next\s+)?)?(?P<wd>(?:mon|tues|wednes|thurs|fri|satur|sun)day)\b(?!s)"
     r"(?!,?\s+(?:the\s+)?\d)(?!,?\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d)", re.I)
 
 
