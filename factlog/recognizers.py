@@ -107,11 +107,11 @@ _CLOCK_WORDS = ("noon", "midday", "midnight")
 _MERIDIEMS = ("am", "pm", "a.m", "p.m")
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
-    rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
+    rf"\b(?:{RELATIVE_DAY.pattern}"  # first: "next week Friday" is a Friday, not "next week"
+    rf"|(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
     rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"
     rf"|(?:in|within)\s+(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}"
-    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now)"
-    rf"|{RELATIVE_DAY.pattern})\b",
+    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now))\b",
     re.I,
 )
 TIME = re.compile(
@@ -376,11 +376,12 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
 
 
 def _weekday_day(match: re.Match[str], base: date) -> date | None:
-    """ "Thursday the 21st": the day-of-month near `base` that falls on that weekday."""
+    """ "Thursday the 21st": the day-of-month nearest `base` that falls on that weekday (from
+    last month to eleven months on)."""
     weekday = WEEKDAYS.index(match.group("weekday").lower()[:-3])
     day = int(match.group("dd"))
     candidates = []
-    for offset in (-1, 0, 1, 2):
+    for offset in range(-1, 12):  # "Saturday the 13th": the next 13th that is a Saturday may be months away
         year, month = divmod(base.year * 12 + base.month - 1 + offset, 12)
         candidate = _safe_date(year, month + 1, day)
         if candidate is not None and candidate.weekday() == weekday:

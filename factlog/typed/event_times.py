@@ -5,7 +5,7 @@ and its times of day.
   inline correction, "the 13th, no sorry, the 20th", the corrected one), "tmrw", "in 3
   wks", "the 14th" (the next 14th), a weekday (the next such day; the last one in a
   past-tense sentence).
-- Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "noon to 1:30", "8 to 9" (morning
+- Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "start 11.30am", "noon to 1:30", "8 to 9" (morning
   unless "evening", "night", "pm" or an evening outing such as a concert or tickets; an hour from 1 to
   6 without one is afternoon unless the sentence says morning; 7 to 9 is evening for an
   after-work activity: "choir at 7"), "between 8 and noon", "at 10", "9am", "7p to 7a" (a
@@ -37,6 +37,8 @@ RANGE = re.compile(
 _AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?"
                  r"(?![\w/:-]|\.\d)", re.I)
 _BARE = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2}):(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m\.?)?(?![\w:/-])", re.I)
+# "start 11.30am", "doors 6.45 pm": a dotted clock time needs its am/pm ("2.50" may be money)
+_DOTTED = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2})\.(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m\b\.?)", re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
 _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
@@ -257,7 +259,7 @@ def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[s
         return [f"{h:02d}:{m:02d}"]
     if _NOON.search(sentence):  # "spin is noon"
         return ["12:00"]
-    bare = _BARE.search(sentence)
+    bare = _BARE.search(sentence) or _DOTTED.search(sentence)
     if bare is not None and int(bare.group("h")) <= 12:  # "thurs 5:30": afternoon, as "at 5:30"
         h, m = _clock(bare.group("h"), bare.group("m"), bare.group("a"), evening, late)
         return [f"{h:02d}:{m:02d}"]

@@ -82,7 +82,7 @@ from factlog.timeparse import parse_date
 from factlog.typed.care import catch_up, person_of
 from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.drug_names import drug_names
-from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, provider_of, title_of
+from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, practice_of, provider_of, title_of
 from factlog.typed.event_times import PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
@@ -122,7 +122,8 @@ NOUNS = re.compile(
     r"(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
     r"conference|daily|check-in|board|staff|leadership|investor|status|planning|project|catch-up) calls?|"
-    r"(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
+    r"(?-i:(?!(?:It|They|This|That|We|He|She|Which|Who)\b)[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|"
+    r"on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
     r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
     r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
@@ -134,10 +135,15 @@ NOUNS = re.compile(
     r"theat(?:re|er)|cinema|exhibition|festival|gala|fundraiser|reunion|funeral|christening|graduation|"
     r"(?:historical |local |film |drama |choral |garden |photographic )?society|guild|association|lodge|"
     r"(?:sewing|knitting|quilting|reading|prayer) circle|"
+    r"D&D|dinner(?:\s+and\s+|-)dance|(?:retirement|leaving|farewell|christmas|xmas|office|work|birthday|engagement|hen|"
+    r"stag|fundraising) do|debut|rehearsal dinner|(?:baby|bridal|wedding) shower|pub quiz|quiz|run(?:ning)? club|laps|"
+    r"five-a-side|futsal|netball|(?:farmers'?|craft|flea|night|christmas) market|market stall|minding|childminding|"
+    r"mediation|(?:court|custody|tribunal|bail|sentencing) hearing|deposition|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
     r"ballroom|dancing|salsa|tango|bowls|"
-    r"crossfit|gym|bowling|shifts?|(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
+    r"crossfit|gym|bowling|(?<!\bto )(?<!\btae )(?<!\bcan )(?<!\bwill )(?<!'ll )(?<!\bcould )"
+    r"shifts?(?!\s+(?:it|him|her|them|things|(?-i:[A-Z]\w+))\s+(?:to|tae|till|until|back)\b)|(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
     r"psychiatrist|cardiologist|handyman|repairman|"
     r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
     re.I,
@@ -214,8 +220,19 @@ _DAYS_ONLY = re.compile(r"\W*(?:(?:on|every|and|&|,|/|\s)*(?:mon|tues?|wed(?:nes
                         r"(?:day)?s?\b)+\W*", re.I)
 _FIX_LINE = re.compile(rf"(?:{_DAY_FIX.pattern})[^.]*?(?:{_DAY_FIX_CUE.pattern})", re.I)
 _DAYS_LINE = re.compile(rf"^(?:{_DAYS_ONLY.pattern})$", re.I)
+# "it's now Thursday 3/12, same time", "they moved it to the 17th": a new day for the dated event just named
+_MOVED_TO = re.compile(r"\b(?:(?:it'?s|it’s|it is|that'?s|that’s|it has been|it's been)\s+(?:now|been moved to|moved to)|"
+                       r"(?:moved|rescheduled|changed|pushed|shifted|switched)\s+(?:it\s+|them\s+|us\s+|me\s+)?"
+                       r"(?:to|for|until|till|back to)|(?:now|instead)\s+(?:on|for))\s+(?:on\s+)?(?:the\s+)?"
+                       r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|\d|(?:jan|feb|mar|apr|may|jun|"
+                       r"jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|tomorrow|tmrw|next\b)", re.I)
+# an assistant's recap: "Noted: Kirsty's wedding, Saturday 14 March, ceremony 11:00 AM at St Andrew's."
+_RECAP = re.compile(r"^\W*(?:(?:ok(?:ay)?|sure|great|perfect|lovely|wonderful|got it|done|right)\W+)?"
+                    r"(?:noted|added|got it|saved|logged|booked|scheduled|done|updated|in (?:the|your) (?:calendar|diary))"
+                    r"\s*[:,\-–—]\s*(?P<body>\S.*)$", re.I)
+_RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:]{2,60}?)\s*,\s*(?P<rest>\S.*)$")
 TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER, _ENDS_NOW, _WHERE_LINE, _FIX_LINE,
-            _PROVIDER_LINE, _DAYS_LINE)  # a sentence without one states no event
+            _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP)  # a sentence without one states no event
 
 
 # a digression in brackets: "the historical society (I've been a member since 1987, you know ...) meets ..."
@@ -223,14 +240,22 @@ _ASIDE = re.compile(r"\s*\((?=[^()]*\s[^()]*\s[^()]*\s)[^()]{20,}\)")
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    found = _read(sentence, context)
+    if found and context.speaker == "user":
+        context.last[_TURN] = TypedFact(DOMAIN, None, {"turn": context.turn})
+    return found
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
     if "(" in sentence:
         sentence = _ASIDE.sub("", sentence)
     if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
-        return _confirmed_clock(sentence, context) or _confirmed_title(sentence, context)
+        return _confirmed_clock(sentence, context) or _confirmed_title(sentence, context) or \
+            _untitled(sentence, context) or _series_completed(sentence, context) or _recap(sentence, context)
     if _WHERE_LINE.match(sentence) and context.last.get(DOMAIN) is not None:
         where = _WHERE_LINE.match(sentence)
         previous = context.last[DOMAIN]
-        if where is not None and previous.kind == DOMAIN and "location" not in previous.fields and \
+        if where is not None and previous.kind in (DOMAIN, APPOINTMENT) and "location" not in previous.fields and \
                 context.topic == DOMAIN:  # "Venue: Oakfield Town Hall" under a pasted invite
             return [TypedFact(DOMAIN, previous.key, {**previous.fields, "location": where.group("where"),
                                                      "speaker": context.speaker})]
@@ -325,7 +350,7 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
             minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence) \
             and not _OVER.search(sentence) and not _ENDS_NOW.match(sentence) and not _WHERE_LINE.match(sentence) and \
-            not _day_fixed(sentence, context) and not _DAYS_LINE.match(sentence):
+            not _day_fixed(sentence, context) and not _DAYS_LINE.match(sentence) and not _MOVED_TO.search(sentence):
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
@@ -412,6 +437,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
             return [_update_times(previous, times, context, sentence)]  # "The class runs from 7 to 9."
     subject, person = _whose(sentence, context, noun)
     title = title_of(sentence, noun) if noun is not None else None
+    if noun is not None and title is not None and subject == "user":
+        title = _owned_title(sentence, noun, title)  # "my son's school play" -> "son's school play"
     if noun is not None and title is not None and _ONE_ON_ONE.fullmatch(noun.group(0)):
         title = _with_whom(sentence, noun, title)  # "1:1 with my manager"
     known = _known(context, title)
@@ -427,6 +454,9 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if cancelled is not None and day is not None:
         fields = {"title": title, "start": day.isoformat(), "status": "cancelled"}
         key = f"{(title or 'event').casefold()}/{day.isoformat()}"
+        one_off = _one_off_on(context, title, day)
+        if one_off is not None:  # "the retirement do has been cancelled": that event, not an occurrence
+            key = one_off
     elif recurring:
         assert how_often is not None
         title = _prior_series(context, title, subject) or title  # "the class moved to Fridays": the pottery class
@@ -444,6 +474,9 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
             provider = provider_of(sentence, context)
             if provider is not None:
                 fields["provider"] = provider
+            practice = practice_of(sentence)
+            if practice is not None and practice != provider:  # "with Dr. Ramos at ClearView Optometry"
+                fields["location"] = practice
             key = (provider or title or "appointment").casefold()
         else:
             fields = {"title": title, **fields}
@@ -513,6 +546,150 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
 
 
 _MARKED_CLOCK = re.compile(r"\b\d{1,2}(?::\d\d)?\s*[ap]\.?m\b", re.I)
+_TURN = "event turn"  # `Context.last` slot: the number of the last user message that gave an event
+
+
+def _user_turn_silent(context: Context) -> bool:
+    """The user's message just before this reply gave no event or appointment."""
+    said = context.last.get(_TURN)
+    return said is None or said.fields.get("turn") != context.turn - 1
+
+
+def _recap(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap of a one-off event the user's message just before named in words
+    no rule reads ("the Saturday after next", a pasted invite, a "debut"): "Noted: Bea's debut,
+    Monday 23 March at 7:00 PM at Villa Caceres." is that event, with speaker `assistant`; a
+    recap naming a known event noun is read as the user's sentence would be (a cancelled do)."""
+    recap = _RECAP.match(sentence)
+    if recap is None or _TRIP_CUES.search(sentence) or _MONEY_TALK.search(sentence) or _DOSING.search(sentence):
+        return []
+    body = recap.group("body")
+    named = _RECAP_TITLE.match(body)
+    title = named.group("title") if named is not None else None
+    if title is not None and (WEEKDAY.search(title) or re.search(r"\d", title) or len(title.split()) > 7):
+        title = None
+    rest = named.group("rest") if named is not None and title is not None else body
+    if cadence(rest, weekdays_named(rest)) is not None:
+        return []  # a series the user's words did not give: left to them
+    day = day_of(rest, context)
+    today = today_of(context)
+    if day is None or today is None or day < today:
+        return []
+    times = times_of(rest)
+    completed = _completed(rest, day, times, context)
+    previous = context.last.get(DOMAIN)
+    if completed is not None or not _user_turn_silent(context) or \
+            previous is not None and str(previous.fields.get("start") or "")[:10] == day.isoformat():
+        return [completed] if completed is not None else []  # the event the session named on that day
+    noun = _NOUN_PHRASE.search(title or body)
+    if not times and not _CANCEL.search(body) or re.search(r"\b(?:a|per)\s+day\b|\bdaily\b", body, re.I):
+        return []  # "Noted: Septra twice a day for 7 days, March 10 to 16": a course, no event
+    if title is None:
+        if noun is None:
+            return []
+        found = _read_one(body, context)
+        return [TypedFact(f.kind, f.key, {**f.fields, "speaker": "assistant"}) for f in found]
+    if noun is None and not times:
+        return []  # "Noted: Ferrari, Friday": a name and a day, no event
+    fields = _dated(rest, day, times)
+    if _CANCEL.search(rest) and noun is not None:
+        fields = {"start": day.isoformat(), "status": "cancelled"}
+    if _APPOINTMENT.search(title):
+        provider = provider_of(body, context)
+        fields = {**({"provider": provider} if provider else {}), **fields}
+        where = practice_of(body)
+        if where is not None and where != provider:
+            fields["location"] = where
+        key = (provider or title).casefold()
+        kind = APPOINTMENT
+    else:
+        fields = {"title": title, **fields}
+        where = location_of(rest)
+        if where is not None:
+            fields["location"] = where
+        key = f"{title.casefold()}/{day.isoformat()}" if fields.get("status") == "cancelled" else title.casefold()
+        kind = DOMAIN
+    fact = TypedFact(kind, key, conversation_fields(context, "user", fields))
+    context.last[DOMAIN] = fact
+    if kind == DOMAIN:
+        context.entities[f"{DOMAIN}:{key}"] = dict(fact.fields)
+    return [fact]
+
+
+def _completed(rest: str, day: date, times: list[str], context: Context) -> TypedFact | None:
+    """The session's last dated event on the recap's day, given the time and place the user's
+    words left out ("our niece's wedding is the Saturday after next. Ceremony's at 11 ..." ->
+    "Noted: ..., Saturday 14 March, ceremony 11:00 AM at St Andrew's"); None when it is on
+    another day or lacks nothing the recap gives."""
+    previous = context.last.get(DOMAIN)
+    start = previous.fields.get("start") if previous is not None else None
+    if previous is None or not isinstance(start, str) or start[:10] != day.isoformat() or \
+            "recurrence" in previous.fields:
+        return None
+    fields = dict(previous.fields)
+    if len(start) == 10 and times:
+        fields.update(_dated(rest, day, times))
+    if previous.kind == DOMAIN and "location" not in fields:
+        where = location_of(rest)
+        if where is not None:
+            fields["location"] = where
+    if fields == previous.fields:
+        return None
+    fact = TypedFact(previous.kind, previous.key, {**fields, "speaker": "assistant"})
+    context.last[DOMAIN] = fact
+    return fact
+
+
+def _untitled(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap naming the series the user's last message gave without a name
+    ("five-a-side fitba every Tuesday night, 7 till 8" -> "Noted: five-a-side football, Tuesdays
+    7:00-8:00 PM"): the same event, with the recap's title, when its days agree."""
+    previous = context.last.get(DOMAIN)
+    recap = _RECAP.match(sentence)
+    if previous is None or previous.kind != DOMAIN or recap is None or previous.fields.get("title") or \
+            "recurrence" not in previous.fields:
+        return []
+    for part in re.split(r";\s*", recap.group("body")):
+        named = _RECAP_TITLE.match(part)
+        if named is None or WEEKDAY.search(named.group("title")) or re.search(r"\d", named.group("title")):
+            continue
+        days = weekdays_named(named.group("rest"))
+        if days and ", ".join(days) == previous.fields.get("weekday"):
+            return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": named.group("title").strip(),
+                                                     "speaker": "assistant"})]
+    return []
+
+
+def _series_completed(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap of the series the user's last message gave, with the last day or
+    the place the user's words left out ("Zumba ko every Monday 7 to 8pm ..., hanggang March 16"
+    -> "Noted: Zumba, Mondays 7:00-8:00 PM at the barangay hall, until March 16.")."""
+    recap = _RECAP.match(sentence)
+    named = _RECAP_TITLE.match(recap.group("body")) if recap is not None else None
+    if named is None or _user_turn_silent(context):
+        return []
+    known = _known(context, named.group("title").strip())
+    if known is None or "recurrence" not in known[1] or \
+            str(known[1].get("title") or "").casefold() != named.group("title").strip().casefold():
+        return []
+    previous, title = TypedFact(DOMAIN, known[0], known[1]), named.group("title").strip()
+    rest = named.group("rest")
+    if ", ".join(weekdays_named(rest)) != previous.fields.get("weekday"):
+        return []
+    fields = dict(previous.fields)
+    today = today_of(context)
+    began = fields.get("start")
+    if "end" not in fields and today is not None and re.search(r"\b(?:until|till|through|thru|ends?)\b", rest, re.I):
+        last = series_end(rest, today, parse_date(began[:10]) if isinstance(began, str) else None)
+        if last is not None:
+            fields["end"] = last.isoformat()
+    if "location" not in fields:
+        where = location_of(rest, title)
+        if where is not None:
+            fields["location"] = where
+    if fields == previous.fields:
+        return []
+    return [TypedFact(DOMAIN, previous.key, {**fields, "speaker": "assistant"})]
 
 
 def _confirmed_clock(sentence: str, context: Context) -> list[TypedFact]:
@@ -622,10 +799,75 @@ _I_STAY = re.compile(r"\bI\s+(?:drive|take|bring|walk)\s+(?:him|her|them|the kid
 _OWNED_EVENT = re.compile(r"^\W*(?:my|our)\s+[a-z]+(?:'s|’s)\s", re.I)  # "My son's recital at my mum's": his
 
 
+# events a guest or a parent goes to: "our niece Kirsty's wedding", "parents' evening for Chidi's class"
+_GUEST = re.compile(r"\b(?:wedding|funeral|christening|baptism|memorial|graduation|reunion|debut|bar mitzvah|bat mitzvah|"
+                    r"(?:retirement|leaving|farewell|engagement|birthday|christmas|xmas|hen|stag|office|work) (?:do|party)|"
+                    r"(?:baby|bridal|wedding) shower|rehearsal dinner|parents'? evening|parent-teacher (?:conference|night|"
+                    r"meeting|interview)s?|pta meeting|open (?:evening|day)|prize-?giving|sports day)\b", re.I)
+# the user cares for someone, in the user's own time: "minding my grandson Oliver", "I babysit for my sister"
+_CARING = re.compile(r"\b(?:minding|childminding|babysit(?:ting)?|looking after|watching|mind)\s+(?:my|our|the|her|his)?\s*",
+                     re.I)
+# the user will be at someone else's event: "I'm going", "I wouldn't miss it", "na me go attend"
+_I_ATTEND = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|me|we|we're|we'll)\b(?P<gap>[^.;!?]{0,24}?)(?:(?:am|'m|’m|are|'re|’re)\s+"
+                       r"(?:going|attending|coming)\b|(?:will|'ll|’ll|must|have to|need to|go|gonna|promised(?: i'd| to)?|"
+                       r"want to|plan to|'d|’d)\s+(?:be there|attend|go\b|be at|come)|attending\b|"
+                       r"(?:would|will|could|can)(?:n't|’t| not|not)\s+miss\b)", re.I)
+_NOT_ATTEND = re.compile(r"\b(?:not|never|n't|n’t|no)\b|\bcan(?:'t|’t|not)\b", re.I)
+# what others perform in, the user watching: a recital, a school play, a game
+_PERFORMED = re.compile(r"\b(?:recital|play|concert|show|game|match|performance|nativity|musical|gala|tournament|meet|"
+                        r"competition|showcase|exhibition|ceremony)\b", re.I)
+
+
+_POSSESSOR = re.compile(r"(?P<owner>\b[A-Za-z][\w-]*(?:'s|’s))\s+$")
+_NOT_POSSESSOR = frozenset("it's that's what's there's here's he's she's let's who's where's today's tonight's "
+                           "tomorrow's this's one's everyone's somebody's someone's".split())
+
+
+_WHEN_WORD = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|week|weekend|month|"
+                        r"year|morning|evening|night|afternoon|january|february|march|april|may|june|july|august|"
+                        r"september|october|november|december|next|last|this", re.I)
+
+
+def _owned_title(sentence: str, noun: re.Match[str], title: str) -> str:
+    """The title with the name or family word whose event it is, written just before it, when
+    the user goes ("our niece Kirsty's wedding" -> "Kirsty's wedding"); else as it is."""
+    at = sentence.rfind(title, 0, noun.end())
+    if at < 0:
+        return title
+    owner = _POSSESSOR.search(sentence[:at])
+    if owner is None or owner.group("owner").casefold().replace("’", "'") in _NOT_POSSESSOR or \
+            _WHEN_WORD.fullmatch(owner.group("owner")[:-2]):
+        return title  # "Monday's budget review": a day, not whose
+    return f"{owner.group('owner')} {title}"
+
+
+def _attending(sentence: str, context: Context) -> bool:
+    """The user says they will be at the event this sentence names, in it or in the
+    message's next sentence ("Ella has her recital on the 3rd. I wouldn't miss it.")."""
+    said = [sentence]
+    if context.message and context.speaker == "user":
+        from factlog.sentences import split_sentences
+        parts = split_sentences(context.message)
+        here = next((i for i, part in enumerate(parts) if part[:24] in sentence or sentence[:24] in part), None)
+        if here is not None and here + 1 < len(parts):
+            said.append(parts[here + 1])
+    for text in said:
+        for found in _I_ATTEND.finditer(text):
+            if not _NOT_ATTEND.search(found.group("gap")) and not _NOT_ATTEND.search(found.group(0)[-14:]):
+                return True
+    return False
+
+
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
-    """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
+    """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father";
+    the user's for an event the user goes to as a guest or a parent (a niece's wedding, a
+    parents' evening), for minding someone, and for someone else's recital or play the user
+    says they will be at."""
     if _TAKES_ME.search(sentence):
         return "user", None  # the user goes: the inviter's name is no owner
+    if noun is not None and (_GUEST.search(noun.group(0)) or _CARING.match(sentence, noun.start())) or \
+            noun is not None and _PERFORMED.search(noun.group(0)) and _attending(sentence, context):
+        return "user", None
     if _I_STAY.search(sentence):
         return "user", None  # "I drive them and stay": the user's time too
     if _AT_THEIRS.search(sentence) and not _OWNED_EVENT.search(sentence):
@@ -841,6 +1083,9 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     ("Actually wait, it's 8:30 to 9:30"), the next occurrence ("Next one is on 9 April"),
     its length ("it runs two hours")."""
     today = today_of(context)
+    if _MOVED_TO.search(sentence) and "recurrence" not in previous.fields and isinstance(previous.fields.get("start"), str) \
+            and today is not None and day_of(sentence, context) is not None:
+        return _new_day(previous, sentence, context)  # "they called back - it's now Thursday 3/12, same time"
     if _day_fixed(sentence, context) and "recurrence" not in previous.fields and \
             isinstance(previous.fields.get("start"), str) and today is not None:
         return _new_day(previous, sentence, context)
@@ -985,6 +1230,26 @@ def _prior_series(context: Context, title: str | None, subject: str) -> str | No
              fields.get("status") not in ("ended", "cancelled") and str(fields.get("subject") or "user") == subject and
              len(str(fields["title"]).split()) > 1 and _singular(str(fields["title"]).split()[-1]) == word}
     return found.pop() if len(found) == 1 else None
+
+
+def _title_words(title: str) -> set[str]:
+    return {w.replace("'s", "").replace("’s", "").replace("'", "").removesuffix("s") for w in title.casefold().split()}
+
+
+def _one_off_on(context: Context, title: str | None, day: date) -> str | None:
+    """The key of the one-off event on `day` this session or an earlier one named with `title`
+    (its words all in the other's, "Kevins" = "Kevin's"), else None."""
+    if not title:
+        return None
+    mine = _title_words(title)
+    known = [(name.removeprefix(f"{DOMAIN}:"), fields) for name, fields in reversed(context.entities.items())
+             if name.startswith(f"{DOMAIN}:")]
+    for key, fields in [*known, *context.prior.of_kind(DOMAIN)[::-1]]:
+        theirs = _title_words(str(fields.get("title") or ""))
+        if not fields.get("recurrence") and str(fields.get("start") or "")[:10] == day.isoformat() and theirs and \
+                (mine <= theirs or theirs <= mine):
+            return key
+    return None
 
 
 def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValue]] | None:
