@@ -31,7 +31,7 @@ TITLE_STOP = frozenset(
 )
 # overlapping ("at 7 starting next thursday at the methodist church": the second "at" is found too)
 _LOCATION = re.compile(r"(?<!-)(?=\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|"
-                       r"fourth-floor|[a-z]+-floor)(?:\s+(?:St\.?(?!\w)|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|"
+                       r"fourth-floor|[a-z]+-floor)(?:\s+(?:St\.?(?!\w)|&\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|"
                        r"center|centre|office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4}))",
                        re.I)
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"

@@ -230,7 +230,8 @@ _MOVED_TO = re.compile(r"\b(?:(?:it'?s|it’s|it is|that'?s|that’s|it has been
 _RECAP = re.compile(r"^\W*(?:(?:ok(?:ay)?|sure|great|perfect|lovely|wonderful|got it|done|right)\W+)?"
                     r"(?:noted|added|got it|saved|logged|booked|scheduled|done|updated|in (?:the|your) (?:calendar|diary))"
                     r"\s*[:,\-–—]\s*(?P<body>\S.*)$", re.I)
-_RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:]{2,60}?)\s*,\s*(?P<rest>\S.*)$")
+_RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:(]{2,60}?)(?:\s+(?:at|in|on|with|from|for)\s+[^,;]*)?"
+                          r"\s*,\s*(?P<rest>\S.*)$")  # "community choir at St Mary's, Thursdays": the title
 TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER, _ENDS_NOW, _WHERE_LINE, _FIX_LINE,
             _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP)  # a sentence without one states no event
 
@@ -250,8 +251,11 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if "(" in sentence:
         sentence = _ASIDE.sub("", sentence)
     if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
-        return _confirmed_clock(sentence, context) or _confirmed_title(sentence, context) or \
-            _untitled(sentence, context) or _series_completed(sentence, context) or _recap(sentence, context)
+        found = _confirmed_clock(sentence, context) or _confirmed_title(sentence, context)
+        if found:
+            return found
+        titled = _untitled(sentence, context)
+        return _series_completed(sentence, context) or titled or _recap(sentence, context)
     if _WHERE_LINE.match(sentence) and context.last.get(DOMAIN) is not None:
         where = _WHERE_LINE.match(sentence)
         previous = context.last[DOMAIN]
@@ -394,6 +398,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         if over is not None or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence):
             return [_ended(sentence, over or noun, context)]  # "the therapist says we're done with PT"
     day = day_of(sentence, context)
+    if day is None and not recurring:
+        day = _next_to_day(sentence, context)  # "the rehearsal dinner is the night before at 6"
     if not recurring and noun is not None and day is not None and times and _CHANGED.search(sentence) and \
             _A_SERIES.fullmatch(noun.group(0).split()[-1]) and _STARTING_DAY.search(sentence):
         return [_new_time(sentence, noun, times, context, day)]  # "Standup moved to 9:45 starting Monday"
@@ -424,6 +430,11 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         day = _day_before(context)  # "I'm using that morning for the oven service, the technician comes at 08:45"
     if day is not None:
         context.last[_DAY] = TypedFact(DOMAIN, None, {"day": day.isoformat(), "at": len(context.said)})
+    if not recurring and day is None and noun is not None and previous is not None and \
+            (noun.group(0).casefold() in _GENERIC or _APPOINTMENT.fullmatch(noun.group(0))):
+        length = _length_of(previous, sentence, context)
+        if length is not None:
+            return [length]  # "Session is of 45 minutes only": the appointment just named lasts that long
     if not recurring and day is None and noun is not None:
         known = _known(context, title_of(sentence, noun))
         if times and known is not None and "recurrence" in known[1]:  # "spin is noon, 45 min": the spin named before
@@ -439,6 +450,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     title = title_of(sentence, noun) if noun is not None else None
     if noun is not None and title is not None and subject == "user":
         title = _owned_title(sentence, noun, title)  # "my son's school play" -> "son's school play"
+    if noun is not None and title is not None and title.casefold() == noun.group(0).casefold():
+        title = _named_before(sentence, noun, context) or title  # "... my cousin's wedding. The wedding is ..."
     if noun is not None and title is not None and _ONE_ON_ONE.fullmatch(noun.group(0)):
         title = _with_whom(sentence, noun, title)  # "1:1 with my manager"
     known = _known(context, title)
@@ -576,7 +589,7 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
     if day is None or today is None or day < today:
         return []
     times = times_of(rest)
-    completed = _completed(rest, day, times, context)
+    completed = _completed(rest, day, times, context, title)
     previous = context.last.get(DOMAIN)
     if completed is not None or not _user_turn_silent(context) or \
             previous is not None and str(previous.fields.get("start") or "")[:10] == day.isoformat():
@@ -616,7 +629,7 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
     return [fact]
 
 
-def _completed(rest: str, day: date, times: list[str], context: Context) -> TypedFact | None:
+def _completed(rest: str, day: date, times: list[str], context: Context, title: str | None = None) -> TypedFact | None:
     """The session's last dated event on the recap's day, given the time and place the user's
     words left out ("our niece's wedding is the Saturday after next. Ceremony's at 11 ..." ->
     "Noted: ..., Saturday 14 March, ceremony 11:00 AM at St Andrew's"); None when it is on
@@ -629,6 +642,11 @@ def _completed(rest: str, day: date, times: list[str], context: Context) -> Type
     fields = dict(previous.fields)
     if len(start) == 10 and times:
         fields.update(_dated(rest, day, times))
+    had = str(fields.get("title") or "")
+    if title and had and title != had and str(fields.get("subject") or "user") == "user" and \
+            title.split()[-1].casefold() == had.split()[-1].casefold() and \
+            "'s " in title.replace("’s ", "'s ") and "'s " not in had:
+        fields["title"] = title  # "Yung debut" -> "Bea's debut": whose it is, as the recap says
     if previous.kind == DOMAIN and "location" not in fields:
         where = location_of(rest)
         if where is not None:
@@ -644,20 +662,37 @@ def _untitled(sentence: str, context: Context) -> list[TypedFact]:
     """An assistant's recap naming the series the user's last message gave without a name
     ("five-a-side fitba every Tuesday night, 7 till 8" -> "Noted: five-a-side football, Tuesdays
     7:00-8:00 PM"): the same event, with the recap's title, when its days agree."""
-    previous = context.last.get(DOMAIN)
     recap = _RECAP.match(sentence)
-    if previous is None or previous.kind != DOMAIN or recap is None or previous.fields.get("title") or \
-            "recurrence" not in previous.fields:
+    if recap is None or _user_turn_silent(context):
         return []
+    series = [(name.removeprefix(f"{DOMAIN}:"), fields) for name, fields in reversed(context.entities.items())
+              if name.startswith(f"{DOMAIN}:") and fields.get("recurrence")]
     for part in re.split(r";\s*", recap.group("body")):
         named = _RECAP_TITLE.match(part)
         if named is None or WEEKDAY.search(named.group("title")) or re.search(r"\d", named.group("title")):
             continue
-        days = weekdays_named(named.group("rest"))
-        if days and ", ".join(days) == previous.fields.get("weekday"):
-            return [TypedFact(DOMAIN, previous.key, {**previous.fields, "title": named.group("title").strip(),
-                                                     "speaker": "assistant"})]
+        title = named.group("title").strip()
+        days = ", ".join(weekdays_named(named.group("rest")))
+        for key, fields in series:
+            had = _title_words(str(fields.get("title") or ""))
+            if str(fields.get("subject") or "user") != "user" or re.search(r"\w(?:'s|’s|s')(?:\s|$)", title):
+                continue  # "Noah's karate", "father's dialysis": whose it is, already in `subject`
+            added = _title_words(title) - had
+            if not days or days != fields.get("weekday") or had and (not had < _title_words(title) or
+                                                                      added & _PLAIN_WORDS):
+                continue  # another series, or one the recap does not name more fully ("five-a-side football")
+            change: dict[str, JsonValue] = {"title": title}
+            last = context.last.get(DOMAIN)
+            if last is not None and last.key == key:
+                context.last[DOMAIN] = TypedFact(DOMAIN, key, {**last.fields, **change})
+            context.entities[f"{DOMAIN}:{key}"] = {**fields, **change}
+            return [TypedFact(DOMAIN, key, conversation_fields(context, str(fields.get("subject") or "user"), change))]
     return []
+
+
+# words a recap adds that name no more than the user did: "weekly physical therapy", "spin class"
+_PLAIN_WORDS = frozenset(w.removesuffix("s") for w in (*_NOT_MODIFIERS, *_GENERIC, "classe", "every", "each", "my",
+                                                       "your", "our"))
 
 
 def _series_completed(sentence: str, context: Context) -> list[TypedFact]:
@@ -676,20 +711,23 @@ def _series_completed(sentence: str, context: Context) -> list[TypedFact]:
     rest = named.group("rest")
     if ", ".join(weekdays_named(rest)) != previous.fields.get("weekday"):
         return []
-    fields = dict(previous.fields)
+    fields: dict[str, JsonValue] = {}
     today = today_of(context)
-    began = fields.get("start")
-    if "end" not in fields and today is not None and re.search(r"\b(?:until|till|through|thru|ends?)\b", rest, re.I):
+    began = previous.fields.get("start")
+    if "end" not in previous.fields and today is not None and \
+            re.search(r"\b(?:until|till|through|thru|ends?)\b", rest, re.I):
         last = series_end(rest, today, parse_date(began[:10]) if isinstance(began, str) else None)
         if last is not None:
             fields["end"] = last.isoformat()
-    if "location" not in fields:
+    if "location" not in previous.fields:
         where = location_of(rest, title)
         if where is not None:
             fields["location"] = where
-    if fields == previous.fields:
+    if not fields:
         return []
-    return [TypedFact(DOMAIN, previous.key, {**fields, "speaker": "assistant"})]
+    context.entities[f"{DOMAIN}:{previous.key}"] = {**previous.fields, **fields}
+    return [TypedFact(DOMAIN, previous.key, conversation_fields(context, str(previous.fields.get("subject") or "user"),
+                                                              fields))]
 
 
 def _confirmed_clock(sentence: str, context: Context) -> list[TypedFact]:
@@ -826,6 +864,53 @@ _NOT_POSSESSOR = frozenset("it's that's what's there's here's he's she's let's w
 _WHEN_WORD = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|week|weekend|month|"
                         r"year|morning|evening|night|afternoon|january|february|march|april|may|june|july|august|"
                         r"september|october|november|december|next|last|this", re.I)
+
+
+# "the night before", "the day after", "the next morning": a day next to the one the session just gave
+_NEXT_TO_DAY = re.compile(r"\bthe\s+(?:(?:night|day|evening|morning|afternoon)\s+(?P<rel>before|after)|"
+                          r"(?:next|following)\s+(?:day|morning|evening|afternoon))\b", re.I)
+
+
+def _next_to_day(sentence: str, context: Context) -> date | None:
+    """The day before or after the day this session's last dated sentence gave an event, as
+    "the night before" / "the day after" / "the next morning" says; None without one."""
+    near = _NEXT_TO_DAY.search(sentence)
+    found = context.last.get(_DAY)
+    if near is None or found is None:
+        return None
+    base = parse_date(str(found.fields["day"]))
+    if base is None:
+        return None
+    return base - timedelta(days=1) if (near.group("rel") or "after").lower() == "before" else base + timedelta(days=1)
+
+
+def _length_of(previous: TypedFact, sentence: str, context: Context) -> TypedFact | None:
+    """The dated event or appointment just named with the end its length gives ("It's a
+    45-minute session", "Session is of 45 minutes only"), when it has a time and no end."""
+    length = minutes_long(sentence)
+    start = previous.fields.get("start")
+    if length is None or "recurrence" in previous.fields or "end" in previous.fields or \
+            not isinstance(start, str) or len(start) <= 10:
+        return None
+    end_time = plus_minutes(start[11:16], length)
+    if end_time is None:
+        return None
+    return TypedFact(previous.kind, previous.key, {**previous.fields, "end": f"{start[:10]}T{end_time}:00",
+                                                   "speaker": context.speaker})
+
+
+def _named_before(sentence: str, noun: re.Match[str], context: Context) -> str | None:
+    """ "The wedding" after a sentence of the session named whose it is ("for my college
+    roommate's wedding"): that title ("college roommate's wedding"); else None."""
+    if not re.search(rf"\bthe\s+{re.escape(noun.group(0))}\b", sentence, re.I):
+        return None
+    named = re.compile(rf"(?P<title>(?:(?!(?:my|our|the|for|to|a|an|his|her|their)\b)[\w-]+\s+)?"
+                       rf"[\w-]+(?:'s|’s)\s+{re.escape(noun.group(0))})\b", re.I)
+    for earlier in reversed(context.said[-6:-1]):
+        found = named.search(earlier)
+        if found is not None and found.group("title").split()[0].casefold().replace("’", "'") not in _NOT_POSSESSOR:
+            return found.group("title")
+    return None
 
 
 def _owned_title(sentence: str, noun: re.Match[str], title: str) -> str:
