@@ -168,9 +168,10 @@ _YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's (?:it|right|correct)|
 
 
 # "Where is it?", "Where's the recital being held?": the place of what was just named
-_WHERE_QUESTION = re.compile(r"\bwhere(?:'s|’s| is| will)\s+(?:it|that|this|the\s+[\w' -]{2,30}?)(?:\s+(?:be|being held|held|"
-                             r"taking place|happening|going to be))?\s*\?\s*$", re.I)
-_PLACE_ANSWER = re.compile(r"^\W*(?:(?:it'?s|it’s|it is|at|in)\s+)?(?:the\s+)?(?P<place>[A-Za-z0-9][^?!]{1,60}?)\W*$", re.I)
+_WHERE_QUESTION = re.compile(r"\bwhere(?:'s|’s| is| will)\s+(?:it|that|this|the\s+[\w' -]{2,30}?)"
+                             r"(?:\s+(?:be|being held|held|taking place|happening|going to be))?\s*\?\s*$", re.I)
+_PLACE_ANSWER = re.compile(r"^\W*(?:(?:it'?s|it’s|it is|at|in)\s+)?(?:the\s+)?(?P<place>[A-Za-z0-9][^?!]{1,60}?)\W*$",
+                           re.I)
 
 
 def _reading(question: str, answer: str) -> str | None:

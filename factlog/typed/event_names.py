@@ -65,9 +65,11 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
         kept.insert(0, word)
     text = " ".join([*kept, noun.group(0)])
     if re.match(r"^(?:minding|childminding|babysitting)$", noun.group(0), re.I):  # "minding my grandson Oliver"
-        whom = re.match(r"\s+(?:(?:my|our|the|her|his)\s+)?(?:[a-z]+\s+)?(?P<name>(?-i:[A-Z][a-z]+))\b", sentence[noun.end():])
-        if whom is not None and whom.group("name").casefold() not in TITLE_STOP and not WEEKDAY.fullmatch(whom.group("name")):
-            return f"{noun.group(0).lower()} {whom.group('name')}"
+        whom = re.match(r"\s+(?:(?:my|our|the|her|his)\s+)?(?:[a-z]+\s+)?(?P<name>(?-i:[A-Z][a-z]+))\b",
+                        sentence[noun.end():])
+        name = whom.group("name") if whom is not None else None
+        if name is not None and name.casefold() not in TITLE_STOP and not WEEKDAY.fullmatch(name):
+            return f"{noun.group(0).lower()} {name}"
     if re.match(r"^volunteer", noun.group(0), re.I):
         after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every|each|weekly|"
                          r"the (?:first|second|third|fourth|last)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"

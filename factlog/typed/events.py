@@ -122,8 +122,8 @@ NOUNS = re.compile(
     r"(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
     r"conference|daily|check-in|board|staff|leadership|investor|status|planning|project|catch-up) calls?|"
-    r"(?-i:(?!(?:It|They|This|That|We|He|She|Which|Who)\b)[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|"
-    r"on))\b)|"
+    r"(?-i:(?!(?:It|They|This|That|We|He|She|Which|Who)\b)[A-Z][\w'&-]*)"
+    r"(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
     r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
     r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
@@ -143,7 +143,8 @@ NOUNS = re.compile(
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
     r"ballroom|dancing|salsa|tango|bowls|"
     r"crossfit|gym|bowling|(?<!\bto )(?<!\btae )(?<!\bcan )(?<!\bwill )(?<!'ll )(?<!\bcould )"
-    r"shifts?(?!\s+(?:it|him|her|them|things|(?-i:[A-Z]\w+))\s+(?:to|tae|till|until|back)\b)|(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
+    r"shifts?(?!\s+(?:it|him|her|them|things|(?-i:[A-Z]\w+))\s+(?:to|tae|till|until|back)\b)|"
+    r"(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
     r"psychiatrist|cardiologist|handyman|repairman|"
     r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
     re.I,
@@ -221,16 +222,19 @@ _DAYS_ONLY = re.compile(r"\W*(?:(?:on|every|and|&|,|/|\s)*(?:mon|tues?|wed(?:nes
 _FIX_LINE = re.compile(rf"(?:{_DAY_FIX.pattern})[^.]*?(?:{_DAY_FIX_CUE.pattern})", re.I)
 _DAYS_LINE = re.compile(rf"^(?:{_DAYS_ONLY.pattern})$", re.I)
 # "it's now Thursday 3/12, same time", "they moved it to the 17th": a new day for the dated event just named
-_MOVED_TO = re.compile(r"\b(?:(?:it'?s|it’s|it is|that'?s|that’s|it has been|it's been)\s+(?:now|been moved to|moved to)|"
+_MOVED_TO = re.compile(r"\b(?:(?:it'?s|it’s|it is|that'?s|that’s|it has been|it's been)\s+"
+                       r"(?:now|been moved to|moved to)|"
                        r"(?:moved|rescheduled|changed|pushed|shifted|switched)\s+(?:it\s+|them\s+|us\s+|me\s+)?"
                        r"(?:to|for|until|till|back to)|(?:now|instead)\s+(?:on|for))\s+(?:on\s+)?(?:the\s+)?"
                        r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|\d|(?:jan|feb|mar|apr|may|jun|"
                        r"jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|tomorrow|tmrw|next\b)", re.I)
 # an assistant's recap: "Noted: Kirsty's wedding, Saturday 14 March, ceremony 11:00 AM at St Andrew's."
 _RECAP = re.compile(r"^\W*(?:(?:ok(?:ay)?|sure|great|perfect|lovely|wonderful|got it|done|right)\W+)?"
-                    r"(?:noted|added|got it|saved|logged|booked|scheduled|done|updated|in (?:the|your) (?:calendar|diary))"
+                    r"(?:noted|added|got it|saved|logged|booked|scheduled|done|updated|"
+                    r"in (?:the|your) (?:calendar|diary))"
                     r"\s*[:,\-–—]\s*(?P<body>\S.*)$", re.I)
-_RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:(]{2,60}?)(?:\s+(?:at|in|on|with|from|for)\s+[^,;]*)?"
+_RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:(]{2,60}?)"
+                          r"(?:\s+(?:at|in|on|with|from|for)\s+[^,;]*)?"
                           r"\s*,\s*(?P<rest>\S.*)$")  # "community choir at St Mary's, Thursdays": the title
 TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER, _ENDS_NOW, _WHERE_LINE, _FIX_LINE,
             _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP)  # a sentence without one states no event
@@ -838,16 +842,18 @@ _OWNED_EVENT = re.compile(r"^\W*(?:my|our)\s+[a-z]+(?:'s|’s)\s", re.I)  # "My 
 
 
 # events a guest or a parent goes to: "our niece Kirsty's wedding", "parents' evening for Chidi's class"
-_GUEST = re.compile(r"\b(?:wedding|funeral|christening|baptism|memorial|graduation|reunion|debut|bar mitzvah|bat mitzvah|"
-                    r"(?:retirement|leaving|farewell|engagement|birthday|christmas|xmas|hen|stag|office|work) (?:do|party)|"
-                    r"(?:baby|bridal|wedding) shower|rehearsal dinner|parents'? evening|parent-teacher (?:conference|night|"
+_GUEST = re.compile(r"\b(?:wedding|funeral|christening|baptism|memorial|graduation|reunion|debut|bar mitzvah|"
+                    r"bat mitzvah|(?:retirement|leaving|farewell|engagement|birthday|christmas|xmas|hen|stag|office|"
+                    r"work) (?:do|party)|(?:baby|bridal|wedding) shower|rehearsal dinner|parents'? evening|"
+                    r"parent-teacher (?:conference|night|"
                     r"meeting|interview)s?|pta meeting|open (?:evening|day)|prize-?giving|sports day)\b", re.I)
 # the user cares for someone, in the user's own time: "minding my grandson Oliver", "I babysit for my sister"
-_CARING = re.compile(r"\b(?:minding|childminding|babysit(?:ting)?|looking after|watching|mind)\s+(?:my|our|the|her|his)?\s*",
-                     re.I)
+_CARING = re.compile(r"\b(?:minding|childminding|babysit(?:ting)?|looking after|watching|mind)\s+"
+                     r"(?:my|our|the|her|his)?\s*", re.I)
 # the user will be at someone else's event: "I'm going", "I wouldn't miss it", "na me go attend"
-_I_ATTEND = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|me|we|we're|we'll)\b(?P<gap>[^.;!?]{0,24}?)(?:(?:am|'m|’m|are|'re|’re)\s+"
-                       r"(?:going|attending|coming)\b|(?:will|'ll|’ll|must|have to|need to|go|gonna|promised(?: i'd| to)?|"
+_I_ATTEND = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|me|we|we're|we'll)\b(?P<gap>[^.;!?]{0,24}?)"
+                       r"(?:(?:am|'m|’m|are|'re|’re)\s+(?:going|attending|coming)\b|"
+                       r"(?:will|'ll|’ll|must|have to|need to|go|gonna|promised(?: i'd| to)?|"
                        r"want to|plan to|'d|’d)\s+(?:be there|attend|go\b|be at|come)|attending\b|"
                        r"(?:would|will|could|can)(?:n't|’t| not|not)\s+miss\b)", re.I)
 _NOT_ATTEND = re.compile(r"\b(?:not|never|n't|n’t|no)\b|\bcan(?:'t|’t|not)\b", re.I)
@@ -861,7 +867,8 @@ _NOT_POSSESSOR = frozenset("it's that's what's there's here's he's she's let's w
                            "tomorrow's this's one's everyone's somebody's someone's".split())
 
 
-_WHEN_WORD = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|week|weekend|month|"
+_WHEN_WORD = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|week|weekend|"
+                        r"month|"
                         r"year|morning|evening|night|afternoon|january|february|march|april|may|june|july|august|"
                         r"september|october|november|december|next|last|this", re.I)
 
@@ -1168,8 +1175,9 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     ("Actually wait, it's 8:30 to 9:30"), the next occurrence ("Next one is on 9 April"),
     its length ("it runs two hours")."""
     today = today_of(context)
-    if _MOVED_TO.search(sentence) and "recurrence" not in previous.fields and isinstance(previous.fields.get("start"), str) \
-            and today is not None and day_of(sentence, context) is not None:
+    if _MOVED_TO.search(sentence) and "recurrence" not in previous.fields and \
+            isinstance(previous.fields.get("start"), str) and today is not None and \
+            day_of(sentence, context) is not None:
         return _new_day(previous, sentence, context)  # "they called back - it's now Thursday 3/12, same time"
     if _day_fixed(sentence, context) and "recurrence" not in previous.fields and \
             isinstance(previous.fields.get("start"), str) and today is not None:
