@@ -170,8 +170,10 @@ _YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's (?:it|right|correct)|
 # "Where is it?", "Where's the recital being held?": the place of what was just named
 _WHERE_QUESTION = re.compile(r"\bwhere(?:'s|’s| is| will)\s+(?:it|that|this|the\s+[\w' -]{2,30}?)"
                              r"(?:\s+(?:be|being held|held|taking place|happening|going to be))?\s*\?\s*$", re.I)
-_PLACE_ANSWER = re.compile(r"^\W*(?:(?:it'?s|it’s|it is|at|in)\s+)?(?:the\s+)?(?P<place>[A-Za-z0-9][^?!]{1,60}?)\W*$",
-                           re.I)
+_PLACE_ANSWER = re.compile(r"^\W*(?:(?:it'?s|it’s|it is|it will be|it'll be)\s+)?(?:(?:at|in)\s+)?(?:the\s+)?"
+                           r"(?P<place>[A-Za-z0-9][^?!]{1,60}?)\W*$", re.I)
+_WHEN_WORDS = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight|\d{1,2}(?::\d\d)?\s*"
+                         r"(?:[ap]\.?m\b)|at\s+\d)", re.I)
 
 
 def _reading(question: str, answer: str) -> str | None:
@@ -179,7 +181,7 @@ def _reading(question: str, answer: str) -> str | None:
     or a bare date answering when the user leaves or comes back ("The 3rd." -> "Leaving the 3rd."),
     or a place answering "Where is it?" ("The church hall on Elm Road." -> "Where: church hall on Elm Road")."""
     place = _PLACE_ANSWER.match(answer) if _WHERE_QUESTION.search(question) and len(answer.split()) <= 10 else None
-    if place is not None and not recognize_dates_or_days(answer):
+    if place is not None and not recognize_dates_or_days(answer) and not _WHEN_WORDS.search(answer):
         return f"Where: {place.group('place')}"
     when = _WHEN_QUESTION.search(question)
     if when is not None and _SHORT_DATE.match(answer) and recognize_dates_or_days(answer):

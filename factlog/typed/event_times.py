@@ -61,7 +61,8 @@ _ABOUT = re.compile(r"\b(?:around|about|roughly|approximately|approx\.?|circa|us
                     + r"(?!\s*(?:people|guests|of|or|\$))", re.I)
 _NOON = re.compile(r"\b(?:is|at|@|from|around|by)\s+(?:noon|midday)\b", re.I)
 PAST = re.compile(r"\b(?:following|after|had|was|went|saw|is done|got it|already (?:had|did|went))\b", re.I)
-MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
+MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?|shift(?:ed)?\s+(?:it|them|him|her|us|me)\b)\b",
+                  re.I)
 
 
 # a day that dates something else than the event: "since Monday", "last Tuesday", "booked it on Monday"

@@ -137,7 +137,8 @@ NOUNS = re.compile(
     r"(?:sewing|knitting|quilting|reading|prayer) circle|"
     r"D&D|dinner(?:\s+and\s+|-)dance|(?:retirement|leaving|farewell|christmas|xmas|office|work|birthday|engagement|hen|"
     r"stag|fundraising) do|debut|rehearsal dinner|(?:baby|bridal|wedding) shower|pub quiz|quiz|run(?:ning)? club|laps|"
-    r"five-a-side|futsal|netball|(?:farmers'?|craft|flea|night|christmas) market|market stall|minding|childminding|"
+    r"five-a-side|futsal|netball|footy|(?:cup |grand )?final|"
+    r"(?:farmers'?|craft|flea|night|christmas) market|market stall|minding|childminding|"
     r"mediation|(?:court|custody|tribunal|bail|sentencing) hearing|deposition|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
@@ -224,7 +225,8 @@ _DAYS_LINE = re.compile(rf"^(?:{_DAYS_ONLY.pattern})$", re.I)
 # "it's now Thursday 3/12, same time", "they moved it to the 17th": a new day for the dated event just named
 _MOVED_TO = re.compile(r"\b(?:(?:it'?s|it’s|it is|that'?s|that’s|it has been|it's been)\s+"
                        r"(?:now|been moved to|moved to)|"
-                       r"(?:moved|rescheduled|changed|pushed|shifted|switched)\s+(?:it\s+|them\s+|us\s+|me\s+)?"
+                       r"(?:mov(?:e|ed)|reschedul(?:e|ed)|chang(?:e|ed)|push(?:ed)?|shift(?:ed)?|switch(?:ed)?)\s+"
+                       r"(?:it\s+|them\s+|us\s+|me\s+)?"
                        r"(?:to|for|until|till|back to)|(?:now|instead)\s+(?:on|for))\s+(?:on\s+)?(?:the\s+)?"
                        r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|\d|(?:jan|feb|mar|apr|may|jun|"
                        r"jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|tomorrow|tmrw|next\b)", re.I)
@@ -255,7 +257,13 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
     if "(" in sentence:
         sentence = _ASIDE.sub("", sentence)
     if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
-        found = _confirmed_clock(sentence, context) or _confirmed_title(sentence, context)
+        clock = _confirmed_clock(sentence, context)
+        if clock:  # the recap may still give what the user left out: "..., until June 30"
+            context.last[DOMAIN] = clock[-1]
+            if clock[-1].kind == DOMAIN and clock[-1].key is not None:
+                context.entities[f"{DOMAIN}:{clock[-1].key}"] = dict(clock[-1].fields)
+            return clock + _series_completed(sentence, context)
+        found = _confirmed_title(sentence, context)
         if found:
             return found
         titled = _untitled(sentence, context)
@@ -337,7 +345,7 @@ def _scheduled(part: str) -> bool:
 
 
 def _read_one(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker not in ("user", "assistant") or _TRIP_CUES.search(sentence) and \
+    if context.speaker not in ("user", "assistant") or _TRIP_CUES.search(_LEAVING_DO.sub(" ", sentence)) and \
             not _event_beside_travel(sentence) and \
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
@@ -402,8 +410,12 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         if over is not None or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence):
             return [_ended(sentence, over or noun, context)]  # "the therapist says we're done with PT"
     day = day_of(sentence, context)
+    near = _NEXT_TO_DAY.search(sentence)
     if day is None and not recurring:
         day = _next_to_day(sentence, context)  # "the rehearsal dinner is the night before at 6"
+    elif near is not None and day is not None and not recurring and noun is not None and noun.start() < near.start():
+        before = (near.group("rel") or "after").lower() == "before"  # "op on the 16th, the follow-up the day after"
+        day = day - timedelta(days=1) if before else day + timedelta(days=1)
     if not recurring and noun is not None and day is not None and times and _CHANGED.search(sentence) and \
             _A_SERIES.fullmatch(noun.group(0).split()[-1]) and _STARTING_DAY.search(sentence):
         return [_new_time(sentence, noun, times, context, day)]  # "Standup moved to 9:45 starting Monday"
@@ -566,6 +578,14 @@ _MARKED_CLOCK = re.compile(r"\b\d{1,2}(?::\d\d)?\s*[ap]\.?m\b", re.I)
 _TURN = "event turn"  # `Context.last` slot: the number of the last user message that gave an event
 
 
+# a title with a day or a clock time in it is no title: "14 March", "7:00 PM", "the 3rd", "3/12"
+_DATE_OR_CLOCK = re.compile(r"\d{1,2}(?::\d\d|\s*[ap]\.?m\b|(?:st|nd|rd|th)\b|/\d)|\b\d{1,2}\s+[A-Za-z]{3}|"
+                            r"\b[A-Za-z]{3,9}\.?\s+\d{1,2}\b|\b\d{4}\b", re.I)
+
+
+_LANDING = re.compile(r"\b(?:land(?:s|ing)?|arriv(?:e|es|ing)|depart(?:s|ing)?|boarding|check-?in)\b", re.I)
+
+
 def _user_turn_silent(context: Context) -> bool:
     """The user's message just before this reply gave no event or appointment."""
     said = context.last.get(_TURN)
@@ -583,8 +603,10 @@ def _recap(sentence: str, context: Context) -> list[TypedFact]:
     body = recap.group("body")
     named = _RECAP_TITLE.match(body)
     title = named.group("title") if named is not None else None
-    if title is not None and (WEEKDAY.search(title) or re.search(r"\d", title) or len(title.split()) > 7):
+    if title is not None and (WEEKDAY.search(title) or _DATE_OR_CLOCK.search(title) or len(title.split()) > 7):
         title = None
+    if title is not None and re.fullmatch(r"[A-Z0-9-]{4,}", title) or _LANDING.search(body):
+        return []  # "Saved: A3QR7M, landing back at 06:40": a booking's code and a flight's time
     rest = named.group("rest") if named is not None and title is not None else body
     if cadence(rest, weekdays_named(rest)) is not None:
         return []  # a series the user's words did not give: left to them
@@ -673,7 +695,7 @@ def _untitled(sentence: str, context: Context) -> list[TypedFact]:
               if name.startswith(f"{DOMAIN}:") and fields.get("recurrence")]
     for part in re.split(r";\s*", recap.group("body")):
         named = _RECAP_TITLE.match(part)
-        if named is None or WEEKDAY.search(named.group("title")) or re.search(r"\d", named.group("title")):
+        if named is None or WEEKDAY.search(named.group("title")) or _DATE_OR_CLOCK.search(named.group("title")):
             continue
         title = named.group("title").strip()
         days = ", ".join(weekdays_named(named.group("rest")))
@@ -793,6 +815,7 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
 
 _OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z][a-z]{2,}))(?:'s|’s)\s+(?:[\w-]+\s+)?(?:appointments?|appt|lessons?|"
                     r"class(?:es)?|practice|recital|game|match|check-?up|cleaning|therapy|session|tutoring|camp|"
+                    r"football|rugby|hockey|netball|basketball|baseball|cricket|footy|final|concert|play|show|nativity|"
                     r"lunch|dinner|meeting|shifts?|rehearsal|choir|club|dialysis|training|swim\w*|karate|ballet|"
                     r"dance|piano|soccer|tennis|orchestra|band|scouts|physio|PT)\b",
                     re.I)
@@ -852,17 +875,22 @@ _CARING = re.compile(r"\b(?:minding|childminding|babysit(?:ting)?|looking after|
                      r"(?:my|our|the|her|his)?\s*", re.I)
 # the user will be at someone else's event: "I'm going", "I wouldn't miss it", "na me go attend"
 _I_ATTEND = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|me|we|we're|we'll)\b(?P<gap>[^.;!?]{0,24}?)"
-                       r"(?:(?:am|'m|’m|are|'re|’re)\s+(?:going|attending|coming)\b|"
+                       r"(?:(?:am|'m|’m|are|'re|’re)\s+(?:all\s+|both\s+|definitely\s+|obviously\s+)?"
+                       r"(?:going|attending|coming)\b|"
                        r"(?:will|'ll|’ll|must|have to|need to|go|gonna|promised(?: i'd| to)?|"
                        r"want to|plan to|'d|’d)\s+(?:be there|attend|go\b|be at|come)|attending\b|"
                        r"(?:would|will|could|can)(?:n't|’t| not|not)\s+miss\b)", re.I)
+_NOT_GOING = re.compile(r"\b(?:i|we)\s*(?:can(?:'t|’t|not)|won(?:'t|’t)|will not|(?:'m|’m|am|are|'re)\s+not)\s+"
+                        r"(?:go|going|make it|be there|attend|come)\b", re.I)
 _NOT_ATTEND = re.compile(r"\b(?:not|never|n't|n’t|no)\b|\bcan(?:'t|’t|not)\b", re.I)
 # what others perform in, the user watching: a recital, a school play, a game
 _PERFORMED = re.compile(r"\b(?:recital|play|concert|show|game|match|performance|nativity|musical|gala|tournament|meet|"
-                        r"competition|showcase|exhibition|ceremony)\b", re.I)
+                        r"competition|showcase|exhibition|ceremony|final|football|soccer|rugby|hockey|netball|"
+                        r"basketball|baseball|cricket|footy)\b", re.I)
 
 
-_POSSESSOR = re.compile(r"(?P<owner>\b[A-Za-z][\w-]*(?:'s|’s))\s+$")
+_POSSESSOR = re.compile(r"(?P<owner>\b[A-Za-z][\w-]*(?:'s|’s))\s+"
+                        r"(?:(?:\d{1,3}(?:st|nd|rd|th)|big|surprise|little)\s+)?$", re.I)
 _NOT_POSSESSOR = frozenset("it's that's what's there's here's he's she's let's who's where's today's tonight's "
                            "tomorrow's this's one's everyone's somebody's someone's".split())
 
@@ -930,12 +958,20 @@ def _owned_title(sentence: str, noun: re.Match[str], title: str) -> str:
     if owner is None or owner.group("owner").casefold().replace("’", "'") in _NOT_POSSESSOR or \
             _WHEN_WORD.fullmatch(owner.group("owner")[:-2]):
         return title  # "Monday's budget review": a day, not whose
-    return f"{owner.group('owner')} {title}"
+    return f"{sentence[owner.start():at]}{title}"
 
 
-def _attending(sentence: str, context: Context) -> bool:
-    """The user says they will be at the event this sentence names, in it or in the
-    message's next sentence ("Ella has her recital on the 3rd. I wouldn't miss it.")."""
+# someone else goes: "my son is going to Jake's birthday party", "I'm dropping her off"
+_OTHER_GOES = re.compile(r"\b(?:he|she|they|(?-i:[A-Z][a-z]+)|(?:my|our)\s+\w+)\s+(?:is|are|'s)\s+(?:going|invited)\s+"
+                         r"to\b|"
+                         r"\bdropping\s+(?:him|her|them)\s+off\b", re.I)
+_MISS_IT = re.compile(r"^\W*(?:wouldn'?t|won'?t|would not|will not|can'?t|cannot)\s+miss\s+(?:it|that|this)\b", re.I)
+
+
+def _attending(sentence: str, context: Context) -> bool | None:
+    """Whether the user says they will be at the event this sentence names, in it or in the
+    message's next sentence ("Ella has her recital on the 3rd. I wouldn't miss it."): True,
+    False when they say they will not ("but I can't go"), None when they say neither."""
     said = [sentence]
     if context.message and context.speaker == "user":
         from factlog.sentences import split_sentences
@@ -943,11 +979,16 @@ def _attending(sentence: str, context: Context) -> bool:
         here = next((i for i, part in enumerate(parts) if part[:24] in sentence or sentence[:24] in part), None)
         if here is not None and here + 1 < len(parts):
             said.append(parts[here + 1])
+    answer: bool | None = None
     for text in said:
+        if _MISS_IT.match(text):
+            return True
         for found in _I_ATTEND.finditer(text):
             if not _NOT_ATTEND.search(found.group("gap")) and not _NOT_ATTEND.search(found.group(0)[-14:]):
                 return True
-    return False
+        if _NOT_GOING.search(text):
+            answer = False
+    return answer
 
 
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
@@ -957,7 +998,9 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
     says they will be at."""
     if _TAKES_ME.search(sentence):
         return "user", None  # the user goes: the inviter's name is no owner
-    if noun is not None and (_GUEST.search(noun.group(0)) or _CARING.match(sentence, noun.start())) or \
+    if noun is not None and (_GUEST.search(sentence[max(0, noun.start() - 24):noun.end()]) and
+                             not _OTHER_GOES.search(sentence) and _attending(sentence, context) is not False or
+                             _CARING.match(sentence, noun.start())) or \
             noun is not None and _PERFORMED.search(noun.group(0)) and _attending(sentence, context):
         return "user", None
     if _I_STAY.search(sentence):
@@ -1058,6 +1101,7 @@ def _day_before(context: Context) -> date | None:
     if found is None or found.fields.get("at") != len(context.said) - 1:
         return None
     return parse_date(str(found.fields["day"]))
+_LEAVING_DO = re.compile(r"\bleaving (?:do|party|drinks|lunch|dinner)\b", re.I)  # a farewell, not a departure
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
                         rf"leaving)\b|\b(?-i:[A-Z]{{2}})\s?\d{{2,4}}\b|\b[a-z]{{2}}\d{{3,4}}\b|"
                         rf"\b(?-i:{'|'.join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))})\b", re.I)
