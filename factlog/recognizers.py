@@ -377,11 +377,11 @@ def _absolute(match: re.Match[str], base: datetime | None) -> date | None:
 
 def _weekday_day(match: re.Match[str], base: date) -> date | None:
     """ "Thursday the 21st": the day-of-month nearest `base` that falls on that weekday (from
-    last month to eleven months on)."""
+    last month to four months on)."""
     weekday = WEEKDAYS.index(match.group("weekday").lower()[:-3])
     day = int(match.group("dd"))
     candidates = []
-    for offset in range(-1, 12):  # "Saturday the 13th": the next 13th that is a Saturday may be months away
+    for offset in range(-1, 5):  # "Saturday the 13th" in March: June's (a wrong weekday further off names none)
         year, month = divmod(base.year * 12 + base.month - 1 + offset, 12)
         candidate = _safe_date(year, month + 1, day)
         if candidate is not None and candidate.weekday() == weekday:
