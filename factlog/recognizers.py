@@ -82,7 +82,8 @@ ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<mm>\d{2})-(?P<dd>\d{2})(?!
 NUMERIC_DATE = re.compile(r"(?<![\d/.])(?P<mm>\d{1,2})/(?P<dd>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/])")
 _THIS_YEAR = r"(?:,?\s+(?P<rel>this|next) year\b)"  # "the 2nd of August this year"
 MONTH_DAY = re.compile(
-    rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I
+    rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d\d)"  # "9 Mar 10:00": a time
+    rf"(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I
 )
 DAY_MONTH = re.compile(
     rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I)

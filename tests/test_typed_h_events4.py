@@ -320,3 +320,63 @@ def test_new_event_nouns(text: str, title: str) -> None:
                                   "Gidday, bowls Wednesdays 1 to 3."])
 def test_an_interjection_is_no_person(text: str) -> None:
     assert merged(schedule(("user", text))).get("subject", "user") == "user"
+
+
+# --- pasted invites and clinics' text messages ----------------------------------------------
+
+@pytest.mark.parametrize(("text", "title", "start", "end"), [
+    ("Accepted:\n\nInvitation: Quarterly board review\nWhen: Thursday, March 12, 2026 2:00pm – 3:30pm (GMT)\n"
+     "Where: Boardroom 3, Leeds office", "Quarterly board review", "2026-03-12T14:00:00", "2026-03-12T15:30:00"),
+    ("Event: Sophie's 40th\nDate: Sat 21 Mar 2026\nTime: 19:00 - 23:00\nLocation: The Lighthouse Bar",
+     "Sophie's 40th", "2026-03-21T19:00:00", "2026-03-21T23:00:00"),
+    ("Subject: Site visit - Harbour St\nWhen: Mon 9 Mar 10:00-11:00\nWhere: 14 Harbour St",
+     "Site visit - Harbour St", "2026-03-09T10:00:00", "2026-03-09T11:00:00"),
+    ("What: Grant panel interview\nWhen: 17/03/2026, 09:30 to 10:15", "Grant panel interview", "2026-03-17T09:30:00",
+     "2026-03-17T10:15:00"),
+    ("Invitation: Lunch & learn @ Wed Mar 11, 2026 12pm - 1pm (EST)", "Lunch & learn", "2026-03-11T12:00:00",
+     "2026-03-11T13:00:00"),
+])
+def test_pasted_invite(text: str, title: str, start: str, end: str) -> None:
+    fields = merged(schedule(("user", text)))
+    assert (fields["title"], fields["start"], fields["end"]) == (title, start, end)
+
+
+@pytest.mark.parametrize("text", [
+    "Subject: Invoice 4471 overdue\nDate: 3 March 2026\nPlease pay $240 by Friday.",  # an e-mail's date header
+    "Subject: Weekly sync\nWhen: Every Monday 10:00-10:30\nStarts: 9 March 2026",  # a series: read as one
+    "Subject: Your flight to Rome\nDate: Fri 13 Mar 2026",
+])
+def test_not_a_dated_invite(text: str) -> None:
+    assert not any("recurrence" not in f and f.get("start") for _, _, f in schedule(("user", text)))
+
+
+@pytest.mark.parametrize(("text", "provider", "start"), [
+    ("Got this text: Smile Dental: Reminder - your appointment is on Tue 10/03 at 11:15am. Reply YES to confirm.",
+     "Smile Dental", "2026-03-10T11:15:00"),
+    ("Reminder from Pawprints Vets: Biscuit is booked in for vaccinations on Friday 13 March at 5.30pm.",
+     "Pawprints Vets", "2026-03-13T17:30:00"),
+    ("Harbour Physio: Hi Sam, see you Thu 12/03 at 8:15am with Dr Olsen. Reply C to cancel.", "Dr. Olsen",
+     "2026-03-12T08:15:00"),
+    ("BrightSmile Dental Care: appt confirmed for Mon 16/3 at 3:40pm.", "BrightSmile Dental Care",
+     "2026-03-16T15:40:00"),
+    ("Text from the vet: Milo's booster is on Wednesday the 18th at 10am.", "vet", "2026-03-18T10:00:00"),
+])
+def test_clinic_text(text: str, provider: str, start: str) -> None:
+    found = [f for kind, _, f in schedule(("user", text)) if kind == "appointment"]
+    assert found and found[-1]["provider"] == provider and found[-1]["start"] == start
+    assert found[-1].get("subject", "user") == "user"  # a pet's appointment is the user's
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Tue 10/03 at 11:15", date(2026, 3, 10)),  # 3 October is a Saturday: day first
+    ("Fri 13/3", date(2026, 3, 13)),
+    ("Tuesday 3/10", date(2026, 3, 10)),  # month first falls on the weekday: kept
+])
+def test_weekday_and_numeric_date(text: str, expected: date) -> None:
+    from factlog.typed.event_times import day_of
+    from factlog.typed.model import Context
+    assert day_of(text, Context(TS)) == expected
+
+
+def test_a_time_after_a_month_is_no_day() -> None:
+    assert recognize("When: Mon 9 Mar 10:00-11:00", TS).dates == ["2026-03-09"]

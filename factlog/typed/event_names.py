@@ -83,7 +83,7 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
 CLINICIANS = (r"dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|cardiologist|gynecologist|"
               r"allergist|neurologist|oncologist|urologist|podiatrist|audiologist|endocrinologist|rheumatologist|"
               r"gastroenterologist|hematologist|nephrologist|pulmonologist|surgeon|midwife|ob-?gyn|"
-              r"physiotherapist|physio|chiropractor|vet|GP|therapist|psychiatrist|counsel+or|"
+              r"physiotherapist|physio|chiropractor|vets?|veterinarian|GP|therapist|psychiatrist|counsel+or|"
               r"(?:eye|family|foot|skin) doctor")  # a clinician's noun: the provider of an appointment with one
 TRADES = r"technician|plumber|electrician|handyman|repairman|installer|cable guy"  # who comes to fix something
 _CLINICIAN = re.compile(rf"\b(?:{CLINICIANS}|{TRADES})\b", re.I)
@@ -105,7 +105,8 @@ _SHORT = re.compile(rf"\b(?P<word>{'|'.join(_SHORT_CLINICIAN)})\s+(?:appt|appoin
 
 
 # a clinic's text message names its sender first: "ClearView Optometry: Your appointment with Dr. Ramos ..."
-_SENDER = re.compile(r"^\W*(?P<name>(?:[A-Z][\w&'-]*\s+){1,3}(?:Physio(?:therapy)?|Dental(?:\s+(?:Care|Clinic|Practice|"
+_SENDER = re.compile(r"(?:^|:\s)\W*(?P<name>(?:[A-Z][\w&'-]*\s+){1,3}(?:Physio(?:therapy)?|"
+                     r"Dental(?:\s+(?:Care|Clinic|Practice|"
                      r"Surgery|Centre|Center))?|Dentistry|Orthodontics|Chiropractic|Podiatry|Optometry|Opticians?|"
                      r"Eye\s+Care|Vision|Medical(?:\s+(?:Centre|Center|Practice|Group|Clinic))?|Clinic|Surgery|"
                      r"Vet(?:s|erinary)?(?:\s+(?:Clinic|Hospital|Surgery))?|Animal\s+Hospital))\s*:\s")
@@ -114,7 +115,7 @@ _SENDER = re.compile(r"^\W*(?P<name>(?:[A-Z][\w&'-]*\s+){1,3}(?:Physio(?:therapy
 def practice_of(sentence: str) -> str | None:
     """The practice an appointment is at: "at Bayview Physio", "with Smile Dental", or the
     sender a clinic's text message begins with ("Lambton Quay Dental: Hi Aroha, ...")."""
-    practice = _PRACTICE.search(sentence) or _SENDER.match(sentence)
+    practice = _PRACTICE.search(sentence) or _SENDER.search(sentence)
     if practice is None or practice.group("name").split()[0].casefold() in TITLE_STOP:
         return None
     return practice.group("name")

@@ -87,9 +87,39 @@ def day_of(sentence: str, context: Context) -> date | None:
     today = context.timestamp.date()
     sentence = _BOOKED_WHEN.sub(" ", sentence)  # "I have booked since Monday a course": the booking's day
     dates = [value for _, value in dates_and_times_at(sentence, context.timestamp)[0]]
+    day_first = _day_first(sentence, today)
+    if day_first is not None:
+        return day_first
     if dates:
         fixed = [value for _, value in dates_and_times_at(corrected(sentence, None, context), context.timestamp)[0]]
-        return parse_date(dates[-1] if MOVE.search(sentence) else fixed[0] if fixed else dates[0])
+        found = parse_date(dates[-1] if MOVE.search(sentence) else fixed[0] if fixed else dates[0])
+        return _ahead(found, sentence, today)
+    return _undated_day(sentence, today)
+
+
+_WEEKDAY_THE_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b",
+                              re.I)
+
+
+def _ahead(found: date | None, sentence: str, today: date) -> date | None:
+    """ "Wednesday the 18th" said of a plan: the next such day, not last month's nearer one
+    (an event told in the past tense keeps the day the recognizer found)."""
+    if found is None or found >= today or PAST.search(sentence) or not _WEEKDAY_THE_DAY.search(sentence):
+        return found
+    for months in range(1, 5):
+        year, month = divmod(found.year * 12 + found.month - 1 + months, 12)
+        try:
+            later = date(year, month + 1, found.day)
+        except ValueError:
+            continue
+        if later.weekday() == found.weekday():
+            return later
+    return found
+
+
+def _undated_day(sentence: str, today: date) -> date | None:
+    """The day of a sentence that gives no date the recognizer finds: "tmrw", "in 3 wks",
+    "the 14th", a weekday."""
     if _TOMORROW.search(sentence):
         return today + timedelta(days=1)
     later = _IN_WEEKS.search(sentence)
@@ -112,6 +142,38 @@ def day_of(sentence: str, context: Context) -> date | None:
         ahead = (target - today.weekday()) % 7 or 7
         return today + timedelta(days=ahead)
     return None
+
+
+# "Tue 10/03", "Friday 13/3": a weekday then a numeric date
+_WEEKDAY_NUMERIC = re.compile(r"\b(?P<day>mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+"
+                              r"(?P<a>\d{1,2})[/.](?P<b>\d{1,2})(?:[/.](?P<y>\d{2,4}))?\b", re.I)
+
+
+def _day_first(sentence: str, today: date) -> date | None:
+    """A numeric date after a weekday read day first when only that reading falls on the
+    weekday ("Tue 10/03" in March 2026 is 10 March, not 3 October, a Saturday); None when the
+    month-first reading agrees with the weekday or neither does."""
+    found = _WEEKDAY_NUMERIC.search(sentence)
+    if found is None:
+        return None
+    weekday = WEEKDAYS.index(weekday_name(found.group("day")))
+    a, b = int(found.group("a")), int(found.group("b"))
+    year = found.group("y")
+
+    def near(month: int, day: int) -> date | None:
+        years = [int(year) + (2000 if len(year) == 2 else 0)] if year else [today.year - 1, today.year, today.year + 1]
+        options = []
+        for y in years:
+            try:
+                options.append(date(y, month, day))
+            except ValueError:
+                continue
+        return min(options, key=lambda d: abs((d - today).days), default=None)
+
+    month_first, day_first = near(a, b), near(b, a)
+    if month_first is not None and month_first.weekday() == weekday:
+        return None
+    return day_first if day_first is not None and day_first.weekday() == weekday else None
 
 
 def _clock(hour: str, minute: str | None, marker: str | None, evening: bool | None,
@@ -221,7 +283,7 @@ def _hours_24(sentence: str, match: re.Match[str]) -> bool:
 def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[str]:
     for match in RANGE.finditer(sentence):
         before = sentence[:match.start()]
-        if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
+        if _MONTH_WORD.search(before) and not match.group("m1") or re.search(r"[$#]\s*$", before):  # "March 10-12"
             continue
         h1, h2 = match.group("h1"), match.group("h2")
         if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1") and

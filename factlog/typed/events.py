@@ -147,7 +147,7 @@ NOUNS = re.compile(
     r"shifts?(?!\s+(?:it|him|her|them|things|(?-i:[A-Z]\w+))\s+(?:to|tae|till|until|back)\b)|"
     r"(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
     r"psychiatrist|cardiologist|handyman|repairman|"
-    r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
+    r"installer|cable guy|flu shot|vaccinations?|jabs|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
     re.I,
 )
 _APPOINTMENT = re.compile(rf"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|dental|doctor|"
@@ -238,8 +238,13 @@ _RECAP = re.compile(r"^\W*(?:(?:ok(?:ay)?|sure|great|perfect|lovely|wonderful|go
 _RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:(]{2,60}?)"
                           r"(?:\s+(?:at|in|on|with|from|for)\s+[^,;]*)?"
                           r"\s*,\s*(?P<rest>\S.*)$")  # "community choir at St Mary's, Thursdays": the title
+# a pasted invite's lines: "Invitation: Quarterly board review", then "When: Thursday, March 12, 2026 2:00pm - 3:30pm"
+_INVITE_TITLE = re.compile(r"^\W*(?P<field>(?:updated\s+)?invitation|event|subject|title|what|meeting)\s*:\s*"
+                           r"(?P<title>[^:]{2,80}?)\s*\.?$", re.I)
+_WHEN_LINE = re.compile(r"^\W*(?P<field>when|date|time|starts?|date\s*(?:/|and|&)\s*time)\s*:\s*(?P<when>\S.*)$", re.I)
 TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER, _ENDS_NOW, _WHERE_LINE, _FIX_LINE,
-            _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP)  # a sentence without one states no event
+            _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP, _INVITE_TITLE,
+            _WHEN_LINE)  # a sentence without one states no event
 
 
 # a digression in brackets: "the historical society (I've been a member since 1987, you know ...) meets ..."
@@ -268,6 +273,9 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             return found
         titled = _untitled(sentence, context)
         return _series_completed(sentence, context) or titled or _recap(sentence, context)
+    invite = _invite_line(sentence, context)
+    if invite is not None:
+        return invite
     if _WHERE_LINE.match(sentence) and context.last.get(DOMAIN) is not None:
         where = _WHERE_LINE.match(sentence)
         previous = context.last[DOMAIN]
@@ -586,6 +594,69 @@ _DATE_OR_CLOCK = re.compile(r"\d{1,2}(?::\d\d|\s*[ap]\.?m\b|(?:st|nd|rd|th)\b|/\
 _LANDING = re.compile(r"\b(?:land(?:s|ing)?|arriv(?:e|es|ing)|depart(?:s|ing)?|boarding|check-?in)\b", re.I)
 
 
+_INVITE = "invite"  # `Context.last` slot: a pasted invite's title line and that line's number
+
+
+def _invite_line(sentence: str, context: Context) -> list[TypedFact] | None:
+    """A pasted invite's lines: its title ("Invitation: ...", "Event: ...", "Subject: ..." naming
+    an event), then its day and times ("When: Thu 12 Mar 2026 2-3:30pm", or "Date: ..." and
+    "Time: ...") make a dated event or appointment (its "Where:" line is read as for any event).
+    None when the sentence is no such line (the other rules read it)."""
+    titled = _INVITE_TITLE.match(sentence)
+    if titled is not None:
+        title, _, when = titled.group("title").partition(" @ ")  # "Invitation: Standup @ Thu Mar 12 ..."
+        field = titled.group("field").lower()
+        if field == "subject" and not _NOUN_PHRASE.search(title) or _MONEY_TALK.search(title) or \
+                FLIGHT.search(title):
+            return None  # "Subject: Invoice 4471": an e-mail's, not an event's
+        context.last[_INVITE] = TypedFact(DOMAIN, None, {"title": title.strip(), "at": len(context.said)})
+        return _invite_event(title.strip(), when, context) if when else None  # the other rules may name it too
+    line = _WHEN_LINE.match(sentence)
+    pending = context.last.get(_INVITE)
+    if line is None or pending is None or not isinstance(pending.fields.get("at"), int) or \
+            len(context.said) - int(str(pending.fields["at"])) > 4:
+        return None
+    field, when = line.group("field").lower(), line.group("when")
+    previous = context.last.get(DOMAIN)
+    mine, theirs = _title_words(str(pending.fields.get("title") or "")), \
+        _title_words(str(previous.fields.get("title") or "") if previous is not None else "")
+    if cadence(when, weekdays_named(when)) is not None or previous is not None and "recurrence" in previous.fields \
+            and theirs and (mine <= theirs or theirs <= mine):
+        return None  # "When: Every Wednesday 14:00-15:00", its "Starts:" line: a series, read as one
+    context.last[_INVITE] = TypedFact(DOMAIN, None, {**pending.fields, "at": len(context.said)})
+    start = previous.fields.get("start") if previous is not None else None
+    if field == "time" and previous is not None and isinstance(start, str) and len(start) == 10:
+        day = parse_date(start)  # "Date: Sat 21 Mar" then "Time: 19:00 - 23:00"
+        times = times_of(when)
+        if day is None or not times:
+            return []
+        fact = TypedFact(previous.kind, previous.key, {**previous.fields, **_dated(when, day, times),
+                                                       "speaker": context.speaker})
+        context.last[DOMAIN] = fact
+        return [fact]
+    return _invite_event(str(pending.fields["title"]), when, context)
+
+
+def _invite_event(title: str, when: str, context: Context) -> list[TypedFact]:
+    day = day_of(when, context)
+    today = today_of(context)
+    if day is None or today is None or day < today:
+        return []
+    fields = _dated(when, day, times_of(when))
+    if _APPOINTMENT.search(title):
+        provider = provider_of(title, context)
+        fields = {**({"provider": provider} if provider else {}), **fields}
+        kind, key = APPOINTMENT, (provider or title).casefold()
+    else:
+        fields = {"title": title, **fields}
+        kind, key = DOMAIN, title.casefold()
+    fact = TypedFact(kind, key, conversation_fields(context, "user", fields))
+    context.last[DOMAIN] = fact
+    if kind == DOMAIN:
+        context.entities[f"{DOMAIN}:{key}"] = dict(fact.fields)
+    return [fact]
+
+
 def _user_turn_silent(context: Context) -> bool:
     """The user's message just before this reply gave no event or appointment."""
     said = context.last.get(_TURN)
@@ -864,6 +935,7 @@ _I_STAY = re.compile(r"\bI\s+(?:drive|take|bring|walk)\s+(?:him|her|them|the kid
 _OWNED_EVENT = re.compile(r"^\W*(?:my|our)\s+[a-z]+(?:'s|’s)\s", re.I)  # "My son's recital at my mum's": his
 
 
+_VET = re.compile(r"\b(?:vets?|veterinar\w+|animal hospital)\b", re.I)
 # events a guest or a parent goes to: "our niece Kirsty's wedding", "parents' evening for Chidi's class"
 _GUEST = re.compile(r"\b(?:wedding|funeral|christening|baptism|memorial|graduation|reunion|debut|bar mitzvah|"
                     r"bat mitzvah|(?:retirement|leaving|farewell|engagement|birthday|christmas|xmas|hen|stag|office|"
@@ -996,8 +1068,8 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
     the user's for an event the user goes to as a guest or a parent (a niece's wedding, a
     parents' evening), for minding someone, and for someone else's recital or play the user
     says they will be at."""
-    if _TAKES_ME.search(sentence):
-        return "user", None  # the user goes: the inviter's name is no owner
+    if _TAKES_ME.search(sentence) or _VET.search(sentence):
+        return "user", None  # the user goes: the inviter's name is no owner; a pet's vet visit is the user's
     if noun is not None and (_GUEST.search(sentence[max(0, noun.start() - 24):noun.end()]) and
                              not _OTHER_GOES.search(sentence) and _attending(sentence, context) is not False or
                              _CARING.match(sentence, noun.start())) or \
