@@ -380,3 +380,68 @@ def test_weekday_and_numeric_date(text: str, expected: date) -> None:
 
 def test_a_time_after_a_month_is_no_day() -> None:
     assert recognize("When: Mon 9 Mar 10:00-11:00", TS).dates == ["2026-03-09"]
+
+
+# --- a one-off moved or called off in a later session ---------------------------------------
+
+def two_sessions(first: str, second: str) -> Facts:
+    extractor = RuleExtractor()
+    found: Facts = []
+    for number, (ts, text) in enumerate(((TS, first), (datetime(2026, 3, 5, 9, 0), second))):
+        session = Session(f"s{number}", ts, [Message("user", text, 0)], {})
+        found += [(f.kind, f.key, {k: v for k, v in f.fields.items() if k not in ("subject", "speaker")})
+                  for f in extractor.extract(session, user_only=False) if f.kind in KINDS]
+    return found
+
+
+@pytest.mark.parametrize(("first", "second", "start"), [
+    ("Dentist appointment Thursday the 12th at 3pm.", "The dentist's office called, they moved my appointment to the 19th.",
+     "2026-03-19T15:00:00"),
+    ("Dentist appointment Thursday the 12th at 3pm.", "My dental appointment got pushed to Monday at 4.",
+     "2026-03-09T16:00:00"),
+    ("Sarah's hen do is Saturday the 14th at 7pm.", "The hen do has been moved to the 21st.", "2026-03-21T19:00:00"),
+    ("Physio with Dr Amin on the 10th at 9.", "Dr Amin rescheduled me for Wednesday 11th, same time.",
+     "2026-03-11T09:00:00"),
+    ("The school concert is on the 12th at 6pm and I'm going.", "The school concert was moved to the 19th.",
+     "2026-03-19T18:00:00"),
+])
+def test_moved_in_a_later_session(first: str, second: str, start: str) -> None:
+    found = two_sessions(first, second)
+    assert len({key for _, key, _ in found}) == 1
+    assert merged(found)["start"] == start
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("Kevin's leaving do is Thursday the 12th at 6.", "Kevin's leaving do is off."),
+    ("Book launch at Waterstones on the 18th at 7pm.", "The book launch has been cancelled."),
+    ("Team dinner on Friday the 13th at 8.", "Team dinner's cancelled, boss is ill."),
+    ("Mum's 70th birthday party is Sunday the 15th at 1.", "The birthday party is called off."),
+    ("Quiz night at the club on the 20th at 7.30pm.", "They cancelled quiz night."),
+])
+def test_called_off_in_a_later_session(first: str, second: str) -> None:
+    found = two_sessions(first, second)
+    assert len({key for _, key, _ in found}) == 1
+    assert merged(found)["status"] == "cancelled"
+
+
+def test_a_series_called_off_is_not_a_one_off() -> None:
+    found = two_sessions("Pottery class every Thursday 7-9.", "Pottery class is cancelled.")
+    assert all(f.get("status") != "cancelled" or "start" not in f or f.get("recurrence") for _, _, f in found[1:]) or \
+        merged(found).get("recurrence") == "weekly"
+
+
+def test_a_name_is_no_length() -> None:
+    fields = merged(schedule(("user", "Physio with Dr Amin on the 10th at 9.")))
+    assert "end" not in fields
+
+
+@pytest.mark.parametrize(("text", "kind"), [
+    ("Eye test next Monday at 4.15pm at Specsavers.", "event"),
+    ("Car's booked in at Kwik Fit on Wednesday at 8am for the MOT.", "event"),
+    ("Court date is 23 March at 10am at Manchester Crown Court.", "event"),
+    ("I have an appointment with my solicitor on the 20th at 2:30.", "appointment"),
+    ("Flu jab at Boots on Saturday at 11:20.", "event"),
+])
+def test_more_one_off_nouns(text: str, kind: str) -> None:
+    found = schedule(("user", text))
+    assert found and found[-1][0] == kind and merged(found).get("start")

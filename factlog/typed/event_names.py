@@ -85,7 +85,8 @@ CLINICIANS = (r"dentist|orthodontist|pediatrician|dermatologist|optometrist|opht
               r"gastroenterologist|hematologist|nephrologist|pulmonologist|surgeon|midwife|ob-?gyn|"
               r"physiotherapist|physio|chiropractor|vets?|veterinarian|GP|therapist|psychiatrist|counsel+or|"
               r"(?:eye|family|foot|skin) doctor")  # a clinician's noun: the provider of an appointment with one
-TRADES = r"technician|plumber|electrician|handyman|repairman|installer|cable guy"  # who comes to fix something
+TRADES = (r"technician|plumber|electrician|handyman|repairman|installer|cable guy|"  # who comes to fix something
+          r"solicitor|lawyer|attorney|accountant|notary|optician|hairdresser|barber|mechanic")  # whom the user sees
 _CLINICIAN = re.compile(rf"\b(?:{CLINICIANS}|{TRADES})\b", re.I)
 
 

@@ -83,7 +83,7 @@ from factlog.typed.care import catch_up, person_of
 from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.drug_names import drug_names
 from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, practice_of, provider_of, title_of
-from factlog.typed.event_times import PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
+from factlog.typed.event_times import MOVE, PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
 from factlog.typed.recurrence import (
@@ -139,7 +139,9 @@ NOUNS = re.compile(
     r"stag|fundraising) do|debut|rehearsal dinner|(?:baby|bridal|wedding) shower|pub quiz|quiz|run(?:ning)? club|laps|"
     r"five-a-side|futsal|netball|footy|(?:cup |grand )?final|"
     r"(?:farmers'?|craft|flea|night|christmas) market|market stall|minding|childminding|"
-    r"mediation|(?:court|custody|tribunal|bail|sentencing) hearing|deposition|"
+    r"mediation|(?:court|custody|tribunal|bail|sentencing) hearing|deposition|court date|"
+    r"(?:eye|sight|hearing|driving|theory) test|MOT|car service|flu jab|jab|(?:book |product )?launch|book signing|"
+    r"premiere|private view|opening night|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
     r"ballroom|dancing|salsa|tango|bowls|"
@@ -434,9 +436,24 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
         return [_ending(sentence, noun, day, context)]  # "my pottery class ends on May 30"
+    if not recurring and day is None and noun is not None and _CANCEL.search(sentence) and \
+            _one_off(context, noun, sentence) is not None:
+        off, gone = _one_off(context, noun, sentence) or ("", {})  # "Kevin's leaving do is off."
+        return [TypedFact(str(gone.get("kind") or DOMAIN), off, conversation_fields(
+            context, str(gone.get("subject") or "user"),
+            {**({"title": gone["title"]} if gone.get("title") else {}),
+             "start": str(gone.get("start"))[:10], "status": "cancelled"}))]
+    if not recurring and day is None and noun is not None and previous is not None and \
+            (noun.group(0).casefold() in _GENERIC or _APPOINTMENT.fullmatch(noun.group(0))):
+        length = _length_of(previous, sentence, context)
+        if length is not None:
+            return [length]  # "Session is of 45 minutes only": the appointment just named lasts that long
+    moved = not recurring and not times and day is not None and noun is not None and \
+        bool(MOVE.search(sentence) or _MOVED_TO.search(sentence) or _SAME_TIME.search(sentence))
     if not recurring and not times and noun is not None and (_ACTIVITY.fullmatch(noun.group(0)) or
                                                              noun.group(0).startswith("Dr")) and \
-            not _CANCEL.search(sentence) and (day is not None or not _TAKES_UP.search(sentence[:noun.start()])):
+            not _CANCEL.search(sentence) and not moved and \
+            (day is not None or not _TAKES_UP.search(sentence[:noun.start()])):
         return []  # "do the gym tmrw", "Dr. Brennan wants to see me in six weeks": no time, no appointment
     if not recurring and day is None and not times:
         taken = next((n for n in _NOUN_PHRASE.finditer(sentence) if _TAKES_UP.search(sentence[:n.start()])), None)
@@ -454,11 +471,6 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         day = _day_before(context)  # "I'm using that morning for the oven service, the technician comes at 08:45"
     if day is not None:
         context.last[_DAY] = TypedFact(DOMAIN, None, {"day": day.isoformat(), "at": len(context.said)})
-    if not recurring and day is None and noun is not None and previous is not None and \
-            (noun.group(0).casefold() in _GENERIC or _APPOINTMENT.fullmatch(noun.group(0))):
-        length = _length_of(previous, sentence, context)
-        if length is not None:
-            return [length]  # "Session is of 45 minutes only": the appointment just named lasts that long
     if not recurring and day is None and noun is not None:
         known = _known(context, title_of(sentence, noun))
         if times and known is not None and "recurrence" in known[1]:  # "spin is noon, 45 min": the spin named before
@@ -504,6 +516,10 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     else:
         if day is None:
             return []
+        known_one = _one_off(context, noun, sentence) if moved and noun is not None else None
+        if known_one is not None and isinstance(known_one[1].get("start"), str) and \
+                len(str(known_one[1]["start"])) > 10:
+            times = [str(known_one[1]["start"])[11:16]]  # "moved my appointment to the 19th": same time
         fields = _dated(sentence, day, times)
         if _APPOINTMENT.search(sentence if noun is not None or previous is None else
                                f"{sentence} {previous.fields.get('title') or 'appointment'}"):
@@ -515,9 +531,13 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
             if practice is not None and practice != provider:  # "with Dr. Ramos at ClearView Optometry"
                 fields["location"] = practice
             key = (provider or title or "appointment").casefold()
+            if known_one is not None and known_one[1].get("kind") == APPOINTMENT:
+                key = known_one[0]
         else:
             fields = {"title": title, **fields}
             key = (title or "event").casefold()
+            if known_one is not None and known_one[1].get("kind") == DOMAIN:
+                key, fields["title"] = known_one[0], known_one[1].get("title") or title  # "the hen do": Sarah's
     if kind == DOMAIN:
         if fields.get("title") is None:
             fields.pop("title", None)
@@ -1443,6 +1463,31 @@ def _prior_series(context: Context, title: str | None, subject: str) -> str | No
 
 def _title_words(title: str) -> set[str]:
     return {w.replace("'s", "").replace("’s", "").replace("'", "").removesuffix("s") for w in title.casefold().split()}
+
+
+def _one_off(context: Context, noun: re.Match[str], sentence: str) -> tuple[str, dict[str, JsonValue]] | None:
+    """(key, fields with its `kind`) of the one-off event or appointment this session or an
+    earlier one named that the sentence's noun names again ("the hen do", "my dental
+    appointment", "Dr Amin"), the latest first; None when none or several differ."""
+    title = title_of(sentence, noun)
+    mine = _title_words(title)
+    provider = provider_of(sentence, context) if _APPOINTMENT.search(sentence) else None
+    session = [(kind, name.split(":", 1)[1], fields) for name, fields in reversed(context.entities.items())
+               for kind in (DOMAIN,) if name.startswith(f"{DOMAIN}:")]
+    last = context.last.get(DOMAIN)
+    if last is not None and last.key is not None:
+        session.insert(0, (last.kind, last.key, dict(last.fields)))
+    earlier = [(kind, key, fields) for kind in (APPOINTMENT, DOMAIN)
+               for key, fields in context.prior.of_kind(kind)[::-1]]
+    for kind, key, fields in [*session, *earlier]:
+        if fields.get("recurrence") or not isinstance(fields.get("start"), str) or \
+                fields.get("status") in ("cancelled", "ended"):
+            continue
+        if kind == APPOINTMENT and provider is not None and key == provider.casefold() or \
+                kind == DOMAIN and (theirs := _title_words(str(fields.get("title") or ""))) and \
+                (mine <= theirs or theirs <= mine) and mine - {"the", "my", "our"}:
+            return key, {**fields, "kind": kind}
+    return None
 
 
 def _one_off_on(context: Context, title: str | None, day: date) -> str | None:
