@@ -445,3 +445,31 @@ def test_a_name_is_no_length() -> None:
 def test_more_one_off_nouns(text: str, kind: str) -> None:
     found = schedule(("user", text))
     assert found and found[-1][0] == kind and merged(found).get("start")
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("Can you add Harriet's christening on 22/03 at 11? It's at St Michael's.", "St Michael's"),
+    ("Book club social on the 9th at 7pm. It's in the Crown's back room.", "Crown's back room"),
+    ("The school concert is Thursday at 6. It's at Hillview Academy.", "Hillview Academy"),
+    ("Retirement do for Pat on Friday at 5. It'll be at The Anchor.", "Anchor"),
+    ("Grandma's 90th party is Sunday at 1. It's at Nonna Rosa's.", "Nonna Rosa's"),
+])
+def test_its_at_line(text: str, place: str) -> None:
+    assert merged(schedule(("user", text)))["location"] == place
+
+
+def test_its_at_with_a_day_is_no_place() -> None:
+    fields = merged(schedule(("user", "Choir concert on Friday at 7. It's at 8 actually.")))
+    assert "location" not in fields
+
+
+@pytest.mark.parametrize(("text", "title"), [
+    ("Save the date: Priya & Sam's wedding, 6 June 2026, 2pm, Leeds Town Hall", "Priya & Sam's wedding"),
+    ("I'm going to my nephew's bar mitzvah on Saturday the 28th at 10am.", "nephew's bar mitzvah"),
+    ("remind me I've got my smear test on the 17th at 10.40", "smear test"),
+    ("We're going to our friends' wedding on the 21st at 1pm.", "wedding"),
+    ("Tom and Ana's engagement party is Saturday the 14th at 8pm.", "Tom and Ana's engagement party"),
+])
+def test_guest_titles(text: str, title: str) -> None:
+    fields = merged(schedule(("user", text)))
+    assert fields["title"] == title and fields.get("subject", "user") == "user"

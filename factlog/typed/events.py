@@ -141,7 +141,7 @@ NOUNS = re.compile(
     r"(?:farmers'?|craft|flea|night|christmas) market|market stall|minding|childminding|"
     r"mediation|(?:court|custody|tribunal|bail|sentencing) hearing|deposition|court date|"
     r"(?:eye|sight|hearing|driving|theory) test|MOT|car service|flu jab|jab|(?:book |product )?launch|book signing|"
-    r"premiere|private view|opening night|"
+    r"premiere|private view|opening night|smear test|pap smear|bar mitzvah|bat mitzvah|baptism|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
     r"ballroom|dancing|salsa|tango|bowls|"
@@ -240,12 +240,15 @@ _RECAP = re.compile(r"^\W*(?:(?:ok(?:ay)?|sure|great|perfect|lovely|wonderful|go
 _RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:(]{2,60}?)"
                           r"(?:\s+(?:at|in|on|with|from|for)\s+[^,;]*)?"
                           r"\s*,\s*(?P<rest>\S.*)$")  # "community choir at St Mary's, Thursdays": the title
+# "It's at St Michael's.", "It's in the church hall": the place of the event just named, on a line of its own
+_ITS_AT = re.compile(r"^\W*(?:it'?s|it’s|it is|it will be|it'll be|that'?s)\s+(?:at|in)\s+(?:the\s+)?"
+                     r"(?P<where>(?-i:[A-Z])[\w'’&.-]*(?:\s+[\w'’&.-]+){0,5}?)\s*[.!]?$", re.I)
 # a pasted invite's lines: "Invitation: Quarterly board review", then "When: Thursday, March 12, 2026 2:00pm - 3:30pm"
 _INVITE_TITLE = re.compile(r"^\W*(?P<field>(?:updated\s+)?invitation|event|subject|title|what|meeting)\s*:\s*"
                            r"(?P<title>[^:]{2,80}?)\s*\.?$", re.I)
 _WHEN_LINE = re.compile(r"^\W*(?P<field>when|date|time|starts?|date\s*(?:/|and|&)\s*time)\s*:\s*(?P<when>\S.*)$", re.I)
 TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER, _ENDS_NOW, _WHERE_LINE, _FIX_LINE,
-            _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP, _INVITE_TITLE,
+            _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP, _INVITE_TITLE, _ITS_AT,
             _WHEN_LINE)  # a sentence without one states no event
 
 
@@ -376,7 +379,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
             minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence) \
             and not _OVER.search(sentence) and not _ENDS_NOW.match(sentence) and not _WHERE_LINE.match(sentence) and \
-            not _day_fixed(sentence, context) and not _DAYS_LINE.match(sentence) and not _MOVED_TO.search(sentence):
+            not _day_fixed(sentence, context) and not _DAYS_LINE.match(sentence) and not _MOVED_TO.search(sentence) \
+            and not _ITS_AT.match(sentence):
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
@@ -981,7 +985,7 @@ _PERFORMED = re.compile(r"\b(?:recital|play|concert|show|game|match|performance|
                         r"basketball|baseball|cricket|footy)\b", re.I)
 
 
-_POSSESSOR = re.compile(r"(?P<owner>\b[A-Za-z][\w-]*(?:'s|’s))\s+"
+_POSSESSOR = re.compile(r"(?P<owner>\b(?:(?-i:[A-Z])[\w-]*\s+(?:&|and)\s+)?[A-Za-z][\w-]*(?:'s|’s))\s+"
                         r"(?:(?:\d{1,3}(?:st|nd|rd|th)|big|surprise|little)\s+)?$", re.I)
 _NOT_POSSESSOR = frozenset("it's that's what's there's here's he's she's let's who's where's today's tonight's "
                            "tomorrow's this's one's everyone's somebody's someone's".split())
@@ -1193,7 +1197,10 @@ def _day_before(context: Context) -> date | None:
     if found is None or found.fields.get("at") != len(context.said) - 1:
         return None
     return parse_date(str(found.fields["day"]))
-_LEAVING_DO = re.compile(r"\bleaving (?:do|party|drinks|lunch|dinner)\b", re.I)  # a farewell, not a departure
+# a farewell, not a departure; going to a celebration, not a place: "I'm going to my nephew's bar mitzvah"
+_LEAVING_DO = re.compile(r"\bleaving (?:do|party|drinks|lunch|dinner)\b|\bgoing to (?:my|our|his|her|their|the|a)\s+"
+                         r"(?:[\w'’-]+\s+){0,3}(?:wedding|funeral|christening|baptism|graduation|bar mitzvah|"
+                         r"bat mitzvah|party|recital|concert|play|reunion|debut)\b", re.I)
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
                         rf"leaving)\b|\b(?-i:[A-Z]{{2}})\s?\d{{2,4}}\b|\b[a-z]{{2}}\d{{3,4}}\b|"
                         rf"\b(?-i:{'|'.join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))})\b", re.I)
@@ -1331,9 +1338,10 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
             return None
         return TypedFact(previous.kind, previous.key, {**previous.fields, "end": last.isoformat(),
                                                        "speaker": context.speaker})
-    where = _WHERE_LINE.match(sentence)
-    if where is not None and previous.kind == DOMAIN and "location" not in previous.fields:
-        return TypedFact(previous.kind, previous.key, {**previous.fields, "location": where.group("where"),
+    where = _WHERE_LINE.match(sentence) or _ITS_AT.match(sentence)
+    if where is not None and previous.kind == DOMAIN and "location" not in previous.fields and \
+            (where.re is _WHERE_LINE or context.topic == DOMAIN and not times and day_of(sentence, context) is None):
+        return TypedFact(previous.kind, previous.key, {**previous.fields, "location": where.group("where").rstrip("."),
                                                        "speaker": context.speaker})
     if _STARTS_NOW.match(sentence) and "recurrence" in previous.fields and today is not None:
         from_day = starting(sentence, today)  # "Starting next week, heaven help me."
