@@ -473,3 +473,23 @@ def test_its_at_with_a_day_is_no_place() -> None:
 def test_guest_titles(text: str, title: str) -> None:
     fields = merged(schedule(("user", text)))
     assert fields["title"] == title and fields.get("subject", "user") == "user"
+
+
+@pytest.mark.parametrize("text", [
+    "Should I go to Tom's wedding on the 14th at 2?",
+    "Maybe I'll do the pub quiz on Thursday at 8 if I'm not tired.",
+    "The wedding last Saturday at 2 was lovely.",
+    "I was at a funeral on the 1st at 11.",
+    "I'm not going to Kevin's leaving do on Friday at 6.",
+    "my sister is thinking of having a baby shower on the 21st at 2",
+])
+def test_no_event_of_the_users(text: str) -> None:
+    assert all(subject != "user" for _, subject in subjects(("user", text)))
+
+
+@pytest.mark.parametrize("assistant", [
+    "Noted: your flight to Rome, Friday 13 March at 7:10 AM.",
+    "Noted: Netflix, $15.49 a month, next charge March 12 at 9:00 AM.",
+])
+def test_recap_of_no_event(assistant: str) -> None:
+    assert schedule(("user", "hmm"), ("assistant", assistant)) == []

@@ -117,6 +117,22 @@ def _ahead(found: date | None, sentence: str, today: date) -> date | None:
     return found
 
 
+_PAST_TENSE = re.compile(r"\b(?:was|were|had|went|did|saw|got back|came back|attended)\b", re.I)
+
+
+def _last_month_day(day: int, today: date) -> date | None:
+    """The day-of-month `day` this month if it is not after today, else last month's."""
+    for back in (0, 1):
+        year, month = divmod(today.year * 12 + today.month - 1 - back, 12)
+        try:
+            found = date(year, month + 1, day)
+        except ValueError:
+            continue
+        if found <= today:
+            return found
+    return None
+
+
 def _undated_day(sentence: str, today: date) -> date | None:
     """The day of a sentence that gives no date the recognizer finds: "tmrw", "in 3 wks",
     "the 14th", a weekday."""
@@ -130,6 +146,10 @@ def _undated_day(sentence: str, today: date) -> date | None:
     day_only = DAY_ONLY.search(corrected(sentence, DAY_ONLY))
     if day_only is not None and MOVE.search(sentence):  # "moved it from the 10th to the 17th": the new day
         day_only = list(DAY_ONLY.finditer(sentence))[-1]
+    if day_only is not None and _PAST_TENSE.search(sentence) and not MOVE.search(sentence):
+        last = _last_month_day(int(day_only.group("dd")), today)  # "I was at a funeral on the 1st": gone by
+        if last is not None:
+            return last
     if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
         found = next_month_day(int(day_only.group("dd")), today)
         if found is not None:
