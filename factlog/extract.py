@@ -97,6 +97,8 @@ class RuleExtractor:
                 prescan(message.content, context, message.role)
         for message in session.messages:
             context.speaker = message.role
+            context.message = message.content
+            context.turn += 1
             if message.role == "user":
                 facts += self._user_turn(session, message, previous, context)
             elif message.role == "assistant" and not user_only:
@@ -165,9 +167,22 @@ _YES = re.compile(r"^\W*(?:yep|yes|yeah|yup|correct|that's (?:it|right|correct)|
                   r"(?![^.!?]*\b(?:but|actually|except|not|no)\b)", re.I)
 
 
+# "Where is it?", "Where's the recital being held?": the place of what was just named
+_WHERE_QUESTION = re.compile(r"\bwhere(?:'s|’s| is| will)\s+(?:it|that|this|the\s+[\w' -]{2,30}?)"
+                             r"(?:\s+(?:be|being held|held|taking place|happening|going to be))?\s*\?\s*$", re.I)
+_PLACE_ANSWER = re.compile(r"^\W*(?:(?:it'?s|it’s|it is|it will be|it'll be)\s+)?(?:(?:at|in)\s+)?(?:the\s+)?"
+                           r"(?P<place>[A-Za-z0-9][^?!]{1,60}?)\W*$", re.I)
+_WHEN_WORDS = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tomorrow|tonight|\d{1,2}(?::\d\d)?\s*"
+                         r"(?:[ap]\.?m\b)|at\s+\d)", re.I)
+
+
 def _reading(question: str, answer: str) -> str | None:
     """What an answer says in full when it is a bare code answering a question about one,
-    or a bare date answering when the user leaves or comes back ("The 3rd." -> "Leaving the 3rd.")."""
+    or a bare date answering when the user leaves or comes back ("The 3rd." -> "Leaving the 3rd."),
+    or a place answering "Where is it?" ("The church hall on Elm Road." -> "Where: church hall on Elm Road")."""
+    place = _PLACE_ANSWER.match(answer) if _WHERE_QUESTION.search(question) and len(answer.split()) <= 10 else None
+    if place is not None and not recognize_dates_or_days(answer) and not _WHEN_WORDS.search(answer):
+        return f"Where: {place.group('place')}"
     when = _WHEN_QUESTION.search(question)
     if when is not None and _SHORT_DATE.match(answer) and recognize_dates_or_days(answer):
         leg = when.group("leg").lower()

@@ -82,7 +82,8 @@ ISO_DATE = re.compile(r"(?<![\d-])(?P<year>\d{4})-(?P<mm>\d{2})-(?P<dd>\d{2})(?!
 NUMERIC_DATE = re.compile(r"(?<![\d/.])(?P<mm>\d{1,2})/(?P<dd>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/])")
 _THIS_YEAR = r"(?:,?\s+(?P<rel>this|next) year\b)"  # "the 2nd of August this year"
 MONTH_DAY = re.compile(
-    rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I
+    rf"\b(?:{_WEEKDAY},?\s+)?{_MONTH}\s+(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\b(?![:.]\d\d)"  # "9 Mar 10:00": a time
+    rf"(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I
 )
 DAY_MONTH = re.compile(
     rf"\b(?P<dd>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH}\b(?:,?\s+{_YEAR}\b|{_THIS_YEAR})?", re.I)
@@ -110,11 +111,11 @@ _MERIDIEMS = ("am", "pm", "a.m", "p.m")
 WEEKDAY_DAY = re.compile(rf"\b(?P<weekday>{_WEEKDAY}|(?-i:Mon|Tues?|Wed|Thu(?:rs?)?|Fri|Sat|Sun)\.?|"
                          rf"(?:tues|thurs|fri)\.?),?\s+(?:the\s+)?(?P<dd>\d{{1,2}})(?:st|nd|rd|th)\b", re.I)
 RELATIVE = re.compile(
-    rf"\b(?:(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
+    rf"\b(?:{RELATIVE_DAY.pattern}"  # first: "next week Friday" is a Friday, not "next week"
+    rf"|(?:the\s+day\s+(?:after|before)\s+)?(?:today|tonight|tomorrow|yesterday)"
     rf"|(?:next|this|last|coming)\s+(?:{_WEEKDAY}|week)"
     rf"|(?:in|within)\s+(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}"
-    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now)"
-    rf"|{RELATIVE_DAY.pattern})\b",
+    rf"|(?:{_NUMWORD}|\d{{1,3}})\s+{_UNIT}\s+(?:ago|from\s+now))\b",
     re.I,
 )
 TIME = re.compile(
@@ -382,11 +383,12 @@ def _absolute(match: re.Match[str], base: datetime | None, *, day_first: bool = 
 
 
 def _weekday_day(match: re.Match[str], base: date) -> date | None:
-    """ "Thursday the 21st", "Fri 6th": the day-of-month near `base` that falls on that weekday."""
+    """ "Thursday the 21st", "Fri 6th": the day-of-month nearest `base` that falls on that weekday
+    (from last month to four months on)."""
     weekday = [name[:3] for name in WEEKDAYS].index(match.group("weekday").lower()[:3])
     day = int(match.group("dd"))
     candidates = []
-    for offset in (-1, 0, 1, 2):
+    for offset in range(-1, 5):  # "Saturday the 13th" in March: June's (a wrong weekday further off names none)
         year, month = divmod(base.year * 12 + base.month - 1 + offset, 12)
         candidate = _safe_date(year, month + 1, day)
         if candidate is not None and candidate.weekday() == weekday:

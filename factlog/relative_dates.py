@@ -4,7 +4,9 @@ finds the phrases; these resolve them):
 - "this Friday": the first Friday on or after today; "this coming Friday" / "coming
   Friday": the first Friday after today; "next Friday": the Friday of next week (weeks start
   on Monday), so on a Wednesday "next Friday" is nine days away, not two; "last Friday":
-  the latest Friday before today.
+  the latest Friday before today; "next week Friday" / "Friday next week" / "Friday of next
+  week": the Friday of next week too; "the Saturday after next": the Saturday after the coming
+  one (the first Saturday after today, plus seven days).
 - "in 3 days", "in two weeks", "a fortnight from now", "10 days ago": counted in days;
   "within 30 days" is a limit, not a day (left to the general parser, which names none).
 - "end of the month" / "end of this month", "end of next month", "end of March", "end of
@@ -27,7 +29,8 @@ _DAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "su
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
 _COUNT = r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d{1,3})"
 # what `factlog.recognizers.RELATIVE` does not already find ("next Friday", "in a fortnight" it does)
-RELATIVE_DAY = re.compile(rf"this\s+coming\s+{_WEEKDAY}", re.I)
+RELATIVE_DAY = re.compile(rf"this\s+coming\s+{_WEEKDAY}|(?:the\s+)?{_WEEKDAY}\s+after\s+next|"
+                          rf"next\s+week\s+{_WEEKDAY}|{_WEEKDAY}\s+(?:of\s+)?next\s+week", re.I)
 _MONTH_NAMES = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 _MONTH_NAMES.update({name[:3].lower(): number for name, number in list(_MONTH_NAMES.items())})
 _MONTH_NAMES["sept"] = 9
@@ -56,6 +59,13 @@ def relative_day(phrase: str, today: date) -> date | None:
     """The day a relative phrase names (see the module's rules), or None when it is none of
     the phrases ruled here (the caller may ask a general parser)."""
     words = phrase.lower().split()
+    if words[-2:] == ["after", "next"] or words[-2:] == ["next", "week"]:  # "the Saturday after next"
+        named = next((word for word in words if word in _DAYS), None)
+        if named is not None:
+            target = _DAYS.index(named)
+            if words[-1] == "week":  # "Friday next week": as "next Friday"
+                return today - timedelta(days=today.weekday()) + timedelta(days=7 + target)
+            return today + timedelta(days=((target - today.weekday()) % 7 or 7) + 7)
     if words[-1] in _DAYS:
         target = _DAYS.index(words[-1])
         ahead = (target - today.weekday()) % 7

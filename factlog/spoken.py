@@ -6,8 +6,9 @@ the readers know. The stored fact keeps the sentence as said; only what the read
 - Digits read out one by one become digits: "ending four four one two" -> "ending 4412".
 - Spoken clock times become written ones: "half six" / "half past six" -> "6:30",
   "quarter to seven" -> "6:45", "seven o'clock" -> "7:00", "7ish" -> "at 7", a word hour
-  closing a range ("6:30 till eight" -> "6:30 till 8"). Whether a time is morning or evening
-  stays the readers' rule.
+  closing a range ("6:30 till eight" -> "6:30 till 8"); a dictated "p m" / "a m" after an hour
+  ("seven p m", "7 a m") -> "pm" / "am". Whether a time is morning or evening otherwise stays
+  the readers' rule.
 - A sentence in capitals ("JUST BOUGHT A 4K TV AT BEST BUY") is read in sentence case;
   words with digits ("NH4K2Q", "4K") keep their case.
 - Emoji are spaces ("tramadol 🙃 50mg" reads as "tramadol 50mg"); a list item's bullet or
@@ -33,7 +34,10 @@ _ISH = re.compile(r"(?<![\w:.$])(?P<at>(?:at|around|about)\s+)?(?P<h>1[0-2]|[1-9
 _RANGE_END = re.compile(rf"(?P<start>\b\d{{1,2}}(?::[0-5]\d)?\s*(?:-|–|to|till|until|and)\s*){_HOUR_WORD}\b", re.I)
 _LETTERS = re.compile(r"[A-Za-z]")
 _FILLER_HINT = re.compile(r"[uU][hmHM]|[eE][rR][mM]?\b|[aA][hH]|like\s*,")
-_CLOCK_HINT = re.compile(r"half|quarter|clock|ish\b|\d\s*(?:-|–|to|till|until|and)\s*[a-z]", re.I)
+_CLOCK_HINT = re.compile(r"half|quarter|clock|ish\b|\d\s*(?:-|–|to|till|until|and)\s*[a-z]|\s[ap]\s+m\b", re.I)
+# "seven p m", "7 a m", "six thirty p m": the letters a speech-to-text wrote apart
+_SPACED_MERIDIEM = re.compile(rf"(?P<w>(?:\d|\b{_HOUR_WORD}|\bthirty|\bfifteen|\bforty[- ]five|\bo'clock))\s+"
+                              r"(?P<ap>[ap])\s+m\b(?!')", re.I)
 _SHOUT_HINT = re.compile(r"\b[A-Z]{2,}\W+[A-Z]{2,}\W+[A-Z]{2,}")
 _DIGIT_HINT = re.compile(r"\b(?:zero|oh|one|two|three|four|five|six|seven|eight|nine)\s", re.I)
 _CAPS_WORD = re.compile(r"[A-Za-z'’]+(?![\w])|[\w'’]*\d[\w'’]*")
@@ -97,6 +101,7 @@ def _hour(text: str) -> int:
 def _clock_times(text: str) -> str:
     if _CLOCK_HINT.search(text) is None:
         return text
+    text = _SPACED_MERIDIEM.sub(lambda m: f"{m.group('w')} {m.group('ap').lower()}m", text)
     text = _HALF.sub(lambda m: f"{_hour(m.group('h'))}:30", text)
     text = _QUARTER.sub(_quarter, text)
     text = _OCLOCK.sub(lambda m: f"{_hour(m.group('h'))}:00", text)

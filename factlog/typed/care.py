@@ -109,7 +109,8 @@ _NOT_NAMES = frozenset(
     "everyone nobody someone one ok okay also and but so then well yes no ya yeah um uh oh ugh the a an my our his her "
     "their doctor dr mom dad january february march april may june july august september october november "
     "december monday tuesday wednesday thursday friday saturday sunday god lunch dinner camp kindly please thanks "
-    "thank just still really honestly definitely actually ugh let here where how pharmacist nurse doc".split()
+    "thank just still really honestly definitely actually ugh let here where how pharmacist nurse doc "
+    "eh ah aiyo aiyah wah lah leh hey hi hello gidday oi".split()  # interjections: "Eh can help me remember"
 )
 
 

@@ -27,11 +27,11 @@ TITLE_STOP = frozenset(
     "signed up attend attending go going take taking do doing skip skipping skipped cancelled canceled booked book "
     "hour hours minute minutes min mins remind me fyi btw note just today tonight tomorrow tmrw reminder know "
     "calendar diary kids children takes plays attends does teaches coaches goes has i'm im i've we're we've he's "
-    "she's they're moved changed switched rescheduled shifted pushed".split()
+    "she's they're moved changed switched rescheduled shifted pushed add put set hey assistant siri alexa".split()
 )
 # overlapping ("at 7 starting next thursday at the methodist church": the second "at" is found too)
 _LOCATION = re.compile(r"(?<!-)(?=\b(?:at|in)\s+(?P<where>(?:the\s+)?(?:St\.\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|"
-                       r"fourth-floor|[a-z]+-floor)(?:\s+(?:St\.?(?!\w)|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|"
+                       r"fourth-floor|[a-z]+-floor)(?:\s+(?:St\.?(?!\w)|&\s+[A-Z][\w'-]*|[A-Z0-9][\w'-]*|on|of|boardroom|room|library|"
                        r"center|centre|office|street|st|ave|avenue|road|rd|hall|studio|gym|church|school)){0,4}))",
                        re.I)
 _NOT_LOCATION = re.compile(r"^(?:the\s+)?(?:\d{1,2}(?::\d{2})?(?:\s*[ap]\.?m\.?)?\b|"
@@ -64,6 +64,12 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
             break
         kept.insert(0, word)
     text = " ".join([*kept, noun.group(0)])
+    if re.match(r"^(?:minding|childminding|babysitting)$", noun.group(0), re.I):  # "minding my grandson Oliver"
+        whom = re.match(r"\s+(?:(?:my|our|the|her|his)\s+)?(?:[a-z]+\s+)?(?P<name>(?-i:[A-Z][a-z]+))\b",
+                        sentence[noun.end():])
+        name = whom.group("name") if whom is not None else None
+        if name is not None and name.casefold() not in TITLE_STOP and not WEEKDAY.fullmatch(name):
+            return f"{noun.group(0).lower()} {name}"
     if re.match(r"^volunteer", noun.group(0), re.I):
         after = re.match(r"\s+(?:at|for)\s+(?:the\s+)?(?P<what>[\w ]+?)(?=[,.;]|\s+(?:from|on|at|every|each|weekly|"
                          r"the (?:first|second|third|fourth|last)|(?:mon|tues|wednes|thurs|fri|satur|sun)days?|"
@@ -77,9 +83,10 @@ def title_of(sentence: str, noun: re.Match[str]) -> str:
 CLINICIANS = (r"dentist|orthodontist|pediatrician|dermatologist|optometrist|ophthalmologist|cardiologist|gynecologist|"
               r"allergist|neurologist|oncologist|urologist|podiatrist|audiologist|endocrinologist|rheumatologist|"
               r"gastroenterologist|hematologist|nephrologist|pulmonologist|surgeon|midwife|ob-?gyn|"
-              r"physiotherapist|physio|chiropractor|vet|GP|therapist|psychiatrist|counsel+or|"
+              r"physiotherapist|physio|chiropractor|vets?|veterinarian|GP|therapist|psychiatrist|counsel+or|"
               r"(?:eye|family|foot|skin) doctor")  # a clinician's noun: the provider of an appointment with one
-TRADES = r"technician|plumber|electrician|handyman|repairman|installer|cable guy"  # who comes to fix something
+TRADES = (r"technician|plumber|electrician|handyman|repairman|installer|cable guy|"  # who comes to fix something
+          r"solicitor|lawyer|attorney|accountant|notary|optician|hairdresser|barber|mechanic")  # whom the user sees
 _CLINICIAN = re.compile(rf"\b(?:{CLINICIANS}|{TRADES})\b", re.I)
 
 
@@ -98,10 +105,30 @@ _SHORT = re.compile(rf"\b(?P<word>{'|'.join(_SHORT_CLINICIAN)})\s+(?:appt|appoin
                     re.I)
 
 
+# a clinic's text message names its sender first: "ClearView Optometry: Your appointment with Dr. Ramos ..."
+_SENDER = re.compile(r"(?:^|:\s)\W*(?P<name>(?:[A-Z][\w&'-]*\s+){1,3}(?:Physio(?:therapy)?|"
+                     r"Dental(?:\s+(?:Care|Clinic|Practice|"
+                     r"Surgery|Centre|Center))?|Dentistry|Orthodontics|Chiropractic|Podiatry|Optometry|Opticians?|"
+                     r"Eye\s+Care|Vision|Medical(?:\s+(?:Centre|Center|Practice|Group|Clinic))?|Clinic|Surgery|"
+                     r"Vet(?:s|erinary)?(?:\s+(?:Clinic|Hospital|Surgery))?|Animal\s+Hospital))\s*:\s")
+
+
+def practice_of(sentence: str) -> str | None:
+    """The practice an appointment is at: "at Bayview Physio", "with Smile Dental", or the
+    sender a clinic's text message begins with ("Lambton Quay Dental: Hi Aroha, ...")."""
+    practice = _PRACTICE.search(sentence) or _SENDER.search(sentence)
+    if practice is None or practice.group("name").split()[0].casefold() in TITLE_STOP:
+        return None
+    return practice.group("name")
+
+
 def provider_of(sentence: str, context: Context) -> str | None:
-    practice = _PRACTICE.search(sentence)
-    if practice is not None and practice.group("name").split()[0].casefold() not in TITLE_STOP:
-        return practice.group("name")
+    """Who the appointment is with; a doctor named beside a practice is the provider (the
+    practice is the place, `practice_of`)."""
+    practice = practice_of(sentence)
+    if practice is not None:
+        named = care_named(sentence)
+        return named if named is not None and named.startswith("Dr.") else practice
     short = _SHORT.search(sentence)
     if short is not None:
         return _SHORT_CLINICIAN[short.group("word").lower()]

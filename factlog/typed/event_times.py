@@ -5,7 +5,7 @@ and its times of day.
   inline correction, "the 13th, no sorry, the 20th", the corrected one), "tmrw", "in 3
   wks", "the 14th" (the next 14th), a weekday (the next such day; the last one in a
   past-tense sentence).
-- Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "noon to 1:30", "8 to 9" (morning
+- Times: "2-4pm", "from 10:00 to 11:30 AM", "6.30pm", "start 11.30am", "noon to 1:30", "8 to 9" (morning
   unless "evening", "night", "pm" or an evening outing such as a concert or tickets; an hour from 1 to
   6 without one is afternoon unless the sentence says morning; 7 to 9 is evening for an
   after-work activity: "choir at 7"), "between 8 and noon", "at 10", "9am", "7p to 7a" (a
@@ -37,6 +37,8 @@ RANGE = re.compile(
 _AT = re.compile(r"\b(?:at|@)\s+(?P<h>\d{1,2}|noon|midday)(?:[:.](?P<m>[0-5]\d))?\s*(?P<a>[ap]\.?m\.?)?"
                  r"(?![\w/:-]|\.\d)", re.I)
 _BARE = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2}):(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m\.?)?(?![\w:/-])", re.I)
+# "start 11.30am", "doors 6.45 pm": a dotted clock time needs its am/pm ("2.50" may be money)
+_DOTTED = re.compile(r"(?<![\w:/.$])(?P<h>\d{1,2})\.(?P<m>[0-5]\d)\s*(?P<a>[ap]\.?m\b\.?)", re.I)
 _MONTHS = ("january february march april may june july august september october november december").split()
 _MONTH_WORD = re.compile(r"\b(?:" + "|".join(m[:3] for m in _MONTHS) + r")[a-z]*\.?\s*$", re.I)
 _EVENING = re.compile(r"\b(?:evening|evenings|night|nights|tonight|afternoon|afternoons|pm|p\.m\.|party|dinner|"
@@ -59,7 +61,8 @@ _ABOUT = re.compile(r"\b(?:around|about|roughly|approximately|approx\.?|circa|us
                     + r"(?!\s*(?:people|guests|of|or|\$))", re.I)
 _NOON = re.compile(r"\b(?:is|at|@|from|around|by)\s+(?:noon|midday)\b", re.I)
 PAST = re.compile(r"\b(?:following|after|had|was|went|saw|is done|got it|already (?:had|did|went))\b", re.I)
-MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?)\b", re.I)
+MOVE = re.compile(r"\b(?:move|moved|moving|reschedul\w*|push(?:ed)?|shift(?:ed)?\s+(?:it|them|him|her|us|me)\b)\b",
+                  re.I)
 
 
 # a day that dates something else than the event: "since Monday", "last Tuesday", "booked it on Monday"
@@ -84,9 +87,55 @@ def day_of(sentence: str, context: Context) -> date | None:
     today = context.timestamp.date()
     sentence = _BOOKED_WHEN.sub(" ", sentence)  # "I have booked since Monday a course": the booking's day
     dates = [value for _, value in dates_and_times_at(sentence, context.timestamp)[0]]
+    day_first = _day_first(sentence, today)
+    if day_first is not None:
+        return day_first
     if dates:
         fixed = [value for _, value in dates_and_times_at(corrected(sentence, None, context), context.timestamp)[0]]
-        return parse_date(dates[-1] if MOVE.search(sentence) else fixed[0] if fixed else dates[0])
+        found = parse_date(dates[-1] if MOVE.search(sentence) else fixed[0] if fixed else dates[0])
+        return _ahead(found, sentence, today)
+    return _undated_day(sentence, today)
+
+
+_WEEKDAY_THE_DAY = re.compile(r"\b(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b",
+                              re.I)
+
+
+def _ahead(found: date | None, sentence: str, today: date) -> date | None:
+    """ "Wednesday the 18th" said of a plan: the next such day, not last month's nearer one
+    (an event told in the past tense keeps the day the recognizer found)."""
+    if found is None or found >= today or PAST.search(sentence) or not _WEEKDAY_THE_DAY.search(sentence):
+        return found
+    for months in range(1, 5):
+        year, month = divmod(found.year * 12 + found.month - 1 + months, 12)
+        try:
+            later = date(year, month + 1, found.day)
+        except ValueError:
+            continue
+        if later.weekday() == found.weekday():
+            return later
+    return found
+
+
+_PAST_TENSE = re.compile(r"\b(?:was|were|had|went|did|saw|got back|came back|attended)\b", re.I)
+
+
+def _last_month_day(day: int, today: date) -> date | None:
+    """The day-of-month `day` this month if it is not after today, else last month's."""
+    for back in (0, 1):
+        year, month = divmod(today.year * 12 + today.month - 1 - back, 12)
+        try:
+            found = date(year, month + 1, day)
+        except ValueError:
+            continue
+        if found <= today:
+            return found
+    return None
+
+
+def _undated_day(sentence: str, today: date) -> date | None:
+    """The day of a sentence that gives no date the recognizer finds: "tmrw", "in 3 wks",
+    "the 14th", a weekday."""
     if _TOMORROW.search(sentence):
         return today + timedelta(days=1)
     later = _IN_WEEKS.search(sentence)
@@ -97,6 +146,10 @@ def day_of(sentence: str, context: Context) -> date | None:
     day_only = DAY_ONLY.search(corrected(sentence, DAY_ONLY))
     if day_only is not None and MOVE.search(sentence):  # "moved it from the 10th to the 17th": the new day
         day_only = list(DAY_ONLY.finditer(sentence))[-1]
+    if day_only is not None and _PAST_TENSE.search(sentence) and not MOVE.search(sentence):
+        last = _last_month_day(int(day_only.group("dd")), today)  # "I was at a funeral on the 1st": gone by
+        if last is not None:
+            return last
     if day_only is not None:  # "on the 25th": that day this month, or next month once it is past
         found = next_month_day(int(day_only.group("dd")), today)
         if found is not None:
@@ -109,6 +162,38 @@ def day_of(sentence: str, context: Context) -> date | None:
         ahead = (target - today.weekday()) % 7 or 7
         return today + timedelta(days=ahead)
     return None
+
+
+# "Tue 10/03", "Friday 13/3": a weekday then a numeric date
+_WEEKDAY_NUMERIC = re.compile(r"\b(?P<day>mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\.?,?\s+"
+                              r"(?P<a>\d{1,2})[/.](?P<b>\d{1,2})(?:[/.](?P<y>\d{2,4}))?\b", re.I)
+
+
+def _day_first(sentence: str, today: date) -> date | None:
+    """A numeric date after a weekday read day first when only that reading falls on the
+    weekday ("Tue 10/03" in March 2026 is 10 March, not 3 October, a Saturday); None when the
+    month-first reading agrees with the weekday or neither does."""
+    found = _WEEKDAY_NUMERIC.search(sentence)
+    if found is None:
+        return None
+    weekday = WEEKDAYS.index(weekday_name(found.group("day")))
+    a, b = int(found.group("a")), int(found.group("b"))
+    year = found.group("y")
+
+    def near(month: int, day: int) -> date | None:
+        years = [int(year) + (2000 if len(year) == 2 else 0)] if year else [today.year - 1, today.year, today.year + 1]
+        options = []
+        for y in years:
+            try:
+                options.append(date(y, month, day))
+            except ValueError:
+                continue
+        return min(options, key=lambda d: abs((d - today).days), default=None)
+
+    month_first, day_first = near(a, b), near(b, a)
+    if month_first is not None and month_first.weekday() == weekday:
+        return None
+    return day_first if day_first is not None and day_first.weekday() == weekday else None
 
 
 def _clock(hour: str, minute: str | None, marker: str | None, evening: bool | None,
@@ -218,7 +303,7 @@ def _hours_24(sentence: str, match: re.Match[str]) -> bool:
 def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[str]:
     for match in RANGE.finditer(sentence):
         before = sentence[:match.start()]
-        if _MONTH_WORD.search(before) or re.search(r"[$#]\s*$", before):
+        if _MONTH_WORD.search(before) and not match.group("m1") or re.search(r"[$#]\s*$", before):  # "March 10-12"
             continue
         h1, h2 = match.group("h1"), match.group("h2")
         if (h1.isdigit() and (int(h1) > 23 or int(h1) > 12 and not match.group("m1") and
@@ -257,7 +342,7 @@ def _times_in(sentence: str, evening: bool | None, late: bool = False) -> list[s
         return [f"{h:02d}:{m:02d}"]
     if _NOON.search(sentence):  # "spin is noon"
         return ["12:00"]
-    bare = _BARE.search(sentence)
+    bare = _BARE.search(sentence) or _DOTTED.search(sentence)
     if bare is not None and int(bare.group("h")) <= 12:  # "thurs 5:30": afternoon, as "at 5:30"
         h, m = _clock(bare.group("h"), bare.group("m"), bare.group("a"), evening, late)
         return [f"{h:02d}:{m:02d}"]

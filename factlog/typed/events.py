@@ -82,8 +82,8 @@ from factlog.timeparse import parse_date
 from factlog.typed.care import catch_up, person_of
 from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.drug_names import drug_names
-from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, provider_of, title_of
-from factlog.typed.event_times import PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
+from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, practice_of, provider_of, title_of
+from factlog.typed.event_times import MOVE, PAST, RANGE, corrected, day_of, first_on_or_after, times_of, today_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
 from factlog.typed.recurrence import (
@@ -122,7 +122,8 @@ NOUNS = re.compile(
     r"(?:\s+(?:tribute\s+)?(?:show|concert|"
     r"gig|game|match|play|musical|tour|band))?|(?:weekly|standing|team|client|sales|zoom|video|"
     r"conference|daily|check-in|board|staff|leadership|investor|status|planning|project|catch-up) calls?|"
-    r"(?-i:[A-Z][\w'&-]*)(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
+    r"(?-i:(?!(?:It|They|This|That|We|He|She|Which|Who)\b)[A-Z][\w'&-]*)"
+    r"(?=\s+(?:meets|will meet|meet (?:every|each|weekly|on))\b)|"
     r"dialysis|chemo(?:therapy)?|infusions?|one-to-one|1-on-1|symphony|philharmonic|spin(?: class)?|huddle|scrum|"
     r"lectures?|tutorials?|office hours|on[- ]call|(?<=\bi )work(?=\s+(?:\d|from|nights|days|mornings|evenings|"
     r"weekends|every|(?:mon|tue|wed|thu|fri|sat|sun)))|"
@@ -134,12 +135,21 @@ NOUNS = re.compile(
     r"theat(?:re|er)|cinema|exhibition|festival|gala|fundraiser|reunion|funeral|christening|graduation|"
     r"(?:historical |local |film |drama |choral |garden |photographic )?society|guild|association|lodge|"
     r"(?:sewing|knitting|quilting|reading|prayer) circle|"
+    r"D&D|dinner(?:\s+and\s+|-)dance|(?:retirement|leaving|farewell|christmas|xmas|office|work|birthday|engagement|hen|"
+    r"stag|fundraising) do|debut|rehearsal dinner|(?:baby|bridal|wedding) shower|pub quiz|quiz|run(?:ning)? club|laps|"
+    r"five-a-side|futsal|netball|footy|(?:cup |grand )?final|"
+    r"(?:farmers'?|craft|flea|night|christmas) market|market stall|minding|childminding|"
+    r"mediation|(?:court|custody|tribunal|bail|sentencing) hearing|deposition|court date|"
+    r"(?:eye|sight|hearing|driving|theory) test|MOT|car service|flu jab|jab|(?:book |product )?launch|book signing|"
+    r"premiere|private view|opening night|smear test|pap smear|bar mitzvah|bat mitzvah|baptism|"
     r"dentist|doctor|vet|orthodontist|pediatrician|dermatologist|therapist|counsel(?:l)?or|technician|plumber|"
     r"electrician|pottery|ceramics|piano|guitar|violin|cello|tennis|golf|soccer|swimming|karate|ballet|dance|zumba|"
     r"ballroom|dancing|salsa|tango|bowls|"
-    r"crossfit|gym|bowling|shifts?|(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
+    r"crossfit|gym|bowling|(?<!\bto )(?<!\btae )(?<!\bcan )(?<!\bwill )(?<!'ll )(?<!\bcould )"
+    r"shifts?(?!\s+(?:it|him|her|them|things|(?-i:[A-Z]\w+))\s+(?:to|tae|till|until|back)\b)|"
+    r"(?-i:(?!(?:The|A|An|My|Our|His|Her|This|That)\b)[A-Z][a-z]+) school|physio|"
     r"psychiatrist|cardiologist|handyman|repairman|"
-    r"installer|cable guy|flu shot|vaccination|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
+    r"installer|cable guy|flu shot|vaccinations?|jabs|booster|Dr\.? (?-i:[A-Z][a-z]+)|" + CLINICIANS + r")\b",
     re.I,
 )
 _APPOINTMENT = re.compile(rf"\b(?:appointments?|appt|cleaning|check-?ups?|consultation|exam|follow-up|dental|doctor|"
@@ -214,8 +224,32 @@ _DAYS_ONLY = re.compile(r"\W*(?:(?:on|every|and|&|,|/|\s)*(?:mon|tues?|wed(?:nes
                         r"(?:day)?s?\b)+\W*", re.I)
 _FIX_LINE = re.compile(rf"(?:{_DAY_FIX.pattern})[^.]*?(?:{_DAY_FIX_CUE.pattern})", re.I)
 _DAYS_LINE = re.compile(rf"^(?:{_DAYS_ONLY.pattern})$", re.I)
+# "it's now Thursday 3/12, same time", "they moved it to the 17th": a new day for the dated event just named
+_MOVED_TO = re.compile(r"\b(?:(?:it'?s|it’s|it is|that'?s|that’s|it has been|it's been)\s+"
+                       r"(?:now|been moved to|moved to)|"
+                       r"(?:mov(?:e|ed)|reschedul(?:e|ed)|chang(?:e|ed)|push(?:ed)?|shift(?:ed)?|switch(?:ed)?)\s+"
+                       r"(?:it\s+|them\s+|us\s+|me\s+)?"
+                       r"(?:to|for|until|till|back to)|(?:now|instead)\s+(?:on|for))\s+(?:on\s+)?(?:the\s+)?"
+                       r"(?=(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?\b|\d|(?:jan|feb|mar|apr|may|jun|"
+                       r"jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d|tomorrow|tmrw|next\b)", re.I)
+# an assistant's recap: "Noted: Kirsty's wedding, Saturday 14 March, ceremony 11:00 AM at St Andrew's."
+_RECAP = re.compile(r"^\W*(?:(?:ok(?:ay)?|sure|great|perfect|lovely|wonderful|got it|done|right)\W+)?"
+                    r"(?:noted|added|got it|saved|logged|booked|scheduled|done|updated|"
+                    r"in (?:the|your) (?:calendar|diary))"
+                    r"\s*[:,\-–—]\s*(?P<body>\S.*)$", re.I)
+_RECAP_TITLE = re.compile(r"^(?:(?:your|the|a|an)\s+)?(?P<title>[^,;:(]{2,60}?)"
+                          r"(?:\s+(?:at|in|on|with|from|for)\s+[^,;]*)?"
+                          r"\s*,\s*(?P<rest>\S.*)$")  # "community choir at St Mary's, Thursdays": the title
+# "It's at St Michael's.", "It's in the church hall": the place of the event just named, on a line of its own
+_ITS_AT = re.compile(r"^\W*(?:it'?s|it’s|it is|it will be|it'll be|that'?s)\s+(?:at|in)\s+(?:the\s+)?"
+                     r"(?P<where>(?-i:[A-Z])[\w'’&.-]*(?:\s+[\w'’&.-]+){0,5}?)\s*[.!]?$", re.I)
+# a pasted invite's lines: "Invitation: Quarterly board review", then "When: Thursday, March 12, 2026 2:00pm - 3:30pm"
+_INVITE_TITLE = re.compile(r"^\W*(?P<field>(?:updated\s+)?invitation|event|subject|title|what|meeting)\s*:\s*"
+                           r"(?P<title>[^:]{2,80}?)\s*\.?$", re.I)
+_WHEN_LINE = re.compile(r"^\W*(?P<field>when|date|time|starts?|date\s*(?:/|and|&)\s*time)\s*:\s*(?P<when>\S.*)$", re.I)
 TRIGGERS = (NOUNS, RANGE, _NEXT_ONE, _LENGTH, _SERIES_CUE, _STARTS_NOW, _OVER, _ENDS_NOW, _WHERE_LINE, _FIX_LINE,
-            _PROVIDER_LINE, _DAYS_LINE)  # a sentence without one states no event
+            _PROVIDER_LINE, _DAYS_LINE, _MOVED_TO, _RECAP, _INVITE_TITLE, _ITS_AT,
+            _WHEN_LINE)  # a sentence without one states no event
 
 
 # a digression in brackets: "the historical society (I've been a member since 1987, you know ...) meets ..."
@@ -223,14 +257,34 @@ _ASIDE = re.compile(r"\s*\((?=[^()]*\s[^()]*\s[^()]*\s)[^()]{20,}\)")
 
 
 def read(sentence: str, context: Context) -> list[TypedFact]:
+    found = _read(sentence, context)
+    if found and context.speaker == "user":
+        context.last[_TURN] = TypedFact(DOMAIN, None, {"turn": context.turn})
+    return found
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
     if "(" in sentence:
         sentence = _ASIDE.sub("", sentence)
     if context.speaker == "assistant" and not _AGENT_BOOKED.search(sentence):
-        return _confirmed_clock(sentence, context) or _confirmed_title(sentence, context)
+        clock = _confirmed_clock(sentence, context)
+        if clock:  # the recap may still give what the user left out: "..., until June 30"
+            context.last[DOMAIN] = clock[-1]
+            if clock[-1].kind == DOMAIN and clock[-1].key is not None:
+                context.entities[f"{DOMAIN}:{clock[-1].key}"] = dict(clock[-1].fields)
+            return clock + _series_completed(sentence, context)
+        found = _confirmed_title(sentence, context)
+        if found:
+            return found
+        titled = _untitled(sentence, context)
+        return _series_completed(sentence, context) or titled or _recap(sentence, context)
+    invite = _invite_line(sentence, context)
+    if invite is not None:
+        return invite
     if _WHERE_LINE.match(sentence) and context.last.get(DOMAIN) is not None:
         where = _WHERE_LINE.match(sentence)
         previous = context.last[DOMAIN]
-        if where is not None and previous.kind == DOMAIN and "location" not in previous.fields and \
+        if where is not None and previous.kind in (DOMAIN, APPOINTMENT) and "location" not in previous.fields and \
                 context.topic == DOMAIN:  # "Venue: Oakfield Town Hall" under a pasted invite
             return [TypedFact(DOMAIN, previous.key, {**previous.fields, "location": where.group("where"),
                                                      "speaker": context.speaker})]
@@ -304,7 +358,7 @@ def _scheduled(part: str) -> bool:
 
 
 def _read_one(sentence: str, context: Context) -> list[TypedFact]:
-    if context.speaker not in ("user", "assistant") or _TRIP_CUES.search(sentence) and \
+    if context.speaker not in ("user", "assistant") or _TRIP_CUES.search(_LEAVING_DO.sub(" ", sentence)) and \
             not _event_beside_travel(sentence) and \
             (FLIGHT.search(sentence) or cadence(sentence, weekdays_named(sentence)) is None):
         return []
@@ -325,7 +379,8 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if noun is None and not RANGE.search(sentence) and not _NEXT_ONE.search(sentence) and \
             minutes_long(sentence) is None and not _STARTS_NOW.match(sentence) and not _SERIES_CUE.search(sentence) \
             and not _OVER.search(sentence) and not _ENDS_NOW.match(sentence) and not _WHERE_LINE.match(sentence) and \
-            not _day_fixed(sentence, context) and not _DAYS_LINE.match(sentence):
+            not _day_fixed(sentence, context) and not _DAYS_LINE.match(sentence) and not _MOVED_TO.search(sentence) \
+            and not _ITS_AT.match(sentence):
         return []
     catch_up(context, drug_names())
     previous = context.last.get(DOMAIN)
@@ -369,6 +424,12 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         if over is not None or _CANCEL.search(sentence) and _FOR_GOOD.search(sentence):
             return [_ended(sentence, over or noun, context)]  # "the therapist says we're done with PT"
     day = day_of(sentence, context)
+    near = _NEXT_TO_DAY.search(sentence)
+    if day is None and not recurring:
+        day = _next_to_day(sentence, context)  # "the rehearsal dinner is the night before at 6"
+    elif near is not None and day is not None and not recurring and noun is not None and noun.start() < near.start():
+        before = (near.group("rel") or "after").lower() == "before"  # "op on the 16th, the follow-up the day after"
+        day = day - timedelta(days=1) if before else day + timedelta(days=1)
     if not recurring and noun is not None and day is not None and times and _CHANGED.search(sentence) and \
             _A_SERIES.fullmatch(noun.group(0).split()[-1]) and _STARTING_DAY.search(sentence):
         return [_new_time(sentence, noun, times, context, day)]  # "Standup moved to 9:45 starting Monday"
@@ -379,9 +440,24 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
         day = _cancelled_week(sentence, context)  # "pottery is cancelled next week"
     if noun is not None and not recurring and day is not None and _SERIES_ENDS.search(sentence):
         return [_ending(sentence, noun, day, context)]  # "my pottery class ends on May 30"
+    if not recurring and day is None and noun is not None and _CANCEL.search(sentence) and \
+            _one_off(context, noun, sentence) is not None:
+        off, gone = _one_off(context, noun, sentence) or ("", {})  # "Kevin's leaving do is off."
+        return [TypedFact(str(gone.get("kind") or DOMAIN), off, conversation_fields(
+            context, str(gone.get("subject") or "user"),
+            {**({"title": gone["title"]} if gone.get("title") else {}),
+             "start": str(gone.get("start"))[:10], "status": "cancelled"}))]
+    if not recurring and day is None and noun is not None and previous is not None and \
+            (noun.group(0).casefold() in _GENERIC or _APPOINTMENT.fullmatch(noun.group(0))):
+        length = _length_of(previous, sentence, context)
+        if length is not None:
+            return [length]  # "Session is of 45 minutes only": the appointment just named lasts that long
+    moved = not recurring and not times and day is not None and noun is not None and \
+        bool(MOVE.search(sentence) or _MOVED_TO.search(sentence) or _SAME_TIME.search(sentence))
     if not recurring and not times and noun is not None and (_ACTIVITY.fullmatch(noun.group(0)) or
                                                              noun.group(0).startswith("Dr")) and \
-            not _CANCEL.search(sentence) and (day is not None or not _TAKES_UP.search(sentence[:noun.start()])):
+            not _CANCEL.search(sentence) and not moved and \
+            (day is not None or not _TAKES_UP.search(sentence[:noun.start()])):
         return []  # "do the gym tmrw", "Dr. Brennan wants to see me in six weeks": no time, no appointment
     if not recurring and day is None and not times:
         taken = next((n for n in _NOUN_PHRASE.finditer(sentence) if _TAKES_UP.search(sentence[:n.start()])), None)
@@ -412,6 +488,10 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
             return [_update_times(previous, times, context, sentence)]  # "The class runs from 7 to 9."
     subject, person = _whose(sentence, context, noun)
     title = title_of(sentence, noun) if noun is not None else None
+    if noun is not None and title is not None and subject == "user":
+        title = _owned_title(sentence, noun, title)  # "my son's school play" -> "son's school play"
+    if noun is not None and title is not None and title.casefold() == noun.group(0).casefold():
+        title = _named_before(sentence, noun, context) or title  # "... my cousin's wedding. The wedding is ..."
     if noun is not None and title is not None and _ONE_ON_ONE.fullmatch(noun.group(0)):
         title = _with_whom(sentence, noun, title)  # "1:1 with my manager"
     known = _known(context, title)
@@ -427,6 +507,9 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     if cancelled is not None and day is not None:
         fields = {"title": title, "start": day.isoformat(), "status": "cancelled"}
         key = f"{(title or 'event').casefold()}/{day.isoformat()}"
+        one_off = _one_off_on(context, title, day)
+        if one_off is not None:  # "the retirement do has been cancelled": that event, not an occurrence
+            key = one_off
     elif recurring:
         assert how_often is not None
         title = _prior_series(context, title, subject) or title  # "the class moved to Fridays": the pottery class
@@ -437,6 +520,10 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
     else:
         if day is None:
             return []
+        known_one = _one_off(context, noun, sentence) if moved and noun is not None else None
+        if known_one is not None and isinstance(known_one[1].get("start"), str) and \
+                len(str(known_one[1]["start"])) > 10:
+            times = [str(known_one[1]["start"])[11:16]]  # "moved my appointment to the 19th": same time
         fields = _dated(sentence, day, times)
         if _APPOINTMENT.search(sentence if noun is not None or previous is None else
                                f"{sentence} {previous.fields.get('title') or 'appointment'}"):
@@ -444,10 +531,17 @@ def _read_one(sentence: str, context: Context) -> list[TypedFact]:
             provider = provider_of(sentence, context)
             if provider is not None:
                 fields["provider"] = provider
+            practice = practice_of(sentence)
+            if practice is not None and practice != provider:  # "with Dr. Ramos at ClearView Optometry"
+                fields["location"] = practice
             key = (provider or title or "appointment").casefold()
+            if known_one is not None and known_one[1].get("kind") == APPOINTMENT:
+                key = known_one[0]
         else:
             fields = {"title": title, **fields}
             key = (title or "event").casefold()
+            if known_one is not None and known_one[1].get("kind") == DOMAIN:
+                key, fields["title"] = known_one[0], known_one[1].get("title") or title  # "the hen do": Sarah's
     if kind == DOMAIN:
         if fields.get("title") is None:
             fields.pop("title", None)
@@ -513,6 +607,248 @@ def _confirmed_title(sentence: str, context: Context) -> list[TypedFact]:
 
 
 _MARKED_CLOCK = re.compile(r"\b\d{1,2}(?::\d\d)?\s*[ap]\.?m\b", re.I)
+_TURN = "event turn"  # `Context.last` slot: the number of the last user message that gave an event
+
+
+# a title with a day or a clock time in it is no title: "14 March", "7:00 PM", "the 3rd", "3/12"
+_DATE_OR_CLOCK = re.compile(r"\d{1,2}(?::\d\d|\s*[ap]\.?m\b|(?:st|nd|rd|th)\b|/\d)|\b\d{1,2}\s+[A-Za-z]{3}|"
+                            r"\b[A-Za-z]{3,9}\.?\s+\d{1,2}\b|\b\d{4}\b", re.I)
+
+
+_LANDING = re.compile(r"\b(?:land(?:s|ing)?|arriv(?:e|es|ing)|depart(?:s|ing)?|boarding|check-?in)\b", re.I)
+
+
+_INVITE = "invite"  # `Context.last` slot: a pasted invite's title line and that line's number
+
+
+def _invite_line(sentence: str, context: Context) -> list[TypedFact] | None:
+    """A pasted invite's lines: its title ("Invitation: ...", "Event: ...", "Subject: ..." naming
+    an event), then its day and times ("When: Thu 12 Mar 2026 2-3:30pm", or "Date: ..." and
+    "Time: ...") make a dated event or appointment (its "Where:" line is read as for any event).
+    None when the sentence is no such line (the other rules read it)."""
+    titled = _INVITE_TITLE.match(sentence)
+    if titled is not None:
+        title, _, when = titled.group("title").partition(" @ ")  # "Invitation: Standup @ Thu Mar 12 ..."
+        field = titled.group("field").lower()
+        if field == "subject" and not _NOUN_PHRASE.search(title) or _MONEY_TALK.search(title) or \
+                FLIGHT.search(title):
+            return None  # "Subject: Invoice 4471": an e-mail's, not an event's
+        context.last[_INVITE] = TypedFact(DOMAIN, None, {"title": title.strip(), "at": len(context.said)})
+        return _invite_event(title.strip(), when, context) if when else None  # the other rules may name it too
+    line = _WHEN_LINE.match(sentence)
+    pending = context.last.get(_INVITE)
+    if line is None or pending is None or not isinstance(pending.fields.get("at"), int) or \
+            len(context.said) - int(str(pending.fields["at"])) > 4:
+        return None
+    field, when = line.group("field").lower(), line.group("when")
+    previous = context.last.get(DOMAIN)
+    mine, theirs = _title_words(str(pending.fields.get("title") or "")), \
+        _title_words(str(previous.fields.get("title") or "") if previous is not None else "")
+    if cadence(when, weekdays_named(when)) is not None or previous is not None and "recurrence" in previous.fields \
+            and theirs and (mine <= theirs or theirs <= mine):
+        return None  # "When: Every Wednesday 14:00-15:00", its "Starts:" line: a series, read as one
+    context.last[_INVITE] = TypedFact(DOMAIN, None, {**pending.fields, "at": len(context.said)})
+    start = previous.fields.get("start") if previous is not None else None
+    if field == "time" and previous is not None and isinstance(start, str) and len(start) == 10:
+        day = parse_date(start)  # "Date: Sat 21 Mar" then "Time: 19:00 - 23:00"
+        times = times_of(when)
+        if day is None or not times:
+            return []
+        fact = TypedFact(previous.kind, previous.key, {**previous.fields, **_dated(when, day, times),
+                                                       "speaker": context.speaker})
+        context.last[DOMAIN] = fact
+        return [fact]
+    return _invite_event(str(pending.fields["title"]), when, context)
+
+
+def _invite_event(title: str, when: str, context: Context) -> list[TypedFact]:
+    day = day_of(when, context)
+    today = today_of(context)
+    if day is None or today is None or day < today:
+        return []
+    fields = _dated(when, day, times_of(when))
+    if _APPOINTMENT.search(title):
+        provider = provider_of(title, context)
+        fields = {**({"provider": provider} if provider else {}), **fields}
+        kind, key = APPOINTMENT, (provider or title).casefold()
+    else:
+        fields = {"title": title, **fields}
+        kind, key = DOMAIN, title.casefold()
+    fact = TypedFact(kind, key, conversation_fields(context, "user", fields))
+    context.last[DOMAIN] = fact
+    if kind == DOMAIN:
+        context.entities[f"{DOMAIN}:{key}"] = dict(fact.fields)
+    return [fact]
+
+
+def _user_turn_silent(context: Context) -> bool:
+    """The user's message just before this reply gave no event or appointment."""
+    said = context.last.get(_TURN)
+    return said is None or said.fields.get("turn") != context.turn - 1
+
+
+def _recap(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap of a one-off event the user's message just before named in words
+    no rule reads ("the Saturday after next", a pasted invite, a "debut"): "Noted: Bea's debut,
+    Monday 23 March at 7:00 PM at Villa Caceres." is that event, with speaker `assistant`; a
+    recap naming a known event noun is read as the user's sentence would be (a cancelled do)."""
+    recap = _RECAP.match(sentence)
+    if recap is None or _TRIP_CUES.search(sentence) or _MONEY_TALK.search(sentence) or _DOSING.search(sentence):
+        return []
+    body = recap.group("body")
+    named = _RECAP_TITLE.match(body)
+    title = named.group("title") if named is not None else None
+    if title is not None and (WEEKDAY.search(title) or _DATE_OR_CLOCK.search(title) or len(title.split()) > 7):
+        title = None
+    if title is not None and re.fullmatch(r"[A-Z0-9-]{4,}", title) or _LANDING.search(body):
+        return []  # "Saved: A3QR7M, landing back at 06:40": a booking's code and a flight's time
+    rest = named.group("rest") if named is not None and title is not None else body
+    if cadence(rest, weekdays_named(rest)) is not None:
+        return []  # a series the user's words did not give: left to them
+    day = day_of(rest, context)
+    today = today_of(context)
+    if day is None or today is None or day < today:
+        return []
+    times = times_of(rest)
+    completed = _completed(rest, day, times, context, title)
+    previous = context.last.get(DOMAIN)
+    if completed is not None or not _user_turn_silent(context) or \
+            previous is not None and str(previous.fields.get("start") or "")[:10] == day.isoformat():
+        return [completed] if completed is not None else []  # the event the session named on that day
+    noun = _NOUN_PHRASE.search(title or body)
+    if not times and not _CANCEL.search(body) or re.search(r"\b(?:a|per)\s+day\b|\bdaily\b", body, re.I):
+        return []  # "Noted: Septra twice a day for 7 days, March 10 to 16": a course, no event
+    if title is None:
+        if noun is None:
+            return []
+        found = _read_one(body, context)
+        return [TypedFact(f.kind, f.key, {**f.fields, "speaker": "assistant"}) for f in found]
+    if noun is None and not times:
+        return []  # "Noted: Ferrari, Friday": a name and a day, no event
+    fields = _dated(rest, day, times)
+    if _CANCEL.search(rest) and noun is not None:
+        fields = {"start": day.isoformat(), "status": "cancelled"}
+    if _APPOINTMENT.search(title):
+        provider = provider_of(body, context)
+        fields = {**({"provider": provider} if provider else {}), **fields}
+        where = practice_of(body)
+        if where is not None and where != provider:
+            fields["location"] = where
+        key = (provider or title).casefold()
+        kind = APPOINTMENT
+    else:
+        fields = {"title": title, **fields}
+        where = location_of(rest)
+        if where is not None:
+            fields["location"] = where
+        key = f"{title.casefold()}/{day.isoformat()}" if fields.get("status") == "cancelled" else title.casefold()
+        kind = DOMAIN
+    fact = TypedFact(kind, key, conversation_fields(context, "user", fields))
+    context.last[DOMAIN] = fact
+    if kind == DOMAIN:
+        context.entities[f"{DOMAIN}:{key}"] = dict(fact.fields)
+    return [fact]
+
+
+def _completed(rest: str, day: date, times: list[str], context: Context, title: str | None = None) -> TypedFact | None:
+    """The session's last dated event on the recap's day, given the time and place the user's
+    words left out ("our niece's wedding is the Saturday after next. Ceremony's at 11 ..." ->
+    "Noted: ..., Saturday 14 March, ceremony 11:00 AM at St Andrew's"); None when it is on
+    another day or lacks nothing the recap gives."""
+    previous = context.last.get(DOMAIN)
+    start = previous.fields.get("start") if previous is not None else None
+    if previous is None or not isinstance(start, str) or start[:10] != day.isoformat() or \
+            "recurrence" in previous.fields:
+        return None
+    fields = dict(previous.fields)
+    if len(start) == 10 and times:
+        fields.update(_dated(rest, day, times))
+    had = str(fields.get("title") or "")
+    if title and had and title != had and str(fields.get("subject") or "user") == "user" and \
+            title.split()[-1].casefold() == had.split()[-1].casefold() and \
+            "'s " in title.replace("’s ", "'s ") and "'s " not in had:
+        fields["title"] = title  # "Yung debut" -> "Bea's debut": whose it is, as the recap says
+    if previous.kind == DOMAIN and "location" not in fields:
+        where = location_of(rest)
+        if where is not None:
+            fields["location"] = where
+    if fields == previous.fields:
+        return None
+    fact = TypedFact(previous.kind, previous.key, {**fields, "speaker": "assistant"})
+    context.last[DOMAIN] = fact
+    return fact
+
+
+def _untitled(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap naming the series the user's last message gave without a name
+    ("five-a-side fitba every Tuesday night, 7 till 8" -> "Noted: five-a-side football, Tuesdays
+    7:00-8:00 PM"): the same event, with the recap's title, when its days agree."""
+    recap = _RECAP.match(sentence)
+    if recap is None or _user_turn_silent(context):
+        return []
+    series = [(name.removeprefix(f"{DOMAIN}:"), fields) for name, fields in reversed(context.entities.items())
+              if name.startswith(f"{DOMAIN}:") and fields.get("recurrence")]
+    for part in re.split(r";\s*", recap.group("body")):
+        named = _RECAP_TITLE.match(part)
+        if named is None or WEEKDAY.search(named.group("title")) or _DATE_OR_CLOCK.search(named.group("title")):
+            continue
+        title = named.group("title").strip()
+        days = ", ".join(weekdays_named(named.group("rest")))
+        for key, fields in series:
+            had = _title_words(str(fields.get("title") or ""))
+            if str(fields.get("subject") or "user") != "user" or re.search(r"\w(?:'s|’s|s')(?:\s|$)", title):
+                continue  # "Noah's karate", "father's dialysis": whose it is, already in `subject`
+            added = _title_words(title) - had
+            if not days or days != fields.get("weekday") or had and (not had < _title_words(title) or
+                                                                      added & _PLAIN_WORDS):
+                continue  # another series, or one the recap does not name more fully ("five-a-side football")
+            change: dict[str, JsonValue] = {"title": title}
+            last = context.last.get(DOMAIN)
+            if last is not None and last.key == key:
+                context.last[DOMAIN] = TypedFact(DOMAIN, key, {**last.fields, **change})
+            context.entities[f"{DOMAIN}:{key}"] = {**fields, **change}
+            return [TypedFact(DOMAIN, key, conversation_fields(context, str(fields.get("subject") or "user"), change))]
+    return []
+
+
+# words a recap adds that name no more than the user did: "weekly physical therapy", "spin class"
+_PLAIN_WORDS = frozenset(w.removesuffix("s") for w in (*_NOT_MODIFIERS, *_GENERIC, "classe", "every", "each", "my",
+                                                       "your", "our"))
+
+
+def _series_completed(sentence: str, context: Context) -> list[TypedFact]:
+    """An assistant's recap of the series the user's last message gave, with the last day or
+    the place the user's words left out ("Zumba ko every Monday 7 to 8pm ..., hanggang March 16"
+    -> "Noted: Zumba, Mondays 7:00-8:00 PM at the barangay hall, until March 16.")."""
+    recap = _RECAP.match(sentence)
+    named = _RECAP_TITLE.match(recap.group("body")) if recap is not None else None
+    if named is None or _user_turn_silent(context):
+        return []
+    known = _known(context, named.group("title").strip())
+    if known is None or "recurrence" not in known[1] or \
+            str(known[1].get("title") or "").casefold() != named.group("title").strip().casefold():
+        return []
+    previous, title = TypedFact(DOMAIN, known[0], known[1]), named.group("title").strip()
+    rest = named.group("rest")
+    if ", ".join(weekdays_named(rest)) != previous.fields.get("weekday"):
+        return []
+    fields: dict[str, JsonValue] = {}
+    today = today_of(context)
+    began = previous.fields.get("start")
+    if "end" not in previous.fields and today is not None and \
+            re.search(r"\b(?:until|till|through|thru|ends?)\b", rest, re.I):
+        last = series_end(rest, today, parse_date(began[:10]) if isinstance(began, str) else None)
+        if last is not None:
+            fields["end"] = last.isoformat()
+    if "location" not in previous.fields:
+        where = location_of(rest, title)
+        if where is not None:
+            fields["location"] = where
+    if not fields:
+        return []
+    context.entities[f"{DOMAIN}:{previous.key}"] = {**previous.fields, **fields}
+    return [TypedFact(DOMAIN, previous.key, conversation_fields(context, str(previous.fields.get("subject") or "user"),
+                                                              fields))]
 
 
 def _confirmed_clock(sentence: str, context: Context) -> list[TypedFact]:
@@ -574,6 +910,7 @@ def _cancelled_week(sentence: str, context: Context) -> date | None:
 
 _OWNER = re.compile(r"\b(?P<name>(?-i:[A-Z][a-z]{2,}))(?:'s|’s)\s+(?:[\w-]+\s+)?(?:appointments?|appt|lessons?|"
                     r"class(?:es)?|practice|recital|game|match|check-?up|cleaning|therapy|session|tutoring|camp|"
+                    r"football|rugby|hockey|netball|basketball|baseball|cricket|footy|final|concert|play|show|nativity|"
                     r"lunch|dinner|meeting|shifts?|rehearsal|choir|club|dialysis|training|swim\w*|karate|ballet|"
                     r"dance|piano|soccer|tennis|orchestra|band|scouts|physio|PT)\b",
                     re.I)
@@ -622,10 +959,146 @@ _I_STAY = re.compile(r"\bI\s+(?:drive|take|bring|walk)\s+(?:him|her|them|the kid
 _OWNED_EVENT = re.compile(r"^\W*(?:my|our)\s+[a-z]+(?:'s|’s)\s", re.I)  # "My son's recital at my mum's": his
 
 
+_VET = re.compile(r"\b(?:vets?|veterinar\w+|animal hospital)\b", re.I)
+# events a guest or a parent goes to: "our niece Kirsty's wedding", "parents' evening for Chidi's class"
+_GUEST = re.compile(r"\b(?:wedding|funeral|christening|baptism|memorial|graduation|reunion|debut|bar mitzvah|"
+                    r"bat mitzvah|(?:retirement|leaving|farewell|engagement|birthday|christmas|xmas|hen|stag|office|"
+                    r"work) (?:do|party)|(?:baby|bridal|wedding) shower|rehearsal dinner|parents'? evening|"
+                    r"parent-teacher (?:conference|night|"
+                    r"meeting|interview)s?|pta meeting|open (?:evening|day)|prize-?giving|sports day)\b", re.I)
+# the user cares for someone, in the user's own time: "minding my grandson Oliver", "I babysit for my sister"
+_CARING = re.compile(r"\b(?:minding|childminding|babysit(?:ting)?|looking after|watching|mind)\s+"
+                     r"(?:my|our|the|her|his)?\s*", re.I)
+# the user will be at someone else's event: "I'm going", "I wouldn't miss it", "na me go attend"
+_I_ATTEND = re.compile(r"\b(?:i|i'm|i’m|i'll|i’ll|me|we|we're|we'll)\b(?P<gap>[^.;!?]{0,24}?)"
+                       r"(?:(?:am|'m|’m|are|'re|’re)\s+(?:all\s+|both\s+|definitely\s+|obviously\s+)?"
+                       r"(?:going|attending|coming)\b|"
+                       r"(?:will|'ll|’ll|must|have to|need to|go|gonna|promised(?: i'd| to)?|"
+                       r"want to|plan to|'d|’d)\s+(?:be there|attend|go\b|be at|come)|attending\b|"
+                       r"(?:would|will|could|can)(?:n't|’t| not|not)\s+miss\b)", re.I)
+_NOT_GOING = re.compile(r"\b(?:i|we)\s*(?:can(?:'t|’t|not)|won(?:'t|’t)|will not|(?:'m|’m|am|are|'re)\s+not)\s+"
+                        r"(?:go|going|make it|be there|attend|come)\b", re.I)
+_NOT_ATTEND = re.compile(r"\b(?:not|never|n't|n’t|no)\b|\bcan(?:'t|’t|not)\b", re.I)
+# what others perform in, the user watching: a recital, a school play, a game
+_PERFORMED = re.compile(r"\b(?:recital|play|concert|show|game|match|performance|nativity|musical|gala|tournament|meet|"
+                        r"competition|showcase|exhibition|ceremony|final|football|soccer|rugby|hockey|netball|"
+                        r"basketball|baseball|cricket|footy)\b", re.I)
+
+
+_POSSESSOR = re.compile(r"(?P<owner>\b(?:(?-i:[A-Z])[\w-]*\s+(?:&|and)\s+)?[A-Za-z][\w-]*(?:'s|’s))\s+"
+                        r"(?:(?:\d{1,3}(?:st|nd|rd|th)|big|surprise|little)\s+)?$", re.I)
+_NOT_POSSESSOR = frozenset("it's that's what's there's here's he's she's let's who's where's today's tonight's "
+                           "tomorrow's this's one's everyone's somebody's someone's".split())
+
+
+_WHEN_WORD = re.compile(r"(?:mon|tues|wednes|thurs|fri|satur|sun)day|today|tonight|tomorrow|yesterday|week|weekend|"
+                        r"month|"
+                        r"year|morning|evening|night|afternoon|january|february|march|april|may|june|july|august|"
+                        r"september|october|november|december|next|last|this", re.I)
+
+
+# "the night before", "the day after", "the next morning": a day next to the one the session just gave
+_NEXT_TO_DAY = re.compile(r"\bthe\s+(?:(?:night|day|evening|morning|afternoon)\s+(?P<rel>before|after)|"
+                          r"(?:next|following)\s+(?:day|morning|evening|afternoon))\b", re.I)
+
+
+def _next_to_day(sentence: str, context: Context) -> date | None:
+    """The day before or after the day this session's last dated sentence gave an event, as
+    "the night before" / "the day after" / "the next morning" says; None without one."""
+    near = _NEXT_TO_DAY.search(sentence)
+    found = context.last.get(_DAY)
+    if near is None or found is None:
+        return None
+    base = parse_date(str(found.fields["day"]))
+    if base is None:
+        return None
+    return base - timedelta(days=1) if (near.group("rel") or "after").lower() == "before" else base + timedelta(days=1)
+
+
+def _length_of(previous: TypedFact, sentence: str, context: Context) -> TypedFact | None:
+    """The dated event or appointment just named with the end its length gives ("It's a
+    45-minute session", "Session is of 45 minutes only"), when it has a time and no end."""
+    length = minutes_long(sentence)
+    start = previous.fields.get("start")
+    if length is None or "recurrence" in previous.fields or "end" in previous.fields or \
+            not isinstance(start, str) or len(start) <= 10:
+        return None
+    end_time = plus_minutes(start[11:16], length)
+    if end_time is None:
+        return None
+    return TypedFact(previous.kind, previous.key, {**previous.fields, "end": f"{start[:10]}T{end_time}:00",
+                                                   "speaker": context.speaker})
+
+
+def _named_before(sentence: str, noun: re.Match[str], context: Context) -> str | None:
+    """ "The wedding" after a sentence of the session named whose it is ("for my college
+    roommate's wedding"): that title ("college roommate's wedding"); else None."""
+    if not re.search(rf"\bthe\s+{re.escape(noun.group(0))}\b", sentence, re.I):
+        return None
+    named = re.compile(rf"(?P<title>(?:(?!(?:my|our|the|for|to|a|an|his|her|their)\b)[\w-]+\s+)?"
+                       rf"[\w-]+(?:'s|’s)\s+{re.escape(noun.group(0))})\b", re.I)
+    for earlier in reversed(context.said[-6:-1]):
+        found = named.search(earlier)
+        if found is not None and found.group("title").split()[0].casefold().replace("’", "'") not in _NOT_POSSESSOR:
+            return found.group("title")
+    return None
+
+
+def _owned_title(sentence: str, noun: re.Match[str], title: str) -> str:
+    """The title with the name or family word whose event it is, written just before it, when
+    the user goes ("our niece Kirsty's wedding" -> "Kirsty's wedding"); else as it is."""
+    at = sentence.rfind(title, 0, noun.end())
+    if at < 0:
+        return title
+    owner = _POSSESSOR.search(sentence[:at])
+    if owner is None or owner.group("owner").casefold().replace("’", "'") in _NOT_POSSESSOR or \
+            _WHEN_WORD.fullmatch(owner.group("owner")[:-2]):
+        return title  # "Monday's budget review": a day, not whose
+    return f"{sentence[owner.start():at]}{title}"
+
+
+# someone else goes: "my son is going to Jake's birthday party", "I'm dropping her off"
+_OTHER_GOES = re.compile(r"\b(?:he|she|they|(?-i:[A-Z][a-z]+)|(?:my|our)\s+\w+)\s+(?:is|are|'s)\s+(?:going|invited)\s+"
+                         r"to\b|"
+                         r"\bdropping\s+(?:him|her|them)\s+off\b", re.I)
+_MISS_IT = re.compile(r"^\W*(?:wouldn'?t|won'?t|would not|will not|can'?t|cannot)\s+miss\s+(?:it|that|this)\b", re.I)
+
+
+def _attending(sentence: str, context: Context) -> bool | None:
+    """Whether the user says they will be at the event this sentence names, in it or in the
+    message's next sentence ("Ella has her recital on the 3rd. I wouldn't miss it."): True,
+    False when they say they will not ("but I can't go"), None when they say neither."""
+    said = [sentence]
+    if context.message and context.speaker == "user":
+        from factlog.sentences import split_sentences
+        parts = split_sentences(context.message)
+        here = next((i for i, part in enumerate(parts) if part[:24] in sentence or sentence[:24] in part), None)
+        if here is not None and here + 1 < len(parts):
+            said.append(parts[here + 1])
+    answer: bool | None = None
+    for text in said:
+        if _MISS_IT.match(text):
+            return True
+        for found in _I_ATTEND.finditer(text):
+            if not _NOT_ATTEND.search(found.group("gap")) and not _NOT_ATTEND.search(found.group(0)[-14:]):
+                return True
+        if _NOT_GOING.search(text):
+            answer = False
+    return answer
+
+
 def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple[str, str | None]:
-    """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father"."""
-    if _TAKES_ME.search(sentence):
-        return "user", None  # the user goes: the inviter's name is no owner
+    """(subject, person) of the event: "mom" and "dad" as the family words "mother" and "father";
+    the user's for an event the user goes to as a guest or a parent (a niece's wedding, a
+    parents' evening), for minding someone, and for someone else's recital or play the user
+    says they will be at."""
+    if _TAKES_ME.search(sentence) or _VET.search(sentence):
+        return "user", None  # the user goes: the inviter's name is no owner; a pet's vet visit is the user's
+    if noun is not None and (_GUEST.search(sentence[max(0, noun.start() - 24):noun.end()]) and
+                             not _OTHER_GOES.search(sentence) and _attending(sentence, context) is not False or
+                             _CARING.match(sentence, noun.start())) or \
+            noun is not None and _PERFORMED.search(noun.group(0)) and _attending(sentence, context):
+        return "user", None
     if _I_STAY.search(sentence):
         return "user", None  # "I drive them and stay": the user's time too
     if _AT_THEIRS.search(sentence) and not _OWNED_EVENT.search(sentence):
@@ -724,6 +1197,10 @@ def _day_before(context: Context) -> date | None:
     if found is None or found.fields.get("at") != len(context.said) - 1:
         return None
     return parse_date(str(found.fields["day"]))
+# a farewell, not a departure; going to a celebration, not a place: "I'm going to my nephew's bar mitzvah"
+_LEAVING_DO = re.compile(r"\bleaving (?:do|party|drinks|lunch|dinner)\b|\bgoing to (?:my|our|his|her|their|the|a)\s+"
+                         r"(?:[\w'’-]+\s+){0,3}(?:wedding|funeral|christening|baptism|graduation|bar mitzvah|"
+                         r"bat mitzvah|party|recital|concert|play|reunion|debut)\b", re.I)
 _TRIP_CUES = re.compile(rf"{TRAVEL.pattern}|{FLIGHT.pattern}|\b(?:dep|departs?|departing|return(?:ing)?|leaves|"
                         rf"leaving)\b|\b(?-i:[A-Z]{{2}})\s?\d{{2,4}}\b|\b[a-z]{{2}}\d{{3,4}}\b|"
                         rf"\b(?-i:{'|'.join(sorted(map(re.escape, AIRLINES), key=len, reverse=True))})\b", re.I)
@@ -841,6 +1318,10 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
     ("Actually wait, it's 8:30 to 9:30"), the next occurrence ("Next one is on 9 April"),
     its length ("it runs two hours")."""
     today = today_of(context)
+    if _MOVED_TO.search(sentence) and "recurrence" not in previous.fields and \
+            isinstance(previous.fields.get("start"), str) and today is not None and \
+            day_of(sentence, context) is not None:
+        return _new_day(previous, sentence, context)  # "they called back - it's now Thursday 3/12, same time"
     if _day_fixed(sentence, context) and "recurrence" not in previous.fields and \
             isinstance(previous.fields.get("start"), str) and today is not None:
         return _new_day(previous, sentence, context)
@@ -857,9 +1338,10 @@ def _update(previous: TypedFact, sentence: str, times: list[str], context: Conte
             return None
         return TypedFact(previous.kind, previous.key, {**previous.fields, "end": last.isoformat(),
                                                        "speaker": context.speaker})
-    where = _WHERE_LINE.match(sentence)
-    if where is not None and previous.kind == DOMAIN and "location" not in previous.fields:
-        return TypedFact(previous.kind, previous.key, {**previous.fields, "location": where.group("where"),
+    where = _WHERE_LINE.match(sentence) or _ITS_AT.match(sentence)
+    if where is not None and previous.kind == DOMAIN and "location" not in previous.fields and \
+            (where.re is _WHERE_LINE or context.topic == DOMAIN and not times and day_of(sentence, context) is None):
+        return TypedFact(previous.kind, previous.key, {**previous.fields, "location": where.group("where").rstrip("."),
                                                        "speaker": context.speaker})
     if _STARTS_NOW.match(sentence) and "recurrence" in previous.fields and today is not None:
         from_day = starting(sentence, today)  # "Starting next week, heaven help me."
@@ -985,6 +1467,51 @@ def _prior_series(context: Context, title: str | None, subject: str) -> str | No
              fields.get("status") not in ("ended", "cancelled") and str(fields.get("subject") or "user") == subject and
              len(str(fields["title"]).split()) > 1 and _singular(str(fields["title"]).split()[-1]) == word}
     return found.pop() if len(found) == 1 else None
+
+
+def _title_words(title: str) -> set[str]:
+    return {w.replace("'s", "").replace("’s", "").replace("'", "").removesuffix("s") for w in title.casefold().split()}
+
+
+def _one_off(context: Context, noun: re.Match[str], sentence: str) -> tuple[str, dict[str, JsonValue]] | None:
+    """(key, fields with its `kind`) of the one-off event or appointment this session or an
+    earlier one named that the sentence's noun names again ("the hen do", "my dental
+    appointment", "Dr Amin"), the latest first; None when none or several differ."""
+    title = title_of(sentence, noun)
+    mine = _title_words(title)
+    provider = provider_of(sentence, context) if _APPOINTMENT.search(sentence) else None
+    session = [(kind, name.split(":", 1)[1], fields) for name, fields in reversed(context.entities.items())
+               for kind in (DOMAIN,) if name.startswith(f"{DOMAIN}:")]
+    last = context.last.get(DOMAIN)
+    if last is not None and last.key is not None:
+        session.insert(0, (last.kind, last.key, dict(last.fields)))
+    earlier = [(kind, key, fields) for kind in (APPOINTMENT, DOMAIN)
+               for key, fields in context.prior.of_kind(kind)[::-1]]
+    for kind, key, fields in [*session, *earlier]:
+        if fields.get("recurrence") or not isinstance(fields.get("start"), str) or \
+                fields.get("status") in ("cancelled", "ended"):
+            continue
+        if kind == APPOINTMENT and provider is not None and key == provider.casefold() or \
+                kind == DOMAIN and (theirs := _title_words(str(fields.get("title") or ""))) and \
+                (mine <= theirs or theirs <= mine) and mine - {"the", "my", "our"}:
+            return key, {**fields, "kind": kind}
+    return None
+
+
+def _one_off_on(context: Context, title: str | None, day: date) -> str | None:
+    """The key of the one-off event on `day` this session or an earlier one named with `title`
+    (its words all in the other's, "Kevins" = "Kevin's"), else None."""
+    if not title:
+        return None
+    mine = _title_words(title)
+    known = [(name.removeprefix(f"{DOMAIN}:"), fields) for name, fields in reversed(context.entities.items())
+             if name.startswith(f"{DOMAIN}:")]
+    for key, fields in [*known, *context.prior.of_kind(DOMAIN)[::-1]]:
+        theirs = _title_words(str(fields.get("title") or ""))
+        if not fields.get("recurrence") and str(fields.get("start") or "")[:10] == day.isoformat() and theirs and \
+                (mine <= theirs or theirs <= mine):
+            return key
+    return None
 
 
 def _known(context: Context, title: str | None) -> tuple[str, dict[str, JsonValue]] | None:

@@ -19,7 +19,10 @@ the clinician last named (`care`), the person other than the user the session is
 (`factlog.typed.care.catch_up`). `prior` holds what earlier sessions said about trips and
 documents, so "Qantas moved my return" names the Sydney trip booked last week. `form_owner` is
 the person a pasted form's "Applicant:" / "Passenger:" / "Patient:" line names, for the
-"Field: value" lines after it (`factlog.typed.common.note_form_owner`).
+"Field: value" lines after it (`factlog.typed.common.note_form_owner`). `message` is the whole
+message the sentence is in and `turn` its number in the session (the extractor sets both), so
+a reader may look at the rest of the message ("Ella's recital is Friday. I wouldn't miss it.")
+or ask whether the user's last message gave it something.
 """
 
 from __future__ import annotations
@@ -59,6 +62,8 @@ class Context:
     entities: dict[str, dict[str, JsonValue]] = field(default_factory=dict)  # key -> fields stated this session
     prior: Prior = field(default_factory=Prior)  # the entities earlier sessions stated (factlog.typed.prior)
     form_owner: str | None = None  # whose lines a pasted form gives ("Applicant: KOWALSKA, ANNA"), while they last
+    message: str = ""  # the message the sentence read is in, whole
+    turn: int = 0  # that message's number in the session (1 for the first)
 
     def remember(self, domain: str, fact: TypedFact) -> None:
         self.last[domain] = fact

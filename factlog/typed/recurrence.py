@@ -66,7 +66,8 @@ _TWICE = re.compile(r"\b(?:twice|two\s+times)\s+a\s+week\b", re.I)
 _COUNT = rf"\d{{1,3}}|an?|one|{'|'.join(NUMBER_WORDS)}"
 _HOURS = re.compile(rf"\b(?P<n>{_COUNT}|\d+\.5)[- ](?:(?P<half>and[- ]a[- ]half)[- ])?(?:hours?|hrs?|h)\b"
                     rf"(?:\s+and\s+(?P<m>\d{{1,2}})\s+min(?:ute)?s?)?", re.I)
-_MINUTES = re.compile(rf"\b(?P<n>{_COUNT})[- ]?(?:minutes?|mins?)\b", re.I)
+# a number word needs a space or hyphen before its unit: "Dr Amin" is no "a min"
+_MINUTES = re.compile(rf"\b(?:(?P<n>\d{{1,3}})[- ]?|(?P<w>{_COUNT})[- ])(?:minutes?|mins?)\b", re.I)
 _UNTIL_END = re.compile(r"\b(?:(?:(?:through|thru|until|till|to|up)\s+)+the\s+end\s+of|through|thru|until|till|"
                         r"(?:ends?|ending|finishes|wraps up)\s+(?:at\s+the\s+end\s+of|in))\s+"
                         r"(?P<month>[A-Za-z]+)\b(?!\.?\s*\d)", re.I)
@@ -176,7 +177,7 @@ def minutes_long(sentence: str) -> int | None:
         return total if 0 < total <= 24 * 60 else None
     minutes = _MINUTES.search(sentence)
     if minutes is not None:
-        total = number(minutes.group("n"))
+        total = number(minutes.group("n") or minutes.group("w"))
         return total if 0 < total <= 24 * 60 else None
     return None
 
