@@ -104,7 +104,8 @@ def account_name(text: str, context: Context, owner: str | None = None) -> str:
     return f"{owner}'s {named}" if owner else named
 
 
-_NOT_NAMING = frozenset("the my our your his her their own same old other new this that one any".split())
+_NOT_NAMING = frozenset("the my our your his her their own same old other new this that one any from out of to into "
+                        "using use via with by on at for and or in it".split())
 
 
 def from_account(sentence: str, context: Context, who: str | None) -> str | None:

@@ -282,6 +282,7 @@ _FAMILY_NAMES = {"mummy": "mother", "mommy": "mother", "mama": "mother", "mam": 
 _NOT_PEOPLE = frozenset("i it he she they we you that this there please also who someone everyone".split())
 
 
+_OPENERS = frozenset("So And But Then Oh Well Now Anyway Yes Ok Okay Thanks Also Ugh Hey Hi".split())
 _NOT_LOWER_NAMES = frozenset("they them she he who someone somebody everyone everybody nobody that this which what one "
                              "other people guy lady man woman bank company office she's he's they've also then just "
                              "she'd he'd and but the".split())
@@ -305,7 +306,7 @@ def _person(match: re.Match[str]) -> str | None:
     if not name:
         return None
     words = name.split()
-    while len(words) > 1 and (words[0] in _STOP_WORDS or words[0].capitalize() in _STOP_WORDS):
+    while len(words) > 1 and words[0].capitalize() in _OPENERS:
         words.pop(0)  # "So Sam paid": Sam
     cleaned = _clean(" ".join(words), possessive=True)
     if cleaned is not None and _FAMILY_NAMES.get(cleaned.casefold()):

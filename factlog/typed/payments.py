@@ -467,7 +467,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
             and not periodic and not (_SETTLED.search(sentence) and fields.get("status") == "done") \
             and not (earlier is not None and fields.get("status") == "done"
-                     and fields.get("requested_by") not in (None, "user")) \
+                     and fields.get("requested_by") not in (None, "user") and _paid_by(sentence, who)) \
             and not BILLER.search(sentence) and notice is None:
         return []  # (a bank-change notice names the new account on its next lines)
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
@@ -498,9 +498,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
             fields["status"] = "pending"
     payer = str(fields.get("requested_by", "user"))
     paid_from = str(fields.get("from_account", ""))
-    if theirs is None and payer != "user" and (
-            (fields.get("status") == "done" and _OWN_ACCOUNT.search(scope))
-            or paid_from.startswith((f"{payer}'s ", f"{whose(payer, context)}'s "))):
+    if theirs is None and payer != "user" and fields.get("status") == "done" and (
+            _OWN_ACCOUNT.search(scope) or paid_from.startswith((f"{payer}'s ", f"{whose(payer, context)}'s "))):
         subject = payer  # "Sam paid it at pickup on his Amex": his own payment (conventions: blind2, h-pay3)
     else:
         subject = _whose(sentence, theirs)
@@ -533,6 +532,17 @@ def _collector(what: str, context: Context) -> str | None:
     if named is not None:
         return named  # "My landlord Gary send me message"
     return "landlord" if what == "rent" and any(said in context.said[-4:] for said in spoken) else None
+
+
+def _paid_by(sentence: str, who: str | None) -> bool:
+    """`who` (or "she"/"he") is the one the sentence says paid ("Marisol paid him", "she already
+    sent tyler the money"), not only the one who told of it ("Lena says it was already paid")."""
+    if re.search(r"\b(?:she|he)\s+(?:has\s+|had\s+|'s\s+|already\s+|just\s+|also\s+)*(?:paid|sent|settled|covered|"
+                 r"transferred|wired|mailed|zelled|venmoed)\b", sentence, re.I):
+        return True
+    return who is not None and re.search(rf"\b{re.escape(who)}\s+(?:has\s+|had\s+|already\s+|just\s+)*(?:paid|sent|"
+                                         r"settled|covered|transferred|wired|mailed|zelled|venmoed)\b",
+                                         sentence, re.I) is not None
 
 
 def _self(context: Context) -> str:
