@@ -30,7 +30,7 @@ TRADES = (
     "decorator installer exterminator walker groomer nurse caregiver doctor surgeon orthodontist chiropractor "
     "physiotherapist driver courier guide instructor consultant designer developer freelancer bookkeeper notary "
     "surveyor inspector realtor broker agent carer caretaker aide sub subcontractor tiler plasterer sparky tradie "
-    "chippy concreter fencer glazier welder bricklayer hvac venue gym church charity"
+    "chippy concreter fencer glazier welder bricklayer hvac venue gym church charity guy guys lady crew"
 ).split()
 _TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
 _ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",

@@ -88,10 +88,15 @@ _NO_PAYMENT = re.compile(
 _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
                          r"venmo|ach|installment|retainer|remittance|"
                          r"send (?:\w+ )?(?:anything|any money|money|funds))\b", re.I)
+# a postponement: "push the Green Thumb payment out to the 24th", "bump it to next wed"; the new day follows it
+_POSTPONE = re.compile(
+    r"\b(?:push|pushed|bump|bumped|move|moved|postpone|postponed|delay|delayed|hold off)\s+(?:[\w'’-]+\s+){0,4}?"
+    r"(?:out\s+|back\s+)?(?:to|till|until)\s+(?=(?:the\s+)?\d|next\b|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|"
+    r"jun|jul|aug|sep|oct|nov|dec|tomorrow|the\s+\w+(?:st|nd|rd|th)\b)", re.I)
 _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
     r"scratch that|my mistake|wrong|oops|no wait|wait no|wait,|hang on|no no|no sorry|sorry no|er no|"
-    r"let me correct|correction)\b", re.I)
+    r"let me correct|correction)\b|" + _POSTPONE.pattern, re.I)
 # "ok. do it the 1st", "send it Friday then": the session's payment, now dated
 _DO_IT = re.compile(r"^\W*(?:(?:ok|okay|yes|yep|fine|right|alright|then)\W+)?(?:do|send|make|schedule|pay)\s+"
                     r"(?:it|that|them)\b", re.I)
@@ -122,7 +127,7 @@ _FUTURE = re.compile(
     r"is to|are to|about to|set up|goes|go by|instruct\w*|request\w*|is paying|are paying|shes paying|'s paying|"
     r"am paying|i'm paying|im paying|paying on|pay on|"
     r"(?:wants?|needs?|would like)\s+(?:[\w&.'-]+\s+){1,4}(?:paid|sent|settled|wired|transferred)\b)", re.I)
-_SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
+_SAME = re.compile(r"\bsame\s+(?:[\w'-]+\s+)?(?:account|card|checking|savings|chequing)\b", re.I)
 _SAME_DAY = re.compile(r"\bsame (?:day|date|time)\b", re.I)
 _IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfer|move|use|charge|make|zelle|venmo)\b",
                          re.I)  # "Put it on the Amex." is an instruction, not a payment made
@@ -162,7 +167,7 @@ _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is
 _AMOUNT_TO = re.compile(rf"^\W*(?:(?:noted|recorded|confirmed|saved|updated|got it|ok|okay|so|done|understood|"
                         rf"scheduled|set|yes|yep|correct|right)\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
                         re.I)
-_WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
+_WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+|next\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|nesday|urday|\.)?\b", re.I)  # "wed"+"nesday", "sat"+"urday"
 _DAY_N = re.compile(r"\b(?:the\s+|on\s+)?day\s+(?P<d>[1-9]|[12]\d|3[01])\b(?!\s*(?:of\s+(?:the\s+)?)?(?:trip|week|"
                     r"stay|course|cycle|treatment)\b)", re.I)
@@ -429,7 +434,10 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     else:
         owner = who if who is not None or previous is None or previous.fields.get("payee") != payee else \
             previous.fields.get("requested_by")
-        source = from_account(scope, context, str(owner) if owner is not None else None)
+        fix = _AMENDING.search(scope)  # "2.5k fri from checking - no wait from savings": the account said after
+        source = (from_account(scope[fix.end():], context, str(owner) if owner is not None else None)
+                  if fix is not None else None) or \
+            from_account(scope, context, str(owner) if owner is not None else None)
         if source is not None:
             fields["from_account"] = source
     target = to_account(scope) or (payee if own is not None else None)
@@ -444,7 +452,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
                           r"savings)\b", scope, re.I) and \
             str(fields["from_account"]) in ("card", "account", "credit card", "debit card", "checking", "savings"):
         fields["from_account"] = f"{who}'s {fields['from_account']}"  # "she settled it by card": her card
-    when = _when(scope, context, status)
+    later = _POSTPONE.search(scope)
+    when = _when(scope[later.end():] if later is not None else scope, context, status)
     if when is None and _SAME_DAY.search(scope) and "scheduled_date" in before:
         when = str(before["scheduled_date"])
     if when is not None:
@@ -634,6 +643,9 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
     if stated:
         return _ahead(stated[0], today) if status == "pending" and not _YEAR.search(sentence) else stated[0]
     weekday = _WEEKDAY.search(sentence)
+    if weekday is not None and today is not None and weekday.group(0).lower().startswith("next "):
+        monday = today + timedelta(days=7 - today.weekday())  # "next wed": the Wednesday of next week
+        return (monday + timedelta(days=_WEEKDAYS.index(weekday.group("day").lower()[:3]))).isoformat()
     if weekday is not None and today is not None and (weekday.group(0).lower().startswith(("on ", "this ", "last "))
                                                       or weekday.group(0).lower().endswith("day")
                                                       or weekday.group("day").lower() in ("tue", "tues", "thu",
