@@ -34,7 +34,10 @@ _BANK_NAME = INSTITUTION.pattern.replace("(?P<name>", "(?:")
 _FROM = re.compile(
     rf"\b(?:from|out of|using|use|by|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on|"
     rf"on(?=\s+(?:the|my|your|our|his|her|(?-i:[A-Z])\w+['’]s)\s+(?:[\w'&-]+\s+){{0,2}}(?:card|visa|mastercard|amex)\b)|"
-    rf"on(?=\s+(?:his|her|their|(?-i:[A-Z])\w+['’]s)\s+(?:own\s+)?account\b))"
+    rf"on(?=\s+(?:his|her|their|(?-i:[A-Z])\w+['’]s)\s+(?:own\s+)?account\b)|"
+    # "paid it with his own card", "with the Amex"
+    rf"with(?=\s+(?:the|my|our|his|her|their|(?-i:[A-Z])\w+['’]s)\s+(?:own\s+)?(?:[\w'&-]+\s+){{0,2}}?"
+    rf"(?:card|visa|mastercard|amex|checking|savings|chequing)\b))"
     rf"\s+(?P<owner>{_OWNER}\s+)?(?:own\s+)?(?:(?P<poss>\w+)['’]s\s+)?(?:own\s+)?(?P<acct>"
     # a word of the user's own before the kind when a determiner opens it: "the rental account", "the league checking"
     rf"(?:(?:{_QUALIFIER}|(?<=the\s)(?-i:[a-z]{{3,}})|(?<=our\s)(?-i:[a-z]{{3,}})|(?<=my\s)(?-i:[a-z]{{3,}}))\s+){{0,3}}"

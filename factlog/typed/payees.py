@@ -135,8 +135,8 @@ def _clean(name: str, possessive: bool = False) -> str | None:
 _WANTS_PAID = re.compile(rf"\b(?:wants?|needs?|would like|'d like)\s+(?P<name>{_NAME})\s+(?:paid|settled)\b")
 # a list line or note opening with the payee: "Harbor Linen Supply, inv HL-3391, $2,480 - pay ...",
 # "Bella's Kitchen catering deposit - invoice 101 - $300"
-_LINE_PAYEE = re.compile(rf"^\W*(?P<name>{_NAME})(?:\s+(?-i:[a-z]+)){{0,2}}\s*(?:,|-|–|:)\s*(?:inv\b|invoice\b|#\s*\d|\$\s?\d|"
-                         r"ref\b|order\b)")
+_LINE_PAYEE = re.compile(rf"^\W*(?P<name>{_NAME})(?:(?:\s+(?-i:[a-z]+)){{0,2}}\s*(?:,|\s-|\s–)|\s*:)\s*(?:inv\b|invoice\b|"
+                         r"#\s*\d|\$\s?\d|ref\b|order\b)")  # not "Marked as paid: $1,250"
 # who did the work the invoice is for: "Ortiz Plumbing replaced the water heater ... - invoice 5512, $1,875"
 _WORKER = re.compile(rf"^\W*(?:the\s+)?(?P<name>{_NAME})\s+(?:has\s+|have\s+|just\s+|finally\s+)*"
                      r"(?:replaced|repaired|installed|fixed|finished|completed|delivered|did|built|painted|cleaned|"

@@ -116,7 +116,7 @@ _INTRODUCED = re.compile(r"(?:\b(?:my|our)\s+(?P<rel>[a-z-]+)(?:\s+(?P<relname>(
 # "Instructions from the owner, Mr. Delgado, for this week:": the lines after it are his instructions
 _INSTRUCTIONS = re.compile(r"\b(?:instructions?|orders|requests?|message|note|email|e-mail|text)\s+"
                            r"(?:[\w'-]+\s+){0,3}?from\s+(?:(?:the|my|our)\s+[a-z-]+,?\s+)?"
-                           r"(?P<name>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*){0,2})\b[^:]{0,40}:\s*$")
+                           r"(?P<name>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*){0,2})\b[^:]{0,40}:\s*$", re.I)
 # a line the user says in their own voice again: "Can you keep track of that for me?"
 _OWN_VOICE = re.compile(r"\b(?:i|i'm|i'll|i've|me|my|we|our|you|your)\b|\?\s*$", re.I)
 _QUOTED = re.compile(r"^\s*[\"“](?P<text>[^\"”]+)[\"”]?\s*$")

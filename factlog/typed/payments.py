@@ -209,7 +209,7 @@ _TRIGGER = Triggers((re.compile(
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
     r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban|recipient|"
-    r"beneficiary|biller|cleared|posted|texted|messaged|e-?mailed|wrote|forwarded|instructions?)\b"
+    r"beneficiary|biller|cleared|posted|texted|messaged|e-?mailed|wrote|forwarded|instructions?|orders|requests?)\b"
     r"|^\W*(?:deliver|send|payment|scheduled|process|confirmation|status|date)[\w #.]{0,20}:", re.I),))  # a form line
 
 
@@ -355,7 +355,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         or _DO_IT.match(sentence) is not None
         or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
-    amending = amending or (previous is None and _resumes(sentence, context))
+    amending = amending or (previous is None and (_resumes(sentence, context) or (
+        _POSTPONE.search(sentence) is not None and latest_pending(context) is not None)))  # "push it to the 20th"
     acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS, _SETTLED)) or (
         _WANTS_MONEY.search(sentence) is not None and requester(sentence, context) is not None)  # a person asks
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
@@ -390,7 +391,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         earlier = earlier_instruction(payee, context) if previous is None else None
     stops_it = stop is not None and (_THAT_ONE.search(sentence) or _IT.search(sentence, stop.start()))
     if payee is None and previous is None and (stops_it or _AMENDING.search(sentence)
-                                               and (found or dates_in(sentence, context))):
+                                               and (found or dates_in(sentence, context) or _POSTPONE.search(sentence))):
         named = known_payee_named(context.said[-1], context) if context.said else None  # "the Golden Mill invoice"
         earlier = earlier_instruction(named, context) if named is not None else None
         earlier = earlier or latest_pending(context)  # "cancel that transfer from joint" (a session before)
