@@ -25,7 +25,7 @@ from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
 from factlog.transcripts import Message, Session
 
-Fact = tuple[str | None, str | None, dict[str, JsonValue]]
+Fact = tuple[str, str | None, dict[str, JsonValue]]
 TS = datetime(2026, 3, 9, 9, 0)  # a Monday
 
 

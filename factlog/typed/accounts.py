@@ -32,7 +32,8 @@ _BANK_NAME = INSTITUTION.pattern.replace("(?P<name>", "(?:")
 # "from checking ending 4821", "out of the joint account", "from her card", "from the operating
 # account at First Republic ending 2291", "from my Chase savings"
 _FROM = re.compile(
-    rf"\b(?:from|out of|using|use|by|(?:charged?|billed?)\s+(?:it\s+)?to|(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on|"
+    rf"\b(?:from|out of|using|use|by|(?:charged?|billed?)\s+(?:it\s+)?to|"
+    rf"(?:put|paid|pay|paying|charged?)\s+(?:it\s+)?on|"
     rf"on(?=\s+(?:the|my|your|our|his|her|(?-i:[A-Z])\w+['’]s)\s+(?:[\w'&-]+\s+){{0,2}}(?:card|visa|mastercard|amex)\b)|"
     rf"on(?=\s+(?:his|her|their|(?-i:[A-Z])\w+['’]s)\s+(?:own\s+)?account\b)|"
     # "paid it with his own card", "with the Amex"
@@ -57,7 +58,8 @@ _AT_BANK = re.compile(r"\s+(?:at|with)\s+" + INSTITUTION.pattern, re.I)
 _OTHER_BANK = re.compile(r"(?P<name>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3}\s+(?:Federal\s+)?"
                          r"(?-i:Credit Union|Building Society|Savings Bank|Co-operative Bank))\b")
 # a bank the table lacks, named where an account's bank is: "operating at First Citizens", "the Bendigo one"
-_NAMED_BANK = re.compile(r"(?:\b(?:at|with)\s+|,\s+the\s+)(?:the\s+)?(?P<name>(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){0,2})"
+_NAMED_BANK = re.compile(r"(?:\b(?:at|with)\s+|,\s+the\s+)(?:the\s+)?"
+                         r"(?P<name>(?-i:[A-Z])[\w&]*(?:\s+(?-i:[A-Z])[\w&]*){0,2})"
                          r"(?=\s+one\b|\s*,?\s+ending\b|\s*$)")
 _ACCOUNT_KIND = re.compile(rf"\b({_KIND})\b", re.I)
 _WORDS = re.compile(rf"\b({_WORD_LIST})\b", re.I)

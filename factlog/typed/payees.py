@@ -101,7 +101,8 @@ _TO_THING = re.compile(r"\b(?:pay|paying|paid|send|sending|cover|covering|covere
                        r"(?P<thing>(?:(?-i:[a-z]+)\s+){0,3}?(?:tax|taxes|tuition|fine|toll|levy|rates))\b",
                        re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
-_NUMBER_WORD = r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|" \
+_NUMBER_WORD = r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|" \
+    r"fifty|" \
     r"sixty|seventy|eighty|ninety|hundred|thousand)\b"
 _KIN_PAYEE = re.compile(
     rf"\b(?:pay|paying|paid|send|sending|sent|give|giving|gave|transfer\w*|wire[ds]?|zelle\w*|venmo\w*|lend|loan|"
@@ -135,7 +136,8 @@ def _clean(name: str, possessive: bool = False) -> str | None:
 _WANTS_PAID = re.compile(rf"\b(?:wants?|needs?|would like|'d like)\s+(?P<name>{_NAME})\s+(?:paid|settled)\b")
 # a list line or note opening with the payee: "Harbor Linen Supply, inv HL-3391, $2,480 - pay ...",
 # "Bella's Kitchen catering deposit - invoice 101 - $300"
-_LINE_PAYEE = re.compile(rf"^\W*(?P<name>{_NAME})(?:(?:\s+(?-i:[a-z]+)){{0,2}}\s*(?:,|\s-|\s–)|\s*:)\s*(?:inv\b|invoice\b|"
+_LINE_PAYEE = re.compile(rf"^\W*(?P<name>{_NAME})(?:(?:\s+(?-i:[a-z]+)){{0,2}}\s*(?:,|\s-|\s–)|\s*:)\s*"
+                         r"(?:inv\b|invoice\b|"
                          r"#\s*\d|\$\s?\d|ref\b|order\b)")  # not "Marked as paid: $1,250"
 # who did the work the invoice is for: "Ortiz Plumbing replaced the water heater ... - invoice 5512, $1,875"
 _WORKER = re.compile(rf"^\W*(?:the\s+)?(?P<name>{_NAME})\s+(?:has\s+|have\s+|just\s+|finally\s+)*"
@@ -238,7 +240,8 @@ def trade_named(text: str, trades: re.Pattern[str]) -> str | None:
 # --- who asked --------------------------------------------------------------------------
 
 # "my partner sam says": the name given after the role, typed in lower case too, before what they say or do
-_ROLE_NAME = r"(?:,?\s+(?P<rolename>(?-i:[A-Z][a-z]+)|(?-i:[a-z]{3,}))(?=,?\s+(?:says|said|asked|asks|wants|told|tells|" \
+_ROLE_NAME = r"(?:,?\s+(?P<rolename>(?-i:[A-Z][a-z]+)|(?-i:[a-z]{3,}))" \
+    r"(?=,?\s+(?:says|said|asked|asks|wants|told|tells|" \
     r"texted|called|telephoned|phoned|rang|messaged|emailed|paid|sent|just|already|has|had|is|will)\b))?"
 _WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b{_ROLE_NAME}" \
     rf"|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
@@ -267,7 +270,7 @@ _REQUESTERS = (
                rf"(?:went|gone|goes|go)\s+(?:ahead\s+)?and\s+)*(?:(?:pay|pays|paying|paid|wire|wired|cover|covers|"
                rf"covering|covered|venmo\w*|zelle\w*|transferred|settled)\b|"
                rf"(?:send|sends|sending|sent|mail\w*|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|"
-               rf"her\s+|their\s+)?(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill)))", re.I),  # paying one, not sending one
+               rf"her\s+|their\s+)?(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill)))", re.I),  # pays one, sends none
 )
 _PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}"
                       rf"|\b(?:he|she)\s+(?:has\s+|had\s+|'s\s+|already\s+|just\s+|also\s+)*(?:paid|sent|settled|"

@@ -132,7 +132,8 @@ def paid_as_planned(fields: dict[str, JsonValue], planned: dict[str, JsonValue])
         (amount is None or amount == planned.get("amount_usd"))
 
 
-_PAID_WORD = re.compile(r"\b(?:paid|pay|paying|pays|sent|send|sending|zelled|venmoed|wired|covered|settled|e-?transferred)"
+_PAID_WORD = re.compile(r"\b(?:paid|pay|paying|pays|sent|send|sending|zelled|venmoed|wired|covered|settled|"
+                        r"e-?transferred)"
                         r"\s+(?:the\s+)?(?P<word>[A-Za-z][\w'-]{2,})", re.I)
 
 

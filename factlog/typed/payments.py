@@ -383,15 +383,16 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
             (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
         payee = (_payee_of_reference(ref, context) if ref is not None and _PAYER.search(sentence) else None) or \
-            who  # "So Sam paid invoice 77810 at ...": that invoice's payee, not Sam; "an email from Bella Catering saying to send the BC-221 payment to their new account"
+            who  # "an email from Bella Catering saying to send the BC-221 payment to their new account";
+        # "So Sam paid invoice 77810 at ...": that invoice's payee, not Sam
     notice = context.last.get("bank-change")
     if payee is None and notice is not None and re.search(r"\b(?:our|new)\s+(?:bank\s+)?account\b", sentence, re.I):
         payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
         who = who or payee
         earlier = earlier_instruction(payee, context) if previous is None else None
     stops_it = stop is not None and (_THAT_ONE.search(sentence) or _IT.search(sentence, stop.start()))
-    if payee is None and previous is None and (stops_it or _AMENDING.search(sentence)
-                                               and (found or dates_in(sentence, context) or _POSTPONE.search(sentence))):
+    if payee is None and previous is None and (stops_it or _AMENDING.search(sentence) and (
+            found or dates_in(sentence, context) or _POSTPONE.search(sentence))):
         named = known_payee_named(context.said[-1], context) if context.said else None  # "the Golden Mill invoice"
         earlier = earlier_instruction(named, context) if named is not None else None
         earlier = earlier or latest_pending(context)  # "cancel that transfer from joint" (a session before)
@@ -574,7 +575,8 @@ def _resumes(sentence: str, context: Context) -> bool:
 
 # someone else paid it, not the user: "she already paid mike"
 _THIRD_PAYER = re.compile(r"\b(?:she|he|they)\s+(?:has\s+|had\s+|have\s+|'s\s+|already\s+|just\s+|also\s+)*"
-                          r"(?:paid|sent|settled|covered|transferred|wired|mailed|zelled|venmoed|e-?transferred)\b", re.I)
+                          r"(?:paid|sent|settled|covered|transferred|wired|mailed|zelled|venmoed|e-?transferred)\b",
+                          re.I)
 # someone paid it: "Sam paid invoice 77810"
 _PAYER = re.compile(r"\b(?-i:[A-Z])[a-z]+\s+(?:already\s+|just\s+)?(?:paid|settled|covered)\b", re.I)
 _OWN_ACCOUNT = re.compile(r"\b(?:his|her|their)\s+(?:own\s+)?(?:[\w&'-]+\s+){0,2}?(?:card|account|checking|chequing|"
