@@ -208,7 +208,7 @@ def accounts(sentence: str, context: Context) -> list[TypedFact]:
             fields["institution"] = canonical_vendor(institutions[-1].group("name"))
         kinds = list(re.finditer(
             r"\b(checking|chequing|savings|operating|payroll|reserve|escrow|brokerage|joint|business|visa|mastercard|"
-            r"amex|credit card|debit card)\b", clause, re.I))
+            r"amex|credit card|debit card|card)\b", clause, re.I))  # "the card ending 4411": a card
         if kinds:
             word = kinds[-1].group(1)
             fields["kind"] = word.title() if word.lower() in ("visa", "mastercard", "amex") else word.lower()

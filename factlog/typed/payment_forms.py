@@ -138,11 +138,15 @@ def pasted_voice(sentence: str, context: Context) -> tuple[str, str] | None:
     """(the writer, the line in the third person) for a message pasted from someone else (see
     the module), or None for the user's own words. Remembers an introduction ("my wife
     Fiona texted me this:") for the quoted lines after it."""
-    listed = _INSTRUCTIONS.search(sentence) if context.speaker == "user" else None
+    voice = context.last.get(_VOICE)
+    if voice is None and ":" not in sentence:
+        return None  # most sentences: no introduction, no pasted line, nothing pasted before
+    introducing = context.speaker == "user" and sentence.rstrip().endswith(":")
+    listed = _INSTRUCTIONS.search(sentence) if introducing else None
     if listed is not None:
         context.last[_VOICE] = TypedFact("payment", None, {"name": listed.group("name"), "lines": True})
         return None
-    introduced = _INTRODUCED.search(sentence) if context.speaker == "user" else None
+    introduced = _INTRODUCED.search(sentence) if introducing else None
     if introduced is not None:
         who = introduced.group("relname") or introduced.group("name")
         relation = introduced.group("rel")
@@ -152,7 +156,6 @@ def pasted_voice(sentence: str, context: Context) -> tuple[str, str] | None:
             context.last[_VOICE] = TypedFact("payment", None, {"name": who})
         return None
     quoted = _QUOTED.match(sentence)
-    voice = context.last.get(_VOICE)
     if quoted is not None and voice is not None:
         return str(voice.fields["name"]), _third_person(quoted.group("text"), str(voice.fields["name"]))
     if voice is not None and voice.fields.get("lines") and context.speaker == "user" and \

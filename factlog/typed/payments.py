@@ -508,9 +508,10 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         if "status" not in fields:
             fields["status"] = "pending"
     payer = str(fields.get("requested_by", "user"))
-    paid_from = str(fields.get("from_account", ""))
+    owners = (payer, whose(payer, context))
     if theirs is None and payer != "user" and fields.get("status") == "done" and (
-            _OWN_ACCOUNT.search(scope) or paid_from.startswith((f"{payer}'s ", f"{whose(payer, context)}'s "))):
+            _OWN_ACCOUNT.search(scope) or re.search(rf"\b{re.escape(payer)}['’]s\s+{_OWN_KIND}", scope, re.I)
+            or fields.get("from_account") in [f"{who}'s {card}" for who in owners for card in _CARDS]):
         subject = payer  # "Sam paid it at pickup on his Amex": his own payment (conventions: blind2, h-pay3)
     else:
         subject = _whose(sentence, theirs)
@@ -579,8 +580,9 @@ _THIRD_PAYER = re.compile(r"\b(?:she|he|they)\s+(?:has\s+|had\s+|have\s+|'s\s+|a
                           re.I)
 # someone paid it: "Sam paid invoice 77810"
 _PAYER = re.compile(r"\b(?-i:[A-Z])[a-z]+\s+(?:already\s+|just\s+)?(?:paid|settled|covered)\b", re.I)
-_OWN_ACCOUNT = re.compile(r"\b(?:his|her|their)\s+(?:own\s+)?(?:[\w&'-]+\s+){0,2}?(?:card|account|checking|chequing|"
-                          r"savings|amex|visa|mastercard)\b", re.I)
+_OWN_KIND = r"(?:own\s+)?(?:[\w&'-]+\s+){0,2}?(?:card|account|checking|chequing|savings|amex|visa|mastercard)\b"
+_CARDS = ("card", "credit card", "debit card")  # "she settled it by card": her own card (a checking may be joint)
+_OWN_ACCOUNT = re.compile(rf"\b(?:his|her|their)\s+{_OWN_KIND}", re.I)
 
 
 def _whose(sentence: str, theirs: re.Match[str] | None) -> str:
