@@ -263,3 +263,33 @@ def test_amounts(text: str, amount: float) -> None:
 ])
 def test_numbers_that_are_not_money(text: str) -> None:
     assert all("amount_usd" not in p for p in payments(text))
+
+
+# --- "pay it": the business the sentence before said is owed -----------------------------------------
+
+
+@pytest.mark.parametrize(("owed", "then", "payee", "amount"), [
+    ("Right, the roofers - Summit Roofing - have finished the back slope. $2,400 for the lot.",
+     "I'll pay it Friday out of savings.", "Summit Roofing", 2400.0),
+    ("The painters, Brush & Roll, finished the hallway. Invoice 3310, $880.", "Send it on the 12th from checking.",
+     "Brush & Roll", 880.0),
+    ("Okay so Hillside Electric fixed the panel yesterday, $650.", "I'll pay it tomorrow from joint checking.",
+     "Hillside Electric", 650.0),
+    ("Blue Ridge Movers delivered everything on Saturday - $1,150 all in.", "Pay it Monday please, from savings.",
+     "Blue Ridge Movers", 1150.0),
+    ("The gardener - Tom Walsh - did the hedges, $120.", "I'll zelle it tonight.", "Tom Walsh", 120.0),
+])
+def test_pay_it_after_an_amount_owed(owed: str, then: str, payee: str, amount: float) -> None:
+    payment = only(owed, then)
+    assert (payment["payee"], payment["amount_usd"], payment["requested_by"]) == (payee, amount, "user")
+
+
+@pytest.mark.parametrize(("before", "then"), [
+    ("Summit Roofing finished the back slope last spring.", "I'll pay it Friday out of savings."),  # no money owed
+    ("The roofers did a great job, $2,400 well spent.", "Should I pay it from savings?"),  # a question
+    ("Hillside Electric quoted $650 for the panel.", "We might pay it next month."),  # tentative
+    ("My neighbour says Blue Ridge Movers charged her $1,150.", "I'd never pay that."),
+])
+def test_no_payment_without_an_instruction(before: str, then: str) -> None:
+    assert all(p.get("payee") not in ("Summit Roofing", "Hillside Electric", "Blue Ridge Movers")
+               or p.get("status") == "done" for p in payments(before, then))

@@ -140,10 +140,11 @@ _LINE_PAYEE = re.compile(rf"^\W*(?P<name>{_NAME})(?:(?:\s+(?-i:[a-z]+)){{0,2}}\s
                          r"(?:inv\b|invoice\b|"
                          r"#\s*\d|\$\s?\d|ref\b|order\b)")  # not "Marked as paid: $1,250"
 # who did the work the invoice is for: "Ortiz Plumbing replaced the water heater ... - invoice 5512, $1,875"
-_WORKER = re.compile(rf"^\W*(?:the\s+)?(?P<name>{_NAME})\s+(?:has\s+|have\s+|just\s+|finally\s+)*"
+_WORKER = re.compile(rf"^\W*(?:(?:right|so|ok|okay|well|anyway|and|oh)\W+){{0,2}}(?:the\s+)?"
+                     rf"(?:(?:{_TRADE})s?\s*[-–,(]\s*)?(?P<name>{_NAME})\s*[-–,)]?\s+(?:has\s+|have\s+|just\s+|finally\s+)*"
                      r"(?:replaced|repaired|installed|fixed|finished|completed|delivered|did|built|painted|cleaned|"
                      r"serviced|dropped|came|put|mowed|trimmed|removed|treated|catered|supplied|hauled|poured|laid|"
-                     r"rewired|tiled|towed|moved|redid|patched|sealed|inspected)\b")
+                     r"rewired|tiled|towed|moved|redid|patched|sealed|inspected)\b", re.I)
 _LOAN = re.compile(r"\b(?:pay|paid|paying|pays|send|sent|sending|make|made|making)\s+(?:off\s+)?(?:the|my|our)\s+"
                    r"(?P<name>(?:[\w&'-]+\s+){0,2}?)(?P<what>loan|note|lease|financing)(?:\s+payment)?\b", re.I)
 _GENERIC_LOAN = frozenset("car auto student personal home house truck boat bank payday business".split())
@@ -159,7 +160,7 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
         name = _clean(match.group("name")) if match is not None else None
         if name is not None:
             return name
-    if re.search(r"\b(?:invoice|inv)\b", sentence, re.I) and (worker := _WORKER.match(sentence)) is not None:
+    if re.search(r"\b(?:invoice|inv)\b|\$\s?\d", sentence, re.I) and (worker := _WORKER.match(sentence)) is not None:
         name = _clean(worker.group("name"))
         if name is not None and not INSTITUTION.search(name):
             return name

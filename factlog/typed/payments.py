@@ -379,6 +379,11 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if payee is None and previous is None and re.search(r"\b(?:it|that|them)\b", sentence, re.I):
         payee = next((str(f.fields["payee"]) for name, f in reversed(context.last.items())
                       if name.startswith("payee/") and name.count("/") == 1), None)  # "... already transferred it"
+        if payee is None and _ACT.search(sentence) and context.speaker == "user":
+            owed = _owed_before(sentence, context)  # "Green Thumb Gardens have finished ... $380. I'll pay it"
+            if owed is not None:
+                payee, owed_amounts = owed
+                found = found or owed_amounts
     earlier = earlier_instruction(payee, context) if previous is None else None
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
             (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
@@ -555,6 +560,20 @@ def _paid_by(sentence: str, who: str | None) -> bool:
     return who is not None and re.search(rf"\b{re.escape(who)}\s+(?:has\s+|had\s+|already\s+|just\s+)*(?:paid|sent|"
                                          r"settled|covered|transferred|wired|mailed|zelled|venmoed)\b",
                                          sentence, re.I) is not None
+
+
+def _owed_before(sentence: str, context: Context) -> tuple[str, list[float]] | None:
+    """The payee and amounts of the sentence just before this one in the session, when it
+    states money owed to a named business without a payment word ("Right, the landscapers -
+    Green Thumb Gardens - have finished the wall. $380 for the last bit."), for "I'll pay it"."""
+    whole = context.said[-1] if context.said else ""
+    at = whole.find(sentence)
+    said = " ".join([*context.said[-3:-1], whole[:at] if at > 0 else ""])  # the two sentences before, in order
+    owed = amounts(said, context) or spoken_amounts(said)
+    if not owed and not _BILLED.search(said):
+        return None
+    payee = payee_of(said, None, context)
+    return (payee, owed) if payee is not None else None
 
 
 def _self(context: Context) -> str:
