@@ -293,3 +293,28 @@ def test_pay_it_after_an_amount_owed(owed: str, then: str, payee: str, amount: f
 def test_no_payment_without_an_instruction(before: str, then: str) -> None:
     assert all(p.get("payee") not in ("Summit Roofing", "Hillside Electric", "Blue Ridge Movers")
                or p.get("status") == "done" for p in payments(before, then))
+
+
+# --- the assistant's recap opening with "Of course:" --------------------------------------------------
+
+
+@pytest.mark.parametrize("recap", [
+    "Of course: $2,480 to Harbor Linen Supply for invoice HL-3391 on Friday, April 10.",
+    "Sure: $120 to Bright Dental on Friday from checking.",
+    "Certainly - $640 to Greenleaf Nursery by March 2 from the club checking.",
+    "Will do: $95 to Paws & Co on Monday.",
+    "All set: $1,150 to Lakeview Rentals on the 1st.",
+])
+def test_a_recap_after_of_course_is_an_instruction(recap: str) -> None:
+    [facts] = sessions((TS, [("user", "can you note a payment for me"), ("assistant", recap)]))
+    assert len(merged(facts)) == 1
+
+
+@pytest.mark.parametrize("advice", [
+    "Of course! Giving $50 to a local charity is a lovely idea.",
+    "Sure, a budget of $2,000 for the trip sounds reasonable.",
+    "Certainly. Most plumbers charge $100 to $150 an hour.",
+])
+def test_advice_after_of_course_is_no_payment(advice: str) -> None:
+    [facts] = sessions((TS, [("user", "what do you think?"), ("assistant", advice)]))
+    assert merged(facts) == {}

@@ -163,10 +163,15 @@ _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged
 # "landlord (Priya) wants the deposit top-up, $900"
 _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
                           r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
+_TAKING = "of course|sure|certainly|absolutely|will do|all set"
 # "$2,800 to Brian Fitch on Friday", "$1,875 to your landlord": a recap or check-back of an instruction
 _AMOUNT_TO = re.compile(rf"^\W*(?:(?:noted|recorded|confirmed|saved|updated|got it|ok|okay|so|done|understood|"
-                        rf"scheduled|set|yes|yep|correct|right)\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
+                        rf"scheduled|set|yes|yep|correct|right|{_TAKING})\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
                         re.I)
+# the assistant taking on an instruction just given ("Of course: $2,480 to Harbor Linen Supply ..."), not a "Yes:"
+# answering whether an old one still stands
+_TAKEN_ON = re.compile(rf"^\W*(?:{_TAKING})\W+\$\s?\d[\d,.]*k?\s+to\s+"
+                       rf"(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)", re.I)
 _WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+|next\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|nesday|urday|\.)?\b", re.I)  # "wed"+"nesday", "sat"+"urday"
 _DAY_N = re.compile(r"\b(?:the\s+|on\s+)?day\s+(?P<d>[1-9]|[12]\d|3[01])\b(?!\s*(?:of\s+(?:the\s+)?)?(?:trip|week|"
@@ -269,7 +274,7 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
 
 
 def read_clause(sentence: str, context: Context, probe: Context | None) -> list[TypedFact]:
-    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+    if context.speaker == "assistant" and not CONFIRMING.search(sentence) and not _TAKEN_ON.match(sentence):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
     if probe is not None and not money.read_clause(sentence, probe):
