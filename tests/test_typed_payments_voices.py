@@ -280,9 +280,11 @@ def test_someone_else_already_paid_by_card_is_their_card() -> None:
         ("user", "My partner informs me that she settled Thornbury's invoice in full yesterday, by card."),
         ("assistant", "Yes: your partner paid Thornbury Roofing yesterday, and the $3,250 from the joint current "
                       "account is still due to go on October 14, which would pay them twice unless you cancel it.")]))
-    assert list(merged(facts).values()) == [{"payee": "Thornbury", "requested_by": "partner",
+    # the assistant's recap names the payee in full; a payment another person made from their own
+    # card is theirs (the convention of conversations_blind2.json and h-pay3; round 4, h-pay4)
+    assert list(merged(facts).values()) == [{"payee": "Thornbury Roofing", "requested_by": "partner",
                                              "from_account": "partner's card", "scheduled_date": "2025-10-08",
-                                             "status": "done", "subject": "user"}]
+                                             "status": "done", "subject": "partner"}]
 
 
 # --- what must NOT be read ---------------------------------------------------------------

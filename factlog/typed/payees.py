@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from factlog.relations import family_word
 from factlog.typed.common import RELATIONS
 from factlog.typed.model import Context
 from factlog.typed.money import BILLER, INSTITUTION, VENDOR, canonical_vendor
@@ -29,7 +30,7 @@ TRADES = (
     "decorator installer exterminator walker groomer nurse caregiver doctor surgeon orthodontist chiropractor "
     "physiotherapist driver courier guide instructor consultant designer developer freelancer bookkeeper notary "
     "surveyor inspector realtor broker agent carer caretaker aide sub subcontractor tiler plasterer sparky tradie "
-    "chippy concreter fencer glazier welder bricklayer hvac venue gym church charity"
+    "chippy concreter fencer glazier welder bricklayer hvac venue gym church charity guy guys lady crew"
 ).split()
 _TRADE = "|".join(sorted(TRADES, key=len, reverse=True))
 _ROLES = "|".join(sorted({*RELATIONS, "boss", "manager", "accountant", "assistant", "controller", "cfo", "ceo",
@@ -67,7 +68,7 @@ _LOWER_NAMED = re.compile(
     rf"\s+(?:the|my|our)\s+(?:{_TRADE})\b", re.I)
 _OWNS = re.compile(rf"(?:\b(?P<name>{_NAME})['’]s\s+(?:[\w-]+\s+)?|\bthe\s+(?:(?:old|new|last|first|second|final|"
                    rf"latest|next|other|original|corrected|updated|revised)\s+)?(?P<name2>{_NAME})\s+(?:[A-Z0-9-]+\s+)?)"
-                   r"(?:invoice|bill|deposit|payment|wire|transfer|check|cheque|fee|retainer)\b")
+                   r"(?:invoice|bill|deposit|payment|wire|transfer|check|cheque|fees?|retainer)\b")
 _BESIDE_TRADE = re.compile(
     rf"(?:\b(?:the|my|our|his|her)\s+|^\W*)(?:{_TRADE})\b(?:\s+(?:of|for)\s+(?:my|our|the)\s+\w+)?,?\s+(?P<name>{_NAME})",
     re.I)
@@ -100,10 +101,15 @@ _TO_THING = re.compile(r"\b(?:pay|paying|paid|send|sending|cover|covering|covere
                        r"(?P<thing>(?:(?-i:[a-z]+)\s+){0,3}?(?:tax|taxes|tuition|fine|toll|levy|rates))\b",
                        re.I)
 _ACCOUNT_PAYEE = re.compile(r"\bto\s+the\s+(?!(?:new|same|old|other|my)\s)(?P<name>[a-z]+\s+account)\b")
+_NUMBER_WORD = r"(?:a|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|" \
+    r"fifty|" \
+    r"sixty|seventy|eighty|ninety|hundred|thousand)\b"
 _KIN_PAYEE = re.compile(
     rf"\b(?:pay|paying|paid|send|sending|sent|give|giving|gave|transfer\w*|wire[ds]?|zelle\w*|venmo\w*|lend|loan|"
     rf"lent|to)\s+(?P<owner>my|our|his|her|their)\s+"
-    rf"(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?!['’]s)", re.I)
+    rf"(?P<rel>{'|'.join(sorted(RELATIONS, key=len, reverse=True))})\b(?!['’]s)"
+    # the name after it: "my grandson Tyler", dictated "my grandson tyler two thousand ..."
+    rf"(?:,?\s+(?P<kname>(?-i:[A-Z][a-z]+)(?!\s+(?-i:[A-Z]))|(?-i:[a-z]{{3,}})(?=\s+(?:\$|\d|{_NUMBER_WORD}))))?", re.I)
 # "to Marcus Reed's BMO account", not "to Dana from savings" (the account paid from)
 _ACCOUNT_AFTER = re.compile(r"\s*(?:(?!(?:from|out|of|by|via|using|with|through)\b)\w+\s+)?"
                             r"(?:account|checking|savings|acct)\b", re.I)
@@ -126,11 +132,44 @@ def _clean(name: str, possessive: bool = False) -> str | None:
     return " ".join(words)
 
 
+# "Mr. Park wants Coastal Produce paid", "she'd like the roofer paid by Friday"
+_WANTS_PAID = re.compile(rf"\b(?:wants?|needs?|would like|'d like)\s+(?P<name>{_NAME})\s+(?:paid|settled)\b")
+# a list line or note opening with the payee: "Harbor Linen Supply, inv HL-3391, $2,480 - pay ...",
+# "Bella's Kitchen catering deposit - invoice 101 - $300"
+_LINE_PAYEE = re.compile(rf"^\W*(?P<name>{_NAME})(?:(?:\s+(?-i:[a-z]+)){{0,2}}\s*(?:,|\s-|\s–)|\s*:)\s*"
+                         r"(?:inv\b|invoice\b|"
+                         r"#\s*\d|\$\s?\d|ref\b|order\b)")  # not "Marked as paid: $1,250"
+# who did the work the invoice is for: "Ortiz Plumbing replaced the water heater ... - invoice 5512, $1,875"
+_WORKER = re.compile(rf"^\W*(?:(?:right|so|ok|okay|well|anyway|and|oh)\W+){{0,2}}(?:the\s+)?"
+                     rf"(?:(?:{_TRADE})s?\s*[-–,(]\s*)?(?P<name>{_NAME})\s*[-–,)]?\s+(?:has\s+|have\s+|just\s+|finally\s+)*"
+                     r"(?:replaced|repaired|installed|fixed|finished|completed|delivered|did|built|painted|cleaned|"
+                     r"serviced|dropped|came|put|mowed|trimmed|removed|treated|catered|supplied|hauled|poured|laid|"
+                     r"rewired|tiled|towed|moved|redid|patched|sealed|inspected)\b", re.I)
+_LOAN = re.compile(r"\b(?:pay|paid|paying|pays|send|sent|sending|make|made|making)\s+(?:off\s+)?(?:the|my|our)\s+"
+                   r"(?P<name>(?:[\w&'-]+\s+){0,2}?)(?P<what>loan|note|lease|financing)(?:\s+payment)?\b", re.I)
+_GENERIC_LOAN = frozenset("car auto student personal home house truck boat bank payday business".split())
+
+
 def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     """Whom the sentence pays (see the module's list), or None."""
     biller = BILLER.search(sentence) or VENDOR.search(sentence)
     if biller is not None:
         return canonical_vendor(biller.group("name"))
+    for pattern in (_WANTS_PAID, _LINE_PAYEE):
+        match = pattern.search(sentence)
+        name = _clean(match.group("name")) if match is not None else None
+        if name is not None:
+            return name
+    if re.search(r"\b(?:invoice|inv)\b|\$\s?\d", sentence, re.I) and (worker := _WORKER.match(sentence)) is not None:
+        name = _clean(worker.group("name"))
+        if name is not None and not INSTITUTION.search(name):
+            return name
+    loan = _LOAN.search(sentence)
+    if loan is not None:  # "paid the honda loan": the lender as named; "the car loan" as it is
+        name = " ".join(loan.group("name").split())
+        if name and name.split()[-1].lower() not in _GENERIC_LOAN:
+            return " ".join(word[:1].upper() + word[1:] for word in name.split())
+        return f"{name} {loan.group('what').lower()}".strip()
     for verb in _VERB.finditer(sentence):  # each verb in turn: "to Venmo her landlord, Tom Becker"
         match = _OBJECT.match(sentence, verb.end())
         name = _clean(match.group("name")) if match is not None else None
@@ -166,6 +205,10 @@ def payee_of(sentence: str, who: str | None, context: Context) -> str | None:
     if kin is not None:  # "send her brother $250": a relative is paid
         owner = kin.group("owner").lower()
         relation = kin.group("rel").lower()
+        given = kin.group("kname")
+        if given and owner in ("my", "our") and given.capitalize() not in _STOP_WORDS and \
+                given.lower() not in _NOT_PEOPLE:
+            return given.capitalize()  # the relative as named
         return relation if owner in ("my", "our") else f"{who}'s {relation}" if who not in (None, "user") else None
     thing = _TO_THING.search(sentence)
     if thing is not None:
@@ -197,7 +240,12 @@ def trade_named(text: str, trades: re.Pattern[str]) -> str | None:
 
 # --- who asked --------------------------------------------------------------------------
 
-_WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
+# "my partner sam says": the name given after the role, typed in lower case too, before what they say or do
+_ROLE_NAME = r"(?:,?\s+(?P<rolename>(?-i:[A-Z][a-z]+)|(?-i:[a-z]{3,}))" \
+    r"(?=,?\s+(?:says|said|asked|asks|wants|told|tells|" \
+    r"texted|called|telephoned|phoned|rang|messaged|emailed|paid|sent|just|already|has|had|is|will)\b))?"
+_WHO = rf"(?:(?:my|our|the)\s+(?P<role>{_ROLES})\b{_ROLE_NAME}" \
+    rf"|(?P<rel>\b(?:{_ROLES}))\b|(?P<name>{_NAME}))"
 _ASKS = (r"(?:would like|'d like|would prefer|authori[sz]ed|asked|asks|ask|instructed|instructs|requested|requests|"
          r"wants|wanted|told|tells|says|said|emailed|"
          r"texted|messaged|called|wrote|insists|insisted|approved|needs|forwarded|rang|informs|informed|reckons|"
@@ -207,19 +255,23 @@ _REQUESTERS = (
     re.compile(rf"\bat\s+(?:the\s+)?request\s+of\s+{_WHO}", re.I),
     re.compile(rf"\bat\s+(?:your\s+|my\s+|our\s+)?{_WHO}['’]s\s+request", re.I),
     re.compile(rf"\bper\s+{_WHO}", re.I),
-    re.compile(rf"\b(?:email|e-mail|text|message|note|call|voicemail|letter|memo)\s+from\s+{_WHO}", re.I),
+    re.compile(rf"\b(?:email|e-mail|text|message|note|call|voicemail|letter|memo)\s+(?:[\w'-]+\s+){{0,3}}?from\s+{_WHO}",
+               re.I),  # "an email this morning from Tom Ferris"
     re.compile(rf"{_WHO}(?:['’]s\s+(?:email|text|message|note|memo))?\s+"
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+|then\s+)*(?:has\s+)?{_ASKS}", re.I),
     re.compile(rf"(?P<name>{_NAME}),\s+[^,]{{3,40}},\s+(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     re.compile(rf"\b(?:my|our|the)\s+(?:{_ROLES}|{_TRADE}|[a-z]+)\s*,\s+(?P<name>{_NAME}),\s+"
                rf"(?:has\s+|had\s+|just\s+|also\s+|now\s+)*{_ASKS}", re.I),
     re.compile(rf"(?P<name>{_NAME}),\s+(?:has\s+|just\s+|now\s+)*{_ASKS}"),  # "landlord (Priya) wants"
+    # a name typed in lower case opening what someone told: "so jen just told me", "ugh. sam says"
+    re.compile(r"(?:^\W*|[,.;:]\s+|\b(?:so|and|but|ok|okay|ugh|oh|well|hey|then)\s+)(?P<lname>(?-i:[a-z]{3,}))\s+"
+               r"(?:just\s+|also\s+|now\s+|already\s+)*(?:told|tells|says|said|texted|called|messaged|emailed|rang)\b"),
     # the one who pays decides: "your wife will pay", "my husband already mailed"
     re.compile(rf"{_WHO}\s+(?:will\s+|'ll\s+|is\s+|'s\s+|already\s+|just\s+|also\s+|has\s+|"
-               rf"(?:went|gone|goes|go)\s+(?:ahead\s+)?and\s+)*(?:pay|pays|paying|paid|"
-               rf"send|sends|sending|sent|wire|wired|cover|covers|covering|covered|mail\w*|venmo\w*|zelle\w*|"
-               rf"transferred|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|her\s+|their\s+)?"
-               rf"(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill))", re.I),
+               rf"(?:went|gone|goes|go)\s+(?:ahead\s+)?and\s+)*(?:(?:pay|pays|paying|paid|wire|wired|cover|covers|"
+               rf"covering|covered|venmo\w*|zelle\w*|transferred|settled)\b|"
+               rf"(?:send|sends|sending|sent|mail\w*|wrote|gave)\b(?!\s+(?:me\s+|us\s+)?(?:an?\s+|another\s+|the\s+|his\s+|"
+               rf"her\s+|their\s+)?(?:new\s+|final\s+|corrected\s+)?(?:invoice|bill)))", re.I),  # pays one, sends none
 )
 _PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}"
                       rf"|\b(?:he|she)\s+(?:has\s+|had\s+|'s\s+|already\s+|just\s+|also\s+)*(?:paid|sent|settled|"
@@ -227,21 +279,40 @@ _PRONOUN = re.compile(rf"\b(?:he|she)\s+(?:also\s+|just\s+|now\s+)*{_ASKS}"
                       rf"|\b(?:he|she)(?:'ll|’ll|\s+will|\s+is going to|\s+is gonna)\s+(?:pay|send|cover|transfer)\b",
                       re.I)
 _PASSIVE = re.compile(r"\b(?:is|was|are|were|been|be|get|got|gets)\s+(?:already\s+|just\s+)?paid\s*$", re.I)
-_MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
-_MENTIONED = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b", re.I)
+_MENTION = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b{_ROLE_NAME}|(?P<name>{_NAME})\s+(?:just\s+)?{_ASKS}", re.I)
+_MENTIONED = re.compile(rf"\b(?:my|our)\s+(?P<role>{_ROLES})\b{_ROLE_NAME}", re.I)
 _FAMILY_NAMES = {"mummy": "mother", "mommy": "mother", "mama": "mother", "mam": "mother", "daddy": "father",
                  "papa": "father", "nana": "grandmother", "granny": "grandmother", "grandad": "grandfather"}
 _NOT_PEOPLE = frozenset("i it he she they we you that this there please also who someone everyone".split())
 
 
+_OPENERS = frozenset("So And But Then Oh Well Now Anyway Yes Ok Okay Thanks Also Ugh Hey Hi".split())
+_NOT_LOWER_NAMES = frozenset("they them she he who someone somebody everyone everybody nobody that this which what one "
+                             "other people guy lady man woman bank company office she's he's they've also then just "
+                             "she'd he'd and but the".split())
+
+
 def _person(match: re.Match[str]) -> str | None:
+    lower = match.groupdict().get("lname")
+    if lower:
+        word = family_word(lower)
+        if word is not None:
+            return word
+        return None if lower in _NOT_LOWER_NAMES or lower in _NOT_PEOPLE or lower.capitalize() in _STOP_WORDS \
+            else lower.capitalize()
+    given = match.groupdict().get("rolename")
+    if given and given.casefold() not in _NOT_PEOPLE and given.capitalize() not in _STOP_WORDS:
+        return given[:1].upper() + given[1:]  # "my son Nikau paid": Nikau
     role = match.groupdict().get("role") or match.groupdict().get("rel")
     if role:
         return role.lower()
     name = match.groupdict().get("name")
     if not name:
         return None
-    cleaned = _clean(name, possessive=True)
+    words = name.split()
+    while len(words) > 1 and words[0].capitalize() in _OPENERS:
+        words.pop(0)  # "So Sam paid": Sam
+    cleaned = _clean(" ".join(words), possessive=True)
     if cleaned is not None and _FAMILY_NAMES.get(cleaned.casefold()):
         return _FAMILY_NAMES[cleaned.casefold()]  # "Mummy called": mother
     if cleaned is None or cleaned.casefold() in _NOT_PEOPLE or any(
@@ -257,12 +328,18 @@ def requester(sentence: str, context: Context) -> str | None:
             if _PASSIVE.search(match.group(0)):
                 continue  # "Tom Reyes is paid today": he is paid, he did not ask
             who = _person(match)
+            role = match.groupdict().get("role")
+            if who is not None and role and match.groupdict().get("rolename") and family_word(role) is not None:
+                context.relations.setdefault(who, role.lower())  # "my partner sam says": Sam is the partner
             if who is not None:
                 return who
     pronoun = _PRONOUN.search(sentence)
     if pronoun is not None:  # "my wife talked to Dave and she says ...": the one named before the pronoun
         unlike = _WOMEN if pronoun.group(0).lower().startswith("he") else _MEN
-        before = [who for match in _MENTIONED.finditer(sentence[: pronoun.start()])
+        whole = context.said[-1] if context.said else ""
+        at = whole.find(sentence)  # the sentence read may be a clause of the one said: what came before it too
+        head = (whole[:at] if at > 0 else "") + " " + sentence[: pronoun.start()]
+        before = [who for match in _MENTIONED.finditer(head)
                   if (who := _person(match)) is not None and who not in unlike]  # "my wife ... he wants": not her
         if before:
             return before[-1]

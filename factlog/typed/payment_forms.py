@@ -6,6 +6,12 @@ The payee line opens the form: a payment keyed by the payee and the session, as 
 instruction stated in prose is; each later line of the form adds its field to it. An e-mail
 header ("From: accounts@vendor.com", "To: me") is no field of a payment. A line of a form
 when no payee line opened one names nothing.
+
+Messages pasted from someone else (`pasted_voice`): a chat line "[6:02 PM] Marisol: paid him
+from the joint account", "Dee: paid the honda loan" (the name given earlier in the session,
+or the line stamped with a time), or a quoted text after "my wife Fiona texted me this:", is
+that person's: read in the third person ("Marisol paid him from the joint account"), its
+first person ("I", "my", a line opening with a verb in the past) being the writer's.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import re
 
 from factlog.model import JsonValue
+from factlog.relations import family_word
 from factlog.typed.accounts import account_name, accounts
 from factlog.typed.common import conversation_fields
 from factlog.typed.model import Context, TypedFact
@@ -95,3 +102,84 @@ def _state(context: Context, form: TypedFact, new: dict[str, JsonValue]) -> Type
 
 def _session(context: Context) -> str:
     return context.timestamp.isoformat(timespec="minutes") if context.timestamp is not None else ""
+
+
+# --- messages pasted from someone else ------------------------------------------------
+
+_CHAT = re.compile(r"^\W*(?P<stamp>\[[^\]]{1,24}\]\s*)?(?P<name>(?-i:[A-Z])[a-z]+(?:\s(?-i:[A-Z])[a-z]+)?)\s*:\s+"
+                   r"(?P<text>\S.*)$")
+# "my wife Fiona has just texted me this:", "Dee sent me these:": the quoted lines after it are theirs
+_INTRODUCED = re.compile(r"(?:\b(?:my|our)\s+(?P<rel>[a-z-]+)(?:\s+(?P<relname>(?-i:[A-Z])[a-z]+))?|"
+                         r"(?P<name>(?-i:[A-Z])[a-z]+))(?:['’]s)?\s+(?:has\s+|had\s+|just\s+)*"
+                         r"(?:texted|messaged|emailed|e-mailed|wrote|sent|forwarded|whatsapped)(?:\s+(?:me|us))?"
+                         r"(?:\s+(?:this|these|the following|back))?\s*:\s*$", re.I)
+# "Instructions from the owner, Mr. Delgado, for this week:": the lines after it are his instructions
+_INSTRUCTIONS = re.compile(r"\b(?:instructions?|orders|requests?|message|note|email|e-mail|text)\s+"
+                           r"(?:[\w'-]+\s+){0,3}?from\s+(?:(?:the|my|our)\s+[a-z-]+,?\s+)?"
+                           r"(?P<name>(?-i:[A-Z])[\w.'-]*(?:\s+(?-i:[A-Z])[\w.'-]*){0,2})\b[^:]{0,40}:\s*$", re.I)
+# a line the user says in their own voice again: "Can you keep track of that for me?"
+_OWN_VOICE = re.compile(r"\b(?:i|i'm|i'll|i've|me|my|we|our|you|your)\b|\?\s*$", re.I)
+_QUOTED = re.compile(r"^\s*[\"“](?P<text>[^\"”]+)[\"”]?\s*$")
+_VOICE = "pasted-voice"
+# a line's label, not its writer: "Noted: ...", "Update: ...", "Me: ..."
+_NOT_WRITERS = frozenset("me you i us we noted note notes update updated confirmed recorded reminder subject re fwd ps "
+                         "summary total balance status warning important tip answer question q a edit plan todo "
+                         "instructions details invoice receipt order".split())
+# what opens a line said in the first person without its subject: "paid the honda loan", "set up the fees"
+_DONE_VERB = re.compile(r"^(?:paid|sent|set up|put|made|gave|wrote|mailed|transferred|moved|zelled|venmoed|wired|"
+                        r"covered|settled|cancell?ed|booked|just paid|already paid|already sent|just sent)\b", re.I)
+_FIRST = ((re.compile(r"\bI['’]m\b"), "{} is"), (re.compile(r"\bI['’]ve\b"), "{} has"),
+          (re.compile(r"\bI['’]ll\b"), "{} will"), (re.compile(r"\bI['’]d\b"), "{} would"),
+          (re.compile(r"\b(?:I|i)\b(?!['’])"), "{}"), (re.compile(r"\b(?:my|mine)\b", re.I), "{}'s"),
+          (re.compile(r"\bme\b", re.I), "{}"))
+
+
+def pasted_voice(sentence: str, context: Context) -> tuple[str, str] | None:
+    """(the writer, the line in the third person) for a message pasted from someone else (see
+    the module), or None for the user's own words. Remembers an introduction ("my wife
+    Fiona texted me this:") for the quoted lines after it."""
+    voice = context.last.get(_VOICE)
+    if voice is None and ":" not in sentence:
+        return None  # most sentences: no introduction, no pasted line, nothing pasted before
+    introducing = context.speaker == "user" and sentence.rstrip().endswith(":")
+    listed = _INSTRUCTIONS.search(sentence) if introducing else None
+    if listed is not None:
+        context.last[_VOICE] = TypedFact("payment", None, {"name": listed.group("name"), "lines": True})
+        return None
+    introduced = _INTRODUCED.search(sentence) if introducing else None
+    if introduced is not None:
+        who = introduced.group("relname") or introduced.group("name")
+        relation = introduced.group("rel")
+        if who is None and relation is not None and family_word(relation) is not None:
+            who = relation.lower()
+        if who is not None and who.casefold() not in ("i", "he", "she", "they", "we", "you", "it", "someone"):
+            context.last[_VOICE] = TypedFact("payment", None, {"name": who})
+        return None
+    quoted = _QUOTED.match(sentence)
+    if quoted is not None and voice is not None:
+        return str(voice.fields["name"]), _third_person(quoted.group("text"), str(voice.fields["name"]))
+    if voice is not None and voice.fields.get("lines") and context.speaker == "user" and \
+            not _OWN_VOICE.search(sentence):
+        return str(voice.fields["name"]), sentence  # a line of the instructions introduced
+    context.last.pop(_VOICE, None)  # an introduction covers the quoted lines right after it
+    chat = _CHAT.match(sentence) if context.speaker == "user" else None
+    if chat is None:
+        return None
+    name = chat.group("name")
+    if name.casefold() in _NOT_WRITERS:
+        return None
+    known = chat.group("stamp") is not None or family_word(name) is not None or any(
+        re.search(rf"\b{re.escape(name)}\b", said) for said in context.said[:-1])
+    if not known or _NAMES.get(name.casefold()) is not None:
+        return None
+    return name, _third_person(chat.group("text"), name)
+
+
+def _third_person(text: str, name: str) -> str:
+    """`text` as said of `name`: "paid the loan from my checking" -> "Dee paid the loan from Dee's checking"."""
+    text = text.strip().strip("\"“”")
+    if _DONE_VERB.match(text):
+        text = f"{name} {text[:1].lower()}{text[1:]}"
+    for pattern, replacement in _FIRST:
+        text = pattern.sub(replacement.format(name), text)
+    return text

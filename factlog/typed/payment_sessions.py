@@ -110,14 +110,18 @@ _CAPITALISED = re.compile(r"(?<![\w'])(?-i:[A-Z])[a-z][\w'-]*")
 
 def known_payee_named(sentence: str, context: Context) -> str | None:
     """A payee this or an earlier session paid, named in the sentence by its first word
-    ("Tom finished early so I paid him" -> "Tom Reyes")."""
+    ("Tom finished early so I paid him" -> "Tom Reyes"; typed in lower case too, "ortiz came
+    by so I paid him" -> "Ortiz Plumbing")."""
     known = [str(f.fields["payee"]) for name, f in context.last.items() if name.startswith("payee/")]
     known += [str(fields["payee"]) for _, fields in context.prior.of_kind("payment") if "payee" in fields]
-    for word in _CAPITALISED.findall(sentence):
+    for word in [*_CAPITALISED.findall(sentence), *_LOWER.findall(sentence)]:  # "ortiz came by so I paid him"
         for name in reversed(known):
             if name.split()[0].casefold() == word.casefold():
                 return name
     return None
+
+
+_LOWER = re.compile(r"(?<![\w'])(?-i:[a-z]{4,})(?![\w'])")  # a name typed without its capital
 
 
 def paid_as_planned(fields: dict[str, JsonValue], planned: dict[str, JsonValue]) -> bool:
@@ -126,3 +130,21 @@ def paid_as_planned(fields: dict[str, JsonValue], planned: dict[str, JsonValue])
     amount = fields.get("amount_usd")
     return fields.get("status") == "done" and planned.get("status") == "pending" and \
         (amount is None or amount == planned.get("amount_usd"))
+
+
+_PAID_WORD = re.compile(r"\b(?:paid|pay|paying|pays|sent|send|sending|zelled|venmoed|wired|covered|settled|"
+                        r"e-?transferred)"
+                        r"\s+(?:the\s+)?(?P<word>[A-Za-z][\w'-]{2,})", re.I)
+
+
+def known_payee_paid(sentence: str, context: Context) -> str | None:
+    """A payee this or an earlier session paid, named right after a pay verb by its first word,
+    in any case ("he paid cedar creek at pickup" -> "Cedar Creek Animal Hospital")."""
+    known = [str(f.fields["payee"]) for name, f in context.last.items() if name.startswith("payee/")]
+    known += [str(fields["payee"]) for _, fields in context.prior.of_kind("payment") if "payee" in fields]
+    for match in _PAID_WORD.finditer(sentence):
+        word = match.group("word").casefold()
+        for name in reversed(known):
+            if name.split()[0].casefold() == word:
+                return name
+    return None

@@ -24,7 +24,7 @@ from datetime import date, timedelta
 from factlog.model import JsonValue
 from factlog.typed import money
 from factlog.typed.accounts import account_name, accounts, from_account, held_by, holder, to_account
-from factlog.typed.common import RELATIONS, conversation_fields
+from factlog.typed.common import RELATIONS, conversation_fields, whose
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
@@ -37,11 +37,12 @@ from factlog.typed.money import (
     session_day,
 )
 from factlog.typed.payees import TRADES, payee_of, reference, requester, trade_named
-from factlog.typed.payment_forms import form_line
+from factlog.typed.payment_forms import form_line, pasted_voice
 from factlog.typed.payment_sessions import (
     bank_notice,
     earlier_instruction,
     known_payee_named,
+    known_payee_paid,
     latest_pending,
     paid_as_planned,
 )
@@ -60,7 +61,8 @@ _ACT = re.compile(
     r"(?:to\s+)?go\s+to(?=\s+(?-i:[A-Z])|\s+(?:(?:a|an|the|his|her|their|our|my)\s+)?(?:new\s+)?(?:account|bank))|"
     r"settle[ds]?|settling|auto-?debit\w*|direct debit|debited|drafted|"
     r"(?:mail\w*|write|wrote|writing|cut|cutting|give|gave)\s+"
-    r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}payment)\b",
+    r"(?:\w+\s+){0,2}(?:a\s+)?(?:check|cheque)|(?:schedule|set up|make|release)\w*\s+(?:\S+\s+){0,3}"
+    r"(?:payments?|fees|transfers?|standing order|direct debit|installments?)|standing order)\b",
     re.I)
 _BILLED = re.compile(r"\b(?:invoice|inv)\b", re.I)
 _BOUGHT = re.compile(r"\b(?:bought|purchased|purchase|ordered|got|installed by|put in|spent|picked up|grabbed|snagged|"
@@ -86,16 +88,25 @@ _NO_PAYMENT = re.compile(
 _PAID_THING = re.compile(r"\b(?:pay\w*|paid|wire\w*|transfer\w*|autopay|deposit|invoice|inv|check|cheque|zelle|"
                          r"venmo|ach|installment|retainer|remittance|"
                          r"send (?:\w+ )?(?:anything|any money|money|funds))\b", re.I)
+# a postponement: "push the Green Thumb payment out to the 24th", "bump it to next wed"; the new day follows it
+_POSTPONE = re.compile(
+    r"\b(?:push|pushed|bump|bumped|move|moved|postpone|postponed|delay|delayed|hold off)\s+(?:[\w'’-]+\s+){0,4}?"
+    r"(?:out\s+|back\s+)?(?:to|till|until)\s+(?=(?:the\s+)?\d|next\b|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|"
+    r"jun|jul|aug|sep|oct|nov|dec|tomorrow|the\s+\w+(?:st|nd|rd|th)\b)", re.I)
 _AMENDING = re.compile(
     r"\b(?:actually|updated?|make (?:it|that)|change (?:it|that)|correction|sorry|i meant|i mean|instead|rather|"
     r"scratch that|my mistake|wrong|oops|no wait|wait no|wait,|hang on|no no|no sorry|sorry no|er no|"
-    r"let me correct|correction)\b", re.I)
+    r"let me correct|correction)\b|" + _POSTPONE.pattern, re.I)
 # "ok. do it the 1st", "send it Friday then": the session's payment, now dated
 _DO_IT = re.compile(r"^\W*(?:(?:ok|okay|yes|yep|fine|right|alright|then)\W+)?(?:do|send|make|schedule|pay)\s+"
                     r"(?:it|that|them)\b", re.I)
 # "$85 on the 20th from checking", "and from the Chase business checking, not the Amex"
 _CONTINUING = re.compile(r"^\W*(?:\$\s?\d|\d[\d,.]*\s*(?:dollars?|bucks|k)\b|(?:and\s+|also\s+)?(?:from|out of)\s+"
-                         r"(?:the|my|our)\s+(?:[\w&'-]+\s+){0,3}(?:checking|chequing|savings|account|card)\b)", re.I)
+                         r"(?:the|my|our)\s+(?:[\w&'-]+\s+){0,3}(?:checking|chequing|savings|account|card)\b"
+                         # "on the first of september please.": the day of the instruction just given
+                         r"|(?:and\s+)?(?:on|by)\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|first|second|third|fourth|fifth|"
+                         r"[a-z]+(?:teenth|tieth|th)\b|(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?\b|"
+                         r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\s+\d))", re.I)
 # stance: "still haven't paid State Farm", "you'll need to pay it": a bill unpaid, no payment (h-bills2)
 _UNPAID = re.compile(r"\b(?:haven't|have not|hasn't|has not|didn't|did not|not yet|never)\s+(?:\w+\s+)?paid\b|"
                      r"\bnot (?:been )?paid(?: yet)?\b|\byou(?:'ll| will)? need to pay\b", re.I)
@@ -114,13 +125,14 @@ _FUTURE = re.compile(
     r"plan\w* to|(?:i|we|you|he|she|they)'d|would|shall|please|tomorrow|tmrw|next|asks?|asked (?:me|us|that|to)|"
     r"should|must|to be paid|"
     r"is to|are to|about to|set up|goes|go by|instruct\w*|request\w*|is paying|are paying|shes paying|'s paying|"
-    r"am paying|i'm paying|im paying|paying on|pay on)", re.I)
-_SAME = re.compile(r"\bsame (?:account|card|checking|savings)\b", re.I)
+    r"am paying|i'm paying|im paying|paying on|pay on|"
+    r"(?:wants?|needs?|would like)\s+(?:[\w&.'-]+\s+){1,4}(?:paid|sent|settled|wired|transferred)\b)", re.I)
+_SAME = re.compile(r"\bsame\s+(?:[\w'-]+\s+)?(?:account|card|checking|savings|chequing)\b", re.I)
 _SAME_DAY = re.compile(r"\bsame (?:day|date|time)\b", re.I)
 _IMPERATIVE = re.compile(r"^\W*(?:please\s+|pls\s+)?(?:put|pay|send|wire|transfer|move|use|charge|make|zelle|venmo)\b",
                          re.I)  # "Put it on the Amex." is an instruction, not a payment made
 # the assistant restating a known instruction, or a consequence, instructs nothing new
-_RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked)\b"
+_RESTATED = re.compile(r"\b(?:is|are)\s+still\s+(?:set|planned|scheduled|due|going|on|booked|queued|lined up|pending)\b"
                        r"|\b(?:would|will|'ll|'d|gonna|going to)\s+(?:\w+\s+){0,2}(?:pay|paying|be paid|get paid|"
                        r"be paying)\b[^.;]*\b(?:twice|double|two times)\b", re.I)
 # a stop under a condition: "unless you cancel it"
@@ -151,11 +163,16 @@ _TOLD_TODAY = re.compile(r"\b(?:talked|spoke|called|rang|emailed|texted|messaged
 # "landlord (Priya) wants the deposit top-up, $900"
 _WANTS_MONEY = re.compile(r"\b(?:wants|needs|is asking for|asked for|asks for|is owed|is due)\s+"
                           r"(?:(?:the|his|her|their|my|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]*,?\s*\$\s?\d", re.I)
+_TAKING = "of course|sure|certainly|absolutely|will do|all set"
 # "$2,800 to Brian Fitch on Friday", "$1,875 to your landlord": a recap or check-back of an instruction
 _AMOUNT_TO = re.compile(rf"^\W*(?:(?:noted|recorded|confirmed|saved|updated|got it|ok|okay|so|done|understood|"
-                        rf"scheduled|set|yes|yep|correct|right)\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
+                        rf"scheduled|set|yes|yep|correct|right|{_TAKING})\W+)?\$\s?\d[\d,.]*k?\s+to\s+(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)",
                         re.I)
-_WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
+# the assistant taking on an instruction just given ("Of course: $2,480 to Harbor Linen Supply ..."), not a "Yes:"
+# answering whether an old one still stands
+_TAKEN_ON = re.compile(rf"^\W*(?:{_TAKING})\W+\$\s?\d[\d,.]*k?\s+to\s+"
+                       rf"(?:(?-i:[A-Z])|(?:the|my|our|your)\s+(?:{_TRADE_WORD})\b)", re.I)
+_WEEKDAY = re.compile(r"\b(?:on\s+|this\s+|last\s+|next\s+)?(?P<day>mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)"
                       r"(?:day|nesday|urday|\.)?\b", re.I)  # "wed"+"nesday", "sat"+"urday"
 _DAY_N = re.compile(r"\b(?:the\s+|on\s+)?day\s+(?P<d>[1-9]|[12]\d|3[01])\b(?!\s*(?:of\s+(?:the\s+)?)?(?:trip|week|"
                     r"stay|course|cycle|treatment)\b)", re.I)
@@ -184,6 +201,11 @@ _BARE_AMOUNT = re.compile(
     r"items?|people|kids|pieces|boxes|units|pages|texts|emails|messages)\b)", re.I)
 
 
+# a bare number with its period in payment talk: "950 monthly from the 1st", "1150 a month"
+_PERIODIC_AMOUNT = re.compile(r"(?<![\w.,/:$])(?P<n>\d{1,3}(?:,\d{3})+|\d{2,6})\s+(?:a\s+month|per\s+month|monthly|"
+                              r"a\s+week|per\s+week|weekly|/\s?mo(?:nth)?)\b", re.I)
+
+
 # every payment or account sentence has one of these (a cheap test run on every sentence)
 _TRIGGER = Triggers((re.compile(
     r"\$\s?\d|[€£]|\b[x#]\d{4}\b|\b\d+(?:\.\d)?k\b|\b(?:pay\w*|paid|send\w*|sent|wir\w+|transfer\w*|zell\w*|"
@@ -192,7 +214,7 @@ _TRIGGER = Triggers((re.compile(
     r"checking|savings|account|card|ending|finish\w*|order|ref|reference|memo|sorry|actually|instead|wrong|meant|"
     r"make|move[ds]?|moving|goes|debit\w*|drafted|installment|retainer|remit\w*|release|gave|wrote|installed|put|"
     r"cover\w*|settled|updated?|correction|oops|scratch|mistake|banks?|acct|do (?:it|that|them)|iban|recipient|"
-    r"beneficiary|biller|cleared|posted)\b"
+    r"beneficiary|biller|cleared|posted|texted|messaged|e-?mailed|wrote|forwarded|instructions?|orders|requests?)\b"
     r"|^\W*(?:deliver|send|payment|scheduled|process|confirmation|status|date)[\w #.]{0,20}:", re.I),))  # a form line
 
 
@@ -202,12 +224,17 @@ def triggered(sentence: str) -> bool:
 
 
 _FILLER = re.compile(r"(?<![\w'])(?:uh+|um+|erm|er|hmm+|uhm)\b,?\s*", re.I)  # dictation: "send uh the plumber"
+# "Operating (First Citizens ...2206)": the bank and the last four digits of the account named before it
+_BANK_IN_BRACKETS = re.compile(r"\s*\(\s*(?P<bank>(?-i:[A-Z])[\w&'-]*(?:\s+(?-i:[A-Z])[\w&'-]*){0,3})?\s*"
+                               r"(?:\.{2,}|[*•xX#]{1,4}|ending\s+(?:in\s+)?)\s?(?P<d>\d{4})\s*\)")
 _PARENTHESISED = re.compile(r"\s*\((?P<name>(?-i:[A-Z])[\w'.-]*(?:\s+(?-i:[A-Z])[\w'.-]*)?)\)")  # "landlord (Priya)"
 
 
 def spoken_form(sentence: str) -> str:
     """The sentence without dictation fillers, a name in brackets set off by commas."""
     sentence = _FILLER.sub("", sentence)
+    sentence = _BANK_IN_BRACKETS.sub(lambda m: (f" at {m.group('bank')}" if m.group("bank") else "")
+                                     + f" ending {m.group('d')}", sentence)
     return _PARENTHESISED.sub(lambda m: f", {m.group('name')},", sentence)
 
 
@@ -217,6 +244,20 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
     pasted = form_line(sentence, context)  # "Payee: Evergreen Dental", then "Amount: $1,250.00"
     if pasted is not None:
         return pasted
+    voiced = pasted_voice(sentence, context)  # "[6:02 PM] Marisol: paid him from the joint account"
+    if voiced is not None:
+        context.last[_WRITER] = TypedFact("payment", None, {"name": voiced[0]})
+        try:
+            return _read(voiced[1], context)
+        finally:
+            context.last.pop(_WRITER, None)
+    return _read(sentence, context)
+
+
+_WRITER = "pasted-writer"  # whose pasted line is being read
+
+
+def _read(sentence: str, context: Context) -> list[TypedFact]:
     noticed = bank_notice(sentence, context)
     if noticed is not None:
         return noticed
@@ -233,7 +274,7 @@ def read(sentence: str, context: Context) -> list[TypedFact]:
 
 
 def read_clause(sentence: str, context: Context, probe: Context | None) -> list[TypedFact]:
-    if context.speaker == "assistant" and not CONFIRMING.search(sentence):
+    if context.speaker == "assistant" and not CONFIRMING.search(sentence) and not _TAKEN_ON.match(sentence):
         return []  # the assistant's general advice names nothing of the user's
     facts: list[TypedFact] = []
     if probe is not None and not money.read_clause(sentence, probe):
@@ -245,7 +286,9 @@ def read_clause(sentence: str, context: Context, probe: Context | None) -> list[
 
 _NUMBERED = re.compile(r"\b(?:order|invoice|ref|reference|memo)\b", re.I)
 _CLAUSE_BREAK = re.compile(r",(?!\d)| and ")  # not the comma of "$1,800"
-_CONTRAST = re.compile(r",?\s+\b(?:while|whereas)\b|,\s+(?:so|because|since|but|if|unless|though|although)\b", re.I)
+_CONTRAST = re.compile(r",?\s+\b(?:while|whereas)\b|,\s+(?:so|because|since|but|if|unless|though|although)\b"
+                       # "..., and your Thursday payment ... is still on the list": a restatement after it
+                       r"|,\s+and\s+(?=(?:your|the|my|our)\b[^.;]{0,80}?\b(?:is|are)\s+still\b)", re.I)
 
 
 def _instructions(sentence: str) -> list[str]:
@@ -309,14 +352,16 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     cancelled = stop is not None
     found = amounts(sentence, context) or spoken_amounts(sentence) or \
         [float(m.group("n").replace(",", ""))
-         for m in (*_MADE_AMOUNT.finditer(sentence), *_BARE_AMOUNT.finditer(sentence))]
+         for m in (*_MADE_AMOUNT.finditer(sentence), *_BARE_AMOUNT.finditer(sentence),
+                   *_PERIODIC_AMOUNT.finditer(sentence))]
     ref = reference(sentence)
     amending = previous is not None and (
         _AMENDING.search(sentence) is not None or _CONTINUING.match(sentence) is not None
         or _DO_IT.match(sentence) is not None
         or (ref is not None and _ACT.search(sentence) is None and re.search(r"\b(?:order|invoice)\b", sentence, re.I)
             is not None)) and (context.recent is None or context.recent.kind == "payment" or bool(found) or bool(ref))
-    amending = amending or (previous is None and _resumes(sentence, context))
+    amending = amending or (previous is None and (_resumes(sentence, context) or (
+        _POSTPONE.search(sentence) is not None and latest_pending(context) is not None)))  # "push it to the 20th"
     acting = cancelled or any(p.search(sentence) is not None for p in (_ACT, _AMOUNT_TO, _NEW_DETAILS, _SETTLED)) or (
         _WANTS_MONEY.search(sentence) is not None and requester(sentence, context) is not None)  # a person asks
     if not (acting or amending or _BILLED.search(sentence) or PAYMENT_WORDS.search(sentence)):
@@ -334,21 +379,30 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         payee = known_payee_named(context.said[-1], context) or payee  # "Imran says Linden was paid, so don't pay them"
     if payee is None and re.search(r"\b(?:him|her|them)\b", sentence, re.I):
         payee = known_payee_named(sentence, context)  # "Tom finished early so I paid him"
+    if payee is None:
+        payee = known_payee_paid(sentence, context)  # "he paid cedar creek at pickup"
     if payee is None and previous is None and re.search(r"\b(?:it|that|them)\b", sentence, re.I):
         payee = next((str(f.fields["payee"]) for name, f in reversed(context.last.items())
                       if name.startswith("payee/") and name.count("/") == 1), None)  # "... already transferred it"
+        if payee is None and _ACT.search(sentence) and context.speaker == "user":
+            owed = _owed_before(sentence, context)  # "Green Thumb Gardens have finished ... $380. I'll pay it"
+            if owed is not None:
+                payee, owed_amounts = owed
+                found = found or owed_amounts
     earlier = earlier_instruction(payee, context) if previous is None else None
     if payee is None and who is not None and who not in RELATIONS and who != "user" and \
             (ref is not None or re.search(r"\b(?:their|his|her|its)\b", sentence, re.I)):
-        payee = who  # "an email from Bella Catering saying to send the BC-221 payment to their new account"
+        payee = (_payee_of_reference(ref, context) if ref is not None and _PAYER.search(sentence) else None) or \
+            who  # "an email from Bella Catering saying to send the BC-221 payment to their new account";
+        # "So Sam paid invoice 77810 at ...": that invoice's payee, not Sam
     notice = context.last.get("bank-change")
     if payee is None and notice is not None and re.search(r"\b(?:our|new)\s+(?:bank\s+)?account\b", sentence, re.I):
         payee = str(notice.fields["payee"])  # "please remit all payments ... to our new account"
         who = who or payee
         earlier = earlier_instruction(payee, context) if previous is None else None
     stops_it = stop is not None and (_THAT_ONE.search(sentence) or _IT.search(sentence, stop.start()))
-    if payee is None and previous is None and (stops_it or _AMENDING.search(sentence)
-                                               and (found or dates_in(sentence, context))):
+    if payee is None and previous is None and (stops_it or _AMENDING.search(sentence) and (
+            found or dates_in(sentence, context) or _POSTPONE.search(sentence))):
         named = known_payee_named(context.said[-1], context) if context.said else None  # "the Golden Mill invoice"
         earlier = earlier_instruction(named, context) if named is not None else None
         earlier = earlier or latest_pending(context)  # "cancel that transfer from joint" (a session before)
@@ -375,21 +429,27 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     scoped = (amounts(scope, context) or spoken_amounts(scope)) if cancelled else found
     if scoped:
         fields["amount_usd"] = scoped[-1] if _AMENDING.search(sentence) else scoped[0]
+    if who is None and _WRITER in context.last:
+        who = _self(context)  # a line pasted from Marisol asks what she asks
     if who is None and cancelled and previous is not None and "requested_by" in previous.fields:
         who = str(previous.fields["requested_by"])
     act = _ACT.search(sentence)
     if who is not None:
         fields["requested_by"] = who
     elif theirs is None and context.speaker == "user" and (
-            previous is None or (act is not None and _FIRST_PERSON.search(sentence[: act.start()]))):
-        fields["requested_by"] = "user"
+            (previous is None and not _THIRD_PAYER.search(sentence))
+            or (act is not None and _FIRST_PERSON.search(sentence[: act.start()]))):
+        fields["requested_by"] = _self(context)
     before = previous.fields if previous is not None else earlier[1] if earlier is not None else {}
     if _SAME.search(scope) and "from_account" in before:
         fields["from_account"] = before["from_account"]
     else:
         owner = who if who is not None or previous is None or previous.fields.get("payee") != payee else \
             previous.fields.get("requested_by")
-        source = from_account(scope, context, str(owner) if owner is not None else None)
+        fix = _AMENDING.search(scope)  # "2.5k fri from checking - no wait from savings": the account said after
+        source = (from_account(scope[fix.end():], context, str(owner) if owner is not None else None)
+                  if fix is not None else None) or \
+            from_account(scope, context, str(owner) if owner is not None else None)
         if source is not None:
             fields["from_account"] = source
     target = to_account(scope) or (payee if own is not None else None)
@@ -399,11 +459,13 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
     if status == "done" and _IMPERATIVE.search(scope):
         status = "pending"
     if status == "done" and who is not None and who != "user" and "from_account" in fields and \
+            _WRITER not in context.last and \
             not re.search(r"\b(?:my|our|your)\s+(?:own\s+)?(?:[\w&'-]+\s+){0,3}?(?:card|account|checking|chequing|"
                           r"savings)\b", scope, re.I) and \
             str(fields["from_account"]) in ("card", "account", "credit card", "debit card", "checking", "savings"):
         fields["from_account"] = f"{who}'s {fields['from_account']}"  # "she settled it by card": her card
-    when = _when(scope, context, status)
+    later = _POSTPONE.search(scope)
+    when = _when(scope[later.end():] if later is not None else scope, context, status)
     if when is None and _SAME_DAY.search(scope) and "scheduled_date" in before:
         when = str(before["scheduled_date"])
     if when is not None:
@@ -425,6 +487,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "Actually, yes!": nothing new about the session's payment
     if not cancelled and set(fields) <= {"payee", "requested_by", "status", "reference"} and previous is None \
             and not periodic and not (_SETTLED.search(sentence) and fields.get("status") == "done") \
+            and not (earlier is not None and fields.get("status") == "done"
+                     and fields.get("requested_by") not in (None, "user") and _paid_by(sentence, who)) \
             and not BILLER.search(sentence) and notice is None:
         return []  # (a bank-change notice names the new account on its next lines)
     key = f"{named.casefold()}/{_session(context)}" + ("/cancel" if cancelled else "")
@@ -441,7 +505,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
             key = said.key
     if earlier is not None and previous is None and not cancelled and (_AMENDING.search(sentence) or paid_as_planned(
             fields, earlier[1])) and \
-            fields.get("requested_by") in (None, "user") and earlier[1].get("requested_by") in (None, "user"):
+            fields.get("requested_by") in (None, "user") and earlier[1].get("requested_by") in (None, "user") and \
+            not _THIRD_PAYER.search(sentence):
         key = earlier[0]  # "actually make Brian's payment 3,200": the user's own correction supersedes
         fields = {**{k: v for k, v in earlier[1].items() if k in ("from_account", "scheduled_date", "to_account",
                                                                    "reference", "requested_by")}, **fields}
@@ -449,10 +514,20 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         fields = {**{k: v for k, v in previous.fields.items() if k in ("requested_by", "reference")}, **fields}
     elif not cancelled and key not in _keys_said(context):  # a new instruction
         if "requested_by" not in fields and theirs is None and context.speaker == "user":
-            fields["requested_by"] = "user"
+            fields["requested_by"] = _self(context)
         if "status" not in fields:
             fields["status"] = "pending"
-    fact = TypedFact("payment", key, conversation_fields(context, _whose(sentence, theirs), fields))
+    payer = str(fields.get("requested_by", "user"))
+    owners = (payer, whose(payer, context))
+    if theirs is None and payer != "user" and fields.get("status") == "done" and (
+            _OWN_ACCOUNT.search(scope) or re.search(rf"\b{re.escape(payer)}['’]s\s+{_OWN_KIND}", scope, re.I)
+            or fields.get("from_account") in [f"{who}'s {card}" for who in owners for card in _CARDS]):
+        subject = payer  # "Sam paid it at pickup on his Amex": his own payment (conventions: blind2, h-pay3)
+    else:
+        subject = _whose(sentence, theirs)
+        if previous is not None and previous.key == key and subject == "user":
+            subject = str(previous.fields.get("subject", "user"))  # "same invoice 77810." adds to Sam's payment
+    fact = TypedFact("payment", key, conversation_fields(context, subject, fields))
     if not cancelled:
         context.last["payment"] = fact
     context.last[f"payee/{named.casefold()}"] = TypedFact("payment", key, {
@@ -481,6 +556,37 @@ def _collector(what: str, context: Context) -> str | None:
     return "landlord" if what == "rent" and any(said in context.said[-4:] for said in spoken) else None
 
 
+def _paid_by(sentence: str, who: str | None) -> bool:
+    """`who` (or "she"/"he") is the one the sentence says paid ("Marisol paid him", "she already
+    sent tyler the money"), not only the one who told of it ("Lena says it was already paid")."""
+    if re.search(r"\b(?:she|he)\s+(?:has\s+|had\s+|'s\s+|already\s+|just\s+|also\s+)*(?:paid|sent|settled|covered|"
+                 r"transferred|wired|mailed|zelled|venmoed)\b", sentence, re.I):
+        return True
+    return who is not None and re.search(rf"\b{re.escape(who)}\s+(?:has\s+|had\s+|already\s+|just\s+)*(?:paid|sent|"
+                                         r"settled|covered|transferred|wired|mailed|zelled|venmoed)\b",
+                                         sentence, re.I) is not None
+
+
+def _owed_before(sentence: str, context: Context) -> tuple[str, list[float]] | None:
+    """The payee and amounts of the sentence just before this one in the session, when it
+    states money owed to a named business without a payment word ("Right, the landscapers -
+    Green Thumb Gardens - have finished the wall. $380 for the last bit."), for "I'll pay it"."""
+    whole = context.said[-1] if context.said else ""
+    at = whole.find(sentence)
+    said = " ".join([*context.said[-3:-1], whole[:at] if at > 0 else ""])  # the two sentences before, in order
+    owed = amounts(said, context) or spoken_amounts(said)
+    if not owed and not _BILLED.search(said):
+        return None
+    payee = payee_of(said, None, context)
+    return (payee, owed) if payee is not None else None
+
+
+def _self(context: Context) -> str:
+    """Who "I" is: the user, or the writer of a message the user pasted (`pasted_voice`)."""
+    writer = context.last.get(_WRITER)
+    return str(writer.fields["name"]) if writer is not None else "user"
+
+
 def _keys_said(context: Context) -> set[str]:
     return {str(f.key) for name, f in context.last.items() if name.startswith("payee/")}
 
@@ -490,6 +596,17 @@ def _resumes(sentence: str, context: Context) -> bool:
     ("actually make it 3,200", "change of plan, the 20th instead")."""
     return _AMENDING.search(sentence) is not None and latest_pending(context) is not None and (
         bool(_MADE_AMOUNT.search(sentence) or amounts(sentence, context) or dates_in(sentence, context)))
+
+
+# someone else paid it, not the user: "she already paid mike"
+_THIRD_PAYER = re.compile(r"\b(?:she|he|they)\s+(?:has\s+|had\s+|have\s+|'s\s+|already\s+|just\s+|also\s+)*"
+                          r"(?:paid|sent|settled|covered|transferred|wired|mailed|zelled|venmoed|e-?transferred)\b",
+                          re.I)
+# someone paid it: "Sam paid invoice 77810"
+_PAYER = re.compile(r"\b(?-i:[A-Z])[a-z]+\s+(?:already\s+|just\s+)?(?:paid|settled|covered)\b", re.I)
+_OWN_KIND = r"(?:own\s+)?(?:[\w&'-]+\s+){0,2}?(?:card|account|checking|chequing|savings|amex|visa|mastercard)\b"
+_CARDS = ("card", "credit card", "debit card")  # "she settled it by card": her own card (a checking may be joint)
+_OWN_ACCOUNT = re.compile(rf"\b(?:his|her|their)\s+{_OWN_KIND}", re.I)
 
 
 def _whose(sentence: str, theirs: re.Match[str] | None) -> str:
@@ -555,6 +672,9 @@ def _when(sentence: str, context: Context, status: str | None) -> str | None:
     if stated:
         return _ahead(stated[0], today) if status == "pending" and not _YEAR.search(sentence) else stated[0]
     weekday = _WEEKDAY.search(sentence)
+    if weekday is not None and today is not None and weekday.group(0).lower().startswith("next "):
+        monday = today + timedelta(days=7 - today.weekday())  # "next wed": the Wednesday of next week
+        return (monday + timedelta(days=_WEEKDAYS.index(weekday.group("day").lower()[:3]))).isoformat()
     if weekday is not None and today is not None and (weekday.group(0).lower().startswith(("on ", "this ", "last "))
                                                       or weekday.group(0).lower().endswith("day")
                                                       or weekday.group("day").lower() in ("tue", "tues", "thu",
@@ -584,12 +704,19 @@ _BUSINESS_PAYEE_STOP = frozenset({"Friday", "Monday", "Tuesday", "Wednesday", "T
                                   "August", "April", "The", "Please", "Zelle", "Venmo"})
 
 
+# "from the Chase rental account": an account paid from, not a store
+_ACCOUNT_WORDS = re.compile(r"\s+(?:[\w'-]+\s+){0,2}(?:account|checking|chequing|savings|card)\b", re.I)
+
+
 def _purchase(sentence: str, context: Context) -> list[TypedFact]:
     """A purchase with its price and seller ("got a Bosch for $849 at Lowe's"): a payment made."""
     if _BOUGHT.search(sentence) is None or is_question(sentence) or _NO_PAYMENT.search(sentence):
         return []
+    if _BILLED.search(sentence):
+        return []  # "paid Ortiz Plumbing $1,875 for invoice 5512": an invoice paid, read as an instruction
     store = next((m.group("store") for m in _STORE.finditer(sentence)
-                  if m.group("store").split()[0] not in _BUSINESS_PAYEE_STOP), None)
+                  if m.group("store").split()[0] not in _BUSINESS_PAYEE_STOP
+                  and not _ACCOUNT_WORDS.match(sentence, m.end())), None)
     found = amounts(sentence, context)
     if store is None or not found:
         return []

@@ -25,7 +25,7 @@ _SPOKEN = re.compile(
     rf"(?P<g>\b(?:{_ANY})\b){_MONEY_AFTER}"
     rf"|(?P<grand>\b(?:{_ANY}|\d{{1,3}})\b)\s+grand\b(?P<half>\s+and\s+a\s+half)?"
     rf"|\b(?P<h>(?:a|one)\s+grand\s+and\s+a\s+half)\b"
-    rf"|{_PAY_BEFORE}(?:(?!(?:{_ANY})\b)\w+\s+){{0,2}}(?P<p>\b(?:{_ANY})\b)(?!\s+grand\b){_COUNTED}"
+    rf"|{_PAY_BEFORE}(?:(?!(?:{_ANY})\b)\w+\s+|(?:a|an)\s+(?!hundred|thousand)){{0,4}}(?P<p>\b(?!(?:a|an)\s+(?!hundred|thousand))(?:{_ANY})\b)(?!\s+grand\b){_COUNTED}"
     rf"(?P<dollars>{_MONEY_AFTER})?", re.I)
 
 
