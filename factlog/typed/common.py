@@ -24,7 +24,7 @@ RELATIONS = sorted({
     *"daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother mum dad "
      "father brother sister kid kids child children grandson granddaughter grandmother grandfather grandma grandpa "
      "aunt uncle niece nephew cousin stepson stepdaughter stepmother stepfather mother-in-law father-in-law "
-     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby".split(),
+     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby ex-husband ex-wife ex-partner apo".split(),
     "friend", "boss", "colleague", "coworker", "roommate"})  # the common words of `FAMILY`: alternations stay short
 assert all(word in FAMILY for word in RELATIONS if word not in ("kids", "children", "friend", "boss", "colleague",
                                                                  "coworker", "roommate"))
@@ -324,12 +324,28 @@ def person_named(name: str, context: Context) -> str:
     so their trips, passport and diary are one person's. Other names are kept as given."""
     if (" " not in name and not name[:1].isupper()) or _TITLED_NAME.fullmatch(name):
         return name  # "user", "son", "mother"; "Mr. Alvarez" as given
+    if " " not in name:  # "Tom" after "old Tom Bell next farm over": the full name the conversation gave him
+        full = _full_name(name, context)
+        if full is not None:
+            return full
     surname = name.split()[-1]
     for said in reversed(context.said):
         for found in _TITLED_NAME.finditer(said):
             if found.group("surname") == surname:
                 return f"{found.group('title')} {surname}"
     return name
+
+
+_FULL_NAME = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z][a-z]+)$")
+
+
+def _full_name(first: str, context: Context) -> str | None:
+    """The one "First Surname" a person of this session (`relations`) or of an earlier session's
+    health facts (`person`) was called whose first name is `first`, or None."""
+    known = [*context.relations, *(str(fields.get("person")) for kind in ("medication", "allergy", "event")
+                                   for _, fields in context.prior.of_kind(kind))]
+    found = {said for said in known if said.startswith(f"{first} ") and _FULL_NAME.match(said)}
+    return found.pop() if len(found) == 1 else None
 
 
 def whose(subject: str, context: Context) -> str:

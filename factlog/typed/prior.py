@@ -20,7 +20,7 @@ from factlog.model import JsonValue
 # it), subscription and deadline ("I cancelled it", "still $800 left on it"), event ("the class
 # moved to Fridays"), medication ("now she takes 3 mg" of a mother's one drug), relative (a name given
 # a relation in one session is that relative in the next: `factlog.typed.common.whose`)
-KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline", "event", "medication",
+KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline", "event", "medication", "allergy",
                    "relative"})
 
 
