@@ -84,7 +84,8 @@ BARE = frozenset("mom mum mommy mummy mama mamma mam ma momma dad daddy papa pap
 ASSOCIATES = frozenset("friend boss colleague coworker co-worker roommate flatmate housemate neighbour neighbor "
                        "manager assistant client patient resident employee".split())
 FEMALE = frozenset("mother wife daughter sister granddaughter grandmother aunt niece stepdaughter stepmother "
-                   "stepsister girlfriend fiancee mother-in-law sister-in-law daughter-in-law ex-wife ex-girlfriend".split())
+                   "stepsister girlfriend fiancee mother-in-law sister-in-law daughter-in-law ex-wife "
+                   "ex-girlfriend".split())
 MALE = frozenset("father husband son brother grandson grandfather uncle nephew stepson stepfather stepbrother "
                  "boyfriend fiance father-in-law brother-in-law son-in-law ex-husband ex-boyfriend".split())
 

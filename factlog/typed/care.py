@@ -164,15 +164,17 @@ def _name(word: str, drugs: DrugNames | None = None) -> str | None:
 def remember_people(sentence: str, context: Context, drugs: DrugNames | None = None) -> None:
     """Note the relations "my husband Mike" gives and the person the sentence is about."""
     cared = _CARES_FOR.search(sentence)
-    if cared is not None and _name(cared.group("name").split()[0], drugs) is not None:
+    if cared is not None and _name(cared.group("name").split()[0], drugs) is not None and \
+            not re.match(r"\.?\s*(?:(?-i:[A-Z])[a-z]+)?['’]s\b", sentence[cared.end():]) and \
+            cared.group("name").rstrip(".") not in ("Mr", "Mrs", "Ms", "Miss", "Mx"):
         context.focus = cared.group("name")  # "keeping an eye on old Tom Bell": the one the next lines are about
         context.relations.setdefault(cared.group("name"), cared.group("name"))
         return
     for caps in _CAPS.finditer(sentence):  # "Prescription for HAROLD WHITFIELD": a known name in capitals
-        name = caps.group(0).capitalize()
-        if name in context.relations or relation_of(name, context) is not None:
-            context.relations.setdefault(name, relation_of(name, context) or context.relations[name])
-            context.focus = name
+        said = caps.group(0).capitalize()
+        if said in context.relations or relation_of(said, context) is not None:
+            context.relations.setdefault(said, relation_of(said, context) or context.relations[said])
+            context.focus = said
             return
     for match in _MY_RELATION.finditer(sentence):  # "My husband threw his back out": whoever was named last
         rel = _canon(match.group("rel"))

@@ -22,9 +22,10 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
+from factlog.relations import FEMALE, family_word
 from factlog.typed import money
 from factlog.typed.accounts import account_name, accounts, from_account, held_by, holder, to_account
-from factlog.relations import family_word
+from factlog.typed.care import catch_up
 from factlog.typed.common import RELATIONS, conversation_fields, relation_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
@@ -73,7 +74,8 @@ _MAYBE = re.compile("|".join(f"(?:{p.pattern})" for p in (_ACT, PAYMENT_WORDS, _
                     r"|\b(?:hold|don't|do not|dont|never|not|cancel\w*|kill|stop|pause|deposit)\b", re.I)
 _STOP = re.compile(
     r"\b(?:no payment (?:be |is |to be |should be )?(?:released|made|sent)|kill the|cancel(?:led|ling)? (?:the|that|it|"
-    r"this|my|our)|stop (?:the|that|it|payment)|(?:be|is|was|has been) cancell?ed|hold (?:the|that|it|off|on)|put (?:\w+ )?on hold|"
+    r"this|my|our)|stop (?:the|that|it|payment)|(?:be|is|was|has been) cancell?ed|hold (?:the|that|it|off|on)|"
+    r"put (?:\w+ )?on hold|"
     r"(?:don't|do not|dont|never|not)(?: to)? (?:pay|send|wire|release|transfer)|pause (?:the|it)|"
     r"(?:should|must|will|does|do|is)(?:n't| not) (?:go|be sent|be paid) out|not (?:to )?go out)\b", re.I)
 _NO_PAYMENT = re.compile(
@@ -481,7 +483,7 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
             whose_it_is == "user" and previous.key == f"{key}/{theirs_before.casefold()}" and \
             not re.search(r"\byou(?:r|['’]ll|['’]re|['’]ve)?\b", sentence, re.I):
         whose_it_is, key = theirs_before, previous.key  # the assistant restating her own payment ("Beatrice paid")
-    elif payer is not None:
+    elif payer is not None and not key.endswith(f"/{payer.casefold()}"):
         key = f"{key}/{payer.casefold()}"  # a relative's own payment is not the user's instruction to that payee
     elif whose_it_is == "user" and theirs_before != "user" and previous is not None and \
             key == previous.key and key.endswith(f"/{theirs_before.casefold()}"):
@@ -535,9 +537,9 @@ def _resumes(sentence: str, context: Context) -> bool:
 
 # someone known to the conversation who paid it themselves: "Beatrice had already paid Kowalski herself",
 # "Dana paid the plumber from her own account"
-_PAID_THEMSELVES = re.compile(r"(?:(?:^|[.;:,]\s+|\b(?:and|but|so|that)\s+)(?P<name>(?-i:[A-Z][a-z]+))|"
+_PAID_THEMSELVES = re.compile(r"(?:(?:^|[.;:,]\s+|\b(?:and|but|so|that)\s+)(?:(?P<pron>(?i:he|she))|(?P<name>(?-i:[A-Z][a-z]+)))|"
                               rf"\b(?:my|our|your)\s+(?P<rel>{'|'.join(RELATIONS)}))\s+(?:had\s+|has\s+)?"
-                              r"(?:already\s+|just\s+)?(?:paid|settled|sent)\b[^.;!?]{0,60}?"
+                              r"(?:already\s+|just\s+)?(?:paid|settled|sent)\b[^.;!?]{0,90}?"
                               r"\b(?:herself|himself|themselves|(?:from|on|with|out\s+of)\s+(?:his|her|their)\s+(?:own\s+)?(?:[\w-]+\s+)?"
                               r"(?:account|card|savings|checking|chequing|money)\b)", re.I)
 
@@ -549,6 +551,11 @@ def _paid_themselves(sentence: str, context: Context) -> str | None:
         return None
     if match.group("rel"):
         return family_word(match.group("rel")) or match.group("rel").lower()
+    if match.group("pron"):  # "My brother's just rung. He already paid Joy ... from his own account"
+        catch_up(context)
+        focus = context.focus
+        rel = (relation_of(focus, context) or family_word(focus)) if focus is not None else None
+        return rel if rel is not None and (rel in FEMALE) == (match.group("pron").casefold() == "she") else None
     name = match.group("name")
     return relation_of(name, context) or (name if name in context.relations else None)
 

@@ -100,8 +100,8 @@ _MY_RELS_NAMES = re.compile(
     re.I)
 _LISTED_AGE = re.compile(r"\s*,\s*(?:aged?\s+)?(?P<age>\d{1,2})\s*[,)](?![\d/:])")
 # the user with a relation, "my" left out: "Me and wife Mei Ling thinking of going Bali"
-_ME_AND_REL = re.compile(rf"\b(?:me|I)\s+and\s+(?:my\s+)?(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+(?P<name>{_NAME}(?:\s+{_NAME})?)\b"
-                         r"(?!['’]s)", re.I)
+_ME_AND_REL = re.compile(rf"\b(?:me|I)\s+and\s+(?:my\s+)?(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+"
+                         rf"(?P<name>{_NAME}(?:\s+{_NAME})?)\b(?!['’]s)", re.I)
 # a name with its relation in brackets, "my" left out as lists do: "Kwame (husband)", "Efua (our daughter, 19)"
 _NAME_PAREN_REL = re.compile(rf"\b(?P<name>{_NAME})\s*\((?:{_OWN}\s+)?(?P<adj>{_ADJ}*)(?P<rel>{_REL})\b(?!['’]s|-)"
                              r"(?:\s*,\s*(?:aged?\s+)?(?P<age>\d{1,2})\b(?!\s*(?:/|:|am|pm|mg)))?", re.I)
@@ -114,7 +114,7 @@ _REL_OF_REL = re.compile(rf"(?<![\w'’])(?:{_OWNER})\s+(?P<adj>{_ADJ}*)(?:(?P<i
 _LIST_NAME = re.compile(rf"(?<!\bin )(?<!\bon )(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bfor )\b(?P<name>{_NAME})\b"
                         r"(?:\s*\((?P<age>\d{1,2})\))?(?P<pronoun>,?\s+(?:she|he)\b)?")
 # a spouse named without the word: "Harold and I have been married fifty years", "married to Tom"
-_MARRIED = re.compile(rf"\b(?P<name>{_NAME})\s+and\s+(?-i:I)\b[^.!?]{{0,40}}?\bmarried\b|"
+_MARRIED = re.compile(rf"\b(?P<name>{_NAME})\s+and\s+(?-i:I)\b[^.!?]{{0,40}}?(?<!not )(?<!never )\bmarried\b|"
                       rf"\b(?:I['’]m|I am|I was|I got|I've been|I have been)\s+married\s+to\s+(?P<name2>{_NAME})\b")
 _HE_AFTER = re.compile(r"\b(?P<pronoun>he|him|his|she|her)\b", re.I)
 _LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\))?")
