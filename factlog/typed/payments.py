@@ -537,7 +537,8 @@ def _resumes(sentence: str, context: Context) -> bool:
 
 # someone known to the conversation who paid it themselves: "Beatrice had already paid Kowalski herself",
 # "Dana paid the plumber from her own account"
-_PAID_THEMSELVES = re.compile(r"(?:(?:^|[.;:,]\s+|\b(?:and|but|so|that)\s+)(?:(?P<pron>(?i:he|she))|(?P<name>(?-i:[A-Z][a-z]+)))|"
+_PAID_THEMSELVES = re.compile(r"(?:(?:^|[.;:,]\s+|\b(?:and|but|so|that)\s+)"
+                              r"(?:(?P<pron>(?i:he|she))|(?P<name>(?-i:[A-Z][a-z]+)))|"
                               rf"\b(?:my|our|your)\s+(?P<rel>{'|'.join(RELATIONS)}))\s+(?:had\s+|has\s+)?"
                               r"(?:already\s+|just\s+)?(?:paid|settled|sent)\b[^.;!?]{0,90}?"
                               r"\b(?:herself|himself|themselves|(?:from|on|with|out\s+of)\s+(?:his|her|their)\s+(?:own\s+)?(?:[\w-]+\s+)?"
