@@ -268,3 +268,43 @@ def test_looking_after_someones_diary_is_no_one_looked_after() -> None:
     docs = _facts(("document",), [("user", "I look after Mr Osei's diary now. Daniel Osei, MD. His passport "
                                            "number is 533918274 and it expires on 9 March 2027.")])[0]
     assert docs and {key for _, key, _ in docs} == {"passport/osei"}
+
+
+@pytest.mark.parametrize("text, want", [
+    ("It's me and my two, Ruby 10 and Sam 7.", {"ruby": ("child", 10), "sam": ("child", 7)}),
+    ("Our three, Ava, Ben and Cal (4), are off school.", {"ava": ("child", None), "ben": ("child", None),
+                                                          "cal": ("child", 4)}),
+    ("my kids Noor 12 and Adam 9 have swimming", {"noor": ("child", 12), "adam": ("child", 9)}),
+    ("My sons Leo and Max (6) both have colds.", {"leo": ("son", None), "max": ("son", 6)}),
+    ("My girls, Ella and Rose, love it.", {"ella": ("daughter", None), "rose": ("daughter", None)}),
+])
+def test_children_listed_with_bare_ages(text: str, want: dict[str, tuple[str, int | None]]) -> None:
+    assert _relatives(("user", text)) == want
+
+
+@pytest.mark.parametrize("text", [
+    "My two cents: Ruby and Sam should go.",  # no comma after the count: no children
+    "We paid two, Visa and Amex, on the 3rd.",
+    "my two favourite shows are Bluey and Succession",
+    "It's my 3 and 4 o'clock meetings.",
+    "Our four, at 10 and 11, then lunch.",
+])
+def test_a_count_is_no_children_without_names_after_a_comma(text: str) -> None:
+    assert _relatives(("user", text)) == {}
+
+
+def _subscription_subjects(*turns: tuple[str, str]) -> dict[str, JsonValue]:
+    return {str(fields.get("vendor")): fields.get("subject") for _, _, fields in _facts(("subscription",),
+                                                                                       list(turns))[0]}
+
+
+@pytest.mark.parametrize("said, subject", [
+    ("netflix 15.99 a month, thats Devs", "partner"),
+    ("hulu 7.99 a month thats Devs he pays it", "partner"),
+    ("Devs got his own Netflix, 15.99 a month", "partner"),
+    ("netflix 15.99 a month, that's mine", "user"),
+    ("netflix 15.99 a month, its Bills", "user"),  # no one called Bill was named
+])
+def test_a_possessive_typed_without_the_apostrophe(said: str, subject: str) -> None:
+    subjects = _subscription_subjects(("user", "Me, my partner Dev and our kids."), ("user", said))
+    assert list(subjects.values()) == [subject]

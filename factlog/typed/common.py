@@ -91,6 +91,9 @@ _BARE_DOES = re.compile(rf"(?:^|[.;:,]\s+|\b(?:and|but|so)\s+)(?P<rel>(?-i:{_BAR
 _NAME_DOES = re.compile(rf"(?:^|[.;:,]\s+|\b(?:and|but|so)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?"
                         rf"(?P<name>(?-i:[A-Z][a-z]+))(?:\s*\((?P<paren>[^)]*)\)|,\s+(?P<appos>(?:my|our)\s+[\w-]+),)?"
                         rf"\s+{_OWNER_VERBS}\b")
+# a known person's possessive typed without the apostrophe: "thats Devs, he pays it", "mias got her own"
+_UNMARKED_OWNER = re.compile(r"\b(?:thats|that['’]s|its|it['’]s|is)\s+(?P<name>[A-Za-z][a-z]+)s\b|"
+                             r"(?:^|[.;,]\s+|\band\s+)(?P<name2>[A-Za-z][a-z]+)s\s+(?=(?:got|has|gets|own|is|pays)\b)")
 _HIS_HER = re.compile(r"^\W*(?P<pronoun>his|her)\s+(?!own\b)\w", re.I)
 
 
@@ -152,6 +155,10 @@ def named_owner(sentence: str, context: Context) -> str | None:
             if relation is not None:
                 context.relations.setdefault(name, relation)
             return name  # "Dana (my wife) has", "Tom, my husband, pays"
+    for unmarked in _UNMARKED_OWNER.finditer(sentence):  # "thats Devs", "mias got her own crunchyroll"
+        name = (unmarked.group("name") or unmarked.group("name2")).capitalize()
+        if name in context.relations or relation_of(name, context) is not None:
+            return name
     pronoun = _HIS_HER.match(sentence)
     if pronoun is not None:
         from factlog.typed.care import catch_up  # care reads this module; asked only here

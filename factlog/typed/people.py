@@ -94,9 +94,11 @@ _ANSWER_NAME = re.compile(r"^\W*(?:(?:it['’]s|its|his name is|her name is|he['
 _NAME_QUESTION = re.compile(r"\b(?:what(?:['’]s| is| was)\s+(?P<pronoun>his|her|their)\s+name|"
                             r"(?P<pronoun2>his|her)\s+name\b[^?]*\?|what(?:['’]s| is) (?P<pronoun3>he|she) called|"
                             rf"(?:my|our)\s+(?P<rel>{_REL})['’]s\s+name\b[^?]*\?)", re.I)
+_LISTED_AFTER = r"(?:\s*\(\d{1,2}\)|\s+\d{1,2}(?![\d:/]|\.\d|\s*(?:am|pm|%|mg|years?\s+ago)))?"  # "Ava (8)", "Ruby 10"
+# "my kids Ava and Ben", "my two, Ruby 10 and Sam 7" (a count alone is the user's children)
 _MY_RELS_NAMES = re.compile(
-    rf"\b{_OWN}\s+(?:(?:two|three|four|2|3|4)\s+)?(?P<rels>{_RELS}),?\s+"
-    rf"(?P<names>{_NAME}(?:\s*\(\d{{1,2}}\))?(?:,\s*{_NAME}(?:\s*\(\d{{1,2}}\))?)*,?\s+and\s+{_NAME}(?:\s*\(\d{{1,2}}\))?)",
+    rf"\b{_OWN}\s+(?:(?:(?:two|three|four|2|3|4)\s+)?(?P<rels>{_RELS})|(?P<count>two|three|four|2|3|4)(?=,)),?\s+"
+    rf"(?P<names>{_NAME}{_LISTED_AFTER}(?:,\s*{_NAME}{_LISTED_AFTER})*,?\s+and\s+{_NAME}{_LISTED_AFTER})",
     re.I)
 _LISTED_AGE = re.compile(r"\s*,\s*(?:aged?\s+)?(?P<age>\d{1,2})\s*[,)](?![\d/:])")
 # the user with a relation, "my" left out: "Me and wife Mei Ling thinking of going Bali"
@@ -117,7 +119,7 @@ _LIST_NAME = re.compile(rf"(?<!\bin )(?<!\bon )(?<!\bat )(?<!\bto )(?<!\bfrom )(
 _MARRIED = re.compile(rf"\b(?P<name>{_NAME})\s+and\s+(?-i:I)\b[^.!?]{{0,40}}?(?<!not )(?<!never )\bmarried\b|"
                       rf"\b(?:I['’]m|I am|I was|I got|I've been|I have been)\s+married\s+to\s+(?P<name2>{_NAME})\b")
 _HE_AFTER = re.compile(r"\b(?P<pronoun>he|him|his|she|her)\b", re.I)
-_LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\))?")
+_LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\)|\s+(?P<age2>\d{{1,2}})\b(?![:/]|\.\d))?")
 _MY_REL = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!-)\b", re.I)
 _YEAR_OLD = re.compile(rf"(?P<n>{_NUM})[- ](?:year|yr)[- ]old", re.I)
 _AGE_AFTER = re.compile(
@@ -255,7 +257,8 @@ TRIGGERS = (
     re.compile(rf"\b(?:{_REL}|{_RELS}|in-laws?)\b", re.I),  # run lowercased by the reader's trigger set
     re.compile(r"^\W*(?:it['’]s\s+|his name is\s+|her name is\s+)?(?-i:[A-Z][a-z]+)\s*[.!]?\s*$", re.I),
     re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that['’]s right)\b", re.I),  # "Is Noah your son?" "Yes"
-    re.compile(r"\b(?:live|living|reside|based|moved|relocated|married)\b", re.I),
+    re.compile(r"\b(?:live|living|reside|based|moved|relocated|married)\b|\b(?:my|our)\s+(?:two|three|four|[234]),",
+               re.I),
     _PROGRAM_NAMES, _LOYALTY_CUE,
     re.compile(rf"\b(?:prefers?|preferred|rather|aisle|window|{'|'.join(_DIETS)}|king|queen|nonstop|direct|"
                r"birthday|bday|born|years? old|year-old|turned|(?:is|'s) \d{1,2}\b|(?:she|he)(?:'s|’s|\s+is)\s+\w+\W*$|"
@@ -354,15 +357,15 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
     _relations_of_relations(text, context, found, named)
     _married(text, context, found, named)
     for match in _MY_RELS_NAMES.finditer(text):
-        rel = _PLURAL.get(match.group("rels").casefold(), "")
+        rel = _PLURAL.get(match.group("rels").casefold(), "") if match.group("rels") else "child"
         if not rel:
             continue
         for item in _LISTED.finditer(match.group("names")):
             name = given_name(item.group("name"))
             if name is not None and item.group("name").casefold() != "and":
                 fields = _add(found, context, _Person(name, rel))
-                if item.group("age"):
-                    _set_age(fields, item.group("age"))
+                if item.group("age") or item.group("age2"):
+                    _set_age(fields, item.group("age") or item.group("age2"))
     answered = (_answered_name(text, context) or _confirmed_relation(text, context)) if not named else None
     if answered is not None:  # ages after it are the relation's: "Yes, my son, he's 9."
         _add(found, context, answered)
