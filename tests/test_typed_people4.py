@@ -308,3 +308,25 @@ def _subscription_subjects(*turns: tuple[str, str]) -> dict[str, JsonValue]:
 def test_a_possessive_typed_without_the_apostrophe(said: str, subject: str) -> None:
     subjects = _subscription_subjects(("user", "Me, my partner Dev and our kids."), ("user", said))
     assert list(subjects.values()) == [subject]
+
+
+@pytest.mark.parametrize("text, relation, age", [
+    ("My wife's mum is 84 and still drives.", "mother-in-law", 84),
+    ("My husband's dad (79) is coming too.", "father-in-law", 79),
+    ("Our daughter's son is 3 now.", "grandson", 3),
+    ("My brother's son, who is 17, wants a job.", "nephew", 17),
+    ("My mum's sister is 90 this year.", "aunt", 90),
+])
+def test_an_unnamed_relative_of_a_relative_with_an_age(text: str, relation: str, age: int) -> None:
+    assert _relatives(("user", text)) == {relation: (relation, age)}
+
+
+@pytest.mark.parametrize("text", [
+    "My wife's mum lives in Leeds.",  # nothing said about her: no fact
+    "If my wife's mum were 90 she'd still drive.",
+    "My friend's dad is 80.",
+    "My wife's car is 12 years old.",
+    "My husband's boss is 45.",
+])
+def test_no_unnamed_relative_without_an_age_or_relation(text: str) -> None:
+    assert _relatives(("user", text)) == {}

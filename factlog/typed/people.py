@@ -112,7 +112,8 @@ _NAME_PAREN_REL = re.compile(rf"\b(?P<name>{_NAME})\s*\((?:{_OWN}\s+)?(?P<adj>{_
 _OWNER = (rf"(?:{_OWN}\s+(?P<outer>{_REL})(?:\s+(?P<outername>{_NAME}))?['’]s|(?P<ownername>{_NAME})['’]s|"
           r"(?P<pron>(?-i:[Hh]is|[Hh]er)))")
 _REL_OF_REL = re.compile(rf"(?<![\w'’])(?:{_OWNER})\s+(?P<adj>{_ADJ}*)(?:(?P<inner>{_REL})\b(?!['’]s|-)(?:,\s*|\s+)"
-                         rf"(?P<name>{_NAME})\b(?!['’]s)|(?P<inners>{_RELS})\b\s*[:,(]?\s*(?=(?-i:[A-Z])))", re.I)
+                         rf"(?P<name>{_NAME})\b(?!['’]s)|(?P<inners>{_RELS})\b\s*[:,(]?\s*(?=(?-i:[A-Z]))|"
+                         rf"(?P<alone>{_REL})\b(?!['’]s|-))", re.I)
 _LIST_NAME = re.compile(rf"(?<!\bin )(?<!\bon )(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bfor )\b(?P<name>{_NAME})\b"
                         r"(?:\s*\((?P<age>\d{1,2})\))?(?P<pronoun>,?\s+(?:she|he)\b)?")
 # a spouse named without the word: "Harold and I have been married fifty years", "married to Tom"
@@ -395,9 +396,16 @@ def _relations_of_relations(text: str, context: Context, found: dict[str, dict[s
         if any(start <= match.start("adj") < end for start, end, _ in named):
             continue
         owner = _owner_relation(match, context)
-        inner = match.group("inner") or match.group("inners") or ""
+        inner = match.group("inner") or match.group("inners") or match.group("alone") or ""
         rel = composed(owner, inner) if owner else None
         if rel is None:
+            continue
+        if match.group("alone"):  # unnamed, a relative only with an age: "my wife's mum is 84", "her dad (79)"
+            age = _AGE_AFTER.match(text[match.end():])
+            if age is not None and not _hypothetical(text) and _name_of(rel, context) is None:
+                person = _Person(None, rel)
+                named.append((match.start(), match.end(), person))
+                _set_age(_add(found, context, person), age.group("n"))
             continue
         if match.group("name"):
             name = given_name(match.group("name"))
