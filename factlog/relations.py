@@ -5,7 +5,9 @@ matcher (`runtime.eval_labels`) ask it, so "mom" in one place is "mother" everyw
 
 - `family_word(word)`: the canonical family word, singular, lower case ("Mum's" -> "mother",
   "hubby" -> "husband", "step-mom" -> "stepmother", "Mother-in-law" -> "mother-in-law",
-  "kid" -> "child"), or None for a word that names no relative.
+  "kid" -> "child", "ex-hubby" -> "ex-husband"), or None for a word that names no relative.
+- `gendered(word, female)`: "grandchild" as "granddaughter" / "grandson" by a she or he.
+- `composed(outer, inner)`: a relation of a relation as the user's ("wife", "mum") -> "mother-in-law".
 - `plural_word(word)`: the family word of a plural ("kids" -> "child", "boys" -> "son"); ""
   for a group of mixed relations ("parents", "in-laws").
 - `BARE`: the words said bare, as a name ("Mom's flight", "Da has a chest infection",
@@ -38,7 +40,7 @@ _CANONICAL: dict[str, tuple[str, ...]] = {
     "fiancee": ("fiancee", "fiancée"),
     "son": ("son", "hijo"),
     "daughter": ("daughter", "hija"),
-    "child": ("child", "kid"),
+    "child": ("child", "kid", "bairn", "wean"),
     "brother": ("brother", "bro", "half-brother"),
     "sister": ("sister", "sis", "half-sister"),
     "grandmother": ("grandmother", "grandma", "granny", "gran", "nan", "nana", "nanna", "nani", "dadi", "grandmom",
@@ -46,7 +48,7 @@ _CANONICAL: dict[str, tuple[str, ...]] = {
     "grandfather": ("grandfather", "grandpa", "grandad", "granddad", "gramps", "grandpop", "nanaji", "dadaji"),
     "grandson": ("grandson",),
     "granddaughter": ("granddaughter",),
-    "grandchild": ("grandchild", "grandkid"),
+    "grandchild": ("grandchild", "grandkid", "apo"),  # "apo": Tagalog, said in English ("my apo Bea")
     "aunt": ("aunt", "auntie", "aunty"),
     "uncle": ("uncle",),
     "niece": ("niece",),
@@ -64,10 +66,16 @@ _CANONICAL: dict[str, tuple[str, ...]] = {
     "brother-in-law": ("brother-in-law",),
     "son-in-law": ("son-in-law",),
     "daughter-in-law": ("daughter-in-law",),
+    "ex-husband": ("ex-husband",),
+    "ex-wife": ("ex-wife",),
+    "ex-partner": ("ex-partner",),
+    "ex-boyfriend": ("ex-boyfriend",),
+    "ex-girlfriend": ("ex-girlfriend",),
 }
 FAMILY: dict[str, str] = {word: canonical for canonical, words in _CANONICAL.items() for word in words}
 PLURALS: dict[str, str] = {"kids": "child", "children": "child", "sons": "son", "daughters": "daughter",
-                           "twins": "child", "boys": "son", "girls": "daughter", "parents": "", "grandkids": "",
+                           "twins": "child", "boys": "son", "girls": "daughter", "bairns": "child", "weans": "child",
+                           "parents": "", "grandkids": "",
                            "grandchildren": "", "in-laws": "", "folks": ""}
 # said bare, as a name: "Mom's flight", "Da has a chest infection", "Nan's birthday"
 BARE = frozenset("mom mum mommy mummy mama mamma mam ma momma dad daddy papa pappa pa da dada grandma grandpa "
@@ -76,15 +84,17 @@ BARE = frozenset("mom mum mommy mummy mama mamma mam ma momma dad daddy papa pap
 ASSOCIATES = frozenset("friend boss colleague coworker co-worker roommate flatmate housemate neighbour neighbor "
                        "manager assistant client patient resident employee".split())
 FEMALE = frozenset("mother wife daughter sister granddaughter grandmother aunt niece stepdaughter stepmother "
-                   "stepsister girlfriend fiancee mother-in-law sister-in-law daughter-in-law".split())
+                   "stepsister girlfriend fiancee mother-in-law sister-in-law daughter-in-law ex-wife "
+                   "ex-girlfriend".split())
 MALE = frozenset("father husband son brother grandson grandfather uncle nephew stepson stepfather stepbrother "
-                 "boyfriend fiance father-in-law brother-in-law son-in-law".split())
+                 "boyfriend fiance father-in-law brother-in-law son-in-law ex-husband ex-boyfriend".split())
 
 _THE_USER = frozenset({"", "user", "the user", "me", "myself", "self", "i", "you", "yourself"})
 _TITLES = frozenset("mr mrs ms miss mx dr prof sir madam".split())
 _POSSESSIVE = re.compile(r"(?:'s|’s|s'|'|’)$")
 _STEP = re.compile(r"^step[- ]?(?P<rest>\w+)$")
 _IN_LAW = re.compile(r"^(?P<rel>\w+)[- ]in[- ]laws?$")
+_EX = re.compile(r"^ex[- ]?(?P<rest>\w+)$")
 
 
 def family_word(word: str) -> str | None:
@@ -102,7 +112,53 @@ def family_word(word: str) -> str | None:
         base = FAMILY.get(in_law.group("rel"))
         if base is not None and f"{base}-in-law" in FAMILY:
             return f"{base}-in-law"
+    ex = _EX.match(text)
+    if ex is not None:
+        base = FAMILY.get(ex.group("rest"))
+        if base is not None and f"ex-{base}" in FAMILY:
+            return f"ex-{base}"
     return None
+
+
+# a relation of a relation: (the user's relative, that relative's relative) -> the user's relation to the second
+_SPOUSES = ("husband", "wife", "partner", "spouse")
+_COMPOSED: dict[tuple[str, str], str] = {
+    **{(outer, inner): grand for outer in ("son", "daughter", "child", "stepson", "stepdaughter")
+       for inner, grand in (("son", "grandson"), ("daughter", "granddaughter"), ("child", "grandchild"))},
+    **{(outer, inner): law for outer in _SPOUSES
+       for inner, law in (("mother", "mother-in-law"), ("father", "father-in-law"), ("brother", "brother-in-law"),
+                          ("sister", "sister-in-law"), ("son", "stepson"), ("daughter", "stepdaughter"))},
+    **{(outer, inner): elder for outer in ("mother", "father")
+       for inner, elder in (("mother", "grandmother"), ("father", "grandfather"), ("brother", "uncle"),
+                            ("sister", "aunt"), ("husband", "stepfather"), ("wife", "stepmother"),
+                            ("partner", ""))},
+    **{(outer, inner): side for outer in ("brother", "sister")
+       for inner, side in (("son", "nephew"), ("daughter", "niece"), ("wife", "sister-in-law"),
+                           ("husband", "brother-in-law"))},
+    ("son", "wife"): "daughter-in-law", ("son", "partner"): "", ("daughter", "husband"): "son-in-law",
+    ("daughter", "partner"): "",
+}
+
+
+_GENDERED = {"grandchild": ("granddaughter", "grandson"), "child": ("daughter", "son"),
+             "spouse": ("wife", "husband"), "partner": ("partner", "partner")}
+
+
+def gendered(word: str, female: bool) -> str:
+    """A family word that leaves the sex open as the "she" or "he" said of the person gives it
+    ("grandchild", she -> "granddaughter"); other words as they are."""
+    pair = _GENDERED.get(word)
+    return word if pair is None else pair[0] if female else pair[1]
+
+
+def composed(outer: str, inner: str) -> str | None:
+    """The user's relation to a relative's relative ("my wife's mum" -> "mother-in-law", "my
+    daughter's kids" -> "grandchild", "Aroha's brother" after "my partner Aroha" ->
+    "brother-in-law"); None when the vocabulary has no one word for it ("my mum's partner")."""
+    first, second = family_word(outer) or plural_word(outer), family_word(inner) or plural_word(inner)
+    if not first or not second:
+        return None
+    return _COMPOSED.get((first, second)) or None
 
 
 def plural_word(word: str) -> str | None:

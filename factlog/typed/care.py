@@ -21,7 +21,7 @@ import re
 
 from factlog.relations import BARE, family_word
 from factlog.relations import pattern as relation_pattern
-from factlog.typed.common import RELATIONS, name_for
+from factlog.typed.common import RELATIONS, name_for, relation_of
 from factlog.typed.drug_names import DrugNames
 from factlog.typed.model import Context
 from factlog.typed.places import place_name
@@ -103,6 +103,21 @@ _NAME_OWNS = re.compile(
 _NAME_POSSESSIVE = re.compile(rf"\b(?P<name>{_TITLE}[A-Z][a-z]+)(?:'s|’s)\s+")
 _RELATION_POSSESSIVE = re.compile(rf"\b(?P<rel>{_RELATION})(?:'s|’s)\s+(?:(?:daily|usual|new|regular|old)\s+)?", re.I)
 _HEALTH_VERB = re.compile(r"\s+(?:started|starts|takes|took|is on|was prescribed|got prescribed)\b")
+# a name the user calls "my" without the relation ("My Harold has been on warfarin"): a person only when the
+# conversation gave the name a relation ("Harold and I have been married fifty years")
+_MY_NAME = re.compile(r"\b(?-i:[Mm]y|[Oo]ur)\s+(?P<name>(?-i:[A-Z][a-z]+))\b(?!['’]s)")
+# a list line headed by whose it is: "- Kwame (husband): apixaban 5 mg", "Efua: nothing regular", "- me: metformin"
+_LINE_OWNER = re.compile(r"^\W*(?P<name>(?-i:[A-Z][a-z]+)|me|myself|mine)(?:\s*\([^)]*\))?\s*(?::|\s[–—-])\s", re.I)
+# someone the user looks after, named: "keeping an eye on old Tom Bell next door", "I look after Mrs Reid"
+_CARES_FOR = re.compile(r"\b(?:keep(?:ing)?\s+an\s+eye\s+on|look(?:ing|s)?\s+after|car(?:e|ing)\s+for|"
+                        r"check(?:ing)?\s+(?:in\s+)?on|do(?:ing)?\s+the\s+(?:shopping|meds)\s+for|help(?:ing)?\s+out)\s+"
+                        r"(?:(?:old|young|poor|our|my|the)\s+)*(?:(?:neighbou?r|friend|client|patient)\s+)?"
+                        rf"(?P<name>{_TITLE}(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z][a-z]+))?)\b", re.I)
+# the user doing an activity for a relative ("I coach my stepson's under-9s", "I run Maya's scout troop"): the user's
+_I_LEAD = re.compile(r"^\W*(?:(?-i:I)(?:['’]ve|['’]m|['’]ll|\s+am|\s+have|\s+will)?\s+(?:\w+\s+){0,6}?)"
+                     r"(?:coach|coaching|referee|refereeing|umpire|volunteer|volunteering|teach|teaching|run|running|"
+                     r"lead|leading|drive|driving)\b", re.I)
+_CAPS = re.compile(r"\b[A-Z]{3,}\b")
 _FOR_NAME = re.compile(rf"\b(?:for|forms? for|to)\s+(?P<name>{_TITLE}[A-Z][a-z]+)\b(?!\s+(?:Ave|St|Street|Road))")
 _NOT_NAMES = frozenset(
     "i me myself mine it that there what this these those he she they we you who which today tomorrow yesterday "
@@ -174,6 +189,19 @@ def _name(word: str, drugs: DrugNames | None = None) -> str | None:
 
 def remember_people(sentence: str, context: Context, drugs: DrugNames | None = None) -> None:
     """Note the relations "my husband Mike" gives and the person the sentence is about."""
+    cared = _CARES_FOR.search(sentence)
+    if cared is not None and _name(cared.group("name").split()[0], drugs) is not None and \
+            not re.match(r"\.?\s*(?:(?-i:[A-Z])[a-z]+)?['’]s\b", sentence[cared.end():]) and \
+            cared.group("name").rstrip(".") not in ("Mr", "Mrs", "Ms", "Miss", "Mx"):
+        context.focus = cared.group("name")  # "keeping an eye on old Tom Bell": the one the next lines are about
+        context.relations.setdefault(cared.group("name"), cared.group("name"))
+        return
+    for caps in _CAPS.finditer(sentence):  # "Prescription for HAROLD WHITFIELD": a known name in capitals
+        said = caps.group(0).capitalize()
+        if said in context.relations or relation_of(said, context) is not None:
+            context.relations.setdefault(said, relation_of(said, context) or context.relations[said])
+            context.focus = said
+            return
     for match in _MY_RELATION.finditer(sentence):  # "My husband threw his back out": whoever was named last
         rel = _canon(match.group("rel"))
         if not match.group("name") and not match.group("lower") and not _GOVERNED.search(sentence, 0, match.start()):
@@ -234,8 +262,22 @@ def catch_up(context: Context, drugs: DrugNames | None = None) -> None:
 def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -> tuple[str, str | None]:
     """(subject, person) of a health or schedule sentence: ("user", None) for the user's own,
     also when the user does it with someone ("My husband Sipho and I started ballroom")."""
-    if _TOGETHER.search(sentence):
+    if _TOGETHER.search(sentence) or _I_LEAD.match(sentence):
         return "user", None
+    line = _LINE_OWNER.match(sentence)
+    if line is not None:
+        said = line.group("name")
+        if said.casefold() in ("me", "myself", "mine"):
+            return "user", None
+        name = _name(said, drugs)
+        rel = relation_of(name, context) or context.relations.get(name) if name is not None else None
+        if name is not None and rel is not None:
+            return rel, name
+    for my in _MY_NAME.finditer(sentence):
+        name = _name(my.group("name"), drugs)
+        rel = (relation_of(name, context) or context.relations.get(name)) if name is not None else None
+        if name is not None and rel is not None:
+            return rel, name
     mine = _MY_RELATION.search(sentence)
     if mine is not None and re.search(rf"\b{_POSSESSOR}\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
                                       rf"started|takes|took|needs|got|will|just|also)\b|,?\s+\(?(?-i:[A-Z][a-z]+)\b)",
@@ -271,10 +313,24 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
     kids = _THE_KIDS.search(sentence)
     if kids is not None:
         return kids.group("kids").lower(), kids.group("kids").lower()
-    if _FIRST_PERSON.search(sentence) or context.focus is None or \
+    focus = context.focus
+    if focus is None and third_person_taker(sentence):  # "took him to urgent care ... put him on Bactrim": the
+        focus = _earlier_focus(context)  # person an earlier session's health facts were about
+    if focus is None or (_FIRST_PERSON.search(sentence) and not _THIRD_GIVEN.search(sentence)) or \
             context.speaker == "assistant" and _YOU.search(sentence):  # "Noted for you: ibuprofen ...": the user's
         return "user", None
-    return context.relations.get(context.focus, context.focus), context.focus
+    return context.relations.get(focus, relation_of(focus, context) or focus), focus
+
+
+def _earlier_focus(context: Context) -> str | None:
+    """The person (not the user) an earlier session's last medication, allergy or appointment was about."""
+    for kind in ("medication", "allergy", "appointment", "event"):
+        for _, fields in reversed(context.prior.of_kind(kind)):
+            person = fields.get("person")
+            if isinstance(person, str) and person and fields.get("subject") not in (None, "user"):
+                return person
+            break
+    return None
 
 
 # the user and someone together: "my husband and I", "Sipho and I", "I and my son", "we both"
@@ -288,12 +344,17 @@ _THE_KIDS = re.compile(r"\b(?:the|both|both of the|both of my|my)\s+(?P<kids>kid
                        r"(?=(?:'|’)?\s*(?:are|were|have|had|both|all|got|get|started|take|'re|need)\b)", re.I)
 # another person as the one taking something, by pronoun: "He's on tramadol now", "they put him on it"
 _THIRD_TAKER = re.compile(
-    r"\b(?:he|she)(?:'s|’s|\s+is|\s+was|\s+has|\s+had)?\s+(?:been\s+|now\s+|still\s+|also\s+)*(?:on|taking|takes|"
-    r"took|started|using|uses|allergic|reacts?|reacted)\b", re.I)
+    r"\b(?:he|she)(?:'s|’s|s|\s+is|\s+was|\s+has|\s+had|\s+can|\s+will|\s+should)?\s+(?:been\s+|now\s+|still\s+|also\s+)*"
+    r"(?:on|taking|takes|take|took|starts|start|started|using|uses|use|allergic|reacts?|reacted)\b", re.I)
 _THIRD_GIVEN = re.compile(  # decisive even beside an "I": "I took him to urgent care and they put him on tramadol"
     r"\b(?:put|gave|give|given|started|prescribed|switched|keep|kept|moved|upped)\s+(?:him|her)\s+(?:on\b|onto\b|"
     r"some\b|a\b|an\b|(?-i:[A-Za-z]))|"
     r"\b(?:his|her)\s+(?:\w+\s+)?(?:meds?|medications?|medicines?|prescriptions?|dose|pills?|allerg\w+)\b", re.I)
+
+
+def user_leads(sentence: str) -> bool:
+    """The user does the activity for a relative: "I've put my hand up to coach my stepson's under-9s"."""
+    return _I_LEAD.match(sentence) is not None
 
 
 def third_person_taker(sentence: str) -> bool:

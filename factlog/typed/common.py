@@ -24,7 +24,8 @@ RELATIONS = sorted({
     *"daughter son wife husband partner spouse boyfriend girlfriend fiance fiancee fiancé fiancée mom mother mum dad "
      "father brother sister kid kids child children grandson granddaughter grandmother grandfather grandma grandpa "
      "aunt uncle niece nephew cousin stepson stepdaughter stepmother stepfather mother-in-law father-in-law "
-     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby missus esposo esposa marido hijo hija".split(),
+     "sister-in-law brother-in-law mam da nan gran granny sis bro hubby missus esposo esposa marido hijo hija "
+     "ex-husband ex-wife ex-partner apo".split(),
     "friend", "boss", "colleague", "coworker", "roommate"})  # the common words of `FAMILY`: alternations stay short
 assert all(word in FAMILY for word in RELATIONS if word not in ("kids", "children", "friend", "boss", "colleague",
                                                                  "coworker", "roommate"))
@@ -99,6 +100,9 @@ _BARE_DOES = re.compile(rf"(?:^|[.;:,]\s+|\b(?:and|but|so)\s+)(?P<rel>(?-i:{_BAR
 _NAME_DOES = re.compile(rf"(?:^|[.;:,]\s+|\b(?:and|but|so)\s+)(?P<title>(?-i:Mr|Mrs|Ms|Miss|Mx)\.?\s+)?"
                         rf"(?P<name>(?-i:[A-Z][a-z]+))(?:\s*\((?P<paren>[^)]*)\)|,\s+(?P<appos>(?:my|our)\s+[\w-]+),)?"
                         rf"\s+{_OWNER_VERBS}\b")
+# a known person's possessive typed without the apostrophe: "thats Devs, he pays it", "mias got her own"
+_UNMARKED_OWNER = re.compile(r"\b(?:thats|that['’]s|its|it['’]s|is)\s+(?P<name>[A-Za-z][a-z]+)s\b|"
+                             r"(?:^|[.;,]\s+|\band\s+)(?P<name2>[A-Za-z][a-z]+)s\s+(?=(?:got|has|gets|own|is|pays)\b)")
 _HIS_HER = re.compile(r"^\W*(?P<pronoun>his|her)\s+(?!own\b)\w", re.I)
 
 
@@ -175,6 +179,10 @@ def named_owner(sentence: str, context: Context) -> str | None:
             if relation is not None:
                 context.relations.setdefault(name, relation)
             return name  # "Dana (my wife) has", "Tom, my husband, pays"
+    for unmarked in _UNMARKED_OWNER.finditer(sentence):  # "thats Devs", "mias got her own crunchyroll"
+        name = (unmarked.group("name") or unmarked.group("name2")).capitalize()
+        if name in context.relations or relation_of(name, context) is not None:
+            return name
     pronoun = _HIS_HER.match(sentence)
     if pronoun is not None:
         from factlog.typed.care import catch_up  # care reads this module; asked only here
@@ -347,12 +355,28 @@ def person_named(name: str, context: Context) -> str:
     so their trips, passport and diary are one person's. Other names are kept as given."""
     if (" " not in name and not name[:1].isupper()) or _TITLED_NAME.fullmatch(name):
         return name  # "user", "son", "mother"; "Mr. Alvarez" as given
+    if " " not in name:  # "Tom" after "old Tom Bell next farm over": the full name the conversation gave him
+        full = _full_name(name, context)
+        if full is not None:
+            return full
     surname = name.split()[-1]
     for said in reversed(context.said):
         for found in _TITLED_NAME.finditer(said):
             if found.group("surname") == surname:
                 return f"{found.group('title')} {surname}"
     return name
+
+
+_FULL_NAME = re.compile(r"^(?-i:[A-Z][a-z]+)\s+(?-i:[A-Z][a-z]+)$")
+
+
+def _full_name(first: str, context: Context) -> str | None:
+    """The one "First Surname" a person of this session (`relations`) or of an earlier session's
+    health facts (`person`) was called whose first name is `first`, or None."""
+    known = [*context.relations, *(str(fields.get("person")) for kind in ("medication", "allergy", "event")
+                                   for _, fields in context.prior.of_kind(kind))]
+    found = {said for said in known if said.startswith(f"{first} ") and _FULL_NAME.match(said)}
+    return found.pop() if len(found) == 1 else None
 
 
 def whose(subject: str, context: Context) -> str:

@@ -79,7 +79,7 @@ from factlog.model import JsonValue
 from factlog.relations import BARE, FAMILY
 from factlog.relations import pattern as relation_pattern
 from factlog.timeparse import parse_date
-from factlog.typed.care import catch_up, person_of
+from factlog.typed.care import catch_up, person_of, user_leads
 from factlog.typed.common import CORRECTION, conversation_fields
 from factlog.typed.drug_names import drug_names
 from factlog.typed.event_names import CLINICIANS, TITLE_STOP, TRADES, location_of, practice_of, provider_of, title_of
@@ -114,7 +114,7 @@ NOUNS = re.compile(
     r"training|bootcamp|concert|musical|opera|conference|convention|wedding|(?-i:[A-Z][\w'&-]*)\s+(?:show|gig)|"
     r"bible study|study group|date night|little league|mass|orchestra|band|scouts|youth group|sunday school|"
     r"retro(?:spective)?|town hall|trivia|quiz night|poker night|game night|karaoke|open mic|meet-?up|"
-    r"hockey|basketball|baseball|softball|volleyball|football|lacrosse|rugby|cricket|gymnastics|fencing|judo|"
+    r"hockey|basketball|baseball|softball|volleyball|football|footy|netball|lacrosse|rugby|cricket|gymnastics|fencing|judo|"
     r"taekwondo|jiu-?jitsu|boxing|kickboxing|martial arts|swim team|tee time|babysitting|"
     r"support group|al-anon|echocardiogram|EKG|ECG|biopsy|lab work|stress test|endoscopy|PET scan|blood draw|"
     r"counsel+ing|(?-i:[A-Z][a-z]{1,10}\s+\d{3}[A-Z]?)|(?<!the )(?<!at )(?<!to )(?<!a )church|"
@@ -1099,8 +1099,8 @@ def _whose(sentence: str, context: Context, noun: re.Match[str] | None) -> tuple
                              _CARING.match(sentence, noun.start())) or \
             noun is not None and _PERFORMED.search(noun.group(0)) and _attending(sentence, context):
         return "user", None
-    if _I_STAY.search(sentence):
-        return "user", None  # "I drive them and stay": the user's time too
+    if _I_STAY.search(sentence) or user_leads(sentence):
+        return "user", None  # "I drive them and stay", "I coach my stepson's under-9s": the user's time too
     if _AT_THEIRS.search(sentence) and not _OWNED_EVENT.search(sentence):
         return "user", None  # "dinner at my sister's on Sunday": her place, the user's dinner
     principal = _principal(sentence, context)

@@ -371,7 +371,8 @@ _REFERENCE = re.compile(
     r"|\binvoices?\b[^.;#]{0,30}#\s?(?P<ref3>[A-Z0-9][A-Z0-9-]{1,15})\b"
     r"|\border\s*(?:number|no\.?|#)?\s*(?P<ref4>[A-Z0-9][A-Z0-9-]{5,20})\b"
     r"|\b(?:ref(?:erence)?|memo|confirmation|conf)\s*(?:number|no\.?|#|code|:)?\s*(?P<ref5>[A-Z0-9][A-Z0-9-]{2,20})\b"
-    r"|\b(?:pay|paying|send|sending|wire|hold|cancel)\s+(?-i:[A-Z])[\w&-]*['’]s\s+#?(?P<ref7>\d{3,8})\b", re.I)
+    r"|\b(?:pay|paying|send|sending|wire|hold|cancel)\s+(?-i:[A-Z])[\w&-]*['’]s\s+#?(?P<ref7>\d{3,8})\b"
+    r"|\b(?:pay|paying|settle|settling)\s+(?P<ref8>(?-i:[A-Z]{1,4})-\d{2,10})\b", re.I)  # "you'll pay BM-3302"
 
 
 _MONTHS = ("january february march april may june july august september october november december").split()

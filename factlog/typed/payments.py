@@ -22,9 +22,11 @@ from dataclasses import replace
 from datetime import date, timedelta
 
 from factlog.model import JsonValue
+from factlog.relations import FEMALE, family_word
 from factlog.typed import money
 from factlog.typed.accounts import account_name, accounts, from_account, held_by, holder, to_account
-from factlog.typed.common import RELATIONS, conversation_fields, whose
+from factlog.typed.care import catch_up
+from factlog.typed.common import RELATIONS, conversation_fields, relation_of, whose
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.money import (
     BILLER,
@@ -74,7 +76,8 @@ _MAYBE = re.compile("|".join(f"(?:{p.pattern})" for p in (_ACT, PAYMENT_WORDS, _
                     r"|\b(?:hold|don't|do not|dont|never|not|cancel\w*|kill|stop|pause|deposit)\b", re.I)
 _STOP = re.compile(
     r"\b(?:no payment (?:be |is |to be |should be )?(?:released|made|sent)|kill the|cancel(?:led|ling)? (?:the|that|it|"
-    r"this|my|our)|stop (?:the|that|it|payment)|be cancell?ed|hold (?:the|that|it|off|on)|put (?:\w+ )?on hold|"
+    r"this|my|our)|stop (?:the|that|it|payment)|(?:be|is|was|has been) cancell?ed|hold (?:the|that|it|off|on)|"
+    r"put (?:\w+ )?on hold|"
     r"(?:don't|do not|dont|never|not)(?: to)? (?:pay|send|wire|release|transfer)|pause (?:the|it)|"
     r"(?:should|must|will|does|do|is)(?:n't| not) (?:go|be sent|be paid) out|not (?:to )?go out)\b", re.I)
 _NO_PAYMENT = re.compile(
@@ -144,6 +147,9 @@ _TRADE_WORD = "|".join(sorted(TRADES, key=len, reverse=True))
 _THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relative's own payment
     rf"\b(?:my|our)\s+(?P<rel>{'|'.join(RELATIONS)})(?:\s+(?-i:[A-Z])\w+)?\s+(?:is\s+|'s\s+|will\s+|already\s+)*"
     rf"(?:paying|pays|paid|pay|sending|sends|sent)\s+(?:his|her|their)\s+(?:own\s+)?(?P<trade>{_TRADE_WORD})\b", re.I)
+_YOU_ALSO = re.compile(r",?\s+and\s+(?=you(?:['’]ll|\s+will)\b)", re.I)
+# the user stopping their own earlier instruction: "so cancel mine for Ethan", "stop my payment"
+_CANCEL_MINE = re.compile(r"\b(?:cancel|stop|scrap|drop|hold|void)\s+(?:mine|my\s+(?:one|payment|transfer))\b", re.I)
 _ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)"
                    r"|,\s+(?=(?:she|he|they|we|i)\s+(?:has\s+|have\s+|had\s+|'s\s+)?already\b)", re.I)
 _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:(?:my|our|your|the)\s+"
@@ -301,6 +307,9 @@ def _instructions(sentence: str) -> list[str]:
         if halt is not None and not _CONDITIONAL_STOP.search(tail[: halt.start()]):
             return [sentence[: contrast.start()], tail]  # "... was already paid in May, so don't pay it tomorrow"
         sentence = sentence[: contrast.start()]  # "... a check, while your Zelle payment is still planned"
+    yours = _YOU_ALSO.search(sentence)  # the assistant's "your BM-3301 payment is cancelled, and you'll pay BM-3302"
+    if yours is not None and _STOP.search(sentence[: yours.start()]) and _ACT.search(sentence[yours.end():]):
+        return [sentence[: yours.start()], sentence[yours.end():]]
     also = _ALSO.search(sentence)
     if also is not None and _ACT.search(sentence[: also.start()]) and \
             re.search(rf"{_ACT.pattern}|\$\s?\d", sentence[also.end():], re.I):
@@ -331,10 +340,29 @@ def _payee_of_reference(ref: str, context: Context) -> str | None:
     return payees.pop() if len(payees) == 1 else None
 
 
+def _cancel_mine(sentence: str, context: Context) -> list[TypedFact]:
+    """ "So cancel mine" after another person paid: the user's one pending instruction of an earlier
+    session is cancelled (under its key, so it is pending no more)."""
+    previous = context.last.get("payment")
+    if context.speaker != "user" or not _CANCEL_MINE.search(sentence) or previous is None \
+            or previous.fields.get("status") != "done":
+        return []
+    pending = [(key, fields) for key, fields in context.prior.of_kind("payment")
+               if fields.get("status") == "pending" and fields.get("subject") in (None, "user")]
+    if len(pending) != 1:
+        return []
+    key, fields = pending[0]
+    return [TypedFact("payment", key, conversation_fields(context, "user", {
+        "payee": fields.get("payee"), "status": "cancelled", "requested_by": "user"}))]
+
+
 def _payment(sentence: str, context: Context) -> list[TypedFact]:
     bought = _purchase(sentence, context)
     if bought:
         return bought
+    mine = _cancel_mine(sentence, context)
+    if mine:
+        return mine
     if is_question(sentence) or _NO_PAYMENT.search(sentence) or _RESTATED.search(sentence) \
             or _UNPAID.search(sentence):
         return []
@@ -372,6 +400,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         return []  # "You could pay the contractor the $2,000 by check": advice, not the user's instruction
     theirs = _THEIRS.search(sentence)
     who = requester(sentence, context) if theirs is None else None
+    payer = _paid_themselves(sentence, context) if theirs is None else None
+    if payer is not None:  # "Beatrice had already paid Kowalski herself": her own payment, asked by her
+        who = payer
     if who is None and cancelled and context.said and context.said[-1] != sentence:
         who = requester(context.said[-1], context)  # "she says it was paid in May, so don't pay it": she asks
     payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
@@ -431,7 +462,8 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         fields["amount_usd"] = scoped[-1] if _AMENDING.search(sentence) else scoped[0]
     if who is None and _WRITER in context.last:
         who = _self(context)  # a line pasted from Marisol asks what she asks
-    if who is None and cancelled and previous is not None and "requested_by" in previous.fields:
+    if who is None and cancelled and previous is not None and "requested_by" in previous.fields and \
+            previous.fields.get("subject") in (None, "user"):  # not from a relative's own payment ("his account")
         who = str(previous.fields["requested_by"])
     act = _ACT.search(sentence)
     if who is not None:
@@ -510,6 +542,17 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         key = earlier[0]  # "actually make Brian's payment 3,200": the user's own correction supersedes
         fields = {**{k: v for k, v in earlier[1].items() if k in ("from_account", "scheduled_date", "to_account",
                                                                    "reference", "requested_by")}, **fields}
+    whose_it_is = payer or _whose(sentence, theirs)
+    theirs_before = str(previous.fields.get("subject", "user")) if previous is not None else "user"
+    if context.speaker == "assistant" and previous is not None and theirs_before != "user" and \
+            whose_it_is == "user" and previous.key == f"{key}/{theirs_before.casefold()}" and \
+            not re.search(r"\byou(?:r|['’]ll|['’]re|['’]ve)?\b", sentence, re.I):
+        whose_it_is, key = theirs_before, previous.key  # the assistant restating her own payment ("Beatrice paid")
+    elif payer is not None and not key.endswith(f"/{payer.casefold()}"):
+        key = f"{key}/{payer.casefold()}"  # a relative's own payment is not the user's instruction to that payee
+    elif whose_it_is == "user" and theirs_before != "user" and previous is not None and \
+            key == previous.key and key.endswith(f"/{theirs_before.casefold()}"):
+        key = key.removesuffix(f"/{theirs_before.casefold()}")  # "..., and you'll pay BM-3302": the user's again
     if previous is not None and previous.key == key:
         fields = {**{k: v for k, v in previous.fields.items() if k in ("requested_by", "reference")}, **fields}
     elif not cancelled and key not in _keys_said(context):  # a new instruction
@@ -517,16 +560,15 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
             fields["requested_by"] = _self(context)
         if "status" not in fields:
             fields["status"] = "pending"
-    payer = str(fields.get("requested_by", "user"))
-    owners = (payer, whose(payer, context))
-    if theirs is None and payer != "user" and fields.get("status") == "done" and (
-            _OWN_ACCOUNT.search(scope) or re.search(rf"\b{re.escape(payer)}['’]s\s+{_OWN_KIND}", scope, re.I)
+    subject = whose_it_is
+    asker = str(fields.get("requested_by", "user"))
+    owners = (asker, whose(asker, context))
+    if payer is None and theirs is None and asker != "user" and fields.get("status") == "done" and (
+            _OWN_ACCOUNT.search(scope) or re.search(rf"\b{re.escape(asker)}['’]s\s+{_OWN_KIND}", scope, re.I)
             or fields.get("from_account") in [f"{who}'s {card}" for who in owners for card in _CARDS]):
-        subject = payer  # "Sam paid it at pickup on his Amex": his own payment (conventions: blind2, h-pay3)
-    else:
-        subject = _whose(sentence, theirs)
-        if previous is not None and previous.key == key and subject == "user":
-            subject = str(previous.fields.get("subject", "user"))  # "same invoice 77810." adds to Sam's payment
+        subject = asker  # "Sam paid it at pickup on his Amex": his own payment (conventions: blind2, h-pay3)
+    elif payer is None and previous is not None and previous.key == key and subject == "user":
+        subject = str(previous.fields.get("subject", "user"))  # "same invoice 77810." adds to Sam's payment
     fact = TypedFact("payment", key, conversation_fields(context, subject, fields))
     if not cancelled:
         context.last["payment"] = fact
@@ -607,6 +649,32 @@ _PAYER = re.compile(r"\b(?-i:[A-Z])[a-z]+\s+(?:already\s+|just\s+)?(?:paid|settl
 _OWN_KIND = r"(?:own\s+)?(?:[\w&'-]+\s+){0,2}?(?:card|account|checking|chequing|savings|amex|visa|mastercard)\b"
 _CARDS = ("card", "credit card", "debit card")  # "she settled it by card": her own card (a checking may be joint)
 _OWN_ACCOUNT = re.compile(rf"\b(?:his|her|their)\s+{_OWN_KIND}", re.I)
+
+
+# someone known to the conversation who paid it themselves: "Beatrice had already paid Kowalski herself",
+# "Dana paid the plumber from her own account"
+_PAID_THEMSELVES = re.compile(r"(?:(?:^|[.;:,]\s+|\b(?:and|but|so|that)\s+)"
+                              r"(?:(?P<pron>(?i:he|she))|(?P<name>(?-i:[A-Z][a-z]+)))|"
+                              rf"\b(?:my|our|your)\s+(?P<rel>{'|'.join(RELATIONS)}))\s+(?:had\s+|has\s+)?"
+                              r"(?:already\s+|just\s+)?(?:paid|settled|sent)\b[^.;!?]{0,90}?"
+                              r"\b(?:herself|himself|themselves|(?:from|on|with|out\s+of)\s+(?:his|her|their)\s+(?:own\s+)?(?:[\w-]+\s+)?"
+                              r"(?:account|card|savings|checking|chequing|money)\b)", re.I)
+
+
+def _paid_themselves(sentence: str, context: Context) -> str | None:
+    """The relation word (else the name) of a known person who paid it with their own money, or None."""
+    match = _PAID_THEMSELVES.search(sentence)
+    if match is None:
+        return None
+    if match.group("rel"):
+        return family_word(match.group("rel")) or match.group("rel").lower()
+    if match.group("pron"):  # "My brother's just rung. He already paid Joy ... from his own account"
+        catch_up(context)
+        focus = context.focus
+        rel = (relation_of(focus, context) or family_word(focus)) if focus is not None else None
+        return rel if rel is not None and (rel in FEMALE) == (match.group("pron").casefold() == "she") else None
+    name = match.group("name")
+    return relation_of(name, context) or (name if name in context.relations else None)
 
 
 def _whose(sentence: str, theirs: re.Match[str] | None) -> str:

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 
 from factlog.model import JsonValue
 from factlog.recognizers import NUMBER_WORDS, dates_and_times_at
-from factlog.relations import FAMILY, FEMALE, MALE, PLURALS, family_word
+from factlog.relations import FAMILY, FEMALE, MALE, PLURALS, composed, family_word, gendered
 from factlog.typed.care import given_name
-from factlog.typed.common import conversation_fields, subject_of
+from factlog.typed.common import conversation_fields, relation_of, subject_of
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.places import place_name
 from factlog.typed.stance import ends_in_question, is_conditional, is_planned, is_question
@@ -76,7 +76,7 @@ _NAME_IS_MY_REL_LOWER = re.compile(rf"(?:^|[.;:,!]\s*|\band\s+)(?P<name>[a-z]{{3
                                    rf"(?P<adj>{_ADJ}*)(?P<rel>{_REL})\b(?!['’]s|-)")
 # a texted or dictated sentence writes names in lower case: "my sis lily is allergic", "my son noah has"
 _MY_REL_LOWER = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+(?P<name>[a-z]{{3,}})"
-                           r"(?=\s+(?:is|was|has|had|got|gets|says|said|turned|turns|and|just|needs|will|can|takes|took)"
+                           r"(?=['’]s\s|\s+(?:is|was|has|had|got|gets|says|said|turned|turns|and|just|needs|will|can|takes|took)"
                            r"\b|\s*[,.!?;]|\s*\(\s*\d{1,2}\s*\)|\s*$)")  # "my son leo (6)"
 _NOT_LOWER_NAMES = frozenset(
     "is was has had got gets says said and just needs will can takes took the who that what when which she her he him "
@@ -94,11 +94,33 @@ _ANSWER_NAME = re.compile(r"^\W*(?:(?:it['’]s|its|his name is|her name is|he['
 _NAME_QUESTION = re.compile(r"\b(?:what(?:['’]s| is| was)\s+(?P<pronoun>his|her|their)\s+name|"
                             r"(?P<pronoun2>his|her)\s+name\b[^?]*\?|what(?:['’]s| is) (?P<pronoun3>he|she) called|"
                             rf"(?:my|our)\s+(?P<rel>{_REL})['’]s\s+name\b[^?]*\?)", re.I)
+_LISTED_AFTER = r"(?:\s*\(\d{1,2}\)|\s+\d{1,2}(?![\d:/]|\.\d|\s*(?:am|pm|%|mg|years?\s+ago)))?"  # "Ava (8)", "Ruby 10"
+# "my kids Ava and Ben", "my two, Ruby 10 and Sam 7" (a count alone is the user's children)
 _MY_RELS_NAMES = re.compile(
-    rf"\b{_OWN}\s+(?:(?:two|three|four|2|3|4)\s+)?(?P<rels>{_RELS}),?\s+"
-    rf"(?P<names>{_NAME}(?:\s*\(\d{{1,2}}\))?(?:,\s*{_NAME}(?:\s*\(\d{{1,2}}\))?)*,?\s+and\s+{_NAME}(?:\s*\(\d{{1,2}}\))?)",
+    rf"\b{_OWN}\s+(?:(?:(?:two|three|four|2|3|4)\s+)?(?P<rels>{_RELS})|(?P<count>two|three|four|2|3|4)(?=,)),?\s+"
+    rf"(?P<names>{_NAME}{_LISTED_AFTER}(?:,\s*{_NAME}{_LISTED_AFTER})*,?\s+and\s+{_NAME}{_LISTED_AFTER})",
     re.I)
-_LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\))?")
+_LISTED_AGE = re.compile(r"\s*,\s*(?:aged?\s+)?(?P<age>\d{1,2})\s*[,)](?![\d/:])")
+# the user with a relation, "my" left out: "Me and wife Mei Ling thinking of going Bali"
+_ME_AND_REL = re.compile(rf"\b(?:me|I)\s+and\s+(?:my\s+)?(?P<adj>{_ADJ}*)(?P<rel>{_REL})\s+"
+                         rf"(?P<name>{_NAME}(?:\s+{_NAME})?)\b(?!['’]s)", re.I)
+# a name with its relation in brackets, "my" left out as lists do: "Kwame (husband)", "Efua (our daughter, 19)"
+_NAME_PAREN_REL = re.compile(rf"\b(?P<name>{_NAME})\s*\((?:{_OWN}\s+)?(?P<adj>{_ADJ}*)(?P<rel>{_REL})\b(?!['’]s|-)"
+                             r"(?:\s*,\s*(?:aged?\s+)?(?P<age>\d{1,2})\b(?!\s*(?:/|:|am|pm|mg)))?", re.I)
+# a relation of a relation: "my husband's younger sister Chiamaka", "Aroha's brother Tama", "his daughter Mia",
+# "my daughter Fiona's bairns: Isla ... and Callum", "her children Isla (9) and Callum (12)"
+_OWNER = (rf"(?:{_OWN}\s+(?P<outer>{_REL})(?:\s+(?P<outername>{_NAME}))?['’]s|(?P<ownername>{_NAME})['’]s|"
+          r"(?P<pron>(?-i:[Hh]is|[Hh]er)))")
+_REL_OF_REL = re.compile(rf"(?<![\w'’])(?:{_OWNER})\s+(?P<adj>{_ADJ}*)(?:(?P<inner>{_REL})\b(?!['’]s|-)(?:,\s*|\s+)"
+                         rf"(?P<name>{_NAME})\b(?!['’]s)|(?P<inners>{_RELS})\b\s*[:,(]?\s*(?=(?-i:[A-Z]))|"
+                         rf"(?P<alone>{_REL})\b(?!['’]s|-))", re.I)
+_LIST_NAME = re.compile(rf"(?<!\bin )(?<!\bon )(?<!\bat )(?<!\bto )(?<!\bfrom )(?<!\bfor )\b(?P<name>{_NAME})\b"
+                        r"(?:\s*\((?P<age>\d{1,2})\))?(?P<pronoun>,?\s+(?:she|he)\b)?")
+# a spouse named without the word: "Harold and I have been married fifty years", "married to Tom"
+_MARRIED = re.compile(rf"\b(?P<name>{_NAME})\s+and\s+(?-i:I)\b[^.!?]{{0,40}}?(?<!not )(?<!never )\bmarried\b|"
+                      rf"\b(?:I['’]m|I am|I was|I got|I've been|I have been)\s+married\s+to\s+(?P<name2>{_NAME})\b")
+_HE_AFTER = re.compile(r"\b(?P<pronoun>he|him|his|she|her)\b", re.I)
+_LISTED = re.compile(rf"(?P<name>{_NAME})(?:\s*\((?P<age>\d{{1,2}})\)|\s+(?P<age2>\d{{1,2}})\b(?![:/]|\.\d))?")
 _MY_REL = re.compile(rf"\b{_OWN}\s+(?P<adj>{_ADJ}*)(?P<rel>{_REL})(?!-)\b", re.I)
 _YEAR_OLD = re.compile(rf"(?P<n>{_NUM})[- ](?:year|yr)[- ]old", re.I)
 _AGE_AFTER = re.compile(
@@ -236,7 +258,8 @@ TRIGGERS = (
     re.compile(rf"\b(?:{_REL}|{_RELS}|in-laws?)\b", re.I),  # run lowercased by the reader's trigger set
     re.compile(r"^\W*(?:it['’]s\s+|his name is\s+|her name is\s+)?(?-i:[A-Z][a-z]+)\s*[.!]?\s*$", re.I),
     re.compile(r"^\W*(?:yes|yeah|yep|yup|correct|that['’]s right)\b", re.I),  # "Is Noah your son?" "Yes"
-    re.compile(r"\b(?:live|living|reside|based|moved|relocated)\b", re.I),
+    re.compile(r"\b(?:live|living|reside|based|moved|relocated|married)\b|\b(?:my|our)\s+(?:two|three|four|[234]),",
+               re.I),
     _PROGRAM_NAMES, _LOYALTY_CUE,
     re.compile(rf"\b(?:prefers?|preferred|rather|aisle|window|{'|'.join(_DIETS)}|king|queen|nonstop|direct|"
                r"birthday|bday|born|years? old|year-old|turned|(?:is|'s) \d{1,2}\b|(?:she|he)(?:'s|’s|\s+is)\s+\w+\W*$|"
@@ -266,16 +289,29 @@ def prescan(text: str, context: Context, speaker: str = "user") -> None:
     """Note the relations a message gives its names before the session's sentences are read,
     so a pasted form or list above "Anna is my wife", or "Ruby (she's 7)" before the
     assistant's "Ruby, your daughter", is already theirs (`context.relations`)."""
-    if not _OWNED.search(text):  # every naming below says "my", "our" (or the assistant's "your")
+    if speaker == "user":
+        for married in _MARRIED.finditer(text):
+            name = given_name(married.group("name") or married.group("name2") or "")
+            if name is not None:
+                context.relations.setdefault(name, _spouse(text, married.end()))
+    if not _OWNED.search(text) and "(" not in text:  # every naming below says "my", "our" (or "your"), or brackets it
         return
     if speaker == "assistant":
         text = _as_user(text)
-    for pattern in (_NAME_IS_MY_REL, _MY_REL_NAME, _NAME_MY_REL):
+    for pattern in (_NAME_IS_MY_REL, _MY_REL_NAME, _NAME_MY_REL, _NAME_PAREN_REL):
         for match in pattern.finditer(text):
             name = given_name(match.group("name"))
             rel = _relation(match.group("rel"))
             if name is not None and rel and name.casefold() not in _NOT_LOWER_NAMES:
                 context.relations.setdefault(name, rel)
+
+
+def _spouse(text: str, start: int) -> str:
+    """ "husband" or "wife" by the next he/she the message says after `start`, else "spouse"."""
+    pronoun = _HE_AFTER.search(text, start)
+    if pronoun is None:
+        return "spouse"
+    return "husband" if pronoun.group("pronoun").casefold() in ("he", "him", "his") else "wife"
 
 
 def _as_user(sentence: str) -> str:
@@ -297,7 +333,8 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
     named: list[tuple[int, int, _Person]] = []  # (start, end, person) of each naming
     lower = re.search(r"[A-Z]", re.sub(r"\bI\b", "", text[1:])) is None  # typed or dictated all in lower case
     lowered = (_MY_REL_LOWER, _NAME_IS_MY_REL_LOWER) if lower else ()
-    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED, _NAME_IS_MY_REL, *lowered):
+    for pattern in (_MY_REL_NAME, _NAME_MY_REL, _REL_IS_NAMED, _NAME_IS_MY_REL, _NAME_PAREN_REL, _ME_AND_REL,
+                    *lowered):
         for match in pattern.finditer(text):
             rel = match.group("rel") or match.groupdict().get("rel2") or ""
             raw = match.group("name") or match.groupdict().get("name2") or ""
@@ -314,21 +351,101 @@ def _relatives(text: str, context: Context) -> list[TypedFact]:
             age = _YEAR_OLD.search(match.group("adj") or match.groupdict().get("adj2") or "")
             if age is not None:
                 _set_age(fields, age.group("n"))
+            elif match.groupdict().get("age"):
+                _set_age(fields, match.group("age"))
+            elif (listed := _LISTED_AGE.match(text, match.end())) is not None:  # "Efua (our daughter, 19, ...)"
+                _set_age(fields, listed.group("age"))
+    _relations_of_relations(text, context, found, named)
+    _married(text, context, found, named)
     for match in _MY_RELS_NAMES.finditer(text):
-        rel = _PLURAL.get(match.group("rels").casefold(), "")
+        rel = _PLURAL.get(match.group("rels").casefold(), "") if match.group("rels") else "child"
         if not rel:
             continue
         for item in _LISTED.finditer(match.group("names")):
             name = given_name(item.group("name"))
             if name is not None and item.group("name").casefold() != "and":
                 fields = _add(found, context, _Person(name, rel))
-                if item.group("age"):
-                    _set_age(fields, item.group("age"))
+                if item.group("age") or item.group("age2"):
+                    _set_age(fields, item.group("age") or item.group("age2"))
     answered = (_answered_name(text, context) or _confirmed_relation(text, context)) if not named else None
     if answered is not None:  # ages after it are the relation's: "Yes, my son, he's 9."
         _add(found, context, answered)
     _ages_and_birthdays(text, context, found, named)
     return [TypedFact("relative", key, conversation_fields(context, "user", fields)) for key, fields in found.items()]
+
+
+def _owner_relation(match: re.Match[str], context: Context) -> str | None:
+    """The user's relation to the owner a `_REL_OF_REL` match names ("my husband's", "Aroha's", "his")."""
+    if match.group("outer"):
+        return _relation(match.group("outer")) or None
+    if match.group("ownername"):
+        name = given_name(match.group("ownername"))
+        return relation_of(name, context) if name is not None else None
+    last = context.last.get(DOMAIN)
+    rel = str(last.fields.get("relationship", "")) if last is not None else ""
+    female = match.group("pron").casefold() == "her"
+    return rel if rel and (rel not in _SHE | _HE or (rel in _SHE) == female) else None
+
+
+def _relations_of_relations(text: str, context: Context, found: dict[str, dict[str, JsonValue]],
+                            named: list[tuple[int, int, _Person]]) -> None:
+    """Relatives named as a relative's relative: "my wife's brother Tama" -> brother-in-law,
+    "his daughter Mia" after "my partner Dev" -> stepdaughter, "Fiona's bairns: Isla, she's
+    nine, and Callum" after "my daughter Fiona" -> grandchildren (granddaughter by the "she")."""
+    for match in _REL_OF_REL.finditer(text):
+        if any(start <= match.start("adj") < end for start, end, _ in named):
+            continue
+        owner = _owner_relation(match, context)
+        inner = match.group("inner") or match.group("inners") or match.group("alone") or ""
+        rel = composed(owner, inner) if owner else None
+        if rel is None:
+            continue
+        if match.group("alone"):  # unnamed, a relative only with an age: "my wife's mum is 84", "her dad (79)"
+            age = _AGE_AFTER.match(text[match.end():])
+            if age is not None and not _hypothetical(text) and _name_of(rel, context) is None:
+                person = _Person(None, rel)
+                named.append((match.start(), match.end(), person))
+                _set_age(_add(found, context, person), age.group("n"))
+            continue
+        if match.group("name"):
+            name = given_name(match.group("name"))
+            if name is not None and relation_of(name, context) is None:
+                person = _Person(name, rel)
+                named.append((match.start(), match.end(), person))
+                fields = _add(found, context, person)
+                context.relations.setdefault(name, rel)
+                age = _YEAR_OLD.search(match.group("adj") or "")
+                if age is not None:
+                    _set_age(fields, age.group("n"))
+            continue
+        for item in _LIST_NAME.finditer(text, match.end()):  # the names listed after "her children"
+            name = given_name(item.group("name"))
+            if name is None or name.casefold() in _NOT_LOWER_NAMES or relation_of(name, context) is not None:
+                continue
+            said = (item.group("pronoun") or "").split()
+            person = _Person(name, gendered(rel, said[-1].casefold() == "she") if said else rel)
+            named.append((item.start(), item.end(), person))
+            fields = _add(found, context, person)
+            context.relations.setdefault(name, person.rel)
+            if item.group("age"):
+                _set_age(fields, item.group("age"))
+
+
+def _married(text: str, context: Context, found: dict[str, dict[str, JsonValue]],
+             named: list[tuple[int, int, _Person]]) -> None:
+    """A spouse named without the word: "Harold and I have been married fifty years"."""
+    if context.speaker != "user":
+        return
+    for match in _MARRIED.finditer(text):
+        name = given_name(match.group("name") or match.group("name2") or "")
+        if name is None or any(start <= match.start() < end for start, end, _ in named):
+            continue
+        rel = context.relations.get(name) or _spouse(text, match.end())
+        if family_word(rel) is None:
+            continue
+        person = _Person(name, family_word(rel) or rel)
+        named.append((match.start(), match.end(), person))
+        _add(found, context, person)
 
 
 _IS_YOUR_REL = re.compile(rf"\bis\s+(?P<name>{_NAME})\s+your\s+(?P<rel>{_REL})\b[^?]*\?", re.I)

@@ -18,10 +18,11 @@ from factlog.model import JsonValue
 
 # the kinds whose entities a later session refers back to: payment (later sessions amend or pay
 # it), subscription and deadline ("I cancelled it", "still $800 left on it"), event ("the class
-# moved to Fridays"), medication ("now she takes 3 mg" of a mother's one drug), relative (a name given
+# moved to Fridays"), medication ("now she takes 3 mg" of a mother's one drug), allergy (whose it is: "took
+# him to urgent care" in the next session is the allergic neighbour), relative (a name given
 # a relation in one session is that relative in the next: `factlog.typed.common.whose`)
 KINDS = frozenset({"trip", "document", "passport", "payment", "subscription", "deadline", "event", "appointment",
-                   "medication", "relative"})  # an appointment: "they moved my appointment to the 19th"
+                   "medication", "allergy", "relative"})  # an appointment: "they moved my appointment to the 19th"
 
 
 @dataclass

@@ -374,6 +374,8 @@ def _read(sentence: str, context: Context) -> list[TypedFact]:
             if place[1] == HOME and context.prior.entities.get(("passport", "passport"), {}).get("country") in (
                     None, HOME) and _origin_abroad(sentence) is None:
                 fields["is_international"] = False  # the country table's rules are a U.S. traveller's
+            elif place[1] == HOME and _origin_abroad(sentence) is not None:
+                fields["is_international"] = True  # "flying out of Glasgow ... to Orlando": abroad for them
     elif previous is not None and (travel or flight or adds or follow_up or aim or _weak(sentence, context, previous)
                                    or _recapped_code(sentence, context)
                                    or dropped is not None or referred is not None and CANCELLED.search(sentence)):
@@ -770,6 +772,8 @@ def _companions(sentence: str, context: Context) -> None:
         found += [match.group("name") or match.group("name2") or match.group("name3") or
                   _family((match.group("rel") or match.group("rel2") or match.group("rel3")).lower())
                   for match in _WITH_RELATION.finditer(sentence)]
+    for listed in _LISTED_WITH.finditer(sentence):  # "you, Isla and Callum fly ...", "me, Marc and Chloe"
+        found += [name for name in re.findall(r"[A-Z][a-z]+", listed.group("names"))]
     found += _the_family(sentence, context)
     for name in found:
         if name and name.lower() not in _NOT_NAMES and name not in context.companions \
@@ -778,6 +782,8 @@ def _companions(sentence: str, context: Context) -> None:
             context.companions.append(name)
 
 
+# the user and others listed by name: "you, Isla and Callum fly Virgin Atlantic", "me, Marc and Chloe"
+_LISTED_WITH = re.compile(r"\b(?i:you|me|myself)(?P<names>(?:,\s*[A-Z][a-z]+)+,?\s+and\s+[A-Z][a-z]+)\b(?!['’])")
 # the user's party counted: "for the four of us", "all three of us are flying"
 _PARTY = re.compile(r"\b(?:for|with)\s+(?:the|all)\s+(?P<n>two|three|four|five|six|seven|[2-7])\s+of\s+us\b|"
                     r"\ball\s+(?P<n2>two|three|four|five|six|seven|[2-7])\s+of\s+us\b", re.I)
