@@ -318,3 +318,43 @@ def test_a_recap_after_of_course_is_an_instruction(recap: str) -> None:
 def test_advice_after_of_course_is_no_payment(advice: str) -> None:
     [facts] = sessions((TS, [("user", "what do you think?"), ("assistant", advice)]))
     assert merged(facts) == {}
+
+
+# --- the user's own instruction after someone else paid (merge of rounds h-pay4 and h-people4) ----------
+
+
+def _after_someone_paid(*turns: tuple[str, str]) -> dict[str, JsonValue]:
+    """The state of the user's pending payment of session 1 after session 2's turns."""
+    first, second = sessions(
+        (TS, [("user", "Pay Oakfield Plumbing $640 from checking on Friday, invoice 5120.")]),
+        (datetime(2026, 3, 11, 18, 0), [("user", "My wife paid Oakfield Plumbing the $640 this morning from her own "
+                                                 "account."), *turns]))
+    [key] = merged(first)
+    return {**merged(first)[key], **merged(second).get(key, {})}
+
+
+@pytest.mark.parametrize("turn", ["So cancel mine.", "ok cancel my payment then", "please stop my transfer"])
+def test_cancel_mine_cancels_the_users_pending_payment(turn: str) -> None:
+    assert _after_someone_paid(("user", turn))["status"] == "cancelled"
+
+
+@pytest.mark.parametrize("turn", ["I'll cancel mine later.", "I need to cancel mine.", "I'm going to cancel my one",
+                                  "I should stop my payment."])
+def test_a_cancellation_the_user_means_to_make_is_not_made(turn: str) -> None:
+    assert _after_someone_paid(("user", turn))["status"] == "pending"
+
+
+@pytest.mark.parametrize("answer", ["I can't cancel it myself, but noted that you mean to.",
+                                    "I'm unable to cancel payments from here; please do it in your banking app."])
+def test_the_assistant_unable_to_cancel_leaves_it_pending(answer: str) -> None:
+    assert _after_someone_paid(("user", "cancel mine"), ("assistant", answer))["status"] == "pending"
+
+
+def test_whoever_paid_it_is_not_who_asked_to_cancel_the_users() -> None:
+    [_, second] = sessions(
+        (TS, [("user", "Pay Bright Minds $380 from checking on Friday, invoice BM-1.")]),
+        (datetime(2026, 3, 11, 18, 0), [
+            ("assistant", "Noted: your husband paid invoice BM-1 ($380) yesterday from his account; your BM-1 "
+                          "payment is cancelled.")]))
+    cancels = [fields for _, key, fields in second if fields.get("status") == "cancelled"]
+    assert cancels and all(fields.get("requested_by") != "husband" for fields in cancels)

@@ -128,7 +128,7 @@ def test_a_last_dose_stops_it(sentence: str, end: str) -> None:
 
 @pytest.mark.parametrize(("sentence", "status", "start"), [
     ("I start sertraline 50 mg on the 20th.", "planned", "2026-04-20"),
-    ("So she starts the amoxicillin on the 2nd.", "planned", "2026-05-02"),
+    ("So my mum starts the amoxicillin on the 2nd.", "planned", "2026-05-02"),
     ("I started sertraline 50 mg on the 3rd.", "current", "2026-04-03"),  # past: the last 3rd
     ("I've been taking sertraline 50 mg since the 3rd.", "current", "2026-04-03"),
 ])

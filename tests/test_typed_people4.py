@@ -8,12 +8,12 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from typed_sessions import TS, extracted
 
 from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
 from factlog.relations import composed, family_word, gendered, plural_word, same_subject
 from factlog.transcripts import Message, Session
-from tests.typed_sessions import TS, extracted
 
 Fact = tuple[str | None, str | None, dict[str, JsonValue]]
 

@@ -280,7 +280,7 @@ def person_of(sentence: str, context: Context, drugs: DrugNames | None = None) -
             return rel, name
     mine = _MY_RELATION.search(sentence)
     if mine is not None and re.search(rf"\b{_POSSESSOR}\s+{re.escape(mine.group('rel'))}(?:'s|’s|\s+(?:is|was|has|had|"
-                                      rf"started|takes|took|needs|got|will|just|also)\b|,?\s+\(?(?-i:[A-Z][a-z]+)\b)",
+                                      rf"started|starts|stopped|stops|takes|took|needs|got|gets|will|just|also|began|begins|uses)\b|,?\s+\(?(?-i:[A-Z][a-z]+)\b)",
                                       sentence, re.I) or mine is not None and mine.group("lower"):
         rel = _canon(mine.group("rel"))
         said = mine.group("name") or mine.group("lower")

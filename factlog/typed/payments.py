@@ -149,7 +149,10 @@ _THEIRS = re.compile(  # "my sister Hannah is paying her contractor": the relati
     rf"(?:paying|pays|paid|pay|sending|sends|sent)\s+(?:his|her|their)\s+(?:own\s+)?(?P<trade>{_TRADE_WORD})\b", re.I)
 _YOU_ALSO = re.compile(r",?\s+and\s+(?=you(?:['’]ll|\s+will)\b)", re.I)
 # the user stopping their own earlier instruction: "so cancel mine for Ethan", "stop my payment"
-_CANCEL_MINE = re.compile(r"\b(?:cancel|stop|scrap|drop|hold|void)\s+(?:mine|my\s+(?:one|payment|transfer))\b", re.I)
+# (not the user's own plan: "I'll cancel mine" is not done yet, the conflict stands until it is)
+_CANCEL_MINE = re.compile(r"(?<!\bi'll )(?<!\bi’ll )(?<!\bi will )(?<!\bgonna )(?<!\bgoing to )(?<!\bneed to )"
+                          r"(?<!\bshould )\b(?:cancel|stop|scrap|drop|hold|void)\s+"
+                          r"(?:mine|my\s+(?:one|payment|transfer))\b", re.I)
 _ALSO = re.compile(r",?\s+and\s+(?=(?:i|i'm|im|i'll|we|we're|we'll|also|a separate|another|a second)\b)"
                    r"|,\s+(?=(?:she|he|they|we|i)\s+(?:has\s+|have\s+|had\s+|'s\s+)?already\b)", re.I)
 _OWN_TRANSFER = re.compile(r"\b(?:move|moving|moved|transfer\w*|shift\w*)\b[^.;]*?\bto\s+(?:(?:my|our|your|the)\s+"
@@ -264,6 +267,9 @@ _WRITER = "pasted-writer"  # whose pasted line is being read
 
 
 def _read(sentence: str, context: Context) -> list[TypedFact]:
+    kept = _not_cancelled(sentence, context)
+    if kept is not None:
+        return kept
     noticed = bank_notice(sentence, context)
     if noticed is not None:
         return noticed
@@ -352,8 +358,24 @@ def _cancel_mine(sentence: str, context: Context) -> list[TypedFact]:
     if len(pending) != 1:
         return []
     key, fields = pending[0]
+    context.last[_MINE] = TypedFact("payment", key, {"payee": fields.get("payee"), "status": "pending"})
     return [TypedFact("payment", key, conversation_fields(context, "user", {
         "payee": fields.get("payee"), "status": "cancelled", "requested_by": "user"}))]
+
+
+_MINE = "payment/cancelled-mine"  # the user's own instruction "cancel mine" just cancelled
+_CANT_CANCEL = re.compile(r"\b(?:can(?:'t|’t|not)|(?:am|'m|’m)\s+(?:unable|not able)\s+to|"
+                          r"won(?:'t|’t)\s+be\s+able\s+to)\s+(?:cancel|stop)\b", re.I)
+
+
+def _not_cancelled(sentence: str, context: Context) -> list[TypedFact] | None:
+    """The assistant's "I can't cancel it myself" after the user's "cancel mine": that instruction
+    is still pending (the cancellation is only meant); None when the sentence is no such answer."""
+    mine = context.last.get(_MINE)
+    if context.speaker != "assistant" or mine is None or not _CANT_CANCEL.search(sentence):
+        return None
+    del context.last[_MINE]
+    return [TypedFact("payment", mine.key, conversation_fields(context, "user", dict(mine.fields)))]
 
 
 def _payment(sentence: str, context: Context) -> list[TypedFact]:
@@ -405,6 +427,9 @@ def _payment(sentence: str, context: Context) -> list[TypedFact]:
         who = payer
     if who is None and cancelled and context.said and context.said[-1] != sentence:
         who = requester(context.said[-1], context)  # "she says it was paid in May, so don't pay it": she asks
+        if who is not None and previous is not None and previous.fields.get("subject") == who and \
+                previous.fields.get("status") == "done":
+            who = None  # "your husband paid BM-3301 ...; your BM-3301 payment is cancelled": he paid, not asked
     payee = payee_of(sentence, who, context) if theirs is None else theirs.group("trade").lower()
     if cancelled and payee is not None and payee == who and context.said and context.said[-1] != sentence:
         payee = known_payee_named(context.said[-1], context) or payee  # "Imran says Linden was paid, so don't pay them"
