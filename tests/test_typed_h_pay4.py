@@ -20,33 +20,16 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from typed_sessions import Fact, merged, per_session
 
-from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
-from factlog.transcripts import Message, Session
 
-Fact = tuple[str, str | None, dict[str, JsonValue]]
 TS = datetime(2026, 3, 9, 9, 0)  # a Monday
 
 
 def sessions(*turns_by_session: tuple[datetime, list[tuple[str, str]]]) -> list[list[Fact]]:
-    """Each session's payment and account facts (kind, key, fields without the speaker), one
-    extractor across the sessions as ingesting one user's transcripts does."""
-    extractor = RuleExtractor()
-    out = []
-    for n, (ts, turns) in enumerate(turns_by_session):
-        session = Session(f"s{n + 1}", ts, [Message(role, text, i) for i, (role, text) in enumerate(turns)], {})
-        out.append([(f.kind, f.key, {k: v for k, v in f.fields.items() if k != "speaker"})
-                    for f in extractor.extract(session, user_only=False) if f.kind in ("payment", "account")])
-    return out
-
-
-def merged(facts: list[Fact], kind: str = "payment") -> dict[str | None, dict[str, JsonValue]]:
-    out: dict[str | None, dict[str, JsonValue]] = {}
-    for k, key, fields in facts:
-        if k == kind:
-            out.setdefault(key, {}).update(fields)
-    return out
+    """Each session's payment and account facts."""
+    return per_session(("payment", "account"), *turns_by_session)
 
 
 def payments(*user_turns: str, ts: datetime = TS) -> list[dict[str, JsonValue]]:

@@ -10,35 +10,17 @@ from datetime import datetime
 
 import pytest
 from constraint_records import Payment, days_from, user_module
+from typed_sessions import Fact, merged, per_session
 
 from constraints import run_constraints
 from constraints.builtin import conflicting_payments
-from factlog.extract import RuleExtractor
 from factlog.model import JsonValue
-from factlog.transcripts import Message, Session
 from factlog.typed.spoken import spoken_amounts, spoken_number
-
-Fact = tuple[str | None, str | None, dict[str, JsonValue]]
 
 
 def sessions(*turns_by_session: tuple[datetime, list[tuple[str, str]]]) -> list[list[Fact]]:
-    """Each session's payment and account facts (kind, key, fields without the speaker)."""
-    extractor = RuleExtractor()
-    out = []
-    for n, (ts, turns) in enumerate(turns_by_session):
-        session = Session(f"s{n + 1}", ts, [Message(role, text, i) for i, (role, text) in enumerate(turns)], {})
-        out.append([(f.kind, f.key, {k: v for k, v in f.fields.items() if k != "speaker"})
-                    for f in extractor.extract(session, user_only=False) if f.kind in ("payment", "account")])
-    return out
-
-
-def merged(facts: list[Fact], kind: str = "payment") -> dict[str | None, dict[str, JsonValue]]:
-    """Each entity's fields after the session, later values winning (as compiling merges them)."""
-    out: dict[str | None, dict[str, JsonValue]] = {}
-    for k, key, fields in facts:
-        if k == kind:
-            out.setdefault(key, {}).update(fields)
-    return out
+    """Each session's payment and account facts."""
+    return per_session(("payment", "account"), *turns_by_session)
 
 
 def one(text: str, ts: datetime = datetime(2025, 3, 26, 7, 15)) -> list[dict[str, JsonValue]]:

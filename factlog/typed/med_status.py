@@ -221,17 +221,7 @@ def _past_day(sentence: str, today: date) -> str | None:
     cues = r"\b(?:start\w*|began|since|stopped|finished|quit|last)\b"
     if found is None or not re.search(cues, sentence[:found.start()], re.I) or _starts_ahead(sentence, found.start()):
         return None
-    number = int(found.group("dd"))
-    month = today.replace(day=1)
-    for _ in range(2):
-        try:
-            day = month.replace(day=number)
-        except ValueError:
-            day = None
-        if day is not None and day <= today:
-            return day.isoformat()
-        month = (month - timedelta(days=1)).replace(day=1)
-    return None
+    return _day_of_month(int(found.group("dd")), today, ahead=False)
 
 
 # a start said ahead, in the present or future: "I start phenelzine on the 31st", "starting it on the 2nd"
@@ -249,15 +239,21 @@ def _starts_ahead(sentence: str, position: int) -> bool:
 
 def _next_day_of_month(number: int, today: date) -> str | None:
     """The next day numbered `number` on or after today."""
+    return _day_of_month(number, today, ahead=True)
+
+
+def _day_of_month(number: int, today: date, *, ahead: bool) -> str | None:
+    """The day numbered `number` in this month or the next (`ahead`: on or after today) or the
+    last (else: on or before today); None when neither month has it."""
     month = today.replace(day=1)
     for _ in range(2):
         try:
             day = month.replace(day=number)
         except ValueError:
             day = None
-        if day is not None and day >= today:
+        if day is not None and (day >= today if ahead else day <= today):
             return day.isoformat()
-        month = (month + timedelta(days=32)).replace(day=1)
+        month = (month + timedelta(days=32)).replace(day=1) if ahead else (month - timedelta(days=1)).replace(day=1)
     return None
 
 
