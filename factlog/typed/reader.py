@@ -72,7 +72,7 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
         also = _ALSO.get(domain)
         if not (own(sentence) if own is not None else triggered or (also is not None and also(sentence))):
             continue
-        found = reader(sentence, context)
+        found = _priced(reader(sentence, context), sentence, context)
         for fact in found if domain not in _NOT_TOPICS else ():
             context.remember(domain, fact)
         facts += found
@@ -82,6 +82,24 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
             context.recent = corrected
             facts.append(corrected)
     return facts
+
+
+_PRICED = frozenset({"payment", "subscription", "bill"})  # the kinds with `amount` and `currency` beside `amount_usd`
+
+
+def _priced(facts: list[TypedFact], sentence: str, context: Context) -> list[TypedFact]:
+    """`facts`, those of a priced kind without a USD amount given the one amount in another
+    currency the sentence states ("£380", "12.99 euros") as `amount` and `currency`, never
+    converted; as they are when the sentence states a USD amount or several others."""
+    if not any(fact.kind in _PRICED and "amount_usd" not in fact.fields for fact in facts):
+        return facts
+    values = recognize(sentence, context.timestamp)
+    said = {(item.get("value"), item.get("currency")) for item in values.amounts_other}
+    if values.amounts_usd or len(said) != 1:
+        return facts
+    [(value, currency)] = said
+    return [TypedFact(fact.kind, fact.key, {**fact.fields, "amount": value, "currency": currency})
+            if fact.kind in _PRICED and "amount_usd" not in fact.fields else fact for fact in facts]
 
 
 def _correction(sentence: str, context: Context, target: TypedFact) -> TypedFact | None:
