@@ -402,7 +402,7 @@ class AccountRecord(View[AccountField], kind="account"):
 
 
 PaymentField = Literal["payee", "reference", "status", "requested_by", "amount_usd", "scheduled_date",
-                       "from_account", "to_account"]
+                       "from_account", "to_account", "amount_eur", "amount_gbp"]
 
 
 class PaymentRecord(View[PaymentField], kind="payment"):
@@ -415,9 +415,12 @@ class PaymentRecord(View[PaymentField], kind="payment"):
     scheduled_date = Day()
     from_account = Text()
     to_account = Text()
+    amount_eur = Number()
+    amount_gbp = Number()
 
 
-SubscriptionField = Literal["vendor", "amount_usd", "cadence", "due_date", "promo_end_date", "status", "subject"]
+SubscriptionField = Literal["vendor", "amount_usd", "cadence", "due_date", "promo_end_date", "status", "amount_eur",
+                            "amount_gbp", "subject"]
 
 
 class SubscriptionRecord(View[SubscriptionField], kind="subscription", extra=("subject",)):
@@ -430,10 +433,12 @@ class SubscriptionRecord(View[SubscriptionField], kind="subscription", extra=("s
     due_date = Day()
     promo_end_date = Day()
     status = Text()
+    amount_eur = Number()
+    amount_gbp = Number()
     subject = Text()
 
 
-BillField = Literal["payee", "amount_usd", "due_date", "recurring", "autopay"]
+BillField = Literal["payee", "amount_usd", "due_date", "recurring", "autopay", "amount_eur", "amount_gbp"]
 
 
 class BillRecord(View[BillField], kind="bill"):
@@ -443,6 +448,8 @@ class BillRecord(View[BillField], kind="bill"):
     due_date = Day()
     recurring = Flag()
     autopay = Flag()
+    amount_eur = Number()
+    amount_gbp = Number()
 
 
 VehicleField = Literal["make", "model", "plate", "vin", "year", "next_service_date"]

@@ -62,15 +62,15 @@ _DOMAINS = (
             institution="str", kind="str", last4="str"),
     _domain("finance", "payment", "Payment", "payments", False,  # status: pending / done / cancelled
             payee="str", reference="str", status="str", requested_by="str", amount_usd="float",
-            scheduled_date="date", from_account="str", to_account="str", amount="float", currency="str"),
-            # amount, currency: a price in another currency as said (ISO code: EUR, GBP), never converted
+            scheduled_date="date", from_account="str", to_account="str", amount_eur="float", amount_gbp="float"),
+            # amount_eur, amount_gbp: a price said in euros or pounds, never converted (as a note's amounts_eur)
     _domain("finance", "subscription", "Subscription", "subscriptions", False,  # cadence: monthly, yearly, ...
             vendor="str", amount_usd="float", cadence="str", due_date="date", promo_end_date="date", status="str",
-            amount="float", currency="str"),
+            amount_eur="float", amount_gbp="float"),
             # status: active, trial, cancelling (the user means to cancel) or cancelled; due_date: next charge
     _domain("finance", "bill", "Bill", "bills", False,
-            payee="str", amount_usd="float", due_date="date", recurring="bool", autopay="bool", amount="float",
-            currency="str"),
+            payee="str", amount_usd="float", due_date="date", recurring="bool", autopay="bool", amount_eur="float",
+            amount_gbp="float"),
             # autopay: paid automatically (never overdue)
     _domain("vehicles", "vehicle", "Vehicle", "vehicles", False,
             make="str", model="str", plate="str", vin="str", year="int", next_service_date="date"),

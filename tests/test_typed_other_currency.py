@@ -1,5 +1,5 @@
 """Prices in another currency: a payment, subscription or bill said in pounds or euros keeps
-`amount` and `currency` (never converted; USD stays `amount_usd`), so sums work per currency."""
+`amount_gbp` / `amount_eur` (never converted; USD stays `amount_usd`), so sums work per currency."""
 
 from __future__ import annotations
 
@@ -20,16 +20,15 @@ def priced(text: str) -> list[dict[str, JsonValue]]:
     return [fields for _, _, fields in extracted(PRICED, ("user", text))]
 
 
-@pytest.mark.parametrize(("text", "kind_amount_currency"), [
-    ("Pay the plumber £380 from my Barclays current account on Friday.", (380.0, "GBP")),
-    ("My Netflix is €12.99 a month.", (12.99, "EUR")),
-    ("My Spotify is £11.99 a month.", (11.99, "GBP")),
-    ("The electric bill is £84, due the 15th.", (84.0, "GBP")),
+@pytest.mark.parametrize(("text", "field", "amount"), [
+    ("Pay the plumber £380 from my Barclays current account on Friday.", "amount_gbp", 380.0),
+    ("My Netflix is €12.99 a month.", "amount_eur", 12.99),
+    ("My Spotify is £11.99 a month.", "amount_gbp", 11.99),
+    ("The electric bill is £84, due the 15th.", "amount_gbp", 84.0),
 ])
-def test_a_price_in_pounds_or_euros_keeps_its_amount_and_currency(text: str,
-                                                                   kind_amount_currency: tuple[float, str]) -> None:
+def test_a_price_in_pounds_or_euros_keeps_its_amount(text: str, field: str, amount: float) -> None:
     [fields] = priced(text)
-    assert (fields["amount"], fields["currency"]) == kind_amount_currency and "amount_usd" not in fields
+    assert fields[field] == amount and not {"amount_usd", "amount_eur", "amount_gbp"} - {field} & set(fields)
 
 
 @pytest.mark.parametrize("text", [
@@ -38,12 +37,12 @@ def test_a_price_in_pounds_or_euros_keeps_its_amount_and_currency(text: str,
     "Pay the plumber on Friday from checking.",  # no price at all
 ])
 def test_no_other_currency_amount_when_the_sentence_leaves_it_open(text: str) -> None:
-    assert all("amount" not in fields and "currency" not in fields for fields in priced(text))
+    assert all(not {"amount_eur", "amount_gbp"} & set(fields) for fields in priced(text))
 
 
 def test_a_usd_price_stays_amount_usd() -> None:
     [fields] = priced("My Hulu is $17.99 a month.")
-    assert fields["amount_usd"] == 17.99 and "amount" not in fields and "currency" not in fields
+    assert fields["amount_usd"] == 17.99 and not {"amount_eur", "amount_gbp"} & set(fields)
 
 
 @pytest.fixture
@@ -60,6 +59,6 @@ def test_subscriptions_in_pounds_sum_in_the_compiled_module(mem: Memory, tmp_pat
     path.write_text(json.dumps(chat), encoding="utf-8")
     mem.ingest_transcript("uk", path)
     mem.checkpoint("uk")
-    result = mem.query("uk", "round(sum(s.amount for s in subscriptions if s.currency == 'GBP'), 2)")
+    result = mem.query("uk", "round(sum(s.amount_gbp for s in subscriptions if s.amount_gbp is not None), 2)")
     assert result.value == 22.98
     assert mem.query("uk", "sum(s.amount_usd for s in subscriptions if s.amount_usd is not None)").value == 13.99

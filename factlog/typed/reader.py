@@ -19,6 +19,7 @@ from factlog.typed import allergies, bills, deadlines, documents, events, medici
 from factlog.typed.common import CORRECTION, DAY_ONLY, conversation_fields, corrected_day, note_form_owner
 from factlog.typed.model import Context, TypedFact
 from factlog.typed.triggers import Triggers
+from factlog.vocabulary import CANONICAL
 
 Reader = Callable[[str, Context], list[TypedFact]]
 READERS: tuple[tuple[str, Reader], ...] = (
@@ -84,12 +85,12 @@ def read_sentence(sentence: str, context: Context) -> list[TypedFact]:
     return facts
 
 
-_PRICED = frozenset({"payment", "subscription", "bill"})  # the kinds with `amount` and `currency` beside `amount_usd`
+_PRICED = frozenset({"payment", "subscription", "bill"})  # with `amount_eur`, `amount_gbp` beside `amount_usd`
 
 
 def _priced(facts: list[TypedFact], sentence: str, context: Context) -> list[TypedFact]:
-    """`facts`, those of a priced kind without a USD amount given the one amount in another
-    currency the sentence states ("£380", "12.99 euros") as `amount` and `currency`, never
+    """`facts`, those of a priced kind without a USD amount given the one amount in euros or
+    pounds the sentence states ("£380", "12.99 euros") as `amount_eur` / `amount_gbp`, never
     converted; as they are when the sentence states a USD amount or several others."""
     if not any(fact.kind in _PRICED and "amount_usd" not in fact.fields for fact in facts):
         return facts
@@ -98,7 +99,10 @@ def _priced(facts: list[TypedFact], sentence: str, context: Context) -> list[Typ
     if values.amounts_usd or len(said) != 1:
         return facts
     [(value, currency)] = said
-    return [TypedFact(fact.kind, fact.key, {**fact.fields, "amount": value, "currency": currency})
+    field = f"amount_{str(currency).lower()}"
+    if any(field not in CANONICAL[kind].fields for kind in _PRICED):
+        return facts  # a currency the vocabulary has no field for stays in the note
+    return [TypedFact(fact.kind, fact.key, {**fact.fields, field: value})
             if fact.kind in _PRICED and "amount_usd" not in fact.fields else fact for fact in facts]
 
 
